@@ -1,0 +1,24 @@
+/*
+ * cli.h: shared by the attn-graph program's subcommands. Only the program exits; the library
+ * returns errors. Exit codes (documented in docs/cli.md):
+ */
+#ifndef AG_CLI_H
+#define AG_CLI_H
+
+#include <attngraph/attngraph.h>
+
+enum {
+    AG_EXIT_OK = 0,
+    AG_EXIT_FAILURE = 1,   /* an unexpected failure (out of memory, I/O) */
+    AG_EXIT_USAGE = 2,     /* bad command line */
+    AG_EXIT_INPUT = 3,     /* bad input file (graph, table, labels, split) */
+    AG_EXIT_MODEL = 4      /* bad or mismatched model file */
+};
+
+/* Prints "attn-graph: <library message>" to stderr and returns the exit code for err. */
+int ag_cli_fail(ag_error_t err);
+
+/* Each subcommand: argv[0] is the subcommand name. Returns an exit code. */
+int ag_cmd_info(int argc, char **argv);
+
+#endif

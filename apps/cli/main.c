@@ -1,0 +1,50 @@
+/*
+ * main.c: the attn-graph program's entry point and subcommand dispatch.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command_t;
+
+static const command_t commands[] = {
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *out) {
+    fprintf(out, "usage: attn-graph <command> [options] [args]\n\ncommands:\n");
+    for (const command_t *c = commands; c->name; c++) fprintf(out, "  %-10s %s\n", c->name, c->summary);
+    fprintf(out, "\n'attn-graph <command> --help' describes a command; see docs/cli.md.\n");
+}
+
+int ag_cli_fail(ag_error_t err) {
+    fprintf(stderr, "attn-graph: %s\n", ag_error_message());
+    switch (err) {
+    case AG_SUCCESS: return AG_EXIT_OK;
+    case AG_EINVAL: return AG_EXIT_USAGE;
+    case AG_EMODEL: return AG_EXIT_MODEL;
+    case AG_EFILE: case AG_EPARSE: case AG_EFORMAT: case AG_EATTR: case AG_EVALUE:
+    case AG_EMISMATCH: case AG_EIGRAPH: return AG_EXIT_INPUT;
+    default: return AG_EXIT_FAILURE;
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? AG_EXIT_USAGE : AG_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("attn-graph %s (BLAS: %s)\n", ag_version(), ag_blas_name());
+        return AG_EXIT_OK;
+    }
+    for (const command_t *c = commands; c->name; c++)
+        if (!strcmp(argv[1], c->name)) return c->run(argc - 1, argv + 1);
+    fprintf(stderr, "attn-graph: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return AG_EXIT_USAGE;
+}

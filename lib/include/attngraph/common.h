@@ -1,0 +1,83 @@
+/*
+ * attngraph/common.h: error codes, the last-error message, memory and threads.
+ *
+ * Every fallible function of the library returns an ag_error_t. On failure the library never
+ * aborts or exits: it returns a non-zero code and records a one-line message that says what went
+ * wrong and where (input file and line, attribute, vertex), readable with ag_error_message().
+ * The message is thread-local.
+ */
+#ifndef ATTNGRAPH_COMMON_H
+#define ATTNGRAPH_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * \typedef ag_error_t
+ * Error codes. AG_SUCCESS is zero; every other value is a failure whose details are in
+ * ag_error_message().
+ */
+typedef enum ag_error_t {
+    AG_SUCCESS = 0,
+    AG_ENOMEM,      /* an allocation failed */
+    AG_EINVAL,      /* an invalid argument from the caller (bad size, NULL, bad option value) */
+    AG_EFILE,       /* a file could not be opened, read or written */
+    AG_EPARSE,      /* a file is malformed (the message carries the line where known) */
+    AG_EFORMAT,     /* unknown or unsupported file format */
+    AG_EATTR,       /* an attribute is missing, has the wrong type, or is missing on some vertex */
+    AG_EVALUE,      /* a value is out of range: NaN or infinite feature, label not in the class list */
+    AG_EMISMATCH,   /* shapes disagree: feature widths across graphs, table rows vs vertices */
+    AG_EMODEL,      /* a model file is invalid, corrupted, foreign or of a future version */
+    AG_ELIMIT,      /* a size overflows or a memory limit would be exceeded */
+    AG_EIGRAPH,     /* igraph reported an error not covered above */
+    AG_ERROR_COUNT
+} ag_error_t;
+
+/** \function ag_error_message
+ * The message of the last error raised on this thread ("" if none). Valid until the next error. */
+const char *ag_error_message(void);
+
+/** \function ag_error_code
+ * The code of the last error raised on this thread (AG_SUCCESS if none). */
+ag_error_t ag_error_code(void);
+
+/** \function ag_error_location
+ * The library source file and line that raised the last error, for bug reports. */
+const char *ag_error_location(int *line);
+
+/** \function ag_error_name
+ * A short constant name for an error code, e.g. "AG_EPARSE". */
+const char *ag_error_name(ag_error_t code);
+
+/** \function ag_error_clear
+ * Forget the last error of this thread. */
+void ag_error_clear(void);
+
+/**
+ * \function ag_set_num_threads
+ * Sets the number of threads used by the library's OpenMP kernels and by the BLAS.
+ * n <= 0 restores the default (OMP_NUM_THREADS, or the number of cores).
+ * Results do not depend on the number of threads: every sum runs in a fixed order.
+ */
+void ag_set_num_threads(int n);
+
+/** \function ag_get_num_threads
+ * The number of threads the library's kernels will use. */
+int ag_get_num_threads(void);
+
+/** \function ag_blas_name
+ * The CBLAS provider this build was linked with ("blis", "openblas" or "netlib"). */
+const char *ag_blas_name(void);
+
+/** \function ag_version
+ * The library version as "MAJOR.MINOR.PATCH". */
+const char *ag_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

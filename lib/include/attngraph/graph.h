@@ -1,0 +1,107 @@
+/*
+ * attngraph/graph.h: graphs as the kernels see them, and reading graph files through igraph.
+ *
+ * The kernels never touch an igraph_t: a graph (or a batch of many small graphs) is converted once
+ * into a CSR of in-neighbours, the structure attention aggregates over (node i attends over the
+ * sources j of its incoming edges j -> i). A batch is the block-diagonal union of its graphs, with
+ * node and edge offsets per graph.
+ *
+ * Edges of the input, documented once here:
+ * - directed graphs stay directed: edge u -> v gives one entry (destination v, source u);
+ * - an undirected edge {u, v} with u != v gives two entries, v <- u and u <- v, sharing the edge id;
+ * - a self-loop gives exactly one entry (i <- i), directed or not;
+ * - multi-edges give one entry each, each with its own edge id (so with its own edge features and
+ *   attention weight), as PyTorch Geometric and DGL do.
+ * Self-loops added for attention (the neighbour mask's default) are not part of ag_graph_t: the
+ * attention mask adds them and flags them (see attention.h).
+ */
+#ifndef ATTNGRAPH_GRAPH_H
+#define ATTNGRAPH_GRAPH_H
+
+#include <igraph.h>
+#include "attngraph/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One graph or a block-diagonal batch of graphs, as a CSR of in-neighbours. */
+typedef struct ag_graph_t {
+    int64_t n_nodes;     /* N: nodes over all graphs of the batch */
+    int64_t n_entries;   /* number of CSR entries (see the rules above) */
+    int64_t n_edges;     /* E: input edges over all graphs (igraph edges, each counted once) */
+    int64_t n_graphs;    /* G */
+    int directed;        /* 1 if the graphs are directed (a batch never mixes the two) */
+    int64_t *indptr;     /* (N+1) entries of destination i are indptr[i] .. indptr[i+1]-1 */
+    int32_t *src;        /* (n_entries) source node of each entry, a batch-global node index */
+    int64_t *edge;       /* (n_entries) batch-global edge id: edge_ptr[g] + igraph edge id */
+    int64_t *graph_ptr;  /* (G+1) nodes of graph g are graph_ptr[g] .. graph_ptr[g+1]-1 */
+    int64_t *edge_ptr;   /* (G+1) edges of graph g are edge_ptr[g] .. edge_ptr[g+1]-1 */
+    int32_t *node_graph; /* (N) graph of each node */
+} ag_graph_t;
+
+/**
+ * \function ag_graph_from_igraph
+ * Builds the in-neighbour CSR of one igraph graph. Entries of each destination are sorted by
+ * source, then by edge id, so the CSR (and every sum over it) has one fixed order.
+ * \param graph  Output, uninitialised; free with ag_graph_destroy().
+ * \param ig     The igraph graph.
+ * \return AG_SUCCESS, AG_ENOMEM, AG_ELIMIT (more than 2^31-1 nodes).
+ * Time complexity: O(|V| + |E| log d) for maximum in-degree d.
+ */
+ag_error_t ag_graph_from_igraph(ag_graph_t *graph, const igraph_t *ig);
+
+/**
+ * \function ag_graph_batch
+ * Concatenates graphs into one block-diagonal batch (node and edge ids offset per graph).
+ * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (count <= 0), AG_EMISMATCH (directed mixed with undirected).
+ */
+ag_error_t ag_graph_batch(ag_graph_t *batch, const ag_graph_t *const *graphs, int64_t count);
+
+/** \function ag_graph_destroy
+ * Frees a graph or batch; safe on a zero-initialised one. */
+void ag_graph_destroy(ag_graph_t *graph);
+
+/** Graph file formats igraph reads. */
+typedef enum ag_format_t {
+    AG_FORMAT_AUTO = 0, /* by file extension */
+    AG_FORMAT_GML,
+    AG_FORMAT_GRAPHML,
+    AG_FORMAT_EDGELIST, /* .edges, .edgelist, .el: "from to" per line, 0-based ids */
+    AG_FORMAT_NCOL,     /* .ncol: "name name [weight]" per line */
+    AG_FORMAT_LGL,
+    AG_FORMAT_PAJEK,    /* .net, .paj */
+    AG_FORMAT_DIMACS,   /* .dimacs, .max: flow problem format */
+    AG_FORMAT_DL,       /* .dl: UCINET DL */
+    AG_FORMAT_COUNT
+} ag_format_t;
+
+/** \function ag_format_name
+ * The short name of a format ("gml", "graphml", ...). */
+const char *ag_format_name(ag_format_t format);
+
+/** \function ag_format_from_name
+ * Parses a format name as given to --format. Returns AG_EFORMAT for an unknown name. */
+ag_error_t ag_format_from_name(const char *name, ag_format_t *format);
+
+/** \function ag_format_from_path
+ * Chooses a format by the file extension. Returns AG_EFORMAT if the extension is unknown. */
+ag_error_t ag_format_from_path(const char *path, ag_format_t *format);
+
+/**
+ * \function ag_graph_read
+ * Reads a graph file through igraph, with its vertex, edge and graph attributes.
+ * Installs igraph's C attribute handler if none is set. igraph's errors are returned as
+ * attngraph errors naming the file (and the line, where igraph's parser reports it).
+ * \param ig      Output, uninitialised igraph_t; on success the caller destroys it.
+ * \param path    File name, or "-" for standard input (format must then be given).
+ * \param format  AG_FORMAT_AUTO to choose by extension.
+ * \param directed For formats that do not say (edge list, NCOL, LGL, DIMACS): 1 directed, 0 not.
+ * \return AG_SUCCESS, AG_EFILE, AG_EPARSE, AG_EFORMAT, AG_ENOMEM.
+ */
+ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int directed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

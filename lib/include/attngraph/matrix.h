@@ -1,0 +1,51 @@
+/*
+ * attngraph/matrix.h: the float32 row-major matrix every kernel works on.
+ *
+ * igraph's matrices are double precision and column-major; attngraph computes in float32,
+ * row-major, so that a node's feature vector is contiguous. Conversion happens at the boundary.
+ */
+#ifndef ATTNGRAPH_MATRIX_H
+#define ATTNGRAPH_MATRIX_H
+
+#include <igraph.h>
+#include "attngraph/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A float32 row-major matrix: element (r, c) is data[r * cols + c]. Owns its data. */
+typedef struct ag_fmat_t {
+    float *data;   /* (rows x cols) */
+    int64_t rows;
+    int64_t cols;
+} ag_fmat_t;
+
+/** \function ag_fmat_init
+ * Allocates a zero-filled rows x cols matrix. Returns AG_ELIMIT if rows * cols overflows. */
+ag_error_t ag_fmat_init(ag_fmat_t *m, int64_t rows, int64_t cols);
+
+/** \function ag_fmat_destroy
+ * Frees the data; safe on a zero-initialised or already destroyed matrix. */
+void ag_fmat_destroy(ag_fmat_t *m);
+
+/** \function ag_fmat_resize
+ * Changes the shape; contents become zero. */
+ag_error_t ag_fmat_resize(ag_fmat_t *m, int64_t rows, int64_t cols);
+
+/** \function ag_fmat_copy
+ * Initialises dst as a copy of src. */
+ag_error_t ag_fmat_copy(ag_fmat_t *dst, const ag_fmat_t *src);
+
+/** \function ag_fmat_to_igraph
+ * Writes m into a caller-initialised igraph matrix (double, column-major), resizing it. */
+ag_error_t ag_fmat_to_igraph(const ag_fmat_t *m, igraph_matrix_t *out);
+
+/** \function ag_fmat_from_igraph
+ * Initialises m from an igraph matrix. Returns AG_EVALUE if a value is NaN or infinite. */
+ag_error_t ag_fmat_from_igraph(ag_fmat_t *m, const igraph_matrix_t *in);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,67 @@
+/*
+ * alloc.c: the library's allocation functions, with a hook for allocation-failure injection.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+/* Allocation-failure injection for tests: when fail_at > 0, the fail_at-th allocation from now
+ * fails. Exposed through ag_i_alloc_fail_at() in tests only; zero means never. */
+static int64_t fail_at = 0;
+static int64_t alloc_count = 0;
+
+void ag_i_alloc_fail_at(int64_t n);
+void ag_i_alloc_fail_at(int64_t n) {
+    fail_at = n;
+    alloc_count = 0;
+}
+
+static int should_fail(void) {
+    if (fail_at <= 0) return 0;
+    int64_t k;
+#pragma omp atomic capture
+    k = ++alloc_count;
+    return k == fail_at;
+}
+
+void *ag_i_malloc(size_t size) {
+    if (should_fail()) return NULL;
+    return malloc(size ? size : 1);
+}
+
+void *ag_i_calloc(size_t count, size_t size) {
+    if (should_fail()) return NULL;
+    if (count == 0 || size == 0) return calloc(1, 1);
+    return calloc(count, size);
+}
+
+void *ag_i_realloc(void *ptr, size_t size) {
+    if (should_fail()) return NULL;
+    return realloc(ptr, size ? size : 1);
+}
+
+void ag_i_free(void *ptr) { free(ptr); }
+
+char *ag_i_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = ag_i_malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+int ag_i_mul_overflow(int64_t a, int64_t b, int64_t *out) {
+    if (a < 0 || b < 0) return 1;
+    return __builtin_mul_overflow(a, b, out);
+}
+
+ag_error_t ag_i_alloc_array(void **out, int64_t count, size_t size, const char *what) {
+    int64_t bytes;
+    *out = NULL;
+    if (count < 0 || ag_i_mul_overflow(count, (int64_t)size, &bytes) || (uint64_t)bytes > SIZE_MAX / 2)
+        return AG_ERROR(AG_ELIMIT, "size of %s overflows (%lld elements of %zu bytes)", what,
+                        (long long)count, size);
+    *out = ag_i_calloc((size_t)count, size);
+    if (!*out)
+        return AG_ERROR(AG_ENOMEM, "out of memory allocating %s (%lld bytes)", what, (long long)bytes);
+    return AG_SUCCESS;
+}

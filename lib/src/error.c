@@ -1,0 +1,107 @@
+/*
+ * error.c: the thread-local last error, and the guard that keeps igraph from aborting.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+
+#define AG_MSG_MAX 1024
+
+static _Thread_local ag_error_t last_code = AG_SUCCESS;
+static _Thread_local char last_msg[AG_MSG_MAX];
+static _Thread_local const char *last_src_file = "";
+static _Thread_local int last_src_line = 0;
+
+ag_error_t ag_i_set_error(ag_error_t code, const char *src_file, int src_line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_msg, sizeof last_msg, fmt, ap);
+    va_end(ap);
+    last_code = code;
+    last_src_file = src_file;
+    last_src_line = src_line;
+    return code;
+}
+
+const char *ag_error_message(void) { return last_msg; }
+ag_error_t ag_error_code(void) { return last_code; }
+
+const char *ag_error_location(int *line) {
+    if (line) *line = last_src_line;
+    return last_src_file;
+}
+
+void ag_error_clear(void) {
+    last_code = AG_SUCCESS;
+    last_msg[0] = '\0';
+    last_src_file = "";
+    last_src_line = 0;
+}
+
+const char *ag_error_name(ag_error_t code) {
+    static const char *const names[AG_ERROR_COUNT] = {
+        "AG_SUCCESS", "AG_ENOMEM", "AG_EINVAL", "AG_EFILE", "AG_EPARSE", "AG_EFORMAT",
+        "AG_EATTR", "AG_EVALUE", "AG_EMISMATCH", "AG_EMODEL", "AG_ELIMIT", "AG_EIGRAPH"};
+    if ((int)code < 0 || code >= AG_ERROR_COUNT) return "AG_EUNKNOWN";
+    return names[code];
+}
+
+/* ---- igraph guard. igraph's handlers are process globals (IGRAPH_THREAD_SAFE is 0), so the
+ * guard state is global too; callers must not enter igraph from two threads at once. */
+
+static int guard_depth = 0;
+static igraph_error_handler_t *saved_error_handler = NULL;
+static igraph_warning_handler_t *saved_warning_handler = NULL;
+static char igraph_msg[AG_MSG_MAX];
+static char igraph_warn[AG_MSG_MAX];
+
+static void record_igraph_error(const char *reason, const char *file, int line, igraph_error_t err) {
+    (void)file;
+    (void)line;
+    /* igraph calls the handler once where the error is raised and again at each IGRAPH_CHECK on
+     * the way out, with an empty reason: keep the first, most specific message. */
+    if (igraph_msg[0] == '\0') {
+        if (reason && reason[0])
+            snprintf(igraph_msg, sizeof igraph_msg, "%s (%s)", reason, igraph_strerror(err));
+        else
+            snprintf(igraph_msg, sizeof igraph_msg, "%s", igraph_strerror(err));
+    }
+    /* What igraph_error_handler_ignore does: free the temporaries igraph registered. */
+    IGRAPH_FINALLY_FREE();
+}
+
+static void record_igraph_warning(const char *reason, const char *file, int line) {
+    (void)file;
+    (void)line;
+    if (igraph_warn[0] == '\0') snprintf(igraph_warn, sizeof igraph_warn, "%s", reason ? reason : "");
+}
+
+void ag_i_igraph_enter(void) {
+    if (guard_depth++ == 0) {
+        igraph_msg[0] = '\0';
+        igraph_warn[0] = '\0';
+        saved_error_handler = igraph_set_error_handler(record_igraph_error);
+        saved_warning_handler = igraph_set_warning_handler(record_igraph_warning);
+    }
+}
+
+void ag_i_igraph_leave(void) {
+    if (guard_depth > 0 && --guard_depth == 0) {
+        igraph_set_error_handler(saved_error_handler);
+        igraph_set_warning_handler(saved_warning_handler);
+    }
+}
+
+const char *ag_i_igraph_last_error(void) { return igraph_msg; }
+const char *ag_i_igraph_last_warning(void) { return igraph_warn; }
+
+ag_error_t ag_i_igraph_error(ag_error_t code, const char *src_file, int src_line, const char *fmt, ...) {
+    char context[AG_MSG_MAX / 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(context, sizeof context, fmt, ap);
+    va_end(ap);
+    if (igraph_msg[0] != '\0')
+        return ag_i_set_error(code, src_file, src_line, "%s: %s", context, igraph_msg);
+    return ag_i_set_error(code, src_file, src_line, "%s", context);
+}

@@ -1,0 +1,62 @@
+/*
+ * internal.h: helpers shared by the library's sources; not installed.
+ */
+#ifndef ATTNGRAPH_INTERNAL_H
+#define ATTNGRAPH_INTERNAL_H
+
+#include <igraph.h>
+#include <stdarg.h>
+#include "attngraph/common.h"
+
+/* Records the last error (code, printf-style message, library source location) and returns code,
+ * so that `return AG_ERROR(AG_EPARSE, "%s:%d: ...", path, line);` is one statement. */
+#define AG_ERROR(code, ...) ag_i_set_error((code), __FILE__, __LINE__, __VA_ARGS__)
+
+/* Propagates a failing call's code; the callee has already recorded the message. */
+#define AG_CHECK(expr) do { ag_error_t ag_i_rc_ = (expr); if (ag_i_rc_ != AG_SUCCESS) return ag_i_rc_; } while (0)
+
+ag_error_t ag_i_set_error(ag_error_t code, const char *src_file, int src_line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Every allocation of the library goes through these, so that tests can make the n-th one fail
+ * (allocation-failure injection) and check that each path returns AG_ENOMEM without leaking. */
+void *ag_i_malloc(size_t size);
+void *ag_i_calloc(size_t count, size_t size);
+void *ag_i_realloc(void *ptr, size_t size);
+void ag_i_free(void *ptr);
+char *ag_i_strdup(const char *s);
+
+/* Overflow-checked a * b for sizes; returns 0 and sets *out on success, non-zero on overflow. */
+int ag_i_mul_overflow(int64_t a, int64_t b, int64_t *out);
+
+/* Allocates count elements of size bytes (zeroed) or records AG_ENOMEM / AG_ELIMIT with `what`. */
+ag_error_t ag_i_alloc_array(void **out, int64_t count, size_t size, const char *what);
+
+/* igraph 0.10 reports errors through a process-global handler that aborts by default. Every
+ * library call into igraph runs between ag_i_igraph_enter() and ag_i_igraph_leave(): the first
+ * installs handlers that record igraph's message instead of aborting (and collect warnings),
+ * the second restores the caller's handlers. Calls nest. Never inside an OpenMP region. */
+void ag_i_igraph_enter(void);
+void ag_i_igraph_leave(void);
+/* igraph's last error message captured inside the guard ("" if none). */
+const char *ag_i_igraph_last_error(void);
+/* The first warning igraph emitted inside the guard ("" if none). */
+const char *ag_i_igraph_last_warning(void);
+
+/* Runs an igraph call inside the guard; on failure records an AG_EIGRAPH-class error whose
+ * message is `context: igraph's reason` and returns it. */
+#define AG_IGRAPH_CHECK(call, code, ...) \
+    do { \
+        ag_i_igraph_enter(); \
+        igraph_error_t ag_i_ig_rc_ = (call); \
+        ag_i_igraph_leave(); \
+        if (ag_i_ig_rc_ != IGRAPH_SUCCESS) { \
+            if (ag_i_ig_rc_ == IGRAPH_ENOMEM) return AG_ERROR(AG_ENOMEM, "out of memory in igraph"); \
+            return ag_i_igraph_error((code), __FILE__, __LINE__, __VA_ARGS__); \
+        } \
+    } while (0)
+
+ag_error_t ag_i_igraph_error(ag_error_t code, const char *src_file, int src_line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

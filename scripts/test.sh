@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds attn-graph with -Werror and runs the whole test suite, then builds it again under
+# AddressSanitizer + UndefinedBehaviorSanitizer and runs the suite again. Either failing fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+jobs=$(nproc)
+
+echo "== build (Release, -Wall -Wextra -Werror)"
+cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DAG_WERROR=ON >/dev/null
+cmake --build build-test -j"$jobs"
+echo "== tests"
+ctest --test-dir build-test --output-on-failure -j"$jobs"
+
+echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer)"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAG_WERROR=ON -DAG_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+echo "== tests under sanitizers"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs"

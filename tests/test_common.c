@@ -1,0 +1,115 @@
+/* Tests of the error machinery, the float matrix and the igraph guard. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+#include <attngraph/attngraph.h>
+#include "internal.h"
+
+void ag_i_alloc_fail_at(int64_t n);
+
+static void test_error_message_and_code(void **state) {
+    (void)state;
+    ag_error_clear();
+    assert_int_equal(ag_error_code(), AG_SUCCESS);
+    assert_string_equal(ag_error_message(), "");
+    ag_error_t rc = AG_ERROR(AG_EPARSE, "%s:%d: unexpected '%c'", "a.gml", 7, ']');
+    assert_int_equal(rc, AG_EPARSE);
+    assert_int_equal(ag_error_code(), AG_EPARSE);
+    assert_string_equal(ag_error_message(), "a.gml:7: unexpected ']'");
+    int line = 0;
+    assert_non_null(strstr(ag_error_location(&line), "test_common.c"));
+    assert_true(line > 0);
+    assert_string_equal(ag_error_name(AG_EPARSE), "AG_EPARSE");
+    assert_string_equal(ag_error_name((ag_error_t)999), "AG_EUNKNOWN");
+}
+
+static void test_fmat_roundtrip_igraph(void **state) {
+    (void)state;
+    ag_fmat_t m;
+    assert_int_equal(ag_fmat_init(&m, 2, 3), AG_SUCCESS);
+    for (int i = 0; i < 6; i++) assert_float_equal(m.data[i], 0.0f, 0.0f);
+    for (int i = 0; i < 6; i++) m.data[i] = (float)i + 0.5f;
+    igraph_matrix_t im;
+    igraph_matrix_init(&im, 0, 0);
+    assert_int_equal(ag_fmat_to_igraph(&m, &im), AG_SUCCESS);
+    assert_int_equal(igraph_matrix_nrow(&im), 2);
+    assert_int_equal(igraph_matrix_ncol(&im), 3);
+    /* row-major (1, 2) is element 5 */
+    assert_float_equal(MATRIX(im, 1, 2), 5.5, 0.0);
+    assert_float_equal(MATRIX(im, 0, 1), 1.5, 0.0);
+    ag_fmat_t back;
+    assert_int_equal(ag_fmat_from_igraph(&back, &im), AG_SUCCESS);
+    assert_memory_equal(back.data, m.data, 6 * sizeof(float));
+    MATRIX(im, 1, 0) = NAN;
+    ag_fmat_t bad;
+    assert_int_equal(ag_fmat_from_igraph(&bad, &im), AG_EVALUE);
+    assert_non_null(strstr(ag_error_message(), "row 1, column 0 is NaN"));
+    assert_null(bad.data);
+    igraph_matrix_destroy(&im);
+    ag_fmat_destroy(&back);
+    ag_fmat_destroy(&m);
+    ag_fmat_destroy(&m); /* idempotent */
+}
+
+static void test_fmat_overflow_and_alloc_failure(void **state) {
+    (void)state;
+    ag_fmat_t m;
+    assert_int_equal(ag_fmat_init(&m, INT64_MAX / 2, 4), AG_ELIMIT);
+    assert_int_equal(ag_fmat_init(&m, -1, 4), AG_EINVAL);
+    ag_i_alloc_fail_at(1);
+    assert_int_equal(ag_fmat_init(&m, 3, 4), AG_ENOMEM);
+    ag_i_alloc_fail_at(0);
+    assert_null(m.data);
+}
+
+static ag_error_t bad_igraph_call(void) {
+    igraph_t g;
+    igraph_empty(&g, 2, IGRAPH_DIRECTED);
+    /* An edge to a vertex that does not exist: igraph raises IGRAPH_EINVVID. */
+    ag_i_igraph_enter();
+    igraph_error_t rc = igraph_add_edge(&g, 0, 5);
+    ag_i_igraph_leave();
+    igraph_destroy(&g);
+    if (rc != IGRAPH_SUCCESS) return ag_i_igraph_error(AG_EIGRAPH, __FILE__, __LINE__, "building the test graph");
+    return AG_SUCCESS;
+}
+
+static void test_igraph_guard_does_not_abort(void **state) {
+    (void)state;
+    /* Without the guard igraph's default handler would abort the test process here. */
+    assert_int_equal(bad_igraph_call(), AG_EIGRAPH);
+    assert_non_null(strstr(ag_error_message(), "building the test graph: "));
+    assert_true(strlen(ag_error_message()) > strlen("building the test graph: "));
+    /* The caller's handler is back in place after the guard. */
+    igraph_error_handler_t *h = igraph_set_error_handler(igraph_error_handler_ignore);
+    assert_ptr_equal(h, igraph_error_handler_ignore);
+    igraph_set_error_handler(h);
+}
+
+static void test_threads(void **state) {
+    (void)state;
+    ag_set_num_threads(1);
+    assert_int_equal(ag_get_num_threads(), 1);
+    ag_set_num_threads(2);
+    assert_int_equal(ag_get_num_threads(), 2);
+    ag_set_num_threads(0);
+    assert_true(ag_get_num_threads() >= 1);
+    assert_string_equal(ag_version(), "0.1.0");
+    assert_true(strlen(ag_blas_name()) > 0);
+}
+
+int main(void) {
+    igraph_set_error_handler(igraph_error_handler_ignore);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_error_message_and_code),
+        cmocka_unit_test(test_fmat_roundtrip_igraph),
+        cmocka_unit_test(test_fmat_overflow_and_alloc_failure),
+        cmocka_unit_test(test_igraph_guard_does_not_abort),
+        cmocka_unit_test(test_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
