@@ -1,0 +1,197 @@
+/*
+ * attngraph/attention.h: multi-head graph self-attention, forward and backward.
+ *
+ * For every destination node i and every head h, attention runs over the candidate sources j that
+ * the mask allows:
+ *     s_ij   = score(i, j)                     (per head; see ag_score_t)
+ *     alpha_ij = softmax_j(s_ij)  or  relu(s_ij) / (sum_j relu(s_ij) + eps)   (ag_norm_t)
+ *     out_i  = sum_j alpha_ij v_j
+ * then the heads are concatenated and projected by W^O (N x H*D -> N x out), or averaged.
+ *
+ * Shapes use fixed letters: N nodes, E input edges, M mask entries, H heads, D head size,
+ * F input features, Fe edge features, O output width.
+ *
+ * Lean by construction: neighbour and k-hop masks keep O(M x H) coefficients and aggregate per
+ * destination from the mask's CSR; no M x H x D tensor exists. The full mask never builds an
+ * N x N matrix: keys and values are streamed with an online softmax (memory O(N x H x D)) and the
+ * backward pass recomputes scores. Every sum runs in a fixed order, so results are bit-identical
+ * for any number of threads.
+ */
+#ifndef ATTNGRAPH_ATTENTION_H
+#define ATTNGRAPH_ATTENTION_H
+
+#include "attngraph/common.h"
+#include "attngraph/graph.h"
+#include "attngraph/param.h"
+#include "attngraph/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How a (destination i, source j) pair is scored, per head. */
+typedef enum ag_score_t {
+    /* Transformer: q_i . k_j / sqrt(D), q = X W^q, k = X W^k, v = X W^v. */
+    AG_SCORE_DOT = 0,
+    /* GAT: LeakyReLU(a_dst . z_i + a_src . z_j), z = X W^v is also the value (one shared W). */
+    AG_SCORE_GAT,
+    /* GATv2: a . LeakyReLU(X_i W^q + X_j W^v), value z_j = X_j W^v. */
+    AG_SCORE_GATV2
+} ag_score_t;
+
+/** How scores become weights. */
+typedef enum ag_norm_t {
+    AG_NORM_SOFTMAX = 0, /* numerically stable softmax over each destination's sources */
+    AG_NORM_RELU         /* relu(s) / (sum of relu(s) + 1e-6): no exponentials, exact zeros */
+} ag_norm_t;
+
+/** Who attends to whom. */
+typedef enum ag_mask_kind_t {
+    AG_MASK_NEIGHBOURS = 0, /* in-neighbours (plus self-loops unless switched off) */
+    AG_MASK_KHOP,           /* every node within `hops` steps along in-edges: truncated attention */
+    AG_MASK_FULL            /* every node of the same graph (never across the graphs of a batch) */
+} ag_mask_kind_t;
+
+/** How heads are combined. */
+typedef enum ag_heads_t {
+    AG_HEADS_CONCAT = 0, /* N x H*D, then W^O if out_proj */
+    AG_HEADS_MEAN        /* N x D, averaged over heads (GAT's output layer) */
+} ag_heads_t;
+
+/** How edge features (Fe per input edge) enter the score. */
+typedef enum ag_edge_mode_t {
+    AG_EDGE_NONE = 0,
+    AG_EDGE_KEY,  /* e_ij W^e (Fe x H*D) is added to the key (DOT) / to z_j in the score (GAT, GATv2)
+                     and to the value, as PyG's TransformerConv and GATConv(edge_dim) do */
+    AG_EDGE_BIAS  /* e_ij W^e (Fe x H) is added to the score of each head */
+} ag_edge_mode_t;
+
+/** The attention mask over a graph or batch: CSR of candidate sources per destination.
+ * For the full mask the CSR holds the neighbour entries (input edges, plus self-loops when on):
+ * attention runs over every node of the graph, and the CSR is where edge features are looked up
+ * while streaming and which pairs ag_attention_weights() reports. */
+typedef struct ag_mask_t {
+    ag_mask_kind_t kind;
+    int hops;           /* k for AG_MASK_KHOP */
+    int self_loops;     /* 1: every node also attends to itself */
+    int64_t n_nodes;    /* N */
+    int64_t n_entries;  /* M: CSR entries */
+    int64_t *indptr;    /* (N+1) CSR: entries of destination i are indptr[i] .. indptr[i+1]-1 */
+    int32_t *src;       /* (M) source node of each entry */
+    int64_t *edge;      /* (M) batch-global input edge id, or -1 (added self-loop, k-hop pair) */
+    int64_t *t_indptr;  /* (N+1) transposed CSR: entries whose source is j, for the backward pass */
+    int64_t *t_entry;   /* (M) entry ids grouped by source, in increasing order */
+    int64_t n_graphs;   /* G */
+    int64_t *graph_ptr; /* (G+1) copy of the graph's node ranges (full mask) */
+    int32_t *node_graph;/* (N) */
+} ag_mask_t;
+
+/**
+ * \function ag_mask_build
+ * Builds the mask of a graph or batch. Entries of each destination are sorted by source (then edge
+ * id). An input self-loop is kept as it is; with self_loops on, a node without one gets an added
+ * entry with edge -1. Multi-edges stay separate entries. For k hops, a source within k steps appears
+ * once, carrying its edge id if it is a direct in-neighbour (the smallest such id), else -1.
+ * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (hops < 1 for k-hop), AG_ELIMIT (entries overflow).
+ */
+ag_error_t ag_mask_build(ag_mask_t *mask, const ag_graph_t *graph, ag_mask_kind_t kind, int hops,
+                         int self_loops);
+
+/** \function ag_mask_destroy */
+void ag_mask_destroy(ag_mask_t *mask);
+
+/** Per-layer configuration. ag_attention_config_default() fills sensible defaults. */
+typedef struct ag_attention_config_t {
+    int64_t in_dim;        /* F */
+    int64_t heads;         /* H */
+    int64_t head_dim;      /* D */
+    int64_t out_dim;       /* O: width after W^O; ignored when out_proj is 0 */
+    ag_score_t score;
+    ag_norm_t norm;
+    ag_heads_t combine;
+    int out_proj;          /* 1: concatenated heads go through W^O and b^O (Transformer) */
+    int bias;              /* 1: a bias is added to the output (b^O, or an output bias without W^O) */
+    ag_edge_mode_t edge_mode;
+    int64_t edge_dim;      /* Fe, when edge_mode != AG_EDGE_NONE */
+    float negative_slope;  /* LeakyReLU slope of GAT and GATv2 scores (0.2) */
+    float attn_dropout;    /* probability of dropping an attention weight in training */
+} ag_attention_config_t;
+
+/** \function ag_attention_config_default
+ * Transformer-style defaults for F inputs: 4 heads of F/4 (at least 1), dot scores, softmax,
+ * concat with W^O to F, bias on, no edge features, slope 0.2, no attention dropout. */
+void ag_attention_config_default(ag_attention_config_t *cfg, int64_t in_dim);
+
+/** One attention layer: its configuration, parameters and the cache of its last forward pass. */
+typedef struct ag_attention_t {
+    ag_attention_config_t cfg;
+    /* Parameters and gradients live in two allocations owned by the layer; unused ones are NULL. */
+    float *params, *grads;
+    float *Wq, *dWq;       /* (F x H*D) DOT, GATV2 */
+    float *Wk, *dWk;       /* (F x H*D) DOT */
+    float *Wv, *dWv;       /* (F x H*D) all scorings: values (GAT and GATV2 score with it too) */
+    float *a_src, *da_src; /* (H*D) GAT */
+    float *a_dst, *da_dst; /* (H*D) GAT */
+    float *a, *da;         /* (H*D) GATV2 */
+    float *We, *dWe;       /* (Fe x H*D) AG_EDGE_KEY, or (Fe x H) AG_EDGE_BIAS */
+    float *Wo, *dWo;       /* (H*D x O) when out_proj */
+    float *bo, *dbo;       /* (O) or (H*D) / (D) without W^O, when bias */
+    /* Forward cache (what backward needs), grown as N or M grows; opaque to callers. */
+    void *cache;
+} ag_attention_t;
+
+/**
+ * \function ag_attention_init
+ * Allocates a layer and initialises its weights (Glorot uniform, seeded; biases zero).
+ * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (a non-positive size, an edge mode without edge_dim,
+ *         GAT scoring with out_proj and combine both set inconsistently, ...).
+ */
+ag_error_t ag_attention_init(ag_attention_t *layer, const ag_attention_config_t *cfg, uint64_t seed);
+
+/** \function ag_attention_destroy */
+void ag_attention_destroy(ag_attention_t *layer);
+
+/** \function ag_attention_out_dim
+ * Width of the layer's output: O with W^O, H*D when concatenated, D when averaged. */
+int64_t ag_attention_out_dim(const ag_attention_config_t *cfg);
+
+/** \function ag_attention_params
+ * Appends the layer's parameter tensors to list under prefix (names Wq, Wk, Wv, a_src, a_dst, a,
+ * We, Wo, bo). */
+ag_error_t ag_attention_params(ag_attention_t *layer, ag_param_list_t *list, const char *prefix);
+
+/**
+ * \function ag_attention_forward
+ * \param X      (N x F) input features, row-major.
+ * \param E      (E x Fe) edge features indexed by batch-global edge id, or NULL when edge_mode is NONE.
+ *               Mask entries with edge -1 (added self-loops, k-hop pairs, full-mask pairs that are
+ *               not edges) get zero edge features.
+ * \param Y      (N x out_dim) output, overwritten.
+ * \param training 1 applies attention dropout (using rng) and keeps what backward needs.
+ * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (mask of another size, missing E).
+ */
+ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
+                                const float *E, float *Y, int training, ag_rng_t *rng);
+
+/**
+ * \function ag_attention_backward
+ * Needs the cache of the last forward on the same mask and inputs. Adds the parameter gradients
+ * into the layer's grads, dL/dX into dX (N x F) and dL/dE into dE (E x Fe, may be NULL).
+ */
+ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
+                                 const float *E, const float *dY, float *dX, float *dE);
+
+/**
+ * \function ag_attention_weights
+ * The normalised attention weights of the last forward pass, one row per mask entry and one column
+ * per head: alpha (M x H), with entry k's source mask->src[k], destination the node whose CSR range
+ * holds k, and input edge mask->edge[k] (-1 for added self-loops). For the full mask these are the
+ * weights (normalised over the whole graph) of the pairs in its CSR: input edges and self-pairs.
+ * \param alpha  Output, (M x H), caller allocates M*H floats.
+ */
+ag_error_t ag_attention_weights(const ag_attention_t *layer, const ag_mask_t *mask, float *alpha);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
