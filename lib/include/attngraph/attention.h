@@ -6,7 +6,13 @@
  *     s_ij   = score(i, j)                     (per head; see ag_score_t)
  *     alpha_ij = softmax_j(s_ij)  or  relu(s_ij) / (sum_j relu(s_ij) + eps)   (ag_norm_t)
  *     out_i  = sum_j alpha_ij v_j
- * then the heads are concatenated and projected by W^O (N x H*D -> N x out), or averaged.
+ * then the heads are concatenated (N x H*D) or averaged (N x D), optionally projected by W^O to
+ * O columns, and a bias is added. With edge features in AG_EDGE_KEY mode, e_ij W^e is added both
+ * to what is scored against the destination (k_j for DOT, z_j for GAT and GATv2) and to the value.
+ * A destination with no candidate source (isolated, self-loops off) gets a zero vector (+ bias).
+ * Attention dropout zeroes alpha_ij with probability p and scales the rest by 1/(1-p); the draw for
+ * (entry k, head h) is ag_rng_uniform(seed, stream, k*H + h) for CSR masks and
+ * ag_rng_uniform(seed, stream, ((int64)i*N + j)*H + h) for the full mask, with one stream per call.
  *
  * Shapes use fixed letters: N nodes, E input edges, M mask entries, H heads, D head size,
  * F input features, Fe edge features, O output width.
@@ -134,8 +140,9 @@ typedef struct ag_attention_t {
     float *a_dst, *da_dst; /* (H*D) GAT */
     float *a, *da;         /* (H*D) GATV2 */
     float *We, *dWe;       /* (Fe x H*D) AG_EDGE_KEY, or (Fe x H) AG_EDGE_BIAS */
-    float *Wo, *dWo;       /* (H*D x O) when out_proj */
-    float *bo, *dbo;       /* (O) or (H*D) / (D) without W^O, when bias */
+    float *Wo, *dWo;       /* (C x O) when out_proj; C = H*D (concat) or D (mean): W^O follows
+                              the combination of heads */
+    float *bo, *dbo;       /* (O) with W^O, else (C), when bias */
     /* Forward cache (what backward needs), grown as N or M grows; opaque to callers. */
     void *cache;
 } ag_attention_t;
