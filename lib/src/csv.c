@@ -150,8 +150,7 @@ static ag_error_t next_delimited(ag_csv_t *csv) {
             while (i < csv->len && b[i] != d && b[i] != '\n') i++;
             size_t end = i;
             if (end > (size_t)(start - b) && b[end - 1] == '\r') end--;
-            if (i < csv->len) b[end] = '\0';
-            else b[end] = '\0'; /* buf has a spare byte at len */
+            if (end < i) b[end] = '\0'; /* a CR before the newline; b[i] itself is cut below */
         }
         AG_CHECK(push_field(csv, start));
         if (i >= csv->len) {

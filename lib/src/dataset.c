@@ -1,7 +1,6 @@
 /*
  * dataset.c: many graphs read with igraph, plus their targets (see dataset.h).
  */
-#define _POSIX_C_SOURCE 200809L /* opendir */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
