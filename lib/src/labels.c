@@ -438,7 +438,7 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
                 double x;
                 if (blank(s)) continue;
                 any = 1;
-                if (ag_csv_parse_double(s, &x) != 0 || !isfinite(x)) numeric = 0;
+                if (ag_csv_parse_double(s, &x) != 0) numeric = 0; /* inf/nan: numeric, refused below */
             }
             if (numeric && any) cols[n_tasks++] = c;
         }

@@ -48,7 +48,7 @@ void ag_dataset_options_init(ag_dataset_options_t *opts);
  * Loads every graph listed in a labels table, and the targets.
  *
  * Graph files are read with igraph by extension (.gml, .graphml, .net/.paj Pajek, .edges/.edgelist/
- * .el/.txt edge list), with the C attribute handler (installed if none is set).
+ * .el edge list), with the C attribute handler (installed if none is set).
  * \param ds         Output, uninitialised; free with ag_dataset_destroy(). Zeroed on failure.
  * \param labels_csv The labels table (see ag_targets_read_csv()).
  * \param opts       Options, or NULL for the defaults.
