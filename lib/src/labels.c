@@ -266,7 +266,7 @@ void ag_targets_destroy(ag_targets_t *t) {
     if (!t) return;
     for (int64_t j = 0; j < t->n_tasks; j++) {
         if (t->tasks) ag_i_free(t->tasks[j]);
-        if (t->classes) free_names(t->classes[j], t->n_classes[j]);
+        if (t->classes && t->n_classes) free_names(t->classes[j], t->n_classes[j]);
     }
     if (t->files)
         for (int64_t g = 0; g < t->n_graphs; g++) ag_i_free(t->files[g]);
