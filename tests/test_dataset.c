@@ -42,16 +42,26 @@ static void test_from_table(void **state) {
     assert_float_equal(y_at(&ds.targets, 2, 1), 2.25f, 0.0f);
     ag_dataset_destroy(&ds);
     ag_dataset_destroy(&ds);
-    for (int64_t k = 1; k < 200; k++) {
-        ag_i_alloc_fail_at(k);
-        ag_error_t rc = ag_dataset_load(&ds, DATA "labels.csv", NULL);
-        ag_i_alloc_fail_at(0);
-        if (rc == AG_SUCCESS) {
-            ag_dataset_destroy(&ds);
-            break;
+    ag_dataset_options_t o;
+    ag_dataset_options_init(&o);
+    const char *attrs[] = {"cls"};
+    o.graph_attrs = attrs;
+    o.n_graph_attrs = 1;
+    for (int which = 0; which < 2; which++) {
+        int reached = 0;
+        for (int64_t k = 1; k < 200 && !reached; k++) {
+            ag_i_alloc_fail_at(k);
+            ag_error_t rc = which == 0 ? ag_dataset_load(&ds, DATA "labels.csv", NULL) : ag_dataset_load_dir(&ds, DATA "graphs", &o);
+            ag_i_alloc_fail_at(0);
+            if (rc == AG_SUCCESS) {
+                ag_dataset_destroy(&ds);
+                reached = 1;
+                continue;
+            }
+            assert_int_equal(rc, AG_ENOMEM);
+            assert_null(ds.graphs);
         }
-        assert_int_equal(rc, AG_ENOMEM);
-        assert_null(ds.graphs);
+        assert_true(reached);
     }
 }
 

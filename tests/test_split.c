@@ -215,16 +215,29 @@ static void test_stratified_kfold(void **state) {
     ag_split_destroy(&c);
     assert_int_equal(ag_split_stratified_kfold(&a, y, N, 1, 0), AG_EINVAL);
     assert_int_equal(ag_split_stratified_kfold(&a, y, 3, 4, 0), AG_EINVAL);
-    for (int64_t k = 1; k < 100; k++) {
-        ag_i_alloc_fail_at(k);
-        ag_error_t rc = ag_split_stratified_kfold(&a, y, N, K, 42);
-        ag_i_alloc_fail_at(0);
-        if (rc == AG_SUCCESS) {
-            ag_split_destroy(&a);
-            break;
+    for (int which = 0; which < 5; which++) {
+        int reached = 0;
+        const char *files[] = {"graphs/g2.gml", "graphs/g1.gml", "graphs/g3.gml"};
+        for (int64_t k = 1; k < 100 && !reached; k++) {
+            ag_error_t rc;
+            ag_i_alloc_fail_at(k);
+            switch (which) {
+            case 0: rc = ag_split_stratified_kfold(&a, y, N, K, 42); break;
+            case 1: rc = ag_split_random(&a, N, 0.5, 0.25, 1); break;
+            case 2: rc = ag_split_read_csv(&a, DATA "dataset/folds.csv", "fold", files, 3); break;
+            case 3: rc = ag_split_read_csv(&a, DATA "dataset/split.csv", "random_split", files, 3); break;
+            default: rc = ag_split_read_json(&a, DATA "folds.json", 3); break;
+            }
+            ag_i_alloc_fail_at(0);
+            if (rc == AG_SUCCESS) {
+                ag_split_destroy(&a);
+                reached = 1;
+                continue;
+            }
+            assert_int_equal(rc, AG_ENOMEM);
+            assert_null(a.folds);
         }
-        assert_int_equal(rc, AG_ENOMEM);
-        assert_null(a.folds);
+        assert_true(reached);
     }
 }
 
