@@ -68,6 +68,12 @@ ag_error_t ag_format_from_path(const char *path, ag_format_t *format) {
 
 const char *ag_graph_read_warning(void) { return read_warning; }
 
+static void destroy_guarded(igraph_t *ig) {
+    ag_i_igraph_enter();
+    igraph_destroy(ig);
+    ag_i_igraph_leave();
+}
+
 /* Runs the igraph parser for format on f. Inside the igraph guard. */
 static igraph_error_t parse(igraph_t *ig, FILE *f, ag_format_t format, int directed) {
     switch (format) {
@@ -150,14 +156,14 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
         }
     }
     if (read_failed) {
-        igraph_destroy(ig);
+        destroy_guarded(ig);
         return AG_ERROR(AG_EFILE, "%s: %s", name, strerror(read_errno));
     }
     ag_i_igraph_enter();
     const igraph_integer_t nv = igraph_vcount(ig);
     ag_i_igraph_leave();
     if (nv == 0) {
-        igraph_destroy(ig);
+        destroy_guarded(ig);
         return AG_ERROR(AG_EPARSE, "%s: the graph has no vertices", name);
     }
     return AG_SUCCESS;
