@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include <attngraph/attngraph.h>
 #include <attngraph/graph.h>
@@ -222,6 +223,25 @@ static void test_stdin(void **state) {
                       "<stdin>: Unexpected character 'x' while parsing integer. (Parse error)");
 }
 
+/* A file without read permission (skipped when running as root, who reads it anyway). */
+static void test_unreadable_file(void **state) {
+    (void)state;
+    char tmp[] = "/tmp/ag_graph_read_XXXXXX";
+    int fd = mkstemp(tmp);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "0 1\n", 4), 4);
+    close(fd);
+    assert_int_equal(chmod(tmp, 0), 0);
+    if (access(tmp, R_OK) == 0) {
+        unlink(tmp);
+        skip();
+    }
+    char expect[128];
+    snprintf(expect, sizeof expect, "%s: Permission denied", tmp);
+    assert_read_fails(tmp, AG_FORMAT_EDGELIST, AG_EFILE, expect);
+    unlink(tmp);
+}
+
 /* A Tox21 molecule of two ions: no edges, so igraph keeps no edge attributes at all. */
 static void test_molecule_without_edges(void **state) {
     (void)state;
@@ -313,6 +333,7 @@ int main(void) {
         cmocka_unit_test(test_stdin),
         cmocka_unit_test(test_molecule_without_edges),
         cmocka_unit_test(test_every_truncation),
+        cmocka_unit_test(test_unreadable_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,6 +74,13 @@ static void destroy_guarded(igraph_t *ig) {
     ag_i_igraph_leave();
 }
 
+/* Is igraph's C attribute handler the installed one? igraph can only tell by swapping. */
+static int cattribute_installed(void) {
+    igraph_attribute_table_t *old = igraph_set_attribute_table(&igraph_cattribute_table);
+    igraph_set_attribute_table(old);
+    return old == &igraph_cattribute_table;
+}
+
 /* Runs the igraph parser for format on f. Inside the igraph guard. */
 static igraph_error_t parse(igraph_t *ig, FILE *f, ag_format_t format, int directed) {
     switch (format) {
@@ -98,7 +105,8 @@ static igraph_error_t parse(igraph_t *ig, FILE *f, ag_format_t format, int direc
         IGRAPH_VECTOR_INIT_FINALLY(&capacity, 0);
         IGRAPH_CHECK(igraph_read_graph_dimacs_flow(ig, f, &problem, &label, &source, &target, &capacity, directed));
         IGRAPH_FINALLY(igraph_destroy, ig);
-        if (igraph_vector_size(&capacity) > 0 && igraph_vector_size(&capacity) == igraph_ecount(ig))
+        if (igraph_vector_size(&capacity) > 0 && igraph_vector_size(&capacity) == igraph_ecount(ig) &&
+            cattribute_installed())
             IGRAPH_CHECK(igraph_cattribute_EAN_setv(ig, "capacity", &capacity));
         igraph_vector_destroy(&capacity);
         igraph_vector_int_destroy(&label);
