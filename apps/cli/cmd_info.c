@@ -3,6 +3,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <attngraph/graph.h>
 #include <attngraph/summary.h>
@@ -46,10 +47,16 @@ static void json_string(FILE *out, const char *s) {
     fputc('"', out);
 }
 
-/* JSON has no NaN or infinity. */
+/* The shortest of %.15g and %.17g that reads back to x; JSON has no NaN or infinity. */
 static void json_number(FILE *out, double x) {
-    if (isfinite(x)) fprintf(out, "%.17g", x);
-    else fputs("null", out);
+    char buf[32];
+    if (!isfinite(x)) {
+        fputs("null", out);
+        return;
+    }
+    snprintf(buf, sizeof buf, "%.15g", x);
+    if (strtod(buf, NULL) != x) snprintf(buf, sizeof buf, "%.17g", x);
+    fputs(buf, out);
 }
 
 static void json_example(FILE *out, const ag_attr_summary_t *a) {
