@@ -1,6 +1,8 @@
 /*
  * graph_read.c: graph file formats and reading them through igraph's parsers.
  */
+/* fileno, strcasecmp */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
