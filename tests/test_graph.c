@@ -118,6 +118,8 @@ static void check_against_naive(int directed) {
         /* a small range makes multi-edges and self-loops frequent */
         pairs[i] = (igraph_integer_t)((x >> 33) % (uint64_t)n);
     }
+    /* a hub: node 7 is the target of every fifth edge, so its row takes the long-row sort */
+    for (int64_t e = 0; e < m; e += 5) pairs[2 * e + 1] = 7;
     igraph_t ig;
     make_graph(&ig, pairs, m, n, directed);
     triple_t *ref = malloc(2 * m * sizeof *ref);
@@ -244,7 +246,7 @@ static void test_allocation_failures(void **state) {
         assert_null(g.indptr);
         failures++;
     }
-    assert_int_equal(failures, 10); /* six arrays of the graph, four of scratch */
+    assert_int_equal(failures, 7); /* six arrays of the graph, one cursor (no row is long enough for the sort scratch) */
     const ag_graph_t *members[] = {&g, &g};
     for (int64_t k = 1; k <= 6; k++) {
         ag_i_alloc_fail_at(k);
@@ -253,6 +255,23 @@ static void test_allocation_failures(void **state) {
     }
     assert_int_equal(ag_graph_batch(&batch, members, 2), AG_SUCCESS);
     ag_graph_destroy(&batch);
+    ag_graph_destroy(&g);
+    igraph_destroy(&ig);
+
+    /* a star with 40 leaves: the hub's row needs the sort scratch, one more allocation */
+    igraph_star(&ig, 41, IGRAPH_STAR_UNDIRECTED, 0);
+    failures = 0;
+    for (int64_t k = 1;; k++) {
+        ag_i_alloc_fail_at(k);
+        ag_error_t rc = ag_graph_from_igraph(&g, &ig);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) break;
+        assert_int_equal(rc, AG_ENOMEM);
+        failures++;
+    }
+    assert_int_equal(failures, 8);
+    assert_int_equal(g.indptr[1], 40);
+    for (int k = 0; k < 40; k++) assert_int_equal(g.src[k], k + 1);
     ag_graph_destroy(&g);
     igraph_destroy(&ig);
 }

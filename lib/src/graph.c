@@ -1,9 +1,10 @@
 /*
  * graph.c: the in-neighbour CSR of an igraph graph, and block-diagonal batches of them.
  *
- * The CSR is built with two stable counting sorts and no comparison sort: entries are first
- * bucketed by source in edge-id order, then moved to their destination row visiting sources in
- * increasing order. Each row therefore comes out sorted by (source, edge id) in O(N + E).
+ * The CSR is built with one counting sort by destination in edge-id order (one pass of scattered
+ * writes, the expensive part on large graphs), then each row is sorted by source where it lies,
+ * in cache: O(N + E log d) for largest in-degree d. An earlier version used a second counting sort
+ * instead of the row sorts; its second scatter made it about twice as slow.
  */
 #include <string.h>
 #include "internal.h"
@@ -39,6 +40,43 @@ static ag_error_t graph_alloc(ag_graph_t *g, int64_t n_nodes, int64_t n_entries,
     return AG_SUCCESS;
 }
 
+typedef struct {
+    int32_t src;
+    int64_t eid;
+} entry_t;
+
+static int cmp_entry(const void *a, const void *b) {
+    const entry_t *x = a, *y = b;
+    if (x->src != y->src) return x->src < y->src ? -1 : 1;
+    return (x->eid > y->eid) - (x->eid < y->eid);
+}
+
+/* Sorts one row (len entries) by (source, edge id). The row arrives in edge-id order, so a stable
+ * sort by source suffices: insertion sort for the short rows that dominate real graphs, qsort
+ * through `scratch` (at least len entries) for hubs. */
+static void sort_row(int32_t *src, int64_t *eid, int64_t len, entry_t *scratch) {
+    if (len <= 32) {
+        for (int64_t i = 1; i < len; i++) {
+            const int32_t s = src[i];
+            const int64_t e = eid[i];
+            int64_t j = i;
+            for (; j > 0 && src[j - 1] > s; j--) {
+                src[j] = src[j - 1];
+                eid[j] = eid[j - 1];
+            }
+            src[j] = s;
+            eid[j] = e;
+        }
+        return;
+    }
+    for (int64_t i = 0; i < len; i++) scratch[i] = (entry_t){src[i], eid[i]};
+    qsort(scratch, (size_t)len, sizeof *scratch, cmp_entry);
+    for (int64_t i = 0; i < len; i++) {
+        src[i] = scratch[i].src;
+        eid[i] = scratch[i].eid;
+    }
+}
+
 ag_error_t ag_graph_from_igraph(ag_graph_t *graph, const igraph_t *ig) {
     memset(graph, 0, sizeof *graph);
     if (!ig) return AG_ERROR(AG_EINVAL, "ag_graph_from_igraph: graph is NULL");
@@ -65,60 +103,44 @@ ag_error_t ag_graph_from_igraph(ag_graph_t *graph, const igraph_t *ig) {
     graph->edge_ptr[1] = m;
     /* node_graph is already all zero: every node belongs to graph 0 */
 
-    int64_t *out_ptr = NULL;  /* (N+1) entries with source s are out_ptr[s] .. out_ptr[s+1]-1 */
-    int32_t *out_dst = NULL;  /* (n_entries) destination of each entry, bucketed by source */
-    int64_t *out_eid = NULL;  /* (n_entries) edge id of each entry, bucketed by source */
-    int64_t *cursor = NULL;   /* (N) next free slot per row */
-    if ((rc = ag_i_alloc_array((void **)&out_ptr, n + 1, sizeof *out_ptr, "CSR scratch")) ||
-        (rc = ag_i_alloc_array((void **)&out_dst, n_entries, sizeof *out_dst, "CSR scratch")) ||
-        (rc = ag_i_alloc_array((void **)&out_eid, n_entries, sizeof *out_eid, "CSR scratch")) ||
-        (rc = ag_i_alloc_array((void **)&cursor, n, sizeof *cursor, "CSR scratch")))
-        goto done;
+    int64_t *cursor = NULL;  /* (N) next free slot per row */
+    entry_t *scratch = NULL; /* (largest row) for sorting hub rows */
+    if ((rc = ag_i_alloc_array((void **)&cursor, n, sizeof *cursor, "CSR scratch"))) goto done;
 
-    /* Count entries per source and per destination. */
+    /* Count entries per destination. */
     for (int64_t e = 0; e < m; e++) {
         const int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
-        out_ptr[u + 1]++;
         graph->indptr[v + 1]++;
-        if (!directed && u != v) {
-            out_ptr[v + 1]++;
-            graph->indptr[u + 1]++;
-        }
+        if (!directed && u != v) graph->indptr[u + 1]++;
     }
+    int64_t longest = 0;
     for (int64_t i = 0; i < n; i++) {
-        out_ptr[i + 1] += out_ptr[i];
+        if (graph->indptr[i + 1] > longest) longest = graph->indptr[i + 1];
         graph->indptr[i + 1] += graph->indptr[i];
     }
+    if (longest > 32 && (rc = ag_i_alloc_array((void **)&scratch, longest, sizeof *scratch, "CSR scratch")))
+        goto done;
 
-    /* Pass 1: bucket by source, visiting edges in id order (stable, so ids ascend per bucket). */
-    memcpy(cursor, out_ptr, (size_t)n * sizeof *cursor);
+    /* Bucket by destination, visiting edges in id order: each row comes out in edge-id order. */
+    memcpy(cursor, graph->indptr, (size_t)n * sizeof *cursor);
     for (int64_t e = 0; e < m; e++) {
         const int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
-        int64_t k = cursor[u]++;
-        out_dst[k] = (int32_t)v;
-        out_eid[k] = e;
+        int64_t k = cursor[v]++;
+        graph->src[k] = (int32_t)u;
+        graph->edge[k] = e;
         if (!directed && u != v) {
-            k = cursor[v]++;
-            out_dst[k] = (int32_t)u;
-            out_eid[k] = e;
+            k = cursor[u]++;
+            graph->src[k] = (int32_t)v;
+            graph->edge[k] = e;
         }
     }
-
-    /* Pass 2: move to destination rows visiting sources in increasing order (stable again). */
-    memcpy(cursor, graph->indptr, (size_t)n * sizeof *cursor);
-    for (int64_t s = 0; s < n; s++) {
-        for (int64_t k = out_ptr[s]; k < out_ptr[s + 1]; k++) {
-            const int64_t slot = cursor[out_dst[k]]++;
-            graph->src[slot] = (int32_t)s;
-            graph->edge[slot] = out_eid[k];
-        }
-    }
+    for (int64_t i = 0; i < n; i++)
+        sort_row(graph->src + graph->indptr[i], graph->edge + graph->indptr[i],
+                 graph->indptr[i + 1] - graph->indptr[i], scratch);
 
 done:
-    ag_i_free(out_ptr);
-    ag_i_free(out_dst);
-    ag_i_free(out_eid);
     ag_i_free(cursor);
+    ag_i_free(scratch);
     if (rc) ag_graph_destroy(graph);
     return rc;
 }
