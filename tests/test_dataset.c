@@ -110,9 +110,9 @@ static void test_errors(void **state) {
     fclose(f);
     snprintf(table, sizeof table, "%s/labels.csv", dir);
     struct { const char *text; ag_error_t code; const char *fragment; } bad[] = {
-        {"file,y\ngood.gml,1\nmissing.gml,0\n", AG_EFILE, "/missing.gml: cannot open"},
-        {"file,y\ngood.gml,1\nbad.gml,0\n", AG_EPARSE, "/bad.gml"},
-        {"file,y\ngood.gml,1\ngood.xyz,0\n", AG_EFORMAT, "good.xyz: unknown graph file extension"},
+        {"file,y\ngood.gml,1\nmissing.gml,0\n", AG_EFILE, "/missing.gml: No such file or directory (listed in data row 2 of "},
+        {"file,y\ngood.gml,1\nbad.gml,0\n", AG_EPARSE, "/bad.gml: "},
+        {"file,y\ngood.gml,1\ngood.xyz,0\n", AG_EFORMAT, "good.xyz: unknown file extension"},
         {"file,y\ngood.gml,1\n,0\n", AG_EFILE, "labels.csv: row 2 has an empty file name"},
         {"name,y\ngood.gml,1\n", AG_EATTR, "labels.csv:1: no 'file' column"},
     };

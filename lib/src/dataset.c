@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "attngraph/dataset.h"
+#include "attngraph/graph.h"
 #include "internal.h"
 
 #define TRY(expr) do { rc = (expr); if (rc != AG_SUCCESS) goto done; } while (0)
@@ -25,49 +26,23 @@ void ag_dataset_destroy(ag_dataset_t *ds) {
     memset(ds, 0, sizeof *ds);
 }
 
-typedef enum reader_kind_t { READ_NONE = 0, READ_GML, READ_GRAPHML, READ_PAJEK, READ_EDGELIST } reader_kind_t;
 
-static int same_ci(const char *a, const char *b) {
-    for (; *a && *b; a++, b++) {
-        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
-        if (x != *b) return 0;
-    }
-    return *a == *b;
+/* Is name a graph file by its extension? Probing through ag_format_from_path records an error for
+ * other files, which is not one for a folder listing: forget it. */
+static int is_graph_file(const char *name) {
+    ag_format_t format;
+    if (ag_format_from_path(name, &format) == AG_SUCCESS) return 1;
+    ag_error_clear();
+    return 0;
 }
 
-static reader_kind_t kind_of(const char *path) {
-    const char *dot = strrchr(path, '.');
-    const char *slash = strrchr(path, '/');
-    if (!dot || (slash && dot < slash)) return READ_NONE;
-    dot++;
-    if (same_ci(dot, "gml")) return READ_GML;
-    if (same_ci(dot, "graphml")) return READ_GRAPHML;
-    if (same_ci(dot, "net") || same_ci(dot, "paj")) return READ_PAJEK;
-    if (same_ci(dot, "edges") || same_ci(dot, "edgelist") || same_ci(dot, "el")) return READ_EDGELIST;
-    return READ_NONE;
-}
-
-/* Reads one graph file with igraph's own reader, inside the guard. `shown` names the file in
- * messages (as listed), `path` is where it is. */
-static ag_error_t read_graph(igraph_t *graph, const char *path, const char *shown, int directed) {
-    reader_kind_t kind = kind_of(path);
-    if (kind == READ_NONE) return AG_ERROR(AG_EFORMAT, "%s: unknown graph file extension", shown);
-    FILE *f = fopen(path, "rb");
-    if (!f) return AG_ERROR(AG_EFILE, "%s: cannot open: %s", shown, strerror(errno));
-    if (!igraph_has_attribute_table()) igraph_set_attribute_table(&igraph_cattribute_table);
-    ag_i_igraph_enter();
-    igraph_error_t rc;
-    switch (kind) {
-    case READ_GML: rc = igraph_read_graph_gml(graph, f); break;
-    case READ_GRAPHML: rc = igraph_read_graph_graphml(graph, f, 0); break;
-    case READ_PAJEK: rc = igraph_read_graph_pajek(graph, f); break;
-    default: rc = igraph_read_graph_edgelist(graph, f, 0, directed ? IGRAPH_DIRECTED : IGRAPH_UNDIRECTED); break;
-    }
-    ag_i_igraph_leave();
-    fclose(f);
-    if (rc == IGRAPH_ENOMEM) return AG_ERROR(AG_ENOMEM, "%s: out of memory in igraph", shown);
-    if (rc != IGRAPH_SUCCESS) return ag_i_igraph_error(AG_EPARSE, __FILE__, __LINE__, "%s", shown);
-    return AG_SUCCESS;
+/* Reads one listed graph; on failure adds where the file was listed to ag_graph_read's message. */
+static ag_error_t read_listed(igraph_t *graph, const char *path, int directed, const char *table, int64_t row) {
+    ag_error_t rc = ag_graph_read(graph, path, AG_FORMAT_AUTO, directed);
+    if (rc == AG_SUCCESS || !table) return rc;
+    char msg[768];
+    snprintf(msg, sizeof msg, "%s", ag_error_message());
+    return AG_ERROR(rc, "%s (listed in data row %lld of %s)", msg, (long long)row + 1, table);
 }
 
 /* dir + "/" + name, or name alone when it is absolute or dir is empty. */
@@ -131,7 +106,7 @@ ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_da
             rc = AG_ERROR(AG_ENOMEM, "out of memory");
             goto done;
         }
-        rc = read_graph(&ds->graphs[loaded], path, path, opts->directed);
+        rc = read_listed(&ds->graphs[loaded], path, opts->directed, labels_csv, loaded);
         ag_i_free(path);
         path = NULL;
         if (rc != AG_SUCCESS) {
@@ -167,7 +142,7 @@ ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_datas
     if (!d) return AG_ERROR(AG_EFILE, "%s: cannot list the folder: %s", dir, strerror(errno));
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || kind_of(e->d_name) == READ_NONE) continue;
+        if (e->d_name[0] == '.' || !is_graph_file(e->d_name)) continue;
         if (n == cap) {
             int64_t ncap = cap ? 2 * cap : 64;
             char **nn = ag_i_realloc(names, (size_t)ncap * sizeof *nn);
@@ -187,7 +162,7 @@ ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_datas
     closedir(d);
     if (rc != AG_SUCCESS) goto done;
     if (n == 0) {
-        rc = AG_ERROR(AG_EFILE, "%s: no graph file (.gml, .graphml, .net, .edges) in the folder", dir);
+        rc = AG_ERROR(AG_EFILE, "%s: no graph file (a known extension such as .gml, .graphml, .net, .edges) in the folder", dir);
         goto done;
     }
     qsort(names, (size_t)n, sizeof *names, cmp_names);
@@ -197,7 +172,7 @@ ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_datas
             rc = AG_ERROR(AG_ENOMEM, "out of memory");
             goto done;
         }
-        rc = read_graph(&ds->graphs[loaded], path, path, opts->directed);
+        rc = read_listed(&ds->graphs[loaded], path, opts->directed, NULL, loaded);
         ag_i_free(path);
         path = NULL;
         if (rc != AG_SUCCESS) goto done;

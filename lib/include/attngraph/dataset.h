@@ -17,6 +17,7 @@
 
 #include <igraph.h>
 #include "attngraph/common.h"
+#include "attngraph/graph.h"
 #include "attngraph/labels.h"
 
 #ifdef __cplusplus
@@ -47,14 +48,16 @@ void ag_dataset_options_init(ag_dataset_options_t *opts);
  * \function ag_dataset_load
  * Loads every graph listed in a labels table, and the targets.
  *
- * Graph files are read with igraph by extension (.gml, .graphml, .net/.paj Pajek, .edges/.edgelist/
- * .el edge list), with the C attribute handler (installed if none is set).
+ * Graph files are read with ag_graph_read() (graph.h), the format chosen by extension (.gml,
+ * .graphml, .net, .edges, ...), with igraph's C attribute handler (installed if none is set).
  * \param ds         Output, uninitialised; free with ag_dataset_destroy(). Zeroed on failure.
  * \param labels_csv The labels table (see ag_targets_read_csv()).
  * \param opts       Options, or NULL for the defaults.
- * \return AG_SUCCESS; the errors of ag_targets_read_csv(); AG_EFILE (a listed file does not exist
- *   or cannot be opened: names it and the table line), AG_EPARSE (igraph could not parse a file:
- *   names it), AG_EFORMAT (unknown extension), AG_ENOMEM.
+ * \return AG_SUCCESS; the errors of ag_targets_read_csv(); the errors of ag_graph_read() for a
+ *   listed file (AG_EFILE: missing or unreadable, AG_EPARSE: igraph cannot parse it or it has no
+ *   vertices, AG_EFORMAT: unknown extension), with the file's path and its data row in the table
+ *   ("d/bad.gml: Parse error in GML file, line 2 (...) (listed in data row 1 of d/l.csv)");
+ *   AG_ENOMEM.
  * Time complexity: O(total size of the files).
  */
 ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_dataset_options_t *opts);
