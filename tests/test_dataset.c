@@ -51,7 +51,8 @@ static void test_from_table(void **state) {
         int reached = 0;
         for (int64_t k = 1; k < 200 && !reached; k++) {
             ag_i_alloc_fail_at(k);
-            ag_error_t rc = which == 0 ? ag_dataset_load(&ds, DATA "labels.csv", NULL) : ag_dataset_load_dir(&ds, DATA "graphs", &o);
+            ag_error_t rc = which == 0 ? ag_dataset_load(&ds, DATA "labels.csv", NULL)
+                                       : ag_dataset_load_dir(&ds, DATA "graphs", &o);
             ag_i_alloc_fail_at(0);
             if (rc == AG_SUCCESS) {
                 ag_dataset_destroy(&ds);
@@ -109,8 +110,13 @@ static void test_errors(void **state) {
     fputs("graph [ directed 0 node [ id 0 ]\n", f); /* unclosed */
     fclose(f);
     snprintf(table, sizeof table, "%s/labels.csv", dir);
-    struct { const char *text; ag_error_t code; const char *fragment; } bad[] = {
-        {"file,y\ngood.gml,1\nmissing.gml,0\n", AG_EFILE, "/missing.gml: No such file or directory (listed in data row 2 of "},
+    struct {
+        const char *text;
+        ag_error_t code;
+        const char *fragment;
+    } bad[] = {
+        {"file,y\ngood.gml,1\nmissing.gml,0\n", AG_EFILE,
+         "/missing.gml: No such file or directory (listed in data row 2 of "},
         {"file,y\ngood.gml,1\nbad.gml,0\n", AG_EPARSE, "/bad.gml: "},
         {"file,y\ngood.gml,1\ngood.xyz,0\n", AG_EFORMAT, "good.xyz: unknown file extension"},
         {"file,y\ngood.gml,1\n,0\n", AG_EFILE, "labels.csv: row 2 has an empty file name"},

@@ -65,11 +65,13 @@ static void test_numeric_labels(void **state) {
     ag_labels_destroy(&l);
     const char *outsider[] = {"2", "10"};
     assert_int_equal(ag_labels_from_attr(&l, &g, "num", outsider, 2), AG_EVALUE);
-    assert_string_equal(ag_error_message(), "vertex attribute 'num': vertex 4 has value 1.5, which is not in the class list");
+    assert_string_equal(ag_error_message(),
+                        "vertex attribute 'num': vertex 4 has value 1.5, which is not in the class list");
     assert_null(l.y);
     const char *not_num[] = {"2", "ten"};
     assert_int_equal(ag_labels_from_attr(&l, &g, "num", not_num, 2), AG_EINVAL);
-    assert_string_equal(ag_error_message(), "vertex attribute 'num': the values are numbers but the given class 'ten' is not");
+    assert_string_equal(ag_error_message(),
+                        "vertex attribute 'num': the values are numbers but the given class 'ten' is not");
     assert_int_equal(ag_labels_from_attr(&l, &g, "flag", NULL, 0), AG_SUCCESS);
     int32_t want3[] = {1, 0, 0, 1, 0};
     assert_memory_equal(l.y, want3, sizeof want3);
@@ -97,7 +99,8 @@ static void test_string_labels(void **state) {
     ag_labels_destroy(&l);
     const char *outsider[] = {"a", "b"};
     assert_int_equal(ag_labels_from_attr(&l, &g, "str", outsider, 2), AG_EVALUE);
-    assert_string_equal(ag_error_message(), "vertex attribute 'str': vertex 3 has value 'c', which is not in the class list");
+    assert_string_equal(ag_error_message(),
+                        "vertex attribute 'str': vertex 3 has value 'c', which is not in the class list");
     const char *dup[] = {"a", "b", "a"};
     assert_int_equal(ag_labels_from_attr(&l, &g, "str", dup, 3), AG_EINVAL);
     assert_string_equal(ag_error_message(), "vertex attribute 'str': class 'a' appears twice in the given list");
@@ -182,7 +185,8 @@ static void test_targets_table(void **state) {
     const char *score[] = {"kind", "score"};
     o.targets = score;
     assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", &o), AG_EVALUE);
-    assert_non_null(strstr(ag_error_message(), "targets.csv: column 'score': graph 0 has the value 0.5 in a binary task"));
+    assert_non_null(
+        strstr(ag_error_message(), "targets.csv: column 'score': graph 0 has the value 0.5 in a binary task"));
     const char *absent[] = {"nope"};
     o.targets = absent;
     o.n_targets = 1;
@@ -194,7 +198,11 @@ static void test_targets_table(void **state) {
     assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", &o), AG_EATTR);
     assert_non_null(strstr(ag_error_message(), "targets.csv:1: no 'path' column in the header"));
 
-    struct { const char *text; ag_error_t code; const char *fragment; } bad[] = {
+    struct {
+        const char *text;
+        ag_error_t code;
+        const char *fragment;
+    } bad[] = {
         {"file,y\na,1\nb,2\na,3\n", AG_EMISMATCH, ":4: duplicate file 'a' (first on line 2)"},
         {"file,y\na,1\nb,inf\n", AG_EVALUE, ":3: column 'y': value 'inf' is not finite"},
         {"file,y\na,1,2\n", AG_EPARSE, ":2: 3 fields, the header has 2"},
@@ -256,7 +264,8 @@ static void test_targets_from_graphs(void **state) {
     SETGAS(&g[2], "y", "odd");
     const char *names[] = {"a.gml", "b.gml", "c.gml"};
     assert_int_equal(ag_targets_from_graphs(&t, g, 3, attrs, 1, NULL, names), AG_EATTR);
-    assert_string_equal(ag_error_message(), "graph attribute 'y' is numeric on graph a.gml but a string on graph c.gml");
+    assert_string_equal(ag_error_message(),
+                        "graph attribute 'y' is numeric on graph a.gml but a string on graph c.gml");
     assert_null(t.y.data);
     int reached = 0;
     for (int64_t k = 1; k < 100 && !reached; k++) {
@@ -309,10 +318,8 @@ static void test_shared_tox21_esol(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_numeric_labels),
-        cmocka_unit_test(test_string_labels),
-        cmocka_unit_test(test_targets_table),
-        cmocka_unit_test(test_targets_from_graphs),
+        cmocka_unit_test(test_numeric_labels),    cmocka_unit_test(test_string_labels),
+        cmocka_unit_test(test_targets_table),     cmocka_unit_test(test_targets_from_graphs),
         cmocka_unit_test(test_shared_tox21_esol),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

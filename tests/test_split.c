@@ -54,7 +54,11 @@ static void test_json(void **state) {
     assert_int_equal(ag_split_read_json(&s, DATA "split.json", 4), AG_EVALUE);
     assert_non_null(strstr(ag_error_message(), "split.json: fold 0: \"test\"[0] = 4 is out of range (4 items)"));
     assert_null(s.folds);
-    struct { const char *text; ag_error_t code; const char *fragment; } bad[] = {
+    struct {
+        const char *text;
+        ag_error_t code;
+        const char *fragment;
+    } bad[] = {
         {"{\"train\": [0, 1], \"test\": [1]}", AG_EVALUE, "fold 0: index 1 is in \"test\" and in train"},
         {"{\"train\": [0, 0]}", AG_EVALUE, "fold 0: index 0 is in \"train\" and in it again"},
         {"{\"train\": [0.5]}", AG_EPARSE, "fold 0: \"train\"[0] is not an integer"},
@@ -112,8 +116,13 @@ static void test_csv(void **state) {
     assert_non_null(strstr(ag_error_message(), "split.csv: dataset file 'graphs/g4.gml' (item 3) has no row"));
     assert_int_equal(ag_split_read_csv(&s, DATA "dataset/split.csv", "random_split", NULL, 2), AG_EMISMATCH);
     assert_non_null(strstr(ag_error_message(), "split.csv:4: more rows than the 2 items"));
-    struct { const char *text; ag_error_t code; const char *fragment; } bad[] = {
-        {"file,s\na,train\nb,holdout\n", AG_EVALUE, ":3: column 's': 'holdout' is neither train/val/test nor a fold number"},
+    struct {
+        const char *text;
+        ag_error_t code;
+        const char *fragment;
+    } bad[] = {
+        {"file,s\na,train\nb,holdout\n", AG_EVALUE,
+         ":3: column 's': 'holdout' is neither train/val/test nor a fold number"},
         {"file,s\na,train\nb,1\n", AG_EVALUE, ":3: column 's': '1' mixes fold numbers with train/val/test"},
         {"file,s\na,train\na,test\n", AG_EMISMATCH, ":3: file 'a' appears twice (first on line 2)"},
         {"file,s\na,train,x\n", AG_EPARSE, ":2: 3 fields, the header has 2"},
@@ -263,8 +272,9 @@ static void test_shared(void **state) {
     /* tox21: file names as the dataset lists them (the labels table's order) */
     ag_targets_t t;
     assert_int_equal(ag_targets_read_csv(&t, AG_SHARED_DATASETS "/tox21/labels.csv", NULL), AG_SUCCESS);
-    assert_int_equal(ag_split_read_csv(&s, AG_SHARED_DATASETS "/tox21/split.csv", "random_split", (const char *const *)t.files,
-                                       t.n_graphs), AG_SUCCESS);
+    assert_int_equal(ag_split_read_csv(&s, AG_SHARED_DATASETS "/tox21/split.csv", "random_split",
+                                       (const char *const *)t.files, t.n_graphs),
+                     AG_SUCCESS);
     assert_int_equal(s.folds[0].n_train, 6264);
     assert_int_equal(s.folds[0].n_val, 783);
     assert_int_equal(s.folds[0].n_test, 784);
@@ -273,8 +283,9 @@ static void test_shared(void **state) {
     ag_targets_destroy(&t);
 
     assert_int_equal(ag_targets_read_csv(&t, AG_SHARED_DATASETS "/mutag/labels.csv", NULL), AG_SUCCESS);
-    assert_int_equal(ag_split_read_csv(&s, AG_SHARED_DATASETS "/mutag/folds.csv", "fold", (const char *const *)t.files,
-                                       t.n_graphs), AG_SUCCESS);
+    assert_int_equal(
+        ag_split_read_csv(&s, AG_SHARED_DATASETS "/mutag/folds.csv", "fold", (const char *const *)t.files, t.n_graphs),
+        AG_SUCCESS);
     assert_int_equal(s.n_folds, 10);
     int tested[188] = {0};
     for (int f = 0; f < 10; f++) {
@@ -289,10 +300,8 @@ static void test_shared(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json),
-        cmocka_unit_test(test_csv),
-        cmocka_unit_test(test_random),
-        cmocka_unit_test(test_stratified_kfold),
+        cmocka_unit_test(test_json),   cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_random), cmocka_unit_test(test_stratified_kfold),
         cmocka_unit_test(test_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -112,7 +112,8 @@ static void test_cora_form(void **state) {
     expect_row(&t.features, 2, (float[]){0, 1, 1});
     expect_row(&t.features, 3, (float[]){1, 1, 1});
     ag_labels_t lab;
-    assert_int_equal(ag_labels_from_strings(&lab, (const char *const *)t.labels, 4, NULL, 0, "small.content"), AG_SUCCESS);
+    assert_int_equal(ag_labels_from_strings(&lab, (const char *const *)t.labels, 4, NULL, 0, "small.content"),
+                     AG_SUCCESS);
     assert_int_equal(lab.n_classes, 3);
     assert_string_equal(lab.classes[0], "Alpha");
     assert_string_equal(lab.classes[2], "Gamma");
@@ -165,8 +166,8 @@ static void expect_error(const igraph_t *g, const char *text, const char *suffix
     ag_node_table_t t;
     ag_error_t rc = ag_table_read(&t, path, g, o);
     if (rc != code || !strstr(ag_error_message(), fragment) || !strstr(ag_error_message(), path))
-        fail_msg("for %s: got %s \"%s\", want %s with \"%s\"", text, ag_error_name(rc), ag_error_message(), ag_error_name(code),
-                 fragment);
+        fail_msg("for %s: got %s \"%s\", want %s with \"%s\"", text, ag_error_name(rc), ag_error_message(),
+                 ag_error_name(code), fragment);
     assert_null(t.features.data);
     assert_null(t.labels);
     unlink(path);
@@ -183,8 +184,10 @@ static void test_errors(void **state) {
     expect_error(&g, buf, ".csv", NULL, AG_EPARSE, ":2: column 'x': 'abc' is not a number");
     snprintf(buf, sizeof buf, "id,x\n10,\n%s", ok_rows);
     expect_error(&g, buf, ".csv", NULL, AG_EPARSE, ":2: column 'x': '' is not a number");
-    expect_error(&g, "id,x\n10,1\n20,2\n10,5\n30,3\n40,4\n", ".csv", NULL, AG_EMISMATCH, ":4: duplicate id '10' (first on line 2)");
-    expect_error(&g, "id,x\n10,1\n20,2\n99,5\n30,3\n40,4\n", ".csv", NULL, AG_EMISMATCH, ":4: id '99' matches no vertex");
+    expect_error(&g, "id,x\n10,1\n20,2\n10,5\n30,3\n40,4\n", ".csv", NULL, AG_EMISMATCH,
+                 ":4: duplicate id '10' (first on line 2)");
+    expect_error(&g, "id,x\n10,1\n20,2\n99,5\n30,3\n40,4\n", ".csv", NULL, AG_EMISMATCH,
+                 ":4: id '99' matches no vertex");
     expect_error(&g, "id,x\n10,1\n30,3\n40,4\n", ".csv", NULL, AG_EMISMATCH, ": vertex 1 (id '20') has no row");
     snprintf(buf, sizeof buf, "id,x\n10,nan\n%s", ok_rows);
     expect_error(&g, buf, ".csv", NULL, AG_EVALUE, ":2: column 'x': value 'nan' is not finite");
@@ -216,7 +219,8 @@ static void test_errors(void **state) {
     expect_error(&g, "10 1:nan\n", ".txt", &o, AG_EVALUE, ":1: field 2: value of '1:nan' is not finite");
     expect_error(&g, "10 1:1\n20\n30\n20 0:1\n", ".txt", &o, AG_EMISMATCH, ":4: duplicate id '20' (first on line 2)");
     o.match_index = 1;
-    expect_error(&g, "0\n1\n7\n", ".txt", &o, AG_EMISMATCH, ":3: id '7' is not a vertex index (the graph has 4 vertices)");
+    expect_error(&g, "0\n1\n7\n", ".txt", &o, AG_EMISMATCH,
+                 ":3: id '7' is not a vertex index (the graph has 4 vertices)");
     expect_error(&g, "0\n1\n3\n", ".txt", &o, AG_EMISMATCH, ": vertex 2 (id '2') has no row");
     /* the vertex attribute side */
     ag_table_options_init(&o);
@@ -228,7 +232,8 @@ static void test_errors(void **state) {
     assert_non_null(strstr(ag_error_message(), "/nonexistent/x.csv: cannot open"));
     SETVAN(&g, "id", 3, 20.0);
     assert_int_equal(ag_table_read(&t, DATA "nodes.csv", &g, NULL), AG_EATTR);
-    assert_string_equal(ag_error_message(), "vertices 1 and 3 share the id '20' (vertex attribute 'id'): table rows cannot be matched");
+    assert_string_equal(ag_error_message(),
+                        "vertices 1 and 3 share the id '20' (vertex attribute 'id'): table rows cannot be matched");
     igraph_destroy(&g);
 }
 
@@ -295,7 +300,8 @@ static void test_shared_cora_and_twitch(void **state) {
     assert_string_equal(t.labels[0], "Neural_Networks");
     /* the label column agrees with the graph's `subject` attribute */
     ag_labels_t a, b;
-    assert_int_equal(ag_labels_from_strings(&a, (const char *const *)t.labels, 2708, NULL, 0, "cora.content"), AG_SUCCESS);
+    assert_int_equal(ag_labels_from_strings(&a, (const char *const *)t.labels, 2708, NULL, 0, "cora.content"),
+                     AG_SUCCESS);
     assert_int_equal(ag_labels_from_attr(&b, &g, "label", NULL, 0), AG_SUCCESS);
     assert_int_equal(a.n_classes, 7);
     assert_int_equal(b.n_classes, 7);

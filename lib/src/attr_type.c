@@ -13,8 +13,15 @@ ag_error_t ag_i_attr_type(const igraph_t *graph, igraph_attribute_elemtype_t ele
     *type = IGRAPH_ATTRIBUTE_UNSPECIFIED;
     ag_i_igraph_enter();
     for (; k < 3; k++) {
-        if (igraph_strvector_init(&names[k], 0) != IGRAPH_SUCCESS) { ok = 0; break; }
-        if (igraph_vector_int_init(&types[k], 0) != IGRAPH_SUCCESS) { igraph_strvector_destroy(&names[k]); ok = 0; break; }
+        if (igraph_strvector_init(&names[k], 0) != IGRAPH_SUCCESS) {
+            ok = 0;
+            break;
+        }
+        if (igraph_vector_int_init(&types[k], 0) != IGRAPH_SUCCESS) {
+            igraph_strvector_destroy(&names[k]);
+            ok = 0;
+            break;
+        }
     }
     igraph_error_t rc = IGRAPH_ENOMEM;
     if (ok) rc = igraph_cattribute_list(graph, &names[0], &types[0], &names[1], &types[1], &names[2], &types[2]);

@@ -67,9 +67,12 @@ char ag_csv_sniff(const ag_csv_t *csv) {
     if (ends_with(csv->path, ".tsv") || ends_with(csv->path, ".tab")) return '\t';
     int64_t tabs = 0, commas = 0, semis = 0;
     for (size_t i = csv->pos; i < csv->len && csv->buf[i] != '\n'; i++) {
-        if (csv->buf[i] == '\t') tabs++;
-        else if (csv->buf[i] == ',') commas++;
-        else if (csv->buf[i] == ';') semis++;
+        if (csv->buf[i] == '\t')
+            tabs++;
+        else if (csv->buf[i] == ',')
+            commas++;
+        else if (csv->buf[i] == ';')
+            semis++;
     }
     if (tabs > commas && tabs >= semis) return '\t';
     if (semis > commas) return ';';
@@ -175,7 +178,9 @@ ag_error_t ag_csv_next(ag_csv_t *csv, int *got) {
         /* Skip blank lines (only a CR or nothing). */
         while (csv->pos < csv->len) {
             size_t i = csv->pos;
-            while (i < csv->len && (csv->buf[i] == '\r' || (csv->delim == AG_CSV_WHITESPACE && (csv->buf[i] == ' ' || csv->buf[i] == '\t')))) i++;
+            while (i < csv->len && (csv->buf[i] == '\r' ||
+                                    (csv->delim == AG_CSV_WHITESPACE && (csv->buf[i] == ' ' || csv->buf[i] == '\t'))))
+                i++;
             if (i < csv->len && csv->buf[i] == '\n') {
                 csv->pos = i + 1;
                 csv->next_line++;
@@ -186,8 +191,10 @@ ag_error_t ag_csv_next(ag_csv_t *csv, int *got) {
         }
         if (csv->pos >= csv->len) return AG_SUCCESS;
         csv->line = csv->next_line;
-        if (csv->delim == AG_CSV_WHITESPACE) AG_CHECK(next_whitespace(csv));
-        else AG_CHECK(next_delimited(csv));
+        if (csv->delim == AG_CSV_WHITESPACE)
+            AG_CHECK(next_whitespace(csv));
+        else
+            AG_CHECK(next_delimited(csv));
         if (csv->n_fields > 0) {
             *got = 1;
             return AG_SUCCESS;

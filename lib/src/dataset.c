@@ -10,6 +10,7 @@
 #include "attngraph/graph.h"
 #include "internal.h"
 
+/* Records the first failure and jumps to the cleanup at `done`. */
 #define TRY(expr) do { rc = (expr); if (rc != AG_SUCCESS) goto done; } while (0)
 
 void ag_dataset_options_init(ag_dataset_options_t *opts) { memset(opts, 0, sizeof *opts); }
@@ -25,7 +26,6 @@ void ag_dataset_destroy(ag_dataset_t *ds) {
     ag_targets_destroy(&ds->targets);
     memset(ds, 0, sizeof *ds);
 }
-
 
 /* Is name a graph file by its extension? Probing through ag_format_from_path records an error for
  * other files, which is not one for a folder listing: forget it. */
@@ -162,7 +162,8 @@ ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_datas
     closedir(d);
     if (rc != AG_SUCCESS) goto done;
     if (n == 0) {
-        rc = AG_ERROR(AG_EFILE, "%s: no graph file (a known extension such as .gml, .graphml, .net, .edges) in the folder", dir);
+        rc = AG_ERROR(AG_EFILE,
+                      "%s: no graph file (a known extension such as .gml, .graphml, .net, .edges) in the folder", dir);
         goto done;
     }
     qsort(names, (size_t)n, sizeof *names, cmp_names);

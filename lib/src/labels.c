@@ -10,6 +10,7 @@
 #include "csv.h"
 #include "internal.h"
 
+/* Records the first failure and jumps to the cleanup at `done`. */
 #define TRY(expr) do { rc = (expr); if (rc != AG_SUCCESS) goto done; } while (0)
 
 /* ---- Class lists: values -> sorted (key, class index) pairs -> binary search. */
@@ -32,8 +33,8 @@ static int cmp_ckey_str(const void *a, const void *b) {
 /* A column of values: numbers (NaN = missing) or strings (NULL or "" = missing). */
 typedef struct column_t {
     int numeric;
-    const double *num;       /* (n) */
-    const char *const *str;  /* (n) */
+    const double *num;      /* (n) */
+    const char *const *str; /* (n) */
     int64_t n;
 } column_t;
 
@@ -92,14 +93,17 @@ static ag_error_t classify(const column_t *col, const char *const *given, int64_
         keys = p;
         for (int64_t i = 0; i < col->n; i++) {
             if (is_missing(col, i)) continue;
-            if (col->numeric) keys[nk].num = col->num[i];
-            else keys[nk].str = col->str[i];
+            if (col->numeric)
+                keys[nk].num = col->num[i];
+            else
+                keys[nk].str = col->str[i];
             nk++;
         }
         qsort(keys, (size_t)nk, sizeof(ckey_t), col->numeric ? cmp_ckey_num : cmp_ckey_str);
         int64_t u = 0;
         for (int64_t k = 0; k < nk; k++)
-            if (u == 0 || (col->numeric ? cmp_ckey_num : cmp_ckey_str)(&keys[u - 1], &keys[k]) != 0) keys[u++] = keys[k];
+            if (u == 0 || (col->numeric ? cmp_ckey_num : cmp_ckey_str)(&keys[u - 1], &keys[k]) != 0)
+                keys[u++] = keys[k];
         nk = u;
         if (nk > INT32_MAX) {
             rc = AG_ERROR(AG_ELIMIT, "%s: %lld classes", what, (long long)nk);
@@ -123,14 +127,18 @@ static ag_error_t classify(const column_t *col, const char *const *given, int64_
             continue;
         }
         ckey_t key = {0};
-        if (col->numeric) key.num = col->num[i];
-        else key.str = col->str[i];
+        if (col->numeric)
+            key.num = col->num[i];
+        else
+            key.str = col->str[i];
         const ckey_t *hit = bsearch(&key, keys, (size_t)nk, sizeof(ckey_t), col->numeric ? cmp_ckey_num : cmp_ckey_str);
         if (!hit) {
             if (col->numeric)
-                rc = AG_ERROR(AG_EVALUE, "%s: %s %lld has value %.17g, which is not in the class list", what, item, (long long)i, col->num[i]);
+                rc = AG_ERROR(AG_EVALUE, "%s: %s %lld has value %.17g, which is not in the class list", what, item,
+                              (long long)i, col->num[i]);
             else
-                rc = AG_ERROR(AG_EVALUE, "%s: %s %lld has value '%s', which is not in the class list", what, item, (long long)i, col->str[i]);
+                rc = AG_ERROR(AG_EVALUE, "%s: %s %lld has value '%s', which is not in the class list", what, item,
+                              (long long)i, col->str[i]);
             goto done;
         }
         out[i] = hit->cls;
@@ -153,8 +161,8 @@ void ag_labels_destroy(ag_labels_t *labels) {
     memset(labels, 0, sizeof *labels);
 }
 
-static ag_error_t labels_from_column(ag_labels_t *labels, const column_t *col, const char *const *classes, int64_t n_classes,
-                                     const char *what) {
+static ag_error_t labels_from_column(ag_labels_t *labels, const column_t *col, const char *const *classes,
+                                     int64_t n_classes, const char *what) {
     ag_error_t rc = AG_SUCCESS;
     void *p;
     if (n_classes < 0 || (n_classes > 0 && !classes)) return AG_ERROR(AG_EINVAL, "%s: bad class list", what);
@@ -301,7 +309,8 @@ static ag_error_t fill_task(ag_targets_t *t, int64_t j, const column_t *col, ag_
     int64_t g = col->n, T = t->n_tasks;
     float *y = t->y.data; /* (G x T) */
     if (kind == AG_TASK_AUTO) {
-        if (!col->numeric) kind = AG_TASK_MULTICLASS;
+        if (!col->numeric)
+            kind = AG_TASK_MULTICLASS;
         else {
             kind = AG_TASK_BINARY;
             for (int64_t i = 0; i < g; i++)
@@ -322,8 +331,8 @@ static ag_error_t fill_task(ag_targets_t *t, int64_t j, const column_t *col, ag_
     if (!col->numeric) {
         for (int64_t i = 0; i < g; i++)
             if (!is_missing(col, i))
-                return AG_ERROR(AG_EVALUE, "%s: graph %lld has the non-number '%s' in a %s task", what, (long long)i, col->str[i],
-                                ag_task_kind_name(kind));
+                return AG_ERROR(AG_EVALUE, "%s: graph %lld has the non-number '%s' in a %s task", what, (long long)i,
+                                col->str[i], ag_task_kind_name(kind));
     }
     for (int64_t i = 0; i < g; i++) {
         double x = col->num[i];
@@ -344,10 +353,10 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
     ag_targets_options_t defaults;
     ag_error_t rc = AG_SUCCESS;
     ag_csv_t csv;
-    char **cells = NULL;     /* (G x C) pointers into the file buffer */
-    int64_t *lines = NULL;   /* (G) line of each row */
-    int64_t *cols = NULL;    /* (T) column of each task */
-    double *num = NULL;      /* (G) one numeric column */
+    char **cells = NULL;   /* (G x C) pointers into the file buffer */
+    int64_t *lines = NULL; /* (G) line of each row */
+    int64_t *cols = NULL;  /* (T) column of each task */
+    double *num = NULL;    /* (G) one numeric column */
     int64_t g = 0, cap = 0, n_cols = 0, file_col, n_tasks = 0;
     char what[600];
     int got;
@@ -465,9 +474,13 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
         for (int64_t r = 1; r < g; r++) {
             if (strcmp(keys[r].str, keys[r - 1].str) == 0) {
                 int64_t a = keys[r - 1].cls, b = keys[r].cls;
-                if (a > b) { int64_t tmp = a; a = b; b = tmp; }
-                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: duplicate file '%s' (first on line %lld)", path, (long long)lines[b],
-                              keys[r].str, (long long)lines[a]);
+                if (a > b) {
+                    int64_t tmp = a;
+                    a = b;
+                    b = tmp;
+                }
+                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: duplicate file '%s' (first on line %lld)", path,
+                              (long long)lines[b], keys[r].str, (long long)lines[a]);
                 ag_i_free(keys);
                 goto done;
             }
@@ -492,13 +505,15 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
             if (ag_csv_parse_double(s, &num[r]) != 0) {
                 numeric = 0;
                 if (kind == AG_TASK_REGRESSION || kind == AG_TASK_BINARY) {
-                    rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': '%s' is not a number", path, (long long)lines[r], header[c], s);
+                    rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': '%s' is not a number", path, (long long)lines[r],
+                                  header[c], s);
                     goto done;
                 }
                 break;
             }
             if (!isfinite(num[r])) {
-                rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': value '%s' is not finite", path, (long long)lines[r], header[c], s);
+                rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': value '%s' is not finite", path, (long long)lines[r],
+                              header[c], s);
                 goto done;
             }
         }
@@ -530,8 +545,8 @@ done:
 ag_error_t ag_targets_from_graphs(ag_targets_t *t, const igraph_t *graphs, int64_t n_graphs, const char *const *attrs,
                                   int64_t n_attrs, const ag_task_kind_t *kinds, const char *const *names) {
     ag_error_t rc = AG_SUCCESS;
-    double *num = NULL;        /* (G) */
-    const char **strs = NULL;  /* (G) */
+    double *num = NULL;       /* (G) */
+    const char **strs = NULL; /* (G) */
     char what[300];
     void *p;
     memset(t, 0, sizeof *t);
@@ -558,8 +573,10 @@ ag_error_t ag_targets_from_graphs(ag_targets_t *t, const igraph_t *graphs, int64
             strs[g] = "";
             if (type == IGRAPH_ATTRIBUTE_UNSPECIFIED) continue;
             int numeric_type = type == IGRAPH_ATTRIBUTE_NUMERIC || type == IGRAPH_ATTRIBUTE_BOOLEAN;
-            if (type != IGRAPH_ATTRIBUTE_NUMERIC && type != IGRAPH_ATTRIBUTE_BOOLEAN && type != IGRAPH_ATTRIBUTE_STRING) {
-                rc = AG_ERROR(AG_EATTR, "%s of graph %s is neither numeric, boolean nor string", what, names ? names[g] : "");
+            if (type != IGRAPH_ATTRIBUTE_NUMERIC && type != IGRAPH_ATTRIBUTE_BOOLEAN &&
+                type != IGRAPH_ATTRIBUTE_STRING) {
+                rc = AG_ERROR(AG_EATTR, "%s of graph %s is neither numeric, boolean nor string", what,
+                              names ? names[g] : "");
                 goto done;
             }
             if (!seen) {
@@ -569,14 +586,18 @@ ag_error_t ag_targets_from_graphs(ag_targets_t *t, const igraph_t *graphs, int64
                 char a1[32], a2[32];
                 snprintf(a1, sizeof a1, "%lld", (long long)first);
                 snprintf(a2, sizeof a2, "%lld", (long long)g);
-                rc = AG_ERROR(AG_EATTR, "%s is %s on graph %s but %s on graph %s", what, seen == 1 ? "numeric" : "a string",
-                              names ? names[first] : a1, numeric_type ? "numeric" : "a string", names ? names[g] : a2);
+                rc = AG_ERROR(AG_EATTR, "%s is %s on graph %s but %s on graph %s", what,
+                              seen == 1 ? "numeric" : "a string", names ? names[first] : a1,
+                              numeric_type ? "numeric" : "a string", names ? names[g] : a2);
                 goto done;
             }
             ag_i_igraph_enter();
-            if (type == IGRAPH_ATTRIBUTE_NUMERIC) num[g] = igraph_cattribute_GAN(&graphs[g], a);
-            else if (type == IGRAPH_ATTRIBUTE_BOOLEAN) num[g] = igraph_cattribute_GAB(&graphs[g], a) ? 1.0 : 0.0;
-            else strs[g] = igraph_cattribute_GAS(&graphs[g], a);
+            if (type == IGRAPH_ATTRIBUTE_NUMERIC)
+                num[g] = igraph_cattribute_GAN(&graphs[g], a);
+            else if (type == IGRAPH_ATTRIBUTE_BOOLEAN)
+                num[g] = igraph_cattribute_GAB(&graphs[g], a) ? 1.0 : 0.0;
+            else
+                strs[g] = igraph_cattribute_GAS(&graphs[g], a);
             ag_i_igraph_leave();
             if (isinf(num[g])) {
                 char a1[32];

@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "json.h"
 
+/* Records the first failure and jumps to the cleanup at `done`. */
 #define TRY(expr) do { rc = (expr); if (rc != AG_SUCCESS) goto done; } while (0)
 
 /* Random streams of the two generators, so they never share draws for one seed. */
@@ -52,9 +53,12 @@ static ag_error_t fold_from_parts(ag_fold_t *fold, const unsigned char *part, in
     AG_CHECK(ag_i_alloc_array(&p, count[PART_TEST], sizeof(int64_t), "test list"));
     fold->test = p;
     for (int64_t i = 0; i < n; i++) {
-        if (part[i] == PART_TRAIN) fold->train[fold->n_train++] = i;
-        else if (part[i] == PART_VAL) fold->val[fold->n_val++] = i;
-        else if (part[i] == PART_TEST) fold->test[fold->n_test++] = i;
+        if (part[i] == PART_TRAIN)
+            fold->train[fold->n_train++] = i;
+        else if (part[i] == PART_VAL)
+            fold->val[fold->n_val++] = i;
+        else if (part[i] == PART_TEST)
+            fold->test[fold->n_test++] = i;
     }
     return AG_SUCCESS;
 }
@@ -70,15 +74,16 @@ static ag_error_t json_list(const ag_json_t *obj, const char *key, int which, un
     for (int64_t k = 0; k < a->count; k++) {
         const ag_json_t *v = &a->items[k];
         if (v->type != AG_JSON_NUMBER || v->number != floor(v->number))
-            return AG_ERROR(AG_EPARSE, "%s: fold %lld: \"%s\"[%lld] is not an integer", path, (long long)fold, key, (long long)k);
+            return AG_ERROR(AG_EPARSE, "%s: fold %lld: \"%s\"[%lld] is not an integer", path, (long long)fold, key,
+                            (long long)k);
         double x = v->number;
         if (x < 0 || x >= (double)n)
-            return AG_ERROR(AG_EVALUE, "%s: fold %lld: \"%s\"[%lld] = %.0f is out of range (%lld items)", path, (long long)fold, key,
-                            (long long)k, x, (long long)n);
+            return AG_ERROR(AG_EVALUE, "%s: fold %lld: \"%s\"[%lld] = %.0f is out of range (%lld items)", path,
+                            (long long)fold, key, (long long)k, x, (long long)n);
         int64_t i = (int64_t)x;
         if (part[i] != PART_NONE)
-            return AG_ERROR(AG_EVALUE, "%s: fold %lld: index %lld is in \"%s\" and in %s", path, (long long)fold, (long long)i, key,
-                            part[i] == which ? "it again" : part_names[part[i]]);
+            return AG_ERROR(AG_EVALUE, "%s: fold %lld: index %lld is in \"%s\" and in %s", path, (long long)fold,
+                            (long long)i, key, part[i] == which ? "it again" : part_names[part[i]]);
         part[i] = (unsigned char)which;
     }
     return AG_SUCCESS;
@@ -86,8 +91,10 @@ static ag_error_t json_list(const ag_json_t *obj, const char *key, int which, un
 
 static ag_error_t json_fold(ag_fold_t *fold, const ag_json_t *obj, unsigned char *part, int64_t n, const char *path,
                             int64_t f) {
-    if (obj->type != AG_JSON_OBJECT) return AG_ERROR(AG_EPARSE, "%s: fold %lld is not a JSON object", path, (long long)f);
-    if (!ag_json_get(obj, "train")) return AG_ERROR(AG_EPARSE, "%s: fold %lld has no \"train\" list", path, (long long)f);
+    if (obj->type != AG_JSON_OBJECT)
+        return AG_ERROR(AG_EPARSE, "%s: fold %lld is not a JSON object", path, (long long)f);
+    if (!ag_json_get(obj, "train"))
+        return AG_ERROR(AG_EPARSE, "%s: fold %lld has no \"train\" list", path, (long long)f);
     memset(part, 0, (size_t)n);
     AG_CHECK(json_list(obj, "train", PART_TRAIN, part, n, path, f));
     const char *val_key = ag_json_get(obj, "val") ? "val" : "valid";
@@ -117,7 +124,8 @@ ag_error_t ag_split_read_json(ag_split_t *split, const char *path, int64_t n_ite
             goto done;
         }
         TRY(alloc_folds(split, n_items, folds->count));
-        for (int64_t f = 0; f < folds->count; f++) TRY(json_fold(&split->folds[f], &folds->items[f], part, n_items, path, f));
+        for (int64_t f = 0; f < folds->count; f++)
+            TRY(json_fold(&split->folds[f], &folds->items[f], part, n_items, path, f));
     } else {
         TRY(alloc_folds(split, n_items, 1));
         TRY(json_fold(&split->folds[0], doc, part, n_items, path, 0));
@@ -151,16 +159,17 @@ ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *co
                              int64_t n_files) {
     ag_error_t rc = AG_SUCCESS;
     ag_csv_t csv;
-    name_key_t *keys = NULL;   /* (n_files) sorted file names */
-    int64_t *value = NULL;     /* (n_files) part (PART_*) or fold number; -1 = no row yet, -2 = empty cell */
-    int64_t *line = NULL;      /* (n_files) line of the item's row */
+    name_key_t *keys = NULL; /* (n_files) sorted file names */
+    int64_t *value = NULL;   /* (n_files) part (PART_*) or fold number; -1 = no row yet, -2 = empty cell */
+    int64_t *line = NULL;    /* (n_files) line of the item's row */
     unsigned char *part = NULL;
     int64_t rows = 0, max_fold = -1;
     int mode = 0; /* 1 parts, 2 folds */
     int got;
     void *p;
     memset(split, 0, sizeof *split);
-    if (!path || !column || n_files < 0) return AG_ERROR(AG_EINVAL, "ag_split_read_csv: path, column and n_files >= 0 are required");
+    if (!path || !column || n_files < 0)
+        return AG_ERROR(AG_EINVAL, "ag_split_read_csv: path, column and n_files >= 0 are required");
     AG_CHECK(ag_csv_open(&csv, path));
     csv.delim = ag_csv_sniff(&csv);
     TRY(ag_i_alloc_array(&p, n_files, sizeof(int64_t), "split values"));
@@ -192,8 +201,8 @@ ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *co
         TRY(ag_csv_next(&csv, &got));
         if (!got) break;
         if (csv.n_fields != n_cols) {
-            rc = AG_ERROR(AG_EPARSE, "%s:%lld: %lld fields, the header has %lld", path, (long long)csv.line, (long long)csv.n_fields,
-                          (long long)n_cols);
+            rc = AG_ERROR(AG_EPARSE, "%s:%lld: %lld fields, the header has %lld", path, (long long)csv.line,
+                          (long long)csv.n_fields, (long long)n_cols);
             goto done;
         }
         int64_t item;
@@ -201,19 +210,21 @@ ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *co
             name_key_t key = {csv.fields[file_col], 0};
             const name_key_t *hit = bsearch(&key, keys, (size_t)n_files, sizeof *keys, cmp_name_key);
             if (!hit) {
-                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: file '%s' is not in the dataset", path, (long long)csv.line, key.name);
+                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: file '%s' is not in the dataset", path, (long long)csv.line,
+                              key.name);
                 goto done;
             }
             item = hit->index;
             if (value[item] != -1) {
-                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: file '%s' appears twice (first on line %lld)", path, (long long)csv.line,
-                              key.name, (long long)line[item]);
+                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: file '%s' appears twice (first on line %lld)", path,
+                              (long long)csv.line, key.name, (long long)line[item]);
                 goto done;
             }
         } else {
             item = rows;
             if (item >= n_files) {
-                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: more rows than the %lld items", path, (long long)csv.line, (long long)n_files);
+                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: more rows than the %lld items", path, (long long)csv.line,
+                              (long long)n_files);
                 goto done;
             }
         }
@@ -240,16 +251,19 @@ ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *co
             value[item] = pt;
         }
         if (mode && mode != this_mode) {
-            rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': '%s' mixes fold numbers with train/val/test", path, (long long)csv.line,
-                          column, s);
+            rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': '%s' mixes fold numbers with train/val/test", path,
+                          (long long)csv.line, column, s);
             goto done;
         }
         mode = this_mode;
     }
     for (int64_t i = 0; i < n_files; i++) {
         if (value[i] == -1) {
-            if (files) rc = AG_ERROR(AG_EMISMATCH, "%s: dataset file '%s' (item %lld) has no row", path, files[i], (long long)i);
-            else rc = AG_ERROR(AG_EMISMATCH, "%s: %lld rows for %lld items", path, (long long)rows, (long long)n_files);
+            if (files)
+                rc = AG_ERROR(AG_EMISMATCH, "%s: dataset file '%s' (item %lld) has no row", path, files[i],
+                              (long long)i);
+            else
+                rc = AG_ERROR(AG_EMISMATCH, "%s: %lld rows for %lld items", path, (long long)rows, (long long)n_files);
             goto done;
         }
     }
@@ -259,7 +273,8 @@ ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *co
         int64_t k = max_fold + 1;
         TRY(alloc_folds(split, n_files, k));
         for (int64_t f = 0; f < k; f++) {
-            for (int64_t i = 0; i < n_files; i++) part[i] = value[i] < 0 ? PART_NONE : value[i] == f ? PART_TEST : PART_TRAIN;
+            for (int64_t i = 0; i < n_files; i++)
+                part[i] = value[i] < 0 ? PART_NONE : value[i] == f ? PART_TEST : PART_TRAIN;
             TRY(fold_from_parts(&split->folds[f], part, n_files));
         }
     } else {
@@ -291,12 +306,13 @@ static void shuffle(int64_t *perm, int64_t n, uint64_t seed, uint64_t stream) {
 
 ag_error_t ag_split_random(ag_split_t *split, int64_t n, double train, double val, uint64_t seed) {
     ag_error_t rc = AG_SUCCESS;
-    int64_t *perm = NULL;      /* (n) */
+    int64_t *perm = NULL; /* (n) */
     unsigned char *part = NULL;
     void *p;
     memset(split, 0, sizeof *split);
     if (n < 0 || !(train >= 0 && train <= 1) || !(val >= 0 && val <= 1) || train + val > 1 + 1e-9)
-        return AG_ERROR(AG_EINVAL, "ag_split_random: bad size %lld or fractions train %g, val %g", (long long)n, train, val);
+        return AG_ERROR(AG_EINVAL, "ag_split_random: bad size %lld or fractions train %g, val %g", (long long)n, train,
+                        val);
     int64_t n_train = (int64_t)floor(train * (double)n + 0.5), n_val = (int64_t)floor(val * (double)n + 0.5);
     if (n_train > n) n_train = n;
     if (n_val > n - n_train) n_val = n - n_train;
@@ -306,7 +322,8 @@ ag_error_t ag_split_random(ag_split_t *split, int64_t n, double train, double va
     part = p;
     for (int64_t i = 0; i < n; i++) perm[i] = i;
     shuffle(perm, n, seed, STREAM_RANDOM);
-    for (int64_t r = 0; r < n; r++) part[perm[r]] = r < n_train ? PART_TRAIN : r < n_train + n_val ? PART_VAL : PART_TEST;
+    for (int64_t r = 0; r < n; r++)
+        part[perm[r]] = r < n_train ? PART_TRAIN : r < n_train + n_val ? PART_VAL : PART_TEST;
     TRY(alloc_folds(split, n, 1));
     TRY(fold_from_parts(&split->folds[0], part, n));
 done:
@@ -337,8 +354,8 @@ ag_error_t ag_split_stratified_kfold(ag_split_t *split, const int32_t *y, int64_
     void *p;
     memset(split, 0, sizeof *split);
     if (!y || k < 2 || k > n)
-        return AG_ERROR(AG_EINVAL, "ag_split_stratified_kfold: need labels and 2 <= k <= n (k = %lld, n = %lld)", (long long)k,
-                        (long long)n);
+        return AG_ERROR(AG_EINVAL, "ag_split_stratified_kfold: need labels and 2 <= k <= n (k = %lld, n = %lld)",
+                        (long long)k, (long long)n);
     TRY(ag_i_alloc_array(&p, n, sizeof(int64_t), "permutation"));
     perm = p;
     TRY(ag_i_alloc_array(&p, n, sizeof(strat_key_t), "strata"));

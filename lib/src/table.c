@@ -10,6 +10,7 @@
 #include "csv.h"
 #include "internal.h"
 
+/* Records the first failure and jumps to the cleanup at `done`. */
 #define TRY(expr) do { rc = (expr); if (rc != AG_SUCCESS) goto done; } while (0)
 
 void ag_table_options_init(ag_table_options_t *opts) {
@@ -74,9 +75,12 @@ static void vindex_destroy(vindex_t *ix) {
 
 /* Writes vertex v's id as text ("%.17g" for numbers, so 31336.0 prints as 31336). */
 static const char *vindex_name(const vindex_t *ix, int64_t v, char *tmp, size_t size) {
-    if (ix->by_index) snprintf(tmp, size, "%lld", (long long)v);
-    else if (ix->numeric) snprintf(tmp, size, "%.17g", VECTOR(ix->nums)[v]);
-    else return igraph_strvector_get(&ix->strs, v);
+    if (ix->by_index)
+        snprintf(tmp, size, "%lld", (long long)v);
+    else if (ix->numeric)
+        snprintf(tmp, size, "%.17g", VECTOR(ix->nums)[v]);
+    else
+        return igraph_strvector_get(&ix->strs, v);
     return tmp;
 }
 
@@ -97,7 +101,8 @@ static ag_error_t vindex_build(vindex_t *ix, const igraph_t *graph, const char *
         AG_IGRAPH_CHECK(igraph_cattribute_VANV(graph, attr, igraph_vss_all(), &ix->nums), AG_EATTR,
                         "reading vertex attribute '%s'", attr);
     } else if (type == IGRAPH_ATTRIBUTE_STRING) {
-        if (igraph_strvector_init(&ix->strs, 0) != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory in igraph");
+        if (igraph_strvector_init(&ix->strs, 0) != IGRAPH_SUCCESS)
+            return AG_ERROR(AG_ENOMEM, "out of memory in igraph");
         ix->have_strs = 1;
         AG_IGRAPH_CHECK(igraph_cattribute_VASV(graph, attr, igraph_vss_all(), &ix->strs), AG_EATTR,
                         "reading vertex attribute '%s'", attr);
@@ -119,12 +124,15 @@ static ag_error_t vindex_build(vindex_t *ix, const igraph_t *graph, const char *
     }
     qsort(ix->keys, (size_t)ix->n_keys, sizeof(vkey_t), ix->numeric ? cmp_num : cmp_str);
     for (int64_t k = 1; k < ix->n_keys; k++) {
-        int same = ix->numeric ? ix->keys[k].num == ix->keys[k - 1].num : strcmp(ix->keys[k].str, ix->keys[k - 1].str) == 0;
+        int same =
+            ix->numeric ? ix->keys[k].num == ix->keys[k - 1].num : strcmp(ix->keys[k].str, ix->keys[k - 1].str) == 0;
         if (same) {
             char tmp[64];
-            return AG_ERROR(AG_EATTR, "vertices %lld and %lld share the id '%s' (vertex attribute '%s'): table rows cannot be matched",
-                            (long long)ix->keys[k - 1].vertex, (long long)ix->keys[k].vertex,
-                            vindex_name(ix, ix->keys[k].vertex, tmp, sizeof tmp), attr);
+            return AG_ERROR(
+                AG_EATTR,
+                "vertices %lld and %lld share the id '%s' (vertex attribute '%s'): table rows cannot be matched",
+                (long long)ix->keys[k - 1].vertex, (long long)ix->keys[k].vertex,
+                vindex_name(ix, ix->keys[k].vertex, tmp, sizeof tmp), attr);
         }
     }
     return AG_SUCCESS;
@@ -145,15 +153,19 @@ static int64_t vindex_find(const vindex_t *ix, const char *s) {
         if (ag_csv_parse_double(s, &x) != 0) return -1;
         while (lo < hi) {
             int64_t mid = lo + (hi - lo) / 2;
-            if (ix->keys[mid].num < x) lo = mid + 1;
-            else hi = mid;
+            if (ix->keys[mid].num < x)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
         return lo < ix->n_keys && ix->keys[lo].num == x ? ix->keys[lo].vertex : -1;
     }
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (strcmp(ix->keys[mid].str, s) < 0) lo = mid + 1;
-        else hi = mid;
+        if (strcmp(ix->keys[mid].str, s) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < ix->n_keys && strcmp(ix->keys[lo].str, s) == 0 ? ix->keys[lo].vertex : -1;
 }
@@ -172,14 +184,14 @@ static ag_error_t place_row(reader_t *r, const char *id, int64_t *vertex) {
     int64_t v = vindex_find(&r->ix, id);
     if (v < 0) {
         if (r->ix.by_index)
-            return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' is not a vertex index (the graph has %lld vertices)", r->path,
-                            (long long)r->csv.line, id, (long long)r->ix.n);
+            return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' is not a vertex index (the graph has %lld vertices)",
+                            r->path, (long long)r->csv.line, id, (long long)r->ix.n);
         return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' matches no vertex (vertex attribute '%s')", r->path,
                         (long long)r->csv.line, id, r->ix.attr);
     }
     if (r->row_line[v] != 0)
-        return AG_ERROR(AG_EMISMATCH, "%s:%lld: duplicate id '%s' (first on line %lld)", r->path, (long long)r->csv.line, id,
-                        (long long)r->row_line[v]);
+        return AG_ERROR(AG_EMISMATCH, "%s:%lld: duplicate id '%s' (first on line %lld)", r->path,
+                        (long long)r->csv.line, id, (long long)r->row_line[v]);
     r->row_line[v] = r->csv.line;
     *vertex = v;
     return AG_SUCCESS;
@@ -205,13 +217,15 @@ static inline ag_error_t parse_cell(const reader_t *r, const char *s, const char
     }
     if (ag_csv_parse_float(s, out) != 0) {
         if (column)
-            return AG_ERROR(AG_EPARSE, "%s:%lld: column '%s': '%s' is not a number", r->path, (long long)r->csv.line, column, s);
+            return AG_ERROR(AG_EPARSE, "%s:%lld: column '%s': '%s' is not a number", r->path, (long long)r->csv.line,
+                            column, s);
         return AG_ERROR(AG_EPARSE, "%s:%lld: field %lld: '%s' is not a number", r->path, (long long)r->csv.line,
                         (long long)field + 1, s);
     }
     if (!isfinite(*out)) {
         if (column)
-            return AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': value '%s' is not finite", r->path, (long long)r->csv.line, column, s);
+            return AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': value '%s' is not finite", r->path,
+                            (long long)r->csv.line, column, s);
         return AG_ERROR(AG_EVALUE, "%s:%lld: field %lld: value '%s' is not finite", r->path, (long long)r->csv.line,
                         (long long)field + 1, s);
     }
@@ -244,7 +258,8 @@ static ag_error_t read_delimited(reader_t *r, ag_node_table_t *t, const ag_table
     int64_t n_fields = r->csv.n_fields;
     int64_t id_col = 0, label_col = -1;
     if (o->id_column && (id_col = ag_csv_find(&r->csv, o->id_column)) < 0) {
-        rc = AG_ERROR(AG_EATTR, "%s:%lld: no id column '%s' in the header", r->path, (long long)r->csv.line, o->id_column);
+        rc = AG_ERROR(AG_EATTR, "%s:%lld: no id column '%s' in the header", r->path, (long long)r->csv.line,
+                      o->id_column);
         goto done;
     }
     if (o->label_column) {
@@ -370,24 +385,24 @@ static ag_error_t read_sparse(reader_t *r, ag_node_table_t *t, const ag_table_op
             char *end;
             long long idx = strtoll(s, &end, 10);
             if (end == s || *end != ':' || idx < 0) {
-                rc = AG_ERROR(AG_EPARSE, "%s:%lld: field %lld: '%s' is not index:value", r->path, (long long)r->csv.line,
-                              (long long)k + 1, s);
+                rc = AG_ERROR(AG_EPARSE, "%s:%lld: field %lld: '%s' is not index:value", r->path,
+                              (long long)r->csv.line, (long long)k + 1, s);
                 goto done;
             }
             float x;
             if (ag_csv_parse_float(end + 1, &x) != 0) {
-                rc = AG_ERROR(AG_EPARSE, "%s:%lld: field %lld: value of '%s' is not a number", r->path, (long long)r->csv.line,
-                              (long long)k + 1, s);
+                rc = AG_ERROR(AG_EPARSE, "%s:%lld: field %lld: value of '%s' is not a number", r->path,
+                              (long long)r->csv.line, (long long)k + 1, s);
                 goto done;
             }
             if (!isfinite(x)) {
-                rc = AG_ERROR(AG_EVALUE, "%s:%lld: field %lld: value of '%s' is not finite", r->path, (long long)r->csv.line,
-                              (long long)k + 1, s);
+                rc = AG_ERROR(AG_EVALUE, "%s:%lld: field %lld: value of '%s' is not finite", r->path,
+                              (long long)r->csv.line, (long long)k + 1, s);
                 goto done;
             }
             if (o->width > 0 && idx >= o->width) {
-                rc = AG_ERROR(AG_EVALUE, "%s:%lld: feature index %lld is beyond the width %lld", r->path, (long long)r->csv.line,
-                              idx, (long long)o->width);
+                rc = AG_ERROR(AG_EVALUE, "%s:%lld: feature index %lld is beyond the width %lld", r->path,
+                              (long long)r->csv.line, idx, (long long)o->width);
                 goto done;
             }
             if (nnz == cap) {
@@ -432,15 +447,18 @@ static ag_table_format_t guess_format(const ag_csv_t *csv) {
     if (tok == q) return AG_TABLE_DELIMITED;
     int digits = 1, colon = 0;
     for (const char *c = tok; c < q; c++) {
-        if (*c == ':') colon = 1;
-        else if (!((*c >= '0' && *c <= '9') || *c == '.' || *c == '-' || *c == '+' || *c == 'e' || *c == 'E')) digits = 0;
+        if (*c == ':')
+            colon = 1;
+        else if (!((*c >= '0' && *c <= '9') || *c == '.' || *c == '-' || *c == '+' || *c == 'e' || *c == 'E'))
+            digits = 0;
     }
     if (colon && digits) return AG_TABLE_SPARSE;
     if (digits) return AG_TABLE_WHITESPACE;
     return AG_TABLE_DELIMITED;
 }
 
-ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_t *graph, const ag_table_options_t *opts) {
+ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_t *graph,
+                         const ag_table_options_t *opts) {
     ag_table_options_t defaults;
     ag_error_t rc = AG_SUCCESS;
     reader_t r;

@@ -105,10 +105,10 @@ void ag_targets_options_init(ag_targets_options_t *opts);
  * Reads graph targets from a labels table with a header (CSV or TSV; RFC 4180 quoting).
  *
  * One row per graph. The file column names each graph's file; the targets are the named columns,
- * or when none are named every column other than the file column whose non-empty cells all parse
- * as numbers (a NaN or infinity among them is then an error) and that has at least one value. String columns (smiles, compound names) are
- * therefore left out, and so is nothing numeric: ESOL's table has `logS` and the baseline
- * `esol_predicted_logS`, so name `logS`. An empty cell is missing (NaN). With AG_TASK_AUTO a
+ * or when none are named every column other than the file column that has at least one value and
+ * whose non-empty cells all parse as numbers (a NaN or infinity among them is then an error).
+ * String columns (smiles, compound names) are therefore left out, but every numeric column is
+ * taken: ESOL's table has `logS` and the baseline `esol_predicted_logS`, so name `logS`. An empty cell is missing (NaN). With AG_TASK_AUTO a
  * numeric column whose values are all 0 or 1 is binary, other numeric columns are regression, and
  * a column with any non-numeric cell is multi-class.
  * \param targets Output, uninitialised; free with ag_targets_destroy(). Zeroed on failure.
