@@ -12,6 +12,8 @@
 #include <attngraph/attngraph.h>
 #include <attngraph/table.h>
 #include <attngraph/labels.h>
+#include <attngraph/rng.h>
+#include <attngraph/split.h>
 #include "internal.h"
 
 void ag_i_alloc_fail_at(int64_t n);
@@ -272,6 +274,50 @@ static void test_alloc_failures(void **state) {
     igraph_destroy(&g);
 }
 
+/* Seeded random text made of the characters that matter to the tokenizer: every reader (node
+ * tables, and the labels-table and split readers on the same tokenizer) must return
+ * a code (success or a recorded error), never crash or leak (checked under ASan). */
+static void test_random_text(void **state) {
+    (void)state;
+    igraph_t g;
+    make_graph(&g);
+    const char alphabet[] = ",,\"\"\n\n\r\t  0123:.-1020304nanifab";
+    const char *suffixes[] = {".csv", ".tsv", ".content", ".txt"};
+    char text[200];
+    int successes = 0;
+    for (int round = 0; round < 400; round++) {
+        uint64_t seed = (uint64_t)round * 0x9E3779B97F4A7C15ULL + 1;
+        int len = (int)(ag_rng_u64(seed, 0, 0) % (sizeof text - 1));
+        for (int i = 0; i < len; i++) text[i] = alphabet[ag_rng_u64(seed, 1, (uint64_t)i) % (sizeof alphabet - 1)];
+        text[len] = '\0';
+        char *path = write_temp(text, suffixes[round % 4]);
+        ag_table_options_t o;
+        ag_table_options_init(&o);
+        o.match_index = round % 3 == 0;
+        o.last_is_label = round % 5 == 0;
+        ag_node_table_t t;
+        ag_error_t rc = ag_table_read(&t, path, &g, &o);
+        if (rc == AG_SUCCESS) {
+            successes++;
+            ag_node_table_destroy(&t);
+        } else {
+            assert_true(ag_error_message()[0] != '\0');
+            assert_null(t.features.data);
+        }
+        /* the same text as a labels table and as a split column */
+        ag_targets_t tg;
+        if (ag_targets_read_csv(&tg, path, NULL) == AG_SUCCESS) ag_targets_destroy(&tg);
+        else assert_null(tg.y.data);
+        ag_split_t sp;
+        if (ag_split_read_csv(&sp, path, "0", NULL, 3) == AG_SUCCESS) ag_split_destroy(&sp);
+        else assert_null(sp.folds);
+        unlink(path);
+    }
+    /* random text almost never covers the 4 vertices exactly once */
+    assert_true(successes < 400);
+    igraph_destroy(&g);
+}
+
 static void test_shared_cora_and_twitch(void **state) {
     (void)state;
     igraph_set_attribute_table(&igraph_cattribute_table);
@@ -336,6 +382,7 @@ int main(void) {
         cmocka_unit_test(test_sparse),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_random_text),
         cmocka_unit_test(test_shared_cora_and_twitch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
