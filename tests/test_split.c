@@ -224,7 +224,7 @@ static void test_stratified_kfold(void **state) {
     ag_split_destroy(&c);
     assert_int_equal(ag_split_stratified_kfold(&a, y, N, 1, 0), AG_EINVAL);
     assert_int_equal(ag_split_stratified_kfold(&a, y, 3, 4, 0), AG_EINVAL);
-    for (int which = 0; which < 5; which++) {
+    for (int which = 0; which < 6; which++) {
         int reached = 0;
         const char *files[] = {"graphs/g2.gml", "graphs/g1.gml", "graphs/g3.gml"};
         for (int64_t k = 1; k < 100 && !reached; k++) {
@@ -235,7 +235,9 @@ static void test_stratified_kfold(void **state) {
             case 1: rc = ag_split_random(&a, N, 0.5, 0.25, 1); break;
             case 2: rc = ag_split_read_csv(&a, DATA "dataset/folds.csv", "fold", files, 3); break;
             case 3: rc = ag_split_read_csv(&a, DATA "dataset/split.csv", "random_split", files, 3); break;
-            default: rc = ag_split_read_json(&a, DATA "folds.json", 3); break;
+            case 4: rc = ag_split_read_json(&a, DATA "folds.json", 3); break;
+            case 5: rc = ag_split_stratified(&a, y, N, 0.5, 0.25, 1); break;
+            default: rc = AG_EINVAL; break;
             }
             ag_i_alloc_fail_at(0);
             if (rc == AG_SUCCESS) {
@@ -248,6 +250,43 @@ static void test_stratified_kfold(void **state) {
         }
         assert_true(reached);
     }
+}
+
+static void test_stratified(void **state) {
+    (void)state;
+    /* classes of 10, 7 and 3 items: 60/20/20 gives 6/2/2, 4/1/2 (round(4.2), round(1.4)), 2/1/0
+     * (round(1.8), round(0.6), nothing left) */
+    enum { N = 20 };
+    int32_t y[N];
+    for (int i = 0; i < N; i++) y[i] = i < 10 ? 5 : i < 17 ? -1 : 2;
+    ag_split_t a, b;
+    assert_int_equal(ag_split_stratified(&a, y, N, 0.6, 0.2, 3), AG_SUCCESS);
+    int64_t want[3][3] = {{6, 2, 2}, {4, 1, 2}, {2, 1, 0}}; /* rows: class 5, -1, 2; cols: train, val, test */
+    int64_t got[3][3] = {{0}};
+    int seen[N] = {0};
+    const ag_fold_t *f = &a.folds[0];
+    const int64_t *lists[3] = {f->train, f->val, f->test};
+    const int64_t sizes[3] = {f->n_train, f->n_val, f->n_test};
+    for (int l = 0; l < 3; l++) {
+        for (int64_t i = 0; i < sizes[l]; i++) {
+            int64_t item = lists[l][i];
+            seen[item]++;
+            got[y[item] == 5 ? 0 : y[item] == -1 ? 1 : 2][l]++;
+        }
+    }
+    for (int i = 0; i < N; i++) assert_int_equal(seen[i], 1);
+    for (int c = 0; c < 3; c++)
+        for (int l = 0; l < 3; l++) assert_int_equal(got[c][l], want[c][l]);
+    assert_int_equal(ag_split_stratified(&b, y, N, 0.6, 0.2, 3), AG_SUCCESS);
+    assert_memory_equal(a.folds[0].train, b.folds[0].train, (size_t)a.folds[0].n_train * sizeof(int64_t));
+    assert_memory_equal(a.folds[0].val, b.folds[0].val, (size_t)a.folds[0].n_val * sizeof(int64_t));
+    ag_split_destroy(&b);
+    assert_int_equal(ag_split_stratified(&b, y, N, 0.6, 0.2, 4), AG_SUCCESS);
+    assert_true(memcmp(a.folds[0].train, b.folds[0].train, (size_t)a.folds[0].n_train * sizeof(int64_t)) != 0);
+    ag_split_destroy(&a);
+    ag_split_destroy(&b);
+    assert_int_equal(ag_split_stratified(&a, y, N, 0.9, 0.2, 3), AG_EINVAL);
+    assert_int_equal(ag_split_stratified(&a, NULL, N, 0.6, 0.2, 3), AG_EINVAL);
 }
 
 static void test_shared(void **state) {
@@ -302,6 +341,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json),   cmocka_unit_test(test_csv),
         cmocka_unit_test(test_random), cmocka_unit_test(test_stratified_kfold),
+        cmocka_unit_test(test_stratified),
         cmocka_unit_test(test_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@
 /* Random streams of the two generators, so they never share draws for one seed. */
 #define STREAM_RANDOM 0x53504c4954000001ULL
 #define STREAM_KFOLD 0x53504c4954000002ULL
+#define STREAM_STRATIFIED 0x53504c4954000003ULL
 
 enum { PART_NONE = 0, PART_TRAIN = 1, PART_VAL = 2, PART_TEST = 3 };
 static const char *const part_names[] = {"none", "train", "val", "test"};
@@ -381,6 +382,48 @@ done:
     ag_i_free(perm);
     ag_i_free(keys);
     ag_i_free(fold_of);
+    ag_i_free(part);
+    return rc;
+}
+
+ag_error_t ag_split_stratified(ag_split_t *split, const int32_t *y, int64_t n, double train, double val,
+                               uint64_t seed) {
+    ag_error_t rc = AG_SUCCESS;
+    int64_t *perm = NULL;       /* (n) */
+    strat_key_t *keys = NULL;   /* (n) */
+    unsigned char *part = NULL; /* (n) */
+    void *p;
+    memset(split, 0, sizeof *split);
+    if (n < 0 || (n > 0 && !y) || !(train >= 0 && train <= 1) || !(val >= 0 && val <= 1) || train + val > 1 + 1e-9)
+        return AG_ERROR(AG_EINVAL, "ag_split_stratified: bad size %lld, labels or fractions train %g, val %g",
+                        (long long)n, train, val);
+    TRY(ag_i_alloc_array(&p, n, sizeof(int64_t), "permutation"));
+    perm = p;
+    TRY(ag_i_alloc_array(&p, n, sizeof(strat_key_t), "strata"));
+    keys = p;
+    TRY(ag_i_alloc_array(&p, n, 1, "split parts"));
+    part = p;
+    for (int64_t i = 0; i < n; i++) perm[i] = i;
+    shuffle(perm, n, seed, STREAM_STRATIFIED);
+    for (int64_t r = 0; r < n; r++) keys[r] = (strat_key_t){y[perm[r]], r, perm[r]};
+    qsort(keys, (size_t)n, sizeof *keys, cmp_strat);
+    for (int64_t start = 0; start < n;) {
+        int64_t end = start;
+        while (end < n && keys[end].y == keys[start].y) end++;
+        int64_t c = end - start;
+        int64_t n_train = (int64_t)floor(train * (double)c + 0.5), n_val = (int64_t)floor(val * (double)c + 0.5);
+        if (n_train > c) n_train = c;
+        if (n_val > c - n_train) n_val = c - n_train;
+        for (int64_t r = 0; r < c; r++)
+            part[keys[start + r].item] = r < n_train ? PART_TRAIN : r < n_train + n_val ? PART_VAL : PART_TEST;
+        start = end;
+    }
+    TRY(alloc_folds(split, n, 1));
+    TRY(fold_from_parts(&split->folds[0], part, n));
+done:
+    if (rc != AG_SUCCESS) ag_split_destroy(split);
+    ag_i_free(perm);
+    ag_i_free(keys);
     ag_i_free(part);
     return rc;
 }

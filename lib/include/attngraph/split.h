@@ -89,6 +89,20 @@ ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *co
 ag_error_t ag_split_random(ag_split_t *split, int64_t n, double train, double val, uint64_t seed);
 
 /**
+ * \function ag_split_stratified
+ * A seeded stratified train/val/test split (as in LastFM's and Twitch's 60/20/20 files): within
+ * each class of size c, round(train * c) items go to train, round(val * c) to val (at most what is
+ * left), the rest to test, drawn at random. Totals can differ from the plain fractions by the
+ * per-class rounding. Label -1 is treated as one more class. Deterministic for a seed.
+ * \param y  (n) class labels.
+ * \return AG_SUCCESS; AG_EINVAL (n < 0, no labels, fractions outside [0, 1] or summing above 1);
+ *   AG_ENOMEM.
+ * Time complexity: O(n log n).
+ */
+ag_error_t ag_split_stratified(ag_split_t *split, const int32_t *y, int64_t n, double train, double val,
+                               uint64_t seed);
+
+/**
  * \function ag_split_stratified_kfold
  * Seeded stratified k-fold cross-validation over n items with class labels y: every class is
  * spread over the folds so that each fold holds floor or ceil of (class size / k) of it, and fold
