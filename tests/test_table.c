@@ -230,6 +230,19 @@ static void test_errors(void **state) {
     ag_node_table_t t;
     assert_int_equal(ag_table_read(&t, DATA "nodes.csv", &g, &o), AG_EATTR);
     assert_string_equal(ag_error_message(), "the graph has no vertex attribute 'color' to match table ids to");
+    /* a graph made without an attribute handler has no `id`; vertex indices still work */
+    igraph_attribute_table_t *old = igraph_set_attribute_table(NULL);
+    igraph_t bare;
+    assert_int_equal(igraph_empty(&bare, 4, IGRAPH_UNDIRECTED), IGRAPH_SUCCESS);
+    igraph_set_attribute_table(old);
+    assert_int_equal(ag_table_read(&t, DATA "small.features", &bare, NULL), AG_EATTR);
+    assert_string_equal(ag_error_message(), "the graph has no vertex attribute 'id' to match table ids to");
+    o.vertex_attr = NULL;
+    o.match_index = 1;
+    assert_int_equal(ag_table_read(&t, DATA "small.features", &bare, &o), AG_SUCCESS);
+    assert_float_equal(t.features.data[2 * 5 + 3], 2.5f, 0.0f);
+    ag_node_table_destroy(&t);
+    igraph_destroy(&bare);
     assert_int_equal(ag_table_read(&t, "/nonexistent/x.csv", &g, NULL), AG_EFILE);
     assert_non_null(strstr(ag_error_message(), "/nonexistent/x.csv: cannot open"));
     SETVAN(&g, "id", 3, 20.0);

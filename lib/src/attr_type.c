@@ -11,6 +11,9 @@ ag_error_t ag_i_attr_type(const igraph_t *graph, igraph_attribute_elemtype_t ele
     igraph_vector_int_t types[3];
     int k = 0, ok = 1;
     *type = IGRAPH_ATTRIBUTE_UNSPECIFIED;
+    /* A graph made while no attribute handler was installed has no attribute record at all, and
+     * the C handler's functions would dereference it. */
+    if (!igraph_has_attribute_table() || !graph->attr) return AG_SUCCESS;
     ag_i_igraph_enter();
     for (; k < 3; k++) {
         if (igraph_strvector_init(&names[k], 0) != IGRAPH_SUCCESS) {
