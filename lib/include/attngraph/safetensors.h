@@ -53,7 +53,8 @@ typedef struct ag_metadata_t {
     char **values; /* (count) */
 } ag_metadata_t;
 
-/** \function ag_metadata_init */
+/** \function ag_metadata_init
+ * Makes an empty list (no allocation). Time complexity: O(1). */
 void ag_metadata_init(ag_metadata_t *meta);
 
 /** \function ag_metadata_destroy
