@@ -288,6 +288,32 @@ static void test_errors(void **state) {
     ag_readout_destroy(&ro);
 }
 
+void ag_i_alloc_fail_at(int64_t n);
+
+static void test_allocation_failures(void **state) {
+    (void)state;
+    ag_readout_t ro;
+    float Y[6], dX[10] = {0};
+    for (int k = 1; k <= 3; k++) { /* cache, gate values, gate gradients */
+        ag_i_alloc_fail_at(k);
+        assert_int_equal(ag_readout_init(&ro, AG_READOUT_ATTENTION, 2, 1), AG_ENOMEM);
+        ag_i_alloc_fail_at(0);
+        assert_null(ro.params);
+        assert_null(ro.cache);
+    }
+    for (int kind = AG_READOUT_MAX; kind <= AG_READOUT_ATTENTION; kind++) {
+        assert_int_equal(ag_readout_init(&ro, (ag_readout_kind_t)kind, 2, 1), AG_SUCCESS);
+        ag_i_alloc_fail_at(1); /* the forward cache */
+        assert_int_equal(ag_readout_forward(&ro, PTR, 3, X5, Y), AG_ENOMEM);
+        ag_i_alloc_fail_at(0);
+        /* a failed forward cannot be differentiated; a retry works */
+        assert_int_equal(ag_readout_backward(&ro, PTR, 3, X5, Y, dX), AG_EINVAL);
+        assert_int_equal(ag_readout_forward(&ro, PTR, 3, X5, Y), AG_SUCCESS);
+        assert_int_equal(ag_readout_backward(&ro, PTR, 3, X5, Y, dX), AG_SUCCESS);
+        ag_readout_destroy(&ro);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sum_mean_max_values),
@@ -302,6 +328,7 @@ int main(void) {
         cmocka_unit_test(test_thread_count_does_not_change_results),
         cmocka_unit_test(test_params_and_names),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
