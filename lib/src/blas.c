@@ -79,8 +79,8 @@ void ag_i_gemm(int trans_a, int trans_b, int64_t M, int64_t N, int64_t K, float 
             for (int64_t j = 0; j < N; j++) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
         return;
     }
-    /* A single row or a column or two is a matrix-vector product, where BLIS beats the loop at any
-     * size (1 x 64 by 64 x 64: 17 against 6 GFLOP/s; 20 x 64 by 64 x 1: 14 against 2). */
+    /* One row, or fewer than 8 columns, is (nearly) a matrix-vector product, where BLIS beats the
+     * loop at any size (1 x 64 by 64 x 64: 17 against 6 GFLOP/s; 20 x 64 by 64 x 1: 14 against 2). */
     if (M * N * K <= AG_GEMM_SMALL_FLOPS && M >= 2 && N >= 8) {
         ag_i_gemm_small(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
