@@ -1,0 +1,429 @@
+/*
+ * posenc.c: degree, Laplacian eigenvector and random-walk encodings of a graph's nodes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <omp.h>
+#include "attngraph/posenc.h"
+#include "internal.h"
+
+/* Adjacency lists in CSR form, built straight from igraph's edge vectors (no igraph call). */
+typedef struct csr_t {
+    int64_t n;
+    int64_t *indptr; /* (N+1) */
+    int64_t *nbr;    /* (indptr[N]) */
+} csr_t;
+
+static void csr_destroy(csr_t *c) {
+    ag_i_free(c->indptr);
+    ag_i_free(c->nbr);
+    c->indptr = NULL;
+    c->nbr = NULL;
+}
+
+static void graph_shape(const igraph_t *ig, int64_t *n, int64_t *e, int *directed) {
+    ag_i_igraph_enter();
+    *n = (int64_t)igraph_vcount(ig);
+    *e = (int64_t)igraph_ecount(ig);
+    *directed = igraph_is_directed(ig) ? 1 : 0;
+    ag_i_igraph_leave();
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* mode 0: the simple undirected graph (direction ignored, loops dropped, multi-edges collapsed),
+ *         rows sorted; what the Laplacian is defined on.
+ * mode 1: walk steps: out-neighbours with multiplicity (both ends for undirected edges, a
+ *         self-loop once), in edge-id order. */
+static ag_error_t csr_build(const igraph_t *ig, int mode, csr_t *c) {
+    int64_t n, e;
+    int directed;
+    graph_shape(ig, &n, &e, &directed);
+    void *p;
+    c->n = n;
+    c->indptr = NULL;
+    c->nbr = NULL;
+    AG_CHECK(ag_i_alloc_array(&p, n + 1, sizeof(int64_t), "adjacency offsets"));
+    c->indptr = p;
+    int64_t *cnt = c->indptr + 1; /* counts shifted by one, then prefix-summed in place */
+    for (int64_t i = 0; i < e; i++) {
+        int64_t u = IGRAPH_FROM(ig, i), v = IGRAPH_TO(ig, i);
+        if (mode == 0) {
+            if (u == v) continue;
+            cnt[u]++;
+            cnt[v]++;
+        } else {
+            cnt[u]++;
+            if (!directed && u != v) cnt[v]++;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) c->indptr[i + 1] += c->indptr[i];
+    ag_error_t rc = ag_i_alloc_array(&p, c->indptr[n], sizeof(int64_t), "adjacency lists");
+    if (rc != AG_SUCCESS) {
+        csr_destroy(c);
+        return rc;
+    }
+    c->nbr = p;
+    int64_t *fill;
+    rc = ag_i_alloc_array(&p, n, sizeof(int64_t), "adjacency fill pointers");
+    if (rc != AG_SUCCESS) {
+        csr_destroy(c);
+        return rc;
+    }
+    fill = p;
+    for (int64_t i = 0; i < n; i++) fill[i] = c->indptr[i];
+    for (int64_t i = 0; i < e; i++) {
+        int64_t u = IGRAPH_FROM(ig, i), v = IGRAPH_TO(ig, i);
+        if (mode == 0) {
+            if (u == v) continue;
+            c->nbr[fill[u]++] = v;
+            c->nbr[fill[v]++] = u;
+        } else {
+            c->nbr[fill[u]++] = v;
+            if (!directed && u != v) c->nbr[fill[v]++] = u;
+        }
+    }
+    ag_i_free(fill);
+    if (mode == 0) {
+        /* Sort and deduplicate each row, compacting the lists in place. */
+        int64_t w = 0;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t b = c->indptr[i], en = c->indptr[i + 1];
+            qsort(c->nbr + b, (size_t)(en - b), sizeof(int64_t), cmp_i64);
+            c->indptr[i] = w;
+            for (int64_t j = b; j < en; j++)
+                if (j == b || c->nbr[j] != c->nbr[j - 1]) c->nbr[w++] = c->nbr[j];
+        }
+        c->indptr[n] = w;
+    }
+    return AG_SUCCESS;
+}
+
+/* Moves a freshly computed matrix into the caller's output. */
+static void give(ag_fmat_t *out, ag_fmat_t *fresh) {
+    ag_fmat_destroy(out);
+    *out = *fresh;
+    fresh->data = NULL;
+}
+
+int64_t ag_posenc_degree_width(int directed) { return directed ? 2 : 1; }
+
+ag_error_t ag_posenc_degree(const igraph_t *ig, ag_fmat_t *out) {
+    int64_t n, e;
+    int directed;
+    graph_shape(ig, &n, &e, &directed);
+    int64_t w = ag_posenc_degree_width(directed);
+    ag_fmat_t m;
+    AG_CHECK(ag_fmat_init(&m, n, w));
+    for (int64_t i = 0; i < e; i++) {
+        int64_t u = IGRAPH_FROM(ig, i), v = IGRAPH_TO(ig, i);
+        if (directed) {
+            m.data[v * 2 + 0] += 1.0f; /* in */
+            m.data[u * 2 + 1] += 1.0f; /* out */
+        } else {
+            m.data[u] += 1.0f;
+            if (u != v) m.data[v] += 1.0f;
+        }
+    }
+    give(out, &m);
+    return AG_SUCCESS;
+}
+
+/* ---- Laplacian eigenvectors ---- */
+
+/* dinv[i] = 1 / sqrt(degree in the simple undirected graph), 0 for isolated vertices. */
+static ag_error_t inv_sqrt_degrees(const csr_t *c, double **dinv) {
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, c->n, sizeof(double), "inverse square-root degrees"));
+    *dinv = p;
+    for (int64_t i = 0; i < c->n; i++) {
+        int64_t d = c->indptr[i + 1] - c->indptr[i];
+        (*dinv)[i] = d > 0 ? 1.0 / sqrt((double)d) : 0.0;
+    }
+    return AG_SUCCESS;
+}
+
+/* Writes eigenvector column `col` of vecs (N x m, column-major igraph) into out column j with
+ * the sign convention: the entry of largest magnitude (first on near-ties) is positive. */
+static void put_column(ag_fmat_t *out, int64_t j, const igraph_matrix_t *vecs, int64_t col) {
+    int64_t n = out->rows, k = out->cols;
+    double maxabs = 0.0;
+    for (int64_t i = 0; i < n; i++) maxabs = fmax(maxabs, fabs(MATRIX(*vecs, i, col)));
+    double sign = 1.0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = MATRIX(*vecs, i, col);
+        if (fabs(v) >= maxabs * (1.0 - 1e-6)) {
+            sign = v < 0 ? -1.0 : 1.0;
+            break;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) out->data[i * k + j] = (float)(sign * MATRIX(*vecs, i, col));
+}
+
+static ag_error_t laplacian_dense(const csr_t *c, const double *dinv, int64_t k, ag_fmat_t *out) {
+    int64_t n = c->n;
+    int64_t m = k + 1 < n ? k + 1 : n; /* eigenpairs wanted, including the trivial one */
+    igraph_matrix_t L, vecs;
+    igraph_vector_t vals;
+    igraph_error_t rc;
+    ag_i_igraph_enter();
+    rc = igraph_matrix_init(&L, n, n);
+    if (rc == IGRAPH_SUCCESS) {
+        rc = igraph_matrix_init(&vecs, 0, 0);
+        if (rc == IGRAPH_SUCCESS) {
+            rc = igraph_vector_init(&vals, 0);
+            if (rc != IGRAPH_SUCCESS) igraph_matrix_destroy(&vecs);
+        }
+        if (rc != IGRAPH_SUCCESS) igraph_matrix_destroy(&L);
+    }
+    ag_i_igraph_leave();
+    if (rc != IGRAPH_SUCCESS)
+        return AG_ERROR(AG_ENOMEM, "out of memory for the dense %lld x %lld Laplacian", (long long)n, (long long)n);
+    for (int64_t i = 0; i < n; i++) {
+        MATRIX(L, i, i) = 1.0;
+        for (int64_t q = c->indptr[i]; q < c->indptr[i + 1]; q++) {
+            int64_t j = c->nbr[q];
+            MATRIX(L, i, j) = -dinv[i] * dinv[j];
+        }
+    }
+    ag_i_igraph_enter();
+    rc = igraph_lapack_dsyevr(&L, IGRAPH_LAPACK_DSYEV_SELECT, 0.0, 0.0, 0, 1, (int)m, 0.0, &vals, &vecs, NULL);
+    ag_i_igraph_leave();
+    ag_error_t err = AG_SUCCESS;
+    if (rc != IGRAPH_SUCCESS) {
+        err = rc == IGRAPH_ENOMEM ? AG_ERROR(AG_ENOMEM, "out of memory in igraph_lapack_dsyevr")
+                                  : ag_i_igraph_error(AG_EIGRAPH, __FILE__, __LINE__,
+                                                      "Laplacian eigenvectors of a %lld-vertex graph (LAPACK dsyevr)", (long long)n);
+    } else {
+        /* dsyevr returns eigenvalues in ascending order; column 0 is the trivial one. */
+        for (int64_t j = 0; j + 1 < m; j++) put_column(out, j, &vecs, j + 1);
+    }
+    ag_i_igraph_enter();
+    igraph_matrix_destroy(&L);
+    igraph_matrix_destroy(&vecs);
+    igraph_vector_destroy(&vals);
+    ag_i_igraph_leave();
+    return err;
+}
+
+typedef struct mv_ctx_t {
+    const csr_t *c;
+    const double *dinv;
+} mv_ctx_t;
+
+/* to = (2I - L) from = from + D^-1/2 A D^-1/2 from: the smallest eigenvalues of L become the
+ * largest of this operator, which Lanczos finds fastest. */
+static igraph_error_t shifted_matvec(igraph_real_t *to, const igraph_real_t *from, int n, void *extra) {
+    const mv_ctx_t *ctx = extra;
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int64_t q = ctx->c->indptr[i]; q < ctx->c->indptr[i + 1]; q++) {
+            int64_t j = ctx->c->nbr[q];
+            s += ctx->dinv[j] * from[j];
+        }
+        to[i] = from[i] + ctx->dinv[i] * s;
+    }
+    return IGRAPH_SUCCESS;
+}
+
+static ag_error_t laplacian_arpack(const csr_t *c, const double *dinv, int64_t k, ag_fmat_t *out) {
+    int64_t n = c->n;
+    int64_t nev = k + 1;
+    if (n > INT32_MAX) return AG_ERROR(AG_ELIMIT, "ARPACK cannot handle %lld vertices", (long long)n);
+    igraph_arpack_options_t opt;
+    igraph_matrix_t vecs;
+    igraph_vector_t vals;
+    igraph_error_t rc;
+    mv_ctx_t ctx = {c, dinv};
+    ag_i_igraph_enter();
+    igraph_arpack_options_init(&opt);
+    rc = igraph_matrix_init(&vecs, n, 1);
+    if (rc == IGRAPH_SUCCESS) {
+        rc = igraph_vector_init(&vals, 0);
+        if (rc != IGRAPH_SUCCESS) igraph_matrix_destroy(&vecs);
+    }
+    ag_i_igraph_leave();
+    if (rc != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory for ARPACK's eigenvectors");
+    /* A fixed, dense starting vector (igraph's default draws from its global RNG, which would make
+     * the result depend on what ran before). */
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t z = (uint64_t)i * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        MATRIX(vecs, i, 0) = 0.5 + (double)(z >> 11) * (1.0 / 9007199254740992.0);
+    }
+    opt.n = (int)n;
+    opt.which[0] = 'L';
+    opt.which[1] = 'A';
+    opt.nev = (int)nev;
+    opt.ncv = (int)(2 * nev + 20 < n ? 2 * nev + 20 : n);
+    opt.tol = 1e-10;
+    opt.mxiter = 20000;
+    opt.start = 1;
+    ag_i_igraph_enter();
+    rc = igraph_arpack_rssolve(shifted_matvec, &ctx, &opt, NULL, &vals, &vecs);
+    ag_i_igraph_leave();
+    ag_error_t err = AG_SUCCESS;
+    if (rc != IGRAPH_SUCCESS) {
+        err = rc == IGRAPH_ENOMEM ? AG_ERROR(AG_ENOMEM, "out of memory in igraph_arpack_rssolve")
+                                  : ag_i_igraph_error(AG_EIGRAPH, __FILE__, __LINE__,
+                                                      "Laplacian eigenvectors of a %lld-vertex graph (ARPACK)", (long long)n);
+    } else if (opt.nconv < opt.nev || igraph_vector_size(&vals) < nev) {
+        err = AG_ERROR(AG_EIGRAPH, "Laplacian eigenvectors of a %lld-vertex graph: ARPACK converged on %d of %d eigenpairs",
+                       (long long)n, opt.nconv, opt.nev);
+    } else {
+        /* Order by eigenvalue of L (= 2 - ARPACK's), ascending; index breaks ties. */
+        /* nev is small: order it in place by insertion. */
+        int64_t *order = NULL;
+        void *op;
+        err = ag_i_alloc_array(&op, nev, sizeof(int64_t), "eigenvalue order");
+        order = op;
+        for (int64_t j = 0; err == AG_SUCCESS && j < nev; j++) order[j] = j;
+        if (err == AG_SUCCESS) {
+        for (int64_t a = 1; a < nev; a++)
+            for (int64_t b = a; b > 0 && VECTOR(vals)[order[b]] > VECTOR(vals)[order[b - 1]]; b--) {
+                int64_t t = order[b];
+                order[b] = order[b - 1];
+                order[b - 1] = t;
+            }
+        for (int64_t j = 0; j + 1 < nev; j++) put_column(out, j, &vecs, order[j + 1]);
+        }
+        ag_i_free(order);
+    }
+    ag_i_igraph_enter();
+    igraph_matrix_destroy(&vecs);
+    igraph_vector_destroy(&vals);
+    ag_i_igraph_leave();
+    return err;
+}
+
+ag_error_t ag_posenc_laplacian(const igraph_t *ig, int64_t k, ag_eigen_solver_t solver, ag_fmat_t *out) {
+    if (k < 0) return AG_ERROR(AG_EINVAL, "Laplacian PE: k = %lld is negative", (long long)k);
+    if (solver != AG_EIGEN_AUTO && solver != AG_EIGEN_DENSE && solver != AG_EIGEN_ARPACK)
+        return AG_ERROR(AG_EINVAL, "Laplacian PE: unknown eigensolver %d", (int)solver);
+    csr_t c;
+    AG_CHECK(csr_build(ig, 0, &c));
+    int64_t n = c.n;
+    ag_fmat_t m;
+    ag_error_t rc = ag_fmat_init(&m, n, k);
+    if (rc != AG_SUCCESS) {
+        csr_destroy(&c);
+        return rc;
+    }
+    double *dinv = NULL;
+    if (n >= 2 && k > 0) {
+        rc = inv_sqrt_degrees(&c, &dinv);
+        if (rc == AG_SUCCESS) {
+            int dense = solver == AG_EIGEN_DENSE || (solver == AG_EIGEN_AUTO && n <= AG_POSENC_DENSE_MAX);
+            /* ARPACK needs nev < n with room for its Lanczos basis; beyond that the dense solver. */
+            if (!dense && k + 2 >= n) dense = 1;
+            rc = dense ? laplacian_dense(&c, dinv, k, &m) : laplacian_arpack(&c, dinv, k, &m);
+        }
+    }
+    ag_i_free(dinv);
+    csr_destroy(&c);
+    if (rc != AG_SUCCESS) {
+        ag_fmat_destroy(&m);
+        return rc;
+    }
+    give(out, &m);
+    return AG_SUCCESS;
+}
+
+/* ---- random-walk return probabilities ---- */
+
+ag_error_t ag_posenc_random_walk(const igraph_t *ig, int64_t k, ag_fmat_t *out) {
+    if (k < 0) return AG_ERROR(AG_EINVAL, "random-walk PE: k = %lld is negative", (long long)k);
+    csr_t c;
+    AG_CHECK(csr_build(ig, 1, &c));
+    int64_t n = c.n;
+    ag_fmat_t m;
+    ag_error_t rc = ag_fmat_init(&m, n, k);
+    if (rc != AG_SUCCESS || n == 0 || k == 0) {
+        csr_destroy(&c);
+        if (rc == AG_SUCCESS) give(out, &m);
+        return rc;
+    }
+    int nt = n >= 64 ? ag_get_num_threads() : 1;
+    if (nt < 1) nt = 1;
+    /* Per-thread scratch: two distributions, their lists of reached nodes, and a stamp per node
+     * saying in which (start, step) it was last reached. */
+    double *prob = NULL;  /* (nt x 2N) */
+    int64_t *list = NULL; /* (nt x 2N) */
+    int64_t *stamp = NULL; /* (nt x N) */
+    void *p;
+    rc = ag_i_alloc_array(&p, nt * 2 * n, sizeof(double), "random-walk distributions");
+    prob = p;
+    if (rc == AG_SUCCESS) {
+        rc = ag_i_alloc_array(&p, nt * 2 * n, sizeof(int64_t), "random-walk node lists");
+        list = p;
+    }
+    if (rc == AG_SUCCESS) {
+        rc = ag_i_alloc_array(&p, nt * n, sizeof(int64_t), "random-walk stamps");
+        stamp = p;
+    }
+    if (rc != AG_SUCCESS) {
+        ag_i_free(prob);
+        ag_i_free(list);
+        ag_i_free(stamp);
+        ag_fmat_destroy(&m);
+        csr_destroy(&c);
+        return rc;
+    }
+    const int64_t *indptr = c.indptr, *nbr = c.nbr;
+    float *R = m.data; /* (N x k) */
+#pragma omp parallel num_threads(nt)
+    {
+        int tid = omp_get_thread_num();
+        double *x = prob + (int64_t)tid * 2 * n, *y = x + n;
+        int64_t *cur = list + (int64_t)tid * 2 * n, *nxt = cur + n;
+        int64_t *st = stamp + (int64_t)tid * n;
+        for (int64_t i = 0; i < n; i++) st[i] = -1;
+#pragma omp for schedule(dynamic, 16)
+        for (int64_t s = 0; s < n; s++) {
+            int64_t ncur = 1;
+            cur[0] = s;
+            x[s] = 1.0;
+            st[s] = s * (k + 1);
+            for (int64_t t = 1; t <= k; t++) {
+                int64_t tag = s * (k + 1) + t, nnxt = 0;
+                /* Mass that can no longer come back within the remaining steps is still carried:
+                 * pruning by distance would need distances to s, which cost as much. */
+                for (int64_t a = 0; a < ncur; a++) {
+                    int64_t u = cur[a];
+                    int64_t d = indptr[u + 1] - indptr[u];
+                    if (d == 0 || x[u] == 0.0) continue;
+                    double w = x[u] / (double)d;
+                    for (int64_t q = indptr[u]; q < indptr[u + 1]; q++) {
+                        int64_t v = nbr[q];
+                        if (st[v] != tag) {
+                            st[v] = tag;
+                            nxt[nnxt++] = v;
+                            y[v] = 0.0;
+                        }
+                        y[v] += w;
+                    }
+                }
+                R[s * k + (t - 1)] = st[s] == tag ? (float)y[s] : 0.0f;
+                double *tx = x;
+                x = y;
+                y = tx;
+                int64_t *tl = cur;
+                cur = nxt;
+                nxt = tl;
+                ncur = nnxt;
+            }
+        }
+    }
+    ag_i_free(prob);
+    ag_i_free(list);
+    ag_i_free(stamp);
+    csr_destroy(&c);
+    give(out, &m);
+    return AG_SUCCESS;
+}
