@@ -191,7 +191,12 @@ static ag_error_t laplacian_dense(const csr_t *c, const double *dinv, int64_t k,
         }
     }
     ag_i_igraph_enter();
-    rc = igraph_lapack_dsyevr(&L, IGRAPH_LAPACK_DSYEV_SELECT, 0.0, 0.0, 0, 1, (int)m, 0.0, &vals, &vecs, NULL);
+    /* For a subset LAPACK falls back to bisection and inverse iteration, slower than the full
+     * MRRR solve on small matrices (molecules): ask for everything there. */
+    if (n <= 256)
+        rc = igraph_lapack_dsyevr(&L, IGRAPH_LAPACK_DSYEV_ALL, 0.0, 0.0, 0, 0, 0, 0.0, &vals, &vecs, NULL);
+    else
+        rc = igraph_lapack_dsyevr(&L, IGRAPH_LAPACK_DSYEV_SELECT, 0.0, 0.0, 0, 1, (int)m, 0.0, &vals, &vecs, NULL);
     ag_i_igraph_leave();
     ag_error_t err = AG_SUCCESS;
     if (rc != IGRAPH_SUCCESS) {
@@ -337,6 +342,59 @@ ag_error_t ag_posenc_laplacian(const igraph_t *ig, int64_t k, ag_eigen_solver_t 
 
 /* ---- random-walk return probabilities ---- */
 
+typedef struct rw_ctx_t {
+    const int64_t *indptr, *nbr;
+    int64_t n, k;
+    float *R; /* (N x k) */
+} rw_ctx_t;
+
+static void rw_init_stamps(const rw_ctx_t *c, int64_t *stamp) {
+    for (int64_t i = 0; i < c->n; i++) stamp[i] = -1;
+}
+
+/* Row s of the output: propagate the walk's distribution from s for k steps over the nodes it
+ * reaches, reading the mass back at s after each step. prob (2N), list (2N) and stamp (N) are
+ * one thread's scratch; stamp[v] records the (start, step) in which v was last reached, so
+ * nothing is cleared between rows. */
+static void rw_row(const rw_ctx_t *c, int64_t s, double *prob, int64_t *list, int64_t *stamp) {
+    const int64_t *indptr = c->indptr, *nbr = c->nbr;
+    int64_t n = c->n, k = c->k;
+    double *x = prob, *y = prob + n;
+    int64_t *cur = list, *nxt = list + n;
+    int64_t ncur = 1;
+    cur[0] = s;
+    x[s] = 1.0;
+    stamp[s] = s * (k + 1);
+    for (int64_t t = 1; t <= k; t++) {
+        int64_t tag = s * (k + 1) + t, nnxt = 0;
+        /* Mass that can no longer come back within the remaining steps is still carried:
+         * pruning by distance would need distances to s, which cost as much. */
+        for (int64_t a = 0; a < ncur; a++) {
+            int64_t u = cur[a];
+            int64_t d = indptr[u + 1] - indptr[u];
+            if (d == 0 || x[u] == 0.0) continue;
+            double w = x[u] / (double)d;
+            for (int64_t q = indptr[u]; q < indptr[u + 1]; q++) {
+                int64_t v = nbr[q];
+                if (stamp[v] != tag) {
+                    stamp[v] = tag;
+                    nxt[nnxt++] = v;
+                    y[v] = 0.0;
+                }
+                y[v] += w;
+            }
+        }
+        c->R[s * k + (t - 1)] = stamp[s] == tag ? (float)y[s] : 0.0f;
+        double *tx = x;
+        x = y;
+        y = tx;
+        int64_t *tl = cur;
+        cur = nxt;
+        nxt = tl;
+        ncur = nnxt;
+    }
+}
+
 ag_error_t ag_posenc_random_walk(const igraph_t *ig, int64_t k, ag_fmat_t *out) {
     if (k < 0) return AG_ERROR(AG_EINVAL, "random-walk PE: k = %lld is negative", (long long)k);
     csr_t c;
@@ -349,7 +407,9 @@ ag_error_t ag_posenc_random_walk(const igraph_t *ig, int64_t k, ag_fmat_t *out) 
         if (rc == AG_SUCCESS) give(out, &m);
         return rc;
     }
-    int nt = n >= 64 ? ag_get_num_threads() : 1;
+    /* Threads pay off only for real work: a parallel region costs tens of microseconds, far more
+     * on a busy machine, against about a microsecond for a molecule's whole walk. */
+    int nt = (double)n * (double)k * (double)(c.indptr[n] + n) >= 1e7 ? ag_get_num_threads() : 1;
     if (nt < 1) nt = 1;
     /* Per-thread scratch: two distributions, their lists of reached nodes, and a stamp per node
      * saying in which (start, step) it was last reached. */
@@ -376,48 +436,20 @@ ag_error_t ag_posenc_random_walk(const igraph_t *ig, int64_t k, ag_fmat_t *out) 
         return rc;
     }
     const int64_t *indptr = c.indptr, *nbr = c.nbr;
-    float *R = m.data; /* (N x k) */
+    rw_ctx_t ctx = {indptr, nbr, n, k, m.data};
+    if (nt == 1) {
+        /* Small graphs (molecules): no parallel region, whose start-up costs more than the walk. */
+        rw_init_stamps(&ctx, stamp);
+        for (int64_t s = 0; s < n; s++) rw_row(&ctx, s, prob, list, stamp);
+    } else {
 #pragma omp parallel num_threads(nt)
-    {
-        int tid = omp_get_thread_num();
-        double *x = prob + (int64_t)tid * 2 * n, *y = x + n;
-        int64_t *cur = list + (int64_t)tid * 2 * n, *nxt = cur + n;
-        int64_t *st = stamp + (int64_t)tid * n;
-        for (int64_t i = 0; i < n; i++) st[i] = -1;
+        {
+            int tid = omp_get_thread_num();
+            double *x = prob + (int64_t)tid * 2 * n;
+            int64_t *l = list + (int64_t)tid * 2 * n, *st = stamp + (int64_t)tid * n;
+            rw_init_stamps(&ctx, st);
 #pragma omp for schedule(dynamic, 16)
-        for (int64_t s = 0; s < n; s++) {
-            int64_t ncur = 1;
-            cur[0] = s;
-            x[s] = 1.0;
-            st[s] = s * (k + 1);
-            for (int64_t t = 1; t <= k; t++) {
-                int64_t tag = s * (k + 1) + t, nnxt = 0;
-                /* Mass that can no longer come back within the remaining steps is still carried:
-                 * pruning by distance would need distances to s, which cost as much. */
-                for (int64_t a = 0; a < ncur; a++) {
-                    int64_t u = cur[a];
-                    int64_t d = indptr[u + 1] - indptr[u];
-                    if (d == 0 || x[u] == 0.0) continue;
-                    double w = x[u] / (double)d;
-                    for (int64_t q = indptr[u]; q < indptr[u + 1]; q++) {
-                        int64_t v = nbr[q];
-                        if (st[v] != tag) {
-                            st[v] = tag;
-                            nxt[nnxt++] = v;
-                            y[v] = 0.0;
-                        }
-                        y[v] += w;
-                    }
-                }
-                R[s * k + (t - 1)] = st[s] == tag ? (float)y[s] : 0.0f;
-                double *tx = x;
-                x = y;
-                y = tx;
-                int64_t *tl = cur;
-                cur = nxt;
-                nxt = tl;
-                ncur = nnxt;
-            }
+            for (int64_t s = 0; s < n; s++) rw_row(&ctx, s, x, l, st);
         }
     }
     ag_i_free(prob);
