@@ -190,6 +190,14 @@ static void test_fit_errors(void **state) {
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EATTR);
     assert_string_equal(ag_error_message(), "vertex attribute 'charge' is string in graph 1 but numeric in graph 0");
     assert_null(f.vattrs);
+    /* a type conflict on an excluded attribute does not matter */
+    const char *ex[] = {"charge"};
+    cfg.exclude = ex;
+    cfg.n_exclude = 1;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_SUCCESS);
+    assert_string_equal(ag_featurizer_column_name(&f, 1), "element=C");
+    ag_featurizer_destroy(&f);
+    ag_featurizer_config_init(&cfg);
     cfg.vertex_select = AG_SELECT_LIST;
     const char *l1[] = {"mass"};
     cfg.vertex_attrs = l1;

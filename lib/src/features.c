@@ -456,6 +456,8 @@ typedef struct cand_t {
     char *name;
     ag_attr_kind_t kind;
     int common;  /* present with this usable kind in every graph that has elements */
+    int64_t conflict_graph; /* first graph where it has another type, -1 if none */
+    int conflict_type;      /* the igraph type there */
 } cand_t;
 
 static void cands_free(cand_t *c, int64_t n) {
@@ -465,8 +467,9 @@ static void cands_free(cand_t *c, int64_t n) {
 
 static int cmp_cand(const void *a, const void *b) { return strcmp(((const cand_t *)a)->name, ((const cand_t *)b)->name); }
 
-/* The attributes every graph with elements has, with one usable type (sorted by name); an
- * attribute whose type differs between graphs is an error (AG_EATTR). */
+/* The attributes of the first graph with elements, sorted by name, each marked common if every
+ * graph with elements has it with the same usable type; a type conflict is recorded, and is an
+ * error only if the attribute is selected (an excluded attribute may disagree). */
 static ag_error_t common_attrs(const igraph_t *const *graphs, int64_t count, int is_edge, cand_t **out, int64_t *n_out,
                                int64_t *first_graph) {
     cand_t *c = NULL;
@@ -493,17 +496,19 @@ static ag_error_t common_attrs(const igraph_t *const *graphs, int64_t count, int
                 if (!c[n].name) err = AG_ERROR(AG_ENOMEM, "out of memory copying an attribute name");
                 c[n].kind = kind;
                 c[n].common = 1;
+                c[n].conflict_graph = -1;
                 n++;
             }
         } else {
             for (int64_t i = 0; err == AG_SUCCESS && i < n; i++) {
                 int t = attr_list_type(&l, c[i].name);
                 ag_attr_kind_t kind;
-                if (t < 0)
+                if (t < 0) {
                     c[i].common = 0;
-                else if (!usable_kind(t, &kind) || kind != c[i].kind)
-                    err = AG_ERROR(AG_EATTR, "%s attribute '%s' is %s in graph %lld but %s in graph %lld", elem_name(is_edge), c[i].name,
-                                   igraph_type_name(t), (long long)g, kind_name(c[i].kind), (long long)*first_graph);
+                } else if ((!usable_kind(t, &kind) || kind != c[i].kind) && c[i].conflict_graph < 0) {
+                    c[i].conflict_graph = g;
+                    c[i].conflict_type = t;
+                }
             }
         }
         attr_list_destroy(&l);
@@ -541,7 +546,10 @@ static int already(const ag_feature_attr_t *a, int64_t n, const char *name) {
     return 0;
 }
 
-static ag_error_t add_attr(ag_feature_attr_t *a, int64_t *n, const cand_t *c) {
+static ag_error_t add_attr(ag_feature_attr_t *a, int64_t *n, const cand_t *c, int is_edge, int64_t first) {
+    if (c->conflict_graph >= 0)
+        return AG_ERROR(AG_EATTR, "%s attribute '%s' is %s in graph %lld but %s in graph %lld", elem_name(is_edge), c->name,
+                        igraph_type_name(c->conflict_type), (long long)c->conflict_graph, kind_name(c->kind), (long long)first);
     if (already(a, *n, c->name)) return AG_SUCCESS;
     a[*n].name = ag_i_strdup(c->name);
     if (!a[*n].name) return AG_ERROR(AG_ENOMEM, "out of memory copying an attribute name");
@@ -570,7 +578,7 @@ static ag_error_t select_attrs(const ag_featurizer_config_t *cfg, const igraph_t
     int64_t m = 0;
     if (err == AG_SUCCESS && sel == AG_SELECT_ALL) {
         for (int64_t i = 0; err == AG_SUCCESS && i < n; i++)
-            if (c[i].common && !excluded(cfg, c[i].name)) err = add_attr(a, &m, &c[i]);
+            if (c[i].common && !excluded(cfg, c[i].name)) err = add_attr(a, &m, &c[i], is_edge, first);
     } else if (err == AG_SUCCESS) {
         for (int64_t k = 0; err == AG_SUCCESS && k < n_list; k++) {
             const char *pat = list[k];
@@ -582,7 +590,7 @@ static ag_error_t select_attrs(const ag_featurizer_config_t *cfg, const igraph_t
                 int64_t hits = 0;
                 for (int64_t i = 0; err == AG_SUCCESS && i < n; i++)
                     if (c[i].common && fnmatch(pat, c[i].name, 0) == 0 && !excluded(cfg, c[i].name)) {
-                        err = add_attr(a, &m, &c[i]);
+                        err = add_attr(a, &m, &c[i], is_edge, first);
                         hits++;
                     }
                 if (err == AG_SUCCESS && hits == 0)
@@ -591,7 +599,7 @@ static ag_error_t select_attrs(const ag_featurizer_config_t *cfg, const igraph_t
             } else {
                 int64_t i = 0;
                 while (i < n && !(c[i].common && strcmp(c[i].name, pat) == 0)) i++;
-                err = i < n ? add_attr(a, &m, &c[i]) : explain_missing(graphs, count, is_edge, pat);
+                err = i < n ? add_attr(a, &m, &c[i], is_edge, first) : explain_missing(graphs, count, is_edge, pat);
             }
         }
     }

@@ -30,6 +30,10 @@
  * Columns of X: vertex attributes, then degree (1 column, or in/out for directed graphs), then
  * Laplacian PE (lap_pe_k), then random-walk PE (rw_pe_k); see posenc.h for their definitions.
  * Edge features: edge attributes only, one row per igraph edge id.
+ *
+ * Fitting and transforming call igraph (inside the library's igraph guard), so like every igraph
+ * call they must not run on two threads at once; a fitted featuriser itself is read-only.
+ * docs/features.md has the full definitions.
  */
 #ifndef ATTNGRAPH_FEATURES_H
 #define ATTNGRAPH_FEATURES_H
