@@ -103,8 +103,8 @@ static void test_laplacian_exact_small(void **state) {
 
 /* Checks every column against igraph's own symmetric normalised Laplacian (simple graphs without
  * isolated vertices, where the two definitions agree): unit norm, L v = lambda v within 1e-4,
- * eigenvalues ascending and above 0, orthogonal to the trivial eigenvector D^1/2 1, and the sign
- * convention. Returns the eigenvalues in lam (k). */
+ * eigenvalues ascending, columns orthogonal to each other and to the skipped trivial eigenvector,
+ * and the sign convention. Returns the eigenvalues in lam (k). */
 static void check_eigvecs(const igraph_t *g, const ag_fmat_t *pe, int64_t k, double *lam) {
     int64_t n = igraph_vcount(g);
     igraph_sparsemat_t L;
@@ -112,9 +112,11 @@ static void check_eigvecs(const igraph_t *g, const ag_fmat_t *pe, int64_t k, dou
     assert_int_equal(igraph_get_laplacian_sparse(g, &L, IGRAPH_ALL, IGRAPH_LAPLACIAN_SYMMETRIC, NULL), IGRAPH_SUCCESS);
     igraph_sparsemat_t Lc;
     igraph_sparsemat_compress(&L, &Lc);
-    igraph_vector_int_t deg;
+    igraph_vector_int_t deg, memb;
     igraph_vector_int_init(&deg, 0);
+    igraph_vector_int_init(&memb, 0);
     igraph_degree(g, &deg, igraph_vss_all(), IGRAPH_ALL, IGRAPH_LOOPS);
+    igraph_connected_components(g, &memb, NULL, NULL, IGRAPH_WEAK);
     igraph_vector_t v, Lv;
     igraph_vector_init(&v, n);
     igraph_vector_init(&Lv, n);
@@ -125,7 +127,8 @@ static void check_eigvecs(const igraph_t *g, const ag_fmat_t *pe, int64_t k, dou
             double x = pe->data[i * k + j];
             VECTOR(v)[i] = x;
             norm += x * x;
-            dot1 += x * sqrt((double)VECTOR(deg)[i]);
+            /* the skipped trivial vector: D^1/2 1 on the component of vertex 0 */
+            if (VECTOR(memb)[i] == VECTOR(memb)[0]) dot1 += x * sqrt((double)VECTOR(deg)[i]);
             if (fabs(x) > maxabs + 1e-6) {
                 maxabs = fabs(x);
                 maxv = x;
@@ -142,7 +145,13 @@ static void check_eigvecs(const igraph_t *g, const ag_fmat_t *pe, int64_t k, dou
         assert_true(l >= prev - 1e-5);
         prev = l;
         if (lam) lam[j] = l;
+        for (int64_t c = 0; c < j; c++) { /* columns are orthogonal */
+            double d = 0;
+            for (int64_t i = 0; i < n; i++) d += (double)pe->data[i * k + j] * pe->data[i * k + c];
+            assert_float_equal(d, 0.0, 1e-4);
+        }
     }
+    igraph_vector_int_destroy(&memb);
     igraph_vector_destroy(&v);
     igraph_vector_destroy(&Lv);
     igraph_vector_int_destroy(&deg);
@@ -186,6 +195,46 @@ static void test_laplacian_tox21_molecule(void **state) {
     igraph_destroy(&g);
     ag_fmat_destroy(&pe);
     ag_fmat_destroy(&pa);
+}
+
+static void test_laplacian_disconnected(void **state) {
+    (void)state;
+    /* edge 0-4, edge 1-5, path 2-6-3 (interleaved, so no solver sees blocks): eigenvalues
+     * 0, 0, 0, 1, 2, 2, 2. The zero eigenvalue's vectors are the canonical D^1/2 1_C / norm per
+     * component, numbered by smallest vertex (the first skipped), then the path's
+     * (1, 0, -1)/sqrt2 on (2, 6, 3); both solvers give exactly this */
+    const float r = 0.70710678f;
+    const igraph_integer_t e[] = {0, 4, 1, 5, 2, 6, 6, 3};
+    igraph_t g;
+    make_graph(&g, 7, e, 4, 0);
+    const float want[] = {0, 0, 0, r, 0, 0, 0, 0.5f, r, 0, 0.5f, -r, 0, 0, 0, r, 0, 0, 0, r, 0};
+    ag_fmat_t pe = {0};
+    assert_int_equal(ag_posenc_laplacian(&g, 3, AG_EIGEN_DENSE, &pe), AG_SUCCESS);
+    assert_fmat(&pe, 7, 3, want, 1e-5f);
+    assert_int_equal(ag_posenc_laplacian(&g, 3, AG_EIGEN_ARPACK, &pe), AG_SUCCESS);
+    assert_fmat(&pe, 7, 3, want, 1e-5f);
+    igraph_destroy(&g);
+    /* 3000 vertices in two components through ARPACK: column 0 is the second component's null
+     * vector, the rest are non-trivial eigenvectors */
+    igraph_t a, b;
+    igraph_rng_seed(igraph_rng_default(), 11);
+    igraph_watts_strogatz_game(&a, 1, 1500, 3, 0.2, 0, 0);
+    igraph_watts_strogatz_game(&b, 1, 1500, 3, 0.2, 0, 0);
+    igraph_disjoint_union(&g, &a, &b);
+    assert_int_equal(ag_posenc_laplacian(&g, 4, AG_EIGEN_AUTO, &pe), AG_SUCCESS);
+    check_eigvecs(&g, &pe, 4, NULL);
+    igraph_vector_int_t deg;
+    igraph_vector_int_init(&deg, 0);
+    igraph_degree(&g, &deg, igraph_vss_all(), IGRAPH_ALL, IGRAPH_LOOPS);
+    double vol = 0;
+    for (int i = 1500; i < 3000; i++) vol += VECTOR(deg)[i];
+    for (int i = 0; i < 3000; i++)
+        assert_float_equal(pe.data[i * 4], i < 1500 ? 0.0 : sqrt(VECTOR(deg)[i] / vol), 1e-6);
+    igraph_vector_int_destroy(&deg);
+    igraph_destroy(&a);
+    igraph_destroy(&b);
+    igraph_destroy(&g);
+    ag_fmat_destroy(&pe);
 }
 
 static void test_laplacian_dense_vs_arpack(void **state) {
@@ -343,6 +392,7 @@ int main(void) {
         cmocka_unit_test(test_laplacian_exact_small),
         cmocka_unit_test(test_laplacian_path_cycle),
         cmocka_unit_test(test_laplacian_tox21_molecule),
+        cmocka_unit_test(test_laplacian_disconnected),
         cmocka_unit_test(test_laplacian_dense_vs_arpack),
         cmocka_unit_test(test_laplacian_arpack_large),
         cmocka_unit_test(test_random_walk),

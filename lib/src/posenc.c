@@ -135,16 +135,94 @@ ag_error_t ag_posenc_degree(const igraph_t *ig, ag_fmat_t *out) {
 
 /* ---- Laplacian eigenvectors ---- */
 
-/* dinv[i] = 1 / sqrt(degree in the simple undirected graph), 0 for isolated vertices. */
-static ag_error_t inv_sqrt_degrees(const csr_t *c, double **dinv) {
+/* What both solvers share: the simple graph, D^-1/2, and the null space of L, known exactly:
+ * one vector D^1/2 1_C / ||D^1/2 1_C|| per connected component C with at least one edge
+ * (isolated vertices have L_ii = 1, so they add none). Components are numbered in order of their
+ * smallest vertex. Using these vectors instead of what a solver returns for the repeated
+ * eigenvalue 0 makes the null-space columns of a disconnected graph canonical, and lets ARPACK
+ * work on the rest (a single-vector Lanczos method finds only one vector of a repeated
+ * eigenvalue). */
+typedef struct lap_t {
+    const csr_t *c;
+    double *dinv;  /* (N) 1/sqrt(degree), 0 for isolated vertices */
+    int64_t *comp; /* (N) component of each vertex, -1 for isolated vertices */
+    double *q;     /* (N) entry of the vertex's null vector, 0 for isolated vertices */
+    double *dots;  /* (c0) scratch for the ARPACK operator */
+    int64_t c0;    /* number of components with an edge = multiplicity of eigenvalue 0 */
+} lap_t;
+
+static void lap_destroy(lap_t *l) {
+    ag_i_free(l->dinv);
+    ag_i_free(l->comp);
+    ag_i_free(l->q);
+    ag_i_free(l->dots);
+}
+
+static ag_error_t lap_init(lap_t *l, const csr_t *c) {
+    int64_t n = c->n;
     void *p;
-    AG_CHECK(ag_i_alloc_array(&p, c->n, sizeof(double), "inverse square-root degrees"));
-    *dinv = p;
-    for (int64_t i = 0; i < c->n; i++) {
-        int64_t d = c->indptr[i + 1] - c->indptr[i];
-        (*dinv)[i] = d > 0 ? 1.0 / sqrt((double)d) : 0.0;
+    memset(l, 0, sizeof *l);
+    l->c = c;
+    int64_t *queue = NULL;
+    double *vol = NULL;
+    ag_error_t err = ag_i_alloc_array(&p, n, sizeof(double), "inverse square-root degrees");
+    l->dinv = p;
+    if (err == AG_SUCCESS) {
+        err = ag_i_alloc_array(&p, n, sizeof(int64_t), "component labels");
+        l->comp = p;
     }
-    return AG_SUCCESS;
+    if (err == AG_SUCCESS) {
+        err = ag_i_alloc_array(&p, n, sizeof(double), "null-space vectors");
+        l->q = p;
+    }
+    if (err == AG_SUCCESS) {
+        err = ag_i_alloc_array(&p, n, sizeof(int64_t), "breadth-first queue");
+        queue = p;
+    }
+    if (err == AG_SUCCESS) {
+        err = ag_i_alloc_array(&p, n + 1, sizeof(double), "component volumes");
+        vol = p;
+    }
+    if (err != AG_SUCCESS) {
+        ag_i_free(queue);
+        ag_i_free(vol);
+        lap_destroy(l);
+        return err;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t d = c->indptr[i + 1] - c->indptr[i];
+        l->dinv[i] = d > 0 ? 1.0 / sqrt((double)d) : 0.0;
+        l->comp[i] = -1;
+    }
+    for (int64_t s = 0; s < n; s++) {
+        if (l->comp[s] >= 0 || c->indptr[s + 1] == c->indptr[s]) continue;
+        int64_t head = 0, tail = 0, id = l->c0++;
+        queue[tail++] = s;
+        l->comp[s] = id;
+        while (head < tail) {
+            int64_t u = queue[head++];
+            vol[id] += (double)(c->indptr[u + 1] - c->indptr[u]);
+            for (int64_t q = c->indptr[u]; q < c->indptr[u + 1]; q++)
+                if (l->comp[c->nbr[q]] < 0) {
+                    l->comp[c->nbr[q]] = id;
+                    queue[tail++] = c->nbr[q];
+                }
+        }
+    }
+    for (int64_t i = 0; i < n; i++)
+        l->q[i] = l->comp[i] < 0 ? 0.0 : sqrt((double)(c->indptr[i + 1] - c->indptr[i]) / vol[l->comp[i]]);
+    ag_i_free(queue);
+    ag_i_free(vol);
+    err = ag_i_alloc_array(&p, l->c0, sizeof(double), "null-space products");
+    l->dots = p;
+    if (err != AG_SUCCESS) lap_destroy(l);
+    return err;
+}
+
+/* Column j of out: the null vector of component `comp` (non-negative, so the sign convention
+ * holds as it is). */
+static void put_null_column(ag_fmat_t *out, int64_t j, const lap_t *l, int64_t comp) {
+    for (int64_t i = 0; i < out->rows; i++) out->data[i * out->cols + j] = l->comp[i] == comp ? (float)l->q[i] : 0.0f;
 }
 
 /* Writes eigenvector column `col` of vecs (N x m, column-major igraph) into out column j with
@@ -164,7 +242,11 @@ static void put_column(ag_fmat_t *out, int64_t j, const igraph_matrix_t *vecs, i
     for (int64_t i = 0; i < n; i++) out->data[i * k + j] = (float)(sign * MATRIX(*vecs, i, col));
 }
 
-static ag_error_t laplacian_dense(const csr_t *c, const double *dinv, int64_t k, ag_fmat_t *out) {
+/* Output column j holds the (j+1)-th eigenpair in ascending order (the 0-th is skipped):
+ * a null vector while j + 1 < c0, else the (j + 1 - c0)-th non-zero eigenpair. */
+
+static ag_error_t laplacian_dense(const lap_t *l, int64_t k, ag_fmat_t *out) {
+    const csr_t *c = l->c;
     int64_t n = c->n;
     int64_t m = k + 1 < n ? k + 1 : n; /* eigenpairs wanted, including the trivial one */
     igraph_matrix_t L, vecs;
@@ -187,7 +269,7 @@ static ag_error_t laplacian_dense(const csr_t *c, const double *dinv, int64_t k,
         MATRIX(L, i, i) = 1.0;
         for (int64_t q = c->indptr[i]; q < c->indptr[i + 1]; q++) {
             int64_t j = c->nbr[q];
-            MATRIX(L, i, j) = -dinv[i] * dinv[j];
+            MATRIX(L, i, j) = -l->dinv[i] * l->dinv[j];
         }
     }
     ag_i_igraph_enter();
@@ -204,8 +286,14 @@ static ag_error_t laplacian_dense(const csr_t *c, const double *dinv, int64_t k,
                                   : ag_i_igraph_error(AG_EIGRAPH, __FILE__, __LINE__,
                                                       "Laplacian eigenvectors of a %lld-vertex graph (LAPACK dsyevr)", (long long)n);
     } else {
-        /* dsyevr returns eigenvalues in ascending order; column 0 is the trivial one. */
-        for (int64_t j = 0; j + 1 < m; j++) put_column(out, j, &vecs, j + 1);
+        /* dsyevr returns eigenvalues in ascending order, the c0 zero ones first; those are
+         * replaced by the canonical null vectors. */
+        for (int64_t j = 0; j + 1 < m; j++) {
+            if (j + 1 < l->c0)
+                put_null_column(out, j, l, j + 1);
+            else
+                put_column(out, j, &vecs, j + 1);
+        }
     }
     ag_i_igraph_enter();
     igraph_matrix_destroy(&L);
@@ -215,35 +303,38 @@ static ag_error_t laplacian_dense(const csr_t *c, const double *dinv, int64_t k,
     return err;
 }
 
-typedef struct mv_ctx_t {
-    const csr_t *c;
-    const double *dinv;
-} mv_ctx_t;
-
-/* to = (2I - L) from = from + D^-1/2 A D^-1/2 from: the smallest eigenvalues of L become the
- * largest of this operator, which Lanczos finds fastest. */
+/* to = (2I - L - 2 Q Q^T) from = from + D^-1/2 A D^-1/2 from - 2 Q Q^T from, Q the null vectors:
+ * the smallest non-zero eigenvalues of L become the largest of this operator, which Lanczos
+ * finds fastest, and the null space (projected to 0) is out of its way. */
 static igraph_error_t shifted_matvec(igraph_real_t *to, const igraph_real_t *from, int n, void *extra) {
-    const mv_ctx_t *ctx = extra;
+    const lap_t *l = extra;
+    const csr_t *c = l->c;
+    for (int64_t id = 0; id < l->c0; id++) l->dots[id] = 0.0;
+    for (int i = 0; i < n; i++)
+        if (l->comp[i] >= 0) l->dots[l->comp[i]] += l->q[i] * from[i];
     for (int i = 0; i < n; i++) {
         double s = 0.0;
-        for (int64_t q = ctx->c->indptr[i]; q < ctx->c->indptr[i + 1]; q++) {
-            int64_t j = ctx->c->nbr[q];
-            s += ctx->dinv[j] * from[j];
+        for (int64_t q = c->indptr[i]; q < c->indptr[i + 1]; q++) {
+            int64_t j = c->nbr[q];
+            s += l->dinv[j] * from[j];
         }
-        to[i] = from[i] + ctx->dinv[i] * s;
+        to[i] = from[i] + l->dinv[i] * s;
+        if (l->comp[i] >= 0) to[i] -= 2.0 * l->q[i] * l->dots[l->comp[i]];
     }
     return IGRAPH_SUCCESS;
 }
 
-static ag_error_t laplacian_arpack(const csr_t *c, const double *dinv, int64_t k, ag_fmat_t *out) {
-    int64_t n = c->n;
-    int64_t nev = k + 1;
+static ag_error_t laplacian_arpack(lap_t *l, int64_t k, ag_fmat_t *out) {
+    int64_t n = l->c->n;
+    for (int64_t j = 0; j < k && j + 1 < l->c0; j++) put_null_column(out, j, l, j + 1);
+    int64_t first = l->c0 > 0 ? l->c0 - 1 : 0; /* first output column from ARPACK */
+    int64_t nev = k - first;                    /* non-zero eigenpairs wanted */
+    if (nev <= 0) return AG_SUCCESS;
     if (n > INT32_MAX) return AG_ERROR(AG_ELIMIT, "ARPACK cannot handle %lld vertices", (long long)n);
     igraph_arpack_options_t opt;
     igraph_matrix_t vecs;
     igraph_vector_t vals;
     igraph_error_t rc;
-    mv_ctx_t ctx = {c, dinv};
     ag_i_igraph_enter();
     igraph_arpack_options_init(&opt);
     rc = igraph_matrix_init(&vecs, n, 1);
@@ -271,7 +362,7 @@ static ag_error_t laplacian_arpack(const csr_t *c, const double *dinv, int64_t k
     opt.mxiter = 20000;
     opt.start = 1;
     ag_i_igraph_enter();
-    rc = igraph_arpack_rssolve(shifted_matvec, &ctx, &opt, NULL, &vals, &vecs);
+    rc = igraph_arpack_rssolve(shifted_matvec, l, &opt, NULL, &vals, &vecs);
     ag_i_igraph_leave();
     ag_error_t err = AG_SUCCESS;
     if (rc != IGRAPH_SUCCESS) {
@@ -282,21 +373,21 @@ static ag_error_t laplacian_arpack(const csr_t *c, const double *dinv, int64_t k
         err = AG_ERROR(AG_EIGRAPH, "Laplacian eigenvectors of a %lld-vertex graph: ARPACK converged on %d of %d eigenpairs",
                        (long long)n, opt.nconv, opt.nev);
     } else {
-        /* Order by eigenvalue of L (= 2 - ARPACK's), ascending; index breaks ties. */
-        /* nev is small: order it in place by insertion. */
+        /* Ascending eigenvalues of L are descending ones of the operator; nev is small, so an
+         * insertion sort (stable: index breaks ties). */
         int64_t *order = NULL;
         void *op;
         err = ag_i_alloc_array(&op, nev, sizeof(int64_t), "eigenvalue order");
         order = op;
-        for (int64_t j = 0; err == AG_SUCCESS && j < nev; j++) order[j] = j;
         if (err == AG_SUCCESS) {
-        for (int64_t a = 1; a < nev; a++)
-            for (int64_t b = a; b > 0 && VECTOR(vals)[order[b]] > VECTOR(vals)[order[b - 1]]; b--) {
-                int64_t t = order[b];
-                order[b] = order[b - 1];
-                order[b - 1] = t;
-            }
-        for (int64_t j = 0; j + 1 < nev; j++) put_column(out, j, &vecs, order[j + 1]);
+            for (int64_t j = 0; j < nev; j++) order[j] = j;
+            for (int64_t a = 1; a < nev; a++)
+                for (int64_t b = a; b > 0 && VECTOR(vals)[order[b]] > VECTOR(vals)[order[b - 1]]; b--) {
+                    int64_t t = order[b];
+                    order[b] = order[b - 1];
+                    order[b - 1] = t;
+                }
+            for (int64_t j = 0; j < nev; j++) put_column(out, first + j, &vecs, order[j]);
         }
         ag_i_free(order);
     }
@@ -320,17 +411,19 @@ ag_error_t ag_posenc_laplacian(const igraph_t *ig, int64_t k, ag_eigen_solver_t 
         csr_destroy(&c);
         return rc;
     }
-    double *dinv = NULL;
     if (n >= 2 && k > 0) {
-        rc = inv_sqrt_degrees(&c, &dinv);
+        lap_t l;
+        rc = lap_init(&l, &c);
         if (rc == AG_SUCCESS) {
             int dense = solver == AG_EIGEN_DENSE || (solver == AG_EIGEN_AUTO && n <= AG_POSENC_DENSE_MAX);
-            /* ARPACK needs nev < n with room for its Lanczos basis; beyond that the dense solver. */
-            if (!dense && k + 2 >= n) dense = 1;
-            rc = dense ? laplacian_dense(&c, dinv, k, &m) : laplacian_arpack(&c, dinv, k, &m);
+            /* ARPACK needs nev < n with room for its Lanczos basis (and the null space is
+             * projected out); beyond that the dense solver. */
+            int64_t first = l.c0 > 0 ? l.c0 - 1 : 0;
+            if (!dense && (k - first) + 2 >= n - l.c0) dense = 1;
+            rc = dense ? laplacian_dense(&l, k, &m) : laplacian_arpack(&l, k, &m);
+            lap_destroy(&l);
         }
     }
-    ag_i_free(dinv);
     csr_destroy(&c);
     if (rc != AG_SUCCESS) {
         ag_fmat_destroy(&m);

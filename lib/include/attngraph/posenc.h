@@ -21,8 +21,10 @@
  * - Laplacian PE: eigenvectors of L = I - D^-1/2 A D^-1/2 over the simple undirected version of the
  *   graph (direction ignored, multi-edges collapsed, self-loops dropped; an isolated vertex has
  *   D^-1/2 = 0, so L_ii = 1). Eigenvalues ascending; the first one (always 0) is skipped; the next k
- *   are returned, zero columns pad when k > N - 1. Sign: the entry of largest magnitude (the first
- *   one on ties) is positive.
+ *   are returned, zero columns pad when k > N - 1. Eigenvalue 0 has one eigenvector per connected
+ *   component with an edge; these are taken canonically as D^1/2 1_C / norm, components ordered
+ *   by their smallest vertex (so the skipped one is vertex 0's component, or the first component
+ *   with an edge). Sign: the entry of largest magnitude (the first one on ties) is positive.
  * - Random-walk PE (RWSE, GraphGPS): column t-1 holds diag((D^-1 A)^t), t = 1..k, the probability
  *   that a walk from the node is back at it after t steps. Walks follow edge direction on directed
  *   graphs, use every multi-edge, and take a self-loop as one way out; a node with no way out
@@ -72,9 +74,11 @@ ag_error_t ag_posenc_degree(const igraph_t *ig, ag_fmat_t *out);
 /**
  * \function ag_posenc_laplacian
  * Laplacian eigenvector positional encoding (see the definition above).
- * Eigenvectors of a repeated eigenvalue (a disconnected graph has one zero eigenvalue per
- * component; symmetric graphs have degenerate spectra) are any orthonormal basis of their
- * eigenspace: the solver's choice, deterministic for a given graph and solver, not canonical.
+ * Eigenvectors of a repeated non-zero eigenvalue (symmetric graphs have degenerate spectra) are
+ * any orthonormal basis of their eigenspace: the solver's choice, deterministic for a given graph
+ * and solver, not canonical. The zero eigenvalue's are canonical (see above); ARPACK works on the
+ * operator with them projected out, so it finds the smallest non-zero eigenvalues of disconnected
+ * graphs too.
  * \param ig      The graph (direction is ignored).
  * \param k       Number of eigenvectors, k >= 0.
  * \param solver  AG_EIGEN_AUTO, or force one solver (the tests compare both).
