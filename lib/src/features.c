@@ -188,7 +188,9 @@ static ag_error_t attr_list_get(const igraph_t *ig, int is_edge, attr_list_t *l)
         ag_i_igraph_leave();
         return AG_ERROR(AG_ENOMEM, "out of memory listing attributes");
     }
-    rc = igraph_cattribute_list(ig, &gn, &gt, &vn, &vt, &en, &et);
+    /* Without igraph's attribute handler (or for a graph made before it was installed) there are
+     * no attributes, and igraph_cattribute_list would dereference a NULL table: empty lists. */
+    if (igraph_has_attribute_table() && ig->attr) rc = igraph_cattribute_list(ig, &gn, &gt, &vn, &vt, &en, &et);
     igraph_strvector_destroy(&gn);
     igraph_vector_int_destroy(&gt);
     if (is_edge) {
