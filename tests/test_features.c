@@ -86,7 +86,7 @@ static void test_encoders(void **state) {
     const char *enames[] = {"bond", "bond_type=AROMATIC", "bond_type=DOUBLE", "bond_type=SINGLE", "bond_type=<other>"};
     assert_names(&f, 1, enames, 5);
     assert_int_equal(f.n_attr_features, 9);
-    assert_int_equal(f.vattrs[2].kind, AG_ATTR_STRING);
+    assert_int_equal(f.vattrs[2].type, AG_ATTR_STRING);
     assert_int_equal(f.vattrs[2].width, 4);
     ag_fmat_t X = {0}, E = {0};
     assert_int_equal(ag_featurizer_transform(&f, &a, &X, &E), AG_SUCCESS);
@@ -110,13 +110,16 @@ static void test_encoders(void **state) {
     assert_fmat(&X, 4, 9, wx, 0.0f);
     ag_featurizer_destroy(&f);
     ag_featurizer_destroy(&f); /* idempotent */
-    /* fitting on both graphs builds the vocabulary over both, sorted ("" first) */
+    /* fitting on both graphs builds the vocabulary over both, sorted; "" (missing) is not a value */
     const igraph_t *gs2[] = {&a, &b};
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs2, 2), AG_SUCCESS);
-    const char *names2[] = {"aromatic", "charge", "element=", "element=C", "element=N", "element=O", "element=S",
+    const char *names2[] = {"aromatic", "charge", "element=C", "element=N", "element=O", "element=S",
                             "element=<other>", "x0", "x1", "y"};
-    assert_names(&f, 0, names2, 11);
+    assert_names(&f, 0, names2, 10);
     assert_int_equal(f.n_edge_features, 6);
+    assert_int_equal(ag_featurizer_transform(&f, &b, &X, NULL), AG_SUCCESS);
+    assert_float_equal(X.data[0 * 10 + 5], 1.0f, 0.0f); /* S */
+    assert_float_equal(X.data[2 * 10 + 6], 1.0f, 0.0f); /* "" */
     assert_int_equal(ag_featurizer_attr_width(AG_ATTR_NUMERIC, 0), 1);
     assert_int_equal(ag_featurizer_attr_width(AG_ATTR_BOOLEAN, 0), 1);
     assert_int_equal(ag_featurizer_attr_width(AG_ATTR_STRING, 5), 6);
@@ -523,12 +526,12 @@ static void test_json_round_trip(void **state) {
     assert_int_equal(load_text(sb.data, &g), AG_SUCCESS);
     assert_int_equal(g.n_features, f.n_features);
     assert_int_equal(g.n_edge_features, f.n_edge_features);
-    assert_int_equal(g.n_features, 11 + 1 + 2 + 3);
+    assert_int_equal(g.n_features, 10 + 1 + 2 + 3);
     for (int64_t j = 0; j < f.n_features; j++) assert_string_equal(ag_featurizer_column_name(&g, j), ag_featurizer_column_name(&f, j));
     for (int64_t j = 0; j < f.n_edge_features; j++)
         assert_string_equal(ag_featurizer_edge_column_name(&g, j), ag_featurizer_edge_column_name(&f, j));
-    assert_memory_equal(g.mean, f.mean, 12 * sizeof(float));
-    assert_memory_equal(g.std, f.std, 12 * sizeof(float));
+    assert_memory_equal(g.mean, f.mean, 11 * sizeof(float));
+    assert_memory_equal(g.std, f.std, 11 * sizeof(float));
     assert_same_transform(&f, &g, &a);
     assert_same_transform(&f, &g, &b);
     /* writing the loaded one gives the same text */
@@ -549,19 +552,20 @@ static void test_json_round_trip(void **state) {
         {"\"degree\":true", "\"degree\":1", "featuriser: the object member 'degree' is a number, expected a boolean"},
         {"\"lap_pe_k\":2", "\"lap_pe_k\":-1", "featuriser: 'lap_pe_k' = -1 is not an integer in 0..1000000"},
         {"\"rw_pe_k\":3", "\"rw_pe_k\":2.5", "featuriser: 'rw_pe_k' = 2.5 is not an integer in 0..1000000"},
-        {"\"n_features\":17", "\"n_features\":16",
-         "featuriser: the columns give 17 vertex and 6 edge features but the file says 16 and 6"},
+        {"\"n_features\":16", "\"n_features\":17",
+         "featuriser: the columns give 16 vertex and 6 edge features but the file says 17 and 6"},
         {"\"type\":\"boolean\"", "\"type\":\"complex\"", "featuriser: vertex_attributes[0] has unknown type 'complex'"},
         {"\"type\":\"boolean\"", "\"type\":\"boolean\",\"vocabulary\":[]",
          "featuriser: vertex_attributes[0] ('aromatic') is boolean but has a vocabulary"},
-        {"\"C\",\"N\"", "\"N\",\"C\"", "featuriser: vertex_attributes[2] vocabulary is not sorted and distinct at entry 2 ('C')"},
-        {"\"C\",\"N\"", "\"C\",\"C\"", "featuriser: vertex_attributes[2] vocabulary is not sorted and distinct at entry 2 ('C')"},
-        {"\"C\",\"N\"", "\"C\",7", "featuriser: vertex_attributes[2] vocabulary entry 2 is not a string"},
+        {"\"C\",\"N\"", "\"N\",\"C\"", "featuriser: vertex_attributes[2] vocabulary is not sorted and distinct at entry 1 ('C')"},
+        {"\"C\",\"N\"", "\"C\",\"C\"", "featuriser: vertex_attributes[2] vocabulary is not sorted and distinct at entry 1 ('C')"},
+        {"\"C\",\"N\"", "\"C\",7", "featuriser: vertex_attributes[2] vocabulary entry 1 is not a non-empty string"},
+        {"[\"C\",\"N\"", "[\"\",\"C\",\"N\"", "featuriser: vertex_attributes[2] vocabulary entry 0 is not a non-empty string"},
         {"{\"name\":\"charge\"", "{\"name\":\"aromatic\"", "featuriser: vertex_attributes[1] repeats attribute 'aromatic'"},
         {"{\"name\":\"charge\"", "{\"name\":\"\"", "featuriser: vertex_attributes[1] has an empty name"},
-        {"\"std\":[", "\"std\":[0,", "featuriser: 'std' has 13 values, expected 12"},
-        {"\"std\":[", "\"std\":[0,1,", "featuriser: 'std' has 14 values, expected 12"},
-        {"\"mean\":[", "\"mean\":[null,", "featuriser: 'mean' has 13 values, expected 12"},
+        {"\"std\":[", "\"std\":[0,", "featuriser: 'std' has 12 values, expected 11"},
+        {"\"std\":[", "\"std\":[0,1,", "featuriser: 'std' has 13 values, expected 11"},
+        {"\"mean\":[", "\"mean\":[null,", "featuriser: 'mean' has 12 values, expected 11"},
         {"\"edge_attributes\":[", "\"edge_attributes\":[3,", "featuriser: edge_attributes[0] is not an object"},
         {"\"vertex_attributes\":[", "\"vertex_attributes\":{}, \"x\":[", "featuriser: the object member 'vertex_attributes' is an object, expected an array"},
     };

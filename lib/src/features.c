@@ -28,13 +28,11 @@ void ag_featurizer_config_init(ag_featurizer_config_t *cfg) {
     cfg->norm = AG_NORM_NONE;
 }
 
-int64_t ag_featurizer_attr_width(ag_attr_kind_t kind, int64_t distinct_values) {
-    return kind == AG_ATTR_STRING ? distinct_values + 1 : 1;
+int64_t ag_featurizer_attr_width(ag_attr_type_t type, int64_t distinct_values) {
+    return type == AG_ATTR_STRING ? distinct_values + 1 : 1;
 }
 
-static const char *kind_name(ag_attr_kind_t kind) {
-    return kind == AG_ATTR_NUMERIC ? "numeric" : kind == AG_ATTR_STRING ? "string" : "boolean";
-}
+static const char *kind_name(ag_attr_type_t type) { return ag_attr_type_name(type); }
 
 static const char *elem_name(int is_edge) { return is_edge ? "edge" : "vertex"; }
 
@@ -80,7 +78,7 @@ static ag_error_t dup_name(char **out, const char *fmt1, const char *a, const ch
 static ag_error_t attr_names(ag_feature_attr_t *attrs, int64_t n, char **names) {
     for (int64_t i = 0; i < n; i++) {
         ag_feature_attr_t *a = &attrs[i];
-        if (a->kind != AG_ATTR_STRING) {
+        if (a->type != AG_ATTR_STRING) {
             AG_CHECK(dup_name(&names[a->offset], "%s%s", a->name, ""));
             continue;
         }
@@ -96,7 +94,7 @@ static ag_error_t layout(ag_featurizer_t *f) {
     int64_t off = 0;
     for (int64_t i = 0; i < f->n_vattrs; i++) {
         f->vattrs[i].offset = off;
-        f->vattrs[i].width = ag_featurizer_attr_width(f->vattrs[i].kind, f->vattrs[i].vocab_size);
+        f->vattrs[i].width = ag_featurizer_attr_width(f->vattrs[i].type, f->vattrs[i].vocab_size);
         off += f->vattrs[i].width;
     }
     f->n_attr_features = off;
@@ -104,7 +102,7 @@ static ag_error_t layout(ag_featurizer_t *f) {
     off = 0;
     for (int64_t i = 0; i < f->n_eattrs; i++) {
         f->eattrs[i].offset = off;
-        f->eattrs[i].width = ag_featurizer_attr_width(f->eattrs[i].kind, f->eattrs[i].vocab_size);
+        f->eattrs[i].width = ag_featurizer_attr_width(f->eattrs[i].type, f->eattrs[i].vocab_size);
         off += f->eattrs[i].width;
     }
     f->n_edge_features = off;
@@ -234,7 +232,7 @@ static int attr_list_type(const attr_list_t *l, const char *name) {
     return -1;
 }
 
-static int usable_kind(int igraph_type, ag_attr_kind_t *kind) {
+static int usable_kind(int igraph_type, ag_attr_type_t *kind) {
     switch (igraph_type) {
     case IGRAPH_ATTRIBUTE_NUMERIC: *kind = AG_ATTR_NUMERIC; return 1;
     case IGRAPH_ATTRIBUTE_STRING: *kind = AG_ATTR_STRING; return 1;
@@ -280,7 +278,7 @@ static int64_t vocab_index(const ag_feature_attr_t *a, const char *s) {
 static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, int64_t rows, float *out, int64_t ld) {
     igraph_error_t rc;
     const char *el = elem_name(is_edge);
-    if (a->kind == AG_ATTR_NUMERIC) {
+    if (a->type == AG_ATTR_NUMERIC) {
         igraph_vector_t v;
         ag_i_igraph_enter();
         rc = igraph_vector_init(&v, 0);
@@ -310,7 +308,7 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
         ag_i_igraph_leave();
         return err;
     }
-    if (a->kind == AG_ATTR_BOOLEAN) {
+    if (a->type == AG_ATTR_BOOLEAN) {
         igraph_vector_bool_t v;
         ag_i_igraph_enter();
         rc = igraph_vector_bool_init(&v, 0);
@@ -355,13 +353,13 @@ static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature
     for (int64_t i = 0; i < n_attrs && err == AG_SUCCESS; i++) {
         const ag_feature_attr_t *a = &attrs[i];
         int t = attr_list_type(&l, a->name);
-        ag_attr_kind_t kind;
+        ag_attr_type_t kind;
         if (t < 0)
             err = AG_ERROR(AG_EATTR, "attribute '%s' is missing (the model expects %s %s attribute '%s')", a->name,
-                           kind_name(a->kind), elem_name(is_edge), a->name);
-        else if (!usable_kind(t, &kind) || kind != a->kind)
+                           kind_name(a->type), elem_name(is_edge), a->name);
+        else if (!usable_kind(t, &kind) || kind != a->type)
             err = AG_ERROR(AG_EATTR, "%s attribute '%s' is %s (the model expects %s %s attribute '%s')", elem_name(is_edge),
-                           a->name, igraph_type_name(t), kind_name(a->kind), elem_name(is_edge), a->name);
+                           a->name, igraph_type_name(t), kind_name(a->type), elem_name(is_edge), a->name);
         else
             err = encode_attr(ig, is_edge, a, rows, out, ld);
     }
@@ -456,8 +454,8 @@ static int excluded(const ag_featurizer_config_t *cfg, const char *name) {
 /* An attribute name with its kind, being considered for selection. */
 typedef struct cand_t {
     char *name;
-    ag_attr_kind_t kind;
-    int common;  /* present with this usable kind in every graph that has elements */
+    ag_attr_type_t type;
+    int common;  /* present with this usable type in every graph that has elements */
     int64_t conflict_graph; /* first graph where it has another type, -1 if none */
     int conflict_type;      /* the igraph type there */
 } cand_t;
@@ -492,11 +490,11 @@ static ag_error_t common_attrs(const igraph_t *const *graphs, int64_t count, int
             err = ag_i_alloc_array(&p, m, sizeof(cand_t), "attribute candidates");
             c = p;
             for (int64_t i = 0; err == AG_SUCCESS && i < m; i++) {
-                ag_attr_kind_t kind;
+                ag_attr_type_t kind;
                 if (!usable_kind((int)VECTOR(l.types)[i], &kind)) continue;
                 c[n].name = ag_i_strdup(attr_list_name(&l, i));
                 if (!c[n].name) err = AG_ERROR(AG_ENOMEM, "out of memory copying an attribute name");
-                c[n].kind = kind;
+                c[n].type = kind;
                 c[n].common = 1;
                 c[n].conflict_graph = -1;
                 n++;
@@ -504,10 +502,10 @@ static ag_error_t common_attrs(const igraph_t *const *graphs, int64_t count, int
         } else {
             for (int64_t i = 0; err == AG_SUCCESS && i < n; i++) {
                 int t = attr_list_type(&l, c[i].name);
-                ag_attr_kind_t kind;
+                ag_attr_type_t kind;
                 if (t < 0) {
                     c[i].common = 0;
-                } else if ((!usable_kind(t, &kind) || kind != c[i].kind) && c[i].conflict_graph < 0) {
+                } else if ((!usable_kind(t, &kind) || kind != c[i].type) && c[i].conflict_graph < 0) {
                     c[i].conflict_graph = g;
                     c[i].conflict_type = t;
                 }
@@ -533,7 +531,7 @@ static ag_error_t explain_missing(const igraph_t *const *graphs, int64_t count, 
         AG_CHECK(attr_list_get(graphs[g], is_edge, &l));
         int t = attr_list_type(&l, name);
         attr_list_destroy(&l);
-        ag_attr_kind_t kind;
+        ag_attr_type_t kind;
         if (t < 0) return AG_ERROR(AG_EATTR, "%s attribute '%s' is missing from graph %lld", elem_name(is_edge), name, (long long)g);
         if (!usable_kind(t, &kind))
             return AG_ERROR(AG_EATTR, "%s attribute '%s' is %s in graph %lld: only numeric, string and boolean attributes can be features",
@@ -551,11 +549,11 @@ static int already(const ag_feature_attr_t *a, int64_t n, const char *name) {
 static ag_error_t add_attr(ag_feature_attr_t *a, int64_t *n, const cand_t *c, int is_edge, int64_t first) {
     if (c->conflict_graph >= 0)
         return AG_ERROR(AG_EATTR, "%s attribute '%s' is %s in graph %lld but %s in graph %lld", elem_name(is_edge), c->name,
-                        igraph_type_name(c->conflict_type), (long long)c->conflict_graph, kind_name(c->kind), (long long)first);
+                        igraph_type_name(c->conflict_type), (long long)c->conflict_graph, kind_name(c->type), (long long)first);
     if (already(a, *n, c->name)) return AG_SUCCESS;
     a[*n].name = ag_i_strdup(c->name);
     if (!a[*n].name) return AG_ERROR(AG_ENOMEM, "out of memory copying an attribute name");
-    a[*n].kind = c->kind;
+    a[*n].type = c->type;
     (*n)++;
     return AG_SUCCESS;
 }
@@ -643,8 +641,10 @@ static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_ed
     if (err == AG_SUCCESS) {
         for (int64_t r = 0; r < rows; r++) vals[r] = igraph_strvector_get(&v, r);
         qsort(vals, (size_t)rows, sizeof(char *), cmp_str_ptr);
+        /* "" is what igraph gives a vertex lacking the attribute in GML: it is "missing", not a
+         * category, and goes to the other slot (the width rule of summary.h counts it so). */
         for (int64_t r = 0; r < rows; r++)
-            if (r == 0 || strcmp(vals[r], vals[nv - 1]) != 0) vals[nv++] = vals[r];
+            if (vals[r][0] != '\0' && (nv == 0 || strcmp(vals[r], vals[nv - 1]) != 0)) vals[nv++] = vals[r];
         err = ag_i_alloc_array(&p, a->vocab_size + nv, sizeof(char *), "vocabulary");
         merged = p;
     }
@@ -780,7 +780,7 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
         ag_feature_attr_t *attrs = is_edge ? f->eattrs : f->vattrs;
         int64_t n = is_edge ? f->n_eattrs : f->n_vattrs;
         for (int64_t i = 0; i < n && err == AG_SUCCESS; i++)
-            if (attrs[i].kind == AG_ATTR_STRING)
+            if (attrs[i].type == AG_ATTR_STRING)
                 for (int64_t g = 0; g < count && err == AG_SUCCESS; g++) err = grow_vocab(&attrs[i], graphs[g], is_edge, g);
     }
     if (err == AG_SUCCESS) err = layout(f);
@@ -814,8 +814,8 @@ static void attrs_to_json(const ag_feature_attr_t *a, int64_t n, ag_strbuf_t *sb
     for (int64_t i = 0; i < n; i++) {
         ag_strbuf_append(sb, i ? ",{\"name\":" : "{\"name\":", i ? 9 : 8);
         ag_strbuf_json_string(sb, a[i].name);
-        ag_strbuf_printf(sb, ",\"type\":\"%s\"", kind_name(a[i].kind));
-        if (a[i].kind == AG_ATTR_STRING) {
+        ag_strbuf_printf(sb, ",\"type\":\"%s\"", kind_name(a[i].type));
+        if (a[i].type == AG_ATTR_STRING) {
             ag_strbuf_append(sb, ",\"vocabulary\":[", 15);
             for (int64_t v = 0; v < a[i].vocab_size; v++) {
                 if (v) ag_strbuf_append(sb, ",", 1);
@@ -890,14 +890,14 @@ static ag_error_t attrs_from_json(const ag_json_t *arr, int is_edge, ag_feature_
         if (!name->string[0]) return AG_ERROR(AG_EMODEL, "featuriser: %s has an empty name", where);
         if (already(a, *n_out, name->string))
             return AG_ERROR(AG_EMODEL, "featuriser: %s repeats attribute '%s'", where, name->string);
-        ag_attr_kind_t kind;
+        ag_attr_type_t kind;
         if (strcmp(type->string, "numeric") == 0) kind = AG_ATTR_NUMERIC;
         else if (strcmp(type->string, "string") == 0) kind = AG_ATTR_STRING;
         else if (strcmp(type->string, "boolean") == 0) kind = AG_ATTR_BOOLEAN;
         else return AG_ERROR(AG_EMODEL, "featuriser: %s has unknown type '%s'", where, type->string);
         a[i].name = ag_i_strdup(name->string);
         if (!a[i].name) return AG_ERROR(AG_ENOMEM, "out of memory copying an attribute name");
-        a[i].kind = kind;
+        a[i].type = kind;
         (*n_out)++;
         if (kind != AG_ATTR_STRING) {
             if (ag_json_get(o, "vocabulary"))
@@ -910,8 +910,8 @@ static ag_error_t attrs_from_json(const ag_json_t *arr, int is_edge, ag_feature_
         a[i].vocab = p;
         for (int64_t v = 0; v < voc->count; v++) {
             const ag_json_t *s = &voc->items[v];
-            if (s->type != AG_JSON_STRING)
-                return AG_ERROR(AG_EMODEL, "featuriser: %s vocabulary entry %lld is not a string", where, (long long)v);
+            if (s->type != AG_JSON_STRING || !s->string[0])
+                return AG_ERROR(AG_EMODEL, "featuriser: %s vocabulary entry %lld is not a non-empty string", where, (long long)v);
             /* Strictly increasing: transform looks values up by binary search. */
             if (v > 0 && strcmp(a[i].vocab[v - 1], s->string) >= 0)
                 return AG_ERROR(AG_EMODEL, "featuriser: %s vocabulary is not sorted and distinct at entry %lld ('%s')", where,

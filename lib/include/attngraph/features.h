@@ -24,8 +24,10 @@
  *
  * Encoders (the width rule, shared with `attn-graph info`):
  * - numeric attribute: 1 column, the value (NaN or infinite values are errors);
- * - string attribute: one-hot, one column per value seen at fit time (sorted by strcmp) plus one
- *   "<other>" column for values first seen at transform time: width = distinct values + 1;
+ * - string attribute: one-hot, one column per non-empty value seen at fit time (sorted by strcmp)
+ *   plus one "<other>" column for values first seen at transform time and for "" (what igraph
+ *   gives a vertex that lacks the attribute in GML): width = distinct non-empty values + 1, the
+ *   rule ag_graph_summarize() reports;
  * - boolean attribute: 1 column, 0 or 1.
  * Columns of X: vertex attributes, then degree (1 column, or in/out for directed graphs), then
  * Laplacian PE (lap_pe_k), then random-walk PE (rw_pe_k); see posenc.h for their definitions.
@@ -41,6 +43,7 @@
 #include <igraph.h>
 #include "attngraph/common.h"
 #include "attngraph/matrix.h"
+#include "attngraph/summary.h" /* ag_attr_type_t: numeric, string, boolean */
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,13 +71,6 @@ typedef enum ag_attr_select_t {
     AG_SELECT_NONE     /* no attribute */
 } ag_attr_select_t;
 
-/** How an attribute is encoded (from its igraph type). */
-typedef enum ag_attr_kind_t {
-    AG_ATTR_NUMERIC = 0,
-    AG_ATTR_STRING,
-    AG_ATTR_BOOLEAN
-} ag_attr_kind_t;
-
 /** Fit configuration; start from ag_featurizer_config_init(). The featuriser copies what it needs. */
 typedef struct ag_featurizer_config_t {
     ag_attr_select_t vertex_select;   /* default AG_SELECT_ALL */
@@ -96,7 +92,7 @@ typedef struct ag_featurizer_config_t {
 /** One attribute's encoding. */
 typedef struct ag_feature_attr_t {
     char *name;
-    ag_attr_kind_t kind;
+    ag_attr_type_t type;
     int64_t offset;     /* first column in X (or in the edge features) */
     int64_t width;      /* 1, or vocab_size + 1 for strings */
     char **vocab;       /* (vocab_size) sorted by strcmp; strings only */
@@ -184,8 +180,9 @@ const char *ag_featurizer_column_name(const ag_featurizer_t *f, int64_t j);
 const char *ag_featurizer_edge_column_name(const ag_featurizer_t *f, int64_t j);
 
 /** \function ag_featurizer_attr_width
- * The width rule: 1 for numeric and boolean attributes, distinct_values + 1 for strings. */
-int64_t ag_featurizer_attr_width(ag_attr_kind_t kind, int64_t distinct_values);
+ * The width rule: 1 for numeric and boolean attributes, distinct_values + 1 for strings
+ * (distinct non-empty values), as in summary.h. */
+int64_t ag_featurizer_attr_width(ag_attr_type_t type, int64_t distinct_values);
 
 /**
  * \function ag_featurizer_to_json
