@@ -388,6 +388,23 @@ static void test_normalisation(void **state) {
     const float wx[] = {-0.4472136f, 0, -1, 0.4472136f, 0, 1, -1.3416408f, 0, 1, 1.3416408f, 0, -1};
     assert_fmat(&X, 4, 3, wx, 1e-6f);
     ag_featurizer_destroy(&f);
+    /* a large mean with a small spread is still scaled (no relative tolerance) */
+    igraph_t big;
+    igraph_empty(&big, 2, IGRAPH_UNDIRECTED);
+    SETVAN(&big, "big", 0, 1e6);
+    SETVAN(&big, "big", 1, 1e6 + 1);
+    const igraph_t *gb[] = {&big};
+    ag_featurizer_config_t cb;
+    ag_featurizer_config_init(&cb);
+    cb.norm = AG_NORM_STANDARDIZE;
+    ag_featurizer_t fb;
+    assert_int_equal(ag_featurizer_fit(&fb, &cb, gb, 1), AG_SUCCESS);
+    assert_float_equal(fb.std[0], 0.5f, 0.0f);
+    assert_int_equal(ag_featurizer_transform(&fb, &big, &X, NULL), AG_SUCCESS);
+    const float wb[] = {-1, 1};
+    assert_fmat(&X, 2, 1, wb, 0.0f);
+    ag_featurizer_destroy(&fb);
+    igraph_destroy(&big);
     /* L1 rows over the attribute columns only; degree untouched */
     const char *l2[] = {"x0", "x1", "charge"};
     cfg.vertex_attrs = l2;

@@ -273,6 +273,11 @@ static int64_t vocab_index(const ag_feature_attr_t *a, const char *s) {
     return hit ? (int64_t)(hit - a->vocab) : a->vocab_size;
 }
 
+static ag_error_t read_error(igraph_error_t rc, const char *el, const char *name) {
+    if (rc == IGRAPH_ENOMEM) return AG_ERROR(AG_ENOMEM, "out of memory reading %s attribute '%s'", el, name);
+    return ag_i_igraph_error(AG_EIGRAPH, __FILE__, __LINE__, "reading %s attribute '%s'", el, name);
+}
+
 /* Writes attribute a of every vertex (or edge) of ig into out (rows x ld) at columns a->offset..
  * The caller has checked that the attribute exists with the right type. */
 static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, int64_t rows, float *out, int64_t ld) {
@@ -288,7 +293,7 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
             if (rc != IGRAPH_SUCCESS) igraph_vector_destroy(&v);
         }
         ag_i_igraph_leave();
-        if (rc != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory reading %s attribute '%s'", el, a->name);
+        if (rc != IGRAPH_SUCCESS) return read_error(rc, el, a->name);
         ag_error_t err = AG_SUCCESS;
         for (int64_t r = 0; r < rows; r++) {
             double x = VECTOR(v)[r];
@@ -318,7 +323,7 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
             if (rc != IGRAPH_SUCCESS) igraph_vector_bool_destroy(&v);
         }
         ag_i_igraph_leave();
-        if (rc != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory reading %s attribute '%s'", el, a->name);
+        if (rc != IGRAPH_SUCCESS) return read_error(rc, el, a->name);
         for (int64_t r = 0; r < rows; r++) out[r * ld + a->offset] = VECTOR(v)[r] ? 1.0f : 0.0f;
         ag_i_igraph_enter();
         igraph_vector_bool_destroy(&v);
@@ -334,7 +339,7 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
         if (rc != IGRAPH_SUCCESS) igraph_strvector_destroy(&v);
     }
     ag_i_igraph_leave();
-    if (rc != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory reading %s attribute '%s'", el, a->name);
+    if (rc != IGRAPH_SUCCESS) return read_error(rc, el, a->name);
     for (int64_t r = 0; r < rows; r++) out[r * ld + a->offset + vocab_index(a, igraph_strvector_get(&v, r))] = 1.0f;
     ag_i_igraph_enter();
     igraph_strvector_destroy(&v);
@@ -740,8 +745,10 @@ static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, i
             double var = rows ? sq[c] / (double)rows - mu * mu : 0.0;
             double sd = var > 0 ? sqrt(var) : 0.0;
             f->mean[c] = (float)(shift[c] + mu);
-            /* A constant column (or one constant up to rounding) is only centred. */
-            f->std[c] = sd > 1e-6 * fmax(1.0, fabs(shift[c] + mu)) ? (float)sd : 1.0f;
+            /* A constant column is only centred. The shifted sums make its deviation exactly 0
+             * (every difference is 0), so no tolerance is needed; a deviation too small for a
+             * normal float32 counts as 0. */
+            f->std[c] = (float)sd >= FLT_MIN ? (float)sd : 1.0f;
         }
     }
     ag_i_free(shift);
