@@ -52,6 +52,17 @@ static void test_degree(void **state) {
     assert_int_equal(ag_posenc_degree(&g, &d), AG_SUCCESS); /* reuses d: resized */
     const float want2[] = {1, 2, 2, 1, 2, 2};
     assert_fmat(&d, 3, 2, want2, 0.0f);
+    /* column 0 is exactly the number of CSR entries attention aggregates over */
+    ag_graph_t csr;
+    assert_int_equal(ag_graph_from_igraph(&csr, &g), AG_SUCCESS);
+    for (int64_t i = 0; i < 3; i++) assert_float_equal(d.data[i * 2], (float)(csr.indptr[i + 1] - csr.indptr[i]), 0.0f);
+    ag_graph_destroy(&csr);
+    igraph_destroy(&g);
+    make_graph(&g, 4, e1, 4, 0);
+    assert_int_equal(ag_posenc_degree(&g, &d), AG_SUCCESS);
+    assert_int_equal(ag_graph_from_igraph(&csr, &g), AG_SUCCESS);
+    for (int64_t i = 0; i < 4; i++) assert_float_equal(d.data[i], (float)(csr.indptr[i + 1] - csr.indptr[i]), 0.0f);
+    ag_graph_destroy(&csr);
     assert_int_equal(ag_posenc_degree_width(1), 2);
     assert_int_equal(ag_posenc_degree_width(0), 1);
     igraph_destroy(&g);
