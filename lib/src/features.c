@@ -221,8 +221,20 @@ static void attr_list_destroy(attr_list_t *l) {
     ag_i_igraph_leave();
 }
 
-static int64_t attr_list_size(const attr_list_t *l) { return igraph_strvector_size(&l->names); }
-static const char *attr_list_name(const attr_list_t *l, int64_t i) { return igraph_strvector_get(&l->names, i); }
+/* igraph's accessors cannot fail, but every igraph call stays inside the guard (it nests). */
+static int64_t attr_list_size(const attr_list_t *l) {
+    ag_i_igraph_enter();
+    int64_t n = igraph_strvector_size(&l->names);
+    ag_i_igraph_leave();
+    return n;
+}
+
+static const char *attr_list_name(const attr_list_t *l, int64_t i) {
+    ag_i_igraph_enter();
+    const char *s = igraph_strvector_get(&l->names, i);
+    ag_i_igraph_leave();
+    return s;
+}
 
 /* -1 if absent; else the igraph type. */
 static int attr_list_type(const attr_list_t *l, const char *name) {
@@ -340,8 +352,8 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
     }
     ag_i_igraph_leave();
     if (rc != IGRAPH_SUCCESS) return read_error(rc, el, a->name);
-    for (int64_t r = 0; r < rows; r++) out[r * ld + a->offset + vocab_index(a, igraph_strvector_get(&v, r))] = 1.0f;
     ag_i_igraph_enter();
+    for (int64_t r = 0; r < rows; r++) out[r * ld + a->offset + vocab_index(a, igraph_strvector_get(&v, r))] = 1.0f;
     igraph_strvector_destroy(&v);
     ag_i_igraph_leave();
     return AG_SUCCESS;
@@ -644,7 +656,9 @@ static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_ed
     vals = p;
     int64_t nv = 0;
     if (err == AG_SUCCESS) {
+        ag_i_igraph_enter();
         for (int64_t r = 0; r < rows; r++) vals[r] = igraph_strvector_get(&v, r);
+        ag_i_igraph_leave();
         qsort(vals, (size_t)rows, sizeof(char *), cmp_str_ptr);
         /* "" is what igraph gives a vertex lacking the attribute in GML: it is "missing", not a
          * category, and goes to the other slot (the width rule of summary.h counts it so). */

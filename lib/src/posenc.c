@@ -363,13 +363,14 @@ static ag_error_t laplacian_arpack(lap_t *l, int64_t k, ag_fmat_t *out) {
     opt.start = 1;
     ag_i_igraph_enter();
     rc = igraph_arpack_rssolve(shifted_matvec, l, &opt, NULL, &vals, &vecs);
+    int64_t got = rc == IGRAPH_SUCCESS ? (int64_t)igraph_vector_size(&vals) : 0;
     ag_i_igraph_leave();
     ag_error_t err = AG_SUCCESS;
     if (rc != IGRAPH_SUCCESS) {
         err = rc == IGRAPH_ENOMEM ? AG_ERROR(AG_ENOMEM, "out of memory in igraph_arpack_rssolve")
                                   : ag_i_igraph_error(AG_EIGRAPH, __FILE__, __LINE__,
                                                       "Laplacian eigenvectors of a %lld-vertex graph (ARPACK)", (long long)n);
-    } else if (opt.nconv < opt.nev || igraph_vector_size(&vals) < nev) {
+    } else if (opt.nconv < opt.nev || got < nev) {
         err = AG_ERROR(AG_EIGRAPH, "Laplacian eigenvectors of a %lld-vertex graph: ARPACK converged on %d of %d eigenpairs",
                        (long long)n, opt.nconv, opt.nev);
     } else {
