@@ -17,10 +17,20 @@
 
 #define BLOCK 256
 
+/* The hot loops are compiled for AVX-512, AVX2 and the baseline, chosen at load time: the library
+ * is installed, so it cannot assume -march=native. Each clone runs the same operations per lane
+ * (ISO C mode keeps -ffp-contract=off: no fused multiply-adds), so results do not depend on
+ * which one runs. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define AG_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define AG_CLONES
+#endif
+
 /* x[l] = exp(x[l]) for -87 <= x <= 88 (clamped below; softmax arguments are <= 0): Cody-Waite reduction and a degree-6 polynomial (relative error
  * below 3e-7), written so that the loop vectorises (glibc's expf does not without -ffast-math). */
 /* no-trapping-math only lets the compiler turn the clamp into a vector select; results are the same. */
-__attribute__((optimize("no-trapping-math"))) static void exp_block(float *x, int64_t n) {
+AG_CLONES __attribute__((optimize("no-trapping-math"))) static void exp_block(float *x, int64_t n) {
     for (int64_t l = 0; l < n; l++) {
         float xin = x[l];
         float v = xin > -87.0f ? xin : -87.0f;
@@ -42,7 +52,7 @@ static float exp1(float x) {
 
 /* sum_l w[l] * b[l] in 8 interleaved partial sums, then the partials in order: a fixed order the
  * compiler vectorises (a plain running sum cannot be reordered). */
-static float lane_dot(const float *w, const float *b, int64_t n) {
+AG_CLONES static float lane_dot(const float *w, const float *b, int64_t n) {
     float lane[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
     int64_t n8 = n & ~(int64_t)7;
     for (int64_t l = 0; l < n8; l += 8)
@@ -54,7 +64,7 @@ static float lane_dot(const float *w, const float *b, int64_t n) {
 }
 
 /* sum_l w[l], the same way. */
-static float lane_sum(const float *w, int64_t n) {
+AG_CLONES static float lane_sum(const float *w, int64_t n) {
     float lane[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
     int64_t n8 = n & ~(int64_t)7;
     for (int64_t l = 0; l < n8; l += 8)
@@ -65,7 +75,7 @@ static float lane_sum(const float *w, int64_t n) {
     return t;
 }
 
-__attribute__((optimize("no-trapping-math"))) static float block_max(const float *s, int64_t n, float m) {
+AG_CLONES __attribute__((optimize("no-trapping-math"))) static float block_max(const float *s, int64_t n, float m) {
     float lane[8] = {m, m, m, m, m, m, m, m};
     int64_t n8 = n & ~(int64_t)7;
     for (int64_t l = 0; l < n8; l += 8)
@@ -92,7 +102,7 @@ static inline float drop_at(const ag_attn_ctx_t *c, int64_t i, int64_t j, int64_
 }
 
 /* s[0..n) = scale * sum_d a[d] * Bt[d*N + j0 + jj]: scores of one row against a block. */
-static void block_scores(const float *a, const float *Bt, int64_t N, int64_t D, int64_t j0, int64_t n, float scale,
+AG_CLONES static void block_scores(const float *a, const float *Bt, int64_t N, int64_t D, int64_t j0, int64_t n, float scale,
                          float *s) {
     for (int64_t jj = 0; jj < n; jj++) s[jj] = 0.0f;
     for (int64_t d = 0; d < D; d++) {
