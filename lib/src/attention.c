@@ -281,6 +281,16 @@ ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, co
     int nt = ag_get_num_threads();
     if (ag_i_attn_full_fast(&x)) {
         AG_CHECK(ag_i_attn_full_forward(&x, nt));
+    } else if (mask->kind != AG_MASK_FULL && x.emode == AG_EDGE_NONE) {
+        int64_t maxdeg = 1;
+        for (int64_t i = 0; i < N; i++)
+            if (mask->indptr[i + 1] - mask->indptr[i] > maxdeg) maxdeg = mask->indptr[i + 1] - mask->indptr[i];
+        float *scratch;
+        int64_t stride = (maxdeg * H + 15) / 16 * 16;
+        AG_CHECK(ag_i_alloc_array((void **)&scratch, stride * nt, sizeof(float), "attention scratch"));
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
+        for (int64_t i = 0; i < N; i++) ag_i_attn_csr_forward_dst(&x, i, scratch + stride * omp_get_thread_num());
+        ag_i_free(scratch);
     } else {
         float *scratch;
         int64_t stride;

@@ -30,7 +30,7 @@
 /* x[l] = exp(x[l]) for -87 <= x <= 88 (clamped below; softmax arguments are <= 0): Cody-Waite reduction and a degree-6 polynomial (relative error
  * below 3e-7), written so that the loop vectorises (glibc's expf does not without -ffast-math). */
 /* no-trapping-math only lets the compiler turn the clamp into a vector select; results are the same. */
-AG_CLONES __attribute__((optimize("no-trapping-math"))) static void exp_block(float *x, int64_t n) {
+AG_CLONES __attribute__((optimize("no-trapping-math"))) void ag_i_exp_block(float *x, int64_t n) {
     for (int64_t l = 0; l < n; l++) {
         float xin = x[l];
         float v = xin > -87.0f ? xin : -87.0f;
@@ -46,7 +46,7 @@ AG_CLONES __attribute__((optimize("no-trapping-math"))) static void exp_block(fl
 }
 
 static float exp1(float x) {
-    exp_block(&x, 1);
+    ag_i_exp_block(&x, 1);
     return x;
 }
 
@@ -148,7 +148,7 @@ ag_error_t ag_i_attn_full_forward(const ag_attn_ctx_t *c, int nt) {
                         mh = bm;
                     }
                     for (int64_t jj = 0; jj < n; jj++) s[jj] -= mh;
-                    exp_block(s, n);
+                    ag_i_exp_block(s, n);
                 } else {
                     for (int64_t jj = 0; jj < n; jj++) s[jj] = s[jj] > 0.0f ? s[jj] : 0.0f;
                 }
@@ -181,7 +181,7 @@ __attribute__((optimize("no-trapping-math"))) static void row_grads(const ag_att
     }
     if (c->norm == AG_NORM_SOFTMAX) {
         for (int64_t l = 0; l < n; l++) alpha[l] = s[l] - mx;
-        exp_block(alpha, n);
+        ag_i_exp_block(alpha, n);
         for (int64_t l = 0; l < n; l++) {
             alpha[l] = alpha[l] / den;
             ds[l] = alpha[l] * (f[l] * dot[l] - cs);
@@ -202,7 +202,7 @@ __attribute__((optimize("no-trapping-math"))) static void col_grads(const ag_att
                                                                      float *ds) {
     if (c->norm == AG_NORM_SOFTMAX) {
         for (int64_t l = 0; l < n; l++) alpha[l] = s[l] - mx[l];
-        exp_block(alpha, n);
+        ag_i_exp_block(alpha, n);
         for (int64_t l = 0; l < n; l++) {
             float dn = den[l] > 0.0f ? den[l] : 1.0f, keep = den[l] > 0.0f ? 1.0f : 0.0f;
             alpha[l] = keep * (alpha[l] / dn);

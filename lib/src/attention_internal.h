@@ -85,6 +85,14 @@ void ag_i_attn_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
                             float *scratch);
 void ag_i_attn_backward_src(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int64_t j, float *scratch);
 
+/* x[l] = exp(x[l]) for x >= -87 (clamped below), vectorised; every exponential of the softmax
+ * goes through it so that the forward and backward passes agree. */
+void ag_i_exp_block(float *x, int64_t n);
+
+/* Neighbour and k-hop masks without edge features: destination i in two passes over its entries
+ * (scores into scratch, then the weighted sum); scratch holds max_deg * H floats. */
+void ag_i_attn_csr_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch);
+
 /* Full mask, DOT scores, no edge features: the blocked fast path (attention_full.c). */
 int ag_i_attn_full_fast(const ag_attn_ctx_t *c);
 ag_error_t ag_i_attn_full_forward(const ag_attn_ctx_t *c, int nt);

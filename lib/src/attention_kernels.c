@@ -119,6 +119,11 @@ static int it_next(pair_it_t *it, pair_t *p) {
     return 1;
 }
 
+static inline float expx(float x) {
+    ag_i_exp_block(&x, 1);
+    return x;
+}
+
 static inline float lrelu(float x, float slope) { return x > 0.0f ? x : slope * x; }
 static inline float lrelu_d(float x, float slope) { return x > 0.0f ? 1.0f : slope; }
 
@@ -220,12 +225,12 @@ void ag_i_attn_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch) {
             float *ah = acc + h * D;
             if (c->norm == AG_NORM_SOFTMAX) {
                 if (sh > m[h]) { /* online softmax: rescale what was summed under the old maximum */
-                    float sc = m[h] == -INFINITY ? 0.0f : expf(m[h] - sh);
+                    float sc = m[h] == -INFINITY ? 0.0f : expx(m[h] - sh);
                     S[h] *= sc;
                     for (int64_t d = 0; d < D; d++) ah[d] *= sc;
                     m[h] = sh;
                 }
-                w = expf(sh - m[h]);
+                w = expx(sh - m[h]);
             } else {
                 w = sh > 0.0f ? sh : 0.0f;
             }
@@ -257,7 +262,7 @@ void ag_i_attn_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch) {
 static inline float pair_alpha(const ag_attn_ctx_t *c, int64_t i, int64_t h, float s) {
     float den = c->den[i * c->H + h];
     if (den <= 0.0f) return 0.0f;
-    if (c->norm == AG_NORM_SOFTMAX) return expf(s - c->mx[i * c->H + h]) / den;
+    if (c->norm == AG_NORM_SOFTMAX) return expx(s - c->mx[i * c->H + h]) / den;
     return (s > 0.0f ? s : 0.0f) / den;
 }
 
@@ -447,5 +452,55 @@ void ag_i_attn_weights_dst(const ag_attn_ctx_t *c, int64_t i, float *alpha, floa
         pair_scores(c, &p, s, ek);
         for (int64_t k = k0; k < k1; k++)
             for (int64_t h = 0; h < H; h++) alpha[(k - m->indptr[i]) * H + h] = pair_alpha(c, i, h, s[h]);
+    }
+}
+
+void ag_i_attn_csr_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch) {
+    int64_t H = c->H, D = c->D, HD = c->HD;
+    const ag_mask_t *m = c->mask;
+    int64_t k0 = m->indptr[i], n = m->indptr[i + 1] - k0;
+    float *w = scratch; /* (deg x H) scores, then weights */
+    float *acc = c->o + i * HD;
+    for (int64_t x = 0; x < HD; x++) acc[x] = 0.0f;
+    if (n == 0) {
+        for (int64_t h = 0; h < H; h++) c->mx[i * H + h] = c->den[i * H + h] = 0.0f;
+        return;
+    }
+    pair_t p;
+    p.i = i;
+    p.e = NULL;
+    for (int64_t t = 0; t < n; t++) {
+        p.j = m->src[k0 + t];
+        pair_scores(c, &p, w + t * H, NULL);
+    }
+    float *mh = c->mx + i * H, *den = c->den + i * H;
+    if (c->norm == AG_NORM_SOFTMAX) {
+        for (int64_t h = 0; h < H; h++) mh[h] = w[h];
+        for (int64_t t = 1; t < n; t++)
+            for (int64_t h = 0; h < H; h++) mh[h] = w[t * H + h] > mh[h] ? w[t * H + h] : mh[h];
+        for (int64_t t = 0; t < n; t++)
+            for (int64_t h = 0; h < H; h++) w[t * H + h] -= mh[h];
+        ag_i_exp_block(w, n * H);
+    } else {
+        for (int64_t h = 0; h < H; h++) mh[h] = 0.0f;
+        for (int64_t x = 0; x < n * H; x++) w[x] = w[x] > 0.0f ? w[x] : 0.0f;
+    }
+    for (int64_t h = 0; h < H; h++) den[h] = 0.0f;
+    for (int64_t t = 0; t < n; t++)
+        for (int64_t h = 0; h < H; h++) den[h] += w[t * H + h];
+    if (c->norm == AG_NORM_RELU)
+        for (int64_t h = 0; h < H; h++) den[h] += AG_ATTN_RELU_EPS;
+    for (int64_t t = 0; t < n; t++) {
+        const float *vj = c->v + (int64_t)m->src[k0 + t] * HD;
+        for (int64_t h = 0; h < H; h++) {
+            float wt = w[t * H + h] / den[h];
+            if (c->dropout) {
+                p.drop = (uint64_t)(k0 + t);
+                wt *= drop_factor(c, &p, h);
+            }
+            float *ah = acc + h * D;
+            const float *vh = vj + h * D;
+            for (int64_t d = 0; d < D; d++) ah[d] += wt * vh[d];
+        }
     }
 }
