@@ -469,7 +469,18 @@ void ag_i_attn_csr_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch
     pair_t p;
     p.i = i;
     p.e = NULL;
+    /* The sources' rows are random accesses into N x H*D tensors (DRAM latency on large graphs):
+     * request every value row now, and the score inputs a few entries ahead. */
     for (int64_t t = 0; t < n; t++) {
+        const char *row = (const char *)(c->v + (int64_t)m->src[k0 + t] * HD);
+        for (int64_t b = 0; b < HD * (int64_t)sizeof(float); b += 64) __builtin_prefetch(row + b);
+    }
+    for (int64_t t = 0; t < n; t++) {
+        if (t + 4 < n) {
+            int64_t jn = m->src[k0 + t + 4];
+            if (c->er) __builtin_prefetch(c->er + jn * H);
+            if (c->k) __builtin_prefetch(c->k + jn * HD);
+        }
         p.j = m->src[k0 + t];
         pair_scores(c, &p, w + t * H, NULL);
     }
