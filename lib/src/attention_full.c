@@ -31,24 +31,9 @@
  * below 3e-7), written so that the loop vectorises (glibc's expf does not without -ffast-math). */
 /* no-trapping-math only lets the compiler turn the clamp into a vector select; results are the same. */
 AG_CLONES __attribute__((optimize("no-trapping-math"))) void ag_i_exp_block(float *x, int64_t n) {
-    for (int64_t l = 0; l < n; l++) {
-        float xin = x[l];
-        float v = xin > -87.0f ? xin : -87.0f;
-        float r0 = (v * 1.44269504f + 12582912.0f) - 12582912.0f; /* round to nearest */
-        float r = (v - r0 * 0.693145751953125f) - r0 * 1.428606765330187e-06f;
-        float p = 1.0f + r * (1.0f + r * (0.5f + r * (0.16666667f + r * (0.041666668f + r * (0.008333334f +
-                  r * 0.0013888889f)))));
-        int32_t bits = ((int32_t)r0 + 127) * 8388608; /* 2^r0 */
-        float scale;
-        memcpy(&scale, &bits, sizeof scale);
-        x[l] = p * scale; /* e^-87 (1.6e-38) for anything below: harmless in a sum of at least 1 */
-    }
+    for (int64_t l = 0; l < n; l++) x[l] = ag_i_exp1(x[l]);
 }
 
-static float exp1(float x) {
-    ag_i_exp_block(&x, 1);
-    return x;
-}
 
 /* sum_l w[l] * b[l] in 8 interleaved partial sums, then the partials in order: a fixed order the
  * compiler vectorises (a plain running sum cannot be reordered). */
@@ -142,7 +127,7 @@ ag_error_t ag_i_attn_full_forward(const ag_attn_ctx_t *c, int nt) {
                 if (c->norm == AG_NORM_SOFTMAX) {
                     float bm = block_max(s, n, mh);
                     if (bm > mh) { /* rescale what was summed under the old maximum */
-                        float sc = mh == -INFINITY ? 0.0f : exp1(mh - bm);
+                        float sc = mh == -INFINITY ? 0.0f : ag_i_exp1(mh - bm);
                         S *= sc;
                         for (int64_t d = 0; d < D; d++) acc[d] *= sc;
                         mh = bm;

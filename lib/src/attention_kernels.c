@@ -119,10 +119,7 @@ static int it_next(pair_it_t *it, pair_t *p) {
     return 1;
 }
 
-static inline float expx(float x) {
-    ag_i_exp_block(&x, 1);
-    return x;
-}
+static inline float expx(float x) { return ag_i_exp1(x); }
 
 static inline float lrelu(float x, float slope) { return x > 0.0f ? x : slope * x; }
 static inline float lrelu_d(float x, float slope) { return x > 0.0f ? 1.0f : slope; }
@@ -310,6 +307,10 @@ void ag_i_attn_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
         for (int64_t h = 0; h < H; h++) {
             float wv, ds = pair_dscore(c, b, &p, h, s[h], dO, ek, has_ek, &wv);
             dsh[h] = ds;
+            if (b->ds_e) {
+                b->ds_e[p.e0 * H + h] = ds;
+                b->wv_e[p.e0 * H + h] = wv;
+            }
             const float *gh = dO + h * D;
             switch (c->score) {
             case AG_SCORE_DOT: {
@@ -334,6 +335,7 @@ void ag_i_attn_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
                 }
                 float g = ds * lrelu_d(pre, c->slope);
                 deli[h] += g;
+                if (b->ds_e) b->ds_e[p.e0 * H + h] = g;
                 if (has_ek) {
                     float *pa = part + b->part_dasrc + h * D;
                     for (int64_t d = 0; d < D; d++) {
@@ -386,6 +388,32 @@ void ag_i_attn_backward_src(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
     int64_t H = c->H, D = c->D, HD = c->HD, Fe = c->Fe;
     float *ek = scratch, *dO = ek + 2 * HD, *ebuf = dO + HD, *s = ebuf + 2 * Fe;
     float *dvj = b->dv + j * HD, *dkj = b->dk ? b->dk + j * HD : NULL, *derj = b->der ? b->der + j * H : NULL;
+    if (b->ds_e) { /* the destination pass kept dL/ds and the weights: a plain gather */
+        const ag_mask_t *m = c->mask;
+        for (int64_t t = m->t_indptr[j]; t < m->t_indptr[j + 1]; t++) {
+            int64_t k = m->t_entry[t], i = b->dst[k];
+            if (t + 4 < m->t_indptr[j + 1]) {
+                int64_t in = b->dst[m->t_entry[t + 4]];
+                __builtin_prefetch(b->dcomb + in * b->C);
+                if (c->q) __builtin_prefetch(c->q + in * HD);
+            }
+            load_dO(c, b, i, dO);
+            for (int64_t h = 0; h < H; h++) {
+                float wv = b->wv_e[k * H + h], ds = b->ds_e[k * H + h];
+                const float *gh = dO + h * D;
+                float *dvh = dvj + h * D;
+                for (int64_t d = 0; d < D; d++) dvh[d] += wv * gh[d];
+                if (c->score == AG_SCORE_DOT) {
+                    const float *qh = c->q + i * HD + h * D;
+                    float g = ds * c->scale;
+                    for (int64_t d = 0; d < D; d++) dkj[h * D + d] += g * qh[d];
+                } else {
+                    derj[h] += ds;
+                }
+            }
+        }
+        return;
+    }
     pair_it_t it;
     pair_t p;
     it_init(&it, c, 1, j, b->dst, ebuf);
