@@ -299,6 +299,14 @@ void ag_i_attn_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
     float *s = dEf + Fe, *dsh = s + H;
     float *dqi = b->dq ? b->dq + i * HD : NULL, *deli = b->del ? b->del + i * H : NULL;
     load_dO(c, b, i, dO);
+    if (c->mask->kind != AG_MASK_FULL) /* random rows of the sources: request them all up front */
+        for (int64_t k = c->mask->indptr[i]; k < c->mask->indptr[i + 1]; k++) {
+            int64_t j = c->mask->src[k];
+            const char *row = (const char *)(c->v + j * HD);
+            for (int64_t o = 0; o < HD * (int64_t)sizeof(float); o += 64) __builtin_prefetch(row + o);
+            if (c->er) __builtin_prefetch(c->er + j * H);
+            if (c->k) __builtin_prefetch(c->k + j * HD);
+        }
     pair_it_t it;
     pair_t p;
     it_init(&it, c, 0, i, NULL, ebuf);
@@ -393,9 +401,12 @@ void ag_i_attn_backward_src(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
         for (int64_t t = m->t_indptr[j]; t < m->t_indptr[j + 1]; t++) {
             int64_t k = m->t_entry[t], i = b->dst[k];
             if (t + 4 < m->t_indptr[j + 1]) {
-                int64_t in = b->dst[m->t_entry[t + 4]];
-                __builtin_prefetch(b->dcomb + in * b->C);
+                int64_t kn = m->t_entry[t + 4], in = b->dst[kn];
+                const char *row = (const char *)(b->dcomb + in * b->C);
+                for (int64_t o = 0; o < b->C * (int64_t)sizeof(float); o += 64) __builtin_prefetch(row + o);
                 if (c->q) __builtin_prefetch(c->q + in * HD);
+                __builtin_prefetch(b->ds_e + kn * H);
+                __builtin_prefetch(b->wv_e + kn * H);
             }
             load_dO(c, b, i, dO);
             for (int64_t h = 0; h < H; h++) {
