@@ -35,28 +35,30 @@ AG_CLONES __attribute__((optimize("no-trapping-math"))) void ag_i_exp_block(floa
 }
 
 
-/* sum_l w[l] * b[l] in 8 interleaved partial sums, then the partials in order: a fixed order the
+/* sum_l w[l] * b[l] in 16 interleaved partial sums, then the partials in order: a fixed order the
  * compiler vectorises (a plain running sum cannot be reordered). */
 AG_CLONES static float lane_dot(const float *w, const float *b, int64_t n) {
-    float lane[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-    int64_t n8 = n & ~(int64_t)7;
-    for (int64_t l = 0; l < n8; l += 8)
-        for (int k = 0; k < 8; k++) lane[k] += w[l + k] * b[l + k];
-    for (int64_t l = n8; l < n; l++) lane[l - n8] += w[l] * b[l];
+    float lane[16];
+    for (int k = 0; k < 16; k++) lane[k] = 0.0f;
+    int64_t l = 0;
+    for (; l + 16 <= n; l += 16)
+        for (int k = 0; k < 16; k++) lane[k] += w[l + k] * b[l + k];
+    for (int k = 0; l + k < n; k++) lane[k] += w[l + k] * b[l + k];
     float t = 0.0f;
-    for (int k = 0; k < 8; k++) t += lane[k];
+    for (int k = 0; k < 16; k++) t += lane[k];
     return t;
 }
 
 /* sum_l w[l], the same way. */
 AG_CLONES static float lane_sum(const float *w, int64_t n) {
-    float lane[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-    int64_t n8 = n & ~(int64_t)7;
-    for (int64_t l = 0; l < n8; l += 8)
-        for (int k = 0; k < 8; k++) lane[k] += w[l + k];
-    for (int64_t l = n8; l < n; l++) lane[l - n8] += w[l];
+    float lane[16];
+    for (int k = 0; k < 16; k++) lane[k] = 0.0f;
+    int64_t l = 0;
+    for (; l + 16 <= n; l += 16)
+        for (int k = 0; k < 16; k++) lane[k] += w[l + k];
+    for (int k = 0; l + k < n; k++) lane[k] += w[l + k];
     float t = 0.0f;
-    for (int k = 0; k < 8; k++) t += lane[k];
+    for (int k = 0; k < 16; k++) t += lane[k];
     return t;
 }
 

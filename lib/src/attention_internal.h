@@ -92,7 +92,7 @@ void ag_i_attn_backward_src(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
 /* exp(x) for x >= -87 (clamped below): Cody-Waite reduction and a degree-6 polynomial (relative
  * error below 3e-7). The scalar and the vectorised form run the same operations, so they agree
  * bit for bit (ISO C mode keeps -ffp-contract=off). */
-static inline float ag_i_exp1(float xin) {
+static inline __attribute__((always_inline)) float ag_i_exp1(float xin) {
     float v = xin > -87.0f ? xin : -87.0f;
     float r0 = (v * 1.44269504f + 12582912.0f) - 12582912.0f; /* round to nearest */
     float r = (v - r0 * 0.693145751953125f) - r0 * 1.428606765330187e-06f;
