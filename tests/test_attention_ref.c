@@ -5,12 +5,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <math.h>
 #include <cmocka.h>
 #include <attngraph/attention.h>
 #include "attention_ref.h"
 #include "graphs_testutil.h"
+#include "fixture_testutil.h"
 
 static void test_graph_builder_rules(void **state) {
     (void)state;
@@ -336,6 +338,82 @@ static void test_ref_dropout(void **state) {
     ag_test_graph_free(&g);
 }
 
+/* The reference against the independent PyTorch implementation of tests/golden: outputs, weights
+ * of the mask entries, and the reference's finite-difference gradients against autograd's. */
+static void expect_close(const char *what, const double *got, const double *want, int64_t n, double tol) {
+    for (int64_t x = 0; x < n; x++)
+        if (fabs(got[x] - want[x]) > tol * (1.0 + fabs(want[x])))
+            fail_msg("%s[%lld]: %.10g, expected %.10g", what, (long long)x, got[x], want[x]);
+}
+
+static void test_ref_matches_pytorch(void **state) {
+    (void)state;
+    ag_fixture_case_t *cases;
+    int n_cases;
+    char err[256];
+    assert_int_equal(ag_fixture_load(AG_SOURCE_DIR "/tests/golden/attention_fixture.txt", &cases, &n_cases, err), 0);
+    assert_true(n_cases >= 4);
+    for (int c = 0; c < n_cases; c++) {
+        const ag_fixture_case_t *fc = &cases[c];
+        ag_graph_t g;
+        assert_int_equal(ag_fixture_graph(fc, &g), 0);
+        ag_ref_mask_t m;
+        assert_int_equal(ag_ref_mask_build(&m, &g, fc->mask, fc->hops, fc->self_loops), 0);
+        ag_ref_params_t p;
+        assert_int_equal(ag_ref_params_alloc(&p, &fc->cfg), 0);
+        for (int w = 0; w < AG_REF_N_TENSORS; w++) {
+            double *dst = ag_ref_params_tensor(&p, w);
+            const ag_fixture_tensor_t *t = ag_fixture_get(fc, ag_ref_tensor_name(w));
+            assert_true((dst == NULL) == (t == NULL));
+            if (dst) memcpy(dst, t->v, sizeof *dst * (size_t)(t->rows * t->cols));
+        }
+        const ag_fixture_tensor_t *X = ag_fixture_get(fc, "X"), *E = ag_fixture_get(fc, "E");
+        const ag_fixture_tensor_t *R = ag_fixture_get(fc, "R"), *Y = ag_fixture_get(fc, "Y");
+        const ag_fixture_tensor_t *A = ag_fixture_get(fc, "alpha");
+        const ag_fixture_tensor_t *md = ag_fixture_get(fc, "mask_dst"), *ms = ag_fixture_get(fc, "mask_src");
+        const ag_fixture_tensor_t *me = ag_fixture_get(fc, "mask_edge");
+        assert_non_null(X); assert_non_null(R); assert_non_null(Y); assert_non_null(A);
+        const int64_t H = fc->cfg.heads;
+        /* the mask entries, in attention.h's order */
+        assert_int_equal(m.n_entries, md->rows);
+        for (int64_t i = 0; i < m.n_nodes; i++)
+            for (int64_t k = m.indptr[i]; k < m.indptr[i + 1]; k++) {
+                assert_int_equal(md->v[k], i);
+                assert_int_equal(ms->v[k], m.src[k]);
+                assert_int_equal(me->v[k], m.edge[k]);
+            }
+        double *Yr = calloc((size_t)(Y->rows * Y->cols), sizeof *Yr);
+        double *al = calloc((size_t)(m.n_cand * H), sizeof *al);
+        double *ae = calloc((size_t)(m.n_entries * H), sizeof *ae);
+        double *Xd = malloc(sizeof *Xd * (size_t)(X->rows * X->cols));
+        double *Ed = E ? malloc(sizeof *Ed * (size_t)(E->rows * E->cols)) : NULL;
+        memcpy(Xd, X->v, sizeof *Xd * (size_t)(X->rows * X->cols));
+        if (E) memcpy(Ed, E->v, sizeof *Ed * (size_t)(E->rows * E->cols));
+        assert_int_equal(ag_ref_attention_forward(&fc->cfg, &p, &m, Xd, Ed, Yr, al, NULL), 0);
+        ag_ref_entry_weights(&m, H, al, ae);
+        expect_close(fc->name, Yr, Y->v, Y->rows * Y->cols, 1e-8);
+        expect_close("alpha", ae, A->v, m.n_entries * H, 1e-8);
+        /* every gradient by central differences on the reference */
+        for (int w = -2; w < AG_REF_N_TENSORS; w++) {
+            double *target = w == -2 ? Xd : w == -1 ? Ed : ag_ref_params_tensor(&p, w);
+            char gname[40];
+            snprintf(gname, sizeof gname, "d%s", w == -2 ? "X" : w == -1 ? "E" : ag_ref_tensor_name(w));
+            const ag_fixture_tensor_t *gt = ag_fixture_get(fc, gname);
+            if (!target) continue;
+            assert_non_null(gt);
+            double *fd = calloc((size_t)(gt->rows * gt->cols), sizeof *fd);
+            ag_ref_fd_grad(&fc->cfg, &p, &m, Xd, Ed, R->v, NULL, target, gt->rows * gt->cols, 1e-6, fd);
+            expect_close(gname, fd, gt->v, gt->rows * gt->cols, 1e-6);
+            free(fd);
+        }
+        free(Yr); free(al); free(ae); free(Xd); free(Ed);
+        ag_ref_params_free(&p);
+        ag_ref_mask_free(&m);
+        ag_test_graph_free(&g);
+    }
+    ag_fixture_free(cases, n_cases);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_graph_builder_rules),
@@ -347,6 +425,7 @@ int main(void) {
         cmocka_unit_test(test_hand_gatv2),
         cmocka_unit_test(test_ref_invariants),
         cmocka_unit_test(test_ref_dropout),
+        cmocka_unit_test(test_ref_matches_pytorch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -384,3 +384,17 @@ double ag_ref_loss(const ag_attention_config_t *cfg, const ag_ref_params_t *p, c
     free(Y);
     return L;
 }
+
+void ag_ref_fd_grad(const ag_attention_config_t *cfg, const ag_ref_params_t *p, const ag_ref_mask_t *m,
+                    const double *X, const double *E, const double *R, const ag_ref_dropout_t *drop,
+                    double *target, int64_t n, double h, double *grad) {
+    for (int64_t x = 0; x < n; x++) {
+        const double keep = target[x];
+        target[x] = keep + h;
+        const double up = ag_ref_loss(cfg, p, m, X, E, R, drop);
+        target[x] = keep - h;
+        const double down = ag_ref_loss(cfg, p, m, X, E, R, drop);
+        target[x] = keep;
+        grad[x] = (up - down) / (2 * h);
+    }
+}

@@ -104,4 +104,9 @@ void ag_ref_entry_weights(const ag_ref_mask_t *m, int64_t H, const double *alpha
 double ag_ref_loss(const ag_attention_config_t *cfg, const ag_ref_params_t *p, const ag_ref_mask_t *m,
                    const double *X, const double *E, const double *R, const ag_ref_dropout_t *drop);
 
+/* Central differences of ag_ref_loss() with respect to the n doubles at target (which points into
+ * p's storage, X or E and is restored), step h: grad (n) out. */
+void ag_ref_fd_grad(const ag_attention_config_t *cfg, const ag_ref_params_t *p, const ag_ref_mask_t *m,
+                    const double *X, const double *E, const double *R, const ag_ref_dropout_t *drop,
+                    double *target, int64_t n, double h, double *grad);
 #endif
