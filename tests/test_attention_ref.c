@@ -130,7 +130,10 @@ static void test_ref_masks(void **state) {
     assert_int_equal(m.c_indptr[5] - m.c_indptr[4], 2);
     assert_int_equal(m.c_src[m.c_indptr[4]], 4);
     assert_int_equal(m.c_src[m.c_indptr[4] + 1], 5);
-    assert_int_equal(m.c_edge[m.c_indptr[1]], 0); /* pair (1, 0) carries the smallest edge id */
+    /* pair (1, 0) carries both of its edges (ids 0 and 4, entries 1 and 2 of the CSR) */
+    assert_int_equal(m.c_e0[m.c_indptr[1]], 1);
+    assert_int_equal(m.c_e1[m.c_indptr[1]], 3);
+    assert_int_equal(m.c_e1[m.c_indptr[1] + 1] - m.c_e0[m.c_indptr[1] + 1], 1); /* (1, 1): the added entry */
     assert_int_equal(m.c_draw[m.c_indptr[5] + 1], 5 * 6 + 5);
     ag_ref_mask_free(&m);
     ag_test_graph_free(&g);

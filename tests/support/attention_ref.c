@@ -14,7 +14,8 @@ void ag_ref_mask_free(ag_ref_mask_t *m) {
     free(m->edge);
     free(m->c_indptr);
     free(m->c_src);
-    free(m->c_edge);
+    free(m->c_e0);
+    free(m->c_e1);
     free(m->c_draw);
     free(m->graph_ptr);
     free(m->node_graph);
@@ -127,13 +128,17 @@ int ag_ref_mask_build(ag_ref_mask_t *m, const ag_graph_t *g, ag_mask_kind_t kind
         m->n_cand = m->n_entries;
         m->c_indptr = calloc((size_t)N + 1, sizeof *m->c_indptr);
         m->c_src = calloc((size_t)m->n_cand + 1, sizeof *m->c_src);
-        m->c_edge = calloc((size_t)m->n_cand + 1, sizeof *m->c_edge);
+        m->c_e0 = calloc((size_t)m->n_cand + 1, sizeof *m->c_e0);
+        m->c_e1 = calloc((size_t)m->n_cand + 1, sizeof *m->c_e1);
         m->c_draw = calloc((size_t)m->n_cand + 1, sizeof *m->c_draw);
-        if (!m->c_indptr || !m->c_src || !m->c_edge || !m->c_draw) goto done;
+        if (!m->c_indptr || !m->c_src || !m->c_e0 || !m->c_e1 || !m->c_draw) goto done;
         memcpy(m->c_indptr, m->indptr, sizeof *m->indptr * (size_t)(N + 1));
         memcpy(m->c_src, m->src, sizeof *m->src * (size_t)m->n_cand);
-        memcpy(m->c_edge, m->edge, sizeof *m->edge * (size_t)m->n_cand);
-        for (int64_t k = 0; k < m->n_cand; k++) m->c_draw[k] = k;
+        for (int64_t k = 0; k < m->n_cand; k++) {
+            m->c_e0[k] = k;
+            m->c_e1[k] = k + 1;
+            m->c_draw[k] = k;
+        }
     } else {
         int64_t n = 0;
         for (int64_t i = 0; i < N; i++)
@@ -141,15 +146,21 @@ int ag_ref_mask_build(ag_ref_mask_t *m, const ag_graph_t *g, ag_mask_kind_t kind
         m->n_cand = n;
         m->c_indptr = calloc((size_t)N + 1, sizeof *m->c_indptr);
         m->c_src = calloc((size_t)n + 1, sizeof *m->c_src);
-        m->c_edge = calloc((size_t)n + 1, sizeof *m->c_edge);
+        m->c_e0 = calloc((size_t)n + 1, sizeof *m->c_e0);
+        m->c_e1 = calloc((size_t)n + 1, sizeof *m->c_e1);
         m->c_draw = calloc((size_t)n + 1, sizeof *m->c_draw);
-        if (!m->c_indptr || !m->c_src || !m->c_edge || !m->c_draw) goto done;
+        if (!m->c_indptr || !m->c_src || !m->c_e0 || !m->c_e1 || !m->c_draw) goto done;
         n = 0;
         for (int64_t i = 0; i < N; i++) {
             for (int64_t j = 0; j < N; j++) {
                 if (g->node_graph[i] != g->node_graph[j]) continue;
                 m->c_src[n] = (int32_t)j;
-                m->c_edge[n] = direct[i * N + j];
+                /* the entries of i with source j (a multi-edge pair has several) */
+                int64_t k = m->indptr[i];
+                while (k < m->indptr[i + 1] && m->src[k] < j) k++;
+                m->c_e0[n] = k;
+                while (k < m->indptr[i + 1] && m->src[k] == j) k++;
+                m->c_e1[n] = k;
                 m->c_draw[n] = i * N + j;
                 n++;
             }
@@ -250,6 +261,15 @@ void ag_ref_params_random(ag_ref_params_t *p, double scale, uint64_t seed) {
         p->storage[x] = scale * (2.0 * (double)ag_rng_uniform(seed, 91, (uint64_t)x) - 1.0);
 }
 
+/* ef (Fe) = the features of candidate c: the sum over its CSR entries that are input edges. */
+static void pair_features(const ag_ref_mask_t *m, int64_t c, const double *E, int64_t Fe, double *ef) {
+    for (int64_t f = 0; f < Fe; f++) ef[f] = 0;
+    if (!E) return;
+    for (int64_t k = m->c_e0[c]; k < m->c_e1[c]; k++)
+        if (m->edge[k] >= 0)
+            for (int64_t f = 0; f < Fe; f++) ef[f] += E[m->edge[k] * Fe + f];
+}
+
 static double leaky(double x, double slope) { return x > 0 ? x : slope * x; }
 
 /* out (rows x cols) = A (rows x inner) B (inner x cols) */
@@ -274,13 +294,14 @@ int ag_ref_attention_forward(const ag_attention_config_t *cfg, const ag_ref_para
     double *V = calloc((size_t)(N * HD + 1), sizeof *V);   /* (N x H*D) */
     double *cat = calloc((size_t)(N * C + 1), sizeof *cat); /* (N x C) */
     double *ee = calloc((size_t)(HD + 1), sizeof *ee);      /* (H*D) or (H): one pair's edge term */
+    double *ef = calloc((size_t)(Fe + 1), sizeof *ef);      /* (Fe) one pair's edge features */
     int64_t maxdeg = 1;
     for (int64_t i = 0; i < N; i++)
         if (m->c_indptr[i + 1] - m->c_indptr[i] > maxdeg) maxdeg = m->c_indptr[i + 1] - m->c_indptr[i];
     double *s = calloc((size_t)maxdeg, sizeof *s);          /* scores of one destination, one head */
     double *w = calloc((size_t)maxdeg, sizeof *w);
     int rc = -1;
-    if (!Q || !K || !V || !cat || !ee || !s || !w) goto done;
+    if (!Q || !K || !V || !cat || !ee || !ef || !s || !w) goto done;
     if (cfg->score != AG_SCORE_GAT) matmul(X, p->Wq, Q, N, F, HD);
     if (cfg->score == AG_SCORE_DOT) matmul(X, p->Wk, K, N, F, HD);
     matmul(X, p->Wv, V, N, F, HD);
@@ -292,11 +313,12 @@ int ag_ref_attention_forward(const ag_attention_config_t *cfg, const ag_ref_para
         for (int64_t h = 0; h < H; h++) {
             double *acc = cat + i * C + (cfg->combine == AG_HEADS_CONCAT ? h * D : 0);
             for (int64_t t = 0; t < n; t++) {
-                const int64_t j = m->c_src[b + t], e = m->c_edge[b + t];
+                const int64_t j = m->c_src[b + t];
+                pair_features(m, b + t, E, Fe, ef);
                 for (int64_t c = 0; c < ew; c++) {
                     ee[c] = 0;
-                    if (e >= 0 && cfg->edge_mode != AG_EDGE_NONE)
-                        for (int64_t f = 0; f < Fe; f++) ee[c] += E[e * Fe + f] * p->We[f * ew + c];
+                    if (cfg->edge_mode != AG_EDGE_NONE)
+                        for (int64_t f = 0; f < Fe; f++) ee[c] += ef[f] * p->We[f * ew + c];
                 }
                 double sc = 0;
                 if (cfg->score == AG_SCORE_DOT) {
@@ -334,11 +356,12 @@ int ag_ref_attention_forward(const ag_attention_config_t *cfg, const ag_ref_para
                     w[t] = (double)u < drop->p ? 0.0 : w[t] / (1.0 - drop->p);
                 }
             for (int64_t t = 0; t < n; t++) {
-                const int64_t j = m->c_src[b + t], e = m->c_edge[b + t];
+                const int64_t j = m->c_src[b + t];
+                pair_features(m, b + t, E, Fe, ef);
                 for (int64_t d = 0; d < D; d++) {
                     double v = V[j * HD + h * D + d];
-                    if (key && e >= 0)
-                        for (int64_t f = 0; f < Fe; f++) v += E[e * Fe + f] * p->We[f * HD + h * D + d];
+                    if (key)
+                        for (int64_t f = 0; f < Fe; f++) v += ef[f] * p->We[f * HD + h * D + d];
                     acc[d] += (cfg->combine == AG_HEADS_CONCAT ? 1.0 : 1.0 / (double)H) * w[t] * v;
                 }
             }
@@ -356,6 +379,7 @@ done:
     free(V);
     free(cat);
     free(ee);
+    free(ef);
     free(s);
     free(w);
     return rc;

@@ -11,8 +11,9 @@
  *   added self entry (edge -1) when self_loops is on and i has no input self-loop;
  * - k-hop: sources j != i at shortest in-path distance 1..k, plus i itself when self_loops is on or
  *   i has an input self-loop; edge = smallest direct edge id j -> i, else -1;
- * - full: every node of i's graph (i included); the reported CSR is the neighbour CSR, and an
- *   edge feature of pair (i, j) is that of the smallest direct edge id j -> i (zero if none);
+ * - full: every node of i's graph (i included); the reported CSR is the neighbour CSR, and the
+ *   edge features of pair (i, j) are the sum over its direct edges j -> i (zero if none; the fast
+ *   kernel's documented choice for multi-edges, which attention.h leaves open);
  * - dropout draw of (CSR entry k, head h) is ag_rng_uniform(seed, stream, k*H + h), full mask
  *   ((i*N + j)*H + h); an entry is dropped when the draw is < p, kept ones are scaled by 1/(1-p).
  */
@@ -36,7 +37,7 @@ typedef struct ag_ref_mask_t {
     int64_t n_cand;
     int64_t *c_indptr;  /* (N+1) */
     int32_t *c_src;     /* (n_cand) */
-    int64_t *c_edge;    /* (n_cand) edge whose features the pair uses, -1 for none */
+    int64_t *c_e0, *c_e1; /* (n_cand) the pair's features: sum over CSR entries [c_e0, c_e1) with edge >= 0 */
     int64_t *c_draw;    /* (n_cand) base index of the dropout draw (times H, plus h) */
     int64_t n_graphs;
     int64_t *graph_ptr; /* (G+1) */
