@@ -293,7 +293,9 @@ int ag_ref_attention_forward(const ag_attention_config_t *cfg, const ag_ref_para
     double *K = calloc((size_t)(N * HD + 1), sizeof *K);   /* (N x H*D) */
     double *V = calloc((size_t)(N * HD + 1), sizeof *V);   /* (N x H*D) */
     double *cat = calloc((size_t)(N * C + 1), sizeof *cat); /* (N x C) */
-    double *ee = calloc((size_t)(HD + 1), sizeof *ee);      /* (H*D) or (H): one pair's edge term */
+    const int key = cfg->edge_mode == AG_EDGE_KEY, bias = cfg->edge_mode == AG_EDGE_BIAS;
+    const int64_t ew = key ? HD : H; /* width of e W^e */
+    double *EW = calloc((size_t)(m->n_cand * ew + 1), sizeof *EW); /* (n_cand x ew): e W^e per pair */
     double *ef = calloc((size_t)(Fe + 1), sizeof *ef);      /* (Fe) one pair's edge features */
     int64_t maxdeg = 1;
     for (int64_t i = 0; i < N; i++)
@@ -301,12 +303,16 @@ int ag_ref_attention_forward(const ag_attention_config_t *cfg, const ag_ref_para
     double *s = calloc((size_t)maxdeg, sizeof *s);          /* scores of one destination, one head */
     double *w = calloc((size_t)maxdeg, sizeof *w);
     int rc = -1;
-    if (!Q || !K || !V || !cat || !ee || !ef || !s || !w) goto done;
+    if (!Q || !K || !V || !cat || !EW || !ef || !s || !w) goto done;
     if (cfg->score != AG_SCORE_GAT) matmul(X, p->Wq, Q, N, F, HD);
     if (cfg->score == AG_SCORE_DOT) matmul(X, p->Wk, K, N, F, HD);
     matmul(X, p->Wv, V, N, F, HD);
-    const int key = cfg->edge_mode == AG_EDGE_KEY, bias = cfg->edge_mode == AG_EDGE_BIAS;
-    const int64_t ew = key ? HD : H; /* width of e W^e */
+    if (cfg->edge_mode != AG_EDGE_NONE)
+        for (int64_t c = 0; c < m->n_cand; c++) {
+            pair_features(m, c, E, Fe, ef);
+            for (int64_t col = 0; col < ew; col++)
+                for (int64_t f = 0; f < Fe; f++) EW[c * ew + col] += ef[f] * p->We[f * ew + col];
+        }
 
     for (int64_t i = 0; i < N; i++) {
         const int64_t b = m->c_indptr[i], n = m->c_indptr[i + 1] - b;
@@ -314,12 +320,7 @@ int ag_ref_attention_forward(const ag_attention_config_t *cfg, const ag_ref_para
             double *acc = cat + i * C + (cfg->combine == AG_HEADS_CONCAT ? h * D : 0);
             for (int64_t t = 0; t < n; t++) {
                 const int64_t j = m->c_src[b + t];
-                pair_features(m, b + t, E, Fe, ef);
-                for (int64_t c = 0; c < ew; c++) {
-                    ee[c] = 0;
-                    if (cfg->edge_mode != AG_EDGE_NONE)
-                        for (int64_t f = 0; f < Fe; f++) ee[c] += ef[f] * p->We[f * ew + c];
-                }
+                const double *ee = EW + (b + t) * ew;
                 double sc = 0;
                 if (cfg->score == AG_SCORE_DOT) {
                     for (int64_t d = 0; d < D; d++)
@@ -357,11 +358,9 @@ int ag_ref_attention_forward(const ag_attention_config_t *cfg, const ag_ref_para
                 }
             for (int64_t t = 0; t < n; t++) {
                 const int64_t j = m->c_src[b + t];
-                pair_features(m, b + t, E, Fe, ef);
                 for (int64_t d = 0; d < D; d++) {
                     double v = V[j * HD + h * D + d];
-                    if (key)
-                        for (int64_t f = 0; f < Fe; f++) v += ef[f] * p->We[f * HD + h * D + d];
+                    if (key) v += EW[(b + t) * HD + h * D + d];
                     acc[d] += (cfg->combine == AG_HEADS_CONCAT ? 1.0 : 1.0 / (double)H) * w[t] * v;
                 }
             }
@@ -378,7 +377,7 @@ done:
     free(K);
     free(V);
     free(cat);
-    free(ee);
+    free(EW);
     free(ef);
     free(s);
     free(w);
