@@ -17,7 +17,8 @@ Format, one item per line ('#' starts a comment line):
     f NAME ROWS COLS v...          a float tensor, row-major
     i NAME COUNT v...              an integer array
     end                            ends the case
-The mask entries (mask_dst, mask_src, mask_edge) are listed in the order of attention.h (by
+Attention semantics chosen where attention.h is silent (as the C kernel does): over the full mask a
+pair (i, j) with several edges j -> i sums their features. The mask entries (mask_dst, mask_src, mask_edge) are listed in the order of attention.h (by
 destination, then source, then edge id) with alpha (M x H) in the same order.
 """
 import math
@@ -36,9 +37,9 @@ MASK = {"neighbours": 0, "khop": 1, "full": 2}
 HEADS = {"concat": 0, "mean": 1}
 EDGE = {"none": 0, "key": 1, "bias": 2}
 
-# 7 nodes, undirected, with one input self-loop (node 5) and an isolated node (6).
+# 7 nodes with one input self-loop (node 5), a multi-edge (0 -> 1 twice) and an isolated node (6).
 N_NODES = 7
-EDGES = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 1), (5, 5), (5, 3)]
+EDGES = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 1), (5, 5), (5, 3), (0, 1)]
 
 
 def graph_entries(directed):
@@ -62,15 +63,15 @@ def mask_entries(kind, self_loops, directed):
 
 
 def attention_pairs(kind, self_loops, directed):
-    """What attention runs over: (dst, src, edge whose features the pair uses)."""
+    """What attention runs over: (dst, src, [edges whose features the pair sums])."""
     ent = mask_entries(kind, self_loops, directed)
     if kind == "neighbours":
-        return ent
-    first = {}
+        return [(d, s, [e] if e >= 0 else []) for (d, s, e) in ent]
+    edges = {}
     for (d, s, e) in ent:
-        if e >= 0 and (d, s) not in first:
-            first[(d, s)] = e
-    return [(d, s, first.get((d, s), -1)) for d in range(N_NODES) for s in range(N_NODES)]
+        if e >= 0:
+            edges.setdefault((d, s), []).append(e)
+    return [(d, s, edges.get((d, s), [])) for d in range(N_NODES) for s in range(N_NODES)]
 
 
 def leaky(x, slope):
@@ -81,11 +82,13 @@ def layer(c, P, X, E, pairs):
     H, D = c["heads"], c["head_dim"]
     dst = torch.tensor([p[0] for p in pairs])
     src = torch.tensor([p[1] for p in pairs])
-    eid = [p[2] for p in pairs]
     M = len(pairs)
-    has_e = torch.tensor([e >= 0 for e in eid], dtype=DT).unsqueeze(1)
     if c["edge_mode"] != "none":
-        Epair = E[torch.tensor([max(e, 0) for e in eid])] * has_e        # (M x Fe), zero for -1
+        inc = torch.zeros(M, E.shape[0], dtype=DT)                       # (M x E) pair-edge incidence
+        for m, p in enumerate(pairs):
+            for e in p[2]:
+                inc[m, e] = 1.0
+        Epair = inc @ E                                                  # (M x Fe), zero without edges
         eW = Epair @ P["We"]                                             # (M x HD) or (M x H)
     v = (X @ P["Wv"]).view(-1, H, D)
     vj = v[src]                                                          # (M x H x D)
