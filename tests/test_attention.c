@@ -281,6 +281,112 @@ static void test_forward_errors(void **state) {
     ag_test_graph_free(&small);
 }
 
+static void expect_error(ag_error_t rc, ag_error_t code, const char *fragment) {
+    assert_int_equal(rc, code);
+    assert_int_equal(ag_error_code(), code);
+    if (!strstr(ag_error_message(), fragment))
+        fail_msg("message '%s' does not say '%s'", ag_error_message(), fragment);
+}
+
+/* Backward and weights refuse what they cannot differentiate or report; init and the mask builder
+ * refuse bad configurations and graphs; each with its code and a message saying why. */
+static void test_error_paths(void **state) {
+    (void)state;
+    ag_graph_t g, small;
+    assert_int_equal(at_make_graph(&g, AT_UNDIRECTED, 1), 0);
+    const int64_t nn = 3, ne = 1, el[] = {0, 1};
+    const int64_t *lists[] = {el};
+    assert_int_equal(ag_test_graph_build(&small, 0, 1, &nn, &ne, lists), 0);
+    ag_mask_t m, ms;
+    assert_int_equal(ag_mask_build(&m, &g, AG_MASK_NEIGHBOURS, 0, 1), AG_SUCCESS);
+    assert_int_equal(ag_mask_build(&ms, &small, AG_MASK_NEIGHBOURS, 0, 1), AG_SUCCESS);
+    ag_attention_config_t cfg = at_config(AG_SCORE_GAT, AG_NORM_SOFTMAX, AG_EDGE_BIAS, AT_CONCAT, 5);
+    ag_attention_t layer;
+    assert_int_equal(ag_attention_init(&layer, &cfg, 1), AG_SUCCESS);
+    float X[18 * 5] = {0}, Y[18 * 6], E[30 * 3] = {0}, dY[18 * 6] = {0}, dX[18 * 5] = {0}, A[400];
+    expect_error(ag_attention_backward(&layer, &m, X, E, dY, dX, NULL), AG_EINVAL, "no forward pass");
+    expect_error(ag_attention_weights(&layer, &m, A), AG_EINVAL, "no forward pass");
+    ag_rng_t rng;
+    ag_rng_init(&rng, 1);
+    assert_int_equal(ag_attention_forward(&layer, &m, X, E, Y, 1, &rng), AG_SUCCESS);
+    expect_error(ag_attention_backward(&layer, &ms, X, E, dY, dX, NULL), AG_EINVAL, "not the forward");
+    expect_error(ag_attention_backward(&layer, &m, X, NULL, dY, dX, NULL), AG_EINVAL, "edge features");
+    expect_error(ag_attention_weights(&layer, &ms, A), AG_EINVAL, "this mask");
+    assert_int_equal(ag_attention_backward(&layer, &m, X, E, dY, dX, NULL), AG_SUCCESS);
+    ag_attention_destroy(&layer);
+
+    cfg.attn_dropout = 0.5f;
+    assert_int_equal(ag_attention_init(&layer, &cfg, 1), AG_SUCCESS);
+    expect_error(ag_attention_forward(&layer, &m, X, E, Y, 1, NULL), AG_EINVAL, "rng");
+    ag_attention_destroy(&layer);
+
+    ag_attention_config_t c2 = cfg;
+    c2.attn_dropout = 1.0f;
+    expect_error(ag_attention_init(&layer, &c2, 1), AG_EINVAL, "dropout");
+    c2 = at_config(AG_SCORE_DOT, AG_NORM_SOFTMAX, AG_EDGE_NONE, AT_CONCAT_WO, 5);
+    c2.out_dim = 0;
+    expect_error(ag_attention_init(&layer, &c2, 1), AG_EINVAL, "out_dim");
+    c2 = at_config(AG_SCORE_DOT, AG_NORM_SOFTMAX, AG_EDGE_NONE, AT_CONCAT_WO, 5);
+    c2.score = (ag_score_t)7;
+    expect_error(ag_attention_init(&layer, &c2, 1), AG_EINVAL, "score");
+
+    ag_mask_t bad;
+    expect_error(ag_mask_build(&bad, &g, (ag_mask_kind_t)9, 1, 1), AG_EINVAL, "kind");
+    small.src[0] = 7; /* a source outside the graph */
+    expect_error(ag_mask_build(&bad, &small, AG_MASK_NEIGHBOURS, 0, 1), AG_EINVAL, "out of range");
+    ag_mask_destroy(&m);
+    ag_mask_destroy(&ms);
+    ag_test_graph_free(&g);
+    ag_test_graph_free(&small);
+}
+
+void ag_i_alloc_fail_at(int64_t n);
+
+/* Allocation-failure injection: failing the n-th allocation of mask building, init, a training
+ * forward, backward and weights returns AG_ENOMEM and leaks nothing (ASan checks), for every n. */
+static void test_allocation_failures(void **state) {
+    (void)state;
+    ag_graph_t g;
+    assert_int_equal(at_make_graph(&g, AT_BATCH, 2), 0);
+    const int64_t N = g.n_nodes;
+    float *X = calloc((size_t)(N * 5), sizeof *X), *E = calloc((size_t)(g.n_edges * 3 + 1), sizeof *E);
+    float *Y = calloc((size_t)(N * 4), sizeof *Y), *dX = calloc((size_t)(N * 5), sizeof *dX);
+    ag_test_fill_uniform(X, N * 5, -1, 1, 1);
+    for (int kind = 0; kind < 3; kind++) {
+        int completed = 0, failures = 0;
+        for (int64_t n = 1; n < 500 && !completed; n++) {
+            ag_attention_config_t cfg = at_config(AG_SCORE_DOT, AG_NORM_SOFTMAX, AG_EDGE_KEY, AT_CONCAT_WO, 5);
+            cfg.attn_dropout = 0.2f;
+            ag_mask_t m;
+            ag_attention_t layer;
+            ag_rng_t rng;
+            ag_rng_init(&rng, 1);
+            int have_mask = 0, have_layer = 0;
+            ag_i_alloc_fail_at(n);
+            ag_error_t rc = ag_mask_build(&m, &g, (ag_mask_kind_t)kind, 2, 1);
+            if (rc == AG_SUCCESS) { have_mask = 1; rc = ag_attention_init(&layer, &cfg, 1); }
+            if (rc == AG_SUCCESS) { have_layer = 1; rc = ag_attention_forward(&layer, &m, X, E, Y, 1, &rng); }
+            if (rc == AG_SUCCESS) rc = ag_attention_backward(&layer, &m, X, E, Y, dX, NULL);
+            float *A = have_mask ? malloc(sizeof *A * (size_t)(m.n_entries * 2 + 1)) : NULL;
+            if (rc == AG_SUCCESS) rc = ag_attention_weights(&layer, &m, A);
+            ag_i_alloc_fail_at(0);
+            if (rc == AG_SUCCESS) completed = 1;
+            else {
+                if (rc != AG_ENOMEM) fail_msg("mask %d, allocation %lld failed: %s, not AG_ENOMEM", kind, (long long)n, ag_error_name(rc));
+                assert_true(strlen(ag_error_message()) > 0);
+                failures++;
+            }
+            free(A);
+            if (have_layer) ag_attention_destroy(&layer);
+            if (have_mask) ag_mask_destroy(&m);
+        }
+        assert_true(completed);
+        assert_true(failures > 2);
+    }
+    free(X); free(E); free(Y); free(dX);
+    ag_test_graph_free(&g);
+}
+
 static void test_config_default(void **state) {
     (void)state;
     ag_attention_config_t c;
@@ -319,6 +425,8 @@ int main(void) {
         cmocka_unit_test(test_forward_batch),
         cmocka_unit_test(test_weights_map_to_edges),
         cmocka_unit_test(test_forward_errors),
+        cmocka_unit_test(test_error_paths),
+        cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, teardown_report);
 }
