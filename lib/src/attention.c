@@ -279,12 +279,16 @@ ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, co
     ag_attn_ctx_t x;
     make_ctx(&x, layer, mask, E);
     int nt = ag_get_num_threads();
-    float *scratch;
-    int64_t stride;
-    AG_CHECK(alloc_scratch(&scratch, &x, nt, &stride));
+    if (ag_i_attn_full_fast(&x)) {
+        AG_CHECK(ag_i_attn_full_forward(&x, nt));
+    } else {
+        float *scratch;
+        int64_t stride;
+        AG_CHECK(alloc_scratch(&scratch, &x, nt, &stride));
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
-    for (int64_t i = 0; i < N; i++) ag_i_attn_forward_dst(&x, i, scratch + stride * omp_get_thread_num());
-    ag_i_free(scratch);
+        for (int64_t i = 0; i < N; i++) ag_i_attn_forward_dst(&x, i, scratch + stride * omp_get_thread_num());
+        ag_i_free(scratch);
+    }
 
     /* combine heads: concatenation is o itself; the mean sums heads in order */
     const float *comb = k->o;
@@ -440,6 +444,10 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
     b.part = part;
     b.dent = dent;
     b.dst = dst;
+    if (ag_i_attn_full_fast(&x)) {
+        rc = ag_i_attn_full_backward(&x, &b, nt);
+        if (rc) goto done;
+    } else {
     /* pass A: per destination, gather over its sources */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int64_t ch = 0; ch < nch; ch++) {
@@ -451,6 +459,7 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
     /* pass B: per source, gather over its destinations (transposed CSR, or the graph for full) */
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
     for (int64_t j = 0; j < N; j++) ag_i_attn_backward_src(&x, &b, j, scratch + stride * omp_get_thread_num());
+    }
     if (c->score == AG_SCORE_GAT) {
         /* el_i = a_dst . z_i and er_j = a_src . z_j feed back into z and the attention vectors */
 #pragma omp parallel for schedule(static)

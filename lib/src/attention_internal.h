@@ -85,6 +85,11 @@ void ag_i_attn_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
                             float *scratch);
 void ag_i_attn_backward_src(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int64_t j, float *scratch);
 
+/* Full mask, DOT scores, no edge features: the blocked fast path (attention_full.c). */
+int ag_i_attn_full_fast(const ag_attn_ctx_t *c);
+ag_error_t ag_i_attn_full_forward(const ag_attn_ctx_t *c, int nt);
+ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int nt);
+
 /* The normalised weights (H) of destination i's CSR entries into alpha (rows of H). */
 void ag_i_attn_weights_dst(const ag_attn_ctx_t *c, int64_t i, float *alpha, float *scratch);
 

@@ -1,0 +1,235 @@
+/*
+ * attention_full.c: the fast path of full attention with dot-product scores and no edge features
+ * (the Transformer case), in blocks of sources with an online softmax (internal).
+ *
+ * Memory is O(N x H x D): keys, values, queries and output gradients are also kept transposed per
+ * head ((H*D) x N), so that a block of scores is a sum over d of contiguous rows, which the
+ * compiler vectorises over sources; nothing of size N x N exists. Every score is the same sum in
+ * the same order (d = 0 .. D-1) in the forward, the backward's destination pass and its source
+ * pass, so the three passes agree bit for bit, and every accumulation runs in source (or
+ * destination) order: results do not depend on the number of threads.
+ */
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+#include "attention_internal.h"
+#include "internal.h"
+
+#define BLOCK 256
+
+/* x[l] = exp(x[l]) for x <= 88: Cody-Waite reduction and a degree-6 polynomial (relative error
+ * below 3e-7), written so that the loop vectorises (glibc's expf does not without -ffast-math). */
+static void exp_block(float *x, int64_t n) {
+    for (int64_t l = 0; l < n; l++) {
+        float v = x[l] < -87.0f ? -87.0f : (x[l] > 88.0f ? 88.0f : x[l]);
+        float r0 = (v * 1.44269504f + 12582912.0f) - 12582912.0f; /* round to nearest */
+        float r = (v - r0 * 0.693145751953125f) - r0 * 1.428606765330187e-06f;
+        float p = 1.0f + r * (1.0f + r * (0.5f + r * (0.16666667f + r * (0.041666668f + r * (0.008333334f +
+                  r * 0.0013888889f)))));
+        union {
+            int32_t i;
+            float f;
+        } u;
+        u.i = ((int32_t)r0 + 127) * 8388608; /* 2^r0 */
+        x[l] = v <= -87.0f ? 0.0f : p * u.f;
+    }
+}
+
+static float exp1(float x) {
+    exp_block(&x, 1);
+    return x;
+}
+
+int ag_i_attn_full_fast(const ag_attn_ctx_t *c) {
+    return c->mask->kind == AG_MASK_FULL && c->score == AG_SCORE_DOT && c->emode == AG_EDGE_NONE;
+}
+
+/* dst ((H*D) x N) = transpose of src (N x H*D). */
+static void transpose(const float *src, float *dst, int64_t N, int64_t HD) {
+#pragma omp parallel for schedule(static)
+    for (int64_t x = 0; x < HD; x++)
+        for (int64_t i = 0; i < N; i++) dst[x * N + i] = src[i * HD + x];
+}
+
+static inline float drop_at(const ag_attn_ctx_t *c, int64_t i, int64_t j, int64_t h) {
+    uint64_t idx = ((uint64_t)i * (uint64_t)c->N + (uint64_t)j) * (uint64_t)c->H + (uint64_t)h;
+    return ag_rng_uniform(c->seed, c->stream, idx) < c->p ? 0.0f : c->keep;
+}
+
+/* s[0..n) = scale * sum_d a[d] * Bt[d*N + j0 + jj]: scores of one row against a block. */
+static void block_scores(const float *a, const float *Bt, int64_t N, int64_t D, int64_t j0, int64_t n, float scale,
+                         float *s) {
+    for (int64_t jj = 0; jj < n; jj++) s[jj] = 0.0f;
+    for (int64_t d = 0; d < D; d++) {
+        float ad = a[d];
+        const float *b = Bt + d * N + j0;
+        for (int64_t jj = 0; jj < n; jj++) s[jj] += ad * b[jj];
+    }
+    for (int64_t jj = 0; jj < n; jj++) s[jj] *= scale;
+}
+
+ag_error_t ag_i_attn_full_forward(const ag_attn_ctx_t *c, int nt) {
+    int64_t N = c->N, H = c->H, D = c->D, HD = c->HD;
+    float *Kt = NULL, *scr = NULL;
+    AG_CHECK(ag_i_alloc_array((void **)&Kt, N * HD, sizeof(float), "full attention transposed keys"));
+    ag_error_t rc = ag_i_alloc_array((void **)&scr, (int64_t)nt * BLOCK, sizeof(float), "full attention scratch");
+    if (rc) {
+        ag_i_free(Kt);
+        return rc;
+    }
+    transpose(c->k, Kt, N, HD);
+    const ag_mask_t *m = c->mask;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nt)
+    for (int64_t i = 0; i < N; i++) {
+        float *s = scr + (int64_t)omp_get_thread_num() * BLOCK;
+        int64_t g0 = m->graph_ptr[m->node_graph[i]], g1 = m->graph_ptr[m->node_graph[i] + 1];
+        for (int64_t h = 0; h < H; h++) {
+            const float *q = c->q + i * HD + h * D;
+            float *acc = c->o + i * HD + h * D;
+            float mh = -INFINITY, S = 0.0f;
+            for (int64_t d = 0; d < D; d++) acc[d] = 0.0f;
+            for (int64_t j0 = g0; j0 < g1; j0 += BLOCK) {
+                int64_t n = g1 - j0 < BLOCK ? g1 - j0 : BLOCK;
+                block_scores(q, Kt + h * D * N, N, D, j0, n, c->scale, s);
+                if (c->norm == AG_NORM_SOFTMAX) {
+                    float bm = mh;
+                    for (int64_t jj = 0; jj < n; jj++) bm = s[jj] > bm ? s[jj] : bm;
+                    if (bm > mh) { /* rescale what was summed under the old maximum */
+                        float sc = mh == -INFINITY ? 0.0f : exp1(mh - bm);
+                        S *= sc;
+                        for (int64_t d = 0; d < D; d++) acc[d] *= sc;
+                        mh = bm;
+                    }
+                    for (int64_t jj = 0; jj < n; jj++) s[jj] -= mh;
+                    exp_block(s, n);
+                } else {
+                    for (int64_t jj = 0; jj < n; jj++) s[jj] = s[jj] > 0.0f ? s[jj] : 0.0f;
+                }
+                for (int64_t jj = 0; jj < n; jj++) S += s[jj];
+                if (c->dropout)
+                    for (int64_t jj = 0; jj < n; jj++) s[jj] *= drop_at(c, i, j0 + jj, h);
+                for (int64_t jj = 0; jj < n; jj++) {
+                    float w = s[jj];
+                    const float *vr = c->v + (j0 + jj) * HD + h * D;
+                    for (int64_t d = 0; d < D; d++) acc[d] += w * vr[d];
+                }
+            }
+            float den = g1 > g0 ? (c->norm == AG_NORM_SOFTMAX ? S : S + AG_ATTN_RELU_EPS) : 0.0f;
+            c->mx[i * H + h] = (c->norm == AG_NORM_SOFTMAX && g1 > g0) ? mh : 0.0f;
+            c->den[i * H + h] = den;
+            for (int64_t d = 0; d < D; d++) acc[d] = den > 0.0f ? acc[d] / den : 0.0f;
+        }
+    }
+    ag_i_free(Kt);
+    ag_i_free(scr);
+    return AG_SUCCESS;
+}
+
+/* alpha (n) of one row from its scores s (n), maxima and denominators; ds (n) from the values'
+ * dot products dot (n) with dO. */
+static void block_grads(const ag_attn_ctx_t *c, const float *s, const float *mx, const float *den, const float *cs,
+                        int64_t mstride, const float *dot, const float *f, int64_t n, float *alpha, float *ds) {
+    if (c->norm == AG_NORM_SOFTMAX) {
+        for (int64_t l = 0; l < n; l++) alpha[l] = s[l] - mx[l * mstride];
+        exp_block(alpha, n);
+        for (int64_t l = 0; l < n; l++) {
+            float dn = den[l * mstride];
+            alpha[l] = dn > 0.0f ? alpha[l] / dn : 0.0f;
+            ds[l] = alpha[l] * (f[l] * dot[l] - cs[l * mstride]);
+        }
+    } else {
+        for (int64_t l = 0; l < n; l++) {
+            float dn = den[l * mstride];
+            alpha[l] = dn > 0.0f ? (s[l] > 0.0f ? s[l] : 0.0f) / dn : 0.0f;
+            ds[l] = (s[l] > 0.0f && dn > 0.0f) ? (f[l] * dot[l] - cs[l * mstride]) / dn : 0.0f;
+        }
+    }
+}
+
+ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int nt) {
+    int64_t N = c->N, H = c->H, D = c->D, HD = c->HD;
+    const ag_mask_t *m = c->mask;
+    float *Kt = NULL, *Vt = NULL, *Qt = NULL, *dOr = NULL, *dOt = NULL, *stT = NULL, *scr = NULL;
+    ag_error_t rc = ag_i_alloc_array((void **)&Kt, N * HD, sizeof(float), "full attention backward buffers");
+    if (!rc) rc = ag_i_alloc_array((void **)&Vt, N * HD, sizeof(float), "full attention backward buffers");
+    if (!rc) rc = ag_i_alloc_array((void **)&Qt, N * HD, sizeof(float), "full attention backward buffers");
+    if (!rc) rc = ag_i_alloc_array((void **)&dOr, N * HD, sizeof(float), "full attention backward buffers");
+    if (!rc) rc = ag_i_alloc_array((void **)&dOt, N * HD, sizeof(float), "full attention backward buffers");
+    if (!rc) rc = ag_i_alloc_array((void **)&stT, 3 * N * H, sizeof(float), "full attention backward buffers");
+    if (!rc) rc = ag_i_alloc_array((void **)&scr, (int64_t)nt * 6 * BLOCK, sizeof(float), "full attention scratch");
+    if (rc) goto done;
+    transpose(c->k, Kt, N, HD);
+    transpose(c->v, Vt, N, HD);
+    transpose(c->q, Qt, N, HD);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t h = 0; h < H; h++)
+            for (int64_t d = 0; d < D; d++)
+                dOr[i * HD + h * D + d] = b->dcomb[i * b->C + (b->concat ? h * D : 0) + d] * b->dscale;
+    transpose(dOr, dOt, N, HD);
+    float *mxT = stT, *denT = stT + N * H, *csT = stT + 2 * N * H; /* (H x N) each */
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t h = 0; h < H; h++) {
+            mxT[h * N + i] = c->mx[i * H + h];
+            denT[h * N + i] = c->den[i * H + h];
+            csT[h * N + i] = b->cs[i * H + h];
+        }
+
+    /* pass A: per destination, dq_i */
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nt)
+    for (int64_t i = 0; i < N; i++) {
+        float *s = scr + (int64_t)omp_get_thread_num() * 6 * BLOCK, *dot = s + BLOCK, *f = dot + BLOCK;
+        float *alpha = f + BLOCK, *ds = alpha + BLOCK;
+        int64_t g0 = m->graph_ptr[m->node_graph[i]], g1 = m->graph_ptr[m->node_graph[i] + 1];
+        for (int64_t h = 0; h < H; h++) {
+            const float *q = c->q + i * HD + h * D, *dO = dOr + i * HD + h * D;
+            float *dq = b->dq + i * HD + h * D;
+            for (int64_t j0 = g0; j0 < g1; j0 += BLOCK) {
+                int64_t n = g1 - j0 < BLOCK ? g1 - j0 : BLOCK;
+                block_scores(q, Kt + h * D * N, N, D, j0, n, c->scale, s);
+                block_scores(dO, Vt + h * D * N, N, D, j0, n, 1.0f, dot);
+                for (int64_t jj = 0; jj < n; jj++) f[jj] = c->dropout ? drop_at(c, i, j0 + jj, h) : 1.0f;
+                block_grads(c, s, c->mx + i * H + h, c->den + i * H + h, b->cs + i * H + h, 0, dot, f, n, alpha, ds);
+                for (int64_t jj = 0; jj < n; jj++) {
+                    float g = ds[jj] * c->scale;
+                    const float *kr = c->k + (j0 + jj) * HD + h * D;
+                    for (int64_t d = 0; d < D; d++) dq[d] += g * kr[d];
+                }
+            }
+        }
+    }
+    /* pass B: per source, dk_j and dv_j, gathering over the destinations of its graph */
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nt)
+    for (int64_t j = 0; j < N; j++) {
+        float *s = scr + (int64_t)omp_get_thread_num() * 6 * BLOCK, *dot = s + BLOCK, *f = dot + BLOCK;
+        float *alpha = f + BLOCK, *ds = alpha + BLOCK;
+        int64_t g0 = m->graph_ptr[m->node_graph[j]], g1 = m->graph_ptr[m->node_graph[j] + 1];
+        for (int64_t h = 0; h < H; h++) {
+            const float *kj = c->k + j * HD + h * D, *vj = c->v + j * HD + h * D;
+            float *dk = b->dk + j * HD + h * D, *dv = b->dv + j * HD + h * D;
+            for (int64_t i0 = g0; i0 < g1; i0 += BLOCK) {
+                int64_t n = g1 - i0 < BLOCK ? g1 - i0 : BLOCK;
+                block_scores(kj, Qt + h * D * N, N, D, i0, n, c->scale, s);
+                block_scores(vj, dOt + h * D * N, N, D, i0, n, 1.0f, dot);
+                for (int64_t ii = 0; ii < n; ii++) f[ii] = c->dropout ? drop_at(c, i0 + ii, j, h) : 1.0f;
+                block_grads(c, s, mxT + h * N + i0, denT + h * N + i0, csT + h * N + i0, 1, dot, f, n, alpha, ds);
+                for (int64_t ii = 0; ii < n; ii++) {
+                    float w = alpha[ii] * f[ii], g = ds[ii] * c->scale;
+                    const float *dO = dOr + (i0 + ii) * HD + h * D, *qr = c->q + (i0 + ii) * HD + h * D;
+                    for (int64_t d = 0; d < D; d++) dv[d] += w * dO[d];
+                    for (int64_t d = 0; d < D; d++) dk[d] += g * qr[d];
+                }
+            }
+        }
+    }
+done:
+    ag_i_free(Kt);
+    ag_i_free(Vt);
+    ag_i_free(Qt);
+    ag_i_free(dOr);
+    ag_i_free(dOt);
+    ag_i_free(stT);
+    ag_i_free(scr);
+    return rc;
+}
