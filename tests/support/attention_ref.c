@@ -70,10 +70,9 @@ int ag_ref_mask_build(ag_ref_mask_t *m, const ag_graph_t *g, ag_mask_kind_t kind
     /* direct[i*N + j]: smallest edge id j -> i, or -1; reach[i*N + j]: j reaches i in <= t steps */
     int64_t *direct = malloc(sizeof *direct * (size_t)(N * N + 1));
     unsigned char *reach = calloc((size_t)(N * N + 1), 1);
-    unsigned char *next = calloc((size_t)(N * N + 1), 1);
     ref_pair_t *pairs = NULL, *cand = NULL;
     int rc = -1;
-    if (!m->graph_ptr || !m->node_graph || !direct || !reach || !next) goto done;
+    if (!m->graph_ptr || !m->node_graph || !direct || !reach) goto done;
     memcpy(m->graph_ptr, g->graph_ptr, sizeof *m->graph_ptr * (size_t)(g->n_graphs + 1));
     memcpy(m->node_graph, g->node_graph, sizeof *m->node_graph * (size_t)N);
     for (int64_t x = 0; x < N * N; x++) direct[x] = -1;
@@ -94,18 +93,32 @@ int ag_ref_mask_build(ag_ref_mask_t *m, const ag_graph_t *g, ag_mask_kind_t kind
     }
 
     if (kind == AG_MASK_KHOP) {
-        /* reach after t steps = reach after t-1 steps, or one more in-edge step in front. */
-        for (int64_t x = 0; x < N * N; x++) reach[x] = direct[x] >= 0;
-        for (int t = 2; t <= hops; t++) {
-            for (int64_t i = 0; i < N; i++)
-                for (int64_t j = 0; j < N; j++) {
-                    unsigned char r = reach[i * N + j];
-                    /* j -> ... -> l -> i: l directly feeds i, j reaches l in t-1 steps */
-                    for (int64_t l = 0; l < N && !r; l++) r = direct[i * N + l] >= 0 && reach[l * N + j];
-                    next[i * N + j] = r;
-                }
-            memcpy(reach, next, (size_t)(N * N));
+        /* reach[i*N + j]: j is at shortest in-path distance 1..hops from i, by a breadth-first
+         * walk backwards along in-edges (dist 0 is i itself, never re-reached) */
+        int64_t *dist = malloc(sizeof *dist * (size_t)(N + 1)), *queue = malloc(sizeof *queue * (size_t)(N + 1));
+        if (!dist || !queue) {
+            free(dist);
+            free(queue);
+            goto done;
         }
+        for (int64_t i = 0; i < N; i++) {
+            for (int64_t x = 0; x < N; x++) dist[x] = -1;
+            int64_t head = 0, tail = 0;
+            dist[i] = 0;
+            queue[tail++] = i;
+            while (head < tail) {
+                int64_t l = queue[head++];
+                if (dist[l] == hops) continue;
+                for (int64_t k = g->indptr[l]; k < g->indptr[l + 1]; k++)
+                    if (dist[g->src[k]] < 0) {
+                        dist[g->src[k]] = dist[l] + 1;
+                        reach[i * N + g->src[k]] = 1;
+                        queue[tail++] = g->src[k];
+                    }
+            }
+        }
+        free(dist);
+        free(queue);
         n_pairs = 0;
         for (int64_t i = 0; i < N; i++)
             for (int64_t j = 0; j < N; j++) {
@@ -172,7 +185,6 @@ int ag_ref_mask_build(ag_ref_mask_t *m, const ag_graph_t *g, ag_mask_kind_t kind
 done:
     free(direct);
     free(reach);
-    free(next);
     free(pairs);
     if (rc) ag_ref_mask_free(m);
     return rc;

@@ -3,7 +3,7 @@
  *
  * Written from the header's comments only, in double precision with plain loops, and independent
  * of the fast kernels: the candidate sources of every destination are derived from the ag_graph_t
- * (never from an ag_mask_t), k-hop reachability from a dense N x N reachability matrix, and the
+ * (never from an ag_mask_t), k-hop reachability from a breadth-first walk per destination, and the
  * full mask from a dense N x N same-graph test, so the mask builder is tested as well.
  *
  * Semantics implemented (see attention.h):

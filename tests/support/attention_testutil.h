@@ -72,10 +72,12 @@ static inline double at_max_abs(const double *x, int64_t n) {
 }
 
 /* Random batches the sweeps run on. */
-enum { AT_UNDIRECTED = 0, AT_DIRECTED, AT_BATCH, AT_N_SHAPES };
+/* AT_LARGE has a graph of 300 nodes: more than one block of 256 sources in the full mask's
+ * fast path (dot scores, no edge features), with a partial last block. */
+enum { AT_UNDIRECTED = 0, AT_DIRECTED, AT_BATCH, AT_LARGE, AT_N_SHAPES };
 static inline const char *at_shape_name(int s) {
     return s == 0 ? "undirected(self-loops,multi,isolated)" : s == 1 ? "directed(self-loops,multi,isolated)"
-                                                            : "batch(1,7,12,4 nodes)";
+         : s == 2 ? "batch(1,7,12,4 nodes)" : "batch(300,17,1 nodes)";
 }
 static inline int at_make_graph(ag_graph_t *g, int shape, uint64_t seed) {
     if (shape == AT_UNDIRECTED) {
@@ -86,8 +88,12 @@ static inline int at_make_graph(ag_graph_t *g, int shape, uint64_t seed) {
         const int64_t nn[] = {20}, ne[] = {45}, iso[] = {2};
         return ag_test_graph_random(g, seed, 1, 1, nn, ne, iso, 0.15, 0.15);
     }
-    const int64_t nn[] = {1, 7, 12, 4}, ne[] = {0, 10, 20, 3}, iso[] = {1, 1, 0, 0};
-    return ag_test_graph_random(g, seed, 0, 4, nn, ne, iso, 0.1, 0.1);
+    if (shape == AT_BATCH) {
+        const int64_t nn[] = {1, 7, 12, 4}, ne[] = {0, 10, 20, 3}, iso[] = {1, 1, 0, 0};
+        return ag_test_graph_random(g, seed, 0, 4, nn, ne, iso, 0.1, 0.1);
+    }
+    const int64_t nn[] = {300, 17, 1}, ne[] = {700, 30, 0}, iso[] = {3, 1, 1};
+    return ag_test_graph_random(g, seed, 1, 3, nn, ne, iso, 0.05, 0.05);
 }
 
 #endif
