@@ -8,11 +8,12 @@
 #include <cmocka.h>
 #include "attention_testutil.h"
 
-/* A batch of 9 graphs of 20 to 100 nodes (about 540 nodes, more than one chunk of destinations),
- * undirected, with self-loops, multi-edges and isolated nodes. */
+/* A batch of 9 graphs of 20 to 300 nodes (about 740 nodes, more than one chunk of destinations,
+ * and more than one block of sources for the full mask), undirected, with self-loops, multi-edges
+ * and isolated nodes. */
 static void big_batch(ag_graph_t *g) {
-    const int64_t nn[] = {60, 100, 20, 75, 33, 90, 41, 64, 57};
-    const int64_t ne[] = {150, 260, 30, 200, 70, 240, 90, 160, 140};
+    const int64_t nn[] = {60, 300, 20, 75, 33, 90, 41, 64, 57};
+    const int64_t ne[] = {150, 700, 30, 200, 70, 240, 90, 160, 140};
     const int64_t iso[] = {2, 3, 1, 0, 2, 1, 0, 4, 1};
     assert_int_equal(ag_test_graph_random(g, 2026, 0, 9, nn, ne, iso, 0.05, 0.05), 0);
 }
@@ -97,13 +98,15 @@ static void test_threads_and_runs_bit_identical(void **state) {
     for (int kind = 0; kind < 3; kind++) {
         ag_mask_t m;
         assert_int_equal(ag_mask_build(&m, &g, KINDS[kind], 2, 1), AG_SUCCESS);
-        for (int score = 0; score < 3; score++)
+        /* score 3: dot scores without edge features (the full mask's fast path) */
+        for (int score = 0; score < 4; score++)
             for (int dropout = 0; dropout < 2; dropout++) {
-                ag_attention_config_t cfg =
-                    at_config(score, score == 2 ? AG_NORM_RELU : AG_NORM_SOFTMAX, 1 + score % 2, score % 3, 8);
+                ag_attention_config_t cfg = score == 3
+                    ? at_config(AG_SCORE_DOT, AG_NORM_SOFTMAX, AG_EDGE_NONE, AT_CONCAT_WO, 8)
+                    : at_config(score, score == 2 ? AG_NORM_RELU : AG_NORM_SOFTMAX, 1 + score % 2, score % 3, 8);
                 cfg.attn_dropout = dropout ? 0.25f : 0.0f;
                 char what[128];
-                snprintf(what, sizeof what, "%s mask %d dropout %d", at_score_name(score), kind, dropout);
+                snprintf(what, sizeof what, "%s mask %d dropout %d", score == 3 ? "DOT(no edges)" : at_score_name(score), kind, dropout);
                 run_t one, two, again;
                 run_layer(&one, &g, &m, &cfg, 1, 42, 7, 1);
                 run_layer(&two, &g, &m, &cfg, 2, 42, 7, 1);
@@ -157,8 +160,11 @@ static void test_dropout_matches_reference(void **state) {
     ag_graph_t g;
     assert_int_equal(ag_test_graph_random(&g, 4, 0, 2, nn, ne, iso, 0.1, 0.1), 0);
     for (int kind = 0; kind < 3; kind++)
-        for (int score = 0; score < 3; score++) {
-            ag_attention_config_t cfg = at_config(score, AG_NORM_SOFTMAX, AG_EDGE_KEY, AT_CONCAT_WO, 5);
+        for (int variant = 0; variant < 4; variant++) {
+            /* variant 3: dot scores without edge features (the full mask's fast path) */
+            int score = variant == 3 ? AG_SCORE_DOT : variant;
+            ag_attention_config_t cfg = at_config(score, AG_NORM_SOFTMAX, variant == 3 ? AG_EDGE_NONE : AG_EDGE_KEY,
+                                                  AT_CONCAT_WO, 5);
             cfg.attn_dropout = 0.4f;
             ag_mask_t m;
             ag_ref_mask_t rm;
@@ -174,15 +180,16 @@ static void test_dropout_matches_reference(void **state) {
             ag_rng_t rng;
             ag_rng_init(&rng, 77);
             rng.stream = 3;
-            assert_int_equal(ag_attention_forward(&layer, &m, X, E, Y, 1, &rng), AG_SUCCESS);
+            assert_int_equal(ag_attention_forward(&layer, &m, X, cfg.edge_mode ? E : NULL, Y, 1, &rng), AG_SUCCESS);
             assert_int_equal(rng.stream, 4);
             ag_ref_params_t p;
             assert_int_equal(ag_ref_params_alloc(&p, &cfg), 0);
             ag_ref_params_from_layer(&p, &layer);
             double *Xd = at_to_double(X, N * 5), *Ed = at_to_double(E, g.n_edges * 3), Yr[42 * 4], Y0[42 * 4];
             ag_ref_dropout_t drop = {cfg.attn_dropout, 77, 3};
-            assert_int_equal(ag_ref_attention_forward(&cfg, &p, &rm, Xd, Ed, Yr, NULL, &drop), 0);
-            assert_int_equal(ag_ref_attention_forward(&cfg, &p, &rm, Xd, Ed, Y0, NULL, NULL), 0);
+            const double *Eref = cfg.edge_mode ? Ed : NULL;
+            assert_int_equal(ag_ref_attention_forward(&cfg, &p, &rm, Xd, Eref, Yr, NULL, &drop), 0);
+            assert_int_equal(ag_ref_attention_forward(&cfg, &p, &rm, Xd, Eref, Y0, NULL, NULL), 0);
             int64_t bad = at_mismatch(Y, Yr, N * O, 1e-5, 1e-5 * (at_max_abs(Yr, N * O) + 1));
             if (bad >= 0)
                 fail_msg("%s mask %d dropout 0.4: Y[%lld] = %.8g, reference with the same draws %.8g (without "
