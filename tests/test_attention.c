@@ -393,6 +393,70 @@ static void test_allocation_failures(void **state) {
     ag_test_graph_free(&g);
 }
 
+/* The 3-node example of test_attention_ref.c worked by hand, on the fast layer: nodes 0, 1, 2,
+ * edges 0 -> 1 (feature 1) and 2 -> 1 (feature -1), self-loops added; X = [1 0; 0 1; 1 1],
+ * Wq = I, Wk = diag(0.5, 1), Wv = [1 2; 3 4]; node 1 attends to 0, 1, 2 with values (1 2), (3 4),
+ * (4 6) (plus e W^e in KEY mode). */
+static void hand_case(ag_score_t score, ag_norm_t norm, ag_edge_mode_t em, const float *w1, const float *y1) {
+    const int64_t el[] = {0, 1, 2, 1};
+    const int64_t nn = 3, ne = 2;
+    const int64_t *lists[] = {el};
+    ag_graph_t g;
+    assert_int_equal(ag_test_graph_build(&g, 1, 1, &nn, &ne, lists), 0);
+    ag_mask_t m;
+    assert_int_equal(ag_mask_build(&m, &g, AG_MASK_NEIGHBOURS, 0, 1), AG_SUCCESS);
+    ag_attention_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.in_dim = 2; cfg.heads = 1; cfg.head_dim = 2; cfg.score = score; cfg.norm = norm;
+    cfg.combine = AG_HEADS_CONCAT; cfg.edge_mode = em; cfg.edge_dim = em ? 1 : 0; cfg.negative_slope = 0.2f;
+    ag_attention_t l;
+    assert_int_equal(ag_attention_init(&l, &cfg, 1), AG_SUCCESS);
+    const float Wq[4] = {1, 0, 0, 1}, Wk[4] = {0.5f, 0, 0, 1}, Wv[4] = {1, 2, 3, 4};
+    if (l.Wq) memcpy(l.Wq, Wq, sizeof Wq);
+    if (l.Wk) memcpy(l.Wk, Wk, sizeof Wk);
+    memcpy(l.Wv, Wv, sizeof Wv);
+    if (l.a_src) { l.a_src[0] = 1; l.a_src[1] = -1; l.a_dst[0] = 0.5f; l.a_dst[1] = 0.25f; }
+    if (l.a) { l.a[0] = 1; l.a[1] = -0.5f; }
+    if (em == AG_EDGE_KEY) { l.We[0] = 0.5f; l.We[1] = -1; }
+    if (em == AG_EDGE_BIAS) l.We[0] = 2;
+    const float X[6] = {1, 0, 0, 1, 1, 1}, E[2] = {1, -1};
+    float Y[6], A[5];
+    ag_rng_t rng;
+    ag_rng_init(&rng, 1);
+    assert_int_equal(ag_attention_forward(&l, &m, X, em ? E : NULL, Y, 0, &rng), AG_SUCCESS);
+    assert_int_equal(ag_attention_weights(&l, &m, A), AG_SUCCESS);
+    assert_int_equal(m.n_entries, 5); /* 0 <- 0; 1 <- 0, 1, 2; 2 <- 2 */
+    for (int k = 0; k < 3; k++) assert_float_equal(A[1 + k], w1[k], 1e-6);
+    assert_float_equal(Y[2], y1[0], 1e-5);
+    assert_float_equal(Y[3], y1[1], 1e-5);
+    if (norm == AG_NORM_SOFTMAX) { /* lone sources: weight 1, own value */
+        assert_float_equal(A[0], 1.0f, 1e-7);
+        assert_float_equal(Y[0], 1.0f, 1e-6);
+        assert_float_equal(Y[5], 6.0f, 1e-6);
+    }
+    ag_attention_destroy(&l);
+    ag_mask_destroy(&m);
+    ag_test_graph_free(&g);
+}
+
+static void test_hand_example(void **state) {
+    (void)state;
+    hand_case(AG_SCORE_DOT, AG_NORM_SOFTMAX, AG_EDGE_NONE, (float[]){0.19777581f, 0.40111209f, 0.40111209f},
+              (float[]){3.00556046f, 4.40667256f});
+    hand_case(AG_SCORE_DOT, AG_NORM_RELU, AG_EDGE_NONE, (float[]){0.0f, 0.49999965f, 0.49999965f},
+              (float[]){3.49999753f, 4.99999646f});
+    hand_case(AG_SCORE_DOT, AG_NORM_SOFTMAX, AG_EDGE_KEY, (float[]){0.07431963f, 0.30569525f, 0.61998512f},
+              (float[]){3.19851311f, 5.63699646f});
+    hand_case(AG_SCORE_GAT, AG_NORM_SOFTMAX, AG_EDGE_NONE, (float[]){0.42231880f, 0.42231880f, 0.15536240f},
+              (float[]){2.31072481f, 3.46608721f});
+    hand_case(AG_SCORE_GAT, AG_NORM_SOFTMAX, AG_EDGE_BIAS, (float[]){0.87560060f, 0.11849965f, 0.00589975f},
+              (float[]){1.25469856f, 2.26059831f});
+    hand_case(AG_SCORE_GATV2, AG_NORM_SOFTMAX, AG_EDGE_NONE, (float[]){0.15536240f, 0.42231880f, 0.42231880f},
+              (float[]){3.11159399f, 4.53391279f});
+    hand_case(AG_SCORE_GATV2, AG_NORM_RELU, AG_EDGE_NONE, (float[]){0.0f, 0.49999950f, 0.49999950f},
+              (float[]){3.49999650f, 4.99999500f});
+}
+
 static void test_config_default(void **state) {
     (void)state;
     ag_attention_config_t c;
@@ -426,6 +490,7 @@ int main(void) {
         cmocka_unit_test(test_mask_builder_matches_reference),
         cmocka_unit_test(test_mask_errors),
         cmocka_unit_test(test_config_default),
+        cmocka_unit_test(test_hand_example),
         cmocka_unit_test(test_forward_undirected),
         cmocka_unit_test(test_forward_directed),
         cmocka_unit_test(test_forward_batch),
