@@ -17,27 +17,62 @@
 
 #define BLOCK 256
 
-/* x[l] = exp(x[l]) for x <= 88: Cody-Waite reduction and a degree-6 polynomial (relative error
+/* x[l] = exp(x[l]) for -87 <= x <= 88 (clamped below; softmax arguments are <= 0): Cody-Waite reduction and a degree-6 polynomial (relative error
  * below 3e-7), written so that the loop vectorises (glibc's expf does not without -ffast-math). */
-static void exp_block(float *x, int64_t n) {
+/* no-trapping-math only lets the compiler turn the clamp into a vector select; results are the same. */
+__attribute__((optimize("no-trapping-math"))) static void exp_block(float *x, int64_t n) {
     for (int64_t l = 0; l < n; l++) {
-        float v = x[l] < -87.0f ? -87.0f : (x[l] > 88.0f ? 88.0f : x[l]);
+        float xin = x[l];
+        float v = xin > -87.0f ? xin : -87.0f;
         float r0 = (v * 1.44269504f + 12582912.0f) - 12582912.0f; /* round to nearest */
         float r = (v - r0 * 0.693145751953125f) - r0 * 1.428606765330187e-06f;
         float p = 1.0f + r * (1.0f + r * (0.5f + r * (0.16666667f + r * (0.041666668f + r * (0.008333334f +
                   r * 0.0013888889f)))));
-        union {
-            int32_t i;
-            float f;
-        } u;
-        u.i = ((int32_t)r0 + 127) * 8388608; /* 2^r0 */
-        x[l] = v <= -87.0f ? 0.0f : p * u.f;
+        int32_t bits = ((int32_t)r0 + 127) * 8388608; /* 2^r0 */
+        float scale;
+        memcpy(&scale, &bits, sizeof scale);
+        x[l] = p * scale; /* e^-87 (1.6e-38) for anything below: harmless in a sum of at least 1 */
     }
 }
 
 static float exp1(float x) {
     exp_block(&x, 1);
     return x;
+}
+
+/* sum_l w[l] * b[l] in 8 interleaved partial sums, then the partials in order: a fixed order the
+ * compiler vectorises (a plain running sum cannot be reordered). */
+static float lane_dot(const float *w, const float *b, int64_t n) {
+    float lane[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    int64_t n8 = n & ~(int64_t)7;
+    for (int64_t l = 0; l < n8; l += 8)
+        for (int k = 0; k < 8; k++) lane[k] += w[l + k] * b[l + k];
+    for (int64_t l = n8; l < n; l++) lane[l - n8] += w[l] * b[l];
+    float t = 0.0f;
+    for (int k = 0; k < 8; k++) t += lane[k];
+    return t;
+}
+
+/* sum_l w[l], the same way. */
+static float lane_sum(const float *w, int64_t n) {
+    float lane[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    int64_t n8 = n & ~(int64_t)7;
+    for (int64_t l = 0; l < n8; l += 8)
+        for (int k = 0; k < 8; k++) lane[k] += w[l + k];
+    for (int64_t l = n8; l < n; l++) lane[l - n8] += w[l];
+    float t = 0.0f;
+    for (int k = 0; k < 8; k++) t += lane[k];
+    return t;
+}
+
+__attribute__((optimize("no-trapping-math"))) static float block_max(const float *s, int64_t n, float m) {
+    float lane[8] = {m, m, m, m, m, m, m, m};
+    int64_t n8 = n & ~(int64_t)7;
+    for (int64_t l = 0; l < n8; l += 8)
+        for (int k = 0; k < 8; k++) lane[k] = s[l + k] > lane[k] ? s[l + k] : lane[k];
+    for (int64_t l = n8; l < n; l++) lane[0] = s[l] > lane[0] ? s[l] : lane[0];
+    for (int k = 1; k < 8; k++) m = lane[k] > m ? lane[k] : m;
+    return lane[0] > m ? lane[0] : m;
 }
 
 int ag_i_attn_full_fast(const ag_attn_ctx_t *c) {
@@ -70,14 +105,17 @@ static void block_scores(const float *a, const float *Bt, int64_t N, int64_t D, 
 
 ag_error_t ag_i_attn_full_forward(const ag_attn_ctx_t *c, int nt) {
     int64_t N = c->N, H = c->H, D = c->D, HD = c->HD;
-    float *Kt = NULL, *scr = NULL;
-    AG_CHECK(ag_i_alloc_array((void **)&Kt, N * HD, sizeof(float), "full attention transposed keys"));
-    ag_error_t rc = ag_i_alloc_array((void **)&scr, (int64_t)nt * BLOCK, sizeof(float), "full attention scratch");
+    float *Kt = NULL, *Vt = NULL, *scr = NULL;
+    ag_error_t rc = ag_i_alloc_array((void **)&Kt, N * HD, sizeof(float), "full attention transposed keys");
+    if (!rc) rc = ag_i_alloc_array((void **)&Vt, N * HD, sizeof(float), "full attention transposed values");
+    if (!rc) rc = ag_i_alloc_array((void **)&scr, (int64_t)nt * BLOCK, sizeof(float), "full attention scratch");
     if (rc) {
         ag_i_free(Kt);
+        ag_i_free(Vt);
         return rc;
     }
     transpose(c->k, Kt, N, HD);
+    transpose(c->v, Vt, N, HD);
     const ag_mask_t *m = c->mask;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nt)
     for (int64_t i = 0; i < N; i++) {
@@ -92,8 +130,7 @@ ag_error_t ag_i_attn_full_forward(const ag_attn_ctx_t *c, int nt) {
                 int64_t n = g1 - j0 < BLOCK ? g1 - j0 : BLOCK;
                 block_scores(q, Kt + h * D * N, N, D, j0, n, c->scale, s);
                 if (c->norm == AG_NORM_SOFTMAX) {
-                    float bm = mh;
-                    for (int64_t jj = 0; jj < n; jj++) bm = s[jj] > bm ? s[jj] : bm;
+                    float bm = block_max(s, n, mh);
                     if (bm > mh) { /* rescale what was summed under the old maximum */
                         float sc = mh == -INFINITY ? 0.0f : exp1(mh - bm);
                         S *= sc;
@@ -105,14 +142,10 @@ ag_error_t ag_i_attn_full_forward(const ag_attn_ctx_t *c, int nt) {
                 } else {
                     for (int64_t jj = 0; jj < n; jj++) s[jj] = s[jj] > 0.0f ? s[jj] : 0.0f;
                 }
-                for (int64_t jj = 0; jj < n; jj++) S += s[jj];
+                S += lane_sum(s, n);
                 if (c->dropout)
                     for (int64_t jj = 0; jj < n; jj++) s[jj] *= drop_at(c, i, j0 + jj, h);
-                for (int64_t jj = 0; jj < n; jj++) {
-                    float w = s[jj];
-                    const float *vr = c->v + (j0 + jj) * HD + h * D;
-                    for (int64_t d = 0; d < D; d++) acc[d] += w * vr[d];
-                }
+                for (int64_t d = 0; d < D; d++) acc[d] += lane_dot(s, Vt + (h * D + d) * N + j0, n);
             }
             float den = g1 > g0 ? (c->norm == AG_NORM_SOFTMAX ? S : S + AG_ATTN_RELU_EPS) : 0.0f;
             c->mx[i * H + h] = (c->norm == AG_NORM_SOFTMAX && g1 > g0) ? mh : 0.0f;
@@ -121,27 +154,55 @@ ag_error_t ag_i_attn_full_forward(const ag_attn_ctx_t *c, int nt) {
         }
     }
     ag_i_free(Kt);
+    ag_i_free(Vt);
     ag_i_free(scr);
     return AG_SUCCESS;
 }
 
-/* alpha (n) of one row from its scores s (n), maxima and denominators; ds (n) from the values'
- * dot products dot (n) with dO. */
-static void block_grads(const ag_attn_ctx_t *c, const float *s, const float *mx, const float *den, const float *cs,
-                        int64_t mstride, const float *dot, const float *f, int64_t n, float *alpha, float *ds) {
+/* alpha (n) and ds (n) of one destination row (pass A: its maximum, denominator and dO.O are
+ * scalars) from the scores s, the value dot products dot = dO . v_j and the dropout factors f. */
+__attribute__((optimize("no-trapping-math"))) static void row_grads(const ag_attn_ctx_t *c, const float *s, float mx,
+                                                                     float den, float cs, const float *dot,
+                                                                     const float *f, int64_t n, float *alpha,
+                                                                     float *ds) {
+    if (den <= 0.0f) {
+        for (int64_t l = 0; l < n; l++) alpha[l] = ds[l] = 0.0f;
+        return;
+    }
     if (c->norm == AG_NORM_SOFTMAX) {
-        for (int64_t l = 0; l < n; l++) alpha[l] = s[l] - mx[l * mstride];
+        for (int64_t l = 0; l < n; l++) alpha[l] = s[l] - mx;
         exp_block(alpha, n);
         for (int64_t l = 0; l < n; l++) {
-            float dn = den[l * mstride];
-            alpha[l] = dn > 0.0f ? alpha[l] / dn : 0.0f;
-            ds[l] = alpha[l] * (f[l] * dot[l] - cs[l * mstride]);
+            alpha[l] = alpha[l] / den;
+            ds[l] = alpha[l] * (f[l] * dot[l] - cs);
         }
     } else {
         for (int64_t l = 0; l < n; l++) {
-            float dn = den[l * mstride];
-            alpha[l] = dn > 0.0f ? (s[l] > 0.0f ? s[l] : 0.0f) / dn : 0.0f;
-            ds[l] = (s[l] > 0.0f && dn > 0.0f) ? (f[l] * dot[l] - cs[l * mstride]) / dn : 0.0f;
+            alpha[l] = (s[l] > 0.0f ? s[l] : 0.0f) / den;
+            ds[l] = s[l] > 0.0f ? (f[l] * dot[l] - cs) / den : 0.0f;
+        }
+    }
+}
+
+/* The same for a source column (pass B): per-destination maxima, denominators and dO.O. */
+__attribute__((optimize("no-trapping-math"))) static void col_grads(const ag_attn_ctx_t *c, const float *s,
+                                                                     const float *mx, const float *den,
+                                                                     const float *cs, const float *dot,
+                                                                     const float *f, int64_t n, float *alpha,
+                                                                     float *ds) {
+    if (c->norm == AG_NORM_SOFTMAX) {
+        for (int64_t l = 0; l < n; l++) alpha[l] = s[l] - mx[l];
+        exp_block(alpha, n);
+        for (int64_t l = 0; l < n; l++) {
+            float dn = den[l] > 0.0f ? den[l] : 1.0f, keep = den[l] > 0.0f ? 1.0f : 0.0f;
+            alpha[l] = keep * (alpha[l] / dn);
+            ds[l] = alpha[l] * (f[l] * dot[l] - cs[l]);
+        }
+    } else {
+        for (int64_t l = 0; l < n; l++) {
+            float dn = den[l] > 0.0f ? den[l] : 1.0f, keep = (den[l] > 0.0f && s[l] > 0.0f) ? 1.0f : 0.0f;
+            alpha[l] = keep * (s[l] / dn);
+            ds[l] = keep * ((f[l] * dot[l] - cs[l]) / dn);
         }
     }
 }
@@ -190,12 +251,9 @@ ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *
                 block_scores(q, Kt + h * D * N, N, D, j0, n, c->scale, s);
                 block_scores(dO, Vt + h * D * N, N, D, j0, n, 1.0f, dot);
                 for (int64_t jj = 0; jj < n; jj++) f[jj] = c->dropout ? drop_at(c, i, j0 + jj, h) : 1.0f;
-                block_grads(c, s, c->mx + i * H + h, c->den + i * H + h, b->cs + i * H + h, 0, dot, f, n, alpha, ds);
-                for (int64_t jj = 0; jj < n; jj++) {
-                    float g = ds[jj] * c->scale;
-                    const float *kr = c->k + (j0 + jj) * HD + h * D;
-                    for (int64_t d = 0; d < D; d++) dq[d] += g * kr[d];
-                }
+                row_grads(c, s, c->mx[i * H + h], c->den[i * H + h], b->cs[i * H + h], dot, f, n, alpha, ds);
+                for (int64_t jj = 0; jj < n; jj++) ds[jj] *= c->scale;
+                for (int64_t d = 0; d < D; d++) dq[d] += lane_dot(ds, Kt + (h * D + d) * N + j0, n);
             }
         }
     }
@@ -213,13 +271,13 @@ ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *
                 block_scores(kj, Qt + h * D * N, N, D, i0, n, c->scale, s);
                 block_scores(vj, dOt + h * D * N, N, D, i0, n, 1.0f, dot);
                 for (int64_t ii = 0; ii < n; ii++) f[ii] = c->dropout ? drop_at(c, i0 + ii, j, h) : 1.0f;
-                block_grads(c, s, mxT + h * N + i0, denT + h * N + i0, csT + h * N + i0, 1, dot, f, n, alpha, ds);
+                col_grads(c, s, mxT + h * N + i0, denT + h * N + i0, csT + h * N + i0, dot, f, n, alpha, ds);
                 for (int64_t ii = 0; ii < n; ii++) {
-                    float w = alpha[ii] * f[ii], g = ds[ii] * c->scale;
-                    const float *dO = dOr + (i0 + ii) * HD + h * D, *qr = c->q + (i0 + ii) * HD + h * D;
-                    for (int64_t d = 0; d < D; d++) dv[d] += w * dO[d];
-                    for (int64_t d = 0; d < D; d++) dk[d] += g * qr[d];
+                    alpha[ii] *= f[ii];
+                    ds[ii] *= c->scale;
                 }
+                for (int64_t d = 0; d < D; d++) dv[d] += lane_dot(alpha, dOt + (h * D + d) * N + i0, n);
+                for (int64_t d = 0; d < D; d++) dk[d] += lane_dot(ds, Qt + (h * D + d) * N + i0, n);
             }
         }
     }
