@@ -457,6 +457,51 @@ static void test_hand_example(void **state) {
               (float[]){3.49999650f, 4.99999500f});
 }
 
+/* The parameter list names every tensor of the layer under the prefix, with its shape, its value
+ * and gradient pointers, and weight decay on weights but not on the bias. */
+static void test_param_list(void **state) {
+    (void)state;
+    for (int score = 0; score < 3; score++)
+        for (int edge = 0; edge < 3; edge++)
+            for (int comb = 0; comb < AT_N_COMBINE; comb++) {
+                ag_attention_config_t cfg = at_config(score, AG_NORM_SOFTMAX, edge, comb, 5);
+                ag_attention_t l;
+                assert_int_equal(ag_attention_init(&l, &cfg, 1), AG_SUCCESS);
+                ag_param_list_t list;
+                ag_param_list_init(&list);
+                assert_int_equal(ag_attention_params(&l, &list, "blocks.0.attn"), AG_SUCCESS);
+                int64_t expected = 0, total = 0;
+                for (int w = 0; w < AG_REF_N_TENSORS; w++) {
+                    int64_t r, c;
+                    ag_ref_tensor_shape(&cfg, w, &r, &c);
+                    char name[80];
+                    snprintf(name, sizeof name, "blocks.0.attn.%s", ag_ref_tensor_name(w));
+                    ag_param_t *pe = ag_param_list_find(&list, name);
+                    if (r * c == 0) {
+                        assert_null(pe);
+                        assert_null(ag_ref_layer_tensor(&l, w, 0));
+                        continue;
+                    }
+                    if (!pe) fail_msg("%s %s %s: no %s", at_score_name(score), at_edge_name(edge), at_combine_name(comb), name);
+                    assert_int_equal(pe->shape[0] * pe->shape[1], r * c);
+                    if (c > 1) { assert_int_equal(pe->shape[0], r); assert_int_equal(pe->shape[1], c); }
+                    assert_ptr_equal(pe->value, ag_ref_layer_tensor(&l, w, 0));
+                    assert_ptr_equal(pe->grad, ag_ref_layer_tensor(&l, w, 1));
+                    if (w == 8) assert_int_equal(pe->decay, 0);
+                    if (w == 0 || w == 1 || w == 2 || w == 7) assert_int_equal(pe->decay, 1);
+                    /* biases start at zero */
+                    if (w == 8)
+                        for (int64_t x = 0; x < r * c; x++) assert_float_equal(pe->value[x], 0.0f, 0.0f);
+                    expected++;
+                    total += r * c;
+                }
+                assert_int_equal(list.count, expected);
+                assert_int_equal(ag_param_list_size(&list), total);
+                ag_param_list_destroy(&list);
+                ag_attention_destroy(&l);
+            }
+}
+
 static void test_config_default(void **state) {
     (void)state;
     ag_attention_config_t c;
@@ -491,6 +536,7 @@ int main(void) {
         cmocka_unit_test(test_mask_errors),
         cmocka_unit_test(test_config_default),
         cmocka_unit_test(test_hand_example),
+        cmocka_unit_test(test_param_list),
         cmocka_unit_test(test_forward_undirected),
         cmocka_unit_test(test_forward_directed),
         cmocka_unit_test(test_forward_batch),
