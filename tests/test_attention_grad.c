@@ -25,7 +25,9 @@ static const at_mask_spec_t MASKS[] = {
     {AG_MASK_NEIGHBOURS, 0, 1, "NEIGHBOURS+self"},
     {AG_MASK_NEIGHBOURS, 0, 0, "NEIGHBOURS"},
     {AG_MASK_KHOP, 2, 1, "KHOP2+self"},
+    {AG_MASK_KHOP, 2, 0, "KHOP2"},
     {AG_MASK_FULL, 0, 1, "FULL+self"},
+    {AG_MASK_FULL, 0, 0, "FULL"},
 };
 #define N_MASKS ((int)(sizeof MASKS / sizeof MASKS[0]))
 
