@@ -281,6 +281,16 @@ ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, co
     int nt = ag_get_num_threads();
     if (ag_i_attn_full_fast(&x)) {
         AG_CHECK(ag_i_attn_full_forward(&x, nt));
+    } else if (mask->kind != AG_MASK_FULL && x.emode == AG_EDGE_NONE) {
+        int64_t maxdeg = 1;
+        for (int64_t i = 0; i < N; i++)
+            if (mask->indptr[i + 1] - mask->indptr[i] > maxdeg) maxdeg = mask->indptr[i + 1] - mask->indptr[i];
+        float *scratch;
+        int64_t stride = (maxdeg * H + 15) / 16 * 16;
+        AG_CHECK(ag_i_alloc_array((void **)&scratch, stride * nt, sizeof(float), "attention scratch"));
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
+        for (int64_t i = 0; i < N; i++) ag_i_attn_csr_forward_dst(&x, i, scratch + stride * omp_get_thread_num());
+        ag_i_free(scratch);
     } else {
         float *scratch;
         int64_t stride;
@@ -392,7 +402,7 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
     if (edges) { b.part_we = b.P; b.P += weSize; }
 
     float *dcomb = NULL, *cs = NULL, *dq = NULL, *dk = NULL, *dv = NULL, *del = NULL, *der = NULL;
-    float *part = NULL, *dent = NULL, *scratch = NULL;
+    float *part = NULL, *dent = NULL, *scratch = NULL, *ds_e = NULL, *wv_e = NULL;
     int32_t *dst = NULL;
     ag_error_t rc = AG_SUCCESS;
     int64_t NHD = N * HD;
@@ -406,6 +416,9 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
     if (!rc && b.P > 0) rc = ag_i_alloc_array((void **)&part, nch * b.P, sizeof(float), "attention gradient partials");
     if (!rc && edges && dE) rc = ag_i_alloc_array((void **)&dent, M * Fe, sizeof(float), "attention edge gradients");
     if (!rc && !full) rc = ag_i_alloc_array((void **)&dst, M, sizeof(int32_t), "attention entry destinations");
+    int keep_ds = !full && c->score != AG_SCORE_GATV2;
+    if (!rc && keep_ds) rc = ag_i_alloc_array((void **)&ds_e, M * H, sizeof(float), "attention entry gradients");
+    if (!rc && keep_ds) rc = ag_i_alloc_array((void **)&wv_e, M * H, sizeof(float), "attention entry weights");
     ag_attn_ctx_t x;
     make_ctx(&x, layer, mask, E);
     int nt = ag_get_num_threads();
@@ -444,6 +457,8 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
     b.part = part;
     b.dent = dent;
     b.dst = dst;
+    b.ds_e = ds_e;
+    b.wv_e = wv_e;
     if (ag_i_attn_full_fast(&x)) {
         rc = ag_i_attn_full_backward(&x, &b, nt);
         if (rc) goto done;
@@ -515,6 +530,8 @@ done:
     ag_i_free(part);
     ag_i_free(dent);
     ag_i_free(dst);
+    ag_i_free(ds_e);
+    ag_i_free(wv_e);
     ag_i_free(scratch);
     return rc;
 }

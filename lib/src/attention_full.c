@@ -17,55 +17,52 @@
 
 #define BLOCK 256
 
+/* The hot loops are compiled for AVX-512, AVX2 and the baseline, chosen at load time: the library
+ * is installed, so it cannot assume -march=native. Each clone runs the same operations per lane
+ * (ISO C mode keeps -ffp-contract=off: no fused multiply-adds), so results do not depend on
+ * which one runs. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define AG_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define AG_CLONES
+#endif
+
 /* x[l] = exp(x[l]) for -87 <= x <= 88 (clamped below; softmax arguments are <= 0): Cody-Waite reduction and a degree-6 polynomial (relative error
  * below 3e-7), written so that the loop vectorises (glibc's expf does not without -ffast-math). */
 /* no-trapping-math only lets the compiler turn the clamp into a vector select; results are the same. */
-__attribute__((optimize("no-trapping-math"))) static void exp_block(float *x, int64_t n) {
-    for (int64_t l = 0; l < n; l++) {
-        float xin = x[l];
-        float v = xin > -87.0f ? xin : -87.0f;
-        float r0 = (v * 1.44269504f + 12582912.0f) - 12582912.0f; /* round to nearest */
-        float r = (v - r0 * 0.693145751953125f) - r0 * 1.428606765330187e-06f;
-        float p = 1.0f + r * (1.0f + r * (0.5f + r * (0.16666667f + r * (0.041666668f + r * (0.008333334f +
-                  r * 0.0013888889f)))));
-        int32_t bits = ((int32_t)r0 + 127) * 8388608; /* 2^r0 */
-        float scale;
-        memcpy(&scale, &bits, sizeof scale);
-        x[l] = p * scale; /* e^-87 (1.6e-38) for anything below: harmless in a sum of at least 1 */
-    }
+AG_CLONES __attribute__((optimize("no-trapping-math"))) void ag_i_exp_block(float *x, int64_t n) {
+    for (int64_t l = 0; l < n; l++) x[l] = ag_i_exp1(x[l]);
 }
 
-static float exp1(float x) {
-    exp_block(&x, 1);
-    return x;
-}
 
-/* sum_l w[l] * b[l] in 8 interleaved partial sums, then the partials in order: a fixed order the
+/* sum_l w[l] * b[l] in 16 interleaved partial sums, then the partials in order: a fixed order the
  * compiler vectorises (a plain running sum cannot be reordered). */
-static float lane_dot(const float *w, const float *b, int64_t n) {
-    float lane[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-    int64_t n8 = n & ~(int64_t)7;
-    for (int64_t l = 0; l < n8; l += 8)
-        for (int k = 0; k < 8; k++) lane[k] += w[l + k] * b[l + k];
-    for (int64_t l = n8; l < n; l++) lane[l - n8] += w[l] * b[l];
+AG_CLONES static float lane_dot(const float *w, const float *b, int64_t n) {
+    float lane[16];
+    for (int k = 0; k < 16; k++) lane[k] = 0.0f;
+    int64_t l = 0;
+    for (; l + 16 <= n; l += 16)
+        for (int k = 0; k < 16; k++) lane[k] += w[l + k] * b[l + k];
+    for (int k = 0; l + k < n; k++) lane[k] += w[l + k] * b[l + k];
     float t = 0.0f;
-    for (int k = 0; k < 8; k++) t += lane[k];
+    for (int k = 0; k < 16; k++) t += lane[k];
     return t;
 }
 
 /* sum_l w[l], the same way. */
-static float lane_sum(const float *w, int64_t n) {
-    float lane[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-    int64_t n8 = n & ~(int64_t)7;
-    for (int64_t l = 0; l < n8; l += 8)
-        for (int k = 0; k < 8; k++) lane[k] += w[l + k];
-    for (int64_t l = n8; l < n; l++) lane[l - n8] += w[l];
+AG_CLONES static float lane_sum(const float *w, int64_t n) {
+    float lane[16];
+    for (int k = 0; k < 16; k++) lane[k] = 0.0f;
+    int64_t l = 0;
+    for (; l + 16 <= n; l += 16)
+        for (int k = 0; k < 16; k++) lane[k] += w[l + k];
+    for (int k = 0; l + k < n; k++) lane[k] += w[l + k];
     float t = 0.0f;
-    for (int k = 0; k < 8; k++) t += lane[k];
+    for (int k = 0; k < 16; k++) t += lane[k];
     return t;
 }
 
-__attribute__((optimize("no-trapping-math"))) static float block_max(const float *s, int64_t n, float m) {
+AG_CLONES __attribute__((optimize("no-trapping-math"))) static float block_max(const float *s, int64_t n, float m) {
     float lane[8] = {m, m, m, m, m, m, m, m};
     int64_t n8 = n & ~(int64_t)7;
     for (int64_t l = 0; l < n8; l += 8)
@@ -92,7 +89,7 @@ static inline float drop_at(const ag_attn_ctx_t *c, int64_t i, int64_t j, int64_
 }
 
 /* s[0..n) = scale * sum_d a[d] * Bt[d*N + j0 + jj]: scores of one row against a block. */
-static void block_scores(const float *a, const float *Bt, int64_t N, int64_t D, int64_t j0, int64_t n, float scale,
+AG_CLONES static void block_scores(const float *a, const float *Bt, int64_t N, int64_t D, int64_t j0, int64_t n, float scale,
                          float *s) {
     for (int64_t jj = 0; jj < n; jj++) s[jj] = 0.0f;
     for (int64_t d = 0; d < D; d++) {
@@ -132,13 +129,13 @@ ag_error_t ag_i_attn_full_forward(const ag_attn_ctx_t *c, int nt) {
                 if (c->norm == AG_NORM_SOFTMAX) {
                     float bm = block_max(s, n, mh);
                     if (bm > mh) { /* rescale what was summed under the old maximum */
-                        float sc = mh == -INFINITY ? 0.0f : exp1(mh - bm);
+                        float sc = mh == -INFINITY ? 0.0f : ag_i_exp1(mh - bm);
                         S *= sc;
                         for (int64_t d = 0; d < D; d++) acc[d] *= sc;
                         mh = bm;
                     }
                     for (int64_t jj = 0; jj < n; jj++) s[jj] -= mh;
-                    exp_block(s, n);
+                    ag_i_exp_block(s, n);
                 } else {
                     for (int64_t jj = 0; jj < n; jj++) s[jj] = s[jj] > 0.0f ? s[jj] : 0.0f;
                 }
@@ -171,7 +168,7 @@ __attribute__((optimize("no-trapping-math"))) static void row_grads(const ag_att
     }
     if (c->norm == AG_NORM_SOFTMAX) {
         for (int64_t l = 0; l < n; l++) alpha[l] = s[l] - mx;
-        exp_block(alpha, n);
+        ag_i_exp_block(alpha, n);
         for (int64_t l = 0; l < n; l++) {
             alpha[l] = alpha[l] / den;
             ds[l] = alpha[l] * (f[l] * dot[l] - cs);
@@ -192,7 +189,7 @@ __attribute__((optimize("no-trapping-math"))) static void col_grads(const ag_att
                                                                      float *ds) {
     if (c->norm == AG_NORM_SOFTMAX) {
         for (int64_t l = 0; l < n; l++) alpha[l] = s[l] - mx[l];
-        exp_block(alpha, n);
+        ag_i_exp_block(alpha, n);
         for (int64_t l = 0; l < n; l++) {
             float dn = den[l] > 0.0f ? den[l] : 1.0f, keep = den[l] > 0.0f ? 1.0f : 0.0f;
             alpha[l] = keep * (alpha[l] / dn);

@@ -5,6 +5,7 @@
 #ifndef ATTNGRAPH_ATTENTION_INTERNAL_H
 #define ATTNGRAPH_ATTENTION_INTERNAL_H
 
+#include <string.h>
 #include "attngraph/attention.h"
 
 /* Forward cache: O(N x H x D) per-node tensors and O(N x H) softmax statistics. No per-entry
@@ -78,12 +79,38 @@ typedef struct ag_attn_bwd_t {
     float *part;         /* (chunks x P) parameter-gradient partials */
     int64_t P, part_da, part_dasrc, part_we;
     float *dent;         /* (M x Fe) per-entry edge-feature gradient, or NULL */
+    float *ds_e;         /* (M x H) CSR masks, DOT and GAT: dL/ds per entry (GAT: through the LeakyReLU),
+                            written by the destination pass so that the source pass need not recompute */
+    float *wv_e;         /* (M x H) with ds_e: alpha * dropout factor per entry */
     const int32_t *dst;  /* (M) destination of each entry (CSR masks) */
 } ag_attn_bwd_t;
 
 void ag_i_attn_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int64_t i, float *part,
                             float *scratch);
 void ag_i_attn_backward_src(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int64_t j, float *scratch);
+
+/* exp(x) for x >= -87 (clamped below): Cody-Waite reduction and a degree-6 polynomial (relative
+ * error below 3e-7). The scalar and the vectorised form run the same operations, so they agree
+ * bit for bit (ISO C mode keeps -ffp-contract=off). */
+static inline __attribute__((always_inline)) float ag_i_exp1(float xin) {
+    float v = xin > -87.0f ? xin : -87.0f;
+    float r0 = (v * 1.44269504f + 12582912.0f) - 12582912.0f; /* round to nearest */
+    float r = (v - r0 * 0.693145751953125f) - r0 * 1.428606765330187e-06f;
+    float p = 1.0f + r * (1.0f + r * (0.5f + r * (0.16666667f + r * (0.041666668f + r * (0.008333334f +
+              r * 0.0013888889f)))));
+    int32_t bits = ((int32_t)r0 + 127) * 8388608; /* 2^r0 */
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return p * scale; /* e^-87 (1.6e-38) for anything below: harmless in a sum of at least 1 */
+}
+
+/* x[l] = exp(x[l]) for x >= -87 (clamped below), vectorised; every exponential of the softmax
+ * goes through it so that the forward and backward passes agree. */
+void ag_i_exp_block(float *x, int64_t n);
+
+/* Neighbour and k-hop masks without edge features: destination i in two passes over its entries
+ * (scores into scratch, then the weighted sum); scratch holds max_deg * H floats. */
+void ag_i_attn_csr_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch);
 
 /* Full mask, DOT scores, no edge features: the blocked fast path (attention_full.c). */
 int ag_i_attn_full_fast(const ag_attn_ctx_t *c);

@@ -119,6 +119,8 @@ static int it_next(pair_it_t *it, pair_t *p) {
     return 1;
 }
 
+static inline float expx(float x) { return ag_i_exp1(x); }
+
 static inline float lrelu(float x, float slope) { return x > 0.0f ? x : slope * x; }
 static inline float lrelu_d(float x, float slope) { return x > 0.0f ? 1.0f : slope; }
 
@@ -220,12 +222,12 @@ void ag_i_attn_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch) {
             float *ah = acc + h * D;
             if (c->norm == AG_NORM_SOFTMAX) {
                 if (sh > m[h]) { /* online softmax: rescale what was summed under the old maximum */
-                    float sc = m[h] == -INFINITY ? 0.0f : expf(m[h] - sh);
+                    float sc = m[h] == -INFINITY ? 0.0f : expx(m[h] - sh);
                     S[h] *= sc;
                     for (int64_t d = 0; d < D; d++) ah[d] *= sc;
                     m[h] = sh;
                 }
-                w = expf(sh - m[h]);
+                w = expx(sh - m[h]);
             } else {
                 w = sh > 0.0f ? sh : 0.0f;
             }
@@ -257,7 +259,7 @@ void ag_i_attn_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch) {
 static inline float pair_alpha(const ag_attn_ctx_t *c, int64_t i, int64_t h, float s) {
     float den = c->den[i * c->H + h];
     if (den <= 0.0f) return 0.0f;
-    if (c->norm == AG_NORM_SOFTMAX) return expf(s - c->mx[i * c->H + h]) / den;
+    if (c->norm == AG_NORM_SOFTMAX) return expx(s - c->mx[i * c->H + h]) / den;
     return (s > 0.0f ? s : 0.0f) / den;
 }
 
@@ -297,6 +299,14 @@ void ag_i_attn_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
     float *s = dEf + Fe, *dsh = s + H;
     float *dqi = b->dq ? b->dq + i * HD : NULL, *deli = b->del ? b->del + i * H : NULL;
     load_dO(c, b, i, dO);
+    if (c->mask->kind != AG_MASK_FULL) /* random rows of the sources: request them all up front */
+        for (int64_t k = c->mask->indptr[i]; k < c->mask->indptr[i + 1]; k++) {
+            int64_t j = c->mask->src[k];
+            const char *row = (const char *)(c->v + j * HD);
+            for (int64_t o = 0; o < HD * (int64_t)sizeof(float); o += 64) __builtin_prefetch(row + o);
+            if (c->er) __builtin_prefetch(c->er + j * H);
+            if (c->k) __builtin_prefetch(c->k + j * HD);
+        }
     pair_it_t it;
     pair_t p;
     it_init(&it, c, 0, i, NULL, ebuf);
@@ -305,6 +315,10 @@ void ag_i_attn_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
         for (int64_t h = 0; h < H; h++) {
             float wv, ds = pair_dscore(c, b, &p, h, s[h], dO, ek, has_ek, &wv);
             dsh[h] = ds;
+            if (b->ds_e) {
+                b->ds_e[p.e0 * H + h] = ds;
+                b->wv_e[p.e0 * H + h] = wv;
+            }
             const float *gh = dO + h * D;
             switch (c->score) {
             case AG_SCORE_DOT: {
@@ -329,6 +343,7 @@ void ag_i_attn_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
                 }
                 float g = ds * lrelu_d(pre, c->slope);
                 deli[h] += g;
+                if (b->ds_e) b->ds_e[p.e0 * H + h] = g;
                 if (has_ek) {
                     float *pa = part + b->part_dasrc + h * D;
                     for (int64_t d = 0; d < D; d++) {
@@ -381,6 +396,35 @@ void ag_i_attn_backward_src(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
     int64_t H = c->H, D = c->D, HD = c->HD, Fe = c->Fe;
     float *ek = scratch, *dO = ek + 2 * HD, *ebuf = dO + HD, *s = ebuf + 2 * Fe;
     float *dvj = b->dv + j * HD, *dkj = b->dk ? b->dk + j * HD : NULL, *derj = b->der ? b->der + j * H : NULL;
+    if (b->ds_e) { /* the destination pass kept dL/ds and the weights: a plain gather */
+        const ag_mask_t *m = c->mask;
+        for (int64_t t = m->t_indptr[j]; t < m->t_indptr[j + 1]; t++) {
+            int64_t k = m->t_entry[t], i = b->dst[k];
+            if (t + 4 < m->t_indptr[j + 1]) {
+                int64_t kn = m->t_entry[t + 4], in = b->dst[kn];
+                const char *row = (const char *)(b->dcomb + in * b->C);
+                for (int64_t o = 0; o < b->C * (int64_t)sizeof(float); o += 64) __builtin_prefetch(row + o);
+                if (c->q) __builtin_prefetch(c->q + in * HD);
+                __builtin_prefetch(b->ds_e + kn * H);
+                __builtin_prefetch(b->wv_e + kn * H);
+            }
+            load_dO(c, b, i, dO);
+            for (int64_t h = 0; h < H; h++) {
+                float wv = b->wv_e[k * H + h], ds = b->ds_e[k * H + h];
+                const float *gh = dO + h * D;
+                float *dvh = dvj + h * D;
+                for (int64_t d = 0; d < D; d++) dvh[d] += wv * gh[d];
+                if (c->score == AG_SCORE_DOT) {
+                    const float *qh = c->q + i * HD + h * D;
+                    float g = ds * c->scale;
+                    for (int64_t d = 0; d < D; d++) dkj[h * D + d] += g * qh[d];
+                } else {
+                    derj[h] += ds;
+                }
+            }
+        }
+        return;
+    }
     pair_it_t it;
     pair_t p;
     it_init(&it, c, 1, j, b->dst, ebuf);
@@ -447,5 +491,66 @@ void ag_i_attn_weights_dst(const ag_attn_ctx_t *c, int64_t i, float *alpha, floa
         pair_scores(c, &p, s, ek);
         for (int64_t k = k0; k < k1; k++)
             for (int64_t h = 0; h < H; h++) alpha[(k - m->indptr[i]) * H + h] = pair_alpha(c, i, h, s[h]);
+    }
+}
+
+void ag_i_attn_csr_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch) {
+    int64_t H = c->H, D = c->D, HD = c->HD;
+    const ag_mask_t *m = c->mask;
+    int64_t k0 = m->indptr[i], n = m->indptr[i + 1] - k0;
+    float *w = scratch; /* (deg x H) scores, then weights */
+    float *acc = c->o + i * HD;
+    for (int64_t x = 0; x < HD; x++) acc[x] = 0.0f;
+    if (n == 0) {
+        for (int64_t h = 0; h < H; h++) c->mx[i * H + h] = c->den[i * H + h] = 0.0f;
+        return;
+    }
+    pair_t p;
+    p.i = i;
+    p.e = NULL;
+    /* The sources' rows are random accesses into N x H*D tensors (DRAM latency on large graphs):
+     * request every value row now, and the score inputs a few entries ahead. */
+    for (int64_t t = 0; t < n; t++) {
+        const char *row = (const char *)(c->v + (int64_t)m->src[k0 + t] * HD);
+        for (int64_t b = 0; b < HD * (int64_t)sizeof(float); b += 64) __builtin_prefetch(row + b);
+    }
+    for (int64_t t = 0; t < n; t++) {
+        if (t + 4 < n) {
+            int64_t jn = m->src[k0 + t + 4];
+            if (c->er) __builtin_prefetch(c->er + jn * H);
+            if (c->k) __builtin_prefetch(c->k + jn * HD);
+        }
+        p.j = m->src[k0 + t];
+        pair_scores(c, &p, w + t * H, NULL);
+    }
+    float *mh = c->mx + i * H, *den = c->den + i * H;
+    if (c->norm == AG_NORM_SOFTMAX) {
+        for (int64_t h = 0; h < H; h++) mh[h] = w[h];
+        for (int64_t t = 1; t < n; t++)
+            for (int64_t h = 0; h < H; h++) mh[h] = w[t * H + h] > mh[h] ? w[t * H + h] : mh[h];
+        for (int64_t t = 0; t < n; t++)
+            for (int64_t h = 0; h < H; h++) w[t * H + h] -= mh[h];
+        ag_i_exp_block(w, n * H);
+    } else {
+        for (int64_t h = 0; h < H; h++) mh[h] = 0.0f;
+        for (int64_t x = 0; x < n * H; x++) w[x] = w[x] > 0.0f ? w[x] : 0.0f;
+    }
+    for (int64_t h = 0; h < H; h++) den[h] = 0.0f;
+    for (int64_t t = 0; t < n; t++)
+        for (int64_t h = 0; h < H; h++) den[h] += w[t * H + h];
+    if (c->norm == AG_NORM_RELU)
+        for (int64_t h = 0; h < H; h++) den[h] += AG_ATTN_RELU_EPS;
+    for (int64_t t = 0; t < n; t++) {
+        const float *vj = c->v + (int64_t)m->src[k0 + t] * HD;
+        for (int64_t h = 0; h < H; h++) {
+            float wt = w[t * H + h] / den[h];
+            if (c->dropout) {
+                p.drop = (uint64_t)(k0 + t);
+                wt *= drop_factor(c, &p, h);
+            }
+            float *ah = acc + h * D;
+            const float *vh = vj + h * D;
+            for (int64_t d = 0; d < D; d++) ah[d] += wt * vh[d];
+        }
     }
 }
