@@ -502,6 +502,51 @@ static void test_param_list(void **state) {
             }
 }
 
+/* Glorot uniform initialisation as attention.h states: U(-b, b), b = sqrt(6 / (fan_in + fan_out))
+ * with rows and columns as fans (H and D for the attention vectors), each tensor its own stream. */
+static void check_glorot(const char *name, const float *w, int64_t n, double fan_in, double fan_out) {
+    const double b = sqrt(6.0 / (fan_in + fan_out));
+    double mx = 0, sum2 = 0, sum = 0;
+    for (int64_t x = 0; x < n; x++) {
+        if (fabs(w[x]) > b) fail_msg("%s[%lld] = %g outside +-%g", name, (long long)x, (double)w[x], b);
+        mx = fabs(w[x]) > mx ? fabs(w[x]) : mx;
+        sum += w[x];
+        sum2 += (double)w[x] * w[x];
+    }
+    if (n >= 64 && mx < 0.9 * b) fail_msg("%s: largest |w| %g, bound %g", name, mx, b);
+    if (n >= 1000) {
+        /* variance b^2/3 and mean 0, within a few standard errors */
+        double var = sum2 / (double)n, mean = sum / (double)n;
+        if (fabs(var / (b * b / 3) - 1) > 0.1) fail_msg("%s: variance %g, expected %g", name, var, b * b / 3);
+        if (fabs(mean) > 4 * b / sqrt(3.0 * (double)n)) fail_msg("%s: mean %g", name, mean);
+    }
+}
+
+static void test_init_glorot(void **state) {
+    (void)state;
+    for (int score = 0; score < 3; score++) {
+        ag_attention_config_t cfg = at_config(score, AG_NORM_SOFTMAX, AG_EDGE_KEY, AT_CONCAT_WO, 64);
+        cfg.heads = 4;
+        cfg.head_dim = 16;
+        cfg.out_dim = 32;
+        cfg.edge_dim = 8;
+        ag_attention_t l;
+        assert_int_equal(ag_attention_init(&l, &cfg, 11), AG_SUCCESS);
+        for (int w = 0; w < 8; w++) {
+            int64_t r, c;
+            ag_ref_tensor_shape(&cfg, w, &r, &c);
+            const float *t = ag_ref_layer_tensor(&l, w, 0);
+            if (!t) continue;
+            if (w >= 3 && w <= 5) check_glorot(ag_ref_tensor_name(w), t, r * c, 4, 16);
+            else check_glorot(ag_ref_tensor_name(w), t, r * c, (double)r, (double)c);
+        }
+        /* Wq and Wk (DOT) and a_src and a_dst (GAT) come from different streams */
+        if (l.Wk) assert_false(memcmp(l.Wq, l.Wk, 64 * 64 * sizeof(float)) == 0);
+        if (l.a_dst) assert_false(memcmp(l.a_src, l.a_dst, 64 * sizeof(float)) == 0);
+        ag_attention_destroy(&l);
+    }
+}
+
 static void test_config_default(void **state) {
     (void)state;
     ag_attention_config_t c;
@@ -537,6 +582,7 @@ int main(void) {
         cmocka_unit_test(test_config_default),
         cmocka_unit_test(test_hand_example),
         cmocka_unit_test(test_param_list),
+        cmocka_unit_test(test_init_glorot),
         cmocka_unit_test(test_forward_undirected),
         cmocka_unit_test(test_forward_directed),
         cmocka_unit_test(test_forward_batch),
