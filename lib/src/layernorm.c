@@ -1,0 +1,140 @@
+/*
+ * layernorm.c: layer normalisation over the features of each row (Ba, Kiros and Hinton 2016).
+ */
+#include <math.h>
+#include <string.h>
+#include "attngraph/layers.h"
+#include "internal.h"
+#include "layers_internal.h"
+
+ag_error_t ag_layernorm_init(ag_layernorm_t *layer, const ag_layernorm_config_t *cfg, uint64_t seed) {
+    (void)seed;
+    memset(layer, 0, sizeof *layer);
+    layer->cached_rows = -1;
+    if (!cfg || cfg->dim <= 0)
+        return AG_ERROR(AG_EINVAL, "layer norm: dim must be positive (%lld)", cfg ? (long long)cfg->dim : 0LL);
+    if (isnan(cfg->eps)) return AG_ERROR(AG_EINVAL, "layer norm: eps is NaN");
+    layer->cfg = *cfg;
+    if (layer->cfg.eps <= 0.0f) layer->cfg.eps = 1e-5f;
+    int64_t F = cfg->dim;
+    void *p, *g;
+    AG_CHECK(ag_i_alloc_array(&p, 2 * F, sizeof(float), "layer norm parameters"));
+    ag_error_t rc = ag_i_alloc_array(&g, 2 * F, sizeof(float), "layer norm gradients");
+    if (rc != AG_SUCCESS) {
+        ag_i_free(p);
+        return rc;
+    }
+    layer->params = p;
+    layer->grads = g;
+    layer->gamma = layer->params;     /* (F) */
+    layer->beta = layer->params + F;  /* (F) */
+    layer->dgamma = layer->grads;
+    layer->dbeta = layer->grads + F;
+    for (int64_t c = 0; c < F; c++) layer->gamma[c] = 1.0f;
+    return AG_SUCCESS;
+}
+
+void ag_layernorm_destroy(ag_layernorm_t *layer) {
+    if (!layer) return;
+    ag_i_free(layer->params);
+    ag_i_free(layer->grads);
+    ag_i_free(layer->x_cache);
+    ag_i_free(layer->mean);
+    ag_i_free(layer->rstd);
+    memset(layer, 0, sizeof *layer);
+    layer->cached_rows = -1;
+}
+
+ag_error_t ag_layernorm_params(ag_layernorm_t *layer, ag_param_list_t *list, const char *prefix) {
+    AG_CHECK(ag_param_list_add(list, prefix, "gamma", 1, layer->cfg.dim, 1, layer->gamma, layer->dgamma, 0));
+    AG_CHECK(ag_param_list_add(list, prefix, "beta", 1, layer->cfg.dim, 1, layer->beta, layer->dbeta, 0));
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_layernorm_forward(ag_layernorm_t *layer, const float *X, float *Y, int64_t N,
+                                int training, ag_rng_t *rng) {
+    (void)rng;
+    AG_CHECK(ag_i_check_forward("layer norm", X, Y, N));
+    int64_t F = layer->cfg.dim;
+    if (training) {
+        int64_t cap = layer->cap_rows;
+        /* Grow all three before touching any, so a failure leaves a consistent (smaller) cache. */
+        AG_CHECK(ag_i_cache_grow(&layer->x_cache, cap, N, F, "layer norm input cache"));
+        AG_CHECK(ag_i_cache_grow(&layer->mean, cap, N, 1, "layer norm mean cache"));
+        AG_CHECK(ag_i_cache_grow(&layer->rstd, cap, N, 1, "layer norm rstd cache"));
+        if (N > cap) layer->cap_rows = N;
+        if (N > 0) memcpy(layer->x_cache, X, (size_t)(N * F) * sizeof(float));
+    }
+    layer->cached_rows = -1;
+    const float *Xs = training ? layer->x_cache : X; /* Y may alias X: read the copy if there is one */
+    float eps = layer->cfg.eps;
+#pragma omp parallel for schedule(static) if (N * F > 32768)
+    for (int64_t r = 0; r < N; r++) {
+        const float *x = Xs + r * F;
+        float *y = Y + r * F;
+        /* Two passes in double: the variance of features with a large common offset stays exact. */
+        double s = 0.0;
+        for (int64_t c = 0; c < F; c++) s += x[c];
+        double m = s / (double)F;
+        double v = 0.0;
+        for (int64_t c = 0; c < F; c++) v += ((double)x[c] - m) * ((double)x[c] - m);
+        v /= (double)F;
+        float mf = (float)m, rs = (float)(1.0 / sqrt(v + (double)eps));
+        for (int64_t c = 0; c < F; c++) y[c] = (x[c] - mf) * rs * layer->gamma[c] + layer->beta[c];
+        if (training) {
+            layer->mean[r] = mf;
+            layer->rstd[r] = rs;
+        }
+    }
+    if (training) layer->cached_rows = N;
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_layernorm_backward(ag_layernorm_t *layer, const float *dY, float *dX, int64_t N) {
+    if (layer->cached_rows < 0 || layer->cached_rows != N)
+        return AG_ERROR(AG_EINVAL, "layer norm backward: no training forward with %lld rows cached", (long long)N);
+    if (N > 0 && !dY) return AG_ERROR(AG_EINVAL, "layer norm backward: NULL dY");
+    int64_t F = layer->cfg.dim;
+    const float *X = layer->x_cache, *mean = layer->mean, *rstd = layer->rstd, *gamma = layer->gamma;
+    if (dX) {
+#pragma omp parallel for schedule(static) if (N * F > 32768)
+        for (int64_t r = 0; r < N; r++) {
+            const float *x = X + r * F, *dy = dY + r * F;
+            float *dx = dX + r * F;
+            float m = mean[r], rs = rstd[r];
+            double sg = 0.0, sgx = 0.0;
+            for (int64_t c = 0; c < F; c++) {
+                float xhat = (x[c] - m) * rs;
+                float g = dy[c] * gamma[c];
+                sg += g;
+                sgx += (double)g * xhat;
+            }
+            float mg = (float)(sg / (double)F), mgx = (float)(sgx / (double)F);
+            for (int64_t c = 0; c < F; c++) {
+                float xhat = (x[c] - m) * rs;
+                dx[c] += rs * (dy[c] * gamma[c] - mg - xhat * mgx);
+            }
+        }
+    }
+    /* dgamma and dbeta are sums over rows: per column, rows in order (never split by thread). */
+    enum { BLOCK = 16 };
+    int64_t nblocks = (F + BLOCK - 1) / BLOCK;
+#pragma omp parallel for schedule(static) if (N * F > 32768)
+    for (int64_t blk = 0; blk < nblocks; blk++) {
+        int64_t c0 = blk * BLOCK, c1 = c0 + BLOCK < F ? c0 + BLOCK : F;
+        double ag[BLOCK] = {0}, ab[BLOCK] = {0};
+        for (int64_t r = 0; r < N; r++) {
+            const float *x = X + r * F, *dy = dY + r * F;
+            float m = mean[r], rs = rstd[r];
+            for (int64_t c = c0; c < c1; c++) {
+                ag[c - c0] += (double)(dy[c] * ((x[c] - m) * rs));
+                ab[c - c0] += dy[c];
+            }
+        }
+        for (int64_t c = c0; c < c1; c++) {
+            layer->dgamma[c] += (float)ag[c - c0];
+            layer->dbeta[c] += (float)ab[c - c0];
+        }
+    }
+    return AG_SUCCESS;
+}

@@ -1,0 +1,29 @@
+/*
+ * layers_internal.h: helpers shared by the layer sources (linear, layernorm, activation, dropout,
+ * feedforward); not installed.
+ */
+#ifndef ATTNGRAPH_LAYERS_INTERNAL_H
+#define ATTNGRAPH_LAYERS_INTERNAL_H
+
+#include "attngraph/layers.h"
+
+/* Makes *buf hold at least rows x cols floats, given that it holds old_rows x cols now. Contents
+ * are not preserved (caches are rewritten by the forward pass that grows them). On failure *buf
+ * is unchanged and AG_ENOMEM / AG_ELIMIT is recorded with `what`. */
+ag_error_t ag_i_cache_grow(float **buf, int64_t old_rows, int64_t rows, int64_t cols, const char *what);
+
+/* out[c] += sum over r of A[r * cols + c] (A is rows x cols), summed per column over rows in
+ * increasing order in double precision, parallel over columns: the same bits for any number of
+ * threads. */
+void ag_i_colsum_add(const float *A, int64_t rows, int64_t cols, float *out);
+
+/* Y (N x O) = X (N x F) W + b without touching the layer's cache. */
+void ag_i_linear_apply(const ag_linear_t *layer, const float *X, float *Y, int64_t N);
+
+/* dW += X^T dY, db += colsum(dY), dX += dY W^T (dX may be NULL) with an explicit input X. */
+void ag_i_linear_grad(ag_linear_t *layer, const float *X, const float *dY, float *dX, int64_t N);
+
+/* Checks the common arguments of a forward call. */
+ag_error_t ag_i_check_forward(const char *layer, const void *X, const void *Y, int64_t N);
+
+#endif
