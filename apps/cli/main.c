@@ -12,6 +12,7 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
+    {"info", ag_cmd_info, "what a graph file holds: counts, degrees, attributes, feature widths"},
     {NULL, NULL, NULL},
 };
 

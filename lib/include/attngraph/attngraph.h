@@ -7,5 +7,6 @@
 #include "attngraph/common.h"
 #include "attngraph/matrix.h"
 #include "attngraph/graph.h"
+#include "attngraph/summary.h"
 
 #endif

@@ -101,6 +101,12 @@ ag_error_t ag_format_from_path(const char *path, ag_format_t *format);
  */
 ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int directed);
 
+/** \function ag_graph_read_warning
+ * The first warning igraph emitted during the last ag_graph_read() on this thread, prefixed with
+ * the file name ("FILE: ..."), or "" if there was none. The library never prints it; programs may.
+ * Example: the GML reader ignores composite (list) attributes with a warning. */
+const char *ag_graph_read_warning(void);
+
 #ifdef __cplusplus
 }
 #endif

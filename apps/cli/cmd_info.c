@@ -1,0 +1,205 @@
+/*
+ * cmd_info.c: `attn-graph info`, what a graph file holds and what features it would give.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <attngraph/graph.h>
+#include <attngraph/summary.h>
+#include "cli.h"
+
+static void info_usage(FILE *out) {
+    fprintf(out,
+            "usage: attn-graph info [--format F] [--directed] [--json] FILE...\n"
+            "\n"
+            "Prints, per graph file: format, directedness, node and edge counts, self-loops,\n"
+            "multi-edges, weakly connected components, degrees, and every vertex, edge and graph\n"
+            "attribute with its type, an example value, missing values and feature width.\n"
+            "\n"
+            "  --format F   gml, graphml, edgelist, ncol, lgl, pajek, dimacs, dl or auto (the\n"
+            "               default: by file extension). Required when FILE is '-' (stdin).\n"
+            "  --directed   read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
+            "  --json       one JSON object per file per line\n"
+            "  --help       this message\n"
+            "\n"
+            "Every file is processed; the exit code is that of the first file that failed\n"
+            "(3: bad input), 2 for a bad command line, 0 if all succeeded.\n");
+}
+
+/* JSON string with escapes; bytes >= 0x80 pass through (the graph files are UTF-8). */
+static void json_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        case '\b': fputs("\\b", out); break;
+        case '\f': fputs("\\f", out); break;
+        default:
+            if (*p < 0x20) fprintf(out, "\\u%04x", *p);
+            else fputc(*p, out);
+        }
+    }
+    fputc('"', out);
+}
+
+/* The shortest of %.15g and %.17g that reads back to x; JSON has no NaN or infinity. */
+static void json_number(FILE *out, double x) {
+    char buf[32];
+    if (!isfinite(x)) {
+        fputs("null", out);
+        return;
+    }
+    snprintf(buf, sizeof buf, "%.15g", x);
+    if (strtod(buf, NULL) != x) snprintf(buf, sizeof buf, "%.17g", x);
+    fputs(buf, out);
+}
+
+static void json_example(FILE *out, const ag_attr_summary_t *a) {
+    if (!a->has_example) fputs("null", out);
+    else if (a->type == AG_ATTR_STRING) json_string(out, a->string);
+    else if (a->type == AG_ATTR_BOOLEAN) fputs(a->number != 0.0 ? "true" : "false", out);
+    else json_number(out, a->number);
+}
+
+static void print_json(FILE *out, const char *path, ag_format_t format, const ag_graph_summary_t *s) {
+    fputs("{\"file\": ", out);
+    json_string(out, path);
+    fprintf(out, ", \"format\": \"%s\", \"directed\": %s", ag_format_name(format), s->directed ? "true" : "false");
+    fprintf(out, ", \"nodes\": %lld, \"edges\": %lld, \"self_loops\": %lld, \"multi_edges\": %lld, \"components\": %lld",
+            (long long)s->nodes, (long long)s->edges, (long long)s->self_loops, (long long)s->multi_edges,
+            (long long)s->components);
+    fprintf(out, ", \"degree\": {\"min\": %lld, \"mean\": ", (long long)s->degree_min);
+    json_number(out, s->degree_mean);
+    fprintf(out, ", \"max\": %lld}", (long long)s->degree_max);
+    if (s->directed)
+        fprintf(out, ", \"in_degree\": {\"min\": %lld, \"max\": %lld}, \"out_degree\": {\"min\": %lld, \"max\": %lld}",
+                (long long)s->in_degree_min, (long long)s->in_degree_max, (long long)s->out_degree_min,
+                (long long)s->out_degree_max);
+    fputs(", \"attributes\": [", out);
+    for (int64_t i = 0; i < s->n_attrs; i++) {
+        const ag_attr_summary_t *a = &s->attrs[i];
+        fputs(i ? ", {\"kind\": " : "{\"kind\": ", out);
+        json_string(out, ag_attr_kind_name(a->kind));
+        fputs(", \"name\": ", out);
+        json_string(out, a->name);
+        fprintf(out, ", \"type\": \"%s\", \"example\": ", ag_attr_type_name(a->type));
+        json_example(out, a);
+        fprintf(out, ", \"missing\": %lld", (long long)a->missing);
+        if (a->type == AG_ATTR_STRING) fprintf(out, ", \"distinct\": %lld", (long long)a->distinct);
+        fprintf(out, ", \"feature_width\": %lld}", (long long)a->feature_width);
+    }
+    fputs("]}\n", out);
+}
+
+static void print_text(FILE *out, const char *path, ag_format_t format, const ag_graph_summary_t *s) {
+    fprintf(out, "file: %s\nformat: %s\ndirected: %s\n", path, ag_format_name(format), s->directed ? "yes" : "no");
+    fprintf(out, "nodes: %lld\nedges: %lld\n", (long long)s->nodes, (long long)s->edges);
+    fprintf(out, "self-loops: %lld\nmulti-edges: %lld\ncomponents: %lld\n", (long long)s->self_loops,
+            (long long)s->multi_edges, (long long)s->components);
+    fprintf(out, "degree: min %lld, mean %.4g, max %lld\n", (long long)s->degree_min, s->degree_mean,
+            (long long)s->degree_max);
+    if (s->directed) {
+        fprintf(out, "in-degree: min %lld, max %lld\n", (long long)s->in_degree_min, (long long)s->in_degree_max);
+        fprintf(out, "out-degree: min %lld, max %lld\n", (long long)s->out_degree_min, (long long)s->out_degree_max);
+    }
+    if (s->n_attrs == 0) {
+        fputs("attributes: none\n", out);
+        return;
+    }
+    int name_w = 4;
+    for (int64_t i = 0; i < s->n_attrs; i++) {
+        const int len = (int)strlen(s->attrs[i].name);
+        if (len > name_w) name_w = len;
+    }
+    fprintf(out, "attributes:\n  %-6s  %-*s  %-7s  %7s  %13s  %s\n", "kind", name_w, "name", "type", "missing",
+            "feature width", "example");
+    for (int64_t i = 0; i < s->n_attrs; i++) {
+        const ag_attr_summary_t *a = &s->attrs[i];
+        fprintf(out, "  %-6s  %-*s  %-7s  %7lld  ", ag_attr_kind_name(a->kind), name_w, a->name,
+                ag_attr_type_name(a->type), (long long)a->missing);
+        if (a->kind == AG_ATTR_GRAPH) fprintf(out, "%13s  ", "-");
+        else fprintf(out, "%13lld  ", (long long)a->feature_width);
+        if (!a->has_example) fputs("(all missing)", out);
+        else if (a->type == AG_ATTR_STRING) json_string(out, a->string); /* quoted, control chars escaped */
+        else if (a->type == AG_ATTR_BOOLEAN) fputs(a->number != 0.0 ? "true" : "false", out);
+        else fprintf(out, "%.15g", a->number);
+        if (a->type == AG_ATTR_STRING && a->kind != AG_ATTR_GRAPH) fprintf(out, " (%lld distinct)", (long long)a->distinct);
+        fputc('\n', out);
+    }
+}
+
+/* Reads and summarises one file; prints the summary or the error. Returns an exit code. */
+static int info_file(const char *path, ag_format_t format, int directed, int json, int first) {
+    if (format == AG_FORMAT_AUTO) {
+        ag_error_t rc = ag_format_from_path(path, &format);
+        if (rc) return ag_cli_fail(rc);
+    }
+    igraph_t ig;
+    ag_error_t rc = ag_graph_read(&ig, path, format, directed);
+    if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());
+    if (rc) return ag_cli_fail(rc);
+    ag_graph_summary_t s;
+    rc = ag_graph_summarize(&ig, &s);
+    igraph_destroy(&ig);
+    if (rc) return ag_cli_fail(rc);
+    if (json) {
+        print_json(stdout, path, format, &s);
+    } else {
+        if (!first) fputc('\n', stdout);
+        print_text(stdout, path, format, &s);
+    }
+    ag_graph_summary_destroy(&s);
+    fflush(stdout);
+    return AG_EXIT_OK;
+}
+
+int ag_cmd_info(int argc, char **argv) {
+    ag_format_t format = AG_FORMAT_AUTO;
+    int directed = 0, json = 0, i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (a[0] != '-' || !strcmp(a, "-")) break;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            info_usage(stdout);
+            return AG_EXIT_OK;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--directed")) {
+            directed = 1;
+        } else if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
+            const char *value = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!value) {
+                fprintf(stderr, "attn-graph: info: --format needs a value\n");
+                return AG_EXIT_USAGE;
+            }
+            if (ag_format_from_name(value, &format)) {
+                fprintf(stderr, "attn-graph: info: %s\n", ag_error_message());
+                return AG_EXIT_USAGE;
+            }
+        } else {
+            fprintf(stderr, "attn-graph: info: unknown option '%s' (see 'attn-graph info --help')\n", a);
+            return AG_EXIT_USAGE;
+        }
+    }
+    if (i >= argc) {
+        fprintf(stderr, "attn-graph: info: no graph file given (see 'attn-graph info --help')\n");
+        return AG_EXIT_USAGE;
+    }
+    /* Keep going after a bad file so that one run reports on all of them. */
+    int exit_code = AG_EXIT_OK;
+    for (int first = 1; i < argc; i++) {
+        int code = info_file(argv[i], format, directed, json, first);
+        if (code == AG_EXIT_OK) first = 0;
+        else if (exit_code == AG_EXIT_OK) exit_code = code;
+    }
+    return exit_code;
+}

@@ -1,0 +1,198 @@
+/*
+ * graph.c: the in-neighbour CSR of an igraph graph, and block-diagonal batches of them.
+ *
+ * The CSR is built with one counting sort by destination in edge-id order (one pass of scattered
+ * writes, the expensive part on large graphs), then each row is sorted by source where it lies,
+ * in cache: O(N + E log d) for largest in-degree d. An earlier version used a second counting sort
+ * instead of the row sorts; its second scatter made it about twice as slow.
+ */
+#include <string.h>
+#include "internal.h"
+#include "attngraph/graph.h"
+
+void ag_graph_destroy(ag_graph_t *graph) {
+    if (!graph) return;
+    ag_i_free(graph->indptr);
+    ag_i_free(graph->src);
+    ag_i_free(graph->edge);
+    ag_i_free(graph->graph_ptr);
+    ag_i_free(graph->edge_ptr);
+    ag_i_free(graph->node_graph);
+    memset(graph, 0, sizeof *graph);
+}
+
+/* Allocates every array of a graph with the given sizes (zeroed); on failure frees them all. */
+static ag_error_t graph_alloc(ag_graph_t *g, int64_t n_nodes, int64_t n_entries, int64_t n_graphs) {
+    ag_error_t rc;
+    memset(g, 0, sizeof *g);
+    g->n_nodes = n_nodes;
+    g->n_entries = n_entries;
+    g->n_graphs = n_graphs;
+    if ((rc = ag_i_alloc_array((void **)&g->indptr, n_nodes + 1, sizeof *g->indptr, "CSR indptr")) ||
+        (rc = ag_i_alloc_array((void **)&g->src, n_entries, sizeof *g->src, "CSR sources")) ||
+        (rc = ag_i_alloc_array((void **)&g->edge, n_entries, sizeof *g->edge, "CSR edge ids")) ||
+        (rc = ag_i_alloc_array((void **)&g->graph_ptr, n_graphs + 1, sizeof *g->graph_ptr, "graph offsets")) ||
+        (rc = ag_i_alloc_array((void **)&g->edge_ptr, n_graphs + 1, sizeof *g->edge_ptr, "edge offsets")) ||
+        (rc = ag_i_alloc_array((void **)&g->node_graph, n_nodes, sizeof *g->node_graph, "node graph ids"))) {
+        ag_graph_destroy(g);
+        return rc;
+    }
+    return AG_SUCCESS;
+}
+
+typedef struct {
+    int32_t src;
+    int64_t eid;
+} entry_t;
+
+static int cmp_entry(const void *a, const void *b) {
+    const entry_t *x = a, *y = b;
+    if (x->src != y->src) return x->src < y->src ? -1 : 1;
+    return (x->eid > y->eid) - (x->eid < y->eid);
+}
+
+/* Sorts one row (len entries) by (source, edge id). The row arrives in edge-id order, so a stable
+ * sort by source suffices: insertion sort for the short rows that dominate real graphs, qsort
+ * through `scratch` (at least len entries) for hubs. */
+static void sort_row(int32_t *src, int64_t *eid, int64_t len, entry_t *scratch) {
+    if (len <= 32) {
+        for (int64_t i = 1; i < len; i++) {
+            const int32_t s = src[i];
+            const int64_t e = eid[i];
+            int64_t j = i;
+            for (; j > 0 && src[j - 1] > s; j--) {
+                src[j] = src[j - 1];
+                eid[j] = eid[j - 1];
+            }
+            src[j] = s;
+            eid[j] = e;
+        }
+        return;
+    }
+    for (int64_t i = 0; i < len; i++) scratch[i] = (entry_t){src[i], eid[i]};
+    qsort(scratch, (size_t)len, sizeof *scratch, cmp_entry);
+    for (int64_t i = 0; i < len; i++) {
+        src[i] = scratch[i].src;
+        eid[i] = scratch[i].eid;
+    }
+}
+
+ag_error_t ag_graph_from_igraph(ag_graph_t *graph, const igraph_t *ig) {
+    memset(graph, 0, sizeof *graph);
+    if (!ig) return AG_ERROR(AG_EINVAL, "ag_graph_from_igraph: graph is NULL");
+    ag_i_igraph_enter();
+    const int64_t n = (int64_t)igraph_vcount(ig);
+    const int64_t m = (int64_t)igraph_ecount(ig);
+    const int directed = igraph_is_directed(ig) ? 1 : 0;
+    ag_i_igraph_leave();
+    if (n > INT32_MAX)
+        return AG_ERROR(AG_ELIMIT, "graph has %lld nodes; at most %d are supported", (long long)n, INT32_MAX);
+
+    /* Read the endpoints straight from igraph's edge vectors (IGRAPH_FROM/TO are field accesses,
+     * not calls): a 10M-edge graph needs no edge-list copy. */
+    int64_t loops = 0;
+    for (int64_t e = 0; e < m; e++)
+        if (IGRAPH_FROM(ig, e) == IGRAPH_TO(ig, e)) loops++;
+    const int64_t n_entries = directed ? m : 2 * m - loops;
+
+    ag_error_t rc = graph_alloc(graph, n, n_entries, 1);
+    if (rc) return rc;
+    graph->n_edges = m;
+    graph->directed = directed;
+    graph->graph_ptr[1] = n;
+    graph->edge_ptr[1] = m;
+    /* node_graph is already all zero: every node belongs to graph 0 */
+
+    int64_t *cursor = NULL;  /* (N) next free slot per row */
+    entry_t *scratch = NULL; /* (largest row) for sorting hub rows */
+    if ((rc = ag_i_alloc_array((void **)&cursor, n, sizeof *cursor, "CSR scratch"))) goto done;
+
+    /* Count entries per destination. */
+    for (int64_t e = 0; e < m; e++) {
+        const int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
+        graph->indptr[v + 1]++;
+        if (!directed && u != v) graph->indptr[u + 1]++;
+    }
+    int64_t longest = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (graph->indptr[i + 1] > longest) longest = graph->indptr[i + 1];
+        graph->indptr[i + 1] += graph->indptr[i];
+    }
+    if (longest > 32 && (rc = ag_i_alloc_array((void **)&scratch, longest, sizeof *scratch, "CSR scratch")))
+        goto done;
+
+    /* Bucket by destination, visiting edges in id order: each row comes out in edge-id order. */
+    memcpy(cursor, graph->indptr, (size_t)n * sizeof *cursor);
+    for (int64_t e = 0; e < m; e++) {
+        const int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
+        int64_t k = cursor[v]++;
+        graph->src[k] = (int32_t)u;
+        graph->edge[k] = e;
+        if (!directed && u != v) {
+            k = cursor[u]++;
+            graph->src[k] = (int32_t)v;
+            graph->edge[k] = e;
+        }
+    }
+    for (int64_t i = 0; i < n; i++)
+        sort_row(graph->src + graph->indptr[i], graph->edge + graph->indptr[i],
+                 graph->indptr[i + 1] - graph->indptr[i], scratch);
+
+done:
+    ag_i_free(cursor);
+    ag_i_free(scratch);
+    if (rc) ag_graph_destroy(graph);
+    return rc;
+}
+
+ag_error_t ag_graph_batch(ag_graph_t *batch, const ag_graph_t *const *graphs, int64_t count) {
+    memset(batch, 0, sizeof *batch);
+    if (count <= 0) return AG_ERROR(AG_EINVAL, "ag_graph_batch: count is %lld, must be positive", (long long)count);
+    if (!graphs) return AG_ERROR(AG_EINVAL, "ag_graph_batch: graphs is NULL");
+
+    int64_t n = 0, entries = 0, edges = 0, n_graphs = 0;
+    for (int64_t g = 0; g < count; g++) {
+        const ag_graph_t *x = graphs[g];
+        if (!x) return AG_ERROR(AG_EINVAL, "ag_graph_batch: graph %lld is NULL", (long long)g);
+        if (x->directed != graphs[0]->directed)
+            return AG_ERROR(AG_EMISMATCH, "ag_graph_batch: graph %lld is %s but graph 0 is %s", (long long)g,
+                            x->directed ? "directed" : "undirected", graphs[0]->directed ? "directed" : "undirected");
+        n += x->n_nodes;
+        entries += x->n_entries;
+        edges += x->n_edges;
+        n_graphs += x->n_graphs;
+    }
+    if (n > INT32_MAX)
+        return AG_ERROR(AG_ELIMIT, "batch has %lld nodes; at most %d are supported", (long long)n, INT32_MAX);
+
+    ag_error_t rc = graph_alloc(batch, n, entries, n_graphs);
+    if (rc) return rc;
+    batch->n_edges = edges;
+    batch->directed = graphs[0]->directed;
+
+    /* A member may itself be a batch: its graph offsets are carried over, shifted. */
+    int64_t node_off = 0, entry_off = 0, edge_off = 0, graph_off = 0;
+    for (int64_t g = 0; g < count; g++) {
+        const ag_graph_t *x = graphs[g];
+        for (int64_t i = 0; i < x->n_nodes; i++) {
+            batch->indptr[node_off + i] = entry_off + x->indptr[i];
+            batch->node_graph[node_off + i] = (int32_t)(graph_off + x->node_graph[i]);
+        }
+        for (int64_t k = 0; k < x->n_entries; k++) {
+            batch->src[entry_off + k] = (int32_t)(node_off + x->src[k]);
+            batch->edge[entry_off + k] = edge_off + x->edge[k];
+        }
+        for (int64_t j = 0; j < x->n_graphs; j++) {
+            batch->graph_ptr[graph_off + j] = node_off + x->graph_ptr[j];
+            batch->edge_ptr[graph_off + j] = edge_off + x->edge_ptr[j];
+        }
+        node_off += x->n_nodes;
+        entry_off += x->n_entries;
+        edge_off += x->n_edges;
+        graph_off += x->n_graphs;
+    }
+    batch->indptr[n] = entries;
+    batch->graph_ptr[n_graphs] = n;
+    batch->edge_ptr[n_graphs] = edges;
+    return AG_SUCCESS;
+}

@@ -1,0 +1,180 @@
+/*
+ * graph_read.c: graph file formats and reading them through igraph's parsers.
+ */
+/* fileno, strcasecmp */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include "internal.h"
+#include "attngraph/graph.h"
+
+static const char *const format_names[AG_FORMAT_COUNT] = {
+    "auto", "gml", "graphml", "edgelist", "ncol", "lgl", "pajek", "dimacs", "dl"};
+
+/* Extensions (compared without case). ".txt" is deliberately absent: plain-text graphs are edge
+ * lists, NCOL or LGL files alike, and guessing wrong gives a confusing parse error. */
+static const struct {
+    const char *ext;
+    ag_format_t format;
+} extensions[] = {
+    {"gml", AG_FORMAT_GML},       {"graphml", AG_FORMAT_GRAPHML}, {"xml", AG_FORMAT_GRAPHML},
+    {"edges", AG_FORMAT_EDGELIST}, {"edgelist", AG_FORMAT_EDGELIST}, {"el", AG_FORMAT_EDGELIST},
+    {"ncol", AG_FORMAT_NCOL},     {"lgl", AG_FORMAT_LGL},         {"net", AG_FORMAT_PAJEK},
+    {"paj", AG_FORMAT_PAJEK},     {"pajek", AG_FORMAT_PAJEK},     {"dimacs", AG_FORMAT_DIMACS},
+    {"max", AG_FORMAT_DIMACS},    {"dl", AG_FORMAT_DL},
+};
+#define N_EXTENSIONS (sizeof extensions / sizeof extensions[0])
+#define KNOWN_EXTENSIONS \
+    ".gml, .graphml, .xml, .edges, .edgelist, .el, .ncol, .lgl, .net, .paj, .pajek, .dimacs, .max, .dl"
+#define KNOWN_FORMATS "auto, gml, graphml, edgelist, ncol, lgl, pajek, dimacs, dl"
+
+#define WARN_MAX 1024
+static _Thread_local char read_warning[WARN_MAX];
+
+const char *ag_format_name(ag_format_t format) {
+    if ((int)format < 0 || format >= AG_FORMAT_COUNT) return "unknown";
+    return format_names[format];
+}
+
+ag_error_t ag_format_from_name(const char *name, ag_format_t *format) {
+    if (!name || !format) return AG_ERROR(AG_EINVAL, "ag_format_from_name: NULL argument");
+    for (int f = 0; f < AG_FORMAT_COUNT; f++) {
+        if (!strcasecmp(name, format_names[f])) {
+            *format = (ag_format_t)f;
+            return AG_SUCCESS;
+        }
+    }
+    return AG_ERROR(AG_EFORMAT, "unknown graph format '%s' (known: " KNOWN_FORMATS ")", name);
+}
+
+ag_error_t ag_format_from_path(const char *path, ag_format_t *format) {
+    if (!path || !format) return AG_ERROR(AG_EINVAL, "ag_format_from_path: NULL argument");
+    if (!strcmp(path, "-"))
+        return AG_ERROR(AG_EFORMAT, "standard input has no file extension: pass --format (" KNOWN_FORMATS ")");
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (dot && dot != base) {
+        for (size_t i = 0; i < N_EXTENSIONS; i++) {
+            if (!strcasecmp(dot + 1, extensions[i].ext)) {
+                *format = extensions[i].format;
+                return AG_SUCCESS;
+            }
+        }
+    }
+    return AG_ERROR(AG_EFORMAT, "%s: unknown file extension (known: " KNOWN_EXTENSIONS "); pass --format", path);
+}
+
+const char *ag_graph_read_warning(void) { return read_warning; }
+
+static void destroy_guarded(igraph_t *ig) {
+    ag_i_igraph_enter();
+    igraph_destroy(ig);
+    ag_i_igraph_leave();
+}
+
+/* Is igraph's C attribute handler the installed one? igraph can only tell by swapping. */
+static int cattribute_installed(void) {
+    igraph_attribute_table_t *old = igraph_set_attribute_table(&igraph_cattribute_table);
+    igraph_set_attribute_table(old);
+    return old == &igraph_cattribute_table;
+}
+
+/* Runs the igraph parser for format on f. Inside the igraph guard. */
+static igraph_error_t parse(igraph_t *ig, FILE *f, ag_format_t format, int directed) {
+    switch (format) {
+    case AG_FORMAT_GML: return igraph_read_graph_gml(ig, f);
+    case AG_FORMAT_GRAPHML: return igraph_read_graph_graphml(ig, f, 0);
+    case AG_FORMAT_EDGELIST: return igraph_read_graph_edgelist(ig, f, 0, directed);
+    case AG_FORMAT_NCOL:
+        return igraph_read_graph_ncol(ig, f, NULL, 1, IGRAPH_ADD_WEIGHTS_IF_PRESENT, directed);
+    case AG_FORMAT_LGL: return igraph_read_graph_lgl(ig, f, 1, IGRAPH_ADD_WEIGHTS_IF_PRESENT, directed);
+    case AG_FORMAT_PAJEK: return igraph_read_graph_pajek(ig, f);
+    case AG_FORMAT_DL: return igraph_read_graph_dl(ig, f, directed);
+    case AG_FORMAT_DIMACS: {
+        /* The flow problem's capacities become the edge attribute "capacity"; the source and
+         * target of a max-flow problem and the node labels of an edge problem are dropped. */
+        igraph_strvector_t problem;
+        igraph_vector_int_t label;
+        igraph_vector_t capacity;
+        igraph_integer_t source = 0, target = 0;
+        IGRAPH_CHECK(igraph_strvector_init(&problem, 0));
+        IGRAPH_FINALLY(igraph_strvector_destroy, &problem);
+        IGRAPH_VECTOR_INT_INIT_FINALLY(&label, 0);
+        IGRAPH_VECTOR_INIT_FINALLY(&capacity, 0);
+        IGRAPH_CHECK(igraph_read_graph_dimacs_flow(ig, f, &problem, &label, &source, &target, &capacity, directed));
+        IGRAPH_FINALLY(igraph_destroy, ig);
+        if (igraph_vector_size(&capacity) > 0 && igraph_vector_size(&capacity) == igraph_ecount(ig) &&
+            cattribute_installed())
+            IGRAPH_CHECK(igraph_cattribute_EAN_setv(ig, "capacity", &capacity));
+        igraph_vector_destroy(&capacity);
+        igraph_vector_int_destroy(&label);
+        igraph_strvector_destroy(&problem);
+        IGRAPH_FINALLY_CLEAN(4);
+        return IGRAPH_SUCCESS;
+    }
+    default: return IGRAPH_EINVAL;
+    }
+}
+
+ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int directed) {
+    read_warning[0] = '\0';
+    if (!ig || !path) return AG_ERROR(AG_EINVAL, "ag_graph_read: NULL argument");
+    if ((int)format < 0 || format >= AG_FORMAT_COUNT)
+        return AG_ERROR(AG_EINVAL, "ag_graph_read: invalid format %d", (int)format);
+    if (format == AG_FORMAT_AUTO) AG_CHECK(ag_format_from_path(path, &format));
+
+    const int is_stdin = !strcmp(path, "-");
+    const char *name = is_stdin ? "<stdin>" : path;
+    FILE *f = stdin;
+    if (!is_stdin) {
+        f = fopen(path, "rb");
+        if (!f) return AG_ERROR(AG_EFILE, "%s: %s", path, strerror(errno));
+        struct stat st;
+        /* fopen() succeeds on a directory; the parsers would then report a baffling read error. */
+        if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+            fclose(f);
+            return AG_ERROR(AG_EFILE, "%s: %s", path, strerror(EISDIR));
+        }
+    }
+
+    ag_i_igraph_enter();
+    if (!igraph_has_attribute_table()) igraph_set_attribute_table(&igraph_cattribute_table);
+    igraph_error_t irc = parse(ig, f, format, directed);
+    ag_i_igraph_leave();
+    const char *warning = ag_i_igraph_last_warning();
+    if (warning[0]) snprintf(read_warning, sizeof read_warning, "%s: %s", name, warning);
+    const int read_failed = ferror(f);
+    const int read_errno = errno;
+    if (!is_stdin) fclose(f);
+
+    if (irc != IGRAPH_SUCCESS) {
+        /* igraph freed the partial graph through its FINALLY stack (the guard's handler runs it). */
+        switch (irc) {
+        case IGRAPH_ENOMEM: return AG_ERROR(AG_ENOMEM, "%s: out of memory in igraph's %s reader", name,
+                                            ag_format_name(format));
+        case IGRAPH_UNIMPLEMENTED:
+            return ag_i_igraph_error(AG_EFORMAT, __FILE__, __LINE__, "%s: %s is not supported by this igraph build",
+                                     name, ag_format_name(format));
+        case IGRAPH_EFILE:
+            if (read_failed) return AG_ERROR(AG_EFILE, "%s: %s", name, strerror(read_errno));
+            return ag_i_igraph_error(AG_EFILE, __FILE__, __LINE__, "%s", name);
+        default: return ag_i_igraph_error(AG_EPARSE, __FILE__, __LINE__, "%s", name);
+        }
+    }
+    if (read_failed) {
+        destroy_guarded(ig);
+        return AG_ERROR(AG_EFILE, "%s: %s", name, strerror(read_errno));
+    }
+    ag_i_igraph_enter();
+    const igraph_integer_t nv = igraph_vcount(ig);
+    ag_i_igraph_leave();
+    if (nv == 0) {
+        destroy_guarded(ig);
+        return AG_ERROR(AG_EPARSE, "%s: the graph has no vertices", name);
+    }
+    return AG_SUCCESS;
+}

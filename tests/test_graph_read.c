@@ -1,0 +1,339 @@
+/* Tests of reading graph files: every format of graphs/formats, format names and extensions, and
+ * every error path with its code and a message naming the file. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include <attngraph/attngraph.h>
+#include <attngraph/graph.h>
+
+#define FORMATS AG_SOURCE_DIR "/graphs/formats/"
+#define BROKEN AG_SOURCE_DIR "/tests/data/broken/"
+
+/* graphs/formats/sample.*: one undirected graph, 5 nodes a..e, edges in this order. */
+static const int sample_edges[6][2] = {{0, 1}, {0, 2}, {1, 2}, {1, 3}, {2, 3}, {3, 4}};
+
+static void assert_sample(const char *file, ag_format_t format, const char *vertex_name_attr,
+                          const char *edge_num_attr, const double *edge_values) {
+    igraph_t ig;
+    ag_error_t rc = ag_graph_read(&ig, file, format, 0);
+    if (rc) fail_msg("%s: %s", file, ag_error_message());
+    assert_int_equal(igraph_vcount(&ig), 5);
+    assert_int_equal(igraph_ecount(&ig), 6);
+    assert_false(igraph_is_directed(&ig));
+    for (int e = 0; e < 6; e++) {
+        igraph_integer_t u = IGRAPH_FROM(&ig, e), v = IGRAPH_TO(&ig, e);
+        if (u > v) {
+            igraph_integer_t t = u;
+            u = v;
+            v = t;
+        }
+        assert_int_equal(u, sample_edges[e][0]);
+        assert_int_equal(v, sample_edges[e][1]);
+    }
+    if (vertex_name_attr) {
+        const char names[] = "abcde";
+        for (int i = 0; i < 5; i++) {
+            const char expect[2] = {names[i], '\0'};
+            assert_string_equal(VAS(&ig, vertex_name_attr, i), expect);
+        }
+    }
+    if (edge_num_attr)
+        for (int e = 0; e < 6; e++) assert_float_equal(EAN(&ig, edge_num_attr, e), edge_values[e], 0.0);
+    assert_string_equal(ag_graph_read_warning(), "");
+    igraph_destroy(&ig);
+}
+
+static void test_every_format(void **state) {
+    (void)state;
+    const double weights[] = {1.5, 2.5, 3.5, 4.5, 5.5, 6.5};
+    const double capacities[] = {1, 2, 3, 4, 5, 6};
+    assert_sample(FORMATS "sample.gml", AG_FORMAT_AUTO, "name", "weight", weights);
+    assert_sample(FORMATS "sample.graphml", AG_FORMAT_AUTO, "id", "weight", weights);
+    assert_sample(FORMATS "sample.edgelist", AG_FORMAT_AUTO, NULL, NULL, NULL);
+    assert_sample(FORMATS "sample.ncol", AG_FORMAT_AUTO, "name", "weight", weights);
+    assert_sample(FORMATS "sample.lgl", AG_FORMAT_AUTO, "name", "weight", weights);
+    assert_sample(FORMATS "sample.net", AG_FORMAT_AUTO, "id", "weight", weights);
+    assert_sample(FORMATS "sample.dimacs", AG_FORMAT_AUTO, NULL, "capacity", capacities);
+    assert_sample(FORMATS "sample.dl", AG_FORMAT_AUTO, "name", NULL, NULL);
+    /* an explicit format overrides the extension */
+    assert_sample(FORMATS "sample.gml", AG_FORMAT_GML, "name", "weight", weights);
+}
+
+static void test_gml_and_graphml_attributes(void **state) {
+    (void)state;
+    igraph_t ig;
+    assert_int_equal(ag_graph_read(&ig, FORMATS "sample.gml", AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    assert_string_equal(GAS(&ig, "name"), "sample");
+    assert_float_equal(VAN(&ig, "size", 4), 5.0, 0.0);
+    assert_float_equal(VAN(&ig, "id", 3), 3.0, 0.0);
+    igraph_destroy(&ig);
+    assert_int_equal(ag_graph_read(&ig, FORMATS "sample.graphml", AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    assert_string_equal(GAS(&ig, "name"), "sample");
+    assert_float_equal(VAN(&ig, "size", 2), 3.0, 0.0);
+    igraph_destroy(&ig);
+}
+
+static void test_directed_flag(void **state) {
+    (void)state;
+    igraph_t ig;
+    assert_int_equal(ag_graph_read(&ig, FORMATS "sample.edgelist", AG_FORMAT_AUTO, 1), AG_SUCCESS);
+    assert_true(igraph_is_directed(&ig));
+    assert_int_equal(IGRAPH_FROM(&ig, 5), 3);
+    assert_int_equal(IGRAPH_TO(&ig, 5), 4);
+    igraph_destroy(&ig);
+    assert_int_equal(ag_graph_read(&ig, FORMATS "sample.ncol", AG_FORMAT_AUTO, 1), AG_SUCCESS);
+    assert_true(igraph_is_directed(&ig));
+    igraph_destroy(&ig);
+    /* GML says "directed 0" itself: the flag does not override the file */
+    assert_int_equal(ag_graph_read(&ig, FORMATS "sample.gml", AG_FORMAT_AUTO, 1), AG_SUCCESS);
+    assert_false(igraph_is_directed(&ig));
+    igraph_destroy(&ig);
+}
+
+static void test_format_names_and_extensions(void **state) {
+    (void)state;
+    ag_format_t f = AG_FORMAT_AUTO;
+    for (int i = 0; i < AG_FORMAT_COUNT; i++) {
+        assert_int_equal(ag_format_from_name(ag_format_name((ag_format_t)i), &f), AG_SUCCESS);
+        assert_int_equal(f, i);
+    }
+    assert_string_equal(ag_format_name(AG_FORMAT_PAJEK), "pajek");
+    assert_string_equal(ag_format_name((ag_format_t)99), "unknown");
+    assert_int_equal(ag_format_from_name("GraphML", &f), AG_SUCCESS);
+    assert_int_equal(f, AG_FORMAT_GRAPHML);
+    assert_int_equal(ag_format_from_name("csv", &f), AG_EFORMAT);
+    assert_string_equal(ag_error_message(),
+                        "unknown graph format 'csv' (known: auto, gml, graphml, edgelist, ncol, lgl, pajek, dimacs, dl)");
+
+    const struct {
+        const char *path;
+        ag_format_t format;
+    } cases[] = {
+        {"a.gml", AG_FORMAT_GML},        {"dir.x/A.GML", AG_FORMAT_GML},     {"a.graphml", AG_FORMAT_GRAPHML},
+        {"a.xml", AG_FORMAT_GRAPHML},    {"a.edges", AG_FORMAT_EDGELIST},    {"a.edgelist", AG_FORMAT_EDGELIST},
+        {"a.el", AG_FORMAT_EDGELIST},    {"a.ncol", AG_FORMAT_NCOL},         {"a.lgl", AG_FORMAT_LGL},
+        {"a.net", AG_FORMAT_PAJEK},      {"a.paj", AG_FORMAT_PAJEK},         {"a.pajek", AG_FORMAT_PAJEK},
+        {"a.dimacs", AG_FORMAT_DIMACS},  {"a.max", AG_FORMAT_DIMACS},        {"a.dl", AG_FORMAT_DL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        f = AG_FORMAT_AUTO;
+        assert_int_equal(ag_format_from_path(cases[i].path, &f), AG_SUCCESS);
+        assert_int_equal(f, cases[i].format);
+    }
+    const char *unknown[] = {"graph.txt", "graph", "dir.gml/graph", ".gml", "graph.gml.gz"};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        assert_int_equal(ag_format_from_path(unknown[i], &f), AG_EFORMAT);
+        assert_true(!strncmp(ag_error_message(), unknown[i], strlen(unknown[i])));
+        assert_non_null(strstr(ag_error_message(), "unknown file extension (known: .gml, .graphml,"));
+        assert_non_null(strstr(ag_error_message(), "pass --format"));
+    }
+}
+
+static void assert_read_fails(const char *path, ag_format_t format, ag_error_t code, const char *message) {
+    igraph_t ig;
+    ag_error_t rc = ag_graph_read(&ig, path, format, 0);
+    if (rc == AG_SUCCESS) {
+        igraph_destroy(&ig);
+        fail_msg("%s: read succeeded", path);
+    }
+    assert_int_equal(rc, code);
+    assert_string_equal(ag_error_message(), message);
+}
+
+static void test_error_paths(void **state) {
+    (void)state;
+    assert_read_fails(BROKEN "truncated.gml", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "truncated.gml: Parse error in GML file, line 10 (syntax error, unexpected end of "
+                             "file, expecting string or number or [) (Parse error)");
+    assert_read_fails(BROKEN "bad-target.gml", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "bad-target.gml: Unknown target node id found in an edge in GML file, line 5. "
+                             "(Parse error)");
+    assert_read_fails(BROKEN "no-vertices.gml", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "no-vertices.gml: the graph has no vertices");
+    assert_read_fails(BROKEN "bad-xml.graphml", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "bad-xml.graphml: Line 6: Opening and ending tag mismatch: node line 5 and graph "
+                             "(Parse error)");
+    assert_read_fails(BROKEN "non-number.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "non-number.edgelist: Unexpected character 'x' while parsing integer. (Parse error)");
+    assert_read_fails(BROKEN "odd-count.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "odd-count.edgelist: Integer expected, reached end of file instead. (Parse error)");
+    assert_read_fails(BROKEN "empty.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "empty.edgelist: the graph has no vertices");
+    assert_read_fails(BROKEN "too-many-fields.ncol", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "too-many-fields.ncol: Unexpected character 'e' while parsing real number. (Parse error)");
+    assert_read_fails(BROKEN "no-header.lgl", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "no-header.lgl: Parse error in LGL file, line 1 (syntax error, unexpected "
+                             "alphanumeric, expecting end of file or end of line or #) (Parse error)");
+    assert_read_fails(BROKEN "bad-vertex.net", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "bad-vertex.net: Out-of-range vertex IDs when adding edges. (Invalid vertex ID)");
+    assert_read_fails(BROKEN "no-problem.dimacs", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "no-problem.dimacs: 'a' lines are allowed only in MAX problem files. (Parse error)");
+    assert_read_fails(BROKEN "bad-format.dl", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "bad-format.dl: Parse error in DL file, line 2 (syntax error, unexpected end of file) "
+                             "(Parse error)");
+    /* a GML file read as GraphML */
+    assert_read_fails(FORMATS "sample.gml", AG_FORMAT_GRAPHML, AG_EPARSE,
+                      FORMATS "sample.gml: Line 1: Document is empty (Parse error)");
+
+    assert_read_fails(BROKEN "missing.gml", AG_FORMAT_AUTO, AG_EFILE,
+                      BROKEN "missing.gml: No such file or directory");
+    assert_read_fails(BROKEN, AG_FORMAT_GML, AG_EFILE, BROKEN ": Is a directory");
+    assert_read_fails(FORMATS "sample.txt", AG_FORMAT_AUTO, AG_EFORMAT,
+                      FORMATS "sample.txt: unknown file extension (known: .gml, .graphml, .xml, .edges, .edgelist, "
+                              ".el, .ncol, .lgl, .net, .paj, .pajek, .dimacs, .max, .dl); pass --format");
+    assert_read_fails("-", AG_FORMAT_AUTO, AG_EFORMAT,
+                      "standard input has no file extension: pass --format (auto, gml, graphml, edgelist, ncol, lgl, "
+                      "pajek, dimacs, dl)");
+    assert_read_fails(FORMATS "sample.gml", (ag_format_t)42, AG_EINVAL, "ag_graph_read: invalid format 42");
+}
+
+static void test_warning_of_composite_attribute(void **state) {
+    (void)state;
+    igraph_t ig;
+    const char *path = AG_SOURCE_DIR "/tests/data/composite.gml";
+    assert_int_equal(ag_graph_read(&ig, path, AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    assert_int_equal(igraph_vcount(&ig), 2);
+    assert_string_equal(ag_graph_read_warning(),
+                        AG_SOURCE_DIR "/tests/data/composite.gml: Composite vertex attribute 'xs' ignored in GML file.");
+    igraph_destroy(&ig);
+    /* the next read starts clean */
+    assert_int_equal(ag_graph_read(&ig, FORMATS "sample.gml", AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    assert_string_equal(ag_graph_read_warning(), "");
+    igraph_destroy(&ig);
+}
+
+static void test_stdin(void **state) {
+    (void)state;
+    if (!freopen(FORMATS "sample.edgelist", "r", stdin)) skip();
+    igraph_t ig;
+    assert_int_equal(ag_graph_read(&ig, "-", AG_FORMAT_EDGELIST, 0), AG_SUCCESS);
+    assert_int_equal(igraph_vcount(&ig), 5);
+    assert_int_equal(igraph_ecount(&ig), 6);
+    igraph_destroy(&ig);
+    /* errors on stdin name it */
+    if (!freopen(BROKEN "non-number.edgelist", "r", stdin)) skip();
+    assert_read_fails("-", AG_FORMAT_EDGELIST, AG_EPARSE,
+                      "<stdin>: Unexpected character 'x' while parsing integer. (Parse error)");
+}
+
+/* A file without read permission (skipped when running as root, who reads it anyway). */
+static void test_unreadable_file(void **state) {
+    (void)state;
+    char tmp[] = "/tmp/ag_graph_read_XXXXXX";
+    int fd = mkstemp(tmp);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "0 1\n", 4), 4);
+    close(fd);
+    assert_int_equal(chmod(tmp, 0), 0);
+    if (access(tmp, R_OK) == 0) {
+        unlink(tmp);
+        skip();
+    }
+    char expect[128];
+    snprintf(expect, sizeof expect, "%s: Permission denied", tmp);
+    assert_read_fails(tmp, AG_FORMAT_EDGELIST, AG_EFILE, expect);
+    unlink(tmp);
+}
+
+/* A Tox21 molecule of two ions: no edges, so igraph keeps no edge attributes at all. */
+static void test_molecule_without_edges(void **state) {
+    (void)state;
+    const char *path = AG_SHARED_DATASETS "/tox21/molecules/0096.gml";
+    FILE *probe = fopen(path, "r");
+    if (!probe) skip();
+    fclose(probe);
+    igraph_t ig;
+    assert_int_equal(ag_graph_read(&ig, path, AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    assert_int_equal(igraph_vcount(&ig), 2);
+    assert_int_equal(igraph_ecount(&ig), 0);
+    igraph_strvector_t gn, vn, en;
+    igraph_vector_int_t gt, vt, et;
+    igraph_strvector_init(&gn, 0);
+    igraph_strvector_init(&vn, 0);
+    igraph_strvector_init(&en, 0);
+    igraph_vector_int_init(&gt, 0);
+    igraph_vector_int_init(&vt, 0);
+    igraph_vector_int_init(&et, 0);
+    assert_int_equal(igraph_cattribute_list(&ig, &gn, &gt, &vn, &vt, &en, &et), IGRAPH_SUCCESS);
+    assert_int_equal(igraph_strvector_size(&en), 0);
+    assert_true(igraph_strvector_size(&vn) > 0);
+    assert_string_equal(VAS(&ig, "element", 0), "I");
+    assert_string_equal(GAS(&ig, "smiles"), "[I-].[K+]");
+    igraph_strvector_destroy(&gn);
+    igraph_strvector_destroy(&vn);
+    igraph_strvector_destroy(&en);
+    igraph_vector_int_destroy(&gt);
+    igraph_vector_int_destroy(&vt);
+    igraph_vector_int_destroy(&et);
+    igraph_destroy(&ig);
+}
+
+/* Every prefix of every sample file: each read either succeeds or fails with a message that names
+ * the file, and nothing leaks (igraph's readers leave partial graphs behind on errors; ASan checks
+ * that the guard frees them). */
+static void test_every_truncation(void **state) {
+    (void)state;
+    const struct {
+        const char *file;
+        ag_format_t format;
+    } files[] = {
+        {"sample.gml", AG_FORMAT_GML},       {"sample.graphml", AG_FORMAT_GRAPHML}, {"sample.edgelist", AG_FORMAT_EDGELIST},
+        {"sample.ncol", AG_FORMAT_NCOL},     {"sample.lgl", AG_FORMAT_LGL},         {"sample.net", AG_FORMAT_PAJEK},
+        {"sample.dimacs", AG_FORMAT_DIMACS}, {"sample.dl", AG_FORMAT_DL},
+    };
+    char tmp[] = "/tmp/ag_graph_read_XXXXXX";
+    int fd = mkstemp(tmp);
+    assert_true(fd >= 0);
+    close(fd);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[512], text[4096];
+        snprintf(path, sizeof path, FORMATS "%s", files[i].file);
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        const size_t len = fread(text, 1, sizeof text, f);
+        fclose(f);
+        int failures = 0;
+        for (size_t cut = 0; cut < len; cut++) {
+            f = fopen(tmp, "wb");
+            assert_non_null(f);
+            fwrite(text, 1, cut, f);
+            fclose(f);
+            igraph_t ig;
+            ag_error_t rc = ag_graph_read(&ig, tmp, files[i].format, 0);
+            if (rc == AG_SUCCESS) {
+                assert_true(igraph_vcount(&ig) > 0);
+                igraph_destroy(&ig);
+                continue;
+            }
+            failures++;
+            assert_true(rc == AG_EPARSE);
+            if (strncmp(ag_error_message(), tmp, strlen(tmp)))
+                fail_msg("%s cut at %zu: message '%s' does not name the file", files[i].file, cut, ag_error_message());
+        }
+        assert_true(failures > 0); /* at least the empty prefix fails */
+    }
+    unlink(tmp);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_format),
+        cmocka_unit_test(test_gml_and_graphml_attributes),
+        cmocka_unit_test(test_directed_flag),
+        cmocka_unit_test(test_format_names_and_extensions),
+        cmocka_unit_test(test_error_paths),
+        cmocka_unit_test(test_warning_of_composite_attribute),
+        cmocka_unit_test(test_stdin),
+        cmocka_unit_test(test_molecule_without_edges),
+        cmocka_unit_test(test_every_truncation),
+        cmocka_unit_test(test_unreadable_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
