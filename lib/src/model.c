@@ -32,6 +32,7 @@ typedef struct op_t {
     int add_from;        /* OP_ADD: index of the earlier value added to the input */
     int block;           /* OP_ATTENTION: the block it belongs to */
     int has_params;
+    char name[48];       /* prefix of its parameters: input.proj, blocks.L.attn, blocks.L.norm1, ... */
     union {
         ag_dropout_t drop;
         ag_linear_t lin;
@@ -354,10 +355,11 @@ ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const ag_json_t *j)
 
 /* ---- building the tape */
 
-static op_t *push_op(ag_model_t *m, op_kind_t kind, int64_t in_w, int64_t out_w) {
+static op_t *push_op(ag_model_t *m, op_kind_t kind, int64_t in_w, int64_t out_w, const char *name) {
     if (m->n_ops >= AG_MODEL_MAX_OPS) return NULL;
     op_t *op = &m->ops[m->n_ops++];
     memset(op, 0, sizeof *op);
+    snprintf(op->name, sizeof op->name, "%s", name);
     op->kind = kind;
     op->in_w = in_w;
     op->out_w = out_w;
@@ -371,15 +373,15 @@ static uint64_t op_seed(const ag_model_t *m) { return ag_rng_u64(m->cfg.seed, 0x
 static ag_error_t add_dropout(ag_model_t *m, int64_t w, float p) {
     if (p <= 0.0f) return AG_SUCCESS;
     uint64_t seed = op_seed(m);
-    op_t *op = push_op(m, OP_DROPOUT, w, w);
+    op_t *op = push_op(m, OP_DROPOUT, w, w, "dropout");
     if (!op) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
     ag_dropout_config_t c = {w, p};
     return ag_dropout_init(&op->u.drop, &c, seed);
 }
 
-static ag_error_t add_linear(ag_model_t *m, int64_t in_w, int64_t out_w) {
+static ag_error_t add_linear(ag_model_t *m, int64_t in_w, int64_t out_w, const char *name) {
     uint64_t seed = op_seed(m);
-    op_t *op = push_op(m, OP_LINEAR, in_w, out_w);
+    op_t *op = push_op(m, OP_LINEAR, in_w, out_w, name);
     if (!op) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
     op->has_params = 1;
     ag_linear_config_t c = {in_w, out_w, 1};
@@ -389,15 +391,15 @@ static ag_error_t add_linear(ag_model_t *m, int64_t in_w, int64_t out_w) {
 static ag_error_t add_act(ag_model_t *m, int64_t w, ag_act_kind_t kind) {
     if (kind == AG_ACT_IDENTITY) return AG_SUCCESS;
     uint64_t seed = op_seed(m);
-    op_t *op = push_op(m, OP_ACT, w, w);
+    op_t *op = push_op(m, OP_ACT, w, w, "act");
     if (!op) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
     ag_act_config_t c = {kind, w, 0.01f, 1.0f};
     return ag_act_init(&op->u.act, &c, seed);
 }
 
-static ag_error_t add_layernorm(ag_model_t *m, int64_t w) {
+static ag_error_t add_layernorm(ag_model_t *m, int64_t w, const char *name) {
     uint64_t seed = op_seed(m);
-    op_t *op = push_op(m, OP_LAYERNORM, w, w);
+    op_t *op = push_op(m, OP_LAYERNORM, w, w, name);
     if (!op) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
     op->has_params = 1;
     ag_layernorm_config_t c = {w, 1e-5f};
@@ -405,7 +407,7 @@ static ag_error_t add_layernorm(ag_model_t *m, int64_t w) {
 }
 
 static ag_error_t add_add(ag_model_t *m, int64_t w, int from) {
-    op_t *op = push_op(m, OP_ADD, w, w);
+    op_t *op = push_op(m, OP_ADD, w, w, "add");
     if (!op) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
     op->add_from = from;
     return AG_SUCCESS;
@@ -415,7 +417,10 @@ static ag_error_t add_add(ag_model_t *m, int64_t w, int from) {
 static ag_error_t add_block(ag_model_t *m, int l, int64_t w, int64_t *out_w) {
     const ag_block_config_t *b = &m->cfg.blocks[l];
     int start = m->n_ops; /* the block input is value `start` */
-    if (b->norm == AG_NORMPLACE_PRE) AG_CHECK(add_layernorm(m, w));
+    char norm1[48], norm2[48], name[48];
+    snprintf(norm1, sizeof norm1, "blocks.%d.norm1", l);
+    snprintf(norm2, sizeof norm2, "blocks.%d.norm2", l);
+    if (b->norm == AG_NORMPLACE_PRE) AG_CHECK(add_layernorm(m, w, norm1));
     AG_CHECK(add_dropout(m, w, b->dropout));
     ag_attention_config_t ac = b->attn;
     ac.in_dim = w;
@@ -424,7 +429,8 @@ static ag_error_t add_block(ag_model_t *m, int l, int64_t w, int64_t *out_w) {
     else if (ac.edge_mode == AG_EDGE_NONE) ac.edge_dim = 0;
     int64_t wa = ag_attention_out_dim(&ac);
     uint64_t seed = op_seed(m);
-    op_t *op = push_op(m, OP_ATTENTION, w, wa);
+    snprintf(name, sizeof name, "blocks.%d.attn", l);
+    op_t *op = push_op(m, OP_ATTENTION, w, wa, name);
     if (!op) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
     op->has_params = 1;
     op->block = l;
@@ -432,12 +438,13 @@ static ag_error_t add_block(ag_model_t *m, int l, int64_t w, int64_t *out_w) {
     AG_CHECK(ag_attention_init(&op->u.attn, &ac, seed));
     AG_CHECK(add_act(m, wa, b->act));
     if (b->residual && wa == w) AG_CHECK(add_add(m, wa, start));
-    if (b->norm == AG_NORMPLACE_POST) AG_CHECK(add_layernorm(m, wa));
+    if (b->norm == AG_NORMPLACE_POST) AG_CHECK(add_layernorm(m, wa, norm1));
     if (b->ffn) {
         int start2 = m->n_ops;
-        if (b->norm == AG_NORMPLACE_PRE) AG_CHECK(add_layernorm(m, wa));
+        if (b->norm == AG_NORMPLACE_PRE) AG_CHECK(add_layernorm(m, wa, norm2));
         uint64_t fseed = op_seed(m);
-        op_t *f = push_op(m, OP_FFN, wa, wa);
+        snprintf(name, sizeof name, "blocks.%d.ffn", l);
+        op_t *f = push_op(m, OP_FFN, wa, wa, name);
         if (!f) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
         f->has_params = 1;
         ag_ffn_config_t fc;
@@ -447,7 +454,7 @@ static ag_error_t add_block(ag_model_t *m, int l, int64_t w, int64_t *out_w) {
         fc.dropout = b->ffn_dropout;
         AG_CHECK(ag_ffn_init(&f->u.ffn, &fc, fseed));
         if (b->residual) AG_CHECK(add_add(m, wa, start2));
-        if (b->norm == AG_NORMPLACE_POST) AG_CHECK(add_layernorm(m, wa));
+        if (b->norm == AG_NORMPLACE_POST) AG_CHECK(add_layernorm(m, wa, norm2));
     }
     *out_w = wa;
     return AG_SUCCESS;
@@ -485,7 +492,7 @@ static ag_error_t build(ag_model_t *m) {
     int64_t w = c->in_dim;
     AG_CHECK(add_dropout(m, w, c->input_dropout));
     if (c->hidden > 0) {
-        AG_CHECK(add_linear(m, w, c->hidden));
+        AG_CHECK(add_linear(m, w, c->hidden, "input.proj"));
         w = c->hidden;
     }
     int any_pre = 0;
@@ -494,25 +501,25 @@ static ag_error_t build(ag_model_t *m) {
         any_pre |= c->blocks[l].norm == AG_NORMPLACE_PRE;
     }
     /* Pre-norm stacks leave the residual stream unnormalised: one final LayerNorm, as in GPT-2. */
-    if (any_pre) AG_CHECK(add_layernorm(m, w));
+    if (any_pre) AG_CHECK(add_layernorm(m, w, "final_norm"));
     if (ag_task_is_graph_level(c->task)) {
         uint64_t seed = op_seed(m);
-        op_t *ro = push_op(m, OP_READOUT, w, w);
+        op_t *ro = push_op(m, OP_READOUT, w, w, "readout");
         if (!ro) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
         ro->graph_rows = 1;
         ro->has_params = c->readout == AG_READOUT_ATTENTION;
         AG_CHECK(ag_readout_init(&ro->u.ro, c->readout, w, seed));
         int first_head = m->n_ops;
         if (c->head_hidden > 0) {
-            AG_CHECK(add_linear(m, w, c->head_hidden));
+            AG_CHECK(add_linear(m, w, c->head_hidden, "head.hidden"));
             AG_CHECK(add_act(m, c->head_hidden, c->head_act));
             AG_CHECK(add_dropout(m, c->head_hidden, c->head_dropout));
             w = c->head_hidden;
         }
-        AG_CHECK(add_linear(m, w, c->n_out));
+        AG_CHECK(add_linear(m, w, c->n_out, "head.out"));
         for (int k = first_head; k < m->n_ops; k++) m->ops[k].graph_rows = 1;
     } else if (c->node_head) {
-        AG_CHECK(add_linear(m, w, c->n_out));
+        AG_CHECK(add_linear(m, w, c->n_out, "head.out"));
     } else if (w != c->n_out) {
         return AG_ERROR(AG_EINVAL, "model configuration: without a node head the last block must output n_out = %lld "
                         "columns, not %lld", (long long)c->n_out, (long long)w);
@@ -526,26 +533,14 @@ static ag_error_t build(ag_model_t *m) {
         m->graph_rows[k + 1] = m->ops[k].graph_rows;
         m->needs_grad[k + 1] = m->needs_grad[k] || m->ops[k].has_params;
     }
-    /* Parameters, named by where they sit. */
-    int block = -1;
     for (int k = 0; k < m->n_ops; k++) {
         op_t *op = &m->ops[k];
-        char prefix[64];
-        if (op->kind == OP_ATTENTION) block = op->block;
-        if (op->graph_rows) snprintf(prefix, sizeof prefix, "head.%d", k);
-        else if (block >= 0) snprintf(prefix, sizeof prefix, "blocks.%d.%d", block, k);
-        else snprintf(prefix, sizeof prefix, "input.%d", k);
         switch (op->kind) {
-        case OP_LINEAR: AG_CHECK(ag_linear_params(&op->u.lin, &m->params, prefix)); break;
-        case OP_LAYERNORM: AG_CHECK(ag_layernorm_params(&op->u.ln, &m->params, prefix)); break;
-        case OP_FFN: AG_CHECK(ag_ffn_params(&op->u.ffn, &m->params, prefix)); break;
-        case OP_ATTENTION: {
-            char p2[80];
-            snprintf(p2, sizeof p2, "blocks.%d.attn", op->block);
-            AG_CHECK(ag_attention_params(&op->u.attn, &m->params, p2));
-            break;
-        }
-        case OP_READOUT: AG_CHECK(ag_readout_params(&op->u.ro, &m->params, "readout")); break;
+        case OP_LINEAR: AG_CHECK(ag_linear_params(&op->u.lin, &m->params, op->name)); break;
+        case OP_LAYERNORM: AG_CHECK(ag_layernorm_params(&op->u.ln, &m->params, op->name)); break;
+        case OP_FFN: AG_CHECK(ag_ffn_params(&op->u.ffn, &m->params, op->name)); break;
+        case OP_ATTENTION: AG_CHECK(ag_attention_params(&op->u.attn, &m->params, op->name)); break;
+        case OP_READOUT: AG_CHECK(ag_readout_params(&op->u.ro, &m->params, op->name)); break;
         default: break;
         }
     }
