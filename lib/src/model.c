@@ -58,7 +58,9 @@ struct ag_model_t {
     int64_t width[AG_MODEL_MAX_OPS + 1];
     int graph_rows[AG_MODEL_MAX_OPS + 1];
     int needs_grad[AG_MODEL_MAX_OPS + 1]; /* a parameter lies upstream of value k */
-    int64_t cap_nodes, cap_graphs;        /* rows the buffers hold */
+    float *target_mean, *target_std;      /* (n_out) regression scaling: out * std + mean */
+    int64_t val_cap[AG_MODEL_MAX_OPS + 1];  /* floats each buffer holds */
+    int64_t grad_cap[AG_MODEL_MAX_OPS + 1];
     int64_t last_nodes, last_graphs;      /* sizes of the last forward, -1 before any */
     int last_training;
 };
@@ -555,7 +557,12 @@ ag_error_t ag_model_create(ag_model_t **model, const ag_model_config_t *cfg) {
     m->cfg = *cfg;
     m->last_nodes = m->last_graphs = -1;
     ag_param_list_init(&m->params);
-    ag_error_t rc = build(m);
+    ag_error_t rc = ag_i_alloc_array((void **)&m->target_mean, 2 * cfg->n_out, sizeof(float), "target scaling");
+    if (rc == AG_SUCCESS) {
+        m->target_std = m->target_mean + cfg->n_out;
+        for (int64_t i = 0; i < cfg->n_out; i++) m->target_std[i] = 1.0f;
+        rc = build(m);
+    }
     if (rc != AG_SUCCESS) {
         ag_model_destroy(m);
         return rc;
@@ -584,11 +591,27 @@ void ag_model_destroy(ag_model_t *m) {
         ag_i_free(m->grad[k]);
     }
     ag_param_list_destroy(&m->params);
+    ag_i_free(m->target_mean);
     ag_i_free(m);
 }
 
 const ag_model_config_t *ag_model_config(const ag_model_t *m) { return &m->cfg; }
 const ag_param_list_t *ag_model_params(const ag_model_t *m) { return &m->params; }
+
+ag_error_t ag_model_set_target_scaling(ag_model_t *m, const float *mean, const float *std) {
+    for (int64_t i = 0; i < m->cfg.n_out; i++)
+        if (!(std[i] > 0.0f) || !isfinite(std[i]) || !isfinite(mean[i]))
+            return AG_ERROR(AG_EVALUE, "target scaling of output %lld: mean %g, std %g (std must be positive and finite)",
+                            (long long)i, (double)mean[i], (double)std[i]);
+    memcpy(m->target_mean, mean, (size_t)m->cfg.n_out * sizeof(float));
+    memcpy(m->target_std, std, (size_t)m->cfg.n_out * sizeof(float));
+    return AG_SUCCESS;
+}
+
+void ag_model_target_scaling(const ag_model_t *m, const float **mean, const float **std) {
+    *mean = m->target_mean;
+    *std = m->target_std;
+}
 
 int64_t ag_model_attention_heads(const ag_model_t *m, int layer) {
     if (layer < 0 || layer >= m->cfg.n_blocks) return 0;
@@ -631,31 +654,26 @@ int64_t ag_model_out_rows(const ag_model_t *m, const ag_batch_t *batch) {
 }
 
 /* Grows every value buffer (and gradient buffer when training) to N node rows and G graph rows. */
+static ag_error_t grow_buffer(float **buf, int64_t *cap, int64_t count, const char *what) {
+    if (count <= *cap && *buf) return AG_SUCCESS;
+    ag_i_free(*buf);
+    *buf = NULL;
+    *cap = 0;
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, count, sizeof(float), what));
+    *buf = p;
+    *cap = count;
+    return AG_SUCCESS;
+}
+
 static ag_error_t reserve(ag_model_t *m, int64_t N, int64_t G, int training) {
-    int grow_n = N > m->cap_nodes, grow_g = G > m->cap_graphs;
     for (int k = 1; k <= m->n_ops; k++) {
-        int64_t rows = m->graph_rows[k] ? G : N;
-        int grow = m->graph_rows[k] ? grow_g : grow_n;
-        int64_t count;
+        int64_t rows = m->graph_rows[k] ? G : N, count;
         if (ag_i_mul_overflow(rows, m->width[k], &count))
             return AG_ERROR(AG_ELIMIT, "activation of %lld x %lld overflows", (long long)rows, (long long)m->width[k]);
-        if (grow || !m->val[k]) {
-            ag_i_free(m->val[k]);
-            m->val[k] = NULL;
-            void *p;
-            AG_CHECK(ag_i_alloc_array(&p, count, sizeof(float), "model activations"));
-            m->val[k] = p;
-        }
-        if (training && (grow || !m->grad[k])) {
-            ag_i_free(m->grad[k]);
-            m->grad[k] = NULL;
-            void *p;
-            AG_CHECK(ag_i_alloc_array(&p, count, sizeof(float), "model activation gradients"));
-            m->grad[k] = p;
-        }
+        AG_CHECK(grow_buffer(&m->val[k], &m->val_cap[k], count, "model activations"));
+        if (training) AG_CHECK(grow_buffer(&m->grad[k], &m->grad_cap[k], count, "model activation gradients"));
     }
-    if (grow_n) m->cap_nodes = N;
-    if (grow_g) m->cap_graphs = G;
     return AG_SUCCESS;
 }
 

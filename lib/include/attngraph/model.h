@@ -182,6 +182,15 @@ int64_t ag_model_out_rows(const ag_model_t *model, const ag_batch_t *batch);
 ag_error_t ag_model_attention_weights(const ag_model_t *model, ag_batch_t *batch, int layer,
                                       const ag_mask_t **mask, float *alpha);
 
+/** \function ag_model_set_target_scaling
+ * Regression: stores the targets' mean and standard deviation (n_out each); predictions are
+ * out * std + mean. Kept in the model file. std values must be positive. */
+ag_error_t ag_model_set_target_scaling(ag_model_t *model, const float *mean, const float *std);
+
+/** \function ag_model_target_scaling
+ * The stored mean and standard deviation (n_out each; 0 and 1 unless set). */
+void ag_model_target_scaling(const ag_model_t *model, const float **mean, const float **std);
+
 /** \function ag_model_attention_heads
  * Heads of block `layer`. */
 int64_t ag_model_attention_heads(const ag_model_t *model, int layer);
