@@ -8,6 +8,8 @@
 #include "attngraph/matrix.h"
 #include "attngraph/graph.h"
 #include "attngraph/summary.h"
+#include "attngraph/features.h"
+#include "attngraph/posenc.h"
 #include "attngraph/table.h"
 #include "attngraph/labels.h"
 #include "attngraph/dataset.h"
