@@ -14,6 +14,17 @@
  * (entry k, head h) is ag_rng_uniform(seed, stream, k*H + h) for CSR masks and
  * ag_rng_uniform(seed, stream, ((int64)i*N + j)*H + h) for the full mask, with one stream per call.
  *
+ * Readings fixed by the implementation (where the lines above leave a choice):
+ * - GAT with AG_EDGE_KEY scores a_src . (z_j + e_ij W^e); AG_EDGE_BIAS adds e_ij W^e after the
+ *   LeakyReLU (to the score itself), for every scoring.
+ * - Dropout drops (entry or pair, head) when its draw u < p; kept weights are scaled by 1/(1-p).
+ * - The full mask attends over every node of the destination's graph, the node itself included,
+ *   whatever self_loops says (self_loops only decides whether self-pairs are CSR entries, i.e.
+ *   reported by ag_attention_weights). A pair j -> i joined by several input edges is scored once,
+ *   with the SUM of its edges' features (W^e is linear: the sum of their contributions); each of
+ *   its CSR entries reports that pair's weight and receives the same edge-feature gradient.
+ * - Averaged heads are (sum over h in order) / H.
+ *
  * Shapes use fixed letters: N nodes, E input edges, M mask entries, H heads, D head size,
  * F input features, Fe edge features, O output width.
  *
@@ -97,7 +108,10 @@ typedef struct ag_mask_t {
  * Builds the mask of a graph or batch. Entries of each destination are sorted by source (then edge
  * id). An input self-loop is kept as it is; with self_loops on, a node without one gets an added
  * entry with edge -1. Multi-edges stay separate entries. For k hops, a source within k steps appears
- * once, carrying its edge id if it is a direct in-neighbour (the smallest such id), else -1.
+ * once, carrying its edge id if it is a direct in-neighbour (the smallest such id), else -1. The
+ * destination itself is a k-hop source only through an input self-loop (its smallest id) or an
+ * added one (self_loops on, edge -1), never through a longer cycle. The full mask's CSR is the
+ * neighbour mask's.
  * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (hops < 1 for k-hop), AG_ELIMIT (entries overflow).
  */
 ag_error_t ag_mask_build(ag_mask_t *mask, const ag_graph_t *graph, ag_mask_kind_t kind, int hops,
@@ -150,6 +164,9 @@ typedef struct ag_attention_t {
 /**
  * \function ag_attention_init
  * Allocates a layer and initialises its weights (Glorot uniform, seeded; biases zero).
+ * Each tensor draws from its own stream of attngraph/rng.h (Wq 1, Wk 2, Wv 3, a_src 4, a_dst 5,
+ * a 6, We 7, Wo 8): U(-b, b), b = sqrt(6 / (fan_in + fan_out)) with the matrix's rows and columns
+ * as fans, and H and D for the attention vectors (as PyG's glorot on a (1, H, D) tensor).
  * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (a non-positive size, an edge mode without edge_dim,
  *         GAT scoring with out_proj and combine both set inconsistently, ...).
  */
@@ -194,6 +211,9 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
  * per head: alpha (M x H), with entry k's source mask->src[k], destination the node whose CSR range
  * holds k, and input edge mask->edge[k] (-1 for added self-loops). For the full mask these are the
  * weights (normalised over the whole graph) of the pairs in its CSR: input edges and self-pairs.
+ * These are the weights before attention dropout (each destination's row sums to 1 under softmax).
+ * They are recomputed from the last forward's cached projections, the current attention vectors
+ * and W^e, and the E given to that forward: call it before changing parameters or freeing E.
  * \param alpha  Output, (M x H), caller allocates M*H floats.
  */
 ag_error_t ag_attention_weights(const ag_attention_t *layer, const ag_mask_t *mask, float *alpha);

@@ -1,0 +1,201 @@
+/*
+ * attngraph/model.h: a graph attention model: input encoding, attention blocks, readout, head.
+ *
+ *     X (N x F) -> [dropout] -> [input projection F -> W] -> L blocks -> node rows (N x W')
+ *        node tasks:  -> [linear head] -> (N x C)
+ *        graph tasks: -> readout (mean | sum | max | attention) -> MLP head -> (G x C)
+ *
+ * A block is an attention layer (its own mask, scoring, heads) with optional dropout on its input,
+ * an activation, a residual connection and LayerNorm (pre or post), followed by an optional
+ * position-wise feed-forward sub-block with its own residual and norm: a Transformer encoder layer
+ * when everything is on, a GAT layer when only dropout and the activation are.
+ * Positional encodings are feature columns (see features.h); the input projection adds their
+ * projection to that of the attributes (W [x; pe] = W_x x + W_pe pe).
+ *
+ * Internally the model is a tape of operations run forward in order and backward in reverse, each
+ * with its own output buffer (grown when N grows, so steps of the same size allocate nothing).
+ */
+#ifndef ATTNGRAPH_MODEL_H
+#define ATTNGRAPH_MODEL_H
+
+#include "attngraph/attention.h"
+#include "attngraph/graph.h"
+#include "attngraph/layers.h"
+#include "attngraph/param.h"
+#include "attngraph/readout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AG_MODEL_MAX_BLOCKS 16
+
+/** What the model predicts. */
+typedef enum ag_task_t {
+    AG_TASK_NODE_CLASSIFICATION = 0,  /* C classes per node; softmax cross-entropy */
+    AG_TASK_NODE_REGRESSION,          /* T targets per node; MSE on standardised targets */
+    AG_TASK_GRAPH_CLASSIFICATION,     /* C classes per graph (binary is C = 2) */
+    AG_TASK_GRAPH_MULTITASK,          /* T binary tasks per graph, missing labels masked */
+    AG_TASK_GRAPH_REGRESSION          /* T targets per graph; MSE on standardised targets */
+} ag_task_t;
+
+/** Where LayerNorm sits in a block. */
+typedef enum ag_norm_place_t {
+    AG_NORMPLACE_NONE = 0,
+    AG_NORMPLACE_PRE,   /* x + f(LN(x)) */
+    AG_NORMPLACE_POST   /* LN(x + f(x)) */
+} ag_norm_place_t;
+
+/** One block. attn.in_dim is filled in by the model from the previous width. */
+typedef struct ag_block_config_t {
+    ag_attention_config_t attn;
+    ag_mask_kind_t mask;
+    int hops;               /* for AG_MASK_KHOP */
+    int self_loops;         /* neighbour / k-hop masks: every node also attends to itself */
+    float dropout;          /* on the block's input (GAT: 0.6) */
+    ag_act_kind_t act;      /* after attention (GAT: ELU between layers, identity at the end) */
+    int residual;           /* add the block input (when widths agree) */
+    ag_norm_place_t norm;   /* LayerNorm around attention and around the FFN */
+    int ffn;                /* 1: a position-wise feed-forward sub-block follows */
+    int64_t ffn_hidden;     /* its inner width (0: 2 x width) */
+    ag_act_kind_t ffn_act;  /* GELU by default */
+    float ffn_dropout;
+} ag_block_config_t;
+
+/** The whole architecture; every field is saved with the model. */
+typedef struct ag_model_config_t {
+    ag_task_t task;
+    int64_t in_dim;          /* F: node feature width */
+    int64_t edge_dim;        /* Fe: edge feature width (0: none) */
+    int64_t n_out;           /* C classes or T tasks / targets */
+    int64_t hidden;          /* W: input projection width (0: no projection, blocks see F) */
+    float input_dropout;     /* on X */
+    int n_blocks;            /* L */
+    ag_block_config_t blocks[AG_MODEL_MAX_BLOCKS];
+    ag_readout_kind_t readout;  /* graph tasks */
+    int64_t head_hidden;     /* MLP head's hidden width (0: a single linear layer) */
+    ag_act_kind_t head_act;
+    float head_dropout;
+    int node_head;           /* node tasks: 1 adds a linear head, 0 uses the last block's output
+                                (whose width must then be n_out, as in GAT) */
+    uint64_t seed;           /* initialisation */
+} ag_model_config_t;
+
+/** \function ag_task_name / ag_task_from_name
+ * "node-classification", "node-regression", "graph-classification", "graph-multitask",
+ * "graph-regression". */
+const char *ag_task_name(ag_task_t task);
+ag_error_t ag_task_from_name(const char *name, ag_task_t *task);
+
+/** \function ag_task_is_graph_level */
+int ag_task_is_graph_level(ag_task_t task);
+
+/**
+ * \function ag_model_config_default
+ * A Transformer-style default for a task: hidden 64, 3 blocks of 4-head dot-product attention over
+ * neighbours with self-loops, residual + pre-LayerNorm, GELU FFN of 128, dropout 0.1, mean
+ * readout, MLP head of 64. The caller sets in_dim, edge_dim, n_out.
+ */
+void ag_model_config_default(ag_model_config_t *cfg, ag_task_t task);
+
+/**
+ * \function ag_model_config_gat
+ * The GAT paper's transductive model (Velickovic et al. 2018, Cora): no input projection, block 1
+ * 8 heads x 8 GAT attention concatenated + ELU, block 2 one head of n_out averaged, dropout 0.6 on
+ * each block's input and on attention, no residual, no norm, no FFN, no node head.
+ */
+void ag_model_config_gat(ag_model_config_t *cfg, int64_t in_dim, int64_t n_out);
+
+/** \function ag_model_config_to_json / ag_model_config_from_json
+ * The configuration as a JSON object (the model file keeps it); from_json validates every field
+ * and returns AG_EMODEL naming the first bad one. `json` is a lib/src/json.h value. */
+struct ag_strbuf_t;
+struct ag_json_t;
+ag_error_t ag_model_config_to_json(const ag_model_config_t *cfg, struct ag_strbuf_t *sb);
+ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const struct ag_json_t *json);
+
+#define AG_BATCH_MAX_MASKS 8
+
+/** The input of one forward pass: a graph or block-diagonal batch with its features, and the
+ * attention masks built for it (once per distinct mask of the model's blocks, on first use). */
+typedef struct ag_batch_t {
+    const ag_graph_t *graph;  /* N nodes, G graphs */
+    const float *X;           /* (N x F) */
+    const float *E;           /* (E x Fe) or NULL when edge_dim is 0 */
+    int n_masks;
+    ag_mask_t masks[AG_BATCH_MAX_MASKS];
+} ag_batch_t;
+
+/** \function ag_batch_init
+ * Wraps a graph and its features (not copied: they must outlive the batch). */
+void ag_batch_init(ag_batch_t *batch, const ag_graph_t *graph, const float *X, const float *E);
+
+/** \function ag_batch_destroy
+ * Frees the masks the batch built. */
+void ag_batch_destroy(ag_batch_t *batch);
+
+typedef struct ag_model_t ag_model_t;
+
+/**
+ * \function ag_model_create
+ * Builds a model with freshly initialised weights (seeded by cfg->seed).
+ * \return AG_SUCCESS, AG_EINVAL (an inconsistent configuration; the message names the field),
+ *         AG_ENOMEM.
+ */
+ag_error_t ag_model_create(ag_model_t **model, const ag_model_config_t *cfg);
+
+/** \function ag_model_destroy */
+void ag_model_destroy(ag_model_t *model);
+
+/** \function ag_model_config
+ * The model's configuration (read-only). */
+const ag_model_config_t *ag_model_config(const ag_model_t *model);
+
+/** \function ag_model_params
+ * The list of every parameter tensor (names like "blocks.0.attn.Wq"), owned by the model. */
+const ag_param_list_t *ag_model_params(const ag_model_t *model);
+
+/**
+ * \function ag_model_forward
+ * Runs the model. out is (N x n_out) for node tasks, (G x n_out) for graph tasks: class logits,
+ * task logits, or standardised regression values. With training = 1 dropout is active and the
+ * activations are kept for ag_model_backward().
+ * \param out  Caller-allocated, rows x n_out.
+ */
+ag_error_t ag_model_forward(ag_model_t *model, ag_batch_t *batch, int training, ag_rng_t *rng,
+                            float *out);
+
+/**
+ * \function ag_model_backward
+ * Adds the gradients of every parameter for dout (same shape as out) into the parameter list's
+ * grads; the caller zeroes them between steps (ag_param_list_zero_grad).
+ */
+ag_error_t ag_model_backward(ag_model_t *model, ag_batch_t *batch, const float *dout);
+
+/** \function ag_model_out_rows
+ * Rows of the output for a batch: N for node tasks, G for graph tasks. */
+int64_t ag_model_out_rows(const ag_model_t *model, const ag_batch_t *batch);
+
+/** \function ag_model_attention_weights
+ * After a forward pass: the attention weights of block `layer`, (M x H) for that block's mask
+ * (see ag_attention_weights), and the mask itself. */
+ag_error_t ag_model_attention_weights(const ag_model_t *model, ag_batch_t *batch, int layer,
+                                      const ag_mask_t **mask, float *alpha);
+
+/** \function ag_model_set_target_scaling
+ * Regression: stores the targets' mean and standard deviation (n_out each); predictions are
+ * out * std + mean. Kept in the model file. std values must be positive. */
+ag_error_t ag_model_set_target_scaling(ag_model_t *model, const float *mean, const float *std);
+
+/** \function ag_model_target_scaling
+ * The stored mean and standard deviation (n_out each; 0 and 1 unless set). */
+void ag_model_target_scaling(const ag_model_t *model, const float **mean, const float **std);
+
+/** \function ag_model_attention_heads
+ * Heads of block `layer`. */
+int64_t ag_model_attention_heads(const ag_model_t *model, int layer);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

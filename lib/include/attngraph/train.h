@@ -1,0 +1,175 @@
+/*
+ * attngraph/train.h: training, evaluation and prediction over prepared graphs.
+ *
+ * A training set is a list of examples (one graph each, with its node features X and edge
+ * features E) and a target table: one row per graph for graph tasks, one row per node of the
+ * single graph for node tasks. Targets are floats: a class id (classification), 0/1 per task
+ * (multi-task), or a value (regression); NaN marks a missing label.
+ *
+ *     ag_trainset_t set;            // filled by the caller (or the CLI's dataset loader)
+ *     ag_train_config_t tc;
+ *     ag_train_config_default(&tc, AG_TASK_GRAPH_MULTITASK);
+ *     ag_train_result_t res;
+ *     ag_train(model, &set, train_idx, n_train, val_idx, n_val, &tc, &res);   // best weights kept
+ *     ag_scores_t test;
+ *     ag_evaluate(model, &set, test_idx, n_test, &test);                      // test.roc_auc ...
+ *
+ * Graph tasks train on shuffled mini-batches of graphs (one block-diagonal batch each); node
+ * tasks train on the whole graph with the loss on the listed nodes only (semi-supervised,
+ * transductive). The random stream is seeded: the same seed gives the same model, whatever the
+ * number of threads.
+ */
+#ifndef ATTNGRAPH_TRAIN_H
+#define ATTNGRAPH_TRAIN_H
+
+#include "attngraph/matrix.h"
+#include "attngraph/model.h"
+#include "attngraph/optim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One graph ready for the model. */
+typedef struct ag_example_t {
+    ag_graph_t graph; /* N nodes, E edges */
+    ag_fmat_t X;      /* (N x F) */
+    ag_fmat_t E;      /* (E x Fe); 0 x Fe or empty when the model has no edge features */
+} ag_example_t;
+
+/** Examples and targets. The set owns the examples and targets it holds. */
+typedef struct ag_trainset_t {
+    ag_task_t task;
+    int64_t n_examples;    /* G for graph tasks, 1 for node tasks */
+    ag_example_t *examples;
+    int64_t n_rows;        /* rows of targets: G (graph tasks) or N (node tasks) */
+    int64_t n_cols;        /* 1 for classification (a class id), T for multi-task and regression */
+    int64_t n_classes;     /* C for classification, else 0 */
+    float *targets;        /* (n_rows x n_cols), NaN = missing */
+} ag_trainset_t;
+
+/** \function ag_trainset_init
+ * An empty set for a task; allocate examples and targets with ag_trainset_resize. */
+void ag_trainset_init(ag_trainset_t *set, ag_task_t task);
+
+/** \function ag_trainset_resize
+ * Allocates n_examples zeroed examples and an (n_rows x n_cols) target table filled with NaN. */
+ag_error_t ag_trainset_resize(ag_trainset_t *set, int64_t n_examples, int64_t n_rows, int64_t n_cols);
+
+/** \function ag_trainset_destroy */
+void ag_trainset_destroy(ag_trainset_t *set);
+
+/** What training optimises for early stopping and reports. */
+typedef enum ag_metric_t {
+    AG_METRIC_AUTO = 0, /* accuracy (classification), mean ROC-AUC (multi-task), RMSE (regression) */
+    AG_METRIC_LOSS,
+    AG_METRIC_ACCURACY,
+    AG_METRIC_MACRO_F1,
+    AG_METRIC_ROC_AUC,
+    AG_METRIC_RMSE,
+    AG_METRIC_MAE
+} ag_metric_t;
+
+/** \function ag_metric_name / ag_metric_from_name
+ * "auto", "loss", "accuracy", "macro_f1", "roc_auc", "rmse", "mae". */
+const char *ag_metric_name(ag_metric_t metric);
+ag_error_t ag_metric_from_name(const char *name, ag_metric_t *metric);
+
+/** \function ag_metric_higher_is_better */
+int ag_metric_higher_is_better(ag_metric_t metric);
+
+/** One epoch's line of progress, passed to the progress callback. */
+typedef struct ag_epoch_log_t {
+    int64_t epoch;          /* 1-based */
+    int64_t epochs;         /* the configured maximum */
+    double loss;            /* mean training loss over the epoch's batches */
+    double train_metric;    /* on the training examples (evaluation mode) */
+    double val_metric;      /* on the validation examples, NaN without any */
+    const char *metric;     /* its name */
+    double seconds;         /* this epoch's wall time */
+    double eta_seconds;     /* estimate for the remaining epochs */
+    double lr;              /* learning rate at the epoch's last step */
+    int improved;           /* the validation metric improved: these weights are kept */
+} ag_epoch_log_t;
+
+typedef void ag_progress_fn(const ag_epoch_log_t *log, void *user);
+
+typedef struct ag_train_config_t {
+    ag_optim_config_t optim;     /* Adam / AdamW / SGD, lr, weight decay */
+    ag_lr_kind_t lr_schedule;    /* constant, step, cosine (over all steps) */
+    int64_t warmup_epochs;
+    int64_t epochs;              /* maximum */
+    int64_t batch_size;          /* graphs per mini-batch (graph tasks) */
+    int64_t patience;            /* stop after this many epochs without improvement (0: never) */
+    float clip_norm;             /* global gradient-norm clipping (0: off) */
+    ag_metric_t metric;          /* for early stopping */
+    uint64_t seed;               /* shuffling and dropout */
+    int eval_train;              /* 1: compute the training metric each epoch (costs a pass) */
+    ag_progress_fn *progress;    /* called after every epoch, may be NULL */
+    void *progress_user;
+} ag_train_config_t;
+
+/** \function ag_train_config_default
+ * Adam, lr 1e-3, no decay, constant schedule, 200 epochs, batch 32, patience 30, no clipping,
+ * auto metric, seed 1, training metric on. */
+void ag_train_config_default(ag_train_config_t *cfg, ag_task_t task);
+
+typedef struct ag_train_result_t {
+    int64_t epochs_run;
+    int64_t best_epoch;     /* 1-based; the model holds this epoch's weights */
+    double best_val_metric; /* NaN without validation examples (then the last epoch is kept) */
+    double seconds;
+} ag_train_result_t;
+
+/**
+ * \function ag_train
+ * Trains the model on the listed examples (graph tasks: indices of graphs; node tasks: indices of
+ * nodes of the single graph), with early stopping on the validation list, and leaves the best
+ * weights in the model. For regression the targets are standardised with the training rows' mean
+ * and standard deviation, which are stored in the model (ag_model_set_target_scaling).
+ * \return AG_SUCCESS, AG_EINVAL (empty training list, an index out of range, a task that does not
+ *         match the model's), AG_EVALUE (a class id outside 0..C-1), AG_ENOMEM.
+ */
+ag_error_t ag_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
+                    const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg,
+                    ag_train_result_t *result);
+
+/** Every metric the task allows, on one list of examples (NaN where undefined). */
+typedef struct ag_scores_t {
+    double loss;
+    double accuracy;
+    double macro_f1;
+    double roc_auc;   /* binary classification, or the mean over multi-task tasks */
+    double rmse;      /* regression, in target units */
+    double mae;
+    int64_t n;        /* labelled rows counted */
+} ag_scores_t;
+
+/** \function ag_evaluate
+ * Scores the model on the listed examples (evaluation mode: no dropout). */
+ag_error_t ag_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n,
+                       ag_scores_t *scores);
+
+/** \function ag_scores_get
+ * The value of one metric from a score set. */
+double ag_scores_get(const ag_scores_t *scores, ag_metric_t metric, ag_task_t task);
+
+/**
+ * \function ag_predict
+ * Predictions for the listed examples: (n x n_out) rows of class probabilities (softmax), task
+ * probabilities (sigmoid), or regression values in target units.
+ * \param out  Caller-allocated n x n_out floats.
+ */
+ag_error_t ag_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, float *out);
+
+/**
+ * \function ag_predict_batch
+ * The same for one graph or batch outside a training set: rows are nodes (node tasks) or graphs.
+ * \param out  Caller-allocated rows x n_out floats.
+ */
+ag_error_t ag_predict_batch(ag_model_t *model, ag_batch_t *batch, float *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

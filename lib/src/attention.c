@@ -1,0 +1,572 @@
+/*
+ * attention.c: the attention layer: configuration, parameters, and the forward and backward
+ * passes around the per-node kernels of attention_kernels.c (projections and W^O through the BLAS,
+ * outside any parallel region; per-node kernels in OpenMP loops over nodes).
+ */
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+#include "attention_internal.h"
+#include "blas.h"
+#include "internal.h"
+
+/* RNG streams of the initial weights, one per tensor, so that adding a tensor never shifts the
+ * draws of another. */
+enum { STREAM_WQ = 1, STREAM_WK, STREAM_WV, STREAM_ASRC, STREAM_ADST, STREAM_A, STREAM_WE, STREAM_WO };
+
+void ag_attention_config_default(ag_attention_config_t *cfg, int64_t in_dim) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->in_dim = in_dim;
+    cfg->heads = 4;
+    cfg->head_dim = in_dim / 4 >= 1 ? in_dim / 4 : 1;
+    cfg->out_dim = in_dim;
+    cfg->score = AG_SCORE_DOT;
+    cfg->norm = AG_NORM_SOFTMAX;
+    cfg->combine = AG_HEADS_CONCAT;
+    cfg->out_proj = 1;
+    cfg->bias = 1;
+    cfg->edge_mode = AG_EDGE_NONE;
+    cfg->edge_dim = 0;
+    cfg->negative_slope = 0.2f;
+    cfg->attn_dropout = 0.0f;
+}
+
+/* Width of the combined heads: H*D concatenated, D averaged. */
+static int64_t comb_dim(const ag_attention_config_t *cfg) {
+    return cfg->combine == AG_HEADS_MEAN ? cfg->head_dim : cfg->heads * cfg->head_dim;
+}
+
+int64_t ag_attention_out_dim(const ag_attention_config_t *cfg) {
+    return cfg->out_proj ? cfg->out_dim : comb_dim(cfg);
+}
+
+static ag_error_t check_config(const ag_attention_config_t *cfg) {
+    if (cfg->in_dim <= 0 || cfg->heads <= 0 || cfg->head_dim <= 0)
+        return AG_ERROR(AG_EINVAL, "attention: in_dim, heads and head_dim must be positive (%lld, %lld, %lld)",
+                        (long long)cfg->in_dim, (long long)cfg->heads, (long long)cfg->head_dim);
+    if (cfg->in_dim > INT32_MAX || cfg->heads > 4096 || cfg->head_dim > INT32_MAX ||
+        cfg->heads * cfg->head_dim > INT32_MAX)
+        return AG_ERROR(AG_ELIMIT, "attention: layer sizes too large");
+    if (cfg->out_proj && (cfg->out_dim <= 0 || cfg->out_dim > INT32_MAX))
+        return AG_ERROR(AG_EINVAL, "attention: out_proj needs a positive out_dim, not %lld", (long long)cfg->out_dim);
+    if (cfg->score != AG_SCORE_DOT && cfg->score != AG_SCORE_GAT && cfg->score != AG_SCORE_GATV2)
+        return AG_ERROR(AG_EINVAL, "attention: unknown score %d", (int)cfg->score);
+    if (cfg->norm != AG_NORM_SOFTMAX && cfg->norm != AG_NORM_RELU)
+        return AG_ERROR(AG_EINVAL, "attention: unknown normalisation %d", (int)cfg->norm);
+    if (cfg->combine != AG_HEADS_CONCAT && cfg->combine != AG_HEADS_MEAN)
+        return AG_ERROR(AG_EINVAL, "attention: unknown head combination %d", (int)cfg->combine);
+    if (cfg->edge_mode != AG_EDGE_NONE && cfg->edge_mode != AG_EDGE_KEY && cfg->edge_mode != AG_EDGE_BIAS)
+        return AG_ERROR(AG_EINVAL, "attention: unknown edge mode %d", (int)cfg->edge_mode);
+    if (cfg->edge_mode != AG_EDGE_NONE && (cfg->edge_dim <= 0 || cfg->edge_dim > INT32_MAX))
+        return AG_ERROR(AG_EINVAL, "attention: edge mode needs a positive edge_dim, not %lld", (long long)cfg->edge_dim);
+    if (!(cfg->attn_dropout >= 0.0f && cfg->attn_dropout < 1.0f))
+        return AG_ERROR(AG_EINVAL, "attention: attention dropout must be in [0, 1), not %g", (double)cfg->attn_dropout);
+    if (!isfinite(cfg->negative_slope))
+        return AG_ERROR(AG_EINVAL, "attention: negative_slope must be finite");
+    return AG_SUCCESS;
+}
+
+/* Glorot/Xavier uniform: U(-b, b) with b = sqrt(6 / (fan_in + fan_out)). */
+static void glorot(float *w, int64_t count, int64_t fan_in, int64_t fan_out, uint64_t seed, uint64_t stream) {
+    float b = (float)sqrt(6.0 / (double)(fan_in + fan_out));
+    for (int64_t x = 0; x < count; x++) w[x] = (2.0f * ag_rng_uniform(seed, stream, (uint64_t)x) - 1.0f) * b;
+}
+
+ag_error_t ag_attention_init(ag_attention_t *layer, const ag_attention_config_t *cfg, uint64_t seed) {
+    if (!layer || !cfg) return AG_ERROR(AG_EINVAL, "attention: NULL layer or config");
+    memset(layer, 0, sizeof *layer);
+    AG_CHECK(check_config(cfg));
+    layer->cfg = *cfg;
+    if (cfg->edge_mode == AG_EDGE_NONE) layer->cfg.edge_dim = 0;
+    const ag_attention_config_t *c = &layer->cfg;
+    int64_t F = c->in_dim, H = c->heads, HD = c->heads * c->head_dim, Fe = c->edge_dim;
+    int64_t C = comb_dim(c), O = ag_attention_out_dim(c);
+    int dot = c->score == AG_SCORE_DOT, gat = c->score == AG_SCORE_GAT, v2 = c->score == AG_SCORE_GATV2;
+    /* sizes of Wq Wk Wv a_src a_dst a We Wo bo, in this order */
+    int64_t sz[9] = {(dot || v2) ? F * HD : 0, dot ? F * HD : 0, F * HD, gat ? HD : 0, gat ? HD : 0, v2 ? HD : 0,
+                     c->edge_mode == AG_EDGE_KEY ? Fe * HD : c->edge_mode == AG_EDGE_BIAS ? Fe * H : 0,
+                     c->out_proj ? C * O : 0, c->bias ? O : 0};
+    int64_t total = 0;
+    for (int t = 0; t < 9; t++) total += sz[t];
+    AG_CHECK(ag_i_alloc_array((void **)&layer->params, total, sizeof(float), "attention parameters"));
+    ag_error_t rc = ag_i_alloc_array((void **)&layer->grads, total, sizeof(float), "attention gradients");
+    if (rc) {
+        ag_i_free(layer->params);
+        layer->params = NULL;
+        return rc;
+    }
+    float **vals[9] = {&layer->Wq, &layer->Wk, &layer->Wv, &layer->a_src, &layer->a_dst, &layer->a,
+                       &layer->We, &layer->Wo, &layer->bo};
+    float **grads[9] = {&layer->dWq, &layer->dWk, &layer->dWv, &layer->da_src, &layer->da_dst, &layer->da,
+                        &layer->dWe, &layer->dWo, &layer->dbo};
+    int64_t off = 0;
+    for (int t = 0; t < 9; t++) {
+        if (sz[t] == 0) continue;
+        *vals[t] = layer->params + off;
+        *grads[t] = layer->grads + off;
+        off += sz[t];
+    }
+    if (layer->Wq) glorot(layer->Wq, F * HD, F, HD, seed, STREAM_WQ);
+    if (layer->Wk) glorot(layer->Wk, F * HD, F, HD, seed, STREAM_WK);
+    glorot(layer->Wv, F * HD, F, HD, seed, STREAM_WV);
+    /* attention vectors as PyG's glorot on a (1, H, D) tensor: fans H and D */
+    if (layer->a_src) glorot(layer->a_src, HD, H, c->head_dim, seed, STREAM_ASRC);
+    if (layer->a_dst) glorot(layer->a_dst, HD, H, c->head_dim, seed, STREAM_ADST);
+    if (layer->a) glorot(layer->a, HD, H, c->head_dim, seed, STREAM_A);
+    if (layer->We) glorot(layer->We, sz[6], Fe, sz[6] / Fe, seed, STREAM_WE);
+    if (layer->Wo) glorot(layer->Wo, C * O, C, O, seed, STREAM_WO);
+    rc = ag_i_alloc_array(&layer->cache, 1, sizeof(ag_attn_cache_t), "attention cache");
+    if (rc) {
+        ag_i_free(layer->params);
+        ag_i_free(layer->grads);
+        memset(layer, 0, sizeof *layer);
+        return rc;
+    }
+    return AG_SUCCESS;
+}
+
+static void cache_free(ag_attn_cache_t *k) {
+    ag_i_free(k->q);
+    ag_i_free(k->k);
+    ag_i_free(k->v);
+    ag_i_free(k->el);
+    ag_i_free(k->er);
+    ag_i_free(k->mx);
+    ag_i_free(k->den);
+    ag_i_free(k->o);
+    ag_i_free(k->comb);
+    memset(k, 0, sizeof *k);
+}
+
+void ag_attention_destroy(ag_attention_t *layer) {
+    if (!layer) return;
+    if (layer->cache) cache_free(layer->cache);
+    ag_i_free(layer->cache);
+    ag_i_free(layer->params);
+    ag_i_free(layer->grads);
+    memset(layer, 0, sizeof *layer);
+}
+
+ag_error_t ag_attention_params(ag_attention_t *layer, ag_param_list_t *list, const char *prefix) {
+    if (!layer || !list || !layer->params) return AG_ERROR(AG_EINVAL, "attention: NULL or uninitialised layer");
+    const ag_attention_config_t *c = &layer->cfg;
+    int64_t F = c->in_dim, H = c->heads, HD = c->heads * c->head_dim, Fe = c->edge_dim;
+    int64_t C = comb_dim(c), O = ag_attention_out_dim(c);
+    if (layer->Wq) AG_CHECK(ag_param_list_add(list, prefix, "Wq", 2, F, HD, layer->Wq, layer->dWq, 1));
+    if (layer->Wk) AG_CHECK(ag_param_list_add(list, prefix, "Wk", 2, F, HD, layer->Wk, layer->dWk, 1));
+    AG_CHECK(ag_param_list_add(list, prefix, "Wv", 2, F, HD, layer->Wv, layer->dWv, 1));
+    if (layer->a_src) AG_CHECK(ag_param_list_add(list, prefix, "a_src", 1, HD, 1, layer->a_src, layer->da_src, 1));
+    if (layer->a_dst) AG_CHECK(ag_param_list_add(list, prefix, "a_dst", 1, HD, 1, layer->a_dst, layer->da_dst, 1));
+    if (layer->a) AG_CHECK(ag_param_list_add(list, prefix, "a", 1, HD, 1, layer->a, layer->da, 1));
+    if (layer->We)
+        AG_CHECK(ag_param_list_add(list, prefix, "We", 2, Fe, c->edge_mode == AG_EDGE_KEY ? HD : H, layer->We,
+                                   layer->dWe, 1));
+    if (layer->Wo) AG_CHECK(ag_param_list_add(list, prefix, "Wo", 2, C, O, layer->Wo, layer->dWo, 1));
+    if (layer->bo) AG_CHECK(ag_param_list_add(list, prefix, "bo", 1, O, 1, layer->bo, layer->dbo, 0));
+    return AG_SUCCESS;
+}
+
+/* (Re)allocates the cache for N nodes. */
+static ag_error_t cache_reserve(ag_attn_cache_t *k, const ag_attention_config_t *c, int64_t N) {
+    if (k->n_nodes == N && k->v) return AG_SUCCESS;
+    cache_free(k);
+    int64_t HD = c->heads * c->head_dim, H = c->heads, NHD;
+    if (ag_i_mul_overflow(N, HD, &NHD)) return AG_ERROR(AG_ELIMIT, "attention: %lld nodes x %lld overflows", (long long)N, (long long)HD);
+    ag_error_t rc = AG_SUCCESS;
+    if (c->score != AG_SCORE_GAT) rc = ag_i_alloc_array((void **)&k->q, NHD, sizeof(float), "attention queries");
+    if (!rc && c->score == AG_SCORE_DOT) rc = ag_i_alloc_array((void **)&k->k, NHD, sizeof(float), "attention keys");
+    if (!rc) rc = ag_i_alloc_array((void **)&k->v, NHD, sizeof(float), "attention values");
+    if (!rc && c->score == AG_SCORE_GAT) rc = ag_i_alloc_array((void **)&k->el, N * H, sizeof(float), "attention scores");
+    if (!rc && c->score == AG_SCORE_GAT) rc = ag_i_alloc_array((void **)&k->er, N * H, sizeof(float), "attention scores");
+    if (!rc) rc = ag_i_alloc_array((void **)&k->mx, N * H, sizeof(float), "attention softmax maxima");
+    if (!rc) rc = ag_i_alloc_array((void **)&k->den, N * H, sizeof(float), "attention softmax sums");
+    if (!rc) rc = ag_i_alloc_array((void **)&k->o, NHD, sizeof(float), "attention head outputs");
+    if (!rc && c->out_proj && c->combine == AG_HEADS_MEAN)
+        rc = ag_i_alloc_array((void **)&k->comb, N * c->head_dim, sizeof(float), "attention combined heads");
+    if (rc) {
+        cache_free(k);
+        return rc;
+    }
+    k->n_nodes = N;
+    return AG_SUCCESS;
+}
+
+static void make_ctx(ag_attn_ctx_t *x, const ag_attention_t *layer, const ag_mask_t *mask, const float *E) {
+    const ag_attention_config_t *c = &layer->cfg;
+    const ag_attn_cache_t *k = layer->cache;
+    memset(x, 0, sizeof *x);
+    x->N = mask->n_nodes;
+    x->H = c->heads;
+    x->D = c->head_dim;
+    x->HD = c->heads * c->head_dim;
+    x->Fe = c->edge_mode == AG_EDGE_NONE ? 0 : c->edge_dim;
+    x->score = c->score;
+    x->norm = c->norm;
+    x->emode = E ? c->edge_mode : AG_EDGE_NONE;
+    x->slope = c->negative_slope;
+    x->scale = 1.0f / sqrtf((float)c->head_dim);
+    x->mask = mask;
+    x->E = E;
+    x->q = k->q;
+    x->k = k->k;
+    x->v = k->v;
+    x->el = k->el;
+    x->er = k->er;
+    x->a = layer->a;
+    x->a_src = layer->a_src;
+    x->We = layer->We;
+    x->mx = k->mx;
+    x->den = k->den;
+    x->o = k->o;
+    x->dropout = k->dropout;
+    x->seed = k->seed;
+    x->stream = k->stream;
+    x->p = c->attn_dropout;
+    x->keep = c->attn_dropout > 0.0f ? 1.0f / (1.0f - c->attn_dropout) : 1.0f;
+}
+
+static ag_error_t check_mask(const ag_mask_t *mask) {
+    if (!mask || !mask->indptr || !mask->t_indptr || !mask->graph_ptr || !mask->node_graph)
+        return AG_ERROR(AG_EINVAL, "attention: mask is NULL or not built");
+    return AG_SUCCESS;
+}
+
+/* Per-thread scratch: nt blocks of the kernels' size. */
+static ag_error_t alloc_scratch(float **out, const ag_attn_ctx_t *x, int nt, int64_t *stride) {
+    *stride = (ag_i_attn_scratch_floats(x) + 15) / 16 * 16;
+    return ag_i_alloc_array((void **)out, *stride * nt, sizeof(float), "attention scratch");
+}
+
+ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
+                                const float *E, float *Y, int training, ag_rng_t *rng) {
+    if (!layer || !layer->cache || !X || !Y) return AG_ERROR(AG_EINVAL, "attention forward: NULL argument");
+    AG_CHECK(check_mask(mask));
+    const ag_attention_config_t *c = &layer->cfg;
+    if (c->edge_mode != AG_EDGE_NONE && !E)
+        return AG_ERROR(AG_EINVAL, "attention forward: edge mode needs edge features E");
+    int dropout = training && c->attn_dropout > 0.0f;
+    if (dropout && !rng) return AG_ERROR(AG_EINVAL, "attention forward: dropout in training needs an rng");
+    ag_attn_cache_t *k = layer->cache;
+    k->valid = 0;
+    int64_t N = mask->n_nodes, F = c->in_dim, H = c->heads, D = c->head_dim, HD = H * D;
+    int64_t C = comb_dim(c), O = ag_attention_out_dim(c);
+    AG_CHECK(cache_reserve(k, c, N));
+    k->n_entries = mask->n_entries;
+    k->E = E;
+    k->mask_kind = mask->kind;
+    k->dropout = dropout;
+    k->seed = dropout ? rng->seed : 0;
+    k->stream = dropout ? ag_rng_next_stream(rng) : 0;
+
+    if (k->q) ag_i_gemm(0, 0, N, HD, F, 1.0f, X, F, layer->Wq, HD, 0.0f, k->q, HD);
+    if (k->k) ag_i_gemm(0, 0, N, HD, F, 1.0f, X, F, layer->Wk, HD, 0.0f, k->k, HD);
+    ag_i_gemm(0, 0, N, HD, F, 1.0f, X, F, layer->Wv, HD, 0.0f, k->v, HD);
+    if (c->score == AG_SCORE_GAT) {
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < N; i++)
+            for (int64_t h = 0; h < H; h++) {
+                const float *z = k->v + i * HD + h * D;
+                float l = 0.0f, r = 0.0f;
+                for (int64_t d = 0; d < D; d++) {
+                    l += layer->a_dst[h * D + d] * z[d];
+                    r += layer->a_src[h * D + d] * z[d];
+                }
+                k->el[i * H + h] = l;
+                k->er[i * H + h] = r;
+            }
+    }
+
+    ag_attn_ctx_t x;
+    make_ctx(&x, layer, mask, E);
+    int nt = ag_get_num_threads();
+    if (ag_i_attn_full_fast(&x)) {
+        AG_CHECK(ag_i_attn_full_forward(&x, nt));
+    } else if (mask->kind != AG_MASK_FULL && x.emode == AG_EDGE_NONE) {
+        int64_t maxdeg = 1;
+        for (int64_t i = 0; i < N; i++)
+            if (mask->indptr[i + 1] - mask->indptr[i] > maxdeg) maxdeg = mask->indptr[i + 1] - mask->indptr[i];
+        float *scratch;
+        int64_t stride = (maxdeg * H + 15) / 16 * 16;
+        AG_CHECK(ag_i_alloc_array((void **)&scratch, stride * nt, sizeof(float), "attention scratch"));
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
+        for (int64_t i = 0; i < N; i++) ag_i_attn_csr_forward_dst(&x, i, scratch + stride * omp_get_thread_num());
+        ag_i_free(scratch);
+    } else {
+        float *scratch;
+        int64_t stride;
+        AG_CHECK(alloc_scratch(&scratch, &x, nt, &stride));
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
+        for (int64_t i = 0; i < N; i++) ag_i_attn_forward_dst(&x, i, scratch + stride * omp_get_thread_num());
+        ag_i_free(scratch);
+    }
+
+    /* combine heads: concatenation is o itself; the mean sums heads in order */
+    const float *comb = k->o;
+    float *meanbuf = c->out_proj ? k->comb : Y;
+    if (c->combine == AG_HEADS_MEAN) {
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < N; i++)
+            for (int64_t d = 0; d < D; d++) {
+                float t = 0.0f;
+                for (int64_t h = 0; h < H; h++) t += k->o[i * HD + h * D + d];
+                meanbuf[i * D + d] = t / (float)H;
+            }
+        comb = meanbuf;
+    }
+    if (c->out_proj) {
+        ag_i_gemm(0, 0, N, O, C, 1.0f, comb, C, layer->Wo, O, 0.0f, Y, O);
+    } else if (comb != Y) {
+        memcpy(Y, comb, (size_t)(N * C) * sizeof(float));
+    }
+    if (c->bias) {
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < N; i++)
+            for (int64_t o = 0; o < O; o++) Y[i * O + o] += layer->bo[o];
+    }
+    k->valid = 1;
+    return AG_SUCCESS;
+}
+
+/* out (C) += column sums of A (N x C), in a fixed order: per chunk of rows, then over chunks. */
+static ag_error_t colsum_add(const float *A, int64_t N, int64_t C, float *out) {
+    int64_t nch = (N + AG_ATTN_CHUNK - 1) / AG_ATTN_CHUNK;
+    float *part;
+    AG_CHECK(ag_i_alloc_array((void **)&part, nch * C, sizeof(float), "attention bias gradient partials"));
+#pragma omp parallel for schedule(static)
+    for (int64_t ch = 0; ch < nch; ch++) {
+        int64_t i1 = (ch + 1) * AG_ATTN_CHUNK < N ? (ch + 1) * AG_ATTN_CHUNK : N;
+        for (int64_t i = ch * AG_ATTN_CHUNK; i < i1; i++)
+            for (int64_t x = 0; x < C; x++) part[ch * C + x] += A[i * C + x];
+    }
+    for (int64_t ch = 0; ch < nch; ch++)
+        for (int64_t x = 0; x < C; x++) out[x] += part[ch * C + x];
+    ag_i_free(part);
+    return AG_SUCCESS;
+}
+
+/* dE rows += per-entry gradients gathered per edge id; an edge's entries (the two directions of an
+ * undirected edge, a k-hop pair) are summed in increasing entry order. */
+static ag_error_t gather_edge_grads(const ag_mask_t *mask, const float *dent, int64_t Fe, float *dE) {
+    int64_t M = mask->n_entries, nE = 0;
+    for (int64_t k = 0; k < M; k++)
+        if (mask->edge[k] + 1 > nE) nE = mask->edge[k] + 1;
+    int64_t *ptr = NULL, *list = NULL;
+    ag_error_t rc = ag_i_alloc_array((void **)&ptr, nE + 2, sizeof(int64_t), "edge gradient index");
+    if (!rc) rc = ag_i_alloc_array((void **)&list, M, sizeof(int64_t), "edge gradient index");
+    if (rc) {
+        ag_i_free(ptr);
+        return rc;
+    }
+    for (int64_t k = 0; k < M; k++)
+        if (mask->edge[k] >= 0) ptr[mask->edge[k] + 2]++;
+    for (int64_t e = 0; e < nE; e++) ptr[e + 2] += ptr[e + 1];
+    for (int64_t k = 0; k < M; k++)
+        if (mask->edge[k] >= 0) list[ptr[mask->edge[k] + 1]++] = k;
+#pragma omp parallel for schedule(static)
+    for (int64_t e = 0; e < nE; e++)
+        for (int64_t t = ptr[e]; t < ptr[e + 1]; t++)
+            for (int64_t f = 0; f < Fe; f++) dE[e * Fe + f] += dent[list[t] * Fe + f];
+    ag_i_free(ptr);
+    ag_i_free(list);
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
+                                 const float *E, const float *dY, float *dX, float *dE) {
+    if (!layer || !layer->cache || !X || !dY) return AG_ERROR(AG_EINVAL, "attention backward: NULL argument");
+    AG_CHECK(check_mask(mask));
+    const ag_attention_config_t *c = &layer->cfg;
+    ag_attn_cache_t *k = layer->cache;
+    if (!k->valid) return AG_ERROR(AG_EINVAL, "attention backward: no forward pass to differentiate");
+    if (k->n_nodes != mask->n_nodes || k->n_entries != mask->n_entries || k->mask_kind != (int)mask->kind)
+        return AG_ERROR(AG_EINVAL, "attention backward: mask (%lld nodes, %lld entries) is not the forward's "
+                        "(%lld nodes, %lld entries)", (long long)mask->n_nodes, (long long)mask->n_entries,
+                        (long long)k->n_nodes, (long long)k->n_entries);
+    if (c->edge_mode != AG_EDGE_NONE && !E)
+        return AG_ERROR(AG_EINVAL, "attention backward: edge mode needs edge features E");
+    int64_t N = mask->n_nodes, M = mask->n_entries, F = c->in_dim, H = c->heads, D = c->head_dim, HD = H * D;
+    int64_t C = comb_dim(c), O = ag_attention_out_dim(c), Fe = c->edge_dim;
+    int full = mask->kind == AG_MASK_FULL, edges = c->edge_mode != AG_EDGE_NONE;
+    int64_t nch = (N + AG_ATTN_CHUNK - 1) / AG_ATTN_CHUNK;
+    int64_t weSize = c->edge_mode == AG_EDGE_KEY ? Fe * HD : c->edge_mode == AG_EDGE_BIAS ? Fe * H : 0;
+
+    ag_attn_bwd_t b;
+    memset(&b, 0, sizeof b);
+    b.C = C;
+    b.concat = c->combine == AG_HEADS_CONCAT;
+    b.dscale = b.concat ? 1.0f : 1.0f / (float)H;
+    b.part_da = b.part_dasrc = b.part_we = 0;
+    b.P = 0;
+    if (c->score == AG_SCORE_GATV2) { b.part_da = b.P; b.P += HD; }
+    if (c->score == AG_SCORE_GAT) { b.part_dasrc = b.P; b.P += 2 * HD; } /* da_src, then da_dst */
+    if (edges) { b.part_we = b.P; b.P += weSize; }
+
+    float *dcomb = NULL, *cs = NULL, *dq = NULL, *dk = NULL, *dv = NULL, *del = NULL, *der = NULL;
+    float *part = NULL, *dent = NULL, *scratch = NULL, *ds_e = NULL, *wv_e = NULL;
+    int32_t *dst = NULL;
+    ag_error_t rc = AG_SUCCESS;
+    int64_t NHD = N * HD;
+    if (c->out_proj) rc = ag_i_alloc_array((void **)&dcomb, N * C, sizeof(float), "attention dO");
+    if (!rc) rc = ag_i_alloc_array((void **)&cs, N * H, sizeof(float), "attention dO.O");
+    if (!rc && c->score != AG_SCORE_GAT) rc = ag_i_alloc_array((void **)&dq, NHD, sizeof(float), "attention dQ");
+    if (!rc && c->score == AG_SCORE_DOT) rc = ag_i_alloc_array((void **)&dk, NHD, sizeof(float), "attention dK");
+    if (!rc) rc = ag_i_alloc_array((void **)&dv, NHD, sizeof(float), "attention dV");
+    if (!rc && c->score == AG_SCORE_GAT) rc = ag_i_alloc_array((void **)&del, N * H, sizeof(float), "attention dscore");
+    if (!rc && c->score == AG_SCORE_GAT) rc = ag_i_alloc_array((void **)&der, N * H, sizeof(float), "attention dscore");
+    if (!rc && b.P > 0) rc = ag_i_alloc_array((void **)&part, nch * b.P, sizeof(float), "attention gradient partials");
+    if (!rc && edges && dE) rc = ag_i_alloc_array((void **)&dent, M * Fe, sizeof(float), "attention edge gradients");
+    if (!rc && !full) rc = ag_i_alloc_array((void **)&dst, M, sizeof(int32_t), "attention entry destinations");
+    int keep_ds = !full && c->score != AG_SCORE_GATV2;
+    if (!rc && keep_ds) rc = ag_i_alloc_array((void **)&ds_e, M * H, sizeof(float), "attention entry gradients");
+    if (!rc && keep_ds) rc = ag_i_alloc_array((void **)&wv_e, M * H, sizeof(float), "attention entry weights");
+    ag_attn_ctx_t x;
+    make_ctx(&x, layer, mask, E);
+    int nt = ag_get_num_threads();
+    int64_t stride = 0;
+    if (!rc) rc = alloc_scratch(&scratch, &x, nt, &stride);
+    if (!rc && c->bias) rc = colsum_add(dY, N, O, layer->dbo);
+    if (rc) goto done;
+
+    /* through W^O: dW^O += comb^T dY, dcomb = dY W^O^T */
+    if (c->out_proj) {
+        const float *comb = c->combine == AG_HEADS_MEAN ? k->comb : k->o;
+        ag_i_gemm(1, 0, C, O, N, 1.0f, comb, C, dY, O, 1.0f, layer->dWo, O);
+        ag_i_gemm(0, 1, N, C, O, 1.0f, dY, O, layer->Wo, O, 0.0f, dcomb, C);
+    }
+    b.dcomb = c->out_proj ? dcomb : dY;
+    if (!full) {
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < N; i++)
+            for (int64_t e = mask->indptr[i]; e < mask->indptr[i + 1]; e++) dst[e] = (int32_t)i;
+    }
+    /* cs_ih = dO_ih . O_ih: the softmax (and relu) Jacobian's sum over sources, from the output */
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t h = 0; h < H; h++) {
+            float t = 0.0f;
+            const float *g = b.dcomb + i * C + (b.concat ? h * D : 0), *o = k->o + i * HD + h * D;
+            for (int64_t d = 0; d < D; d++) t += g[d] * b.dscale * o[d];
+            cs[i * H + h] = t;
+        }
+    b.cs = cs;
+    b.dq = dq;
+    b.dk = dk;
+    b.dv = dv;
+    b.del = del;
+    b.der = der;
+    b.part = part;
+    b.dent = dent;
+    b.dst = dst;
+    b.ds_e = ds_e;
+    b.wv_e = wv_e;
+    if (ag_i_attn_full_fast(&x)) {
+        rc = ag_i_attn_full_backward(&x, &b, nt);
+        if (rc) goto done;
+    } else {
+        if (ds_e && x.emode == AG_EDGE_NONE) {
+            /* pass A, specialised: neighbour/k-hop masks without edge features, DOT or GAT */
+            int64_t maxdeg = 1;
+            for (int64_t i = 0; i < N; i++)
+                if (mask->indptr[i + 1] - mask->indptr[i] > maxdeg) maxdeg = mask->indptr[i + 1] - mask->indptr[i];
+            int64_t cstride = (HD + 2 * maxdeg * H + 15) / 16 * 16;
+            float *cscr;
+            rc = ag_i_alloc_array((void **)&cscr, cstride * nt, sizeof(float), "attention scratch");
+            if (rc) goto done;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
+            for (int64_t i = 0; i < N; i++)
+                ag_i_attn_csr_backward_dst(&x, &b, i, cscr + cstride * omp_get_thread_num());
+            ag_i_free(cscr);
+        } else {
+            /* pass A: per destination, gather over its sources */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+            for (int64_t ch = 0; ch < nch; ch++) {
+                float *scr = scratch + stride * omp_get_thread_num();
+                int64_t i1 = (ch + 1) * AG_ATTN_CHUNK < N ? (ch + 1) * AG_ATTN_CHUNK : N;
+                for (int64_t i = ch * AG_ATTN_CHUNK; i < i1; i++)
+                    ag_i_attn_backward_dst(&x, &b, i, part ? part + ch * b.P : NULL, scr);
+            }
+        }
+        /* pass B: per source, gather over its destinations (transposed CSR, or the graph for full) */
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
+        for (int64_t j = 0; j < N; j++) ag_i_attn_backward_src(&x, &b, j, scratch + stride * omp_get_thread_num());
+    }
+    if (c->score == AG_SCORE_GAT) {
+        /* el_i = a_dst . z_i and er_j = a_src . z_j feed back into z and the attention vectors */
+#pragma omp parallel for schedule(static)
+        for (int64_t ch = 0; ch < nch; ch++) {
+            float *pas = part + ch * b.P + b.part_dasrc, *pad = pas + HD;
+            int64_t i1 = (ch + 1) * AG_ATTN_CHUNK < N ? (ch + 1) * AG_ATTN_CHUNK : N;
+            for (int64_t i = ch * AG_ATTN_CHUNK; i < i1; i++)
+                for (int64_t h = 0; h < H; h++) {
+                    float gl = del[i * H + h], gr = der[i * H + h];
+                    const float *z = k->v + i * HD + h * D;
+                    float *dz = dv + i * HD + h * D;
+                    for (int64_t d = 0; d < D; d++) {
+                        dz[d] += gl * layer->a_dst[h * D + d] + gr * layer->a_src[h * D + d];
+                        pad[h * D + d] += gl * z[d];
+                        pas[h * D + d] += gr * z[d];
+                    }
+                }
+        }
+    }
+    /* parameter-gradient partials, reduced over chunks in order */
+    for (int64_t ch = 0; ch < nch && part; ch++) {
+        const float *pp = part + ch * b.P;
+        if (c->score == AG_SCORE_GATV2)
+            for (int64_t t = 0; t < HD; t++) layer->da[t] += pp[b.part_da + t];
+        if (c->score == AG_SCORE_GAT)
+            for (int64_t t = 0; t < HD; t++) {
+                layer->da_src[t] += pp[b.part_dasrc + t];
+                layer->da_dst[t] += pp[b.part_dasrc + HD + t];
+            }
+        if (edges)
+            for (int64_t t = 0; t < weSize; t++) layer->dWe[t] += pp[b.part_we + t];
+    }
+    /* projections: dW += X^T dP, dX += dP W^T */
+    ag_i_gemm(1, 0, F, HD, N, 1.0f, X, F, dv, HD, 1.0f, layer->dWv, HD);
+    if (dX) ag_i_gemm(0, 1, N, F, HD, 1.0f, dv, HD, layer->Wv, HD, 1.0f, dX, F);
+    if (dq) {
+        ag_i_gemm(1, 0, F, HD, N, 1.0f, X, F, dq, HD, 1.0f, layer->dWq, HD);
+        if (dX) ag_i_gemm(0, 1, N, F, HD, 1.0f, dq, HD, layer->Wq, HD, 1.0f, dX, F);
+    }
+    if (dk) {
+        ag_i_gemm(1, 0, F, HD, N, 1.0f, X, F, dk, HD, 1.0f, layer->dWk, HD);
+        if (dX) ag_i_gemm(0, 1, N, F, HD, 1.0f, dk, HD, layer->Wk, HD, 1.0f, dX, F);
+    }
+    if (dent) rc = gather_edge_grads(mask, dent, Fe, dE);
+done:
+    ag_i_free(dcomb);
+    ag_i_free(cs);
+    ag_i_free(dq);
+    ag_i_free(dk);
+    ag_i_free(dv);
+    ag_i_free(del);
+    ag_i_free(der);
+    ag_i_free(part);
+    ag_i_free(dent);
+    ag_i_free(dst);
+    ag_i_free(ds_e);
+    ag_i_free(wv_e);
+    ag_i_free(scratch);
+    return rc;
+}
+
+ag_error_t ag_attention_weights(const ag_attention_t *layer, const ag_mask_t *mask, float *alpha) {
+    if (!layer || !layer->cache || !alpha) return AG_ERROR(AG_EINVAL, "attention weights: NULL argument");
+    AG_CHECK(check_mask(mask));
+    const ag_attn_cache_t *k = layer->cache;
+    if (!k->valid || k->n_nodes != mask->n_nodes || k->n_entries != mask->n_entries || k->mask_kind != (int)mask->kind)
+        return AG_ERROR(AG_EINVAL, "attention weights: no forward pass on this mask");
+    ag_attn_ctx_t x;
+    make_ctx(&x, layer, mask, k->E);
+    int nt = ag_get_num_threads();
+    float *scratch;
+    int64_t stride;
+    AG_CHECK(alloc_scratch(&scratch, &x, nt, &stride));
+    int64_t H = layer->cfg.heads;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
+    for (int64_t i = 0; i < mask->n_nodes; i++)
+        ag_i_attn_weights_dst(&x, i, alpha + mask->indptr[i] * H, scratch + stride * omp_get_thread_num());
+    ag_i_free(scratch);
+    return AG_SUCCESS;
+}

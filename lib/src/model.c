@@ -1,0 +1,777 @@
+/*
+ * model.c: a graph attention model as a tape of operations.
+ *
+ * The architecture (input projection, blocks, readout, head) is compiled once into a flat list of
+ * operations. Value k+1 is the output of operation k applied to value k (value 0 is the input X);
+ * a residual is an ADD operation that also reads an earlier value. Forward runs the tape in order;
+ * backward runs it in reverse, adding each operation's input gradient into the gradient of value k
+ * (and, for ADD, of the earlier value). Every value has its own buffer, grown with N, so a training
+ * step of a size already seen allocates nothing.
+ */
+#include <math.h>
+#include <string.h>
+#include "attngraph/model.h"
+#include "internal.h"
+#include "json.h"
+
+typedef enum op_kind_t {
+    OP_DROPOUT,
+    OP_LINEAR,
+    OP_ATTENTION,
+    OP_ACT,
+    OP_LAYERNORM,
+    OP_FFN,
+    OP_ADD,
+    OP_READOUT
+} op_kind_t;
+
+typedef struct op_t {
+    op_kind_t kind;
+    int64_t in_w, out_w; /* widths of the input and output values */
+    int graph_rows;      /* the output has one row per graph (the readout and what follows) */
+    int add_from;        /* OP_ADD: index of the earlier value added to the input */
+    int block;           /* OP_ATTENTION: the block it belongs to */
+    int has_params;
+    char name[48];       /* prefix of its parameters: input.proj, blocks.L.attn, blocks.L.norm1, ... */
+    union {
+        ag_dropout_t drop;
+        ag_linear_t lin;
+        ag_attention_t attn;
+        ag_act_t act;
+        ag_layernorm_t ln;
+        ag_ffn_t ffn;
+        ag_readout_t ro;
+    } u;
+} op_t;
+
+#define AG_MODEL_MAX_OPS (8 + 12 * AG_MODEL_MAX_BLOCKS)
+
+struct ag_model_t {
+    ag_model_config_t cfg;
+    int n_ops;
+    op_t ops[AG_MODEL_MAX_OPS];
+    int attn_op[AG_MODEL_MAX_BLOCKS];  /* op index of each block's attention */
+    ag_param_list_t params;
+    /* Values and their gradients: value k is (rows_k x width_k), rows N or G. */
+    float *val[AG_MODEL_MAX_OPS + 1];   /* val[0] is unused: the input is the batch's X */
+    float *grad[AG_MODEL_MAX_OPS + 1];  /* grad[0] is never computed (nothing upstream learns) */
+    int64_t width[AG_MODEL_MAX_OPS + 1];
+    int graph_rows[AG_MODEL_MAX_OPS + 1];
+    int needs_grad[AG_MODEL_MAX_OPS + 1]; /* a parameter lies upstream of value k */
+    float *target_mean, *target_std;      /* (n_out) regression scaling: out * std + mean */
+    int64_t val_cap[AG_MODEL_MAX_OPS + 1];  /* floats each buffer holds */
+    int64_t grad_cap[AG_MODEL_MAX_OPS + 1];
+    int64_t last_nodes, last_graphs;      /* sizes of the last forward, -1 before any */
+    int last_training;
+};
+
+/* ---- names */
+
+static const char *const task_names[] = {"node-classification", "node-regression", "graph-classification",
+                                         "graph-multitask", "graph-regression"};
+static const char *const score_names[] = {"dot", "gat", "gatv2"};
+static const char *const attnnorm_names[] = {"softmax", "relu"};
+static const char *const mask_names[] = {"neighbours", "khop", "full"};
+static const char *const combine_names[] = {"concat", "mean"};
+static const char *const edge_names[] = {"none", "key", "bias"};
+static const char *const normplace_names[] = {"none", "pre", "post"};
+static const char *const act_names[] = {"identity", "relu", "leaky_relu", "elu", "gelu"};
+static const char *const readout_names[] = {"mean", "sum", "max", "attention"};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static int name_index(const char *const *names, int n, const char *name) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], name)) return i;
+    return -1;
+}
+
+const char *ag_task_name(ag_task_t task) {
+    return (int)task >= 0 && (int)task < COUNT(task_names) ? task_names[task] : "unknown";
+}
+
+ag_error_t ag_task_from_name(const char *name, ag_task_t *task) {
+    int i = name_index(task_names, COUNT(task_names), name);
+    if (i < 0)
+        return AG_ERROR(AG_EINVAL, "unknown task '%s' (expected node-classification, node-regression, "
+                        "graph-classification, graph-multitask or graph-regression)", name);
+    *task = (ag_task_t)i;
+    return AG_SUCCESS;
+}
+
+int ag_task_is_graph_level(ag_task_t task) { return task >= AG_TASK_GRAPH_CLASSIFICATION; }
+
+/* ---- configurations */
+
+void ag_model_config_default(ag_model_config_t *cfg, ag_task_t task) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->task = task;
+    cfg->hidden = 64;
+    cfg->n_blocks = 3;
+    for (int l = 0; l < cfg->n_blocks; l++) {
+        ag_block_config_t *b = &cfg->blocks[l];
+        ag_attention_config_default(&b->attn, cfg->hidden);
+        b->attn.heads = 4;
+        b->attn.head_dim = 16;
+        b->attn.out_dim = 64;
+        b->mask = AG_MASK_NEIGHBOURS;
+        b->hops = 2;
+        b->self_loops = 1;
+        b->dropout = 0.1f;
+        b->act = AG_ACT_IDENTITY;
+        b->residual = 1;
+        b->norm = AG_NORMPLACE_PRE;
+        b->ffn = 1;
+        b->ffn_hidden = 128;
+        b->ffn_act = AG_ACT_GELU;
+        b->ffn_dropout = 0.1f;
+    }
+    cfg->readout = AG_READOUT_MEAN;
+    cfg->head_hidden = 64;
+    cfg->head_act = AG_ACT_RELU;
+    cfg->head_dropout = 0.1f;
+    cfg->node_head = 1;
+    cfg->seed = 1;
+}
+
+void ag_model_config_gat(ag_model_config_t *cfg, int64_t in_dim, int64_t n_out) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->task = AG_TASK_NODE_CLASSIFICATION;
+    cfg->in_dim = in_dim;
+    cfg->n_out = n_out;
+    cfg->hidden = 0;
+    cfg->n_blocks = 2;
+    for (int l = 0; l < 2; l++) {
+        ag_block_config_t *b = &cfg->blocks[l];
+        ag_attention_config_default(&b->attn, in_dim);
+        b->attn.score = AG_SCORE_GAT;
+        b->attn.norm = AG_NORM_SOFTMAX;
+        b->attn.out_proj = 0;
+        b->attn.bias = 1;
+        b->attn.negative_slope = 0.2f;
+        b->attn.attn_dropout = 0.6f;
+        b->mask = AG_MASK_NEIGHBOURS;
+        b->hops = 2;
+        b->self_loops = 1;
+        b->dropout = 0.6f;
+        b->residual = 0;
+        b->norm = AG_NORMPLACE_NONE;
+        b->ffn = 0;
+        b->ffn_act = AG_ACT_GELU;
+    }
+    cfg->blocks[0].attn.heads = 8;
+    cfg->blocks[0].attn.head_dim = 8;
+    cfg->blocks[0].attn.combine = AG_HEADS_CONCAT;
+    cfg->blocks[0].act = AG_ACT_ELU;
+    cfg->blocks[1].attn.heads = 1;
+    cfg->blocks[1].attn.head_dim = n_out;
+    cfg->blocks[1].attn.combine = AG_HEADS_MEAN;
+    cfg->blocks[1].act = AG_ACT_IDENTITY;
+    cfg->readout = AG_READOUT_MEAN;
+    cfg->head_act = AG_ACT_RELU;
+    cfg->node_head = 0;
+    cfg->seed = 1;
+}
+
+/* ---- JSON */
+
+static void json_key(ag_strbuf_t *sb, const char *key, int *first) {
+    if (!*first) ag_strbuf_append(sb, ", ", 2);
+    *first = 0;
+    ag_strbuf_json_string(sb, key);
+    ag_strbuf_append(sb, ": ", 2);
+}
+
+static void json_str(ag_strbuf_t *sb, const char *key, const char *v, int *first) {
+    json_key(sb, key, first);
+    ag_strbuf_json_string(sb, v);
+}
+
+static void json_int(ag_strbuf_t *sb, const char *key, int64_t v, int *first) {
+    json_key(sb, key, first);
+    ag_strbuf_printf(sb, "%lld", (long long)v);
+}
+
+static void json_flt(ag_strbuf_t *sb, const char *key, float v, int *first) {
+    json_key(sb, key, first);
+    ag_strbuf_json_float(sb, v);
+}
+
+ag_error_t ag_model_config_to_json(const ag_model_config_t *cfg, ag_strbuf_t *sb) {
+    int first = 1;
+    ag_strbuf_append(sb, "{", 1);
+    json_str(sb, "task", ag_task_name(cfg->task), &first);
+    json_int(sb, "in_dim", cfg->in_dim, &first);
+    json_int(sb, "edge_dim", cfg->edge_dim, &first);
+    json_int(sb, "n_out", cfg->n_out, &first);
+    json_int(sb, "hidden", cfg->hidden, &first);
+    json_flt(sb, "input_dropout", cfg->input_dropout, &first);
+    json_str(sb, "readout", readout_names[cfg->readout], &first);
+    json_int(sb, "head_hidden", cfg->head_hidden, &first);
+    json_str(sb, "head_act", act_names[cfg->head_act], &first);
+    json_flt(sb, "head_dropout", cfg->head_dropout, &first);
+    json_int(sb, "node_head", cfg->node_head, &first);
+    json_key(sb, "seed", &first);
+    ag_strbuf_printf(sb, "\"%llu\"", (unsigned long long)cfg->seed);
+    json_key(sb, "blocks", &first);
+    ag_strbuf_append(sb, "[", 1);
+    for (int l = 0; l < cfg->n_blocks; l++) {
+        const ag_block_config_t *b = &cfg->blocks[l];
+        int bf = 1;
+        ag_strbuf_append(sb, l ? ", {" : "{", l ? 3 : 1);
+        json_int(sb, "heads", b->attn.heads, &bf);
+        json_int(sb, "head_dim", b->attn.head_dim, &bf);
+        json_int(sb, "out_dim", b->attn.out_dim, &bf);
+        json_str(sb, "score", score_names[b->attn.score], &bf);
+        json_str(sb, "attn_norm", attnnorm_names[b->attn.norm], &bf);
+        json_str(sb, "combine", combine_names[b->attn.combine], &bf);
+        json_int(sb, "out_proj", b->attn.out_proj, &bf);
+        json_int(sb, "bias", b->attn.bias, &bf);
+        json_str(sb, "edge_mode", edge_names[b->attn.edge_mode], &bf);
+        json_flt(sb, "negative_slope", b->attn.negative_slope, &bf);
+        json_flt(sb, "attn_dropout", b->attn.attn_dropout, &bf);
+        json_str(sb, "mask", mask_names[b->mask], &bf);
+        json_int(sb, "hops", b->hops, &bf);
+        json_int(sb, "self_loops", b->self_loops, &bf);
+        json_flt(sb, "dropout", b->dropout, &bf);
+        json_str(sb, "act", act_names[b->act], &bf);
+        json_int(sb, "residual", b->residual, &bf);
+        json_str(sb, "norm", normplace_names[b->norm], &bf);
+        json_int(sb, "ffn", b->ffn, &bf);
+        json_int(sb, "ffn_hidden", b->ffn_hidden, &bf);
+        json_str(sb, "ffn_act", act_names[b->ffn_act], &bf);
+        json_flt(sb, "ffn_dropout", b->ffn_dropout, &bf);
+        ag_strbuf_append(sb, "}", 1);
+    }
+    ag_strbuf_append(sb, "]}", 2);
+    if (sb->failed) return AG_ERROR(AG_ENOMEM, "out of memory writing the model configuration");
+    return AG_SUCCESS;
+}
+
+/* Readers of one field each; `where` names the object in messages ("blocks[1]"). */
+static ag_error_t get_int(const ag_json_t *o, const char *where, const char *key, int64_t lo, int64_t hi,
+                          int64_t *out) {
+    const ag_json_t *v = ag_json_get(o, key);
+    if (!v || v->type != AG_JSON_NUMBER || v->number != floor(v->number) || v->number < (double)lo ||
+        v->number > (double)hi)
+        return AG_ERROR(AG_EMODEL, "model configuration: %s.%s must be an integer in [%lld, %lld]", where, key,
+                        (long long)lo, (long long)hi);
+    *out = (int64_t)v->number;
+    return AG_SUCCESS;
+}
+
+static ag_error_t get_flt(const ag_json_t *o, const char *where, const char *key, float lo, float hi, float *out) {
+    const ag_json_t *v = ag_json_get(o, key);
+    if (!v || v->type != AG_JSON_NUMBER || !(v->number >= lo && v->number <= hi))
+        return AG_ERROR(AG_EMODEL, "model configuration: %s.%s must be a number in [%g, %g]", where, key, (double)lo,
+                        (double)hi);
+    *out = (float)v->number;
+    return AG_SUCCESS;
+}
+
+static ag_error_t get_enum(const ag_json_t *o, const char *where, const char *key, const char *const *names, int n,
+                           int *out) {
+    const ag_json_t *v = ag_json_get(o, key);
+    int i = (v && v->type == AG_JSON_STRING) ? name_index(names, n, v->string) : -1;
+    if (i < 0) return AG_ERROR(AG_EMODEL, "model configuration: %s.%s is missing or not a known name", where, key);
+    *out = i;
+    return AG_SUCCESS;
+}
+
+#define BIG ((int64_t)1 << 40)
+
+ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const ag_json_t *j) {
+    int64_t iv;
+    int e = 0;
+    memset(cfg, 0, sizeof *cfg);
+    if (!j || j->type != AG_JSON_OBJECT) return AG_ERROR(AG_EMODEL, "model configuration is not a JSON object");
+    AG_CHECK(get_enum(j, "config", "task", task_names, COUNT(task_names), &e));
+    cfg->task = (ag_task_t)e;
+    AG_CHECK(get_int(j, "config", "in_dim", 1, BIG, &cfg->in_dim));
+    AG_CHECK(get_int(j, "config", "edge_dim", 0, BIG, &cfg->edge_dim));
+    AG_CHECK(get_int(j, "config", "n_out", 1, BIG, &cfg->n_out));
+    AG_CHECK(get_int(j, "config", "hidden", 0, BIG, &cfg->hidden));
+    AG_CHECK(get_flt(j, "config", "input_dropout", 0.0f, 1.0f, &cfg->input_dropout));
+    AG_CHECK(get_enum(j, "config", "readout", readout_names, COUNT(readout_names), &e));
+    cfg->readout = (ag_readout_kind_t)e;
+    AG_CHECK(get_int(j, "config", "head_hidden", 0, BIG, &cfg->head_hidden));
+    AG_CHECK(get_enum(j, "config", "head_act", act_names, COUNT(act_names), &e));
+    cfg->head_act = (ag_act_kind_t)e;
+    AG_CHECK(get_flt(j, "config", "head_dropout", 0.0f, 1.0f, &cfg->head_dropout));
+    AG_CHECK(get_int(j, "config", "node_head", 0, 1, &iv));
+    cfg->node_head = (int)iv;
+    const ag_json_t *seed = ag_json_get(j, "seed");
+    if (!seed || seed->type != AG_JSON_STRING)
+        return AG_ERROR(AG_EMODEL, "model configuration: config.seed must be a decimal string");
+    cfg->seed = strtoull(seed->string, NULL, 10);
+    const ag_json_t *blocks = ag_json_get(j, "blocks");
+    if (!blocks || blocks->type != AG_JSON_ARRAY || blocks->count < 1 || blocks->count > AG_MODEL_MAX_BLOCKS)
+        return AG_ERROR(AG_EMODEL, "model configuration: blocks must be an array of 1 to %d blocks",
+                        AG_MODEL_MAX_BLOCKS);
+    cfg->n_blocks = (int)blocks->count;
+    for (int l = 0; l < cfg->n_blocks; l++) {
+        const ag_json_t *o = &blocks->items[l];
+        ag_block_config_t *b = &cfg->blocks[l];
+        char where[32];
+        snprintf(where, sizeof where, "blocks[%d]", l);
+        if (o->type != AG_JSON_OBJECT) return AG_ERROR(AG_EMODEL, "model configuration: %s is not an object", where);
+        AG_CHECK(get_int(o, where, "heads", 1, 4096, &b->attn.heads));
+        AG_CHECK(get_int(o, where, "head_dim", 1, BIG, &b->attn.head_dim));
+        AG_CHECK(get_int(o, where, "out_dim", 0, BIG, &b->attn.out_dim));
+        AG_CHECK(get_enum(o, where, "score", score_names, COUNT(score_names), &e));
+        b->attn.score = (ag_score_t)e;
+        AG_CHECK(get_enum(o, where, "attn_norm", attnnorm_names, COUNT(attnnorm_names), &e));
+        b->attn.norm = (ag_norm_t)e;
+        AG_CHECK(get_enum(o, where, "combine", combine_names, COUNT(combine_names), &e));
+        b->attn.combine = (ag_heads_t)e;
+        AG_CHECK(get_int(o, where, "out_proj", 0, 1, &iv));
+        b->attn.out_proj = (int)iv;
+        AG_CHECK(get_int(o, where, "bias", 0, 1, &iv));
+        b->attn.bias = (int)iv;
+        AG_CHECK(get_enum(o, where, "edge_mode", edge_names, COUNT(edge_names), &e));
+        b->attn.edge_mode = (ag_edge_mode_t)e;
+        AG_CHECK(get_flt(o, where, "negative_slope", 0.0f, 1.0f, &b->attn.negative_slope));
+        AG_CHECK(get_flt(o, where, "attn_dropout", 0.0f, 1.0f, &b->attn.attn_dropout));
+        AG_CHECK(get_enum(o, where, "mask", mask_names, COUNT(mask_names), &e));
+        b->mask = (ag_mask_kind_t)e;
+        AG_CHECK(get_int(o, where, "hops", 1, 64, &iv));
+        b->hops = (int)iv;
+        AG_CHECK(get_int(o, where, "self_loops", 0, 1, &iv));
+        b->self_loops = (int)iv;
+        AG_CHECK(get_flt(o, where, "dropout", 0.0f, 1.0f, &b->dropout));
+        AG_CHECK(get_enum(o, where, "act", act_names, COUNT(act_names), &e));
+        b->act = (ag_act_kind_t)e;
+        AG_CHECK(get_int(o, where, "residual", 0, 1, &iv));
+        b->residual = (int)iv;
+        AG_CHECK(get_enum(o, where, "norm", normplace_names, COUNT(normplace_names), &e));
+        b->norm = (ag_norm_place_t)e;
+        AG_CHECK(get_int(o, where, "ffn", 0, 1, &iv));
+        b->ffn = (int)iv;
+        AG_CHECK(get_int(o, where, "ffn_hidden", 0, BIG, &b->ffn_hidden));
+        AG_CHECK(get_enum(o, where, "ffn_act", act_names, COUNT(act_names), &e));
+        b->ffn_act = (ag_act_kind_t)e;
+        AG_CHECK(get_flt(o, where, "ffn_dropout", 0.0f, 1.0f, &b->ffn_dropout));
+    }
+    return AG_SUCCESS;
+}
+
+/* ---- building the tape */
+
+static op_t *push_op(ag_model_t *m, op_kind_t kind, int64_t in_w, int64_t out_w, const char *name) {
+    if (m->n_ops >= AG_MODEL_MAX_OPS) return NULL;
+    op_t *op = &m->ops[m->n_ops++];
+    memset(op, 0, sizeof *op);
+    snprintf(op->name, sizeof op->name, "%s", name);
+    op->kind = kind;
+    op->in_w = in_w;
+    op->out_w = out_w;
+    op->add_from = -1;
+    op->block = -1;
+    return op;
+}
+
+static uint64_t op_seed(const ag_model_t *m) { return ag_rng_u64(m->cfg.seed, 0x6d6f64656cULL, (uint64_t)m->n_ops); }
+
+static ag_error_t add_dropout(ag_model_t *m, int64_t w, float p) {
+    if (p <= 0.0f) return AG_SUCCESS;
+    uint64_t seed = op_seed(m);
+    op_t *op = push_op(m, OP_DROPOUT, w, w, "dropout");
+    if (!op) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
+    ag_dropout_config_t c = {w, p};
+    return ag_dropout_init(&op->u.drop, &c, seed);
+}
+
+static ag_error_t add_linear(ag_model_t *m, int64_t in_w, int64_t out_w, const char *name) {
+    uint64_t seed = op_seed(m);
+    op_t *op = push_op(m, OP_LINEAR, in_w, out_w, name);
+    if (!op) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
+    op->has_params = 1;
+    ag_linear_config_t c = {in_w, out_w, 1};
+    return ag_linear_init(&op->u.lin, &c, seed);
+}
+
+static ag_error_t add_act(ag_model_t *m, int64_t w, ag_act_kind_t kind) {
+    if (kind == AG_ACT_IDENTITY) return AG_SUCCESS;
+    uint64_t seed = op_seed(m);
+    op_t *op = push_op(m, OP_ACT, w, w, "act");
+    if (!op) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
+    ag_act_config_t c = {kind, w, 0.01f, 1.0f};
+    return ag_act_init(&op->u.act, &c, seed);
+}
+
+static ag_error_t add_layernorm(ag_model_t *m, int64_t w, const char *name) {
+    uint64_t seed = op_seed(m);
+    op_t *op = push_op(m, OP_LAYERNORM, w, w, name);
+    if (!op) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
+    op->has_params = 1;
+    ag_layernorm_config_t c = {w, 1e-5f};
+    return ag_layernorm_init(&op->u.ln, &c, seed);
+}
+
+static ag_error_t add_add(ag_model_t *m, int64_t w, int from) {
+    op_t *op = push_op(m, OP_ADD, w, w, "add");
+    if (!op) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
+    op->add_from = from;
+    return AG_SUCCESS;
+}
+
+/* Appends one block reading a value of width w; returns the output width in *out_w. */
+static ag_error_t add_block(ag_model_t *m, int l, int64_t w, int64_t *out_w) {
+    const ag_block_config_t *b = &m->cfg.blocks[l];
+    int start = m->n_ops; /* the block input is value `start` */
+    char norm1[48], norm2[48], name[48];
+    snprintf(norm1, sizeof norm1, "blocks.%d.norm1", l);
+    snprintf(norm2, sizeof norm2, "blocks.%d.norm2", l);
+    if (b->norm == AG_NORMPLACE_PRE) AG_CHECK(add_layernorm(m, w, norm1));
+    AG_CHECK(add_dropout(m, w, b->dropout));
+    ag_attention_config_t ac = b->attn;
+    ac.in_dim = w;
+    ac.edge_dim = m->cfg.edge_dim;
+    if (m->cfg.edge_dim == 0) ac.edge_mode = AG_EDGE_NONE;
+    else if (ac.edge_mode == AG_EDGE_NONE) ac.edge_dim = 0;
+    int64_t wa = ag_attention_out_dim(&ac);
+    uint64_t seed = op_seed(m);
+    snprintf(name, sizeof name, "blocks.%d.attn", l);
+    op_t *op = push_op(m, OP_ATTENTION, w, wa, name);
+    if (!op) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
+    op->has_params = 1;
+    op->block = l;
+    m->attn_op[l] = m->n_ops - 1;
+    AG_CHECK(ag_attention_init(&op->u.attn, &ac, seed));
+    AG_CHECK(add_act(m, wa, b->act));
+    if (b->residual && wa == w) AG_CHECK(add_add(m, wa, start));
+    if (b->norm == AG_NORMPLACE_POST) AG_CHECK(add_layernorm(m, wa, norm1));
+    if (b->ffn) {
+        int start2 = m->n_ops;
+        if (b->norm == AG_NORMPLACE_PRE) AG_CHECK(add_layernorm(m, wa, norm2));
+        uint64_t fseed = op_seed(m);
+        snprintf(name, sizeof name, "blocks.%d.ffn", l);
+        op_t *f = push_op(m, OP_FFN, wa, wa, name);
+        if (!f) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
+        f->has_params = 1;
+        ag_ffn_config_t fc;
+        ag_ffn_config_default(&fc, wa);
+        fc.hidden = b->ffn_hidden > 0 ? b->ffn_hidden : 2 * wa;
+        fc.act = b->ffn_act;
+        fc.dropout = b->ffn_dropout;
+        AG_CHECK(ag_ffn_init(&f->u.ffn, &fc, fseed));
+        if (b->residual) AG_CHECK(add_add(m, wa, start2));
+        if (b->norm == AG_NORMPLACE_POST) AG_CHECK(add_layernorm(m, wa, norm2));
+    }
+    *out_w = wa;
+    return AG_SUCCESS;
+}
+
+static ag_error_t validate(const ag_model_config_t *c) {
+    if (c->in_dim < 1) return AG_ERROR(AG_EINVAL, "model configuration: in_dim must be at least 1");
+    if (c->n_out < 1) return AG_ERROR(AG_EINVAL, "model configuration: n_out must be at least 1");
+    if (c->edge_dim < 0 || c->hidden < 0 || c->head_hidden < 0)
+        return AG_ERROR(AG_EINVAL, "model configuration: widths must not be negative");
+    if (c->n_blocks < 1 || c->n_blocks > AG_MODEL_MAX_BLOCKS)
+        return AG_ERROR(AG_EINVAL, "model configuration: 1 to %d blocks, not %d", AG_MODEL_MAX_BLOCKS, c->n_blocks);
+    if ((int)c->task < 0 || (int)c->task >= COUNT(task_names))
+        return AG_ERROR(AG_EINVAL, "model configuration: unknown task");
+    if ((int)c->readout < 0 || (int)c->readout >= COUNT(readout_names))
+        return AG_ERROR(AG_EINVAL, "model configuration: unknown readout");
+    for (int l = 0; l < c->n_blocks; l++) {
+        const ag_block_config_t *b = &c->blocks[l];
+        if ((int)b->mask < 0 || (int)b->mask >= COUNT(mask_names))
+            return AG_ERROR(AG_EINVAL, "model configuration: block %d has an unknown mask", l);
+        if (b->mask == AG_MASK_KHOP && b->hops < 1)
+            return AG_ERROR(AG_EINVAL, "model configuration: block %d: k-hop attention needs hops >= 1", l);
+        if ((int)b->norm < 0 || (int)b->norm >= COUNT(normplace_names))
+            return AG_ERROR(AG_EINVAL, "model configuration: block %d has an unknown norm placement", l);
+        if (!(b->dropout >= 0.0f && b->dropout < 1.0f) || !(b->ffn_dropout >= 0.0f && b->ffn_dropout < 1.0f))
+            return AG_ERROR(AG_EINVAL, "model configuration: block %d: dropout must be in [0, 1)", l);
+    }
+    if (!(c->input_dropout >= 0.0f && c->input_dropout < 1.0f) || !(c->head_dropout >= 0.0f && c->head_dropout < 1.0f))
+        return AG_ERROR(AG_EINVAL, "model configuration: dropout must be in [0, 1)");
+    return AG_SUCCESS;
+}
+
+static ag_error_t build(ag_model_t *m) {
+    const ag_model_config_t *c = &m->cfg;
+    int64_t w = c->in_dim;
+    AG_CHECK(add_dropout(m, w, c->input_dropout));
+    if (c->hidden > 0) {
+        AG_CHECK(add_linear(m, w, c->hidden, "input.proj"));
+        w = c->hidden;
+    }
+    int any_pre = 0;
+    for (int l = 0; l < c->n_blocks; l++) {
+        AG_CHECK(add_block(m, l, w, &w));
+        any_pre |= c->blocks[l].norm == AG_NORMPLACE_PRE;
+    }
+    /* Pre-norm stacks leave the residual stream unnormalised: one final LayerNorm, as in GPT-2. */
+    if (any_pre) AG_CHECK(add_layernorm(m, w, "final_norm"));
+    if (ag_task_is_graph_level(c->task)) {
+        uint64_t seed = op_seed(m);
+        op_t *ro = push_op(m, OP_READOUT, w, w, "readout");
+        if (!ro) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
+        ro->graph_rows = 1;
+        ro->has_params = c->readout == AG_READOUT_ATTENTION;
+        AG_CHECK(ag_readout_init(&ro->u.ro, c->readout, w, seed));
+        int first_head = m->n_ops;
+        if (c->head_hidden > 0) {
+            AG_CHECK(add_linear(m, w, c->head_hidden, "head.hidden"));
+            AG_CHECK(add_act(m, c->head_hidden, c->head_act));
+            AG_CHECK(add_dropout(m, c->head_hidden, c->head_dropout));
+            w = c->head_hidden;
+        }
+        AG_CHECK(add_linear(m, w, c->n_out, "head.out"));
+        for (int k = first_head; k < m->n_ops; k++) m->ops[k].graph_rows = 1;
+    } else if (c->node_head) {
+        AG_CHECK(add_linear(m, w, c->n_out, "head.out"));
+    } else if (w != c->n_out) {
+        return AG_ERROR(AG_EINVAL, "model configuration: without a node head the last block must output n_out = %lld "
+                        "columns, not %lld", (long long)c->n_out, (long long)w);
+    }
+    /* Widths, row kinds and which values need gradients. */
+    m->width[0] = c->in_dim;
+    m->graph_rows[0] = 0;
+    m->needs_grad[0] = 0;
+    for (int k = 0; k < m->n_ops; k++) {
+        m->width[k + 1] = m->ops[k].out_w;
+        m->graph_rows[k + 1] = m->ops[k].graph_rows;
+        m->needs_grad[k + 1] = m->needs_grad[k] || m->ops[k].has_params;
+    }
+    for (int k = 0; k < m->n_ops; k++) {
+        op_t *op = &m->ops[k];
+        switch (op->kind) {
+        case OP_LINEAR: AG_CHECK(ag_linear_params(&op->u.lin, &m->params, op->name)); break;
+        case OP_LAYERNORM: AG_CHECK(ag_layernorm_params(&op->u.ln, &m->params, op->name)); break;
+        case OP_FFN: AG_CHECK(ag_ffn_params(&op->u.ffn, &m->params, op->name)); break;
+        case OP_ATTENTION: AG_CHECK(ag_attention_params(&op->u.attn, &m->params, op->name)); break;
+        case OP_READOUT: AG_CHECK(ag_readout_params(&op->u.ro, &m->params, op->name)); break;
+        default: break;
+        }
+    }
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_model_create(ag_model_t **model, const ag_model_config_t *cfg) {
+    *model = NULL;
+    AG_CHECK(validate(cfg));
+    ag_model_t *m = ag_i_calloc(1, sizeof *m);
+    if (!m) return AG_ERROR(AG_ENOMEM, "out of memory creating a model");
+    m->cfg = *cfg;
+    m->last_nodes = m->last_graphs = -1;
+    ag_param_list_init(&m->params);
+    ag_error_t rc = ag_i_alloc_array((void **)&m->target_mean, 2 * cfg->n_out, sizeof(float), "target scaling");
+    if (rc == AG_SUCCESS) {
+        m->target_std = m->target_mean + cfg->n_out;
+        for (int64_t i = 0; i < cfg->n_out; i++) m->target_std[i] = 1.0f;
+        rc = build(m);
+    }
+    if (rc != AG_SUCCESS) {
+        ag_model_destroy(m);
+        return rc;
+    }
+    *model = m;
+    return AG_SUCCESS;
+}
+
+void ag_model_destroy(ag_model_t *m) {
+    if (!m) return;
+    for (int k = 0; k < m->n_ops; k++) {
+        op_t *op = &m->ops[k];
+        switch (op->kind) {
+        case OP_DROPOUT: ag_dropout_destroy(&op->u.drop); break;
+        case OP_LINEAR: ag_linear_destroy(&op->u.lin); break;
+        case OP_ATTENTION: ag_attention_destroy(&op->u.attn); break;
+        case OP_ACT: ag_act_destroy(&op->u.act); break;
+        case OP_LAYERNORM: ag_layernorm_destroy(&op->u.ln); break;
+        case OP_FFN: ag_ffn_destroy(&op->u.ffn); break;
+        case OP_READOUT: ag_readout_destroy(&op->u.ro); break;
+        case OP_ADD: break;
+        }
+    }
+    for (int k = 0; k <= AG_MODEL_MAX_OPS; k++) {
+        ag_i_free(m->val[k]);
+        ag_i_free(m->grad[k]);
+    }
+    ag_param_list_destroy(&m->params);
+    ag_i_free(m->target_mean);
+    ag_i_free(m);
+}
+
+const ag_model_config_t *ag_model_config(const ag_model_t *m) { return &m->cfg; }
+const ag_param_list_t *ag_model_params(const ag_model_t *m) { return &m->params; }
+
+ag_error_t ag_model_set_target_scaling(ag_model_t *m, const float *mean, const float *std) {
+    for (int64_t i = 0; i < m->cfg.n_out; i++)
+        if (!(std[i] > 0.0f) || !isfinite(std[i]) || !isfinite(mean[i]))
+            return AG_ERROR(AG_EVALUE, "target scaling of output %lld: mean %g, std %g (std must be positive and finite)",
+                            (long long)i, (double)mean[i], (double)std[i]);
+    memcpy(m->target_mean, mean, (size_t)m->cfg.n_out * sizeof(float));
+    memcpy(m->target_std, std, (size_t)m->cfg.n_out * sizeof(float));
+    return AG_SUCCESS;
+}
+
+void ag_model_target_scaling(const ag_model_t *m, const float **mean, const float **std) {
+    *mean = m->target_mean;
+    *std = m->target_std;
+}
+
+int64_t ag_model_attention_heads(const ag_model_t *m, int layer) {
+    if (layer < 0 || layer >= m->cfg.n_blocks) return 0;
+    return m->ops[m->attn_op[layer]].u.attn.cfg.heads;
+}
+
+/* ---- batches and masks */
+
+void ag_batch_init(ag_batch_t *batch, const ag_graph_t *graph, const float *X, const float *E) {
+    memset(batch, 0, sizeof *batch);
+    batch->graph = graph;
+    batch->X = X;
+    batch->E = E;
+}
+
+void ag_batch_destroy(ag_batch_t *batch) {
+    for (int i = 0; i < batch->n_masks; i++) ag_mask_destroy(&batch->masks[i]);
+    batch->n_masks = 0;
+}
+
+static ag_error_t batch_mask(ag_batch_t *batch, const ag_block_config_t *b, const ag_mask_t **out) {
+    int hops = b->mask == AG_MASK_KHOP ? b->hops : 0;
+    for (int i = 0; i < batch->n_masks; i++) {
+        const ag_mask_t *mk = &batch->masks[i];
+        if (mk->kind == b->mask && mk->self_loops == b->self_loops && (b->mask != AG_MASK_KHOP || mk->hops == hops)) {
+            *out = mk;
+            return AG_SUCCESS;
+        }
+    }
+    if (batch->n_masks == AG_BATCH_MAX_MASKS)
+        return AG_ERROR(AG_EINVAL, "a model uses more than %d distinct attention masks", AG_BATCH_MAX_MASKS);
+    AG_CHECK(ag_mask_build(&batch->masks[batch->n_masks], batch->graph, b->mask, b->mask == AG_MASK_KHOP ? hops : 1,
+                           b->self_loops));
+    *out = &batch->masks[batch->n_masks++];
+    return AG_SUCCESS;
+}
+
+int64_t ag_model_out_rows(const ag_model_t *m, const ag_batch_t *batch) {
+    return ag_task_is_graph_level(m->cfg.task) ? batch->graph->n_graphs : batch->graph->n_nodes;
+}
+
+/* Grows every value buffer (and gradient buffer when training) to N node rows and G graph rows. */
+static ag_error_t grow_buffer(float **buf, int64_t *cap, int64_t count, const char *what) {
+    if (count <= *cap && *buf) return AG_SUCCESS;
+    ag_i_free(*buf);
+    *buf = NULL;
+    *cap = 0;
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, count, sizeof(float), what));
+    *buf = p;
+    *cap = count;
+    return AG_SUCCESS;
+}
+
+static ag_error_t reserve(ag_model_t *m, int64_t N, int64_t G, int training) {
+    for (int k = 1; k <= m->n_ops; k++) {
+        int64_t rows = m->graph_rows[k] ? G : N, count;
+        if (ag_i_mul_overflow(rows, m->width[k], &count))
+            return AG_ERROR(AG_ELIMIT, "activation of %lld x %lld overflows", (long long)rows, (long long)m->width[k]);
+        AG_CHECK(grow_buffer(&m->val[k], &m->val_cap[k], count, "model activations"));
+        if (training) AG_CHECK(grow_buffer(&m->grad[k], &m->grad_cap[k], count, "model activation gradients"));
+    }
+    return AG_SUCCESS;
+}
+
+static const float *value(const ag_model_t *m, const ag_batch_t *batch, int k) {
+    return k == 0 ? batch->X : m->val[k];
+}
+
+/* ---- forward and backward */
+
+ag_error_t ag_model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_rng_t *rng, float *out) {
+    const ag_graph_t *g = batch->graph;
+    int64_t N = g->n_nodes, G = g->n_graphs;
+    if (!batch->X && N > 0) return AG_ERROR(AG_EINVAL, "model forward: the batch has no features");
+    if (m->cfg.edge_dim > 0 && !batch->E && g->n_edges > 0)
+        return AG_ERROR(AG_EINVAL, "model forward: the model expects %lld edge features per edge and the batch has none",
+                        (long long)m->cfg.edge_dim);
+    if (training && !rng) return AG_ERROR(AG_EINVAL, "model forward: training needs an rng");
+    AG_CHECK(reserve(m, N, G, training));
+    for (int k = 0; k < m->n_ops; k++) {
+        op_t *op = &m->ops[k];
+        const float *in = value(m, batch, k);
+        float *y = m->val[k + 1];
+        int64_t rows = m->graph_rows[k] ? G : N;
+        switch (op->kind) {
+        case OP_DROPOUT: AG_CHECK(ag_dropout_forward(&op->u.drop, in, y, rows, training, rng)); break;
+        case OP_LINEAR: AG_CHECK(ag_linear_forward(&op->u.lin, in, y, rows, training, rng)); break;
+        case OP_ACT: AG_CHECK(ag_act_forward(&op->u.act, in, y, rows, training, rng)); break;
+        case OP_LAYERNORM: AG_CHECK(ag_layernorm_forward(&op->u.ln, in, y, rows, training, rng)); break;
+        case OP_FFN: AG_CHECK(ag_ffn_forward(&op->u.ffn, in, y, rows, training, rng)); break;
+        case OP_ADD: ag_residual_forward(in, value(m, batch, op->add_from), y, rows * op->out_w); break;
+        case OP_ATTENTION: {
+            const ag_mask_t *mask;
+            AG_CHECK(batch_mask(batch, &m->cfg.blocks[op->block], &mask));
+            const float *E = op->u.attn.cfg.edge_mode != AG_EDGE_NONE ? batch->E : NULL;
+            AG_CHECK(ag_attention_forward(&op->u.attn, mask, in, E, y, training, rng));
+            break;
+        }
+        case OP_READOUT: AG_CHECK(ag_readout_forward(&op->u.ro, g->graph_ptr, G, in, y)); break;
+        }
+    }
+    int64_t rows = ag_model_out_rows(m, batch);
+    memcpy(out, m->val[m->n_ops], (size_t)(rows * m->cfg.n_out) * sizeof(float));
+    m->last_nodes = N;
+    m->last_graphs = G;
+    m->last_training = training;
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_model_backward(ag_model_t *m, ag_batch_t *batch, const float *dout) {
+    const ag_graph_t *g = batch->graph;
+    int64_t N = g->n_nodes, G = g->n_graphs;
+    if (!m->last_training || m->last_nodes != N || m->last_graphs != G)
+        return AG_ERROR(AG_EINVAL, "model backward: no training forward pass on this batch");
+    for (int k = 1; k <= m->n_ops; k++)
+        if (m->needs_grad[k]) memset(m->grad[k], 0, (size_t)((m->graph_rows[k] ? G : N) * m->width[k]) * sizeof(float));
+    int64_t rows_out = ag_model_out_rows(m, batch);
+    memcpy(m->grad[m->n_ops], dout, (size_t)(rows_out * m->cfg.n_out) * sizeof(float));
+    for (int k = m->n_ops - 1; k >= 0; k--) {
+        op_t *op = &m->ops[k];
+        if (!m->needs_grad[k] && !op->has_params) continue; /* nothing upstream learns */
+        const float *in = value(m, batch, k);
+        const float *dy = m->grad[k + 1];
+        float *dx = m->needs_grad[k] ? m->grad[k] : NULL;
+        int64_t rows = m->graph_rows[k] ? G : N;
+        switch (op->kind) {
+        case OP_DROPOUT: AG_CHECK(ag_dropout_backward(&op->u.drop, dy, dx, rows)); break;
+        case OP_LINEAR: AG_CHECK(ag_linear_backward(&op->u.lin, dy, dx, rows)); break;
+        case OP_ACT: AG_CHECK(ag_act_backward(&op->u.act, dy, dx, rows)); break;
+        case OP_LAYERNORM: AG_CHECK(ag_layernorm_backward(&op->u.ln, dy, dx, rows)); break;
+        case OP_FFN: AG_CHECK(ag_ffn_backward(&op->u.ffn, dy, dx, rows)); break;
+        case OP_ADD:
+            ag_residual_backward(dy, dx, m->needs_grad[op->add_from] ? m->grad[op->add_from] : NULL, rows * op->out_w);
+            break;
+        case OP_ATTENTION: {
+            const ag_mask_t *mask;
+            AG_CHECK(batch_mask(batch, &m->cfg.blocks[op->block], &mask));
+            const float *E = op->u.attn.cfg.edge_mode != AG_EDGE_NONE ? batch->E : NULL;
+            AG_CHECK(ag_attention_backward(&op->u.attn, mask, in, E, dy, dx, NULL));
+            break;
+        }
+        case OP_READOUT:
+            if (dx || op->has_params) {
+                if (!dx) return AG_ERROR(AG_EINVAL, "model backward: readout without an input gradient");
+                AG_CHECK(ag_readout_backward(&op->u.ro, g->graph_ptr, G, in, dy, dx));
+            }
+            break;
+        }
+    }
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_model_attention_weights(const ag_model_t *m, ag_batch_t *batch, int layer, const ag_mask_t **mask,
+                                      float *alpha) {
+    if (layer < 0 || layer >= m->cfg.n_blocks)
+        return AG_ERROR(AG_EINVAL, "the model has %d attention blocks, not a block %d", m->cfg.n_blocks, layer);
+    if (m->last_nodes != batch->graph->n_nodes)
+        return AG_ERROR(AG_EINVAL, "attention weights: run a forward pass on this batch first");
+    const op_t *op = &m->ops[m->attn_op[layer]];
+    AG_CHECK(batch_mask(batch, &m->cfg.blocks[layer], mask));
+    return ag_attention_weights(&op->u.attn, *mask, alpha);
+}

@@ -1,0 +1,621 @@
+/*
+ * train.c: the training loop, evaluation and prediction.
+ */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include "attngraph/loss.h"
+#include "attngraph/metrics.h"
+#include "attngraph/train.h"
+#include "internal.h"
+
+/* ---- training sets */
+
+void ag_trainset_init(ag_trainset_t *set, ag_task_t task) {
+    memset(set, 0, sizeof *set);
+    set->task = task;
+}
+
+ag_error_t ag_trainset_resize(ag_trainset_t *set, int64_t n_examples, int64_t n_rows, int64_t n_cols) {
+    ag_task_t task = set->task;
+    int64_t n_classes = set->n_classes;
+    ag_trainset_destroy(set);
+    set->task = task;
+    set->n_classes = n_classes;
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, n_examples, sizeof(ag_example_t), "training examples"));
+    set->examples = p;
+    int64_t count;
+    if (ag_i_mul_overflow(n_rows, n_cols, &count)) {
+        ag_trainset_destroy(set);
+        return AG_ERROR(AG_ELIMIT, "target table of %lld x %lld overflows", (long long)n_rows, (long long)n_cols);
+    }
+    ag_error_t rc = ag_i_alloc_array(&p, count, sizeof(float), "training targets");
+    if (rc != AG_SUCCESS) {
+        ag_trainset_destroy(set);
+        return rc;
+    }
+    set->targets = p;
+    for (int64_t i = 0; i < count; i++) set->targets[i] = NAN;
+    set->n_examples = n_examples;
+    set->n_rows = n_rows;
+    set->n_cols = n_cols;
+    return AG_SUCCESS;
+}
+
+void ag_trainset_destroy(ag_trainset_t *set) {
+    for (int64_t i = 0; i < set->n_examples; i++) {
+        ag_graph_destroy(&set->examples[i].graph);
+        ag_fmat_destroy(&set->examples[i].X);
+        ag_fmat_destroy(&set->examples[i].E);
+    }
+    ag_i_free(set->examples);
+    ag_i_free(set->targets);
+    ag_task_t task = set->task;
+    memset(set, 0, sizeof *set);
+    set->task = task;
+}
+
+/* ---- metrics */
+
+static const char *const metric_names[] = {"auto", "loss", "accuracy", "macro_f1", "roc_auc", "rmse", "mae"};
+
+const char *ag_metric_name(ag_metric_t metric) {
+    return (int)metric >= 0 && metric <= AG_METRIC_MAE ? metric_names[metric] : "unknown";
+}
+
+ag_error_t ag_metric_from_name(const char *name, ag_metric_t *metric) {
+    for (int i = 0; i <= AG_METRIC_MAE; i++)
+        if (!strcmp(metric_names[i], name)) {
+            *metric = (ag_metric_t)i;
+            return AG_SUCCESS;
+        }
+    return AG_ERROR(AG_EINVAL, "unknown metric '%s' (expected auto, loss, accuracy, macro_f1, roc_auc, rmse or mae)", name);
+}
+
+int ag_metric_higher_is_better(ag_metric_t metric) {
+    return metric == AG_METRIC_ACCURACY || metric == AG_METRIC_MACRO_F1 || metric == AG_METRIC_ROC_AUC;
+}
+
+static int is_classification(ag_task_t t) {
+    return t == AG_TASK_NODE_CLASSIFICATION || t == AG_TASK_GRAPH_CLASSIFICATION;
+}
+static int is_regression(ag_task_t t) { return t == AG_TASK_NODE_REGRESSION || t == AG_TASK_GRAPH_REGRESSION; }
+
+static ag_metric_t resolve_metric(ag_metric_t m, ag_task_t task) {
+    if (m != AG_METRIC_AUTO) return m;
+    if (is_classification(task)) return AG_METRIC_ACCURACY;
+    if (task == AG_TASK_GRAPH_MULTITASK) return AG_METRIC_ROC_AUC;
+    return AG_METRIC_RMSE;
+}
+
+double ag_scores_get(const ag_scores_t *s, ag_metric_t metric, ag_task_t task) {
+    switch (resolve_metric(metric, task)) {
+    case AG_METRIC_LOSS: return s->loss;
+    case AG_METRIC_ACCURACY: return s->accuracy;
+    case AG_METRIC_MACRO_F1: return s->macro_f1;
+    case AG_METRIC_ROC_AUC: return s->roc_auc;
+    case AG_METRIC_RMSE: return s->rmse;
+    case AG_METRIC_MAE: return s->mae;
+    default: return NAN;
+    }
+}
+
+void ag_train_config_default(ag_train_config_t *cfg, ag_task_t task) {
+    (void)task;
+    memset(cfg, 0, sizeof *cfg);
+    ag_optim_config_default(&cfg->optim, AG_OPTIM_ADAM);
+    cfg->optim.lr = 1e-3f;
+    cfg->lr_schedule = AG_LR_CONSTANT;
+    cfg->epochs = 200;
+    cfg->batch_size = 32;
+    cfg->patience = 30;
+    cfg->metric = AG_METRIC_AUTO;
+    cfg->seed = 1;
+    cfg->eval_train = 1;
+}
+
+/* ---- batches of examples */
+
+/* A block-diagonal batch of examples with its concatenated features; buffers are reused. */
+typedef struct batcher_t {
+    ag_graph_t graph;
+    int have_graph;
+    float *X;          /* (cap_nodes x F) */
+    float *E;          /* (cap_edges x Fe) */
+    int64_t cap_nodes, cap_edges;
+    const ag_graph_t **parts; /* (cap_parts) */
+    int64_t cap_parts;
+} batcher_t;
+
+static void batcher_destroy(batcher_t *b) {
+    if (b->have_graph) ag_graph_destroy(&b->graph);
+    ag_i_free(b->X);
+    ag_i_free(b->E);
+    ag_i_free(b->parts);
+    memset(b, 0, sizeof *b);
+}
+
+static ag_error_t grow_floats(float **buf, int64_t *cap, int64_t need, int64_t width, const char *what) {
+    if (need <= *cap) return AG_SUCCESS;
+    int64_t n = need > 2 * *cap ? need : 2 * *cap, count;
+    if (ag_i_mul_overflow(n, width > 0 ? width : 1, &count)) return AG_ERROR(AG_ELIMIT, "%s overflows", what);
+    ag_i_free(*buf);
+    *buf = NULL;
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, count, sizeof(float), what));
+    *buf = p;
+    *cap = n;
+    return AG_SUCCESS;
+}
+
+/* Builds the batch of examples idx[0..n) into b; *batch wraps it. */
+static ag_error_t batcher_make(batcher_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n, int64_t F,
+                               int64_t Fe, ag_batch_t *batch) {
+    if (b->have_graph) {
+        ag_graph_destroy(&b->graph);
+        b->have_graph = 0;
+    }
+    if (n > b->cap_parts) {
+        ag_i_free(b->parts);
+        b->parts = NULL;
+        void *p;
+        AG_CHECK(ag_i_alloc_array(&p, n, sizeof(*b->parts), "batch"));
+        b->parts = p;
+        b->cap_parts = n;
+    }
+    int64_t nodes = 0, edges = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const ag_example_t *ex = &set->examples[idx[i]];
+        b->parts[i] = &ex->graph;
+        nodes += ex->graph.n_nodes;
+        edges += ex->graph.n_edges;
+    }
+    AG_CHECK(ag_graph_batch(&b->graph, b->parts, n));
+    b->have_graph = 1;
+    AG_CHECK(grow_floats(&b->X, &b->cap_nodes, nodes, F, "batch node features"));
+    if (Fe > 0) AG_CHECK(grow_floats(&b->E, &b->cap_edges, edges, Fe, "batch edge features"));
+    int64_t no = 0, eo = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const ag_example_t *ex = &set->examples[idx[i]];
+        memcpy(b->X + no * F, ex->X.data, (size_t)(ex->graph.n_nodes * F) * sizeof(float));
+        no += ex->graph.n_nodes;
+        if (Fe > 0 && ex->graph.n_edges > 0) {
+            memcpy(b->E + eo * Fe, ex->E.data, (size_t)(ex->graph.n_edges * Fe) * sizeof(float));
+            eo += ex->graph.n_edges;
+        }
+    }
+    ag_batch_init(batch, &b->graph, b->X, Fe > 0 ? b->E : NULL);
+    return AG_SUCCESS;
+}
+
+/* Checks the set against the model (shapes and task) once per call. */
+static ag_error_t check_set(const ag_model_t *model, const ag_trainset_t *set) {
+    const ag_model_config_t *c = ag_model_config(model);
+    if (set->task != c->task)
+        return AG_ERROR(AG_EINVAL, "the data are for %s and the model is for %s", ag_task_name(set->task),
+                        ag_task_name(c->task));
+    int graph_level = ag_task_is_graph_level(c->task);
+    if (!graph_level && set->n_examples != 1)
+        return AG_ERROR(AG_EINVAL, "a node task needs exactly one graph, not %lld", (long long)set->n_examples);
+    if (graph_level && set->n_rows != set->n_examples)
+        return AG_ERROR(AG_EINVAL, "%lld target rows for %lld graphs", (long long)set->n_rows, (long long)set->n_examples);
+    if (!graph_level && set->n_rows != set->examples[0].graph.n_nodes)
+        return AG_ERROR(AG_EINVAL, "%lld target rows for %lld nodes", (long long)set->n_rows,
+                        (long long)set->examples[0].graph.n_nodes);
+    int64_t want_cols = is_classification(c->task) ? 1 : c->n_out;
+    if (set->n_cols != want_cols)
+        return AG_ERROR(AG_EINVAL, "the targets have %lld columns and the model expects %lld", (long long)set->n_cols,
+                        (long long)want_cols);
+    for (int64_t i = 0; i < set->n_examples; i++) {
+        const ag_example_t *ex = &set->examples[i];
+        if (ex->X.cols != c->in_dim || ex->X.rows != ex->graph.n_nodes)
+            return AG_ERROR(AG_EMISMATCH, "graph %lld has %lld x %lld node features; the model expects %lld x %lld",
+                            (long long)i, (long long)ex->X.rows, (long long)ex->X.cols, (long long)ex->graph.n_nodes,
+                            (long long)c->in_dim);
+        if (c->edge_dim > 0 && ex->graph.n_edges > 0 && (ex->E.cols != c->edge_dim || ex->E.rows != ex->graph.n_edges))
+            return AG_ERROR(AG_EMISMATCH, "graph %lld has %lld x %lld edge features; the model expects %lld x %lld",
+                            (long long)i, (long long)ex->E.rows, (long long)ex->E.cols, (long long)ex->graph.n_edges,
+                            (long long)c->edge_dim);
+    }
+    return AG_SUCCESS;
+}
+
+static ag_error_t check_indices(const int64_t *idx, int64_t n, int64_t limit, const char *what) {
+    for (int64_t i = 0; i < n; i++)
+        if (idx[i] < 0 || idx[i] >= limit)
+            return AG_ERROR(AG_EINVAL, "%s index %lld is out of range (0..%lld)", what, (long long)idx[i],
+                            (long long)limit - 1);
+    return AG_SUCCESS;
+}
+
+/* ---- loss on one batch: fills dout (rows x n_out) and returns the mean loss. `rows` lists, for
+ * each output row, its target row, or -1 when the row carries no loss (node tasks: unlisted nodes). */
+typedef struct loss_buf_t {
+    int32_t *labels;   /* (rows) classification */
+    float *targets;    /* (rows x n_out) multi-task / regression, NaN where no loss */
+    int64_t cap;
+} loss_buf_t;
+
+static ag_error_t batch_loss(const ag_model_t *model, const ag_trainset_t *set, const int64_t *row_target,
+                             int64_t rows, const float *out, float *dout, loss_buf_t *lb, double *loss,
+                             int64_t *counted) {
+    const ag_model_config_t *c = ag_model_config(model);
+    int64_t C = c->n_out;
+    if (rows > lb->cap) {
+        ag_i_free(lb->labels);
+        ag_i_free(lb->targets);
+        lb->labels = NULL;
+        lb->targets = NULL;
+        lb->cap = 0;
+        void *p;
+        AG_CHECK(ag_i_alloc_array(&p, rows, sizeof(int32_t), "labels"));
+        lb->labels = p;
+        AG_CHECK(ag_i_alloc_array(&p, rows * C, sizeof(float), "targets"));
+        lb->targets = p;
+        lb->cap = rows;
+    }
+    if (is_classification(c->task)) {
+        for (int64_t r = 0; r < rows; r++) {
+            float t = row_target[r] >= 0 ? set->targets[row_target[r]] : NAN;
+            if (isnan(t)) lb->labels[r] = -1;
+            else if (t < 0 || t >= (float)C || t != floorf(t))
+                return AG_ERROR(AG_EVALUE, "target row %lld holds class %g, outside 0..%lld", (long long)row_target[r],
+                                (double)t, (long long)C - 1);
+            else lb->labels[r] = (int32_t)t;
+        }
+        return ag_loss_cross_entropy(out, lb->labels, rows, C, NULL, 1.0f, dout, loss, counted);
+    }
+    const float *mean, *std;
+    ag_model_target_scaling(model, &mean, &std);
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < C; j++) {
+            float t = row_target[r] >= 0 ? set->targets[row_target[r] * C + j] : NAN;
+            lb->targets[r * C + j] = is_regression(c->task) ? (t - mean[j]) / std[j] : t;
+        }
+    if (c->task == AG_TASK_GRAPH_MULTITASK)
+        return ag_loss_bce_logits(out, lb->targets, rows, C, NULL, 1.0f, dout, loss, counted);
+    return ag_loss_mse(out, lb->targets, rows, C, 1.0f, dout, loss, counted);
+}
+
+static void loss_buf_destroy(loss_buf_t *lb) {
+    ag_i_free(lb->labels);
+    ag_i_free(lb->targets);
+}
+
+/* ---- evaluation */
+
+#define AG_EVAL_BATCH 256
+
+/* Runs the model in evaluation mode on the listed examples; writes raw outputs (n x n_out) for
+ * the listed rows (graphs or nodes). */
+static ag_error_t forward_rows(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, float *raw) {
+    const ag_model_config_t *c = ag_model_config(model);
+    int64_t C = c->n_out;
+    batcher_t b = {0};
+    ag_error_t rc = AG_SUCCESS;
+    if (!ag_task_is_graph_level(c->task)) {
+        const ag_example_t *ex = &set->examples[0];
+        int64_t N = ex->graph.n_nodes;
+        float *all = NULL;
+        rc = ag_i_alloc_array((void **)&all, N * C, sizeof(float), "node outputs");
+        if (rc != AG_SUCCESS) return rc;
+        ag_batch_t batch;
+        ag_batch_init(&batch, &ex->graph, ex->X.data, c->edge_dim > 0 ? ex->E.data : NULL);
+        rc = ag_model_forward(model, &batch, 0, NULL, all);
+        ag_batch_destroy(&batch);
+        if (rc == AG_SUCCESS)
+            for (int64_t i = 0; i < n; i++) memcpy(raw + i * C, all + idx[i] * C, (size_t)C * sizeof(float));
+        ag_i_free(all);
+        return rc;
+    }
+    for (int64_t s = 0; s < n && rc == AG_SUCCESS; s += AG_EVAL_BATCH) {
+        int64_t k = n - s < AG_EVAL_BATCH ? n - s : AG_EVAL_BATCH;
+        ag_batch_t batch;
+        rc = batcher_make(&b, set, idx + s, k, c->in_dim, c->edge_dim, &batch);
+        if (rc == AG_SUCCESS) rc = ag_model_forward(model, &batch, 0, NULL, raw + s * C);
+        ag_batch_destroy(&batch);
+    }
+    batcher_destroy(&b);
+    return rc;
+}
+
+ag_error_t ag_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, ag_scores_t *s) {
+    const ag_model_config_t *c = ag_model_config(model);
+    s->loss = s->accuracy = s->macro_f1 = s->roc_auc = s->rmse = s->mae = NAN;
+    s->n = 0;
+    AG_CHECK(check_set(model, set));
+    AG_CHECK(check_indices(idx, n, set->n_rows, "evaluation"));
+    if (n == 0) return AG_SUCCESS;
+    int64_t C = c->n_out;
+    float *raw = NULL, *dtmp = NULL, *pred = NULL, *truth = NULL;
+    int32_t *ptrue = NULL, *pcls = NULL;
+    loss_buf_t lb = {0};
+    ag_error_t rc = ag_i_alloc_array((void **)&raw, n * C, sizeof(float), "evaluation outputs");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&dtmp, n * C, sizeof(float), "evaluation gradients");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pred, n * C, sizeof(float), "predictions");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&truth, n * C, sizeof(float), "truth");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&ptrue, n, sizeof(int32_t), "labels");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pcls, n, sizeof(int32_t), "labels");
+    if (rc == AG_SUCCESS) rc = forward_rows(model, set, idx, n, raw);
+    if (rc == AG_SUCCESS) rc = batch_loss(model, set, idx, n, raw, dtmp, &lb, &s->loss, &s->n);
+    if (rc == AG_SUCCESS) {
+        if (is_classification(c->task)) {
+            ag_argmax_rows(raw, n, C, pcls);
+            for (int64_t i = 0; i < n; i++) ptrue[i] = lb.labels[i];
+            rc = ag_metric_accuracy(ptrue, pcls, n, &s->accuracy);
+            if (rc == AG_SUCCESS) rc = ag_metric_macro_f1(ptrue, pcls, n, C, &s->macro_f1);
+            if (rc == AG_SUCCESS && C == 2) {
+                /* binary ROC-AUC on the probability of class 1 */
+                ag_softmax_rows(raw, n, C, pred);
+                for (int64_t i = 0; i < n; i++) {
+                    truth[i] = ptrue[i] < 0 ? NAN : (float)ptrue[i];
+                    pred[i] = pred[i * 2 + 1];
+                }
+                rc = ag_metric_roc_auc(pred, truth, n, &s->roc_auc);
+                if (rc != AG_SUCCESS) { ag_error_clear(); rc = AG_SUCCESS; s->roc_auc = NAN; }
+            }
+        } else if (c->task == AG_TASK_GRAPH_MULTITASK) {
+            int64_t defined;
+            ag_sigmoid(raw, n * C, pred);
+            rc = ag_metric_roc_auc_tasks(pred, lb.targets, n, C, NULL, &s->roc_auc, &defined);
+        } else {
+            const float *mean, *std;
+            ag_model_target_scaling(model, &mean, &std);
+            for (int64_t i = 0; i < n; i++)
+                for (int64_t j = 0; j < C; j++) {
+                    pred[i * C + j] = raw[i * C + j] * std[j] + mean[j];
+                    truth[i * C + j] = set->targets[idx[i] * C + j];
+                }
+            rc = ag_metric_rmse(pred, truth, n * C, &s->rmse);
+            if (rc == AG_SUCCESS) rc = ag_metric_mae(pred, truth, n * C, &s->mae);
+        }
+    }
+    ag_i_free(raw);
+    ag_i_free(dtmp);
+    ag_i_free(pred);
+    ag_i_free(truth);
+    ag_i_free(ptrue);
+    ag_i_free(pcls);
+    loss_buf_destroy(&lb);
+    return rc;
+}
+
+/* Turns raw outputs into probabilities or target units, in place. */
+static void finish_predictions(const ag_model_t *model, float *out, int64_t rows) {
+    const ag_model_config_t *c = ag_model_config(model);
+    int64_t C = c->n_out;
+    if (is_classification(c->task)) {
+        ag_softmax_rows(out, rows, C, out);
+    } else if (c->task == AG_TASK_GRAPH_MULTITASK) {
+        ag_sigmoid(out, rows * C, out);
+    } else {
+        const float *mean, *std;
+        ag_model_target_scaling(model, &mean, &std);
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < C; j++) out[i * C + j] = out[i * C + j] * std[j] + mean[j];
+    }
+}
+
+ag_error_t ag_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, float *out) {
+    AG_CHECK(check_indices(idx, n, ag_task_is_graph_level(ag_model_config(model)->task) ? set->n_examples
+                                                                                          : set->examples[0].graph.n_nodes,
+                           "prediction"));
+    AG_CHECK(forward_rows(model, set, idx, n, out));
+    finish_predictions(model, out, n);
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_predict_batch(ag_model_t *model, ag_batch_t *batch, float *out) {
+    AG_CHECK(ag_model_forward(model, batch, 0, NULL, out));
+    finish_predictions(model, out, ag_model_out_rows(model, batch));
+    return AG_SUCCESS;
+}
+
+/* ---- training */
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Copies every parameter into (or out of) one flat snapshot buffer. */
+static void snapshot(const ag_param_list_t *p, float *buf, int save) {
+    int64_t off = 0;
+    for (int64_t i = 0; i < p->count; i++) {
+        size_t n = (size_t)(p->items[i].shape[0] * p->items[i].shape[1]);
+        if (save) memcpy(buf + off, p->items[i].value, n * sizeof(float));
+        else memcpy(p->items[i].value, buf + off, n * sizeof(float));
+        off += (int64_t)n;
+    }
+}
+
+/* Standardises regression targets over the training rows and stores the scaling in the model. */
+static ag_error_t fit_target_scaling(ag_model_t *model, const ag_trainset_t *set, const int64_t *rows, int64_t n) {
+    int64_t C = ag_model_config(model)->n_out;
+    float *ms = NULL;
+    AG_CHECK(ag_i_alloc_array((void **)&ms, 2 * C, sizeof(float), "target scaling"));
+    for (int64_t j = 0; j < C; j++) {
+        double sum = 0.0, sq = 0.0;
+        int64_t cnt = 0;
+        for (int64_t i = 0; i < n; i++) {
+            float t = set->targets[rows[i] * C + j];
+            if (isnan(t)) continue;
+            sum += t;
+            cnt++;
+        }
+        double mean = cnt ? sum / (double)cnt : 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            float t = set->targets[rows[i] * C + j];
+            if (!isnan(t)) sq += ((double)t - mean) * ((double)t - mean);
+        }
+        double sd = cnt > 1 ? sqrt(sq / (double)cnt) : 1.0;
+        ms[j] = (float)mean;
+        ms[C + j] = sd > 1e-12 ? (float)sd : 1.0f;
+    }
+    ag_error_t rc = ag_model_set_target_scaling(model, ms, ms + C);
+    ag_i_free(ms);
+    return rc;
+}
+
+ag_error_t ag_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
+                    const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg, ag_train_result_t *result) {
+    const ag_model_config_t *c = ag_model_config(model);
+    memset(result, 0, sizeof *result);
+    result->best_val_metric = NAN;
+    AG_CHECK(check_set(model, set));
+    if (n_train <= 0) return AG_ERROR(AG_EINVAL, "training needs at least one training example");
+    AG_CHECK(check_indices(train_idx, n_train, set->n_rows, "training"));
+    AG_CHECK(check_indices(val_idx, n_val, set->n_rows, "validation"));
+    if (cfg->epochs <= 0) return AG_ERROR(AG_EINVAL, "epochs must be positive, not %lld", (long long)cfg->epochs);
+    int graph_level = ag_task_is_graph_level(c->task);
+    if (graph_level && cfg->batch_size <= 0)
+        return AG_ERROR(AG_EINVAL, "batch size must be positive, not %lld", (long long)cfg->batch_size);
+    if (is_regression(c->task)) AG_CHECK(fit_target_scaling(model, set, train_idx, n_train));
+
+    ag_metric_t metric = resolve_metric(cfg->metric, c->task);
+    int higher = ag_metric_higher_is_better(metric);
+    const ag_param_list_t *params = ag_model_params(model);
+    int64_t C = c->n_out;
+    int64_t bs = graph_level ? (cfg->batch_size < n_train ? cfg->batch_size : n_train) : 1;
+    int64_t steps_per_epoch = graph_level ? (n_train + bs - 1) / bs : 1;
+
+    ag_optim_t opt;
+    memset(&opt, 0, sizeof opt);
+    AG_CHECK(ag_optim_init(&opt, &cfg->optim, params));
+    ag_lr_schedule_t sched;
+    memset(&sched, 0, sizeof sched);
+    sched.kind = cfg->lr_schedule;
+    sched.base_lr = cfg->optim.lr;
+    sched.warmup_steps = cfg->warmup_epochs * steps_per_epoch;
+    sched.step_size = steps_per_epoch * (cfg->epochs / 3 > 0 ? cfg->epochs / 3 : 1);
+    sched.gamma = 0.5f;
+    sched.total_steps = cfg->epochs * steps_per_epoch;
+    sched.min_lr = cfg->optim.lr * 0.01f;
+
+    float *best = NULL, *out = NULL, *dout = NULL;
+    int64_t *order = NULL, *row_target = NULL;
+    batcher_t b = {0};
+    loss_buf_t lb = {0};
+    ag_rng_t rng;
+    ag_rng_init(&rng, cfg->seed);
+    int64_t out_cap = graph_level ? bs : set->examples[0].graph.n_nodes;
+    ag_error_t rc = ag_i_alloc_array((void **)&best, ag_param_list_size(params), sizeof(float), "best weights");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&out, out_cap * C, sizeof(float), "outputs");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&dout, out_cap * C, sizeof(float), "output gradients");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&order, n_train, sizeof(int64_t), "training order");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&row_target, out_cap, sizeof(int64_t), "target rows");
+    if (rc != AG_SUCCESS) goto done;
+    memcpy(order, train_idx, (size_t)n_train * sizeof(int64_t));
+    if (!graph_level) {
+        /* node tasks: the loss sees only the training nodes */
+        for (int64_t i = 0; i < out_cap; i++) row_target[i] = -1;
+        for (int64_t i = 0; i < n_train; i++) row_target[train_idx[i]] = train_idx[i];
+    }
+    snapshot(params, best, 1);
+
+    double t_start = now_seconds(), best_metric = NAN;
+    int64_t since_best = 0, step = 0;
+    for (int64_t epoch = 1; epoch <= cfg->epochs; epoch++) {
+        double t0 = now_seconds(), loss_sum = 0.0, lr = cfg->optim.lr;
+        int64_t loss_batches = 0;
+        if (graph_level) {
+            uint64_t stream = ag_rng_next_stream(&rng);
+            for (int64_t i = n_train - 1; i > 0; i--) {
+                int64_t j = (int64_t)(ag_rng_u64(cfg->seed, stream, (uint64_t)i) % (uint64_t)(i + 1));
+                int64_t t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+        }
+        for (int64_t s = 0; s < steps_per_epoch; s++) {
+            ag_batch_t batch;
+            int64_t rows;
+            if (graph_level) {
+                int64_t k = n_train - s * bs < bs ? n_train - s * bs : bs;
+                rc = batcher_make(&b, set, order + s * bs, k, c->in_dim, c->edge_dim, &batch);
+                if (rc != AG_SUCCESS) goto done;
+                for (int64_t i = 0; i < k; i++) row_target[i] = order[s * bs + i];
+                rows = k;
+            } else {
+                const ag_example_t *ex = &set->examples[0];
+                ag_batch_init(&batch, &ex->graph, ex->X.data, c->edge_dim > 0 ? ex->E.data : NULL);
+                rows = ex->graph.n_nodes;
+            }
+            ag_param_list_zero_grad(params);
+            double loss = 0.0;
+            int64_t counted = 0;
+            rc = ag_model_forward(model, &batch, 1, &rng, out);
+            if (rc == AG_SUCCESS) rc = batch_loss(model, set, row_target, rows, out, dout, &lb, &loss, &counted);
+            if (rc == AG_SUCCESS && counted > 0) rc = ag_model_backward(model, &batch, dout);
+            ag_batch_destroy(&batch);
+            if (rc != AG_SUCCESS) goto done;
+            if (counted == 0) continue; /* a batch whose labels are all missing teaches nothing */
+            if (!isfinite(loss)) {
+                rc = AG_ERROR(AG_EVALUE, "training diverged: the loss is %g at epoch %lld (try a smaller learning rate)",
+                              loss, (long long)epoch);
+                goto done;
+            }
+            if (cfg->clip_norm > 0.0f) ag_clip_grad_norm(params, cfg->clip_norm);
+            lr = ag_lr_at(&sched, step++);
+            rc = ag_optim_step(&opt, params, (float)lr);
+            if (rc != AG_SUCCESS) goto done;
+            loss_sum += loss;
+            loss_batches++;
+        }
+        ag_epoch_log_t log;
+        memset(&log, 0, sizeof log);
+        log.epoch = epoch;
+        log.epochs = cfg->epochs;
+        log.loss = loss_batches ? loss_sum / (double)loss_batches : NAN;
+        log.metric = ag_metric_name(metric);
+        log.lr = lr;
+        log.train_metric = log.val_metric = NAN;
+        ag_scores_t sc;
+        if (cfg->eval_train) {
+            rc = ag_evaluate(model, set, train_idx, n_train, &sc);
+            if (rc != AG_SUCCESS) goto done;
+            log.train_metric = ag_scores_get(&sc, metric, c->task);
+        }
+        if (n_val > 0) {
+            rc = ag_evaluate(model, set, val_idx, n_val, &sc);
+            if (rc != AG_SUCCESS) goto done;
+            log.val_metric = ag_scores_get(&sc, metric, c->task);
+            int better = isnan(best_metric) ||
+                         (!isnan(log.val_metric) && (higher ? log.val_metric > best_metric : log.val_metric < best_metric));
+            if (better && !isnan(log.val_metric)) {
+                best_metric = log.val_metric;
+                result->best_epoch = epoch;
+                since_best = 0;
+                snapshot(params, best, 1);
+                log.improved = 1;
+            } else {
+                since_best++;
+            }
+        } else {
+            result->best_epoch = epoch;
+            snapshot(params, best, 1);
+            log.improved = 1;
+        }
+        double t1 = now_seconds();
+        log.seconds = t1 - t0;
+        log.eta_seconds = (t1 - t_start) / (double)epoch * (double)(cfg->epochs - epoch);
+        result->epochs_run = epoch;
+        if (cfg->progress) cfg->progress(&log, cfg->progress_user);
+        if (cfg->patience > 0 && since_best >= cfg->patience) break;
+    }
+    snapshot(params, best, 0);
+    result->best_val_metric = best_metric;
+    result->seconds = now_seconds() - t_start;
+done:
+    ag_optim_destroy(&opt);
+    batcher_destroy(&b);
+    loss_buf_destroy(&lb);
+    ag_i_free(best);
+    ag_i_free(out);
+    ag_i_free(dout);
+    ag_i_free(order);
+    ag_i_free(row_target);
+    return rc;
+}

@@ -1,0 +1,297 @@
+/* Tests of the model: whole-model finite-difference gradients for node and graph tasks, the
+ * configuration's JSON round trip, and configuration errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <attngraph/attngraph.h>
+#include <attngraph/model.h>
+#include "json.h"
+
+/* A small undirected graph from an edge list. */
+static void make_graph(ag_graph_t *g, int n, const int *edges, int m) {
+    igraph_t ig;
+    igraph_vector_int_t ev;
+    igraph_vector_int_init(&ev, 2 * m);
+    for (int i = 0; i < 2 * m; i++) VECTOR(ev)[i] = edges[i];
+    igraph_create(&ig, &ev, n, IGRAPH_UNDIRECTED);
+    assert_int_equal(ag_graph_from_igraph(g, &ig), AG_SUCCESS);
+    igraph_vector_int_destroy(&ev);
+    igraph_destroy(&ig);
+}
+
+static void fill(float *x, int64_t n, uint64_t seed, float scale) {
+    for (int64_t i = 0; i < n; i++) x[i] = scale * (2.0f * ag_rng_uniform(seed, 7, (uint64_t)i) - 1.0f);
+}
+
+/* L = sum(out .* R); returns L in double. */
+static double loss_of(ag_model_t *m, ag_batch_t *b, const float *R, float *out, int64_t n_out) {
+    assert_int_equal(ag_model_forward(m, b, 0, NULL, out), AG_SUCCESS);
+    double L = 0.0;
+    for (int64_t i = 0; i < n_out; i++) L += (double)out[i] * R[i];
+    return L;
+}
+
+/* Central differences on every parameter of the model (a sample of entries of big tensors). */
+static void check_gradients(ag_model_t *m, ag_batch_t *b) {
+    int64_t rows = ag_model_out_rows(m, b), C = ag_model_config(m)->n_out;
+    int64_t n_out = rows * C;
+    float *out = calloc((size_t)n_out, sizeof(float));
+    float *R = calloc((size_t)n_out, sizeof(float));
+    fill(R, n_out, 99, 1.0f);
+    const ag_param_list_t *params = ag_model_params(m);
+    ag_param_list_zero_grad(params);
+    ag_rng_t rng;
+    ag_rng_init(&rng, 3);
+    /* no dropout is configured, so a training forward equals an evaluation forward */
+    assert_int_equal(ag_model_forward(m, b, 1, &rng, out), AG_SUCCESS);
+    assert_int_equal(ag_model_backward(m, b, R), AG_SUCCESS);
+    int checked = 0;
+    for (int64_t t = 0; t < params->count; t++) {
+        ag_param_t *p = &params->items[t];
+        int64_t n = p->shape[0] * p->shape[1];
+        int64_t stride = n > 40 ? n / 17 : 1;
+        for (int64_t i = 0; i < n; i += stride) {
+            float saved = p->value[i];
+            float h = 1e-2f * fmaxf(1.0f, fabsf(saved));
+            p->value[i] = saved + h;
+            double lp = loss_of(m, b, R, out, n_out);
+            p->value[i] = saved - h;
+            double lm = loss_of(m, b, R, out, n_out);
+            p->value[i] = saved;
+            double fd = (lp - lm) / (2.0 * (double)h);
+            double an = p->grad[i];
+            double tol = 2e-2 * fmax(1.0, fabs(fd)) ;
+            if (fabs(fd - an) > tol)
+                fail_msg("%s[%lld]: analytic %.6g vs finite difference %.6g", p->name, (long long)i, an, fd);
+            checked++;
+        }
+    }
+    assert_true(checked > 20);
+    free(out);
+    free(R);
+}
+
+static const int ring_edges[] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 0, 1, 3, 5, 6};
+
+static void test_node_model_gradients(void **state) {
+    (void)state;
+    ag_graph_t g;
+    make_graph(&g, 8, ring_edges, 7); /* node 7 is isolated */
+    float X[8 * 5];
+    fill(X, 8 * 5, 1, 1.0f);
+    ag_model_config_t cfg;
+    ag_model_config_default(&cfg, AG_TASK_NODE_CLASSIFICATION);
+    cfg.in_dim = 5;
+    cfg.n_out = 3;
+    cfg.hidden = 8;
+    cfg.n_blocks = 2;
+    for (int l = 0; l < 2; l++) {
+        cfg.blocks[l].attn.heads = 2;
+        cfg.blocks[l].attn.head_dim = 4;
+        cfg.blocks[l].attn.out_dim = 8;
+        cfg.blocks[l].dropout = 0.0f;
+        cfg.blocks[l].ffn_hidden = 6;
+        cfg.blocks[l].ffn_dropout = 0.0f;
+    }
+    cfg.blocks[1].mask = AG_MASK_FULL;
+    cfg.blocks[1].attn.score = AG_SCORE_GATV2;
+    cfg.blocks[1].norm = AG_NORMPLACE_POST;
+    ag_model_t *m;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);
+    ag_batch_t b;
+    ag_batch_init(&b, &g, X, NULL);
+    check_gradients(m, &b);
+    ag_batch_destroy(&b);
+    ag_model_destroy(m);
+    ag_graph_destroy(&g);
+}
+
+static void test_gat_model_gradients(void **state) {
+    (void)state;
+    ag_graph_t g;
+    make_graph(&g, 8, ring_edges, 7);
+    float X[8 * 6];
+    fill(X, 8 * 6, 2, 1.0f);
+    ag_model_config_t cfg;
+    ag_model_config_gat(&cfg, 6, 3);
+    cfg.blocks[0].attn.heads = 2;
+    cfg.blocks[0].attn.head_dim = 3;
+    for (int l = 0; l < 2; l++) {
+        cfg.blocks[l].dropout = 0.0f;
+        cfg.blocks[l].attn.attn_dropout = 0.0f;
+    }
+    ag_model_t *m;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);
+    /* GAT: no input projection and the last block outputs the classes directly */
+    const ag_param_list_t *p = ag_model_params(m);
+    assert_non_null(ag_param_list_find(p, "blocks.0.attn.Wv"));
+    assert_non_null(ag_param_list_find(p, "blocks.1.attn.a_src"));
+    assert_null(ag_param_list_find(p, "blocks.0.attn.Wq"));
+    ag_batch_t b;
+    ag_batch_init(&b, &g, X, NULL);
+    check_gradients(m, &b);
+    ag_batch_destroy(&b);
+    ag_model_destroy(m);
+    ag_graph_destroy(&g);
+}
+
+static void test_graph_model_gradients(void **state) {
+    (void)state;
+    /* three graphs of different sizes in one batch, edge features in the key */
+    ag_graph_t g1, g2, g3, batch;
+    const int e1[] = {0, 1, 1, 2};
+    const int e2[] = {0, 1, 1, 2, 2, 3, 3, 0};
+    make_graph(&g1, 3, e1, 2);
+    make_graph(&g2, 4, e2, 4);
+    make_graph(&g3, 1, NULL, 0);
+    const ag_graph_t *parts[3] = {&g1, &g2, &g3};
+    assert_int_equal(ag_graph_batch(&batch, parts, 3), AG_SUCCESS);
+    assert_int_equal(batch.n_graphs, 3);
+    float X[8 * 4], E[6 * 2];
+    fill(X, 8 * 4, 3, 1.0f);
+    fill(E, 6 * 2, 4, 1.0f);
+    ag_readout_kind_t kinds[] = {AG_READOUT_MEAN, AG_READOUT_ATTENTION, AG_READOUT_SUM};
+    for (int r = 0; r < 3; r++) {
+        ag_model_config_t cfg;
+        ag_model_config_default(&cfg, r == 0 ? AG_TASK_GRAPH_REGRESSION : AG_TASK_GRAPH_MULTITASK);
+        cfg.in_dim = 4;
+        cfg.edge_dim = 2;
+        cfg.n_out = 2;
+        cfg.hidden = 6;
+        cfg.n_blocks = 1;
+        cfg.blocks[0].attn.heads = 2;
+        cfg.blocks[0].attn.head_dim = 3;
+        cfg.blocks[0].attn.out_dim = 6;
+        cfg.blocks[0].attn.edge_mode = r == 2 ? AG_EDGE_BIAS : AG_EDGE_KEY;
+        cfg.blocks[0].mask = r == 1 ? AG_MASK_KHOP : AG_MASK_NEIGHBOURS;
+        cfg.blocks[0].hops = 2;
+        cfg.blocks[0].dropout = 0.0f;
+        cfg.blocks[0].ffn_hidden = 5;
+        cfg.blocks[0].ffn_dropout = 0.0f;
+        cfg.readout = kinds[r];
+        cfg.head_hidden = 5;
+        cfg.head_dropout = 0.0f;
+        ag_model_t *m;
+        assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);
+        ag_batch_t b;
+        ag_batch_init(&b, &batch, X, E);
+        assert_int_equal(ag_model_out_rows(m, &b), 3);
+        check_gradients(m, &b);
+        ag_batch_destroy(&b);
+        ag_model_destroy(m);
+    }
+    ag_graph_destroy(&batch);
+    ag_graph_destroy(&g1);
+    ag_graph_destroy(&g2);
+    ag_graph_destroy(&g3);
+}
+
+static void test_config_json_roundtrip(void **state) {
+    (void)state;
+    ag_model_config_t cfg, back;
+    ag_model_config_default(&cfg, AG_TASK_GRAPH_MULTITASK);
+    cfg.in_dim = 40;
+    cfg.edge_dim = 7;
+    cfg.n_out = 12;
+    cfg.blocks[1].mask = AG_MASK_KHOP;
+    cfg.blocks[1].hops = 3;
+    cfg.blocks[2].attn.score = AG_SCORE_GATV2;
+    cfg.blocks[2].attn.edge_mode = AG_EDGE_BIAS;
+    cfg.readout = AG_READOUT_ATTENTION;
+    cfg.seed = 18446744073709551615ULL;
+    ag_strbuf_t sb;
+    ag_strbuf_init(&sb);
+    assert_int_equal(ag_model_config_to_json(&cfg, &sb), AG_SUCCESS);
+    ag_json_t *j;
+    assert_int_equal(ag_json_parse(sb.data, sb.len, "config", &j), AG_SUCCESS);
+    assert_int_equal(ag_model_config_from_json(&back, j), AG_SUCCESS);
+    assert_int_equal(back.task, AG_TASK_GRAPH_MULTITASK);
+    assert_int_equal(back.edge_dim, 7);
+    assert_int_equal(back.blocks[1].hops, 3);
+    assert_int_equal(back.blocks[1].mask, AG_MASK_KHOP);
+    assert_int_equal(back.blocks[2].attn.score, AG_SCORE_GATV2);
+    assert_int_equal(back.blocks[2].attn.edge_mode, AG_EDGE_BIAS);
+    assert_int_equal(back.readout, AG_READOUT_ATTENTION);
+    assert_true(back.seed == cfg.seed);
+    assert_float_equal(back.blocks[0].dropout, cfg.blocks[0].dropout, 0.0f);
+    ag_json_free(j);
+    /* a bad field is named */
+    const char *bad = strstr(sb.data, "\"score\": \"dot\"");
+    assert_non_null(bad);
+    memcpy((char *)bad + 10, "xyz", 3);
+    assert_int_equal(ag_json_parse(sb.data, sb.len, "config", &j), AG_SUCCESS);
+    assert_int_equal(ag_model_config_from_json(&back, j), AG_EMODEL);
+    assert_non_null(strstr(ag_error_message(), "blocks[0].score"));
+    ag_json_free(j);
+    ag_strbuf_destroy(&sb);
+}
+
+static void test_config_errors(void **state) {
+    (void)state;
+    ag_model_config_t cfg;
+    ag_model_t *m;
+    ag_model_config_gat(&cfg, 10, 3);
+    cfg.blocks[1].attn.head_dim = 4; /* no node head: the last block must give n_out columns */
+    assert_int_equal(ag_model_create(&m, &cfg), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "n_out = 3"));
+    assert_null(m);
+    ag_model_config_default(&cfg, AG_TASK_NODE_CLASSIFICATION);
+    cfg.in_dim = 4;
+    cfg.n_out = 0;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_EINVAL);
+    cfg.n_out = 2;
+    cfg.n_blocks = 0;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_EINVAL);
+    cfg.n_blocks = 1;
+    cfg.blocks[0].dropout = 1.5f;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "block 0: dropout"));
+    ag_task_t t;
+    assert_int_equal(ag_task_from_name("graph-regression", &t), AG_SUCCESS);
+    assert_int_equal(t, AG_TASK_GRAPH_REGRESSION);
+    assert_int_equal(ag_task_from_name("nonsense", &t), AG_EINVAL);
+}
+
+static void test_backward_needs_training_forward(void **state) {
+    (void)state;
+    ag_graph_t g;
+    make_graph(&g, 8, ring_edges, 7);
+    float X[8 * 5], out[8 * 2];
+    fill(X, 8 * 5, 5, 1.0f);
+    ag_model_config_t cfg;
+    ag_model_config_default(&cfg, AG_TASK_NODE_CLASSIFICATION);
+    cfg.in_dim = 5;
+    cfg.n_out = 2;
+    ag_model_t *m;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);
+    ag_batch_t b;
+    ag_batch_init(&b, &g, X, NULL);
+    assert_int_equal(ag_model_forward(m, &b, 0, NULL, out), AG_SUCCESS);
+    assert_int_equal(ag_model_backward(m, &b, out), AG_EINVAL);
+    assert_int_equal(ag_model_forward(m, &b, 1, NULL, out), AG_EINVAL); /* training needs an rng */
+    /* evaluation is deterministic and dropout-free: two passes agree exactly */
+    float out2[8 * 2];
+    assert_int_equal(ag_model_forward(m, &b, 0, NULL, out2), AG_SUCCESS);
+    assert_memory_equal(out, out2, sizeof out);
+    ag_batch_destroy(&b);
+    ag_model_destroy(m);
+    ag_graph_destroy(&g);
+}
+
+int main(void) {
+    igraph_set_error_handler(igraph_error_handler_ignore);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_node_model_gradients),
+        cmocka_unit_test(test_gat_model_gradients),
+        cmocka_unit_test(test_graph_model_gradients),
+        cmocka_unit_test(test_config_json_roundtrip),
+        cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_backward_needs_training_forward),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

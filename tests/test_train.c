@@ -1,0 +1,281 @@
+/* Tests of training: small problems with known answers (so the test fails if learning breaks),
+ * determinism across runs and thread counts, and error paths. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <attngraph/attngraph.h>
+#include <attngraph/train.h>
+
+/* Two planted communities of 40 nodes (stochastic block model); each node's 4 features are its
+ * community's signature buried in noise twice its size, so a node alone is often misread and its
+ * neighbourhood is needed. */
+static void make_sbm(ag_trainset_t *set) {
+    igraph_t ig;
+    igraph_matrix_t pref;
+    igraph_vector_int_t sizes;
+    igraph_rng_seed(igraph_rng_default(), 7);
+    igraph_matrix_init(&pref, 2, 2);
+    MATRIX(pref, 0, 0) = MATRIX(pref, 1, 1) = 0.25;
+    MATRIX(pref, 0, 1) = MATRIX(pref, 1, 0) = 0.01;
+    igraph_vector_int_init(&sizes, 2);
+    VECTOR(sizes)[0] = VECTOR(sizes)[1] = 40;
+    assert_int_equal(igraph_sbm_game(&ig, 80, &pref, &sizes, IGRAPH_UNDIRECTED, 0), IGRAPH_SUCCESS);
+    ag_trainset_init(set, AG_TASK_NODE_CLASSIFICATION);
+    set->n_classes = 2;
+    assert_int_equal(ag_trainset_resize(set, 1, 80, 1), AG_SUCCESS);
+    ag_example_t *ex = &set->examples[0];
+    assert_int_equal(ag_graph_from_igraph(&ex->graph, &ig), AG_SUCCESS);
+    assert_int_equal(ag_fmat_init(&ex->X, 80, 4), AG_SUCCESS);
+    for (int i = 0; i < 80; i++) {
+        int cls = i >= 40;
+        set->targets[i] = (float)cls;
+        for (int f = 0; f < 4; f++) {
+            float signal = (f % 2 == cls) ? 1.0f : -1.0f;
+            ex->X.data[i * 4 + f] = signal + 2.0f * ag_rng_normal(11, 0, (uint64_t)(i * 4 + f));
+        }
+    }
+    igraph_destroy(&ig);
+    igraph_matrix_destroy(&pref);
+    igraph_vector_int_destroy(&sizes);
+}
+
+static ag_model_t *small_node_model(void) {
+    ag_model_config_t cfg;
+    ag_model_config_default(&cfg, AG_TASK_NODE_CLASSIFICATION);
+    cfg.in_dim = 4;
+    cfg.n_out = 2;
+    cfg.hidden = 16;
+    cfg.n_blocks = 2;
+    for (int l = 0; l < 2; l++) {
+        cfg.blocks[l].attn.heads = 2;
+        cfg.blocks[l].attn.head_dim = 8;
+        cfg.blocks[l].attn.out_dim = 16;
+        cfg.blocks[l].ffn_hidden = 16;
+    }
+    ag_model_t *m;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);
+    return m;
+}
+
+static void test_sbm_communities_are_learned(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    make_sbm(&set);
+    /* 5 labelled nodes per community, 10 for validation, the other 60 for testing */
+    int64_t tr[10], va[10], te[60];
+    int nt = 0, nv = 0, ns = 0;
+    for (int i = 0; i < 80; i++) {
+        int k = i % 40;
+        if (k < 5) tr[nt++] = i;
+        else if (k < 10) va[nv++] = i;
+        else te[ns++] = i;
+    }
+    ag_model_t *m = small_node_model();
+    ag_train_config_t tc;
+    ag_train_config_default(&tc, AG_TASK_NODE_CLASSIFICATION);
+    tc.optim.lr = 0.01f;
+    tc.epochs = 100;
+    tc.patience = 0;
+    ag_train_result_t res;
+    assert_int_equal(ag_train(m, &set, tr, nt, va, nv, &tc, &res), AG_SUCCESS);
+    assert_int_equal(res.epochs_run, 100);
+    assert_true(res.best_epoch >= 1);
+    ag_scores_t sc;
+    assert_int_equal(ag_evaluate(m, &set, te, ns, &sc), AG_SUCCESS);
+    assert_int_equal(sc.n, 60);
+    /* a node's own features alone give about 76% (signal 1, noise sd 2, 4 features); the graph
+     * lifts it well above */
+    if (sc.accuracy < 0.9) fail_msg("SBM test accuracy %.3f < 0.9", sc.accuracy);
+    float prob[2 * 60];
+    assert_int_equal(ag_predict(m, &set, te, ns, prob), AG_SUCCESS);
+    for (int i = 0; i < 60; i++) assert_float_equal(prob[2 * i] + prob[2 * i + 1], 1.0f, 1e-5f);
+    ag_model_destroy(m);
+    ag_trainset_destroy(&set);
+}
+
+/* Rings and paths of 5..12 nodes with one feature, the degree: a ring has no degree-1 node. */
+static void make_rings_and_paths(ag_trainset_t *set, ag_task_t task) {
+    int G = 48;
+    ag_trainset_init(set, task);
+    set->n_classes = task == AG_TASK_GRAPH_CLASSIFICATION ? 2 : 0;
+    assert_int_equal(ag_trainset_resize(set, G, G, 1), AG_SUCCESS);
+    for (int g = 0; g < G; g++) {
+        int n = 5 + (g / 2) % 8, ring = g % 2;
+        igraph_t ig;
+        igraph_ring(&ig, n, IGRAPH_UNDIRECTED, 0, ring);
+        ag_example_t *ex = &set->examples[g];
+        assert_int_equal(ag_graph_from_igraph(&ex->graph, &ig), AG_SUCCESS);
+        assert_int_equal(ag_fmat_init(&ex->X, n, 2), AG_SUCCESS);
+        for (int v = 0; v < n; v++) {
+            ex->X.data[2 * v] = (float)(ex->graph.indptr[v + 1] - ex->graph.indptr[v]);
+            ex->X.data[2 * v + 1] = 1.0f;
+        }
+        set->targets[g] = task == AG_TASK_GRAPH_CLASSIFICATION ? (float)ring : (float)n;
+        igraph_destroy(&ig);
+    }
+}
+
+static ag_model_t *small_graph_model(ag_task_t task, int64_t n_out, ag_readout_kind_t ro) {
+    ag_model_config_t cfg;
+    ag_model_config_default(&cfg, task);
+    cfg.in_dim = 2;
+    cfg.n_out = n_out;
+    cfg.hidden = 16;
+    cfg.n_blocks = 2;
+    for (int l = 0; l < 2; l++) {
+        cfg.blocks[l].attn.heads = 2;
+        cfg.blocks[l].attn.head_dim = 8;
+        cfg.blocks[l].attn.out_dim = 16;
+        cfg.blocks[l].ffn_hidden = 16;
+        cfg.blocks[l].dropout = 0.0f;
+        cfg.blocks[l].ffn_dropout = 0.0f;
+    }
+    cfg.readout = ro;
+    cfg.head_hidden = 16;
+    cfg.head_dropout = 0.0f;
+    ag_model_t *m;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);
+    return m;
+}
+
+static void test_rings_versus_paths(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    make_rings_and_paths(&set, AG_TASK_GRAPH_CLASSIFICATION);
+    int64_t tr[32], te[16];
+    for (int i = 0; i < 32; i++) tr[i] = i;
+    for (int i = 0; i < 16; i++) te[i] = 32 + i;
+    ag_model_t *m = small_graph_model(AG_TASK_GRAPH_CLASSIFICATION, 2, AG_READOUT_SUM);
+    ag_train_config_t tc;
+    ag_train_config_default(&tc, AG_TASK_GRAPH_CLASSIFICATION);
+    tc.optim.lr = 0.01f;
+    tc.epochs = 60;
+    tc.batch_size = 8;
+    ag_train_result_t res;
+    assert_int_equal(ag_train(m, &set, tr, 32, NULL, 0, &tc, &res), AG_SUCCESS);
+    ag_scores_t sc;
+    assert_int_equal(ag_evaluate(m, &set, te, 16, &sc), AG_SUCCESS);
+    if (sc.accuracy < 0.99) fail_msg("rings vs paths accuracy %.3f", sc.accuracy);
+    assert_true(sc.roc_auc > 0.99);
+    ag_model_destroy(m);
+    ag_trainset_destroy(&set);
+}
+
+static void test_regression_counts_nodes(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    make_rings_and_paths(&set, AG_TASK_GRAPH_REGRESSION);
+    int64_t tr[40], te[8];
+    for (int i = 0; i < 40; i++) tr[i] = i;
+    for (int i = 0; i < 8; i++) te[i] = 40 + i;
+    ag_model_t *m = small_graph_model(AG_TASK_GRAPH_REGRESSION, 1, AG_READOUT_SUM);
+    ag_train_config_t tc;
+    ag_train_config_default(&tc, AG_TASK_GRAPH_REGRESSION);
+    tc.optim.lr = 0.01f;
+    tc.epochs = 150;
+    tc.batch_size = 8;
+    ag_train_result_t res;
+    assert_int_equal(ag_train(m, &set, tr, 40, NULL, 0, &tc, &res), AG_SUCCESS);
+    /* the target scaling is fitted on the training rows: sizes 5..12 */
+    const float *mean, *sd;
+    ag_model_target_scaling(m, &mean, &sd);
+    assert_true(mean[0] > 7.0f && mean[0] < 10.0f);
+    assert_true(sd[0] > 1.5f && sd[0] < 3.0f);
+    ag_scores_t sc;
+    assert_int_equal(ag_evaluate(m, &set, te, 8, &sc), AG_SUCCESS);
+    /* predicting the mean would give an RMSE of about 2.3 */
+    if (sc.rmse > 0.8) fail_msg("node-count RMSE %.3f > 0.8", sc.rmse);
+    float pred[8];
+    assert_int_equal(ag_predict(m, &set, te, 8, pred), AG_SUCCESS);
+    for (int i = 0; i < 8; i++) assert_float_equal(pred[i], set.targets[te[i]], 1.6f);
+    ag_model_destroy(m);
+    ag_trainset_destroy(&set);
+}
+
+/* Trains the SBM model briefly and returns all its weights. */
+static float *train_weights(int threads, int64_t *count) {
+    ag_set_num_threads(threads);
+    ag_trainset_t set;
+    make_sbm(&set);
+    int64_t tr[20], va[20];
+    for (int i = 0; i < 20; i++) {
+        tr[i] = 4 * i;
+        va[i] = 4 * i + 1;
+    }
+    ag_model_t *m = small_node_model();
+    ag_train_config_t tc;
+    ag_train_config_default(&tc, AG_TASK_NODE_CLASSIFICATION);
+    tc.epochs = 8;
+    tc.seed = 5;
+    ag_train_result_t res;
+    assert_int_equal(ag_train(m, &set, tr, 20, va, 20, &tc, &res), AG_SUCCESS);
+    const ag_param_list_t *p = ag_model_params(m);
+    *count = ag_param_list_size(p);
+    float *w = malloc((size_t)*count * sizeof(float)), *o = w;
+    for (int64_t i = 0; i < p->count; i++) {
+        size_t n = (size_t)(p->items[i].shape[0] * p->items[i].shape[1]);
+        memcpy(o, p->items[i].value, n * sizeof(float));
+        o += n;
+    }
+    ag_model_destroy(m);
+    ag_trainset_destroy(&set);
+    ag_set_num_threads(0);
+    return w;
+}
+
+static void test_training_is_deterministic(void **state) {
+    (void)state;
+    int64_t n1, n2, n3;
+    float *a = train_weights(1, &n1), *b = train_weights(2, &n2), *c = train_weights(2, &n3);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(a, b, (size_t)n1 * sizeof(float));
+    assert_memory_equal(b, c, (size_t)n1 * sizeof(float));
+    free(a);
+    free(b);
+    free(c);
+}
+
+static void test_training_errors(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    make_sbm(&set);
+    ag_model_t *m = small_node_model();
+    ag_train_config_t tc;
+    ag_train_config_default(&tc, AG_TASK_NODE_CLASSIFICATION);
+    ag_train_result_t res;
+    int64_t bad[1] = {80}, ok[1] = {0};
+    assert_int_equal(ag_train(m, &set, bad, 1, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "training index 80 is out of range"));
+    assert_int_equal(ag_train(m, &set, ok, 0, NULL, 0, &tc, &res), AG_EINVAL);
+    set.targets[0] = 5.0f; /* class 5 of 2 */
+    tc.epochs = 1;
+    assert_int_equal(ag_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EVALUE);
+    assert_non_null(strstr(ag_error_message(), "class 5"));
+    set.task = AG_TASK_GRAPH_CLASSIFICATION;
+    assert_int_equal(ag_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "the data are for graph-classification"));
+    set.task = AG_TASK_NODE_CLASSIFICATION;
+    ag_metric_t mt;
+    assert_int_equal(ag_metric_from_name("roc_auc", &mt), AG_SUCCESS);
+    assert_int_equal(mt, AG_METRIC_ROC_AUC);
+    assert_int_equal(ag_metric_from_name("bogus", &mt), AG_EINVAL);
+    ag_model_destroy(m);
+    ag_trainset_destroy(&set);
+}
+
+int main(void) {
+    igraph_set_error_handler(igraph_error_handler_ignore);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sbm_communities_are_learned),
+        cmocka_unit_test(test_rings_versus_paths),
+        cmocka_unit_test(test_regression_counts_nodes),
+        cmocka_unit_test(test_training_is_deterministic),
+        cmocka_unit_test(test_training_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
