@@ -20,5 +20,10 @@
 #include "attngraph/loss.h"
 #include "attngraph/metrics.h"
 #include "attngraph/safetensors.h"
+#include "attngraph/attention.h"
+#include "attngraph/layers.h"
+#include "attngraph/optim.h"
+#include "attngraph/model.h"
+#include "attngraph/train.h"
 
 #endif
