@@ -98,6 +98,15 @@ static void test_cross_entropy_nothing_labelled_and_errors(void **state) {
     assert_int_equal(counted, 0);
     for (int i = 0; i < 12; i++) assert_float_equal(dz[i], 0.0f, 0.0f);
 
+    /* no rows at all */
+    assert_int_equal(ag_loss_cross_entropy(Z, LAB, 0, 3, NULL, 1.0f, dz, &loss, &counted), AG_SUCCESS);
+    assert_close(loss, 0.0, 0.0);
+    assert_int_equal(counted, 0);
+    assert_int_equal(ag_loss_mse(Z, Z, 0, 3, 1.0f, dz, &loss, &counted), AG_SUCCESS);
+    assert_int_equal(counted, 0);
+    assert_int_equal(ag_loss_cross_entropy(Z, LAB, -1, 3, NULL, 1.0f, dz, &loss, &counted), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "cross-entropy: negative number of rows (-1)");
+
     const int32_t bad[4] = {2, 3, -1, 1};
     assert_int_equal(ag_loss_cross_entropy(Z, bad, 4, 3, NULL, 1.0f, dz, &loss, NULL), AG_EVALUE);
     assert_string_equal(ag_error_message(), "cross-entropy: row 1 has label 3, outside 0 .. 2 (or -1 for none)");

@@ -110,6 +110,32 @@ static void test_attention_values(void **state) {
     ag_readout_destroy(&ro);
 }
 
+/* The same example through PyTorch autograd (a per-graph softmax gate as PyG's GlobalAttention),
+ * dY = [[1, 2], [7, 7], [3, 4]]: the values below were printed by torch 1.13. */
+static void test_attention_matches_pytorch(void **state) {
+    (void)state;
+    ag_readout_t ro;
+    float Y[6], dX[10] = {0};
+    const float dY[6] = {1, 2, 7, 7, 3, 4};
+    assert_int_equal(ag_readout_init(&ro, AG_READOUT_ATTENTION, 2, 1), AG_SUCCESS);
+    ro.w_gate[0] = 0.5f;
+    ro.w_gate[1] = -0.25f;
+    ro.b_gate[0] = 0.1f;
+    ro.dw_gate[0] = ro.dw_gate[1] = ro.db_gate[0] = 0.0f;
+    assert_int_equal(ag_readout_forward(&ro, PTR, 3, X5, Y), AG_SUCCESS);
+    assert_int_equal(ag_readout_backward(&ro, PTR, 3, X5, dY, dX), AG_SUCCESS);
+    const float y_torch[6] = {2.35919785f, 0.11593169f, 0, 0, 1.45272338f, 3.99999976f};
+    const float dx_torch[10] = {-0.57528996f, 1.08864772f, 0.93902647f, -0.09114629f, 0.63626355f,
+                                1.00249851f,  -0.12388235f, 1.06528151f, 3.12388253f, 2.93471813f};
+    for (int i = 0; i < 6; i++) assert_float_equal(Y[i], y_torch[i], 1e-6f);
+    for (int i = 0; i < 10; i++) assert_float_equal(dX[i], dx_torch[i], 2e-6f);
+    assert_float_equal(ro.dw_gate[0], 7.60971928f, 1e-5f);
+    assert_float_equal(ro.dw_gate[1], 11.45956421f, 1e-5f);
+    /* a softmax does not see a shift of every score: the bias gradient is zero up to rounding */
+    assert_float_equal(ro.db_gate[0], 0.0f, 1e-5f);
+    ag_readout_destroy(&ro);
+}
+
 /* L = sum_gf Y_gf R_gf, so dL/dY = R. */
 static double loss_of(ag_readout_t *ro, const int64_t *ptr, int64_t G, const float *X, const float *R, float *Y) {
     assert_int_equal(ag_readout_forward(ro, ptr, G, X, Y), AG_SUCCESS);
@@ -262,12 +288,39 @@ static void test_errors(void **state) {
     ag_readout_destroy(&ro);
 }
 
+void ag_i_alloc_fail_at(int64_t n);
+
+static void test_allocation_failures(void **state) {
+    (void)state;
+    ag_readout_t ro;
+    float Y[6], dX[10] = {0};
+    for (int k = 1; k <= 3; k++) { /* cache, gate values, gate gradients */
+        ag_i_alloc_fail_at(k);
+        assert_int_equal(ag_readout_init(&ro, AG_READOUT_ATTENTION, 2, 1), AG_ENOMEM);
+        ag_i_alloc_fail_at(0);
+        assert_null(ro.params);
+        assert_null(ro.cache);
+    }
+    for (int kind = AG_READOUT_MAX; kind <= AG_READOUT_ATTENTION; kind++) {
+        assert_int_equal(ag_readout_init(&ro, (ag_readout_kind_t)kind, 2, 1), AG_SUCCESS);
+        ag_i_alloc_fail_at(1); /* the forward cache */
+        assert_int_equal(ag_readout_forward(&ro, PTR, 3, X5, Y), AG_ENOMEM);
+        ag_i_alloc_fail_at(0);
+        /* a failed forward cannot be differentiated; a retry works */
+        assert_int_equal(ag_readout_backward(&ro, PTR, 3, X5, Y, dX), AG_EINVAL);
+        assert_int_equal(ag_readout_forward(&ro, PTR, 3, X5, Y), AG_SUCCESS);
+        assert_int_equal(ag_readout_backward(&ro, PTR, 3, X5, Y, dX), AG_SUCCESS);
+        ag_readout_destroy(&ro);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sum_mean_max_values),
         cmocka_unit_test(test_max_backward_routes_to_first_argmax),
         cmocka_unit_test(test_mean_sum_backward),
         cmocka_unit_test(test_attention_values),
+        cmocka_unit_test(test_attention_matches_pytorch),
         cmocka_unit_test(test_gradients_mean),
         cmocka_unit_test(test_gradients_sum),
         cmocka_unit_test(test_gradients_max),
@@ -275,6 +328,7 @@ int main(void) {
         cmocka_unit_test(test_thread_count_does_not_change_results),
         cmocka_unit_test(test_params_and_names),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

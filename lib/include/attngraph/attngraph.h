@@ -8,5 +8,15 @@
 #include "attngraph/matrix.h"
 #include "attngraph/graph.h"
 #include "attngraph/summary.h"
+#include "attngraph/table.h"
+#include "attngraph/labels.h"
+#include "attngraph/dataset.h"
+#include "attngraph/split.h"
+#include "attngraph/param.h"
+#include "attngraph/rng.h"
+#include "attngraph/readout.h"
+#include "attngraph/loss.h"
+#include "attngraph/metrics.h"
+#include "attngraph/safetensors.h"
 
 #endif

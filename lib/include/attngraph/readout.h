@@ -10,6 +10,8 @@
  *     attention  s_n = X_n . w + b, a = softmax of s over the nodes of g, Y_g = sum_n a_n X_n
  *                (PyTorch Geometric's GlobalAttention / AttentionalAggregation with a linear gate)
  * A graph with no node gives a row of zeros (and no gradient), never NaN.
+ * The gate bias b cannot change a softmax over one graph's scores, so its gradient is zero up to
+ * rounding; it is kept so that weights map one to one onto PyG's Linear(F, 1) gate.
  *
  * Example (graph classification head):
  *     ag_readout_t ro;

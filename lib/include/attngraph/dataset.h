@@ -1,0 +1,81 @@
+/*
+ * attngraph/dataset.h: datasets of many graphs (molecules) with their targets.
+ *
+ * A dataset is G igraph graphs, the file each came from, and a (G x T) target matrix (see
+ * labels.h). It is loaded either from a labels table whose file column lists the graph files
+ * relative to the table's folder (tox21/labels.csv: `molecules/0001.gml,...`), or from a folder of
+ * graph files whose targets are graph attributes (mutag's molecules carry `label`).
+ *
+ * Example: Tox21, 7,831 molecules, 12 binary tasks with missing values
+ *   ag_dataset_t ds;
+ *   ag_dataset_load(&ds, "tox21/labels.csv", NULL);
+ *   // ds.graphs[g], ds.files[g] ("molecules/0001.gml"), ds.targets.y (7831 x 12, NaN = missing)
+ *   ag_dataset_destroy(&ds);
+ */
+#ifndef ATTNGRAPH_DATASET_H
+#define ATTNGRAPH_DATASET_H
+
+#include <igraph.h>
+#include "attngraph/common.h"
+#include "attngraph/graph.h"
+#include "attngraph/labels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** G graphs and their targets. */
+typedef struct ag_dataset_t {
+    int64_t n_graphs;      /* G */
+    igraph_t *graphs;      /* (G) with their attributes */
+    char **files;          /* (G) file names as listed (relative to the table's folder or the folder) */
+    ag_targets_t targets;  /* G x T; targets.files is the table's file column (NULL from a folder) */
+} ag_dataset_t;
+
+/** Options of the dataset loaders; zero-initialise or use ag_dataset_options_init(). */
+typedef struct ag_dataset_options_t {
+    ag_targets_options_t targets; /* table: file column, target columns, kinds (see labels.h) */
+    const char *const *graph_attrs; /* folder: graph attributes used as targets (NULL = none) */
+    int64_t n_graph_attrs;
+    int directed;                 /* for formats that do not say (edge lists): 1 directed */
+} ag_dataset_options_t;
+
+/** \function ag_dataset_options_init
+ * Defaults: file column "file", automatic targets, no graph-attribute targets, undirected. */
+void ag_dataset_options_init(ag_dataset_options_t *opts);
+
+/**
+ * \function ag_dataset_load
+ * Loads every graph listed in a labels table, and the targets.
+ *
+ * Graph files are read with ag_graph_read() (graph.h), the format chosen by extension (.gml,
+ * .graphml, .net, .edges, ...), with igraph's C attribute handler (installed if none is set).
+ * \param ds         Output, uninitialised; free with ag_dataset_destroy(). Zeroed on failure.
+ * \param labels_csv The labels table (see ag_targets_read_csv()).
+ * \param opts       Options, or NULL for the defaults.
+ * \return AG_SUCCESS; the errors of ag_targets_read_csv(); the errors of ag_graph_read() for a
+ *   listed file (AG_EFILE: missing or unreadable, AG_EPARSE: igraph cannot parse it or it has no
+ *   vertices, AG_EFORMAT: unknown extension), with the file's path and its data row in the table
+ *   ("d/bad.gml: Parse error in GML file, line 2 (...) (listed in data row 1 of d/l.csv)");
+ *   AG_ENOMEM.
+ * Time complexity: O(total size of the files).
+ */
+ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_dataset_options_t *opts);
+
+/**
+ * \function ag_dataset_load_dir
+ * Loads every graph file of a folder (known extensions, sorted by name; other files and
+ * sub-folders are ignored), with targets from graph attributes (opts->graph_attrs).
+ * \return AG_SUCCESS; AG_EFILE (cannot list the folder, or it holds no graph file), AG_EPARSE
+ *   (names the file), the errors of ag_targets_from_graphs(), AG_ENOMEM.
+ */
+ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_dataset_options_t *opts);
+
+/** \function ag_dataset_destroy
+ * Frees the graphs, names and targets; safe on a zeroed or already destroyed dataset. */
+void ag_dataset_destroy(ag_dataset_t *ds);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,213 @@
+/*
+ * attngraph/features.h: node and edge feature matrices from igraph attributes and structure.
+ *
+ * A featuriser is fitted once on the training graphs: it decides the columns (which attributes,
+ * how each is encoded), builds the vocabulary of every string attribute and the normalisation
+ * statistics. It then turns any graph into X (N x F) and edge features (E x Fe), always with the
+ * same columns, and is stored in model files (ag_featurizer_to_json) so that a trained model
+ * featurises new graphs exactly as it did its training graphs.
+ *
+ * Example:
+ *     ag_featurizer_config_t cfg;
+ *     ag_featurizer_config_init(&cfg);              // every usable attribute except "id"
+ *     const char *drop[] = {"id", "name"};
+ *     cfg.exclude = drop; cfg.n_exclude = 2;
+ *     cfg.norm = AG_NORM_STANDARDIZE;
+ *     cfg.degree = 1; cfg.lap_pe_k = 8; cfg.rw_pe_k = 16;
+ *     ag_featurizer_t f;
+ *     if (ag_featurizer_fit(&f, &cfg, train_graphs, n_train) != AG_SUCCESS) die(ag_error_message());
+ *     ag_fmat_t X = {0}, Ee = {0};                  // (N x F), (E x Fe)
+ *     if (ag_featurizer_transform(&f, &graph, &X, &Ee) != AG_SUCCESS) die(ag_error_message());
+ *     for (int64_t j = 0; j < f.n_features; j++) puts(ag_featurizer_column_name(&f, j));
+ *     ag_fmat_destroy(&X); ag_fmat_destroy(&Ee);
+ *     ag_featurizer_destroy(&f);
+ *
+ * Encoders (the width rule, shared with `attn-graph info`):
+ * - numeric attribute: 1 column, the value (NaN or infinite values are errors);
+ * - string attribute: one-hot, one column per non-empty value seen at fit time (sorted by strcmp)
+ *   plus one "<other>" column for values first seen at transform time and for "" (what igraph
+ *   gives a vertex that lacks the attribute in GML): width = distinct non-empty values + 1, the
+ *   rule ag_graph_summarize() reports;
+ * - boolean attribute: 1 column, 0 or 1.
+ * Columns of X: vertex attributes, then degree (1 column, or in/out for directed graphs), then
+ * Laplacian PE (lap_pe_k), then random-walk PE (rw_pe_k); see posenc.h for their definitions.
+ * Edge features: edge attributes only, one row per igraph edge id.
+ *
+ * Fitting and transforming call igraph (inside the library's igraph guard), so like every igraph
+ * call they must not run on two threads at once; a fitted featuriser itself is read-only.
+ * docs/features.md has the full definitions.
+ */
+#ifndef ATTNGRAPH_FEATURES_H
+#define ATTNGRAPH_FEATURES_H
+
+#include <igraph.h>
+#include "attngraph/common.h"
+#include "attngraph/matrix.h"
+#include "attngraph/summary.h" /* ag_attr_type_t: numeric, string, boolean */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library's internal JSON value and string buffer (lib/src/json.h), used by model files. */
+struct ag_json_t;
+struct ag_strbuf_t;
+
+/** How vertex features are normalised with statistics fixed at fit time. */
+typedef enum ag_feature_norm_t {
+    AG_NORM_NONE = 0,
+    /* (x - mean) / std per column over all vertices of the fitted graphs (population std; a
+     * constant column gets std 1). Applies to attribute and degree columns, not to PE columns. */
+    AG_NORM_STANDARDIZE,
+    /* Each row's attribute columns divided by their L1 norm (rows summing to 0 stay as they are).
+     * Degree and PE columns are left alone. For count / bag-of-words attributes. */
+    AG_NORM_L1_ROWS
+} ag_feature_norm_t;
+
+/** Which attributes become features. */
+typedef enum ag_attr_select_t {
+    AG_SELECT_ALL = 0, /* every attribute of usable type, minus exclusions */
+    AG_SELECT_LIST,    /* the given names and fnmatch patterns */
+    AG_SELECT_NONE     /* no attribute */
+} ag_attr_select_t;
+
+/** Fit configuration; start from ag_featurizer_config_init(). The featuriser copies what it needs. */
+typedef struct ag_featurizer_config_t {
+    ag_attr_select_t vertex_select;   /* default AG_SELECT_ALL */
+    const char *const *vertex_attrs;  /* (n_vertex_attrs) names or patterns like "x*", for AG_SELECT_LIST */
+    int64_t n_vertex_attrs;
+    ag_attr_select_t edge_select;     /* default AG_SELECT_ALL */
+    const char *const *edge_attrs;    /* (n_edge_attrs) names or patterns, for AG_SELECT_LIST */
+    int64_t n_edge_attrs;
+    /* (n_exclude) names or patterns never taken by AG_SELECT_ALL or by a pattern (a plain name
+     * listed explicitly is always taken). Applies to vertex and edge attributes. Default {"id"}. */
+    const char *const *exclude;
+    int64_t n_exclude;
+    ag_feature_norm_t norm;           /* default AG_NORM_NONE */
+    int degree;                       /* 1: append degree column(s); default 0 */
+    int64_t lap_pe_k;                 /* Laplacian PE columns; default 0 */
+    int64_t rw_pe_k;                  /* random-walk PE columns; default 0 */
+} ag_featurizer_config_t;
+
+/** One attribute's encoding. */
+typedef struct ag_feature_attr_t {
+    char *name;
+    ag_attr_type_t type;
+    int64_t offset;     /* first column in X (or in the edge features) */
+    int64_t width;      /* 1, or vocab_size + 1 for strings */
+    char **vocab;       /* (vocab_size) sorted by strcmp; strings only */
+    int64_t vocab_size;
+} ag_feature_attr_t;
+
+/** A fitted featuriser. Fields are read-only for callers. */
+typedef struct ag_featurizer_t {
+    ag_feature_attr_t *vattrs; /* (n_vattrs) vertex attributes, in column order */
+    int64_t n_vattrs;
+    ag_feature_attr_t *eattrs; /* (n_eattrs) edge attributes, in column order */
+    int64_t n_eattrs;
+    ag_feature_norm_t norm;
+    int degree;                /* degree columns present */
+    int directed;              /* the fitted graphs were directed: 2 degree columns */
+    int64_t lap_pe_k;
+    int64_t rw_pe_k;
+    int64_t n_attr_features;   /* columns from vertex attributes (they come first) */
+    int64_t n_features;        /* F: width of X */
+    int64_t n_edge_features;   /* Fe: width of the edge features */
+    float *mean;               /* (n_attr_features + degree columns) AG_NORM_STANDARDIZE only */
+    float *std;                /* (same) never 0 */
+    char **names;              /* (F) column names of X */
+    char **edge_names;         /* (Fe) column names of the edge features */
+} ag_featurizer_t;
+
+/**
+ * \function ag_featurizer_config_init
+ * Default configuration: all usable vertex and edge attributes except "id", no normalisation,
+ * no structural columns.
+ */
+void ag_featurizer_config_init(ag_featurizer_config_t *cfg);
+
+/**
+ * \function ag_featurizer_fit
+ * Fits a featuriser on graphs: decides the columns, builds string vocabularies over all graphs,
+ * computes normalisation statistics over all their vertices.
+ * With AG_SELECT_ALL or a pattern, an attribute is taken if every graph that has vertices (for
+ * edge attributes: edges) has it with a usable type (numeric, string or boolean); attributes
+ * are then in name order. Listed names keep the list's order; a pattern adds its matches in
+ * name order; duplicates are dropped. Graph attributes are never features.
+ * \param f       Output, uninitialised; free with ag_featurizer_destroy().
+ * \param cfg     Configuration.
+ * \param graphs  (count) graphs (with igraph's C attribute handler installed when they were made).
+ * \param count   count >= 1.
+ * \return AG_SUCCESS; AG_EINVAL (count < 1, negative k, bad enum); AG_EATTR (a listed name is
+ *         missing from a graph, a pattern matches nothing, a listed attribute has an unusable type,
+ *         an attribute's type differs between graphs); AG_EVALUE (a NaN or infinite value, naming
+ *         graph, attribute and vertex or edge); AG_EMISMATCH (directed and undirected graphs mixed
+ *         with degree columns); AG_ENOMEM.
+ * Time complexity: O(total vertices and edges x attributes, plus string sorting).
+ */
+ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *cfg,
+                             const igraph_t *const *graphs, int64_t count);
+
+/**
+ * \function ag_featurizer_transform
+ * Featurises one graph with the fitted columns.
+ * \param f   A fitted (or loaded) featuriser.
+ * \param ig  The graph.
+ * \param X   Output, (N x F); zero-initialised ({0}) or a valid matrix, resized on success.
+ * \param Ee  Output, (E x Fe), or NULL if not wanted. A graph without edges (which has no edge
+ *            attributes in igraph) gives 0 rows of width Fe.
+ * \return AG_SUCCESS; AG_EATTR (an attribute is missing or of another type, e.g. "attribute
+ *         'charge' is missing (the model expects numeric vertex attribute 'charge')");
+ *         AG_EVALUE (a NaN or infinite number: "numeric vertex attribute 'charge' is missing on
+ *         vertex 7 (NaN)", as igraph reads a number missing from a GML node as NaN);
+ *         AG_EMISMATCH (a directed graph for a featuriser fitted on undirected ones, or the
+ *         reverse, when degree columns are used); AG_EIGRAPH (the eigensolver failed); AG_ENOMEM.
+ * Unseen string values go to the attribute's "<other>" column.
+ * Time complexity: O((N + E) x columns) plus the PE costs (posenc.h).
+ */
+ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X, ag_fmat_t *Ee);
+
+/**
+ * \function ag_featurizer_column_name
+ * Name of column j of X: "element=C", "element=<other>", "charge", "aromatic", "degree" (or
+ * "in_degree", "out_degree"), "lap_pe.1".."lap_pe.k", "rw_pe.1".."rw_pe.k". NULL if j is out of
+ * range. Valid while f lives.
+ */
+const char *ag_featurizer_column_name(const ag_featurizer_t *f, int64_t j);
+
+/** \function ag_featurizer_edge_column_name
+ * Name of column j of the edge features ("bond_type=DOUBLE", "bond", ...), or NULL. */
+const char *ag_featurizer_edge_column_name(const ag_featurizer_t *f, int64_t j);
+
+/** \function ag_featurizer_attr_width
+ * The width rule: 1 for numeric and boolean attributes, distinct_values + 1 for strings
+ * (distinct non-empty values), as in summary.h. */
+int64_t ag_featurizer_attr_width(ag_attr_type_t type, int64_t distinct_values);
+
+/**
+ * \function ag_featurizer_to_json
+ * Appends the featuriser as one JSON object (version, columns, vocabularies, statistics,
+ * structural settings) to sb. Floats are written so that they read back bit-identical.
+ * Check sb->failed for allocation failure.
+ */
+void ag_featurizer_to_json(const ag_featurizer_t *f, struct ag_strbuf_t *sb);
+
+/**
+ * \function ag_featurizer_from_json
+ * Rebuilds a featuriser from the object ag_featurizer_to_json wrote; transforms are identical.
+ * Everything is validated: any missing, mistyped, out-of-range or inconsistent member gives
+ * AG_EMODEL with a message naming it.
+ * \param f    Output, uninitialised; free with ag_featurizer_destroy().
+ * \param obj  The parsed JSON object (struct ag_json_t from the library's JSON reader).
+ * \return AG_SUCCESS, AG_EMODEL, AG_ENOMEM.
+ */
+ag_error_t ag_featurizer_from_json(ag_featurizer_t *f, const struct ag_json_t *obj);
+
+/** \function ag_featurizer_destroy
+ * Frees everything; safe on a zeroed or already destroyed featuriser. */
+void ag_featurizer_destroy(ag_featurizer_t *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

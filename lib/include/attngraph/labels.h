@@ -1,0 +1,152 @@
+/*
+ * attngraph/labels.h: node labels (one class per vertex) and graph targets (one row per graph).
+ *
+ * Node labels come from a vertex attribute or from label strings (a table's label column). The
+ * class list is either built from the values (numbers sorted numerically, strings lexically) or
+ * given by the caller; each vertex gets its class index, or -1 when it is unlabelled (NaN, empty
+ * string).
+ *
+ * Graph targets are a (G x T) float matrix with NaN for missing values, one column per task. A task
+ * is regression (any numbers), binary (every value 0 or 1) or multi-class (strings, or numbers
+ * when asked for; the value stored is the class index). They come from a labels table such as
+ * tox21/labels.csv (`file,smiles,NR-AR,...`, empty cell = missing) or from graph attributes.
+ *
+ * Example: Cora's labels from the `subject` vertex attribute
+ *   ag_labels_t lab;
+ *   ag_labels_from_attr(&lab, &cora, "subject", NULL, 0);  // 7 classes, "Case_Based" ... "Theory"
+ *   ... lab.y[v] ...
+ *   ag_labels_destroy(&lab);
+ */
+#ifndef ATTNGRAPH_LABELS_H
+#define ATTNGRAPH_LABELS_H
+
+#include <igraph.h>
+#include "attngraph/common.h"
+#include "attngraph/matrix.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Node labels: a class index per vertex. */
+typedef struct ag_labels_t {
+    int32_t *y;       /* (N) class index in 0..C-1, or -1 if unlabelled */
+    int64_t n;        /* N */
+    char **classes;   /* (C) class names; numbers are written with "%.17g" (so 3.0 is "3") */
+    int64_t n_classes;
+} ag_labels_t;
+
+/**
+ * \function ag_labels_from_attr
+ * Node labels from a vertex attribute (numeric, string or boolean).
+ * \param labels    Output, uninitialised; free with ag_labels_destroy(). Zeroed on failure.
+ * \param graph     The graph.
+ * \param attr      Vertex attribute name.
+ * \param classes   The class list in class-index order, or NULL to build it from the values
+ *                  (sorted: numbers numerically, strings lexically). For a numeric attribute the
+ *                  given names must be numbers ("0", "1", "2.5").
+ * \param n_classes Length of classes.
+ * \return AG_SUCCESS; AG_EATTR (no such vertex attribute), AG_EVALUE (a value outside the given
+ *   class list: names the vertex and the value), AG_EINVAL (a given class repeated, or not a number
+ *   for a numeric attribute), AG_ENOMEM.
+ * Time complexity: O(N log N).
+ */
+ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const char *attr,
+                               const char *const *classes, int64_t n_classes);
+
+/**
+ * \function ag_labels_from_strings
+ * Node labels from one string per vertex (e.g. ag_node_table_t.labels); NULL or "" = unlabelled.
+ * \param what  Names the source in messages ("cora.content").
+ * Other parameters and errors as ag_labels_from_attr() (string values).
+ * Time complexity: O(N log N).
+ */
+ag_error_t ag_labels_from_strings(ag_labels_t *labels, const char *const *values, int64_t n,
+                                  const char *const *classes, int64_t n_classes, const char *what);
+
+/** \function ag_labels_destroy
+ * Frees labels; safe on a zeroed or already destroyed value. */
+void ag_labels_destroy(ag_labels_t *labels);
+
+/** What a task's column holds. */
+typedef enum ag_task_kind_t {
+    AG_TASK_AUTO = 0,     /* options only: decide from the values */
+    AG_TASK_REGRESSION,   /* numbers */
+    AG_TASK_BINARY,       /* 0/1 */
+    AG_TASK_MULTICLASS    /* class index into classes[t] */
+} ag_task_kind_t;
+
+/** Graph targets: G graphs by T tasks. */
+typedef struct ag_targets_t {
+    ag_fmat_t y;            /* (G x T) NaN = missing */
+    int64_t n_graphs;       /* G */
+    int64_t n_tasks;        /* T */
+    char **tasks;           /* (T) task (column or attribute) names */
+    ag_task_kind_t *kinds;  /* (T) */
+    char ***classes;        /* (T) class names of a multi-class task (sorted), NULL for the others */
+    int64_t *n_classes;     /* (T) 0 unless multi-class; 2 for binary */
+    char **files;           /* (G) the table's file column as written; NULL when not from a table */
+} ag_targets_t;
+
+/** Options of ag_targets_read_csv(); zero-initialise or use ag_targets_options_init(). */
+typedef struct ag_targets_options_t {
+    const char *file_column;      /* NULL = "file" */
+    const char *const *targets;   /* target columns by name; NULL = every numeric column (below) */
+    int64_t n_targets;
+    const ag_task_kind_t *kinds;  /* (n_targets) forced kinds, or NULL = AG_TASK_AUTO for all */
+} ag_targets_options_t;
+
+/** \function ag_targets_options_init
+ * Defaults: file column "file", targets chosen automatically, kinds from the values. */
+void ag_targets_options_init(ag_targets_options_t *opts);
+
+/**
+ * \function ag_targets_read_csv
+ * Reads graph targets from a labels table with a header (CSV or TSV; RFC 4180 quoting).
+ *
+ * One row per graph. The file column names each graph's file; the targets are the named columns,
+ * or when none are named every column other than the file column that has at least one value and
+ * whose non-empty cells all parse as numbers (a NaN or infinity among them is then an error).
+ * String columns (smiles, compound names) are therefore left out, but every numeric column is
+ * taken: ESOL's table has `logS` and the baseline `esol_predicted_logS`, so name `logS`. An empty cell is missing (NaN). With AG_TASK_AUTO a
+ * numeric column whose values are all 0 or 1 is binary, other numeric columns are regression, and
+ * a column with any non-numeric cell is multi-class.
+ * \param targets Output, uninitialised; free with ag_targets_destroy(). Zeroed on failure.
+ * \param path    The labels table.
+ * \param opts    Options, or NULL for the defaults.
+ * \return AG_SUCCESS; AG_EFILE, AG_EPARSE (path:line: malformed, wrong field count),
+ *   AG_EATTR (no file column, no named target column, no numeric column at all),
+ *   AG_EVALUE (path:line: a NaN/infinite number; a non-number in a column forced numeric),
+ *   AG_EMISMATCH (path:line: duplicate file), AG_ENOMEM.
+ * Time complexity: O(file size + G T log G).
+ */
+ag_error_t ag_targets_read_csv(ag_targets_t *targets, const char *path, const ag_targets_options_t *opts);
+
+/**
+ * \function ag_targets_from_graphs
+ * Graph targets from graph attributes (numeric, boolean or string) of each graph. A graph
+ * without the attribute, a NaN or an empty string is missing. Kinds as in ag_targets_read_csv().
+ * \param graphs  (G) graphs.
+ * \param attrs   (T) graph attribute names; they become the task names.
+ * \param kinds   (T) forced kinds, or NULL.
+ * \param names   (G) names of the graphs for messages (file names), or NULL (then indices).
+ * \return AG_SUCCESS; AG_EATTR (no graph has the attribute; numeric on one graph and string on
+ *   another), AG_EVALUE (infinite value), AG_EINVAL, AG_ENOMEM.
+ * Time complexity: O(G T log G).
+ */
+ag_error_t ag_targets_from_graphs(ag_targets_t *targets, const igraph_t *graphs, int64_t n_graphs,
+                                  const char *const *attrs, int64_t n_attrs, const ag_task_kind_t *kinds,
+                                  const char *const *names);
+
+/** \function ag_targets_destroy
+ * Frees targets; safe on a zeroed or already destroyed value. */
+void ag_targets_destroy(ag_targets_t *targets);
+
+/** \function ag_task_kind_name
+ * "auto", "regression", "binary" or "multiclass". */
+const char *ag_task_kind_name(ag_task_kind_t kind);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,124 @@
+/*
+ * attngraph/split.h: train/validation/test splits and k-fold cross-validation.
+ *
+ * A split holds index lists into a set of items (the vertices of one graph, or the graphs of a
+ * dataset). A plain split has one fold with train, val and test lists; k-fold cross-validation has
+ * k folds, where fold f tests on the f-th part and trains on the others (val empty, as in GIN's
+ * protocol). Index lists are sorted ascending and disjoint within a fold.
+ *
+ * Sources: split.json (`{"train": [...], "val": [...], "test": [...]}`, Cora, LastFM, Twitch),
+ * a column of a CSV table (tox21/split.csv `random_split` = train/val/test per file; mutag/folds.csv
+ * `fold` = 0..9 per file), or made here: seeded random fractions, seeded stratified k-fold.
+ * Made splits are a pure function of (inputs, seed) through attngraph/rng.h.
+ *
+ * Example: Tox21's random split aligned to a loaded dataset
+ *   ag_split_t s;
+ *   ag_split_read_csv(&s, "tox21/split.csv", "random_split", (const char *const *)ds.files, ds.n_graphs);
+ *   // s.folds[0].n_train == 6264, n_val == 783, n_test == 784
+ *   ag_split_destroy(&s);
+ */
+#ifndef ATTNGRAPH_SPLIT_H
+#define ATTNGRAPH_SPLIT_H
+
+#include <stdint.h>
+#include "attngraph/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One train/val/test partition (some items may be in none of the lists). */
+typedef struct ag_fold_t {
+    int64_t *train;   /* (n_train) sorted item indices */
+    int64_t *val;     /* (n_val) */
+    int64_t *test;    /* (n_test) */
+    int64_t n_train, n_val, n_test;
+} ag_fold_t;
+
+/** A split: one fold, or k folds for cross-validation. */
+typedef struct ag_split_t {
+    int64_t n_items;  /* the indices are < n_items */
+    int64_t n_folds;
+    ag_fold_t *folds; /* (n_folds) */
+} ag_split_t;
+
+/**
+ * \function ag_split_read_json
+ * Reads a split file: an object with arrays "train", "val" (or "valid"), "test" of 0-based
+ * indices (other keys, such as Cora's "meta", are ignored), or an object with "folds": an array of
+ * such objects. A missing "val" or "test" is empty; "train" is required.
+ * \param split   Output, uninitialised; free with ag_split_destroy(). Zeroed on failure.
+ * \param path    The JSON file.
+ * \param n_items Number of items the indices refer to (e.g. the graph's vertex count).
+ * \return AG_SUCCESS; AG_EFILE; AG_EPARSE (invalid JSON with line:column; not an object; a list
+ *   that is not an array of integers); AG_EVALUE (an index out of range, or in two lists of one
+ *   fold: names the index and the lists); AG_ENOMEM.
+ * Time complexity: O(file size + n_items).
+ */
+ag_error_t ag_split_read_json(ag_split_t *split, const char *path, int64_t n_items);
+
+/**
+ * \function ag_split_read_csv
+ * Reads a split from one column of a CSV table with a `file` column.
+ *
+ * Values train / val (or valid, validation) / test give one fold; non-negative integers give k-fold
+ * (k = largest + 1; fold f tests on the rows with value f and trains on the rest). An empty cell
+ * leaves the item out of every list.
+ * \param split   Output, uninitialised; free with ag_split_destroy(). Zeroed on failure.
+ * \param path    The table (e.g. tox21/split.csv, mutag/folds.csv).
+ * \param column  The column to use ("random_split", "scaffold_split", "fold").
+ * \param files   (n_files) the dataset's file names (ag_dataset_t.files): row i goes to the item
+ *                whose name equals its `file` cell. NULL: row i is item i.
+ * \param n_files Number of items.
+ * \return AG_SUCCESS; AG_EFILE; AG_EPARSE (path:line: malformed row); AG_EATTR (no such column,
+ *   no `file` column); AG_EVALUE (path:line: a value that is neither a part name nor a fold number,
+ *   or a mix of both); AG_EMISMATCH (path:line: a file that is not in the dataset or appears twice;
+ *   a dataset file with no row; row count differing from n_files when files is NULL); AG_ENOMEM.
+ * Time complexity: O(file size + G log G).
+ */
+ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *column,
+                             const char *const *files, int64_t n_files);
+
+/**
+ * \function ag_split_random
+ * A seeded random split of n items: round(train * n) train items, round(val * n) validation
+ * items, the rest test. Deterministic for a seed.
+ * \return AG_SUCCESS; AG_EINVAL (n < 0, fractions outside [0, 1] or summing above 1); AG_ENOMEM.
+ * Time complexity: O(n log n).
+ */
+ag_error_t ag_split_random(ag_split_t *split, int64_t n, double train, double val, uint64_t seed);
+
+/**
+ * \function ag_split_stratified
+ * A seeded stratified train/val/test split (as in LastFM's and Twitch's 60/20/20 files): within
+ * each class of size c, round(train * c) items go to train, round(val * c) to val (at most what is
+ * left), the rest to test, drawn at random. Totals can differ from the plain fractions by the
+ * per-class rounding. Label -1 is treated as one more class. Deterministic for a seed.
+ * \param y  (n) class labels.
+ * \return AG_SUCCESS; AG_EINVAL (n < 0, no labels, fractions outside [0, 1] or summing above 1);
+ *   AG_ENOMEM.
+ * Time complexity: O(n log n).
+ */
+ag_error_t ag_split_stratified(ag_split_t *split, const int32_t *y, int64_t n, double train, double val,
+                               uint64_t seed);
+
+/**
+ * \function ag_split_stratified_kfold
+ * Seeded stratified k-fold cross-validation over n items with class labels y: every class is
+ * spread over the folds so that each fold holds floor or ceil of (class size / k) of it, and fold
+ * sizes differ by at most one. Label -1 (unlabelled) is treated as one more class. Fold f: test =
+ * part f, train = the other parts, val empty. Deterministic for a seed.
+ * \param y  (n) class labels (any int32 values).
+ * \return AG_SUCCESS; AG_EINVAL (k < 2 or k > n); AG_ENOMEM.
+ * Time complexity: O(n log n + k n).
+ */
+ag_error_t ag_split_stratified_kfold(ag_split_t *split, const int32_t *y, int64_t n, int64_t k, uint64_t seed);
+
+/** \function ag_split_destroy
+ * Frees a split; safe on a zeroed or already destroyed one. */
+void ag_split_destroy(ag_split_t *split);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,99 @@
+/*
+ * attngraph/table.h: node feature tables read from text files, aligned to a graph's vertices.
+ *
+ * A node table gives every vertex of a graph one row of F numbers. Row v of the result is vertex v
+ * of the graph, whatever the order of the lines in the file: each line carries an id that is
+ * matched to a vertex attribute (GML's `id` by default) or to the vertex index.
+ *
+ * Three text forms (see docs/data.md):
+ * - AG_TABLE_DELIMITED: CSV/TSV with a header row. One id column (by name, default the first), the
+ *   feature columns are the other columns or a chosen subset; an optional label column.
+ *   Quoted fields follow RFC 4180. Delimiter: ',' for .csv, tab for .tsv/.tab, else sniffed.
+ * - AG_TABLE_WHITESPACE: no header, `id f1 ... fF [label]` separated by spaces or tabs
+ *   (Cora's `cora.content`: paper id, 1,433 0/1 words, class name).
+ * - AG_TABLE_SPARSE: no header, `id idx:value idx:value ...` (Twitch's `features.txt`); absent
+ *   entries are 0; width = largest index + 1 unless given.
+ *
+ * Example: Cora's features and labels
+ *   ag_table_options_t o;
+ *   ag_table_options_init(&o);
+ *   o.last_is_label = 1;                    // the class name ends each line
+ *   ag_node_table_t t;
+ *   ag_table_read(&t, "cora/cora.content", &cora_graph, &o);   // t.features is 2708 x 1433
+ *   ag_labels_from_strings(&labels, (const char *const *)t.labels, t.features.rows, NULL, 0, "cora.content");
+ *   ag_node_table_destroy(&t);
+ */
+#ifndef ATTNGRAPH_TABLE_H
+#define ATTNGRAPH_TABLE_H
+
+#include <igraph.h>
+#include "attngraph/common.h"
+#include "attngraph/matrix.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Text forms of a node table. */
+typedef enum ag_table_format_t {
+    AG_TABLE_AUTO = 0,   /* .csv/.tsv/.tab: delimited; .content: whitespace; else sniffed from line 1 */
+    AG_TABLE_DELIMITED,  /* header row, ',' '\t' or ';' */
+    AG_TABLE_WHITESPACE, /* no header: id f1 ... fF [label] */
+    AG_TABLE_SPARSE      /* no header: id idx:value ... */
+} ag_table_format_t;
+
+/** Options of ag_table_read(); fill with ag_table_options_init() first. */
+typedef struct ag_table_options_t {
+    ag_table_format_t format;   /* AG_TABLE_AUTO */
+    const char *id_column;      /* delimited: name of the id column; NULL = the first column */
+    const char *vertex_attr;    /* vertex attribute the ids are matched to (numeric or string); NULL = "id" */
+    int match_index;            /* 1: ids are 0-based vertex indices instead (vertex_attr ignored) */
+    const char *const *columns; /* delimited: feature columns by name, in this order; NULL = all others */
+    int64_t n_columns;
+    const char *label_column;   /* delimited: a column kept as label strings, not features; NULL = none */
+    int last_is_label;          /* whitespace: the last field of each line is a label string */
+    int64_t width;              /* sparse: number of features; 0 = largest index + 1 */
+} ag_table_options_t;
+
+/** A node table aligned to a graph. */
+typedef struct ag_node_table_t {
+    ag_fmat_t features; /* (N x F) row v = vertex v */
+    char **columns;     /* (F) feature column names; NULL for the headerless forms */
+    char **labels;      /* (N) label string of each vertex; NULL unless a label column was asked */
+} ag_node_table_t;
+
+/** \function ag_table_options_init
+ * Sets the defaults: automatic format, first column as id, ids matched to vertex attribute `id`,
+ * every other column a feature, no label column, sparse width from the data. */
+void ag_table_options_init(ag_table_options_t *opts);
+
+/**
+ * \function ag_table_read
+ * Reads a node table and aligns its rows to the vertices of a graph.
+ *
+ * Every vertex must have exactly one row and every row must match a vertex.
+ * \param table  Output, uninitialised; free with ag_node_table_destroy(). Zeroed on failure.
+ * \param path   The table file.
+ * \param graph  The graph whose vertices the rows are matched to (with attributes unless
+ *               opts->match_index).
+ * \param opts   Options, or NULL for the defaults.
+ * \return AG_SUCCESS;
+ *   AG_EFILE (cannot read), AG_EPARSE (path:line: malformed line, quote, wrong number of fields,
+ *   non-numeric value naming the column, bad idx:value), AG_EATTR (the id column, a chosen column or
+ *   the vertex attribute does not exist; two vertices share an id), AG_EMISMATCH (path:line: an id
+ *   matching no vertex, naming the id; a vertex with no row, naming its index and id; a duplicate
+ *   id naming both lines), AG_EVALUE (path:line: NaN or infinite value; sparse index beyond the
+ *   given width), AG_EINVAL (bad options), AG_ENOMEM.
+ * Time complexity: O(file size + N log N).
+ */
+ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_t *graph,
+                         const ag_table_options_t *opts);
+
+/** \function ag_node_table_destroy
+ * Frees a node table; safe on a zeroed or already destroyed one. */
+void ag_node_table_destroy(ag_node_table_t *table);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,16 @@
+/*
+ * attr_type.h: the type of a named igraph attribute (internal). igraph 0.10's C attribute handler
+ * has no public per-name type query, so this lists the attributes once.
+ */
+#ifndef ATTNGRAPH_ATTR_TYPE_H
+#define ATTNGRAPH_ATTR_TYPE_H
+
+#include <igraph.h>
+#include "attngraph/common.h"
+
+/* Sets *type to the type of attribute `name` of kind `elem` (graph, vertex or edge), or
+ * IGRAPH_ATTRIBUTE_UNSPECIFIED if the graph has no such attribute. Runs inside the igraph guard. */
+ag_error_t ag_i_attr_type(const igraph_t *graph, igraph_attribute_elemtype_t elem, const char *name,
+                          igraph_attribute_type_t *type);
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * dataset.c: many graphs read with igraph, plus their targets (see dataset.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attngraph/dataset.h"
+#include "attngraph/graph.h"
+#include "internal.h"
+
+/* Records the first failure and jumps to the cleanup at `done`. */
+#define TRY(expr) do { rc = (expr); if (rc != AG_SUCCESS) goto done; } while (0)
+
+void ag_dataset_options_init(ag_dataset_options_t *opts) { memset(opts, 0, sizeof *opts); }
+
+void ag_dataset_destroy(ag_dataset_t *ds) {
+    if (!ds) return;
+    for (int64_t g = 0; g < ds->n_graphs; g++) {
+        if (ds->graphs) igraph_destroy(&ds->graphs[g]);
+        if (ds->files) ag_i_free(ds->files[g]);
+    }
+    ag_i_free(ds->graphs);
+    ag_i_free(ds->files);
+    ag_targets_destroy(&ds->targets);
+    memset(ds, 0, sizeof *ds);
+}
+
+/* Is name a graph file by its extension? Probing through ag_format_from_path records an error for
+ * other files, which is not one for a folder listing: forget it. */
+static int is_graph_file(const char *name) {
+    ag_format_t format;
+    if (ag_format_from_path(name, &format) == AG_SUCCESS) return 1;
+    ag_error_clear();
+    return 0;
+}
+
+/* Reads one listed graph; on failure adds where the file was listed to ag_graph_read's message. */
+static ag_error_t read_listed(igraph_t *graph, const char *path, int directed, const char *table, int64_t row) {
+    ag_error_t rc = ag_graph_read(graph, path, AG_FORMAT_AUTO, directed);
+    if (rc == AG_SUCCESS || !table) return rc;
+    char msg[768];
+    snprintf(msg, sizeof msg, "%s", ag_error_message());
+    return AG_ERROR(rc, "%s (listed in data row %lld of %s)", msg, (long long)row + 1, table);
+}
+
+/* dir + "/" + name, or name alone when it is absolute or dir is empty. */
+static char *join(const char *dir, const char *name) {
+    size_t a = strlen(dir), b = strlen(name);
+    if (name[0] == '/' || a == 0) return ag_i_strdup(name);
+    char *s = ag_i_malloc(a + b + 2);
+    if (!s) return NULL;
+    memcpy(s, dir, a);
+    s[a] = '/';
+    memcpy(s + a + 1, name, b + 1);
+    return s;
+}
+
+/* The folder part of a path ("." if none). */
+static char *dirname_of(const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) return ag_i_strdup(".");
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    char *s = ag_i_malloc(n + 1);
+    if (!s) return NULL;
+    memcpy(s, path, n);
+    s[n] = '\0';
+    return s;
+}
+
+static ag_error_t alloc_graphs(ag_dataset_t *ds, int64_t n) {
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, n, sizeof(igraph_t), "graphs"));
+    ds->graphs = p;
+    AG_CHECK(ag_i_alloc_array(&p, n, sizeof(char *), "file names"));
+    ds->files = p;
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_dataset_options_t *opts) {
+    ag_dataset_options_t defaults;
+    ag_error_t rc = AG_SUCCESS;
+    char *dir = NULL, *path = NULL;
+    int64_t loaded = 0;
+    memset(ds, 0, sizeof *ds);
+    if (!opts) {
+        ag_dataset_options_init(&defaults);
+        opts = &defaults;
+    }
+    if (!labels_csv) return AG_ERROR(AG_EINVAL, "ag_dataset_load: no labels table");
+    AG_CHECK(ag_targets_read_csv(&ds->targets, labels_csv, &opts->targets));
+    int64_t g = ds->targets.n_graphs;
+    TRY(alloc_graphs(ds, g));
+    if (!(dir = dirname_of(labels_csv))) {
+        rc = AG_ERROR(AG_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (; loaded < g; loaded++) {
+        const char *name = ds->targets.files[loaded];
+        if (name[0] == '\0') {
+            rc = AG_ERROR(AG_EFILE, "%s: row %lld has an empty file name", labels_csv, (long long)loaded + 1);
+            goto done;
+        }
+        if (!(path = join(dir, name)) || !(ds->files[loaded] = ag_i_strdup(name))) {
+            rc = AG_ERROR(AG_ENOMEM, "out of memory");
+            goto done;
+        }
+        rc = read_listed(&ds->graphs[loaded], path, opts->directed, labels_csv, loaded);
+        ag_i_free(path);
+        path = NULL;
+        if (rc != AG_SUCCESS) {
+            ag_i_free(ds->files[loaded]);
+            ds->files[loaded] = NULL;
+            goto done;
+        }
+    }
+    ds->n_graphs = g;
+done:
+    if (rc != AG_SUCCESS) ds->n_graphs = loaded;
+    ag_i_free(dir);
+    ag_i_free(path);
+    if (rc != AG_SUCCESS) ag_dataset_destroy(ds);
+    return rc;
+}
+
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_dataset_options_t *opts) {
+    ag_dataset_options_t defaults;
+    ag_error_t rc = AG_SUCCESS;
+    char **names = NULL;
+    int64_t n = 0, cap = 0, loaded = 0;
+    char *path = NULL;
+    memset(ds, 0, sizeof *ds);
+    if (!opts) {
+        ag_dataset_options_init(&defaults);
+        opts = &defaults;
+    }
+    if (!dir) return AG_ERROR(AG_EINVAL, "ag_dataset_load_dir: no folder");
+    DIR *d = opendir(dir);
+    if (!d) return AG_ERROR(AG_EFILE, "%s: cannot list the folder: %s", dir, strerror(errno));
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || !is_graph_file(e->d_name)) continue;
+        if (n == cap) {
+            int64_t ncap = cap ? 2 * cap : 64;
+            char **nn = ag_i_realloc(names, (size_t)ncap * sizeof *nn);
+            if (!nn) {
+                rc = AG_ERROR(AG_ENOMEM, "%s: out of memory listing the folder", dir);
+                break;
+            }
+            names = nn;
+            cap = ncap;
+        }
+        if (!(names[n] = ag_i_strdup(e->d_name))) {
+            rc = AG_ERROR(AG_ENOMEM, "%s: out of memory listing the folder", dir);
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    if (rc != AG_SUCCESS) goto done;
+    if (n == 0) {
+        rc = AG_ERROR(AG_EFILE,
+                      "%s: no graph file (a known extension such as .gml, .graphml, .net, .edges) in the folder", dir);
+        goto done;
+    }
+    qsort(names, (size_t)n, sizeof *names, cmp_names);
+    TRY(alloc_graphs(ds, n));
+    for (; loaded < n; loaded++) {
+        if (!(path = join(dir, names[loaded]))) {
+            rc = AG_ERROR(AG_ENOMEM, "out of memory");
+            goto done;
+        }
+        rc = read_listed(&ds->graphs[loaded], path, opts->directed, NULL, loaded);
+        ag_i_free(path);
+        path = NULL;
+        if (rc != AG_SUCCESS) goto done;
+        ds->files[loaded] = names[loaded];
+        names[loaded] = NULL;
+    }
+    ds->n_graphs = n;
+    if (opts->n_graph_attrs > 0)
+        TRY(ag_targets_from_graphs(&ds->targets, ds->graphs, n, opts->graph_attrs, opts->n_graph_attrs, NULL,
+                                   (const char *const *)ds->files));
+done:
+    if (rc != AG_SUCCESS && ds->n_graphs == 0) ds->n_graphs = loaded;
+    if (names)
+        for (int64_t i = 0; i < n; i++) ag_i_free(names[i]);
+    ag_i_free(names);
+    if (rc != AG_SUCCESS) ag_dataset_destroy(ds);
+    return rc;
+}

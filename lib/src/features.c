@@ -1,0 +1,993 @@
+/*
+ * features.c: the featuriser, from igraph attributes and structure to float32 feature matrices.
+ */
+#include <float.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attngraph/features.h"
+#include "attngraph/posenc.h"
+#include "internal.h"
+#include "json.h"
+
+#define FEATURIZER_FORMAT "attngraph.featurizer"
+#define FEATURIZER_VERSION 1
+/* Upper bound on PE sizes and vocabulary sizes accepted from a model file. */
+#define MAX_K 1000000
+
+static const char *const default_exclude[] = {"id"};
+
+void ag_featurizer_config_init(ag_featurizer_config_t *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->vertex_select = AG_SELECT_ALL;
+    cfg->edge_select = AG_SELECT_ALL;
+    cfg->exclude = default_exclude;
+    cfg->n_exclude = 1;
+    cfg->norm = AG_NORM_NONE;
+}
+
+int64_t ag_featurizer_attr_width(ag_attr_type_t type, int64_t distinct_values) {
+    return type == AG_ATTR_STRING ? distinct_values + 1 : 1;
+}
+
+static const char *kind_name(ag_attr_type_t type) { return ag_attr_type_name(type); }
+
+static const char *elem_name(int is_edge) { return is_edge ? "edge" : "vertex"; }
+
+static void free_attr(ag_feature_attr_t *a) {
+    ag_i_free(a->name);
+    for (int64_t i = 0; i < a->vocab_size; i++) ag_i_free(a->vocab[i]);
+    ag_i_free(a->vocab);
+    memset(a, 0, sizeof *a);
+}
+
+static void free_names(char **names, int64_t n) {
+    if (!names) return;
+    for (int64_t i = 0; i < n; i++) ag_i_free(names[i]);
+    ag_i_free(names);
+}
+
+void ag_featurizer_destroy(ag_featurizer_t *f) {
+    if (!f) return;
+    for (int64_t i = 0; i < f->n_vattrs; i++) free_attr(&f->vattrs[i]);
+    for (int64_t i = 0; i < f->n_eattrs; i++) free_attr(&f->eattrs[i]);
+    ag_i_free(f->vattrs);
+    ag_i_free(f->eattrs);
+    ag_i_free(f->mean);
+    ag_i_free(f->std);
+    free_names(f->names, f->n_features);
+    free_names(f->edge_names, f->n_edge_features);
+    memset(f, 0, sizeof *f);
+}
+
+static int64_t degree_cols(const ag_featurizer_t *f) { return f->degree ? ag_posenc_degree_width(f->directed) : 0; }
+
+/* Columns the normalisation statistics cover: attributes and degree. */
+static int64_t stat_cols(const ag_featurizer_t *f) { return f->n_attr_features + degree_cols(f); }
+
+static ag_error_t dup_name(char **out, const char *fmt1, const char *a, const char *b) {
+    int len = snprintf(NULL, 0, fmt1, a, b);
+    *out = ag_i_malloc((size_t)len + 1);
+    if (!*out) return AG_ERROR(AG_ENOMEM, "out of memory for a feature column name");
+    snprintf(*out, (size_t)len + 1, fmt1, a, b);
+    return AG_SUCCESS;
+}
+
+static ag_error_t attr_names(ag_feature_attr_t *attrs, int64_t n, char **names) {
+    for (int64_t i = 0; i < n; i++) {
+        ag_feature_attr_t *a = &attrs[i];
+        if (a->type != AG_ATTR_STRING) {
+            AG_CHECK(dup_name(&names[a->offset], "%s%s", a->name, ""));
+            continue;
+        }
+        for (int64_t v = 0; v < a->vocab_size; v++) AG_CHECK(dup_name(&names[a->offset + v], "%s=%s", a->name, a->vocab[v]));
+        AG_CHECK(dup_name(&names[a->offset + a->vocab_size], "%s=%s", a->name, "<other>"));
+    }
+    return AG_SUCCESS;
+}
+
+/* From the attributes (with vocabularies) and structural settings: offsets, widths, F, Fe and
+ * the column names. Shared by fit and from_json so both lay out columns the same way. */
+static ag_error_t layout(ag_featurizer_t *f) {
+    int64_t off = 0;
+    for (int64_t i = 0; i < f->n_vattrs; i++) {
+        f->vattrs[i].offset = off;
+        f->vattrs[i].width = ag_featurizer_attr_width(f->vattrs[i].type, f->vattrs[i].vocab_size);
+        off += f->vattrs[i].width;
+    }
+    f->n_attr_features = off;
+    f->n_features = off + degree_cols(f) + f->lap_pe_k + f->rw_pe_k;
+    off = 0;
+    for (int64_t i = 0; i < f->n_eattrs; i++) {
+        f->eattrs[i].offset = off;
+        f->eattrs[i].width = ag_featurizer_attr_width(f->eattrs[i].type, f->eattrs[i].vocab_size);
+        off += f->eattrs[i].width;
+    }
+    f->n_edge_features = off;
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, f->n_features, sizeof(char *), "feature column names"));
+    f->names = p;
+    AG_CHECK(ag_i_alloc_array(&p, f->n_edge_features, sizeof(char *), "edge feature column names"));
+    f->edge_names = p;
+    AG_CHECK(attr_names(f->vattrs, f->n_vattrs, f->names));
+    AG_CHECK(attr_names(f->eattrs, f->n_eattrs, f->edge_names));
+    int64_t j = f->n_attr_features;
+    if (f->degree) {
+        if (f->directed) {
+            AG_CHECK(dup_name(&f->names[j++], "%s%s", "in_degree", ""));
+            AG_CHECK(dup_name(&f->names[j++], "%s%s", "out_degree", ""));
+        } else {
+            AG_CHECK(dup_name(&f->names[j++], "%s%s", "degree", ""));
+        }
+    }
+    char num[32];
+    for (int64_t t = 1; t <= f->lap_pe_k; t++) {
+        snprintf(num, sizeof num, "%lld", (long long)t);
+        AG_CHECK(dup_name(&f->names[j++], "lap_pe.%s%s", num, ""));
+    }
+    for (int64_t t = 1; t <= f->rw_pe_k; t++) {
+        snprintf(num, sizeof num, "%lld", (long long)t);
+        AG_CHECK(dup_name(&f->names[j++], "rw_pe.%s%s", num, ""));
+    }
+    return AG_SUCCESS;
+}
+
+const char *ag_featurizer_column_name(const ag_featurizer_t *f, int64_t j) {
+    if (!f || j < 0 || j >= f->n_features || !f->names) return NULL;
+    return f->names[j];
+}
+
+const char *ag_featurizer_edge_column_name(const ag_featurizer_t *f, int64_t j) {
+    if (!f || j < 0 || j >= f->n_edge_features || !f->edge_names) return NULL;
+    return f->edge_names[j];
+}
+
+/* ---- reading attributes from igraph ---- */
+
+/* The vertex or edge attributes of a graph: names and igraph types. */
+typedef struct attr_list_t {
+    igraph_strvector_t names;
+    igraph_vector_int_t types;
+} attr_list_t;
+
+static ag_error_t attr_list_get(const igraph_t *ig, int is_edge, attr_list_t *l) {
+    igraph_strvector_t gn, vn, en;
+    igraph_vector_int_t gt, vt, et;
+    igraph_error_t rc;
+    ag_i_igraph_enter();
+    /* igraph initialises nothing for us: six containers, destroyed in reverse on failure. */
+    rc = igraph_strvector_init(&gn, 0);
+    if (rc == IGRAPH_SUCCESS && (rc = igraph_strvector_init(&vn, 0)) != IGRAPH_SUCCESS) igraph_strvector_destroy(&gn);
+    if (rc == IGRAPH_SUCCESS && (rc = igraph_strvector_init(&en, 0)) != IGRAPH_SUCCESS) {
+        igraph_strvector_destroy(&vn);
+        igraph_strvector_destroy(&gn);
+    }
+    if (rc == IGRAPH_SUCCESS && (rc = igraph_vector_int_init(&gt, 0)) != IGRAPH_SUCCESS) {
+        igraph_strvector_destroy(&en);
+        igraph_strvector_destroy(&vn);
+        igraph_strvector_destroy(&gn);
+    }
+    if (rc == IGRAPH_SUCCESS && (rc = igraph_vector_int_init(&vt, 0)) != IGRAPH_SUCCESS) {
+        igraph_vector_int_destroy(&gt);
+        igraph_strvector_destroy(&en);
+        igraph_strvector_destroy(&vn);
+        igraph_strvector_destroy(&gn);
+    }
+    if (rc == IGRAPH_SUCCESS && (rc = igraph_vector_int_init(&et, 0)) != IGRAPH_SUCCESS) {
+        igraph_vector_int_destroy(&vt);
+        igraph_vector_int_destroy(&gt);
+        igraph_strvector_destroy(&en);
+        igraph_strvector_destroy(&vn);
+        igraph_strvector_destroy(&gn);
+    }
+    if (rc != IGRAPH_SUCCESS) {
+        ag_i_igraph_leave();
+        return AG_ERROR(AG_ENOMEM, "out of memory listing attributes");
+    }
+    /* Without igraph's attribute handler (or for a graph made before it was installed) there are
+     * no attributes, and igraph_cattribute_list would dereference a NULL table: empty lists. */
+    if (igraph_has_attribute_table() && ig->attr) rc = igraph_cattribute_list(ig, &gn, &gt, &vn, &vt, &en, &et);
+    igraph_strvector_destroy(&gn);
+    igraph_vector_int_destroy(&gt);
+    if (is_edge) {
+        l->names = en;
+        l->types = et;
+        igraph_strvector_destroy(&vn);
+        igraph_vector_int_destroy(&vt);
+    } else {
+        l->names = vn;
+        l->types = vt;
+        igraph_strvector_destroy(&en);
+        igraph_vector_int_destroy(&et);
+    }
+    if (rc != IGRAPH_SUCCESS) {
+        igraph_strvector_destroy(&l->names);
+        igraph_vector_int_destroy(&l->types);
+    }
+    ag_i_igraph_leave();
+    if (rc == IGRAPH_ENOMEM) return AG_ERROR(AG_ENOMEM, "out of memory listing attributes");
+    if (rc != IGRAPH_SUCCESS)
+        return ag_i_igraph_error(AG_EIGRAPH, __FILE__, __LINE__,
+                                 "listing %s attributes (is igraph's C attribute handler installed?)", elem_name(is_edge));
+    return AG_SUCCESS;
+}
+
+static void attr_list_destroy(attr_list_t *l) {
+    ag_i_igraph_enter();
+    igraph_strvector_destroy(&l->names);
+    igraph_vector_int_destroy(&l->types);
+    ag_i_igraph_leave();
+}
+
+static int64_t attr_list_size(const attr_list_t *l) { return igraph_strvector_size(&l->names); }
+static const char *attr_list_name(const attr_list_t *l, int64_t i) { return igraph_strvector_get(&l->names, i); }
+
+/* -1 if absent; else the igraph type. */
+static int attr_list_type(const attr_list_t *l, const char *name) {
+    int64_t n = attr_list_size(l);
+    for (int64_t i = 0; i < n; i++)
+        if (strcmp(attr_list_name(l, i), name) == 0) return (int)VECTOR(l->types)[i];
+    return -1;
+}
+
+static int usable_kind(int igraph_type, ag_attr_type_t *kind) {
+    switch (igraph_type) {
+    case IGRAPH_ATTRIBUTE_NUMERIC: *kind = AG_ATTR_NUMERIC; return 1;
+    case IGRAPH_ATTRIBUTE_STRING: *kind = AG_ATTR_STRING; return 1;
+    case IGRAPH_ATTRIBUTE_BOOLEAN: *kind = AG_ATTR_BOOLEAN; return 1;
+    default: return 0;
+    }
+}
+
+static const char *igraph_type_name(int t) {
+    switch (t) {
+    case IGRAPH_ATTRIBUTE_NUMERIC: return "numeric";
+    case IGRAPH_ATTRIBUTE_STRING: return "string";
+    case IGRAPH_ATTRIBUTE_BOOLEAN: return "boolean";
+    default: return "of a non-scalar type";
+    }
+}
+
+static int64_t elem_count(const igraph_t *ig, int is_edge) {
+    ag_i_igraph_enter();
+    int64_t n = is_edge ? (int64_t)igraph_ecount(ig) : (int64_t)igraph_vcount(ig);
+    ag_i_igraph_leave();
+    return n;
+}
+
+static int graph_directed(const igraph_t *ig) {
+    ag_i_igraph_enter();
+    int d = igraph_is_directed(ig) ? 1 : 0;
+    ag_i_igraph_leave();
+    return d;
+}
+
+static int cmp_str_ptr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* Column index of value s in the sorted vocabulary, or vocab_size (the "<other>" slot). */
+static int64_t vocab_index(const ag_feature_attr_t *a, const char *s) {
+    const char *key = s;
+    char **hit = a->vocab_size ? bsearch(&key, a->vocab, (size_t)a->vocab_size, sizeof(char *), cmp_str_ptr) : NULL;
+    return hit ? (int64_t)(hit - a->vocab) : a->vocab_size;
+}
+
+/* Writes attribute a of every vertex (or edge) of ig into out (rows x ld) at columns a->offset..
+ * The caller has checked that the attribute exists with the right type. */
+static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, int64_t rows, float *out, int64_t ld) {
+    igraph_error_t rc;
+    const char *el = elem_name(is_edge);
+    if (a->type == AG_ATTR_NUMERIC) {
+        igraph_vector_t v;
+        ag_i_igraph_enter();
+        rc = igraph_vector_init(&v, 0);
+        if (rc == IGRAPH_SUCCESS) {
+            rc = is_edge ? igraph_cattribute_EANV(ig, a->name, igraph_ess_all(IGRAPH_EDGEORDER_ID), &v)
+                         : igraph_cattribute_VANV(ig, a->name, igraph_vss_all(), &v);
+            if (rc != IGRAPH_SUCCESS) igraph_vector_destroy(&v);
+        }
+        ag_i_igraph_leave();
+        if (rc != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory reading %s attribute '%s'", el, a->name);
+        ag_error_t err = AG_SUCCESS;
+        for (int64_t r = 0; r < rows; r++) {
+            double x = VECTOR(v)[r];
+            if (isnan(x)) {
+                err = AG_ERROR(AG_EVALUE, "numeric %s attribute '%s' is missing on %s %lld (NaN)", el, a->name, el, (long long)r);
+                break;
+            }
+            if (!(fabs(x) <= FLT_MAX)) {
+                err = AG_ERROR(AG_EVALUE, "numeric %s attribute '%s' is %s on %s %lld", el, a->name,
+                               isinf(x) ? "infinite" : "out of float32 range", el, (long long)r);
+                break;
+            }
+            out[r * ld + a->offset] = (float)x;
+        }
+        ag_i_igraph_enter();
+        igraph_vector_destroy(&v);
+        ag_i_igraph_leave();
+        return err;
+    }
+    if (a->type == AG_ATTR_BOOLEAN) {
+        igraph_vector_bool_t v;
+        ag_i_igraph_enter();
+        rc = igraph_vector_bool_init(&v, 0);
+        if (rc == IGRAPH_SUCCESS) {
+            rc = is_edge ? igraph_cattribute_EABV(ig, a->name, igraph_ess_all(IGRAPH_EDGEORDER_ID), &v)
+                         : igraph_cattribute_VABV(ig, a->name, igraph_vss_all(), &v);
+            if (rc != IGRAPH_SUCCESS) igraph_vector_bool_destroy(&v);
+        }
+        ag_i_igraph_leave();
+        if (rc != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory reading %s attribute '%s'", el, a->name);
+        for (int64_t r = 0; r < rows; r++) out[r * ld + a->offset] = VECTOR(v)[r] ? 1.0f : 0.0f;
+        ag_i_igraph_enter();
+        igraph_vector_bool_destroy(&v);
+        ag_i_igraph_leave();
+        return AG_SUCCESS;
+    }
+    igraph_strvector_t v;
+    ag_i_igraph_enter();
+    rc = igraph_strvector_init(&v, 0);
+    if (rc == IGRAPH_SUCCESS) {
+        rc = is_edge ? igraph_cattribute_EASV(ig, a->name, igraph_ess_all(IGRAPH_EDGEORDER_ID), &v)
+                     : igraph_cattribute_VASV(ig, a->name, igraph_vss_all(), &v);
+        if (rc != IGRAPH_SUCCESS) igraph_strvector_destroy(&v);
+    }
+    ag_i_igraph_leave();
+    if (rc != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory reading %s attribute '%s'", el, a->name);
+    for (int64_t r = 0; r < rows; r++) out[r * ld + a->offset + vocab_index(a, igraph_strvector_get(&v, r))] = 1.0f;
+    ag_i_igraph_enter();
+    igraph_strvector_destroy(&v);
+    ag_i_igraph_leave();
+    return AG_SUCCESS;
+}
+
+/* Encodes all attributes of one kind of element into out (rows x ld, zero-filled by the caller),
+ * checking first that each exists with the fitted type. */
+static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature_attr_t *attrs, int64_t n_attrs,
+                               int64_t rows, float *out, int64_t ld) {
+    if (n_attrs == 0 || rows == 0) return AG_SUCCESS;
+    attr_list_t l;
+    AG_CHECK(attr_list_get(ig, is_edge, &l));
+    ag_error_t err = AG_SUCCESS;
+    for (int64_t i = 0; i < n_attrs && err == AG_SUCCESS; i++) {
+        const ag_feature_attr_t *a = &attrs[i];
+        int t = attr_list_type(&l, a->name);
+        ag_attr_type_t kind;
+        if (t < 0)
+            err = AG_ERROR(AG_EATTR, "attribute '%s' is missing (the model expects %s %s attribute '%s')", a->name,
+                           kind_name(a->type), elem_name(is_edge), a->name);
+        else if (!usable_kind(t, &kind) || kind != a->type)
+            err = AG_ERROR(AG_EATTR, "%s attribute '%s' is %s (the model expects %s %s attribute '%s')", elem_name(is_edge),
+                           a->name, igraph_type_name(t), kind_name(a->type), elem_name(is_edge), a->name);
+        else
+            err = encode_attr(ig, is_edge, a, rows, out, ld);
+    }
+    attr_list_destroy(&l);
+    return err;
+}
+
+/* X's attribute and degree columns, unnormalised; PE columns stay zero. */
+static ag_error_t transform_raw(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X) {
+    int64_t n = elem_count(ig, 0);
+    if (f->degree && graph_directed(ig) != f->directed)
+        return AG_ERROR(AG_EMISMATCH, "the graph is %s but the featuriser was fitted on %s graphs (degree columns differ)",
+                        f->directed ? "undirected" : "directed", f->directed ? "directed" : "undirected");
+    AG_CHECK(ag_fmat_init(X, n, f->n_features));
+    ag_error_t err = encode_attrs(ig, 0, f->vattrs, f->n_vattrs, n, X->data, f->n_features);
+    if (err == AG_SUCCESS && f->degree && n > 0) {
+        ag_fmat_t d = {0};
+        err = ag_posenc_degree(ig, &d);
+        if (err == AG_SUCCESS)
+            for (int64_t r = 0; r < n; r++)
+                for (int64_t c = 0; c < d.cols; c++) X->data[r * f->n_features + f->n_attr_features + c] = d.data[r * d.cols + c];
+        ag_fmat_destroy(&d);
+    }
+    if (err != AG_SUCCESS) ag_fmat_destroy(X);
+    return err;
+}
+
+static void put_block(ag_fmat_t *X, int64_t col0, const ag_fmat_t *B) {
+    for (int64_t r = 0; r < B->rows; r++)
+        for (int64_t c = 0; c < B->cols; c++) X->data[r * X->cols + col0 + c] = B->data[r * B->cols + c];
+}
+
+ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X, ag_fmat_t *Ee) {
+    if (!f || !ig || !X) return AG_ERROR(AG_EINVAL, "ag_featurizer_transform: NULL argument");
+    ag_fmat_t x, e = {0}, pe = {0};
+    AG_CHECK(transform_raw(f, ig, &x));
+    int64_t n = x.rows, F = f->n_features;
+    ag_error_t err = AG_SUCCESS;
+    int64_t col = stat_cols(f);
+    if (f->lap_pe_k > 0) {
+        err = ag_posenc_laplacian(ig, f->lap_pe_k, AG_EIGEN_AUTO, &pe);
+        if (err == AG_SUCCESS) put_block(&x, col, &pe);
+        col += f->lap_pe_k;
+    }
+    if (err == AG_SUCCESS && f->rw_pe_k > 0) {
+        err = ag_posenc_random_walk(ig, f->rw_pe_k, &pe);
+        if (err == AG_SUCCESS) put_block(&x, col, &pe);
+    }
+    ag_fmat_destroy(&pe);
+    if (err == AG_SUCCESS && f->norm == AG_NORM_STANDARDIZE) {
+        int64_t S = stat_cols(f);
+        for (int64_t r = 0; r < n; r++)
+            for (int64_t c = 0; c < S; c++) x.data[r * F + c] = (x.data[r * F + c] - f->mean[c]) / f->std[c];
+    } else if (err == AG_SUCCESS && f->norm == AG_NORM_L1_ROWS) {
+        for (int64_t r = 0; r < n; r++) {
+            float s = 0.0f;
+            for (int64_t c = 0; c < f->n_attr_features; c++) s += fabsf(x.data[r * F + c]);
+            if (s > 0.0f)
+                for (int64_t c = 0; c < f->n_attr_features; c++) x.data[r * F + c] /= s;
+        }
+    }
+    if (err == AG_SUCCESS && Ee) {
+        int64_t m = elem_count(ig, 1);
+        err = ag_fmat_init(&e, m, f->n_edge_features);
+        /* A graph without edges has no edge attributes in igraph: 0 rows, nothing to check. */
+        if (err == AG_SUCCESS) err = encode_attrs(ig, 1, f->eattrs, f->n_eattrs, m, e.data, f->n_edge_features);
+    }
+    if (err != AG_SUCCESS) {
+        ag_fmat_destroy(&x);
+        ag_fmat_destroy(&e);
+        return err;
+    }
+    ag_fmat_destroy(X);
+    *X = x;
+    if (Ee) {
+        ag_fmat_destroy(Ee);
+        *Ee = e;
+    }
+    return AG_SUCCESS;
+}
+
+/* ---- fitting ---- */
+
+static int is_pattern(const char *s) { return strpbrk(s, "*?[") != NULL; }
+
+static int excluded(const ag_featurizer_config_t *cfg, const char *name) {
+    for (int64_t i = 0; i < cfg->n_exclude; i++)
+        if (cfg->exclude[i] && fnmatch(cfg->exclude[i], name, 0) == 0) return 1;
+    return 0;
+}
+
+/* An attribute name with its kind, being considered for selection. */
+typedef struct cand_t {
+    char *name;
+    ag_attr_type_t type;
+    int common;  /* present with this usable type in every graph that has elements */
+    int64_t conflict_graph; /* first graph where it has another type, -1 if none */
+    int conflict_type;      /* the igraph type there */
+} cand_t;
+
+static void cands_free(cand_t *c, int64_t n) {
+    for (int64_t i = 0; i < n; i++) ag_i_free(c[i].name);
+    ag_i_free(c);
+}
+
+static int cmp_cand(const void *a, const void *b) { return strcmp(((const cand_t *)a)->name, ((const cand_t *)b)->name); }
+
+/* The attributes of the first graph with elements, sorted by name, each marked common if every
+ * graph with elements has it with the same usable type; a type conflict is recorded, and is an
+ * error only if the attribute is selected (an excluded attribute may disagree). */
+static ag_error_t common_attrs(const igraph_t *const *graphs, int64_t count, int is_edge, cand_t **out, int64_t *n_out,
+                               int64_t *first_graph) {
+    cand_t *c = NULL;
+    int64_t n = 0;
+    *first_graph = -1;
+    for (int64_t g = 0; g < count; g++) {
+        if (elem_count(graphs[g], is_edge) == 0) continue;
+        attr_list_t l;
+        ag_error_t err = attr_list_get(graphs[g], is_edge, &l);
+        if (err != AG_SUCCESS) {
+            cands_free(c, n);
+            return err;
+        }
+        if (*first_graph < 0) {
+            *first_graph = g;
+            int64_t m = attr_list_size(&l);
+            void *p;
+            err = ag_i_alloc_array(&p, m, sizeof(cand_t), "attribute candidates");
+            c = p;
+            for (int64_t i = 0; err == AG_SUCCESS && i < m; i++) {
+                ag_attr_type_t kind;
+                if (!usable_kind((int)VECTOR(l.types)[i], &kind)) continue;
+                c[n].name = ag_i_strdup(attr_list_name(&l, i));
+                if (!c[n].name) err = AG_ERROR(AG_ENOMEM, "out of memory copying an attribute name");
+                c[n].type = kind;
+                c[n].common = 1;
+                c[n].conflict_graph = -1;
+                n++;
+            }
+        } else {
+            for (int64_t i = 0; err == AG_SUCCESS && i < n; i++) {
+                int t = attr_list_type(&l, c[i].name);
+                ag_attr_type_t kind;
+                if (t < 0) {
+                    c[i].common = 0;
+                } else if ((!usable_kind(t, &kind) || kind != c[i].type) && c[i].conflict_graph < 0) {
+                    c[i].conflict_graph = g;
+                    c[i].conflict_type = t;
+                }
+            }
+        }
+        attr_list_destroy(&l);
+        if (err != AG_SUCCESS) {
+            cands_free(c, n);
+            return err;
+        }
+    }
+    if (n > 1) qsort(c, (size_t)n, sizeof(cand_t), cmp_cand);
+    *out = c;
+    *n_out = n;
+    return AG_SUCCESS;
+}
+
+/* Explains why a listed plain name cannot be used: missing from a graph, or of an unusable type. */
+static ag_error_t explain_missing(const igraph_t *const *graphs, int64_t count, int is_edge, const char *name) {
+    for (int64_t g = 0; g < count; g++) {
+        if (elem_count(graphs[g], is_edge) == 0) continue;
+        attr_list_t l;
+        AG_CHECK(attr_list_get(graphs[g], is_edge, &l));
+        int t = attr_list_type(&l, name);
+        attr_list_destroy(&l);
+        ag_attr_type_t kind;
+        if (t < 0) return AG_ERROR(AG_EATTR, "%s attribute '%s' is missing from graph %lld", elem_name(is_edge), name, (long long)g);
+        if (!usable_kind(t, &kind))
+            return AG_ERROR(AG_EATTR, "%s attribute '%s' is %s in graph %lld: only numeric, string and boolean attributes can be features",
+                            elem_name(is_edge), name, igraph_type_name(t), (long long)g);
+    }
+    return AG_ERROR(AG_EATTR, "%s attribute '%s' is missing: no graph has %ss", elem_name(is_edge), name, elem_name(is_edge));
+}
+
+static int already(const ag_feature_attr_t *a, int64_t n, const char *name) {
+    for (int64_t i = 0; i < n; i++)
+        if (strcmp(a[i].name, name) == 0) return 1;
+    return 0;
+}
+
+static ag_error_t add_attr(ag_feature_attr_t *a, int64_t *n, const cand_t *c, int is_edge, int64_t first) {
+    if (c->conflict_graph >= 0)
+        return AG_ERROR(AG_EATTR, "%s attribute '%s' is %s in graph %lld but %s in graph %lld", elem_name(is_edge), c->name,
+                        igraph_type_name(c->conflict_type), (long long)c->conflict_graph, kind_name(c->type), (long long)first);
+    if (already(a, *n, c->name)) return AG_SUCCESS;
+    a[*n].name = ag_i_strdup(c->name);
+    if (!a[*n].name) return AG_ERROR(AG_ENOMEM, "out of memory copying an attribute name");
+    a[*n].type = c->type;
+    (*n)++;
+    return AG_SUCCESS;
+}
+
+static ag_error_t select_attrs(const ag_featurizer_config_t *cfg, const igraph_t *const *graphs, int64_t count, int is_edge,
+                               ag_feature_attr_t **out, int64_t *n_out) {
+    ag_attr_select_t sel = is_edge ? cfg->edge_select : cfg->vertex_select;
+    const char *const *list = is_edge ? cfg->edge_attrs : cfg->vertex_attrs;
+    int64_t n_list = is_edge ? cfg->n_edge_attrs : cfg->n_vertex_attrs;
+    *out = NULL;
+    *n_out = 0;
+    if (sel == AG_SELECT_NONE) return AG_SUCCESS;
+    if (sel == AG_SELECT_LIST && (n_list < 0 || (n_list > 0 && !list)))
+        return AG_ERROR(AG_EINVAL, "%s attribute list: %lld names but no array", elem_name(is_edge), (long long)n_list);
+    cand_t *c;
+    int64_t n, first;
+    AG_CHECK(common_attrs(graphs, count, is_edge, &c, &n, &first));
+    void *p;
+    int64_t cap = n + (sel == AG_SELECT_LIST ? n_list : 0);
+    ag_error_t err = ag_i_alloc_array(&p, cap, sizeof(ag_feature_attr_t), "feature attributes");
+    ag_feature_attr_t *a = p;
+    int64_t m = 0;
+    if (err == AG_SUCCESS && sel == AG_SELECT_ALL) {
+        for (int64_t i = 0; err == AG_SUCCESS && i < n; i++)
+            if (c[i].common && !excluded(cfg, c[i].name)) err = add_attr(a, &m, &c[i], is_edge, first);
+    } else if (err == AG_SUCCESS) {
+        for (int64_t k = 0; err == AG_SUCCESS && k < n_list; k++) {
+            const char *pat = list[k];
+            if (!pat || !pat[0]) {
+                err = AG_ERROR(AG_EINVAL, "%s attribute list: entry %lld is empty", elem_name(is_edge), (long long)k);
+                break;
+            }
+            if (is_pattern(pat)) {
+                int64_t hits = 0;
+                for (int64_t i = 0; err == AG_SUCCESS && i < n; i++)
+                    if (c[i].common && fnmatch(pat, c[i].name, 0) == 0 && !excluded(cfg, c[i].name)) {
+                        err = add_attr(a, &m, &c[i], is_edge, first);
+                        hits++;
+                    }
+                if (err == AG_SUCCESS && hits == 0)
+                    err = AG_ERROR(AG_EATTR, "pattern '%s' matches no %s attribute of usable type present in every graph",
+                                   pat, elem_name(is_edge));
+            } else {
+                int64_t i = 0;
+                while (i < n && !(c[i].common && strcmp(c[i].name, pat) == 0)) i++;
+                err = i < n ? add_attr(a, &m, &c[i], is_edge, first) : explain_missing(graphs, count, is_edge, pat);
+            }
+        }
+    }
+    cands_free(c, n);
+    if (err != AG_SUCCESS) {
+        for (int64_t i = 0; i < m; i++) free_attr(&a[i]);
+        ag_i_free(a);
+        return err;
+    }
+    *out = a;
+    *n_out = m;
+    return AG_SUCCESS;
+}
+
+/* Merges the distinct values of string attribute a in graph ig into its sorted vocabulary. */
+static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_edge, int64_t g) {
+    int64_t rows = elem_count(ig, is_edge);
+    if (rows == 0) return AG_SUCCESS;
+    igraph_strvector_t v;
+    igraph_error_t rc;
+    ag_i_igraph_enter();
+    rc = igraph_strvector_init(&v, 0);
+    if (rc == IGRAPH_SUCCESS) {
+        rc = is_edge ? igraph_cattribute_EASV(ig, a->name, igraph_ess_all(IGRAPH_EDGEORDER_ID), &v)
+                     : igraph_cattribute_VASV(ig, a->name, igraph_vss_all(), &v);
+        if (rc != IGRAPH_SUCCESS) igraph_strvector_destroy(&v);
+    }
+    ag_i_igraph_leave();
+    if (rc == IGRAPH_ENOMEM) return AG_ERROR(AG_ENOMEM, "out of memory reading %s attribute '%s'", elem_name(is_edge), a->name);
+    if (rc != IGRAPH_SUCCESS)
+        return ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "graph %lld: reading string %s attribute '%s'", (long long)g,
+                                 elem_name(is_edge), a->name);
+    const char **vals = NULL;
+    char **merged = NULL;
+    void *p;
+    ag_error_t err = ag_i_alloc_array(&p, rows, sizeof(char *), "string values");
+    vals = p;
+    int64_t nv = 0;
+    if (err == AG_SUCCESS) {
+        for (int64_t r = 0; r < rows; r++) vals[r] = igraph_strvector_get(&v, r);
+        qsort(vals, (size_t)rows, sizeof(char *), cmp_str_ptr);
+        /* "" is what igraph gives a vertex lacking the attribute in GML: it is "missing", not a
+         * category, and goes to the other slot (the width rule of summary.h counts it so). */
+        for (int64_t r = 0; r < rows; r++)
+            if (vals[r][0] != '\0' && (nv == 0 || strcmp(vals[r], vals[nv - 1]) != 0)) vals[nv++] = vals[r];
+        err = ag_i_alloc_array(&p, a->vocab_size + nv, sizeof(char *), "vocabulary");
+        merged = p;
+    }
+    if (err == AG_SUCCESS) {
+        /* Sorted merge; new strings are copied, known ones moved. */
+        int64_t i = 0, j = 0, m = 0;
+        while (i < a->vocab_size || j < nv) {
+            int c = i >= a->vocab_size ? 1 : j >= nv ? -1 : strcmp(a->vocab[i], vals[j]);
+            if (c <= 0) {
+                merged[m++] = a->vocab[i++];
+                if (c == 0) j++;
+            } else {
+                merged[m] = ag_i_strdup(vals[j++]);
+                if (!merged[m]) {
+                    /* Undo: free the copies made in this merge, keep the old vocabulary. */
+                    for (int64_t q = 0; q < m; q++) {
+                        int known = 0;
+                        for (int64_t z = 0; z < a->vocab_size && !known; z++) known = merged[q] == a->vocab[z];
+                        if (!known) ag_i_free(merged[q]);
+                    }
+                    ag_i_free(merged);
+                    merged = NULL;
+                    err = AG_ERROR(AG_ENOMEM, "out of memory building the vocabulary of '%s'", a->name);
+                    break;
+                }
+                m++;
+            }
+        }
+        if (merged) {
+            ag_i_free(a->vocab);
+            a->vocab = merged;
+            a->vocab_size = m;
+        }
+    }
+    ag_i_free(vals);
+    ag_i_igraph_enter();
+    igraph_strvector_destroy(&v);
+    ag_i_igraph_leave();
+    return err;
+}
+
+/* Re-raises the last error with "graph g: " in front. */
+static ag_error_t in_graph(ag_error_t code, int64_t g) {
+    char msg[900];
+    snprintf(msg, sizeof msg, "%s", ag_error_message());
+    return AG_ERROR(code, "graph %lld: %s", (long long)g, msg);
+}
+
+static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count) {
+    int64_t S = stat_cols(f);
+    double *shift = NULL, *sum = NULL, *sq = NULL;
+    void *p;
+    int64_t rows = 0;
+    int want = f->norm == AG_NORM_STANDARDIZE;
+    ag_error_t err = AG_SUCCESS;
+    if (want) {
+        err = ag_i_alloc_array(&p, 3 * S, sizeof(double), "normalisation sums");
+        shift = p;
+        sum = shift + S;
+        sq = sum + S;
+    }
+    /* Every graph is encoded once here, also without normalisation: it validates the values
+     * (NaN, infinities) at fit time, with the graph's index in the message. */
+    for (int64_t g = 0; err == AG_SUCCESS && g < count; g++) {
+        ag_fmat_t x;
+        err = transform_raw(f, graphs[g], &x);
+        if (err != AG_SUCCESS) {
+            err = in_graph(err, g);
+            break;
+        }
+        if (want)
+            for (int64_t r = 0; r < x.rows; r++) {
+                if (rows == 0 && r == 0)
+                    for (int64_t c = 0; c < S; c++) shift[c] = x.data[c];
+                for (int64_t c = 0; c < S; c++) {
+                    double d = (double)x.data[r * x.cols + c] - shift[c];
+                    sum[c] += d;
+                    sq[c] += d * d;
+                }
+            }
+        rows += x.rows;
+        ag_fmat_destroy(&x);
+    }
+    if (err == AG_SUCCESS && want) {
+        err = ag_i_alloc_array(&p, S, sizeof(float), "feature means");
+        f->mean = p;
+        if (err == AG_SUCCESS) {
+            err = ag_i_alloc_array(&p, S, sizeof(float), "feature standard deviations");
+            f->std = p;
+        }
+        for (int64_t c = 0; err == AG_SUCCESS && c < S; c++) {
+            double mu = rows ? sum[c] / (double)rows : 0.0;
+            double var = rows ? sq[c] / (double)rows - mu * mu : 0.0;
+            double sd = var > 0 ? sqrt(var) : 0.0;
+            f->mean[c] = (float)(shift[c] + mu);
+            /* A constant column (or one constant up to rounding) is only centred. */
+            f->std[c] = sd > 1e-6 * fmax(1.0, fabs(shift[c] + mu)) ? (float)sd : 1.0f;
+        }
+    }
+    ag_i_free(shift);
+    return err;
+}
+
+ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *cfg, const igraph_t *const *graphs, int64_t count) {
+    memset(f, 0, sizeof *f);
+    if (!cfg || !graphs) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: NULL argument");
+    if (count < 1) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: no graphs to fit on (count = %lld)", (long long)count);
+    for (int64_t g = 0; g < count; g++)
+        if (!graphs[g]) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: graph %lld is NULL", (long long)g);
+    if (cfg->lap_pe_k < 0 || cfg->rw_pe_k < 0 || cfg->lap_pe_k > MAX_K || cfg->rw_pe_k > MAX_K)
+        return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: PE sizes must be in 0..%d (lap_pe_k %lld, rw_pe_k %lld)", MAX_K,
+                        (long long)cfg->lap_pe_k, (long long)cfg->rw_pe_k);
+    if ((unsigned)cfg->norm > AG_NORM_L1_ROWS) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: unknown normalisation %d", (int)cfg->norm);
+    if ((unsigned)cfg->vertex_select > AG_SELECT_NONE || (unsigned)cfg->edge_select > AG_SELECT_NONE)
+        return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: unknown attribute selection mode");
+    if (cfg->n_exclude < 0 || (cfg->n_exclude > 0 && !cfg->exclude))
+        return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: %lld exclusions but no array", (long long)cfg->n_exclude);
+    f->norm = cfg->norm;
+    f->degree = cfg->degree ? 1 : 0;
+    f->lap_pe_k = cfg->lap_pe_k;
+    f->rw_pe_k = cfg->rw_pe_k;
+    f->directed = graph_directed(graphs[0]);
+    ag_error_t err = AG_SUCCESS;
+    for (int64_t g = 1; f->degree && g < count; g++)
+        if (graph_directed(graphs[g]) != f->directed) {
+            err = AG_ERROR(AG_EMISMATCH, "graph %lld is %s but graph 0 is %s: degree columns need one kind", (long long)g,
+                           f->directed ? "undirected" : "directed", f->directed ? "directed" : "undirected");
+            break;
+        }
+    if (err == AG_SUCCESS) err = select_attrs(cfg, graphs, count, 0, &f->vattrs, &f->n_vattrs);
+    if (err == AG_SUCCESS) err = select_attrs(cfg, graphs, count, 1, &f->eattrs, &f->n_eattrs);
+    for (int is_edge = 0; is_edge < 2 && err == AG_SUCCESS; is_edge++) {
+        ag_feature_attr_t *attrs = is_edge ? f->eattrs : f->vattrs;
+        int64_t n = is_edge ? f->n_eattrs : f->n_vattrs;
+        for (int64_t i = 0; i < n && err == AG_SUCCESS; i++)
+            if (attrs[i].type == AG_ATTR_STRING)
+                for (int64_t g = 0; g < count && err == AG_SUCCESS; g++) err = grow_vocab(&attrs[i], graphs[g], is_edge, g);
+    }
+    if (err == AG_SUCCESS) err = layout(f);
+    if (err == AG_SUCCESS) err = fit_stats(f, graphs, count);
+    if (err == AG_SUCCESS) {
+        /* Edge values are validated at fit time too. */
+        for (int64_t g = 0; g < count && err == AG_SUCCESS; g++) {
+            int64_t m = elem_count(graphs[g], 1);
+            if (m == 0 || f->n_eattrs == 0) continue;
+            ag_fmat_t e;
+            err = ag_fmat_init(&e, m, f->n_edge_features);
+            if (err == AG_SUCCESS) {
+                err = encode_attrs(graphs[g], 1, f->eattrs, f->n_eattrs, m, e.data, f->n_edge_features);
+                if (err != AG_SUCCESS) err = in_graph(err, g);
+            }
+            ag_fmat_destroy(&e);
+        }
+    }
+    if (err != AG_SUCCESS) ag_featurizer_destroy(f);
+    return err;
+}
+
+/* ---- JSON ---- */
+
+static const char *norm_name(ag_feature_norm_t n) {
+    return n == AG_NORM_STANDARDIZE ? "standardize" : n == AG_NORM_L1_ROWS ? "l1_rows" : "none";
+}
+
+static void attrs_to_json(const ag_feature_attr_t *a, int64_t n, ag_strbuf_t *sb) {
+    ag_strbuf_append(sb, "[", 1);
+    for (int64_t i = 0; i < n; i++) {
+        ag_strbuf_append(sb, i ? ",{\"name\":" : "{\"name\":", i ? 9 : 8);
+        ag_strbuf_json_string(sb, a[i].name);
+        ag_strbuf_printf(sb, ",\"type\":\"%s\"", kind_name(a[i].type));
+        if (a[i].type == AG_ATTR_STRING) {
+            ag_strbuf_append(sb, ",\"vocabulary\":[", 15);
+            for (int64_t v = 0; v < a[i].vocab_size; v++) {
+                if (v) ag_strbuf_append(sb, ",", 1);
+                ag_strbuf_json_string(sb, a[i].vocab[v]);
+            }
+            ag_strbuf_append(sb, "]", 1);
+        }
+        ag_strbuf_append(sb, "}", 1);
+    }
+    ag_strbuf_append(sb, "]", 1);
+}
+
+static void floats_to_json(const float *x, int64_t n, ag_strbuf_t *sb) {
+    ag_strbuf_append(sb, "[", 1);
+    for (int64_t i = 0; i < n; i++) {
+        if (i) ag_strbuf_append(sb, ",", 1);
+        ag_strbuf_json_float(sb, x[i]);
+    }
+    ag_strbuf_append(sb, "]", 1);
+}
+
+void ag_featurizer_to_json(const ag_featurizer_t *f, ag_strbuf_t *sb) {
+    ag_strbuf_printf(sb, "{\"format\":\"%s\",\"version\":%d,\"normalization\":\"%s\",\"degree\":%s,\"directed\":%s,"
+                         "\"lap_pe_k\":%lld,\"rw_pe_k\":%lld,\"n_features\":%lld,\"n_edge_features\":%lld,\"vertex_attributes\":",
+                     FEATURIZER_FORMAT, FEATURIZER_VERSION, norm_name(f->norm), f->degree ? "true" : "false",
+                     f->directed ? "true" : "false", (long long)f->lap_pe_k, (long long)f->rw_pe_k, (long long)f->n_features,
+                     (long long)f->n_edge_features);
+    attrs_to_json(f->vattrs, f->n_vattrs, sb);
+    ag_strbuf_append(sb, ",\"edge_attributes\":", 19);
+    attrs_to_json(f->eattrs, f->n_eattrs, sb);
+    if (f->norm == AG_NORM_STANDARDIZE) {
+        ag_strbuf_append(sb, ",\"mean\":", 8);
+        floats_to_json(f->mean, stat_cols(f), sb);
+        ag_strbuf_append(sb, ",\"std\":", 7);
+        floats_to_json(f->std, stat_cols(f), sb);
+    }
+    ag_strbuf_append(sb, "}", 1);
+}
+
+static ag_error_t member(const ag_json_t *obj, const char *where, const char *key, ag_json_type_t type, const ag_json_t **out) {
+    const ag_json_t *v = ag_json_get(obj, key);
+    static const char *const tn[] = {"null", "a boolean", "a number", "a string", "an array", "an object"};
+    if (!v) return AG_ERROR(AG_EMODEL, "featuriser: %s has no member '%s'", where, key);
+    if (v->type != type) return AG_ERROR(AG_EMODEL, "featuriser: %s member '%s' is %s, expected %s", where, key, tn[v->type], tn[type]);
+    *out = v;
+    return AG_SUCCESS;
+}
+
+static ag_error_t int_member(const ag_json_t *obj, const char *key, int64_t lo, int64_t hi, int64_t *out) {
+    const ag_json_t *v = NULL;
+    AG_CHECK(member(obj, "the object", key, AG_JSON_NUMBER, &v));
+    if (!(v->number >= (double)lo && v->number <= (double)hi) || v->number != floor(v->number))
+        return AG_ERROR(AG_EMODEL, "featuriser: '%s' = %g is not an integer in %lld..%lld", key, v->number, (long long)lo, (long long)hi);
+    *out = (int64_t)v->number;
+    return AG_SUCCESS;
+}
+
+static ag_error_t attrs_from_json(const ag_json_t *arr, int is_edge, ag_feature_attr_t **out, int64_t *n_out) {
+    const char *list = is_edge ? "edge_attributes" : "vertex_attributes";
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, arr->count, sizeof(ag_feature_attr_t), "feature attributes"));
+    ag_feature_attr_t *a = p;
+    *out = a;
+    *n_out = 0;
+    char where[64];
+    for (int64_t i = 0; i < arr->count; i++) {
+        const ag_json_t *o = &arr->items[i], *name = NULL, *type = NULL, *voc = NULL;
+        snprintf(where, sizeof where, "%s[%lld]", list, (long long)i);
+        if (o->type != AG_JSON_OBJECT) return AG_ERROR(AG_EMODEL, "featuriser: %s is not an object", where);
+        AG_CHECK(member(o, where, "name", AG_JSON_STRING, &name));
+        AG_CHECK(member(o, where, "type", AG_JSON_STRING, &type));
+        if (!name->string[0]) return AG_ERROR(AG_EMODEL, "featuriser: %s has an empty name", where);
+        if (already(a, *n_out, name->string))
+            return AG_ERROR(AG_EMODEL, "featuriser: %s repeats attribute '%s'", where, name->string);
+        ag_attr_type_t kind;
+        if (strcmp(type->string, "numeric") == 0) kind = AG_ATTR_NUMERIC;
+        else if (strcmp(type->string, "string") == 0) kind = AG_ATTR_STRING;
+        else if (strcmp(type->string, "boolean") == 0) kind = AG_ATTR_BOOLEAN;
+        else return AG_ERROR(AG_EMODEL, "featuriser: %s has unknown type '%s'", where, type->string);
+        a[i].name = ag_i_strdup(name->string);
+        if (!a[i].name) return AG_ERROR(AG_ENOMEM, "out of memory copying an attribute name");
+        a[i].type = kind;
+        (*n_out)++;
+        if (kind != AG_ATTR_STRING) {
+            if (ag_json_get(o, "vocabulary"))
+                return AG_ERROR(AG_EMODEL, "featuriser: %s ('%s') is %s but has a vocabulary", where, name->string, type->string);
+            continue;
+        }
+        AG_CHECK(member(o, where, "vocabulary", AG_JSON_ARRAY, &voc));
+        if (voc->count > MAX_K) return AG_ERROR(AG_EMODEL, "featuriser: %s has %lld vocabulary entries (limit %d)", where, (long long)voc->count, MAX_K);
+        AG_CHECK(ag_i_alloc_array(&p, voc->count, sizeof(char *), "vocabulary"));
+        a[i].vocab = p;
+        for (int64_t v = 0; v < voc->count; v++) {
+            const ag_json_t *s = &voc->items[v];
+            if (s->type != AG_JSON_STRING || !s->string[0])
+                return AG_ERROR(AG_EMODEL, "featuriser: %s vocabulary entry %lld is not a non-empty string", where, (long long)v);
+            /* Strictly increasing: transform looks values up by binary search. */
+            if (v > 0 && strcmp(a[i].vocab[v - 1], s->string) >= 0)
+                return AG_ERROR(AG_EMODEL, "featuriser: %s vocabulary is not sorted and distinct at entry %lld ('%s')", where,
+                                (long long)v, s->string);
+            a[i].vocab[v] = ag_i_strdup(s->string);
+            if (!a[i].vocab[v]) return AG_ERROR(AG_ENOMEM, "out of memory copying a vocabulary entry");
+            a[i].vocab_size++;
+        }
+    }
+    return AG_SUCCESS;
+}
+
+static ag_error_t floats_from_json(const ag_json_t *obj, const char *key, int64_t n, int positive, float **out) {
+    const ag_json_t *arr = NULL;
+    AG_CHECK(member(obj, "the object", key, AG_JSON_ARRAY, &arr));
+    if (arr->count != n)
+        return AG_ERROR(AG_EMODEL, "featuriser: '%s' has %lld values, expected %lld", key, (long long)arr->count, (long long)n);
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, n, sizeof(float), key));
+    *out = p;
+    for (int64_t i = 0; i < n; i++) {
+        const ag_json_t *v = &arr->items[i];
+        if (v->type != AG_JSON_NUMBER || !(fabs(v->number) <= FLT_MAX) || (positive && !(v->number > 0)))
+            return AG_ERROR(AG_EMODEL, "featuriser: '%s'[%lld] is not a finite%s number", key, (long long)i, positive ? " positive" : "");
+        (*out)[i] = (float)v->number;
+        if (positive && !((*out)[i] > 0.0f))
+            return AG_ERROR(AG_EMODEL, "featuriser: '%s'[%lld] is 0 in float32", key, (long long)i);
+    }
+    return AG_SUCCESS;
+}
+
+static ag_error_t from_json(ag_featurizer_t *f, const ag_json_t *obj) {
+    const ag_json_t *v = NULL;
+    if (!obj || obj->type != AG_JSON_OBJECT) return AG_ERROR(AG_EMODEL, "featuriser: not a JSON object");
+    AG_CHECK(member(obj, "the object", "format", AG_JSON_STRING, &v));
+    if (strcmp(v->string, FEATURIZER_FORMAT) != 0)
+        return AG_ERROR(AG_EMODEL, "featuriser: format is '%s', expected '%s'", v->string, FEATURIZER_FORMAT);
+    int64_t version;
+    AG_CHECK(int_member(obj, "version", 1, INT32_MAX, &version));
+    if (version != FEATURIZER_VERSION)
+        return AG_ERROR(AG_EMODEL, "featuriser: version %lld is not supported (this library reads version %d)", (long long)version,
+                        FEATURIZER_VERSION);
+    AG_CHECK(member(obj, "the object", "normalization", AG_JSON_STRING, &v));
+    if (strcmp(v->string, "none") == 0) f->norm = AG_NORM_NONE;
+    else if (strcmp(v->string, "standardize") == 0) f->norm = AG_NORM_STANDARDIZE;
+    else if (strcmp(v->string, "l1_rows") == 0) f->norm = AG_NORM_L1_ROWS;
+    else return AG_ERROR(AG_EMODEL, "featuriser: unknown normalization '%s'", v->string);
+    AG_CHECK(member(obj, "the object", "degree", AG_JSON_BOOL, &v));
+    f->degree = v->boolean ? 1 : 0;
+    AG_CHECK(member(obj, "the object", "directed", AG_JSON_BOOL, &v));
+    f->directed = v->boolean ? 1 : 0;
+    AG_CHECK(int_member(obj, "lap_pe_k", 0, MAX_K, &f->lap_pe_k));
+    AG_CHECK(int_member(obj, "rw_pe_k", 0, MAX_K, &f->rw_pe_k));
+    int64_t nf, nfe;
+    AG_CHECK(int_member(obj, "n_features", 0, INT64_C(1) << 40, &nf));
+    AG_CHECK(int_member(obj, "n_edge_features", 0, INT64_C(1) << 40, &nfe));
+    AG_CHECK(member(obj, "the object", "vertex_attributes", AG_JSON_ARRAY, &v));
+    AG_CHECK(attrs_from_json(v, 0, &f->vattrs, &f->n_vattrs));
+    AG_CHECK(member(obj, "the object", "edge_attributes", AG_JSON_ARRAY, &v));
+    AG_CHECK(attrs_from_json(v, 1, &f->eattrs, &f->n_eattrs));
+    AG_CHECK(layout(f));
+    if (f->n_features != nf || f->n_edge_features != nfe)
+        return AG_ERROR(AG_EMODEL, "featuriser: the columns give %lld vertex and %lld edge features but the file says %lld and %lld",
+                        (long long)f->n_features, (long long)f->n_edge_features, (long long)nf, (long long)nfe);
+    if (f->norm == AG_NORM_STANDARDIZE) {
+        AG_CHECK(floats_from_json(obj, "mean", stat_cols(f), 0, &f->mean));
+        AG_CHECK(floats_from_json(obj, "std", stat_cols(f), 1, &f->std));
+    } else if (ag_json_get(obj, "mean") || ag_json_get(obj, "std")) {
+        return AG_ERROR(AG_EMODEL, "featuriser: 'mean'/'std' given but normalization is '%s'", norm_name(f->norm));
+    }
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_featurizer_from_json(ag_featurizer_t *f, const ag_json_t *obj) {
+    memset(f, 0, sizeof *f);
+    ag_error_t err = from_json(f, obj);
+    if (err != AG_SUCCESS) ag_featurizer_destroy(f);
+    return err;
+}

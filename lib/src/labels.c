@@ -1,0 +1,621 @@
+/*
+ * labels.c: node labels and graph targets (see labels.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attngraph/labels.h"
+#include "attr_type.h"
+#include "csv.h"
+#include "internal.h"
+
+/* Records the first failure and jumps to the cleanup at `done`. */
+#define TRY(expr) do { rc = (expr); if (rc != AG_SUCCESS) goto done; } while (0)
+
+/* ---- Class lists: values -> sorted (key, class index) pairs -> binary search. */
+
+typedef struct ckey_t {
+    double num;
+    const char *str;
+    int32_t cls;
+} ckey_t;
+
+static int cmp_ckey_num(const void *a, const void *b) {
+    double x = ((const ckey_t *)a)->num, y = ((const ckey_t *)b)->num;
+    return (x > y) - (x < y);
+}
+
+static int cmp_ckey_str(const void *a, const void *b) {
+    return strcmp(((const ckey_t *)a)->str, ((const ckey_t *)b)->str);
+}
+
+/* A column of values: numbers (NaN = missing) or strings (NULL or "" = missing). */
+typedef struct column_t {
+    int numeric;
+    const double *num;      /* (n) */
+    const char *const *str; /* (n) */
+    int64_t n;
+} column_t;
+
+static int is_missing(const column_t *c, int64_t i) {
+    return c->numeric ? isnan(c->num[i]) : (!c->str[i] || c->str[i][0] == '\0');
+}
+
+static void free_names(char **names, int64_t n) {
+    if (!names) return;
+    for (int64_t i = 0; i < n; i++) ag_i_free(names[i]);
+    ag_i_free(names);
+}
+
+/* Maps every value of col to a class index (-1 if missing) and returns the class names.
+ * `what` names the source and `item` the kind of row ("vertex", "graph") in messages. */
+static ag_error_t classify(const column_t *col, const char *const *given, int64_t n_given, int32_t *out,
+                           char ***names_out, int64_t *n_out, const char *what, const char *item) {
+    ag_error_t rc = AG_SUCCESS;
+    ckey_t *keys = NULL;
+    char **names = NULL;
+    int64_t nk = 0;
+    void *p;
+    *names_out = NULL;
+    *n_out = 0;
+    if (given) {
+        TRY(ag_i_alloc_array(&p, n_given, sizeof(ckey_t), "class list"));
+        keys = p;
+        TRY(ag_i_alloc_array(&p, n_given, sizeof(char *), "class names"));
+        names = p;
+        for (int64_t k = 0; k < n_given; k++) {
+            if (!given[k] || given[k][0] == '\0') {
+                rc = AG_ERROR(AG_EINVAL, "%s: class %lld of the given list is empty", what, (long long)k);
+                goto done;
+            }
+            if (col->numeric && ag_csv_parse_double(given[k], &keys[k].num) != 0) {
+                rc = AG_ERROR(AG_EINVAL, "%s: the values are numbers but the given class '%s' is not", what, given[k]);
+                goto done;
+            }
+            keys[k].str = given[k];
+            keys[k].cls = (int32_t)k;
+            if (!(names[k] = ag_i_strdup(given[k]))) {
+                rc = AG_ERROR(AG_ENOMEM, "out of memory copying class names");
+                goto done;
+            }
+        }
+        nk = n_given;
+        qsort(keys, (size_t)nk, sizeof(ckey_t), col->numeric ? cmp_ckey_num : cmp_ckey_str);
+        for (int64_t k = 1; k < nk; k++) {
+            if ((col->numeric ? cmp_ckey_num : cmp_ckey_str)(&keys[k - 1], &keys[k]) == 0) {
+                rc = AG_ERROR(AG_EINVAL, "%s: class '%s' appears twice in the given list", what, keys[k].str);
+                goto done;
+            }
+        }
+    } else {
+        TRY(ag_i_alloc_array(&p, col->n, sizeof(ckey_t), "class list"));
+        keys = p;
+        for (int64_t i = 0; i < col->n; i++) {
+            if (is_missing(col, i)) continue;
+            if (col->numeric)
+                keys[nk].num = col->num[i];
+            else
+                keys[nk].str = col->str[i];
+            nk++;
+        }
+        qsort(keys, (size_t)nk, sizeof(ckey_t), col->numeric ? cmp_ckey_num : cmp_ckey_str);
+        int64_t u = 0;
+        for (int64_t k = 0; k < nk; k++)
+            if (u == 0 || (col->numeric ? cmp_ckey_num : cmp_ckey_str)(&keys[u - 1], &keys[k]) != 0)
+                keys[u++] = keys[k];
+        nk = u;
+        if (nk > INT32_MAX) {
+            rc = AG_ERROR(AG_ELIMIT, "%s: %lld classes", what, (long long)nk);
+            goto done;
+        }
+        TRY(ag_i_alloc_array(&p, nk, sizeof(char *), "class names"));
+        names = p;
+        for (int64_t k = 0; k < nk; k++) {
+            keys[k].cls = (int32_t)k;
+            char tmp[40];
+            if (col->numeric) snprintf(tmp, sizeof tmp, "%.17g", keys[k].num);
+            if (!(names[k] = ag_i_strdup(col->numeric ? tmp : keys[k].str))) {
+                rc = AG_ERROR(AG_ENOMEM, "out of memory copying class names");
+                goto done;
+            }
+        }
+    }
+    for (int64_t i = 0; i < col->n; i++) {
+        if (is_missing(col, i)) {
+            out[i] = -1;
+            continue;
+        }
+        ckey_t key = {0};
+        if (col->numeric)
+            key.num = col->num[i];
+        else
+            key.str = col->str[i];
+        const ckey_t *hit = bsearch(&key, keys, (size_t)nk, sizeof(ckey_t), col->numeric ? cmp_ckey_num : cmp_ckey_str);
+        if (!hit) {
+            if (col->numeric)
+                rc = AG_ERROR(AG_EVALUE, "%s: %s %lld has value %.17g, which is not in the class list", what, item,
+                              (long long)i, col->num[i]);
+            else
+                rc = AG_ERROR(AG_EVALUE, "%s: %s %lld has value '%s', which is not in the class list", what, item,
+                              (long long)i, col->str[i]);
+            goto done;
+        }
+        out[i] = hit->cls;
+    }
+    *names_out = names;
+    *n_out = nk;
+    names = NULL;
+done:
+    free_names(names, given ? n_given : nk);
+    ag_i_free(keys);
+    return rc;
+}
+
+/* ---- Node labels. */
+
+void ag_labels_destroy(ag_labels_t *labels) {
+    if (!labels) return;
+    ag_i_free(labels->y);
+    free_names(labels->classes, labels->n_classes);
+    memset(labels, 0, sizeof *labels);
+}
+
+static ag_error_t labels_from_column(ag_labels_t *labels, const column_t *col, const char *const *classes,
+                                     int64_t n_classes, const char *what) {
+    ag_error_t rc = AG_SUCCESS;
+    void *p;
+    if (n_classes < 0 || (n_classes > 0 && !classes)) return AG_ERROR(AG_EINVAL, "%s: bad class list", what);
+    TRY(ag_i_alloc_array(&p, col->n, sizeof(int32_t), "node labels"));
+    labels->y = p;
+    labels->n = col->n;
+    TRY(classify(col, classes, n_classes, labels->y, &labels->classes, &labels->n_classes, what, "vertex"));
+done:
+    if (rc != AG_SUCCESS) ag_labels_destroy(labels);
+    return rc;
+}
+
+ag_error_t ag_labels_from_strings(ag_labels_t *labels, const char *const *values, int64_t n, const char *const *classes,
+                                  int64_t n_classes, const char *what) {
+    memset(labels, 0, sizeof *labels);
+    if (!what) what = "labels";
+    if (n < 0 || (n > 0 && !values)) return AG_ERROR(AG_EINVAL, "%s: no values", what);
+    column_t col = {0, NULL, values, n};
+    return labels_from_column(labels, &col, classes, n_classes, what);
+}
+
+ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const char *attr, const char *const *classes,
+                               int64_t n_classes) {
+    ag_error_t rc = AG_SUCCESS;
+    igraph_attribute_type_t type;
+    igraph_vector_t num;
+    igraph_vector_bool_t flags;
+    igraph_strvector_t str;
+    const char **strs = NULL;
+    int have_num = 0, have_str = 0, have_bool = 0;
+    char what[300];
+    memset(labels, 0, sizeof *labels);
+    if (!graph || !attr) return AG_ERROR(AG_EINVAL, "ag_labels_from_attr: graph and attribute are required");
+    snprintf(what, sizeof what, "vertex attribute '%s'", attr);
+    AG_CHECK(ag_i_attr_type(graph, IGRAPH_ATTRIBUTE_VERTEX, attr, &type));
+    if (type == IGRAPH_ATTRIBUTE_UNSPECIFIED) return AG_ERROR(AG_EATTR, "the graph has no vertex attribute '%s'", attr);
+    int64_t n = (int64_t)igraph_vcount(graph);
+    column_t col = {0, NULL, NULL, n};
+    if (type == IGRAPH_ATTRIBUTE_NUMERIC || type == IGRAPH_ATTRIBUTE_BOOLEAN) {
+        if (igraph_vector_init(&num, n) != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory in igraph");
+        have_num = 1;
+        if (type == IGRAPH_ATTRIBUTE_NUMERIC) {
+            ag_i_igraph_enter();
+            igraph_error_t irc = igraph_cattribute_VANV(graph, attr, igraph_vss_all(), &num);
+            ag_i_igraph_leave();
+            if (irc != IGRAPH_SUCCESS) {
+                rc = ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading %s", what);
+                goto done;
+            }
+        } else {
+            if (igraph_vector_bool_init(&flags, n) != IGRAPH_SUCCESS) {
+                rc = AG_ERROR(AG_ENOMEM, "out of memory in igraph");
+                goto done;
+            }
+            have_bool = 1;
+            ag_i_igraph_enter();
+            igraph_error_t irc = igraph_cattribute_VABV(graph, attr, igraph_vss_all(), &flags);
+            ag_i_igraph_leave();
+            if (irc != IGRAPH_SUCCESS) {
+                rc = ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading %s", what);
+                goto done;
+            }
+            for (int64_t v = 0; v < n; v++) VECTOR(num)[v] = VECTOR(flags)[v] ? 1.0 : 0.0;
+        }
+        col.numeric = 1;
+        col.num = VECTOR(num);
+    } else if (type == IGRAPH_ATTRIBUTE_STRING) {
+        if (igraph_strvector_init(&str, 0) != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory in igraph");
+        have_str = 1;
+        ag_i_igraph_enter();
+        igraph_error_t irc = igraph_cattribute_VASV(graph, attr, igraph_vss_all(), &str);
+        ag_i_igraph_leave();
+        if (irc != IGRAPH_SUCCESS) {
+            rc = ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading %s", what);
+            goto done;
+        }
+        void *p;
+        TRY(ag_i_alloc_array(&p, n, sizeof(char *), "label strings"));
+        strs = p;
+        for (int64_t v = 0; v < n; v++) strs[v] = igraph_strvector_get(&str, v);
+        col.str = strs;
+    } else {
+        return AG_ERROR(AG_EATTR, "%s is neither numeric, boolean nor string", what);
+    }
+    TRY(labels_from_column(labels, &col, classes, n_classes, what));
+done:
+    ag_i_free(strs);
+    if (have_num) igraph_vector_destroy(&num);
+    if (have_bool) igraph_vector_bool_destroy(&flags);
+    if (have_str) igraph_strvector_destroy(&str);
+    return rc;
+}
+
+/* ---- Graph targets. */
+
+const char *ag_task_kind_name(ag_task_kind_t kind) {
+    switch (kind) {
+    case AG_TASK_AUTO: return "auto";
+    case AG_TASK_REGRESSION: return "regression";
+    case AG_TASK_BINARY: return "binary";
+    case AG_TASK_MULTICLASS: return "multiclass";
+    }
+    return "unknown";
+}
+
+void ag_targets_options_init(ag_targets_options_t *opts) { memset(opts, 0, sizeof *opts); }
+
+void ag_targets_destroy(ag_targets_t *t) {
+    if (!t) return;
+    for (int64_t j = 0; j < t->n_tasks; j++) {
+        if (t->tasks) ag_i_free(t->tasks[j]);
+        if (t->classes && t->n_classes) free_names(t->classes[j], t->n_classes[j]);
+    }
+    if (t->files)
+        for (int64_t g = 0; g < t->n_graphs; g++) ag_i_free(t->files[g]);
+    ag_i_free(t->tasks);
+    ag_i_free(t->kinds);
+    ag_i_free(t->classes);
+    ag_i_free(t->n_classes);
+    ag_i_free(t->files);
+    ag_fmat_destroy(&t->y);
+    memset(t, 0, sizeof *t);
+}
+
+static ag_error_t targets_alloc(ag_targets_t *t, int64_t g, int64_t n_tasks) {
+    void *p;
+    memset(t, 0, sizeof *t);
+    AG_CHECK(ag_fmat_init(&t->y, g, n_tasks));
+    t->n_graphs = g;
+    t->n_tasks = n_tasks;
+    AG_CHECK(ag_i_alloc_array(&p, n_tasks, sizeof(char *), "task names"));
+    t->tasks = p;
+    AG_CHECK(ag_i_alloc_array(&p, n_tasks, sizeof(ag_task_kind_t), "task kinds"));
+    t->kinds = p;
+    AG_CHECK(ag_i_alloc_array(&p, n_tasks, sizeof(char **), "task classes"));
+    t->classes = p;
+    AG_CHECK(ag_i_alloc_array(&p, n_tasks, sizeof(int64_t), "task class counts"));
+    t->n_classes = p;
+    return AG_SUCCESS;
+}
+
+/* Fills task column j of t->y from col, deciding (or checking) its kind. */
+static ag_error_t fill_task(ag_targets_t *t, int64_t j, const column_t *col, ag_task_kind_t kind, const char *what) {
+    int64_t g = col->n, T = t->n_tasks;
+    float *y = t->y.data; /* (G x T) */
+    if (kind == AG_TASK_AUTO) {
+        if (!col->numeric)
+            kind = AG_TASK_MULTICLASS;
+        else {
+            kind = AG_TASK_BINARY;
+            for (int64_t i = 0; i < g; i++)
+                if (!isnan(col->num[i]) && col->num[i] != 0.0 && col->num[i] != 1.0) kind = AG_TASK_REGRESSION;
+        }
+    }
+    t->kinds[j] = kind;
+    if (kind == AG_TASK_MULTICLASS) {
+        void *p;
+        AG_CHECK(ag_i_alloc_array(&p, g, sizeof(int32_t), "class indices"));
+        int32_t *cls = p;
+        ag_error_t rc = classify(col, NULL, 0, cls, &t->classes[j], &t->n_classes[j], what, "graph");
+        if (rc == AG_SUCCESS)
+            for (int64_t i = 0; i < g; i++) y[i * T + j] = cls[i] < 0 ? NAN : (float)cls[i];
+        ag_i_free(cls);
+        return rc;
+    }
+    if (!col->numeric) {
+        for (int64_t i = 0; i < g; i++)
+            if (!is_missing(col, i))
+                return AG_ERROR(AG_EVALUE, "%s: graph %lld has the non-number '%s' in a %s task", what, (long long)i,
+                                col->str[i], ag_task_kind_name(kind));
+    }
+    for (int64_t i = 0; i < g; i++) {
+        double x = col->num[i];
+        if (kind == AG_TASK_BINARY && !isnan(x) && x != 0.0 && x != 1.0)
+            return AG_ERROR(AG_EVALUE, "%s: graph %lld has the value %.17g in a binary task", what, (long long)i, x);
+        y[i * T + j] = (float)x;
+    }
+    if (kind == AG_TASK_BINARY) t->n_classes[j] = 2;
+    return AG_SUCCESS;
+}
+
+static int blank(const char *s) {
+    while (*s == ' ' || *s == '\t') s++;
+    return *s == '\0';
+}
+
+ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targets_options_t *opts) {
+    ag_targets_options_t defaults;
+    ag_error_t rc = AG_SUCCESS;
+    ag_csv_t csv;
+    char **cells = NULL;   /* (G x C) pointers into the file buffer */
+    int64_t *lines = NULL; /* (G) line of each row */
+    int64_t *cols = NULL;  /* (T) column of each task */
+    double *num = NULL;    /* (G) one numeric column */
+    int64_t g = 0, cap = 0, n_cols = 0, file_col, n_tasks = 0;
+    char what[600];
+    int got;
+    memset(t, 0, sizeof *t);
+    if (!opts) {
+        ag_targets_options_init(&defaults);
+        opts = &defaults;
+    }
+    if (!path) return AG_ERROR(AG_EINVAL, "ag_targets_read_csv: no path");
+    if (opts->n_targets < 0 || (opts->n_targets > 0 && !opts->targets))
+        return AG_ERROR(AG_EINVAL, "ag_targets_read_csv: bad target list");
+    const char *file_name = opts->file_column ? opts->file_column : "file";
+    AG_CHECK(ag_csv_open(&csv, path));
+    csv.delim = ag_csv_sniff(&csv);
+    TRY(ag_csv_next(&csv, &got));
+    if (!got) {
+        rc = AG_ERROR(AG_EPARSE, "%s: empty file (a header row is expected)", path);
+        goto done;
+    }
+    n_cols = csv.n_fields;
+    /* Row 0 of cells is the header, row r + 1 the r-th record: the fields point into the file
+     * buffer, so keeping the pointers keeps the text. */
+    cells = csv.fields;
+    csv.fields = NULL;
+    csv.cap = csv.n_fields = 0;
+    char **header = cells;
+    file_col = -1;
+    for (int64_t c = 0; c < n_cols; c++)
+        if (strcmp(header[c], file_name) == 0) file_col = c;
+    if (file_col < 0) {
+        rc = AG_ERROR(AG_EATTR, "%s:1: no '%s' column in the header", path, file_name);
+        goto done;
+    }
+    /* Rows: row r's cells are cells[(r + 1) * n_cols ...] (row 0 of the array is the header). */
+    cap = n_cols;
+    for (;;) {
+        TRY(ag_csv_next(&csv, &got));
+        if (!got) break;
+        if (csv.n_fields != n_cols) {
+            rc = AG_ERROR(AG_EPARSE, "%s:%lld: %lld fields, the header has %lld", path, (long long)csv.line,
+                          (long long)csv.n_fields, (long long)n_cols);
+            goto done;
+        }
+        if ((g + 2) * n_cols > cap) {
+            int64_t ncap = 2 * cap + 16 * n_cols;
+            char **nc = ag_i_realloc(cells, (size_t)ncap * sizeof *nc);
+            int64_t *nl = ag_i_realloc(lines, (size_t)(ncap / n_cols) * sizeof *nl);
+            if (nc) cells = nc;
+            if (nl) lines = nl;
+            if (!nc || !nl) {
+                rc = AG_ERROR(AG_ENOMEM, "%s:%lld: out of memory", path, (long long)csv.line);
+                goto done;
+            }
+            cap = ncap;
+        }
+        memcpy(cells + (g + 1) * n_cols, csv.fields, (size_t)n_cols * sizeof *cells);
+        lines[g] = csv.line;
+        g++;
+    }
+    header = cells;
+    /* Choose the task columns. */
+    void *p;
+    TRY(ag_i_alloc_array(&p, n_cols, sizeof(int64_t), "task columns"));
+    cols = p;
+    TRY(ag_i_alloc_array(&p, g, sizeof(double), "target column"));
+    num = p;
+    if (opts->targets) {
+        for (int64_t j = 0; j < opts->n_targets; j++) {
+            int64_t c = -1;
+            for (int64_t k = 0; k < n_cols; k++)
+                if (k != file_col && strcmp(header[k], opts->targets[j]) == 0) c = k;
+            if (c < 0) {
+                rc = AG_ERROR(AG_EATTR, "%s:1: no target column '%s' in the header", path, opts->targets[j]);
+                goto done;
+            }
+            if (n_tasks >= n_cols) {
+                rc = AG_ERROR(AG_EINVAL, "%s: more targets than columns", path);
+                goto done;
+            }
+            cols[n_tasks++] = c;
+        }
+    } else {
+        for (int64_t c = 0; c < n_cols; c++) {
+            if (c == file_col) continue;
+            int numeric = 1, any = 0;
+            for (int64_t r = 0; r < g && numeric; r++) {
+                const char *s = cells[(r + 1) * n_cols + c];
+                double x;
+                if (blank(s)) continue;
+                any = 1;
+                if (ag_csv_parse_double(s, &x) != 0) numeric = 0; /* inf/nan: numeric, refused below */
+            }
+            if (numeric && any) cols[n_tasks++] = c;
+        }
+        if (n_tasks == 0) {
+            rc = AG_ERROR(AG_EATTR, "%s: no numeric target column besides '%s'", path, file_name);
+            goto done;
+        }
+    }
+    TRY(targets_alloc(t, g, n_tasks));
+    TRY(ag_i_alloc_array(&p, g, sizeof(char *), "file names"));
+    t->files = p;
+    for (int64_t r = 0; r < g; r++) {
+        if (!(t->files[r] = ag_i_strdup(cells[(r + 1) * n_cols + file_col]))) {
+            rc = AG_ERROR(AG_ENOMEM, "out of memory copying file names");
+            goto done;
+        }
+    }
+    /* Duplicate files: sort a copy of the names. */
+    {
+        TRY(ag_i_alloc_array(&p, g, sizeof(ckey_t), "file index"));
+        ckey_t *keys = p;
+        for (int64_t r = 0; r < g; r++) keys[r] = (ckey_t){0.0, t->files[r], (int32_t)r};
+        qsort(keys, (size_t)g, sizeof(ckey_t), cmp_ckey_str);
+        for (int64_t r = 1; r < g; r++) {
+            if (strcmp(keys[r].str, keys[r - 1].str) == 0) {
+                int64_t a = keys[r - 1].cls, b = keys[r].cls;
+                if (a > b) {
+                    int64_t tmp = a;
+                    a = b;
+                    b = tmp;
+                }
+                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: duplicate file '%s' (first on line %lld)", path,
+                              (long long)lines[b], keys[r].str, (long long)lines[a]);
+                ag_i_free(keys);
+                goto done;
+            }
+        }
+        ag_i_free(keys);
+    }
+    for (int64_t j = 0; j < n_tasks; j++) {
+        int64_t c = cols[j];
+        ag_task_kind_t kind = opts->kinds ? opts->kinds[j] : AG_TASK_AUTO;
+        if (!(t->tasks[j] = ag_i_strdup(header[c]))) {
+            rc = AG_ERROR(AG_ENOMEM, "out of memory copying task names");
+            goto done;
+        }
+        snprintf(what, sizeof what, "%s: column '%s'", path, header[c]);
+        int numeric = 1;
+        for (int64_t r = 0; r < g; r++) {
+            const char *s = cells[(r + 1) * n_cols + c];
+            if (blank(s)) {
+                num[r] = NAN;
+                continue;
+            }
+            if (ag_csv_parse_double(s, &num[r]) != 0) {
+                numeric = 0;
+                if (kind == AG_TASK_REGRESSION || kind == AG_TASK_BINARY) {
+                    rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': '%s' is not a number", path, (long long)lines[r],
+                                  header[c], s);
+                    goto done;
+                }
+                break;
+            }
+            if (!isfinite(num[r])) {
+                rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': value '%s' is not finite", path, (long long)lines[r],
+                              header[c], s);
+                goto done;
+            }
+        }
+        column_t col = {numeric, num, (const char *const *)NULL, g};
+        const char **strs = NULL;
+        if (!numeric) {
+            TRY(ag_i_alloc_array(&p, g, sizeof(char *), "target strings"));
+            strs = p;
+            for (int64_t r = 0; r < g; r++) {
+                const char *s = cells[(r + 1) * n_cols + c];
+                strs[r] = blank(s) ? "" : s;
+            }
+            col.str = strs;
+        }
+        rc = fill_task(t, j, &col, kind, what);
+        ag_i_free(strs);
+        if (rc != AG_SUCCESS) goto done;
+    }
+done:
+    if (rc != AG_SUCCESS) ag_targets_destroy(t);
+    ag_i_free(cells);
+    ag_i_free(lines);
+    ag_i_free(cols);
+    ag_i_free(num);
+    ag_csv_close(&csv);
+    return rc;
+}
+
+ag_error_t ag_targets_from_graphs(ag_targets_t *t, const igraph_t *graphs, int64_t n_graphs, const char *const *attrs,
+                                  int64_t n_attrs, const ag_task_kind_t *kinds, const char *const *names) {
+    ag_error_t rc = AG_SUCCESS;
+    double *num = NULL;       /* (G) */
+    const char **strs = NULL; /* (G) */
+    char what[300];
+    void *p;
+    memset(t, 0, sizeof *t);
+    if (n_graphs < 0 || (n_graphs > 0 && !graphs) || n_attrs <= 0 || !attrs)
+        return AG_ERROR(AG_EINVAL, "ag_targets_from_graphs: graphs and at least one attribute are required");
+    TRY(targets_alloc(t, n_graphs, n_attrs));
+    TRY(ag_i_alloc_array(&p, n_graphs, sizeof(double), "target column"));
+    num = p;
+    TRY(ag_i_alloc_array(&p, n_graphs, sizeof(char *), "target strings"));
+    strs = p;
+    for (int64_t j = 0; j < n_attrs; j++) {
+        const char *a = attrs[j];
+        if (!(t->tasks[j] = ag_i_strdup(a))) {
+            rc = AG_ERROR(AG_ENOMEM, "out of memory copying task names");
+            goto done;
+        }
+        snprintf(what, sizeof what, "graph attribute '%s'", a);
+        int seen = 0; /* IGRAPH_ATTRIBUTE_* of the first graph that has it */
+        int64_t first = -1;
+        for (int64_t g = 0; g < n_graphs; g++) {
+            igraph_attribute_type_t type;
+            TRY(ag_i_attr_type(&graphs[g], IGRAPH_ATTRIBUTE_GRAPH, a, &type));
+            num[g] = NAN;
+            strs[g] = "";
+            if (type == IGRAPH_ATTRIBUTE_UNSPECIFIED) continue;
+            int numeric_type = type == IGRAPH_ATTRIBUTE_NUMERIC || type == IGRAPH_ATTRIBUTE_BOOLEAN;
+            if (type != IGRAPH_ATTRIBUTE_NUMERIC && type != IGRAPH_ATTRIBUTE_BOOLEAN &&
+                type != IGRAPH_ATTRIBUTE_STRING) {
+                rc = AG_ERROR(AG_EATTR, "%s of graph %s is neither numeric, boolean nor string", what,
+                              names ? names[g] : "");
+                goto done;
+            }
+            if (!seen) {
+                seen = numeric_type ? 1 : 2;
+                first = g;
+            } else if (seen != (numeric_type ? 1 : 2)) {
+                char a1[32], a2[32];
+                snprintf(a1, sizeof a1, "%lld", (long long)first);
+                snprintf(a2, sizeof a2, "%lld", (long long)g);
+                rc = AG_ERROR(AG_EATTR, "%s is %s on graph %s but %s on graph %s", what,
+                              seen == 1 ? "numeric" : "a string", names ? names[first] : a1,
+                              numeric_type ? "numeric" : "a string", names ? names[g] : a2);
+                goto done;
+            }
+            ag_i_igraph_enter();
+            if (type == IGRAPH_ATTRIBUTE_NUMERIC)
+                num[g] = igraph_cattribute_GAN(&graphs[g], a);
+            else if (type == IGRAPH_ATTRIBUTE_BOOLEAN)
+                num[g] = igraph_cattribute_GAB(&graphs[g], a) ? 1.0 : 0.0;
+            else
+                strs[g] = igraph_cattribute_GAS(&graphs[g], a);
+            ag_i_igraph_leave();
+            if (isinf(num[g])) {
+                char a1[32];
+                snprintf(a1, sizeof a1, "%lld", (long long)g);
+                rc = AG_ERROR(AG_EVALUE, "%s of graph %s is infinite", what, names ? names[g] : a1);
+                goto done;
+            }
+        }
+        if (!seen) {
+            rc = AG_ERROR(AG_EATTR, "no graph has the graph attribute '%s'", a);
+            goto done;
+        }
+        column_t col = {seen == 1, num, strs, n_graphs};
+        TRY(fill_task(t, j, &col, kinds ? kinds[j] : AG_TASK_AUTO, what));
+    }
+done:
+    if (rc != AG_SUCCESS) ag_targets_destroy(t);
+    ag_i_free(num);
+    ag_i_free(strs);
+    return rc;
+}

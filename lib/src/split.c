@@ -1,0 +1,429 @@
+/*
+ * split.c: train/val/test splits and k-fold cross-validation (see split.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attngraph/rng.h"
+#include "attngraph/split.h"
+#include "csv.h"
+#include "internal.h"
+#include "json.h"
+
+/* Records the first failure and jumps to the cleanup at `done`. */
+#define TRY(expr) do { rc = (expr); if (rc != AG_SUCCESS) goto done; } while (0)
+
+/* Random streams of the two generators, so they never share draws for one seed. */
+#define STREAM_RANDOM 0x53504c4954000001ULL
+#define STREAM_KFOLD 0x53504c4954000002ULL
+#define STREAM_STRATIFIED 0x53504c4954000003ULL
+
+enum { PART_NONE = 0, PART_TRAIN = 1, PART_VAL = 2, PART_TEST = 3 };
+static const char *const part_names[] = {"none", "train", "val", "test"};
+
+void ag_split_destroy(ag_split_t *split) {
+    if (!split) return;
+    for (int64_t f = 0; f < split->n_folds && split->folds; f++) {
+        ag_i_free(split->folds[f].train);
+        ag_i_free(split->folds[f].val);
+        ag_i_free(split->folds[f].test);
+    }
+    ag_i_free(split->folds);
+    memset(split, 0, sizeof *split);
+}
+
+static ag_error_t alloc_folds(ag_split_t *split, int64_t n_items, int64_t k) {
+    void *p;
+    memset(split, 0, sizeof *split);
+    AG_CHECK(ag_i_alloc_array(&p, k, sizeof(ag_fold_t), "folds"));
+    split->folds = p;
+    split->n_folds = k;
+    split->n_items = n_items;
+    return AG_SUCCESS;
+}
+
+/* Builds fold lists from a part per item (PART_*), in ascending item order. */
+static ag_error_t fold_from_parts(ag_fold_t *fold, const unsigned char *part, int64_t n) {
+    int64_t count[4] = {0, 0, 0, 0};
+    void *p;
+    for (int64_t i = 0; i < n; i++) count[part[i]]++;
+    AG_CHECK(ag_i_alloc_array(&p, count[PART_TRAIN], sizeof(int64_t), "train list"));
+    fold->train = p;
+    AG_CHECK(ag_i_alloc_array(&p, count[PART_VAL], sizeof(int64_t), "val list"));
+    fold->val = p;
+    AG_CHECK(ag_i_alloc_array(&p, count[PART_TEST], sizeof(int64_t), "test list"));
+    fold->test = p;
+    for (int64_t i = 0; i < n; i++) {
+        if (part[i] == PART_TRAIN)
+            fold->train[fold->n_train++] = i;
+        else if (part[i] == PART_VAL)
+            fold->val[fold->n_val++] = i;
+        else if (part[i] == PART_TEST)
+            fold->test[fold->n_test++] = i;
+    }
+    return AG_SUCCESS;
+}
+
+/* ---- split.json */
+
+static ag_error_t json_list(const ag_json_t *obj, const char *key, int which, unsigned char *part, int64_t n,
+                            const char *path, int64_t fold) {
+    const ag_json_t *a = ag_json_get(obj, key);
+    if (!a) return AG_SUCCESS;
+    if (a->type != AG_JSON_ARRAY)
+        return AG_ERROR(AG_EPARSE, "%s: fold %lld: \"%s\" is not an array", path, (long long)fold, key);
+    for (int64_t k = 0; k < a->count; k++) {
+        const ag_json_t *v = &a->items[k];
+        if (v->type != AG_JSON_NUMBER || v->number != floor(v->number))
+            return AG_ERROR(AG_EPARSE, "%s: fold %lld: \"%s\"[%lld] is not an integer", path, (long long)fold, key,
+                            (long long)k);
+        double x = v->number;
+        if (x < 0 || x >= (double)n)
+            return AG_ERROR(AG_EVALUE, "%s: fold %lld: \"%s\"[%lld] = %.0f is out of range (%lld items)", path,
+                            (long long)fold, key, (long long)k, x, (long long)n);
+        int64_t i = (int64_t)x;
+        if (part[i] != PART_NONE)
+            return AG_ERROR(AG_EVALUE, "%s: fold %lld: index %lld is in \"%s\" and in %s", path, (long long)fold,
+                            (long long)i, key, part[i] == which ? "it again" : part_names[part[i]]);
+        part[i] = (unsigned char)which;
+    }
+    return AG_SUCCESS;
+}
+
+static ag_error_t json_fold(ag_fold_t *fold, const ag_json_t *obj, unsigned char *part, int64_t n, const char *path,
+                            int64_t f) {
+    if (obj->type != AG_JSON_OBJECT)
+        return AG_ERROR(AG_EPARSE, "%s: fold %lld is not a JSON object", path, (long long)f);
+    if (!ag_json_get(obj, "train"))
+        return AG_ERROR(AG_EPARSE, "%s: fold %lld has no \"train\" list", path, (long long)f);
+    memset(part, 0, (size_t)n);
+    AG_CHECK(json_list(obj, "train", PART_TRAIN, part, n, path, f));
+    const char *val_key = ag_json_get(obj, "val") ? "val" : "valid";
+    AG_CHECK(json_list(obj, val_key, PART_VAL, part, n, path, f));
+    AG_CHECK(json_list(obj, "test", PART_TEST, part, n, path, f));
+    return fold_from_parts(fold, part, n);
+}
+
+ag_error_t ag_split_read_json(ag_split_t *split, const char *path, int64_t n_items) {
+    ag_error_t rc = AG_SUCCESS;
+    ag_json_t *doc = NULL;
+    unsigned char *part = NULL; /* (n_items) */
+    void *p;
+    memset(split, 0, sizeof *split);
+    if (!path || n_items < 0) return AG_ERROR(AG_EINVAL, "ag_split_read_json: path and n_items >= 0 are required");
+    AG_CHECK(ag_json_parse_file(path, &doc));
+    if (doc->type != AG_JSON_OBJECT) {
+        rc = AG_ERROR(AG_EPARSE, "%s: the split is not a JSON object", path);
+        goto done;
+    }
+    TRY(ag_i_alloc_array(&p, n_items, 1, "split parts"));
+    part = p;
+    const ag_json_t *folds = ag_json_get(doc, "folds");
+    if (folds) {
+        if (folds->type != AG_JSON_ARRAY || folds->count == 0) {
+            rc = AG_ERROR(AG_EPARSE, "%s: \"folds\" is not a non-empty array", path);
+            goto done;
+        }
+        TRY(alloc_folds(split, n_items, folds->count));
+        for (int64_t f = 0; f < folds->count; f++)
+            TRY(json_fold(&split->folds[f], &folds->items[f], part, n_items, path, f));
+    } else {
+        TRY(alloc_folds(split, n_items, 1));
+        TRY(json_fold(&split->folds[0], doc, part, n_items, path, 0));
+    }
+done:
+    if (rc != AG_SUCCESS) ag_split_destroy(split);
+    ag_i_free(part);
+    ag_json_free(doc);
+    return rc;
+}
+
+/* ---- split.csv / folds.csv */
+
+typedef struct name_key_t {
+    const char *name;
+    int64_t index;
+} name_key_t;
+
+static int cmp_name_key(const void *a, const void *b) {
+    return strcmp(((const name_key_t *)a)->name, ((const name_key_t *)b)->name);
+}
+
+static int part_of(const char *s) {
+    if (strcmp(s, "train") == 0) return PART_TRAIN;
+    if (strcmp(s, "val") == 0 || strcmp(s, "valid") == 0 || strcmp(s, "validation") == 0) return PART_VAL;
+    if (strcmp(s, "test") == 0) return PART_TEST;
+    return PART_NONE;
+}
+
+ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *column, const char *const *files,
+                             int64_t n_files) {
+    ag_error_t rc = AG_SUCCESS;
+    ag_csv_t csv;
+    name_key_t *keys = NULL; /* (n_files) sorted file names */
+    int64_t *value = NULL;   /* (n_files) part (PART_*) or fold number; -1 = no row yet, -2 = empty cell */
+    int64_t *line = NULL;    /* (n_files) line of the item's row */
+    unsigned char *part = NULL;
+    int64_t rows = 0, max_fold = -1;
+    int mode = 0; /* 1 parts, 2 folds */
+    int got;
+    void *p;
+    memset(split, 0, sizeof *split);
+    if (!path || !column || n_files < 0)
+        return AG_ERROR(AG_EINVAL, "ag_split_read_csv: path, column and n_files >= 0 are required");
+    AG_CHECK(ag_csv_open(&csv, path));
+    csv.delim = ag_csv_sniff(&csv);
+    TRY(ag_i_alloc_array(&p, n_files, sizeof(int64_t), "split values"));
+    value = p;
+    TRY(ag_i_alloc_array(&p, n_files, sizeof(int64_t), "split lines"));
+    line = p;
+    for (int64_t i = 0; i < n_files; i++) value[i] = -1;
+    if (files) {
+        TRY(ag_i_alloc_array(&p, n_files, sizeof(name_key_t), "file index"));
+        keys = p;
+        for (int64_t i = 0; i < n_files; i++) keys[i] = (name_key_t){files[i], i};
+        qsort(keys, (size_t)n_files, sizeof *keys, cmp_name_key);
+    }
+    TRY(ag_csv_next(&csv, &got));
+    if (!got) {
+        rc = AG_ERROR(AG_EPARSE, "%s: empty file (a header row is expected)", path);
+        goto done;
+    }
+    int64_t n_cols = csv.n_fields, col = ag_csv_find(&csv, column), file_col = ag_csv_find(&csv, "file");
+    if (col < 0) {
+        rc = AG_ERROR(AG_EATTR, "%s:1: no column '%s' in the header", path, column);
+        goto done;
+    }
+    if (files && file_col < 0) {
+        rc = AG_ERROR(AG_EATTR, "%s:1: no 'file' column in the header", path);
+        goto done;
+    }
+    for (;;) {
+        TRY(ag_csv_next(&csv, &got));
+        if (!got) break;
+        if (csv.n_fields != n_cols) {
+            rc = AG_ERROR(AG_EPARSE, "%s:%lld: %lld fields, the header has %lld", path, (long long)csv.line,
+                          (long long)csv.n_fields, (long long)n_cols);
+            goto done;
+        }
+        int64_t item;
+        if (files) {
+            name_key_t key = {csv.fields[file_col], 0};
+            const name_key_t *hit = bsearch(&key, keys, (size_t)n_files, sizeof *keys, cmp_name_key);
+            if (!hit) {
+                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: file '%s' is not in the dataset", path, (long long)csv.line,
+                              key.name);
+                goto done;
+            }
+            item = hit->index;
+            if (value[item] != -1) {
+                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: file '%s' appears twice (first on line %lld)", path,
+                              (long long)csv.line, key.name, (long long)line[item]);
+                goto done;
+            }
+        } else {
+            item = rows;
+            if (item >= n_files) {
+                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: more rows than the %lld items", path, (long long)csv.line,
+                              (long long)n_files);
+                goto done;
+            }
+        }
+        rows++;
+        line[item] = csv.line;
+        const char *s = csv.fields[col];
+        if (s[0] == '\0') {
+            value[item] = -2;
+            continue;
+        }
+        int pt = part_of(s);
+        int this_mode = pt != PART_NONE ? 1 : 2;
+        if (this_mode == 2) {
+            char *end;
+            long long k = strtoll(s, &end, 10);
+            if (*end != '\0' || k < 0 || k > INT32_MAX) {
+                rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': '%s' is neither train/val/test nor a fold number", path,
+                              (long long)csv.line, column, s);
+                goto done;
+            }
+            value[item] = k;
+            if (k > max_fold) max_fold = k;
+        } else {
+            value[item] = pt;
+        }
+        if (mode && mode != this_mode) {
+            rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': '%s' mixes fold numbers with train/val/test", path,
+                          (long long)csv.line, column, s);
+            goto done;
+        }
+        mode = this_mode;
+    }
+    for (int64_t i = 0; i < n_files; i++) {
+        if (value[i] == -1) {
+            if (files)
+                rc = AG_ERROR(AG_EMISMATCH, "%s: dataset file '%s' (item %lld) has no row", path, files[i],
+                              (long long)i);
+            else
+                rc = AG_ERROR(AG_EMISMATCH, "%s: %lld rows for %lld items", path, (long long)rows, (long long)n_files);
+            goto done;
+        }
+    }
+    TRY(ag_i_alloc_array(&p, n_files, 1, "split parts"));
+    part = p;
+    if (mode == 2) {
+        int64_t k = max_fold + 1;
+        TRY(alloc_folds(split, n_files, k));
+        for (int64_t f = 0; f < k; f++) {
+            for (int64_t i = 0; i < n_files; i++)
+                part[i] = value[i] < 0 ? PART_NONE : value[i] == f ? PART_TEST : PART_TRAIN;
+            TRY(fold_from_parts(&split->folds[f], part, n_files));
+        }
+    } else {
+        TRY(alloc_folds(split, n_files, 1));
+        for (int64_t i = 0; i < n_files; i++) part[i] = value[i] < 0 ? PART_NONE : (unsigned char)value[i];
+        TRY(fold_from_parts(&split->folds[0], part, n_files));
+    }
+done:
+    if (rc != AG_SUCCESS) ag_split_destroy(split);
+    ag_csv_close(&csv);
+    ag_i_free(keys);
+    ag_i_free(value);
+    ag_i_free(line);
+    ag_i_free(part);
+    return rc;
+}
+
+/* ---- Made here. */
+
+/* A seeded Fisher-Yates shuffle of perm[0..n). */
+static void shuffle(int64_t *perm, int64_t n, uint64_t seed, uint64_t stream) {
+    for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)(ag_rng_u64(seed, stream, (uint64_t)i) % (uint64_t)(i + 1));
+        int64_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+}
+
+ag_error_t ag_split_random(ag_split_t *split, int64_t n, double train, double val, uint64_t seed) {
+    ag_error_t rc = AG_SUCCESS;
+    int64_t *perm = NULL; /* (n) */
+    unsigned char *part = NULL;
+    void *p;
+    memset(split, 0, sizeof *split);
+    if (n < 0 || !(train >= 0 && train <= 1) || !(val >= 0 && val <= 1) || train + val > 1 + 1e-9)
+        return AG_ERROR(AG_EINVAL, "ag_split_random: bad size %lld or fractions train %g, val %g", (long long)n, train,
+                        val);
+    int64_t n_train = (int64_t)floor(train * (double)n + 0.5), n_val = (int64_t)floor(val * (double)n + 0.5);
+    if (n_train > n) n_train = n;
+    if (n_val > n - n_train) n_val = n - n_train;
+    TRY(ag_i_alloc_array(&p, n, sizeof(int64_t), "permutation"));
+    perm = p;
+    TRY(ag_i_alloc_array(&p, n, 1, "split parts"));
+    part = p;
+    for (int64_t i = 0; i < n; i++) perm[i] = i;
+    shuffle(perm, n, seed, STREAM_RANDOM);
+    for (int64_t r = 0; r < n; r++)
+        part[perm[r]] = r < n_train ? PART_TRAIN : r < n_train + n_val ? PART_VAL : PART_TEST;
+    TRY(alloc_folds(split, n, 1));
+    TRY(fold_from_parts(&split->folds[0], part, n));
+done:
+    if (rc != AG_SUCCESS) ag_split_destroy(split);
+    ag_i_free(perm);
+    ag_i_free(part);
+    return rc;
+}
+
+typedef struct strat_key_t {
+    int32_t y;
+    int64_t rank; /* position in the shuffled order */
+    int64_t item;
+} strat_key_t;
+
+static int cmp_strat(const void *a, const void *b) {
+    const strat_key_t *x = a, *y = b;
+    if (x->y != y->y) return (x->y > y->y) - (x->y < y->y);
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+ag_error_t ag_split_stratified_kfold(ag_split_t *split, const int32_t *y, int64_t n, int64_t k, uint64_t seed) {
+    ag_error_t rc = AG_SUCCESS;
+    int64_t *perm = NULL;       /* (n) */
+    strat_key_t *keys = NULL;   /* (n) */
+    int64_t *fold_of = NULL;    /* (n) */
+    unsigned char *part = NULL; /* (n) */
+    void *p;
+    memset(split, 0, sizeof *split);
+    if (!y || k < 2 || k > n)
+        return AG_ERROR(AG_EINVAL, "ag_split_stratified_kfold: need labels and 2 <= k <= n (k = %lld, n = %lld)",
+                        (long long)k, (long long)n);
+    TRY(ag_i_alloc_array(&p, n, sizeof(int64_t), "permutation"));
+    perm = p;
+    TRY(ag_i_alloc_array(&p, n, sizeof(strat_key_t), "strata"));
+    keys = p;
+    TRY(ag_i_alloc_array(&p, n, sizeof(int64_t), "fold of item"));
+    fold_of = p;
+    TRY(ag_i_alloc_array(&p, n, 1, "split parts"));
+    part = p;
+    for (int64_t i = 0; i < n; i++) perm[i] = i;
+    shuffle(perm, n, seed, STREAM_KFOLD);
+    for (int64_t r = 0; r < n; r++) keys[r] = (strat_key_t){y[perm[r]], r, perm[r]};
+    /* Classes one after another, each in shuffled order; dealing positions round-robin gives every
+     * class floor or ceil of its size / k per fold, and every fold floor or ceil of n / k. */
+    qsort(keys, (size_t)n, sizeof *keys, cmp_strat);
+    for (int64_t r = 0; r < n; r++) fold_of[keys[r].item] = r % k;
+    TRY(alloc_folds(split, n, k));
+    for (int64_t f = 0; f < k; f++) {
+        for (int64_t i = 0; i < n; i++) part[i] = fold_of[i] == f ? PART_TEST : PART_TRAIN;
+        TRY(fold_from_parts(&split->folds[f], part, n));
+    }
+done:
+    if (rc != AG_SUCCESS) ag_split_destroy(split);
+    ag_i_free(perm);
+    ag_i_free(keys);
+    ag_i_free(fold_of);
+    ag_i_free(part);
+    return rc;
+}
+
+ag_error_t ag_split_stratified(ag_split_t *split, const int32_t *y, int64_t n, double train, double val,
+                               uint64_t seed) {
+    ag_error_t rc = AG_SUCCESS;
+    int64_t *perm = NULL;       /* (n) */
+    strat_key_t *keys = NULL;   /* (n) */
+    unsigned char *part = NULL; /* (n) */
+    void *p;
+    memset(split, 0, sizeof *split);
+    if (n < 0 || (n > 0 && !y) || !(train >= 0 && train <= 1) || !(val >= 0 && val <= 1) || train + val > 1 + 1e-9)
+        return AG_ERROR(AG_EINVAL, "ag_split_stratified: bad size %lld, labels or fractions train %g, val %g",
+                        (long long)n, train, val);
+    TRY(ag_i_alloc_array(&p, n, sizeof(int64_t), "permutation"));
+    perm = p;
+    TRY(ag_i_alloc_array(&p, n, sizeof(strat_key_t), "strata"));
+    keys = p;
+    TRY(ag_i_alloc_array(&p, n, 1, "split parts"));
+    part = p;
+    for (int64_t i = 0; i < n; i++) perm[i] = i;
+    shuffle(perm, n, seed, STREAM_STRATIFIED);
+    for (int64_t r = 0; r < n; r++) keys[r] = (strat_key_t){y[perm[r]], r, perm[r]};
+    qsort(keys, (size_t)n, sizeof *keys, cmp_strat);
+    for (int64_t start = 0; start < n;) {
+        int64_t end = start;
+        while (end < n && keys[end].y == keys[start].y) end++;
+        int64_t c = end - start;
+        int64_t n_train = (int64_t)floor(train * (double)c + 0.5), n_val = (int64_t)floor(val * (double)c + 0.5);
+        if (n_train > c) n_train = c;
+        if (n_val > c - n_train) n_val = c - n_train;
+        for (int64_t r = 0; r < c; r++)
+            part[keys[start + r].item] = r < n_train ? PART_TRAIN : r < n_train + n_val ? PART_VAL : PART_TEST;
+        start = end;
+    }
+    TRY(alloc_folds(split, n, 1));
+    TRY(fold_from_parts(&split->folds[0], part, n));
+done:
+    if (rc != AG_SUCCESS) ag_split_destroy(split);
+    ag_i_free(perm);
+    ag_i_free(keys);
+    ag_i_free(part);
+    return rc;
+}

@@ -1,0 +1,499 @@
+/*
+ * table.c: node feature tables (CSV/TSV, whitespace, sparse) aligned to a graph's vertices.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attngraph/table.h"
+#include "attr_type.h"
+#include "csv.h"
+#include "internal.h"
+
+/* Records the first failure and jumps to the cleanup at `done`. */
+#define TRY(expr) do { rc = (expr); if (rc != AG_SUCCESS) goto done; } while (0)
+
+void ag_table_options_init(ag_table_options_t *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->format = AG_TABLE_AUTO;
+}
+
+void ag_node_table_destroy(ag_node_table_t *table) {
+    if (!table) return;
+    int64_t n = table->features.rows, f = table->features.cols;
+    if (table->columns)
+        for (int64_t j = 0; j < f; j++) ag_i_free(table->columns[j]);
+    if (table->labels)
+        for (int64_t v = 0; v < n; v++) ag_i_free(table->labels[v]);
+    ag_i_free(table->columns);
+    ag_i_free(table->labels);
+    ag_fmat_destroy(&table->features);
+    table->columns = table->labels = NULL;
+}
+
+/* ---- Matching ids to vertices: the vertex attribute's values sorted once, then binary search. */
+
+typedef struct vkey_t {
+    double num;
+    const char *str;
+    int64_t vertex;
+} vkey_t;
+
+typedef struct vindex_t {
+    const char *attr;
+    int by_index;
+    int numeric;
+    int64_t n;      /* vertices */
+    int64_t n_keys; /* keys (NaN ids are left out) */
+    vkey_t *keys;   /* (n_keys) sorted */
+    igraph_vector_t nums;
+    igraph_strvector_t strs;
+    int have_nums, have_strs;
+} vindex_t;
+
+static int cmp_num(const void *a, const void *b) {
+    const vkey_t *x = a, *y = b;
+    if (x->num < y->num) return -1;
+    if (x->num > y->num) return 1;
+    return (x->vertex > y->vertex) - (x->vertex < y->vertex);
+}
+
+static int cmp_str(const void *a, const void *b) {
+    const vkey_t *x = a, *y = b;
+    int c = strcmp(x->str, y->str);
+    if (c) return c;
+    return (x->vertex > y->vertex) - (x->vertex < y->vertex);
+}
+
+static void vindex_destroy(vindex_t *ix) {
+    ag_i_free(ix->keys);
+    ix->keys = NULL;
+    if (ix->have_nums) igraph_vector_destroy(&ix->nums);
+    if (ix->have_strs) igraph_strvector_destroy(&ix->strs);
+    ix->have_nums = ix->have_strs = 0;
+}
+
+/* Writes vertex v's id as text ("%.17g" for numbers, so 31336.0 prints as 31336). */
+static const char *vindex_name(const vindex_t *ix, int64_t v, char *tmp, size_t size) {
+    if (ix->by_index)
+        snprintf(tmp, size, "%lld", (long long)v);
+    else if (ix->numeric)
+        snprintf(tmp, size, "%.17g", VECTOR(ix->nums)[v]);
+    else
+        return igraph_strvector_get(&ix->strs, v);
+    return tmp;
+}
+
+static ag_error_t vindex_build(vindex_t *ix, const igraph_t *graph, const char *attr, int by_index) {
+    memset(ix, 0, sizeof *ix);
+    ix->attr = attr;
+    ix->by_index = by_index;
+    ix->n = (int64_t)igraph_vcount(graph);
+    if (by_index) return AG_SUCCESS;
+    igraph_attribute_type_t type;
+    AG_CHECK(ag_i_attr_type(graph, IGRAPH_ATTRIBUTE_VERTEX, attr, &type));
+    if (type == IGRAPH_ATTRIBUTE_UNSPECIFIED)
+        return AG_ERROR(AG_EATTR, "the graph has no vertex attribute '%s' to match table ids to", attr);
+    if (type == IGRAPH_ATTRIBUTE_NUMERIC) {
+        ix->numeric = 1;
+        if (igraph_vector_init(&ix->nums, 0) != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory in igraph");
+        ix->have_nums = 1;
+        AG_IGRAPH_CHECK(igraph_cattribute_VANV(graph, attr, igraph_vss_all(), &ix->nums), AG_EATTR,
+                        "reading vertex attribute '%s'", attr);
+    } else if (type == IGRAPH_ATTRIBUTE_STRING) {
+        if (igraph_strvector_init(&ix->strs, 0) != IGRAPH_SUCCESS)
+            return AG_ERROR(AG_ENOMEM, "out of memory in igraph");
+        ix->have_strs = 1;
+        AG_IGRAPH_CHECK(igraph_cattribute_VASV(graph, attr, igraph_vss_all(), &ix->strs), AG_EATTR,
+                        "reading vertex attribute '%s'", attr);
+    } else {
+        return AG_ERROR(AG_EATTR, "vertex attribute '%s' is neither numeric nor string", attr);
+    }
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, ix->n, sizeof(vkey_t), "vertex id index"));
+    ix->keys = p;
+    for (int64_t v = 0; v < ix->n; v++) {
+        if (ix->numeric) {
+            double x = VECTOR(ix->nums)[v];
+            if (isnan(x)) continue;
+            ix->keys[ix->n_keys].num = x;
+        } else {
+            ix->keys[ix->n_keys].str = igraph_strvector_get(&ix->strs, v);
+        }
+        ix->keys[ix->n_keys++].vertex = v;
+    }
+    qsort(ix->keys, (size_t)ix->n_keys, sizeof(vkey_t), ix->numeric ? cmp_num : cmp_str);
+    for (int64_t k = 1; k < ix->n_keys; k++) {
+        int same =
+            ix->numeric ? ix->keys[k].num == ix->keys[k - 1].num : strcmp(ix->keys[k].str, ix->keys[k - 1].str) == 0;
+        if (same) {
+            char tmp[64];
+            return AG_ERROR(
+                AG_EATTR,
+                "vertices %lld and %lld share the id '%s' (vertex attribute '%s'): table rows cannot be matched",
+                (long long)ix->keys[k - 1].vertex, (long long)ix->keys[k].vertex,
+                vindex_name(ix, ix->keys[k].vertex, tmp, sizeof tmp), attr);
+        }
+    }
+    return AG_SUCCESS;
+}
+
+/* The vertex whose id is the text s, or -1. */
+static int64_t vindex_find(const vindex_t *ix, const char *s) {
+    if (ix->by_index) {
+        char *end;
+        if (*s == '\0') return -1;
+        long long v = strtoll(s, &end, 10);
+        if (*end != '\0' || v < 0 || v >= ix->n) return -1;
+        return (int64_t)v;
+    }
+    int64_t lo = 0, hi = ix->n_keys;
+    if (ix->numeric) {
+        double x;
+        if (ag_csv_parse_double(s, &x) != 0) return -1;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (ix->keys[mid].num < x)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo < ix->n_keys && ix->keys[lo].num == x ? ix->keys[lo].vertex : -1;
+    }
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ix->keys[mid].str, s) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ix->n_keys && strcmp(ix->keys[lo].str, s) == 0 ? ix->keys[lo].vertex : -1;
+}
+
+/* ---- Reading. */
+
+typedef struct reader_t {
+    ag_csv_t csv;
+    vindex_t ix;
+    int64_t *row_line; /* (N) line of the row given to each vertex, 0 = none yet */
+    const char *path;
+} reader_t;
+
+/* The vertex of the current line's id, checking that it matches one and only once. */
+static ag_error_t place_row(reader_t *r, const char *id, int64_t *vertex) {
+    int64_t v = vindex_find(&r->ix, id);
+    if (v < 0) {
+        if (r->ix.by_index)
+            return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' is not a vertex index (the graph has %lld vertices)",
+                            r->path, (long long)r->csv.line, id, (long long)r->ix.n);
+        return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' matches no vertex (vertex attribute '%s')", r->path,
+                        (long long)r->csv.line, id, r->ix.attr);
+    }
+    if (r->row_line[v] != 0)
+        return AG_ERROR(AG_EMISMATCH, "%s:%lld: duplicate id '%s' (first on line %lld)", r->path,
+                        (long long)r->csv.line, id, (long long)r->row_line[v]);
+    r->row_line[v] = r->csv.line;
+    *vertex = v;
+    return AG_SUCCESS;
+}
+
+static ag_error_t check_all_rows(reader_t *r) {
+    for (int64_t v = 0; v < r->ix.n; v++) {
+        if (r->row_line[v] == 0) {
+            char tmp[64];
+            return AG_ERROR(AG_EMISMATCH, "%s: vertex %lld (id '%s') has no row", r->path, (long long)v,
+                            vindex_name(&r->ix, v, tmp, sizeof tmp));
+        }
+    }
+    return AG_SUCCESS;
+}
+
+/* Parses one feature cell; `column` names it in messages. */
+static inline ag_error_t parse_cell(const reader_t *r, const char *s, const char *column, int64_t field, float *out) {
+    /* Fast path for the 0/1 cells that make up bag-of-words tables. */
+    if ((s[0] == '0' || s[0] == '1') && s[1] == '\0') {
+        *out = (float)(s[0] - '0');
+        return AG_SUCCESS;
+    }
+    if (ag_csv_parse_float(s, out) != 0) {
+        if (column)
+            return AG_ERROR(AG_EPARSE, "%s:%lld: column '%s': '%s' is not a number", r->path, (long long)r->csv.line,
+                            column, s);
+        return AG_ERROR(AG_EPARSE, "%s:%lld: field %lld: '%s' is not a number", r->path, (long long)r->csv.line,
+                        (long long)field + 1, s);
+    }
+    if (!isfinite(*out)) {
+        if (column)
+            return AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': value '%s' is not finite", r->path,
+                            (long long)r->csv.line, column, s);
+        return AG_ERROR(AG_EVALUE, "%s:%lld: field %lld: value '%s' is not finite", r->path, (long long)r->csv.line,
+                        (long long)field + 1, s);
+    }
+    return AG_SUCCESS;
+}
+
+static ag_error_t dup_label(reader_t *r, ag_node_table_t *t, int64_t v, const char *s) {
+    t->labels[v] = ag_i_strdup(s);
+    if (!t->labels[v]) return AG_ERROR(AG_ENOMEM, "%s:%lld: out of memory", r->path, (long long)r->csv.line);
+    return AG_SUCCESS;
+}
+
+static ag_error_t alloc_labels(ag_node_table_t *t, int64_t n) {
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, n, sizeof(char *), "node labels"));
+    t->labels = p;
+    return AG_SUCCESS;
+}
+
+static ag_error_t read_delimited(reader_t *r, ag_node_table_t *t, const ag_table_options_t *o) {
+    ag_error_t rc = AG_SUCCESS;
+    int64_t *cols = NULL; /* (F) field index of each feature */
+    int got;
+    r->csv.delim = ag_csv_sniff(&r->csv);
+    TRY(ag_csv_next(&r->csv, &got));
+    if (!got) {
+        rc = AG_ERROR(AG_EPARSE, "%s: empty file (a header row is expected)", r->path);
+        goto done;
+    }
+    int64_t n_fields = r->csv.n_fields;
+    int64_t id_col = 0, label_col = -1;
+    if (o->id_column && (id_col = ag_csv_find(&r->csv, o->id_column)) < 0) {
+        rc = AG_ERROR(AG_EATTR, "%s:%lld: no id column '%s' in the header", r->path, (long long)r->csv.line,
+                      o->id_column);
+        goto done;
+    }
+    if (o->label_column) {
+        label_col = ag_csv_find(&r->csv, o->label_column);
+        if (label_col < 0 || label_col == id_col) {
+            rc = AG_ERROR(AG_EATTR, "%s:%lld: no label column '%s' in the header (besides the id)", r->path,
+                          (long long)r->csv.line, o->label_column);
+            goto done;
+        }
+    }
+    int64_t f = 0;
+    void *p;
+    TRY(ag_i_alloc_array(&p, n_fields, sizeof(int64_t), "table columns"));
+    cols = p;
+    if (o->columns) {
+        for (int64_t j = 0; j < o->n_columns; j++) {
+            int64_t c = ag_csv_find(&r->csv, o->columns[j]);
+            if (c < 0 || c == id_col || c == label_col) {
+                rc = AG_ERROR(AG_EATTR, "%s:%lld: no feature column '%s' in the header (besides id and label)", r->path,
+                              (long long)r->csv.line, o->columns[j]);
+                goto done;
+            }
+            if (f >= n_fields) {
+                rc = AG_ERROR(AG_EINVAL, "%s: %lld feature columns asked for, the header has %lld", r->path,
+                              (long long)o->n_columns, (long long)n_fields);
+                goto done;
+            }
+            cols[f++] = c;
+        }
+    } else {
+        for (int64_t c = 0; c < n_fields; c++)
+            if (c != id_col && c != label_col) cols[f++] = c;
+    }
+    TRY(ag_fmat_init(&t->features, r->ix.n, f));
+    TRY(ag_i_alloc_array(&p, f, sizeof(char *), "column names"));
+    t->columns = p;
+    for (int64_t j = 0; j < f; j++) {
+        if (!(t->columns[j] = ag_i_strdup(r->csv.fields[cols[j]]))) {
+            rc = AG_ERROR(AG_ENOMEM, "out of memory copying column names");
+            goto done;
+        }
+    }
+    if (label_col >= 0) TRY(alloc_labels(t, r->ix.n));
+    for (;;) {
+        TRY(ag_csv_next(&r->csv, &got));
+        if (!got) break;
+        if (r->csv.n_fields != n_fields) {
+            rc = AG_ERROR(AG_EPARSE, "%s:%lld: %lld fields, the header has %lld", r->path, (long long)r->csv.line,
+                          (long long)r->csv.n_fields, (long long)n_fields);
+            goto done;
+        }
+        int64_t v;
+        TRY(place_row(r, r->csv.fields[id_col], &v));
+        float *row = t->features.data + v * f;
+        for (int64_t j = 0; j < f; j++) TRY(parse_cell(r, r->csv.fields[cols[j]], t->columns[j], cols[j], &row[j]));
+        if (label_col >= 0) TRY(dup_label(r, t, v, r->csv.fields[label_col]));
+    }
+    TRY(check_all_rows(r));
+done:
+    ag_i_free(cols);
+    return rc;
+}
+
+static ag_error_t read_whitespace(reader_t *r, ag_node_table_t *t, const ag_table_options_t *o) {
+    ag_error_t rc = AG_SUCCESS;
+    int64_t n_fields = -1, f = 0;
+    int got;
+    r->csv.delim = AG_CSV_WHITESPACE;
+    if (o->last_is_label) TRY(alloc_labels(t, r->ix.n));
+    for (;;) {
+        TRY(ag_csv_next(&r->csv, &got));
+        if (!got) break;
+        if (n_fields < 0) {
+            n_fields = r->csv.n_fields;
+            f = n_fields - 1 - (o->last_is_label ? 1 : 0);
+            if (f < 0) {
+                rc = AG_ERROR(AG_EPARSE, "%s:%lld: %lld fields: an id%s is needed", r->path, (long long)r->csv.line,
+                              (long long)n_fields, o->last_is_label ? " and a label" : "");
+                goto done;
+            }
+            TRY(ag_fmat_init(&t->features, r->ix.n, f));
+        }
+        if (r->csv.n_fields != n_fields) {
+            rc = AG_ERROR(AG_EPARSE, "%s:%lld: %lld fields, the first line has %lld", r->path, (long long)r->csv.line,
+                          (long long)r->csv.n_fields, (long long)n_fields);
+            goto done;
+        }
+        int64_t v;
+        TRY(place_row(r, r->csv.fields[0], &v));
+        float *row = t->features.data + v * f;
+        char **fields = r->csv.fields + 1;
+        for (int64_t j = 0; j < f; j++) TRY(parse_cell(r, fields[j], NULL, j + 1, &row[j]));
+        if (o->last_is_label) TRY(dup_label(r, t, v, r->csv.fields[n_fields - 1]));
+    }
+    if (n_fields < 0 && r->ix.n > 0) {
+        rc = AG_ERROR(AG_EPARSE, "%s: empty file", r->path);
+        goto done;
+    }
+    TRY(check_all_rows(r));
+done:
+    return rc;
+}
+
+typedef struct entry_t {
+    int64_t vertex;
+    int64_t index;
+    float value;
+} entry_t;
+
+static ag_error_t read_sparse(reader_t *r, ag_node_table_t *t, const ag_table_options_t *o) {
+    ag_error_t rc = AG_SUCCESS;
+    entry_t *e = NULL; /* (nnz) */
+    int64_t nnz = 0, cap = 0, max_index = -1;
+    int got;
+    r->csv.delim = AG_CSV_WHITESPACE;
+    for (;;) {
+        TRY(ag_csv_next(&r->csv, &got));
+        if (!got) break;
+        int64_t v;
+        TRY(place_row(r, r->csv.fields[0], &v));
+        for (int64_t k = 1; k < r->csv.n_fields; k++) {
+            const char *s = r->csv.fields[k];
+            char *end;
+            long long idx = strtoll(s, &end, 10);
+            if (end == s || *end != ':' || idx < 0) {
+                rc = AG_ERROR(AG_EPARSE, "%s:%lld: field %lld: '%s' is not index:value", r->path,
+                              (long long)r->csv.line, (long long)k + 1, s);
+                goto done;
+            }
+            float x;
+            if (ag_csv_parse_float(end + 1, &x) != 0) {
+                rc = AG_ERROR(AG_EPARSE, "%s:%lld: field %lld: value of '%s' is not a number", r->path,
+                              (long long)r->csv.line, (long long)k + 1, s);
+                goto done;
+            }
+            if (!isfinite(x)) {
+                rc = AG_ERROR(AG_EVALUE, "%s:%lld: field %lld: value of '%s' is not finite", r->path,
+                              (long long)r->csv.line, (long long)k + 1, s);
+                goto done;
+            }
+            if (o->width > 0 && idx >= o->width) {
+                rc = AG_ERROR(AG_EVALUE, "%s:%lld: feature index %lld is beyond the width %lld", r->path,
+                              (long long)r->csv.line, idx, (long long)o->width);
+                goto done;
+            }
+            if (nnz == cap) {
+                int64_t ncap = cap ? 2 * cap : 1024;
+                entry_t *ne = ag_i_realloc(e, (size_t)ncap * sizeof *ne);
+                if (!ne) {
+                    rc = AG_ERROR(AG_ENOMEM, "%s:%lld: out of memory", r->path, (long long)r->csv.line);
+                    goto done;
+                }
+                e = ne;
+                cap = ncap;
+            }
+            e[nnz++] = (entry_t){v, (int64_t)idx, x};
+            if (idx > max_index) max_index = idx;
+        }
+    }
+    TRY(check_all_rows(r));
+    int64_t f = o->width > 0 ? o->width : max_index + 1;
+    TRY(ag_fmat_init(&t->features, r->ix.n, f));
+    for (int64_t k = 0; k < nnz; k++) t->features.data[e[k].vertex * f + e[k].index] = e[k].value;
+done:
+    ag_i_free(e);
+    return rc;
+}
+
+/* AUTO: by extension, else from the first line: idx:value tokens mean sparse, a first line of
+ * numbers after the id means headerless whitespace, anything else a header. */
+static ag_table_format_t guess_format(const ag_csv_t *csv) {
+    const char *p = csv->path;
+    size_t n = strlen(p);
+    if (n >= 4 && (strcmp(p + n - 4, ".csv") == 0 || strcmp(p + n - 4, ".tsv") == 0 || strcmp(p + n - 4, ".tab") == 0))
+        return AG_TABLE_DELIMITED;
+    if (n >= 8 && strcmp(p + n - 8, ".content") == 0) return AG_TABLE_WHITESPACE;
+    const char *s = csv->buf + csv->pos, *e = strchr(s, '\n');
+    if (!e) e = csv->buf + csv->len;
+    /* second token */
+    const char *q = s;
+    while (q < e && *q != ' ' && *q != '\t') q++;
+    while (q < e && (*q == ' ' || *q == '\t')) q++;
+    const char *tok = q;
+    while (q < e && *q != ' ' && *q != '\t' && *q != '\r') q++;
+    if (tok == q) return AG_TABLE_DELIMITED;
+    int digits = 1, colon = 0;
+    for (const char *c = tok; c < q; c++) {
+        if (*c == ':')
+            colon = 1;
+        else if (!((*c >= '0' && *c <= '9') || *c == '.' || *c == '-' || *c == '+' || *c == 'e' || *c == 'E'))
+            digits = 0;
+    }
+    if (colon && digits) return AG_TABLE_SPARSE;
+    if (digits) return AG_TABLE_WHITESPACE;
+    return AG_TABLE_DELIMITED;
+}
+
+ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_t *graph,
+                         const ag_table_options_t *opts) {
+    ag_table_options_t defaults;
+    ag_error_t rc = AG_SUCCESS;
+    reader_t r;
+    memset(table, 0, sizeof *table);
+    memset(&r, 0, sizeof r);
+    if (!opts) {
+        ag_table_options_init(&defaults);
+        opts = &defaults;
+    }
+    if (!path || !graph) return AG_ERROR(AG_EINVAL, "ag_table_read: path and graph are required");
+    if (opts->n_columns < 0 || (opts->n_columns > 0 && !opts->columns) || opts->width < 0)
+        return AG_ERROR(AG_EINVAL, "ag_table_read: bad options (columns or width)");
+    r.path = path;
+    TRY(vindex_build(&r.ix, graph, opts->vertex_attr ? opts->vertex_attr : "id", opts->match_index));
+    void *p;
+    TRY(ag_i_alloc_array(&p, r.ix.n, sizeof(int64_t), "row lines"));
+    r.row_line = p;
+    TRY(ag_csv_open(&r.csv, path));
+    ag_table_format_t format = opts->format == AG_TABLE_AUTO ? guess_format(&r.csv) : opts->format;
+    switch (format) {
+    case AG_TABLE_DELIMITED: TRY(read_delimited(&r, table, opts)); break;
+    case AG_TABLE_WHITESPACE: TRY(read_whitespace(&r, table, opts)); break;
+    case AG_TABLE_SPARSE: TRY(read_sparse(&r, table, opts)); break;
+    default: rc = AG_ERROR(AG_EINVAL, "ag_table_read: unknown format %d", (int)format); goto done;
+    }
+    if (!table->features.data) TRY(ag_fmat_init(&table->features, r.ix.n, 0));
+done:
+    if (rc != AG_SUCCESS) {
+        /* features may not be allocated yet while labels are: destroy with the right row count */
+        if (!table->features.data) table->features.rows = r.ix.n;
+        ag_node_table_destroy(table);
+        table->features.rows = table->features.cols = 0;
+    }
+    ag_csv_close(&r.csv);
+    vindex_destroy(&r.ix);
+    ag_i_free(r.row_line);
+    return rc;
+}

@@ -1,0 +1,5 @@
+graph [
+  directed 0
+  cls "acid"
+  node [ id 0 ]
+]

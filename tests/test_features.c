@@ -1,0 +1,720 @@
+/* Tests of the featuriser: encoders, selection, errors, normalisation, PE columns, JSON. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <math.h>
+#include <cmocka.h>
+#include <attngraph/attngraph.h>
+#include <attngraph/features.h>
+#include <attngraph/posenc.h>
+#include "internal.h"
+#include "json.h"
+
+void ag_i_alloc_fail_at(int64_t n);
+
+/* Graph A: path 0-1-2-3 with every kind of attribute. */
+static void make_a(igraph_t *g) {
+    igraph_small(g, 4, IGRAPH_UNDIRECTED, 0, 1, 1, 2, 2, 3, -1);
+    const double charge[] = {0, 1, -1, 2}, x0[] = {1, 2, 3, 4}, x1[] = {0.5, 0, 0, 1.5};
+    const char *element[] = {"C", "N", "C", "O"};
+    for (int i = 0; i < 4; i++) {
+        SETVAN(g, "id", i, i);
+        SETVAN(g, "charge", i, charge[i]);
+        SETVAS(g, "element", i, element[i]);
+        SETVAB(g, "aromatic", i, i % 2 == 0);
+        SETVAN(g, "x0", i, x0[i]);
+        SETVAN(g, "x1", i, x1[i]);
+        SETVAN(g, "y", i, 7);
+    }
+    const double bond[] = {1, 2, 1.5};
+    const char *bt[] = {"SINGLE", "DOUBLE", "AROMATIC"};
+    for (int e = 0; e < 3; e++) {
+        SETEAN(g, "bond", e, bond[e]);
+        SETEAS(g, "bond_type", e, bt[e]);
+    }
+}
+
+/* Graph B: 3 vertices, edge 0-1, with element values A has not seen ("S", ""). */
+static void make_b(igraph_t *g) {
+    igraph_small(g, 3, IGRAPH_UNDIRECTED, 0, 1, -1);
+    const char *element[] = {"S", "C", ""};
+    for (int i = 0; i < 3; i++) {
+        SETVAN(g, "id", i, i);
+        SETVAN(g, "charge", i, 0);
+        SETVAS(g, "element", i, element[i]);
+        SETVAB(g, "aromatic", i, 0);
+        SETVAN(g, "x0", i, 0);
+        SETVAN(g, "x1", i, 0);
+        SETVAN(g, "y", i, 1);
+    }
+    SETEAN(g, "bond", 0, 3);
+    SETEAS(g, "bond_type", 0, "QUADRUPLE");
+}
+
+static void assert_fmat(const ag_fmat_t *m, int64_t rows, int64_t cols, const float *expect, float eps) {
+    assert_int_equal(m->rows, rows);
+    assert_int_equal(m->cols, cols);
+    for (int64_t i = 0; i < rows * cols; i++) assert_float_equal(m->data[i], expect[i], eps);
+}
+
+static void assert_names(const ag_featurizer_t *f, int edge, const char *const *want, int64_t n) {
+    assert_int_equal(edge ? f->n_edge_features : f->n_features, n);
+    for (int64_t j = 0; j < n; j++)
+        assert_string_equal(edge ? ag_featurizer_edge_column_name(f, j) : ag_featurizer_column_name(f, j), want[j]);
+    assert_null(edge ? ag_featurizer_edge_column_name(f, n) : ag_featurizer_column_name(f, n));
+    assert_null(ag_featurizer_column_name(f, -1));
+}
+
+static void test_encoders(void **state) {
+    (void)state;
+    igraph_t a, b;
+    make_a(&a);
+    make_b(&b);
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    const igraph_t *gs[] = {&a};
+    ag_featurizer_t f;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    /* all attributes in name order, "id" excluded by default; string width = 3 values + other */
+    const char *names[] = {"aromatic", "charge", "element=C", "element=N", "element=O", "element=<other>", "x0", "x1", "y"};
+    assert_names(&f, 0, names, 9);
+    const char *enames[] = {"bond", "bond_type=AROMATIC", "bond_type=DOUBLE", "bond_type=SINGLE", "bond_type=<other>"};
+    assert_names(&f, 1, enames, 5);
+    assert_int_equal(f.n_attr_features, 9);
+    assert_int_equal(f.vattrs[2].type, AG_ATTR_STRING);
+    assert_int_equal(f.vattrs[2].width, 4);
+    ag_fmat_t X = {0}, E = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &a, &X, &E), AG_SUCCESS);
+    const float wx[] = {1, 0, 1, 0, 0, 0, 1, 0.5f, 7,  /* */
+                        0, 1, 0, 1, 0, 0, 2, 0, 7,     /* */
+                        1, -1, 1, 0, 0, 0, 3, 0, 7,    /* */
+                        0, 2, 0, 0, 1, 0, 4, 1.5f, 7};
+    assert_fmat(&X, 4, 9, wx, 0.0f);
+    const float we[] = {1, 0, 0, 1, 0, 2, 0, 1, 0, 0, 1.5f, 1, 0, 0, 0};
+    assert_fmat(&E, 3, 5, we, 0.0f);
+    /* unseen values ("S", "") and an unseen bond type go to the other slots */
+    assert_int_equal(ag_featurizer_transform(&f, &b, &X, &E), AG_SUCCESS);
+    const float wxb[] = {0, 0, 0, 0, 0, 1, 0, 0, 1, /* S */
+                         0, 0, 1, 0, 0, 0, 0, 0, 1, /* C */
+                         0, 0, 0, 0, 0, 1, 0, 0, 1};
+    assert_fmat(&X, 3, 9, wxb, 0.0f);
+    const float web[] = {3, 0, 0, 0, 1};
+    assert_fmat(&E, 1, 5, web, 0.0f);
+    /* Ee may be NULL */
+    assert_int_equal(ag_featurizer_transform(&f, &a, &X, NULL), AG_SUCCESS);
+    assert_fmat(&X, 4, 9, wx, 0.0f);
+    ag_featurizer_destroy(&f);
+    ag_featurizer_destroy(&f); /* idempotent */
+    /* fitting on both graphs builds the vocabulary over both, sorted; "" (missing) is not a value */
+    const igraph_t *gs2[] = {&a, &b};
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs2, 2), AG_SUCCESS);
+    const char *names2[] = {"aromatic", "charge", "element=C", "element=N", "element=O", "element=S",
+                            "element=<other>", "x0", "x1", "y"};
+    assert_names(&f, 0, names2, 10);
+    assert_int_equal(f.n_edge_features, 6);
+    assert_int_equal(ag_featurizer_transform(&f, &b, &X, NULL), AG_SUCCESS);
+    assert_float_equal(X.data[0 * 10 + 5], 1.0f, 0.0f); /* S */
+    assert_float_equal(X.data[2 * 10 + 6], 1.0f, 0.0f); /* "" */
+    assert_int_equal(ag_featurizer_attr_width(AG_ATTR_NUMERIC, 0), 1);
+    assert_int_equal(ag_featurizer_attr_width(AG_ATTR_BOOLEAN, 0), 1);
+    assert_int_equal(ag_featurizer_attr_width(AG_ATTR_STRING, 5), 6);
+    ag_featurizer_destroy(&f);
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&E);
+    igraph_destroy(&a);
+    igraph_destroy(&b);
+}
+
+static void test_selection(void **state) {
+    (void)state;
+    igraph_t a;
+    make_a(&a);
+    const igraph_t *gs[] = {&a};
+    ag_featurizer_config_t cfg;
+    ag_featurizer_t f;
+    ag_featurizer_config_init(&cfg);
+    cfg.vertex_select = AG_SELECT_LIST;
+    cfg.edge_select = AG_SELECT_NONE;
+    const char *l1[] = {"x*", "charge", "x0"}; /* the repeated x0 is dropped */
+    cfg.vertex_attrs = l1;
+    cfg.n_vertex_attrs = 3;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    const char *n1[] = {"x0", "x1", "charge"};
+    assert_names(&f, 0, n1, 3);
+    assert_int_equal(f.n_edge_features, 0);
+    ag_fmat_t X = {0}, E = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &a, &X, &E), AG_SUCCESS);
+    const float w1[] = {1, 0.5f, 0, 2, 0, 1, 3, 0, -1, 4, 1.5f, 2};
+    assert_fmat(&X, 4, 3, w1, 0.0f);
+    assert_int_equal(E.rows, 3);
+    assert_int_equal(E.cols, 0);
+    ag_featurizer_destroy(&f);
+    /* exclusions apply to patterns; a plain listed name is always taken, even "id" */
+    const char *ex[] = {"x1", "y"};
+    cfg.exclude = ex;
+    cfg.n_exclude = 2;
+    const char *l2[] = {"x?", "id", "y"};
+    cfg.vertex_attrs = l2;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    const char *n2[] = {"x0", "id", "y"};
+    assert_names(&f, 0, n2, 3);
+    ag_featurizer_destroy(&f);
+    /* all-mode with a glob exclusion: edge attributes "bond*" all excluded */
+    ag_featurizer_config_init(&cfg);
+    const char *ex2[] = {"id", "bond*", "x*"};
+    cfg.exclude = ex2;
+    cfg.n_exclude = 3;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    assert_int_equal(f.n_edge_features, 0);
+    const char *n3[] = {"aromatic", "charge", "element=C", "element=N", "element=O", "element=<other>", "y"};
+    assert_names(&f, 0, n3, 7);
+    ag_featurizer_destroy(&f);
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&E);
+    igraph_destroy(&a);
+}
+
+static void test_fit_errors(void **state) {
+    (void)state;
+    igraph_t a, c;
+    make_a(&a);
+    make_a(&c);
+    DELVA(&c, "charge");
+    for (int i = 0; i < 4; i++) SETVAS(&c, "charge", i, "x"); /* charge is a string in c */
+    ag_featurizer_config_t cfg;
+    ag_featurizer_t f;
+    ag_featurizer_config_init(&cfg);
+    const igraph_t *gs[] = {&a, &c};
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EATTR);
+    assert_string_equal(ag_error_message(), "vertex attribute 'charge' is string in graph 1 but numeric in graph 0");
+    assert_null(f.vattrs);
+    /* a type conflict on an excluded attribute does not matter */
+    const char *ex[] = {"charge"};
+    cfg.exclude = ex;
+    cfg.n_exclude = 1;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_SUCCESS);
+    assert_string_equal(ag_featurizer_column_name(&f, 1), "element=C");
+    ag_featurizer_destroy(&f);
+    ag_featurizer_config_init(&cfg);
+    cfg.vertex_select = AG_SELECT_LIST;
+    const char *l1[] = {"mass"};
+    cfg.vertex_attrs = l1;
+    cfg.n_vertex_attrs = 1;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_EATTR);
+    assert_string_equal(ag_error_message(), "vertex attribute 'mass' is missing from graph 0");
+    const char *l2[] = {"z*"};
+    cfg.vertex_attrs = l2;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_EATTR);
+    assert_string_equal(ag_error_message(), "pattern 'z*' matches no vertex attribute of usable type present in every graph");
+    cfg.vertex_select = AG_SELECT_ALL;
+    cfg.edge_select = AG_SELECT_LIST;
+    const char *l3[] = {"weight"};
+    cfg.edge_attrs = l3;
+    cfg.n_edge_attrs = 1;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_EATTR);
+    assert_string_equal(ag_error_message(), "edge attribute 'weight' is missing from graph 0");
+    ag_featurizer_config_init(&cfg);
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 0), AG_EINVAL);
+    cfg.lap_pe_k = -1;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_EINVAL);
+    /* a NaN at fit time names the graph, the attribute and the vertex */
+    ag_featurizer_config_init(&cfg);
+    DELVA(&c, "charge"); /* back to numeric */
+    for (int i = 0; i < 4; i++) SETVAN(&c, "charge", i, i == 2 ? NAN : 1);
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "graph 1: numeric vertex attribute 'charge' is missing on vertex 2 (NaN)");
+    SETVAN(&c, "charge", 2, 0);
+    SETEAN(&c, "bond", 1, INFINITY);
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "graph 1: numeric edge attribute 'bond' is infinite on edge 1");
+    igraph_destroy(&a);
+    igraph_destroy(&c);
+}
+
+static void write_file(char *path, const char *text) {
+    strcpy(path, "/tmp/ag_features_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+static void read_gml(igraph_t *g, const char *path) {
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    assert_int_equal(igraph_read_graph_gml(g, fp), IGRAPH_SUCCESS);
+    fclose(fp);
+}
+
+static void test_transform_errors(void **state) {
+    (void)state;
+    igraph_t a, g;
+    make_a(&a);
+    const igraph_t *gs[] = {&a};
+    ag_featurizer_config_t cfg;
+    ag_featurizer_t f;
+    ag_featurizer_config_init(&cfg);
+    cfg.vertex_select = AG_SELECT_LIST;
+    const char *l[] = {"charge"};
+    cfg.vertex_attrs = l;
+    cfg.n_vertex_attrs = 1;
+    cfg.degree = 1;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    ag_fmat_t X = {0}, E = {0};
+    /* a graph without the attribute */
+    igraph_small(&g, 2, IGRAPH_UNDIRECTED, 0, 1, -1);
+    SETVAN(&g, "mass", 0, 1);
+    SETVAN(&g, "mass", 1, 1);
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, &E), AG_EATTR);
+    assert_string_equal(ag_error_message(), "attribute 'charge' is missing (the model expects numeric vertex attribute 'charge')");
+    assert_null(X.data); /* outputs untouched on error */
+    /* of another type */
+    SETVAS(&g, "charge", 0, "+");
+    SETVAS(&g, "charge", 1, "-");
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, &E), AG_EATTR);
+    assert_string_equal(ag_error_message(), "vertex attribute 'charge' is string (the model expects numeric vertex attribute 'charge')");
+    igraph_destroy(&g);
+    /* a number missing from a GML node is NaN in igraph: reported as missing on that vertex */
+    char path[64];
+    write_file(path, "graph [\n directed 0\n node [ id 0 charge 1 ]\n node [ id 1 ]\n node [ id 2 charge 3 ]\n"
+                     " edge [ source 0 target 1 bond 1 ]\n]\n");
+    read_gml(&g, path);
+    unlink(path);
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, &E), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "numeric vertex attribute 'charge' is missing on vertex 1 (NaN)");
+    SETVAN(&g, "charge", 1, -INFINITY);
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, &E), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "numeric vertex attribute 'charge' is infinite on vertex 1");
+    /* the edge attribute is missing (a GML edge without "bond" is fine: NaN only if others have it) */
+    SETVAN(&g, "charge", 1, 2);
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, &E), AG_EATTR);
+    assert_string_equal(ag_error_message(), "attribute 'bond_type' is missing (the model expects string edge attribute 'bond_type')");
+    igraph_destroy(&g);
+    /* a graph made while no attribute handler was installed has no attributes (and no crash) */
+    igraph_set_attribute_table(NULL);
+    igraph_small(&g, 2, IGRAPH_UNDIRECTED, 0, 1, -1);
+    igraph_set_attribute_table(&igraph_cattribute_table);
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, &E), AG_EATTR);
+    assert_string_equal(ag_error_message(), "attribute 'charge' is missing (the model expects numeric vertex attribute 'charge')");
+    igraph_destroy(&g);
+    /* directed graph for a featuriser fitted on undirected ones, with degree columns */
+    igraph_small(&g, 2, IGRAPH_DIRECTED, 0, 1, -1);
+    SETVAN(&g, "charge", 0, 1);
+    SETVAN(&g, "charge", 1, 1);
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, NULL), AG_EMISMATCH);
+    assert_string_equal(ag_error_message(), "the graph is directed but the featuriser was fitted on undirected graphs (degree columns differ)");
+    igraph_destroy(&g);
+    ag_featurizer_destroy(&f);
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&E);
+    igraph_destroy(&a);
+}
+
+static void test_no_edges(void **state) {
+    (void)state;
+    igraph_t a, g;
+    make_a(&a);
+    /* two vertices, no edges, so no edge attributes at all */
+    igraph_empty(&g, 2, IGRAPH_UNDIRECTED);
+    for (int i = 0; i < 2; i++) {
+        SETVAN(&g, "id", i, i);
+        SETVAN(&g, "charge", i, 5);
+        SETVAS(&g, "element", i, "N");
+        SETVAB(&g, "aromatic", i, 1);
+        SETVAN(&g, "x0", i, 0);
+        SETVAN(&g, "x1", i, 0);
+        SETVAN(&g, "y", i, 0);
+    }
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    ag_featurizer_t f;
+    /* fitting with the edgeless graph first: edge attributes come from the graphs that have edges */
+    const igraph_t *gs[] = {&g, &a};
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_SUCCESS);
+    assert_int_equal(f.n_edge_features, 5);
+    ag_fmat_t X = {0}, E = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, &E), AG_SUCCESS);
+    assert_int_equal(E.rows, 0);
+    assert_int_equal(E.cols, 5);
+    const float wx[] = {1, 5, 0, 1, 0, 0, 0, 0, 0, 1, 5, 0, 1, 0, 0, 0, 0, 0};
+    assert_fmat(&X, 2, 9, wx, 0.0f);
+    ag_featurizer_destroy(&f);
+    /* only edgeless graphs: no edge attributes in all-mode, an error for a listed one */
+    const igraph_t *gs1[] = {&g};
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs1, 1), AG_SUCCESS);
+    assert_int_equal(f.n_edge_features, 0);
+    ag_featurizer_destroy(&f);
+    cfg.edge_select = AG_SELECT_LIST;
+    const char *l[] = {"bond"};
+    cfg.edge_attrs = l;
+    cfg.n_edge_attrs = 1;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs1, 1), AG_EATTR);
+    assert_string_equal(ag_error_message(), "edge attribute 'bond' is missing: no graph has edges");
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&E);
+    igraph_destroy(&a);
+    igraph_destroy(&g);
+}
+
+static void test_normalisation(void **state) {
+    (void)state;
+    igraph_t a;
+    make_a(&a);
+    const igraph_t *gs[] = {&a};
+    ag_featurizer_config_t cfg;
+    ag_featurizer_t f;
+    ag_featurizer_config_init(&cfg);
+    cfg.vertex_select = AG_SELECT_LIST;
+    const char *l[] = {"charge", "y"};
+    cfg.vertex_attrs = l;
+    cfg.n_vertex_attrs = 2;
+    cfg.degree = 1;
+    cfg.norm = AG_NORM_STANDARDIZE;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    /* charge (0, 1, -1, 2): mean 0.5, population std sqrt(1.25); y constant 7: std 1;
+     * degree (1, 2, 2, 1): mean 1.5, std 0.5 */
+    const float wm[] = {0.5f, 7, 1.5f}, ws[] = {1.1180340f, 1, 0.5f};
+    for (int c = 0; c < 3; c++) {
+        assert_float_equal(f.mean[c], wm[c], 1e-6);
+        assert_float_equal(f.std[c], ws[c], 1e-6);
+    }
+    ag_fmat_t X = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &a, &X, NULL), AG_SUCCESS);
+    const float wx[] = {-0.4472136f, 0, -1, 0.4472136f, 0, 1, -1.3416408f, 0, 1, 1.3416408f, 0, -1};
+    assert_fmat(&X, 4, 3, wx, 1e-6f);
+    ag_featurizer_destroy(&f);
+    /* L1 rows over the attribute columns only; degree untouched */
+    const char *l2[] = {"x0", "x1", "charge"};
+    cfg.vertex_attrs = l2;
+    cfg.n_vertex_attrs = 3;
+    cfg.norm = AG_NORM_L1_ROWS;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    assert_null(f.mean);
+    assert_int_equal(ag_featurizer_transform(&f, &a, &X, NULL), AG_SUCCESS);
+    const float w2[] = {1 / 1.5f, 0.5f / 1.5f, 0, 1, 2 / 3.0f, 0, 1 / 3.0f, 2, 0.75f, 0, -0.25f, 2, 4 / 7.5f, 1.5f / 7.5f, 2 / 7.5f, 1};
+    assert_fmat(&X, 4, 4, w2, 1e-6f);
+    const char *names[] = {"x0", "x1", "charge", "degree"};
+    assert_names(&f, 0, names, 4);
+    ag_featurizer_destroy(&f);
+    ag_fmat_destroy(&X);
+    igraph_destroy(&a);
+}
+
+static void test_structural_columns(void **state) {
+    (void)state;
+    igraph_t a;
+    make_a(&a);
+    const igraph_t *gs[] = {&a};
+    ag_featurizer_config_t cfg;
+    ag_featurizer_t f;
+    ag_featurizer_config_init(&cfg);
+    cfg.vertex_select = AG_SELECT_LIST;
+    const char *l[] = {"charge"};
+    cfg.vertex_attrs = l;
+    cfg.n_vertex_attrs = 1;
+    cfg.degree = 1;
+    cfg.lap_pe_k = 2;
+    cfg.rw_pe_k = 3;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    const char *names[] = {"charge", "degree", "lap_pe.1", "lap_pe.2", "rw_pe.1", "rw_pe.2", "rw_pe.3"};
+    assert_names(&f, 0, names, 7);
+    ag_fmat_t X = {0}, lap = {0}, rw = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &a, &X, NULL), AG_SUCCESS);
+    assert_int_equal(ag_posenc_laplacian(&a, 2, AG_EIGEN_AUTO, &lap), AG_SUCCESS);
+    assert_int_equal(ag_posenc_random_walk(&a, 3, &rw), AG_SUCCESS);
+    const float deg[] = {1, 2, 2, 1};
+    for (int i = 0; i < 4; i++) {
+        assert_float_equal(X.data[i * 7 + 1], deg[i], 0.0f);
+        for (int c = 0; c < 2; c++) assert_float_equal(X.data[i * 7 + 2 + c], lap.data[i * 2 + c], 0.0f);
+        for (int c = 0; c < 3; c++) assert_float_equal(X.data[i * 7 + 4 + c], rw.data[i * 3 + c], 0.0f);
+    }
+    /* path of 4: return after 2 steps is 1/2 at the ends, 3/4 inside */
+    assert_float_equal(X.data[0 * 7 + 5], 0.5f, 1e-7);
+    assert_float_equal(X.data[1 * 7 + 5], 0.75f, 1e-7);
+    ag_featurizer_destroy(&f);
+    /* directed graphs get in- and out-degree */
+    igraph_t d;
+    igraph_small(&d, 3, IGRAPH_DIRECTED, 0, 1, 0, 2, 1, 2, -1);
+    for (int i = 0; i < 3; i++) SETVAN(&d, "charge", i, 0);
+    const igraph_t *gd[] = {&d};
+    cfg.lap_pe_k = cfg.rw_pe_k = 0;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gd, 1), AG_SUCCESS);
+    const char *dn[] = {"charge", "in_degree", "out_degree"};
+    assert_names(&f, 0, dn, 3);
+    assert_int_equal(ag_featurizer_transform(&f, &d, &X, NULL), AG_SUCCESS);
+    const float wd[] = {0, 0, 2, 0, 1, 1, 0, 2, 0};
+    assert_fmat(&X, 3, 3, wd, 0.0f);
+    ag_featurizer_destroy(&f);
+    const igraph_t *mixed[] = {&a, &d};
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, mixed, 2), AG_EMISMATCH);
+    assert_string_equal(ag_error_message(), "graph 1 is directed but graph 0 is undirected: degree columns need one kind");
+    igraph_destroy(&d);
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&lap);
+    ag_fmat_destroy(&rw);
+    igraph_destroy(&a);
+}
+
+static void to_text(const ag_featurizer_t *f, ag_strbuf_t *sb) {
+    ag_strbuf_init(sb);
+    ag_featurizer_to_json(f, sb);
+    assert_false(sb->failed);
+}
+
+static ag_error_t load_text(const char *text, ag_featurizer_t *f) {
+    ag_json_t *j = NULL;
+    ag_error_t rc = ag_json_parse(text, strlen(text), "featuriser.json", &j);
+    assert_int_equal(rc, AG_SUCCESS);
+    rc = ag_featurizer_from_json(f, j);
+    ag_json_free(j);
+    return rc;
+}
+
+static void assert_same_transform(const ag_featurizer_t *f, const ag_featurizer_t *g, const igraph_t *ig) {
+    ag_fmat_t X1 = {0}, E1 = {0}, X2 = {0}, E2 = {0};
+    assert_int_equal(ag_featurizer_transform(f, ig, &X1, &E1), AG_SUCCESS);
+    assert_int_equal(ag_featurizer_transform(g, ig, &X2, &E2), AG_SUCCESS);
+    assert_int_equal(X1.rows, X2.rows);
+    assert_int_equal(X1.cols, X2.cols);
+    assert_int_equal(E1.rows, E2.rows);
+    assert_int_equal(E1.cols, E2.cols);
+    assert_memory_equal(X1.data, X2.data, (size_t)(X1.rows * X1.cols) * sizeof(float));
+    if (E1.rows > 0 && E1.cols > 0) assert_memory_equal(E1.data, E2.data, (size_t)(E1.rows * E1.cols) * sizeof(float));
+    ag_fmat_destroy(&X1);
+    ag_fmat_destroy(&E1);
+    ag_fmat_destroy(&X2);
+    ag_fmat_destroy(&E2);
+}
+
+/* Replaces the first occurrence of from by to in text (which must contain it). */
+static char *mutate(const char *text, const char *from, const char *to) {
+    const char *p = strstr(text, from);
+    assert_non_null(p);
+    size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    size_t pre = (size_t)(p - text);
+    memcpy(out, text, pre);
+    strcpy(out + pre, to);
+    strcat(out, p + strlen(from));
+    return out;
+}
+
+static void test_json_round_trip(void **state) {
+    (void)state;
+    igraph_t a, b;
+    make_a(&a);
+    make_b(&b);
+    /* values that float32 cannot write in few digits, to test exact round trip of statistics */
+    SETVAN(&a, "x1", 1, 0.1);
+    SETVAN(&b, "x0", 2, 1.0 / 3.0);
+    const igraph_t *gs[] = {&a, &b};
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    cfg.norm = AG_NORM_STANDARDIZE;
+    cfg.degree = 1;
+    cfg.lap_pe_k = 2;
+    cfg.rw_pe_k = 3;
+    ag_featurizer_t f, g;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_SUCCESS);
+    ag_strbuf_t sb;
+    to_text(&f, &sb);
+    assert_int_equal(load_text(sb.data, &g), AG_SUCCESS);
+    assert_int_equal(g.n_features, f.n_features);
+    assert_int_equal(g.n_edge_features, f.n_edge_features);
+    assert_int_equal(g.n_features, 10 + 1 + 2 + 3);
+    for (int64_t j = 0; j < f.n_features; j++) assert_string_equal(ag_featurizer_column_name(&g, j), ag_featurizer_column_name(&f, j));
+    for (int64_t j = 0; j < f.n_edge_features; j++)
+        assert_string_equal(ag_featurizer_edge_column_name(&g, j), ag_featurizer_edge_column_name(&f, j));
+    assert_memory_equal(g.mean, f.mean, 11 * sizeof(float));
+    assert_memory_equal(g.std, f.std, 11 * sizeof(float));
+    assert_same_transform(&f, &g, &a);
+    assert_same_transform(&f, &g, &b);
+    /* writing the loaded one gives the same text */
+    ag_strbuf_t sb2;
+    to_text(&g, &sb2);
+    assert_string_equal(sb2.data, sb.data);
+    ag_strbuf_destroy(&sb2);
+    ag_featurizer_destroy(&g);
+
+    /* malformed inputs: AG_EMODEL naming the problem, nothing leaked */
+    struct {
+        const char *from, *to, *msg;
+    } bad[] = {
+        {"\"version\":1", "\"version\":2", "featuriser: version 2 is not supported (this library reads version 1)"},
+        {"\"format\":\"attngraph.featurizer\"", "\"format\":\"other\"", "featuriser: format is 'other', expected 'attngraph.featurizer'"},
+        {"\"normalization\":\"standardize\"", "\"normalization\":\"zscore\"", "featuriser: unknown normalization 'zscore'"},
+        {"\"degree\":true,", "", "featuriser: the object has no member 'degree'"},
+        {"\"degree\":true", "\"degree\":1", "featuriser: the object member 'degree' is a number, expected a boolean"},
+        {"\"lap_pe_k\":2", "\"lap_pe_k\":-1", "featuriser: 'lap_pe_k' = -1 is not an integer in 0..1000000"},
+        {"\"rw_pe_k\":3", "\"rw_pe_k\":2.5", "featuriser: 'rw_pe_k' = 2.5 is not an integer in 0..1000000"},
+        {"\"n_features\":16", "\"n_features\":17",
+         "featuriser: the columns give 16 vertex and 6 edge features but the file says 17 and 6"},
+        {"\"type\":\"boolean\"", "\"type\":\"complex\"", "featuriser: vertex_attributes[0] has unknown type 'complex'"},
+        {"\"type\":\"boolean\"", "\"type\":\"boolean\",\"vocabulary\":[]",
+         "featuriser: vertex_attributes[0] ('aromatic') is boolean but has a vocabulary"},
+        {"\"C\",\"N\"", "\"N\",\"C\"", "featuriser: vertex_attributes[2] vocabulary is not sorted and distinct at entry 1 ('C')"},
+        {"\"C\",\"N\"", "\"C\",\"C\"", "featuriser: vertex_attributes[2] vocabulary is not sorted and distinct at entry 1 ('C')"},
+        {"\"C\",\"N\"", "\"C\",7", "featuriser: vertex_attributes[2] vocabulary entry 1 is not a non-empty string"},
+        {"[\"C\",\"N\"", "[\"\",\"C\",\"N\"", "featuriser: vertex_attributes[2] vocabulary entry 0 is not a non-empty string"},
+        {"{\"name\":\"charge\"", "{\"name\":\"aromatic\"", "featuriser: vertex_attributes[1] repeats attribute 'aromatic'"},
+        {"{\"name\":\"charge\"", "{\"name\":\"\"", "featuriser: vertex_attributes[1] has an empty name"},
+        {"\"std\":[", "\"std\":[0,", "featuriser: 'std' has 12 values, expected 11"},
+        {"\"std\":[", "\"std\":[0,1,", "featuriser: 'std' has 13 values, expected 11"},
+        {"\"mean\":[", "\"mean\":[null,", "featuriser: 'mean' has 12 values, expected 11"},
+        {"\"edge_attributes\":[", "\"edge_attributes\":[3,", "featuriser: edge_attributes[0] is not an object"},
+        {"\"vertex_attributes\":[", "\"vertex_attributes\":{}, \"x\":[", "featuriser: the object member 'vertex_attributes' is an object, expected an array"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *t = mutate(sb.data, bad[i].from, bad[i].to);
+        assert_int_equal(load_text(t, &g), AG_EMODEL);
+        assert_string_equal(ag_error_message(), bad[i].msg);
+        assert_null(g.vattrs);
+        free(t);
+    }
+    /* a std of 0 (replace the first std value) and statistics with another normalisation */
+    char *t = mutate(sb.data, "\"std\":[", "\"std\":[0,");
+    char *u = strstr(t, "\"std\":[0,");
+    char *comma = strchr(u + 9, ',');
+    memmove(u + 9, comma + 1, strlen(comma + 1) + 1); /* drop the original first value */
+    assert_int_equal(load_text(t, &g), AG_EMODEL);
+    assert_string_equal(ag_error_message(), "featuriser: 'std'[0] is not a finite positive number");
+    free(t);
+    t = mutate(sb.data, "\"normalization\":\"standardize\"", "\"normalization\":\"none\"");
+    assert_int_equal(load_text(t, &g), AG_EMODEL);
+    assert_string_equal(ag_error_message(), "featuriser: 'mean'/'std' given but normalization is 'none'");
+    free(t);
+    ag_json_t arr = {.type = AG_JSON_ARRAY};
+    assert_int_equal(ag_featurizer_from_json(&g, &arr), AG_EMODEL);
+    assert_string_equal(ag_error_message(), "featuriser: not a JSON object");
+    ag_strbuf_destroy(&sb);
+    ag_featurizer_destroy(&f);
+    igraph_destroy(&a);
+    igraph_destroy(&b);
+}
+
+static void test_alloc_failures(void **state) {
+    (void)state;
+    igraph_t a, b;
+    make_a(&a);
+    make_b(&b);
+    const igraph_t *gs[] = {&a, &b};
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    cfg.norm = AG_NORM_STANDARDIZE;
+    cfg.degree = 1;
+    cfg.lap_pe_k = 2;
+    cfg.rw_pe_k = 2;
+    ag_featurizer_t f, g;
+    int64_t n;
+    for (n = 1;; n++) { /* the n-th allocation of fit fails: AG_ENOMEM and nothing leaks */
+        ag_i_alloc_fail_at(n);
+        ag_error_t rc = ag_featurizer_fit(&f, &cfg, gs, 2);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) break;
+        assert_int_equal(rc, AG_ENOMEM);
+        assert_null(f.names);
+    }
+    assert_true(n > 10);
+    ag_strbuf_t sb;
+    to_text(&f, &sb);
+    for (n = 1;; n++) {
+        ag_fmat_t X = {0}, E = {0};
+        ag_i_alloc_fail_at(n);
+        ag_error_t rc = ag_featurizer_transform(&f, &a, &X, &E);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) {
+            ag_fmat_destroy(&X);
+            ag_fmat_destroy(&E);
+            break;
+        }
+        assert_int_equal(rc, AG_ENOMEM);
+        assert_null(X.data);
+        assert_null(E.data);
+    }
+    ag_json_t *j;
+    assert_int_equal(ag_json_parse(sb.data, sb.len, "f.json", &j), AG_SUCCESS);
+    for (n = 1;; n++) {
+        ag_i_alloc_fail_at(n);
+        ag_error_t rc = ag_featurizer_from_json(&g, j);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) break;
+        assert_int_equal(rc, AG_ENOMEM);
+    }
+    assert_same_transform(&f, &g, &b);
+    ag_featurizer_destroy(&g);
+    ag_json_free(j);
+    ag_strbuf_destroy(&sb);
+    ag_featurizer_destroy(&f);
+    igraph_destroy(&a);
+    igraph_destroy(&b);
+}
+
+static void test_tox21(void **state) {
+    (void)state;
+    enum { G = 40 };
+    igraph_t gs[G + 1];
+    const igraph_t *ptr[G + 1];
+    char path[512];
+    for (int i = 0; i < G; i++) {
+        snprintf(path, sizeof path, "%s/tox21/molecules/%04d.gml", AG_SHARED_DATASETS, i + 1);
+        read_gml(&gs[i], path);
+        ptr[i] = &gs[i];
+    }
+    read_gml(&gs[G], AG_SHARED_DATASETS "/tox21/molecules/0096.gml"); /* [I-].[K+]: no edges */
+    ptr[G] = &gs[G];
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    cfg.rw_pe_k = 4;
+    ag_featurizer_t f;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, ptr, G + 1), AG_SUCCESS);
+    /* first columns, in name order: aromatic (numeric 0/1 in GML), atomic_num, charge, degree,
+     * element=..., with no "id" */
+    assert_string_equal(ag_featurizer_column_name(&f, 0), "aromatic");
+    assert_string_equal(ag_featurizer_column_name(&f, 1), "atomic_num");
+    assert_string_equal(ag_featurizer_column_name(&f, 3), "degree");
+    assert_int_equal(strncmp(ag_featurizer_column_name(&f, 4), "element=", 8), 0);
+    for (int64_t j = 0; j < f.n_features; j++) assert_string_not_equal(ag_featurizer_column_name(&f, j), "id");
+    assert_string_equal(ag_featurizer_edge_column_name(&f, 0), "bond");
+    ag_fmat_t X = {0}, E = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &gs[G], &X, &E), AG_SUCCESS);
+    assert_int_equal(X.rows, 2);
+    assert_int_equal(E.rows, 0);
+    assert_int_equal(E.cols, f.n_edge_features);
+    /* molecule 1, atom 0: C, charge 0, 3 hydrogens */
+    assert_int_equal(ag_featurizer_transform(&f, &gs[0], &X, &E), AG_SUCCESS);
+    int64_t cC = -1, cH = -1;
+    for (int64_t j = 0; j < f.n_features; j++) {
+        if (strcmp(f.names[j], "element=C") == 0) cC = j;
+        if (strcmp(f.names[j], "hydrogens") == 0) cH = j;
+    }
+    assert_true(cC >= 0 && cH >= 0);
+    assert_float_equal(X.data[cC], 1.0f, 0.0f);
+    assert_float_equal(X.data[cH], 3.0f, 0.0f);
+    assert_int_equal(E.rows, 17);
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&E);
+    ag_featurizer_destroy(&f);
+    for (int i = 0; i <= G; i++) igraph_destroy(&gs[i]);
+}
+
+int main(void) {
+    igraph_set_attribute_table(&igraph_cattribute_table);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_encoders),
+        cmocka_unit_test(test_selection),
+        cmocka_unit_test(test_fit_errors),
+        cmocka_unit_test(test_transform_errors),
+        cmocka_unit_test(test_no_edges),
+        cmocka_unit_test(test_normalisation),
+        cmocka_unit_test(test_structural_columns),
+        cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_tox21),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,326 @@
+/* Tests of node labels (vertex attributes, strings) and graph targets (tables, graph attributes). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <math.h>
+#include <cmocka.h>
+#include <attngraph/attngraph.h>
+#include <attngraph/labels.h>
+#include "internal.h"
+
+void ag_i_alloc_fail_at(int64_t n);
+
+#define DATA AG_SOURCE_DIR "/tests/data/tables/"
+
+static char *write_temp(const char *text) {
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/ag_labels_XXXXXX.csv");
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+/* 5 vertices: numeric `num` {10, 2, NaN, 2, 1.5}, string `str` {"b", "a", "", "c", "a"},
+ * boolean `flag` {T, F, F, T, F}. */
+static void make_graph(igraph_t *g) {
+    igraph_set_attribute_table(&igraph_cattribute_table);
+    assert_int_equal(igraph_empty(g, 5, IGRAPH_UNDIRECTED), IGRAPH_SUCCESS);
+    const double num[] = {10, 2, NAN, 2, 1.5};
+    const char *str[] = {"b", "a", "", "c", "a"};
+    for (int v = 0; v < 5; v++) {
+        SETVAN(g, "num", v, num[v]);
+        SETVAS(g, "str", v, str[v]);
+        SETVAB(g, "flag", v, v == 0 || v == 3);
+    }
+}
+
+static void test_numeric_labels(void **state) {
+    (void)state;
+    igraph_t g;
+    make_graph(&g);
+    ag_labels_t l;
+    assert_int_equal(ag_labels_from_attr(&l, &g, "num", NULL, 0), AG_SUCCESS);
+    assert_int_equal(l.n, 5);
+    assert_int_equal(l.n_classes, 3); /* sorted numerically, not as text: 1.5 < 2 < 10 */
+    assert_string_equal(l.classes[0], "1.5");
+    assert_string_equal(l.classes[1], "2");
+    assert_string_equal(l.classes[2], "10");
+    int32_t want[] = {2, 1, -1, 1, 0};
+    assert_memory_equal(l.y, want, sizeof want);
+    ag_labels_destroy(&l);
+    /* given list, in its own order; "2.0" matches 2 numerically */
+    const char *given[] = {"10", "2.0", "1.5", "7"};
+    assert_int_equal(ag_labels_from_attr(&l, &g, "num", given, 4), AG_SUCCESS);
+    int32_t want2[] = {0, 1, -1, 1, 2};
+    assert_memory_equal(l.y, want2, sizeof want2);
+    assert_int_equal(l.n_classes, 4);
+    assert_string_equal(l.classes[3], "7");
+    ag_labels_destroy(&l);
+    const char *outsider[] = {"2", "10"};
+    assert_int_equal(ag_labels_from_attr(&l, &g, "num", outsider, 2), AG_EVALUE);
+    assert_string_equal(ag_error_message(),
+                        "vertex attribute 'num': vertex 4 has value 1.5, which is not in the class list");
+    assert_null(l.y);
+    const char *not_num[] = {"2", "ten"};
+    assert_int_equal(ag_labels_from_attr(&l, &g, "num", not_num, 2), AG_EINVAL);
+    assert_string_equal(ag_error_message(),
+                        "vertex attribute 'num': the values are numbers but the given class 'ten' is not");
+    assert_int_equal(ag_labels_from_attr(&l, &g, "flag", NULL, 0), AG_SUCCESS);
+    int32_t want3[] = {1, 0, 0, 1, 0};
+    assert_memory_equal(l.y, want3, sizeof want3);
+    assert_string_equal(l.classes[1], "1");
+    ag_labels_destroy(&l);
+    igraph_destroy(&g);
+}
+
+static void test_string_labels(void **state) {
+    (void)state;
+    igraph_t g;
+    make_graph(&g);
+    ag_labels_t l;
+    assert_int_equal(ag_labels_from_attr(&l, &g, "str", NULL, 0), AG_SUCCESS);
+    assert_int_equal(l.n_classes, 3);
+    assert_string_equal(l.classes[0], "a");
+    assert_string_equal(l.classes[2], "c");
+    int32_t want[] = {1, 0, -1, 2, 0};
+    assert_memory_equal(l.y, want, sizeof want);
+    ag_labels_destroy(&l);
+    const char *given[] = {"c", "b", "a"};
+    assert_int_equal(ag_labels_from_attr(&l, &g, "str", given, 3), AG_SUCCESS);
+    int32_t want2[] = {1, 2, -1, 0, 2};
+    assert_memory_equal(l.y, want2, sizeof want2);
+    ag_labels_destroy(&l);
+    const char *outsider[] = {"a", "b"};
+    assert_int_equal(ag_labels_from_attr(&l, &g, "str", outsider, 2), AG_EVALUE);
+    assert_string_equal(ag_error_message(),
+                        "vertex attribute 'str': vertex 3 has value 'c', which is not in the class list");
+    const char *dup[] = {"a", "b", "a"};
+    assert_int_equal(ag_labels_from_attr(&l, &g, "str", dup, 3), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "vertex attribute 'str': class 'a' appears twice in the given list");
+    assert_int_equal(ag_labels_from_attr(&l, &g, "nope", NULL, 0), AG_EATTR);
+    assert_string_equal(ag_error_message(), "the graph has no vertex attribute 'nope'");
+    /* strings from a table: NULL and "" are unlabelled */
+    const char *vals[] = {"x", NULL, "", "w", "x"};
+    assert_int_equal(ag_labels_from_strings(&l, vals, 5, NULL, 0, "t.csv"), AG_SUCCESS);
+    int32_t want3[] = {1, -1, -1, 0, 1};
+    assert_memory_equal(l.y, want3, sizeof want3);
+    ag_labels_destroy(&l);
+    assert_int_equal(ag_labels_from_strings(&l, vals, 5, outsider, 2, "t.csv"), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "t.csv: vertex 0 has value 'x', which is not in the class list");
+    int reached = 0;
+    for (int64_t k = 1; k < 20 && !reached; k++) {
+        ag_i_alloc_fail_at(k);
+        ag_error_t rc = ag_labels_from_attr(&l, &g, "str", given, 3);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) {
+            ag_labels_destroy(&l);
+            reached = 1;
+            continue;
+        }
+        assert_int_equal(rc, AG_ENOMEM);
+        assert_null(l.y);
+    }
+    assert_true(reached);
+    igraph_destroy(&g);
+}
+
+static float y_at(const ag_targets_t *t, int64_t g, int64_t j) { return t->y.data[g * t->n_tasks + j]; }
+
+static void test_targets_table(void **state) {
+    (void)state;
+    ag_targets_t t;
+    assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", NULL), AG_SUCCESS);
+    /* automatic: t1, t2, score (smiles and kind are strings) */
+    assert_int_equal(t.n_graphs, 3);
+    assert_int_equal(t.n_tasks, 3);
+    assert_string_equal(t.tasks[0], "t1");
+    assert_string_equal(t.tasks[2], "score");
+    assert_int_equal(t.kinds[0], AG_TASK_BINARY);
+    assert_int_equal(t.kinds[1], AG_TASK_BINARY);
+    assert_int_equal(t.kinds[2], AG_TASK_REGRESSION);
+    assert_int_equal(t.n_classes[0], 2);
+    assert_string_equal(t.files[1], "g/b.gml");
+    assert_float_equal(y_at(&t, 0, 0), 1.0f, 0.0f);
+    assert_true(isnan(y_at(&t, 0, 1)));
+    assert_float_equal(y_at(&t, 1, 1), 1.0f, 0.0f);
+    assert_true(isnan(y_at(&t, 2, 0)));
+    assert_float_equal(y_at(&t, 1, 2), -2.0f, 0.0f);
+    assert_float_equal(y_at(&t, 2, 2), 3.25f, 0.0f);
+    ag_targets_destroy(&t);
+    ag_targets_destroy(&t);
+
+    ag_targets_options_t o;
+    ag_targets_options_init(&o);
+    const char *names[] = {"kind", "t1"};
+    ag_task_kind_t kinds[] = {AG_TASK_AUTO, AG_TASK_MULTICLASS};
+    o.targets = names;
+    o.n_targets = 2;
+    o.kinds = kinds;
+    assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", &o), AG_SUCCESS);
+    assert_int_equal(t.kinds[0], AG_TASK_MULTICLASS);
+    assert_int_equal(t.n_classes[0], 2);
+    assert_string_equal(t.classes[0][0], "x");
+    assert_string_equal(t.classes[0][1], "y");
+    assert_float_equal(y_at(&t, 0, 0), 0.0f, 0.0f);
+    assert_float_equal(y_at(&t, 1, 0), 1.0f, 0.0f);
+    assert_true(isnan(y_at(&t, 2, 0)));
+    assert_int_equal(t.kinds[1], AG_TASK_MULTICLASS);
+    assert_string_equal(t.classes[1][0], "0");
+    assert_float_equal(y_at(&t, 0, 1), 1.0f, 0.0f);
+    ag_targets_destroy(&t);
+
+    kinds[0] = AG_TASK_REGRESSION;
+    assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", &o), AG_EVALUE);
+    assert_non_null(strstr(ag_error_message(), "targets.csv:2: column 'kind': 'x' is not a number"));
+    assert_null(t.y.data);
+    kinds[0] = AG_TASK_AUTO;
+    kinds[1] = AG_TASK_BINARY;
+    const char *score[] = {"kind", "score"};
+    o.targets = score;
+    assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", &o), AG_EVALUE);
+    assert_non_null(
+        strstr(ag_error_message(), "targets.csv: column 'score': graph 0 has the value 0.5 in a binary task"));
+    const char *absent[] = {"nope"};
+    o.targets = absent;
+    o.n_targets = 1;
+    o.kinds = NULL;
+    assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", &o), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "targets.csv:1: no target column 'nope' in the header"));
+    ag_targets_options_init(&o);
+    o.file_column = "path";
+    assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", &o), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "targets.csv:1: no 'path' column in the header"));
+
+    struct {
+        const char *text;
+        ag_error_t code;
+        const char *fragment;
+    } bad[] = {
+        {"file,y\na,1\nb,2\na,3\n", AG_EMISMATCH, ":4: duplicate file 'a' (first on line 2)"},
+        {"file,y\na,1\nb,inf\n", AG_EVALUE, ":3: column 'y': value 'inf' is not finite"},
+        {"file,y\na,1,2\n", AG_EPARSE, ":2: 3 fields, the header has 2"},
+        {"file,name\na,x\n", AG_EATTR, ": no numeric target column besides 'file'"},
+        {"", AG_EPARSE, ": empty file"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *path = write_temp(bad[i].text);
+        ag_error_t rc = ag_targets_read_csv(&t, path, NULL);
+        if (rc != bad[i].code || !strstr(ag_error_message(), bad[i].fragment) || !strstr(ag_error_message(), path))
+            fail_msg("case %zu: got %s \"%s\"", i, ag_error_name(rc), ag_error_message());
+        unlink(path);
+    }
+    int reached = 0;
+    for (int64_t k = 1; k < 100 && !reached; k++) {
+        ag_i_alloc_fail_at(k);
+        ag_error_t rc = ag_targets_read_csv(&t, DATA "targets.csv", NULL);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) {
+            ag_targets_destroy(&t);
+            reached = 1;
+            continue;
+        }
+        assert_int_equal(rc, AG_ENOMEM);
+        assert_null(t.y.data);
+    }
+    assert_true(reached);
+}
+
+static void test_targets_from_graphs(void **state) {
+    (void)state;
+    igraph_set_attribute_table(&igraph_cattribute_table);
+    igraph_t g[3];
+    for (int i = 0; i < 3; i++) assert_int_equal(igraph_empty(&g[i], 1, IGRAPH_UNDIRECTED), IGRAPH_SUCCESS);
+    SETGAN(&g[0], "y", 1.0);
+    SETGAN(&g[2], "y", 0.0);
+    SETGAS(&g[0], "cls", "b");
+    SETGAS(&g[1], "cls", "a");
+    SETGAN(&g[1], "logS", -2.5);
+    const char *attrs[] = {"y", "cls", "logS"};
+    ag_targets_t t;
+    assert_int_equal(ag_targets_from_graphs(&t, g, 3, attrs, 3, NULL, NULL), AG_SUCCESS);
+    assert_int_equal(t.kinds[0], AG_TASK_BINARY);
+    assert_int_equal(t.kinds[1], AG_TASK_MULTICLASS);
+    assert_int_equal(t.kinds[2], AG_TASK_REGRESSION);
+    assert_null(t.files);
+    assert_float_equal(y_at(&t, 0, 0), 1.0f, 0.0f);
+    assert_true(isnan(y_at(&t, 1, 0)));
+    assert_float_equal(y_at(&t, 2, 0), 0.0f, 0.0f);
+    assert_float_equal(y_at(&t, 0, 1), 1.0f, 0.0f);
+    assert_float_equal(y_at(&t, 1, 1), 0.0f, 0.0f);
+    assert_true(isnan(y_at(&t, 2, 1)));
+    assert_float_equal(y_at(&t, 1, 2), -2.5f, 0.0f);
+    ag_targets_destroy(&t);
+    const char *none[] = {"nothing"};
+    assert_int_equal(ag_targets_from_graphs(&t, g, 3, none, 1, NULL, NULL), AG_EATTR);
+    assert_string_equal(ag_error_message(), "no graph has the graph attribute 'nothing'");
+    igraph_cattribute_remove_g(&g[2], "y");
+    SETGAS(&g[2], "y", "odd");
+    const char *names[] = {"a.gml", "b.gml", "c.gml"};
+    assert_int_equal(ag_targets_from_graphs(&t, g, 3, attrs, 1, NULL, names), AG_EATTR);
+    assert_string_equal(ag_error_message(),
+                        "graph attribute 'y' is numeric on graph a.gml but a string on graph c.gml");
+    assert_null(t.y.data);
+    int reached = 0;
+    for (int64_t k = 1; k < 100 && !reached; k++) {
+        ag_i_alloc_fail_at(k);
+        ag_error_t rc = ag_targets_from_graphs(&t, g, 2, attrs, 3, NULL, names);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) {
+            ag_targets_destroy(&t);
+            reached = 1;
+            continue;
+        }
+        assert_int_equal(rc, AG_ENOMEM);
+        assert_null(t.y.data);
+    }
+    assert_true(reached);
+    for (int i = 0; i < 3; i++) igraph_destroy(&g[i]);
+}
+
+static void test_shared_tox21_esol(void **state) {
+    (void)state;
+    ag_targets_t t;
+    if (access(AG_SHARED_DATASETS "/tox21/labels.csv", R_OK) != 0) skip();
+    assert_int_equal(ag_targets_read_csv(&t, AG_SHARED_DATASETS "/tox21/labels.csv", NULL), AG_SUCCESS);
+    assert_int_equal(t.n_graphs, 7831);
+    assert_int_equal(t.n_tasks, 12);
+    assert_string_equal(t.tasks[0], "NR-AR");
+    assert_string_equal(t.tasks[11], "SR-p53");
+    int pos = 0, labelled = 0;
+    for (int64_t g = 0; g < 7831; g++) {
+        float v = y_at(&t, g, 0);
+        if (!isnan(v)) labelled++;
+        if (v == 1.0f) pos++;
+    }
+    assert_int_equal(pos, 309);
+    assert_int_equal(labelled, 7265);
+    for (int j = 0; j < 12; j++) assert_int_equal(t.kinds[j], AG_TASK_BINARY);
+    ag_targets_destroy(&t);
+    ag_targets_options_t o;
+    ag_targets_options_init(&o);
+    const char *logs[] = {"logS"};
+    o.targets = logs;
+    o.n_targets = 1;
+    assert_int_equal(ag_targets_read_csv(&t, AG_SHARED_DATASETS "/esol/labels.csv", &o), AG_SUCCESS);
+    assert_int_equal(t.n_graphs, 1128);
+    assert_int_equal(t.kinds[0], AG_TASK_REGRESSION);
+    assert_float_equal(y_at(&t, 0, 0), -0.77f, 1e-6f);
+    assert_float_equal(y_at(&t, 1, 0), -3.3f, 1e-6f);
+    ag_targets_destroy(&t);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_numeric_labels),    cmocka_unit_test(test_string_labels),
+        cmocka_unit_test(test_targets_table),     cmocka_unit_test(test_targets_from_graphs),
+        cmocka_unit_test(test_shared_tox21_esol),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

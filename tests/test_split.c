@@ -1,0 +1,348 @@
+/* Tests of splits: split.json, split/fold columns of CSV tables, seeded random and stratified k-fold. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <math.h>
+#include <cmocka.h>
+#include <attngraph/attngraph.h>
+#include <attngraph/dataset.h>
+#include <attngraph/split.h>
+#include "internal.h"
+
+void ag_i_alloc_fail_at(int64_t n);
+
+#define DATA AG_SOURCE_DIR "/tests/data/tables/"
+
+static char *write_temp(const char *text, const char *suffix) {
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/ag_split_XXXXXX%s", suffix);
+    int fd = mkstemps(path, (int)strlen(suffix));
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+static void expect_list(const int64_t *got, int64_t n_got, const int64_t *want, int64_t n_want) {
+    assert_int_equal(n_got, n_want);
+    for (int64_t i = 0; i < n_want; i++) assert_int_equal(got[i], want[i]);
+}
+
+static void test_json(void **state) {
+    (void)state;
+    ag_split_t s;
+    assert_int_equal(ag_split_read_json(&s, DATA "split.json", 6), AG_SUCCESS);
+    assert_int_equal(s.n_folds, 1);
+    assert_int_equal(s.n_items, 6);
+    expect_list(s.folds[0].train, s.folds[0].n_train, (int64_t[]){0, 3}, 2);
+    expect_list(s.folds[0].val, s.folds[0].n_val, (int64_t[]){1}, 1);
+    expect_list(s.folds[0].test, s.folds[0].n_test, (int64_t[]){2, 4}, 2);
+    ag_split_destroy(&s);
+    ag_split_destroy(&s);
+    assert_int_equal(ag_split_read_json(&s, DATA "folds.json", 3), AG_SUCCESS);
+    assert_int_equal(s.n_folds, 2);
+    expect_list(s.folds[0].train, s.folds[0].n_train, (int64_t[]){0, 1}, 2);
+    assert_int_equal(s.folds[0].n_val, 0);
+    expect_list(s.folds[1].val, s.folds[1].n_val, (int64_t[]){0}, 1);
+    expect_list(s.folds[1].test, s.folds[1].n_test, (int64_t[]){1}, 1);
+    ag_split_destroy(&s);
+    assert_int_equal(ag_split_read_json(&s, DATA "split.json", 4), AG_EVALUE);
+    assert_non_null(strstr(ag_error_message(), "split.json: fold 0: \"test\"[0] = 4 is out of range (4 items)"));
+    assert_null(s.folds);
+    struct {
+        const char *text;
+        ag_error_t code;
+        const char *fragment;
+    } bad[] = {
+        {"{\"train\": [0, 1], \"test\": [1]}", AG_EVALUE, "fold 0: index 1 is in \"test\" and in train"},
+        {"{\"train\": [0, 0]}", AG_EVALUE, "fold 0: index 0 is in \"train\" and in it again"},
+        {"{\"train\": [0.5]}", AG_EPARSE, "fold 0: \"train\"[0] is not an integer"},
+        {"{\"train\": 3}", AG_EPARSE, "fold 0: \"train\" is not an array"},
+        {"{\"test\": [1]}", AG_EPARSE, "fold 0 has no \"train\" list"},
+        {"[1, 2]", AG_EPARSE, "the split is not a JSON object"},
+        {"{\"folds\": []}", AG_EPARSE, "\"folds\" is not a non-empty array"},
+        {"{\"train\": [0,}", AG_EPARSE, ":1:"},
+        {"{\"train\": [-1]}", AG_EVALUE, "\"train\"[0] = -1 is out of range"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *path = write_temp(bad[i].text, ".json");
+        ag_error_t rc = ag_split_read_json(&s, path, 3);
+        if (rc != bad[i].code || !strstr(ag_error_message(), bad[i].fragment))
+            fail_msg("case %zu: got %s \"%s\"", i, ag_error_name(rc), ag_error_message());
+        unlink(path);
+    }
+    assert_int_equal(ag_split_read_json(&s, DATA "none.json", 3), AG_EFILE);
+}
+
+static void test_csv(void **state) {
+    (void)state;
+    ag_split_t s;
+    /* dataset order g2, g1, g3 (as loaded from dataset/labels.csv) */
+    const char *files[] = {"graphs/g2.gml", "graphs/g1.gml", "graphs/g3.gml"};
+    assert_int_equal(ag_split_read_csv(&s, DATA "dataset/split.csv", "random_split", files, 3), AG_SUCCESS);
+    assert_int_equal(s.n_folds, 1);
+    expect_list(s.folds[0].train, s.folds[0].n_train, (int64_t[]){2}, 1);
+    expect_list(s.folds[0].val, s.folds[0].n_val, (int64_t[]){1}, 1);
+    expect_list(s.folds[0].test, s.folds[0].n_test, (int64_t[]){0}, 1);
+    ag_split_destroy(&s);
+    assert_int_equal(ag_split_read_csv(&s, DATA "dataset/split.csv", "scaffold_split", files, 3), AG_SUCCESS);
+    expect_list(s.folds[0].train, s.folds[0].n_train, (int64_t[]){1}, 1);
+    expect_list(s.folds[0].val, s.folds[0].n_val, (int64_t[]){0}, 1);
+    ag_split_destroy(&s);
+    /* without file names, row i is item i */
+    assert_int_equal(ag_split_read_csv(&s, DATA "dataset/split.csv", "random_split", NULL, 3), AG_SUCCESS);
+    expect_list(s.folds[0].train, s.folds[0].n_train, (int64_t[]){0}, 1);
+    ag_split_destroy(&s);
+    assert_int_equal(ag_split_read_csv(&s, DATA "dataset/folds.csv", "fold", files, 3), AG_SUCCESS);
+    assert_int_equal(s.n_folds, 2);
+    expect_list(s.folds[0].test, s.folds[0].n_test, (int64_t[]){0}, 1);
+    expect_list(s.folds[0].train, s.folds[0].n_train, (int64_t[]){1, 2}, 2);
+    expect_list(s.folds[1].test, s.folds[1].n_test, (int64_t[]){1, 2}, 2);
+    assert_int_equal(s.folds[1].n_val, 0);
+    ag_split_destroy(&s);
+
+    assert_int_equal(ag_split_read_csv(&s, DATA "dataset/split.csv", "nope", files, 3), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "split.csv:1: no column 'nope' in the header"));
+    const char *two[] = {"graphs/g2.gml", "graphs/g1.gml"};
+    assert_int_equal(ag_split_read_csv(&s, DATA "dataset/split.csv", "random_split", two, 2), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), "split.csv:2: file 'graphs/g3.gml' is not in the dataset"));
+    const char *four[] = {"graphs/g2.gml", "graphs/g1.gml", "graphs/g3.gml", "graphs/g4.gml"};
+    assert_int_equal(ag_split_read_csv(&s, DATA "dataset/split.csv", "random_split", four, 4), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), "split.csv: dataset file 'graphs/g4.gml' (item 3) has no row"));
+    assert_int_equal(ag_split_read_csv(&s, DATA "dataset/split.csv", "random_split", NULL, 2), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), "split.csv:4: more rows than the 2 items"));
+    struct {
+        const char *text;
+        ag_error_t code;
+        const char *fragment;
+    } bad[] = {
+        {"file,s\na,train\nb,holdout\n", AG_EVALUE,
+         ":3: column 's': 'holdout' is neither train/val/test nor a fold number"},
+        {"file,s\na,train\nb,1\n", AG_EVALUE, ":3: column 's': '1' mixes fold numbers with train/val/test"},
+        {"file,s\na,train\na,test\n", AG_EMISMATCH, ":3: file 'a' appears twice (first on line 2)"},
+        {"file,s\na,train,x\n", AG_EPARSE, ":2: 3 fields, the header has 2"},
+        {"s\ntrain\n", AG_EATTR, ":1: no 'file' column"},
+    };
+    const char *ab[] = {"a", "b"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *path = write_temp(bad[i].text, ".csv");
+        ag_error_t rc = ag_split_read_csv(&s, path, "s", ab, 2);
+        if (rc != bad[i].code || !strstr(ag_error_message(), bad[i].fragment) || !strstr(ag_error_message(), path))
+            fail_msg("case %zu: got %s \"%s\"", i, ag_error_name(rc), ag_error_message());
+        assert_null(s.folds);
+        unlink(path);
+    }
+    /* an empty cell leaves the item out */
+    char *path = write_temp("file,s\na,train\nb,\n", ".csv");
+    assert_int_equal(ag_split_read_csv(&s, path, "s", ab, 2), AG_SUCCESS);
+    assert_int_equal(s.folds[0].n_train + s.folds[0].n_val + s.folds[0].n_test, 1);
+    ag_split_destroy(&s);
+    unlink(path);
+}
+
+/* Every item in exactly one of the lists of a fold (or, for k-fold, in exactly one test list). */
+static void test_random(void **state) {
+    (void)state;
+    ag_split_t a, b, c;
+    assert_int_equal(ag_split_random(&a, 1000, 0.8, 0.1, 7), AG_SUCCESS);
+    assert_int_equal(a.folds[0].n_train, 800);
+    assert_int_equal(a.folds[0].n_val, 100);
+    assert_int_equal(a.folds[0].n_test, 100);
+    int seen[1000] = {0};
+    const ag_fold_t *f = &a.folds[0];
+    for (int64_t i = 0; i < f->n_train; i++) seen[f->train[i]]++;
+    for (int64_t i = 0; i < f->n_val; i++) seen[f->val[i]]++;
+    for (int64_t i = 0; i < f->n_test; i++) seen[f->test[i]]++;
+    for (int i = 0; i < 1000; i++) assert_int_equal(seen[i], 1);
+    for (int64_t i = 1; i < f->n_train; i++) assert_true(f->train[i - 1] < f->train[i]);
+    assert_int_equal(ag_split_random(&b, 1000, 0.8, 0.1, 7), AG_SUCCESS);
+    assert_memory_equal(a.folds[0].test, b.folds[0].test, 100 * sizeof(int64_t));
+    assert_int_equal(ag_split_random(&c, 1000, 0.8, 0.1, 8), AG_SUCCESS);
+    assert_true(memcmp(a.folds[0].test, c.folds[0].test, 100 * sizeof(int64_t)) != 0);
+    /* a random test set of 100 out of 1000 is not the first or last 100 */
+    assert_true(a.folds[0].test[99] - a.folds[0].test[0] > 500);
+    ag_split_destroy(&a);
+    ag_split_destroy(&b);
+    ag_split_destroy(&c);
+    assert_int_equal(ag_split_random(&a, 10, 0.25, 0.25, 1), AG_SUCCESS);
+    assert_int_equal(a.folds[0].n_train, 3); /* round(2.5) */
+    assert_int_equal(a.folds[0].n_val, 3);
+    assert_int_equal(a.folds[0].n_test, 4);
+    ag_split_destroy(&a);
+    assert_int_equal(ag_split_random(&a, 10, 0.8, 0.3, 1), AG_EINVAL);
+    assert_int_equal(ag_split_random(&a, 10, -0.1, 0.3, 1), AG_EINVAL);
+    assert_int_equal(ag_split_random(&a, 10, NAN, 0.3, 1), AG_EINVAL);
+}
+
+static void test_stratified_kfold(void **state) {
+    (void)state;
+    enum { N = 103, K = 5, C = 3 };
+    int32_t y[N];
+    int64_t class_size[C] = {0, 0, 0};
+    for (int i = 0; i < N; i++) {
+        y[i] = i % 7 == 0 ? 2 : (i % 3 == 0 ? 1 : 0); /* uneven classes */
+        class_size[y[i]]++;
+    }
+    ag_split_t a, b, c;
+    assert_int_equal(ag_split_stratified_kfold(&a, y, N, K, 42), AG_SUCCESS);
+    assert_int_equal(a.n_folds, K);
+    int tested[N] = {0};
+    for (int f = 0; f < K; f++) {
+        const ag_fold_t *fold = &a.folds[f];
+        assert_int_equal(fold->n_train + fold->n_test, N);
+        assert_int_equal(fold->n_val, 0);
+        assert_true(fold->n_test == N / K || fold->n_test == N / K + 1);
+        int64_t count[C] = {0, 0, 0};
+        for (int64_t i = 0; i < fold->n_test; i++) {
+            tested[fold->test[i]]++;
+            count[y[fold->test[i]]]++;
+        }
+        for (int k = 0; k < C; k++) {
+            /* within one of the exact proportion: floor or ceil of class size / K */
+            assert_true(count[k] == class_size[k] / K || count[k] == (class_size[k] + K - 1) / K);
+        }
+    }
+    for (int i = 0; i < N; i++) assert_int_equal(tested[i], 1);
+    assert_int_equal(ag_split_stratified_kfold(&b, y, N, K, 42), AG_SUCCESS);
+    for (int f = 0; f < K; f++) {
+        assert_int_equal(a.folds[f].n_test, b.folds[f].n_test);
+        assert_memory_equal(a.folds[f].test, b.folds[f].test, (size_t)a.folds[f].n_test * sizeof(int64_t));
+    }
+    assert_int_equal(ag_split_stratified_kfold(&c, y, N, K, 43), AG_SUCCESS);
+    int differs = 0;
+    for (int f = 0; f < K; f++)
+        differs |= a.folds[f].n_test != c.folds[f].n_test ||
+                   memcmp(a.folds[f].test, c.folds[f].test, (size_t)a.folds[f].n_test * sizeof(int64_t)) != 0;
+    assert_true(differs);
+    ag_split_destroy(&a);
+    ag_split_destroy(&b);
+    ag_split_destroy(&c);
+    assert_int_equal(ag_split_stratified_kfold(&a, y, N, 1, 0), AG_EINVAL);
+    assert_int_equal(ag_split_stratified_kfold(&a, y, 3, 4, 0), AG_EINVAL);
+    for (int which = 0; which < 6; which++) {
+        int reached = 0;
+        const char *files[] = {"graphs/g2.gml", "graphs/g1.gml", "graphs/g3.gml"};
+        for (int64_t k = 1; k < 100 && !reached; k++) {
+            ag_error_t rc;
+            ag_i_alloc_fail_at(k);
+            switch (which) {
+            case 0: rc = ag_split_stratified_kfold(&a, y, N, K, 42); break;
+            case 1: rc = ag_split_random(&a, N, 0.5, 0.25, 1); break;
+            case 2: rc = ag_split_read_csv(&a, DATA "dataset/folds.csv", "fold", files, 3); break;
+            case 3: rc = ag_split_read_csv(&a, DATA "dataset/split.csv", "random_split", files, 3); break;
+            case 4: rc = ag_split_read_json(&a, DATA "folds.json", 3); break;
+            case 5: rc = ag_split_stratified(&a, y, N, 0.5, 0.25, 1); break;
+            default: rc = AG_EINVAL; break;
+            }
+            ag_i_alloc_fail_at(0);
+            if (rc == AG_SUCCESS) {
+                ag_split_destroy(&a);
+                reached = 1;
+                continue;
+            }
+            assert_int_equal(rc, AG_ENOMEM);
+            assert_null(a.folds);
+        }
+        assert_true(reached);
+    }
+}
+
+static void test_stratified(void **state) {
+    (void)state;
+    /* classes of 10, 7 and 3 items: 60/20/20 gives 6/2/2, 4/1/2 (round(4.2), round(1.4)), 2/1/0
+     * (round(1.8), round(0.6), nothing left) */
+    enum { N = 20 };
+    int32_t y[N];
+    for (int i = 0; i < N; i++) y[i] = i < 10 ? 5 : i < 17 ? -1 : 2;
+    ag_split_t a, b;
+    assert_int_equal(ag_split_stratified(&a, y, N, 0.6, 0.2, 3), AG_SUCCESS);
+    int64_t want[3][3] = {{6, 2, 2}, {4, 1, 2}, {2, 1, 0}}; /* rows: class 5, -1, 2; cols: train, val, test */
+    int64_t got[3][3] = {{0}};
+    int seen[N] = {0};
+    const ag_fold_t *f = &a.folds[0];
+    const int64_t *lists[3] = {f->train, f->val, f->test};
+    const int64_t sizes[3] = {f->n_train, f->n_val, f->n_test};
+    for (int l = 0; l < 3; l++) {
+        for (int64_t i = 0; i < sizes[l]; i++) {
+            int64_t item = lists[l][i];
+            seen[item]++;
+            got[y[item] == 5 ? 0 : y[item] == -1 ? 1 : 2][l]++;
+        }
+    }
+    for (int i = 0; i < N; i++) assert_int_equal(seen[i], 1);
+    for (int c = 0; c < 3; c++)
+        for (int l = 0; l < 3; l++) assert_int_equal(got[c][l], want[c][l]);
+    assert_int_equal(ag_split_stratified(&b, y, N, 0.6, 0.2, 3), AG_SUCCESS);
+    assert_memory_equal(a.folds[0].train, b.folds[0].train, (size_t)a.folds[0].n_train * sizeof(int64_t));
+    assert_memory_equal(a.folds[0].val, b.folds[0].val, (size_t)a.folds[0].n_val * sizeof(int64_t));
+    ag_split_destroy(&b);
+    assert_int_equal(ag_split_stratified(&b, y, N, 0.6, 0.2, 4), AG_SUCCESS);
+    assert_true(memcmp(a.folds[0].train, b.folds[0].train, (size_t)a.folds[0].n_train * sizeof(int64_t)) != 0);
+    ag_split_destroy(&a);
+    ag_split_destroy(&b);
+    assert_int_equal(ag_split_stratified(&a, y, N, 0.9, 0.2, 3), AG_EINVAL);
+    assert_int_equal(ag_split_stratified(&a, NULL, N, 0.6, 0.2, 3), AG_EINVAL);
+}
+
+static void test_shared(void **state) {
+    (void)state;
+    ag_split_t s;
+    if (access(AG_SHARED_DATASETS "/cora/split.json", R_OK) != 0) skip();
+    assert_int_equal(ag_split_read_json(&s, AG_SHARED_DATASETS "/cora/split.json", 2708), AG_SUCCESS);
+    assert_int_equal(s.folds[0].n_train, 140);
+    assert_int_equal(s.folds[0].n_val, 500);
+    assert_int_equal(s.folds[0].n_test, 1000);
+    assert_int_equal(s.folds[0].train[0], 36);
+    ag_split_destroy(&s);
+    assert_int_equal(ag_split_read_json(&s, AG_SHARED_DATASETS "/twitch-en/split.json", 7126), AG_SUCCESS);
+    assert_int_equal(s.folds[0].n_train, 4276);
+    assert_int_equal(s.folds[0].n_val, 1426);
+    assert_int_equal(s.folds[0].n_test, 1424);
+    ag_split_destroy(&s);
+    assert_int_equal(ag_split_read_json(&s, AG_SHARED_DATASETS "/lastfm-asia/split.json", 7624), AG_SUCCESS);
+    assert_int_equal(s.folds[0].n_train + s.folds[0].n_val + s.folds[0].n_test, 7624);
+    ag_split_destroy(&s);
+
+    /* tox21: file names as the dataset lists them (the labels table's order) */
+    ag_targets_t t;
+    assert_int_equal(ag_targets_read_csv(&t, AG_SHARED_DATASETS "/tox21/labels.csv", NULL), AG_SUCCESS);
+    assert_int_equal(ag_split_read_csv(&s, AG_SHARED_DATASETS "/tox21/split.csv", "random_split",
+                                       (const char *const *)t.files, t.n_graphs),
+                     AG_SUCCESS);
+    assert_int_equal(s.folds[0].n_train, 6264);
+    assert_int_equal(s.folds[0].n_val, 783);
+    assert_int_equal(s.folds[0].n_test, 784);
+    assert_int_equal(s.folds[0].test[0], 0); /* molecules/0001.gml is test in random_split */
+    ag_split_destroy(&s);
+    ag_targets_destroy(&t);
+
+    assert_int_equal(ag_targets_read_csv(&t, AG_SHARED_DATASETS "/mutag/labels.csv", NULL), AG_SUCCESS);
+    assert_int_equal(
+        ag_split_read_csv(&s, AG_SHARED_DATASETS "/mutag/folds.csv", "fold", (const char *const *)t.files, t.n_graphs),
+        AG_SUCCESS);
+    assert_int_equal(s.n_folds, 10);
+    int tested[188] = {0};
+    for (int f = 0; f < 10; f++) {
+        assert_int_equal(s.folds[f].n_test + s.folds[f].n_train, 188);
+        assert_int_equal(s.folds[f].n_test, f < 8 ? 19 : 18);
+        for (int64_t i = 0; i < s.folds[f].n_test; i++) tested[s.folds[f].test[i]]++;
+    }
+    for (int g = 0; g < 188; g++) assert_int_equal(tested[g], 1);
+    ag_split_destroy(&s);
+    ag_targets_destroy(&t);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json),   cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_random), cmocka_unit_test(test_stratified_kfold),
+        cmocka_unit_test(test_stratified),
+        cmocka_unit_test(test_shared),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,402 @@
+/* Tests of node tables: CSV, TSV, Cora's whitespace form and the sparse form, aligned to a graph. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <math.h>
+#include <cmocka.h>
+#include <attngraph/attngraph.h>
+#include <attngraph/table.h>
+#include <attngraph/labels.h>
+#include <attngraph/rng.h>
+#include <attngraph/split.h>
+#include "internal.h"
+
+void ag_i_alloc_fail_at(int64_t n);
+
+#define DATA AG_SOURCE_DIR "/tests/data/tables/"
+
+/* 4 vertices; vertex v has numeric id 10 * (v + 1) and string name "a" + v. */
+static void make_graph(igraph_t *g) {
+    igraph_set_attribute_table(&igraph_cattribute_table);
+    assert_int_equal(igraph_small(g, 4, IGRAPH_UNDIRECTED, 0, 1, 1, 2, 2, 3, -1), IGRAPH_SUCCESS);
+    const char *names[] = {"a", "b", "c", "d"};
+    for (int v = 0; v < 4; v++) {
+        SETVAN(g, "id", v, 10.0 * (v + 1));
+        SETVAS(g, "name", v, names[v]);
+    }
+}
+
+/* Writes text to a fresh temporary file ending in suffix; the caller unlinks it. */
+static char *write_temp(const char *text, const char *suffix) {
+    static char path[8][64];
+    static int next = 0;
+    char *p = path[next++ % 8];
+    snprintf(p, 64, "/tmp/ag_table_XXXXXX%s", suffix);
+    int fd = mkstemps(p, (int)strlen(suffix));
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return p;
+}
+
+static void expect_row(const ag_fmat_t *m, int64_t r, const float *want) {
+    for (int64_t c = 0; c < m->cols; c++) assert_float_equal(m->data[r * m->cols + c], want[c], 0.0f);
+}
+
+static void test_csv(void **state) {
+    (void)state;
+    igraph_t g;
+    make_graph(&g);
+    ag_node_table_t t;
+    assert_int_equal(ag_table_read(&t, DATA "nodes.csv", &g, NULL), AG_SUCCESS);
+    assert_int_equal(t.features.rows, 4);
+    assert_int_equal(t.features.cols, 3);
+    assert_string_equal(t.columns[0], "x");
+    assert_string_equal(t.columns[2], "z");
+    assert_null(t.labels);
+    expect_row(&t.features, 0, (float[]){1, 2, 3});
+    expect_row(&t.features, 1, (float[]){2, 2.25f, 0.5f});
+    expect_row(&t.features, 2, (float[]){3.5f, -1, 0});
+    expect_row(&t.features, 3, (float[]){4, 50, 6});
+    ag_node_table_destroy(&t);
+    ag_node_table_destroy(&t);
+    igraph_destroy(&g);
+}
+
+static void test_tsv_quoted_subset_label(void **state) {
+    (void)state;
+    igraph_t g;
+    make_graph(&g);
+    ag_table_options_t o;
+    ag_table_options_init(&o);
+    o.id_column = "name";
+    o.vertex_attr = "name";
+    const char *cols[] = {"y\tq", "w"};
+    o.columns = cols;
+    o.n_columns = 2;
+    o.label_column = "cls";
+    ag_node_table_t t;
+    assert_int_equal(ag_table_read(&t, DATA "nodes.tsv", &g, &o), AG_SUCCESS);
+    assert_int_equal(t.features.cols, 2);
+    assert_string_equal(t.columns[0], "y\tq");
+    assert_string_equal(t.columns[1], "w");
+    /* name a is line 5 (w 4, y 9), b line 2 (w 1, y 3), c (w 3, y 7), d (w 2, y 5) */
+    expect_row(&t.features, 0, (float[]){9, 4});
+    expect_row(&t.features, 1, (float[]){3, 1});
+    expect_row(&t.features, 2, (float[]){7, 3});
+    expect_row(&t.features, 3, (float[]){5, 2});
+    assert_string_equal(t.labels[0], "");
+    assert_string_equal(t.labels[1], "big \"B\"");
+    assert_string_equal(t.labels[2], "multi\nline");
+    assert_string_equal(t.labels[3], "small");
+    ag_node_table_destroy(&t);
+    igraph_destroy(&g);
+}
+
+static void test_cora_form(void **state) {
+    (void)state;
+    igraph_t g;
+    make_graph(&g);
+    ag_table_options_t o;
+    ag_table_options_init(&o);
+    o.last_is_label = 1;
+    ag_node_table_t t;
+    assert_int_equal(ag_table_read(&t, DATA "small.content", &g, &o), AG_SUCCESS);
+    assert_int_equal(t.features.cols, 3);
+    assert_null(t.columns);
+    expect_row(&t.features, 0, (float[]){1, 0, 0});
+    expect_row(&t.features, 1, (float[]){0, 0, 1});
+    expect_row(&t.features, 2, (float[]){0, 1, 1});
+    expect_row(&t.features, 3, (float[]){1, 1, 1});
+    ag_labels_t lab;
+    assert_int_equal(ag_labels_from_strings(&lab, (const char *const *)t.labels, 4, NULL, 0, "small.content"),
+                     AG_SUCCESS);
+    assert_int_equal(lab.n_classes, 3);
+    assert_string_equal(lab.classes[0], "Alpha");
+    assert_string_equal(lab.classes[2], "Gamma");
+    int32_t want[] = {0, 0, 1, 2};
+    assert_memory_equal(lab.y, want, sizeof want);
+    ag_labels_destroy(&lab);
+    ag_node_table_destroy(&t);
+    /* Without last_is_label the class name is a non-numeric feature: line 1, field 5. */
+    assert_int_equal(ag_table_read(&t, DATA "small.content", &g, NULL), AG_EPARSE);
+    assert_non_null(strstr(ag_error_message(), "small.content:1: field 5: 'Beta' is not a number"));
+    assert_null(t.features.data);
+    igraph_destroy(&g);
+}
+
+static void test_sparse(void **state) {
+    (void)state;
+    igraph_t g;
+    make_graph(&g);
+    ag_table_options_t o;
+    ag_table_options_init(&o);
+    o.match_index = 1;
+    ag_node_table_t t;
+    assert_int_equal(ag_table_read(&t, DATA "small.features", &g, &o), AG_SUCCESS);
+    assert_int_equal(t.features.cols, 5);
+    expect_row(&t.features, 0, (float[]){1, 0, 0, 0, 0});
+    expect_row(&t.features, 1, (float[]){0, 0, 0, 0, 0});
+    expect_row(&t.features, 2, (float[]){0, 1, 0, 2.5f, 0});
+    expect_row(&t.features, 3, (float[]){0.5f, 0, 0, 0, -1});
+    ag_node_table_destroy(&t);
+    o.width = 7;
+    assert_int_equal(ag_table_read(&t, DATA "small.features", &g, &o), AG_SUCCESS);
+    assert_int_equal(t.features.cols, 7);
+    assert_float_equal(t.features.data[3 * 7 + 4], -1.0f, 0.0f);
+    ag_node_table_destroy(&t);
+    o.width = 4;
+    assert_int_equal(ag_table_read(&t, DATA "small.features", &g, &o), AG_EVALUE);
+    assert_non_null(strstr(ag_error_message(), "small.features:4: feature index 4 is beyond the width 4"));
+    /* By the `id` attribute instead, "2" matches no vertex (ids are 10..40). */
+    ag_table_options_init(&o);
+    o.format = AG_TABLE_SPARSE;
+    assert_int_equal(ag_table_read(&t, DATA "small.features", &g, &o), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), "small.features:1: id '2' matches no vertex (vertex attribute 'id')"));
+    igraph_destroy(&g);
+}
+
+/* Reads text as a table with the default options and checks the code and a message fragment. */
+static void expect_error(const igraph_t *g, const char *text, const char *suffix, const ag_table_options_t *o,
+                         ag_error_t code, const char *fragment) {
+    char *path = write_temp(text, suffix);
+    ag_node_table_t t;
+    ag_error_t rc = ag_table_read(&t, path, g, o);
+    if (rc != code || !strstr(ag_error_message(), fragment) || !strstr(ag_error_message(), path))
+        fail_msg("for %s: got %s \"%s\", want %s with \"%s\"", text, ag_error_name(rc), ag_error_message(),
+                 ag_error_name(code), fragment);
+    assert_null(t.features.data);
+    assert_null(t.labels);
+    unlink(path);
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    igraph_t g;
+    make_graph(&g);
+    const char *ok_rows = "20,2\n30,3\n40,4\n";
+    char buf[256];
+    expect_error(&g, "id,x\n10,1,5\n20,2\n30,3\n40,4\n", ".csv", NULL, AG_EPARSE, ":2: 3 fields, the header has 2");
+    snprintf(buf, sizeof buf, "id,x\n10,abc\n%s", ok_rows);
+    expect_error(&g, buf, ".csv", NULL, AG_EPARSE, ":2: column 'x': 'abc' is not a number");
+    snprintf(buf, sizeof buf, "id,x\n10,\n%s", ok_rows);
+    expect_error(&g, buf, ".csv", NULL, AG_EPARSE, ":2: column 'x': '' is not a number");
+    expect_error(&g, "id,x\n10,1\n20,2\n10,5\n30,3\n40,4\n", ".csv", NULL, AG_EMISMATCH,
+                 ":4: duplicate id '10' (first on line 2)");
+    expect_error(&g, "id,x\n10,1\n20,2\n99,5\n30,3\n40,4\n", ".csv", NULL, AG_EMISMATCH,
+                 ":4: id '99' matches no vertex");
+    expect_error(&g, "id,x\n10,1\n30,3\n40,4\n", ".csv", NULL, AG_EMISMATCH, ": vertex 1 (id '20') has no row");
+    snprintf(buf, sizeof buf, "id,x\n10,nan\n%s", ok_rows);
+    expect_error(&g, buf, ".csv", NULL, AG_EVALUE, ":2: column 'x': value 'nan' is not finite");
+    snprintf(buf, sizeof buf, "id,x\n10,-inf\n%s", ok_rows);
+    expect_error(&g, buf, ".csv", NULL, AG_EVALUE, ":2: column 'x': value '-inf' is not finite");
+    expect_error(&g, "id,x\n10,\"1\n20,2\n", ".csv", NULL, AG_EPARSE, ":2: unterminated quoted field");
+    expect_error(&g, "id,x\n10,\"1\"x\n", ".csv", NULL, AG_EPARSE, ":2: text after the closing quote of field 2");
+    expect_error(&g, "", ".csv", NULL, AG_EPARSE, ": empty file");
+    ag_table_options_t o;
+    ag_table_options_init(&o);
+    o.id_column = "key";
+    expect_error(&g, "id,x\n", ".csv", &o, AG_EATTR, ":1: no id column 'key' in the header");
+    ag_table_options_init(&o);
+    const char *cols[] = {"nope"};
+    o.columns = cols;
+    o.n_columns = 1;
+    expect_error(&g, "id,x\n", ".csv", &o, AG_EATTR, ":1: no feature column 'nope'");
+    ag_table_options_init(&o);
+    o.label_column = "cls";
+    expect_error(&g, "id,x\n", ".csv", &o, AG_EATTR, ":1: no label column 'cls'");
+    /* whitespace and sparse forms */
+    expect_error(&g, "10 1 2\n20 1\n", ".content", NULL, AG_EPARSE, ":2: 2 fields, the first line has 3");
+    expect_error(&g, "10 1 x\n", ".content", NULL, AG_EPARSE, ":1: field 3: 'x' is not a number");
+    expect_error(&g, "10 1 inf\n", ".content", NULL, AG_EVALUE, ":1: field 3: value 'inf' is not finite");
+    ag_table_options_init(&o);
+    o.format = AG_TABLE_SPARSE;
+    expect_error(&g, "10 1:1 2\n", ".txt", &o, AG_EPARSE, ":1: field 3: '2' is not index:value");
+    expect_error(&g, "10 1:1 2:y\n", ".txt", &o, AG_EPARSE, ":1: field 3: value of '2:y' is not a number");
+    expect_error(&g, "10 1:nan\n", ".txt", &o, AG_EVALUE, ":1: field 2: value of '1:nan' is not finite");
+    expect_error(&g, "10 1:1\n20\n30\n20 0:1\n", ".txt", &o, AG_EMISMATCH, ":4: duplicate id '20' (first on line 2)");
+    o.match_index = 1;
+    expect_error(&g, "0\n1\n7\n", ".txt", &o, AG_EMISMATCH,
+                 ":3: id '7' is not a vertex index (the graph has 4 vertices)");
+    expect_error(&g, "0\n1\n3\n", ".txt", &o, AG_EMISMATCH, ": vertex 2 (id '2') has no row");
+    /* the vertex attribute side */
+    ag_table_options_init(&o);
+    o.vertex_attr = "color";
+    ag_node_table_t t;
+    assert_int_equal(ag_table_read(&t, DATA "nodes.csv", &g, &o), AG_EATTR);
+    assert_string_equal(ag_error_message(), "the graph has no vertex attribute 'color' to match table ids to");
+    /* a graph made without an attribute handler has no `id`; vertex indices still work */
+    igraph_attribute_table_t *old = igraph_set_attribute_table(NULL);
+    igraph_t bare;
+    assert_int_equal(igraph_empty(&bare, 4, IGRAPH_UNDIRECTED), IGRAPH_SUCCESS);
+    igraph_set_attribute_table(old);
+    assert_int_equal(ag_table_read(&t, DATA "small.features", &bare, NULL), AG_EATTR);
+    assert_string_equal(ag_error_message(), "the graph has no vertex attribute 'id' to match table ids to");
+    o.vertex_attr = NULL;
+    o.match_index = 1;
+    assert_int_equal(ag_table_read(&t, DATA "small.features", &bare, &o), AG_SUCCESS);
+    assert_float_equal(t.features.data[2 * 5 + 3], 2.5f, 0.0f);
+    ag_node_table_destroy(&t);
+    igraph_destroy(&bare);
+    assert_int_equal(ag_table_read(&t, "/nonexistent/x.csv", &g, NULL), AG_EFILE);
+    assert_non_null(strstr(ag_error_message(), "/nonexistent/x.csv: cannot open"));
+    SETVAN(&g, "id", 3, 20.0);
+    assert_int_equal(ag_table_read(&t, DATA "nodes.csv", &g, NULL), AG_EATTR);
+    assert_string_equal(ag_error_message(),
+                        "vertices 1 and 3 share the id '20' (vertex attribute 'id'): table rows cannot be matched");
+    igraph_destroy(&g);
+}
+
+static void test_alloc_failures(void **state) {
+    (void)state;
+    igraph_t g;
+    make_graph(&g);
+    ag_table_options_t o;
+    ag_table_options_init(&o);
+    o.label_column = "cls";
+    o.id_column = "name";
+    o.vertex_attr = "name";
+    const char *files[] = {DATA "nodes.csv", DATA "nodes.tsv", DATA "small.content", DATA "small.features"};
+    for (int f = 0; f < 4; f++) {
+        ag_table_options_t use;
+        ag_table_options_init(&use);
+        if (f == 1) use = o;
+        if (f == 2) use.last_is_label = 1;
+        if (f == 3) use.match_index = 1;
+        int n_ok = 0;
+        for (int64_t k = 1; k < 200; k++) {
+            ag_node_table_t t;
+            ag_i_alloc_fail_at(k);
+            ag_error_t rc = ag_table_read(&t, files[f], &g, &use);
+            ag_i_alloc_fail_at(0);
+            if (rc == AG_SUCCESS) {
+                ag_node_table_destroy(&t);
+                n_ok = 1;
+                break;
+            }
+            assert_int_equal(rc, AG_ENOMEM);
+            assert_null(t.features.data);
+        }
+        assert_true(n_ok);
+    }
+    igraph_destroy(&g);
+}
+
+/* Seeded random text made of the characters that matter to the tokenizer: every reader (node
+ * tables, and the labels-table and split readers on the same tokenizer) must return
+ * a code (success or a recorded error), never crash or leak (checked under ASan). */
+static void test_random_text(void **state) {
+    (void)state;
+    igraph_t g;
+    make_graph(&g);
+    const char alphabet[] = ",,\"\"\n\n\r\t  0123:.-1020304nanifab";
+    const char *suffixes[] = {".csv", ".tsv", ".content", ".txt"};
+    char text[200];
+    int successes = 0;
+    for (int round = 0; round < 400; round++) {
+        uint64_t seed = (uint64_t)round * 0x9E3779B97F4A7C15ULL + 1;
+        int len = (int)(ag_rng_u64(seed, 0, 0) % (sizeof text - 1));
+        for (int i = 0; i < len; i++) text[i] = alphabet[ag_rng_u64(seed, 1, (uint64_t)i) % (sizeof alphabet - 1)];
+        text[len] = '\0';
+        char *path = write_temp(text, suffixes[round % 4]);
+        ag_table_options_t o;
+        ag_table_options_init(&o);
+        o.match_index = round % 3 == 0;
+        o.last_is_label = round % 5 == 0;
+        ag_node_table_t t;
+        ag_error_t rc = ag_table_read(&t, path, &g, &o);
+        if (rc == AG_SUCCESS) {
+            successes++;
+            ag_node_table_destroy(&t);
+        } else {
+            assert_true(ag_error_message()[0] != '\0');
+            assert_null(t.features.data);
+        }
+        /* the same text as a labels table and as a split column */
+        ag_targets_t tg;
+        if (ag_targets_read_csv(&tg, path, NULL) == AG_SUCCESS) ag_targets_destroy(&tg);
+        else assert_null(tg.y.data);
+        ag_split_t sp;
+        if (ag_split_read_csv(&sp, path, "0", NULL, 3) == AG_SUCCESS) ag_split_destroy(&sp);
+        else assert_null(sp.folds);
+        unlink(path);
+    }
+    /* random text almost never covers the 4 vertices exactly once */
+    assert_true(successes < 400);
+    igraph_destroy(&g);
+}
+
+static void test_shared_cora_and_twitch(void **state) {
+    (void)state;
+    igraph_set_attribute_table(&igraph_cattribute_table);
+    FILE *f = fopen(AG_SHARED_DATASETS "/cora/cora.gml", "r");
+    if (!f) skip();
+    igraph_t g;
+    assert_int_equal(igraph_read_graph_gml(&g, f), IGRAPH_SUCCESS);
+    fclose(f);
+    ag_table_options_t o;
+    ag_table_options_init(&o);
+    o.last_is_label = 1;
+    ag_node_table_t t;
+    assert_int_equal(ag_table_read(&t, AG_SHARED_DATASETS "/cora/cora.content", &g, &o), AG_SUCCESS);
+    assert_int_equal(t.features.rows, 2708);
+    assert_int_equal(t.features.cols, 1433);
+    double sum = 0;
+    for (int64_t i = 0; i < 2708 * 1433; i++) sum += t.features.data[i];
+    assert_float_equal(sum, 49216.0, 0.0);
+    /* vertex 0 is paper 31336: words 118 125 176 ... 1426 (20 ones), Neural_Networks */
+    float s0 = 0;
+    for (int c = 0; c < 1433; c++) s0 += t.features.data[c];
+    assert_float_equal(s0, 20.0f, 0.0f);
+    assert_float_equal(t.features.data[118], 1.0f, 0.0f);
+    assert_float_equal(t.features.data[1426], 1.0f, 0.0f);
+    assert_float_equal(t.features.data[119], 0.0f, 0.0f);
+    assert_string_equal(t.labels[0], "Neural_Networks");
+    /* the label column agrees with the graph's `subject` attribute */
+    ag_labels_t a, b;
+    assert_int_equal(ag_labels_from_strings(&a, (const char *const *)t.labels, 2708, NULL, 0, "cora.content"),
+                     AG_SUCCESS);
+    assert_int_equal(ag_labels_from_attr(&b, &g, "label", NULL, 0), AG_SUCCESS);
+    assert_int_equal(a.n_classes, 7);
+    assert_int_equal(b.n_classes, 7);
+    assert_memory_equal(a.y, b.y, 2708 * sizeof(int32_t));
+    ag_labels_destroy(&a);
+    ag_labels_destroy(&b);
+    ag_node_table_destroy(&t);
+    igraph_destroy(&g);
+
+    f = fopen(AG_SHARED_DATASETS "/twitch-en/twitch_en.gml", "r");
+    assert_non_null(f);
+    assert_int_equal(igraph_read_graph_gml(&g, f), IGRAPH_SUCCESS);
+    fclose(f);
+    assert_int_equal(ag_table_read(&t, AG_SHARED_DATASETS "/twitch-en/features.txt", &g, NULL), AG_SUCCESS);
+    assert_int_equal(t.features.rows, 7126);
+    assert_int_equal(t.features.cols, 3170);
+    sum = 0;
+    for (int64_t i = 0; i < 7126 * 3170; i++) sum += t.features.data[i];
+    assert_float_equal(sum, 147683.0, 0.0);
+    /* line 6: vertex 5 has 139:1 ... 3061:1 */
+    assert_float_equal(t.features.data[5 * 3170 + 139], 1.0f, 0.0f);
+    assert_float_equal(t.features.data[5 * 3170 + 3061], 1.0f, 0.0f);
+    ag_node_table_destroy(&t);
+    igraph_destroy(&g);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_tsv_quoted_subset_label),
+        cmocka_unit_test(test_cora_form),
+        cmocka_unit_test(test_sparse),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_random_text),
+        cmocka_unit_test(test_shared_cora_and_twitch),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
