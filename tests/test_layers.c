@@ -13,6 +13,7 @@
 #include <attngraph/param.h>
 #include <attngraph/rng.h>
 #include "internal.h"
+#include "layers_internal.h"
 
 void ag_i_alloc_fail_at(int64_t n);
 
@@ -192,6 +193,44 @@ static void test_linear_gradcheck(void **state) {
     }
 }
 
+/* The sparse-input path agrees with the dense one (forward and weight gradients). */
+static void test_linear_sparse_input(void **state) {
+    (void)state;
+    const int64_t N = 40, F = 30, O = 9;
+    ag_linear_t a, b;
+    ag_linear_config_t cfg = {F, O, 1};
+    assert_int_equal(ag_linear_init(&a, &cfg, 4), AG_SUCCESS);
+    assert_int_equal(ag_linear_init(&b, &cfg, 4), AG_SUCCESS);
+    for (int64_t k = 0; k < O; k++) a.b[k] = b.b[k] = 0.1f * (float)k;
+    float *X = rand_buf(N * F, 14, -1, 1), *dY = rand_buf(N * O, 15, -1, 1);
+    for (int64_t k = 0; k < N * F; k++)
+        if (ag_rng_uniform(1, 2, (uint64_t)k) < 0.9f) X[k] = 0.0f;
+    ag_i_csr_t S, ST;
+    assert_int_equal(ag_i_csr_from_dense(&S, X, N, F), AG_SUCCESS);
+    assert_int_equal(ag_i_csr_transpose(&ST, &S), AG_SUCCESS);
+    float *Yd = malloc((size_t)(N * O) * sizeof(float)), *Ys = malloc((size_t)(N * O) * sizeof(float));
+    assert_int_equal(ag_linear_forward(&a, X, Yd, N, 1, NULL), AG_SUCCESS);
+    assert_int_equal(ag_linear_backward(&a, dY, NULL, N), AG_SUCCESS);
+    assert_int_equal(ag_i_linear_apply_csr(&b, &S, Ys), AG_SUCCESS);
+    assert_int_equal(ag_i_linear_grad_csr(&b, &ST, dY, N), AG_SUCCESS);
+    for (int64_t k = 0; k < N * O; k++) assert_float_equal(Ys[k], Yd[k], 1e-5f);
+    for (int64_t k = 0; k < F * O; k++) assert_float_equal(b.dW[k], a.dW[k], 1e-5f);
+    for (int64_t k = 0; k < O; k++) assert_float_equal(b.db[k], a.db[k], 0.0f);
+    assert_true(fabsf(a.dW[0]) + fabsf(a.dW[F * O - 1]) > 0.0f);
+    /* shapes are checked */
+    assert_int_equal(ag_i_linear_apply_csr(&b, &ST, Ys), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), "sparse input has 40 columns, the layer 30 inputs"));
+    assert_int_equal(ag_i_linear_grad_csr(&b, &S, dY, N), AG_EMISMATCH);
+    ag_i_csr_destroy(&S);
+    ag_i_csr_destroy(&ST);
+    free(X);
+    free(dY);
+    free(Yd);
+    free(Ys);
+    ag_linear_destroy(&a);
+    ag_linear_destroy(&b);
+}
+
 /* ---- LayerNorm ---- */
 
 static void test_layernorm_values(void **state) {
@@ -314,6 +353,11 @@ static void test_activation_values(void **state) {
     ag_act_apply(AG_ACT_IDENTITY, 0, 0, z, z, 5);
     assert_memory_equal(z, x, sizeof z);
     assert_string_equal(ag_act_name(AG_ACT_GELU), "gelu");
+    ag_act_config_t ac;
+    ag_act_config_default(&ac, AG_ACT_LEAKY_RELU, 7);
+    assert_int_equal(ac.dim, 7);
+    assert_float_equal(ac.slope, 0.01f, 0.0f);
+    assert_float_equal(ac.alpha, 1.0f, 0.0f);
     assert_null(ag_act_name((ag_act_kind_t)42));
 }
 
@@ -696,6 +740,7 @@ int main(void) {
         cmocka_unit_test(test_linear_values),
         cmocka_unit_test(test_linear_init_and_params),
         cmocka_unit_test(test_linear_gradcheck),
+        cmocka_unit_test(test_linear_sparse_input),
         cmocka_unit_test(test_layernorm_values),
         cmocka_unit_test(test_layernorm_gradcheck),
         cmocka_unit_test(test_activation_values),

@@ -10,6 +10,14 @@
 #define AG_INV_SQRT2 0.70710678118654752440f
 #define AG_INV_SQRT_2PI 0.39894228040143267794f
 
+void ag_act_config_default(ag_act_config_t *cfg, ag_act_kind_t kind, int64_t dim) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->kind = kind;
+    cfg->dim = dim;
+    cfg->slope = 0.01f;
+    cfg->alpha = 1.0f;
+}
+
 const char *ag_act_name(ag_act_kind_t kind) {
     switch (kind) {
     case AG_ACT_IDENTITY: return "identity";

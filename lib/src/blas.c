@@ -1,12 +1,31 @@
 /*
- * blas.c: dense products through CBLAS, with a plain loop below the size where BLAS pays off.
+ * blas.c: dense products through CBLAS with a plain loop below the size where BLAS pays off, and
+ * sparse (CSR) times dense products.
  */
+#ifdef AG_BLAS_BLIS
+/* First: blis.h sets the POSIX feature macros it needs (pthread barriers) before any libc header.
+ * It also declares the CBLAS interface. */
+#include <blis.h>
+#else
 #include <cblas.h>
+#endif
+#include <string.h>
 #include "blas.h"
+#include "internal.h"
 
-/* Below this many multiply-adds a CBLAS call's fixed cost (packing, thread start) dominates.
- * Measured with BLIS 0.9 on this machine class; see docs/blas.md. */
-#define AG_GEMM_SMALL_FLOPS (32 * 32 * 32)
+/* Below this many multiply-adds a BLAS call's fixed cost outweighs its faster kernel. Measured with
+ * BLIS 0.9 on one thread on this machine class (docs/blas.md): the loop is 5x faster at 8^3, 1.8x
+ * at 12^3, even at 16^3, and 1.6x to 5x slower from 20^3 on (a molecule's 20 x 64 by 64 x 64 runs
+ * at 65 GFLOP/s in BLIS against 11 in the loop). */
+#define AG_GEMM_SMALL_FLOPS (16 * 16 * 16)
+
+/* Below this many multiply-adds BLIS runs the product on one thread whatever ag_set_num_threads
+ * says: on two cores shared with other work, a two-thread BLIS call on a small product waits for
+ * a descheduled thread at its barrier and slows down 100x or more (docs/blas.md). 2^24 keeps a
+ * batch of molecules on one thread and lets Cora's and large graphs' products use both cores. */
+#define AG_GEMM_PARALLEL_FLOPS ((int64_t)1 << 24)
+
+int64_t ag_i_gemm_small_flops(void) { return AG_GEMM_SMALL_FLOPS; }
 
 void ag_i_gemm_naive(int trans_a, int trans_b, int64_t M, int64_t N, int64_t K, float alpha,
                      const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
@@ -23,18 +42,165 @@ void ag_i_gemm_naive(int trans_a, int trans_b, int64_t M, int64_t N, int64_t K, 
         }
 }
 
+void ag_i_gemm_small(int trans_a, int trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+                     const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+    enum { JB = 256 };
+    float acc[JB];
+    if (N < 8) {
+        /* Too narrow to vectorise over columns: the naive order with the sum in a register. */
+        ag_i_gemm_naive(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    for (int64_t j0 = 0; j0 < N; j0 += JB) {
+        int64_t nj = N - j0 < JB ? N - j0 : JB;
+        for (int64_t i = 0; i < M; i++) {
+            for (int64_t j = 0; j < nj; j++) acc[j] = 0.0f;
+            for (int64_t k = 0; k < K; k++) {
+                float a = trans_a ? A[k * lda + i] : A[i * lda + k];
+                if (trans_b) {
+                    const float *b = B + j0 * ldb + k;
+                    for (int64_t j = 0; j < nj; j++) acc[j] += a * b[j * ldb];
+                } else {
+                    const float *b = B + k * ldb + j0;
+                    for (int64_t j = 0; j < nj; j++) acc[j] += a * b[j];
+                }
+            }
+            float *c = C + i * ldc + j0;
+            for (int64_t j = 0; j < nj; j++) c[j] = (beta == 0.0f ? 0.0f : beta * c[j]) + alpha * acc[j];
+        }
+    }
+}
+
 void ag_i_gemm(int trans_a, int trans_b, int64_t M, int64_t N, int64_t K, float alpha,
                const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
     if (M <= 0 || N <= 0) return;
-    if (K <= 0) {
+    if (K <= 0 || alpha == 0.0f) {
         for (int64_t i = 0; i < M; i++)
             for (int64_t j = 0; j < N; j++) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
         return;
     }
-    if (M * N * K <= AG_GEMM_SMALL_FLOPS) {
-        ag_i_gemm_naive(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    /* One row, or fewer than 8 columns, is (nearly) a matrix-vector product, where BLIS beats the
+     * loop at any size (1 x 64 by 64 x 64: 17 against 6 GFLOP/s; 20 x 64 by 64 x 1: 14 against 2). */
+    if (M * N * K <= AG_GEMM_SMALL_FLOPS && M >= 2 && N >= 8) {
+        ag_i_gemm_small(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
+#ifdef AG_BLAS_BLIS
+    /* M or N of 1 stays with CBLAS: BLIS's BLAS layer turns it into a (single-threaded) gemv,
+     * 3-5x faster than the gemm machinery. */
+    if (M * N * K < AG_GEMM_PARALLEL_FLOPS && M > 1 && N > 1) {
+        rntm_t rntm = BLIS_RNTM_INITIALIZER;
+        bli_rntm_set_num_threads(1, &rntm);
+        /* BLIS's typed API takes the stored matrices' strides (row-major: row stride ld, column
+         * stride 1) and applies the transposition itself. */
+        bli_sgemm_ex(trans_a ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE, trans_b ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE,
+                     (dim_t)M, (dim_t)N, (dim_t)K, &alpha, (float *)A, (inc_t)lda, 1, (float *)B, (inc_t)ldb, 1,
+                     &beta, C, (inc_t)ldc, 1, NULL, &rntm);
+        return;
+    }
+#endif
     cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
                 (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
+}
+
+/* ---- sparse times dense ---- */
+
+void ag_i_csr_destroy(ag_i_csr_t *S) {
+    if (!S) return;
+    ag_i_free(S->indptr);
+    ag_i_free(S->col);
+    ag_i_free(S->val);
+    memset(S, 0, sizeof *S);
+}
+
+static ag_error_t csr_alloc(ag_i_csr_t *S, int64_t rows, int64_t cols, int64_t nnz) {
+    void *p = NULL, *c = NULL, *v = NULL;
+    memset(S, 0, sizeof *S);
+    ag_error_t rc = ag_i_alloc_array(&p, rows + 1, sizeof(int64_t), "sparse matrix row pointers");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array(&c, nnz, sizeof(int32_t), "sparse matrix columns");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array(&v, nnz, sizeof(float), "sparse matrix values");
+    if (rc != AG_SUCCESS) {
+        ag_i_free(p);
+        ag_i_free(c);
+        ag_i_free(v);
+        return rc;
+    }
+    S->indptr = p;
+    S->col = c;
+    S->val = v;
+    S->rows = rows;
+    S->cols = cols;
+    S->nnz = nnz;
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_i_csr_from_dense(ag_i_csr_t *S, const float *A, int64_t rows, int64_t cols) {
+    memset(S, 0, sizeof *S);
+    if (rows < 0 || cols < 0) return AG_ERROR(AG_EINVAL, "sparse matrix: negative shape %lld x %lld", (long long)rows, (long long)cols);
+    if (cols > INT32_MAX) return AG_ERROR(AG_ELIMIT, "sparse matrix: %lld columns exceed 2^31-1", (long long)cols);
+    int64_t n, nnz = 0;
+    if (ag_i_mul_overflow(rows, cols, &n)) return AG_ERROR(AG_ELIMIT, "sparse matrix: %lld x %lld overflows", (long long)rows, (long long)cols);
+    for (int64_t k = 0; k < n; k++) nnz += A[k] != 0.0f;
+    AG_CHECK(csr_alloc(S, rows, cols, nnz));
+    int64_t e = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        S->indptr[r] = e;
+        for (int64_t c = 0; c < cols; c++) {
+            float a = A[r * cols + c];
+            if (a != 0.0f) {
+                S->col[e] = (int32_t)c;
+                S->val[e] = a;
+                e++;
+            }
+        }
+    }
+    S->indptr[rows] = e;
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_i_csr_transpose(ag_i_csr_t *T, const ag_i_csr_t *S) {
+    if (S->rows > INT32_MAX) {
+        memset(T, 0, sizeof *T);
+        return AG_ERROR(AG_ELIMIT, "sparse matrix: %lld rows exceed 2^31-1", (long long)S->rows);
+    }
+    AG_CHECK(csr_alloc(T, S->cols, S->rows, S->nnz));
+    /* Counting sort by column; walking S's rows in order keeps each T row sorted by S row. */
+    for (int64_t e = 0; e < S->nnz; e++) T->indptr[S->col[e] + 1]++;
+    for (int64_t c = 0; c < S->cols; c++) T->indptr[c + 1] += T->indptr[c];
+    void *fill;
+    ag_error_t rc = ag_i_alloc_array(&fill, S->cols, sizeof(int64_t), "sparse transpose cursor");
+    if (rc != AG_SUCCESS) {
+        ag_i_csr_destroy(T);
+        return rc;
+    }
+    int64_t *next = fill;
+    memcpy(next, T->indptr, (size_t)S->cols * sizeof(int64_t));
+    for (int64_t r = 0; r < S->rows; r++)
+        for (int64_t e = S->indptr[r]; e < S->indptr[r + 1]; e++) {
+            int64_t d = next[S->col[e]]++;
+            T->col[d] = (int32_t)r;
+            T->val[d] = S->val[e];
+        }
+    ag_i_free(next);
+    return AG_SUCCESS;
+}
+
+void ag_i_spmm(const ag_i_csr_t *S, const float *B, int64_t ldb, int64_t N, float alpha, float beta,
+               float *C, int64_t ldc) {
+    enum { JB = 256 };
+#pragma omp parallel for schedule(dynamic, 16) if (S->nnz * N > 65536)
+    for (int64_t r = 0; r < S->rows; r++) {
+        float acc[JB];
+        float *c = C + r * ldc;
+        for (int64_t j0 = 0; j0 < N; j0 += JB) {
+            int64_t nj = N - j0 < JB ? N - j0 : JB;
+            for (int64_t j = 0; j < nj; j++) acc[j] = 0.0f;
+            for (int64_t e = S->indptr[r]; e < S->indptr[r + 1]; e++) {
+                float a = S->val[e];
+                const float *b = B + (int64_t)S->col[e] * ldb + j0;
+                for (int64_t j = 0; j < nj; j++) acc[j] += a * b[j];
+            }
+            for (int64_t j = 0; j < nj; j++) c[j0 + j] = (beta == 0.0f ? 0.0f : beta * c[j0 + j]) + alpha * acc[j];
+        }
+    }
 }

@@ -6,6 +6,7 @@
 #define ATTNGRAPH_LAYERS_INTERNAL_H
 
 #include "attngraph/layers.h"
+#include "blas.h"
 
 /* Makes *buf hold at least rows x cols floats, given that it holds old_rows x cols now. Contents
  * are not preserved (caches are rewritten by the forward pass that grows them). On failure *buf
@@ -22,6 +23,14 @@ void ag_i_linear_apply(const ag_linear_t *layer, const float *X, float *Y, int64
 
 /* dW += X^T dY, db += colsum(dY), dX += dY W^T (dX may be NULL) with an explicit input X. */
 void ag_i_linear_grad(ag_linear_t *layer, const float *X, const float *dY, float *dX, int64_t N);
+
+/* Sparse input (Cora's bag of words, 98.7% zeros): Y (N x O) = S W + b with S (N x F) in CSR.
+ * Returns AG_EMISMATCH if S does not have F columns. */
+ag_error_t ag_i_linear_apply_csr(const ag_linear_t *layer, const ag_i_csr_t *S, float *Y);
+
+/* dW += S^T dY and db += colsum(dY), with ST = S^T (ag_i_csr_transpose, built once per dataset).
+ * No dX: raw input features need no gradient. Returns AG_EMISMATCH if ST is not F x N. */
+ag_error_t ag_i_linear_grad_csr(ag_linear_t *layer, const ag_i_csr_t *ST, const float *dY, int64_t N);
 
 /* Checks the common arguments of a forward call. */
 ag_error_t ag_i_check_forward(const char *layer, const void *X, const void *Y, int64_t N);

@@ -97,3 +97,26 @@ ag_error_t ag_linear_backward(ag_linear_t *layer, const float *dY, float *dX, in
     ag_i_linear_grad(layer, layer->x_cache, dY, dX, N);
     return AG_SUCCESS;
 }
+
+ag_error_t ag_i_linear_apply_csr(const ag_linear_t *layer, const ag_i_csr_t *S, float *Y) {
+    int64_t F = layer->cfg.in_dim, O = layer->cfg.out_dim, N = S->rows;
+    if (S->cols != F)
+        return AG_ERROR(AG_EMISMATCH, "linear layer: sparse input has %lld columns, the layer %lld inputs",
+                        (long long)S->cols, (long long)F);
+    if (layer->b) {
+#pragma omp parallel for schedule(static) if (N * O > 32768)
+        for (int64_t r = 0; r < N; r++) memcpy(Y + r * O, layer->b, (size_t)O * sizeof(float));
+    }
+    ag_i_spmm(S, layer->W, O, O, 1.0f, layer->b ? 1.0f : 0.0f, Y, O); /* (N x O) */
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_i_linear_grad_csr(ag_linear_t *layer, const ag_i_csr_t *ST, const float *dY, int64_t N) {
+    int64_t F = layer->cfg.in_dim, O = layer->cfg.out_dim;
+    if (ST->rows != F || ST->cols != N)
+        return AG_ERROR(AG_EMISMATCH, "linear layer: transposed sparse input is %lld x %lld, expected %lld x %lld",
+                        (long long)ST->rows, (long long)ST->cols, (long long)F, (long long)N);
+    ag_i_spmm(ST, dY, O, O, 1.0f, 1.0f, layer->dW, O); /* (F x O) += S^T dY */
+    if (layer->db) ag_i_colsum_add(dY, N, O, layer->db);
+    return AG_SUCCESS;
+}

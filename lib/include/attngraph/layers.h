@@ -183,6 +183,10 @@ typedef struct ag_act_t {
     int64_t cached_rows;
 } ag_act_t;
 
+/** \function ag_act_config_default
+ * kind and dim as given, LeakyReLU slope 0.01 and ELU alpha 1 (PyTorch's defaults). */
+void ag_act_config_default(ag_act_config_t *cfg, ag_act_kind_t kind, int64_t dim);
+
 /** \function ag_act_name
  * "identity", "relu", "leaky_relu", "elu", "gelu", or NULL for an unknown kind. */
 const char *ag_act_name(ag_act_kind_t kind);
