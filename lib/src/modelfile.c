@@ -25,6 +25,7 @@ void ag_bundle_destroy(ag_bundle_t *b) {
     ag_table_norm_destroy(&b->table);
     free_strings(b->names, b->n_names);
     ag_i_free(b->label_attr);
+    ag_i_free(b->target_column);
     memset(b, 0, sizeof *b);
 }
 
@@ -87,6 +88,14 @@ ag_error_t ag_bundle_init(ag_bundle_t *b, ag_model_t **model, ag_featurizer_t *f
     return AG_SUCCESS;
 }
 
+ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column) {
+    char *c = NULL;
+    if (column && !(c = ag_i_strdup(column))) return AG_ERROR(AG_ENOMEM, "out of memory");
+    ag_i_free(b->target_column);
+    b->target_column = c;
+    return AG_SUCCESS;
+}
+
 /* ---- saving */
 
 static void floats_json(ag_strbuf_t *sb, const float *x, int64_t n) {
@@ -124,6 +133,9 @@ static ag_error_t build_metadata(const ag_bundle_t *b, ag_metadata_t *m, ag_strb
     }
     ag_strbuf_append(sb, "],\"label_attr\":", 15);
     if (b->label_attr) ag_strbuf_json_string(sb, b->label_attr);
+    else ag_strbuf_append(sb, "null", 4);
+    ag_strbuf_append(sb, ",\"target_column\":", 17);
+    if (b->target_column) ag_strbuf_json_string(sb, b->target_column);
     else ag_strbuf_append(sb, "null", 4);
     ag_strbuf_append(sb, "}", 1);
     AG_CHECK(put(m, "labels", sb));
@@ -226,6 +238,12 @@ static ag_error_t load_labels(ag_bundle_t *b, const ag_json_t *j, const char *pa
         if (!(b->label_attr = ag_i_strdup(la->string))) return AG_ERROR(AG_ENOMEM, "out of memory");
     } else if (la && la->type != AG_JSON_NULL) {
         return AG_ERROR(AG_EMODEL, "%s: labels.label_attr must be a string or null", path);
+    }
+    const ag_json_t *tc = ag_json_get(j, "target_column");
+    if (tc && tc->type == AG_JSON_STRING) {
+        if (!(b->target_column = ag_i_strdup(tc->string))) return AG_ERROR(AG_ENOMEM, "out of memory");
+    } else if (tc && tc->type != AG_JSON_NULL) {
+        return AG_ERROR(AG_EMODEL, "%s: labels.target_column must be a string or null", path);
     }
     return AG_SUCCESS;
 }

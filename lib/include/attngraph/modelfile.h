@@ -43,17 +43,24 @@ typedef struct ag_bundle_t {
     char **names;            /* (n_out) class names (classification) or task / target names */
     int64_t n_names;
     char *label_attr;        /* node tasks: vertex attribute that held the labels, or NULL */
+    char *target_column;     /* graph classification: labels-table column of the classes, or NULL */
 } ag_bundle_t;
 
 /**
  * \function ag_bundle_init
  * Makes a bundle from its parts, taking ownership of the model, the featuriser and the table
  * normalisation (they are moved: the caller's copies are zeroed), and copying names and label_attr.
+ * Set target_column afterwards with ag_bundle_set_target_column().
  * \return AG_SUCCESS; AG_EINVAL (names count differs from the model's outputs; input widths differ
  *         from the model's in_dim / edge_dim); AG_ENOMEM. On failure nothing is taken.
  */
 ag_error_t ag_bundle_init(ag_bundle_t *b, ag_model_t **model, ag_featurizer_t *f, ag_table_norm_t *table,
                           const char *const *names, int64_t n_names, const char *label_attr);
+
+/** \function ag_bundle_set_target_column
+ * Records (a copy of) the labels-table column a graph-classification model was trained on, or
+ * forgets it (NULL). \return AG_SUCCESS, AG_ENOMEM. */
+ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column);
 
 /** \function ag_bundle_destroy
  * Frees everything; safe on a zeroed bundle and twice. */
