@@ -509,6 +509,7 @@ int ag_cmd_train(int argc, char **argv) {
         ag_bundle_destroy(&b);
         if (rc) {
             code = ag_cli_fail(rc);
+            if (rc == AG_EFILE) code = AG_EXIT_FAILURE; /* writing the model is I/O, not bad input */
             goto done;
         }
     }
