@@ -101,6 +101,7 @@ static void test_fit_on_training_graphs(void **state) {
     ag_prepared_destroy(&p);
     /* the same data through a given featuriser and class list */
     assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, fit, 4), AG_SUCCESS);
+    ex = &p.set.examples[4];
     ag_prepared_t q;
     const char *names[] = {"0", "1"};
     assert_int_equal(ag_prepare_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, names, 2), AG_SUCCESS);
