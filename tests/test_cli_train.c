@@ -71,8 +71,11 @@ static int teardown(void **state) {
 static void test_karate(void **state) {
     (void)state;
     run_t r;
-    run(&r, "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --preset gat --epochs 100 "
-            "--threads 1 --json");
+    char args[512];
+    snprintf(args, sizeof args,
+             "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --preset gat --epochs 100 "
+             "--threads 1 --json -o %s", model);
+    run(&r, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
     double acc = -1.0;
     const char *a = strstr(r.out, "\"accuracy\": ");
@@ -86,6 +89,16 @@ static void test_karate(void **state) {
     assert_non_null(strstr(r.err, "epoch 100/100"));
     assert_non_null(strstr(r.err, "ETA"));
     assert_non_null(strstr(r.err, "'club_name' mirrors the label 'club'"));
+    /* eval on the saved model: the label attribute comes from the model, the line is the same */
+    run_t e;
+    snprintf(args, sizeof args, "eval --model %s graphs/social/karate.gml --train-nodes 0,33 --json", model);
+    run(&e, args);
+    if (e.code != 0) fail_msg("exit %d: %s", e.code, e.err);
+    assert_string_equal(e.out, r.out);
+    /* a node model given a dataset */
+    snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv", model);
+    run(&e, args);
+    assert_int_equal(e.code, 2);
 }
 
 /* Train on a tiny MUTAG, save; eval prints exactly the test line train printed; the log has one
@@ -202,7 +215,7 @@ static void test_bad_input_and_model(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_karate),
+        cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_train_save_eval, setup, teardown),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),

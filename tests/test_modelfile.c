@@ -16,6 +16,8 @@
 #include <attngraph/prepare.h>
 #include <attngraph/safetensors.h>
 
+void ag_i_alloc_fail_at(int64_t n);
+
 #define assert_msg_contains(text) \
     do { \
         if (!strstr(ag_error_message(), (text))) \
@@ -380,6 +382,58 @@ static void test_init_mismatch(void **state) {
     igraph_destroy(&ig);
 }
 
+/* Every allocation of saving, loading and preparing may fail: AG_ENOMEM, nothing leaked (ASan),
+ * and the output left zeroed. */
+static void test_allocation_failures(void **state) {
+    (void)state;
+    igraph_t ig;
+    ag_bundle_t b;
+    karate_bundle(&b, &ig);
+    int saw = 0;
+    for (int k = 1; k < 40; k++) {
+        ag_i_alloc_fail_at(k);
+        ag_error_t rc = ag_bundle_save(path, &b);
+        ag_i_alloc_fail_at(0);
+        assert_true(rc == AG_SUCCESS || rc == AG_ENOMEM);
+        saw |= rc == AG_ENOMEM;
+        if (rc == AG_SUCCESS) break;
+    }
+    assert_true(saw);
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    ag_error_t rc = AG_ENOMEM;
+    int k;
+    for (k = 1; k < 20000 && rc != AG_SUCCESS; k++) {
+        ag_bundle_t c;
+        ag_i_alloc_fail_at(k);
+        rc = ag_bundle_load(path, &c);
+        ag_i_alloc_fail_at(0);
+        if (rc != AG_SUCCESS) {
+            if (rc != AG_ENOMEM) fail_msg("allocation %d: %s", k, ag_error_message());
+            assert_null(c.model);
+            assert_null(c.names);
+        }
+        ag_bundle_destroy(&c);
+    }
+    assert_int_equal(rc, AG_SUCCESS);
+    assert_true(k > 10);
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    fc.degree = 1;
+    rc = AG_ENOMEM;
+    for (k = 1; k < 20000 && rc != AG_SUCCESS; k++) {
+        ag_prepared_t p;
+        ag_i_alloc_fail_at(k);
+        rc = ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc);
+        ag_i_alloc_fail_at(0);
+        if (rc != AG_SUCCESS && rc != AG_ENOMEM) fail_msg("allocation %d: %s", k, ag_error_message());
+        if (rc == AG_SUCCESS) assert_int_equal(p.n_excluded, 2);
+        ag_prepared_destroy(&p);
+    }
+    assert_int_equal(rc, AG_SUCCESS);
+    ag_bundle_destroy(&b);
+    igraph_destroy(&ig);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_node_round_trip, setup, teardown),
@@ -388,6 +442,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_predict_foreign_graph, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupted_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_init_mismatch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

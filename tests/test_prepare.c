@@ -246,6 +246,28 @@ static void test_node_table(void **state) {
     unlink(gml);
 }
 
+/* A graph whose attributes do not give the fitted columns: the error names its file. */
+static void test_graph_lacking_features(void **state) {
+    (void)state;
+    char text[1024];
+    snprintf(text, sizeof text, "file,y\n%s/graphs/molecules/aspirin.gml,1\n%s/graphs/social/karate.gml,0\n",
+             AG_SOURCE_DIR, AG_SOURCE_DIR);
+    const char *path = temp_file(text, ".csv");
+    ag_dataset_t ds;
+    assert_int_equal(ag_dataset_load(&ds, path, NULL), AG_SUCCESS);
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    fc.edge_select = AG_SELECT_NONE;
+    int64_t fit[] = {0};
+    ag_prepared_t p;
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, fit, 1), AG_EATTR);
+    assert_msg_contains("karate.gml: ");
+    assert_msg_contains("attribute 'aromatic' is missing (the model expects numeric vertex attribute 'aromatic')");
+    assert_null(p.set.examples);
+    ag_dataset_destroy(&ds);
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_task_inference),
@@ -253,6 +275,7 @@ int main(void) {
         cmocka_unit_test(test_graph_task_layouts),
         cmocka_unit_test(test_node_labels_and_mirrors),
         cmocka_unit_test(test_node_table),
+        cmocka_unit_test(test_graph_lacking_features),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

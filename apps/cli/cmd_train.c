@@ -142,7 +142,7 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     OPT_INT("--layers", layers, 1, AG_MODEL_MAX_BLOCKS);
     OPT_INT("--heads", heads, 1, 4096);
     OPT_INT("--head-dim", head_dim, 1, 1 << 20);
-    OPT_INT("--hidden", hidden, 0, 1 << 20);
+    OPT_INT("--hidden", hidden, 1, 1 << 20);
     OPT_INT("--hops", hops, 1, 64);
     OPT_INT("--epochs", epochs, 1, 100000000);
     OPT_INT("--batch-size", batch_size, 1, 1 << 30);

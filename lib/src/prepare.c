@@ -395,7 +395,12 @@ static ag_error_t find_excluded(ag_prepared_t *p, const igraph_t *ig, const char
         if (a->kind != AG_ATTR_VERTEX || !strcmp(a->name, label_attr)) continue;
         if (a->type == AG_ATTR_STRING && a->distinct != lab->n_classes) continue;
         ag_labels_t other;
-        if (ag_labels_from_attr(&other, ig, a->name, NULL, 0) != AG_SUCCESS) {
+        ag_error_t lrc = ag_labels_from_attr(&other, ig, a->name, NULL, 0);
+        if (lrc == AG_ENOMEM) {
+            rc = lrc;
+            break;
+        }
+        if (lrc != AG_SUCCESS) { /* not usable as labels (e.g. all missing): cannot mirror them */
             ag_error_clear();
             continue;
         }
