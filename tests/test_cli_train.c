@@ -122,7 +122,8 @@ static void test_train_save_eval(void **state) {
     assert_true(strncmp(tr.out, "test: accuracy ", 15) == 0);
     assert_non_null(strstr(tr.out, "(n 5)"));
     snprintf(args, sizeof args,
-             "eval --model %s --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv", model);
+             "eval --model %s --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv",
+             model);
     run(&ev, args);
     if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
     assert_string_equal(ev.out, tr.out);
@@ -133,7 +134,8 @@ static void test_train_save_eval(void **state) {
              model);
     run(&ev, args);
     assert_int_equal(ev.code, 0);
-    assert_non_null(strstr(ev.out, "{\"part\": \"all\", \"task\": \"graph-classification\", \"n\": 28, \"accuracy\": "));
+    assert_non_null(
+            strstr(ev.out, "{\"part\": \"all\", \"task\": \"graph-classification\", \"n\": 28, \"accuracy\": "));
     FILE *f = fopen(log, "r");
     assert_non_null(f);
     char buf[8192];

@@ -197,7 +197,8 @@ static void test_node_table_round_trip(void **state) {
     ag_model_t *m;
     assert_int_equal(ag_model_create(&m, &mc), AG_SUCCESS);
     ag_bundle_t b, c;
-    assert_int_equal(ag_bundle_init(&b, &m, &p.featurizer, &p.table, (const char *const *)p.names, 2, "club"), AG_SUCCESS);
+    assert_int_equal(ag_bundle_init(&b, &m, &p.featurizer, &p.table, (const char *const *)p.names, 2, "club"),
+                     AG_SUCCESS);
     assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
     assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
     assert_int_equal(c.table.width, 3);
@@ -372,10 +373,12 @@ static void test_init_mismatch(void **state) {
     ag_model_t *m;
     assert_int_equal(ag_model_create(&m, &mc), AG_SUCCESS);
     ag_bundle_t b;
-    assert_int_equal(ag_bundle_init(&b, &m, &p.featurizer, &p.table, (const char *const *)p.names, 2, "club"), AG_EINVAL);
+    assert_int_equal(ag_bundle_init(&b, &m, &p.featurizer, &p.table, (const char *const *)p.names, 2, "club"),
+                     AG_EINVAL);
     assert_msg_contains("but the model takes");
     assert_non_null(m); /* nothing taken */
-    assert_int_equal(ag_bundle_init(&b, &m, &p.featurizer, &p.table, (const char *const *)p.names, 1, "club"), AG_EINVAL);
+    assert_int_equal(ag_bundle_init(&b, &m, &p.featurizer, &p.table, (const char *const *)p.names, 1, "club"),
+                     AG_EINVAL);
     assert_msg_contains("1 class names for a model of 2 outputs");
     ag_model_destroy(m);
     ag_prepared_destroy(&p);

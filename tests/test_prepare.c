@@ -104,7 +104,8 @@ static void test_fit_on_training_graphs(void **state) {
     ex = &p.set.examples[4];
     ag_prepared_t q;
     const char *names[] = {"0", "1"};
-    assert_int_equal(ag_prepare_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, names, 2), AG_SUCCESS);
+    assert_int_equal(ag_prepare_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, names, 2),
+                     AG_SUCCESS);
     assert_memory_equal(q.set.examples[4].X.data, ex->X.data, (size_t)(ex->X.rows * 4) * sizeof(float));
     assert_memory_equal(q.set.targets, p.set.targets, 28 * sizeof(float));
     ag_prepared_destroy(&q);
@@ -120,8 +121,8 @@ static void test_graph_task_layouts(void **state) {
     /* absolute graph paths: the loader takes them as they are */
     char text[1024];
     snprintf(text, sizeof text,
-             "file,a,b,c\n%s/molecules/0001.gml,0,,2.5\n%s/molecules/0002.gml,1,1,-1\n%s/molecules/0003.gml,,0,4\n", MINI,
-             MINI, MINI);
+             "file,a,b,c\n%s/molecules/0001.gml,0,,2.5\n%s/molecules/0002.gml,1,1,-1\n%s/molecules/0003.gml,,0,4\n",
+             MINI, MINI, MINI);
     const char *path = temp_file(text, ".csv");
     ag_dataset_t ds;
     assert_int_equal(ag_dataset_load(&ds, path, NULL), AG_SUCCESS);
@@ -230,8 +231,9 @@ static void test_node_table(void **state) {
     assert_float_equal(X->data[2], 1.0f / sqrtf(2.0f / 3.0f), 1e-5f);
     /* the same inputs through ag_prepare_nodes_with and the stored statistics */
     ag_prepared_t q;
-    assert_int_equal(ag_prepare_nodes_with(&q, &ig, "cls", &p.featurizer, &p.table, &t, (const char *const *)p.names, 2),
-                     AG_SUCCESS);
+    assert_int_equal(
+            ag_prepare_nodes_with(&q, &ig, "cls", &p.featurizer, &p.table, &t, (const char *const *)p.names, 2),
+            AG_SUCCESS);
     assert_memory_equal(q.set.examples[0].X.data, X->data, 6 * sizeof(float));
     ag_prepared_destroy(&q);
     /* a table of the wrong size */

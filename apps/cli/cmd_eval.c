@@ -102,7 +102,8 @@ int ag_cmd_eval(int argc, char **argv) {
         goto done;
     }
     if (!graph_level && o.labels) {
-        fprintf(stderr, "attn-graph: eval: %s is a %s model: give a GRAPH, not --labels\n", model_path, ag_task_name(task));
+        fprintf(stderr, "attn-graph: eval: %s is a %s model: give a GRAPH, not --labels\n", model_path,
+                ag_task_name(task));
         code = AG_EXIT_USAGE;
         goto done;
     }
@@ -114,7 +115,8 @@ int ag_cmd_eval(int argc, char **argv) {
         goto done;
     }
     const char *tcol = b.target_column;
-    const char *const *targets = task == AG_TASK_GRAPH_CLASSIFICATION ? (tcol ? &tcol : NULL) : (const char *const *)b.names;
+    const char *const *targets =
+            task == AG_TASK_GRAPH_CLASSIFICATION ? (tcol ? &tcol : NULL) : (const char *const *)b.names;
     int64_t n_targets = task == AG_TASK_GRAPH_CLASSIFICATION ? (tcol ? 1 : 0) : b.n_names;
     code = cli_data_load(&d, &o, CMD, targets, n_targets, AG_TASK_AUTO);
     if (code != AG_EXIT_OK) goto done;

@@ -337,9 +337,11 @@ static void on_epoch(const ag_epoch_log_t *e, void *user) {
     char t[32], eta[32];
     fmt_time(t, sizeof t, e->seconds);
     fmt_time(eta, sizeof eta, e->eta_seconds);
-    fprintf(stderr, "epoch %lld/%lld  loss %.4f  train %s %.4f  val %s %.4f%s  %s  ETA %s\n", (long long)e->epoch,
-            (long long)e->epochs, e->loss, e->metric, e->train_metric, e->metric, e->val_metric, e->improved ? " *" : "  ",
-            t, eta);
+    char val[48];
+    if (isnan(e->val_metric)) snprintf(val, sizeof val, "val -");
+    else snprintf(val, sizeof val, "val %s %.4f", e->metric, e->val_metric);
+    fprintf(stderr, "epoch %lld/%lld  loss %.4f  train %s %.4f  %s%s  %s  ETA %s\n", (long long)e->epoch,
+            (long long)e->epochs, e->loss, e->metric, e->train_metric, val, e->improved ? " *" : "  ", t, eta);
 }
 
 int ag_cmd_train(int argc, char **argv) {
@@ -442,7 +444,8 @@ int ag_cmd_train(int argc, char **argv) {
         rc = ag_prepare_graphs(&p, &d.ds, task, &fc, d.fold.train, d.fold.n_train);
     } else {
         if (task_given && task != AG_TASK_NODE_CLASSIFICATION) {
-            fprintf(stderr, "attn-graph: train: a GRAPH argument trains node-classification, not %s\n", ag_task_name(task));
+            fprintf(stderr, "attn-graph: train: a GRAPH argument trains node-classification, not %s\n",
+                    ag_task_name(task));
             code = AG_EXIT_USAGE;
             goto done;
         }
@@ -450,7 +453,8 @@ int ag_cmd_train(int argc, char **argv) {
         rc = ag_prepare_nodes(&p, &d.graph, o.label_attr, NULL, 0, d.have_table ? &d.table.features : NULL, norm, &fc);
         if (rc == AG_SUCCESS && !t.quiet)
             for (int64_t i = 1; i < p.n_excluded; i++)
-                fprintf(stderr, "attn-graph: note: vertex attribute '%s' mirrors the label '%s' and is not used as a feature\n",
+                fprintf(stderr,
+                        "attn-graph: note: vertex attribute '%s' mirrors the label '%s' and is not used as a feature\n",
                         p.excluded[i], o.label_attr);
     }
     if (rc) {
@@ -481,21 +485,33 @@ int ag_cmd_train(int argc, char **argv) {
     tc.progress = on_epoch;
     tc.progress_user = &pr;
     if (!t.quiet)
-        fprintf(stderr, "attn-graph: %s, %lld %s, %lld features%s, %lld outputs, %lld parameters; train %lld, val %lld, test %lld\n",
+        fprintf(stderr,
+                "attn-graph: %s, %lld %s, %lld features%s, %lld outputs, %lld parameters; train %lld, val %lld, test "
+                "%lld\n",
                 ag_task_name(task), (long long)(d.graph_level ? d.ds.n_graphs : p.set.n_rows),
-                d.graph_level ? "graphs" : "nodes", (long long)F, Fe > 0 ? " (+ edge features)" : "", (long long)p.n_out,
-                (long long)ag_param_list_size(ag_model_params(model)), (long long)d.fold.n_train, (long long)d.fold.n_val,
-                (long long)d.fold.n_test);
+                d.graph_level ? "graphs" : "nodes", (long long)F, Fe > 0 ? " (+ edge features)" : "",
+                (long long)p.n_out, (long long)ag_param_list_size(ag_model_params(model)), (long long)d.fold.n_train,
+                (long long)d.fold.n_val, (long long)d.fold.n_test);
     ag_train_result_t res;
     rc = ag_train(model, &p.set, d.fold.train, d.fold.n_train, d.fold.val, d.fold.n_val, &tc, &res);
     if (rc) {
         code = ag_cli_fail(rc);
         goto done;
     }
-    if (!t.quiet)
-        fprintf(stderr, "attn-graph: %lld epochs in %.1fs; best epoch %lld (val %s %.4f)\n", (long long)res.epochs_run,
-                res.seconds, (long long)res.best_epoch, ag_metric_name(tc.metric == AG_METRIC_AUTO ? (task == AG_TASK_GRAPH_MULTITASK ? AG_METRIC_ROC_AUC : (task == AG_TASK_GRAPH_REGRESSION ? AG_METRIC_RMSE : AG_METRIC_ACCURACY)) : tc.metric),
-                res.best_val_metric);
+    if (!t.quiet) {
+        ag_metric_t shown = tc.metric;
+        if (shown == AG_METRIC_AUTO)
+            shown = task == AG_TASK_GRAPH_MULTITASK    ? AG_METRIC_ROC_AUC
+                    : task == AG_TASK_GRAPH_REGRESSION ? AG_METRIC_RMSE
+                                                       : AG_METRIC_ACCURACY;
+        if (d.fold.n_val > 0)
+            fprintf(stderr, "attn-graph: %lld epochs in %.1fs; best epoch %lld (val %s %.4f)\n",
+                    (long long)res.epochs_run, res.seconds, (long long)res.best_epoch, ag_metric_name(shown),
+                    res.best_val_metric);
+        else
+            fprintf(stderr, "attn-graph: %lld epochs in %.1fs; no validation part: the last epoch is kept\n",
+                    (long long)res.epochs_run, res.seconds);
+    }
     if (t.output) {
         ag_bundle_t b;
         rc = ag_bundle_init(&b, &model, &p.featurizer, &p.table, (const char *const *)p.names, p.n_out, p.label_attr);

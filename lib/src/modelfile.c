@@ -42,7 +42,8 @@ static ag_error_t check_parts(const ag_model_t *model, const ag_featurizer_t *f,
         return AG_ERROR(code, "%s%lld %s names for a model of %lld outputs", where, (long long)n_names,
                         is_classification(c->task) ? "class" : "task", (long long)c->n_out);
     if (f->n_features + Ft != c->in_dim)
-        return AG_ERROR(code, "%sthe featuriser gives %lld columns (+ %lld node-table columns) but the model takes %lld",
+        return AG_ERROR(code,
+                        "%sthe featuriser gives %lld columns (+ %lld node-table columns) but the model takes %lld",
                         where, (long long)f->n_features, (long long)Ft, (long long)c->in_dim);
     if (c->edge_dim != f->n_edge_features)
         return AG_ERROR(code, "%sthe featuriser gives %lld edge columns but the model takes %lld", where,
@@ -126,7 +127,8 @@ static ag_error_t build_metadata(const ag_bundle_t *b, ag_metadata_t *m, ag_strb
     AG_CHECK(put(m, "config", sb));
     ag_featurizer_to_json(&b->featurizer, sb);
     AG_CHECK(put(m, "featurizer", sb));
-    ag_strbuf_printf(sb, "{\"task\":\"%s\",\"%s\":[", ag_task_name(c->task), is_classification(c->task) ? "classes" : "tasks");
+    ag_strbuf_printf(sb, "{\"task\":\"%s\",\"%s\":[", ag_task_name(c->task),
+                     is_classification(c->task) ? "classes" : "tasks");
     for (int64_t i = 0; i < b->n_names; i++) {
         if (i) ag_strbuf_append(sb, ",", 1);
         ag_strbuf_json_string(sb, b->names[i]);
@@ -140,7 +142,8 @@ static ag_error_t build_metadata(const ag_bundle_t *b, ag_metadata_t *m, ag_strb
     ag_strbuf_append(sb, "}", 1);
     AG_CHECK(put(m, "labels", sb));
     if (b->table.width > 0) {
-        ag_strbuf_printf(sb, "{\"width\":%lld,\"normalization\":\"%s\"", (long long)b->table.width, norm_name(b->table.norm));
+        ag_strbuf_printf(sb, "{\"width\":%lld,\"normalization\":\"%s\"", (long long)b->table.width,
+                         norm_name(b->table.norm));
         if (b->table.norm == AG_NORM_STANDARDIZE) {
             ag_strbuf_append(sb, ",\"mean\":", 8);
             floats_json(sb, b->table.mean, b->table.width);
@@ -204,7 +207,8 @@ static ag_error_t floats_from(const ag_json_t *arr, const char *path, const char
     for (int64_t i = 0; i < n; i++) {
         const ag_json_t *v = &arr->items[i];
         if (v->type != AG_JSON_NUMBER || !isfinite(v->number) || fabs(v->number) > 3.4e38)
-            return AG_ERROR(AG_EMODEL, "%s: metadata '%s'[%lld] is not a finite float32 number", path, key, (long long)i);
+            return AG_ERROR(AG_EMODEL, "%s: metadata '%s'[%lld] is not a finite float32 number", path, key,
+                            (long long)i);
         out[i] = (float)v->number;
     }
     return AG_SUCCESS;
@@ -226,7 +230,8 @@ static ag_error_t load_labels(ag_bundle_t *b, const ag_json_t *j, const char *pa
     b->names = p;
     for (int64_t i = 0; i < c->n_out; i++) {
         const ag_json_t *s = &arr->items[i];
-        if (s->type != AG_JSON_STRING) return AG_ERROR(AG_EMODEL, "%s: labels.%s[%lld] is not a string", path, key, (long long)i);
+        if (s->type != AG_JSON_STRING)
+            return AG_ERROR(AG_EMODEL, "%s: labels.%s[%lld] is not a string", path, key, (long long)i);
         if (!(b->names[i] = ag_i_strdup(s->string))) return AG_ERROR(AG_ENOMEM, "out of memory");
         b->n_names = i + 1;
         for (int64_t k = 0; k < i; k++)
@@ -251,9 +256,10 @@ static ag_error_t load_labels(ag_bundle_t *b, const ag_json_t *j, const char *pa
 static ag_error_t load_table(ag_bundle_t *b, const ag_json_t *j, const char *path) {
     if (!j) return AG_SUCCESS;
     const ag_json_t *w = ag_json_get(j, "width"), *n = ag_json_get(j, "normalization");
-    if (j->type != AG_JSON_OBJECT || !w || w->type != AG_JSON_NUMBER || w->number != floor(w->number) || w->number < 1 ||
-        w->number > 1e9 || !n || n->type != AG_JSON_STRING)
-        return AG_ERROR(AG_EMODEL, "%s: metadata 'node_table' needs an integer 'width' >= 1 and a 'normalization'", path);
+    if (j->type != AG_JSON_OBJECT || !w || w->type != AG_JSON_NUMBER || w->number != floor(w->number) ||
+        w->number < 1 || w->number > 1e9 || !n || n->type != AG_JSON_STRING)
+        return AG_ERROR(AG_EMODEL, "%s: metadata 'node_table' needs an integer 'width' >= 1 and a 'normalization'",
+                        path);
     b->table.width = (int64_t)w->number;
     if (!strcmp(n->string, "none")) b->table.norm = AG_NORM_NONE;
     else if (!strcmp(n->string, "l1_rows")) b->table.norm = AG_NORM_L1_ROWS;
@@ -268,20 +274,28 @@ static ag_error_t load_table(ag_bundle_t *b, const ag_json_t *j, const char *pat
     AG_CHECK(floats_from(ag_json_get(j, "mean"), path, "node_table.mean", b->table.width, b->table.mean));
     AG_CHECK(floats_from(ag_json_get(j, "std"), path, "node_table.std", b->table.width, b->table.std));
     for (int64_t i = 0; i < b->table.width; i++)
-        if (!(b->table.std[i] > 0.0f)) return AG_ERROR(AG_EMODEL, "%s: node_table.std[%lld] is not positive", path, (long long)i);
+        if (!(b->table.std[i] > 0.0f))
+            return AG_ERROR(AG_EMODEL, "%s: node_table.std[%lld] is not positive", path, (long long)i);
     return AG_SUCCESS;
 }
 
 static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char *path) {
     const char *ver = ag_metadata_get(&file->metadata, "bundle_version");
-    if (!ver) return AG_ERROR(AG_EMODEL, "%s: metadata 'bundle_version' is missing (not a model saved by attn-graph train?)", path);
+    if (!ver)
+        return AG_ERROR(AG_EMODEL, "%s: metadata 'bundle_version' is missing (not a model saved by attn-graph train?)",
+                        path);
     char *end = NULL;
     long v = strtol(ver, &end, 10);
-    if (!*ver || *end || v < 1) return AG_ERROR(AG_EMODEL, "%s: bundle_version '%s' is not a positive integer", path, ver);
+    if (!*ver || *end || v < 1)
+        return AG_ERROR(AG_EMODEL, "%s: bundle_version '%s' is not a positive integer", path, ver);
     if (v > AG_BUNDLE_VERSION)
-        return AG_ERROR(AG_EMODEL, "%s: bundle version %ld is newer than this attn-graph (%s) reads (%d); "
-                        "the model was saved by attn-graph %s", path, v, ag_version(), AG_BUNDLE_VERSION,
-                        ag_metadata_get(&file->metadata, "attn_graph_version") ? ag_metadata_get(&file->metadata, "attn_graph_version") : "?");
+        return AG_ERROR(AG_EMODEL,
+                        "%s: bundle version %ld is newer than this attn-graph (%s) reads (%d); "
+                        "the model was saved by attn-graph %s",
+                        path, v, ag_version(), AG_BUNDLE_VERSION,
+                        ag_metadata_get(&file->metadata, "attn_graph_version")
+                                ? ag_metadata_get(&file->metadata, "attn_graph_version")
+                                : "?");
     ag_json_t *jc = NULL, *jf = NULL, *jl = NULL, *jt = NULL, *jm = NULL, *js = NULL;
     ag_model_config_t cfg;
     ag_error_t rc = meta_json(file, path, "config", 1, &jc);
@@ -304,7 +318,8 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
         rc = ag_i_alloc_array((void **)&ms, 2 * C, sizeof(float), "target scaling");
         if (rc == AG_SUCCESS) rc = floats_from(jm, path, "target_mean", C, ms);
         if (rc == AG_SUCCESS) rc = floats_from(js, path, "target_std", C, ms + C);
-        if (rc == AG_SUCCESS && (rc = ag_model_set_target_scaling(b->model, ms, ms + C)) != AG_SUCCESS) rc = bad(rc, path);
+        if (rc == AG_SUCCESS && (rc = ag_model_set_target_scaling(b->model, ms, ms + C)) != AG_SUCCESS)
+            rc = bad(rc, path);
         ag_i_free(ms);
     }
     ag_json_free(jc);
@@ -328,7 +343,8 @@ ag_error_t ag_bundle_load(const char *path, ag_bundle_t *b) {
 
 /* ---- using a bundle */
 
-ag_error_t ag_bundle_featurize(const ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, ag_fmat_t *X, ag_fmat_t *E) {
+ag_error_t ag_bundle_featurize(const ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, ag_fmat_t *X,
+                               ag_fmat_t *E) {
     return ag_inputs_featurize(&b->featurizer, &b->table, ig, table, X, E);
 }
 

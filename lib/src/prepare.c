@@ -70,7 +70,8 @@ ag_error_t ag_inputs_featurize(const ag_featurizer_t *f, const ag_table_norm_t *
     int64_t N = A.rows, Fa = A.cols;
     if (table->rows != N || table->cols != Ft) {
         ag_fmat_destroy(&A);
-        return AG_ERROR(AG_EMISMATCH, "the node table is %lld x %lld; the model expects %lld rows (vertices) x %lld columns",
+        return AG_ERROR(AG_EMISMATCH,
+                        "the node table is %lld x %lld; the model expects %lld rows (vertices) x %lld columns",
                         (long long)table->rows, (long long)table->cols, (long long)N, (long long)Ft);
     }
     ag_fmat_t out = {0};
@@ -232,7 +233,8 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
     int64_t G = ds->n_graphs, T = t->n_tasks;
     if (task == AG_TASK_GRAPH_CLASSIFICATION) {
         if (T != 1)
-            return AG_ERROR(AG_EINVAL, "graph classification takes one target column, not %lld (use --target)", (long long)T);
+            return AG_ERROR(AG_EINVAL, "graph classification takes one target column, not %lld (use --target)",
+                            (long long)T);
         char **built = NULL;
         int64_t n_built = 0;
         if (!names) {
@@ -324,8 +326,8 @@ static ag_error_t check_graph_task(ag_task_t task) {
     return AG_SUCCESS;
 }
 
-ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task, const ag_featurizer_config_t *cfg,
-                             const int64_t *fit_idx, int64_t n_fit) {
+ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
+                             const ag_featurizer_config_t *cfg, const int64_t *fit_idx, int64_t n_fit) {
     memset(p, 0, sizeof *p);
     ag_trainset_init(&p->set, task);
     AG_CHECK(check_graph_task(task));
@@ -427,9 +429,9 @@ static ag_error_t node_example(ag_prepared_t *p, const igraph_t *ig, const ag_fm
     return ag_graph_from_igraph(&ex->graph, ig);
 }
 
-static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char *label_attr, const char *const *classes,
-                                int64_t n_classes, const ag_fmat_t *table, ag_feature_norm_t table_norm,
-                                const ag_featurizer_config_t *cfg) {
+static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
+                                const char *const *classes, int64_t n_classes, const ag_fmat_t *table,
+                                ag_feature_norm_t table_norm, const ag_featurizer_config_t *cfg) {
     ag_labels_t lab;
     AG_CHECK(ag_labels_from_attr(&lab, ig, label_attr, classes, n_classes));
     ag_error_t rc = AG_SUCCESS;
