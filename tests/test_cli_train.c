@@ -146,6 +146,35 @@ static void test_train_save_eval(void **state) {
     assert_int_equal(count_lines(buf), 13);
 }
 
+/* --folds / --fold and --split-random: train and eval agree on the part; fold 2 tests on its 7 files. */
+static void test_folds_and_random_split(void **state) {
+    (void)state;
+    const char *splits[] = {"--folds tests/data/mutag-mini/folds.csv --fold 2",
+                            "--split-random 0.5,0.25 --seed 3"};
+    const char *n_test[] = {"(n 7)", "(n 7)"};
+    for (int k = 0; k < 2; k++) {
+        char args[1024];
+        run_t tr, ev;
+        snprintf(args, sizeof args,
+                 "train --labels tests/data/mutag-mini/labels.csv --target label %s --epochs 3 --hidden 8 --layers 1 "
+                 "--heads 2 --no-train-metric --threads 1 -o %s",
+                 splits[k], model);
+        run(&tr, args);
+        if (tr.code != 0) fail_msg("exit %d: %s", tr.code, tr.err);
+        if (!strstr(tr.out, n_test[k])) fail_msg("'%s': %s", splits[k], tr.out);
+        assert_non_null(strstr(tr.err, "train -  "));
+        snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv %s", model, splits[k]);
+        run(&ev, args);
+        if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
+        assert_string_equal(ev.out, tr.out);
+    }
+    /* a fold that does not exist */
+    run_t r;
+    run(&r, "train --labels tests/data/mutag-mini/labels.csv --folds tests/data/mutag-mini/folds.csv --fold 4");
+    assert_int_equal(r.code, 2);
+    assert_non_null(strstr(r.err, "has 4 folds (0..3)"));
+}
+
 static void test_bad_options(void **state) {
     (void)state;
     const char *bad[] = {
@@ -219,6 +248,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_train_save_eval, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_folds_and_random_split, setup, teardown),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),
     };

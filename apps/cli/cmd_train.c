@@ -76,6 +76,7 @@ static void train_usage(FILE *out) {
         "  --metric M             early-stopping metric: auto (default), loss, accuracy, macro_f1, roc_auc,\n"
         "                         rmse or mae\n"
         "  --threads N            OpenMP / BLAS threads (default: all cores)\n"
+        "  --no-train-metric      skip the per-epoch pass that scores the training part (faster)\n"
         "Output:\n"
         "  -o, --output FILE      save the model (weights, architecture, featuriser, labels) as safetensors\n"
         "  --log FILE.csv         one line per epoch: epoch,loss,train_metric,val_metric,seconds,lr\n"
@@ -91,7 +92,7 @@ typedef struct train_opts_t {
     const char *output, *log;
     int64_t layers, heads, head_dim, hidden, hops, epochs, batch_size, patience, warmup, threads;
     double dropout, attn_dropout, lr, weight_decay, clip;
-    int no_ffn, no_residual, quiet, json;
+    int no_ffn, no_residual, quiet, json, no_train_metric;
 } train_opts_t;
 
 static int name_in(const char *opt, const char *v, const char *const *names, int n, int *out) {
@@ -158,6 +159,7 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     OPT_FLAG("--no-residual", no_residual);
     OPT_FLAG("--quiet", quiet);
     OPT_FLAG("--json", json);
+    OPT_FLAG("--no-train-metric", no_train_metric);
 #undef OPT_STR
 #undef OPT_INT
 #undef OPT_FLT
@@ -340,8 +342,11 @@ static void on_epoch(const ag_epoch_log_t *e, void *user) {
     char val[48];
     if (isnan(e->val_metric)) snprintf(val, sizeof val, "val -");
     else snprintf(val, sizeof val, "val %s %.4f", e->metric, e->val_metric);
-    fprintf(stderr, "epoch %lld/%lld  loss %.4f  train %s %.4f  %s%s  %s  ETA %s\n", (long long)e->epoch,
-            (long long)e->epochs, e->loss, e->metric, e->train_metric, val, e->improved ? " *" : "  ", t, eta);
+    char train[48];
+    if (isnan(e->train_metric)) snprintf(train, sizeof train, "train -");
+    else snprintf(train, sizeof train, "train %s %.4f", e->metric, e->train_metric);
+    fprintf(stderr, "epoch %lld/%lld  loss %.4f  %s  %s%s  %s  ETA %s\n", (long long)e->epoch, (long long)e->epochs,
+            e->loss, train, val, e->improved ? " *" : "  ", t, eta);
 }
 
 int ag_cmd_train(int argc, char **argv) {
@@ -418,6 +423,7 @@ int ag_cmd_train(int argc, char **argv) {
     if (t.patience >= 0) tc.patience = t.patience;
     if (t.warmup >= 0) tc.warmup_epochs = t.warmup;
     tc.seed = o.seed;
+    if (t.no_train_metric) tc.eval_train = 0;
     if (t.threads > 0) ag_set_num_threads((int)t.threads);
 
     ag_featurizer_config_t fc;
