@@ -268,6 +268,17 @@ static void test_graph_lacking_features(void **state) {
     assert_null(p.set.examples);
     ag_dataset_destroy(&ds);
     unlink(path);
+    /* one graph with a binary label still has both classes */
+    snprintf(text, sizeof text, "file,y\n%s/graphs/molecules/aspirin.gml,1\n", AG_SOURCE_DIR);
+    path = temp_file(text, ".csv");
+    assert_int_equal(ag_dataset_load(&ds, path, NULL), AG_SUCCESS);
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_SUCCESS);
+    assert_int_equal(p.n_out, 2);
+    assert_string_equal(p.names[1], "1");
+    assert_true(p.set.targets[0] == 1.0f);
+    ag_prepared_destroy(&p);
+    ag_dataset_destroy(&ds);
+    unlink(path);
 }
 
 int main(void) {

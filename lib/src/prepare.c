@@ -243,7 +243,7 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
                 n_built = t->n_classes[0];
             } else {
                 double *vals = NULL;
-                AG_CHECK(ag_i_alloc_array((void **)&vals, G > 0 ? G : 1, sizeof(double), "class values"));
+                AG_CHECK(ag_i_alloc_array((void **)&vals, G + 2, sizeof(double), "class values")); /* + 2: binary */
                 int64_t n = 0;
                 for (int64_t g = 0; g < G; g++) {
                     float v = t->y.data[g * T];
