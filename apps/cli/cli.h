@@ -20,5 +20,7 @@ int ag_cli_fail(ag_error_t err);
 
 /* Each subcommand: argv[0] is the subcommand name. Returns an exit code. */
 int ag_cmd_info(int argc, char **argv);
+int ag_cmd_train(int argc, char **argv);
+int ag_cmd_eval(int argc, char **argv);
 
 #endif

@@ -13,6 +13,8 @@ typedef struct {
 
 static const command_t commands[] = {
     {"info", ag_cmd_info, "what a graph file holds: counts, degrees, attributes, feature widths"},
+    {"train", ag_cmd_train, "train a model on graphs (--labels) or on one graph's nodes, save it"},
+    {"eval", ag_cmd_eval, "score a saved model on a part of a split, every metric of its task"},
     {NULL, NULL, NULL},
 };
 

@@ -1,0 +1,153 @@
+/*
+ * cmd_eval.c: `attn-graph eval`, every metric of a saved model's task on a part of a split.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "learn.h"
+
+static const char *const CMD = "eval";
+
+static void eval_usage(FILE *out) {
+    fprintf(out,
+        "usage: attn-graph eval --model MODEL.safetensors --labels FILE.csv [split] [--part P] [--json]\n"
+        "       attn-graph eval --model MODEL.safetensors GRAPH [--label-attr ATTR] [--node-table FILE] [split]\n"
+        "\n"
+        "Scores a model saved by 'attn-graph train' on a part of a split and prints every metric of its\n"
+        "task (classification: accuracy, macro_f1, roc_auc for two classes, loss; multi-task: roc_auc,\n"
+        "loss; regression: rmse, mae, loss) as one line on stdout. Graphs are featurised with the\n"
+        "model's own featuriser (vocabularies and normalisation from training).\n"
+        "\n"
+        "  --model FILE           the model (required)\n"
+        "  --part P               test (default), val, train or all\n"
+        "  --json                 one JSON object instead of the text line\n"
+        "  --threads N            OpenMP / BLAS threads\n"
+        "Data and split options as for 'attn-graph train' (give the same ones to score the same part):\n"
+        "  --labels FILE.csv, --target COL[,COL] (default: the model's target columns), --file-column NAME,\n"
+        "  GRAPH, --label-attr ATTR (default: the model's), --node-table FILE, --table-id-attr ATTR,\n"
+        "  --directed, --split FILE, --split-column COL, --folds FILE --fold K, --split-random A,B[,C],\n"
+        "  --seed S, --train-nodes I,J,...\n"
+        "  --help                 this message\n"
+        "\n"
+        "Exit codes: 0 success, 1 unexpected failure, 2 bad command line, 3 bad input file,\n"
+        "4 bad or mismatched model file.\n");
+}
+
+int ag_cmd_eval(int argc, char **argv) {
+    cli_data_opts_t o;
+    cli_data_opts_init(&o);
+    const char *model_path = NULL, *part = "test";
+    int json = 0;
+    int64_t threads = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            eval_usage(stdout);
+            return AG_EXIT_OK;
+        }
+        if (a[0] != '-' || !strcmp(a, "-")) {
+            if (o.graph) {
+                fprintf(stderr, "attn-graph: eval: more than one GRAPH argument ('%s', '%s')\n", o.graph, a);
+                return AG_EXIT_USAGE;
+            }
+            o.graph = a;
+            continue;
+        }
+        int r = cli_data_option(&o, CMD, argc, argv, &i, 0);
+        if (r == 0 && (r = cli_opt(CMD, "--model", argc, argv, &i, &v)) > 0) model_path = v;
+        else if (r == 0 && (r = cli_opt(CMD, "--part", argc, argv, &i, &v)) > 0) part = v;
+        else if (r == 0 && (r = cli_opt(CMD, "--threads", argc, argv, &i, &v)) > 0) {
+            if (cli_int(CMD, "--threads", v, 1, 4096, &threads) < 0) return AG_EXIT_USAGE;
+        } else if (r == 0 && !strcmp(a, "--json")) {
+            json = r = 1;
+        }
+        if (r < 0) return AG_EXIT_USAGE;
+        if (r == 0) {
+            fprintf(stderr, "attn-graph: eval: unknown option '%s' (see 'attn-graph eval --help')\n", a);
+            return AG_EXIT_USAGE;
+        }
+    }
+    if (!model_path) {
+        fprintf(stderr, "attn-graph: eval: no model: give --model FILE (see 'attn-graph eval --help')\n");
+        return AG_EXIT_USAGE;
+    }
+    if (strcmp(part, "test") && strcmp(part, "val") && strcmp(part, "train") && strcmp(part, "all")) {
+        fprintf(stderr, "attn-graph: eval: --part takes test, val, train or all, not '%s'\n", part);
+        return AG_EXIT_USAGE;
+    }
+    if (threads > 0) ag_set_num_threads((int)threads);
+    ag_bundle_t b;
+    ag_error_t rc = ag_bundle_load(model_path, &b);
+    if (rc) return ag_cli_fail(rc);
+    const ag_model_config_t *mc = ag_model_config(b.model);
+    ag_task_t task = mc->task;
+    int graph_level = ag_task_is_graph_level(task);
+    int code = AG_EXIT_OK;
+    cli_data_t d;
+    memset(&d, 0, sizeof d);
+    ag_prepared_t p;
+    memset(&p, 0, sizeof p);
+    int64_t *owned = NULL;
+    if (o.task) {
+        ag_task_t t2;
+        if (ag_task_from_name(o.task, &t2) || t2 != task) {
+            fprintf(stderr, "attn-graph: eval: the model is for %s, not '%s'\n", ag_task_name(task), o.task);
+            code = AG_EXIT_USAGE;
+            goto done;
+        }
+    }
+    if (graph_level && o.graph) {
+        fprintf(stderr, "attn-graph: eval: %s is a %s model: give --labels FILE.csv, not a GRAPH\n", model_path,
+                ag_task_name(task));
+        code = AG_EXIT_USAGE;
+        goto done;
+    }
+    if (!graph_level && o.labels) {
+        fprintf(stderr, "attn-graph: eval: %s is a %s model: give a GRAPH, not --labels\n", model_path,
+                ag_task_name(task));
+        code = AG_EXIT_USAGE;
+        goto done;
+    }
+    if (!graph_level && !o.label_attr) o.label_attr = b.label_attr;
+    if (b.table.width > 0 && !o.node_table) {
+        fprintf(stderr, "attn-graph: eval: %s takes a node table of %lld columns: give --node-table FILE\n", model_path,
+                (long long)b.table.width);
+        code = AG_EXIT_USAGE;
+        goto done;
+    }
+    const char *tcol = b.target_column;
+    const char *const *targets =
+            task == AG_TASK_GRAPH_CLASSIFICATION ? (tcol ? &tcol : NULL) : (const char *const *)b.names;
+    int64_t n_targets = task == AG_TASK_GRAPH_CLASSIFICATION ? (tcol ? 1 : 0) : b.n_names;
+    code = cli_data_load(&d, &o, CMD, targets, n_targets, AG_TASK_AUTO);
+    if (code != AG_EXIT_OK) goto done;
+    if (graph_level)
+        rc = ag_prepare_graphs_with(&p, &d.ds, task, &b.featurizer, (const char *const *)b.names, b.n_names);
+    else
+        rc = ag_prepare_nodes_with(&p, &d.graph, o.label_attr, &b.featurizer, &b.table,
+                                   d.have_table ? &d.table.features : NULL,
+                                   task == AG_TASK_NODE_CLASSIFICATION ? (const char *const *)b.names : NULL,
+                                   task == AG_TASK_NODE_CLASSIFICATION ? b.n_names : 0);
+    if (rc) {
+        code = ag_cli_fail(rc);
+        goto done;
+    }
+    const int64_t *idx;
+    int64_t n;
+    if (cli_part(&d, part, p.set.n_rows, &idx, &n, &owned) < 0) {
+        code = AG_EXIT_FAILURE;
+        goto done;
+    }
+    ag_scores_t sc;
+    rc = ag_evaluate(b.model, &p.set, idx, n, &sc);
+    if (rc) {
+        code = ag_cli_fail(rc == AG_EINVAL ? AG_EMISMATCH : rc);
+        goto done;
+    }
+    cli_print_scores(stdout, part, task, &sc, json);
+done:
+    free(owned);
+    ag_prepared_destroy(&p);
+    cli_data_destroy(&d);
+    ag_bundle_destroy(&b);
+    return code;
+}

@@ -1,0 +1,552 @@
+/*
+ * cmd_train.c: `attn-graph train`, train a model on a dataset of graphs or on one graph's nodes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "learn.h"
+
+static const char *const CMD = "train";
+
+static void train_usage(FILE *out) {
+    fprintf(out,
+        "usage: attn-graph train --labels FILE.csv [--target COL[,COL...]] [split] [options] -o MODEL.safetensors\n"
+        "       attn-graph train GRAPH --label-attr ATTR [--node-table FILE] [split] [options] -o MODEL.safetensors\n"
+        "\n"
+        "Trains a graph attention model and prints the test metrics of the split on stdout.\n"
+        "\n"
+        "Data (graph tasks):\n"
+        "  --labels FILE.csv      labels table: a 'file' column of graph files (relative to the table) and targets\n"
+        "  --target COL[,COL]     target columns (default: every numeric column)\n"
+        "  --file-column NAME     the column naming the graph files (default 'file')\n"
+        "  --task T               graph-classification, graph-multitask or graph-regression (default: inferred:\n"
+        "                         several 0/1 columns -> multitask; one column of classes -> classification;\n"
+        "                         else regression); node tasks are node-classification\n"
+        "Data (node tasks):\n"
+        "  GRAPH                  one graph file (any format igraph reads)\n"
+        "  --label-attr ATTR      vertex attribute holding the class (missing/NaN/empty = unlabelled)\n"
+        "  --node-table FILE      node features: CSV/TSV with a header, 'id f1 ... [class]' (.content), or sparse\n"
+        "                         'id idx:value ...'; rows matched to the vertex attribute --table-id-attr\n"
+        "  --table-id-attr ATTR   vertex attribute the table's ids match (default 'id')\n"
+        "  --directed             read edge lists and similar formats as directed\n"
+        "Split (one of; default --split-random 0.8,0.1,0.1):\n"
+        "  --split FILE           split.json (train/val/test index lists) or a CSV with a 'file' column\n"
+        "  --split-column COL     the CSV column (default random_split; e.g. scaffold_split)\n"
+        "  --folds FILE --fold K  k-fold file (CSV column 'fold', or JSON with 'folds'): test = fold K, train = rest\n"
+        "  --split-random A,B[,C] seeded random fractions train,val[,test]\n"
+        "  --train-nodes I,J,...  node tasks: train on these vertices, test on all others\n"
+        "Features:\n"
+        "  --vertex-attrs P[,P]   vertex attributes (names or fnmatch patterns), 'all' (default) or 'none'\n"
+        "  --edge-attrs P[,P]     edge attributes, 'all' (default) or 'none'\n"
+        "  --exclude-attrs P[,P]  never use these (added to 'id'; the label attribute and attributes that\n"
+        "                         mirror it are always excluded)\n"
+        "  --normalize N          none (default), standard (per column) or l1 (per row); also for the node table\n"
+        "  --degree               add degree column(s)\n"
+        "  --lap-pe K             add K Laplacian-eigenvector columns\n"
+        "  --rw-pe K              add K random-walk return-probability columns\n"
+        "Model:\n"
+        "  --preset P             transformer (default: 3 pre-norm blocks, 4 heads, hidden 64, FFN) or gat\n"
+        "                         (the GAT paper's Cora model; also lr 0.005, weight decay 5e-4, patience 100)\n"
+        "  --layers L             attention blocks (default 3; gat 2)\n"
+        "  --heads H              heads per block (default 4; gat: first block 8)\n"
+        "  --head-dim D           size per head (default hidden/heads; gat 8)\n"
+        "  --hidden W             width of the input projection and the blocks (default 64; gat: none)\n"
+        "  --mask M               neighbours (default), khop or full\n"
+        "  --hops K               for --mask khop (default 2)\n"
+        "  --score S              dot (default), gat or gatv2\n"
+        "  --attn-norm N          softmax (default) or relu\n"
+        "  --readout R            graph tasks: mean (default), sum, max or attention\n"
+        "  --dropout P            dropout on each block's input (default 0.1; gat 0.6)\n"
+        "  --attn-dropout P       dropout on attention weights (default 0; gat 0.6)\n"
+        "  --edge-mode E          none, key or bias (default: key when edge attributes are used, else none)\n"
+        "  --no-ffn               no feed-forward sub-blocks\n"
+        "  --norm N               pre (default), post or none (LayerNorm placement)\n"
+        "  --no-residual          no residual connections\n"
+        "Training:\n"
+        "  --epochs N             maximum epochs (default 200)\n"
+        "  --lr X                 learning rate (default 0.001)\n"
+        "  --weight-decay X       (default 0)\n"
+        "  --optimizer O          adam (default), adamw or sgd\n"
+        "  --batch-size N         graphs per mini-batch (default 32)\n"
+        "  --patience N           stop after N epochs without validation improvement (default 30; 0 = never)\n"
+        "  --clip X               clip the global gradient norm to X (default off)\n"
+        "  --schedule S           constant (default), cosine or step\n"
+        "  --warmup N             warm-up epochs (default 0)\n"
+        "  --seed S               seed of the model, the shuffling, dropout and random splits (default 1)\n"
+        "  --metric M             early-stopping metric: auto (default), loss, accuracy, macro_f1, roc_auc,\n"
+        "                         rmse or mae\n"
+        "  --threads N            OpenMP / BLAS threads (default: all cores)\n"
+        "  --no-train-metric      skip the per-epoch pass that scores the training part (faster)\n"
+        "Output:\n"
+        "  -o, --output FILE      save the model (weights, architecture, featuriser, labels) as safetensors\n"
+        "  --log FILE.csv         one line per epoch: epoch,loss,train_metric,val_metric,seconds,lr\n"
+        "  --quiet                no progress line on stderr\n"
+        "  --json                 print the test metrics as one JSON object\n"
+        "  --help                 this message\n"
+        "\n"
+        "Exit codes: 0 success, 1 unexpected failure, 2 bad command line, 3 bad input file.\n");
+}
+
+typedef struct train_opts_t {
+    const char *preset, *mask, *score, *attn_norm, *readout, *edge_mode, *norm, *optimizer, *schedule, *metric;
+    const char *output, *log;
+    int64_t layers, heads, head_dim, hidden, hops, epochs, batch_size, patience, warmup, threads;
+    double dropout, attn_dropout, lr, weight_decay, clip;
+    int no_ffn, no_residual, quiet, json, no_train_metric;
+} train_opts_t;
+
+static int name_in(const char *opt, const char *v, const char *const *names, int n, int *out) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], v)) {
+            *out = i;
+            return 0;
+        }
+    fprintf(stderr, "attn-graph: %s: %s: unknown value '%s' (expected", CMD, opt, v);
+    for (int i = 0; i < n; i++) fprintf(stderr, "%s%s", i ? (i == n - 1 ? " or " : ", ") : " ", names[i]);
+    fprintf(stderr, ")\n");
+    return -1;
+}
+
+/* Parses one train-only option; returns 1 if consumed, 0 if unknown, -1 on a bad value. */
+static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
+    const char *v = NULL;
+    int r;
+#define OPT_STR(name, field) \
+    if ((r = cli_opt(CMD, name, argc, argv, i, &v)) != 0) { \
+        if (r > 0) t->field = v; \
+        return r; \
+    }
+#define OPT_INT(name, field, lo, hi) \
+    if ((r = cli_opt(CMD, name, argc, argv, i, &v)) != 0) \
+        return r < 0 || cli_int(CMD, name, v, lo, hi, &t->field) < 0 ? -1 : 1;
+#define OPT_FLT(name, field, lo, hi) \
+    if ((r = cli_opt(CMD, name, argc, argv, i, &v)) != 0) \
+        return r < 0 || cli_float(CMD, name, v, lo, hi, &t->field) < 0 ? -1 : 1;
+#define OPT_FLAG(name, field) \
+    if (!strcmp(argv[*i], name)) { \
+        t->field = 1; \
+        return 1; \
+    }
+    OPT_STR("--preset", preset);
+    OPT_STR("--mask", mask);
+    OPT_STR("--score", score);
+    OPT_STR("--attn-norm", attn_norm);
+    OPT_STR("--readout", readout);
+    OPT_STR("--edge-mode", edge_mode);
+    OPT_STR("--norm", norm);
+    OPT_STR("--optimizer", optimizer);
+    OPT_STR("--schedule", schedule);
+    OPT_STR("--metric", metric);
+    OPT_STR("--output", output);
+    OPT_STR("-o", output);
+    OPT_STR("--log", log);
+    OPT_INT("--layers", layers, 1, AG_MODEL_MAX_BLOCKS);
+    OPT_INT("--heads", heads, 1, 4096);
+    OPT_INT("--head-dim", head_dim, 1, 1 << 20);
+    OPT_INT("--hidden", hidden, 1, 1 << 20);
+    OPT_INT("--hops", hops, 1, 64);
+    OPT_INT("--epochs", epochs, 1, 100000000);
+    OPT_INT("--batch-size", batch_size, 1, 1 << 30);
+    OPT_INT("--patience", patience, 0, 100000000);
+    OPT_INT("--warmup", warmup, 0, 100000000);
+    OPT_INT("--threads", threads, 1, 4096);
+    OPT_FLT("--dropout", dropout, 0.0, 0.99);
+    OPT_FLT("--attn-dropout", attn_dropout, 0.0, 0.99);
+    OPT_FLT("--lr", lr, 1e-12, 100.0);
+    OPT_FLT("--weight-decay", weight_decay, 0.0, 100.0);
+    OPT_FLT("--clip", clip, 0.0, 1e9);
+    OPT_FLAG("--no-ffn", no_ffn);
+    OPT_FLAG("--no-residual", no_residual);
+    OPT_FLAG("--quiet", quiet);
+    OPT_FLAG("--json", json);
+    OPT_FLAG("--no-train-metric", no_train_metric);
+#undef OPT_STR
+#undef OPT_INT
+#undef OPT_FLT
+#undef OPT_FLAG
+    return 0;
+}
+
+/* The featuriser configuration from the feature options; lists live in bufs. */
+typedef struct feat_lists_t {
+    char *buf[3];
+    const char *v[CLI_MAX_LIST], *e[CLI_MAX_LIST], *x[CLI_MAX_LIST + 1];
+} feat_lists_t;
+
+static int list_option(const char *s, char **buf, const char **items, int *n, ag_attr_select_t *sel) {
+    if (!s || !strcmp(s, "all")) {
+        *sel = AG_SELECT_ALL;
+        *n = 0;
+        return 0;
+    }
+    if (!strcmp(s, "none")) {
+        *sel = AG_SELECT_NONE;
+        *n = 0;
+        return 0;
+    }
+    *buf = strdup(s);
+    if (!*buf) return -1;
+    *n = cli_split_list(*buf, items);
+    *sel = AG_SELECT_LIST;
+    return 0;
+}
+
+static int feature_config(const cli_data_opts_t *o, ag_featurizer_config_t *fc, feat_lists_t *l,
+                          ag_feature_norm_t *norm) {
+    ag_featurizer_config_init(fc);
+    int nv = 0, ne = 0, nx = 0;
+    ag_attr_select_t sel;
+    if (list_option(o->vertex_attrs, &l->buf[0], l->v, &nv, &sel) < 0) return AG_EXIT_FAILURE;
+    fc->vertex_select = sel;
+    fc->vertex_attrs = l->v;
+    fc->n_vertex_attrs = nv;
+    if (list_option(o->edge_attrs, &l->buf[1], l->e, &ne, &sel) < 0) return AG_EXIT_FAILURE;
+    fc->edge_select = sel;
+    fc->edge_attrs = l->e;
+    fc->n_edge_attrs = ne;
+    l->x[0] = "id";
+    nx = 1;
+    if (o->exclude_attrs) {
+        l->buf[2] = strdup(o->exclude_attrs);
+        if (!l->buf[2]) return AG_EXIT_FAILURE;
+        nx += cli_split_list(l->buf[2], l->x + 1);
+    }
+    fc->exclude = l->x;
+    fc->n_exclude = nx;
+    *norm = AG_NORM_NONE;
+    if (o->normalize) {
+        static const char *const names[] = {"none", "standard", "l1"};
+        int k;
+        if (name_in("--normalize", o->normalize, names, 3, &k) < 0) return AG_EXIT_USAGE;
+        *norm = k == 1 ? AG_NORM_STANDARDIZE : k == 2 ? AG_NORM_L1_ROWS : AG_NORM_NONE;
+    }
+    fc->norm = *norm;
+    fc->degree = o->degree;
+    fc->lap_pe_k = o->lap_pe;
+    fc->rw_pe_k = o->rw_pe;
+    return AG_EXIT_OK;
+}
+
+/* Model configuration from the preset and the overrides. */
+static int model_config(const train_opts_t *t, ag_task_t task, int64_t F, int64_t Fe, int64_t n_out,
+                        ag_model_config_t *mc) {
+    static const char *const presets[] = {"transformer", "gat"};
+    int preset = 0, k;
+    if (t->preset && name_in("--preset", t->preset, presets, 2, &preset) < 0) return AG_EXIT_USAGE;
+    if (preset == 1) {
+        if (ag_task_is_graph_level(task)) {
+            fprintf(stderr, "attn-graph: %s: --preset gat is the node-classification model of the GAT paper; use "
+                    "--score gat for graph tasks\n", CMD);
+            return AG_EXIT_USAGE;
+        }
+        ag_model_config_gat(mc, F, n_out);
+        int L = t->layers > 0 ? (int)t->layers : 2;
+        if (L < 2) L = 2;
+        ag_block_config_t first = mc->blocks[0], last = mc->blocks[1];
+        mc->n_blocks = L;
+        for (int l = 0; l < L - 1; l++) mc->blocks[l] = first;
+        mc->blocks[L - 1] = last;
+        for (int l = 0; l < L - 1; l++) {
+            if (t->heads > 0) mc->blocks[l].attn.heads = t->heads;
+            if (t->head_dim > 0) mc->blocks[l].attn.head_dim = t->head_dim;
+        }
+        if (t->hidden > 0) mc->hidden = t->hidden;
+    } else {
+        ag_model_config_default(mc, task);
+        if (t->layers > 0) mc->n_blocks = (int)t->layers;
+        int64_t W = t->hidden > 0 ? t->hidden : 64;
+        mc->hidden = W;
+        for (int l = 0; l < mc->n_blocks; l++) {
+            ag_block_config_t *b = &mc->blocks[l];
+            *b = mc->blocks[0];
+            if (t->heads > 0) b->attn.heads = t->heads;
+            b->attn.head_dim = t->head_dim > 0 ? t->head_dim : (W / b->attn.heads > 0 ? W / b->attn.heads : 1);
+            b->attn.out_dim = W;
+            b->ffn_hidden = 2 * W;
+        }
+        mc->head_hidden = W;
+    }
+    mc->task = task;
+    mc->in_dim = F;
+    mc->edge_dim = Fe;
+    mc->n_out = n_out;
+    for (int l = 0; l < mc->n_blocks; l++) {
+        ag_block_config_t *b = &mc->blocks[l];
+        static const char *const masks[] = {"neighbours", "khop", "full"};
+        static const char *const scores[] = {"dot", "gat", "gatv2"};
+        static const char *const anorms[] = {"softmax", "relu"};
+        static const char *const emodes[] = {"none", "key", "bias"};
+        static const char *const norms[] = {"none", "pre", "post"};
+        if (t->mask) {
+            if (name_in("--mask", t->mask, masks, 3, &k) < 0) return AG_EXIT_USAGE;
+            b->mask = (ag_mask_kind_t)k;
+        }
+        if (t->hops > 0) b->hops = (int)t->hops;
+        if (t->score) {
+            if (name_in("--score", t->score, scores, 3, &k) < 0) return AG_EXIT_USAGE;
+            b->attn.score = (ag_score_t)k;
+        }
+        if (t->attn_norm) {
+            if (name_in("--attn-norm", t->attn_norm, anorms, 2, &k) < 0) return AG_EXIT_USAGE;
+            b->attn.norm = (ag_norm_t)k;
+        }
+        if (t->edge_mode) {
+            if (name_in("--edge-mode", t->edge_mode, emodes, 3, &k) < 0) return AG_EXIT_USAGE;
+            b->attn.edge_mode = (ag_edge_mode_t)k;
+        } else {
+            b->attn.edge_mode = Fe > 0 && preset == 0 ? AG_EDGE_KEY : AG_EDGE_NONE;
+        }
+        if (t->norm) {
+            if (name_in("--norm", t->norm, norms, 3, &k) < 0) return AG_EXIT_USAGE;
+            b->norm = (ag_norm_place_t)k;
+        }
+        if (t->dropout >= 0) b->dropout = (float)t->dropout;
+        if (t->attn_dropout >= 0) b->attn.attn_dropout = (float)t->attn_dropout;
+        if (t->dropout >= 0) b->ffn_dropout = (float)t->dropout;
+        if (t->no_ffn) b->ffn = 0;
+        if (t->no_residual) b->residual = 0;
+    }
+    if (t->dropout >= 0 && preset == 0) mc->head_dropout = (float)t->dropout;
+    if (t->readout) {
+        static const char *const ro[] = {"mean", "sum", "max", "attention"};
+        if (name_in("--readout", t->readout, ro, 4, &k) < 0) return AG_EXIT_USAGE;
+        mc->readout = (ag_readout_kind_t)k;
+    }
+    mc->seed = 0;
+    return AG_EXIT_OK;
+}
+
+typedef struct progress_t {
+    FILE *log;
+    int quiet;
+} progress_t;
+
+static void fmt_time(char *buf, size_t n, double s) {
+    if (!isfinite(s) || s < 0) s = 0;
+    if (s < 60) snprintf(buf, n, "%.1fs", s);
+    else if (s < 3600) snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+}
+
+static void on_epoch(const ag_epoch_log_t *e, void *user) {
+    progress_t *p = user;
+    if (p->log) {
+        fprintf(p->log, "%lld,%.9g,%.9g,%.9g,%.6f,%.9g\n", (long long)e->epoch, e->loss, e->train_metric, e->val_metric,
+                e->seconds, e->lr);
+        fflush(p->log);
+    }
+    if (p->quiet) return;
+    char t[32], eta[32];
+    fmt_time(t, sizeof t, e->seconds);
+    fmt_time(eta, sizeof eta, e->eta_seconds);
+    char val[48];
+    if (isnan(e->val_metric)) snprintf(val, sizeof val, "val -");
+    else snprintf(val, sizeof val, "val %s %.4f", e->metric, e->val_metric);
+    char train[48];
+    if (isnan(e->train_metric)) snprintf(train, sizeof train, "train -");
+    else snprintf(train, sizeof train, "train %s %.4f", e->metric, e->train_metric);
+    fprintf(stderr, "epoch %lld/%lld  loss %.4f  %s  %s%s  %s  ETA %s\n", (long long)e->epoch, (long long)e->epochs,
+            e->loss, train, val, e->improved ? " *" : "  ", t, eta);
+}
+
+int ag_cmd_train(int argc, char **argv) {
+    cli_data_opts_t o;
+    cli_data_opts_init(&o);
+    train_opts_t t;
+    memset(&t, 0, sizeof t);
+    t.dropout = t.attn_dropout = t.lr = t.weight_decay = t.clip = -1.0;
+    t.epochs = t.batch_size = t.patience = t.warmup = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            train_usage(stdout);
+            return AG_EXIT_OK;
+        }
+        if (a[0] != '-' || !strcmp(a, "-")) {
+            if (o.graph) {
+                fprintf(stderr, "attn-graph: train: more than one GRAPH argument ('%s', '%s')\n", o.graph, a);
+                return AG_EXIT_USAGE;
+            }
+            o.graph = a;
+            continue;
+        }
+        int r = cli_data_option(&o, CMD, argc, argv, &i, 1);
+        if (r == 0) r = train_option(&t, argc, argv, &i);
+        if (r < 0) return AG_EXIT_USAGE;
+        if (r == 0) {
+            fprintf(stderr, "attn-graph: train: unknown option '%s' (see 'attn-graph train --help')\n", a);
+            return AG_EXIT_USAGE;
+        }
+    }
+    /* Validate enumerations before any loading. */
+    ag_task_t task = AG_TASK_GRAPH_CLASSIFICATION;
+    int task_given = 0;
+    if (o.task) {
+        if (ag_task_from_name(o.task, &task)) {
+            fprintf(stderr, "attn-graph: train: --task: %s\n", ag_error_message());
+            return AG_EXIT_USAGE;
+        }
+        task_given = 1;
+    }
+    ag_train_config_t tc;
+    ag_train_config_default(&tc, task);
+    int is_gat = t.preset && !strcmp(t.preset, "gat");
+    if (is_gat) {
+        tc.optim.lr = 0.005f;
+        tc.optim.weight_decay = 5e-4f;
+        tc.patience = 100;
+    }
+    if (t.optimizer) {
+        static const char *const opts[] = {"sgd", "adam", "adamw"};
+        int k;
+        if (name_in("--optimizer", t.optimizer, opts, 3, &k) < 0) return AG_EXIT_USAGE;
+        float lr = tc.optim.lr, wd = tc.optim.weight_decay;
+        ag_optim_config_default(&tc.optim, (ag_optim_kind_t)k);
+        tc.optim.lr = lr;
+        tc.optim.weight_decay = wd;
+    }
+    if (t.schedule) {
+        static const char *const s[] = {"constant", "step", "cosine"};
+        int k;
+        if (name_in("--schedule", t.schedule, s, 3, &k) < 0) return AG_EXIT_USAGE;
+        tc.lr_schedule = (ag_lr_kind_t)k;
+    }
+    if (t.metric && ag_metric_from_name(t.metric, &tc.metric)) {
+        fprintf(stderr, "attn-graph: train: --metric: %s\n", ag_error_message());
+        return AG_EXIT_USAGE;
+    }
+    if (t.lr > 0) tc.optim.lr = (float)t.lr;
+    if (t.weight_decay >= 0) tc.optim.weight_decay = (float)t.weight_decay;
+    if (t.clip >= 0) tc.clip_norm = (float)t.clip;
+    if (t.epochs > 0) tc.epochs = t.epochs;
+    if (t.batch_size > 0) tc.batch_size = t.batch_size;
+    if (t.patience >= 0) tc.patience = t.patience;
+    if (t.warmup >= 0) tc.warmup_epochs = t.warmup;
+    tc.seed = o.seed;
+    if (t.no_train_metric) tc.eval_train = 0;
+    if (t.threads > 0) ag_set_num_threads((int)t.threads);
+
+    ag_featurizer_config_t fc;
+    feat_lists_t fl;
+    memset(&fl, 0, sizeof fl);
+    ag_feature_norm_t norm;
+    int code = feature_config(&o, &fc, &fl, &norm);
+    cli_data_t d;
+    memset(&d, 0, sizeof d);
+    ag_prepared_t p;
+    memset(&p, 0, sizeof p);
+    ag_model_t *model = NULL;
+    FILE *log = NULL;
+    ag_error_t rc = AG_SUCCESS;
+    if (code == AG_EXIT_OK) code = cli_data_load(&d, &o, CMD, NULL, 0, AG_TASK_AUTO);
+    if (code != AG_EXIT_OK) goto done;
+    if (d.graph_level) {
+        if (!task_given) task = ag_task_infer(&d.ds.targets);
+        if (!ag_task_is_graph_level(task)) {
+            fprintf(stderr, "attn-graph: train: --task %s needs a GRAPH argument, not --labels\n", ag_task_name(task));
+            code = AG_EXIT_USAGE;
+            goto done;
+        }
+        rc = ag_prepare_graphs(&p, &d.ds, task, &fc, d.fold.train, d.fold.n_train);
+    } else {
+        if (task_given && task != AG_TASK_NODE_CLASSIFICATION) {
+            fprintf(stderr, "attn-graph: train: a GRAPH argument trains node-classification, not %s\n",
+                    ag_task_name(task));
+            code = AG_EXIT_USAGE;
+            goto done;
+        }
+        task = AG_TASK_NODE_CLASSIFICATION;
+        rc = ag_prepare_nodes(&p, &d.graph, o.label_attr, NULL, 0, d.have_table ? &d.table.features : NULL, norm, &fc);
+        if (rc == AG_SUCCESS && !t.quiet)
+            for (int64_t i = 1; i < p.n_excluded; i++)
+                fprintf(stderr,
+                        "attn-graph: note: vertex attribute '%s' mirrors the label '%s' and is not used as a feature\n",
+                        p.excluded[i], o.label_attr);
+    }
+    if (rc) {
+        code = ag_cli_fail(rc);
+        goto done;
+    }
+    if (d.fold.n_train == 0) {
+        fprintf(stderr, "attn-graph: train: the split's training part is empty\n");
+        code = AG_EXIT_INPUT;
+        goto done;
+    }
+    ag_model_config_t mc;
+    int64_t F = p.set.examples[0].X.cols, Fe = p.featurizer.n_edge_features;
+    code = model_config(&t, task, F, Fe, p.n_out, &mc);
+    if (code != AG_EXIT_OK) goto done;
+    mc.seed = o.seed;
+    if ((rc = ag_model_create(&model, &mc)) != AG_SUCCESS) {
+        code = ag_cli_fail(rc);
+        goto done;
+    }
+    if (t.log && !(log = fopen(t.log, "w"))) {
+        fprintf(stderr, "attn-graph: train: cannot write %s\n", t.log);
+        code = AG_EXIT_FAILURE;
+        goto done;
+    }
+    if (log) fprintf(log, "epoch,loss,train_metric,val_metric,seconds,lr\n");
+    progress_t pr = {log, t.quiet};
+    tc.progress = on_epoch;
+    tc.progress_user = &pr;
+    if (!t.quiet)
+        fprintf(stderr,
+                "attn-graph: %s, %lld %s, %lld features%s, %lld outputs, %lld parameters; train %lld, val %lld, test "
+                "%lld\n",
+                ag_task_name(task), (long long)(d.graph_level ? d.ds.n_graphs : p.set.n_rows),
+                d.graph_level ? "graphs" : "nodes", (long long)F, Fe > 0 ? " (+ edge features)" : "",
+                (long long)p.n_out, (long long)ag_param_list_size(ag_model_params(model)), (long long)d.fold.n_train,
+                (long long)d.fold.n_val, (long long)d.fold.n_test);
+    ag_train_result_t res;
+    rc = ag_train(model, &p.set, d.fold.train, d.fold.n_train, d.fold.val, d.fold.n_val, &tc, &res);
+    if (rc) {
+        code = ag_cli_fail(rc);
+        goto done;
+    }
+    if (!t.quiet) {
+        ag_metric_t shown = tc.metric;
+        if (shown == AG_METRIC_AUTO)
+            shown = task == AG_TASK_GRAPH_MULTITASK    ? AG_METRIC_ROC_AUC
+                    : task == AG_TASK_GRAPH_REGRESSION ? AG_METRIC_RMSE
+                                                       : AG_METRIC_ACCURACY;
+        if (d.fold.n_val > 0)
+            fprintf(stderr, "attn-graph: %lld epochs in %.1fs; best epoch %lld (val %s %.4f)\n",
+                    (long long)res.epochs_run, res.seconds, (long long)res.best_epoch, ag_metric_name(shown),
+                    res.best_val_metric);
+        else
+            fprintf(stderr, "attn-graph: %lld epochs in %.1fs; no validation part: the last epoch is kept\n",
+                    (long long)res.epochs_run, res.seconds);
+    }
+    if (t.output) {
+        ag_bundle_t b;
+        rc = ag_bundle_init(&b, &model, &p.featurizer, &p.table, (const char *const *)p.names, p.n_out, p.label_attr);
+        if (rc == AG_SUCCESS && d.graph_level && task == AG_TASK_GRAPH_CLASSIFICATION)
+            rc = ag_bundle_set_target_column(&b, d.ds.targets.tasks[0]);
+        if (rc == AG_SUCCESS) rc = ag_bundle_save(t.output, &b);
+        if (rc == AG_SUCCESS) {
+            model = b.model; /* keep using it for the test scores */
+            b.model = NULL;
+        }
+        ag_bundle_destroy(&b);
+        if (rc) {
+            code = ag_cli_fail(rc);
+            if (rc == AG_EFILE) code = AG_EXIT_FAILURE; /* writing the model is I/O, not bad input */
+            goto done;
+        }
+    }
+    ag_scores_t sc;
+    rc = ag_evaluate(model, &p.set, d.fold.test, d.fold.n_test, &sc);
+    if (rc) {
+        code = ag_cli_fail(rc);
+        goto done;
+    }
+    cli_print_scores(stdout, "test", task, &sc, t.json);
+done:
+    if (log) fclose(log);
+    ag_model_destroy(model);
+    ag_prepared_destroy(&p);
+    cli_data_destroy(&d);
+    for (int i = 0; i < 3; i++) free(fl.buf[i]);
+    return code;
+}

@@ -1,0 +1,349 @@
+/*
+ * learn.c: data options, data loading, splits and score printing shared by train and eval.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "learn.h"
+
+void cli_data_opts_init(cli_data_opts_t *o) {
+    memset(o, 0, sizeof *o);
+    o->fold = -1;
+    o->seed = 1;
+}
+
+int cli_opt(const char *cmd, const char *name, int argc, char **argv, int *i, const char **value) {
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0) return 0;
+    if (a[n] == '=') {
+        *value = a + n + 1;
+        return 1;
+    }
+    if (a[n] != '\0') return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "attn-graph: %s: %s needs a value\n", cmd, name);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+int cli_int(const char *cmd, const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out) {
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi) {
+        fprintf(stderr, "attn-graph: %s: %s takes an integer in [%lld, %lld], not '%s'\n", cmd, opt, (long long)lo,
+                (long long)hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_float(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out) {
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !(v >= lo && v <= hi)) {
+        fprintf(stderr, "attn-graph: %s: %s takes a number in [%g, %g], not '%s'\n", cmd, opt, lo, hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_split_list(char *s, const char **items) {
+    int n = 0;
+    for (char *tok = s; tok && n < CLI_MAX_LIST;) {
+        char *comma = strchr(tok, ',');
+        if (comma) *comma = '\0';
+        if (*tok) items[n++] = tok;
+        tok = comma ? comma + 1 : NULL;
+    }
+    return n;
+}
+
+int cli_data_option(cli_data_opts_t *o, const char *cmd, int argc, char **argv, int *i, int with_features) {
+    const char *v = NULL;
+    int r;
+    int64_t k;
+#define OPT_STR(name, field) \
+    if ((r = cli_opt(cmd, name, argc, argv, i, &v)) != 0) { \
+        if (r > 0) o->field = v; \
+        return r; \
+    }
+    OPT_STR("--labels", labels);
+    OPT_STR("--target", targets);
+    OPT_STR("--file-column", file_column);
+    OPT_STR("--label-attr", label_attr);
+    OPT_STR("--node-table", node_table);
+    OPT_STR("--table-id-attr", table_id_attr);
+    OPT_STR("--train-nodes", train_nodes);
+    OPT_STR("--split", split);
+    OPT_STR("--split-column", split_column);
+    OPT_STR("--folds", folds);
+    OPT_STR("--split-random", split_random);
+    OPT_STR("--task", task);
+    if ((r = cli_opt(cmd, "--fold", argc, argv, i, &v)) != 0) {
+        if (r < 0 || cli_int(cmd, "--fold", v, 0, 1000000, &k) < 0) return -1;
+        o->fold = k;
+        return 1;
+    }
+    if ((r = cli_opt(cmd, "--seed", argc, argv, i, &v)) != 0) {
+        if (r < 0 || cli_int(cmd, "--seed", v, 0, INT64_MAX, &k) < 0) return -1;
+        o->seed = (uint64_t)k;
+        return 1;
+    }
+    if (!strcmp(argv[*i], "--directed")) {
+        o->directed = 1;
+        return 1;
+    }
+    if (!with_features) return 0;
+    OPT_STR("--vertex-attrs", vertex_attrs);
+    OPT_STR("--edge-attrs", edge_attrs);
+    OPT_STR("--exclude-attrs", exclude_attrs);
+    OPT_STR("--normalize", normalize);
+    if (!strcmp(argv[*i], "--degree")) {
+        o->degree = 1;
+        return 1;
+    }
+    if ((r = cli_opt(cmd, "--lap-pe", argc, argv, i, &v)) != 0) {
+        if (r < 0 || cli_int(cmd, "--lap-pe", v, 0, 1000, &o->lap_pe) < 0) return -1;
+        return 1;
+    }
+    if ((r = cli_opt(cmd, "--rw-pe", argc, argv, i, &v)) != 0) {
+        if (r < 0 || cli_int(cmd, "--rw-pe", v, 0, 1000, &o->rw_pe) < 0) return -1;
+        return 1;
+    }
+#undef OPT_STR
+    return 0;
+}
+
+void cli_data_destroy(cli_data_t *d) {
+    ag_dataset_destroy(&d->ds);
+    if (d->have_graph) igraph_destroy(&d->graph);
+    if (d->have_table) ag_node_table_destroy(&d->table);
+    if (d->have_split) ag_split_destroy(&d->split);
+    for (int i = 0; i < 3; i++) free(d->owned[i]);
+    free(d->target_buf);
+    memset(d, 0, sizeof *d);
+}
+
+static int ends_with(const char *s, const char *suffix) {
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static int usage_error(const char *cmd, const char *msg) {
+    fprintf(stderr, "attn-graph: %s: %s (see 'attn-graph %s --help')\n", cmd, msg, cmd);
+    return AG_EXIT_USAGE;
+}
+
+/* --train-nodes: train = the listed nodes, test = every other node, no validation. */
+static int train_nodes_fold(cli_data_t *d, const char *list, int64_t N, const char *cmd) {
+    char *buf = strdup(list);
+    const char *items[CLI_MAX_LIST];
+    if (!buf) return AG_EXIT_FAILURE;
+    int n = cli_split_list(buf, items);
+    unsigned char *in = calloc((size_t)N + 1, 1);
+    d->owned[0] = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    d->owned[2] = malloc(sizeof(int64_t) * (size_t)(N + 1));
+    if (!in || !d->owned[0] || !d->owned[2]) {
+        free(buf);
+        free(in);
+        return AG_EXIT_FAILURE;
+    }
+    for (int i = 0; i < n; i++) {
+        int64_t v;
+        if (cli_int(cmd, "--train-nodes", items[i], 0, N - 1, &v) < 0) {
+            free(buf);
+            free(in);
+            return AG_EXIT_USAGE;
+        }
+        in[v] = 1;
+    }
+    free(buf);
+    d->fold.n_train = d->fold.n_test = 0;
+    for (int64_t v = 0; v < N; v++) {
+        if (in[v]) d->owned[0][d->fold.n_train++] = v;
+        else d->owned[2][d->fold.n_test++] = v;
+    }
+    free(in);
+    d->fold.train = d->owned[0];
+    d->fold.test = d->owned[2];
+    d->fold.val = NULL;
+    d->fold.n_val = 0;
+    if (d->fold.n_train == 0) return usage_error(cmd, "--train-nodes lists no node");
+    return AG_EXIT_OK;
+}
+
+static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, int64_t n_items) {
+    ag_error_t rc = AG_SUCCESS;
+    int given = (o->split != NULL) + (o->folds != NULL) + (o->split_random != NULL) + (o->train_nodes != NULL);
+    if (given > 1) return usage_error(cmd, "give only one of --split, --folds, --split-random, --train-nodes");
+    if (o->folds && o->fold < 0) return usage_error(cmd, "--folds needs --fold K");
+    if (!o->folds && o->fold >= 0) return usage_error(cmd, "--fold needs --folds FILE");
+    if (o->train_nodes) {
+        if (d->graph_level) return usage_error(cmd, "--train-nodes is for node tasks (a GRAPH argument)");
+        return train_nodes_fold(d, o->train_nodes, n_items, cmd);
+    }
+    const char *const *files = d->graph_level ? (const char *const *)d->ds.files : NULL;
+    if (o->split && ends_with(o->split, ".json")) {
+        rc = ag_split_read_json(&d->split, o->split, n_items);
+    } else if (o->split) {
+        rc = ag_split_read_csv(&d->split, o->split, o->split_column ? o->split_column : "random_split", files, n_items);
+    } else if (o->folds) {
+        rc = ends_with(o->folds, ".json")
+                     ? ag_split_read_json(&d->split, o->folds, n_items)
+                     : ag_split_read_csv(&d->split, o->folds, o->split_column ? o->split_column : "fold", files,
+                                         n_items);
+    } else {
+        double f[3] = {0.8, 0.1, 0.1};
+        if (o->split_random) {
+            char *buf = strdup(o->split_random);
+            const char *items[CLI_MAX_LIST];
+            int n = buf ? cli_split_list(buf, items) : 0;
+            if (n < 2 || n > 3) {
+                free(buf);
+                return usage_error(cmd, "--split-random takes TRAIN,VAL[,TEST] fractions");
+            }
+            for (int i = 0; i < n; i++)
+                if (cli_float(cmd, "--split-random", items[i], 0.0, 1.0, &f[i]) < 0) {
+                    free(buf);
+                    return AG_EXIT_USAGE;
+                }
+            free(buf);
+            if (f[0] + f[1] > 1.0 + 1e-9) return usage_error(cmd, "--split-random fractions add up to more than 1");
+        }
+        rc = ag_split_random(&d->split, n_items, f[0], f[1], d->graph_level ? o->seed : o->seed);
+    }
+    if (rc) return ag_cli_fail(rc);
+    d->have_split = 1;
+    int64_t k = o->folds ? o->fold : 0;
+    if (o->folds && k >= d->split.n_folds) {
+        fprintf(stderr, "attn-graph: %s: --fold %lld: %s has %lld folds (0..%lld)\n", cmd, (long long)k, o->folds,
+                (long long)d->split.n_folds, (long long)d->split.n_folds - 1);
+        return AG_EXIT_USAGE;
+    }
+    if (!o->folds && d->split.n_folds > 1) {
+        fprintf(stderr, "attn-graph: %s: %s holds %lld folds: use --folds FILE --fold K\n", cmd, o->split,
+                (long long)d->split.n_folds);
+        return AG_EXIT_USAGE;
+    }
+    d->fold = d->split.folds[k];
+    return AG_EXIT_OK;
+}
+
+int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, const char *const *model_targets,
+                  int64_t n_model_targets, ag_task_kind_t forced_kind) {
+    memset(d, 0, sizeof *d);
+    if (o->labels && o->graph) return usage_error(cmd, "give either --labels (graph tasks) or a GRAPH (node tasks)");
+    if (!o->labels && !o->graph) return usage_error(cmd, "no data: give --labels FILE.csv or a GRAPH file");
+    ag_error_t rc;
+    if (o->labels) {
+        d->graph_level = 1;
+        if (o->label_attr || o->node_table) return usage_error(cmd, "--label-attr and --node-table are for node tasks");
+        ag_dataset_options_t dopt;
+        ag_dataset_options_init(&dopt);
+        dopt.directed = o->directed;
+        if (o->file_column) dopt.targets.file_column = o->file_column;
+        ag_task_kind_t kinds[CLI_MAX_LIST];
+        if (o->targets) {
+            d->target_buf = strdup(o->targets);
+            if (!d->target_buf) return AG_EXIT_FAILURE;
+            int n = cli_split_list(d->target_buf, d->target_names);
+            if (n == 0) return usage_error(cmd, "--target lists no column");
+            dopt.targets.targets = d->target_names;
+            dopt.targets.n_targets = n;
+        } else if (model_targets) {
+            dopt.targets.targets = model_targets;
+            dopt.targets.n_targets = n_model_targets;
+        }
+        if (forced_kind != AG_TASK_AUTO && dopt.targets.targets) {
+            for (int64_t j = 0; j < dopt.targets.n_targets && j < CLI_MAX_LIST; j++) kinds[j] = forced_kind;
+            dopt.targets.kinds = kinds;
+        }
+        rc = ag_dataset_load(&d->ds, o->labels, &dopt);
+        if (rc) return ag_cli_fail(rc);
+        return load_split(d, o, cmd, d->ds.n_graphs);
+    }
+    if (o->labels || o->targets) return usage_error(cmd, "--target is for graph tasks (--labels)");
+    if (!o->label_attr) return usage_error(cmd, "a node task needs --label-attr ATTR");
+    rc = ag_graph_read(&d->graph, o->graph, AG_FORMAT_AUTO, o->directed);
+    if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());
+    if (rc) return ag_cli_fail(rc);
+    d->have_graph = 1;
+    if (o->node_table) {
+        ag_table_options_t topt;
+        ag_table_options_init(&topt);
+        if (o->table_id_attr) topt.vertex_attr = o->table_id_attr;
+        if (ends_with(o->node_table, ".content")) topt.last_is_label = 1; /* LINQS: the class ends each line */
+        rc = ag_table_read(&d->table, o->node_table, &d->graph, &topt);
+        if (rc) return ag_cli_fail(rc);
+        d->have_table = 1;
+    }
+    return load_split(d, o, cmd, (int64_t)igraph_vcount(&d->graph));
+}
+
+int cli_part(const cli_data_t *d, const char *part, int64_t n_all, const int64_t **idx, int64_t *n, int64_t **owned) {
+    *owned = NULL;
+    if (!strcmp(part, "train")) {
+        *idx = d->fold.train;
+        *n = d->fold.n_train;
+    } else if (!strcmp(part, "val")) {
+        *idx = d->fold.val;
+        *n = d->fold.n_val;
+    } else if (!strcmp(part, "test")) {
+        *idx = d->fold.test;
+        *n = d->fold.n_test;
+    } else if (!strcmp(part, "all")) {
+        *owned = malloc(sizeof(int64_t) * (size_t)(n_all > 0 ? n_all : 1));
+        if (!*owned) return -1;
+        for (int64_t i = 0; i < n_all; i++) (*owned)[i] = i;
+        *idx = *owned;
+        *n = n_all;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+static void json_num(FILE *out, double x) {
+    if (!isfinite(x)) fputs("null", out);
+    else fprintf(out, "%.6g", x);
+}
+
+void cli_print_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s, int json) {
+    struct {
+        const char *name;
+        double v;
+    } m[5];
+    int k = 0;
+    if (task == AG_TASK_NODE_CLASSIFICATION || task == AG_TASK_GRAPH_CLASSIFICATION) {
+        m[k].name = "accuracy", m[k++].v = s->accuracy;
+        m[k].name = "macro_f1", m[k++].v = s->macro_f1;
+        if (isfinite(s->roc_auc)) m[k].name = "roc_auc", m[k++].v = s->roc_auc;
+    } else if (task == AG_TASK_GRAPH_MULTITASK) {
+        m[k].name = "roc_auc", m[k++].v = s->roc_auc;
+    } else {
+        m[k].name = "rmse", m[k++].v = s->rmse;
+        m[k].name = "mae", m[k++].v = s->mae;
+    }
+    m[k].name = "loss", m[k++].v = s->loss;
+    if (json) {
+        fprintf(out, "{\"part\": \"%s\", \"task\": \"%s\", \"n\": %lld", part, ag_task_name(task), (long long)s->n);
+        for (int i = 0; i < k; i++) {
+            fprintf(out, ", \"%s\": ", m[i].name);
+            json_num(out, m[i].v);
+        }
+        fputs("}\n", out);
+    } else {
+        fprintf(out, "%s:", part);
+        for (int i = 0; i < k; i++) fprintf(out, "%s %s %.4f", i ? "," : "", m[i].name, m[i].v);
+        fprintf(out, " (n %lld)\n", (long long)s->n);
+    }
+    fflush(out);
+}

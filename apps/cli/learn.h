@@ -1,0 +1,92 @@
+/*
+ * learn.h: what `attn-graph train` and `attn-graph eval` share: data options, loading the data,
+ * choosing the split, printing scores.
+ */
+#ifndef AG_CLI_LEARN_H
+#define AG_CLI_LEARN_H
+
+#include <stdio.h>
+#include <attngraph/attngraph.h>
+#include <attngraph/model.h>
+#include <attngraph/modelfile.h>
+#include <attngraph/prepare.h>
+#include <attngraph/train.h>
+#include "cli.h"
+
+#define CLI_MAX_LIST 256
+
+/* Every data and feature option of train and eval (eval takes the data options only). */
+typedef struct cli_data_opts_t {
+    /* graph tasks */
+    const char *labels;        /* --labels FILE.csv */
+    const char *targets;       /* --target COL[,COL...] */
+    const char *file_column;   /* --file-column */
+    /* node tasks */
+    const char *graph;         /* positional GRAPH */
+    const char *label_attr;    /* --label-attr */
+    const char *node_table;    /* --node-table */
+    const char *table_id_attr; /* --table-id-attr */
+    const char *train_nodes;   /* --train-nodes 0,33 */
+    int directed;              /* --directed */
+    /* splits */
+    const char *split;         /* --split FILE (.json or .csv) */
+    const char *split_column;  /* --split-column (default random_split) */
+    const char *folds;         /* --folds FILE */
+    int64_t fold;              /* --fold K */
+    const char *split_random;  /* --split-random 0.8,0.1,0.1 */
+    uint64_t seed;             /* --seed */
+    const char *task;          /* --task */
+    /* features (train only) */
+    const char *vertex_attrs, *edge_attrs, *exclude_attrs, *normalize;
+    int degree;
+    int64_t lap_pe, rw_pe;
+} cli_data_opts_t;
+
+void cli_data_opts_init(cli_data_opts_t *o);
+
+/* If argv[*i] is a data option, consumes it (and its value) and returns 1; returns 0 if it is not
+ * one; returns -1 (after printing the error) on a bad value. `cmd` names the subcommand. */
+int cli_data_option(cli_data_opts_t *o, const char *cmd, int argc, char **argv, int *i, int with_features);
+
+/* The value of option `name` at argv[*i] ("--x v" or "--x=v"): sets *value and returns 1 if argv[*i]
+ * is that option; prints the error and returns -1 if its value is missing; 0 if another option. */
+int cli_opt(const char *cmd, const char *name, int argc, char **argv, int *i, const char **value);
+
+/* Strict number parsing; print "attn-graph: CMD: --opt: ..." and return -1 on error. */
+int cli_int(const char *cmd, const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out);
+int cli_float(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out);
+
+/* Splits a comma-separated list in place into at most CLI_MAX_LIST items; returns the count. */
+int cli_split_list(char *s, const char **items);
+
+/* Loaded data: a dataset, or one graph with its node table. */
+typedef struct cli_data_t {
+    int graph_level;
+    ag_dataset_t ds;
+    igraph_t graph;
+    int have_graph;
+    ag_node_table_t table;
+    int have_table;
+    ag_split_t split;
+    int have_split;
+    ag_fold_t fold;        /* the fold used (points into split, or owned lists for --train-nodes) */
+    int64_t *owned[3];
+    char *target_buf;      /* storage of the --target list */
+    const char *target_names[CLI_MAX_LIST];
+} cli_data_t;
+
+/* Loads the data (dataset or graph + table) and the split. `model_targets` (eval) are the target
+ * columns to read when --target is not given (a model's task names). Returns an exit code. */
+int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, const char *const *model_targets,
+                  int64_t n_model_targets, ag_task_kind_t forced_kind);
+
+void cli_data_destroy(cli_data_t *d);
+
+/* The index list of a part of the fold ("train", "val", "test", "all"); n_all is the item count. */
+int cli_part(const cli_data_t *d, const char *part, int64_t n_all, const int64_t **idx, int64_t *n, int64_t **owned);
+
+/* Prints the scores of a part as one line ("test: accuracy 0.8130, macro_f1 ..., loss ... (n 1000)")
+ * or as one JSON object. */
+void cli_print_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s, int json);
+
+#endif

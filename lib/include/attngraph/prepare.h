@@ -1,0 +1,145 @@
+/*
+ * attngraph/prepare.h: from loaded data (a dataset of graphs, or one graph with node labels and a
+ * node table) to a training set (train.h) with the featuriser that made it.
+ *
+ * Inputs of a model are: the featuriser's columns (vertex attributes, degree, PEs; features.h),
+ * then optionally the columns of a node table (Cora's cora.content, Twitch's features.txt),
+ * normalised with statistics fixed at preparation time (ag_table_norm_t). Both are kept in the
+ * model file (modelfile.h), so that a model featurises a graph exactly as it did in training.
+ *
+ * Example: MUTAG, featuriser fitted on the training graphs only
+ *   ag_dataset_t ds;                        // ag_dataset_load(&ds, "mutag/labels.csv", &opts)
+ *   ag_featurizer_config_t fc;
+ *   ag_featurizer_config_init(&fc);
+ *   ag_prepared_t p;
+ *   ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, fold.train, fold.n_train);
+ *   // p.set.examples[g].X, p.set.targets, p.featurizer, p.names (class names "0", "1")
+ *   ag_prepared_destroy(&p);
+ */
+#ifndef ATTNGRAPH_PREPARE_H
+#define ATTNGRAPH_PREPARE_H
+
+#include <igraph.h>
+#include "attngraph/common.h"
+#include "attngraph/dataset.h"
+#include "attngraph/features.h"
+#include "attngraph/matrix.h"
+#include "attngraph/model.h"
+#include "attngraph/table.h"
+#include "attngraph/train.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Normalisation of node-table columns, appended after the featuriser's columns. */
+typedef struct ag_table_norm_t {
+    int64_t width;          /* Ft table columns (0: no table) */
+    ag_feature_norm_t norm; /* NONE, STANDARDIZE (per column, stats below) or L1_ROWS (per row) */
+    float *mean;            /* (Ft) STANDARDIZE only */
+    float *std;             /* (Ft) STANDARDIZE only; never 0 */
+} ag_table_norm_t;
+
+/** \function ag_table_norm_fit
+ * Fixes the normalisation of a node table's columns (statistics over all its rows, as the
+ * featuriser does for attribute columns; a constant column gets std 1).
+ * \return AG_SUCCESS, AG_EINVAL (unknown norm), AG_ENOMEM. */
+ag_error_t ag_table_norm_fit(ag_table_norm_t *t, const ag_fmat_t *table, ag_feature_norm_t norm);
+
+/** \function ag_table_norm_destroy
+ * Frees the statistics; safe on a zeroed value. */
+void ag_table_norm_destroy(ag_table_norm_t *t);
+
+/**
+ * \function ag_inputs_featurize
+ * The model inputs of one graph: X = [featuriser columns | normalised table columns] (N x F) and
+ * the edge features (E x Fe).
+ * \param f      A fitted or loaded featuriser.
+ * \param t      Table normalisation, or NULL when the model takes no node table.
+ * \param ig     The graph.
+ * \param table  (N x Ft) the node table aligned to ig's vertices (ag_table_read), or NULL when
+ *               t is NULL or t->width is 0.
+ * \param X      Output, zeroed or valid; resized.
+ * \param E      Output, zeroed or valid; resized.
+ * \return AG_SUCCESS; the errors of ag_featurizer_transform(); AG_EMISMATCH (the table has another
+ *         width or row count than the model expects, or is missing); AG_EINVAL (no feature column
+ *         at all); AG_ENOMEM.
+ */
+ag_error_t ag_inputs_featurize(const ag_featurizer_t *f, const ag_table_norm_t *t, const igraph_t *ig,
+                               const ag_fmat_t *table, ag_fmat_t *X, ag_fmat_t *E);
+
+/** A prepared training set and what produced it. */
+typedef struct ag_prepared_t {
+    ag_trainset_t set;
+    ag_featurizer_t featurizer;
+    ag_table_norm_t table;  /* width 0 without a node table */
+    int64_t n_out;          /* model outputs: C classes or T tasks */
+    char **names;           /* (n_out) class names (classification) or task names */
+    char *label_attr;       /* node tasks: the vertex attribute holding the labels */
+    char **excluded;        /* (n_excluded) attributes left out because they hold or mirror the label */
+    int64_t n_excluded;
+} ag_prepared_t;
+
+/** \function ag_prepared_destroy
+ * Frees everything; safe on a zeroed value. */
+void ag_prepared_destroy(ag_prepared_t *p);
+
+/**
+ * \function ag_task_infer
+ * The task a dataset's targets suggest: several columns all binary -> graph-multitask; one
+ * binary or multi-class column, or one numeric column of at most 10 distinct integer values ->
+ * graph-classification; anything else -> graph-regression.
+ */
+ag_task_t ag_task_infer(const ag_targets_t *targets);
+
+/**
+ * \function ag_prepare_graphs
+ * A graph-level training set from a dataset: the featuriser is fitted on the graphs fit_idx only
+ * (the training part; NULL = all graphs), then every graph is featurised.
+ * Targets: classification takes the single target column (binary: classes "0", "1"; multi-class:
+ * its class names; numeric integers: their sorted distinct values); multi-task needs every column
+ * binary; regression takes every column's values.
+ * \param p       Output, uninitialised; free with ag_prepared_destroy(). Zeroed on failure.
+ * \return AG_SUCCESS; AG_EINVAL (classification with several columns, multi-task with a non-binary
+ *         column); the featuriser's errors, with the graph's file name ("molecules/0007.gml: ...");
+ *         AG_EMISMATCH (feature widths differ across graphs, naming the graph); AG_ENOMEM.
+ */
+ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
+                             const ag_featurizer_config_t *cfg, const int64_t *fit_idx, int64_t n_fit);
+
+/**
+ * \function ag_prepare_nodes
+ * A node-classification training set from one graph: labels from a vertex attribute (classes
+ * built from the values, or the given list), features from the featuriser (the label attribute is
+ * always excluded, and so is any other vertex attribute that mirrors it, i.e. whose values map
+ * one-to-one onto the classes, such as karate's `club_name` beside `club`) and an optional node
+ * table normalised with table_norm.
+ * \param classes  The class list to use (a loaded model's), or NULL to build it.
+ * \param table    (N x Ft) node table aligned to the vertices, or NULL.
+ * \return AG_SUCCESS; AG_EATTR (no such label attribute; the label attribute explicitly listed as
+ *         a feature); AG_EVALUE (a label outside the given classes); AG_EINVAL (no feature column
+ *         at all: add --degree, a PE or a node table); the featuriser's errors; AG_ENOMEM.
+ */
+ag_error_t ag_prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
+                            const char *const *classes, int64_t n_classes, const ag_fmat_t *table,
+                            ag_feature_norm_t table_norm, const ag_featurizer_config_t *cfg);
+
+/**
+ * \function ag_prepare_graphs_with
+ * Evaluation data for a loaded model: the dataset featurised with a given featuriser (not fitted)
+ * and targets laid out for the task with the given names (class names must match the model's).
+ */
+ag_error_t ag_prepare_graphs_with(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
+                                  const ag_featurizer_t *f, const char *const *names, int64_t n_names);
+
+/** \function ag_prepare_nodes_with
+ * The same for a node task: labels mapped to the model's classes, inputs from the model's
+ * featuriser and table normalisation. */
+ag_error_t ag_prepare_nodes_with(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
+                                 const ag_featurizer_t *f, const ag_table_norm_t *t, const ag_fmat_t *table,
+                                 const char *const *classes, int64_t n_classes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,375 @@
+/*
+ * modelfile.c: a model bundle (model + featuriser + node-table normalisation + labels) in one
+ * safetensors file.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attngraph/modelfile.h"
+#include "attngraph/safetensors.h"
+#include "attngraph/train.h"
+#include "internal.h"
+#include "json.h"
+
+static void free_strings(char **s, int64_t n) {
+    if (!s) return;
+    for (int64_t i = 0; i < n; i++) ag_i_free(s[i]);
+    ag_i_free(s);
+}
+
+void ag_bundle_destroy(ag_bundle_t *b) {
+    if (!b) return;
+    ag_model_destroy(b->model);
+    ag_featurizer_destroy(&b->featurizer);
+    ag_table_norm_destroy(&b->table);
+    free_strings(b->names, b->n_names);
+    ag_i_free(b->label_attr);
+    ag_i_free(b->target_column);
+    memset(b, 0, sizeof *b);
+}
+
+static int is_classification(ag_task_t t) {
+    return t == AG_TASK_NODE_CLASSIFICATION || t == AG_TASK_GRAPH_CLASSIFICATION;
+}
+
+/* The parts agree with each other: names per output, input widths per the model. */
+static ag_error_t check_parts(const ag_model_t *model, const ag_featurizer_t *f, const ag_table_norm_t *t,
+                              int64_t n_names, ag_error_t code, const char *where) {
+    const ag_model_config_t *c = ag_model_config(model);
+    int64_t Ft = t ? t->width : 0;
+    if (n_names != c->n_out)
+        return AG_ERROR(code, "%s%lld %s names for a model of %lld outputs", where, (long long)n_names,
+                        is_classification(c->task) ? "class" : "task", (long long)c->n_out);
+    if (f->n_features + Ft != c->in_dim)
+        return AG_ERROR(code,
+                        "%sthe featuriser gives %lld columns (+ %lld node-table columns) but the model takes %lld",
+                        where, (long long)f->n_features, (long long)Ft, (long long)c->in_dim);
+    if (c->edge_dim != f->n_edge_features)
+        return AG_ERROR(code, "%sthe featuriser gives %lld edge columns but the model takes %lld", where,
+                        (long long)f->n_edge_features, (long long)c->edge_dim);
+    if (Ft > 0 && ag_task_is_graph_level(c->task))
+        return AG_ERROR(code, "%sa graph-level model cannot take a node table", where);
+    return AG_SUCCESS;
+}
+
+static ag_error_t copy_strings(char ***out, const char *const *in, int64_t n) {
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, n > 0 ? n : 1, sizeof(char *), "names"));
+    char **s = p;
+    for (int64_t i = 0; i < n; i++)
+        if (!(s[i] = ag_i_strdup(in[i]))) {
+            free_strings(s, i);
+            return AG_ERROR(AG_ENOMEM, "out of memory copying names");
+        }
+    *out = s;
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_bundle_init(ag_bundle_t *b, ag_model_t **model, ag_featurizer_t *f, ag_table_norm_t *table,
+                          const char *const *names, int64_t n_names, const char *label_attr) {
+    memset(b, 0, sizeof *b);
+    if (!model || !*model || !f) return AG_ERROR(AG_EINVAL, "ag_bundle_init: NULL model or featuriser");
+    AG_CHECK(check_parts(*model, f, table, n_names, AG_EINVAL, ""));
+    AG_CHECK(copy_strings(&b->names, names, n_names));
+    b->n_names = n_names;
+    if (label_attr && !(b->label_attr = ag_i_strdup(label_attr))) {
+        free_strings(b->names, n_names);
+        memset(b, 0, sizeof *b);
+        return AG_ERROR(AG_ENOMEM, "out of memory");
+    }
+    b->model = *model;
+    *model = NULL;
+    b->featurizer = *f;
+    memset(f, 0, sizeof *f);
+    if (table) {
+        b->table = *table;
+        memset(table, 0, sizeof *table);
+    }
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column) {
+    char *c = NULL;
+    if (column && !(c = ag_i_strdup(column))) return AG_ERROR(AG_ENOMEM, "out of memory");
+    ag_i_free(b->target_column);
+    b->target_column = c;
+    return AG_SUCCESS;
+}
+
+/* ---- saving */
+
+static void floats_json(ag_strbuf_t *sb, const float *x, int64_t n) {
+    ag_strbuf_append(sb, "[", 1);
+    for (int64_t i = 0; i < n; i++) {
+        if (i) ag_strbuf_append(sb, ",", 1);
+        ag_strbuf_json_float(sb, x[i]);
+    }
+    ag_strbuf_append(sb, "]", 1);
+}
+
+static const char *norm_name(ag_feature_norm_t n) {
+    return n == AG_NORM_STANDARDIZE ? "standardize" : n == AG_NORM_L1_ROWS ? "l1_rows" : "none";
+}
+
+/* Sets one metadata key from a string buffer, then empties the buffer. */
+static ag_error_t put(ag_metadata_t *m, const char *key, ag_strbuf_t *sb) {
+    if (sb->failed) return AG_ERROR(AG_ENOMEM, "out of memory writing model metadata '%s'", key);
+    ag_error_t rc = ag_metadata_set(m, key, sb->data ? sb->data : "");
+    ag_strbuf_destroy(sb);
+    ag_strbuf_init(sb);
+    return rc;
+}
+
+static ag_error_t build_metadata(const ag_bundle_t *b, ag_metadata_t *m, ag_strbuf_t *sb) {
+    const ag_model_config_t *c = ag_model_config(b->model);
+    AG_CHECK(ag_model_config_to_json(c, sb));
+    AG_CHECK(put(m, "config", sb));
+    ag_featurizer_to_json(&b->featurizer, sb);
+    AG_CHECK(put(m, "featurizer", sb));
+    ag_strbuf_printf(sb, "{\"task\":\"%s\",\"%s\":[", ag_task_name(c->task),
+                     is_classification(c->task) ? "classes" : "tasks");
+    for (int64_t i = 0; i < b->n_names; i++) {
+        if (i) ag_strbuf_append(sb, ",", 1);
+        ag_strbuf_json_string(sb, b->names[i]);
+    }
+    ag_strbuf_append(sb, "],\"label_attr\":", 15);
+    if (b->label_attr) ag_strbuf_json_string(sb, b->label_attr);
+    else ag_strbuf_append(sb, "null", 4);
+    ag_strbuf_append(sb, ",\"target_column\":", 17);
+    if (b->target_column) ag_strbuf_json_string(sb, b->target_column);
+    else ag_strbuf_append(sb, "null", 4);
+    ag_strbuf_append(sb, "}", 1);
+    AG_CHECK(put(m, "labels", sb));
+    if (b->table.width > 0) {
+        ag_strbuf_printf(sb, "{\"width\":%lld,\"normalization\":\"%s\"", (long long)b->table.width,
+                         norm_name(b->table.norm));
+        if (b->table.norm == AG_NORM_STANDARDIZE) {
+            ag_strbuf_append(sb, ",\"mean\":", 8);
+            floats_json(sb, b->table.mean, b->table.width);
+            ag_strbuf_append(sb, ",\"std\":", 7);
+            floats_json(sb, b->table.std, b->table.width);
+        }
+        ag_strbuf_append(sb, "}", 1);
+        AG_CHECK(put(m, "node_table", sb));
+    }
+    const float *mean, *std;
+    ag_model_target_scaling(b->model, &mean, &std);
+    floats_json(sb, mean, c->n_out);
+    AG_CHECK(put(m, "target_mean", sb));
+    floats_json(sb, std, c->n_out);
+    AG_CHECK(put(m, "target_std", sb));
+    ag_strbuf_printf(sb, "%d", AG_BUNDLE_VERSION);
+    AG_CHECK(put(m, "bundle_version", sb));
+    AG_CHECK(ag_metadata_set(m, "attn_graph_version", ag_version()));
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_bundle_save(const char *path, const ag_bundle_t *b) {
+    if (!b || !b->model) return AG_ERROR(AG_EINVAL, "ag_bundle_save: no model");
+    ag_metadata_t m;
+    ag_metadata_init(&m);
+    ag_strbuf_t sb;
+    ag_strbuf_init(&sb);
+    ag_error_t rc = build_metadata(b, &m, &sb);
+    ag_strbuf_destroy(&sb);
+    if (rc == AG_SUCCESS) rc = ag_safetensors_write_params(path, ag_model_params(b->model), &m);
+    ag_metadata_destroy(&m);
+    return rc;
+}
+
+/* ---- loading */
+
+/* Re-raises the current error as AG_EMODEL (keeping AG_ENOMEM) prefixed with the file name. */
+static ag_error_t bad(ag_error_t rc, const char *path) {
+    if (rc == AG_ENOMEM) return rc;
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", ag_error_message());
+    return AG_ERROR(AG_EMODEL, "%s: %s", path, msg);
+}
+
+static ag_error_t meta_json(const ag_safetensors_t *file, const char *path, const char *key, int required,
+                            ag_json_t **out) {
+    *out = NULL;
+    const char *v = ag_metadata_get(&file->metadata, key);
+    if (!v) {
+        if (!required) return AG_SUCCESS;
+        return AG_ERROR(AG_EMODEL, "%s: metadata '%s' is missing (not a model saved by attn-graph train?)", path, key);
+    }
+    ag_error_t rc = ag_json_parse(v, strlen(v), key, out);
+    if (rc != AG_SUCCESS) return bad(rc, path);
+    return AG_SUCCESS;
+}
+
+static ag_error_t floats_from(const ag_json_t *arr, const char *path, const char *key, int64_t n, float *out) {
+    if (!arr || arr->type != AG_JSON_ARRAY || arr->count != n)
+        return AG_ERROR(AG_EMODEL, "%s: metadata '%s' must be an array of %lld numbers", path, key, (long long)n);
+    for (int64_t i = 0; i < n; i++) {
+        const ag_json_t *v = &arr->items[i];
+        if (v->type != AG_JSON_NUMBER || !isfinite(v->number) || fabs(v->number) > 3.4e38)
+            return AG_ERROR(AG_EMODEL, "%s: metadata '%s'[%lld] is not a finite float32 number", path, key,
+                            (long long)i);
+        out[i] = (float)v->number;
+    }
+    return AG_SUCCESS;
+}
+
+static ag_error_t load_labels(ag_bundle_t *b, const ag_json_t *j, const char *path) {
+    const ag_model_config_t *c = ag_model_config(b->model);
+    if (!j || j->type != AG_JSON_OBJECT) return AG_ERROR(AG_EMODEL, "%s: metadata 'labels' is not a JSON object", path);
+    const ag_json_t *task = ag_json_get(j, "task");
+    if (!task || task->type != AG_JSON_STRING || strcmp(task->string, ag_task_name(c->task)) != 0)
+        return AG_ERROR(AG_EMODEL, "%s: metadata 'labels' names task '%s' but the model is for %s", path,
+                        task && task->type == AG_JSON_STRING ? task->string : "?", ag_task_name(c->task));
+    const char *key = is_classification(c->task) ? "classes" : "tasks";
+    const ag_json_t *arr = ag_json_get(j, key);
+    if (!arr || arr->type != AG_JSON_ARRAY || arr->count != c->n_out)
+        return AG_ERROR(AG_EMODEL, "%s: metadata 'labels' must list %lld %s", path, (long long)c->n_out, key);
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, c->n_out, sizeof(char *), "names"));
+    b->names = p;
+    for (int64_t i = 0; i < c->n_out; i++) {
+        const ag_json_t *s = &arr->items[i];
+        if (s->type != AG_JSON_STRING)
+            return AG_ERROR(AG_EMODEL, "%s: labels.%s[%lld] is not a string", path, key, (long long)i);
+        if (!(b->names[i] = ag_i_strdup(s->string))) return AG_ERROR(AG_ENOMEM, "out of memory");
+        b->n_names = i + 1;
+        for (int64_t k = 0; k < i; k++)
+            if (!strcmp(b->names[k], s->string))
+                return AG_ERROR(AG_EMODEL, "%s: labels.%s has '%s' twice", path, key, s->string);
+    }
+    const ag_json_t *la = ag_json_get(j, "label_attr");
+    if (la && la->type == AG_JSON_STRING) {
+        if (!(b->label_attr = ag_i_strdup(la->string))) return AG_ERROR(AG_ENOMEM, "out of memory");
+    } else if (la && la->type != AG_JSON_NULL) {
+        return AG_ERROR(AG_EMODEL, "%s: labels.label_attr must be a string or null", path);
+    }
+    const ag_json_t *tc = ag_json_get(j, "target_column");
+    if (tc && tc->type == AG_JSON_STRING) {
+        if (!(b->target_column = ag_i_strdup(tc->string))) return AG_ERROR(AG_ENOMEM, "out of memory");
+    } else if (tc && tc->type != AG_JSON_NULL) {
+        return AG_ERROR(AG_EMODEL, "%s: labels.target_column must be a string or null", path);
+    }
+    return AG_SUCCESS;
+}
+
+static ag_error_t load_table(ag_bundle_t *b, const ag_json_t *j, const char *path) {
+    if (!j) return AG_SUCCESS;
+    const ag_json_t *w = ag_json_get(j, "width"), *n = ag_json_get(j, "normalization");
+    if (j->type != AG_JSON_OBJECT || !w || w->type != AG_JSON_NUMBER || w->number != floor(w->number) ||
+        w->number < 1 || w->number > 1e9 || !n || n->type != AG_JSON_STRING)
+        return AG_ERROR(AG_EMODEL, "%s: metadata 'node_table' needs an integer 'width' >= 1 and a 'normalization'",
+                        path);
+    b->table.width = (int64_t)w->number;
+    if (!strcmp(n->string, "none")) b->table.norm = AG_NORM_NONE;
+    else if (!strcmp(n->string, "l1_rows")) b->table.norm = AG_NORM_L1_ROWS;
+    else if (!strcmp(n->string, "standardize")) b->table.norm = AG_NORM_STANDARDIZE;
+    else return AG_ERROR(AG_EMODEL, "%s: node_table.normalization '%s' is unknown", path, n->string);
+    if (b->table.norm != AG_NORM_STANDARDIZE) return AG_SUCCESS;
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, b->table.width, sizeof(float), "node-table statistics"));
+    b->table.mean = p;
+    AG_CHECK(ag_i_alloc_array(&p, b->table.width, sizeof(float), "node-table statistics"));
+    b->table.std = p;
+    AG_CHECK(floats_from(ag_json_get(j, "mean"), path, "node_table.mean", b->table.width, b->table.mean));
+    AG_CHECK(floats_from(ag_json_get(j, "std"), path, "node_table.std", b->table.width, b->table.std));
+    for (int64_t i = 0; i < b->table.width; i++)
+        if (!(b->table.std[i] > 0.0f))
+            return AG_ERROR(AG_EMODEL, "%s: node_table.std[%lld] is not positive", path, (long long)i);
+    return AG_SUCCESS;
+}
+
+static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char *path) {
+    const char *ver = ag_metadata_get(&file->metadata, "bundle_version");
+    if (!ver)
+        return AG_ERROR(AG_EMODEL, "%s: metadata 'bundle_version' is missing (not a model saved by attn-graph train?)",
+                        path);
+    char *end = NULL;
+    long v = strtol(ver, &end, 10);
+    if (!*ver || *end || v < 1)
+        return AG_ERROR(AG_EMODEL, "%s: bundle_version '%s' is not a positive integer", path, ver);
+    if (v > AG_BUNDLE_VERSION)
+        return AG_ERROR(AG_EMODEL,
+                        "%s: bundle version %ld is newer than this attn-graph (%s) reads (%d); "
+                        "the model was saved by attn-graph %s",
+                        path, v, ag_version(), AG_BUNDLE_VERSION,
+                        ag_metadata_get(&file->metadata, "attn_graph_version")
+                                ? ag_metadata_get(&file->metadata, "attn_graph_version")
+                                : "?");
+    ag_json_t *jc = NULL, *jf = NULL, *jl = NULL, *jt = NULL, *jm = NULL, *js = NULL;
+    ag_model_config_t cfg;
+    ag_error_t rc = meta_json(file, path, "config", 1, &jc);
+    if (rc == AG_SUCCESS) rc = meta_json(file, path, "featurizer", 1, &jf);
+    if (rc == AG_SUCCESS) rc = meta_json(file, path, "labels", 1, &jl);
+    if (rc == AG_SUCCESS) rc = meta_json(file, path, "node_table", 0, &jt);
+    if (rc == AG_SUCCESS) rc = meta_json(file, path, "target_mean", 1, &jm);
+    if (rc == AG_SUCCESS) rc = meta_json(file, path, "target_std", 1, &js);
+    if (rc == AG_SUCCESS && (rc = ag_model_config_from_json(&cfg, jc)) != AG_SUCCESS) rc = bad(rc, path);
+    if (rc == AG_SUCCESS && (rc = ag_model_create(&b->model, &cfg)) != AG_SUCCESS) rc = bad(rc, path);
+    if (rc == AG_SUCCESS) rc = ag_safetensors_to_params(file, ag_model_params(b->model));
+    if (rc == AG_SUCCESS && (rc = ag_featurizer_from_json(&b->featurizer, jf)) != AG_SUCCESS) rc = bad(rc, path);
+    if (rc == AG_SUCCESS) rc = load_labels(b, jl, path);
+    if (rc == AG_SUCCESS) rc = load_table(b, jt, path);
+    if (rc == AG_SUCCESS) rc = check_parts(b->model, &b->featurizer, &b->table, b->n_names, AG_EMODEL, "");
+    if (rc == AG_EMODEL && strncmp(ag_error_message(), path, strlen(path)) != 0) rc = bad(rc, path);
+    if (rc == AG_SUCCESS) {
+        float *ms = NULL;
+        int64_t C = cfg.n_out;
+        rc = ag_i_alloc_array((void **)&ms, 2 * C, sizeof(float), "target scaling");
+        if (rc == AG_SUCCESS) rc = floats_from(jm, path, "target_mean", C, ms);
+        if (rc == AG_SUCCESS) rc = floats_from(js, path, "target_std", C, ms + C);
+        if (rc == AG_SUCCESS && (rc = ag_model_set_target_scaling(b->model, ms, ms + C)) != AG_SUCCESS)
+            rc = bad(rc, path);
+        ag_i_free(ms);
+    }
+    ag_json_free(jc);
+    ag_json_free(jf);
+    ag_json_free(jl);
+    ag_json_free(jt);
+    ag_json_free(jm);
+    ag_json_free(js);
+    return rc;
+}
+
+ag_error_t ag_bundle_load(const char *path, ag_bundle_t *b) {
+    memset(b, 0, sizeof *b);
+    ag_safetensors_t file;
+    AG_CHECK(ag_safetensors_read(&file, path, AG_SAFETENSORS_STRICT));
+    ag_error_t rc = load(b, &file, path);
+    ag_safetensors_destroy(&file);
+    if (rc != AG_SUCCESS) ag_bundle_destroy(b);
+    return rc;
+}
+
+/* ---- using a bundle */
+
+ag_error_t ag_bundle_featurize(const ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, ag_fmat_t *X,
+                               ag_fmat_t *E) {
+    return ag_inputs_featurize(&b->featurizer, &b->table, ig, table, X, E);
+}
+
+ag_error_t ag_bundle_predict_graph(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, ag_fmat_t *out) {
+    ag_fmat_t X = {0}, E = {0}, Y = {0};
+    ag_graph_t g;
+    memset(&g, 0, sizeof g);
+    const ag_model_config_t *c = ag_model_config(b->model);
+    ag_error_t rc = ag_bundle_featurize(b, ig, table, &X, &E);
+    if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&g, ig);
+    if (rc == AG_SUCCESS) rc = ag_fmat_init(&Y, ag_task_is_graph_level(c->task) ? 1 : g.n_nodes, c->n_out);
+    if (rc == AG_SUCCESS) {
+        ag_batch_t batch;
+        ag_batch_init(&batch, &g, X.data, c->edge_dim > 0 ? E.data : NULL);
+        rc = ag_predict_batch(b->model, &batch, Y.data);
+        ag_batch_destroy(&batch);
+    }
+    ag_graph_destroy(&g);
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&E);
+    if (rc != AG_SUCCESS) {
+        ag_fmat_destroy(&Y);
+        return rc;
+    }
+    ag_fmat_destroy(out);
+    *out = Y;
+    return AG_SUCCESS;
+}

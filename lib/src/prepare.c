@@ -1,0 +1,489 @@
+/*
+ * prepare.c: loaded data -> training sets (featuriser, node table, targets laid out per task).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attngraph/labels.h"
+#include "attngraph/prepare.h"
+#include "internal.h"
+#include "json.h"
+
+/* ---- node-table normalisation */
+
+void ag_table_norm_destroy(ag_table_norm_t *t) {
+    if (!t) return;
+    ag_i_free(t->mean);
+    ag_i_free(t->std);
+    memset(t, 0, sizeof *t);
+}
+
+ag_error_t ag_table_norm_fit(ag_table_norm_t *t, const ag_fmat_t *table, ag_feature_norm_t norm) {
+    memset(t, 0, sizeof *t);
+    if ((unsigned)norm > AG_NORM_L1_ROWS) return AG_ERROR(AG_EINVAL, "unknown node-table normalisation %d", (int)norm);
+    t->width = table->cols;
+    t->norm = norm;
+    if (norm != AG_NORM_STANDARDIZE) return AG_SUCCESS;
+    int64_t F = table->cols, N = table->rows;
+    void *a, *b;
+    AG_CHECK(ag_i_alloc_array(&a, F > 0 ? F : 1, sizeof(float), "node-table statistics"));
+    if (ag_i_alloc_array(&b, F > 0 ? F : 1, sizeof(float), "node-table statistics") != AG_SUCCESS) {
+        ag_i_free(a);
+        memset(t, 0, sizeof *t);
+        return AG_ENOMEM;
+    }
+    t->mean = a;
+    t->std = b;
+    for (int64_t j = 0; j < F; j++) {
+        double shift = N > 0 ? table->data[j] : 0.0, s = 0.0, sq = 0.0;
+        for (int64_t i = 0; i < N; i++) {
+            double d = (double)table->data[i * F + j] - shift;
+            s += d;
+            sq += d * d;
+        }
+        double mean = N > 0 ? s / (double)N : 0.0;
+        double var = N > 0 ? sq / (double)N - mean * mean : 0.0;
+        double sd = var > 0.0 ? sqrt(var) : 0.0;
+        double m = shift + mean;
+        t->mean[j] = (float)m;
+        t->std[j] = sd < 1e-6 * (fabs(m) > 1.0 ? fabs(m) : 1.0) ? 1.0f : (float)sd;
+    }
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_inputs_featurize(const ag_featurizer_t *f, const ag_table_norm_t *t, const igraph_t *ig,
+                               const ag_fmat_t *table, ag_fmat_t *X, ag_fmat_t *E) {
+    int64_t Ft = t ? t->width : 0;
+    if (Ft > 0 && !table)
+        return AG_ERROR(AG_EMISMATCH, "the model takes a node table of %lld columns and none was given", (long long)Ft);
+    if (f->n_features + Ft < 1)
+        return AG_ERROR(AG_EINVAL, "no feature columns: choose vertex attributes, --degree, a positional encoding "
+                        "or a node table");
+    ag_fmat_t A = {0};
+    AG_CHECK(ag_featurizer_transform(f, ig, &A, E));
+    if (Ft == 0) {
+        ag_fmat_destroy(X);
+        *X = A;
+        return AG_SUCCESS;
+    }
+    int64_t N = A.rows, Fa = A.cols;
+    if (table->rows != N || table->cols != Ft) {
+        ag_fmat_destroy(&A);
+        return AG_ERROR(AG_EMISMATCH,
+                        "the node table is %lld x %lld; the model expects %lld rows (vertices) x %lld columns",
+                        (long long)table->rows, (long long)table->cols, (long long)N, (long long)Ft);
+    }
+    ag_fmat_t out = {0};
+    ag_error_t rc = ag_fmat_init(&out, N, Fa + Ft);
+    if (rc != AG_SUCCESS) {
+        ag_fmat_destroy(&A);
+        return rc;
+    }
+    for (int64_t i = 0; i < N; i++) {
+        float *row = out.data + i * (Fa + Ft);
+        const float *tr = table->data + i * Ft;
+        memcpy(row, A.data + i * Fa, (size_t)Fa * sizeof(float));
+        float *dst = row + Fa;
+        if (t->norm == AG_NORM_STANDARDIZE) {
+            for (int64_t j = 0; j < Ft; j++) dst[j] = (tr[j] - t->mean[j]) / t->std[j];
+        } else if (t->norm == AG_NORM_L1_ROWS) {
+            double s = 0.0;
+            for (int64_t j = 0; j < Ft; j++) s += fabs((double)tr[j]);
+            for (int64_t j = 0; j < Ft; j++) dst[j] = s > 0.0 ? (float)(tr[j] / s) : tr[j];
+        } else {
+            memcpy(dst, tr, (size_t)Ft * sizeof(float));
+        }
+    }
+    ag_fmat_destroy(&A);
+    ag_fmat_destroy(X);
+    *X = out;
+    return AG_SUCCESS;
+}
+
+/* ---- prepared sets */
+
+static void free_strings(char **s, int64_t n) {
+    if (!s) return;
+    for (int64_t i = 0; i < n; i++) ag_i_free(s[i]);
+    ag_i_free(s);
+}
+
+void ag_prepared_destroy(ag_prepared_t *p) {
+    if (!p) return;
+    ag_trainset_destroy(&p->set);
+    ag_featurizer_destroy(&p->featurizer);
+    ag_table_norm_destroy(&p->table);
+    free_strings(p->names, p->n_out);
+    free_strings(p->excluded, p->n_excluded);
+    ag_i_free(p->label_attr);
+    memset(p, 0, sizeof *p);
+}
+
+static ag_error_t dup_strings(char ***out, const char *const *in, int64_t n) {
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, n > 0 ? n : 1, sizeof(char *), "names"));
+    char **s = p;
+    for (int64_t i = 0; i < n; i++)
+        if (!(s[i] = ag_i_strdup(in[i]))) {
+            free_strings(s, i);
+            return AG_ERROR(AG_ENOMEM, "out of memory copying names");
+        }
+    *out = s;
+    return AG_SUCCESS;
+}
+
+/* A copy of a featuriser through its JSON form (the same path a model file takes). */
+static ag_error_t featurizer_copy(ag_featurizer_t *dst, const ag_featurizer_t *src) {
+    ag_strbuf_t sb;
+    ag_strbuf_init(&sb);
+    ag_featurizer_to_json(src, &sb);
+    if (sb.failed) {
+        ag_strbuf_destroy(&sb);
+        return AG_ERROR(AG_ENOMEM, "out of memory copying the featuriser");
+    }
+    ag_json_t *j = NULL;
+    ag_error_t rc = ag_json_parse(sb.data, sb.len, "featuriser", &j);
+    ag_strbuf_destroy(&sb);
+    if (rc == AG_SUCCESS) rc = ag_featurizer_from_json(dst, j);
+    ag_json_free(j);
+    return rc;
+}
+
+static ag_error_t table_norm_copy(ag_table_norm_t *dst, const ag_table_norm_t *src) {
+    memset(dst, 0, sizeof *dst);
+    if (!src) return AG_SUCCESS;
+    dst->width = src->width;
+    dst->norm = src->norm;
+    if (src->norm != AG_NORM_STANDARDIZE || src->width == 0) return AG_SUCCESS;
+    void *a, *b;
+    AG_CHECK(ag_i_alloc_array(&a, src->width, sizeof(float), "node-table statistics"));
+    if (ag_i_alloc_array(&b, src->width, sizeof(float), "node-table statistics") != AG_SUCCESS) {
+        ag_i_free(a);
+        return AG_ENOMEM;
+    }
+    memcpy(a, src->mean, (size_t)src->width * sizeof(float));
+    memcpy(b, src->std, (size_t)src->width * sizeof(float));
+    dst->mean = a;
+    dst->std = b;
+    return AG_SUCCESS;
+}
+
+/* Re-raises the current error with a prefix naming the graph. */
+static ag_error_t in_file(ag_error_t rc, const char *name) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", ag_error_message());
+    return AG_ERROR(rc, "%s: %s", name, msg);
+}
+
+/* Featurises every graph of a dataset into the set's examples. */
+static ag_error_t featurize_all(ag_prepared_t *p, const ag_dataset_t *ds) {
+    for (int64_t g = 0; g < ds->n_graphs; g++) {
+        ag_example_t *ex = &p->set.examples[g];
+        ag_error_t rc = ag_inputs_featurize(&p->featurizer, NULL, &ds->graphs[g], NULL, &ex->X, &ex->E);
+        if (rc == AG_SUCCESS && ex->X.cols != p->featurizer.n_features)
+            rc = AG_ERROR(AG_EMISMATCH, "%lld feature columns instead of %lld", (long long)ex->X.cols,
+                          (long long)p->featurizer.n_features);
+        if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&ex->graph, &ds->graphs[g]);
+        if (rc != AG_SUCCESS) return in_file(rc, ds->files ? ds->files[g] : "graph");
+    }
+    return AG_SUCCESS;
+}
+
+ag_task_t ag_task_infer(const ag_targets_t *t) {
+    int all_binary = 1;
+    for (int64_t j = 0; j < t->n_tasks; j++) all_binary &= t->kinds[j] == AG_TASK_BINARY;
+    if (t->n_tasks > 1) return all_binary ? AG_TASK_GRAPH_MULTITASK : AG_TASK_GRAPH_REGRESSION;
+    if (t->n_tasks == 1 && (t->kinds[0] == AG_TASK_BINARY || t->kinds[0] == AG_TASK_MULTICLASS))
+        return AG_TASK_GRAPH_CLASSIFICATION;
+    /* A numeric column of few integer values is a class label (0..9, or 1, 2, 3). */
+    double seen[11];
+    int n_seen = 0;
+    for (int64_t g = 0; g < t->n_graphs; g++) {
+        float v = t->y.data[g * t->n_tasks];
+        if (isnan(v)) continue;
+        if (v != floorf(v)) return AG_TASK_GRAPH_REGRESSION;
+        int k = 0;
+        while (k < n_seen && seen[k] != v) k++;
+        if (k == n_seen) {
+            if (n_seen == 10) return AG_TASK_GRAPH_REGRESSION;
+            seen[n_seen++] = v;
+        }
+    }
+    return n_seen >= 2 ? AG_TASK_GRAPH_CLASSIFICATION : AG_TASK_GRAPH_REGRESSION;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The class name of graph g's value in column 0 ("" when missing). */
+static void class_string(const ag_targets_t *t, int64_t g, char *buf, size_t n) {
+    float v = t->y.data[g * t->n_tasks];
+    if (isnan(v)) buf[0] = 0;
+    else if (t->kinds[0] == AG_TASK_MULTICLASS) snprintf(buf, n, "%s", t->classes[0][(int64_t)v]);
+    else snprintf(buf, n, "%.17g", (double)v);
+}
+
+/* Lays out the targets of a graph task; names given (a model's) or built from the data. */
+static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task, const char *const *names,
+                                int64_t n_names) {
+    const ag_targets_t *t = &ds->targets;
+    int64_t G = ds->n_graphs, T = t->n_tasks;
+    if (task == AG_TASK_GRAPH_CLASSIFICATION) {
+        if (T != 1)
+            return AG_ERROR(AG_EINVAL, "graph classification takes one target column, not %lld (use --target)",
+                            (long long)T);
+        char **built = NULL;
+        int64_t n_built = 0;
+        if (!names) {
+            if (t->kinds[0] == AG_TASK_MULTICLASS) {
+                AG_CHECK(dup_strings(&built, (const char *const *)t->classes[0], t->n_classes[0]));
+                n_built = t->n_classes[0];
+            } else {
+                double *vals = NULL;
+                AG_CHECK(ag_i_alloc_array((void **)&vals, G + 2, sizeof(double), "class values")); /* + 2: binary */
+                int64_t n = 0;
+                for (int64_t g = 0; g < G; g++) {
+                    float v = t->y.data[g * T];
+                    if (!isnan(v)) vals[n++] = v;
+                }
+                qsort(vals, (size_t)n, sizeof(double), cmp_double);
+                int64_t u = 0;
+                for (int64_t i = 0; i < n; i++)
+                    if (i == 0 || vals[i] != vals[u - 1]) vals[u++] = vals[i];
+                if (t->kinds[0] == AG_TASK_BINARY) { /* always both classes, even if one is absent */
+                    vals[0] = 0.0;
+                    vals[1] = 1.0;
+                    u = 2;
+                }
+                ag_error_t rc = ag_i_alloc_array((void **)&built, u > 0 ? u : 1, sizeof(char *), "class names");
+                for (int64_t i = 0; i < u && rc == AG_SUCCESS; i++) {
+                    char buf[64];
+                    snprintf(buf, sizeof buf, "%.17g", vals[i]);
+                    if (!(built[i] = ag_i_strdup(buf))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+                    n_built = i + 1;
+                }
+                ag_i_free(vals);
+                if (rc != AG_SUCCESS) {
+                    free_strings(built, n_built);
+                    return rc;
+                }
+                n_built = u;
+            }
+            if (n_built < 2) {
+                free_strings(built, n_built);
+                return AG_ERROR(AG_EVALUE, "target '%s' has fewer than 2 classes", t->tasks[0]);
+            }
+            names = (const char *const *)built;
+            n_names = n_built;
+        }
+        p->set.n_classes = n_names;
+        ag_error_t rc = ag_trainset_resize(&p->set, G, G, 1);
+        for (int64_t g = 0; g < G && rc == AG_SUCCESS; g++) {
+            char buf[512];
+            class_string(t, g, buf, sizeof buf);
+            if (!buf[0]) continue;
+            int64_t c = 0;
+            while (c < n_names && strcmp(names[c], buf) != 0) c++;
+            if (c == n_names)
+                rc = AG_ERROR(AG_EVALUE, "%s: class '%s' of target '%s' is not one of the model's %lld classes",
+                              ds->files ? ds->files[g] : "graph", buf, t->tasks[0], (long long)n_names);
+            else p->set.targets[g] = (float)c;
+        }
+        if (rc == AG_SUCCESS) rc = dup_strings(&p->names, names, n_names);
+        if (rc == AG_SUCCESS) p->n_out = n_names;
+        free_strings(built, n_built);
+        return rc;
+    }
+    if (names) {
+        if (n_names != T)
+            return AG_ERROR(AG_EMISMATCH, "the data have %lld target columns and the model %lld", (long long)T,
+                            (long long)n_names);
+        for (int64_t j = 0; j < T; j++)
+            if (strcmp(names[j], t->tasks[j]) != 0)
+                return AG_ERROR(AG_EMISMATCH, "target column %lld is '%s'; the model expects '%s'", (long long)j + 1,
+                                t->tasks[j], names[j]);
+    }
+    for (int64_t j = 0; j < T; j++) {
+        if (task == AG_TASK_GRAPH_MULTITASK && t->kinds[j] != AG_TASK_BINARY)
+            return AG_ERROR(AG_EINVAL, "multi-task classification needs 0/1 targets; column '%s' is %s", t->tasks[j],
+                            ag_task_kind_name(t->kinds[j]));
+        if (task == AG_TASK_GRAPH_REGRESSION && t->kinds[j] == AG_TASK_MULTICLASS)
+            return AG_ERROR(AG_EINVAL, "regression needs numeric targets; column '%s' holds strings", t->tasks[j]);
+    }
+    AG_CHECK(ag_trainset_resize(&p->set, G, G, T));
+    memcpy(p->set.targets, t->y.data, (size_t)(G * T) * sizeof(float));
+    AG_CHECK(dup_strings(&p->names, (const char *const *)t->tasks, T));
+    p->n_out = T;
+    return AG_SUCCESS;
+}
+
+static ag_error_t check_graph_task(ag_task_t task) {
+    if (!ag_task_is_graph_level(task))
+        return AG_ERROR(AG_EINVAL, "a dataset of graphs needs a graph task, not %s", ag_task_name(task));
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
+                             const ag_featurizer_config_t *cfg, const int64_t *fit_idx, int64_t n_fit) {
+    memset(p, 0, sizeof *p);
+    ag_trainset_init(&p->set, task);
+    AG_CHECK(check_graph_task(task));
+    if (ds->n_graphs < 1) return AG_ERROR(AG_EINVAL, "the dataset has no graphs");
+    if (!fit_idx) n_fit = ds->n_graphs;
+    if (n_fit < 1) return AG_ERROR(AG_EINVAL, "no graphs to fit the featuriser on");
+    const igraph_t **fit = NULL;
+    ag_error_t rc = ag_i_alloc_array((void **)&fit, n_fit, sizeof(*fit), "graph list");
+    for (int64_t i = 0; i < n_fit && rc == AG_SUCCESS; i++) {
+        int64_t g = fit_idx ? fit_idx[i] : i;
+        if (g < 0 || g >= ds->n_graphs) rc = AG_ERROR(AG_EINVAL, "graph index %lld out of range", (long long)g);
+        else fit[i] = &ds->graphs[g];
+    }
+    if (rc == AG_SUCCESS) rc = ag_featurizer_fit(&p->featurizer, cfg, fit, n_fit);
+    ag_i_free(fit);
+    if (rc == AG_SUCCESS) rc = graph_targets(p, ds, task, NULL, 0);
+    if (rc == AG_SUCCESS) rc = featurize_all(p, ds);
+    if (rc != AG_SUCCESS) ag_prepared_destroy(p);
+    return rc;
+}
+
+ag_error_t ag_prepare_graphs_with(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task, const ag_featurizer_t *f,
+                                  const char *const *names, int64_t n_names) {
+    memset(p, 0, sizeof *p);
+    ag_trainset_init(&p->set, task);
+    AG_CHECK(check_graph_task(task));
+    ag_error_t rc = featurizer_copy(&p->featurizer, f);
+    if (rc == AG_SUCCESS) rc = graph_targets(p, ds, task, names, n_names);
+    if (rc == AG_SUCCESS) rc = featurize_all(p, ds);
+    if (rc != AG_SUCCESS) ag_prepared_destroy(p);
+    return rc;
+}
+
+/* ---- node tasks */
+
+/* Another attribute mirrors the labels if its values map one-to-one onto the classes over the
+ * labelled vertices (karate's club_name beside club, Cora's label beside subject): a feature that
+ * would hand the model the answer. */
+static int mirrors(const ag_labels_t *lab, const ag_labels_t *other) {
+    if (other->n_classes != lab->n_classes || lab->n_classes < 2) return 0;
+    int64_t C = lab->n_classes;
+    int32_t fwd[64], back[64];
+    if (C > 64) return 0;
+    for (int64_t c = 0; c < C; c++) fwd[c] = back[c] = -1;
+    int64_t both = 0;
+    for (int64_t v = 0; v < lab->n; v++) {
+        int32_t a = lab->y[v], b = other->y[v];
+        if (a < 0) continue;
+        if (b < 0) return 0;
+        if ((fwd[a] >= 0 && fwd[a] != b) || (back[b] >= 0 && back[b] != a)) return 0;
+        fwd[a] = b;
+        back[b] = a;
+        both++;
+    }
+    return both > 0;
+}
+
+/* The vertex attributes to leave out: the label attribute and its mirrors. */
+static ag_error_t find_excluded(ag_prepared_t *p, const igraph_t *ig, const char *label_attr, const ag_labels_t *lab) {
+    ag_graph_summary_t s;
+    AG_CHECK(ag_graph_summarize(ig, &s));
+    ag_error_t rc = ag_i_alloc_array((void **)&p->excluded, s.n_attrs + 1, sizeof(char *), "exclusions");
+    if (rc == AG_SUCCESS && !(p->excluded[p->n_excluded++] = ag_i_strdup(label_attr)))
+        rc = AG_ERROR(AG_ENOMEM, "out of memory");
+    for (int64_t i = 0; i < s.n_attrs && rc == AG_SUCCESS; i++) {
+        const ag_attr_summary_t *a = &s.attrs[i];
+        if (a->kind != AG_ATTR_VERTEX || !strcmp(a->name, label_attr)) continue;
+        if (a->type == AG_ATTR_STRING && a->distinct != lab->n_classes) continue;
+        ag_labels_t other;
+        ag_error_t lrc = ag_labels_from_attr(&other, ig, a->name, NULL, 0);
+        if (lrc == AG_ENOMEM) {
+            rc = lrc;
+            break;
+        }
+        if (lrc != AG_SUCCESS) { /* not usable as labels (e.g. all missing): cannot mirror them */
+            ag_error_clear();
+            continue;
+        }
+        int m = mirrors(lab, &other);
+        ag_labels_destroy(&other);
+        if (m && !(p->excluded[p->n_excluded++] = ag_i_strdup(a->name))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+    }
+    ag_graph_summary_destroy(&s);
+    return rc;
+}
+
+static ag_error_t node_targets(ag_prepared_t *p, const ag_labels_t *lab, int64_t N) {
+    p->set.n_classes = lab->n_classes;
+    AG_CHECK(ag_trainset_resize(&p->set, 1, N, 1));
+    for (int64_t v = 0; v < N; v++) p->set.targets[v] = lab->y[v] >= 0 ? (float)lab->y[v] : NAN;
+    AG_CHECK(dup_strings(&p->names, (const char *const *)lab->classes, lab->n_classes));
+    p->n_out = lab->n_classes;
+    return AG_SUCCESS;
+}
+
+static ag_error_t node_example(ag_prepared_t *p, const igraph_t *ig, const ag_fmat_t *table) {
+    ag_example_t *ex = &p->set.examples[0];
+    AG_CHECK(ag_inputs_featurize(&p->featurizer, &p->table, ig, table, &ex->X, &ex->E));
+    return ag_graph_from_igraph(&ex->graph, ig);
+}
+
+static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
+                                const char *const *classes, int64_t n_classes, const ag_fmat_t *table,
+                                ag_feature_norm_t table_norm, const ag_featurizer_config_t *cfg) {
+    ag_labels_t lab;
+    AG_CHECK(ag_labels_from_attr(&lab, ig, label_attr, classes, n_classes));
+    ag_error_t rc = AG_SUCCESS;
+    if (lab.n_classes < 2) rc = AG_ERROR(AG_EVALUE, "label attribute '%s' has fewer than 2 classes", label_attr);
+    if (rc == AG_SUCCESS && !(p->label_attr = ag_i_strdup(label_attr))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+    if (rc == AG_SUCCESS) rc = find_excluded(p, ig, label_attr, &lab);
+    if (rc == AG_SUCCESS && cfg->vertex_select == AG_SELECT_LIST)
+        for (int64_t i = 0; i < cfg->n_vertex_attrs && rc == AG_SUCCESS; i++)
+            if (!strcmp(cfg->vertex_attrs[i], label_attr))
+                rc = AG_ERROR(AG_EATTR, "vertex attribute '%s' holds the labels and cannot be a feature", label_attr);
+    const char **excl = NULL;
+    if (rc == AG_SUCCESS)
+        rc = ag_i_alloc_array((void **)&excl, cfg->n_exclude + p->n_excluded, sizeof(char *), "exclusions");
+    if (rc == AG_SUCCESS) {
+        ag_featurizer_config_t c = *cfg;
+        for (int64_t i = 0; i < cfg->n_exclude; i++) excl[i] = cfg->exclude[i];
+        for (int64_t i = 0; i < p->n_excluded; i++) excl[cfg->n_exclude + i] = p->excluded[i];
+        c.exclude = excl;
+        c.n_exclude = cfg->n_exclude + p->n_excluded;
+        rc = ag_featurizer_fit(&p->featurizer, &c, &ig, 1);
+    }
+    ag_i_free(excl);
+    if (rc == AG_SUCCESS && table) rc = ag_table_norm_fit(&p->table, table, table_norm);
+    if (rc == AG_SUCCESS) rc = node_targets(p, &lab, lab.n);
+    if (rc == AG_SUCCESS) rc = node_example(p, ig, table);
+    ag_labels_destroy(&lab);
+    return rc;
+}
+
+ag_error_t ag_prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char *label_attr, const char *const *classes,
+                            int64_t n_classes, const ag_fmat_t *table, ag_feature_norm_t table_norm,
+                            const ag_featurizer_config_t *cfg) {
+    memset(p, 0, sizeof *p);
+    ag_trainset_init(&p->set, AG_TASK_NODE_CLASSIFICATION);
+    ag_error_t rc = prepare_nodes(p, ig, label_attr, classes, n_classes, table, table_norm, cfg);
+    if (rc != AG_SUCCESS) ag_prepared_destroy(p);
+    return rc;
+}
+
+ag_error_t ag_prepare_nodes_with(ag_prepared_t *p, const igraph_t *ig, const char *label_attr, const ag_featurizer_t *f,
+                                 const ag_table_norm_t *t, const ag_fmat_t *table, const char *const *classes,
+                                 int64_t n_classes) {
+    memset(p, 0, sizeof *p);
+    ag_trainset_init(&p->set, AG_TASK_NODE_CLASSIFICATION);
+    ag_labels_t lab;
+    AG_CHECK(ag_labels_from_attr(&lab, ig, label_attr, classes, n_classes));
+    ag_error_t rc = featurizer_copy(&p->featurizer, f);
+    if (rc == AG_SUCCESS) rc = table_norm_copy(&p->table, t);
+    if (rc == AG_SUCCESS && !(p->label_attr = ag_i_strdup(label_attr))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+    if (rc == AG_SUCCESS) rc = node_targets(p, &lab, lab.n);
+    if (rc == AG_SUCCESS) rc = node_example(p, ig, table);
+    ag_labels_destroy(&lab);
+    if (rc != AG_SUCCESS) ag_prepared_destroy(p);
+    return rc;
+}

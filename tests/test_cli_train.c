@@ -1,0 +1,256 @@
+/* Tests of `attn-graph train` and `attn-graph eval`, run as programs: Karate from two labels,
+ * a tiny MUTAG dataset trained, saved and re-scored identically, bad options and bad models. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+typedef struct {
+    char out[16384];
+    char err[65536];
+    int code;
+} run_t;
+
+static void slurp(FILE *f, char *buf, size_t cap) {
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+}
+
+/* Runs `attn-graph ARGS` from the source directory; stdout and stderr apart. */
+static void run(run_t *r, const char *args) {
+    char err_path[] = "/tmp/ag_cli_train_XXXXXX";
+    int fd = mkstemp(err_path);
+    assert_true(fd >= 0);
+    close(fd);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>'%s'", AG_SOURCE_DIR, AG_CLI_PATH, args, err_path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    slurp(p, r->out, sizeof r->out);
+    int status = pclose(p);
+    assert_true(WIFEXITED(status));
+    r->code = WEXITSTATUS(status);
+    FILE *e = fopen(err_path, "r");
+    assert_non_null(e);
+    slurp(e, r->err, sizeof r->err);
+    fclose(e);
+    unlink(err_path);
+}
+
+static int count_lines(const char *s) {
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+static char model[64];
+
+static int setup(void **state) {
+    (void)state;
+    snprintf(model, sizeof model, "/tmp/ag_cli_model_XXXXXX");
+    int fd = mkstemp(model);
+    if (fd < 0) return -1;
+    close(fd);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    unlink(model);
+    return 0;
+}
+
+/* Karate: labels on vertices 0 and 33 only; the other 32 must be >= 90% right. */
+static void test_karate(void **state) {
+    (void)state;
+    run_t r;
+    char args[512];
+    snprintf(args, sizeof args,
+             "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --preset gat --epochs 100 "
+             "--threads 1 --json -o %s", model);
+    run(&r, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    double acc = -1.0;
+    const char *a = strstr(r.out, "\"accuracy\": ");
+    assert_non_null(a);
+    acc = strtod(a + 12, NULL);
+    if (acc < 0.9) fail_msg("accuracy %g < 0.9: %s", acc, r.out);
+    assert_non_null(strstr(r.out, "\"n\": 32"));
+    assert_int_equal(count_lines(r.out), 1);
+    /* the progress line: one per epoch, with the metric and an ETA */
+    assert_non_null(strstr(r.err, "epoch 1/100  loss "));
+    assert_non_null(strstr(r.err, "epoch 100/100"));
+    assert_non_null(strstr(r.err, "ETA"));
+    assert_non_null(strstr(r.err, "'club_name' mirrors the label 'club'"));
+    /* eval on the saved model: the label attribute comes from the model, the line is the same */
+    run_t e;
+    snprintf(args, sizeof args, "eval --model %s graphs/social/karate.gml --train-nodes 0,33 --json", model);
+    run(&e, args);
+    if (e.code != 0) fail_msg("exit %d: %s", e.code, e.err);
+    assert_string_equal(e.out, r.out);
+    /* a node model given a dataset */
+    snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv", model);
+    run(&e, args);
+    assert_int_equal(e.code, 2);
+}
+
+/* Train on a tiny MUTAG, save; eval prints exactly the test line train printed; the log has one
+ * line per epoch. */
+static void test_train_save_eval(void **state) {
+    (void)state;
+    char log[] = "/tmp/ag_cli_log_XXXXXX";
+    int fd = mkstemp(log);
+    assert_true(fd >= 0);
+    close(fd);
+    char args[1024];
+    snprintf(args, sizeof args,
+             "train --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv --epochs 12 "
+             "--hidden 16 --layers 2 --heads 2 --batch-size 4 --threads 1 --quiet --log %s -o %s",
+             log, model);
+    run_t tr, ev;
+    run(&tr, args);
+    if (tr.code != 0) fail_msg("exit %d: %s", tr.code, tr.err);
+    assert_string_equal(tr.err, ""); /* --quiet */
+    assert_int_equal(count_lines(tr.out), 1);
+    assert_true(strncmp(tr.out, "test: accuracy ", 15) == 0);
+    assert_non_null(strstr(tr.out, "(n 5)"));
+    snprintf(args, sizeof args,
+             "eval --model %s --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv",
+             model);
+    run(&ev, args);
+    if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
+    assert_string_equal(ev.out, tr.out);
+    /* other parts and JSON */
+    snprintf(args, sizeof args,
+             "eval --model %s --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv "
+             "--part all --json",
+             model);
+    run(&ev, args);
+    assert_int_equal(ev.code, 0);
+    assert_non_null(
+            strstr(ev.out, "{\"part\": \"all\", \"task\": \"graph-classification\", \"n\": 28, \"accuracy\": "));
+    FILE *f = fopen(log, "r");
+    assert_non_null(f);
+    char buf[8192];
+    slurp(f, buf, sizeof buf);
+    fclose(f);
+    unlink(log);
+    assert_true(strncmp(buf, "epoch,loss,train_metric,val_metric,seconds,lr\n1,", 48) == 0);
+    assert_int_equal(count_lines(buf), 13);
+}
+
+/* --folds / --fold and --split-random: train and eval agree on the part; fold 2 tests on its 7 files. */
+static void test_folds_and_random_split(void **state) {
+    (void)state;
+    const char *splits[] = {"--folds tests/data/mutag-mini/folds.csv --fold 2",
+                            "--split-random 0.5,0.25 --seed 3"};
+    const char *n_test[] = {"(n 7)", "(n 7)"};
+    for (int k = 0; k < 2; k++) {
+        char args[1024];
+        run_t tr, ev;
+        snprintf(args, sizeof args,
+                 "train --labels tests/data/mutag-mini/labels.csv --target label %s --epochs 3 --hidden 8 --layers 1 "
+                 "--heads 2 --no-train-metric --threads 1 -o %s",
+                 splits[k], model);
+        run(&tr, args);
+        if (tr.code != 0) fail_msg("exit %d: %s", tr.code, tr.err);
+        if (!strstr(tr.out, n_test[k])) fail_msg("'%s': %s", splits[k], tr.out);
+        assert_non_null(strstr(tr.err, "train -  "));
+        snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv %s", model, splits[k]);
+        run(&ev, args);
+        if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
+        assert_string_equal(ev.out, tr.out);
+    }
+    /* a fold that does not exist */
+    run_t r;
+    run(&r, "train --labels tests/data/mutag-mini/labels.csv --folds tests/data/mutag-mini/folds.csv --fold 4");
+    assert_int_equal(r.code, 2);
+    assert_non_null(strstr(r.err, "has 4 folds (0..3)"));
+}
+
+static void test_bad_options(void **state) {
+    (void)state;
+    const char *bad[] = {
+        "train",
+        "train --labels tests/data/mutag-mini/labels.csv --epochs zero",
+        "train --labels tests/data/mutag-mini/labels.csv --mask everything",
+        "train --labels tests/data/mutag-mini/labels.csv --frobnicate",
+        "train --labels tests/data/mutag-mini/labels.csv --lr",
+        "train graphs/social/karate.gml",
+        "train graphs/social/karate.gml --label-attr club --split-random 0.8,0.1 --train-nodes 0,33",
+        "train --labels tests/data/mutag-mini/labels.csv --task graph-clustering",
+        "train --labels tests/data/mutag-mini/labels.csv --preset gat",
+        "eval --labels tests/data/mutag-mini/labels.csv",
+        "eval --model x.safetensors --part middle",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        run_t r;
+        run(&r, bad[i]);
+        if (r.code != 2) fail_msg("'%s': exit %d, expected 2 (%s)", bad[i], r.code, r.err);
+        assert_int_equal(count_lines(r.err), 1);
+        assert_true(strncmp(r.err, "attn-graph: ", 12) == 0);
+        assert_string_equal(r.out, "");
+    }
+    run_t r;
+    run(&r, "train --help");
+    assert_int_equal(r.code, 0);
+    const char *opts[] = {"--labels", "--target", "--task", "--split", "--split-column", "--folds", "--fold",
+                          "--split-random", "--label-attr", "--node-table", "--table-id-attr", "--train-nodes",
+                          "--vertex-attrs", "--edge-attrs", "--exclude-attrs", "--normalize", "--degree", "--lap-pe",
+                          "--rw-pe", "--preset", "--layers", "--heads", "--head-dim", "--hidden", "--mask", "--hops",
+                          "--score", "--attn-norm", "--readout", "--dropout", "--attn-dropout", "--edge-mode",
+                          "--no-ffn", "--norm", "--no-residual", "--epochs", "--lr", "--weight-decay", "--optimizer",
+                          "--batch-size", "--patience", "--clip", "--schedule", "--warmup", "--seed", "--metric",
+                          "--threads", "--output", "--log", "--quiet", "--json"};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        if (!strstr(r.out, opts[i])) fail_msg("train --help lacks %s", opts[i]);
+    run(&r, "eval --help");
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "--part"));
+    assert_non_null(strstr(r.out, "--model"));
+}
+
+static void test_bad_input_and_model(void **state) {
+    (void)state;
+    run_t r;
+    /* a missing labels table: bad input */
+    run(&r, "train --labels tests/data/nonexistent.csv");
+    assert_int_equal(r.code, 3);
+    assert_int_equal(count_lines(r.err), 1);
+    /* a corrupted model: exit 4, one line naming the file */
+    FILE *f = fopen(model, "wb");
+    assert_non_null(f);
+    fputs("\x10\x00\x00\x00\x00\x00\x00\x00{\"a\": 1}       ", f);
+    fclose(f);
+    char args[512];
+    snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv", model);
+    run(&r, args);
+    assert_int_equal(r.code, 4);
+    assert_int_equal(count_lines(r.err), 1);
+    assert_true(strncmp(r.err, "attn-graph: ", 12) == 0);
+    assert_non_null(strstr(r.err, model));
+    /* a model that cannot be written: an I/O failure, exit 1 */
+    run(&r, "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --epochs 2 --quiet --threads 1 "
+            "--preset gat -o /nonexistent-dir/m.safetensors");
+    assert_int_equal(r.code, 1);
+    assert_int_equal(count_lines(r.err), 1);
+    assert_non_null(strstr(r.err, "/nonexistent-dir/"));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_train_save_eval, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_folds_and_random_split, setup, teardown),
+        cmocka_unit_test(test_bad_options),
+        cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

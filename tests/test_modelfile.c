@@ -1,0 +1,451 @@
+/* Tests of model bundles: save then load predicts bit-identically (node, graph classification,
+ * regression with target scaling, a node table with statistics), and every corrupted or mismatched
+ * file fails with AG_EMODEL and a message naming the file and the defect. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <attngraph/attngraph.h>
+#include <attngraph/modelfile.h>
+#include <attngraph/prepare.h>
+#include <attngraph/safetensors.h>
+
+void ag_i_alloc_fail_at(int64_t n);
+
+#define assert_msg_contains(text) \
+    do { \
+        if (!strstr(ag_error_message(), (text))) \
+            fail_msg("message \"%s\" lacks \"%s\"", ag_error_message(), (text)); \
+    } while (0)
+
+static char path[64], path2[80];
+
+static int setup(void **state) {
+    (void)state;
+    snprintf(path, sizeof path, "/tmp/ag_mf_XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    close(fd);
+    snprintf(path2, sizeof path2, "%s.2", path);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    unlink(path);
+    unlink(path2);
+    return 0;
+}
+
+/* Karate, labels from `club`, identity features from `name`, GAT-like model: a node bundle. */
+static void karate_bundle(ag_bundle_t *b, igraph_t *ig) {
+    assert_int_equal(ag_graph_read(ig, AG_SOURCE_DIR "/graphs/social/karate.gml", AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    fc.degree = 1;
+    ag_prepared_t p;
+    assert_int_equal(ag_prepare_nodes(&p, ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+    ag_model_config_t mc;
+    ag_model_config_gat(&mc, p.set.examples[0].X.cols, p.n_out);
+    mc.edge_dim = p.featurizer.n_edge_features;
+    mc.seed = 7;
+    ag_model_t *m;
+    assert_int_equal(ag_model_create(&m, &mc), AG_SUCCESS);
+    assert_int_equal(ag_bundle_init(b, &m, &p.featurizer, &p.table, (const char *const *)p.names, p.n_out, "club"),
+                     AG_SUCCESS);
+    assert_null(m);
+    ag_prepared_destroy(&p);
+}
+
+static void mutag_dataset(ag_dataset_t *ds) {
+    assert_int_equal(ag_dataset_load(ds, AG_SOURCE_DIR "/tests/data/mutag-mini/labels.csv", NULL), AG_SUCCESS);
+}
+
+/* A graph-level bundle on mutag-mini; regression gets a non-trivial target scaling. */
+static void mutag_bundle(ag_bundle_t *b, const ag_dataset_t *ds, ag_task_t task) {
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    fc.norm = AG_NORM_STANDARDIZE;
+    fc.rw_pe_k = 3;
+    ag_prepared_t p;
+    assert_int_equal(ag_prepare_graphs(&p, ds, task, &fc, NULL, 0), AG_SUCCESS);
+    ag_model_config_t mc;
+    ag_model_config_default(&mc, task);
+    mc.hidden = 16;
+    mc.n_blocks = 2;
+    for (int l = 0; l < 2; l++) {
+        mc.blocks[l].attn.heads = 2;
+        mc.blocks[l].attn.head_dim = 8;
+        mc.blocks[l].attn.out_dim = 16;
+        mc.blocks[l].attn.edge_mode = AG_EDGE_KEY;
+        mc.blocks[l].ffn_hidden = 32;
+    }
+    mc.head_hidden = 16;
+    mc.readout = AG_READOUT_ATTENTION;
+    mc.in_dim = p.featurizer.n_features;
+    mc.edge_dim = p.featurizer.n_edge_features;
+    mc.n_out = p.n_out;
+    ag_model_t *m;
+    assert_int_equal(ag_model_create(&m, &mc), AG_SUCCESS);
+    if (task == AG_TASK_GRAPH_REGRESSION) {
+        float mean[1] = {-3.25f}, sd[1] = {2.125f};
+        assert_int_equal(ag_model_set_target_scaling(m, mean, sd), AG_SUCCESS);
+    }
+    assert_int_equal(ag_bundle_init(b, &m, &p.featurizer, &p.table, (const char *const *)p.names, p.n_out, NULL),
+                     AG_SUCCESS);
+    if (task == AG_TASK_GRAPH_CLASSIFICATION) assert_int_equal(ag_bundle_set_target_column(b, "label"), AG_SUCCESS);
+    ag_prepared_destroy(&p);
+}
+
+static void assert_same_predictions(ag_bundle_t *a, ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table) {
+    ag_fmat_t ya = {0}, yb = {0};
+    assert_int_equal(ag_bundle_predict_graph(a, ig, table, &ya), AG_SUCCESS);
+    assert_int_equal(ag_bundle_predict_graph(b, ig, table, &yb), AG_SUCCESS);
+    assert_int_equal(ya.rows, yb.rows);
+    assert_int_equal(ya.cols, yb.cols);
+    assert_true(ya.rows * ya.cols > 0);
+    assert_memory_equal(ya.data, yb.data, (size_t)(ya.rows * ya.cols) * sizeof(float));
+    ag_fmat_destroy(&ya);
+    ag_fmat_destroy(&yb);
+}
+
+static void test_node_round_trip(void **state) {
+    (void)state;
+    igraph_t ig;
+    ag_bundle_t b, c;
+    karate_bundle(&b, &ig);
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
+    assert_string_equal(c.label_attr, "club");
+    assert_null(c.target_column);
+    assert_int_equal(c.n_names, 2);
+    assert_string_equal(c.names[0], "0");
+    assert_string_equal(c.names[1], "1");
+    assert_int_equal(c.featurizer.n_features, b.featurizer.n_features);
+    assert_int_equal(ag_model_config(c.model)->task, AG_TASK_NODE_CLASSIFICATION);
+    assert_same_predictions(&b, &c, &ig, NULL);
+    /* each row is a probability distribution over the 2 classes */
+    ag_fmat_t y = {0};
+    assert_int_equal(ag_bundle_predict_graph(&c, &ig, NULL, &y), AG_SUCCESS);
+    assert_int_equal(y.rows, 34);
+    assert_float_equal(y.data[0] + y.data[1], 1.0f, 1e-5f);
+    ag_fmat_destroy(&y);
+    ag_bundle_destroy(&b);
+    ag_bundle_destroy(&c);
+    igraph_destroy(&ig);
+}
+
+static void test_graph_round_trip(void **state) {
+    (void)state;
+    ag_dataset_t ds;
+    mutag_dataset(&ds);
+    ag_task_t tasks[2] = {AG_TASK_GRAPH_CLASSIFICATION, AG_TASK_GRAPH_REGRESSION};
+    for (int k = 0; k < 2; k++) {
+        ag_bundle_t b, c;
+        mutag_bundle(&b, &ds, tasks[k]);
+        assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+        assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
+        assert_int_equal(ag_model_config(c.model)->task, tasks[k]);
+        assert_int_equal(c.featurizer.norm, AG_NORM_STANDARDIZE);
+        for (int64_t g = 0; g < ds.n_graphs; g += 5) assert_same_predictions(&b, &c, &ds.graphs[g], NULL);
+        if (tasks[k] == AG_TASK_GRAPH_REGRESSION) {
+            const float *mean, *sd;
+            ag_model_target_scaling(c.model, &mean, &sd);
+            assert_true(mean[0] == -3.25f && sd[0] == 2.125f);
+            assert_string_equal(c.names[0], "label");
+        } else {
+            assert_string_equal(c.target_column, "label");
+            ag_fmat_t y = {0};
+            assert_int_equal(ag_bundle_predict_graph(&c, &ds.graphs[0], NULL, &y), AG_SUCCESS);
+            assert_int_equal(y.rows, 1);
+            assert_int_equal(y.cols, 2);
+            ag_fmat_destroy(&y);
+        }
+        ag_bundle_destroy(&b);
+        ag_bundle_destroy(&c);
+    }
+    ag_dataset_destroy(&ds);
+}
+
+/* A node table with standardisation: its statistics travel in the file. */
+static void test_node_table_round_trip(void **state) {
+    (void)state;
+    igraph_t ig;
+    assert_int_equal(ag_graph_read(&ig, AG_SOURCE_DIR "/graphs/social/karate.gml", AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    ag_fmat_t table = {0};
+    assert_int_equal(ag_fmat_init(&table, 34, 3), AG_SUCCESS);
+    for (int64_t v = 0; v < 34; v++)
+        for (int j = 0; j < 3; j++) table.data[v * 3 + j] = (float)((v * (j + 3)) % 7) - 1.5f * (float)j;
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    fc.vertex_select = AG_SELECT_NONE;
+    fc.edge_select = AG_SELECT_NONE;
+    ag_prepared_t p;
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, &table, AG_NORM_STANDARDIZE, &fc), AG_SUCCESS);
+    assert_int_equal(p.set.examples[0].X.cols, 3);
+    ag_model_config_t mc;
+    ag_model_config_default(&mc, AG_TASK_NODE_CLASSIFICATION);
+    mc.in_dim = 3;
+    mc.n_out = 2;
+    mc.n_blocks = 1;
+    ag_model_t *m;
+    assert_int_equal(ag_model_create(&m, &mc), AG_SUCCESS);
+    ag_bundle_t b, c;
+    assert_int_equal(ag_bundle_init(&b, &m, &p.featurizer, &p.table, (const char *const *)p.names, 2, "club"),
+                     AG_SUCCESS);
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
+    assert_int_equal(c.table.width, 3);
+    assert_int_equal(c.table.norm, AG_NORM_STANDARDIZE);
+    assert_memory_equal(c.table.mean, b.table.mean, 3 * sizeof(float));
+    assert_memory_equal(c.table.std, b.table.std, 3 * sizeof(float));
+    assert_same_predictions(&b, &c, &ig, &table);
+    /* without the table, or with a table of another width: a clear mismatch */
+    ag_fmat_t y = {0};
+    assert_int_equal(ag_bundle_predict_graph(&c, &ig, NULL, &y), AG_EMISMATCH);
+    assert_msg_contains("node table of 3 columns");
+    ag_fmat_t narrow = {0};
+    assert_int_equal(ag_fmat_init(&narrow, 34, 2), AG_SUCCESS);
+    assert_int_equal(ag_bundle_predict_graph(&c, &ig, &narrow, &y), AG_EMISMATCH);
+    assert_msg_contains("34 x 2");
+    ag_fmat_destroy(&narrow);
+    ag_fmat_destroy(&table);
+    ag_prepared_destroy(&p);
+    ag_bundle_destroy(&b);
+    ag_bundle_destroy(&c);
+    igraph_destroy(&ig);
+}
+
+/* A graph that lacks an attribute the model was fitted on: the featuriser's message. */
+static void test_predict_foreign_graph(void **state) {
+    (void)state;
+    igraph_t ig, mol;
+    ag_bundle_t b;
+    karate_bundle(&b, &ig);
+    assert_int_equal(ag_graph_read(&mol, AG_SOURCE_DIR "/graphs/molecules/aspirin.gml", AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    ag_fmat_t y = {0};
+    assert_int_equal(ag_bundle_predict_graph(&b, &mol, NULL, &y), AG_EATTR);
+    assert_msg_contains("'name'");
+    assert_null(y.data);
+    ag_bundle_destroy(&b);
+    igraph_destroy(&ig);
+    igraph_destroy(&mol);
+}
+
+/* Rewrites the good file at `path` into path2 with metadata key set to value (NULL: removed). */
+static void rewrite(const char *key, const char *value) {
+    ag_safetensors_t f;
+    assert_int_equal(ag_safetensors_read(&f, path, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    ag_metadata_t m;
+    ag_metadata_init(&m);
+    for (int64_t i = 0; i < f.metadata.count; i++)
+        if (strcmp(f.metadata.keys[i], key) != 0)
+            assert_int_equal(ag_metadata_set(&m, f.metadata.keys[i], f.metadata.values[i]), AG_SUCCESS);
+    if (value) assert_int_equal(ag_metadata_set(&m, key, value), AG_SUCCESS);
+    assert_int_equal(ag_safetensors_write(path2, f.tensors, f.n_tensors, &m), AG_SUCCESS);
+    ag_metadata_destroy(&m);
+    ag_safetensors_destroy(&f);
+}
+
+/* A macro so that a failure reports the caller's line. */
+#define expect_bad(what) \
+    do { \
+        ag_bundle_t c_; \
+        assert_int_equal(ag_bundle_load(path2, &c_), AG_EMODEL); \
+        assert_msg_contains(path2); \
+        assert_msg_contains(what); \
+        assert_null(c_.model); \
+    } while (0)
+
+/* Replaces the first occurrence of `from` in the good file's metadata value of key. */
+static void rewrite_replacing(const char *key, const char *from, const char *to) {
+    ag_safetensors_t f;
+    assert_int_equal(ag_safetensors_read(&f, path, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    const char *v = ag_metadata_get(&f.metadata, key);
+    assert_non_null(v);
+    const char *at = strstr(v, from);
+    assert_non_null(at);
+    size_t n = strlen(v) + strlen(to) + 1;
+    char *s = malloc(n);
+    snprintf(s, n, "%.*s%s%s", (int)(at - v), v, to, at + strlen(from));
+    ag_safetensors_destroy(&f);
+    rewrite(key, s);
+    free(s);
+}
+
+static void test_corrupted_files(void **state) {
+    (void)state;
+    igraph_t ig;
+    ag_bundle_t b;
+    karate_bundle(&b, &ig);
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    fseek(fp, 0, SEEK_END);
+    long size = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char *raw = malloc((size_t)size);
+    assert_int_equal(fread(raw, 1, (size_t)size, fp), (size_t)size);
+    fclose(fp);
+
+    /* truncated */
+    fp = fopen(path2, "wb");
+    fwrite(raw, 1, (size_t)size - 10, fp);
+    fclose(fp);
+    expect_bad("truncated");
+    /* one flipped byte in the weights */
+    raw[size - 5] ^= 0x40;
+    fp = fopen(path2, "wb");
+    fwrite(raw, 1, (size_t)size, fp);
+    fclose(fp);
+    expect_bad("checksum mismatch");
+    raw[size - 5] ^= 0x40;
+    free(raw);
+
+    /* metadata */
+    rewrite("featurizer", NULL);
+    expect_bad("metadata 'featurizer' is missing");
+    rewrite("config", NULL);
+    expect_bad("metadata 'config' is missing");
+    rewrite("labels", NULL);
+    expect_bad("metadata 'labels' is missing");
+    rewrite("target_std", NULL);
+    expect_bad("metadata 'target_std' is missing");
+    rewrite("bundle_version", NULL);
+    expect_bad("metadata 'bundle_version' is missing");
+    rewrite("bundle_version", "2");
+    expect_bad("bundle version 2 is newer");
+    rewrite("bundle_version", "one");
+    expect_bad("not a positive integer");
+    rewrite("config", "{\"task\": ");
+    expect_bad("config:1:");
+    rewrite_replacing("config", "\"heads\": 8", "\"heads\": 0");
+    expect_bad("blocks[0].heads must be an integer");
+    rewrite_replacing("config", "\"task\": \"node-classification\"", "\"task\": \"graph-classification\"");
+    expect_bad("2 tensors the model expects are missing from the file: 'head.out.W', 'head.out.b'");
+    rewrite_replacing("labels", "\"task\":\"node-classification\"", "\"task\":\"graph-classification\"");
+    expect_bad("labels' names task 'graph-classification' but the model is for node-classification");
+    /* wrong shapes: the file says 4 heads of 8 but holds the tensors of 8 heads */
+    rewrite_replacing("config", "\"heads\": 8", "\"heads\": 4");
+    expect_bad("has shape");
+    rewrite_replacing("labels", "\"classes\":[\"0\",\"1\"]", "\"classes\":[\"0\"]");
+    expect_bad("must list 2 classes");
+    rewrite_replacing("labels", "\"classes\":[\"0\",\"1\"]", "\"classes\":[\"0\",\"0\"]");
+    expect_bad("has '0' twice");
+    rewrite_replacing("featurizer", "\"degree\":true", "\"degree\":false");
+    expect_bad("featuriser");
+    rewrite("target_mean", "[0]");
+    expect_bad("target_mean' must be an array of 2 numbers");
+    rewrite("target_std", "[1, -1]");
+    expect_bad("std");
+    rewrite("node_table", "{\"width\": 0}");
+    expect_bad("node_table");
+    rewrite("node_table", "{\"width\": 3, \"normalization\": \"none\"}");
+    expect_bad("node-table columns");
+    /* the untouched file still loads */
+    rewrite("unknown_key", "ignored");
+    ag_bundle_t c;
+    assert_int_equal(ag_bundle_load(path2, &c), AG_SUCCESS);
+    ag_bundle_destroy(&c);
+    /* a missing file is a file error, not a model error */
+    assert_int_equal(ag_bundle_load("/nonexistent/m.safetensors", &c), AG_EFILE);
+    ag_bundle_destroy(&b);
+    igraph_destroy(&ig);
+}
+
+/* Parts that do not fit together are refused when the bundle is made. */
+static void test_init_mismatch(void **state) {
+    (void)state;
+    igraph_t ig;
+    assert_int_equal(ag_graph_read(&ig, AG_SOURCE_DIR "/graphs/social/karate.gml", AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    ag_prepared_t p;
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+    ag_model_config_t mc;
+    ag_model_config_gat(&mc, p.set.examples[0].X.cols + 1, 2);
+    ag_model_t *m;
+    assert_int_equal(ag_model_create(&m, &mc), AG_SUCCESS);
+    ag_bundle_t b;
+    assert_int_equal(ag_bundle_init(&b, &m, &p.featurizer, &p.table, (const char *const *)p.names, 2, "club"),
+                     AG_EINVAL);
+    assert_msg_contains("but the model takes");
+    assert_non_null(m); /* nothing taken */
+    assert_int_equal(ag_bundle_init(&b, &m, &p.featurizer, &p.table, (const char *const *)p.names, 1, "club"),
+                     AG_EINVAL);
+    assert_msg_contains("1 class names for a model of 2 outputs");
+    ag_model_destroy(m);
+    ag_prepared_destroy(&p);
+    igraph_destroy(&ig);
+}
+
+/* Every allocation of saving, loading and preparing may fail: AG_ENOMEM, nothing leaked (ASan),
+ * and the output left zeroed. */
+static void test_allocation_failures(void **state) {
+    (void)state;
+    igraph_t ig;
+    ag_bundle_t b;
+    karate_bundle(&b, &ig);
+    int saw = 0;
+    for (int k = 1; k < 40; k++) {
+        ag_i_alloc_fail_at(k);
+        ag_error_t rc = ag_bundle_save(path, &b);
+        ag_i_alloc_fail_at(0);
+        assert_true(rc == AG_SUCCESS || rc == AG_ENOMEM);
+        saw |= rc == AG_ENOMEM;
+        if (rc == AG_SUCCESS) break;
+    }
+    assert_true(saw);
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    ag_error_t rc = AG_ENOMEM;
+    int k;
+    for (k = 1; k < 20000 && rc != AG_SUCCESS; k++) {
+        ag_bundle_t c;
+        ag_i_alloc_fail_at(k);
+        rc = ag_bundle_load(path, &c);
+        ag_i_alloc_fail_at(0);
+        if (rc != AG_SUCCESS) {
+            if (rc != AG_ENOMEM) fail_msg("allocation %d: %s", k, ag_error_message());
+            assert_null(c.model);
+            assert_null(c.names);
+        }
+        ag_bundle_destroy(&c);
+    }
+    assert_int_equal(rc, AG_SUCCESS);
+    assert_true(k > 10);
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    fc.degree = 1;
+    rc = AG_ENOMEM;
+    for (k = 1; k < 20000 && rc != AG_SUCCESS; k++) {
+        ag_prepared_t p;
+        ag_i_alloc_fail_at(k);
+        rc = ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc);
+        ag_i_alloc_fail_at(0);
+        if (rc != AG_SUCCESS && rc != AG_ENOMEM) fail_msg("allocation %d: %s", k, ag_error_message());
+        if (rc == AG_SUCCESS) assert_int_equal(p.n_excluded, 2);
+        ag_prepared_destroy(&p);
+    }
+    assert_int_equal(rc, AG_SUCCESS);
+    ag_bundle_destroy(&b);
+    igraph_destroy(&ig);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_node_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_graph_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_node_table_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_predict_foreign_graph, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_corrupted_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_init_mismatch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,294 @@
+/* Tests of training-set preparation: task inference, the featuriser fitted on the training graphs
+ * only, target layouts, node labels with the label attribute and its mirrors excluded, node tables
+ * with their normalisation, and the error paths. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <attngraph/attngraph.h>
+#include <attngraph/prepare.h>
+
+#define assert_msg_contains(text) \
+    do { \
+        if (!strstr(ag_error_message(), (text))) \
+            fail_msg("message \"%s\" lacks \"%s\"", ag_error_message(), (text)); \
+    } while (0)
+
+#define MINI AG_SOURCE_DIR "/tests/data/mutag-mini"
+
+/* Writes text to a fresh temporary file whose name ends with suffix; returns its path (static). */
+static const char *temp_file(const char *text, const char *suffix) {
+    static char p[4][64];
+    static int k = 0;
+    char *path = p[k++ % 4];
+    snprintf(path, 64, "/tmp/ag_prep_XXXXXX%s", suffix);
+    int fd = mkstemps(path, (int)strlen(suffix));
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+static ag_task_t infer_col(const char *csv, const char *col) {
+    const char *path = temp_file(csv, ".csv");
+    ag_targets_t t;
+    ag_targets_options_t o;
+    ag_targets_options_init(&o);
+    if (col) {
+        o.targets = &col;
+        o.n_targets = 1;
+    }
+    assert_int_equal(ag_targets_read_csv(&t, path, &o), AG_SUCCESS);
+    ag_task_t task = ag_task_infer(&t);
+    ag_targets_destroy(&t);
+    unlink(path);
+    return task;
+}
+
+static ag_task_t infer(const char *csv) { return infer_col(csv, NULL); }
+
+static void test_task_inference(void **state) {
+    (void)state;
+    assert_int_equal(infer("file,a,b\nx.gml,0,1\ny.gml,,0\nz.gml,1,\n"), AG_TASK_GRAPH_MULTITASK);
+    assert_int_equal(infer("file,a\nx.gml,0\ny.gml,1\n"), AG_TASK_GRAPH_CLASSIFICATION);
+    assert_int_equal(infer("file,a\nx.gml,1\ny.gml,2\nz.gml,3\n"), AG_TASK_GRAPH_CLASSIFICATION);
+    assert_int_equal(infer_col("file,a\nx.gml,cat\ny.gml,dog\n", "a"), AG_TASK_GRAPH_CLASSIFICATION);
+    assert_int_equal(infer("file,a\nx.gml,1.5\ny.gml,2\n"), AG_TASK_GRAPH_REGRESSION);
+    assert_int_equal(infer("file,a,b\nx.gml,0,1.5\ny.gml,1,2\n"), AG_TASK_GRAPH_REGRESSION);
+    /* eleven distinct integers are a quantity, not classes */
+    assert_int_equal(infer("file,a\n0.gml,0\n1.gml,1\n2.gml,2\n3.gml,3\n4.gml,4\n5.gml,5\n6.gml,6\n7.gml,7\n8.gml,8\n"
+                           "9.gml,9\n10.gml,10\n"),
+                     AG_TASK_GRAPH_REGRESSION);
+}
+
+/* The featuriser sees only the training graphs: an element absent from them goes to <other>. */
+static void test_fit_on_training_graphs(void **state) {
+    (void)state;
+    ag_dataset_t ds;
+    assert_int_equal(ag_dataset_load(&ds, MINI "/labels.csv", NULL), AG_SUCCESS);
+    assert_int_equal(ds.n_graphs, 28);
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    const char *v[] = {"element"};
+    fc.vertex_select = AG_SELECT_LIST;
+    fc.vertex_attrs = v;
+    fc.n_vertex_attrs = 1;
+    fc.edge_select = AG_SELECT_NONE;
+    int64_t fit[] = {0, 1, 2, 3}; /* 0001..0004: C, N, O only; 0005 has 2 F atoms */
+    ag_prepared_t p;
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, fit, 4), AG_SUCCESS);
+    assert_int_equal(p.featurizer.n_features, 4);
+    assert_string_equal(ag_featurizer_column_name(&p.featurizer, 3), "element=<other>");
+    assert_int_equal(p.set.n_examples, 28);
+    const ag_example_t *ex = &p.set.examples[4];
+    assert_int_equal(ex->X.rows, ex->graph.n_nodes);
+    int64_t other = 0;
+    for (int64_t i = 0; i < ex->X.rows; i++) other += ex->X.data[i * 4 + 3] == 1.0f;
+    assert_int_equal(other, 2);
+    /* targets: class ids of labels.csv (0001 is 1, 0002 is 0), names "0", "1" */
+    assert_int_equal(p.n_out, 2);
+    assert_int_equal(p.set.n_classes, 2);
+    assert_int_equal(p.set.n_cols, 1);
+    assert_string_equal(p.names[0], "0");
+    assert_string_equal(p.names[1], "1");
+    assert_true(p.set.targets[0] == 1.0f && p.set.targets[1] == 0.0f);
+    ag_prepared_destroy(&p);
+    /* the same data through a given featuriser and class list */
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, fit, 4), AG_SUCCESS);
+    ex = &p.set.examples[4];
+    ag_prepared_t q;
+    const char *names[] = {"0", "1"};
+    assert_int_equal(ag_prepare_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, names, 2),
+                     AG_SUCCESS);
+    assert_memory_equal(q.set.examples[4].X.data, ex->X.data, (size_t)(ex->X.rows * 4) * sizeof(float));
+    assert_memory_equal(q.set.targets, p.set.targets, 28 * sizeof(float));
+    ag_prepared_destroy(&q);
+    const char *wrong[] = {"1", "2"};
+    assert_int_equal(ag_prepare_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, wrong, 2), AG_EVALUE);
+    assert_msg_contains("class '0' of target 'label' is not one of the model's 2 classes");
+    ag_prepared_destroy(&p);
+    ag_dataset_destroy(&ds);
+}
+
+static void test_graph_task_layouts(void **state) {
+    (void)state;
+    /* absolute graph paths: the loader takes them as they are */
+    char text[1024];
+    snprintf(text, sizeof text,
+             "file,a,b,c\n%s/molecules/0001.gml,0,,2.5\n%s/molecules/0002.gml,1,1,-1\n%s/molecules/0003.gml,,0,4\n",
+             MINI, MINI, MINI);
+    const char *path = temp_file(text, ".csv");
+    ag_dataset_t ds;
+    assert_int_equal(ag_dataset_load(&ds, path, NULL), AG_SUCCESS);
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    ag_prepared_t p;
+    /* regression: every column, values as they are */
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, NULL, 0), AG_SUCCESS);
+    assert_int_equal(p.set.n_cols, 3);
+    assert_int_equal(p.n_out, 3);
+    assert_string_equal(p.names[2], "c");
+    assert_true(p.set.targets[2] == 2.5f && isnan(p.set.targets[1]) && p.set.targets[5] == -1.0f);
+    ag_prepared_destroy(&p);
+    /* multi-task needs 0/1 columns: c is not */
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_MULTITASK, &fc, NULL, 0), AG_EINVAL);
+    assert_msg_contains("column 'c' is regression");
+    /* classification needs one column */
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_EINVAL);
+    assert_msg_contains("one target column, not 3");
+    /* node tasks are not graph tasks */
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_NODE_CLASSIFICATION, &fc, NULL, 0), AG_EINVAL);
+    ag_dataset_destroy(&ds);
+    unlink(path);
+}
+
+static void test_node_labels_and_mirrors(void **state) {
+    (void)state;
+    igraph_t ig;
+    assert_int_equal(ag_graph_read(&ig, AG_SOURCE_DIR "/graphs/social/karate.gml", AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    ag_prepared_t p;
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+    /* club is the label, club_name mirrors it; id is excluded by default; name is 34 values + other */
+    assert_int_equal(p.n_excluded, 2);
+    assert_string_equal(p.excluded[0], "club");
+    assert_string_equal(p.excluded[1], "club_name");
+    assert_int_equal(p.featurizer.n_vattrs, 1);
+    assert_string_equal(p.featurizer.vattrs[0].name, "name");
+    assert_int_equal(p.set.examples[0].X.cols, 35);
+    assert_int_equal(p.set.n_rows, 34);
+    assert_true(p.set.targets[0] == 0.0f && p.set.targets[33] == 1.0f);
+    assert_string_equal(p.label_attr, "club");
+    ag_prepared_destroy(&p);
+    /* labelled by the string: club (numeric) mirrors it the other way */
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "club_name", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+    assert_int_equal(p.n_excluded, 2);
+    assert_string_equal(p.excluded[1], "club");
+    ag_prepared_destroy(&p);
+    /* listing the label attribute as a feature is an error */
+    const char *v[] = {"club"};
+    fc.vertex_select = AG_SELECT_LIST;
+    fc.vertex_attrs = v;
+    fc.n_vertex_attrs = 1;
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EATTR);
+    assert_msg_contains("'club' holds the labels");
+    /* no feature at all */
+    fc.vertex_select = AG_SELECT_NONE;
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EINVAL);
+    assert_msg_contains("no feature columns");
+    /* degree only: one column, the CSR degree */
+    fc.degree = 1;
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+    assert_int_equal(p.set.examples[0].X.cols, 1);
+    assert_float_equal(p.set.examples[0].X.data[0], 16.0f, 0.0f); /* Mr. Hi has 16 neighbours */
+    ag_prepared_destroy(&p);
+    /* an unknown label attribute, a label outside a given class list */
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "faction", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EATTR);
+    const char *cls[] = {"0"};
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", cls, 1, NULL, AG_NORM_NONE, &fc), AG_EVALUE);
+    igraph_destroy(&ig);
+}
+
+/* A node table: L1 rows and standardised columns, by hand. */
+static void test_node_table(void **state) {
+    (void)state;
+    const char *gml = temp_file("graph [ directed 0\n"
+                                "node [ id 10 cls \"a\" ] node [ id 20 cls \"b\" ] node [ id 30 cls \"a\" ]\n"
+                                "edge [ source 10 target 20 ] edge [ source 20 target 30 ] ]\n",
+                                ".gml");
+    igraph_t ig;
+    assert_int_equal(ag_graph_read(&ig, gml, AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    ag_fmat_t t = {0};
+    assert_int_equal(ag_fmat_init(&t, 3, 2), AG_SUCCESS);
+    float vals[6] = {1, 3, 2, 2, 0, 0}; /* rows (1,3) (2,2) (0,0) */
+    memcpy(t.data, vals, sizeof vals);
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    ag_prepared_t p;
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "cls", NULL, 0, &t, AG_NORM_L1_ROWS, &fc), AG_SUCCESS);
+    const ag_fmat_t *X = &p.set.examples[0].X;
+    assert_int_equal(X->cols, 2); /* no usable attribute: id excluded, cls is the label */
+    assert_float_equal(X->data[0], 0.25f, 1e-7f);
+    assert_float_equal(X->data[1], 0.75f, 1e-7f);
+    assert_float_equal(X->data[2], 0.5f, 1e-7f);
+    assert_float_equal(X->data[4], 0.0f, 0.0f);
+    assert_int_equal(p.table.width, 2);
+    ag_prepared_destroy(&p);
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "cls", NULL, 0, &t, AG_NORM_STANDARDIZE, &fc), AG_SUCCESS);
+    /* column 0: mean 1, population std sqrt(2/3); column 1: mean 5/3 */
+    assert_float_equal(p.table.mean[0], 1.0f, 1e-6f);
+    assert_float_equal(p.table.std[0], sqrtf(2.0f / 3.0f), 1e-6f);
+    assert_float_equal(p.table.mean[1], 5.0f / 3.0f, 1e-6f);
+    X = &p.set.examples[0].X;
+    assert_float_equal(X->data[0], 0.0f, 1e-6f);
+    assert_float_equal(X->data[2], 1.0f / sqrtf(2.0f / 3.0f), 1e-5f);
+    /* the same inputs through ag_prepare_nodes_with and the stored statistics */
+    ag_prepared_t q;
+    assert_int_equal(
+            ag_prepare_nodes_with(&q, &ig, "cls", &p.featurizer, &p.table, &t, (const char *const *)p.names, 2),
+            AG_SUCCESS);
+    assert_memory_equal(q.set.examples[0].X.data, X->data, 6 * sizeof(float));
+    ag_prepared_destroy(&q);
+    /* a table of the wrong size */
+    ag_fmat_t bad = {0};
+    assert_int_equal(ag_fmat_init(&bad, 3, 3), AG_SUCCESS);
+    assert_int_equal(ag_prepare_nodes_with(&q, &ig, "cls", &p.featurizer, &p.table, &bad, NULL, 0), AG_EMISMATCH);
+    assert_msg_contains("3 x 3");
+    ag_fmat_destroy(&bad);
+    ag_prepared_destroy(&p);
+    ag_fmat_destroy(&t);
+    igraph_destroy(&ig);
+    unlink(gml);
+}
+
+/* A graph whose attributes do not give the fitted columns: the error names its file. */
+static void test_graph_lacking_features(void **state) {
+    (void)state;
+    char text[1024];
+    snprintf(text, sizeof text, "file,y\n%s/graphs/molecules/aspirin.gml,1\n%s/graphs/social/karate.gml,0\n",
+             AG_SOURCE_DIR, AG_SOURCE_DIR);
+    const char *path = temp_file(text, ".csv");
+    ag_dataset_t ds;
+    assert_int_equal(ag_dataset_load(&ds, path, NULL), AG_SUCCESS);
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    fc.edge_select = AG_SELECT_NONE;
+    int64_t fit[] = {0};
+    ag_prepared_t p;
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, fit, 1), AG_EATTR);
+    assert_msg_contains("karate.gml: ");
+    assert_msg_contains("attribute 'aromatic' is missing (the model expects numeric vertex attribute 'aromatic')");
+    assert_null(p.set.examples);
+    ag_dataset_destroy(&ds);
+    unlink(path);
+    /* one graph with a binary label still has both classes */
+    snprintf(text, sizeof text, "file,y\n%s/graphs/molecules/aspirin.gml,1\n", AG_SOURCE_DIR);
+    path = temp_file(text, ".csv");
+    assert_int_equal(ag_dataset_load(&ds, path, NULL), AG_SUCCESS);
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_SUCCESS);
+    assert_int_equal(p.n_out, 2);
+    assert_string_equal(p.names[1], "1");
+    assert_true(p.set.targets[0] == 1.0f);
+    ag_prepared_destroy(&p);
+    ag_dataset_destroy(&ds);
+    unlink(path);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_task_inference),
+        cmocka_unit_test(test_fit_on_training_graphs),
+        cmocka_unit_test(test_graph_task_layouts),
+        cmocka_unit_test(test_node_labels_and_mirrors),
+        cmocka_unit_test(test_node_table),
+        cmocka_unit_test(test_graph_lacking_features),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
