@@ -25,5 +25,7 @@
 #include "attngraph/optim.h"
 #include "attngraph/model.h"
 #include "attngraph/train.h"
+#include "attngraph/prepare.h"
+#include "attngraph/modelfile.h"
 
 #endif
