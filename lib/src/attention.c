@@ -463,17 +463,32 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
         rc = ag_i_attn_full_backward(&x, &b, nt);
         if (rc) goto done;
     } else {
-    /* pass A: per destination, gather over its sources */
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-    for (int64_t ch = 0; ch < nch; ch++) {
-        float *scr = scratch + stride * omp_get_thread_num();
-        int64_t i1 = (ch + 1) * AG_ATTN_CHUNK < N ? (ch + 1) * AG_ATTN_CHUNK : N;
-        for (int64_t i = ch * AG_ATTN_CHUNK; i < i1; i++)
-            ag_i_attn_backward_dst(&x, &b, i, part ? part + ch * b.P : NULL, scr);
-    }
-    /* pass B: per source, gather over its destinations (transposed CSR, or the graph for full) */
+        if (ds_e && x.emode == AG_EDGE_NONE) {
+            /* pass A, specialised: neighbour/k-hop masks without edge features, DOT or GAT */
+            int64_t maxdeg = 1;
+            for (int64_t i = 0; i < N; i++)
+                if (mask->indptr[i + 1] - mask->indptr[i] > maxdeg) maxdeg = mask->indptr[i + 1] - mask->indptr[i];
+            int64_t cstride = (HD + 2 * maxdeg * H + 15) / 16 * 16;
+            float *cscr;
+            rc = ag_i_alloc_array((void **)&cscr, cstride * nt, sizeof(float), "attention scratch");
+            if (rc) goto done;
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
-    for (int64_t j = 0; j < N; j++) ag_i_attn_backward_src(&x, &b, j, scratch + stride * omp_get_thread_num());
+            for (int64_t i = 0; i < N; i++)
+                ag_i_attn_csr_backward_dst(&x, &b, i, cscr + cstride * omp_get_thread_num());
+            ag_i_free(cscr);
+        } else {
+            /* pass A: per destination, gather over its sources */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+            for (int64_t ch = 0; ch < nch; ch++) {
+                float *scr = scratch + stride * omp_get_thread_num();
+                int64_t i1 = (ch + 1) * AG_ATTN_CHUNK < N ? (ch + 1) * AG_ATTN_CHUNK : N;
+                for (int64_t i = ch * AG_ATTN_CHUNK; i < i1; i++)
+                    ag_i_attn_backward_dst(&x, &b, i, part ? part + ch * b.P : NULL, scr);
+            }
+        }
+        /* pass B: per source, gather over its destinations (transposed CSR, or the graph for full) */
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
+        for (int64_t j = 0; j < N; j++) ag_i_attn_backward_src(&x, &b, j, scratch + stride * omp_get_thread_num());
     }
     if (c->score == AG_SCORE_GAT) {
         /* el_i = a_dst . z_i and er_j = a_src . z_j feed back into z and the attention vectors */

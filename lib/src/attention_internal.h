@@ -87,6 +87,10 @@ typedef struct ag_attn_bwd_t {
 
 void ag_i_attn_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int64_t i, float *part,
                             float *scratch);
+/* The destination pass for neighbour and k-hop masks without edge features, DOT and GAT scores
+ * (b->ds_e and b->wv_e set): the same values as ag_i_attn_backward_dst, with the weights of all
+ * entries in one vectorised exponential. scratch holds H*D + 2 * max_deg * H floats. */
+void ag_i_attn_csr_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int64_t i, float *scratch);
 void ag_i_attn_backward_src(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int64_t j, float *scratch);
 
 /* exp(x) for x >= -87 (clamped below): Cody-Waite reduction and a degree-6 polynomial (relative

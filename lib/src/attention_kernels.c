@@ -554,3 +554,70 @@ void ag_i_attn_csr_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch
         }
     }
 }
+
+void ag_i_attn_csr_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int64_t i, float *scratch) {
+    int64_t H = c->H, D = c->D, HD = c->HD;
+    const ag_mask_t *m = c->mask;
+    int64_t k0 = m->indptr[i], n = m->indptr[i + 1] - k0;
+    if (n == 0) return;
+    float *dO = scratch, *s = dO + HD, *al = s + n * H; /* dO (H*D), scores and weights (deg x H) */
+    load_dO(c, b, i, dO);
+    for (int64_t t = 0; t < n; t++) {
+        int64_t j = m->src[k0 + t];
+        const char *row = (const char *)(c->v + j * HD);
+        for (int64_t o = 0; o < HD * (int64_t)sizeof(float); o += 64) __builtin_prefetch(row + o);
+        if (c->er) __builtin_prefetch(c->er + j * H);
+        if (c->k) __builtin_prefetch(c->k + j * HD);
+    }
+    pair_t p;
+    p.i = i;
+    p.e = NULL;
+    for (int64_t t = 0; t < n; t++) {
+        p.j = m->src[k0 + t];
+        pair_scores(c, &p, s + t * H, NULL);
+    }
+    const float *mx = c->mx + i * H, *den = c->den + i * H, *cs = b->cs + i * H;
+    /* the same weights as pair_alpha, with the exponentials in one vector call */
+    if (c->norm == AG_NORM_SOFTMAX) {
+        for (int64_t t = 0; t < n; t++)
+            for (int64_t h = 0; h < H; h++) al[t * H + h] = s[t * H + h] - mx[h];
+        ag_i_exp_block(al, n * H);
+        for (int64_t t = 0; t < n; t++)
+            for (int64_t h = 0; h < H; h++) al[t * H + h] = den[h] > 0.0f ? al[t * H + h] / den[h] : 0.0f;
+    } else {
+        for (int64_t t = 0; t < n; t++)
+            for (int64_t h = 0; h < H; h++) {
+                float x = s[t * H + h];
+                al[t * H + h] = den[h] > 0.0f ? (x > 0.0f ? x : 0.0f) / den[h] : 0.0f;
+            }
+    }
+    float *dqi = b->dq ? b->dq + i * HD : NULL, *deli = b->del ? b->del + i * H : NULL;
+    for (int64_t t = 0; t < n; t++) {
+        int64_t k = k0 + t, j = m->src[k];
+        const float *vj = c->v + j * HD;
+        p.j = j;
+        p.drop = (uint64_t)k;
+        for (int64_t h = 0; h < H; h++) {
+            const float *gh = dO + h * D, *vh = vj + h * D;
+            float dot = 0.0f;
+            for (int64_t d = 0; d < D; d++) dot += gh[d] * vh[d];
+            float f = drop_factor(c, &p, h), a = al[t * H + h], dalpha = f * dot, ds;
+            if (c->norm == AG_NORM_SOFTMAX)
+                ds = a * (dalpha - cs[h]);
+            else
+                ds = (s[t * H + h] > 0.0f && den[h] > 0.0f) ? (dalpha - cs[h]) / den[h] : 0.0f;
+            b->wv_e[k * H + h] = a * f;
+            if (c->score == AG_SCORE_DOT) {
+                const float *kh = c->k + j * HD + h * D;
+                float g = ds * c->scale;
+                for (int64_t d = 0; d < D; d++) dqi[h * D + d] += g * kh[d];
+                b->ds_e[k * H + h] = ds;
+            } else {
+                float pre = c->el[i * H + h] + c->er[j * H + h];
+                float g = ds * lrelu_d(pre, c->slope);
+                deli[h] += g;
+                b->ds_e[k * H + h] = g;
+            }
+        }
+    }
+}
