@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "predict.h"
 
 typedef struct {
     const char *name;
@@ -15,6 +16,9 @@ static const command_t commands[] = {
     {"info", ag_cmd_info, "what a graph file holds: counts, degrees, attributes, feature widths"},
     {"train", ag_cmd_train, "train a model on graphs (--labels) or on one graph's nodes, save it"},
     {"eval", ag_cmd_eval, "score a saved model on a part of a split, every metric of its task"},
+    {"classify", ag_cmd_classify, "predict graph files with a graph-level model (default: shipped Tox21)"},
+    {"label", ag_cmd_label, "predict every vertex of a graph with a node model, write it back or as CSV"},
+    {"explain", ag_cmd_explain, "write a model's attention weights as edge attributes, draw them as SVG"},
     {NULL, NULL, NULL},
 };
 

@@ -1,0 +1,322 @@
+/*
+ * cmd_classify.c: `attn-graph classify`, graph-level predictions for many graph files.
+ *
+ * The model is loaded once. Files are read and featurised one after another (igraph is not
+ * thread-safe), then predicted in block-diagonal batches of up to BATCH graphs, where the model's
+ * kernels run in parallel; lines come out in argument order.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "learn.h"
+#include "predict.h"
+
+static const char *const CMD = "classify";
+
+enum { BATCH = 256 };
+
+static void classify_usage(FILE *out) {
+    fprintf(out,
+        "usage: attn-graph classify [--model MODEL.safetensors] [--json] [--format F] [--directed]\n"
+        "                           [--threads N] FILE...\n"
+        "\n"
+        "Predicts each graph file with a graph-level model (classification, multi-task or regression)\n"
+        "and prints one line per file, in argument order, on stdout:\n"
+        "  classification:  FILE<TAB>CLASS<TAB>CLASS_1=P_1<TAB>...     (probabilities of every class)\n"
+        "  multi-task:      FILE<TAB>TASK,TASK|-<TAB>TASK_1=P_1<TAB>...  (tasks with P >= 0.5; '-': none)\n"
+        "  regression:      FILE<TAB>VALUE[,VALUE]<TAB>TARGET_1=V_1<TAB>...\n"
+        "Without --model the shipped molecule model tox21.safetensors is used, looked up in\n"
+        "$ATTN_GRAPH_MODELS, then the installed models folder, then the source tree's graphs/models.\n"
+        "\n"
+        "  --model FILE      a model saved by 'attn-graph train' (graph task)\n"
+        "  --json            one JSON object per file instead of the text line\n"
+        "  --format F        gml, graphml, edgelist, ncol, lgl, pajek, dimacs, dl or auto (by extension);\n"
+        "                    required for '-' (standard input)\n"
+        "  --directed        read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
+        "  --threads N       OpenMP / BLAS threads\n"
+        "  --help            this message\n"
+        "\n"
+        "A file that cannot be read or does not fit the model (a missing attribute, another type) gets\n"
+        "one line on stderr and the others are still classified.\n"
+        "Exit codes: 0 success, 1 unexpected failure, 2 bad command line, 3 a file failed,\n"
+        "4 bad or mismatched model file.\n");
+}
+
+/* One featurised graph waiting for its batch. */
+typedef struct pending_t {
+    const char *path;
+    ag_graph_t g;
+    ag_fmat_t X; /* (N x F) */
+    ag_fmat_t E; /* (E x Fe) */
+} pending_t;
+
+static void pending_clear(pending_t *p) {
+    ag_graph_destroy(&p->g);
+    ag_fmat_destroy(&p->X);
+    ag_fmat_destroy(&p->E);
+    memset(p, 0, sizeof *p);
+}
+
+static void print_text(const ag_bundle_t *b, ag_task_t task, const char *path, const float *y) {
+    int64_t C = b->n_names;
+    fputs(path, stdout);
+    fputc('\t', stdout);
+    if (task == AG_TASK_GRAPH_CLASSIFICATION) {
+        int64_t best = 0;
+        for (int64_t c = 1; c < C; c++)
+            if (y[c] > y[best]) best = c;
+        fputs(b->names[best], stdout);
+    } else if (task == AG_TASK_GRAPH_MULTITASK) {
+        int any = 0;
+        for (int64_t c = 0; c < C; c++)
+            if (y[c] >= 0.5f) {
+                printf("%s%s", any ? "," : "", b->names[c]);
+                any = 1;
+            }
+        if (!any) fputc('-', stdout);
+    } else {
+        for (int64_t c = 0; c < C; c++) printf("%s%.6g", c ? "," : "", y[c]);
+    }
+    for (int64_t c = 0; c < C; c++)
+        printf(task == AG_TASK_GRAPH_REGRESSION ? "\t%s=%.6g" : "\t%s=%.4f", b->names[c], y[c]);
+    fputc('\n', stdout);
+}
+
+static void print_json(const ag_bundle_t *b, ag_task_t task, const char *path, const float *y) {
+    int64_t C = b->n_names;
+    fputs("{\"file\": ", stdout);
+    cli_json_string(stdout, path);
+    fputs(", \"task\": ", stdout);
+    cli_json_string(stdout, ag_task_name(task));
+    fputs(", \"prediction\": ", stdout);
+    if (task == AG_TASK_GRAPH_CLASSIFICATION) {
+        int64_t best = 0;
+        for (int64_t c = 1; c < C; c++)
+            if (y[c] > y[best]) best = c;
+        cli_json_string(stdout, b->names[best]);
+    } else if (task == AG_TASK_GRAPH_MULTITASK) {
+        fputc('[', stdout);
+        int any = 0;
+        for (int64_t c = 0; c < C; c++)
+            if (y[c] >= 0.5f) {
+                if (any) fputs(", ", stdout);
+                cli_json_string(stdout, b->names[c]);
+                any = 1;
+            }
+        fputc(']', stdout);
+    } else if (C == 1) {
+        cli_json_number(stdout, y[0]);
+    } else {
+        fputc('[', stdout);
+        for (int64_t c = 0; c < C; c++) {
+            if (c) fputs(", ", stdout);
+            cli_json_number(stdout, y[c]);
+        }
+        fputc(']', stdout);
+    }
+    fputs(task == AG_TASK_GRAPH_REGRESSION ? ", \"values\": {" : ", \"probabilities\": {", stdout);
+    for (int64_t c = 0; c < C; c++) {
+        if (c) fputs(", ", stdout);
+        cli_json_string(stdout, b->names[c]);
+        fputs(": ", stdout);
+        cli_json_number(stdout, y[c]);
+    }
+    fputs("}}\n", stdout);
+}
+
+/* Predicts the pending graphs as one block-diagonal batch, prints them in order, clears them.
+ * Returns 0, or an exit code for a failure that stops the command. */
+static int flush(ag_bundle_t *b, pending_t *pend, int64_t n, int json) {
+    if (n == 0) return 0;
+    const ag_model_config_t *mc = ag_model_config(b->model);
+    int64_t F = mc->in_dim, Fe = mc->edge_dim, C = mc->n_out;
+    const ag_graph_t *graphs[BATCH];
+    int64_t N = 0, E = 0;
+    for (int64_t i = 0; i < n; i++) {
+        graphs[i] = &pend[i].g;
+        N += pend[i].g.n_nodes;
+        E += pend[i].g.n_edges;
+    }
+    ag_graph_t bg;
+    memset(&bg, 0, sizeof bg);
+    float *X = malloc((size_t)(N > 0 ? N : 1) * (size_t)F * sizeof(float));              /* (N x F) */
+    float *Ee = Fe > 0 ? malloc((size_t)(E > 0 ? E : 1) * (size_t)Fe * sizeof(float)) : NULL; /* (E x Fe) */
+    float *Y = malloc((size_t)n * (size_t)C * sizeof(float));                            /* (G x C) */
+    int code = 0;
+    if (!X || !Y || (Fe > 0 && !Ee)) {
+        fprintf(stderr, "attn-graph: classify: out of memory\n");
+        code = AG_EXIT_FAILURE;
+        goto done;
+    }
+    for (int64_t i = 0, r = 0, re = 0; i < n; i++) {
+        if (pend[i].g.n_nodes > 0)
+            memcpy(X + r * F, pend[i].X.data, (size_t)(pend[i].g.n_nodes * F) * sizeof(float));
+        r += pend[i].g.n_nodes;
+        if (Fe > 0 && pend[i].g.n_edges > 0) {
+            memcpy(Ee + re * Fe, pend[i].E.data, (size_t)(pend[i].g.n_edges * Fe) * sizeof(float));
+            re += pend[i].g.n_edges;
+        }
+    }
+    ag_error_t rc = ag_graph_batch(&bg, graphs, n);
+    if (rc == AG_SUCCESS) {
+        ag_batch_t batch;
+        ag_batch_init(&batch, &bg, X, Ee);
+        rc = ag_predict_batch(b->model, &batch, Y);
+        ag_batch_destroy(&batch);
+    }
+    if (rc != AG_SUCCESS) {
+        code = ag_cli_fail(rc);
+        goto done;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (json) print_json(b, mc->task, pend[i].path, Y + i * C);
+        else print_text(b, mc->task, pend[i].path, Y + i * C);
+    }
+    fflush(stdout);
+done:
+    for (int64_t i = 0; i < n; i++) pending_clear(&pend[i]);
+    ag_graph_destroy(&bg);
+    free(X);
+    free(Ee);
+    free(Y);
+    return code;
+}
+
+int ag_cmd_classify(int argc, char **argv) {
+    const char *model_path = NULL, *format_name = NULL;
+    int json = 0, directed = 0;
+    int64_t threads = 0;
+    const char **files = calloc((size_t)argc, sizeof *files);
+    int n_files = 0;
+    if (!files) return AG_EXIT_FAILURE;
+    int only_files = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (only_files || a[0] != '-' || !strcmp(a, "-")) {
+            files[n_files++] = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            only_files = 1;
+            continue;
+        }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            classify_usage(stdout);
+            free(files);
+            return AG_EXIT_OK;
+        }
+        int r = cli_opt(CMD, "--model", argc, argv, &i, &v);
+        if (r > 0) model_path = v;
+        else if (r == 0 && (r = cli_opt(CMD, "--format", argc, argv, &i, &v)) > 0) format_name = v;
+        else if (r == 0 && (r = cli_opt(CMD, "--threads", argc, argv, &i, &v)) > 0) {
+            if (cli_int(CMD, "--threads", v, 1, 4096, &threads) < 0) r = -1;
+        } else if (r == 0 && !strcmp(a, "--json")) json = r = 1;
+        else if (r == 0 && !strcmp(a, "--directed")) directed = r = 1;
+        if (r == 0) fprintf(stderr, "attn-graph: classify: unknown option '%s' (see 'attn-graph classify --help')\n", a);
+        if (r <= 0) {
+            free(files);
+            return AG_EXIT_USAGE;
+        }
+    }
+    ag_format_t format = AG_FORMAT_AUTO;
+    if (format_name && ag_format_from_name(format_name, &format)) {
+        fprintf(stderr, "attn-graph: classify: --format: %s\n", ag_error_message());
+        free(files);
+        return AG_EXIT_USAGE;
+    }
+    if (n_files == 0) {
+        fprintf(stderr, "attn-graph: classify: no FILE given (see 'attn-graph classify --help')\n");
+        free(files);
+        return AG_EXIT_USAGE;
+    }
+    for (int i = 0; i < n_files; i++)
+        if (!strcmp(files[i], "-") && format == AG_FORMAT_AUTO) {
+            fprintf(stderr, "attn-graph: classify: reading '-' (standard input) needs --format\n");
+            free(files);
+            return AG_EXIT_USAGE;
+        }
+    char defpath[4096];
+    if (!model_path && !(model_path = cli_default_model(CMD, "tox21.safetensors", defpath, sizeof defpath))) {
+        free(files);
+        return AG_EXIT_MODEL;
+    }
+    if (threads > 0) ag_set_num_threads((int)threads);
+    ag_bundle_t b;
+    int code = cli_load_model(model_path, &b);
+    if (code) {
+        free(files);
+        return code;
+    }
+    const ag_model_config_t *mc = ag_model_config(b.model);
+    if (!ag_task_is_graph_level(mc->task) || b.table.width > 0) {
+        fprintf(stderr, "attn-graph: classify: %s is a %s model: classify needs a graph-level one%s\n", model_path,
+                ag_task_name(mc->task), ag_task_is_graph_level(mc->task) ? "" : " (use 'attn-graph label')");
+        ag_bundle_destroy(&b);
+        free(files);
+        return AG_EXIT_MODEL;
+    }
+    pending_t *pend = calloc(BATCH, sizeof *pend);
+    if (!pend) {
+        ag_bundle_destroy(&b);
+        free(files);
+        return AG_EXIT_FAILURE;
+    }
+    int64_t n_pend = 0;
+    int failed = 0, fatal = 0;
+    for (int i = 0; i < n_files && !fatal; i++) {
+        const char *path = files[i];
+        igraph_t ig;
+        ag_error_t rc = ag_graph_read(&ig, path, format, directed);
+        if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());
+        if (rc) {
+            fprintf(stderr, "attn-graph: %s\n", ag_error_message());
+            failed = 1;
+            continue;
+        }
+        pending_t *p = &pend[n_pend];
+        p->path = path;
+        rc = ag_bundle_featurize(&b, &ig, NULL, &p->X, &p->E);
+        if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&p->g, &ig);
+        igraph_destroy(&ig);
+        if (rc == AG_SUCCESS && n_pend > 0 && p->g.directed != pend[0].g.directed) {
+            /* a batch never mixes directed and undirected graphs: predict the others first */
+            pending_t tmp = *p;
+            memset(p, 0, sizeof *p);
+            int c = flush(&b, pend, n_pend, json);
+            n_pend = 0;
+            pend[0] = tmp;
+            p = &pend[0];
+            if (c) {
+                code = c;
+                fatal = 1;
+                pending_clear(p);
+                break;
+            }
+        }
+        if (rc != AG_SUCCESS) {
+            if (rc == AG_ENOMEM) fatal = 1;
+            fprintf(stderr, "attn-graph: %s: %s\n", path, ag_error_message());
+            pending_clear(p);
+            failed = 1;
+            continue;
+        }
+        if (++n_pend == BATCH) {
+            int c = flush(&b, pend, n_pend, json);
+            n_pend = 0;
+            if (c) {
+                code = c;
+                fatal = 1;
+            }
+        }
+    }
+    if (!fatal) {
+        int c = flush(&b, pend, n_pend, json);
+        if (c) code = c;
+    } else {
+        for (int64_t i = 0; i < n_pend; i++) pending_clear(&pend[i]);
+    }
+    free(pend);
+    ag_bundle_destroy(&b);
+    free(files);
+    if (code) return code;
+    return failed ? AG_EXIT_INPUT : AG_EXIT_OK;
+}

@@ -1,0 +1,497 @@
+/*
+ * cmd_explain.c: `attn-graph explain`, a model's attention weights written back onto the graph
+ * (edge and vertex attributes) and drawn as SVG.
+ *
+ * Attention runs per destination: entry (i <- j) is how much node i attends to source j. An
+ * undirected edge {u, v} (igraph stores it as from u, to v) has two entries, written as
+ * attn_l<L>_h<H>_fwd (v attends to u: the message from -> to) and _rev (u attends to v); a
+ * directed edge u -> v has one, written as attn_l<L>_h<H>. Self-loops added by the attention mask
+ * have no igraph edge: their weights are the vertex attributes self_attn_l<L>_h<H>.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "learn.h"
+#include "predict.h"
+
+static const char *const CMD = "explain";
+
+static void explain_usage(FILE *out) {
+    fprintf(out,
+        "usage: attn-graph explain [--model MODEL.safetensors] GRAPH -o OUT.gml|OUT.graphml [--svg FILE.svg]\n"
+        "                          [--layer L] [--format F] [--directed] [--node-table FILE]\n"
+        "                          [--table-id-attr ATTR] [--threads N]\n"
+        "\n"
+        "Runs the model on GRAPH and writes the graph (GML or GraphML by the extension of OUT) with the\n"
+        "attention weights of every layer L (0-based) and head H:\n"
+        "  undirected graphs: edge attributes attn_lL_hH_fwd (the 'to' vertex attending to the 'from'\n"
+        "                     vertex) and attn_lL_hH_rev (the 'from' vertex attending to the 'to' one);\n"
+        "  directed graphs:   edge attribute attn_lL_hH (the target attending to the source);\n"
+        "  self-loops added by the mask: vertex attribute self_attn_lL_hH (0 where there is none).\n"
+        "With softmax attention each vertex's incoming weights (fwd of edges to it, rev of edges from\n"
+        "it, its self_attn) sum to 1. The prediction is added too: vertex attribute 'pred' (node\n"
+        "classification) or graph attribute 'pred' (graph models).\n"
+        "Without --model the shipped tox21.safetensors is used (see 'attn-graph classify --help').\n"
+        "\n"
+        "  --model FILE         a model saved by 'attn-graph train' (any task)\n"
+        "  -o, --output OUT     output graph (.gml or .graphml), required\n"
+        "  --svg FILE           also draw the graph: edge width and colour by attention (mean over the\n"
+        "                       heads of --layer, both directions averaged), node colour by predicted\n"
+        "                       class (node models) or by the attention the node receives (graph models)\n"
+        "  --layer L            the layer drawn (0-based; default the last)\n"
+        "  --format F           input format (auto by extension; required for '-')\n"
+        "  --directed           read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
+        "  --node-table FILE    the node feature table, when the model was trained with one\n"
+        "  --table-id-attr ATTR vertex attribute matched to the table's ids (default 'id')\n"
+        "  --threads N          OpenMP / BLAS threads\n"
+        "  --help               this message\n"
+        "\n"
+        "Exit codes: 0 success, 1 unexpected failure (cannot write), 2 bad command line, 3 bad input\n"
+        "file, 4 bad or mismatched model file.\n");
+}
+
+/* The batch's mask of a block, built by the forward pass (the model keys masks the same way). */
+static const ag_mask_t *block_mask(const ag_batch_t *batch, const ag_block_config_t *bc) {
+    for (int i = 0; i < batch->n_masks; i++) {
+        const ag_mask_t *mk = &batch->masks[i];
+        if (mk->kind == bc->mask && mk->self_loops == bc->self_loops && (bc->mask != AG_MASK_KHOP || mk->hops == bc->hops))
+            return mk;
+    }
+    return NULL;
+}
+
+/* Attention of one layer mapped to the graph. */
+typedef struct layer_attn_t {
+    int64_t H;
+    float *fwd;  /* (E x H) to-vertex attending to from-vertex (directed: the only direction) */
+    float *rev;  /* (E x H) from-vertex attending to to-vertex (undirected only) */
+    float *self; /* (N x H) added self-loop weights, 0 where none */
+} layer_attn_t;
+
+static void layer_attn_free(layer_attn_t *la) {
+    free(la->fwd);
+    free(la->rev);
+    free(la->self);
+}
+
+/* Reads layer l's weights after the forward pass and maps mask entries to igraph edges.
+ * Entries without an igraph edge other than added self-loops (k-hop pairs) are not written. */
+static int map_layer(ag_model_t *model, ag_batch_t *batch, int l, const igraph_t *ig, layer_attn_t *la) {
+    const ag_model_config_t *mc = ag_model_config(model);
+    const ag_mask_t *mask = block_mask(batch, &mc->blocks[l]);
+    int64_t H = ag_model_attention_heads(model, l), N = igraph_vcount(ig), E = igraph_ecount(ig);
+    memset(la, 0, sizeof *la);
+    la->H = H;
+    if (!mask) {
+        fprintf(stderr, "attn-graph: explain: no attention mask for layer %d after the forward pass\n", l);
+        return AG_EXIT_FAILURE;
+    }
+    float *alpha = malloc((size_t)(mask->n_entries > 0 ? mask->n_entries : 1) * (size_t)H * sizeof(float)); /* (M x H) */
+    la->fwd = calloc((size_t)(E > 0 ? E : 1) * (size_t)H, sizeof(float));
+    la->rev = calloc((size_t)(E > 0 ? E : 1) * (size_t)H, sizeof(float));
+    la->self = calloc((size_t)(N > 0 ? N : 1) * (size_t)H, sizeof(float));
+    if (!alpha || !la->fwd || !la->rev || !la->self) {
+        free(alpha);
+        layer_attn_free(la);
+        fprintf(stderr, "attn-graph: explain: out of memory\n");
+        return AG_EXIT_FAILURE;
+    }
+    const ag_mask_t *m2 = NULL;
+    ag_error_t rc = ag_model_attention_weights(model, batch, l, &m2, alpha);
+    if (rc) {
+        free(alpha);
+        layer_attn_free(la);
+        return ag_cli_fail(rc);
+    }
+    for (int64_t i = 0; i < mask->n_nodes; i++)
+        for (int64_t k = mask->indptr[i]; k < mask->indptr[i + 1]; k++) {
+            int64_t j = mask->src[k], e = mask->edge[k];
+            float *dst = NULL;
+            if (e < 0) {
+                if (j == i) dst = la->self + i * H;
+            } else if (IGRAPH_TO(ig, e) == i && IGRAPH_FROM(ig, e) == j) {
+                dst = la->fwd + e * H;
+                if (i == j) memcpy(la->rev + e * H, alpha + k * H, (size_t)H * sizeof(float));
+            } else {
+                dst = la->rev + e * H;
+            }
+            if (dst) memcpy(dst, alpha + k * H, (size_t)H * sizeof(float));
+        }
+    free(alpha);
+    return AG_EXIT_OK;
+}
+
+static int set_layer_attributes(igraph_t *ig, const layer_attn_t *la, int l) {
+    int64_t N = igraph_vcount(ig), E = igraph_ecount(ig), H = la->H;
+    int directed = igraph_is_directed(ig);
+    igraph_vector_t ev, vv;
+    if (igraph_vector_init(&ev, E) != IGRAPH_SUCCESS) return -1;
+    if (igraph_vector_init(&vv, N) != IGRAPH_SUCCESS) {
+        igraph_vector_destroy(&ev);
+        return -1;
+    }
+    char name[64];
+    int bad = 0;
+    for (int64_t h = 0; h < H && !bad; h++) {
+        for (int dir = 0; dir < (directed ? 1 : 2) && !bad; dir++) {
+            const float *src = dir ? la->rev : la->fwd;
+            snprintf(name, sizeof name, "attn_l%d_h%lld%s", l, (long long)h, directed ? "" : dir ? "_rev" : "_fwd");
+            for (int64_t e = 0; e < E; e++) VECTOR(ev)[e] = src[e * H + h];
+            cli_attr_remove(ig, IGRAPH_ATTRIBUTE_EDGE, name);
+            if (E > 0) bad = SETEANV(ig, name, &ev) != IGRAPH_SUCCESS;
+        }
+        snprintf(name, sizeof name, "self_attn_l%d_h%lld", l, (long long)h);
+        for (int64_t v = 0; v < N; v++) VECTOR(vv)[v] = la->self[v * H + h];
+        cli_attr_remove(ig, IGRAPH_ATTRIBUTE_VERTEX, name);
+        if (!bad && N > 0) bad = SETVANV(ig, name, &vv) != IGRAPH_SUCCESS;
+    }
+    igraph_vector_destroy(&ev);
+    igraph_vector_destroy(&vv);
+    return bad ? -1 : 0;
+}
+
+static int64_t argmax(const float *y, int64_t C) {
+    int64_t best = 0;
+    for (int64_t c = 1; c < C; c++)
+        if (y[c] > y[best]) best = c;
+    return best;
+}
+
+/* The prediction as text: class name, positive tasks, or values. */
+static void prediction_text(char *buf, size_t cap, const ag_bundle_t *b, ag_task_t task, const float *y) {
+    int64_t C = b->n_names;
+    size_t k = 0;
+    buf[0] = '\0';
+    if (task == AG_TASK_GRAPH_CLASSIFICATION) {
+        int64_t c = argmax(y, C);
+        snprintf(buf, cap, "%s (p %.3f)", b->names[c], y[c]);
+        return;
+    }
+    for (int64_t c = 0; c < C && k < cap; c++) {
+        if (task == AG_TASK_GRAPH_MULTITASK && y[c] < 0.5f) continue;
+        int w = task == AG_TASK_GRAPH_MULTITASK ? snprintf(buf + k, cap - k, "%s%s", k ? "," : "", b->names[c])
+                                                 : snprintf(buf + k, cap - k, "%s%s=%.4g", k ? "," : "", b->names[c], y[c]);
+        if (w < 0) break;
+        k += (size_t)w;
+    }
+    if (!buf[0]) snprintf(buf, cap, "-");
+}
+
+static void xml_text(FILE *f, const char *s) {
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\t') fputc(*s, f);
+        }
+    }
+}
+
+/* tab10: categorical colours for predicted classes. */
+static const char *const PALETTE[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                        "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+/* Linear blend of two RGB colours. */
+static void blend(char *buf, size_t cap, const int a[3], const int b[3], double t) {
+    if (!(t >= 0.0)) t = 0.0;
+    if (t > 1.0) t = 1.0;
+    snprintf(buf, cap, "#%02x%02x%02x", (int)lround(a[0] + (b[0] - a[0]) * t), (int)lround(a[1] + (b[1] - a[1]) * t),
+             (int)lround(a[2] + (b[2] - a[2]) * t));
+}
+
+/* Node positions from igraph: Kamada-Kawai up to 500 vertices, Fruchterman-Reingold up to 5000,
+ * DrL above; igraph's random generator is seeded so drawings repeat. */
+static int layout(const igraph_t *ig, igraph_matrix_t *xy) {
+    int64_t N = igraph_vcount(ig);
+    igraph_rng_seed(igraph_rng_default(), 42);
+    if (N <= 500)
+        return igraph_layout_kamada_kawai(ig, xy, 0, 50 * (N > 0 ? N : 1), 0.0, (double)N, NULL, NULL, NULL, NULL,
+                                          NULL) == IGRAPH_SUCCESS ? 0 : -1;
+    if (N <= 5000)
+        return igraph_layout_fruchterman_reingold(ig, xy, 0, 500, sqrt((double)N), IGRAPH_LAYOUT_AUTOGRID, NULL, NULL,
+                                                  NULL, NULL, NULL) == IGRAPH_SUCCESS ? 0 : -1;
+    igraph_layout_drl_options_t opt;
+    if (igraph_layout_drl_options_init(&opt, IGRAPH_LAYOUT_DRL_DEFAULT) != IGRAPH_SUCCESS) return -1;
+    return igraph_layout_drl(ig, xy, 0, &opt, NULL) == IGRAPH_SUCCESS ? 0 : -1;
+}
+
+/* The vertex's label: its element, else its name, else its index. */
+static void vertex_label(char *buf, size_t cap, const igraph_t *ig, int64_t v, const char *attr, int numeric) {
+    if (!attr) snprintf(buf, cap, "%lld", (long long)v);
+    else if (numeric) snprintf(buf, cap, "%.10g", VAN(ig, attr, v));
+    else snprintf(buf, cap, "%s", VAS(ig, attr, v));
+}
+
+static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int layer, const ag_bundle_t *b,
+                     ag_task_t task, const float *Y, const char *graph_path) {
+    int64_t N = igraph_vcount(ig), E = igraph_ecount(ig), H = la->H, C = b->n_names;
+    int directed = igraph_is_directed(ig);
+    igraph_matrix_t xy;
+    if (igraph_matrix_init(&xy, 0, 0) != IGRAPH_SUCCESS) return -1;
+    if (N > 0 && layout(ig, &xy) < 0) {
+        igraph_matrix_destroy(&xy);
+        return -1;
+    }
+    double *ea = malloc((size_t)(E > 0 ? E : 1) * sizeof(double)); /* (E) mean over heads, directions averaged */
+    double *na = calloc((size_t)(N > 0 ? N : 1), sizeof(double));  /* (N) attention received as a source */
+    if (!ea || !na) {
+        free(ea);
+        free(na);
+        igraph_matrix_destroy(&xy);
+        return -1;
+    }
+    double emin = 0.0, emax = 0.0, nmin = 0.0, nmax = 0.0;
+    for (int64_t e = 0; e < E; e++) {
+        double fw = 0.0, rv = 0.0;
+        for (int64_t h = 0; h < H; h++) {
+            fw += la->fwd[e * H + h];
+            rv += la->rev[e * H + h];
+        }
+        fw /= (double)H;
+        rv /= (double)H;
+        ea[e] = directed ? fw : 0.5 * (fw + rv);
+        na[IGRAPH_FROM(ig, e)] += fw; /* the to-vertex attends to the from-vertex */
+        if (!directed && IGRAPH_FROM(ig, e) != IGRAPH_TO(ig, e)) na[IGRAPH_TO(ig, e)] += rv;
+    }
+    for (int64_t e = 0; e < E; e++) {
+        if (e == 0 || ea[e] < emin) emin = ea[e];
+        if (e == 0 || ea[e] > emax) emax = ea[e];
+    }
+    for (int64_t v = 0; v < N; v++) {
+        for (int64_t h = 0; h < H; h++) na[v] += la->self[v * H + h] / (double)H;
+    }
+    for (int64_t v = 0; v < N; v++) {
+        if (v == 0 || na[v] < nmin) nmin = na[v];
+        if (v == 0 || na[v] > nmax) nmax = na[v];
+    }
+    /* fit the layout into the canvas */
+    double minx = 0, maxx = 1, miny = 0, maxy = 1;
+    for (int64_t v = 0; v < N; v++) {
+        double x = MATRIX(xy, v, 0), y = MATRIX(xy, v, 1);
+        if (v == 0 || x < minx) minx = x;
+        if (v == 0 || x > maxx) maxx = x;
+        if (v == 0 || y < miny) miny = y;
+        if (v == 0 || y > maxy) maxy = y;
+    }
+    double span = fmax(maxx - minx, maxy - miny);
+    if (span <= 0) span = 1;
+    double radius = N <= 60 ? 12.0 : N <= 300 ? 8.0 : N <= 2000 ? 4.0 : 2.0;
+    double side = N <= 60 ? 560.0 : N <= 300 ? 800.0 : 1200.0, margin = 30.0 + radius, top = 56.0;
+    double sx = (side - 2 * margin) / span;
+    double width = (maxx - minx) * sx + 2 * margin, height = (maxy - miny) * sx + 2 * margin + top;
+    if (width < 600) width = 600;
+    double offx = (width - (maxx - minx) * sx) / 2;
+    const char *lab = NULL;
+    int lab_numeric = 0;
+    const char *cands[2] = {"element", "name"};
+    for (int c = 0; c < 2 && !lab; c++) {
+        igraph_attribute_type_t t;
+        if (igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, cands[c]) &&
+            igraph_cattribute_table.gettype(ig, &t, IGRAPH_ATTRIBUTE_VERTEX, cands[c]) == IGRAPH_SUCCESS &&
+            (t == IGRAPH_ATTRIBUTE_STRING || t == IGRAPH_ATTRIBUTE_NUMERIC)) {
+            lab = cands[c];
+            lab_numeric = t == IGRAPH_ATTRIBUTE_NUMERIC;
+        }
+    }
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+               "font-family=\"DejaVu Sans, Arial, sans-serif\">\n", width, height, width, height);
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    char pred[512], col[16];
+    fputs("<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">", f);
+    xml_text(f, graph_path);
+    fputs("</text>\n", f);
+    fprintf(f, "<text x=\"10\" y=\"38\" font-size=\"11\">%s model; layer %d, mean of %lld head%s; edge width and colour:"
+               " attention %.3f to %.3f</text>\n", ag_task_name(task), layer, (long long)H, H == 1 ? "" : "s", emin, emax);
+    if (ag_task_is_graph_level(task)) {
+        prediction_text(pred, sizeof pred, b, task, Y);
+        fputs("<text x=\"10\" y=\"52\" font-size=\"11\">prediction: ", f);
+        xml_text(f, pred);
+        fputs("; node colour: attention received</text>\n", f);
+    } else if (task == AG_TASK_NODE_CLASSIFICATION) {
+        double x;
+        fputs("<text x=\"10\" y=\"52\" font-size=\"11\">node colour: predicted class</text>\n", f);
+        x = 185;
+        for (int64_t c = 0; c < C && c < 10; c++) {
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"48\" r=\"5\" fill=\"%s\"/><text x=\"%.1f\" y=\"52\" font-size=\"11\">",
+                    x, PALETTE[c % 10], x + 8);
+            xml_text(f, b->names[c]);
+            fputs("</text>\n", f);
+            x += 16 + 7.0 * (double)strlen(b->names[c]);
+        }
+    }
+    static const int lo[3] = {205, 210, 220}, hi[3] = {200, 20, 30};
+    fputs("<g stroke-linecap=\"round\">\n", f);
+    for (int64_t e = 0; e < E; e++) {
+        int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
+        double t = emax > emin ? (ea[e] - emin) / (emax - emin) : 0.5;
+        blend(col, sizeof col, lo, hi, t);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.2f\">"
+                   "<title>%lld-%lld: %.4f</title></line>\n",
+                (MATRIX(xy, u, 0) - minx) * sx + offx, (MATRIX(xy, u, 1) - miny) * sx + margin + top,
+                (MATRIX(xy, v, 0) - minx) * sx + offx, (MATRIX(xy, v, 1) - miny) * sx + margin + top, col,
+                (N <= 300 ? 1.5 : 0.5) + (N <= 300 ? 6.0 : 2.0) * t, (long long)u, (long long)v, ea[e]);
+    }
+    fputs("</g>\n<g stroke=\"#333333\" stroke-width=\"1\">\n", f);
+    static const int nlo[3] = {255, 255, 255}, nhi[3] = {230, 85, 13};
+    char text[256];
+    for (int64_t v = 0; v < N; v++) {
+        double x = (MATRIX(xy, v, 0) - minx) * sx + offx, y = (MATRIX(xy, v, 1) - miny) * sx + margin + top;
+        int dark = 0;
+        if (task == AG_TASK_NODE_CLASSIFICATION) {
+            snprintf(col, sizeof col, "%s", PALETTE[argmax(Y + v * C, C) % 10]);
+            dark = 1;
+        } else {
+            double t = nmax > nmin ? (na[v] - nmin) / (nmax - nmin) : 0.5;
+            blend(col, sizeof col, nlo, nhi, t);
+            dark = t > 0.6;
+        }
+        vertex_label(text, sizeof text, ig, v, lab, lab_numeric);
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"><title>", x, y, radius, col);
+        xml_text(f, text);
+        fprintf(f, " (vertex %lld): attention received %.3f</title></circle>\n", (long long)v, na[v]);
+        if (N <= 300) {
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" text-anchor=\"middle\" stroke=\"none\" fill=\"%s\">",
+                    x, y + radius * 0.38, radius * (strlen(text) > 2 ? 0.8 : 1.05), dark ? "white" : "black");
+            xml_text(f, text);
+            fputs("</text>\n", f);
+        }
+    }
+    fputs("</g>\n</svg>\n", f);
+    free(ea);
+    free(na);
+    igraph_matrix_destroy(&xy);
+    return ferror(f) ? -1 : 0;
+}
+
+int ag_cmd_explain(int argc, char **argv) {
+    const char *model_path = NULL, *format_name = NULL, *graph_path = NULL, *out_path = NULL, *svg_path = NULL;
+    const char *table_path = NULL, *table_id = NULL;
+    int directed = 0;
+    int64_t threads = 0, layer = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            explain_usage(stdout);
+            return AG_EXIT_OK;
+        }
+        if (a[0] != '-' || !strcmp(a, "-")) {
+            if (graph_path) {
+                fprintf(stderr, "attn-graph: explain: more than one GRAPH argument ('%s', '%s')\n", graph_path, a);
+                return AG_EXIT_USAGE;
+            }
+            graph_path = a;
+            continue;
+        }
+        int r = cli_opt(CMD, "--model", argc, argv, &i, &v);
+        if (r > 0) model_path = v;
+        else if (r == 0 && (r = cli_opt(CMD, "-o", argc, argv, &i, &v)) > 0) out_path = v;
+        else if (r == 0 && (r = cli_opt(CMD, "--output", argc, argv, &i, &v)) > 0) out_path = v;
+        else if (r == 0 && (r = cli_opt(CMD, "--svg", argc, argv, &i, &v)) > 0) svg_path = v;
+        else if (r == 0 && (r = cli_opt(CMD, "--format", argc, argv, &i, &v)) > 0) format_name = v;
+        else if (r == 0 && (r = cli_opt(CMD, "--node-table", argc, argv, &i, &v)) > 0) table_path = v;
+        else if (r == 0 && (r = cli_opt(CMD, "--table-id-attr", argc, argv, &i, &v)) > 0) table_id = v;
+        else if (r == 0 && (r = cli_opt(CMD, "--layer", argc, argv, &i, &v)) > 0) {
+            if (cli_int(CMD, "--layer", v, 0, AG_MODEL_MAX_BLOCKS - 1, &layer) < 0) r = -1;
+        } else if (r == 0 && (r = cli_opt(CMD, "--threads", argc, argv, &i, &v)) > 0) {
+            if (cli_int(CMD, "--threads", v, 1, 4096, &threads) < 0) r = -1;
+        } else if (r == 0 && !strcmp(a, "--directed")) directed = r = 1;
+        if (r == 0) fprintf(stderr, "attn-graph: explain: unknown option '%s' (see 'attn-graph explain --help')\n", a);
+        if (r <= 0) return AG_EXIT_USAGE;
+    }
+    if (!graph_path || !out_path) {
+        fprintf(stderr, "attn-graph: explain: give GRAPH and -o OUT (see 'attn-graph explain --help')\n");
+        return AG_EXIT_USAGE;
+    }
+    ag_format_t format = AG_FORMAT_AUTO;
+    if (format_name && ag_format_from_name(format_name, &format)) {
+        fprintf(stderr, "attn-graph: explain: --format: %s\n", ag_error_message());
+        return AG_EXIT_USAGE;
+    }
+    if (!strcmp(graph_path, "-") && format == AG_FORMAT_AUTO) {
+        fprintf(stderr, "attn-graph: explain: reading '-' (standard input) needs --format\n");
+        return AG_EXIT_USAGE;
+    }
+    cli_out_kind_t kind = cli_out_kind(out_path);
+    if (kind != CLI_OUT_GML && kind != CLI_OUT_GRAPHML) {
+        fprintf(stderr, "attn-graph: explain: -o %s: give a .gml or .graphml file\n", out_path);
+        return AG_EXIT_USAGE;
+    }
+    char defpath[4096];
+    if (!model_path && !(model_path = cli_default_model(CMD, "tox21.safetensors", defpath, sizeof defpath)))
+        return AG_EXIT_MODEL;
+    if (threads > 0) ag_set_num_threads((int)threads);
+    ag_bundle_t b;
+    int code = cli_load_model(model_path, &b);
+    if (code) return code;
+    const ag_model_config_t *mc = ag_model_config(b.model);
+    ag_task_t task = mc->task;
+    int L = mc->n_blocks;
+    if (layer >= L) {
+        fprintf(stderr, "attn-graph: explain: --layer %lld: %s has layers 0 to %d\n", (long long)layer, model_path, L - 1);
+        ag_bundle_destroy(&b);
+        return AG_EXIT_USAGE;
+    }
+    if (layer < 0) layer = L - 1;
+    igraph_t ig;
+    code = cli_read_graph(&ig, graph_path, format, directed);
+    if (code) {
+        ag_bundle_destroy(&b);
+        return code;
+    }
+    ag_node_table_t table;
+    memset(&table, 0, sizeof table);
+    int have_table = 0;
+    cli_run_t run;
+    memset(&run, 0, sizeof run);
+    layer_attn_t la[AG_MODEL_MAX_BLOCKS];
+    memset(la, 0, sizeof la);
+    code = cli_read_node_table(CMD, &b, model_path, table_path, table_id, &ig, &table, &have_table);
+    if (code == AG_EXIT_OK) code = cli_run_model(&b, &ig, have_table ? &table.features : NULL, graph_path, &run);
+    for (int l = 0; l < L && code == AG_EXIT_OK; l++) code = map_layer(b.model, &run.batch, l, &ig, &la[l]);
+    if (code == AG_EXIT_OK) {
+        cli_igraph_catch();
+        int bad = 0;
+        for (int l = 0; l < L && !bad; l++) bad = set_layer_attributes(&ig, &la[l], l) < 0;
+        char pred[512];
+        if (!bad && ag_task_is_graph_level(task)) {
+            prediction_text(pred, sizeof pred, &b, task, run.Y);
+            cli_attr_remove(&ig, IGRAPH_ATTRIBUTE_GRAPH, "pred");
+            bad = SETGAS(&ig, "pred", pred) != IGRAPH_SUCCESS;
+        } else if (!bad && task == AG_TASK_NODE_CLASSIFICATION) {
+            cli_attr_remove(&ig, IGRAPH_ATTRIBUTE_VERTEX, "pred");
+            for (int64_t v = 0; v < run.rows && !bad; v++)
+                bad = SETVAS(&ig, "pred", v, b.names[argmax(run.Y + v * b.n_names, b.n_names)]) != IGRAPH_SUCCESS;
+        }
+        if (bad) {
+            fprintf(stderr, "attn-graph: explain: cannot set attributes: %s\n", cli_igraph_message());
+            code = AG_EXIT_FAILURE;
+        }
+    }
+    if (code == AG_EXIT_OK) {
+        cli_atomic_t out;
+        if (cli_atomic_open(&out, CMD, out_path) < 0) code = AG_EXIT_FAILURE;
+        else if (cli_write_graph(CMD, &ig, kind, out.f, out_path) < 0) {
+            cli_atomic_abort(&out);
+            code = AG_EXIT_FAILURE;
+        } else if (cli_atomic_commit(&out, CMD) < 0) code = AG_EXIT_FAILURE;
+    }
+    if (code == AG_EXIT_OK && svg_path) {
+        cli_atomic_t out;
+        cli_igraph_catch();
+        if (cli_atomic_open(&out, CMD, svg_path) < 0) code = AG_EXIT_FAILURE;
+        else if (write_svg(out.f, &ig, &la[layer], (int)layer, &b, task, run.Y, graph_path) < 0) {
+            fprintf(stderr, "attn-graph: explain: cannot draw %s: %s\n", svg_path, cli_igraph_message());
+            cli_atomic_abort(&out);
+            code = AG_EXIT_FAILURE;
+        } else if (cli_atomic_commit(&out, CMD) < 0) code = AG_EXIT_FAILURE;
+    }
+    for (int l = 0; l < L; l++) layer_attn_free(&la[l]);
+    cli_run_destroy(&run);
+    if (have_table) ag_node_table_destroy(&table);
+    igraph_destroy(&ig);
+    ag_bundle_destroy(&b);
+    return code;
+}

@@ -1,0 +1,89 @@
+/*
+ * predict.h: what `attn-graph classify`, `label` and `explain` share: finding the shipped default
+ * models, catching igraph's errors in the program, JSON output, and writing files atomically.
+ */
+#ifndef AG_CLI_PREDICT_H
+#define AG_CLI_PREDICT_H
+
+#include <stdio.h>
+#include <attngraph/attngraph.h>
+#include <attngraph/model.h>
+#include <attngraph/modelfile.h>
+#include "cli.h"
+
+int ag_cmd_classify(int argc, char **argv);
+int ag_cmd_label(int argc, char **argv);
+int ag_cmd_explain(int argc, char **argv);
+
+/* The path of a shipped model `name` ("tox21.safetensors"), searched in order in
+ * $ATTN_GRAPH_MODELS, the installed data dir (AG_MODELS_INSTALL_DIR) and the source tree's
+ * graphs/models (AG_MODELS_SOURCE_DIR). Writes the first existing one into buf and returns buf;
+ * returns NULL (after printing where it looked) if none exists. */
+const char *cli_default_model(const char *cmd, const char *name, char *buf, size_t cap);
+
+/* Loads a model; prints the error and returns its exit code (4 for a bad model) on failure. */
+int cli_load_model(const char *path, ag_bundle_t *b);
+
+/* Makes igraph calls made by the program (writers, layouts, attribute setters) return errors
+ * instead of aborting; cli_igraph_message() is the last error's reason. */
+void cli_igraph_catch(void);
+const char *cli_igraph_message(void);
+
+/* JSON string with escapes, and a number (null when not finite). */
+void cli_json_string(FILE *out, const char *s);
+void cli_json_number(FILE *out, double x);
+
+/* Output kinds chosen by the extension of an output path. */
+typedef enum { CLI_OUT_GML, CLI_OUT_GRAPHML, CLI_OUT_CSV, CLI_OUT_SVG, CLI_OUT_UNKNOWN } cli_out_kind_t;
+cli_out_kind_t cli_out_kind(const char *path);
+
+/* An output file written atomically: a temporary file beside `path`, renamed over it on commit,
+ * removed on abort, so `path` never holds a partial file. */
+typedef struct cli_atomic_t {
+    FILE *f;
+    char tmp[4096];
+    const char *path;
+} cli_atomic_t;
+
+/* Returns 0, or prints "attn-graph: CMD: cannot write PATH: reason" and returns -1. */
+int cli_atomic_open(cli_atomic_t *a, const char *cmd, const char *path);
+/* Flushes, syncs, closes and renames; returns 0 or prints the error and returns -1 (the
+ * temporary file is removed). */
+int cli_atomic_commit(cli_atomic_t *a, const char *cmd);
+void cli_atomic_abort(cli_atomic_t *a);
+
+/* Writes the graph as GML or GraphML to f; returns 0 or prints the error and returns -1. */
+int cli_write_graph(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, FILE *f, const char *path);
+
+/* Reads a graph (printing igraph's warning, if any); returns an exit code. */
+int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed);
+
+/* One forward pass of a model on one graph, kept so attention weights can be read afterwards. */
+typedef struct cli_run_t {
+    ag_graph_t g;
+    ag_fmat_t X;      /* (N x F) */
+    ag_fmat_t E;      /* (E x Fe) */
+    ag_batch_t batch; /* wraps g, X, E; holds the masks */
+    int have_batch;
+    float *Y;         /* (rows x C): node rows (node tasks) or 1 row (graph tasks); probabilities or values */
+    int64_t rows;
+} cli_run_t;
+
+/* Featurises ig (with the node table when the model takes one) and predicts it. Prints
+ * "attn-graph: PATH: reason" and returns an exit code on failure; r is then already freed. */
+int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, cli_run_t *r);
+void cli_run_destroy(cli_run_t *r);
+
+/* Reads the node table a model needs (when b->table.width > 0): --node-table is required then.
+ * Returns an exit code; *have is 1 when a table was read into t. */
+int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model_path, const char *table_path,
+                        const char *id_attr, const igraph_t *ig, ag_node_table_t *t, int *have);
+
+/* A vertex attribute name made of [A-Za-z0-9_] only (other bytes become '_'), as GML keys must be:
+ * prefix + name into buf. */
+void cli_attr_name(char *buf, size_t cap, const char *prefix, const char *name);
+
+/* Removes an attribute of the kind (vertex, edge, graph) if the graph has it (igraph warns otherwise). */
+void cli_attr_remove(igraph_t *ig, igraph_attribute_elemtype_t kind, const char *name);
+
+#endif
