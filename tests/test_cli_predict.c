@@ -1,0 +1,465 @@
+/* Tests of `attn-graph classify`, `label` and `explain`, run as programs on tiny models trained
+ * first (MUTAG-mini classification, a 3-task molecule model, Karate GAT): output lines and their
+ * order, probabilities, JSON keys, failing files, stdin, written graphs read back with igraph,
+ * attention sums per destination on the written file, the SVG, bad options and bad models. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+#include <igraph.h>
+
+typedef struct {
+    char out[65536];
+    char err[16384];
+    int code;
+} run_t;
+
+static char dir[64];
+static char mutag[128], tox[128], karate[128];
+
+static void slurp(FILE *f, char *buf, size_t cap) {
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+}
+
+/* Runs `attn-graph ARGS` from the source directory; stdout and stderr apart. */
+static void run(run_t *r, const char *args) {
+    char err_path[] = "/tmp/ag_cli_predict_err_XXXXXX";
+    int fd = mkstemp(err_path);
+    assert_true(fd >= 0);
+    close(fd);
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>'%s'", AG_SOURCE_DIR, AG_CLI_PATH, args, err_path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    slurp(p, r->out, sizeof r->out);
+    int status = pclose(p);
+    assert_true(WIFEXITED(status));
+    r->code = WEXITSTATUS(status);
+    FILE *e = fopen(err_path, "r");
+    assert_non_null(e);
+    slurp(e, r->err, sizeof r->err);
+    fclose(e);
+    unlink(err_path);
+}
+
+static int count_lines(const char *s) {
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+static int count_of(const char *s, const char *what) {
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, what)); p += strlen(what)) n++;
+    return n;
+}
+
+static void train(const char *args) {
+    run_t r;
+    run(&r, args);
+    if (r.code != 0) fail_msg("training failed (exit %d): %s", r.code, r.err);
+}
+
+static int setup(void **state) {
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/ag_cli_predict_XXXXXX");
+    if (!mkdtemp(dir)) return -1;
+    snprintf(mutag, sizeof mutag, "%s/mutag.safetensors", dir);
+    snprintf(tox, sizeof tox, "%s/tox.safetensors", dir);
+    snprintf(karate, sizeof karate, "%s/karate.safetensors", dir);
+    /* a Tox21-like table of three tasks (missing labels included) over the shipped molecules */
+    char csv[256];
+    snprintf(csv, sizeof csv, "%s/tox.csv", dir);
+    FILE *f = fopen(csv, "w");
+    if (!f) return -1;
+    fprintf(f, "file,NR-AR,SR-MMP,SR-p53\n%s/graphs/molecules/aspirin.gml,0,1,\n"
+               "%s/graphs/molecules/caffeine.gml,1,0,0\n%s/graphs/molecules/paracetamol.gml,0,,1\n",
+            AG_SOURCE_DIR, AG_SOURCE_DIR, AG_SOURCE_DIR);
+    fclose(f);
+    char args[1024];
+    snprintf(args, sizeof args,
+             "train --labels tests/data/mutag-mini/labels.csv --epochs 3 --hidden 8 --layers 2 --heads 2 "
+             "--batch-size 4 --threads 1 --quiet -o %s", mutag);
+    train(args);
+    snprintf(args, sizeof args,
+             "train --labels %s --split-random 1,0,0 --epochs 3 --hidden 8 --layers 2 --heads 2 --threads 1 --quiet "
+             "-o %s", csv, tox);
+    train(args);
+    snprintf(args, sizeof args,
+             "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --preset gat --epochs 20 "
+             "--threads 1 --quiet -o %s", karate);
+    train(args);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The probabilities of one text line ("FILE\tPRED\tname=p\t..."): their count and sum, and the
+ * smallest and largest. */
+static int line_probs(const char *line, double *sum, double *lo, double *hi) {
+    int n = 0;
+    *sum = 0.0;
+    *lo = 1e300;
+    *hi = -1e300;
+    const char *end = strchr(line, '\n');
+    for (const char *p = strchr(line, '='); p && (!end || p < end); p = strchr(p + 1, '=')) {
+        double x = strtod(p + 1, NULL);
+        *sum += x;
+        if (x < *lo) *lo = x;
+        if (x > *hi) *hi = x;
+        n++;
+    }
+    return n;
+}
+
+/* Several files: one line per file in argument order, two classes summing to 1. */
+static void test_classify_lines(void **state) {
+    (void)state;
+    run_t r;
+    char args[1024];
+    const char *files[5] = {"0003", "0001", "0007", "0002", "0010"};
+    snprintf(args, sizeof args, "classify --threads 1 --model %s", mutag);
+    for (int i = 0; i < 5; i++)
+        snprintf(args + strlen(args), sizeof args - strlen(args), " tests/data/mutag-mini/molecules/%s.gml", files[i]);
+    run(&r, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_string_equal(r.err, "");
+    assert_int_equal(count_lines(r.out), 5);
+    const char *line = r.out;
+    for (int i = 0; i < 5; i++) {
+        char prefix[128];
+        snprintf(prefix, sizeof prefix, "tests/data/mutag-mini/molecules/%s.gml\t", files[i]);
+        assert_memory_equal(line, prefix, strlen(prefix));
+        const char *pred = line + strlen(prefix);
+        assert_true(pred[0] == '0' || pred[0] == '1');
+        assert_int_equal(pred[1], '\t');
+        assert_memory_equal(pred + 2, "0=", 2);
+        double sum, lo, hi;
+        assert_int_equal(line_probs(line, &sum, &lo, &hi), 2);
+        assert_float_equal(sum, 1.0, 2e-4);
+        /* the predicted class is the more probable one */
+        double p0 = strtod(pred + 4, NULL);
+        assert_int_equal(pred[0] == '1', p0 < 0.5);
+        line = strchr(line, '\n') + 1;
+    }
+    /* one file alone (its own batch) gives the very same line as within the batch */
+    run_t one;
+    snprintf(args, sizeof args, "classify --model %s tests/data/mutag-mini/molecules/0007.gml", mutag);
+    run(&one, args);
+    assert_int_equal(one.code, 0);
+    const char *third = strstr(r.out, "tests/data/mutag-mini/molecules/0007.gml\t");
+    assert_non_null(third);
+    assert_memory_equal(third, one.out, strlen(one.out));
+}
+
+/* Multi-task: every probability in [0, 1], the predicted tasks are those >= 0.5; --json keys. */
+static void test_classify_multitask_json(void **state) {
+    (void)state;
+    run_t r;
+    char args[1024];
+    snprintf(args, sizeof args, "classify --model %s graphs/molecules/aspirin.gml graphs/molecules/caffeine.gml", tox);
+    run(&r, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_int_equal(count_lines(r.out), 2);
+    double sum, lo, hi;
+    assert_int_equal(line_probs(r.out, &sum, &lo, &hi), 3);
+    assert_true(lo >= 0.0 && hi <= 1.0);
+    assert_non_null(strstr(r.out, "\tNR-AR="));
+    assert_non_null(strstr(r.out, "\tSR-p53="));
+    snprintf(args, sizeof args, "classify --json --model %s graphs/molecules/aspirin.gml graphs/molecules/caffeine.gml",
+             tox);
+    run(&r, args);
+    assert_int_equal(r.code, 0);
+    assert_int_equal(count_lines(r.out), 2);
+    const char *second = strchr(r.out, '\n') + 1;
+    assert_memory_equal(r.out, "{\"file\": \"graphs/molecules/aspirin.gml\", \"task\": \"graph-multitask\", \"prediction\": [",
+                        strlen("{\"file\": \"graphs/molecules/aspirin.gml\", \"task\": \"graph-multitask\", \"prediction\": ["));
+    assert_memory_equal(second, "{\"file\": \"graphs/molecules/caffeine.gml\"", 39);
+    assert_non_null(strstr(r.out, "\"probabilities\": {\"NR-AR\": "));
+    assert_non_null(strstr(r.out, "\"SR-MMP\": "));
+    assert_int_equal(count_of(r.out, "}}\n"), 2);
+    /* classification JSON: prediction is a class name */
+    snprintf(args, sizeof args, "classify --json --model %s tests/data/mutag-mini/molecules/0001.gml", mutag);
+    run(&r, args);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "\"task\": \"graph-classification\", \"prediction\": \""));
+    assert_non_null(strstr(r.out, "\"probabilities\": {\"0\": "));
+}
+
+/* A file missing the attribute the model needs: one line naming it, exit 3, the others classified.
+ * A missing file likewise. Standard input with --format. */
+static void test_classify_failures_and_stdin(void **state) {
+    (void)state;
+    run_t r;
+    char args[1024];
+    snprintf(args, sizeof args,
+             "classify --model %s tests/data/mutag-mini/molecules/0001.gml graphs/molecules/aspirin.gml "
+             "tests/data/mutag-mini/molecules/0002.gml no/such/file.gml", mutag);
+    run(&r, args);
+    assert_int_equal(r.code, 3);
+    assert_int_equal(count_lines(r.out), 2);
+    assert_memory_equal(r.out, "tests/data/mutag-mini/molecules/0001.gml\t", 41);
+    assert_non_null(strstr(strchr(r.out, '\n'), "molecules/0002.gml\t"));
+    assert_int_equal(count_lines(r.err), 2);
+    assert_non_null(strstr(r.err, "attn-graph: graphs/molecules/aspirin.gml: attribute 'label' is missing (the model "
+                                  "expects numeric vertex attribute 'label')\n"));
+    assert_non_null(strstr(r.err, "no/such/file.gml"));
+    /* stdin */
+    snprintf(args, sizeof args, "classify --model %s --format gml - < tests/data/mutag-mini/molecules/0002.gml", mutag);
+    run(&r, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_memory_equal(r.out, "-\t", 2);
+    run_t f;
+    snprintf(args, sizeof args, "classify --model %s tests/data/mutag-mini/molecules/0002.gml", mutag);
+    run(&f, args);
+    assert_string_equal(strchr(r.out, '\t'), strchr(f.out, '\t'));
+    /* '-' without --format */
+    snprintf(args, sizeof args, "classify --model %s - < tests/data/mutag-mini/molecules/0002.gml", mutag);
+    run(&r, args);
+    assert_int_equal(r.code, 2);
+}
+
+/* Reads a written graph back with igraph. */
+static void read_back(igraph_t *g, const char *path, int graphml) {
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    igraph_error_t e = graphml ? igraph_read_graph_graphml(g, f, 0) : igraph_read_graph_gml(g, f);
+    fclose(f);
+    assert_int_equal(e, IGRAPH_SUCCESS);
+}
+
+/* label: GML, GraphML and CSV, each with the prediction of every vertex; stdout CSV. */
+static void test_label(void **state) {
+    (void)state;
+    run_t r;
+    char args[1024], out[256];
+    const char *exts[2] = {"gml", "graphml"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(out, sizeof out, "%s/karate.%s", dir, exts[k]);
+        snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml -o %s", karate, out);
+        run(&r, args);
+        if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+        assert_string_equal(r.out, "");
+        igraph_t g;
+        read_back(&g, out, k == 1);
+        assert_int_equal(igraph_vcount(&g), 34);
+        assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, "pred"));
+        /* igraph's GML writer keeps letters and digits of a key only: prob_0 is read back as prob0 */
+        const char *p0 = k == 0 ? "prob0" : "prob_0", *p1 = k == 0 ? "prob1" : "prob_1";
+        assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, p0));
+        int right = 0;
+        for (igraph_integer_t v = 0; v < 34; v++) {
+            const char *pred = VAS(&g, "pred", v);
+            double a = VAN(&g, p0, v), b = VAN(&g, p1, v);
+            assert_float_equal(a + b, 1.0, 1e-5);
+            assert_string_equal(pred, a >= b ? "0" : "1");
+            right += (int)VAN(&g, "club", v) == (a >= b ? 0 : 1);
+        }
+        assert_true(right >= 28); /* the GAT trained on two labels gets most of the club right */
+        igraph_destroy(&g);
+    }
+    /* CSV file and stdout agree */
+    snprintf(out, sizeof out, "%s/karate.csv", dir);
+    snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml -o %s", karate, out);
+    run(&r, args);
+    assert_int_equal(r.code, 0);
+    run_t s;
+    snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml", karate);
+    run(&s, args);
+    assert_int_equal(s.code, 0);
+    assert_int_equal(count_lines(s.out), 35);
+    const char *head = "vertex,id,pred,prob_0,prob_1\n0,0,";
+    assert_memory_equal(s.out, head, strlen(head));
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    char buf[65536];
+    slurp(f, buf, sizeof buf);
+    fclose(f);
+    assert_string_equal(buf, s.out);
+    /* a graph model cannot label; a bad extension; an output folder that does not exist: no file */
+    snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml", mutag);
+    run(&r, args);
+    assert_int_equal(r.code, 4);
+    assert_non_null(strstr(r.err, "label needs a node-level one"));
+    snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml -o %s/x.txt", karate, dir);
+    run(&r, args);
+    assert_int_equal(r.code, 2);
+    snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml -o %s/nodir/x.gml", karate, dir);
+    run(&r, args);
+    assert_int_equal(r.code, 1);
+    assert_int_equal(count_lines(r.err), 1);
+    assert_non_null(strstr(r.err, "cannot write"));
+}
+
+/* Sum of the attention each vertex pays (fwd of edges to it, rev of edges from it, its self-loop)
+ * for layer l, head h of a written undirected graph; checks each is 1. */
+static void check_sums(const igraph_t *g, int l, int h) {
+    char fwd[64], rev[64], self[64];
+    snprintf(fwd, sizeof fwd, "attn_l%d_h%d_fwd", l, h);
+    snprintf(rev, sizeof rev, "attn_l%d_h%d_rev", l, h);
+    snprintf(self, sizeof self, "self_attn_l%d_h%d", l, h);
+    igraph_integer_t N = igraph_vcount(g), E = igraph_ecount(g);
+    double *sum = calloc((size_t)N, sizeof(double));
+    assert_non_null(sum);
+    for (igraph_integer_t v = 0; v < N; v++) sum[v] = VAN(g, self, v);
+    for (igraph_integer_t e = 0; e < E; e++) {
+        double a = EAN(g, fwd, e), b = EAN(g, rev, e);
+        assert_true(a > 0.0 && a <= 1.0 && b > 0.0 && b <= 1.0);
+        sum[IGRAPH_TO(g, e)] += a;
+        sum[IGRAPH_FROM(g, e)] += b;
+    }
+    for (igraph_integer_t v = 0; v < N; v++) assert_float_equal(sum[v], 1.0, 1e-5);
+    free(sum);
+}
+
+/* explain: attention attributes of every layer and head summing to 1 per destination on the
+ * written file; the SVG has one line per edge. */
+static void test_explain(void **state) {
+    (void)state;
+    run_t r;
+    char args[1024], out[256], svg[256];
+    snprintf(out, sizeof out, "%s/karate-attn.graphml", dir);
+    snprintf(svg, sizeof svg, "%s/karate.svg", dir);
+    snprintf(args, sizeof args, "explain --model %s graphs/social/karate.gml -o %s --svg %s", karate, out, svg);
+    run(&r, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    igraph_t g;
+    read_back(&g, out, 1);
+    assert_int_equal(igraph_ecount(&g), 78);
+    /* the GAT preset: 8 heads, then 1 */
+    for (int h = 0; h < 8; h++) check_sums(&g, 0, h);
+    check_sums(&g, 1, 0);
+    assert_false(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attn_l0_h8_fwd"));
+    assert_false(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attn_l2_h0_fwd"));
+    assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, "pred"));
+    igraph_destroy(&g);
+    FILE *f = fopen(svg, "r");
+    assert_non_null(f);
+    static char buf[262144];
+    slurp(f, buf, sizeof buf);
+    fclose(f);
+    assert_memory_equal(buf, "<svg ", 5);
+    assert_int_equal(count_of(buf, "<line "), 78);
+    assert_int_equal(count_of(buf, "<circle "), 34 + 2); /* vertices and the two legend dots */
+    assert_non_null(strstr(buf, "</svg>\n"));
+    /* a molecule with a graph model, GML out: keys lose their '_' there; labelled atoms */
+    snprintf(out, sizeof out, "%s/caffeine.gml", dir);
+    snprintf(svg, sizeof svg, "%s/caffeine.svg", dir);
+    snprintf(args, sizeof args, "explain --model %s graphs/molecules/caffeine.gml -o %s --svg %s --layer 0", tox, out,
+             svg);
+    run(&r, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    read_back(&g, out, 0);
+    assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attnl1h1fwd"));
+    assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, "selfattnl0h0"));
+    assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_GRAPH, "pred"));
+    igraph_integer_t E = igraph_ecount(&g);
+    igraph_destroy(&g);
+    f = fopen(svg, "r");
+    assert_non_null(f);
+    slurp(f, buf, sizeof buf);
+    fclose(f);
+    assert_int_equal(count_of(buf, "<line "), (int)E);
+    assert_non_null(strstr(buf, "layer 0, mean of 2 heads"));
+    assert_non_null(strstr(buf, ">N</text>"));
+    assert_non_null(strstr(buf, ">O</text>"));
+    /* a layer the model does not have; no -o */
+    snprintf(args, sizeof args, "explain --model %s graphs/molecules/caffeine.gml -o %s --layer 2", tox, out);
+    run(&r, args);
+    assert_int_equal(r.code, 2);
+    snprintf(args, sizeof args, "explain --model %s graphs/molecules/caffeine.gml", tox);
+    run(&r, args);
+    assert_int_equal(r.code, 2);
+}
+
+/* Usage errors exit 2, a bad or missing model exits 4, --help exits 0; one line on stderr. */
+static void test_bad_options_and_models(void **state) {
+    (void)state;
+    const char *usage[] = {"classify", "classify --bogus x.gml", "classify --threads 0 x.gml",
+                           "classify --format nope x.gml", "classify --model", "label", "label a.gml b.gml",
+                           "label --layer 1 a.gml", "explain", "explain a.gml", "explain a.gml -o x.csv"};
+    for (size_t i = 0; i < sizeof usage / sizeof *usage; i++) {
+        run_t r;
+        run(&r, usage[i]);
+        if (r.code != 2) fail_msg("'%s': exit %d, not 2: %s", usage[i], r.code, r.err);
+        assert_int_equal(count_lines(r.err), 1);
+    }
+    const char *help[] = {"classify --help", "label --help", "explain --help"};
+    for (size_t i = 0; i < 3; i++) {
+        run_t r;
+        run(&r, help[i]);
+        assert_int_equal(r.code, 0);
+        assert_non_null(strstr(r.out, "usage: attn-graph "));
+        assert_non_null(strstr(r.out, "Exit codes"));
+    }
+    char bad[256];
+    snprintf(bad, sizeof bad, "%s/bad.safetensors", dir);
+    FILE *f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("this is not a model\n", f);
+    fclose(f);
+    char args[1024];
+    const char *cmds[3] = {"classify --model %s graphs/molecules/aspirin.gml", "label --model %s graphs/social/karate.gml",
+                           "explain --model %s graphs/molecules/aspirin.gml -o %s/x.gml"};
+    for (int i = 0; i < 3; i++) {
+        run_t r;
+        snprintf(args, sizeof args, cmds[i], bad, dir);
+        run(&r, args);
+        assert_int_equal(r.code, 4);
+        assert_int_equal(count_lines(r.err), 1);
+        snprintf(args, sizeof args, cmds[i], "no/such/model.safetensors", dir);
+        run(&r, args);
+        assert_int_equal(r.code, 4);
+    }
+    /* a node model for classify */
+    run_t r;
+    snprintf(args, sizeof args, "classify --model %s graphs/molecules/aspirin.gml", karate);
+    run(&r, args);
+    assert_int_equal(r.code, 4);
+    assert_non_null(strstr(r.err, "use 'attn-graph label'"));
+    /* the default model: looked up in $ATTN_GRAPH_MODELS first (the karate model is there) */
+    setenv("ATTN_GRAPH_MODELS", dir, 1);
+    run_t d;
+    run(&d, "label graphs/social/karate.gml");
+    snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml", karate);
+    run(&r, args);
+    assert_int_equal(d.code, 0);
+    assert_string_equal(d.out, r.out);
+    /* and the missing default molecule model is one clear line, exit 4 */
+    run(&d, "classify graphs/molecules/aspirin.gml");
+    unsetenv("ATTN_GRAPH_MODELS");
+    if (d.code == 4) {
+        assert_int_equal(count_lines(d.err), 1);
+        assert_non_null(strstr(d.err, "tox21.safetensors"));
+    } else {
+        assert_int_equal(d.code, 0); /* a shipped model exists in the source tree */
+    }
+}
+
+int main(void) {
+    igraph_set_attribute_table(&igraph_cattribute_table);
+    igraph_set_warning_handler(igraph_warning_handler_ignore); /* GraphML: "already an 'id' attribute" */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_classify_lines),
+        cmocka_unit_test(test_classify_multitask_json),
+        cmocka_unit_test(test_classify_failures_and_stdin),
+        cmocka_unit_test(test_label),
+        cmocka_unit_test(test_explain),
+        cmocka_unit_test(test_bad_options_and_models),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
