@@ -386,6 +386,41 @@ static void test_explain(void **state) {
     assert_int_equal(r.code, 2);
 }
 
+/* A directed graph: one attention attribute per edge (the target attending to the source); each
+ * vertex's incoming weights and self-loop weight sum to 1 on the written file. */
+static void test_explain_directed(void **state) {
+    (void)state;
+    char gml[256], model[256], out[256], args[1024];
+    snprintf(gml, sizeof gml, "%s/karate-directed.gml", dir);
+    snprintf(model, sizeof model, "%s/directed.safetensors", dir);
+    snprintf(out, sizeof out, "%s/directed.graphml", dir);
+    snprintf(args, sizeof args, "sed 's/directed 0/directed 1/' '%s/graphs/social/karate.gml' > '%s'", AG_SOURCE_DIR, gml);
+    assert_int_equal(system(args), 0);
+    snprintf(args, sizeof args,
+             "train %s --label-attr club --train-nodes 0,33 --epochs 3 --hidden 8 --layers 2 --heads 2 --threads 1 "
+             "--quiet -o %s", gml, model);
+    train(args);
+    run_t r;
+    snprintf(args, sizeof args, "explain --model %s %s -o %s", model, gml, out);
+    run(&r, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    igraph_t g;
+    read_back(&g, out, 1);
+    assert_true(igraph_is_directed(&g));
+    assert_false(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attn_l0_h0_fwd"));
+    for (int l = 0; l < 2; l++)
+        for (int h = 0; h < 2; h++) {
+            char a[64], self[64];
+            snprintf(a, sizeof a, "attn_l%d_h%d", l, h);
+            snprintf(self, sizeof self, "self_attn_l%d_h%d", l, h);
+            double sum[34];
+            for (int v = 0; v < 34; v++) sum[v] = VAN(&g, self, v);
+            for (igraph_integer_t e = 0; e < igraph_ecount(&g); e++) sum[IGRAPH_TO(&g, e)] += EAN(&g, a, e);
+            for (int v = 0; v < 34; v++) assert_float_equal(sum[v], 1.0, 1e-5);
+        }
+    igraph_destroy(&g);
+}
+
 /* Usage errors exit 2, a bad or missing model exits 4, --help exits 0; one line on stderr. */
 static void test_bad_options_and_models(void **state) {
     (void)state;
@@ -459,6 +494,7 @@ int main(void) {
         cmocka_unit_test(test_classify_failures_and_stdin),
         cmocka_unit_test(test_label),
         cmocka_unit_test(test_explain),
+        cmocka_unit_test(test_explain_directed),
         cmocka_unit_test(test_bad_options_and_models),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
