@@ -27,5 +27,6 @@
 #include "attngraph/train.h"
 #include "attngraph/prepare.h"
 #include "attngraph/modelfile.h"
+#include "attngraph/api.h"
 
 #endif
