@@ -571,6 +571,60 @@ static void test_nodes_errors(void **state) {
     igraph_vector_int_destroy(&y);
 }
 
+/* The options struct means what the CLI's options mean: the same options and split give the same
+ * weights through `attn-graph train` and through ag_net_train_nodes. */
+static void test_same_model_as_cli(void **state) {
+    (void)state;
+    char path[64], cmd[1024];
+    temp_path(path, sizeof path);
+    const char *gml = AG_SOURCE_DIR "/graphs/social/karate.gml";
+    snprintf(cmd, sizeof cmd,
+             "'%s' train '%s' --label-attr club --train-nodes 0,1,32,33 --vertex-attrs none --degree --lap-pe 2 "
+             "--hidden 8 --heads 2 --layers 2 --epochs 4 --seed 5 --score gatv2 --quiet -o '%s' >/dev/null",
+             AG_CLI_PATH, gml, path);
+    assert_int_equal(system(cmd), 0);
+    ag_net_t *cli = NULL, *api = NULL;
+    assert_int_equal(ag_net_load(&cli, path), AG_SUCCESS);
+    igraph_t g;
+    assert_int_equal(ag_graph_read(&g, gml, AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    igraph_vector_int_t y, tr;
+    igraph_vector_int_init(&y, igraph_vcount(&g));
+    for (igraph_integer_t v = 0; v < igraph_vcount(&g); v++) VECTOR(y)[v] = (igraph_integer_t)VAN(&g, "club", v);
+    igraph_vector_int_init_int(&tr, 4, 0, 1, 32, 33);
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    o.vertex_attrs = "none";
+    o.degree = 1;
+    o.lap_pe = 2;
+    o.hidden = 8;
+    o.heads = 2;
+    o.layers = 2;
+    o.epochs = 4;
+    o.seed = 5;
+    o.score = "gatv2";
+    assert_int_equal(ag_net_train_nodes(&api, &g, NULL, &y, &tr, NULL, &o, NULL), AG_SUCCESS);
+    const ag_param_list_t *pa = ag_model_params(ag_net_bundle(api)->model);
+    const ag_param_list_t *pc = ag_model_params(ag_net_bundle(cli)->model);
+    assert_int_equal(pa->count, pc->count);
+    for (int64_t i = 0; i < pa->count; i++)
+        assert_memory_equal(pa->items[i].value, pc->items[i].value,
+                            (size_t)(pa->items[i].shape[0] * pa->items[i].shape[1]) * sizeof(float));
+    igraph_matrix_t P1, P2;
+    igraph_matrix_init(&P1, 0, 0);
+    igraph_matrix_init(&P2, 0, 0);
+    assert_int_equal(ag_net_predict_nodes(api, &g, NULL, NULL, &P1), AG_SUCCESS);
+    assert_int_equal(ag_net_predict_nodes(cli, &g, NULL, NULL, &P2), AG_SUCCESS);
+    assert_true(igraph_matrix_all_e(&P1, &P2));
+    igraph_matrix_destroy(&P1);
+    igraph_matrix_destroy(&P2);
+    igraph_vector_int_destroy(&y);
+    igraph_vector_int_destroy(&tr);
+    igraph_destroy(&g);
+    ag_net_destroy(api);
+    ag_net_destroy(cli);
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_queries),
@@ -585,6 +639,7 @@ int main(void) {
         cmocka_unit_test(test_graph_train_errors),
         cmocka_unit_test(test_nodes_with_features_round_trip),
         cmocka_unit_test(test_nodes_errors),
+        cmocka_unit_test(test_same_model_as_cli),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
