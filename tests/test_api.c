@@ -14,6 +14,8 @@
 #include <cmocka.h>
 #include <attngraph/attngraph.h>
 
+void ag_i_alloc_fail_at(int64_t n);
+
 /* A chain molecule of the given elements ("CCNC"), closed into a ring when ring is set; vertex
  * attributes element (string) and charge (number), edge attribute bond (number). */
 static void make_mol(igraph_t *g, const char *elements, int ring) {
@@ -625,6 +627,53 @@ static void test_same_model_as_cli(void **state) {
     unlink(path);
 }
 
+/* Every allocation of the facade's paths can fail: each failure is AG_ENOMEM, outputs stay NULL,
+ * and nothing leaks (ASan). The k-th allocation fails, for k = 1, 2, ... until the call succeeds. */
+static void test_allocation_failures(void **state) {
+    (void)state;
+    char path[64];
+    temp_path(path, sizeof path);
+    assert_int_equal(ag_net_save(FX.gnet, path), AG_SUCCESS);
+    ag_net_train_options_t o = tiny_options();
+    o.epochs = 1;
+    o.layers = 1;
+    igraph_matrix_t y4; /* the first four molecules' classes: 0 1 0 1 */
+    igraph_matrix_init(&y4, 4, 1);
+    for (int g = 0; g < 4; g++) MATRIX(y4, g, 0) = MATRIX(FX.y, g, 0);
+    igraph_vector_t p;
+    igraph_matrix_t A, R, S;
+    igraph_vector_init(&p, 0);
+    igraph_matrix_init(&A, 0, 0);
+    igraph_matrix_init(&R, 0, 0);
+    igraph_matrix_init(&S, 0, 0);
+    for (int which = 0; which < 4; which++) {
+        ag_error_t rc = AG_ENOMEM;
+        int k;
+        for (k = 1; k < 100000 && rc != AG_SUCCESS; k++) {
+            ag_net_t *net = NULL;
+            ag_i_alloc_fail_at(k);
+            if (which == 0) rc = ag_net_load(&net, path);
+            else if (which == 1) rc = ag_net_predict_graph(FX.gnet, &FX.mols[3], NULL, &p);
+            else if (which == 2) rc = ag_net_attention(FX.gnet, &FX.mols[3], NULL, 1, &A, &R, &S);
+            else rc = ag_net_train_graphs(&net, FX.mols, 4, &y4, NULL, NULL, &o, NULL);
+            ag_i_alloc_fail_at(0);
+            if (rc != AG_SUCCESS) {
+                if (rc != AG_ENOMEM) fail_msg("case %d, allocation %d: %s", which, k, ag_error_message());
+                assert_null(net);
+            }
+            ag_net_destroy(net);
+        }
+        assert_int_equal(rc, AG_SUCCESS);
+        assert_true(k > 3);
+    }
+    igraph_vector_destroy(&p);
+    igraph_matrix_destroy(&A);
+    igraph_matrix_destroy(&R);
+    igraph_matrix_destroy(&S);
+    igraph_matrix_destroy(&y4);
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_queries),
@@ -640,6 +689,7 @@ int main(void) {
         cmocka_unit_test(test_nodes_with_features_round_trip),
         cmocka_unit_test(test_nodes_errors),
         cmocka_unit_test(test_same_model_as_cli),
+        cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
