@@ -54,12 +54,19 @@ run_all() { # run_all KIND BINDIR: runs every example built in BINDIR/<name>/<na
   check "$kind attention_bonds" "$out/attention.txt" '^attention of layer 1, 2 heads$' \
     '^bond 0 C[01]-C[01] head 0: [0-9]<-[0-9] 0\.[0-9]{4}  [0-9]<-[0-9] 0\.[0-9]{4}$' '^bond 3 .* head 1: ' '^self 3: 0\.[0-9]{4}$'
   test "$(grep -c '^bond ' "$out/attention.txt")" = 8
-  "$bin/label_social/label_social" "$src/graphs/social/karate.gml" "$out/karate-labelled.gml" > "$out/social.txt"
+  "$bin/label_social/label_social" "$src/graphs/social/karate.gml" "$out/karate-labelled.gml" \
+    "$out/karate.safetensors" > "$out/social.txt"
   check "$kind label_social" "$out/social.txt" '^vertex 0: 0, vertex 33: 1$' '^class sizes: [0-9]+ [0-9]+$' '^wrote ' \
     "^agreement with the 'club' attribute: (0\.[89][0-9]{2}|1\.000)$"
   test "$(grep -c 'predicted [01]' "$out/karate-labelled.gml")" = 34
   "$bin/quickstart/quickstart" "$out/model.safetensors" "$src/graphs/molecules/caffeine.gml" > "$out/quick.txt"
   check "$kind quickstart" "$out/quick.txt" '^0: 0\.[0-9]{4}$' '^1: 0\.[0-9]{4}$'
+  # the node branch of the quickstart, with the social model: the same labels label_social wrote
+  "$bin/quickstart/quickstart" "$out/karate.safetensors" "$src/graphs/social/karate.gml" > "$out/quick-nodes.txt"
+  check "$kind quickstart (nodes)" "$out/quick-nodes.txt" '^vertex 0: 0$' '^vertex 33: 1$'
+  test "$(grep -c '^vertex ' "$out/quick-nodes.txt")" = 34
+  grep -o 'predicted [01]' "$out/karate-labelled.gml" | awk '{print $2}' > "$out/written.txt"
+  sed 's/^vertex [0-9]*: //' "$out/quick-nodes.txt" | cmp - "$out/written.txt"
   echo "   $kind: all examples ran and printed what they should"
 }
 

@@ -2,14 +2,14 @@
  * label_social.c: label the nodes of a social graph read from GML and write the labels back as a
  * vertex attribute. Trains a tiny node classifier on two labelled members (vertex 0 and vertex 33
  * of the karate club, the two leaders), predicts everyone, and writes OUT.gml with "predicted".
- * usage: label_social karate.gml OUT.gml
+ * usage: label_social karate.gml OUT.gml [MODEL.safetensors]   (the model is saved if named)
  */
 #include <stdio.h>
 #include <attngraph/attngraph.h>
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s IN.gml OUT.gml\n", argv[0]);
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: %s IN.gml OUT.gml [MODEL.safetensors]\n", argv[0]);
         return 2;
     }
     igraph_set_attribute_table(&igraph_cattribute_table);
@@ -44,7 +44,8 @@ int main(int argc, char **argv) {
     igraph_vector_int_init(&pred, 0);
     int status = 1;
     if (ag_net_train_nodes(&net, &g, NULL, &labels, NULL, NULL, &opts, NULL) != AG_SUCCESS ||
-        ag_net_predict_nodes(net, &g, NULL, &pred, NULL) != AG_SUCCESS) {
+        ag_net_predict_nodes(net, &g, NULL, &pred, NULL) != AG_SUCCESS ||
+        (argc == 4 && ag_net_save(net, argv[3]) != AG_SUCCESS)) {
         fprintf(stderr, "error: %s\n", ag_error_message());
         goto done;
     }
