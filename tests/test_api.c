@@ -249,8 +249,7 @@ static void test_attention_sums_to_one(void **state) {
                 for (igraph_integer_t e = 0; e < E; e++) {
                     assert_false(isnan(MATRIX(A, e, h)));
                     assert_false(isnan(MATRIX(R, e, h)));
-                    igraph_integer_t from, to;
-                    igraph_edge(g, e, &from, &to);
+                    igraph_integer_t from = IGRAPH_FROM(g, e), to = IGRAPH_TO(g, e);
                     if (to == i) s += MATRIX(A, e, h);
                     if (from == i) s += MATRIX(R, e, h);
                 }
@@ -290,8 +289,7 @@ static void test_attention_matches_model(void **state) {
             for (int h = 0; h < 2; h++) {
                 int64_t e = mask->edge[k];
                 double want = alpha[k * 2 + h];
-                igraph_integer_t from = -1, to = -1;
-                if (e >= 0) igraph_edge(ig, e, &from, &to);
+                igraph_integer_t to = e >= 0 ? IGRAPH_TO(ig, e) : -1;
                 if (e < 0) assert_true(MATRIX(S, i, h) == want);
                 else if (to == i) assert_true(MATRIX(A, e, h) == want);
                 else assert_true(MATRIX(R, e, h) == want);

@@ -331,8 +331,8 @@ ag_error_t ag_net_attention(ag_net_t *net, const igraph_t *graph, const igraph_m
                         for (int64_t h = 0; h < H; h++) MATRIX(*self_alpha, i, h) = a[h];
                     continue;
                 }
-                igraph_integer_t from, to;
-                igraph_edge(graph, e, &from, &to);
+                /* the stored ends, as attn-graph explain and igraph_write_graph_gml use them */
+                igraph_integer_t from = IGRAPH_FROM(graph, e), to = IGRAPH_TO(graph, e);
                 igraph_matrix_t *dst = NULL, *dst2 = NULL;
                 if (i == to && src == from) {
                     dst = edge_alpha;

@@ -40,8 +40,8 @@ int main(int argc, char **argv) {
     }
     printf("attention of layer %d, %lld heads\n", last, (long long)igraph_matrix_ncol(&fwd));
     for (igraph_integer_t e = 0; e < igraph_ecount(&mol); e++) {
-        igraph_integer_t from, to;
-        igraph_edge(&mol, e, &from, &to);
+        /* the stored ends (for undirected graphs igraph_edge() returns them the other way round) */
+        igraph_integer_t from = IGRAPH_FROM(&mol, e), to = IGRAPH_TO(&mol, e);
         for (igraph_integer_t h = 0; h < igraph_matrix_ncol(&fwd); h++)
             printf("bond %lld %s%lld-%s%lld head %lld: %lld<-%lld %.4f  %lld<-%lld %.4f\n", (long long)e,
                    element[from], (long long)from, element[to], (long long)to, (long long)h, (long long)to,

@@ -168,13 +168,15 @@ ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igr
  * Runs the model on a graph and returns the attention weights of block `layer` (0-based) per igraph
  * edge and head: how much a destination attends to a source, after normalisation (softmax over each
  * destination's sources, so a destination's weights of one head sum to 1), without dropout.
- * For edge e with igraph_edge(graph, e, &from, &to):
+ * For edge e with from = IGRAPH_FROM(graph, e) and to = IGRAPH_TO(graph, e) (igraph's stored ends:
+ * what igraph_write_graph_gml writes as source and target; note that for undirected graphs
+ * igraph_edge() and igraph_get_edgelist() return them the other way round, smaller id first):
  * - edge_alpha (|E| x H): the weight of `from` in the attention of `to` over e (for a directed
- *   graph the only direction; for an undirected graph igraph's stored `to` end attends to `from`);
+ *   graph the only direction; for an undirected one what `attn-graph explain` writes as _fwd);
  * - edge_alpha_rev (|E| x H, may be NULL): undirected graphs: the weight of `to` in the attention
- *   of `from` over e (the other direction of the same edge; a self-loop has one direction, so both
- *   matrices hold the same value); directed graphs: NaN. The mean of the two matrices is a
- *   symmetric per-edge score.
+ *   of `from` over e (explain's _rev: the other direction of the same edge; a self-loop has one
+ *   direction, so both matrices hold the same value); directed graphs: NaN. The mean of the two
+ *   matrices is a symmetric per-edge score.
  * - self_alpha (N x H, may be NULL): the weight of each node on itself through the self-loop the
  *   attention adds (the default); NaN for a node without an added self-loop (self-loops switched
  *   off, or the graph has its own self-loop on that node: that one is an edge above).
