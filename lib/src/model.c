@@ -773,5 +773,6 @@ ag_error_t ag_model_attention_weights(const ag_model_t *m, ag_batch_t *batch, in
         return AG_ERROR(AG_EINVAL, "attention weights: run a forward pass on this batch first");
     const op_t *op = &m->ops[m->attn_op[layer]];
     AG_CHECK(batch_mask(batch, &m->cfg.blocks[layer], mask));
+    if (!alpha) return AG_SUCCESS; /* the caller only asked for the mask, to size alpha */
     return ag_attention_weights(&op->u.attn, *mask, alpha);
 }

@@ -178,7 +178,8 @@ int64_t ag_model_out_rows(const ag_model_t *model, const ag_batch_t *batch);
 
 /** \function ag_model_attention_weights
  * After a forward pass: the attention weights of block `layer`, (M x H) for that block's mask
- * (see ag_attention_weights), and the mask itself. */
+ * (see ag_attention_weights), and the mask itself. With alpha NULL only the mask is returned
+ * (its n_entries sizes alpha). */
 ag_error_t ag_model_attention_weights(const ag_model_t *model, ag_batch_t *batch, int layer,
                                       const ag_mask_t **mask, float *alpha);
 

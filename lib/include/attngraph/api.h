@@ -1,0 +1,317 @@
+/*
+ * attngraph/api.h: the igraph-style facade. A C program that already has an igraph_t loads a model
+ * file, predicts, reads attention weights, or trains and saves a model, in a few calls.
+ *
+ * An ag_net_t is a trained model with everything needed to use it: the network, the featuriser
+ * that turns a graph's attributes into inputs (stored in the model file, so a graph is featurised
+ * exactly as in training), the optional node-table normalisation, and the class or task names.
+ * It is a thin handle over the lower-level ag_bundle_t (modelfile.h); ag_net_bundle() exposes it.
+ *
+ * Conventions (igraph's):
+ * - graphs come in as `const igraph_t *`, with igraph's C attribute handler installed
+ *   (igraph_set_attribute_table(&igraph_cattribute_table)) when features come from attributes;
+ * - results go into caller-initialised igraph_vector_t / igraph_vector_int_t / igraph_matrix_t /
+ *   igraph_strvector_t, which the callee resizes; on failure their contents are unspecified but
+ *   they stay valid (the caller still destroys them);
+ * - every fallible call returns an ag_error_t (AG_SUCCESS is 0) and records a one-line message,
+ *   read with ag_error_message() (common.h); nothing aborts, exits or prints.
+ *
+ * Features of a graph (the `features` argument of the predicting functions):
+ * - NULL: taken from the graph's attributes with the model's stored featurisation;
+ * - an (N x Ft) matrix when the model was trained with a feature matrix (ag_net_train_nodes with
+ *   `features`): the matrix is normalised as in training and appended after the attribute columns;
+ * - an (N x F) matrix when the model was trained from attributes only: it replaces the whole input
+ *   X, bypassing the featuriser (F = ag_net_n_inputs()); edge features, if the model has any, are
+ *   still read from the edge attributes.
+ * ag_net_feature_width() says which width a model expects.
+ *
+ * Thread safety: igraph 0.10 as built here is not thread-safe (its error handler, warnings and
+ * cleanup stack are process globals), and every function below except the pure queries
+ * (ag_net_task, ag_net_n_outputs, ag_net_n_inputs, ag_net_feature_width, ag_net_output_name,
+ * ag_net_bundle) calls igraph. So at most one thread at a time may call them, even on different
+ * handles; serialise with a mutex. A handle also keeps the activations of its last forward pass,
+ * so it is never safe to use one handle from two threads. Parallelism comes from inside: the
+ * kernels use OpenMP and the BLAS (ag_set_num_threads(), common.h, a process-wide setting), with
+ * results bit-identical for any number of threads. The last-error message is thread-local.
+ */
+#ifndef ATTNGRAPH_API_H
+#define ATTNGRAPH_API_H
+
+#include <igraph.h>
+#include "attngraph/common.h"
+#include "attngraph/model.h"
+#include "attngraph/modelfile.h"
+#include "attngraph/train.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A trained model with its featurisation and labels. Opaque; free with ag_net_destroy(). */
+typedef struct ag_net_t ag_net_t;
+
+/**
+ * \function ag_net_load
+ * Reads a model file (written by ag_net_save() or `attn-graph train -o`).
+ * \param net   Output: a new handle on success, NULL on failure. Free with ag_net_destroy().
+ * \param path  The .safetensors file.
+ * \return AG_SUCCESS; AG_EFILE (cannot open); AG_EMODEL (not an attn-graph model, corrupted,
+ *         truncated, or written by a newer version: the message names the file and the defect);
+ *         AG_EINVAL (NULL argument); AG_ENOMEM.
+ * Time complexity: O(file size).
+ */
+ag_error_t ag_net_load(ag_net_t **net, const char *path);
+
+/**
+ * \function ag_net_save
+ * Writes the model to one safetensors file, atomically (a temporary file renamed over path).
+ * Loading it back gives bit-identical predictions.
+ * \return AG_SUCCESS; AG_EFILE (cannot write, with the reason); AG_EINVAL; AG_ENOMEM.
+ * Time complexity: O(number of parameters).
+ */
+ag_error_t ag_net_save(const ag_net_t *net, const char *path);
+
+/** \function ag_net_destroy
+ * Frees the handle and everything it owns. NULL is allowed. */
+void ag_net_destroy(ag_net_t *net);
+
+/** \function ag_net_task
+ * What the model predicts (model.h: AG_TASK_NODE_CLASSIFICATION, AG_TASK_GRAPH_CLASSIFICATION,
+ * AG_TASK_GRAPH_MULTITASK, AG_TASK_GRAPH_REGRESSION, ...); ag_task_name() gives its name. O(1). */
+ag_task_t ag_net_task(const ag_net_t *net);
+
+/** \function ag_net_n_outputs
+ * C classes (classification) or T tasks / regression targets. O(1). */
+igraph_integer_t ag_net_n_outputs(const ag_net_t *net);
+
+/** \function ag_net_output_name
+ * The name of class or task i (0 <= i < ag_net_n_outputs()), owned by the handle, or NULL if i is
+ * out of range. Graph classification trained from C: the class values ("0", "1", ...); node
+ * classification trained from C: "0" .. "C-1". O(1). */
+const char *ag_net_output_name(const ag_net_t *net, igraph_integer_t i);
+
+/**
+ * \function ag_net_output_names
+ * All class or task names, in output order.
+ * \param names  Caller-initialised string vector; resized to ag_net_n_outputs().
+ * \return AG_SUCCESS, AG_ENOMEM. Time complexity: O(C).
+ */
+ag_error_t ag_net_output_names(const ag_net_t *net, igraph_strvector_t *names);
+
+/**
+ * \function ag_net_input_attrs
+ * The graph attributes the model reads, in column order.
+ * \param vertex_attrs  Caller-initialised; resized to the vertex attribute names (may be NULL).
+ * \param edge_attrs    Caller-initialised; resized to the edge attribute names (may be NULL).
+ * \return AG_SUCCESS, AG_ENOMEM. Time complexity: O(number of attributes).
+ */
+ag_error_t ag_net_input_attrs(const ag_net_t *net, igraph_strvector_t *vertex_attrs, igraph_strvector_t *edge_attrs);
+
+/** \function ag_net_n_inputs
+ * F: the width of the model's node input X (attribute, structural and node-table columns). O(1). */
+igraph_integer_t ag_net_n_inputs(const ag_net_t *net);
+
+/** \function ag_net_feature_width
+ * The number of columns a caller's feature matrix must have: the node-table width when the model
+ * was trained with one (then features are required), else ag_net_n_inputs() (then features are
+ * optional and replace X). O(1). */
+igraph_integer_t ag_net_feature_width(const ag_net_t *net);
+
+/** \function ag_net_bundle
+ * The lower-level bundle (modelfile.h) for advanced use (featuriser columns, the ag_model_t),
+ * owned by the handle. O(1). */
+ag_bundle_t *ag_net_bundle(ag_net_t *net);
+
+/**
+ * \function ag_net_predict_nodes
+ * Node classification: the class of every vertex and the class probabilities (softmax).
+ * \param net       A node-classification model (node regression: labels must be NULL and probs
+ *                  receives the values).
+ * \param graph     The graph, with the attributes the model reads (see ag_net_input_attrs()).
+ * \param features  NULL, or a feature matrix (see the top of this header).
+ * \param labels    Caller-initialised; resized to N: the index of the most probable class
+ *                  (the first one on ties), or NULL if not wanted.
+ * \param probs     Caller-initialised; resized to N x C, or NULL if not wanted.
+ * \return AG_SUCCESS; AG_EINVAL (a graph-level model; NULL net or graph; labels for regression);
+ *         AG_EATTR (an attribute the model reads is missing or has another type: the message names
+ *         it and what the model expects); AG_EVALUE (a NaN or infinite attribute or feature value,
+ *         naming the vertex); AG_EMISMATCH (features of the wrong width or row count, or missing
+ *         when the model needs a feature matrix); AG_ENOMEM.
+ * Time complexity: featurisation O((N + E) x columns) plus one forward pass
+ * O(layers x (M x H x D + N x W^2)) for M attention entries.
+ */
+ag_error_t ag_net_predict_nodes(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                                igraph_vector_int_t *labels, igraph_matrix_t *probs);
+
+/**
+ * \function ag_net_predict_graph
+ * Graph tasks: the prediction for one whole graph. out is resized to ag_net_n_outputs(): class
+ * probabilities (classification), one probability per task (multi-task), or the values in target
+ * units (regression).
+ * \return AG_SUCCESS; AG_EINVAL (a node-level model, NULL argument); the featurisation errors of
+ *         ag_net_predict_nodes(); AG_ENOMEM. Time complexity: as ag_net_predict_nodes().
+ */
+ag_error_t ag_net_predict_graph(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                                igraph_vector_t *out);
+
+/**
+ * \function ag_net_classify_graph
+ * Graph classification: the most probable class of one graph (index into the output names; the
+ * first on ties) and, if probs is not NULL, all class probabilities (resized to C).
+ * \return as ag_net_predict_graph(); AG_EINVAL also for a model that is not graph classification.
+ */
+ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                                 igraph_integer_t *label, igraph_vector_t *probs);
+
+/**
+ * \function ag_net_attention
+ * Runs the model on a graph and returns the attention weights of block `layer` (0-based) per igraph
+ * edge and head: how much a destination attends to a source, after normalisation (softmax over each
+ * destination's sources, so a destination's weights of one head sum to 1), without dropout.
+ * For edge e with from = IGRAPH_FROM(graph, e) and to = IGRAPH_TO(graph, e) (igraph's stored ends:
+ * what igraph_write_graph_gml writes as source and target; note that for undirected graphs
+ * igraph_edge() and igraph_get_edgelist() return them the other way round, smaller id first):
+ * - edge_alpha (|E| x H): the weight of `from` in the attention of `to` over e (for a directed
+ *   graph the only direction; for an undirected one what `attn-graph explain` writes as _fwd);
+ * - edge_alpha_rev (|E| x H, may be NULL): undirected graphs: the weight of `to` in the attention
+ *   of `from` over e (explain's _rev: the other direction of the same edge; a self-loop has one
+ *   direction, so both matrices hold the same value); directed graphs: NaN. The mean of the two
+ *   matrices is a symmetric per-edge score.
+ * - self_alpha (N x H, may be NULL): the weight of each node on itself through the self-loop the
+ *   attention adds (the default); NaN for a node without an added self-loop (self-loops switched
+ *   off, or the graph has its own self-loop on that node: that one is an edge above).
+ * Entries the mask does not contain are NaN: for a k-hop mask a multi-edge shares one entry (the
+ * smallest edge id carries it); for the full mask only edges and self-pairs are reported.
+ * \param features  As for ag_net_predict_nodes().
+ * \return AG_SUCCESS; AG_EINVAL (layer out of range: the message gives the number of blocks);
+ *         the featurisation errors of ag_net_predict_nodes(); AG_ENOMEM.
+ * Time complexity: one forward pass plus O(M x H).
+ */
+ag_error_t ag_net_attention(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features, int layer,
+                            igraph_matrix_t *edge_alpha, igraph_matrix_t *edge_alpha_rev,
+                            igraph_matrix_t *self_alpha);
+
+/** \function ag_net_n_layers
+ * The number of attention blocks (valid layers of ag_net_attention are 0 .. n-1). O(1). */
+int ag_net_n_layers(const ag_net_t *net);
+
+/**
+ * Training options: the options of `attn-graph train` (docs/cli.md), one field per option with the
+ * option's name (--head-dim is head_dim). Start from ag_net_train_options_init(): strings NULL
+ * and numbers -1 mean the CLI's default (which may depend on the preset); named values take the
+ * CLI's spellings ("khop", "gatv2", "cosine", ...). The split options of the CLI are replaced by
+ * the index vectors of the training functions; output options by ag_net_save().
+ */
+typedef struct ag_net_train_options_t {
+    /* data and features */
+    const char *task;          /* graph tasks: "graph-classification", "graph-multitask" or
+                                  "graph-regression"; NULL infers it from the targets as the CLI
+                                  does (several 0/1 columns -> multitask; one column of at most 10
+                                  integer values -> classification; else regression) */
+    const char *vertex_attrs;  /* comma-separated names or fnmatch patterns, "all" (NULL) or "none" */
+    const char *edge_attrs;    /* the same for edge attributes */
+    const char *exclude_attrs; /* comma-separated; added to "id" */
+    const char *normalize;     /* "none" (NULL), "standard" or "l1"; also for a node feature matrix */
+    int degree;                /* 1: degree column(s) */
+    igraph_integer_t lap_pe;   /* Laplacian PE columns (-1 or 0: none) */
+    igraph_integer_t rw_pe;    /* random-walk PE columns (-1 or 0: none) */
+    /* model */
+    const char *preset;        /* "transformer" (NULL) or "gat" (node classification) */
+    igraph_integer_t layers, heads, head_dim, hidden, hops;
+    const char *mask;          /* "neighbours", "khop", "full" */
+    const char *score;         /* "dot", "gat", "gatv2" */
+    const char *attn_norm;     /* "softmax", "relu" */
+    const char *readout;       /* "mean", "sum", "max", "attention" */
+    const char *edge_mode;     /* "none", "key", "bias" */
+    const char *norm;          /* "pre", "post", "none" */
+    double dropout, attn_dropout;
+    int no_ffn, no_residual;
+    /* training */
+    igraph_integer_t epochs, batch_size, patience, warmup;
+    double lr, weight_decay, clip;
+    const char *optimizer;     /* "adam", "adamw", "sgd" */
+    const char *schedule;      /* "constant", "step", "cosine" */
+    const char *metric;        /* "auto", "loss", "accuracy", "macro_f1", "roc_auc", "rmse", "mae" */
+    uint64_t seed;             /* model initialisation, shuffling and dropout (default 1) */
+    int threads;               /* > 0: ag_set_num_threads(threads) first (a process-wide setting) */
+    int no_train_metric;       /* 1: skip scoring the training part every epoch */
+    ag_progress_fn *progress;  /* called after every epoch (train.h), or NULL */
+    void *progress_user;
+} ag_net_train_options_t;
+
+/** \function ag_net_train_options_init
+ * Every option at the CLI's default. O(1). */
+void ag_net_train_options_init(ag_net_train_options_t *opts);
+
+/**
+ * \function ag_net_train_graphs
+ * Builds and trains a graph-level model on G graphs, as `attn-graph train --labels` does: the
+ * featuriser is fitted on the training graphs' attributes, the model is trained with early stopping
+ * on the validation graphs, and the best weights are kept.
+ * \param net      Output: a new handle on success, NULL on failure.
+ * \param graphs   (G) graphs with igraph's C attribute handler; not modified, not kept.
+ * \param n_graphs G >= 1.
+ * \param targets  (G x T) targets, NaN = missing. Classification: one column of class values
+ *                 (0/1, or a few integers; output names are the values); multi-task: T 0/1
+ *                 columns; regression: T numeric columns.
+ * \param train    Graph indices to train on (and fit the featuriser on), or NULL for all.
+ * \param val      Graph indices for early stopping, or NULL for none (then the last epoch is kept).
+ * \param opts     Options, or NULL for the defaults.
+ * \param result   Epochs run, best epoch and metric, seconds; may be NULL.
+ * \return AG_SUCCESS; AG_EINVAL (G < 1, an index out of range, a bad option value: the message
+ *         names the option and the accepted values; a node task); AG_EMISMATCH (targets do not
+ *         have G rows); AG_EVALUE (fewer than 2 classes); the featuriser's errors naming the graph
+ *         ("graph 3: attribute 'charge' is missing ..."); AG_ENOMEM.
+ * Time complexity: epochs x (total nodes and attention entries) x model width.
+ */
+ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_integer_t n_graphs,
+                               const igraph_matrix_t *targets, const igraph_vector_int_t *train,
+                               const igraph_vector_int_t *val, const ag_net_train_options_t *opts,
+                               ag_train_result_t *result);
+
+/**
+ * \function ag_net_train_nodes
+ * Builds and trains a node-classification model on one graph (semi-supervised: the loss runs over
+ * the training vertices, the whole graph is the input), as `attn-graph train GRAPH` does.
+ * \param graph     The graph; its attributes are features (opts->vertex_attrs), or none.
+ * \param features  (N x Ft) node features appended after the attribute columns (normalised by
+ *                  opts->normalize with statistics over all N rows, stored in the model), or NULL.
+ * \param labels    (N) class of each vertex, 0 .. C-1, or -1 for unlabelled; C = max + 1 >= 2.
+ * \param train     Vertex ids to train on, or NULL for every labelled vertex.
+ * \param val       Vertex ids for early stopping, or NULL.
+ * \return AG_SUCCESS; AG_EMISMATCH (labels or features with another number of rows than N);
+ *         AG_EVALUE (a label below -1, no labelled training vertex, fewer than 2 classes);
+ *         AG_EINVAL (no input column at all: give attributes, degree, a PE or features; an index out
+ *         of range; a bad option); the featuriser's errors; AG_ENOMEM.
+ */
+ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igraph_matrix_t *features,
+                              const igraph_vector_int_t *labels, const igraph_vector_int_t *train,
+                              const igraph_vector_int_t *val, const ag_net_train_options_t *opts,
+                              ag_train_result_t *result);
+
+/**
+ * \function ag_net_evaluate_graphs
+ * Scores a graph-level model on the listed graphs (NULL: all): every metric the task allows
+ * (train.h's ag_scores_t, NaN where undefined). Targets as for ag_net_train_graphs(); for
+ * classification their values must be among the model's class names.
+ * \return AG_SUCCESS; AG_EINVAL; AG_EMISMATCH (target columns differ from the model's outputs);
+ *         AG_EVALUE (a class value the model does not know); the featurisation errors; AG_ENOMEM.
+ */
+ag_error_t ag_net_evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_integer_t n_graphs,
+                                  const igraph_matrix_t *targets, const igraph_vector_int_t *idx,
+                                  ag_scores_t *scores);
+
+/**
+ * \function ag_net_evaluate_nodes
+ * Scores a node-classification model on the listed vertices (NULL: every labelled one).
+ * \param labels  (N) class ids 0 .. C-1 or -1 (unlabelled, not counted).
+ * \return AG_SUCCESS; AG_EINVAL; AG_EMISMATCH; AG_EVALUE (a label >= C); featurisation errors.
+ */
+ag_error_t ag_net_evaluate_nodes(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                                 const igraph_vector_int_t *labels, const igraph_vector_int_t *idx,
+                                 ag_scores_t *scores);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,892 @@
+/*
+ * api.c: the igraph-style facade (attngraph/api.h) over bundles, models and training.
+ *
+ * Nothing here computes: it converts between igraph's types and the library's, checks shapes with
+ * messages a caller can act on, and calls modelfile.c, prepare.c, model.c and train.c.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attngraph/api.h"
+#include "attngraph/labels.h"
+#include "attngraph/prepare.h"
+#include "internal.h"
+
+struct ag_net_t {
+    ag_bundle_t b;
+};
+
+/* ---- small conversions at the igraph boundary */
+
+static igraph_integer_t vcount(const igraph_t *g) {
+    ag_i_igraph_enter();
+    igraph_integer_t n = igraph_vcount(g);
+    ag_i_igraph_leave();
+    return n;
+}
+
+static ag_error_t resize_matrix(igraph_matrix_t *m, int64_t rows, int64_t cols, double fill) {
+    ag_i_igraph_enter();
+    igraph_error_t rc = igraph_matrix_resize(m, rows, cols);
+    ag_i_igraph_leave();
+    if (rc != IGRAPH_SUCCESS)
+        return AG_ERROR(AG_ENOMEM, "out of memory resizing an igraph matrix to %lld x %lld", (long long)rows,
+                        (long long)cols);
+    igraph_matrix_fill(m, fill);
+    return AG_SUCCESS;
+}
+
+/* An index list of igraph integers as int64, each in [0, n); `what` names it in messages. */
+static ag_error_t index_list(const igraph_vector_int_t *v, int64_t n, const char *what, int64_t **out,
+                             int64_t *count) {
+    int64_t k = igraph_vector_int_size(v);
+    AG_CHECK(ag_i_alloc_array((void **)out, k > 0 ? k : 1, sizeof(int64_t), what));
+    for (int64_t i = 0; i < k; i++) {
+        int64_t x = VECTOR(*v)[i];
+        if (x < 0 || x >= n) {
+            ag_i_free(*out);
+            *out = NULL;
+            return AG_ERROR(AG_EINVAL, "%s: index %lld (at position %lld) is out of range 0..%lld", what, (long long)x,
+                            (long long)i, (long long)n - 1);
+        }
+        (*out)[i] = x;
+    }
+    *count = k;
+    return AG_SUCCESS;
+}
+
+static void free_strings(char **s, int64_t n) {
+    if (!s) return;
+    for (int64_t i = 0; i < n; i++) ag_i_free(s[i]);
+    ag_i_free(s);
+}
+
+/* ---- the handle */
+
+ag_error_t ag_net_load(ag_net_t **net, const char *path) {
+    if (!net || !path) return AG_ERROR(AG_EINVAL, "ag_net_load: NULL argument");
+    *net = NULL;
+    ag_net_t *n = ag_i_calloc(1, sizeof *n);
+    if (!n) return AG_ERROR(AG_ENOMEM, "out of memory");
+    ag_error_t rc = ag_bundle_load(path, &n->b);
+    if (rc != AG_SUCCESS) {
+        ag_i_free(n);
+        return rc;
+    }
+    *net = n;
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_net_save(const ag_net_t *net, const char *path) {
+    if (!net || !path) return AG_ERROR(AG_EINVAL, "ag_net_save: NULL argument");
+    return ag_bundle_save(path, &net->b);
+}
+
+void ag_net_destroy(ag_net_t *net) {
+    if (!net) return;
+    ag_bundle_destroy(&net->b);
+    ag_i_free(net);
+}
+
+ag_task_t ag_net_task(const ag_net_t *net) { return ag_model_config(net->b.model)->task; }
+
+igraph_integer_t ag_net_n_outputs(const ag_net_t *net) { return ag_model_config(net->b.model)->n_out; }
+
+igraph_integer_t ag_net_n_inputs(const ag_net_t *net) { return ag_model_config(net->b.model)->in_dim; }
+
+igraph_integer_t ag_net_feature_width(const ag_net_t *net) {
+    return net->b.table.width > 0 ? net->b.table.width : ag_net_n_inputs(net);
+}
+
+int ag_net_n_layers(const ag_net_t *net) { return ag_model_config(net->b.model)->n_blocks; }
+
+ag_bundle_t *ag_net_bundle(ag_net_t *net) { return &net->b; }
+
+const char *ag_net_output_name(const ag_net_t *net, igraph_integer_t i) {
+    return i >= 0 && i < net->b.n_names ? net->b.names[i] : NULL;
+}
+
+static ag_error_t fill_strvector(igraph_strvector_t *sv, const ag_feature_attr_t *a, int64_t n) {
+    ag_i_igraph_enter();
+    igraph_error_t rc = igraph_strvector_resize(sv, n);
+    for (int64_t i = 0; i < n && rc == IGRAPH_SUCCESS; i++) rc = igraph_strvector_set(sv, i, a[i].name);
+    ag_i_igraph_leave();
+    if (rc != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory filling a string vector");
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_net_input_attrs(const ag_net_t *net, igraph_strvector_t *vertex_attrs, igraph_strvector_t *edge_attrs) {
+    if (vertex_attrs) AG_CHECK(fill_strvector(vertex_attrs, net->b.featurizer.vattrs, net->b.featurizer.n_vattrs));
+    if (edge_attrs) AG_CHECK(fill_strvector(edge_attrs, net->b.featurizer.eattrs, net->b.featurizer.n_eattrs));
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_net_output_names(const ag_net_t *net, igraph_strvector_t *names) {
+    ag_i_igraph_enter();
+    igraph_error_t rc = igraph_strvector_resize(names, net->b.n_names);
+    for (int64_t i = 0; i < net->b.n_names && rc == IGRAPH_SUCCESS; i++)
+        rc = igraph_strvector_set(names, i, net->b.names[i]);
+    ag_i_igraph_leave();
+    if (rc != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory filling a string vector");
+    return AG_SUCCESS;
+}
+
+/* ---- model inputs and one forward pass */
+
+/* The model inputs of a graph: X (N x F), E (E x Fe), from attributes and / or a caller's matrix
+ * (the rules are at the top of api.h). */
+static ag_error_t net_inputs(const ag_net_t *net, const igraph_t *ig, const igraph_matrix_t *features, ag_fmat_t *X,
+                             ag_fmat_t *E) {
+    const ag_bundle_t *b = &net->b;
+    const ag_model_config_t *c = ag_model_config(b->model);
+    if (!features) {
+        if (b->table.width > 0)
+            return AG_ERROR(AG_EMISMATCH,
+                            "the model was trained with a feature matrix of %lld columns per vertex; pass one as "
+                            "`features`",
+                            (long long)b->table.width);
+        return ag_bundle_featurize(b, ig, NULL, X, E);
+    }
+    int64_t N = vcount(ig), rows = igraph_matrix_nrow(features), cols = igraph_matrix_ncol(features);
+    int64_t want = ag_net_feature_width(net);
+    if (rows != N)
+        return AG_ERROR(AG_EMISMATCH, "the feature matrix has %lld rows; the graph has %lld vertices", (long long)rows,
+                        (long long)N);
+    if (cols != want)
+        return AG_ERROR(AG_EMISMATCH, "the feature matrix has %lld columns; the model expects %lld (%s)",
+                        (long long)cols, (long long)want,
+                        b->table.width > 0 ? "the width of the feature matrix it was trained with"
+                                           : "its input width: the matrix replaces the attribute features");
+    ag_fmat_t T = {0};
+    ag_error_t rc = ag_fmat_from_igraph(&T, features);
+    if (rc != AG_SUCCESS) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", ag_error_message());
+        return AG_ERROR(rc, "feature matrix: %s", msg);
+    }
+    if (b->table.width > 0) {
+        rc = ag_bundle_featurize(b, ig, &T, X, E);
+        ag_fmat_destroy(&T);
+        return rc;
+    }
+    if (c->edge_dim > 0) { /* the edge features still come from the edge attributes */
+        ag_fmat_t A = {0};
+        rc = ag_featurizer_transform(&b->featurizer, ig, &A, E);
+        ag_fmat_destroy(&A);
+        if (rc != AG_SUCCESS) {
+            ag_fmat_destroy(&T);
+            return rc;
+        }
+    }
+    ag_fmat_destroy(X);
+    *X = T;
+    return AG_SUCCESS;
+}
+
+/* What one forward pass keeps alive (the batch points into X, E and g). */
+typedef struct run_t {
+    ag_fmat_t X, E, Y; /* (N x F), (E x Fe), (rows x C) */
+    ag_graph_t g;
+    ag_batch_t batch;
+    int have_batch;
+} run_t;
+
+static void run_destroy(run_t *r) {
+    if (r->have_batch) ag_batch_destroy(&r->batch);
+    ag_graph_destroy(&r->g);
+    ag_fmat_destroy(&r->X);
+    ag_fmat_destroy(&r->E);
+    ag_fmat_destroy(&r->Y);
+}
+
+static ag_error_t net_run(ag_net_t *net, const igraph_t *ig, const igraph_matrix_t *features, run_t *r) {
+    memset(r, 0, sizeof *r);
+    const ag_model_config_t *c = ag_model_config(net->b.model);
+    ag_error_t rc = net_inputs(net, ig, features, &r->X, &r->E);
+    if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&r->g, ig);
+    if (rc == AG_SUCCESS) rc = ag_fmat_init(&r->Y, ag_task_is_graph_level(c->task) ? 1 : r->g.n_nodes, c->n_out);
+    if (rc == AG_SUCCESS) {
+        ag_batch_init(&r->batch, &r->g, r->X.data, c->edge_dim > 0 ? r->E.data : NULL);
+        r->have_batch = 1;
+        rc = ag_predict_batch(net->b.model, &r->batch, r->Y.data);
+    }
+    if (rc != AG_SUCCESS) run_destroy(r);
+    return rc;
+}
+
+static ag_error_t check_args(const ag_net_t *net, const igraph_t *graph, const char *fn) {
+    if (!net || !graph) return AG_ERROR(AG_EINVAL, "%s: NULL net or graph", fn);
+    return AG_SUCCESS;
+}
+
+/* ---- predicting */
+
+ag_error_t ag_net_predict_nodes(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                                igraph_vector_int_t *labels, igraph_matrix_t *probs) {
+    AG_CHECK(check_args(net, graph, "ag_net_predict_nodes"));
+    ag_task_t task = ag_net_task(net);
+    if (ag_task_is_graph_level(task))
+        return AG_ERROR(AG_EINVAL, "ag_net_predict_nodes: the model predicts whole graphs (%s); use "
+                        "ag_net_predict_graph", ag_task_name(task));
+    if (labels && task != AG_TASK_NODE_CLASSIFICATION)
+        return AG_ERROR(AG_EINVAL, "ag_net_predict_nodes: labels need a classification model, not %s",
+                        ag_task_name(task));
+    run_t r;
+    AG_CHECK(net_run(net, graph, features, &r));
+    int64_t N = r.Y.rows, C = r.Y.cols;
+    ag_error_t rc = AG_SUCCESS;
+    if (probs) rc = ag_fmat_to_igraph(&r.Y, probs);
+    if (rc == AG_SUCCESS && labels) {
+        ag_i_igraph_enter();
+        igraph_error_t irc = igraph_vector_int_resize(labels, N);
+        ag_i_igraph_leave();
+        if (irc != IGRAPH_SUCCESS) rc = AG_ERROR(AG_ENOMEM, "out of memory resizing the labels vector");
+        for (int64_t i = 0; i < N && rc == AG_SUCCESS; i++) {
+            const float *row = r.Y.data + i * C;
+            int64_t best = 0;
+            for (int64_t k = 1; k < C; k++)
+                if (row[k] > row[best]) best = k;
+            VECTOR(*labels)[i] = best;
+        }
+    }
+    run_destroy(&r);
+    return rc;
+}
+
+static ag_error_t predict_graph(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features, run_t *r,
+                                const char *fn) {
+    AG_CHECK(check_args(net, graph, fn));
+    ag_task_t task = ag_net_task(net);
+    if (!ag_task_is_graph_level(task))
+        return AG_ERROR(AG_EINVAL, "%s: the model predicts nodes (%s); use ag_net_predict_nodes", fn,
+                        ag_task_name(task));
+    return net_run(net, graph, features, r);
+}
+
+static ag_error_t row_to_vector(const float *row, int64_t n, igraph_vector_t *out) {
+    ag_i_igraph_enter();
+    igraph_error_t rc = igraph_vector_resize(out, n);
+    ag_i_igraph_leave();
+    if (rc != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory resizing an igraph vector");
+    for (int64_t i = 0; i < n; i++) VECTOR(*out)[i] = row[i];
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_net_predict_graph(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                                igraph_vector_t *out) {
+    if (!out) return AG_ERROR(AG_EINVAL, "ag_net_predict_graph: NULL output vector");
+    run_t r;
+    AG_CHECK(predict_graph(net, graph, features, &r, "ag_net_predict_graph"));
+    ag_error_t rc = row_to_vector(r.Y.data, r.Y.cols, out);
+    run_destroy(&r);
+    return rc;
+}
+
+ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                                 igraph_integer_t *label, igraph_vector_t *probs) {
+    if (net && ag_net_task(net) != AG_TASK_GRAPH_CLASSIFICATION)
+        return AG_ERROR(AG_EINVAL, "ag_net_classify_graph: the model is %s, not graph-classification",
+                        ag_task_name(ag_net_task(net)));
+    run_t r;
+    AG_CHECK(predict_graph(net, graph, features, &r, "ag_net_classify_graph"));
+    int64_t best = 0;
+    for (int64_t k = 1; k < r.Y.cols; k++)
+        if (r.Y.data[k] > r.Y.data[best]) best = k;
+    if (label) *label = best;
+    ag_error_t rc = probs ? row_to_vector(r.Y.data, r.Y.cols, probs) : AG_SUCCESS;
+    run_destroy(&r);
+    return rc;
+}
+
+/* ---- attention */
+
+ag_error_t ag_net_attention(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features, int layer,
+                            igraph_matrix_t *edge_alpha, igraph_matrix_t *edge_alpha_rev,
+                            igraph_matrix_t *self_alpha) {
+    AG_CHECK(check_args(net, graph, "ag_net_attention"));
+    if (!edge_alpha) return AG_ERROR(AG_EINVAL, "ag_net_attention: NULL edge_alpha");
+    if (layer < 0 || layer >= ag_net_n_layers(net))
+        return AG_ERROR(AG_EINVAL, "ag_net_attention: the model has %d attention blocks (layers 0..%d), not %d",
+                        ag_net_n_layers(net), ag_net_n_layers(net) - 1, layer);
+    run_t r;
+    AG_CHECK(net_run(net, graph, features, &r));
+    const ag_mask_t *mask = NULL;
+    float *alpha = NULL; /* (M x H) */
+    int64_t H = ag_model_attention_heads(net->b.model, layer), N = r.g.n_nodes, E = r.g.n_edges;
+    ag_error_t rc = ag_model_attention_weights(net->b.model, &r.batch, layer, &mask, NULL);
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&alpha, mask->n_entries * H + 1, sizeof(float), "attention");
+    if (rc == AG_SUCCESS) rc = ag_model_attention_weights(net->b.model, &r.batch, layer, &mask, alpha);
+    if (rc == AG_SUCCESS) rc = resize_matrix(edge_alpha, E, H, NAN);
+    if (rc == AG_SUCCESS && edge_alpha_rev) rc = resize_matrix(edge_alpha_rev, E, H, NAN);
+    if (rc == AG_SUCCESS && self_alpha) rc = resize_matrix(self_alpha, N, H, NAN);
+    if (rc == AG_SUCCESS) {
+        ag_i_igraph_enter();
+        for (int64_t i = 0; i < N; i++)
+            for (int64_t k = mask->indptr[i]; k < mask->indptr[i + 1]; k++) {
+                int64_t e = mask->edge[k], src = mask->src[k];
+                const float *a = alpha + k * H;
+                if (e < 0) { /* an added self-loop, or a k-hop pair that is not an edge */
+                    if (src == i && self_alpha)
+                        for (int64_t h = 0; h < H; h++) MATRIX(*self_alpha, i, h) = a[h];
+                    continue;
+                }
+                /* the stored ends, as attn-graph explain and igraph_write_graph_gml use them */
+                igraph_integer_t from = IGRAPH_FROM(graph, e), to = IGRAPH_TO(graph, e);
+                igraph_matrix_t *dst = NULL, *dst2 = NULL;
+                if (i == to && src == from) {
+                    dst = edge_alpha;
+                    if (from == to && !r.g.directed) dst2 = edge_alpha_rev;
+                } else if (!r.g.directed && i == from && src == to) {
+                    dst = edge_alpha_rev;
+                }
+                for (int64_t h = 0; h < H; h++) {
+                    if (dst) MATRIX(*dst, e, h) = a[h];
+                    if (dst2) MATRIX(*dst2, e, h) = a[h];
+                }
+            }
+        ag_i_igraph_leave();
+    }
+    ag_i_free(alpha);
+    run_destroy(&r);
+    return rc;
+}
+
+/* ---- training options -> configurations (the same mapping as `attn-graph train`) */
+
+void ag_net_train_options_init(ag_net_train_options_t *o) {
+    memset(o, 0, sizeof *o);
+    o->lap_pe = o->rw_pe = -1;
+    o->layers = o->heads = o->head_dim = o->hidden = o->hops = -1;
+    o->dropout = o->attn_dropout = -1.0;
+    o->epochs = o->batch_size = o->patience = o->warmup = -1;
+    o->lr = o->weight_decay = o->clip = -1.0;
+    o->seed = 1;
+}
+
+/* The index of value v in names, or an AG_EINVAL naming the option and the accepted values. */
+static ag_error_t name_in(const char *opt, const char *v, const char *const *names, int n, int *out) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], v)) {
+            *out = i;
+            return AG_SUCCESS;
+        }
+    char list[256] = "";
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s%s", i ? (i == n - 1 ? " or " : ", ") : "", names[i]);
+    }
+    return AG_ERROR(AG_EINVAL, "option %s: unknown value '%s' (expected %s)", opt, v, list);
+}
+
+/* Featuriser lists are comma-separated strings; the parts live in `buf`. */
+typedef struct feat_lists_t {
+    char *buf[3];
+    const char **items[3];
+} feat_lists_t;
+
+static void feat_lists_destroy(feat_lists_t *l) {
+    for (int i = 0; i < 3; i++) {
+        ag_i_free(l->buf[i]);
+        ag_i_free((void *)l->items[i]);
+    }
+}
+
+/* Splits a comma-separated list into items (first `extra` slots left for the caller). */
+static ag_error_t split_list(const char *s, char **buf, const char ***items, int64_t extra, int64_t *n) {
+    int64_t cap = extra + 1;
+    for (const char *p = s; p && *p; p++) cap += *p == ',';
+    AG_CHECK(ag_i_alloc_array((void **)items, cap, sizeof(char *), "option list"));
+    *n = extra;
+    if (!s) return AG_SUCCESS;
+    if (!(*buf = ag_i_strdup(s))) return AG_ERROR(AG_ENOMEM, "out of memory");
+    for (char *tok = *buf; tok;) {
+        char *comma = strchr(tok, ',');
+        if (comma) *comma = '\0';
+        if (*tok) (*items)[(*n)++] = tok;
+        tok = comma ? comma + 1 : NULL;
+    }
+    return AG_SUCCESS;
+}
+
+static ag_error_t select_option(const char *s, ag_attr_select_t *sel, char **buf, const char ***items, int64_t *n) {
+    *n = 0;
+    if (!s || !strcmp(s, "all")) {
+        *sel = AG_SELECT_ALL;
+        return AG_SUCCESS;
+    }
+    if (!strcmp(s, "none")) {
+        *sel = AG_SELECT_NONE;
+        return AG_SUCCESS;
+    }
+    *sel = AG_SELECT_LIST;
+    return split_list(s, buf, items, 0, n);
+}
+
+static ag_error_t feature_config(const ag_net_train_options_t *o, ag_featurizer_config_t *fc, feat_lists_t *l,
+                                 ag_feature_norm_t *norm) {
+    ag_featurizer_config_init(fc);
+    int64_t n;
+    AG_CHECK(select_option(o->vertex_attrs, &fc->vertex_select, &l->buf[0], &l->items[0], &n));
+    fc->vertex_attrs = l->items[0];
+    fc->n_vertex_attrs = n;
+    AG_CHECK(select_option(o->edge_attrs, &fc->edge_select, &l->buf[1], &l->items[1], &n));
+    fc->edge_attrs = l->items[1];
+    fc->n_edge_attrs = n;
+    AG_CHECK(split_list(o->exclude_attrs, &l->buf[2], &l->items[2], 1, &n));
+    l->items[2][0] = "id";
+    fc->exclude = l->items[2];
+    fc->n_exclude = n;
+    *norm = AG_NORM_NONE;
+    if (o->normalize) {
+        static const char *const names[] = {"none", "standard", "l1"};
+        int k;
+        AG_CHECK(name_in("normalize", o->normalize, names, 3, &k));
+        *norm = k == 1 ? AG_NORM_STANDARDIZE : k == 2 ? AG_NORM_L1_ROWS : AG_NORM_NONE;
+    }
+    fc->norm = *norm;
+    fc->degree = o->degree;
+    fc->lap_pe_k = o->lap_pe > 0 ? o->lap_pe : 0;
+    fc->rw_pe_k = o->rw_pe > 0 ? o->rw_pe : 0;
+    return AG_SUCCESS;
+}
+
+static ag_error_t train_config(const ag_net_train_options_t *t, ag_task_t task, ag_train_config_t *tc) {
+    ag_train_config_default(tc, task);
+    if (t->preset && !strcmp(t->preset, "gat")) {
+        tc->optim.lr = 0.005f;
+        tc->optim.weight_decay = 5e-4f;
+        tc->patience = 100;
+    }
+    int k;
+    if (t->optimizer) {
+        static const char *const opts[] = {"sgd", "adam", "adamw"};
+        AG_CHECK(name_in("optimizer", t->optimizer, opts, 3, &k));
+        float lr = tc->optim.lr, wd = tc->optim.weight_decay;
+        ag_optim_config_default(&tc->optim, (ag_optim_kind_t)k);
+        tc->optim.lr = lr;
+        tc->optim.weight_decay = wd;
+    }
+    if (t->schedule) {
+        static const char *const s[] = {"constant", "step", "cosine"};
+        AG_CHECK(name_in("schedule", t->schedule, s, 3, &k));
+        tc->lr_schedule = (ag_lr_kind_t)k;
+    }
+    if (t->metric) AG_CHECK(ag_metric_from_name(t->metric, &tc->metric));
+    if (t->lr > 0) tc->optim.lr = (float)t->lr;
+    if (t->weight_decay >= 0) tc->optim.weight_decay = (float)t->weight_decay;
+    if (t->clip >= 0) tc->clip_norm = (float)t->clip;
+    if (t->epochs > 0) tc->epochs = t->epochs;
+    if (t->batch_size > 0) tc->batch_size = t->batch_size;
+    if (t->patience >= 0) tc->patience = t->patience;
+    if (t->warmup >= 0) tc->warmup_epochs = t->warmup;
+    tc->seed = t->seed;
+    if (t->no_train_metric) tc->eval_train = 0;
+    tc->progress = t->progress;
+    tc->progress_user = t->progress_user;
+    return AG_SUCCESS;
+}
+
+static ag_error_t model_config(const ag_net_train_options_t *t, ag_task_t task, int64_t F, int64_t Fe, int64_t n_out,
+                               ag_model_config_t *mc) {
+    static const char *const presets[] = {"transformer", "gat"};
+    int preset = 0, k;
+    if (t->preset) AG_CHECK(name_in("preset", t->preset, presets, 2, &preset));
+    if (t->layers > AG_MODEL_MAX_BLOCKS)
+        return AG_ERROR(AG_EINVAL, "option layers: at most %d, not %lld", AG_MODEL_MAX_BLOCKS, (long long)t->layers);
+    if (preset == 1) {
+        if (ag_task_is_graph_level(task))
+            return AG_ERROR(AG_EINVAL, "option preset: 'gat' is the node-classification model of the GAT paper; use "
+                            "score 'gat' for graph tasks");
+        ag_model_config_gat(mc, F, n_out);
+        int L = t->layers > 0 ? (int)t->layers : 2;
+        if (L < 2) L = 2;
+        ag_block_config_t first = mc->blocks[0], last = mc->blocks[1];
+        mc->n_blocks = L;
+        for (int l = 0; l < L - 1; l++) mc->blocks[l] = first;
+        mc->blocks[L - 1] = last;
+        for (int l = 0; l < L - 1; l++) {
+            if (t->heads > 0) mc->blocks[l].attn.heads = t->heads;
+            if (t->head_dim > 0) mc->blocks[l].attn.head_dim = t->head_dim;
+        }
+        if (t->hidden > 0) mc->hidden = t->hidden;
+    } else {
+        ag_model_config_default(mc, task);
+        if (t->layers > 0) mc->n_blocks = (int)t->layers;
+        int64_t W = t->hidden > 0 ? t->hidden : 64;
+        mc->hidden = W;
+        for (int l = 0; l < mc->n_blocks; l++) {
+            ag_block_config_t *b = &mc->blocks[l];
+            *b = mc->blocks[0];
+            if (t->heads > 0) b->attn.heads = t->heads;
+            b->attn.head_dim = t->head_dim > 0 ? t->head_dim : (W / b->attn.heads > 0 ? W / b->attn.heads : 1);
+            b->attn.out_dim = W;
+            b->ffn_hidden = 2 * W;
+        }
+        mc->head_hidden = W;
+    }
+    mc->task = task;
+    mc->in_dim = F;
+    mc->edge_dim = Fe;
+    mc->n_out = n_out;
+    for (int l = 0; l < mc->n_blocks; l++) {
+        ag_block_config_t *b = &mc->blocks[l];
+        static const char *const masks[] = {"neighbours", "khop", "full"};
+        static const char *const scores[] = {"dot", "gat", "gatv2"};
+        static const char *const anorms[] = {"softmax", "relu"};
+        static const char *const emodes[] = {"none", "key", "bias"};
+        static const char *const norms[] = {"none", "pre", "post"};
+        if (t->mask) {
+            AG_CHECK(name_in("mask", t->mask, masks, 3, &k));
+            b->mask = (ag_mask_kind_t)k;
+        }
+        if (t->hops > 0) b->hops = (int)t->hops;
+        if (t->score) {
+            AG_CHECK(name_in("score", t->score, scores, 3, &k));
+            b->attn.score = (ag_score_t)k;
+        }
+        if (t->attn_norm) {
+            AG_CHECK(name_in("attn_norm", t->attn_norm, anorms, 2, &k));
+            b->attn.norm = (ag_norm_t)k;
+        }
+        if (t->edge_mode) {
+            AG_CHECK(name_in("edge_mode", t->edge_mode, emodes, 3, &k));
+            b->attn.edge_mode = (ag_edge_mode_t)k;
+        } else {
+            b->attn.edge_mode = Fe > 0 && preset == 0 ? AG_EDGE_KEY : AG_EDGE_NONE;
+        }
+        if (t->norm) {
+            AG_CHECK(name_in("norm", t->norm, norms, 3, &k));
+            b->norm = (ag_norm_place_t)k;
+        }
+        if (t->dropout >= 0) b->dropout = (float)t->dropout;
+        if (t->attn_dropout >= 0) b->attn.attn_dropout = (float)t->attn_dropout;
+        if (t->dropout >= 0) b->ffn_dropout = (float)t->dropout;
+        if (t->no_ffn) b->ffn = 0;
+        if (t->no_residual) b->residual = 0;
+    }
+    if (t->dropout >= 0 && preset == 0) mc->head_dropout = (float)t->dropout;
+    if (t->readout) {
+        static const char *const ro[] = {"mean", "sum", "max", "attention"};
+        AG_CHECK(name_in("readout", t->readout, ro, 4, &k));
+        mc->readout = (ag_readout_kind_t)k;
+    }
+    mc->seed = t->seed;
+    return AG_SUCCESS;
+}
+
+/* Builds the model, trains it on the prepared set and wraps everything into a new handle. */
+static ag_error_t build_and_train(ag_net_t **net, ag_prepared_t *p, ag_task_t task, const ag_net_train_options_t *o,
+                                  const int64_t *train, int64_t n_train, const int64_t *val, int64_t n_val,
+                                  const char *target_column, ag_train_result_t *result) {
+    ag_train_config_t tc;
+    ag_model_config_t mc;
+    AG_CHECK(train_config(o, task, &tc));
+    AG_CHECK(model_config(o, task, p->set.examples[0].X.cols, p->featurizer.n_edge_features, p->n_out, &mc));
+    if (o->threads > 0) ag_set_num_threads(o->threads);
+    ag_model_t *model = NULL;
+    AG_CHECK(ag_model_create(&model, &mc));
+    ag_train_result_t res;
+    ag_error_t rc = ag_train(model, &p->set, train, n_train, val, n_val, &tc, &res);
+    ag_net_t *n = NULL;
+    if (rc == AG_SUCCESS && !(n = ag_i_calloc(1, sizeof *n))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+    if (rc == AG_SUCCESS)
+        rc = ag_bundle_init(&n->b, &model, &p->featurizer, &p->table, (const char *const *)p->names, p->n_out,
+                            p->label_attr);
+    if (rc == AG_SUCCESS && target_column) rc = ag_bundle_set_target_column(&n->b, target_column);
+    ag_model_destroy(model);
+    if (rc != AG_SUCCESS) {
+        ag_net_destroy(n);
+        return rc;
+    }
+    if (result) *result = res;
+    *net = n;
+    return AG_SUCCESS;
+}
+
+/* ---- graph tasks */
+
+/* A dataset view of the caller's graphs (not copied) with targets from the matrix. Task names are
+ * `names` when given (a model's), else "target" for one column and "task1".."taskT" for several. */
+typedef struct graph_data_t {
+    ag_dataset_t ds;
+    char **files; /* (G) "graph g", for messages */
+} graph_data_t;
+
+static void graph_data_destroy(graph_data_t *d) {
+    ag_targets_destroy(&d->ds.targets);
+    free_strings(d->files, d->ds.n_graphs);
+    memset(d, 0, sizeof *d);
+}
+
+static ag_error_t graph_data(graph_data_t *d, const igraph_t *graphs, int64_t G, const igraph_matrix_t *targets,
+                             char *const *names, int64_t n_names) {
+    memset(d, 0, sizeof *d);
+    if (!graphs || G < 1) return AG_ERROR(AG_EINVAL, "no graphs (n_graphs %lld)", (long long)G);
+    if (!targets) return AG_ERROR(AG_EINVAL, "NULL targets matrix");
+    int64_t rows = igraph_matrix_nrow(targets), T = igraph_matrix_ncol(targets);
+    if (rows != G)
+        return AG_ERROR(AG_EMISMATCH, "the targets matrix has %lld rows for %lld graphs", (long long)rows,
+                        (long long)G);
+    if (T < 1) return AG_ERROR(AG_EMISMATCH, "the targets matrix has no column");
+    ag_targets_t *t = &d->ds.targets;
+    d->ds.n_graphs = G;
+    d->ds.graphs = (igraph_t *)graphs; /* read-only: ag_prepare_* take the dataset as const */
+    ag_error_t rc = ag_fmat_init(&t->y, G, T);
+    t->n_graphs = G;
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&t->tasks, T, sizeof(char *), "targets");
+    if (rc == AG_SUCCESS) t->n_tasks = T;
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&t->kinds, T, sizeof(ag_task_kind_t), "targets");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&t->n_classes, T, sizeof(int64_t), "targets");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&d->files, G, sizeof(char *), "graph names");
+    for (int64_t g = 0; g < G && rc == AG_SUCCESS; g++) {
+        char buf[48];
+        snprintf(buf, sizeof buf, "graph %lld", (long long)g);
+        if (!(d->files[g] = ag_i_strdup(buf))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+    }
+    for (int64_t j = 0; j < T && rc == AG_SUCCESS; j++) {
+        char buf[48];
+        if (names && n_names == T) snprintf(buf, sizeof buf, "%s", names[j]);
+        else if (T == 1) snprintf(buf, sizeof buf, "target");
+        else snprintf(buf, sizeof buf, "task%lld", (long long)j + 1);
+        if (!(t->tasks[j] = ag_i_strdup(buf))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+        int binary = 1;
+        for (int64_t g = 0; g < G && rc == AG_SUCCESS; g++) {
+            double v = MATRIX(*targets, g, j);
+            if (isinf(v))
+                rc = AG_ERROR(AG_EVALUE, "targets: row %lld, column %lld is infinite", (long long)g, (long long)j);
+            t->y.data[g * T + j] = (float)v;
+            if (!isnan(v) && v != 0.0 && v != 1.0) binary = 0;
+        }
+        t->kinds[j] = binary ? AG_TASK_BINARY : AG_TASK_REGRESSION;
+        t->n_classes[j] = binary ? 2 : 0;
+    }
+    if (rc == AG_SUCCESS) d->ds.files = d->files;
+    if (rc != AG_SUCCESS) graph_data_destroy(d);
+    return rc;
+}
+
+ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_integer_t n_graphs,
+                               const igraph_matrix_t *targets, const igraph_vector_int_t *train,
+                               const igraph_vector_int_t *val, const ag_net_train_options_t *opts,
+                               ag_train_result_t *result) {
+    if (!net) return AG_ERROR(AG_EINVAL, "ag_net_train_graphs: NULL net");
+    *net = NULL;
+    ag_net_train_options_t defaults;
+    ag_net_train_options_init(&defaults);
+    const ag_net_train_options_t *o = opts ? opts : &defaults;
+    graph_data_t d;
+    AG_CHECK(graph_data(&d, graphs, n_graphs, targets, NULL, 0));
+    ag_task_t task = ag_task_infer(&d.ds.targets);
+    ag_error_t rc = o->task ? ag_task_from_name(o->task, &task) : AG_SUCCESS;
+    if (rc == AG_SUCCESS && !ag_task_is_graph_level(task))
+        rc = AG_ERROR(AG_EINVAL, "option task: %s is not a graph task (use ag_net_train_nodes)", ag_task_name(task));
+    int64_t *tr = NULL, *va = NULL, n_tr = n_graphs, n_va = 0;
+    if (rc == AG_SUCCESS && train) rc = index_list(train, n_graphs, "train", &tr, &n_tr);
+    if (rc == AG_SUCCESS && !train) {
+        rc = ag_i_alloc_array((void **)&tr, n_graphs, sizeof(int64_t), "train");
+        for (int64_t g = 0; g < n_graphs && rc == AG_SUCCESS; g++) tr[g] = g;
+    }
+    if (rc == AG_SUCCESS && val) rc = index_list(val, n_graphs, "val", &va, &n_va);
+    if (rc == AG_SUCCESS && n_tr == 0) rc = AG_ERROR(AG_EINVAL, "train: no graph to train on");
+    ag_featurizer_config_t fc;
+    ag_feature_norm_t norm;
+    feat_lists_t fl;
+    memset(&fl, 0, sizeof fl);
+    ag_prepared_t p;
+    memset(&p, 0, sizeof p);
+    if (rc == AG_SUCCESS) rc = feature_config(o, &fc, &fl, &norm);
+    if (rc == AG_SUCCESS) rc = ag_prepare_graphs(&p, &d.ds, task, &fc, tr, n_tr);
+    if (rc == AG_SUCCESS)
+        rc = build_and_train(net, &p, task, o, tr, n_tr, va, n_va,
+                             task == AG_TASK_GRAPH_CLASSIFICATION ? d.ds.targets.tasks[0] : NULL, result);
+    ag_prepared_destroy(&p);
+    feat_lists_destroy(&fl);
+    ag_i_free(tr);
+    ag_i_free(va);
+    graph_data_destroy(&d);
+    return rc;
+}
+
+ag_error_t ag_net_evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_integer_t n_graphs,
+                                  const igraph_matrix_t *targets, const igraph_vector_int_t *idx,
+                                  ag_scores_t *scores) {
+    if (!net || !scores) return AG_ERROR(AG_EINVAL, "ag_net_evaluate_graphs: NULL net or scores");
+    ag_task_t task = ag_net_task(net);
+    if (!ag_task_is_graph_level(task))
+        return AG_ERROR(AG_EINVAL, "ag_net_evaluate_graphs: the model is %s; use ag_net_evaluate_nodes",
+                        ag_task_name(task));
+    graph_data_t d;
+    AG_CHECK(graph_data(&d, graphs, n_graphs, targets, net->b.names, net->b.n_names));
+    int64_t *ix = NULL, n = n_graphs;
+    ag_error_t rc = AG_SUCCESS;
+    if (idx) rc = index_list(idx, n_graphs, "idx", &ix, &n);
+    ag_prepared_t p;
+    memset(&p, 0, sizeof p);
+    if (rc == AG_SUCCESS)
+        rc = ag_prepare_graphs_with(&p, &d.ds, task, &net->b.featurizer, (const char *const *)net->b.names,
+                                    net->b.n_names);
+    if (rc == AG_SUCCESS && !ix) {
+        rc = ag_i_alloc_array((void **)&ix, n_graphs, sizeof(int64_t), "idx");
+        for (int64_t g = 0; g < n_graphs && rc == AG_SUCCESS; g++) ix[g] = g;
+    }
+    if (rc == AG_SUCCESS) rc = ag_evaluate(net->b.model, &p.set, ix, n, scores);
+    ag_prepared_destroy(&p);
+    ag_i_free(ix);
+    graph_data_destroy(&d);
+    return rc;
+}
+
+/* ---- node tasks */
+
+/* The class count of a label vector (max + 1), checking its length and values. */
+static ag_error_t label_classes(const igraph_vector_int_t *labels, int64_t N, int64_t *C, int64_t *n_labelled) {
+    if (!labels) return AG_ERROR(AG_EINVAL, "NULL labels vector");
+    int64_t n = igraph_vector_int_size(labels), c = 0, k = 0;
+    if (n != N)
+        return AG_ERROR(AG_EMISMATCH, "the labels vector has %lld entries; the graph has %lld vertices", (long long)n,
+                        (long long)N);
+    for (int64_t v = 0; v < N; v++) {
+        int64_t y = VECTOR(*labels)[v];
+        if (y < -1)
+            return AG_ERROR(AG_EVALUE, "label of vertex %lld is %lld; labels are 0..C-1, or -1 for unlabelled",
+                            (long long)v, (long long)y);
+        if (y >= 0) k++;
+        if (y + 1 > c) c = y + 1;
+    }
+    *C = c;
+    *n_labelled = k;
+    return AG_SUCCESS;
+}
+
+/* The single example and the target column of a node set, from the model inputs. */
+static ag_error_t node_set(ag_trainset_t *set, const igraph_t *ig, ag_fmat_t *X, ag_fmat_t *E,
+                           const igraph_vector_int_t *labels, int64_t C) {
+    int64_t N = X->rows;
+    set->n_classes = C;
+    AG_CHECK(ag_trainset_resize(set, 1, N, 1));
+    for (int64_t v = 0; v < N; v++) {
+        int64_t y = VECTOR(*labels)[v];
+        if (y >= C)
+            return AG_ERROR(AG_EVALUE, "label of vertex %lld is %lld; the model has %lld classes", (long long)v,
+                            (long long)y, (long long)C);
+        set->targets[v] = y >= 0 ? (float)y : NAN;
+    }
+    ag_example_t *ex = &set->examples[0];
+    ex->X = *X;
+    ex->E = *E;
+    memset(X, 0, sizeof *X);
+    memset(E, 0, sizeof *E);
+    return ag_graph_from_igraph(&ex->graph, ig);
+}
+
+/* Index list from a vector, or every labelled vertex. */
+static ag_error_t node_index(const igraph_vector_int_t *v, const igraph_vector_int_t *labels, int64_t N,
+                             const char *what, int64_t **out, int64_t *n) {
+    if (v) return index_list(v, N, what, out, n);
+    AG_CHECK(ag_i_alloc_array((void **)out, N > 0 ? N : 1, sizeof(int64_t), what));
+    *n = 0;
+    for (int64_t i = 0; i < N; i++)
+        if (VECTOR(*labels)[i] >= 0) (*out)[(*n)++] = i;
+    return AG_SUCCESS;
+}
+
+static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const igraph_matrix_t *features,
+                                const igraph_vector_int_t *labels, int64_t C, const ag_featurizer_config_t *fc,
+                                ag_feature_norm_t norm) {
+    ag_trainset_init(&p->set, AG_TASK_NODE_CLASSIFICATION);
+    ag_fmat_t table = {0}, X = {0}, E = {0};
+    AG_CHECK(ag_featurizer_fit(&p->featurizer, fc, &ig, 1));
+    ag_error_t rc = AG_SUCCESS;
+    if (features) {
+        int64_t N = vcount(ig);
+        if (igraph_matrix_nrow(features) != N)
+            return AG_ERROR(AG_EMISMATCH, "the feature matrix has %lld rows; the graph has %lld vertices",
+                            (long long)igraph_matrix_nrow(features), (long long)N);
+        rc = ag_fmat_from_igraph(&table, features);
+        if (rc == AG_SUCCESS) rc = ag_table_norm_fit(&p->table, &table, norm);
+    }
+    if (rc == AG_SUCCESS) rc = ag_inputs_featurize(&p->featurizer, &p->table, ig, features ? &table : NULL, &X, &E);
+    if (rc == AG_SUCCESS) rc = node_set(&p->set, ig, &X, &E, labels, C);
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&p->names, C, sizeof(char *), "class names");
+    for (int64_t c = 0; c < C && rc == AG_SUCCESS; c++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%lld", (long long)c);
+        if (!(p->names[c] = ag_i_strdup(buf))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+        p->n_out = c + 1;
+    }
+    ag_fmat_destroy(&table);
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&E);
+    return rc;
+}
+
+ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igraph_matrix_t *features,
+                              const igraph_vector_int_t *labels, const igraph_vector_int_t *train,
+                              const igraph_vector_int_t *val, const ag_net_train_options_t *opts,
+                              ag_train_result_t *result) {
+    if (!net || !graph) return AG_ERROR(AG_EINVAL, "ag_net_train_nodes: NULL net or graph");
+    *net = NULL;
+    ag_net_train_options_t defaults;
+    ag_net_train_options_init(&defaults);
+    const ag_net_train_options_t *o = opts ? opts : &defaults;
+    int64_t N = vcount(graph), C, n_lab;
+    AG_CHECK(label_classes(labels, N, &C, &n_lab));
+    if (n_lab == 0) return AG_ERROR(AG_EVALUE, "no vertex is labelled (every label is -1)");
+    if (C < 2) return AG_ERROR(AG_EVALUE, "the labels hold %lld class; a classifier needs at least 2", (long long)C);
+    if (o->task) {
+        ag_task_t t;
+        AG_CHECK(ag_task_from_name(o->task, &t));
+        if (t != AG_TASK_NODE_CLASSIFICATION)
+            return AG_ERROR(AG_EINVAL, "option task: one graph with node labels trains node-classification, not %s",
+                            ag_task_name(t));
+    }
+    int64_t *tr = NULL, *va = NULL, n_tr = 0, n_va = 0;
+    ag_error_t rc = node_index(train, labels, N, "train", &tr, &n_tr);
+    if (rc == AG_SUCCESS && val) rc = index_list(val, N, "val", &va, &n_va);
+    if (rc == AG_SUCCESS) {
+        int64_t k = 0;
+        for (int64_t i = 0; i < n_tr; i++) k += VECTOR(*labels)[tr[i]] >= 0;
+        if (k == 0) rc = AG_ERROR(AG_EVALUE, "train: none of the %lld training vertices is labelled", (long long)n_tr);
+    }
+    ag_featurizer_config_t fc;
+    ag_feature_norm_t norm;
+    feat_lists_t fl;
+    memset(&fl, 0, sizeof fl);
+    ag_prepared_t p;
+    memset(&p, 0, sizeof p);
+    if (rc == AG_SUCCESS) rc = feature_config(o, &fc, &fl, &norm);
+    if (rc == AG_SUCCESS) rc = prepare_nodes(&p, graph, features, labels, C, &fc, norm);
+    if (rc == AG_SUCCESS)
+        rc = build_and_train(net, &p, AG_TASK_NODE_CLASSIFICATION, o, tr, n_tr, va, n_va, NULL, result);
+    ag_prepared_destroy(&p);
+    feat_lists_destroy(&fl);
+    ag_i_free(tr);
+    ag_i_free(va);
+    return rc;
+}
+
+ag_error_t ag_net_evaluate_nodes(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                                 const igraph_vector_int_t *labels, const igraph_vector_int_t *idx,
+                                 ag_scores_t *scores) {
+    AG_CHECK(check_args(net, graph, "ag_net_evaluate_nodes"));
+    if (!scores) return AG_ERROR(AG_EINVAL, "ag_net_evaluate_nodes: NULL scores");
+    if (ag_net_task(net) != AG_TASK_NODE_CLASSIFICATION)
+        return AG_ERROR(AG_EINVAL, "ag_net_evaluate_nodes: the model is %s, not node-classification",
+                        ag_task_name(ag_net_task(net)));
+    int64_t N = vcount(graph), C, n_lab;
+    AG_CHECK(label_classes(labels, N, &C, &n_lab));
+    ag_trainset_t set;
+    ag_trainset_init(&set, AG_TASK_NODE_CLASSIFICATION);
+    ag_fmat_t X = {0}, E = {0};
+    int64_t *ix = NULL, n = 0;
+    ag_error_t rc = node_index(idx, labels, N, "idx", &ix, &n);
+    if (rc == AG_SUCCESS) rc = net_inputs(net, graph, features, &X, &E);
+    if (rc == AG_SUCCESS) rc = node_set(&set, graph, &X, &E, labels, ag_net_n_outputs(net));
+    if (rc == AG_SUCCESS) rc = ag_evaluate(net->b.model, &set, ix, n, scores);
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&E);
+    ag_trainset_destroy(&set);
+    ag_i_free(ix);
+    return rc;
+}

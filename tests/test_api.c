@@ -1,0 +1,693 @@
+/*
+ * test_api.c: the igraph-style facade (attngraph/api.h) on graphs built in code: results equal the
+ * lower-level bundle path, attention sums to one per destination, save-load round trips are
+ * bit-identical, and every error path returns its code and message.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <attngraph/attngraph.h>
+
+void ag_i_alloc_fail_at(int64_t n);
+
+/* A chain molecule of the given elements ("CCNC"), closed into a ring when ring is set; vertex
+ * attributes element (string) and charge (number), edge attribute bond (number). */
+static void make_mol(igraph_t *g, const char *elements, int ring) {
+    int n = (int)strlen(elements);
+    igraph_vector_int_t edges;
+    igraph_vector_int_init(&edges, 0);
+    for (int i = 0; i + 1 < n; i++) {
+        igraph_vector_int_push_back(&edges, i);
+        igraph_vector_int_push_back(&edges, i + 1);
+    }
+    if (ring && n > 2) {
+        igraph_vector_int_push_back(&edges, n - 1);
+        igraph_vector_int_push_back(&edges, 0);
+    }
+    igraph_create(g, &edges, n, IGRAPH_UNDIRECTED);
+    igraph_vector_int_destroy(&edges);
+    for (int i = 0; i < n; i++) {
+        char e[2] = {elements[i], 0};
+        SETVAS(g, "element", i, e);
+        SETVAN(g, "charge", i, elements[i] == 'N' ? 1.0 : 0.0);
+    }
+    for (int e = 0; e < igraph_ecount(g); e++) SETEAN(g, "bond", e, 1.0 + (e % 2));
+}
+
+#define G_MOLS 12
+static const char *const MOLS[G_MOLS] = {"CCO", "CCN", "CCCO", "CNCC", "OCCO", "NCCN",
+                                         "CCCCO", "CCNCC", "COCCC", "CCCNC", "CCOCO", "NCCCC"};
+
+typedef struct fixture_t {
+    igraph_t mols[G_MOLS];
+    igraph_matrix_t y; /* (G x 1) 1 if the molecule has nitrogen */
+    ag_net_t *gnet;    /* graph classifier */
+    igraph_t karate;
+    igraph_vector_int_t club; /* (34) */
+} fixture_t;
+
+static fixture_t FX;
+
+static ag_net_train_options_t tiny_options(void) {
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    o.epochs = 8;
+    o.hidden = 8;
+    o.heads = 2;
+    o.layers = 2;
+    o.batch_size = 4;
+    o.seed = 7;
+    return o;
+}
+
+static int setup(void **state) {
+    (void)state;
+    igraph_set_attribute_table(&igraph_cattribute_table);
+    igraph_matrix_init(&FX.y, G_MOLS, 1);
+    for (int g = 0; g < G_MOLS; g++) {
+        make_mol(&FX.mols[g], MOLS[g], g % 3 == 0);
+        MATRIX(FX.y, g, 0) = strchr(MOLS[g], 'N') ? 1.0 : 0.0;
+    }
+    ag_net_train_options_t o = tiny_options();
+    if (ag_net_train_graphs(&FX.gnet, FX.mols, G_MOLS, &FX.y, NULL, NULL, &o, NULL) != AG_SUCCESS) {
+        fprintf(stderr, "setup: %s\n", ag_error_message());
+        return -1;
+    }
+    igraph_famous(&FX.karate, "Zachary");
+    static const int hi[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 16, 17, 19, 21};
+    igraph_vector_int_init(&FX.club, 34);
+    igraph_vector_int_fill(&FX.club, 1);
+    for (size_t i = 0; i < sizeof hi / sizeof hi[0]; i++) VECTOR(FX.club)[hi[i]] = 0;
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    for (int g = 0; g < G_MOLS; g++) igraph_destroy(&FX.mols[g]);
+    igraph_matrix_destroy(&FX.y);
+    ag_net_destroy(FX.gnet);
+    igraph_destroy(&FX.karate);
+    igraph_vector_int_destroy(&FX.club);
+    return 0;
+}
+
+static void temp_path(char *buf, size_t n) {
+    snprintf(buf, n, "/tmp/ag_test_api_XXXXXX");
+    int fd = mkstemp(buf);
+    assert_true(fd >= 0);
+    close(fd);
+}
+
+/* ---- queries */
+
+static void test_queries(void **state) {
+    (void)state;
+    ag_net_t *net = FX.gnet;
+    assert_int_equal(ag_net_task(net), AG_TASK_GRAPH_CLASSIFICATION);
+    assert_int_equal(ag_net_n_outputs(net), 2);
+    assert_string_equal(ag_net_output_name(net, 0), "0");
+    assert_string_equal(ag_net_output_name(net, 1), "1");
+    assert_null(ag_net_output_name(net, 2));
+    assert_int_equal(ag_net_n_layers(net), 2);
+    igraph_strvector_t v, e, names;
+    igraph_strvector_init(&v, 0);
+    igraph_strvector_init(&e, 0);
+    igraph_strvector_init(&names, 0);
+    assert_int_equal(ag_net_input_attrs(net, &v, &e), AG_SUCCESS);
+    assert_int_equal(igraph_strvector_size(&v), 2);
+    assert_string_equal(igraph_strvector_get(&v, 0), "charge");
+    assert_string_equal(igraph_strvector_get(&v, 1), "element");
+    assert_int_equal(igraph_strvector_size(&e), 1);
+    assert_string_equal(igraph_strvector_get(&e, 0), "bond");
+    assert_int_equal(ag_net_output_names(net, &names), AG_SUCCESS);
+    assert_int_equal(igraph_strvector_size(&names), 2);
+    assert_string_equal(igraph_strvector_get(&names, 1), "1");
+    /* charge (1) + element one-hot over C, N, O (3 + <other>) */
+    assert_int_equal(ag_net_n_inputs(net), 5);
+    assert_int_equal(ag_net_feature_width(net), 5);
+    igraph_strvector_destroy(&v);
+    igraph_strvector_destroy(&e);
+    igraph_strvector_destroy(&names);
+}
+
+/* ---- graph predictions equal the bundle path */
+
+static void test_predict_graph_matches_bundle(void **state) {
+    (void)state;
+    igraph_vector_t p;
+    igraph_vector_init(&p, 0);
+    for (int g = 0; g < G_MOLS; g++) {
+        assert_int_equal(ag_net_predict_graph(FX.gnet, &FX.mols[g], NULL, &p), AG_SUCCESS);
+        ag_fmat_t ref = {0};
+        assert_int_equal(ag_bundle_predict_graph(ag_net_bundle(FX.gnet), &FX.mols[g], NULL, &ref), AG_SUCCESS);
+        assert_int_equal(igraph_vector_size(&p), 2);
+        assert_int_equal(ref.rows, 1);
+        for (int c = 0; c < 2; c++) assert_true(VECTOR(p)[c] == (double)ref.data[c]);
+        assert_float_equal(VECTOR(p)[0] + VECTOR(p)[1], 1.0, 1e-6);
+        igraph_integer_t label = -1;
+        igraph_vector_t q;
+        igraph_vector_init(&q, 0);
+        assert_int_equal(ag_net_classify_graph(FX.gnet, &FX.mols[g], NULL, &label, &q), AG_SUCCESS);
+        assert_int_equal(label, ref.data[1] > ref.data[0] ? 1 : 0);
+        assert_true(igraph_vector_all_e(&p, &q));
+        igraph_vector_destroy(&q);
+        ag_fmat_destroy(&ref);
+    }
+    igraph_vector_destroy(&p);
+}
+
+/* A caller's matrix equal to the featurised X gives the same prediction (the "replace X" path). */
+static void test_predict_graph_with_matrix(void **state) {
+    (void)state;
+    ag_fmat_t X = {0}, E = {0};
+    assert_int_equal(ag_bundle_featurize(ag_net_bundle(FX.gnet), &FX.mols[4], NULL, &X, &E), AG_SUCCESS);
+    igraph_matrix_t M;
+    igraph_matrix_init(&M, 0, 0);
+    assert_int_equal(ag_fmat_to_igraph(&X, &M), AG_SUCCESS);
+    igraph_vector_t a, b;
+    igraph_vector_init(&a, 0);
+    igraph_vector_init(&b, 0);
+    assert_int_equal(ag_net_predict_graph(FX.gnet, &FX.mols[4], NULL, &a), AG_SUCCESS);
+    assert_int_equal(ag_net_predict_graph(FX.gnet, &FX.mols[4], &M, &b), AG_SUCCESS);
+    assert_true(igraph_vector_all_e(&a, &b));
+    /* wrong width */
+    igraph_matrix_resize(&M, igraph_vcount(&FX.mols[4]), 3);
+    assert_int_equal(ag_net_predict_graph(FX.gnet, &FX.mols[4], &M, &b), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), "has 3 columns; the model expects 5"));
+    /* wrong rows */
+    igraph_matrix_resize(&M, 2, 5);
+    assert_int_equal(ag_net_predict_graph(FX.gnet, &FX.mols[4], &M, &b), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), "has 2 rows; the graph has 4 vertices"));
+    /* NaN */
+    igraph_matrix_resize(&M, 4, 5);
+    igraph_matrix_null(&M);
+    MATRIX(M, 1, 2) = NAN;
+    assert_int_equal(ag_net_predict_graph(FX.gnet, &FX.mols[4], &M, &b), AG_EVALUE);
+    assert_non_null(strstr(ag_error_message(), "row 1, column 2 is NaN"));
+    igraph_matrix_destroy(&M);
+    igraph_vector_destroy(&a);
+    igraph_vector_destroy(&b);
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&E);
+}
+
+static void test_predict_graph_errors(void **state) {
+    (void)state;
+    igraph_t g;
+    igraph_small(&g, 3, IGRAPH_UNDIRECTED, 0, 1, 1, 2, -1);
+    SETVAS(&g, "element", 0, "C");
+    SETVAS(&g, "element", 1, "C");
+    SETVAS(&g, "element", 2, "O");
+    SETEAN(&g, "bond", 0, 1.0);
+    SETEAN(&g, "bond", 1, 1.0);
+    igraph_vector_t p;
+    igraph_vector_init(&p, 0);
+    assert_int_equal(ag_net_predict_graph(FX.gnet, &g, NULL, &p), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "'charge'"));
+    igraph_vector_int_t labels;
+    igraph_vector_int_init(&labels, 0);
+    assert_int_equal(ag_net_predict_nodes(FX.gnet, &FX.mols[0], NULL, &labels, NULL), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "use ag_net_predict_graph"));
+    igraph_matrix_t A;
+    igraph_matrix_init(&A, 0, 0);
+    assert_int_equal(ag_net_attention(FX.gnet, &FX.mols[0], NULL, 2, &A, NULL, NULL), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "has 2 attention blocks"));
+    ag_net_t *bad = NULL;
+    assert_int_equal(ag_net_load(&bad, "/nonexistent/model.safetensors"), AG_EFILE);
+    assert_null(bad);
+    igraph_matrix_destroy(&A);
+    igraph_vector_int_destroy(&labels);
+    igraph_vector_destroy(&p);
+    igraph_destroy(&g);
+}
+
+/* ---- attention per igraph edge */
+
+static void test_attention_sums_to_one(void **state) {
+    (void)state;
+    for (int layer = 0; layer < 2; layer++) {
+        const igraph_t *g = &FX.mols[3]; /* a ring: CNCC */
+        igraph_matrix_t A, R, S;
+        igraph_matrix_init(&A, 0, 0);
+        igraph_matrix_init(&R, 0, 0);
+        igraph_matrix_init(&S, 0, 0);
+        assert_int_equal(ag_net_attention(FX.gnet, g, NULL, layer, &A, &R, &S), AG_SUCCESS);
+        igraph_integer_t N = igraph_vcount(g), E = igraph_ecount(g);
+        assert_int_equal(igraph_matrix_nrow(&A), E);
+        assert_int_equal(igraph_matrix_ncol(&A), 2);
+        assert_int_equal(igraph_matrix_nrow(&R), E);
+        assert_int_equal(igraph_matrix_nrow(&S), N);
+        for (igraph_integer_t i = 0; i < N; i++)
+            for (int h = 0; h < 2; h++) {
+                double s = MATRIX(S, i, h);
+                for (igraph_integer_t e = 0; e < E; e++) {
+                    assert_false(isnan(MATRIX(A, e, h)));
+                    assert_false(isnan(MATRIX(R, e, h)));
+                    igraph_integer_t from = IGRAPH_FROM(g, e), to = IGRAPH_TO(g, e);
+                    if (to == i) s += MATRIX(A, e, h);
+                    if (from == i) s += MATRIX(R, e, h);
+                }
+                assert_float_equal(s, 1.0, 1e-5);
+            }
+        igraph_matrix_destroy(&A);
+        igraph_matrix_destroy(&R);
+        igraph_matrix_destroy(&S);
+    }
+}
+
+/* The same weights as the model's own mask entries (the lower-level path). */
+static void test_attention_matches_model(void **state) {
+    (void)state;
+    const igraph_t *ig = &FX.mols[0];
+    ag_bundle_t *b = ag_net_bundle(FX.gnet);
+    ag_fmat_t X = {0}, E = {0}, Y = {0};
+    ag_graph_t g;
+    assert_int_equal(ag_bundle_featurize(b, ig, NULL, &X, &E), AG_SUCCESS);
+    assert_int_equal(ag_graph_from_igraph(&g, ig), AG_SUCCESS);
+    assert_int_equal(ag_fmat_init(&Y, 1, 2), AG_SUCCESS);
+    ag_batch_t batch;
+    ag_batch_init(&batch, &g, X.data, E.data);
+    assert_int_equal(ag_predict_batch(b->model, &batch, Y.data), AG_SUCCESS);
+    const ag_mask_t *mask = NULL;
+    assert_int_equal(ag_model_attention_weights(b->model, &batch, 1, &mask, NULL), AG_SUCCESS);
+    float *alpha = calloc((size_t)mask->n_entries * 2, sizeof(float));
+    assert_int_equal(ag_model_attention_weights(b->model, &batch, 1, &mask, alpha), AG_SUCCESS);
+    igraph_matrix_t A, R, S;
+    igraph_matrix_init(&A, 0, 0);
+    igraph_matrix_init(&R, 0, 0);
+    igraph_matrix_init(&S, 0, 0);
+    assert_int_equal(ag_net_attention(FX.gnet, ig, NULL, 1, &A, &R, &S), AG_SUCCESS);
+    int checked = 0;
+    for (int64_t i = 0; i < g.n_nodes; i++)
+        for (int64_t k = mask->indptr[i]; k < mask->indptr[i + 1]; k++)
+            for (int h = 0; h < 2; h++) {
+                int64_t e = mask->edge[k];
+                double want = alpha[k * 2 + h];
+                igraph_integer_t to = e >= 0 ? IGRAPH_TO(ig, e) : -1;
+                if (e < 0) assert_true(MATRIX(S, i, h) == want);
+                else if (to == i) assert_true(MATRIX(A, e, h) == want);
+                else assert_true(MATRIX(R, e, h) == want);
+                checked++;
+            }
+    assert_int_equal(checked, mask->n_entries * 2);
+    assert_int_equal(mask->n_entries, 3 + 2 * 3); /* CCO ring: 3 self-loops, 3 edges both ways */
+    free(alpha);
+    ag_batch_destroy(&batch);
+    ag_graph_destroy(&g);
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&E);
+    ag_fmat_destroy(&Y);
+    igraph_matrix_destroy(&A);
+    igraph_matrix_destroy(&R);
+    igraph_matrix_destroy(&S);
+}
+
+/* Directed graphs: one direction only; the reverse matrix is NaN. */
+static void test_attention_directed(void **state) {
+    (void)state;
+    igraph_t g;
+    igraph_small(&g, 3, IGRAPH_DIRECTED, 0, 1, 2, 1, -1);
+    igraph_vector_int_t y;
+    igraph_vector_int_init_int(&y, 3, 0, 1, 0);
+    ag_net_train_options_t o = tiny_options();
+    o.degree = 1;
+    o.epochs = 2;
+    ag_net_t *net = NULL;
+    assert_int_equal(ag_net_train_nodes(&net, &g, NULL, &y, NULL, NULL, &o, NULL), AG_SUCCESS);
+    igraph_matrix_t A, R, S;
+    igraph_matrix_init(&A, 0, 0);
+    igraph_matrix_init(&R, 0, 0);
+    igraph_matrix_init(&S, 0, 0);
+    assert_int_equal(ag_net_attention(net, &g, NULL, 0, &A, &R, &S), AG_SUCCESS);
+    for (int h = 0; h < 2; h++) {
+        /* node 1 attends to 0, 2 and itself; nodes 0 and 2 only to themselves */
+        assert_float_equal(MATRIX(A, 0, h) + MATRIX(A, 1, h) + MATRIX(S, 1, h), 1.0, 1e-5);
+        assert_float_equal(MATRIX(S, 0, h), 1.0, 1e-6);
+        assert_float_equal(MATRIX(S, 2, h), 1.0, 1e-6);
+        assert_true(isnan(MATRIX(R, 0, h)) && isnan(MATRIX(R, 1, h)));
+    }
+    igraph_matrix_destroy(&A);
+    igraph_matrix_destroy(&R);
+    igraph_matrix_destroy(&S);
+    ag_net_destroy(net);
+    igraph_vector_int_destroy(&y);
+    igraph_destroy(&g);
+}
+
+/* ---- graph training round trip */
+
+static void test_graph_save_load_identical(void **state) {
+    (void)state;
+    char path[64];
+    temp_path(path, sizeof path);
+    assert_int_equal(ag_net_save(FX.gnet, path), AG_SUCCESS);
+    ag_net_t *back = NULL;
+    assert_int_equal(ag_net_load(&back, path), AG_SUCCESS);
+    igraph_vector_t a, b;
+    igraph_vector_init(&a, 0);
+    igraph_vector_init(&b, 0);
+    for (int g = 0; g < G_MOLS; g++) {
+        assert_int_equal(ag_net_predict_graph(FX.gnet, &FX.mols[g], NULL, &a), AG_SUCCESS);
+        assert_int_equal(ag_net_predict_graph(back, &FX.mols[g], NULL, &b), AG_SUCCESS);
+        assert_memory_equal(VECTOR(a), VECTOR(b), 2 * sizeof(double));
+    }
+    ag_scores_t s1, s2;
+    assert_int_equal(ag_net_evaluate_graphs(FX.gnet, FX.mols, G_MOLS, &FX.y, NULL, &s1), AG_SUCCESS);
+    assert_int_equal(ag_net_evaluate_graphs(back, FX.mols, G_MOLS, &FX.y, NULL, &s2), AG_SUCCESS);
+    assert_int_equal(s1.n, G_MOLS);
+    assert_true(s1.accuracy == s2.accuracy && s1.loss == s2.loss);
+    assert_true(s1.accuracy >= 0.0 && s1.accuracy <= 1.0);
+    igraph_vector_destroy(&a);
+    igraph_vector_destroy(&b);
+    ag_net_destroy(back);
+    unlink(path);
+}
+
+/* Training twice with the same seed gives the same weights; train/val index vectors are used. */
+static void test_graph_train_deterministic_and_indices(void **state) {
+    (void)state;
+    ag_net_train_options_t o = tiny_options();
+    o.epochs = 3;
+    igraph_vector_int_t tr, va;
+    igraph_vector_int_init_int(&tr, 8, 0, 1, 2, 3, 4, 5, 6, 7);
+    igraph_vector_int_init_int(&va, 4, 8, 9, 10, 11);
+    ag_net_t *a = NULL, *b = NULL;
+    ag_train_result_t res;
+    assert_int_equal(ag_net_train_graphs(&a, FX.mols, G_MOLS, &FX.y, &tr, &va, &o, &res), AG_SUCCESS);
+    assert_int_equal(res.epochs_run, 3);
+    assert_false(isnan(res.best_val_metric));
+    assert_int_equal(ag_net_train_graphs(&b, FX.mols, G_MOLS, &FX.y, &tr, &va, &o, NULL), AG_SUCCESS);
+    const ag_param_list_t *pa = ag_model_params(ag_net_bundle(a)->model), *pb = ag_model_params(ag_net_bundle(b)->model);
+    assert_int_equal(pa->count, pb->count);
+    for (int64_t i = 0; i < pa->count; i++)
+        assert_memory_equal(pa->items[i].value, pb->items[i].value,
+                            (size_t)(pa->items[i].shape[0] * pa->items[i].shape[1]) * sizeof(float));
+    ag_net_destroy(a);
+    ag_net_destroy(b);
+    /* an index out of range */
+    VECTOR(va)[0] = 12;
+    assert_int_equal(ag_net_train_graphs(&a, FX.mols, G_MOLS, &FX.y, &tr, &va, &o, NULL), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "val: index 12"));
+    assert_null(a);
+    igraph_vector_int_destroy(&tr);
+    igraph_vector_int_destroy(&va);
+}
+
+static void test_graph_train_errors(void **state) {
+    (void)state;
+    ag_net_t *net = NULL;
+    ag_net_train_options_t o = tiny_options();
+    o.mask = "everything";
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &FX.y, NULL, NULL, &o, NULL), AG_EINVAL);
+    assert_string_equal(ag_error_message(),
+                        "option mask: unknown value 'everything' (expected neighbours, khop or full)");
+    o = tiny_options();
+    o.task = "node-classification";
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &FX.y, NULL, NULL, &o, NULL), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "is not a graph task"));
+    igraph_matrix_t y;
+    igraph_matrix_init(&y, 5, 1);
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &y, NULL, NULL, NULL, NULL), AG_EMISMATCH);
+    assert_string_equal(ag_error_message(), "the targets matrix has 5 rows for 12 graphs");
+    igraph_matrix_destroy(&y);
+    /* a graph without the attribute the others have is reported by index */
+    igraph_t mols[2];
+    make_mol(&mols[0], "CCO", 0);
+    igraph_small(&mols[1], 2, IGRAPH_UNDIRECTED, 0, 1, -1);
+    igraph_matrix_init(&y, 2, 1);
+    MATRIX(y, 1, 0) = 1;
+    o = tiny_options();
+    o.vertex_attrs = "element";
+    assert_int_equal(ag_net_train_graphs(&net, mols, 2, &y, NULL, NULL, &o, NULL), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "element"));
+    assert_null(net);
+    igraph_matrix_destroy(&y);
+    igraph_destroy(&mols[0]);
+    igraph_destroy(&mols[1]);
+}
+
+/* ---- node tasks on Zachary's karate club */
+
+/* (34 x 2) features: degree and a constant column. */
+static void karate_features(igraph_matrix_t *m) {
+    igraph_vector_int_t deg;
+    igraph_vector_int_init(&deg, 0);
+    igraph_degree(&FX.karate, &deg, igraph_vss_all(), IGRAPH_ALL, IGRAPH_LOOPS);
+    igraph_matrix_init(m, 34, 2);
+    for (int i = 0; i < 34; i++) {
+        MATRIX(*m, i, 0) = (double)VECTOR(deg)[i];
+        MATRIX(*m, i, 1) = 1.0;
+    }
+    igraph_vector_int_destroy(&deg);
+}
+
+static void test_nodes_with_features_round_trip(void **state) {
+    (void)state;
+    igraph_matrix_t F;
+    karate_features(&F);
+    ag_net_train_options_t o = tiny_options();
+    o.normalize = "standard";
+    o.vertex_attrs = "none";
+    ag_net_t *net = NULL;
+    igraph_vector_int_t val;
+    igraph_vector_int_init_int(&val, 4, 2, 9, 20, 31);
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, &F, &FX.club, NULL, &val, &o, NULL), AG_SUCCESS);
+    assert_int_equal(ag_net_task(net), AG_TASK_NODE_CLASSIFICATION);
+    assert_int_equal(ag_net_feature_width(net), 2);
+    igraph_vector_int_t lab;
+    igraph_matrix_t P;
+    igraph_vector_int_init(&lab, 0);
+    igraph_matrix_init(&P, 0, 0);
+    assert_int_equal(ag_net_predict_nodes(net, &FX.karate, &F, &lab, &P), AG_SUCCESS);
+    assert_int_equal(igraph_vector_int_size(&lab), 34);
+    assert_int_equal(igraph_matrix_nrow(&P), 34);
+    assert_int_equal(igraph_matrix_ncol(&P), 2);
+    /* the bundle path with the same matrix as node table */
+    ag_fmat_t T = {0}, ref = {0};
+    assert_int_equal(ag_fmat_from_igraph(&T, &F), AG_SUCCESS);
+    assert_int_equal(ag_bundle_predict_graph(ag_net_bundle(net), &FX.karate, &T, &ref), AG_SUCCESS);
+    for (int i = 0; i < 34; i++) {
+        assert_true(MATRIX(P, i, 0) == (double)ref.data[2 * i] && MATRIX(P, i, 1) == (double)ref.data[2 * i + 1]);
+        assert_int_equal(VECTOR(lab)[i], ref.data[2 * i + 1] > ref.data[2 * i] ? 1 : 0);
+    }
+    /* save, load, predict: bit-identical */
+    char path[64];
+    temp_path(path, sizeof path);
+    assert_int_equal(ag_net_save(net, path), AG_SUCCESS);
+    ag_net_t *back = NULL;
+    assert_int_equal(ag_net_load(&back, path), AG_SUCCESS);
+    igraph_matrix_t P2;
+    igraph_matrix_init(&P2, 0, 0);
+    assert_int_equal(ag_net_predict_nodes(back, &FX.karate, &F, NULL, &P2), AG_SUCCESS);
+    assert_memory_equal(&MATRIX(P, 0, 0), &MATRIX(P2, 0, 0), 68 * sizeof(double));
+    ag_scores_t s;
+    assert_int_equal(ag_net_evaluate_nodes(back, &FX.karate, &F, &FX.club, NULL, &s), AG_SUCCESS);
+    assert_int_equal(s.n, 34);
+    int correct = 0;
+    for (int i = 0; i < 34; i++) correct += VECTOR(lab)[i] == VECTOR(FX.club)[i];
+    assert_float_equal(s.accuracy, correct / 34.0, 1e-9);
+    /* the model needs its feature matrix */
+    assert_int_equal(ag_net_predict_nodes(back, &FX.karate, NULL, &lab, NULL), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), "trained with a feature matrix of 2 columns"));
+    igraph_matrix_resize(&F, 34, 3);
+    assert_int_equal(ag_net_predict_nodes(back, &FX.karate, &F, &lab, NULL), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), "has 3 columns; the model expects 2"));
+    unlink(path);
+    ag_fmat_destroy(&T);
+    ag_fmat_destroy(&ref);
+    ag_net_destroy(back);
+    ag_net_destroy(net);
+    igraph_matrix_destroy(&P);
+    igraph_matrix_destroy(&P2);
+    igraph_matrix_destroy(&F);
+    igraph_vector_int_destroy(&lab);
+    igraph_vector_int_destroy(&val);
+}
+
+static void test_nodes_errors(void **state) {
+    (void)state;
+    ag_net_t *net = NULL;
+    ag_net_train_options_t o = tiny_options();
+    o.degree = 1;
+    igraph_vector_int_t y;
+    igraph_vector_int_init(&y, 34);
+    igraph_vector_int_fill(&y, -1);
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, NULL, NULL, &o, NULL), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "no vertex is labelled (every label is -1)");
+    VECTOR(y)[0] = 0;
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, NULL, NULL, &o, NULL), AG_EVALUE);
+    assert_non_null(strstr(ag_error_message(), "at least 2"));
+    VECTOR(y)[5] = -2;
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, NULL, NULL, &o, NULL), AG_EVALUE);
+    assert_non_null(strstr(ag_error_message(), "label of vertex 5 is -2"));
+    igraph_vector_int_resize(&y, 10);
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, NULL, NULL, &o, NULL), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), "10 entries; the graph has 34"));
+    /* training vertices that are all unlabelled */
+    igraph_vector_int_t tr;
+    igraph_vector_int_init_int(&tr, 2, 1, 2);
+    igraph_vector_int_resize(&y, 34);
+    igraph_vector_int_fill(&y, -1);
+    VECTOR(y)[0] = 0;
+    VECTOR(y)[33] = 1;
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, &tr, NULL, &o, NULL), AG_EVALUE);
+    assert_non_null(strstr(ag_error_message(), "none of the 2 training vertices is labelled"));
+    /* no input column at all (no attributes on Zachary, no degree, no features) */
+    o.degree = 0;
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, NULL, NULL, &o, NULL), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "no feature columns"));
+    assert_null(net);
+    /* a model from degree only takes a replacing (N x 1) matrix */
+    o.degree = 1;
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, NULL, NULL, &o, NULL), AG_SUCCESS);
+    igraph_matrix_t M, P1, P2;
+    igraph_matrix_init(&M, 34, 1);
+    ag_fmat_t X = {0}, E = {0};
+    assert_int_equal(ag_bundle_featurize(ag_net_bundle(net), &FX.karate, NULL, &X, &E), AG_SUCCESS);
+    for (int i = 0; i < 34; i++) MATRIX(M, i, 0) = X.data[i];
+    igraph_matrix_init(&P1, 0, 0);
+    igraph_matrix_init(&P2, 0, 0);
+    assert_int_equal(ag_net_predict_nodes(net, &FX.karate, NULL, NULL, &P1), AG_SUCCESS);
+    assert_int_equal(ag_net_predict_nodes(net, &FX.karate, &M, NULL, &P2), AG_SUCCESS);
+    assert_true(igraph_matrix_all_e(&P1, &P2));
+    igraph_vector_t gv;
+    igraph_vector_init(&gv, 0);
+    assert_int_equal(ag_net_predict_graph(net, &FX.karate, NULL, &gv), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "use ag_net_predict_nodes"));
+    igraph_vector_destroy(&gv);
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&E);
+    igraph_matrix_destroy(&M);
+    igraph_matrix_destroy(&P1);
+    igraph_matrix_destroy(&P2);
+    ag_net_destroy(net);
+    igraph_vector_int_destroy(&tr);
+    igraph_vector_int_destroy(&y);
+}
+
+/* The options struct means what the CLI's options mean: the same options and split give the same
+ * weights through `attn-graph train` and through ag_net_train_nodes. */
+static void test_same_model_as_cli(void **state) {
+    (void)state;
+    char path[64], cmd[1024];
+    temp_path(path, sizeof path);
+    const char *gml = AG_SOURCE_DIR "/graphs/social/karate.gml";
+    snprintf(cmd, sizeof cmd,
+             "'%s' train '%s' --label-attr club --train-nodes 0,1,32,33 --vertex-attrs none --degree --lap-pe 2 "
+             "--hidden 8 --heads 2 --layers 2 --epochs 4 --seed 5 --score gatv2 --quiet -o '%s' >/dev/null",
+             AG_CLI_PATH, gml, path);
+    assert_int_equal(system(cmd), 0);
+    ag_net_t *cli = NULL, *api = NULL;
+    assert_int_equal(ag_net_load(&cli, path), AG_SUCCESS);
+    igraph_t g;
+    assert_int_equal(ag_graph_read(&g, gml, AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    igraph_vector_int_t y, tr;
+    igraph_vector_int_init(&y, igraph_vcount(&g));
+    for (igraph_integer_t v = 0; v < igraph_vcount(&g); v++) VECTOR(y)[v] = (igraph_integer_t)VAN(&g, "club", v);
+    igraph_vector_int_init_int(&tr, 4, 0, 1, 32, 33);
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    o.vertex_attrs = "none";
+    o.degree = 1;
+    o.lap_pe = 2;
+    o.hidden = 8;
+    o.heads = 2;
+    o.layers = 2;
+    o.epochs = 4;
+    o.seed = 5;
+    o.score = "gatv2";
+    assert_int_equal(ag_net_train_nodes(&api, &g, NULL, &y, &tr, NULL, &o, NULL), AG_SUCCESS);
+    const ag_param_list_t *pa = ag_model_params(ag_net_bundle(api)->model);
+    const ag_param_list_t *pc = ag_model_params(ag_net_bundle(cli)->model);
+    assert_int_equal(pa->count, pc->count);
+    for (int64_t i = 0; i < pa->count; i++)
+        assert_memory_equal(pa->items[i].value, pc->items[i].value,
+                            (size_t)(pa->items[i].shape[0] * pa->items[i].shape[1]) * sizeof(float));
+    igraph_matrix_t P1, P2;
+    igraph_matrix_init(&P1, 0, 0);
+    igraph_matrix_init(&P2, 0, 0);
+    assert_int_equal(ag_net_predict_nodes(api, &g, NULL, NULL, &P1), AG_SUCCESS);
+    assert_int_equal(ag_net_predict_nodes(cli, &g, NULL, NULL, &P2), AG_SUCCESS);
+    assert_true(igraph_matrix_all_e(&P1, &P2));
+    igraph_matrix_destroy(&P1);
+    igraph_matrix_destroy(&P2);
+    igraph_vector_int_destroy(&y);
+    igraph_vector_int_destroy(&tr);
+    igraph_destroy(&g);
+    ag_net_destroy(api);
+    ag_net_destroy(cli);
+    unlink(path);
+}
+
+/* Every allocation of the facade's paths can fail: each failure is AG_ENOMEM, outputs stay NULL,
+ * and nothing leaks (ASan). The k-th allocation fails, for k = 1, 2, ... until the call succeeds. */
+static void test_allocation_failures(void **state) {
+    (void)state;
+    char path[64];
+    temp_path(path, sizeof path);
+    assert_int_equal(ag_net_save(FX.gnet, path), AG_SUCCESS);
+    ag_net_train_options_t o = tiny_options();
+    o.epochs = 1;
+    o.layers = 1;
+    igraph_matrix_t y4; /* the first four molecules' classes: 0 1 0 1 */
+    igraph_matrix_init(&y4, 4, 1);
+    for (int g = 0; g < 4; g++) MATRIX(y4, g, 0) = MATRIX(FX.y, g, 0);
+    igraph_vector_t p;
+    igraph_matrix_t A, R, S;
+    igraph_vector_init(&p, 0);
+    igraph_matrix_init(&A, 0, 0);
+    igraph_matrix_init(&R, 0, 0);
+    igraph_matrix_init(&S, 0, 0);
+    for (int which = 0; which < 4; which++) {
+        ag_error_t rc = AG_ENOMEM;
+        int k;
+        for (k = 1; k < 100000 && rc != AG_SUCCESS; k++) {
+            ag_net_t *net = NULL;
+            ag_i_alloc_fail_at(k);
+            if (which == 0) rc = ag_net_load(&net, path);
+            else if (which == 1) rc = ag_net_predict_graph(FX.gnet, &FX.mols[3], NULL, &p);
+            else if (which == 2) rc = ag_net_attention(FX.gnet, &FX.mols[3], NULL, 1, &A, &R, &S);
+            else rc = ag_net_train_graphs(&net, FX.mols, 4, &y4, NULL, NULL, &o, NULL);
+            ag_i_alloc_fail_at(0);
+            if (rc != AG_SUCCESS) {
+                if (rc != AG_ENOMEM) fail_msg("case %d, allocation %d: %s", which, k, ag_error_message());
+                assert_null(net);
+            }
+            ag_net_destroy(net);
+        }
+        assert_int_equal(rc, AG_SUCCESS);
+        assert_true(k > 3);
+    }
+    igraph_vector_destroy(&p);
+    igraph_matrix_destroy(&A);
+    igraph_matrix_destroy(&R);
+    igraph_matrix_destroy(&S);
+    igraph_matrix_destroy(&y4);
+    unlink(path);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_queries),
+        cmocka_unit_test(test_predict_graph_matches_bundle),
+        cmocka_unit_test(test_predict_graph_with_matrix),
+        cmocka_unit_test(test_predict_graph_errors),
+        cmocka_unit_test(test_attention_sums_to_one),
+        cmocka_unit_test(test_attention_matches_model),
+        cmocka_unit_test(test_attention_directed),
+        cmocka_unit_test(test_graph_save_load_identical),
+        cmocka_unit_test(test_graph_train_deterministic_and_indices),
+        cmocka_unit_test(test_graph_train_errors),
+        cmocka_unit_test(test_nodes_with_features_round_trip),
+        cmocka_unit_test(test_nodes_errors),
+        cmocka_unit_test(test_same_model_as_cli),
+        cmocka_unit_test(test_allocation_failures),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
