@@ -73,6 +73,59 @@ static void report(const opts_t *o, const char *phase, double *t, double *cpu, i
     fflush(stdout);
 }
 
+/* The machine's memory bandwidth as the sparse passes see it: STREAM-style copy (a = b) and triad
+ * (a = b + s c) over three arrays far larger than the caches, the best of the repeats. */
+static int triad(int argc, char **argv) {
+    int64_t mb = 512;
+    int repeat = 5, threads = 0;
+    for (int a = 2; a + 1 < argc; a += 2) {
+        if (!strcmp(argv[a], "--mb")) mb = atoll(argv[a + 1]);
+        else if (!strcmp(argv[a], "--repeat")) repeat = atoi(argv[a + 1]);
+        else if (!strcmp(argv[a], "--threads")) threads = atoi(argv[a + 1]);
+        else return 2;
+    }
+    ag_set_num_threads(threads);
+    int nt = ag_get_num_threads();
+    int64_t n = mb * 1024 * 1024 / 4 / 3; /* floats per array */
+    float *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y), *z = malloc((size_t)n * sizeof *z);
+    if (!x || !y || !z || repeat <= 0) return 1;
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = 0.0f;
+        y[i] = 1.0f;
+        z[i] = 2.0f;
+    }
+    double best_copy = 1e30, best_triad = 1e30, cpu_copy = 0.0, cpu_triad = 0.0;
+    for (int r = 0; r < repeat; r++) {
+        double t0 = bench_now(), c0 = bench_cpu();
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int64_t i = 0; i < n; i++) x[i] = y[i];
+        double t = bench_now() - t0;
+        if (t < best_copy) {
+            best_copy = t;
+            cpu_copy = bench_cpu() - c0;
+        }
+        t0 = bench_now();
+        c0 = bench_cpu();
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int64_t i = 0; i < n; i++) x[i] = y[i] + 3.0f * z[i];
+        t = bench_now() - t0;
+        if (t < best_triad) {
+            best_triad = t;
+            cpu_triad = bench_cpu() - c0;
+        }
+    }
+    printf("{\"bench\": \"triad\", \"array_mb\": %.1f, \"repeat\": %d, \"copy_gb_s\": %.2f, \"copy_cpu_s\": %.4f, "
+           "\"triad_gb_s\": %.2f, \"triad_cpu_s\": %.4f, \"min_copy_s\": %.4f, \"min_triad_s\": %.4f, \"threads\": %d, "
+           "\"checksum\": %.1f}\n",
+           (double)n * 4.0 / 1048576.0, repeat, 8.0 * (double)n / best_copy / 1e9, cpu_copy,
+           12.0 * (double)n / best_triad / 1e9, cpu_triad, best_copy, best_triad, nt, (double)x[n / 2]);
+    free(x);
+    free(y);
+    free(z);
+    return 0;
+}
+
 static uint64_t splitmix(uint64_t *s) {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -141,7 +194,8 @@ static int usage(void) {
                     "                             [--score dot|gat|gatv2] [--repeat R] [--threads T]\n"
                     "       attn-graph-bench cora DATASETS_DIR [--repeat R] [--threads T]\n"
                     "       attn-graph-bench molecules DIR [--model M] [--batch B] [--limit L] [--repeat R] [--threads T]\n"
-                    "       attn-graph-bench mutag DIR [--repeat R] [--threads T]\n");
+                    "       attn-graph-bench mutag DIR [--repeat R] [--threads T]\n"
+                    "       attn-graph-bench triad [--mb MB] [--repeat R] [--threads T]\n");
     return 2;
 }
 
@@ -154,6 +208,7 @@ int main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "cora")) return bench_cora(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "molecules")) return bench_molecules(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "mutag")) return bench_mutag(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "triad")) return triad(argc, argv) == 2 ? usage() : 0;
     if (argc < 2 || (strcmp(argv[1], "scale") && strcmp(argv[1], "full"))) return usage();
     opts_t o = {argv[1], 100000, 1000000, 64, 8, 8, 0, 3, 0, 1, AG_SCORE_GAT, "gat"};
     int full = !strcmp(o.cmd, "full");

@@ -264,6 +264,9 @@ int bench_mutag(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/labels.csv", o.dir);
     ag_dataset_options_t dopts;
     ag_dataset_options_init(&dopts);
+    static const char *const target[] = {"label"};
+    dopts.targets.targets = target;
+    dopts.targets.n_targets = 1;
     ag_dataset_t ds;
     if (ag_dataset_load(&ds, path, &dopts)) return mfail("dataset");
     ag_featurizer_config_t fc;
