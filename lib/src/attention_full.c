@@ -199,24 +199,36 @@ static inline __attribute__((always_inline)) v16f exp16(v16f xin) {
     return p * (v16f)bits;
 }
 
+/* (mask lanes of -1) ? a : b */
+static inline __attribute__((always_inline)) v16f sel16(v16i mask, v16f a, v16f b) {
+    return (v16f)(((v16i)a & mask) | ((v16i)b & ~mask));
+}
+
 /* fused_row_block for D = 8 with its sixteen-lane accumulators as named vector values, so that
  * they stay in registers (an array of them is kept on the stack); the same operations per lane. */
 AG_CLONES __attribute__((optimize("no-trapping-math"))) static void fused_row_block_d8(
     const float *q, const float *K, const float *V, int64_t N, int64_t n, float scale, float *s, float *mh, float *S,
     float *acc) {
+    /* the block maximum is taken on the way (max is exact in any order; only the sign of a zero
+     * maximum could differ, which no later subtraction or exponential can see) */
     int64_t l = 0;
+    v16f vm = splat16(*mh);
     for (; l + 16 <= n; l += 16) {
         v16f t = splat16(0.0f);
         for (int d = 0; d < 8; d++) t += q[d] * ld16(K + d * N + l);
         t = t * scale;
+        vm = sel16(t > vm, t, vm);
         memcpy(s + l, &t, sizeof t);
     }
+    float lm[16], bm = *mh;
+    memcpy(lm, &vm, sizeof vm);
+    for (int k = 0; k < 16; k++) bm = lm[k] > bm ? lm[k] : bm;
     for (; l < n; l++) {
         float t = 0.0f;
         for (int d = 0; d < 8; d++) t += q[d] * K[d * N + l];
         s[l] = t * scale;
+        bm = s[l] > bm ? s[l] : bm;
     }
-    float bm = block_max(s, n, *mh);
     if (bm > *mh) { /* rescale what was summed under the old maximum */
         float sc = *mh == -INFINITY ? 0.0f : ag_i_exp1(*mh - bm);
         *S *= sc;
@@ -535,11 +547,6 @@ static inline __attribute__((always_inline)) void fused_src_block(const float *k
         dv[d] += u;
         dk[d] += t;
     }
-}
-
-/* (mask lanes of -1) ? a : b */
-static inline __attribute__((always_inline)) v16f sel16(v16i mask, v16f a, v16f b) {
-    return (v16f)(((v16i)a & mask) | ((v16i)b & ~mask));
 }
 
 /* fused_dst_block for D = 8, accumulators in registers: the same operations per lane. */
