@@ -710,6 +710,64 @@ AG_CLONES __attribute__((optimize("no-trapping-math"))) static void fused_src_bl
     fused_src_block(kj, vj, Q, dOt, N, D, n, scale, mx, den, cs, dk, dv);
 }
 
+/* The fused backward (softmax, no dropout), tiled as the forward: a tile of 32 destinations
+ * (pass A) or sources (pass B) of one graph meets each block of 256 sources (destinations) while
+ * that block's rows are in L1. Each (node, head) still sees its blocks in increasing order with
+ * the same operations, so the tiling changes no bit. */
+static void fused_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, const float *Kt, const float *Vt,
+                           const float *Qt, const float *dOr, const float *dOt, const float *mxT, const float *denT,
+                           const float *csT, int nt) {
+    int64_t N = c->N, H = c->H, D = c->D, HD = c->HD;
+    const ag_mask_t *m = c->mask;
+    int64_t tiles = (N + TILE - 1) / TILE;
+    /* pass A: dq of each destination */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+    for (int64_t t = 0; t < tiles; t++) {
+        int64_t end = (t + 1) * TILE < N ? (t + 1) * TILE : N;
+        for (int64_t a = t * TILE; a < end;) { /* runs of rows of one graph */
+            int32_t g = m->node_graph[a];
+            int64_t g0 = m->graph_ptr[g], g1 = m->graph_ptr[g + 1], e = g1 < end ? g1 : end;
+            for (int64_t h = 0; h < H; h++) {
+                const float *Kh = Kt + h * D * N, *Vh = Vt + h * D * N;
+                for (int64_t j0 = g0; j0 < g1; j0 += BLOCK) {
+                    int64_t n = g1 - j0 < BLOCK ? g1 - j0 : BLOCK;
+                    for (int64_t i = a; i < e; i++) {
+                        const float *q = c->q + i * HD + h * D, *dO = dOr + i * HD + h * D;
+                        float *dq = b->dq + i * HD + h * D;
+                        float mxi = c->mx[i * H + h], deni = c->den[i * H + h], csi = b->cs[i * H + h];
+                        if (D == 8) fused_dst_block_d8(q, dO, Kh + j0, Vh + j0, N, n, c->scale, mxi, deni, csi, dq);
+                        else fused_dst_block_any(q, dO, Kh + j0, Vh + j0, N, D, n, c->scale, mxi, deni, csi, dq);
+                    }
+                }
+            }
+            a = e;
+        }
+    }
+    /* pass B: dk and dv of each source, gathering over the destinations of its graph */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+    for (int64_t t = 0; t < tiles; t++) {
+        int64_t end = (t + 1) * TILE < N ? (t + 1) * TILE : N;
+        for (int64_t a = t * TILE; a < end;) {
+            int32_t g = m->node_graph[a];
+            int64_t g0 = m->graph_ptr[g], g1 = m->graph_ptr[g + 1], e = g1 < end ? g1 : end;
+            for (int64_t h = 0; h < H; h++) {
+                const float *Qh = Qt + h * D * N, *Oh = dOt + h * D * N;
+                for (int64_t i0 = g0; i0 < g1; i0 += BLOCK) {
+                    int64_t n = g1 - i0 < BLOCK ? g1 - i0 : BLOCK;
+                    const float *mx = mxT + h * N + i0, *dn = denT + h * N + i0, *cs = csT + h * N + i0;
+                    for (int64_t j = a; j < e; j++) {
+                        const float *kj = c->k + j * HD + h * D, *vj = c->v + j * HD + h * D;
+                        float *dk = b->dk + j * HD + h * D, *dv = b->dv + j * HD + h * D;
+                        if (D == 8) fused_src_block_d8(kj, vj, Qh + i0, Oh + i0, N, n, c->scale, mx, dn, cs, dk, dv);
+                        else fused_src_block_any(kj, vj, Qh + i0, Oh + i0, N, D, n, c->scale, mx, dn, cs, dk, dv);
+                    }
+                }
+            }
+            a = e;
+        }
+    }
+}
+
 ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int nt) {
     int64_t N = c->N, H = c->H, D = c->D, HD = c->HD;
     const ag_mask_t *m = c->mask;
@@ -741,6 +799,10 @@ ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *
             csT[h * N + i] = b->cs[i * H + h];
         }
 
+    if (fused) {
+        fused_backward(c, b, Kt, Vt, Qt, dOr, dOt, mxT, denT, csT, nt);
+        goto done;
+    }
     /* pass A: per destination, dq_i */
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nt)
     for (int64_t i = 0; i < N; i++) {
@@ -750,16 +812,6 @@ ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *
         for (int64_t h = 0; h < H; h++) {
             const float *q = c->q + i * HD + h * D, *dO = dOr + i * HD + h * D;
             float *dq = b->dq + i * HD + h * D;
-            if (fused) {
-                const float *Kh = Kt + h * D * N, *Vh = Vt + h * D * N;
-                float mxi = c->mx[i * H + h], deni = c->den[i * H + h], csi = b->cs[i * H + h];
-                for (int64_t j0 = g0; j0 < g1; j0 += BLOCK) {
-                    int64_t n = g1 - j0 < BLOCK ? g1 - j0 : BLOCK;
-                    if (D == 8) fused_dst_block_d8(q, dO, Kh + j0, Vh + j0, N, n, c->scale, mxi, deni, csi, dq);
-                    else fused_dst_block_any(q, dO, Kh + j0, Vh + j0, N, D, n, c->scale, mxi, deni, csi, dq);
-                }
-                continue;
-            }
             for (int64_t j0 = g0; j0 < g1; j0 += BLOCK) {
                 int64_t n = g1 - j0 < BLOCK ? g1 - j0 : BLOCK;
                 block_scores(q, Kt + h * D * N, N, D, j0, n, c->scale, s);
@@ -780,16 +832,6 @@ ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *
         for (int64_t h = 0; h < H; h++) {
             const float *kj = c->k + j * HD + h * D, *vj = c->v + j * HD + h * D;
             float *dk = b->dk + j * HD + h * D, *dv = b->dv + j * HD + h * D;
-            if (fused) {
-                const float *Qh = Qt + h * D * N, *Oh = dOt + h * D * N;
-                for (int64_t i0 = g0; i0 < g1; i0 += BLOCK) {
-                    int64_t n = g1 - i0 < BLOCK ? g1 - i0 : BLOCK;
-                    const float *mx = mxT + h * N + i0, *dn = denT + h * N + i0, *cs = csT + h * N + i0;
-                    if (D == 8) fused_src_block_d8(kj, vj, Qh + i0, Oh + i0, N, n, c->scale, mx, dn, cs, dk, dv);
-                    else fused_src_block_any(kj, vj, Qh + i0, Oh + i0, N, D, n, c->scale, mx, dn, cs, dk, dv);
-                }
-                continue;
-            }
             for (int64_t i0 = g0; i0 < g1; i0 += BLOCK) {
                 int64_t n = g1 - i0 < BLOCK ? g1 - i0 : BLOCK;
                 block_scores(kj, Qt + h * D * N, N, D, i0, n, c->scale, s);
