@@ -216,7 +216,7 @@ static void test_spmm_threads_and_errors(void **state) {
     assert_int_equal(ag_i_csr_from_dense(&S, A, -1, 3), AG_EINVAL);
     assert_non_null(strstr(ag_error_message(), "negative shape -1 x 3"));
     assert_int_equal(ag_i_csr_from_dense(&S, A, 1, (int64_t)INT32_MAX + 1), AG_ELIMIT);
-    for (int n = 1; n <= 3; n++) {
+    for (int n = 1; n <= 4; n++) { /* row counts, then row pointers, columns, values */
         ag_i_alloc_fail_at(n);
         assert_int_equal(ag_i_csr_from_dense(&S, A, 2, 3), AG_ENOMEM);
         assert_null(S.indptr);

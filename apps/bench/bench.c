@@ -8,8 +8,9 @@
  *
  * `scale` runs a neighbour-mask layer (concatenated heads, bias, no W^O: GAT-style) on a uniform
  * random directed graph; `full` runs full attention over one graph of N nodes. Each measurement
- * is printed as one JSON object: median/min/max seconds over the repeats, peak RSS so far
- * (getrusage), threads, BLAS provider, and a checksum of the output (equal for any thread count).
+ * is printed as one JSON object: median/min/max seconds over the repeats, the median CPU seconds
+ * (user + system, getrusage) beside them, peak RSS so far, threads, BLAS provider, and a checksum
+ * of the output (equal for any thread count). cora, molecules and mutag are in bench_models.c.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include "attngraph/attention.h"
+#include "bench.h"
 
 typedef struct {
     const char *cmd;
@@ -28,13 +30,20 @@ typedef struct {
     const char *score_name;
 } opts_t;
 
-static double now(void) {
+double bench_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double peak_rss_mb(void) {
+double bench_cpu(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
+           1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+double bench_peak_rss_mb(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_maxrss / 1024.0;
@@ -45,17 +54,76 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static void report(const opts_t *o, const char *phase, double *t, int n, double mask_s, double checksum) {
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    double med = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+bench_stats_t bench_stats(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    bench_stats_t st = {n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]), v[0], v[n - 1]};
+    return st;
+}
+
+static void report(const opts_t *o, const char *phase, double *t, double *cpu, int n, double mask_s,
+                   double checksum) {
+    bench_stats_t w = bench_stats(t, n), c = bench_stats(cpu, n);
     printf("{\"bench\": \"%s\", \"phase\": \"%s\", \"score\": \"%s\", \"nodes\": %lld, \"edges\": %lld, "
            "\"features\": %lld, \"heads\": %lld, \"dim\": %lld, \"repeat\": %d, \"median_s\": %.4f, "
-           "\"min_s\": %.4f, \"max_s\": %.4f, \"mask_build_s\": %.4f, \"peak_rss_mb\": %.1f, \"threads\": %d, "
-           "\"blas\": \"%s\", \"checksum\": %.9g}\n",
+           "\"min_s\": %.4f, \"max_s\": %.4f, \"cpu_seconds\": %.4f, \"mask_build_s\": %.4f, \"peak_rss_mb\": %.1f, "
+           "\"threads\": %d, \"blas\": \"%s\", \"checksum\": %.9g}\n",
            o->cmd, phase, o->score_name, (long long)o->nodes, (long long)o->edges, (long long)o->features,
-           (long long)o->heads, (long long)o->dim, n, med, t[0], t[n - 1], mask_s, peak_rss_mb(),
-           ag_get_num_threads(), ag_blas_name(), checksum);
+           (long long)o->heads, (long long)o->dim, n, w.median, w.min, w.max, c.median, mask_s,
+           bench_peak_rss_mb(), ag_get_num_threads(), ag_blas_name(), checksum);
     fflush(stdout);
+}
+
+/* The machine's memory bandwidth as the sparse passes see it: STREAM-style copy (a = b) and triad
+ * (a = b + s c) over three arrays far larger than the caches, the best of the repeats. */
+static int triad(int argc, char **argv) {
+    int64_t mb = 512;
+    int repeat = 5, threads = 0;
+    for (int a = 2; a + 1 < argc; a += 2) {
+        if (!strcmp(argv[a], "--mb")) mb = atoll(argv[a + 1]);
+        else if (!strcmp(argv[a], "--repeat")) repeat = atoi(argv[a + 1]);
+        else if (!strcmp(argv[a], "--threads")) threads = atoi(argv[a + 1]);
+        else return 2;
+    }
+    ag_set_num_threads(threads);
+    int nt = ag_get_num_threads();
+    int64_t n = mb * 1024 * 1024 / 4 / 3; /* floats per array */
+    float *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y), *z = malloc((size_t)n * sizeof *z);
+    if (!x || !y || !z || repeat <= 0) return 1;
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = 0.0f;
+        y[i] = 1.0f;
+        z[i] = 2.0f;
+    }
+    double best_copy = 1e30, best_triad = 1e30, cpu_copy = 0.0, cpu_triad = 0.0;
+    for (int r = 0; r < repeat; r++) {
+        double t0 = bench_now(), c0 = bench_cpu();
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int64_t i = 0; i < n; i++) x[i] = y[i];
+        double t = bench_now() - t0;
+        if (t < best_copy) {
+            best_copy = t;
+            cpu_copy = bench_cpu() - c0;
+        }
+        t0 = bench_now();
+        c0 = bench_cpu();
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int64_t i = 0; i < n; i++) x[i] = y[i] + 3.0f * z[i];
+        t = bench_now() - t0;
+        if (t < best_triad) {
+            best_triad = t;
+            cpu_triad = bench_cpu() - c0;
+        }
+    }
+    printf("{\"bench\": \"triad\", \"array_mb\": %.1f, \"repeat\": %d, \"copy_gb_s\": %.2f, \"copy_cpu_s\": %.4f, "
+           "\"triad_gb_s\": %.2f, \"triad_cpu_s\": %.4f, \"min_copy_s\": %.4f, \"min_triad_s\": %.4f, \"threads\": %d, "
+           "\"checksum\": %.1f}\n",
+           (double)n * 4.0 / 1048576.0, repeat, 8.0 * (double)n / best_copy / 1e9, cpu_copy,
+           12.0 * (double)n / best_triad / 1e9, cpu_triad, best_copy, best_triad, nt, (double)x[n / 2]);
+    free(x);
+    free(y);
+    free(z);
+    return 0;
 }
 
 static uint64_t splitmix(uint64_t *s) {
@@ -123,7 +191,11 @@ static int usage(void) {
     fprintf(stderr, "usage: attn-graph-bench scale --nodes N --edges E --features F --heads H --dim D [--backward]\n"
                     "                              [--score gat|dot|gatv2] [--repeat R] [--threads T] [--seed S]\n"
                     "       attn-graph-bench full --nodes N --features F --heads H --dim D [--backward]\n"
-                    "                             [--score dot|gat|gatv2] [--repeat R] [--threads T]\n");
+                    "                             [--score dot|gat|gatv2] [--repeat R] [--threads T]\n"
+                    "       attn-graph-bench cora DATASETS_DIR [--repeat R] [--threads T]\n"
+                    "       attn-graph-bench molecules DIR [--model M] [--batch B] [--limit L] [--repeat R] [--threads T]\n"
+                    "       attn-graph-bench mutag DIR [--repeat R] [--threads T]\n"
+                    "       attn-graph-bench triad [--mb MB] [--repeat R] [--threads T]\n");
     return 2;
 }
 
@@ -133,6 +205,10 @@ static int fail(const char *what) {
 }
 
 int main(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "cora")) return bench_cora(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "molecules")) return bench_molecules(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "mutag")) return bench_mutag(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "triad")) return triad(argc, argv) == 2 ? usage() : 0;
     if (argc < 2 || (strcmp(argv[1], "scale") && strcmp(argv[1], "full"))) return usage();
     opts_t o = {argv[1], 100000, 1000000, 64, 8, 8, 0, 3, 0, 1, AG_SCORE_GAT, "gat"};
     int full = !strcmp(o.cmd, "full");
@@ -172,9 +248,9 @@ int main(int argc, char **argv) {
         return 1;
     }
     ag_mask_t mask;
-    double t0 = now();
+    double t0 = bench_now();
     if (ag_mask_build(&mask, &g, full ? AG_MASK_FULL : AG_MASK_NEIGHBOURS, 1, 1)) return fail("mask");
-    double mask_s = now() - t0;
+    double mask_s = bench_now() - t0;
     free_graph(&g);
 
     ag_attention_config_t cfg;
@@ -190,33 +266,38 @@ int main(int argc, char **argv) {
     if (!X || !Y) return fail("inputs");
     uint64_t s = o.seed + 1;
     for (int64_t t = 0; t < N * F; t++) X[t] = (float)((double)(splitmix(&s) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-    double *times = malloc((size_t)o.repeat * sizeof *times);
+    double *times = malloc((size_t)o.repeat * sizeof *times), *cpu = malloc((size_t)o.repeat * sizeof *cpu);
     for (int r = 0; r < o.repeat; r++) {
-        t0 = now();
+        double c0 = bench_cpu();
+        t0 = bench_now();
         if (ag_attention_forward(&layer, &mask, X, NULL, Y, 1, NULL)) return fail("forward");
-        times[r] = now() - t0;
+        times[r] = bench_now() - t0;
+        cpu[r] = bench_cpu() - c0;
     }
     double checksum = 0.0;
     for (int64_t t = 0; t < N * O; t++) checksum += (double)Y[t] * (double)((t % 7) + 1);
-    report(&o, "forward", times, o.repeat, mask_s, checksum);
+    report(&o, "forward", times, cpu, o.repeat, mask_s, checksum);
     if (o.backward) {
         float *dY = malloc((size_t)(N * O) * sizeof *dY), *dX = calloc((size_t)(N * F), sizeof *dX);
         if (!dY || !dX) return fail("gradients");
         for (int64_t t = 0; t < N * O; t++) dY[t] = (float)((double)(splitmix(&s) >> 11) / 9007199254740992.0 - 0.5);
         for (int r = 0; r < o.repeat; r++) {
             memset(dX, 0, (size_t)(N * F) * sizeof *dX);
-            t0 = now();
+            double c0 = bench_cpu();
+            t0 = bench_now();
             if (ag_attention_forward(&layer, &mask, X, NULL, Y, 1, NULL)) return fail("forward");
             if (ag_attention_backward(&layer, &mask, X, NULL, dY, dX, NULL)) return fail("backward");
-            times[r] = now() - t0;
+            times[r] = bench_now() - t0;
+            cpu[r] = bench_cpu() - c0;
         }
         checksum = 0.0;
         for (int64_t t = 0; t < N * F; t++) checksum += (double)dX[t] * (double)((t % 7) + 1);
-        report(&o, "forward+backward", times, o.repeat, mask_s, checksum);
+        report(&o, "forward+backward", times, cpu, o.repeat, mask_s, checksum);
         free(dY);
         free(dX);
     }
     free(times);
+    free(cpu);
     free(X);
     free(Y);
     ag_attention_destroy(&layer);

@@ -7,6 +7,7 @@
 
 #include <string.h>
 #include "attngraph/attention.h"
+#include "blas.h"
 
 /* Forward cache: O(N x H x D) per-node tensors and O(N x H) softmax statistics. No per-entry
  * tensor is kept: scores are recomputed from these in the backward pass and for the weights. */
@@ -27,6 +28,10 @@ typedef struct ag_attn_cache_t {
     float *den;  /* (N x H) softmax: sum of exp(s - mx); relu: sum of relu(s) + eps; 0 if no source */
     float *o;    /* (N x H*D) per-head outputs (after dropout), before the heads are combined */
     float *comb; /* (N x D) mean of heads, kept for dW^O when heads are averaged and out_proj */
+    /* A mostly-zero input (Cora's bag of words) as CSR: the projections of the last forward were
+     * sparse products, and the backward's X^T dP uses it too. xs_of is the X it was made from. */
+    ag_i_csr_t xs;      /* (N x F) */
+    const float *xs_of;
 } ag_attn_cache_t;
 
 /* Everything the per-pair kernels read. */

@@ -140,21 +140,52 @@ ag_error_t ag_i_csr_from_dense(ag_i_csr_t *S, const float *A, int64_t rows, int6
     if (cols > INT32_MAX) return AG_ERROR(AG_ELIMIT, "sparse matrix: %lld columns exceed 2^31-1", (long long)cols);
     int64_t n, nnz = 0;
     if (ag_i_mul_overflow(rows, cols, &n)) return AG_ERROR(AG_ELIMIT, "sparse matrix: %lld x %lld overflows", (long long)rows, (long long)cols);
-    for (int64_t k = 0; k < n; k++) nnz += A[k] != 0.0f;
-    AG_CHECK(csr_alloc(S, rows, cols, nnz));
-    int64_t e = 0;
+    /* Rows are counted and filled in parallel (each row by one thread, integer counts): the
+     * result does not depend on the thread count. A model builds this once per forward pass
+     * (the input of a layer changes with dropout), so the two passes over A matter. */
+    int64_t *cnt; /* (rows + 1) */
+    AG_CHECK(ag_i_alloc_array((void **)&cnt, rows + 1, sizeof *cnt, "sparse matrix row counts"));
+#pragma omp parallel for schedule(static) if (n > 65536)
     for (int64_t r = 0; r < rows; r++) {
-        S->indptr[r] = e;
-        for (int64_t c = 0; c < cols; c++) {
-            float a = A[r * cols + c];
-            if (a != 0.0f) {
-                S->col[e] = (int32_t)c;
-                S->val[e] = a;
-                e++;
-            }
+        const float *a = A + r * cols;
+        int64_t c = 0, k = 0;
+        for (; c + 16 <= cols; c += 16) { /* vectorised count of a chunk */
+            int32_t t = 0;
+            for (int j = 0; j < 16; j++) t += a[c + j] != 0.0f;
+            k += t;
         }
+        for (; c < cols; c++) k += a[c] != 0.0f;
+        cnt[r + 1] = k;
     }
-    S->indptr[rows] = e;
+    for (int64_t r = 0; r < rows; r++) cnt[r + 1] += cnt[r];
+    nnz = cnt[rows];
+    ag_error_t rc = csr_alloc(S, rows, cols, nnz);
+    if (rc) {
+        ag_i_free(cnt);
+        return rc;
+    }
+    memcpy(S->indptr, cnt, (size_t)(rows + 1) * sizeof *cnt);
+    ag_i_free(cnt);
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (int64_t r = 0; r < rows; r++) {
+        const float *a = A + r * cols;
+        int64_t e = S->indptr[r], c = 0;
+        for (; c + 16 <= cols; c += 16) {
+            int32_t any = 0;
+            for (int j = 0; j < 16; j++) any |= a[c + j] != 0.0f;
+            if (!any) continue; /* a chunk of zeros: one test */
+            for (int j = 0; j < 16; j++)
+                if (a[c + j] != 0.0f) {
+                    S->col[e] = (int32_t)(c + j);
+                    S->val[e++] = a[c + j];
+                }
+        }
+        for (; c < cols; c++)
+            if (a[c] != 0.0f) {
+                S->col[e] = (int32_t)c;
+                S->val[e++] = a[c];
+            }
+    }
     return AG_SUCCESS;
 }
 

@@ -692,18 +692,28 @@ ag_error_t ag_model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_r
                         (long long)m->cfg.edge_dim);
     if (training && !rng) return AG_ERROR(AG_EINVAL, "model forward: training needs an rng");
     AG_CHECK(reserve(m, N, G, training));
+    /* vp[k]: where value k is. Out of training a dropout is the identity and its output is its
+     * input, not a copy of it (Cora's input is 15.5 MB); training keeps every value in val[]
+     * for the backward. */
+    const float *vp[AG_MODEL_MAX_OPS + 1];
+    vp[0] = batch->X;
     for (int k = 0; k < m->n_ops; k++) {
         op_t *op = &m->ops[k];
-        const float *in = value(m, batch, k);
+        const float *in = vp[k];
         float *y = m->val[k + 1];
         int64_t rows = m->graph_rows[k] ? G : N;
+        vp[k + 1] = y;
+        if (op->kind == OP_DROPOUT && !training) {
+            vp[k + 1] = in;
+            continue;
+        }
         switch (op->kind) {
         case OP_DROPOUT: AG_CHECK(ag_dropout_forward(&op->u.drop, in, y, rows, training, rng)); break;
         case OP_LINEAR: AG_CHECK(ag_linear_forward(&op->u.lin, in, y, rows, training, rng)); break;
         case OP_ACT: AG_CHECK(ag_act_forward(&op->u.act, in, y, rows, training, rng)); break;
         case OP_LAYERNORM: AG_CHECK(ag_layernorm_forward(&op->u.ln, in, y, rows, training, rng)); break;
         case OP_FFN: AG_CHECK(ag_ffn_forward(&op->u.ffn, in, y, rows, training, rng)); break;
-        case OP_ADD: ag_residual_forward(in, value(m, batch, op->add_from), y, rows * op->out_w); break;
+        case OP_ADD: ag_residual_forward(in, vp[op->add_from], y, rows * op->out_w); break;
         case OP_ATTENTION: {
             const ag_mask_t *mask;
             AG_CHECK(batch_mask(batch, &m->cfg.blocks[op->block], &mask));
@@ -715,7 +725,7 @@ ag_error_t ag_model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_r
         }
     }
     int64_t rows = ag_model_out_rows(m, batch);
-    memcpy(out, m->val[m->n_ops], (size_t)(rows * m->cfg.n_out) * sizeof(float));
+    memcpy(out, vp[m->n_ops], (size_t)(rows * m->cfg.n_out) * sizeof(float));
     m->last_nodes = N;
     m->last_graphs = G;
     m->last_training = training;
