@@ -371,11 +371,175 @@ static void test_bad_checkpoints_are_refused(void **state) {
     ag_trainset_destroy(&set);
 }
 
+
+/* ---- the program, killed with SIGKILL and resumed */
+
+/* Runs `attn-graph ARGS` in dir (stderr into dir/err.txt); returns the exit code. */
+static int run_cli(const char *args, char *err, size_t errn) {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && OMP_WAIT_POLICY=passive '%s' %s >'%s/out.txt' 2>'%s/err.txt'", dir,
+             AG_CLI_PATH, args, dir, dir);
+    int status = system(cmd);
+    assert_true(WIFEXITED(status));
+    if (err) {
+        snprintf(cmd, sizeof cmd, "%s/err.txt", dir);
+        FILE *f = fopen(cmd, "r");
+        assert_non_null(f);
+        size_t n = fread(err, 1, errn - 1, f);
+        err[n] = '\0';
+        fclose(f);
+    }
+    return WEXITSTATUS(status);
+}
+
+static int files_equal(const char *a, const char *b) {
+    size_t na, nb;
+    unsigned char *x = read_bytes(a, &na), *y = read_bytes(b, &nb);
+    int same = na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* The log without its wall-time column: epoch,loss,train_metric,val_metric,lr per line. */
+static char *log_without_seconds(const char *path) {
+    size_t n;
+    unsigned char *buf = read_bytes(path, &n);
+    char *outp = malloc(n + 1);
+    assert_non_null(outp);
+    size_t o = 0;
+    int field = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] == '\n') field = 0;
+        else if (buf[i] == ',') field++;
+        if (field != 4) outp[o++] = (char)buf[i];
+    }
+    outp[o] = '\0';
+    free(buf);
+    return outp;
+}
+
+#define TRAIN_ARGS \
+    "train --labels '" AG_SOURCE_DIR "/tests/data/mutag-mini/labels.csv' --split '" AG_SOURCE_DIR \
+    "/tests/data/mutag-mini/split.csv' --epochs 30 --hidden 16 --layers 2 --heads 2 --batch-size 4 --patience 0 " \
+    "--dropout 0.2 --threads 1 --quiet"
+
+static void test_cli_killed_and_resumed(void **state) {
+    (void)state;
+    char err[8192], args[2048], path[256], ckpt[256];
+    /* the uninterrupted run */
+    snprintf(args, sizeof args, TRAIN_ARGS " -o full.st --log full.csv");
+    if (run_cli(args, err, sizeof err) != 0) fail_msg("uninterrupted run: %s", err);
+
+    /* the same run with checkpoints, in a child killed at a random moment after the first one */
+    snprintf(ckpt, sizeof ckpt, "%s/c.st", dir);
+    unlink(ckpt);
+    snprintf(args, sizeof args, TRAIN_ARGS " -o part.st --log part.csv --checkpoint c.st --checkpoint-every 1");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && OMP_WAIT_POLICY=passive exec '%s' %s 2>/dev/null >/dev/null", dir,
+             AG_CLI_PATH, args);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    struct stat sb;
+    int polls = 0;
+    while (stat(ckpt, &sb) != 0 && polls < 20000) {
+        usleep(1000);
+        polls++;
+    }
+    assert_int_equal(stat(ckpt, &sb), 0);
+    /* then a random moment later (up to 0.2 s), reading the checkpoint all the while: a reader
+     * must always see a complete file */
+    srand((unsigned)time(NULL) ^ (unsigned)getpid());
+    int wait_ms = rand() % 200, reads = 0;
+    for (int ms = 0; ms < wait_ms; ms += 5) {
+        ag_safetensors_t f;
+        ag_error_t rc = ag_safetensors_read(&f, ckpt, AG_SAFETENSORS_STRICT);
+        if (rc != AG_SUCCESS) fail_msg("a torn checkpoint was seen: %s", ag_error_message());
+        assert_string_equal(ag_metadata_get(&f.metadata, "kind"), "checkpoint");
+        ag_safetensors_destroy(&f);
+        reads++;
+        usleep(5000);
+    }
+    int status;
+    int finished = waitpid(pid, &status, WNOHANG) == pid;
+    if (!finished) {
+        kill(pid, SIGKILL);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFSIGNALED(status));
+    }
+    /* what the kill left: a complete checkpoint */
+    ag_safetensors_t f;
+    if (ag_safetensors_read(&f, ckpt, AG_SAFETENSORS_STRICT) != AG_SUCCESS)
+        fail_msg("checkpoint after SIGKILL: %s", ag_error_message());
+    long long epoch = atoll(ag_metadata_get(&f.metadata, "epoch"));
+    ag_safetensors_destroy(&f);
+    print_message("killed %s after epoch %lld (%d reads of the checkpoint while it ran)\n",
+                  finished ? "(no: it had finished)" : "", epoch, reads);
+    assert_true(epoch >= 1 && epoch <= 30);
+
+    /* resume: the model file is the uninterrupted one, byte for byte, and so is the log */
+    if (run_cli("train --resume c.st --threads 1 --quiet", err, sizeof err) != 0) fail_msg("resume: %s", err);
+    char a[256], b[256];
+    snprintf(a, sizeof a, "%s/full.st", dir);
+    snprintf(b, sizeof b, "%s/part.st", dir);
+    if (!files_equal(a, b)) fail_msg("the resumed run's model differs from the uninterrupted run's");
+    snprintf(a, sizeof a, "%s/full.csv", dir);
+    snprintf(b, sizeof b, "%s/part.csv", dir);
+    char *la = log_without_seconds(a), *lb = log_without_seconds(b);
+    assert_string_equal(la, lb);
+    free(la);
+    free(lb);
+    /* no temporary file left beside the checkpoint */
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -c tmp > /dev/null", dir);
+    assert_int_not_equal(system(cmd), 0);
+
+    /* a corrupted checkpoint: exit 4 with the defect */
+    size_t n;
+    unsigned char *buf = read_bytes(ckpt, &n);
+    snprintf(path, sizeof path, "%s/bad.st", dir);
+    buf[n - 1] ^= 1;
+    write_bytes(path, buf, n);
+    assert_int_equal(run_cli("train --resume bad.st", err, sizeof err), 4);
+    if (!strstr(err, "checksum mismatch")) fail_msg("%s", err);
+    write_bytes(path, buf, n / 3);
+    assert_int_equal(run_cli("train --resume bad.st", err, sizeof err), 4);
+    if (!strstr(err, "truncated")) fail_msg("%s", err);
+    free(buf);
+    /* a model file is not a checkpoint */
+    assert_int_equal(run_cli("train --resume full.st", err, sizeof err), 4);
+    if (!strstr(err, "not a checkpoint")) fail_msg("%s", err);
+    /* other options with --resume */
+    assert_int_equal(run_cli("train --resume c.st --epochs 5", err, sizeof err), 2);
+    if (!strstr(err, "with --resume give only")) fail_msg("%s", err);
+}
+
+/* A checkpoint resumed on other data (a label changed since) is refused. */
+static void test_cli_resume_on_other_data(void **state) {
+    (void)state;
+    char err[8192], cmd[1024];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/mm' && cp -r '%s/tests/data/mutag-mini' '%s/mm'", dir, AG_SOURCE_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    const char *args = "train --labels mm/labels.csv --split mm/split.csv --epochs 3 --hidden 8 --layers 1 "
+                       "--heads 2 --threads 1 --quiet --checkpoint d.st -o d-model.st";
+    if (run_cli(args, err, sizeof err) != 0) fail_msg("%s", err);
+    /* flip the label of the first molecule */
+    snprintf(cmd, sizeof cmd, "cd '%s/mm' && sed -i '2s/,1$/,0/' labels.csv", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(run_cli("train --resume d.st", err, sizeof err), 4);
+    if (!strstr(err, "differ from those the checkpoint was made with")) fail_msg("%s", err);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resume_is_bit_identical),
         cmocka_unit_test(test_resume_with_early_stopping),
         cmocka_unit_test(test_bad_checkpoints_are_refused),
+        cmocka_unit_test(test_cli_killed_and_resumed),
+        cmocka_unit_test(test_cli_resume_on_other_data),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

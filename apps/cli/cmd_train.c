@@ -1,6 +1,7 @@
 /*
  * cmd_train.c: `attn-graph train`, train a model on a dataset of graphs or on one graph's nodes.
  */
+#include <glob.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -690,6 +691,20 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
                 d.graph_level ? "graphs" : "nodes", (long long)F, Fe > 0 ? " (+ edge features)" : "",
                 (long long)p.n_out, (long long)ag_param_list_size(ag_model_params(model)), (long long)d.fold.n_train,
                 (long long)d.fold.n_val, (long long)d.fold.n_test);
+    if (resume && t.checkpoint) {
+        /* temporary files of checkpoints a killed run was writing: never complete, never read */
+        size_t n = strlen(t.checkpoint) + 8;
+        char *pattern = malloc(n);
+        glob_t g;
+        if (pattern) {
+            snprintf(pattern, n, "%s.tmp.*", t.checkpoint);
+            if (glob(pattern, 0, NULL, &g) == 0) {
+                for (size_t i = 0; i < g.gl_pathc; i++) unlink(g.gl_pathv[i]);
+                globfree(&g);
+            }
+            free(pattern);
+        }
+    }
     if (resume && !t.quiet)
         fprintf(stderr, "attn-graph: resuming %s after epoch %lld/%lld\n", resume, (long long)state.epoch,
                 (long long)tc.epochs);

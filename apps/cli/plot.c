@@ -59,6 +59,9 @@ static void axis_range(double vmin, double vmax, double *lo, double *hi, double 
         vmin -= pad;
         vmax += pad;
     }
+    double pad = 0.04 * (vmax - vmin); /* no curve along a frame line */
+    vmin -= pad;
+    vmax += pad;
     *step = nice_step(vmax - vmin, 5);
     *lo = floor(vmin / *step) * *step;
     *hi = ceil(vmax / *step) * *step;
@@ -137,6 +140,12 @@ static void draw_series(svg_t *s, const panel_t *p, const cli_history_t *h, size
         }
 }
 
+/* The legend's backdrop, so that curves under it do not hide the labels. */
+static void legend_box(svg_t *s, const panel_t *p, int rows) {
+    out(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"184\" height=\"%d\" fill=\"white\" fill-opacity=\"0.85\" "
+        "stroke=\"#bbb\"/>\n", p->x0 + p->w - 196, p->y0 + 6, 18 * rows + 6);
+}
+
 static void legend(svg_t *s, const panel_t *p, int row, const char *color, const char *dash, const char *label) {
     double x = p->x0 + p->w - 190, y = p->y0 + 18 + 18 * row;
     out(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s%s%s/>\n", x, y - 4,
@@ -200,6 +209,8 @@ int cli_plot_curves(const char *path, const cli_history_t *h, const char *metric
     draw_series(&s, &top, h, offsetof(cli_epoch_t, loss), "#1f77b4", NULL);
     draw_series(&s, &bot, h, offsetof(cli_epoch_t, train_metric), "#7f7f7f", "6 4");
     draw_series(&s, &bot, h, offsetof(cli_epoch_t, val_metric), "#d62728", NULL);
+    legend_box(&s, &top, best > 0 ? 2 : 1);
+    legend_box(&s, &bot, 2);
     legend(&s, &top, 0, "#1f77b4", NULL, "training loss");
     if (best > 0) legend(&s, &top, 1, "#2ca02c", "4 3", "best epoch (kept)");
     char lab[128];
