@@ -243,7 +243,9 @@ static ag_error_t batch_loss(const ag_model_t *model, const ag_trainset_t *set, 
                              int64_t rows, const float *out, float *dout, loss_buf_t *lb, double *loss,
                              int64_t *counted) {
     const ag_model_config_t *c = ag_model_config(model);
-    int64_t C = c->n_out;
+    int64_t C = c->n_out, count;
+    if (ag_i_mul_overflow(rows, C, &count))
+        return AG_ERROR(AG_ELIMIT, "loss targets of %lld rows x %lld outputs overflow", (long long)rows, (long long)C);
     if (rows > lb->cap) {
         ag_i_free(lb->labels);
         ag_i_free(lb->targets);
@@ -253,7 +255,7 @@ static ag_error_t batch_loss(const ag_model_t *model, const ag_trainset_t *set, 
         void *p;
         AG_CHECK(ag_i_alloc_array(&p, rows, sizeof(int32_t), "labels"));
         lb->labels = p;
-        AG_CHECK(ag_i_alloc_array(&p, rows * C, sizeof(float), "targets"));
+        AG_CHECK(ag_i_alloc_array(&p, count, sizeof(float), "targets"));
         lb->targets = p;
         lb->cap = rows;
     }
@@ -298,9 +300,11 @@ static ag_error_t forward_rows(ag_model_t *model, const ag_trainset_t *set, cons
     ag_error_t rc = AG_SUCCESS;
     if (!ag_task_is_graph_level(c->task)) {
         const ag_example_t *ex = &set->examples[0];
-        int64_t N = ex->graph.n_nodes;
+        int64_t N = ex->graph.n_nodes, count;
         float *all = NULL;
-        rc = ag_i_alloc_array((void **)&all, N * C, sizeof(float), "node outputs");
+        if (ag_i_mul_overflow(N, C, &count))
+            return AG_ERROR(AG_ELIMIT, "node outputs of %lld nodes x %lld outputs overflow", (long long)N, (long long)C);
+        rc = ag_i_alloc_array((void **)&all, count, sizeof(float), "node outputs");
         if (rc != AG_SUCCESS) return rc;
         ag_batch_t batch;
         ag_batch_init(&batch, &ex->graph, ex->X.data, c->edge_dim > 0 ? ex->E.data : NULL);
@@ -329,14 +333,16 @@ ag_error_t ag_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_
     AG_CHECK(check_set(model, set));
     AG_CHECK(check_indices(idx, n, set->n_rows, "evaluation"));
     if (n == 0) return AG_SUCCESS;
-    int64_t C = c->n_out;
+    int64_t C = c->n_out, nC;
+    if (ag_i_mul_overflow(n, C, &nC))
+        return AG_ERROR(AG_ELIMIT, "evaluation outputs of %lld rows x %lld outputs overflow", (long long)n, (long long)C);
     float *raw = NULL, *dtmp = NULL, *pred = NULL, *truth = NULL;
     int32_t *ptrue = NULL, *pcls = NULL;
     loss_buf_t lb = {0};
-    ag_error_t rc = ag_i_alloc_array((void **)&raw, n * C, sizeof(float), "evaluation outputs");
-    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&dtmp, n * C, sizeof(float), "evaluation gradients");
-    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pred, n * C, sizeof(float), "predictions");
-    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&truth, n * C, sizeof(float), "truth");
+    ag_error_t rc = ag_i_alloc_array((void **)&raw, nC, sizeof(float), "evaluation outputs");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&dtmp, nC, sizeof(float), "evaluation gradients");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pred, nC, sizeof(float), "predictions");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&truth, nC, sizeof(float), "truth");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&ptrue, n, sizeof(int32_t), "labels");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pcls, n, sizeof(int32_t), "labels");
     if (rc == AG_SUCCESS) rc = forward_rows(model, set, idx, n, raw);
