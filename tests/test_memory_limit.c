@@ -176,8 +176,21 @@ static void test_cli_max_memory(void **state) {
     if (!strstr(err, "this run needs about") || !strstr(err, "the limit is 64.0 KiB, --max-memory") ||
         !strstr(err, "--mask neighbours") || !strstr(err, "--batch-size") || !strstr(err, "fewer heads"))
         fail_msg("%s", err);
-    snprintf(args, sizeof args, "%s --max-memory 1G", data);
+    char model[] = "/tmp/ag_mem_model_XXXXXX";
+    int fd = mkstemp(model);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(args, sizeof args, "%s --max-memory 1G -o %s", data, model);
     if (run_cli(args, err, sizeof err) != 0) fail_msg("%s", err);
+    /* eval estimates its evaluation pass */
+    snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv --split "
+             "tests/data/mutag-mini/split.csv --max-memory 10K", model);
+    assert_int_equal(run_cli(args, err, sizeof err), 1);
+    if (!strstr(err, "an evaluation pass on") || !strstr(err, "the limit is 10.0 KiB")) fail_msg("%s", err);
+    snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv --split "
+             "tests/data/mutag-mini/split.csv --max-memory 100M", model);
+    if (run_cli(args, err, sizeof err) != 0) fail_msg("%s", err);
+    unlink(model);
     snprintf(args, sizeof args, "%s --max-memory 12Q", data);
     assert_int_equal(run_cli(args, err, sizeof err), 2);
     if (!strstr(err, "--max-memory takes a size")) fail_msg("%s", err);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cli.h"
 #include "train_support.h"
 
 int cli_history_push(cli_history_t *h, const cli_epoch_t *e) {
@@ -165,3 +166,77 @@ void cli_format_size(char *buf, size_t n, int64_t bytes) {
     if (u == 0) snprintf(buf, n, "%lld B", (long long)bytes);
     else snprintf(buf, n, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
+
+static int cmp_size_desc(const void *a, const void *b) {
+    const int64_t *x = a, *y = b;
+    return x[0] < y[0] ? 1 : x[0] > y[0] ? -1 : 0;
+}
+
+/* Estimates the largest training step and evaluation pass and refuses a run above the limit.
+ * Returns an exit code. */
+int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_config_t *mc, const ag_trainset_t *set,
+                     int64_t batch_size, int training) {
+    int64_t limit = -1;
+    const char *limit_from = "--max-memory";
+    if (max_memory) {
+        if (cli_parse_size(max_memory, &limit) < 0) {
+            fprintf(stderr, "attn-graph: %s: --max-memory takes a size like 4G, 512M or 100000000, not '%s'\n",
+                    cmd, max_memory);
+            return AG_EXIT_USAGE;
+        }
+    } else {
+        limit = cli_mem_available();
+        limit_from = "the available memory (MemAvailable)";
+    }
+    if (limit < 0) return AG_EXIT_OK; /* unknown: no limit */
+    int64_t N = 0, E = 0, G = 1, Ne = 0, Ee = 0, Ge = 1;
+    if (ag_task_is_graph_level(mc->task)) {
+        /* the largest graphs together: an upper bound of any batch */
+        int64_t (*sz)[2] = malloc(sizeof *sz * (size_t)(set->n_examples > 0 ? set->n_examples : 1));
+        if (!sz) return AG_EXIT_FAILURE;
+        for (int64_t i = 0; i < set->n_examples; i++) {
+            sz[i][0] = set->examples[i].graph.n_nodes;
+            sz[i][1] = set->examples[i].graph.n_edges;
+        }
+        qsort(sz, (size_t)set->n_examples, sizeof *sz, cmp_size_desc);
+        G = batch_size < set->n_examples ? batch_size : set->n_examples;
+        Ge = set->n_examples < 256 ? set->n_examples : 256; /* ag_evaluate's batches */
+        for (int64_t i = 0; i < Ge; i++) {
+            if (i < G) N += sz[i][0], E += sz[i][1];
+            Ne += sz[i][0], Ee += sz[i][1];
+        }
+        free(sz);
+    } else {
+        N = Ne = set->examples[0].graph.n_nodes;
+        E = Ee = set->examples[0].graph.n_edges;
+    }
+    int64_t train_bytes = 0, eval_bytes;
+    ag_error_t rc = training ? ag_model_estimate_memory(mc, N, E, G, 1, &train_bytes) : AG_SUCCESS;
+    if (rc == AG_SUCCESS) rc = ag_model_estimate_memory(mc, Ne, Ee, Ge, 0, &eval_bytes);
+    if (rc) {
+        fprintf(stderr, "attn-graph: %s: %s\n", cmd, ag_error_message());
+        return AG_EXIT_FAILURE;
+    }
+    int64_t need = train_bytes > eval_bytes ? train_bytes : eval_bytes;
+    if (need <= limit) return AG_EXIT_OK;
+    char a[32], b[32];
+    cli_format_size(a, sizeof a, need);
+    cli_format_size(b, sizeof b, limit);
+    int full = 0;
+    for (int l = 0; l < mc->n_blocks; l++) full |= mc->blocks[l].mask == AG_MASK_FULL;
+    if (!training) {
+        fprintf(stderr, "attn-graph: %s: this run needs about %s of memory (an evaluation pass on %lld nodes and %lld "
+                "edges) but the limit is %s, %s; the model's size is fixed by its training: use a machine with more "
+                "memory, or raise --max-memory\n", cmd, a, (long long)Ne, (long long)Ee, b, limit_from);
+        return AG_EXIT_FAILURE;
+    }
+    fprintf(stderr,
+            "attn-graph: %s: this run needs about %s of memory (%s on %lld nodes and %lld edges) but the limit is "
+            "%s, %s; to fit, use fewer heads (--heads)%s, a smaller --hidden or --head-dim%s, or raise --max-memory\n",
+            cmd, a, train_bytes >= eval_bytes ? "a training step" : "an evaluation pass",
+            (long long)(train_bytes >= eval_bytes ? N : Ne), (long long)(train_bytes >= eval_bytes ? E : Ee), b,
+            limit_from, full ? ", neighbour instead of full attention (--mask neighbours)" : "",
+            ag_task_is_graph_level(mc->task) && training ? ", smaller batches (--batch-size)" : "");
+    return AG_EXIT_FAILURE;
+}
+

@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <attngraph/model.h>
+#include <attngraph/train.h>
 
 /* One epoch as the progress callback saw it. */
 typedef struct cli_epoch_t {
@@ -48,5 +50,12 @@ int64_t cli_mem_available(void);
 
 /* "1.5 GiB", "340 MiB", "12 KiB", "100 B". */
 void cli_format_size(char *buf, size_t n, int64_t bytes);
+
+/* Estimates the largest training step (training = 1) and evaluation pass of a model on a set
+ * (graph tasks: the batch_size largest graphs together, and 256 for evaluation; node tasks: the
+ * graph) and refuses, with a message saying what to change, a run above --max-memory (max_memory,
+ * or NULL for the available memory). Returns an exit code. */
+int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_config_t *mc, const ag_trainset_t *set,
+                     int64_t batch_size, int training);
 
 #endif
