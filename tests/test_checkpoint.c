@@ -431,13 +431,13 @@ static void test_cli_killed_and_resumed(void **state) {
     (void)state;
     char err[8192], args[2048], path[256], ckpt[256];
     /* the uninterrupted run */
-    snprintf(args, sizeof args, TRAIN_ARGS " -o full.st --log full.csv");
+    snprintf(args, sizeof args, TRAIN_ARGS " -o full.st --log full.csv --plot full.svg");
     if (run_cli(args, err, sizeof err) != 0) fail_msg("uninterrupted run: %s", err);
 
     /* the same run with checkpoints, in a child killed at a random moment after the first one */
     snprintf(ckpt, sizeof ckpt, "%s/c.st", dir);
     unlink(ckpt);
-    snprintf(args, sizeof args, TRAIN_ARGS " -o part.st --log part.csv --checkpoint c.st --checkpoint-every 1");
+    snprintf(args, sizeof args, TRAIN_ARGS " -o part.st --log part.csv --plot part.svg --checkpoint c.st --checkpoint-every 1");
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "cd '%s' && OMP_WAIT_POLICY=passive exec '%s' %s 2>/dev/null >/dev/null", dir,
              AG_CLI_PATH, args);
@@ -496,6 +496,26 @@ static void test_cli_killed_and_resumed(void **state) {
     assert_string_equal(la, lb);
     free(la);
     free(lb);
+    /* the plot covers every epoch, those before the kill included: the same file */
+    snprintf(a, sizeof a, "%s/full.svg", dir);
+    snprintf(b, sizeof b, "%s/part.svg", dir);
+    if (!files_equal(a, b)) fail_msg("the resumed run's plot differs from the uninterrupted run's");
+    size_t ns;
+    char *svg = (char *)read_bytes(a, &ns);
+    svg = realloc(svg, ns + 1);
+    svg[ns] = '\0';
+    assert_non_null(strstr(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert_non_null(strstr(svg, "</svg>\n"));
+    assert_non_null(strstr(svg, ">training loss</text>"));
+    assert_non_null(strstr(svg, ">validation accuracy</text>"));
+    assert_non_null(strstr(svg, ">epoch</text>"));
+    int polylines = 0;
+    for (const char *q = svg; (q = strstr(q, "<polyline")); q++) polylines++;
+    assert_true(polylines >= 3); /* loss, training metric, validation metric */
+    int circles = 0;
+    for (const char *q = svg; (q = strstr(q, "<circle")); q++) circles++;
+    assert_int_equal(circles, 3 * 30); /* a dot per epoch and series */
+    free(svg);
     /* no temporary file left beside the checkpoint */
     snprintf(cmd, sizeof cmd, "ls '%s' | grep -c tmp > /dev/null", dir);
     assert_int_not_equal(system(cmd), 0);

@@ -184,6 +184,15 @@ int cli_plot_curves(const char *path, const cli_history_t *h, const char *metric
     series_range(h, offsetof(cli_epoch_t, val_metric), &mn, &mx);
     series_range(h, offsetof(cli_epoch_t, train_metric), &mn, &mx);
     axis_range(mn, mx, &bot.lo, &bot.hi, &bot.step);
+    /* accuracy, F1 and ROC-AUC live in [0, 1]: no axis beyond */
+    if (!strcmp(metric, "accuracy") || !strcmp(metric, "macro_f1") || !strcmp(metric, "roc_auc")) {
+        if (bot.hi > 1) bot.hi = 1;
+        if (bot.lo < 0) bot.lo = 0;
+    }
+    double vmn = INFINITY, vmx = -INFINITY, tmn = INFINITY, tmx = -INFINITY;
+    series_range(h, offsetof(cli_epoch_t, val_metric), &vmn, &vmx);
+    series_range(h, offsetof(cli_epoch_t, train_metric), &tmn, &tmx);
+    int have_val = isfinite(vmn), have_train = isfinite(tmn);
     int64_t best = -1;
     for (int64_t i = 0; i < h->n; i++)
         if (h->items[i].improved) best = h->items[i].epoch;
@@ -210,14 +219,17 @@ int cli_plot_curves(const char *path, const cli_history_t *h, const char *metric
     draw_series(&s, &bot, h, offsetof(cli_epoch_t, train_metric), "#7f7f7f", "6 4");
     draw_series(&s, &bot, h, offsetof(cli_epoch_t, val_metric), "#d62728", NULL);
     legend_box(&s, &top, best > 0 ? 2 : 1);
-    legend_box(&s, &bot, 2);
+    if (have_val + have_train > 0) legend_box(&s, &bot, have_val + have_train);
     legend(&s, &top, 0, "#1f77b4", NULL, "training loss");
     if (best > 0) legend(&s, &top, 1, "#2ca02c", "4 3", "best epoch (kept)");
     char lab[128];
     snprintf(lab, sizeof lab, "validation %s", metric);
-    legend(&s, &bot, 0, "#d62728", NULL, lab);
+    if (have_val) legend(&s, &bot, 0, "#d62728", NULL, lab);
     snprintf(lab, sizeof lab, "training %s", metric);
-    legend(&s, &bot, 1, "#7f7f7f", "6 4", lab);
+    if (have_train) legend(&s, &bot, have_val, "#7f7f7f", "6 4", lab);
+    if (!have_val && !have_train)
+        out(&s, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"13\" fill=\"#777\">no validation "
+            "part and no training metric</text>\n", bot.x0 + bot.w / 2, bot.y0 + bot.h / 2);
     out(&s, "</svg>\n");
     if (s.failed) {
         free(s.buf);
