@@ -480,8 +480,8 @@ static void test_cli_killed_and_resumed(void **state) {
         fail_msg("checkpoint after SIGKILL: %s", ag_error_message());
     long long epoch = atoll(ag_metadata_get(&f.metadata, "epoch"));
     ag_safetensors_destroy(&f);
-    print_message("killed %s after epoch %lld (%d reads of the checkpoint while it ran)\n",
-                  finished ? "(no: it had finished)" : "", epoch, reads);
+    print_message("%s after epoch %lld (%d reads of the checkpoint while it ran)\n",
+                  finished ? "not killed: it had finished" : "killed", epoch, reads);
     assert_true(epoch >= 1 && epoch <= 30);
 
     /* resume: the model file is the uninterrupted one, byte for byte, and so is the log */
