@@ -26,7 +26,7 @@
 
 /* Rings and paths of 5..12 nodes (features: degree, 1); class = ring. */
 static void make_rings(ag_trainset_t *set) {
-    int G = 40;
+    int G = 24;
     ag_trainset_init(set, AG_TASK_GRAPH_CLASSIFICATION);
     set->n_classes = 2;
     assert_int_equal(ag_trainset_resize(set, G, G, 1), AG_SUCCESS);
@@ -75,17 +75,17 @@ static void config(ag_train_config_t *tc) {
     tc->lr_schedule = AG_LR_COSINE;
     tc->warmup_epochs = 2;
     tc->epochs = 12;
-    tc->batch_size = 7;
+    tc->batch_size = 5;
     tc->patience = 0;
     tc->seed = 3;
     tc->eval_train = 0;
 }
 
-static int64_t tr[24], va[8];
+static int64_t tr[16], va[8];
 
 static void split(void) {
-    for (int i = 0; i < 24; i++) tr[i] = i;
-    for (int i = 0; i < 8; i++) va[i] = 24 + i;
+    for (int i = 0; i < 16; i++) tr[i] = i;
+    for (int i = 0; i < 8; i++) va[i] = 16 + i;
 }
 
 static char dir[64];
@@ -163,7 +163,7 @@ static void test_resume_is_bit_identical(void **state) {
     tc.checkpoint_user = &sa;
     tc.checkpoint_every = 5; /* epochs 5 and 10 */
     ag_train_result_t ra, rb, rc_;
-    assert_int_equal(ag_train(a, &set, tr, 24, va, 8, &tc, &ra), AG_SUCCESS);
+    assert_int_equal(ag_train(a, &set, tr, 16, va, 8, &tc, &ra), AG_SUCCESS);
     assert_int_equal(sa.saved, 2);
     assert_int_equal(ra.epochs_run, 12);
     /* B: a fresh model resumed from epoch 5's checkpoint */
@@ -177,15 +177,15 @@ static void test_resume_is_bit_identical(void **state) {
     assert_string_equal(ag_metadata_get(&extra, "note"), "from the test");
     assert_string_equal(ag_metadata_get(&extra, "kind"), "checkpoint");
     assert_int_equal(st.epoch, 5);
-    assert_int_equal(st.step, 5 * 4); /* 24 graphs in batches of 7: 4 steps per epoch */
+    assert_int_equal(st.step, 5 * 4); /* 16 graphs in batches of 5: 4 steps per epoch */
     assert_int_equal(st.optim.step, 5 * 4);
-    assert_int_equal(st.n_order, 24);
+    assert_int_equal(st.n_order, 16);
     ag_metadata_destroy(&extra);
     epochs_seen_t seen = {0, 0, 0};
     tc.checkpoint = NULL;
     tc.progress = progress_cb;
     tc.progress_user = &seen;
-    assert_int_equal(ag_train_resume(b, &set, tr, 24, va, 8, &tc, &st, &rb), AG_SUCCESS);
+    assert_int_equal(ag_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &rb), AG_SUCCESS);
     assert_int_equal(seen.first, 6);
     assert_int_equal(seen.last, 12);
     assert_int_equal(seen.count, 7);
@@ -203,13 +203,13 @@ static void test_resume_is_bit_identical(void **state) {
     tc.checkpoint_user = &sc;
     tc.checkpoint_every = 1;
     tc.progress = NULL;
-    assert_int_equal(ag_train(c, &set, tr, 24, va, 8, &tc, &rc_), AG_EFILE);
+    assert_int_equal(ag_train(c, &set, tr, 16, va, 8, &tc, &rc_), AG_EFILE);
     assert_int_equal(sc.saved, 5);
     ag_model_destroy(c);
     c = model_of(8);
     assert_int_equal(ag_train_state_load(path, c, &st, NULL), AG_SUCCESS);
     sc.stop_at = 0; /* checkpoints go on after the resume: epochs 6 .. 12 */
-    assert_int_equal(ag_train_resume(c, &set, tr, 24, va, 8, &tc, &st, &rc_), AG_SUCCESS);
+    assert_int_equal(ag_train_resume(c, &set, tr, 16, va, 8, &tc, &st, &rc_), AG_SUCCESS);
     assert_int_equal(sc.saved, 12);
     tc.checkpoint = NULL;
     assert_same_weights(a, c);
@@ -221,7 +221,7 @@ static void test_resume_is_bit_identical(void **state) {
     assert_int_equal(ag_train_state_load(path, d, &st, NULL), AG_SUCCESS);
     seen.count = 0;
     tc.progress = progress_cb;
-    assert_int_equal(ag_train_resume(d, &set, tr, 24, va, 8, &tc, &st, &rc_), AG_SUCCESS);
+    assert_int_equal(ag_train_resume(d, &set, tr, 16, va, 8, &tc, &st, &rc_), AG_SUCCESS);
     assert_int_equal(seen.count, 0);
     assert_int_equal(rc_.epochs_run, 12);
     assert_same_weights(a, d);
@@ -249,7 +249,7 @@ static void test_resume_with_early_stopping(void **state) {
     tc.checkpoint = save_cb;
     tc.checkpoint_user = &sa;
     ag_train_result_t ra, rb;
-    assert_int_equal(ag_train(a, &set, tr, 24, va, 8, &tc, &ra), AG_SUCCESS);
+    assert_int_equal(ag_train(a, &set, tr, 16, va, 8, &tc, &ra), AG_SUCCESS);
     if (ra.epochs_run >= 60) fail_msg("patience 3 never stopped the run (best epoch %lld)", (long long)ra.best_epoch);
     tc.checkpoint = NULL;
     int64_t from[2] = {ra.epochs_run, ra.epochs_run > 2 ? ra.epochs_run - 2 : 1};
@@ -259,7 +259,7 @@ static void test_resume_with_early_stopping(void **state) {
         char path[128];
         snprintf(path, sizeof path, "%s/e%lld.st", dir, (long long)from[k]);
         assert_int_equal(ag_train_state_load(path, b, &st, NULL), AG_SUCCESS);
-        assert_int_equal(ag_train_resume(b, &set, tr, 24, va, 8, &tc, &st, &rb), AG_SUCCESS);
+        assert_int_equal(ag_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &rb), AG_SUCCESS);
         assert_int_equal(rb.epochs_run, ra.epochs_run);
         assert_int_equal(rb.best_epoch, ra.best_epoch);
         assert_same_weights(a, b);
@@ -313,7 +313,7 @@ static void test_bad_checkpoints_are_refused(void **state) {
     tc.checkpoint = save_cb;
     tc.checkpoint_user = &sa;
     ag_train_result_t r;
-    assert_int_equal(ag_train(a, &set, tr, 24, va, 8, &tc, &r), AG_SUCCESS);
+    assert_int_equal(ag_train(a, &set, tr, 16, va, 8, &tc, &r), AG_SUCCESS);
     tc.checkpoint = NULL;
     char good[128], bad[128];
     snprintf(good, sizeof good, "%s/e1.st", dir);
@@ -353,18 +353,18 @@ static void test_bad_checkpoints_are_refused(void **state) {
     ag_train_state_t st;
     assert_int_equal(ag_train_state_load(good, b, &st, NULL), AG_SUCCESS);
     tc.epochs = 3;
-    assert_int_equal(ag_train_resume(b, &set, tr, 24, va, 8, &tc, &st, &r), AG_EMODEL);
+    assert_int_equal(ag_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &r), AG_EMODEL);
     if (!strstr(ag_error_message(), "another training configuration")) fail_msg("%s", ag_error_message());
     if (!strstr(ag_error_message(), "'epochs 2' in the checkpoint, 'epochs 3' now")) fail_msg("%s", ag_error_message());
     assert_non_null(strstr(ag_error_message(), "'epochs 2' in the checkpoint, 'epochs 3' now"));
     tc.epochs = 2;
     tc.seed = 4;
-    assert_int_equal(ag_train_resume(b, &set, tr, 24, va, 8, &tc, &st, &r), AG_EMODEL);
+    assert_int_equal(ag_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &r), AG_EMODEL);
     assert_non_null(strstr(ag_error_message(), "'seed 3' in the checkpoint, 'seed 4' now"));
     tc.seed = 3;
-    int64_t other[24];
-    for (int i = 0; i < 24; i++) other[i] = i + 1; /* same size, another list */
-    assert_int_equal(ag_train_resume(b, &set, other, 24, va, 8, &tc, &st, &r), AG_EMODEL);
+    int64_t other[16];
+    for (int i = 0; i < 16; i++) other[i] = i + 1; /* same size, another list */
+    assert_int_equal(ag_train_resume(b, &set, other, 16, va, 8, &tc, &st, &r), AG_EMODEL);
     assert_non_null(strstr(ag_error_message(), "another training list"));
     ag_train_state_destroy(&st);
 
@@ -374,6 +374,78 @@ static void test_bad_checkpoints_are_refused(void **state) {
     ag_trainset_destroy(&set);
 }
 
+
+void ag_i_alloc_fail_at(int64_t n);
+
+/* Allocation-failure injection: the n-th allocation of a save, a load and a resume fails, for every
+ * n until one succeeds (the first 16 of a resume); each failure is AG_ENOMEM with nothing leaked (ASan checks) and a failed
+ * load leaves the model's weights as they were. */
+static void test_checkpoint_allocation_failures(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    make_rings(&set);
+    ag_train_config_t tc;
+    config(&tc);
+    tc.epochs = 2;
+    ag_model_t *a = model_of(8);
+    saver_t sa = {0, 0};
+    tc.checkpoint = save_cb;
+    tc.checkpoint_user = &sa;
+    ag_train_result_t r;
+    assert_int_equal(ag_train(a, &set, tr, 16, va, 8, &tc, &r), AG_SUCCESS);
+    tc.checkpoint = NULL;
+    char good[128], out[128];
+    snprintf(good, sizeof good, "%s/e1.st", dir);
+    snprintf(out, sizeof out, "%s/oom.st", dir);
+    ag_model_t *b = model_of(8), *fresh = model_of(8);
+    ag_train_state_t st;
+    int ok = 0;
+    for (int64_t n = 1; n < 20000 && !ok; n++) {
+        ag_i_alloc_fail_at(n);
+        ag_error_t rc = ag_train_state_load(good, b, &st, NULL);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) {
+            print_message("a load succeeds from its %lld-th allocation on\n", (long long)n);
+            ok = 1;
+            break;
+        }
+        assert_int_equal(rc, AG_ENOMEM);
+        assert_same_weights(b, fresh);
+    }
+    assert_true(ok);
+    ok = 0;
+    for (int64_t n = 1; n < 20000 && !ok; n++) {
+        ag_i_alloc_fail_at(n);
+        ag_error_t rc = ag_train_state_save(out, b, &st, NULL);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) print_message("a save succeeds from its %lld-th allocation on\n", (long long)n), ok = 1;
+        else assert_int_equal(rc, AG_ENOMEM);
+    }
+    assert_true(ok);
+    ag_train_state_t st2;
+    assert_int_equal(ag_train_state_load(out, fresh, &st2, NULL), AG_SUCCESS);
+    assert_int_equal(st2.epoch, 1);
+    assert_memory_equal(st2.best, st.best, (size_t)st.n_params * sizeof(float));
+    ag_train_state_destroy(&st2);
+    /* a resume allocates thousands of times over its epochs (batches, masks): the first 16, the
+     * state's copies and the training buffers, fail one by one */
+    for (int64_t n = 1; n <= 16; n++) {
+        ag_model_t *c = model_of(8);
+        ag_train_state_t s3;
+        assert_int_equal(ag_train_state_load(good, c, &s3, NULL), AG_SUCCESS);
+        ag_i_alloc_fail_at(n);
+        ag_error_t rc = ag_train_resume(c, &set, tr, 16, va, 8, &tc, &s3, &r);
+        ag_i_alloc_fail_at(0);
+        if (rc != AG_SUCCESS && rc != AG_ENOMEM) fail_msg("allocation %lld: %s", (long long)n, ag_error_message());
+        ag_train_state_destroy(&s3);
+        ag_model_destroy(c);
+    }
+    ag_train_state_destroy(&st);
+    ag_model_destroy(a);
+    ag_model_destroy(b);
+    ag_model_destroy(fresh);
+    ag_trainset_destroy(&set);
+}
 
 /* ---- the program, killed with SIGKILL and resumed */
 
@@ -561,8 +633,10 @@ int main(void) {
         cmocka_unit_test(test_resume_is_bit_identical),
         cmocka_unit_test(test_resume_with_early_stopping),
         cmocka_unit_test(test_bad_checkpoints_are_refused),
+        cmocka_unit_test(test_checkpoint_allocation_failures),
         cmocka_unit_test(test_cli_killed_and_resumed),
         cmocka_unit_test(test_cli_resume_on_other_data),
     };
+    if (getenv("AG_TEST_FILTER")) cmocka_set_test_filter(getenv("AG_TEST_FILTER"));
     return cmocka_run_group_tests(tests, setup, teardown);
 }
