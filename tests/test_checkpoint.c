@@ -610,6 +610,10 @@ static void test_cli_killed_and_resumed(void **state) {
     /* other options with --resume */
     assert_int_equal(run_cli("train --resume c.st --epochs 5", err, sizeof err), 2);
     if (!strstr(err, "with --resume give only")) fail_msg("%s", err);
+    assert_int_equal(run_cli(TRAIN_ARGS " --checkpoint-every 2", err, sizeof err), 2);
+    if (!strstr(err, "--checkpoint-every needs --checkpoint FILE")) fail_msg("%s", err);
+    assert_int_equal(run_cli("train --resume missing.st", err, sizeof err), 3);
+    if (!strstr(err, "missing.st: cannot open")) fail_msg("%s", err);
 }
 
 /* A checkpoint resumed on other data (a label changed since) is refused. */

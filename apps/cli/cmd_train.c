@@ -458,6 +458,10 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
             return AG_EXIT_USAGE;
         }
     }
+    if (t.checkpoint_every > 0 && !t.checkpoint) {
+        fprintf(stderr, "attn-graph: train: --checkpoint-every needs --checkpoint FILE\n");
+        return AG_EXIT_USAGE;
+    }
     /* Validate enumerations before any loading. */
     ag_task_t task = AG_TASK_GRAPH_CLASSIFICATION;
     int task_given = 0;

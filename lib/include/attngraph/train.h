@@ -18,6 +18,12 @@
  * tasks train on the whole graph with the loss on the listed nodes only (semi-supervised,
  * transductive). The random stream is seeded: the same seed gives the same model, whatever the
  * number of threads.
+ *
+ * Interrupted runs continue bit for bit: set cfg.checkpoint (called every cfg.checkpoint_every
+ * epochs with the model and the ag_train_state_t) to save both with ag_train_state_save(); later,
+ * ag_train_state_load() into a model of the same architecture and ag_train_resume() with the same
+ * configuration end with exactly the weights of the uninterrupted run (docs/checkpoints.md).
+ * ag_model_estimate_memory() tells before any allocation whether a run fits in memory.
  */
 #ifndef ATTNGRAPH_TRAIN_H
 #define ATTNGRAPH_TRAIN_H
