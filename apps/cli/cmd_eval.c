@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "learn.h"
+#include "train_support.h"
 
 static const char *const CMD = "eval";
 
@@ -21,6 +22,7 @@ static void eval_usage(FILE *out) {
         "  --part P               test (default), val, train or all\n"
         "  --json                 one JSON object instead of the text line\n"
         "  --threads N            OpenMP / BLAS threads\n"
+        "  --max-memory SIZE      refuse a run estimated to need more (e.g. 4G; default: the available memory)\n"
         "Data and split options as for 'attn-graph train' (give the same ones to score the same part):\n"
         "  --labels FILE.csv, --target COL[,COL] (default: the model's target columns), --file-column NAME,\n"
         "  GRAPH, --label-attr ATTR (default: the model's), --node-table FILE, --table-id-attr ATTR,\n"
@@ -35,7 +37,7 @@ static void eval_usage(FILE *out) {
 int ag_cmd_eval(int argc, char **argv) {
     cli_data_opts_t o;
     cli_data_opts_init(&o);
-    const char *model_path = NULL, *part = "test";
+    const char *model_path = NULL, *part = "test", *max_memory = NULL;
     int json = 0;
     int64_t threads = 0;
     for (int i = 1; i < argc; i++) {
@@ -55,6 +57,7 @@ int ag_cmd_eval(int argc, char **argv) {
         int r = cli_data_option(&o, CMD, argc, argv, &i, 0);
         if (r == 0 && (r = cli_opt(CMD, "--model", argc, argv, &i, &v)) > 0) model_path = v;
         else if (r == 0 && (r = cli_opt(CMD, "--part", argc, argv, &i, &v)) > 0) part = v;
+        else if (r == 0 && (r = cli_opt(CMD, "--max-memory", argc, argv, &i, &v)) > 0) max_memory = v;
         else if (r == 0 && (r = cli_opt(CMD, "--threads", argc, argv, &i, &v)) > 0) {
             if (cli_int(CMD, "--threads", v, 1, 4096, &threads) < 0) return AG_EXIT_USAGE;
         } else if (r == 0 && !strcmp(a, "--json")) {
@@ -137,6 +140,8 @@ int ag_cmd_eval(int argc, char **argv) {
         code = AG_EXIT_FAILURE;
         goto done;
     }
+    code = cli_check_memory(CMD, max_memory, ag_model_config(b.model), &p.set, 256, 0);
+    if (code != AG_EXIT_OK) goto done;
     ag_scores_t sc;
     rc = ag_evaluate(b.model, &p.set, idx, n, &sc);
     if (rc) {

@@ -1,10 +1,14 @@
 /*
  * cmd_train.c: `attn-graph train`, train a model on a dataset of graphs or on one graph's nodes.
  */
+#include <glob.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "learn.h"
+#include "train_support.h"
 
 static const char *const CMD = "train";
 
@@ -82,14 +86,25 @@ static void train_usage(FILE *out) {
         "  --log FILE.csv         one line per epoch: epoch,loss,train_metric,val_metric,seconds,lr\n"
         "  --quiet                no progress line on stderr\n"
         "  --json                 print the test metrics as one JSON object\n"
+        "  --plot FILE.svg        draw the training loss and the validation metric per epoch (SVG)\n"
+        "Interruption and limits:\n"
+        "  --checkpoint FILE      write the whole training state to FILE (atomically) every N epochs\n"
+        "  --checkpoint-every N   epochs between checkpoints (default 1)\n"
+        "  --resume FILE          continue the run saved in FILE (its command line is stored there; only\n"
+        "                         --threads, --quiet and --max-memory may be given with it); the final model\n"
+        "                         is bit-identical to that of an uninterrupted run\n"
+        "  --max-memory SIZE      refuse to start a run estimated to need more (e.g. 4G, 512M; default: the\n"
+        "                         machine's available memory)\n"
         "  --help                 this message\n"
         "\n"
-        "Exit codes: 0 success, 1 unexpected failure, 2 bad command line, 3 bad input file.\n");
+        "Exit codes: 0 success, 1 unexpected failure or a run larger than --max-memory, 2 bad command line,\n"
+        "3 bad input file, 4 bad or mismatched checkpoint.\n");
 }
 
 typedef struct train_opts_t {
     const char *preset, *mask, *score, *attn_norm, *readout, *edge_mode, *norm, *optimizer, *schedule, *metric;
-    const char *output, *log;
+    const char *output, *log, *plot, *checkpoint, *max_memory;
+    int64_t checkpoint_every;
     int64_t layers, heads, head_dim, hidden, hops, epochs, batch_size, patience, warmup, threads;
     double dropout, attn_dropout, lr, weight_decay, clip;
     int no_ffn, no_residual, quiet, json, no_train_metric;
@@ -140,6 +155,10 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     OPT_STR("--output", output);
     OPT_STR("-o", output);
     OPT_STR("--log", log);
+    OPT_STR("--plot", plot);
+    OPT_STR("--checkpoint", checkpoint);
+    OPT_STR("--max-memory", max_memory);
+    OPT_INT("--checkpoint-every", checkpoint_every, 1, 100000000);
     OPT_INT("--layers", layers, 1, AG_MODEL_MAX_BLOCKS);
     OPT_INT("--heads", heads, 1, 4096);
     OPT_INT("--head-dim", head_dim, 1, 1 << 20);
@@ -319,7 +338,14 @@ static int model_config(const train_opts_t *t, ag_task_t task, int64_t F, int64_
 typedef struct progress_t {
     FILE *log;
     int quiet;
+    cli_history_t history; /* every epoch of the run, those before a resume included */
+    int history_failed;
 } progress_t;
+
+static void log_line(FILE *log, const cli_epoch_t *e) {
+    fprintf(log, "%lld,%.9g,%.9g,%.9g,%.6f,%.9g\n", (long long)e->epoch, e->loss, e->train_metric, e->val_metric,
+            e->seconds, e->lr);
+}
 
 static void fmt_time(char *buf, size_t n, double s) {
     if (!isfinite(s) || s < 0) s = 0;
@@ -330,9 +356,10 @@ static void fmt_time(char *buf, size_t n, double s) {
 
 static void on_epoch(const ag_epoch_log_t *e, void *user) {
     progress_t *p = user;
+    cli_epoch_t h = {e->epoch, e->loss, e->train_metric, e->val_metric, e->seconds, e->lr, e->improved};
+    if (cli_history_push(&p->history, &h) < 0) p->history_failed = 1;
     if (p->log) {
-        fprintf(p->log, "%lld,%.9g,%.9g,%.9g,%.6f,%.9g\n", (long long)e->epoch, e->loss, e->train_metric, e->val_metric,
-                e->seconds, e->lr);
+        log_line(p->log, &h);
         fflush(p->log);
     }
     if (p->quiet) return;
@@ -349,7 +376,60 @@ static void on_epoch(const ag_epoch_log_t *e, void *user) {
             e->loss, train, val, e->improved ? " *" : "  ", t, eta);
 }
 
-int ag_cmd_train(int argc, char **argv) {
+/* What the checkpoint callback adds to the library's state: how to redo the run's setup. */
+typedef struct ckpt_ctx_t {
+    const char *path;
+    const char *args;    /* the command line, one argument per line */
+    const char *cwd;     /* the directory it ran in (relative paths) */
+    char data_crc[16];   /* fingerprint of the prepared data and split */
+    progress_t *progress;
+} ckpt_ctx_t;
+
+static ag_error_t on_checkpoint(const ag_model_t *model, const ag_train_state_t *st, void *user) {
+    ckpt_ctx_t *c = user;
+    ag_metadata_t m;
+    ag_metadata_init(&m);
+    char *hist = c->progress->history_failed ? NULL : cli_history_to_text(&c->progress->history);
+    ag_error_t rc = AG_SUCCESS;
+    if (!hist) {
+        fprintf(stderr, "attn-graph: train: out of memory writing the checkpoint\n");
+        return AG_ENOMEM;
+    }
+    if ((rc = ag_metadata_set(&m, "cli_args", c->args)) == AG_SUCCESS &&
+        (rc = ag_metadata_set(&m, "cli_cwd", c->cwd)) == AG_SUCCESS &&
+        (rc = ag_metadata_set(&m, "data_crc", c->data_crc)) == AG_SUCCESS &&
+        (rc = ag_metadata_set(&m, "history", hist)) == AG_SUCCESS)
+        rc = ag_train_state_save(c->path, model, st, &m);
+    free(hist);
+    ag_metadata_destroy(&m);
+    return rc;
+}
+
+/* CRC-32 of everything the run is trained and validated on: graphs, features, targets, split. */
+static void data_fingerprint(const ag_trainset_t *set, const ag_fold_t *fold, char *out, size_t n) {
+    uint32_t c = 0;
+    for (int64_t i = 0; i < set->n_examples; i++) {
+        const ag_example_t *ex = &set->examples[i];
+        int64_t dims[5] = {ex->graph.n_nodes, ex->graph.n_entries, ex->X.rows * ex->X.cols, ex->E.rows * ex->E.cols,
+                           ex->graph.n_graphs};
+        c = ag_crc32(c, dims, sizeof dims);
+        c = ag_crc32(c, ex->graph.indptr, (size_t)(ex->graph.n_nodes + 1) * sizeof(int64_t));
+        if (ex->graph.n_entries > 0) c = ag_crc32(c, ex->graph.src, (size_t)ex->graph.n_entries * sizeof(int32_t));
+        if (dims[2] > 0) c = ag_crc32(c, ex->X.data, (size_t)dims[2] * sizeof(float));
+        if (dims[3] > 0) c = ag_crc32(c, ex->E.data, (size_t)dims[3] * sizeof(float));
+    }
+    c = ag_crc32(c, set->targets, (size_t)(set->n_rows * set->n_cols) * sizeof(float));
+    int64_t counts[3] = {fold->n_train, fold->n_val, fold->n_test};
+    c = ag_crc32(c, counts, sizeof counts);
+    if (fold->n_train) c = ag_crc32(c, fold->train, (size_t)fold->n_train * sizeof(int64_t));
+    if (fold->n_val) c = ag_crc32(c, fold->val, (size_t)fold->n_val * sizeof(int64_t));
+    if (fold->n_test) c = ag_crc32(c, fold->test, (size_t)fold->n_test * sizeof(int64_t));
+    snprintf(out, n, "%08x", (unsigned)c);
+}
+
+/* The run itself; `resume` is the checkpoint to continue (absolute path) or NULL; `args` is the
+ * command line to store in checkpoints and `cwd` the directory it runs in. */
+static int train_run(int argc, char **argv, const char *resume, const char *args, const char *cwd) {
     cli_data_opts_t o;
     cli_data_opts_init(&o);
     train_opts_t t;
@@ -377,6 +457,10 @@ int ag_cmd_train(int argc, char **argv) {
             fprintf(stderr, "attn-graph: train: unknown option '%s' (see 'attn-graph train --help')\n", a);
             return AG_EXIT_USAGE;
         }
+    }
+    if (t.checkpoint_every > 0 && !t.checkpoint) {
+        fprintf(stderr, "attn-graph: train: --checkpoint-every needs --checkpoint FILE\n");
+        return AG_EXIT_USAGE;
     }
     /* Validate enumerations before any loading. */
     ag_task_t task = AG_TASK_GRAPH_CLASSIFICATION;
@@ -438,6 +522,13 @@ int ag_cmd_train(int argc, char **argv) {
     ag_model_t *model = NULL;
     FILE *log = NULL;
     ag_error_t rc = AG_SUCCESS;
+    progress_t pr;
+    memset(&pr, 0, sizeof pr);
+    ckpt_ctx_t ck;
+    memset(&ck, 0, sizeof ck);
+    ag_train_state_t state;
+    memset(&state, 0, sizeof state);
+    int have_state = 0;
     if (code == AG_EXIT_OK) code = cli_data_load(&d, &o, CMD, NULL, 0, AG_TASK_AUTO);
     if (code != AG_EXIT_OK) goto done;
     if (d.graph_level) {
@@ -477,19 +568,58 @@ int ag_cmd_train(int argc, char **argv) {
     code = model_config(&t, task, F, Fe, p.n_out, &mc);
     if (code != AG_EXIT_OK) goto done;
     mc.seed = o.seed;
+    code = cli_check_memory(CMD, t.max_memory, &mc, &p.set, tc.batch_size, 1);
+    if (code != AG_EXIT_OK) goto done;
     if ((rc = ag_model_create(&model, &mc)) != AG_SUCCESS) {
         code = ag_cli_fail(rc);
         goto done;
+    }
+    data_fingerprint(&p.set, &d.fold, ck.data_crc, sizeof ck.data_crc);
+    if (resume) {
+        ag_metadata_t meta;
+        ag_metadata_init(&meta);
+        rc = ag_train_state_load(resume, model, &state, &meta);
+        have_state = rc == AG_SUCCESS;
+        const char *crc = ag_metadata_get(&meta, "data_crc"), *hist = ag_metadata_get(&meta, "history");
+        if (rc) {
+            code = rc == AG_ENOMEM ? AG_EXIT_FAILURE : AG_EXIT_MODEL;
+            fprintf(stderr, "attn-graph: %s\n", ag_error_message());
+        } else if (!crc || strcmp(crc, ck.data_crc) != 0) {
+            fprintf(stderr, "attn-graph: %s: the data (graphs, features, targets or split) differ from those the "
+                    "checkpoint was made with; it cannot be continued on them\n", resume);
+            code = AG_EXIT_MODEL;
+        } else if (!hist || cli_history_from_text(&pr.history, hist) < 0 || pr.history.n != state.epoch) {
+            fprintf(stderr, "attn-graph: %s: the checkpoint's epoch history is missing or malformed\n", resume);
+            code = AG_EXIT_MODEL;
+        }
+        ag_metadata_destroy(&meta);
+        if (code != AG_EXIT_OK) goto done;
     }
     if (t.log && !(log = fopen(t.log, "w"))) {
         fprintf(stderr, "attn-graph: train: cannot write %s\n", t.log);
         code = AG_EXIT_FAILURE;
         goto done;
     }
-    if (log) fprintf(log, "epoch,loss,train_metric,val_metric,seconds,lr\n");
-    progress_t pr = {log, t.quiet};
+    if (log) {
+        /* a resumed run's log starts over with the epochs before the checkpoint: no line is lost or
+         * repeated, whatever happened after the checkpoint */
+        fprintf(log, "epoch,loss,train_metric,val_metric,seconds,lr\n");
+        for (int64_t i = 0; i < pr.history.n; i++) log_line(log, &pr.history.items[i]);
+        fflush(log);
+    }
+    pr.log = log;
+    pr.quiet = t.quiet;
     tc.progress = on_epoch;
     tc.progress_user = &pr;
+    if (t.checkpoint) {
+        ck.path = t.checkpoint;
+        ck.args = args;
+        ck.cwd = cwd;
+        ck.progress = &pr;
+        tc.checkpoint = on_checkpoint;
+        tc.checkpoint_user = &ck;
+        tc.checkpoint_every = t.checkpoint_every > 0 ? t.checkpoint_every : 1;
+    }
     if (!t.quiet)
         fprintf(stderr,
                 "attn-graph: %s, %lld %s, %lld features%s, %lld outputs, %lld parameters; train %lld, val %lld, test "
@@ -498,10 +628,29 @@ int ag_cmd_train(int argc, char **argv) {
                 d.graph_level ? "graphs" : "nodes", (long long)F, Fe > 0 ? " (+ edge features)" : "",
                 (long long)p.n_out, (long long)ag_param_list_size(ag_model_params(model)), (long long)d.fold.n_train,
                 (long long)d.fold.n_val, (long long)d.fold.n_test);
+    if (resume && t.checkpoint) {
+        /* temporary files of checkpoints a killed run was writing: never complete, never read */
+        size_t n = strlen(t.checkpoint) + 8;
+        char *pattern = malloc(n);
+        glob_t g;
+        if (pattern) {
+            snprintf(pattern, n, "%s.tmp.*", t.checkpoint);
+            if (glob(pattern, 0, NULL, &g) == 0) {
+                for (size_t i = 0; i < g.gl_pathc; i++) unlink(g.gl_pathv[i]);
+                globfree(&g);
+            }
+            free(pattern);
+        }
+    }
+    if (resume && !t.quiet)
+        fprintf(stderr, "attn-graph: resuming %s after epoch %lld/%lld\n", resume, (long long)state.epoch,
+                (long long)tc.epochs);
     ag_train_result_t res;
-    rc = ag_train(model, &p.set, d.fold.train, d.fold.n_train, d.fold.val, d.fold.n_val, &tc, &res);
+    rc = ag_train_resume(model, &p.set, d.fold.train, d.fold.n_train, d.fold.val, d.fold.n_val, &tc,
+                         resume ? &state : NULL, &res);
     if (rc) {
         code = ag_cli_fail(rc);
+        if (rc == AG_EFILE) code = AG_EXIT_FAILURE; /* writing a checkpoint is I/O, not bad input */
         goto done;
     }
     if (!t.quiet) {
@@ -535,6 +684,20 @@ int ag_cmd_train(int argc, char **argv) {
             goto done;
         }
     }
+    if (t.plot) {
+        ag_metric_t shown = tc.metric;
+        if (shown == AG_METRIC_AUTO)
+            shown = task == AG_TASK_GRAPH_MULTITASK    ? AG_METRIC_ROC_AUC
+                    : task == AG_TASK_GRAPH_REGRESSION ? AG_METRIC_RMSE
+                                                       : AG_METRIC_ACCURACY;
+        char why[512];
+        if (pr.history_failed || cli_plot_curves(t.plot, &pr.history, ag_metric_name(shown), why, sizeof why) < 0) {
+            fprintf(stderr, "attn-graph: train: cannot write the plot %s: %s\n", t.plot,
+                    pr.history_failed ? "out of memory" : why);
+            code = AG_EXIT_FAILURE;
+            goto done;
+        }
+    }
     ag_scores_t sc;
     rc = ag_evaluate(model, &p.set, d.fold.test, d.fold.n_test, &sc);
     if (rc) {
@@ -544,9 +707,129 @@ int ag_cmd_train(int argc, char **argv) {
     cli_print_scores(stdout, "test", task, &sc, t.json);
 done:
     if (log) fclose(log);
+    if (have_state) ag_train_state_destroy(&state);
+    cli_history_destroy(&pr.history);
     ag_model_destroy(model);
     ag_prepared_destroy(&p);
     cli_data_destroy(&d);
     for (int i = 0; i < 3; i++) free(fl.buf[i]);
+    return code;
+}
+
+/* Options that do not change the result: given afresh with --resume, never stored. */
+static int local_option(char **argv, int argc, int i, int *width) {
+    static const char *const with_value[] = {"--threads", "--max-memory", "--resume"};
+    for (int k = 0; k < 3; k++) {
+        size_t n = strlen(with_value[k]);
+        if (!strncmp(argv[i], with_value[k], n) && argv[i][n] == '=') return *width = 1, 1;
+        if (!strcmp(argv[i], with_value[k])) return *width = i + 1 < argc ? 2 : 1, 1;
+    }
+    if (!strcmp(argv[i], "--quiet")) return *width = 1, 1;
+    return 0;
+}
+
+int ag_cmd_train(int argc, char **argv) {
+    const char *resume = NULL;
+    int others = 0;
+    size_t args_len = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return train_run(argc, argv, NULL, "", ".");
+        const char *v;
+        int r = cli_opt(CMD, "--resume", argc, argv, &i, &v);
+        if (r < 0) return AG_EXIT_USAGE;
+        if (r > 0) {
+            resume = v;
+            continue;
+        }
+        int w;
+        if (local_option(argv, argc, i, &w)) {
+            i += w - 1;
+            continue;
+        }
+        others = 1;
+        if (strchr(argv[i], '\n')) {
+            fprintf(stderr, "attn-graph: train: an argument holds a newline; it cannot be stored in a checkpoint\n");
+            return AG_EXIT_USAGE;
+        }
+        args_len += strlen(argv[i]) + 1;
+    }
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
+    if (!resume) {
+        /* the command line as checkpoints store it: one argument per line, local options left out */
+        char *args = malloc(args_len);
+        if (!args) return AG_EXIT_FAILURE;
+        size_t used = 0;
+        args[0] = '\0';
+        for (int i = 1; i < argc; i++) {
+            int w;
+            if (local_option(argv, argc, i, &w)) {
+                i += w - 1;
+                continue;
+            }
+            used += (size_t)snprintf(args + used, args_len - used, "%s\n", argv[i]);
+        }
+        int code = train_run(argc, argv, NULL, args, cwd);
+        free(args);
+        return code;
+    }
+    if (others) {
+        fprintf(stderr, "attn-graph: train: with --resume give only --threads, --quiet or --max-memory: the rest of "
+                "the command line is the one stored in the checkpoint\n");
+        return AG_EXIT_USAGE;
+    }
+    /* the stored command line and directory */
+    ag_safetensors_t f;
+    ag_error_t rc = ag_safetensors_read(&f, resume, AG_SAFETENSORS_STRICT);
+    if (rc) return rc == AG_EMODEL ? (ag_cli_fail(rc), AG_EXIT_MODEL) : ag_cli_fail(rc);
+    const char *kind = ag_metadata_get(&f.metadata, "kind"), *args = ag_metadata_get(&f.metadata, "cli_args"),
+               *dir = ag_metadata_get(&f.metadata, "cli_cwd");
+    if (!kind || strcmp(kind, "checkpoint") != 0 || !args || !dir) {
+        fprintf(stderr, "attn-graph: %s: not a checkpoint of attn-graph train (resume from the file given to "
+                "--checkpoint)\n", resume);
+        ag_safetensors_destroy(&f);
+        return AG_EXIT_MODEL;
+    }
+    char abs[PATH_MAX];
+    int code = AG_EXIT_OK;
+    char *stored = strdup(args), *tokens = strdup(args), *where = strdup(dir);
+    int n_local = 0;
+    for (int i = 1; i < argc; i++) n_local++;
+    int cap = n_local + 2;
+    for (const char *c = args; *c; c++) cap += *c == '\n';
+    char **nargv = calloc((size_t)cap + 1, sizeof *nargv);
+    ag_safetensors_destroy(&f);
+    if (!stored || !tokens || !where || !nargv) code = AG_EXIT_FAILURE;
+    if (code == AG_EXIT_OK && !realpath(resume, abs)) {
+        fprintf(stderr, "attn-graph: %s: cannot resolve the path\n", resume);
+        code = AG_EXIT_FAILURE;
+    }
+    if (code == AG_EXIT_OK && chdir(where) != 0) {
+        fprintf(stderr, "attn-graph: %s: the run's directory %s is gone\n", resume, where);
+        code = AG_EXIT_INPUT;
+    }
+    if (code == AG_EXIT_OK) {
+        int k = 0;
+        nargv[k++] = argv[0];
+        for (char *tok = tokens; *tok;) {
+            char *nl = strchr(tok, '\n');
+            if (!nl) break;
+            *nl = '\0';
+            nargv[k++] = tok;
+            tok = nl + 1;
+        }
+        for (int i = 1; i < argc; i++) {
+            int w = 1;
+            if (!local_option(argv, argc, i, &w)) continue;
+            if (strncmp(argv[i], "--resume", 8) != 0)
+                for (int j = 0; j < w; j++) nargv[k++] = argv[i + j];
+            i += w - 1;
+        }
+        code = train_run(k, nargv, abs, stored, where);
+    }
+    free(nargv);
+    free(tokens);
+    free(stored);
+    free(where);
     return code;
 }

@@ -417,6 +417,11 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
     int full = mask->kind == AG_MASK_FULL, edges = c->edge_mode != AG_EDGE_NONE;
     int64_t nch = (N + AG_ATTN_CHUNK - 1) / AG_ATTN_CHUNK;
     int64_t weSize = c->edge_mode == AG_EDGE_KEY ? Fe * HD : c->edge_mode == AG_EDGE_BIAS ? Fe * H : 0;
+    int64_t size_check;
+    if (ag_i_mul_overflow(M, H, &size_check) || ag_i_mul_overflow(M, Fe > 0 ? Fe : 1, &size_check) ||
+        ag_i_mul_overflow(N, C > HD ? C : HD, &size_check))
+        return AG_ERROR(AG_ELIMIT, "attention backward: %lld mask entries x %lld heads (or x %lld edge features) "
+                        "overflows", (long long)M, (long long)H, (long long)Fe);
 
     ag_attn_bwd_t b;
     memset(&b, 0, sizeof b);

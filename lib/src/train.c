@@ -2,6 +2,8 @@
  * train.c: the training loop, evaluation and prediction.
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "attngraph/loss.h"
@@ -241,7 +243,9 @@ static ag_error_t batch_loss(const ag_model_t *model, const ag_trainset_t *set, 
                              int64_t rows, const float *out, float *dout, loss_buf_t *lb, double *loss,
                              int64_t *counted) {
     const ag_model_config_t *c = ag_model_config(model);
-    int64_t C = c->n_out;
+    int64_t C = c->n_out, count;
+    if (ag_i_mul_overflow(rows, C, &count))
+        return AG_ERROR(AG_ELIMIT, "loss targets of %lld rows x %lld outputs overflow", (long long)rows, (long long)C);
     if (rows > lb->cap) {
         ag_i_free(lb->labels);
         ag_i_free(lb->targets);
@@ -251,7 +255,7 @@ static ag_error_t batch_loss(const ag_model_t *model, const ag_trainset_t *set, 
         void *p;
         AG_CHECK(ag_i_alloc_array(&p, rows, sizeof(int32_t), "labels"));
         lb->labels = p;
-        AG_CHECK(ag_i_alloc_array(&p, rows * C, sizeof(float), "targets"));
+        AG_CHECK(ag_i_alloc_array(&p, count, sizeof(float), "targets"));
         lb->targets = p;
         lb->cap = rows;
     }
@@ -296,9 +300,11 @@ static ag_error_t forward_rows(ag_model_t *model, const ag_trainset_t *set, cons
     ag_error_t rc = AG_SUCCESS;
     if (!ag_task_is_graph_level(c->task)) {
         const ag_example_t *ex = &set->examples[0];
-        int64_t N = ex->graph.n_nodes;
+        int64_t N = ex->graph.n_nodes, count;
         float *all = NULL;
-        rc = ag_i_alloc_array((void **)&all, N * C, sizeof(float), "node outputs");
+        if (ag_i_mul_overflow(N, C, &count))
+            return AG_ERROR(AG_ELIMIT, "node outputs of %lld nodes x %lld outputs overflow", (long long)N, (long long)C);
+        rc = ag_i_alloc_array((void **)&all, count, sizeof(float), "node outputs");
         if (rc != AG_SUCCESS) return rc;
         ag_batch_t batch;
         ag_batch_init(&batch, &ex->graph, ex->X.data, c->edge_dim > 0 ? ex->E.data : NULL);
@@ -327,14 +333,16 @@ ag_error_t ag_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_
     AG_CHECK(check_set(model, set));
     AG_CHECK(check_indices(idx, n, set->n_rows, "evaluation"));
     if (n == 0) return AG_SUCCESS;
-    int64_t C = c->n_out;
+    int64_t C = c->n_out, nC;
+    if (ag_i_mul_overflow(n, C, &nC))
+        return AG_ERROR(AG_ELIMIT, "evaluation outputs of %lld rows x %lld outputs overflow", (long long)n, (long long)C);
     float *raw = NULL, *dtmp = NULL, *pred = NULL, *truth = NULL;
     int32_t *ptrue = NULL, *pcls = NULL;
     loss_buf_t lb = {0};
-    ag_error_t rc = ag_i_alloc_array((void **)&raw, n * C, sizeof(float), "evaluation outputs");
-    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&dtmp, n * C, sizeof(float), "evaluation gradients");
-    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pred, n * C, sizeof(float), "predictions");
-    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&truth, n * C, sizeof(float), "truth");
+    ag_error_t rc = ag_i_alloc_array((void **)&raw, nC, sizeof(float), "evaluation outputs");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&dtmp, nC, sizeof(float), "evaluation gradients");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pred, nC, sizeof(float), "predictions");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&truth, nC, sizeof(float), "truth");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&ptrue, n, sizeof(int32_t), "labels");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pcls, n, sizeof(int32_t), "labels");
     if (rc == AG_SUCCESS) rc = forward_rows(model, set, idx, n, raw);
@@ -459,8 +467,111 @@ static ag_error_t fit_target_scaling(ag_model_t *model, const ag_trainset_t *set
     return rc;
 }
 
+/* The training configuration as text: what a checkpoint must agree with to be continued. Floats
+ * are written as their bits, so that any change is seen. */
+static void config_text(const ag_train_config_t *cfg, int64_t n_train, char *buf, size_t n) {
+    uint32_t b[6];
+    memcpy(&b[0], &cfg->optim.lr, 4);
+    memcpy(&b[1], &cfg->optim.beta1, 4);
+    memcpy(&b[2], &cfg->optim.beta2, 4);
+    memcpy(&b[3], &cfg->optim.eps, 4);
+    memcpy(&b[4], &cfg->optim.weight_decay, 4);
+    memcpy(&b[5], &cfg->optim.momentum, 4);
+    uint32_t clip;
+    memcpy(&clip, &cfg->clip_norm, 4);
+    snprintf(buf, n,
+             "optimizer %d lr %08x beta1 %08x beta2 %08x eps %08x decay %08x momentum %08x schedule %d warmup %lld "
+             "epochs %lld batch %lld patience %lld clip %08x metric %d seed %llu eval_train %d n_train %lld",
+             (int)cfg->optim.kind, b[0], b[1], b[2], b[3], b[4], b[5], (int)cfg->lr_schedule,
+             (long long)cfg->warmup_epochs, (long long)cfg->epochs, (long long)cfg->batch_size,
+             (long long)cfg->patience, clip, (int)cfg->metric, (unsigned long long)cfg->seed, cfg->eval_train != 0,
+             (long long)n_train);
+}
+
+/* The first differing "key value" pair of two configuration texts, for the message. */
+static void config_diff(const char *a, const char *b, char *out, size_t n) {
+    const char *pa = a, *pb = b;
+    while (*pa && *pb) {
+        const char *ea = strchr(pa, ' '), *eb = strchr(pb, ' ');
+        const char *va_end = ea ? strchr(ea + 1, ' ') : NULL, *vb_end = eb ? strchr(eb + 1, ' ') : NULL;
+        size_t la = va_end ? (size_t)(va_end - pa) : strlen(pa), lb = vb_end ? (size_t)(vb_end - pb) : strlen(pb);
+        if (la != lb || strncmp(pa, pb, la) != 0) {
+            snprintf(out, n, "'%.*s' in the checkpoint, '%.*s' now", (int)la, pa, (int)lb, pb);
+            return;
+        }
+        pa += la + (pa[la] ? 1 : 0);
+        pb += lb + (pb[lb] ? 1 : 0);
+    }
+    snprintf(out, n, "'%.100s' in the checkpoint, '%.100s' now", a, b);
+}
+
+void ag_train_state_destroy(ag_train_state_t *st) {
+    if (!st) return;
+    ag_optim_destroy(&st->optim);
+    ag_i_free(st->best);
+    ag_i_free(st->order);
+    memset(st, 0, sizeof *st);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The state is for this configuration, these parameters and this training list. */
+static ag_error_t check_resume(const ag_train_state_t *st, const ag_train_config_t *cfg, const ag_param_list_t *params,
+                               const int64_t *train_idx, int64_t n_train) {
+    char now[sizeof st->config], diff[320];
+    config_text(cfg, n_train, now, sizeof now);
+    if (strcmp(now, st->config) != 0) {
+        config_diff(st->config, now, diff, sizeof diff);
+        return AG_ERROR(AG_EMODEL, "checkpoint: made with another training configuration (%s)", diff);
+    }
+    int64_t P = ag_param_list_size(params);
+    if (st->n_params != P || st->optim.size != P || st->optim.count != params->count || !st->best)
+        return AG_ERROR(AG_EMODEL, "checkpoint: made for a model of %lld parameters, this one has %lld",
+                        (long long)st->n_params, (long long)P);
+    if (st->optim.cfg.kind != cfg->optim.kind)
+        return AG_ERROR(AG_EMODEL, "checkpoint: its optimiser state is for another optimiser");
+    if (st->epoch < 0 || st->epoch > cfg->epochs || st->step < 0 || st->since_best < 0 || st->best_epoch < 0 ||
+        st->best_epoch > st->epoch)
+        return AG_ERROR(AG_EMODEL, "checkpoint: inconsistent counters (epoch %lld of %lld, best epoch %lld)",
+                        (long long)st->epoch, (long long)cfg->epochs, (long long)st->best_epoch);
+    if (st->n_order != n_train || !st->order)
+        return AG_ERROR(AG_EMODEL, "checkpoint: made for %lld training examples, not %lld", (long long)st->n_order,
+                        (long long)n_train);
+    /* the kept order must be a permutation of this training list */
+    int64_t *a = NULL, *b = NULL;
+    ag_error_t rc = ag_i_alloc_array((void **)&a, n_train, sizeof(int64_t), "order check");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&b, n_train, sizeof(int64_t), "order check");
+    if (rc == AG_SUCCESS) {
+        memcpy(a, st->order, (size_t)n_train * sizeof(int64_t));
+        memcpy(b, train_idx, (size_t)n_train * sizeof(int64_t));
+        qsort(a, (size_t)n_train, sizeof(int64_t), cmp_i64);
+        qsort(b, (size_t)n_train, sizeof(int64_t), cmp_i64);
+        if (memcmp(a, b, (size_t)n_train * sizeof(int64_t)) != 0)
+            rc = AG_ERROR(AG_EMODEL, "checkpoint: made with another training list (another split or data)");
+    }
+    ag_i_free(a);
+    ag_i_free(b);
+    return rc;
+}
+
+/* Copies the optimiser state (same shapes). */
+static void optim_copy(ag_optim_t *dst, const ag_optim_t *src) {
+    dst->step = src->step;
+    memcpy(dst->m, src->m, (size_t)src->size * sizeof(float));
+    if (dst->v && src->v) memcpy(dst->v, src->v, (size_t)src->size * sizeof(float));
+}
+
 ag_error_t ag_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
                     const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg, ag_train_result_t *result) {
+    return ag_train_resume(model, set, train_idx, n_train, val_idx, n_val, cfg, NULL, result);
+}
+
+ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
+                           const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg,
+                           const ag_train_state_t *resume, ag_train_result_t *result) {
     const ag_model_config_t *c = ag_model_config(model);
     memset(result, 0, sizeof *result);
     result->best_val_metric = NAN;
@@ -472,18 +583,27 @@ ag_error_t ag_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *
     int graph_level = ag_task_is_graph_level(c->task);
     if (graph_level && cfg->batch_size <= 0)
         return AG_ERROR(AG_EINVAL, "batch size must be positive, not %lld", (long long)cfg->batch_size);
+    const ag_param_list_t *params = ag_model_params(model);
+    if (resume) AG_CHECK(check_resume(resume, cfg, params, train_idx, n_train));
     if (is_regression(c->task)) AG_CHECK(fit_target_scaling(model, set, train_idx, n_train));
 
     ag_metric_t metric = resolve_metric(cfg->metric, c->task);
     int higher = ag_metric_higher_is_better(metric);
-    const ag_param_list_t *params = ag_model_params(model);
     int64_t C = c->n_out;
     int64_t bs = graph_level ? (cfg->batch_size < n_train ? cfg->batch_size : n_train) : 1;
     int64_t steps_per_epoch = graph_level ? (n_train + bs - 1) / bs : 1;
+    int64_t every = cfg->checkpoint_every > 0 ? cfg->checkpoint_every : 1;
 
-    ag_optim_t opt;
-    memset(&opt, 0, sizeof opt);
-    AG_CHECK(ag_optim_init(&opt, &cfg->optim, params));
+    /* Everything that evolves from epoch to epoch lives in st, so that a checkpoint is st + weights. */
+    ag_train_state_t st;
+    memset(&st, 0, sizeof st);
+    config_text(cfg, n_train, st.config, sizeof st.config);
+    st.best_metric = NAN;
+    st.n_params = ag_param_list_size(params);
+    st.n_order = n_train;
+    ag_rng_init(&st.rng, cfg->seed);
+    ag_error_t rc = ag_optim_init(&st.optim, &cfg->optim, params);
+    if (rc != AG_SUCCESS) return rc;
     ag_lr_schedule_t sched;
     memset(&sched, 0, sizeof sched);
     sched.kind = cfg->lr_schedule;
@@ -494,39 +614,57 @@ ag_error_t ag_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *
     sched.total_steps = cfg->epochs * steps_per_epoch;
     sched.min_lr = cfg->optim.lr * 0.01f;
 
-    float *best = NULL, *out = NULL, *dout = NULL;
-    int64_t *order = NULL, *row_target = NULL;
+    float *out = NULL, *dout = NULL;
+    int64_t *row_target = NULL;
     batcher_t b = {0};
     loss_buf_t lb = {0};
-    ag_rng_t rng;
-    ag_rng_init(&rng, cfg->seed);
-    int64_t out_cap = graph_level ? bs : set->examples[0].graph.n_nodes;
-    ag_error_t rc = ag_i_alloc_array((void **)&best, ag_param_list_size(params), sizeof(float), "best weights");
-    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&out, out_cap * C, sizeof(float), "outputs");
-    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&dout, out_cap * C, sizeof(float), "output gradients");
-    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&order, n_train, sizeof(int64_t), "training order");
+    int64_t out_cap = graph_level ? bs : set->examples[0].graph.n_nodes, out_count = 0;
+    if (ag_i_mul_overflow(out_cap, C, &out_count))
+        rc = AG_ERROR(AG_ELIMIT, "training outputs of %lld rows x %lld outputs overflow", (long long)out_cap,
+                      (long long)C);
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&st.best, st.n_params, sizeof(float), "best weights");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&out, out_count, sizeof(float), "outputs");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&dout, out_count, sizeof(float), "output gradients");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&st.order, n_train, sizeof(int64_t), "training order");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&row_target, out_cap, sizeof(int64_t), "target rows");
     if (rc != AG_SUCCESS) goto done;
-    memcpy(order, train_idx, (size_t)n_train * sizeof(int64_t));
     if (!graph_level) {
         /* node tasks: the loss sees only the training nodes */
         for (int64_t i = 0; i < out_cap; i++) row_target[i] = -1;
         for (int64_t i = 0; i < n_train; i++) row_target[train_idx[i]] = train_idx[i];
     }
-    snapshot(params, best, 1);
+    if (resume) {
+        st.epoch = resume->epoch;
+        st.step = resume->step;
+        st.rng = resume->rng;
+        optim_copy(&st.optim, &resume->optim);
+        memcpy(st.best, resume->best, (size_t)st.n_params * sizeof(float));
+        st.best_metric = resume->best_metric;
+        st.best_epoch = resume->best_epoch;
+        st.since_best = resume->since_best;
+        memcpy(st.order, resume->order, (size_t)n_train * sizeof(int64_t));
+        st.seconds = resume->seconds;
+    } else {
+        memcpy(st.order, train_idx, (size_t)n_train * sizeof(int64_t));
+        snapshot(params, st.best, 1);
+    }
+    result->best_epoch = st.best_epoch;
+    result->epochs_run = st.epoch;
 
-    double t_start = now_seconds(), best_metric = NAN;
-    int64_t since_best = 0, step = 0;
-    for (int64_t epoch = 1; epoch <= cfg->epochs; epoch++) {
+    double t_start = now_seconds() - st.seconds, prior_seconds = st.seconds;
+    int64_t done_before = st.epoch;
+    for (int64_t epoch = st.epoch + 1; epoch <= cfg->epochs; epoch++) {
+        /* a run that stopped early stays stopped when resumed from its last checkpoint */
+        if (cfg->patience > 0 && st.since_best >= cfg->patience) break;
         double t0 = now_seconds(), loss_sum = 0.0, lr = cfg->optim.lr;
         int64_t loss_batches = 0;
         if (graph_level) {
-            uint64_t stream = ag_rng_next_stream(&rng);
+            uint64_t stream = ag_rng_next_stream(&st.rng);
             for (int64_t i = n_train - 1; i > 0; i--) {
                 int64_t j = (int64_t)(ag_rng_u64(cfg->seed, stream, (uint64_t)i) % (uint64_t)(i + 1));
-                int64_t t = order[i];
-                order[i] = order[j];
-                order[j] = t;
+                int64_t t = st.order[i];
+                st.order[i] = st.order[j];
+                st.order[j] = t;
             }
         }
         for (int64_t s = 0; s < steps_per_epoch; s++) {
@@ -534,9 +672,9 @@ ag_error_t ag_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *
             int64_t rows;
             if (graph_level) {
                 int64_t k = n_train - s * bs < bs ? n_train - s * bs : bs;
-                rc = batcher_make(&b, set, order + s * bs, k, c->in_dim, c->edge_dim, &batch);
+                rc = batcher_make(&b, set, st.order + s * bs, k, c->in_dim, c->edge_dim, &batch);
                 if (rc != AG_SUCCESS) goto done;
-                for (int64_t i = 0; i < k; i++) row_target[i] = order[s * bs + i];
+                for (int64_t i = 0; i < k; i++) row_target[i] = st.order[s * bs + i];
                 rows = k;
             } else {
                 const ag_example_t *ex = &set->examples[0];
@@ -546,7 +684,7 @@ ag_error_t ag_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *
             ag_param_list_zero_grad(params);
             double loss = 0.0;
             int64_t counted = 0;
-            rc = ag_model_forward(model, &batch, 1, &rng, out);
+            rc = ag_model_forward(model, &batch, 1, &st.rng, out);
             if (rc == AG_SUCCESS) rc = batch_loss(model, set, row_target, rows, out, dout, &lb, &loss, &counted);
             if (rc == AG_SUCCESS && counted > 0) rc = ag_model_backward(model, &batch, dout);
             ag_batch_destroy(&batch);
@@ -558,8 +696,8 @@ ag_error_t ag_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *
                 goto done;
             }
             if (cfg->clip_norm > 0.0f) ag_clip_grad_norm(params, cfg->clip_norm);
-            lr = ag_lr_at(&sched, step++);
-            rc = ag_optim_step(&opt, params, (float)lr);
+            lr = ag_lr_at(&sched, st.step++);
+            rc = ag_optim_step(&st.optim, params, (float)lr);
             if (rc != AG_SUCCESS) goto done;
             loss_sum += loss;
             loss_batches++;
@@ -582,40 +720,45 @@ ag_error_t ag_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *
             rc = ag_evaluate(model, set, val_idx, n_val, &sc);
             if (rc != AG_SUCCESS) goto done;
             log.val_metric = ag_scores_get(&sc, metric, c->task);
-            int better = isnan(best_metric) ||
-                         (!isnan(log.val_metric) && (higher ? log.val_metric > best_metric : log.val_metric < best_metric));
+            int better = isnan(st.best_metric) || (!isnan(log.val_metric) && (higher ? log.val_metric > st.best_metric
+                                                                                       : log.val_metric < st.best_metric));
             if (better && !isnan(log.val_metric)) {
-                best_metric = log.val_metric;
-                result->best_epoch = epoch;
-                since_best = 0;
-                snapshot(params, best, 1);
+                st.best_metric = log.val_metric;
+                st.best_epoch = epoch;
+                st.since_best = 0;
+                snapshot(params, st.best, 1);
                 log.improved = 1;
             } else {
-                since_best++;
+                st.since_best++;
             }
         } else {
-            result->best_epoch = epoch;
-            snapshot(params, best, 1);
+            st.best_epoch = epoch;
+            snapshot(params, st.best, 1);
             log.improved = 1;
         }
         double t1 = now_seconds();
         log.seconds = t1 - t0;
-        log.eta_seconds = (t1 - t_start) / (double)epoch * (double)(cfg->epochs - epoch);
+        /* the rate of this process's epochs: a resumed run's earlier epochs ran elsewhere */
+        log.eta_seconds = (t1 - t_start - prior_seconds) / (double)(epoch - done_before) * (double)(cfg->epochs - epoch);
+        st.epoch = epoch;
         result->epochs_run = epoch;
+        result->best_epoch = st.best_epoch;
         if (cfg->progress) cfg->progress(&log, cfg->progress_user);
-        if (cfg->patience > 0 && since_best >= cfg->patience) break;
+        if (cfg->checkpoint && epoch % every == 0) {
+            st.seconds = t1 - t_start;
+            rc = cfg->checkpoint(model, &st, cfg->checkpoint_user);
+            if (rc != AG_SUCCESS) goto done;
+        }
     }
-    snapshot(params, best, 0);
-    result->best_val_metric = best_metric;
+    snapshot(params, st.best, 0);
+    result->best_val_metric = st.best_metric;
     result->seconds = now_seconds() - t_start;
 done:
-    ag_optim_destroy(&opt);
+    ag_train_state_destroy(&st);
     batcher_destroy(&b);
     loss_buf_destroy(&lb);
-    ag_i_free(best);
     ag_i_free(out);
     ag_i_free(dout);
-    ag_i_free(order);
     ag_i_free(row_target);
     return rc;
 }

@@ -18,6 +18,12 @@
  * tasks train on the whole graph with the loss on the listed nodes only (semi-supervised,
  * transductive). The random stream is seeded: the same seed gives the same model, whatever the
  * number of threads.
+ *
+ * Interrupted runs continue bit for bit: set cfg.checkpoint (called every cfg.checkpoint_every
+ * epochs with the model and the ag_train_state_t) to save both with ag_train_state_save(); later,
+ * ag_train_state_load() into a model of the same architecture and ag_train_resume() with the same
+ * configuration end with exactly the weights of the uninterrupted run (docs/checkpoints.md).
+ * ag_model_estimate_memory() tells before any allocation whether a run fits in memory.
  */
 #ifndef ATTNGRAPH_TRAIN_H
 #define ATTNGRAPH_TRAIN_H
@@ -25,6 +31,7 @@
 #include "attngraph/matrix.h"
 #include "attngraph/model.h"
 #include "attngraph/optim.h"
+#include "attngraph/safetensors.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -94,6 +101,13 @@ typedef struct ag_epoch_log_t {
 
 typedef void ag_progress_fn(const ag_epoch_log_t *log, void *user);
 
+struct ag_train_state_t;
+
+/** Called after every checkpoint_every-th epoch with the model (holding the epoch's weights) and
+ * the complete training state; typically writes both with ag_train_state_save(). A non-zero
+ * return stops training and is returned by ag_train() (the callback records the message). */
+typedef ag_error_t ag_checkpoint_fn(const ag_model_t *model, const struct ag_train_state_t *state, void *user);
+
 typedef struct ag_train_config_t {
     ag_optim_config_t optim;     /* Adam / AdamW / SGD, lr, weight decay */
     ag_lr_kind_t lr_schedule;    /* constant, step, cosine (over all steps) */
@@ -107,6 +121,9 @@ typedef struct ag_train_config_t {
     int eval_train;              /* 1: compute the training metric each epoch (costs a pass) */
     ag_progress_fn *progress;    /* called after every epoch, may be NULL */
     void *progress_user;
+    ag_checkpoint_fn *checkpoint; /* called after every checkpoint_every-th epoch, may be NULL */
+    void *checkpoint_user;
+    int64_t checkpoint_every;    /* epochs between checkpoints (<= 0: every epoch) */
 } ag_train_config_t;
 
 /** \function ag_train_config_default
@@ -133,6 +150,87 @@ typedef struct ag_train_result_t {
 ag_error_t ag_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
                     const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg,
                     ag_train_result_t *result);
+
+/**
+ * Everything a training run holds between two epochs besides the model's weights: with the
+ * weights, enough to continue the run so that it ends with exactly the bits of an uninterrupted
+ * one (the shuffle order evolves epoch by epoch and the random stream counts every use, so both
+ * are kept, not re-derived).
+ */
+typedef struct ag_train_state_t {
+    int64_t epoch;          /* epochs completed */
+    int64_t step;           /* optimiser steps taken: the learning-rate schedule's position */
+    ag_rng_t rng;           /* shuffling and dropout stream */
+    ag_optim_t optim;       /* moments and step count */
+    int64_t n_params;       /* P */
+    float *best;            /* (P) the weights of the best epoch so far, in parameter-list order */
+    double best_metric;     /* NaN before the first validated epoch */
+    int64_t best_epoch;     /* 0 before the first kept epoch */
+    int64_t since_best;     /* epochs without improvement (early stopping) */
+    int64_t n_order;        /* n_train */
+    int64_t *order;         /* (n_train) graph tasks: the training indices in their current shuffled order */
+    double seconds;         /* wall time spent training so far */
+    char config[512];       /* the training configuration the state belongs to (checked on resume) */
+} ag_train_state_t;
+
+/** \function ag_train_state_destroy
+ * Frees a state; safe on a zero-filled one and twice. */
+void ag_train_state_destroy(ag_train_state_t *state);
+
+/**
+ * \function ag_train_state_save
+ * Writes a checkpoint: the model's weights (tensors "model.<name>"), the optimiser moments
+ * ("optim.m", "optim.v"), the best weights ("best"), and in the metadata the model configuration,
+ * the training configuration, the epoch and step counters, the random stream, the best metric,
+ * epoch and the epochs since, the shuffle order, and `extra` (keys of the caller's own, e.g. the
+ * command line). Atomic, as every safetensors write (safetensors.h): a reader sees the previous
+ * checkpoint or the new one, never a torn file.
+ * \return AG_SUCCESS, AG_EFILE, AG_ENOMEM, AG_EINVAL (extra metadata not UTF-8).
+ * Time complexity: O(P + n_train).
+ */
+ag_error_t ag_train_state_save(const char *path, const ag_model_t *model, const ag_train_state_t *state,
+                               const struct ag_metadata_t *extra);
+
+/**
+ * \function ag_train_state_load
+ * Reads a checkpoint written by ag_train_state_save() into a model of the same architecture
+ * (its weights are overwritten) and a state (uninitialised; free with ag_train_state_destroy()).
+ * Everything is validated before the model is touched.
+ * \param extra  If not NULL, an initialised list that receives the checkpoint's metadata.
+ * \return AG_SUCCESS; AG_EFILE (cannot open); AG_EMODEL for a corrupted or truncated file (checksum),
+ *         a file that is not a checkpoint, a checkpoint of another architecture, or a field out
+ *         of range, the message naming the file and the defect; AG_ENOMEM.
+ */
+ag_error_t ag_train_state_load(const char *path, ag_model_t *model, ag_train_state_t *state,
+                               struct ag_metadata_t *extra);
+
+/**
+ * \function ag_train_resume
+ * ag_train() continued from a state (after ag_train_state_load() put the weights in the model):
+ * epochs state->epoch + 1 .. cfg->epochs run exactly as they would have in the uninterrupted run,
+ * and the progress callback sees epoch numbers that continue the interrupted run's. The state is
+ * not modified. With state NULL, the same as ag_train().
+ * \return As ag_train(); AG_EMODEL if the state belongs to another training configuration (other
+ *         epochs, seed, optimiser, ...) or another training list (the message says which).
+ */
+ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
+                           const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg,
+                           const ag_train_state_t *state, ag_train_result_t *result);
+
+/**
+ * \function ag_model_estimate_memory
+ * An estimate of the bytes a forward pass (training = 0) or a training step (training = 1:
+ * gradients, optimiser state and the best-weights copy included) of a model needs on a graph or
+ * batch of N nodes, E edges and G graphs: inputs (N x F, E x Fe), graph CSR and attention masks,
+ * every layer's activations and caches (full attention O(N x H x D), neighbour masks O(M x H)),
+ * the largest backward temporaries, parameters. k-hop masks are estimated from the mean degree.
+ * \param bytes  Output.
+ * \return AG_SUCCESS, AG_EINVAL (negative sizes), AG_ELIMIT (a size overflows 64 bits: the message
+ *         names it, e.g. "nodes x features").
+ * Time complexity: O(L) for L blocks.
+ */
+ag_error_t ag_model_estimate_memory(const ag_model_config_t *cfg, int64_t N, int64_t E, int64_t G, int training,
+                                    int64_t *bytes);
 
 /** Every metric the task allows, on one list of examples (NaN where undefined). */
 typedef struct ag_scores_t {

@@ -1,0 +1,242 @@
+/*
+ * train_support.c: epoch history, atomic file writes, sizes and the machine's available memory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "train_support.h"
+
+int cli_history_push(cli_history_t *h, const cli_epoch_t *e) {
+    if (h->n == h->cap) {
+        int64_t cap = h->cap ? 2 * h->cap : 64;
+        cli_epoch_t *p = realloc(h->items, (size_t)cap * sizeof *p);
+        if (!p) return -1;
+        h->items = p;
+        h->cap = cap;
+    }
+    h->items[h->n++] = *e;
+    return 0;
+}
+
+void cli_history_destroy(cli_history_t *h) {
+    free(h->items);
+    memset(h, 0, sizeof *h);
+}
+
+char *cli_history_to_text(const cli_history_t *h) {
+    size_t cap = 160 * (size_t)(h->n + 1), used = 0;
+    char *s = malloc(cap);
+    if (!s) return NULL;
+    s[0] = '\0';
+    for (int64_t i = 0; i < h->n; i++) {
+        const cli_epoch_t *e = &h->items[i];
+        used += (size_t)snprintf(s + used, cap - used, "%lld,%.17g,%.17g,%.17g,%.17g,%.17g,%d\n", (long long)e->epoch,
+                                 e->loss, e->train_metric, e->val_metric, e->seconds, e->lr, e->improved);
+    }
+    return s;
+}
+
+int cli_history_from_text(cli_history_t *h, const char *text) {
+    h->n = 0;
+    const char *c = text;
+    while (*c) {
+        cli_epoch_t e;
+        char *end;
+        e.epoch = strtoll(c, &end, 10);
+        if (end == c || *end != ',') return -1;
+        double *f[5] = {&e.loss, &e.train_metric, &e.val_metric, &e.seconds, &e.lr};
+        c = end + 1;
+        for (int k = 0; k < 5; k++) {
+            *f[k] = strtod(c, &end);
+            if (end == c || *end != ',') return -1;
+            c = end + 1;
+        }
+        e.improved = (int)strtol(c, &end, 10);
+        if (end == c || *end != '\n') return -1;
+        c = end + 1;
+        if (cli_history_push(h, &e) < 0) return -1;
+    }
+    return 0;
+}
+
+int cli_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errn) {
+    size_t tlen = strlen(path) + 32;
+    char *tmp = malloc(tlen);
+    if (!tmp) {
+        snprintf(err, errn, "out of memory");
+        return -1;
+    }
+    snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        snprintf(err, errn, "cannot create %s: %s", tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    size_t done = 0;
+    int ok = 1;
+    while (ok && done < len) {
+        ssize_t w = write(fd, data + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) ok = 0;
+        else done += (size_t)w;
+    }
+    if (!ok) snprintf(err, errn, "cannot write %s: %s", tmp, strerror(errno));
+    if (ok && fsync(fd) != 0) {
+        snprintf(err, errn, "cannot sync %s: %s", tmp, strerror(errno));
+        ok = 0;
+    }
+    if (close(fd) != 0 && ok) {
+        snprintf(err, errn, "cannot close %s: %s", tmp, strerror(errno));
+        ok = 0;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        snprintf(err, errn, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        ok = 0;
+    }
+    if (!ok) {
+        unlink(tmp);
+    } else {
+        /* make the rename durable */
+        char *dir = strdup(path);
+        char *slash = dir ? strrchr(dir, '/') : NULL;
+        if (dir) {
+            if (slash == dir) slash[1] = '\0';
+            else if (slash) *slash = '\0';
+            int dfd = open(slash ? dir : ".", O_RDONLY);
+            if (dfd >= 0) {
+                (void)fsync(dfd);
+                close(dfd);
+            }
+            free(dir);
+        }
+    }
+    free(tmp);
+    return ok ? 0 : -1;
+}
+
+int cli_parse_size(const char *s, int64_t *bytes) {
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v >= 0) || !isfinite(v)) return -1;
+    double mult = 1;
+    switch (*end) {
+    case 'k': case 'K': mult = 1024.0; end++; break;
+    case 'm': case 'M': mult = 1024.0 * 1024.0; end++; break;
+    case 'g': case 'G': mult = 1024.0 * 1024.0 * 1024.0; end++; break;
+    case 't': case 'T': mult = 1024.0 * 1024.0 * 1024.0 * 1024.0; end++; break;
+    default: break;
+    }
+    if (mult > 1 && *end == 'i') end++;
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end) return -1;
+    double b = v * mult;
+    if (b > 9.2e18) return -1;
+    *bytes = (int64_t)b;
+    return 0;
+}
+
+int64_t cli_mem_available(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return -1;
+    char line[256];
+    int64_t kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "MemAvailable:", 13)) {
+            kb = strtoll(line + 13, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return kb < 0 ? -1 : kb * 1024;
+}
+
+void cli_format_size(char *buf, size_t n, int64_t bytes) {
+    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 6) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0) snprintf(buf, n, "%lld B", (long long)bytes);
+    else snprintf(buf, n, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+static int cmp_size_desc(const void *a, const void *b) {
+    const int64_t *x = a, *y = b;
+    return x[0] < y[0] ? 1 : x[0] > y[0] ? -1 : 0;
+}
+
+/* Estimates the largest training step and evaluation pass and refuses a run above the limit.
+ * Returns an exit code. */
+int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_config_t *mc, const ag_trainset_t *set,
+                     int64_t batch_size, int training) {
+    int64_t limit = -1;
+    const char *limit_from = "--max-memory";
+    if (max_memory) {
+        if (cli_parse_size(max_memory, &limit) < 0) {
+            fprintf(stderr, "attn-graph: %s: --max-memory takes a size like 4G, 512M or 100000000, not '%s'\n",
+                    cmd, max_memory);
+            return AG_EXIT_USAGE;
+        }
+    } else {
+        limit = cli_mem_available();
+        limit_from = "the available memory (MemAvailable)";
+    }
+    if (limit < 0) return AG_EXIT_OK; /* unknown: no limit */
+    int64_t N = 0, E = 0, G = 1, Ne = 0, Ee = 0, Ge = 1;
+    if (ag_task_is_graph_level(mc->task)) {
+        /* the largest graphs together: an upper bound of any batch */
+        int64_t (*sz)[2] = malloc(sizeof *sz * (size_t)(set->n_examples > 0 ? set->n_examples : 1));
+        if (!sz) return AG_EXIT_FAILURE;
+        for (int64_t i = 0; i < set->n_examples; i++) {
+            sz[i][0] = set->examples[i].graph.n_nodes;
+            sz[i][1] = set->examples[i].graph.n_edges;
+        }
+        qsort(sz, (size_t)set->n_examples, sizeof *sz, cmp_size_desc);
+        G = batch_size < set->n_examples ? batch_size : set->n_examples;
+        Ge = set->n_examples < 256 ? set->n_examples : 256; /* ag_evaluate's batches */
+        for (int64_t i = 0; i < Ge; i++) {
+            if (i < G) N += sz[i][0], E += sz[i][1];
+            Ne += sz[i][0], Ee += sz[i][1];
+        }
+        free(sz);
+    } else {
+        N = Ne = set->examples[0].graph.n_nodes;
+        E = Ee = set->examples[0].graph.n_edges;
+    }
+    int64_t train_bytes = 0, eval_bytes;
+    ag_error_t rc = training ? ag_model_estimate_memory(mc, N, E, G, 1, &train_bytes) : AG_SUCCESS;
+    if (rc == AG_SUCCESS) rc = ag_model_estimate_memory(mc, Ne, Ee, Ge, 0, &eval_bytes);
+    if (rc) {
+        fprintf(stderr, "attn-graph: %s: %s\n", cmd, ag_error_message());
+        return AG_EXIT_FAILURE;
+    }
+    int64_t need = train_bytes > eval_bytes ? train_bytes : eval_bytes;
+    if (need <= limit) return AG_EXIT_OK;
+    char a[32], b[32];
+    cli_format_size(a, sizeof a, need);
+    cli_format_size(b, sizeof b, limit);
+    int full = 0;
+    for (int l = 0; l < mc->n_blocks; l++) full |= mc->blocks[l].mask == AG_MASK_FULL;
+    if (!training) {
+        fprintf(stderr, "attn-graph: %s: this run needs about %s of memory (an evaluation pass on %lld nodes and %lld "
+                "edges) but the limit is %s, %s; the model's size is fixed by its training: use a machine with more "
+                "memory, or raise --max-memory\n", cmd, a, (long long)Ne, (long long)Ee, b, limit_from);
+        return AG_EXIT_FAILURE;
+    }
+    fprintf(stderr,
+            "attn-graph: %s: this run needs about %s of memory (%s on %lld nodes and %lld edges) but the limit is "
+            "%s, %s; to fit, use fewer heads (--heads)%s, a smaller --hidden or --head-dim%s, or raise --max-memory\n",
+            cmd, a, train_bytes >= eval_bytes ? "a training step" : "an evaluation pass",
+            (long long)(train_bytes >= eval_bytes ? N : Ne), (long long)(train_bytes >= eval_bytes ? E : Ee), b,
+            limit_from, full ? ", neighbour instead of full attention (--mask neighbours)" : "",
+            ag_task_is_graph_level(mc->task) && training ? ", smaller batches (--batch-size)" : "");
+    return AG_EXIT_FAILURE;
+}
+

@@ -1,0 +1,183 @@
+/*
+ * memory_estimate.c: how many bytes a forward pass or a training step of a model needs on a graph
+ * of a given size, computed before anything is allocated, so that a run too large for the machine
+ * stops with a message instead of being killed half-way.
+ *
+ * The estimate follows the model's tape (model.c): each operation's output value (and its
+ * gradient in training), each layer's forward cache, the attention masks, the largest backward
+ * temporaries (freed after each layer, so only the largest counts), parameters with gradients,
+ * and in training the optimiser moments and the best-weights copy. Every product is checked for
+ * overflow; the total is an int64 byte count.
+ */
+#include <string.h>
+#include "attngraph/train.h"
+#include "internal.h"
+
+typedef struct acc_t {
+    int64_t bytes;
+    const char *overflow; /* the first product that overflowed, or NULL */
+} acc_t;
+
+/* a * b, or 0 with acc->overflow set to `what`. */
+static int64_t mul(acc_t *acc, int64_t a, int64_t b, const char *what) {
+    int64_t r;
+    if (ag_i_mul_overflow(a, b, &r)) {
+        if (!acc->overflow) acc->overflow = what;
+        return 0;
+    }
+    return r;
+}
+
+static void add(acc_t *acc, int64_t bytes, const char *what) {
+    if (bytes < 0 || acc->bytes > INT64_MAX - bytes) {
+        if (!acc->overflow) acc->overflow = what;
+        return;
+    }
+    acc->bytes += bytes;
+}
+
+/* rows x cols floats. */
+static void floats(acc_t *acc, int64_t rows, int64_t cols, const char *what) {
+    add(acc, mul(acc, mul(acc, rows, cols, what), 4, what), what);
+}
+
+/* Attention mask entries M for a block on N nodes with `entries` CSR entries. */
+static int64_t mask_entries(acc_t *acc, const ag_block_config_t *b, int64_t N, int64_t entries) {
+    int64_t M = entries;
+    if (b->self_loops) M = M > INT64_MAX - N ? INT64_MAX : M + N;
+    if (b->mask == AG_MASK_KHOP && N > 0) {
+        /* within `hops` steps of the mean degree d: (1 + d)^hops sources each, at most N */
+        double d = (double)entries / (double)N, reach = 1.0;
+        for (int h = 0; h < b->hops && reach < (double)N; h++) reach *= 1.0 + d;
+        if (reach > (double)N) reach = (double)N;
+        M = mul(acc, N, (int64_t)reach, "nodes x k-hop reach");
+    }
+    return M;
+}
+
+ag_error_t ag_model_estimate_memory(const ag_model_config_t *c, int64_t N, int64_t E, int64_t G, int training,
+                                    int64_t *bytes) {
+    *bytes = 0;
+    if (!c || N < 0 || E < 0 || G < 0)
+        return AG_ERROR(AG_EINVAL, "memory estimate: sizes must not be negative (N %lld, E %lld, G %lld)", (long long)N,
+                        (long long)E, (long long)G);
+    acc_t acc = {0, NULL};
+    int graph_level = ag_task_is_graph_level(c->task);
+    int64_t grad = training ? 2 : 1; /* a value and, in training, its gradient */
+    int64_t entries = mul(&acc, E, 2, "edges x 2"); /* undirected edges are entries both ways */
+
+    /* inputs and the graph's CSR */
+    floats(&acc, N, c->in_dim, "nodes x features");
+    floats(&acc, E, c->edge_dim, "edges x edge features");
+    add(&acc, mul(&acc, N, 8 + 4 + 8, "nodes"), "graph CSR");
+    add(&acc, mul(&acc, entries, 4 + 8, "edges"), "graph CSR");
+    add(&acc, mul(&acc, G, 16, "graphs"), "graph CSR");
+
+    int64_t P = 0, w = c->in_dim, peak_tmp = 0;
+    acc_t pacc = {0, NULL};
+#define PARAMS(n) add(&pacc, (n), "parameters")
+    if (c->input_dropout > 0) floats(&acc, N, w * grad, "nodes x features");
+    if (c->hidden > 0) {
+        floats(&acc, N, mul(&acc, c->hidden, grad, "hidden"), "nodes x hidden");
+        floats(&acc, N, w, "nodes x features"); /* the input cache of the projection */
+        PARAMS(mul(&pacc, w, c->hidden, "features x hidden") + c->hidden);
+        w = c->hidden;
+    }
+    int distinct_masks = 0;
+    ag_mask_kind_t seen[AG_MODEL_MAX_BLOCKS];
+    for (int l = 0; l < c->n_blocks && l < AG_MODEL_MAX_BLOCKS; l++) {
+        const ag_block_config_t *b = &c->blocks[l];
+        const ag_attention_config_t *a = &b->attn;
+        int64_t H = a->heads, D = a->head_dim, HD = mul(&acc, H, D, "heads x head size");
+        int64_t NHD = mul(&acc, N, HD, "nodes x heads x head size"), NH = mul(&acc, N, H, "nodes x heads");
+        int64_t M = mask_entries(&acc, b, N, entries);
+        int64_t MH = mul(&acc, M, H, "mask entries x heads");
+        int64_t wa = a->out_proj ? a->out_dim : a->combine == AG_HEADS_MEAN ? D : HD;
+        int new_mask = 1;
+        for (int k = 0; k < distinct_masks; k++) new_mask &= seen[k] != b->mask;
+        if (new_mask) {
+            seen[distinct_masks++] = b->mask;
+            /* indptr and transposed indptr, node graph; src, edge and transposed entry per entry */
+            add(&acc, mul(&acc, N, 8 + 8 + 4, "nodes"), "attention mask");
+            add(&acc, mul(&acc, M, 4 + 8 + 8, "mask entries"), "attention mask");
+        }
+        if (b->norm == AG_NORMPLACE_PRE) {
+            floats(&acc, N, mul(&acc, w, grad + 1, "width"), "nodes x width"); /* value (+grad) + input cache */
+            PARAMS(2 * w);
+        }
+        if (b->dropout > 0) floats(&acc, N, mul(&acc, w, grad, "width"), "nodes x width");
+        /* attention: output value, cached per-node tensors and softmax statistics */
+        floats(&acc, N, mul(&acc, wa, grad, "width"), "nodes x width");
+        int64_t per_node = (a->score == AG_SCORE_DOT ? 4 : a->score == AG_SCORE_GATV2 ? 3 : 2);
+        add(&acc, mul(&acc, mul(&acc, NHD, per_node, "attention cache"), 4, "attention cache"), "attention cache");
+        add(&acc, mul(&acc, NH, 4 * (a->score == AG_SCORE_GAT ? 4 : 2), "attention cache"), "attention cache");
+        PARAMS(mul(&pacc, mul(&pacc, w, HD, "width x heads"), per_node - 1, "attention weights"));
+        if (a->out_proj) PARAMS(mul(&pacc, a->combine == AG_HEADS_MEAN ? D : HD, a->out_dim, "attention output"));
+        PARAMS(wa + 3 * HD);
+        if (a->edge_mode != AG_EDGE_NONE && c->edge_dim > 0) PARAMS(mul(&pacc, c->edge_dim, HD, "edge weights"));
+        if (training) {
+            /* backward temporaries of this layer: dQ, dK, dV, the combined-head gradient, per-entry
+             * gradients and weights (CSR masks), the streamed transposes (full mask) */
+            acc_t t = {0, NULL};
+            floats(&t, NHD, per_node - 1, "attention backward");
+            floats(&t, N, wa + H, "attention backward");
+            if (b->mask == AG_MASK_FULL) {
+                floats(&t, NHD, 5, "full attention backward");
+                floats(&t, NH, 3, "full attention backward");
+            } else {
+                floats(&t, MH, 2, "attention entry gradients");
+                add(&t, mul(&t, M, 4, "mask entries"), "attention backward");
+            }
+            if (a->edge_mode != AG_EDGE_NONE && c->edge_dim > 0) floats(&t, M, c->edge_dim, "entries x edge features");
+            if (t.overflow && !acc.overflow) acc.overflow = t.overflow;
+            if (t.bytes > peak_tmp) peak_tmp = t.bytes;
+        }
+        if (b->act != AG_ACT_IDENTITY) floats(&acc, N, mul(&acc, wa, grad + 1, "width"), "nodes x width");
+        if (b->residual && wa == w) floats(&acc, N, mul(&acc, wa, grad, "width"), "nodes x width");
+        if (b->norm == AG_NORMPLACE_POST) {
+            floats(&acc, N, mul(&acc, wa, grad + 1, "width"), "nodes x width");
+            PARAMS(2 * wa);
+        }
+        if (b->ffn) {
+            int64_t Hd = b->ffn_hidden > 0 ? b->ffn_hidden : 2 * wa;
+            if (b->norm != AG_NORMPLACE_NONE) {
+                floats(&acc, N, mul(&acc, wa, grad + 1, "width"), "nodes x width");
+                PARAMS(2 * wa);
+            }
+            floats(&acc, N, mul(&acc, wa, grad + 1, "width"), "nodes x width"); /* value (+grad) + input cache */
+            floats(&acc, N, mul(&acc, Hd, 3, "FFN width"), "nodes x FFN width"); /* hidden, activation, scratch */
+            PARAMS(mul(&pacc, mul(&pacc, wa, Hd, "FFN weights"), 2, "FFN weights") + Hd + wa);
+            if (b->residual) floats(&acc, N, mul(&acc, wa, grad, "width"), "nodes x width");
+        }
+        w = wa;
+    }
+    floats(&acc, N, mul(&acc, w, grad + 1, "width"), "nodes x width"); /* final norm */
+    PARAMS(2 * w);
+    int64_t head_rows = graph_level ? G : N;
+    if (graph_level) {
+        floats(&acc, G, mul(&acc, w, grad, "width"), "graphs x width");
+        floats(&acc, N, 2, "readout cache");
+        if (c->head_hidden > 0) {
+            floats(&acc, G, mul(&acc, c->head_hidden, 2 * grad + 1, "head width"), "graphs x head width");
+            PARAMS(mul(&pacc, w, c->head_hidden, "head weights") + c->head_hidden);
+            w = c->head_hidden;
+        }
+    }
+    if (graph_level || c->node_head) {
+        floats(&acc, head_rows, mul(&acc, c->n_out + w, grad, "outputs"), "rows x outputs");
+        PARAMS(mul(&pacc, w, c->n_out, "head weights") + c->n_out);
+    }
+    /* the caller's output rows, the loss gradient and the evaluation buffers */
+    floats(&acc, head_rows, mul(&acc, c->n_out, 6, "outputs"), "rows x outputs");
+#undef PARAMS
+    if (pacc.overflow && !acc.overflow) acc.overflow = pacc.overflow;
+    P = pacc.bytes;
+    /* parameters with gradients; training adds the optimiser's m and v and the best weights */
+    floats(&acc, P, training ? 5 : 2, "parameters");
+    add(&acc, peak_tmp, "attention backward");
+    if (acc.overflow)
+        return AG_ERROR(AG_ELIMIT, "memory estimate: the size of %s overflows (N %lld nodes, E %lld edges)",
+                        acc.overflow, (long long)N, (long long)E);
+    *bytes = acc.bytes;
+    return AG_SUCCESS;
+}

@@ -1,0 +1,652 @@
+/* Tests of checkpoints: a run interrupted and resumed ends with exactly the bits of an uninterrupted
+ * one (library level, and through the program killed with SIGKILL at a random moment), and bad or
+ * mismatched checkpoints are refused with their message. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+#include <attngraph/attngraph.h>
+#include <attngraph/modelfile.h>
+#include <attngraph/safetensors.h>
+#include <attngraph/train.h>
+
+/* ---- library level */
+
+/* Rings and paths of 5..12 nodes (features: degree, 1); class = ring. */
+static void make_rings(ag_trainset_t *set) {
+    int G = 24;
+    ag_trainset_init(set, AG_TASK_GRAPH_CLASSIFICATION);
+    set->n_classes = 2;
+    assert_int_equal(ag_trainset_resize(set, G, G, 1), AG_SUCCESS);
+    for (int g = 0; g < G; g++) {
+        int n = 5 + (g / 2) % 8, ring = g % 2;
+        igraph_t ig;
+        igraph_ring(&ig, n, IGRAPH_UNDIRECTED, 0, ring);
+        ag_example_t *ex = &set->examples[g];
+        assert_int_equal(ag_graph_from_igraph(&ex->graph, &ig), AG_SUCCESS);
+        assert_int_equal(ag_fmat_init(&ex->X, n, 2), AG_SUCCESS);
+        for (int v = 0; v < n; v++) {
+            ex->X.data[2 * v] = (float)(ex->graph.indptr[v + 1] - ex->graph.indptr[v]);
+            ex->X.data[2 * v + 1] = 1.0f;
+        }
+        set->targets[g] = (float)ring;
+        igraph_destroy(&ig);
+    }
+}
+
+/* Dropout on, so that the random stream matters; `hidden` changes the architecture. */
+static ag_model_t *model_of(int64_t hidden) {
+    ag_model_config_t cfg;
+    ag_model_config_default(&cfg, AG_TASK_GRAPH_CLASSIFICATION);
+    cfg.in_dim = 2;
+    cfg.n_out = 2;
+    cfg.hidden = hidden;
+    cfg.n_blocks = 2;
+    for (int l = 0; l < 2; l++) {
+        cfg.blocks[l].attn.heads = 2;
+        cfg.blocks[l].attn.head_dim = hidden / 2;
+        cfg.blocks[l].attn.out_dim = hidden;
+        cfg.blocks[l].ffn_hidden = hidden;
+        cfg.blocks[l].dropout = 0.2f;
+        cfg.blocks[l].attn.attn_dropout = 0.1f;
+    }
+    cfg.head_hidden = hidden;
+    cfg.seed = 5;
+    ag_model_t *m;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);
+    return m;
+}
+
+static void config(ag_train_config_t *tc) {
+    ag_train_config_default(tc, AG_TASK_GRAPH_CLASSIFICATION);
+    tc->optim.lr = 0.01f;
+    tc->lr_schedule = AG_LR_COSINE;
+    tc->warmup_epochs = 2;
+    tc->epochs = 12;
+    tc->batch_size = 5;
+    tc->patience = 0;
+    tc->seed = 3;
+    tc->eval_train = 0;
+}
+
+static int64_t tr[16], va[8];
+
+static void split(void) {
+    for (int i = 0; i < 16; i++) tr[i] = i;
+    for (int i = 0; i < 8; i++) va[i] = 16 + i;
+}
+
+static char dir[64];
+
+static int setup(void **state) {
+    (void)state;
+    /* tmpfs when there is one: every checkpoint is fsync'ed, and the test is about what a reader
+     * sees, not about the disk */
+    struct stat sb;
+    snprintf(dir, sizeof dir, "%s/ag_ckpt_XXXXXX", stat("/dev/shm", &sb) == 0 && S_ISDIR(sb.st_mode) ? "/dev/shm" : "/tmp");
+    if (!mkdtemp(dir)) return -1;
+    split();
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* What a checkpoint callback of the tests does: save at every epoch to dir/e<epoch>.st, and
+ * fail with AG_EFILE (a simulated crash) after saving epoch stop_at. */
+typedef struct saver_t {
+    int64_t stop_at;
+    int64_t saved;
+} saver_t;
+
+static ag_error_t save_cb(const ag_model_t *model, const ag_train_state_t *st, void *user) {
+    saver_t *s = user;
+    char path[128];
+    snprintf(path, sizeof path, "%s/e%lld.st", dir, (long long)st->epoch);
+    ag_metadata_t extra;
+    ag_metadata_init(&extra);
+    ag_metadata_set(&extra, "note", "from the test");
+    ag_error_t rc = ag_train_state_save(path, model, st, &extra);
+    ag_metadata_destroy(&extra);
+    if (rc != AG_SUCCESS) return rc;
+    s->saved++;
+    if (s->stop_at > 0 && st->epoch == s->stop_at) return AG_EFILE;
+    return AG_SUCCESS;
+}
+
+typedef struct epochs_seen_t {
+    int64_t first, last, count;
+} epochs_seen_t;
+
+static void progress_cb(const ag_epoch_log_t *log, void *user) {
+    epochs_seen_t *e = user;
+    if (e->count++ == 0) e->first = log->epoch;
+    e->last = log->epoch;
+}
+
+static void assert_same_weights(const ag_model_t *a, const ag_model_t *b) {
+    const ag_param_list_t *pa = ag_model_params(a), *pb = ag_model_params(b);
+    assert_int_equal(pa->count, pb->count);
+    for (int64_t i = 0; i < pa->count; i++) {
+        size_t n = (size_t)(pa->items[i].shape[0] * pa->items[i].shape[1]);
+        if (memcmp(pa->items[i].value, pb->items[i].value, n * sizeof(float)) != 0)
+            fail_msg("tensor %s differs", pa->items[i].name);
+    }
+}
+
+static void test_resume_is_bit_identical(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    make_rings(&set);
+    ag_train_config_t tc;
+    config(&tc);
+    /* A: 12 epochs straight, checkpoints written along the way */
+    ag_model_t *a = model_of(8);
+    saver_t sa = {0, 0};
+    tc.checkpoint = save_cb;
+    tc.checkpoint_user = &sa;
+    tc.checkpoint_every = 5; /* epochs 5 and 10 */
+    ag_train_result_t ra, rb, rc_;
+    assert_int_equal(ag_train(a, &set, tr, 16, va, 8, &tc, &ra), AG_SUCCESS);
+    assert_int_equal(sa.saved, 2);
+    assert_int_equal(ra.epochs_run, 12);
+    /* B: a fresh model resumed from epoch 5's checkpoint */
+    ag_model_t *b = model_of(8);
+    ag_train_state_t st;
+    ag_metadata_t extra;
+    ag_metadata_init(&extra);
+    char path[128];
+    snprintf(path, sizeof path, "%s/e5.st", dir);
+    assert_int_equal(ag_train_state_load(path, b, &st, &extra), AG_SUCCESS);
+    assert_string_equal(ag_metadata_get(&extra, "note"), "from the test");
+    assert_string_equal(ag_metadata_get(&extra, "kind"), "checkpoint");
+    assert_int_equal(st.epoch, 5);
+    assert_int_equal(st.step, 5 * 4); /* 16 graphs in batches of 5: 4 steps per epoch */
+    assert_int_equal(st.optim.step, 5 * 4);
+    assert_int_equal(st.n_order, 16);
+    ag_metadata_destroy(&extra);
+    epochs_seen_t seen = {0, 0, 0};
+    tc.checkpoint = NULL;
+    tc.progress = progress_cb;
+    tc.progress_user = &seen;
+    assert_int_equal(ag_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &rb), AG_SUCCESS);
+    assert_int_equal(seen.first, 6);
+    assert_int_equal(seen.last, 12);
+    assert_int_equal(seen.count, 7);
+    assert_int_equal(rb.epochs_run, 12);
+    assert_int_equal(rb.best_epoch, ra.best_epoch);
+    assert_memory_equal(&rb.best_val_metric, &ra.best_val_metric, sizeof(double));
+    assert_same_weights(a, b);
+    ag_train_state_destroy(&st);
+    ag_train_state_destroy(&st); /* twice is safe */
+
+    /* C: a run that "crashes" right after saving epoch 5, resumed from that file */
+    ag_model_t *c = model_of(8);
+    saver_t sc = {5, 0};
+    tc.checkpoint = save_cb;
+    tc.checkpoint_user = &sc;
+    tc.checkpoint_every = 1;
+    tc.progress = NULL;
+    assert_int_equal(ag_train(c, &set, tr, 16, va, 8, &tc, &rc_), AG_EFILE);
+    assert_int_equal(sc.saved, 5);
+    ag_model_destroy(c);
+    c = model_of(8);
+    assert_int_equal(ag_train_state_load(path, c, &st, NULL), AG_SUCCESS);
+    sc.stop_at = 0; /* checkpoints go on after the resume: epochs 6 .. 12 */
+    assert_int_equal(ag_train_resume(c, &set, tr, 16, va, 8, &tc, &st, &rc_), AG_SUCCESS);
+    assert_int_equal(sc.saved, 12);
+    tc.checkpoint = NULL;
+    assert_same_weights(a, c);
+    ag_train_state_destroy(&st);
+
+    /* a checkpoint of the last epoch resumes to no epoch at all and the best weights */
+    ag_model_t *d = model_of(8);
+    snprintf(path, sizeof path, "%s/e12.st", dir);
+    assert_int_equal(ag_train_state_load(path, d, &st, NULL), AG_SUCCESS);
+    seen.count = 0;
+    tc.progress = progress_cb;
+    assert_int_equal(ag_train_resume(d, &set, tr, 16, va, 8, &tc, &st, &rc_), AG_SUCCESS);
+    assert_int_equal(seen.count, 0);
+    assert_int_equal(rc_.epochs_run, 12);
+    assert_same_weights(a, d);
+    ag_train_state_destroy(&st);
+    ag_model_destroy(a);
+    ag_model_destroy(b);
+    ag_model_destroy(c);
+    ag_model_destroy(d);
+    ag_trainset_destroy(&set);
+}
+
+/* Early stopping: the run stopped by patience, resumed from its last checkpoint, stays stopped;
+ * resumed from an earlier one, it stops at the same epoch with the same weights. */
+static void test_resume_with_early_stopping(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    make_rings(&set);
+    ag_train_config_t tc;
+    config(&tc);
+    tc.epochs = 60;
+    tc.patience = 3;
+    tc.optim.lr = 0.05f;
+    ag_model_t *a = model_of(8);
+    saver_t sa = {0, 0};
+    tc.checkpoint = save_cb;
+    tc.checkpoint_user = &sa;
+    ag_train_result_t ra, rb;
+    assert_int_equal(ag_train(a, &set, tr, 16, va, 8, &tc, &ra), AG_SUCCESS);
+    if (ra.epochs_run >= 60) fail_msg("patience 3 never stopped the run (best epoch %lld)", (long long)ra.best_epoch);
+    tc.checkpoint = NULL;
+    int64_t from[2] = {ra.epochs_run, ra.epochs_run > 2 ? ra.epochs_run - 2 : 1};
+    for (int k = 0; k < 2; k++) {
+        ag_model_t *b = model_of(8);
+        ag_train_state_t st;
+        char path[128];
+        snprintf(path, sizeof path, "%s/e%lld.st", dir, (long long)from[k]);
+        assert_int_equal(ag_train_state_load(path, b, &st, NULL), AG_SUCCESS);
+        assert_int_equal(ag_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &rb), AG_SUCCESS);
+        assert_int_equal(rb.epochs_run, ra.epochs_run);
+        assert_int_equal(rb.best_epoch, ra.best_epoch);
+        assert_same_weights(a, b);
+        ag_train_state_destroy(&st);
+        ag_model_destroy(b);
+    }
+    ag_model_destroy(a);
+    ag_trainset_destroy(&set);
+}
+
+static void write_bytes(const char *path, const unsigned char *buf, size_t n) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, n, f), n);
+    fclose(f);
+}
+
+static unsigned char *read_bytes(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc((size_t)len);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    *n = (size_t)len;
+    return buf;
+}
+
+static void expect_load_error(const char *path, ag_model_t *m, ag_error_t code, const char *needle) {
+    ag_train_state_t st;
+    ag_error_t rc = ag_train_state_load(path, m, &st, NULL);
+    if (rc != code || !strstr(ag_error_message(), needle))
+        fail_msg("loading %s: %s '%s', expected %s with '%s'", path, ag_error_name(rc), ag_error_message(),
+                 ag_error_name(code), needle);
+    /* zeroed on failure: destroy is safe */
+    ag_train_state_destroy(&st);
+}
+
+static void test_bad_checkpoints_are_refused(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    make_rings(&set);
+    ag_train_config_t tc;
+    config(&tc);
+    tc.epochs = 2;
+    ag_model_t *a = model_of(8);
+    saver_t sa = {0, 0};
+    tc.checkpoint = save_cb;
+    tc.checkpoint_user = &sa;
+    ag_train_result_t r;
+    assert_int_equal(ag_train(a, &set, tr, 16, va, 8, &tc, &r), AG_SUCCESS);
+    tc.checkpoint = NULL;
+    char good[128], bad[128];
+    snprintf(good, sizeof good, "%s/e1.st", dir);
+    snprintf(bad, sizeof bad, "%s/bad.st", dir);
+    /* weights of the model before any failed load, to check that a refused load changes nothing */
+    ag_model_t *b = model_of(8);
+    ag_model_t *fresh = model_of(8);
+
+    size_t n;
+    unsigned char *buf = read_bytes(good, &n);
+    /* a flipped bit in the tensor data: the checksum */
+    buf[n - 3] ^= 0x10;
+    write_bytes(bad, buf, n);
+    expect_load_error(bad, b, AG_EMODEL, "checksum mismatch");
+    buf[n - 3] ^= 0x10;
+    /* truncated (what a torn write would leave) */
+    write_bytes(bad, buf, n / 2);
+    expect_load_error(bad, b, AG_EMODEL, "truncated");
+    write_bytes(bad, buf, 5);
+    expect_load_error(bad, b, AG_EMODEL, "too short");
+    free(buf);
+    assert_same_weights(b, fresh);
+    /* a missing file */
+    snprintf(bad, sizeof bad, "%s/none.st", dir);
+    expect_load_error(bad, b, AG_EFILE, "cannot open");
+    /* a model file is not a checkpoint */
+    snprintf(bad, sizeof bad, "%s/model.st", dir);
+    assert_int_equal(ag_safetensors_write_params(bad, ag_model_params(a), NULL), AG_SUCCESS);
+    expect_load_error(bad, b, AG_EMODEL, "not a training checkpoint");
+    /* another architecture */
+    ag_model_t *wide = model_of(12);
+    expect_load_error(good, wide, AG_EMODEL, "another model architecture");
+    ag_model_destroy(wide);
+    assert_same_weights(b, fresh);
+
+    /* another training configuration or list: refused by ag_train_resume, naming the field */
+    ag_train_state_t st;
+    assert_int_equal(ag_train_state_load(good, b, &st, NULL), AG_SUCCESS);
+    tc.epochs = 3;
+    assert_int_equal(ag_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &r), AG_EMODEL);
+    if (!strstr(ag_error_message(), "another training configuration")) fail_msg("%s", ag_error_message());
+    if (!strstr(ag_error_message(), "'epochs 2' in the checkpoint, 'epochs 3' now")) fail_msg("%s", ag_error_message());
+    assert_non_null(strstr(ag_error_message(), "'epochs 2' in the checkpoint, 'epochs 3' now"));
+    tc.epochs = 2;
+    tc.seed = 4;
+    assert_int_equal(ag_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &r), AG_EMODEL);
+    assert_non_null(strstr(ag_error_message(), "'seed 3' in the checkpoint, 'seed 4' now"));
+    tc.seed = 3;
+    int64_t other[16];
+    for (int i = 0; i < 16; i++) other[i] = i + 1; /* same size, another list */
+    assert_int_equal(ag_train_resume(b, &set, other, 16, va, 8, &tc, &st, &r), AG_EMODEL);
+    assert_non_null(strstr(ag_error_message(), "another training list"));
+    ag_train_state_destroy(&st);
+
+    ag_model_destroy(a);
+    ag_model_destroy(b);
+    ag_model_destroy(fresh);
+    ag_trainset_destroy(&set);
+}
+
+
+void ag_i_alloc_fail_at(int64_t n);
+
+/* Allocation-failure injection: the n-th allocation of a save, a load and a resume fails, for every
+ * n until one succeeds (the first 16 of a resume); each failure is AG_ENOMEM with nothing leaked (ASan checks) and a failed
+ * load leaves the model's weights as they were. */
+static void test_checkpoint_allocation_failures(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    make_rings(&set);
+    ag_train_config_t tc;
+    config(&tc);
+    tc.epochs = 2;
+    ag_model_t *a = model_of(8);
+    saver_t sa = {0, 0};
+    tc.checkpoint = save_cb;
+    tc.checkpoint_user = &sa;
+    ag_train_result_t r;
+    assert_int_equal(ag_train(a, &set, tr, 16, va, 8, &tc, &r), AG_SUCCESS);
+    tc.checkpoint = NULL;
+    char good[128], out[128];
+    snprintf(good, sizeof good, "%s/e1.st", dir);
+    snprintf(out, sizeof out, "%s/oom.st", dir);
+    ag_model_t *b = model_of(8), *fresh = model_of(8);
+    ag_train_state_t st;
+    int ok = 0;
+    for (int64_t n = 1; n < 20000 && !ok; n++) {
+        ag_i_alloc_fail_at(n);
+        ag_error_t rc = ag_train_state_load(good, b, &st, NULL);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) {
+            print_message("a load succeeds from its %lld-th allocation on\n", (long long)n);
+            ok = 1;
+            break;
+        }
+        assert_int_equal(rc, AG_ENOMEM);
+        assert_same_weights(b, fresh);
+    }
+    assert_true(ok);
+    ok = 0;
+    for (int64_t n = 1; n < 20000 && !ok; n++) {
+        ag_i_alloc_fail_at(n);
+        ag_error_t rc = ag_train_state_save(out, b, &st, NULL);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) print_message("a save succeeds from its %lld-th allocation on\n", (long long)n), ok = 1;
+        else assert_int_equal(rc, AG_ENOMEM);
+    }
+    assert_true(ok);
+    ag_train_state_t st2;
+    assert_int_equal(ag_train_state_load(out, fresh, &st2, NULL), AG_SUCCESS);
+    assert_int_equal(st2.epoch, 1);
+    assert_memory_equal(st2.best, st.best, (size_t)st.n_params * sizeof(float));
+    ag_train_state_destroy(&st2);
+    /* a resume allocates thousands of times over its epochs (batches, masks): the first 16, the
+     * state's copies and the training buffers, fail one by one */
+    for (int64_t n = 1; n <= 16; n++) {
+        ag_model_t *c = model_of(8);
+        ag_train_state_t s3;
+        assert_int_equal(ag_train_state_load(good, c, &s3, NULL), AG_SUCCESS);
+        ag_i_alloc_fail_at(n);
+        ag_error_t rc = ag_train_resume(c, &set, tr, 16, va, 8, &tc, &s3, &r);
+        ag_i_alloc_fail_at(0);
+        if (rc != AG_SUCCESS && rc != AG_ENOMEM) fail_msg("allocation %lld: %s", (long long)n, ag_error_message());
+        ag_train_state_destroy(&s3);
+        ag_model_destroy(c);
+    }
+    ag_train_state_destroy(&st);
+    ag_model_destroy(a);
+    ag_model_destroy(b);
+    ag_model_destroy(fresh);
+    ag_trainset_destroy(&set);
+}
+
+/* ---- the program, killed with SIGKILL and resumed */
+
+/* Runs `attn-graph ARGS` in dir (stderr into dir/err.txt); returns the exit code. */
+static int run_cli(const char *args, char *err, size_t errn) {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && OMP_WAIT_POLICY=passive '%s' %s >'%s/out.txt' 2>'%s/err.txt'", dir,
+             AG_CLI_PATH, args, dir, dir);
+    int status = system(cmd);
+    assert_true(WIFEXITED(status));
+    if (err) {
+        snprintf(cmd, sizeof cmd, "%s/err.txt", dir);
+        FILE *f = fopen(cmd, "r");
+        assert_non_null(f);
+        size_t n = fread(err, 1, errn - 1, f);
+        err[n] = '\0';
+        fclose(f);
+    }
+    return WEXITSTATUS(status);
+}
+
+static int files_equal(const char *a, const char *b) {
+    size_t na, nb;
+    unsigned char *x = read_bytes(a, &na), *y = read_bytes(b, &nb);
+    int same = na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* The log without its wall-time column: epoch,loss,train_metric,val_metric,lr per line. */
+static char *log_without_seconds(const char *path) {
+    size_t n;
+    unsigned char *buf = read_bytes(path, &n);
+    char *outp = malloc(n + 1);
+    assert_non_null(outp);
+    size_t o = 0;
+    int field = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] == '\n') field = 0;
+        else if (buf[i] == ',') field++;
+        if (field != 4) outp[o++] = (char)buf[i];
+    }
+    outp[o] = '\0';
+    free(buf);
+    return outp;
+}
+
+#define TRAIN_ARGS \
+    "train --labels '" AG_SOURCE_DIR "/tests/data/mutag-mini/labels.csv' --split '" AG_SOURCE_DIR \
+    "/tests/data/mutag-mini/split.csv' --epochs 30 --hidden 16 --layers 2 --heads 2 --batch-size 4 --patience 0 " \
+    "--dropout 0.2 --threads 1 --quiet"
+
+static void test_cli_killed_and_resumed(void **state) {
+    (void)state;
+    char err[8192], args[2048], path[256], ckpt[256];
+    /* the uninterrupted run */
+    snprintf(args, sizeof args, TRAIN_ARGS " -o full.st --log full.csv --plot full.svg");
+    if (run_cli(args, err, sizeof err) != 0) fail_msg("uninterrupted run: %s", err);
+
+    /* the same run with checkpoints, in a child killed at a random moment after the first one */
+    snprintf(ckpt, sizeof ckpt, "%s/c.st", dir);
+    unlink(ckpt);
+    snprintf(args, sizeof args, TRAIN_ARGS " -o part.st --log part.csv --plot part.svg --checkpoint c.st --checkpoint-every 1");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && OMP_WAIT_POLICY=passive exec '%s' %s 2>/dev/null >/dev/null", dir,
+             AG_CLI_PATH, args);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    struct stat sb;
+    int polls = 0;
+    while (stat(ckpt, &sb) != 0 && polls < 20000) {
+        usleep(1000);
+        polls++;
+    }
+    assert_int_equal(stat(ckpt, &sb), 0);
+    /* then a random moment later: after a random epoch's checkpoint (1 .. 20 of 30) and up to 20 ms
+     * more, so that the kill lands anywhere in an epoch or a checkpoint write. The checkpoint is read
+     * all the while: a reader must always see a complete file. */
+    srand((unsigned)time(NULL) ^ (unsigned)getpid());
+    long long target = 1 + rand() % 20;
+    int reads = 0;
+    for (;;) {
+        ag_safetensors_t f;
+        ag_error_t rc = ag_safetensors_read(&f, ckpt, AG_SAFETENSORS_STRICT);
+        if (rc != AG_SUCCESS) fail_msg("a torn checkpoint was seen: %s", ag_error_message());
+        assert_string_equal(ag_metadata_get(&f.metadata, "kind"), "checkpoint");
+        long long at = atoll(ag_metadata_get(&f.metadata, "epoch"));
+        ag_safetensors_destroy(&f);
+        reads++;
+        if (at >= target) break;
+        int st_;
+        if (waitpid(pid, &st_, WNOHANG) == pid) fail_msg("the run ended before epoch %lld", target);
+        usleep(2000);
+    }
+    usleep((useconds_t)(rand() % 20000));
+    int status;
+    kill(pid, SIGKILL);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    /* (on a fast idle machine the last epochs could beat the kill: then the resume has nothing to do) */
+    int killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    assert_true(killed || (WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    /* what the kill left: a complete checkpoint */
+    ag_safetensors_t f;
+    if (ag_safetensors_read(&f, ckpt, AG_SAFETENSORS_STRICT) != AG_SUCCESS)
+        fail_msg("checkpoint after SIGKILL: %s", ag_error_message());
+    long long epoch = atoll(ag_metadata_get(&f.metadata, "epoch"));
+    ag_safetensors_destroy(&f);
+    print_message("%s after the checkpoint of epoch %lld (target %lld; %d reads of the checkpoint while it "
+                  "ran)\n", killed ? "killed" : "not killed, it had finished", epoch, target, reads);
+    assert_true(epoch >= target && (epoch < 30 || !killed));
+
+    /* resume: the model file is the uninterrupted one, byte for byte, and so is the log */
+    if (run_cli("train --resume c.st --threads 1 --quiet", err, sizeof err) != 0) fail_msg("resume: %s", err);
+    char a[256], b[256];
+    snprintf(a, sizeof a, "%s/full.st", dir);
+    snprintf(b, sizeof b, "%s/part.st", dir);
+    if (!files_equal(a, b)) fail_msg("the resumed run's model differs from the uninterrupted run's");
+    snprintf(a, sizeof a, "%s/full.csv", dir);
+    snprintf(b, sizeof b, "%s/part.csv", dir);
+    char *la = log_without_seconds(a), *lb = log_without_seconds(b);
+    assert_string_equal(la, lb);
+    free(la);
+    free(lb);
+    /* the plot covers every epoch, those before the kill included: the same file */
+    snprintf(a, sizeof a, "%s/full.svg", dir);
+    snprintf(b, sizeof b, "%s/part.svg", dir);
+    if (!files_equal(a, b)) fail_msg("the resumed run's plot differs from the uninterrupted run's");
+    size_t ns;
+    char *svg = (char *)read_bytes(a, &ns);
+    svg = realloc(svg, ns + 1);
+    svg[ns] = '\0';
+    assert_non_null(strstr(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert_non_null(strstr(svg, "</svg>\n"));
+    assert_non_null(strstr(svg, ">training loss</text>"));
+    assert_non_null(strstr(svg, ">validation accuracy</text>"));
+    assert_non_null(strstr(svg, ">epoch</text>"));
+    int polylines = 0;
+    for (const char *q = svg; (q = strstr(q, "<polyline")); q++) polylines++;
+    assert_true(polylines >= 3); /* loss, training metric, validation metric */
+    int circles = 0;
+    for (const char *q = svg; (q = strstr(q, "<circle")); q++) circles++;
+    assert_int_equal(circles, 3 * 30); /* a dot per epoch and series */
+    free(svg);
+    /* no temporary file left beside the checkpoint */
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -c tmp > /dev/null", dir);
+    assert_int_not_equal(system(cmd), 0);
+
+    /* a corrupted checkpoint: exit 4 with the defect */
+    size_t n;
+    unsigned char *buf = read_bytes(ckpt, &n);
+    snprintf(path, sizeof path, "%s/bad.st", dir);
+    buf[n - 1] ^= 1;
+    write_bytes(path, buf, n);
+    assert_int_equal(run_cli("train --resume bad.st", err, sizeof err), 4);
+    if (!strstr(err, "checksum mismatch")) fail_msg("%s", err);
+    write_bytes(path, buf, n / 3);
+    assert_int_equal(run_cli("train --resume bad.st", err, sizeof err), 4);
+    if (!strstr(err, "truncated")) fail_msg("%s", err);
+    free(buf);
+    /* a model file is not a checkpoint */
+    assert_int_equal(run_cli("train --resume full.st", err, sizeof err), 4);
+    if (!strstr(err, "not a checkpoint")) fail_msg("%s", err);
+    /* other options with --resume */
+    assert_int_equal(run_cli("train --resume c.st --epochs 5", err, sizeof err), 2);
+    if (!strstr(err, "with --resume give only")) fail_msg("%s", err);
+    assert_int_equal(run_cli(TRAIN_ARGS " --checkpoint-every 2", err, sizeof err), 2);
+    if (!strstr(err, "--checkpoint-every needs --checkpoint FILE")) fail_msg("%s", err);
+    assert_int_equal(run_cli("train --resume missing.st", err, sizeof err), 3);
+    if (!strstr(err, "missing.st: cannot open")) fail_msg("%s", err);
+}
+
+/* A checkpoint resumed on other data (a label changed since) is refused. */
+static void test_cli_resume_on_other_data(void **state) {
+    (void)state;
+    char err[8192], cmd[1024];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/mm' && cp -r '%s/tests/data/mutag-mini' '%s/mm'", dir, AG_SOURCE_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    const char *args = "train --labels mm/labels.csv --split mm/split.csv --epochs 3 --hidden 8 --layers 1 "
+                       "--heads 2 --threads 1 --quiet --checkpoint d.st -o d-model.st";
+    if (run_cli(args, err, sizeof err) != 0) fail_msg("%s", err);
+    /* flip the label of the first molecule */
+    snprintf(cmd, sizeof cmd, "cd '%s/mm' && sed -i '2s/,1$/,0/' labels.csv", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(run_cli("train --resume d.st", err, sizeof err), 4);
+    if (!strstr(err, "differ from those the checkpoint was made with")) fail_msg("%s", err);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_resume_is_bit_identical),
+        cmocka_unit_test(test_resume_with_early_stopping),
+        cmocka_unit_test(test_bad_checkpoints_are_refused),
+        cmocka_unit_test(test_checkpoint_allocation_failures),
+        cmocka_unit_test(test_cli_killed_and_resumed),
+        cmocka_unit_test(test_cli_resume_on_other_data),
+    };
+    if (getenv("AG_TEST_FILTER")) cmocka_set_test_filter(getenv("AG_TEST_FILTER"));
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

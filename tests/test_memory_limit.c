@@ -1,0 +1,217 @@
+/* Tests of the memory estimate and the limits built on it: the estimate against the memory a
+ * training step really takes on a mid-size graph (peak resident size, measured in a fresh child
+ * process), overflowing sizes refused with their name, and `attn-graph train --max-memory`. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+#include <attngraph/attngraph.h>
+#include <attngraph/train.h>
+
+static void model_config(ag_model_config_t *cfg, ag_task_t task, int64_t F, ag_mask_kind_t mask) {
+    ag_model_config_default(cfg, task);
+    cfg->in_dim = F;
+    cfg->n_out = 4;
+    cfg->hidden = 64;
+    cfg->n_blocks = 2;
+    for (int l = 0; l < 2; l++) {
+        cfg->blocks[l].attn.heads = 4;
+        cfg->blocks[l].attn.head_dim = 16;
+        cfg->blocks[l].attn.out_dim = 64;
+        cfg->blocks[l].ffn_hidden = 128;
+        cfg->blocks[l].mask = mask;
+    }
+}
+
+/* Full attention costs N^2 work: a smaller graph under AddressSanitizer, whose checks slow it 20x. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FULL_N 600
+#else
+#define FULL_N 2500
+#endif
+
+static long maxrss_kb(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* In a child (whose peak size starts clean): one training step of a node model on a random graph of
+ * N nodes and E edges; writes the peak growth in bytes to fd. */
+static void child_step(int fd, int64_t N, int64_t E, int64_t F, ag_mask_kind_t mask) {
+    igraph_t ig;
+    igraph_rng_seed(igraph_rng_default(), 3);
+    if (igraph_erdos_renyi_game_gnm(&ig, (igraph_integer_t)N, (igraph_integer_t)E, IGRAPH_UNDIRECTED, 0) != 0) _exit(2);
+    long before = maxrss_kb();
+    ag_graph_t g;
+    ag_fmat_t X = {0};
+    ag_model_config_t cfg;
+    model_config(&cfg, AG_TASK_NODE_CLASSIFICATION, F, mask);
+    ag_model_t *m;
+    if (ag_graph_from_igraph(&g, &ig) || ag_fmat_init(&X, N, F) || ag_model_create(&m, &cfg)) _exit(3);
+    for (int64_t i = 0; i < N * F; i++) X.data[i] = ag_rng_normal(1, 0, (uint64_t)i);
+    float *out = malloc((size_t)(N * 4) * sizeof(float));
+    if (!out) _exit(4);
+    ag_batch_t batch;
+    ag_batch_init(&batch, &g, X.data, NULL);
+    ag_rng_t rng;
+    ag_rng_init(&rng, 1);
+    ag_optim_t opt;
+    if (ag_optim_init(&opt, &(ag_optim_config_t){AG_OPTIM_ADAM, 1e-3f, 0.9f, 0.999f, 1e-8f, 0, 0},
+                      ag_model_params(m)))
+        _exit(5);
+    if (ag_model_forward(m, &batch, 1, &rng, out)) _exit(6);
+    for (int64_t i = 0; i < N * 4; i++) out[i] = 0.01f;
+    if (ag_model_backward(m, &batch, out)) _exit(7);
+    if (ag_optim_step(&opt, ag_model_params(m), -1.0f)) _exit(8);
+    long after = maxrss_kb();
+    int64_t grew = (int64_t)(after - before) * 1024;
+    if (write(fd, &grew, sizeof grew) != (ssize_t)sizeof grew) _exit(9);
+    _exit(0);
+}
+
+static void test_estimate_against_peak(void **state) {
+    (void)state;
+    const int64_t F = 32;
+    struct {
+        ag_mask_kind_t mask;
+        const char *name;
+        int64_t N, E;
+    } cases[] = {{AG_MASK_NEIGHBOURS, "neighbours", 12000, 60000},
+                 {AG_MASK_KHOP, "2-hop", 12000, 60000},
+                 {AG_MASK_FULL, "full", FULL_N, 5 * FULL_N}};
+    for (int k = 0; k < 3; k++) {
+        int64_t N = cases[k].N, E = cases[k].E;
+        ag_model_config_t cfg;
+        model_config(&cfg, AG_TASK_NODE_CLASSIFICATION, F, cases[k].mask);
+        if (cases[k].mask == AG_MASK_KHOP)
+            for (int l = 0; l < 2; l++) cfg.blocks[l].hops = 2;
+        int64_t est;
+        assert_int_equal(ag_model_estimate_memory(&cfg, N, E, 1, 1, &est), AG_SUCCESS);
+        int64_t est_eval;
+        assert_int_equal(ag_model_estimate_memory(&cfg, N, E, 1, 0, &est_eval), AG_SUCCESS);
+        assert_true(est_eval < est); /* no gradients, no optimiser state */
+        if (cases[k].mask == AG_MASK_KHOP) continue; /* k-hop is estimated from the mean degree: no peak check */
+        int fds[2];
+        assert_int_equal(pipe(fds), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            close(fds[0]);
+            child_step(fds[1], N, E, F, cases[k].mask);
+        }
+        close(fds[1]);
+        int64_t grew = 0;
+        assert_int_equal(read(fds[0], &grew, sizeof grew), (ssize_t)sizeof grew);
+        close(fds[0]);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        double ratio = (double)est / (double)grew;
+        print_message("%s: estimate %.1f MiB, measured peak growth %.1f MiB (ratio %.2f)\n", cases[k].name,
+                      (double)est / 1048576.0, (double)grew / 1048576.0, ratio);
+#if defined(__SANITIZE_ADDRESS__)
+        /* AddressSanitizer's redzones, quarantine and shadow memory inflate the peak: only sanity */
+        assert_true(grew > 0 && est > 0);
+#else
+        if (ratio < 0.6 || ratio > 1.8)
+            fail_msg("estimate %lld bytes, measured %lld: ratio %.2f outside [0.6, 1.8]", (long long)est,
+                     (long long)grew, ratio);
+#endif
+    }
+}
+
+static void test_estimate_grows_and_overflows(void **state) {
+    (void)state;
+    ag_model_config_t cfg;
+    model_config(&cfg, AG_TASK_GRAPH_CLASSIFICATION, 16, AG_MASK_NEIGHBOURS);
+    int64_t a, b, c;
+    assert_int_equal(ag_model_estimate_memory(&cfg, 1000, 2000, 10, 1, &a), AG_SUCCESS);
+    assert_int_equal(ag_model_estimate_memory(&cfg, 2000, 4000, 20, 1, &b), AG_SUCCESS);
+    assert_true(b > a && b < 2 * a + 4 * 1024 * 1024); /* about linear, plus parameters */
+    cfg.blocks[0].attn.heads = 8;
+    assert_int_equal(ag_model_estimate_memory(&cfg, 1000, 2000, 10, 1, &c), AG_SUCCESS);
+    assert_true(c > a); /* more heads, more memory */
+    /* nodes x features overflows 64 bits */
+    assert_int_equal(ag_model_estimate_memory(&cfg, INT64_MAX / 8, 10, 1, 1, &a), AG_ELIMIT);
+    if (!strstr(ag_error_message(), "nodes x features")) fail_msg("%s", ag_error_message());
+    /* edges x 2 (CSR entries) */
+    assert_int_equal(ag_model_estimate_memory(&cfg, 10, INT64_MAX / 2 + 1, 1, 1, &a), AG_ELIMIT);
+    if (!strstr(ag_error_message(), "overflows")) fail_msg("%s", ag_error_message());
+    /* edges x heads with a large but representable graph */
+    cfg.blocks[0].attn.heads = (int64_t)1 << 40;
+    assert_int_equal(ag_model_estimate_memory(&cfg, 1 << 20, 1 << 24, 1, 0, &a), AG_ELIMIT);
+    if (!strstr(ag_error_message(), "overflows")) fail_msg("%s", ag_error_message());
+    assert_int_equal(ag_model_estimate_memory(&cfg, -1, 0, 1, 0, &a), AG_EINVAL);
+    /* the trainset's own target table */
+    ag_trainset_t set;
+    ag_trainset_init(&set, AG_TASK_GRAPH_MULTITASK);
+    assert_int_equal(ag_trainset_resize(&set, 1, INT64_MAX / 2, 4), AG_ELIMIT);
+    ag_trainset_destroy(&set);
+}
+
+static int run_cli(const char *args, char *err, size_t errn) {
+    char path[] = "/tmp/ag_mem_err_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && OMP_WAIT_POLICY=passive '%s' %s > /dev/null 2> '%s'", AG_SOURCE_DIR,
+             AG_CLI_PATH, args, path);
+    int status = system(cmd);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(err, 1, errn - 1, f);
+    err[n] = '\0';
+    fclose(f);
+    unlink(path);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static void test_cli_max_memory(void **state) {
+    (void)state;
+    char err[4096];
+    const char *data = "train --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv "
+                       "--epochs 1 --threads 1 --quiet --mask full";
+    char args[1024];
+    snprintf(args, sizeof args, "%s --max-memory 64K", data);
+    assert_int_equal(run_cli(args, err, sizeof err), 1);
+    if (!strstr(err, "this run needs about") || !strstr(err, "the limit is 64.0 KiB, --max-memory") ||
+        !strstr(err, "--mask neighbours") || !strstr(err, "--batch-size") || !strstr(err, "fewer heads"))
+        fail_msg("%s", err);
+    char model[] = "/tmp/ag_mem_model_XXXXXX";
+    int fd = mkstemp(model);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(args, sizeof args, "%s --max-memory 1G -o %s", data, model);
+    if (run_cli(args, err, sizeof err) != 0) fail_msg("%s", err);
+    /* eval estimates its evaluation pass */
+    snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv --split "
+             "tests/data/mutag-mini/split.csv --max-memory 10K", model);
+    assert_int_equal(run_cli(args, err, sizeof err), 1);
+    if (!strstr(err, "an evaluation pass on") || !strstr(err, "the limit is 10.0 KiB")) fail_msg("%s", err);
+    snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv --split "
+             "tests/data/mutag-mini/split.csv --max-memory 100M", model);
+    if (run_cli(args, err, sizeof err) != 0) fail_msg("%s", err);
+    unlink(model);
+    snprintf(args, sizeof args, "%s --max-memory 12Q", data);
+    assert_int_equal(run_cli(args, err, sizeof err), 2);
+    if (!strstr(err, "--max-memory takes a size")) fail_msg("%s", err);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_estimate_against_peak),
+        cmocka_unit_test(test_estimate_grows_and_overflows),
+        cmocka_unit_test(test_cli_max_memory),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
