@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz/fuzz_*.c) with clang into build-fuzz/ and runs each for
-# SECONDS (default 60) on its seed corpus (tests/fuzz/corpus/<target>). New inputs go to
+# SECONDS (default 60) on its seed corpus (tests/fuzz/corpus/<target>), with the token dictionary
+# tests/fuzz/<target>.dict where there is one. New inputs go to
 # build-fuzz/corpus/<target>, never into the repository; a crash, leak, sanitizer report, timeout
 # (10 s per input) or resident memory above 2 GiB fails the script and leaves the input in
 # build-fuzz/artifacts/. A single allocation above 2 GiB fails as malloc would on a small machine
@@ -43,8 +44,10 @@ for t in "${targets[@]}"; do
   mkdir -p "$work"
   echo "== fuzz_$t: ${seconds}s"
   log="$build/fuzz_$t.log"
+  dict=()
+  if [ -f "tests/fuzz/$t.dict" ]; then dict=(-dict="tests/fuzz/$t.dict"); fi
   if nice -n 19 "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-      -artifact_prefix="$build/artifacts/$t-" "$work" "$seeds" >"$log" 2>&1; then
+      "${dict[@]}" -artifact_prefix="$build/artifacts/$t-" "$work" "$seeds" >"$log" 2>&1; then
     grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb)|^#[0-9]+.*DONE" "$log" | tr '\n' ' '
     echo "corpus: $(ls "$work" | wc -l) new files"
   else
