@@ -101,6 +101,13 @@ static int stray_files(void) {
     return n;
 }
 
+static int is_zero(const void *p, size_t n) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i]) return 0;
+    return 1;
+}
+
 /* Runs the whole path and returns the first error. Only the outputs of the calls that succeeded
  * are destroyed: a failing call must itself free whatever it allocated (the loaders promise a
  * zeroed output on failure), so a leak on an error path shows in the ASan and valgrind runs. */
@@ -172,6 +179,14 @@ static ag_error_t run_path(result_t *out) {
     snprintf(out->note, sizeof out->note, "%s", note ? note : "");
 
 done:
+    /* a call that failed left its output zeroed (the loaders' contract); the others were never made */
+    assert_true(have_file || is_zero(&file, sizeof file));
+    assert_true(have_csv || is_zero(&split_csv, sizeof split_csv));
+    assert_true(have_split || is_zero(&split, sizeof split));
+    assert_true(have_targets || is_zero(&targets, sizeof targets));
+    assert_true(have_lab || is_zero(&lab, sizeof lab));
+    assert_true(have_t || is_zero(&t, sizeof t));
+    assert_true(have_g || is_zero(&g, sizeof g));
     if (have_file) ag_safetensors_destroy(&file);
     ag_metadata_destroy(&meta); /* the caller's own list, whatever the writer did */
     if (have_csv) ag_split_destroy(&split_csv);

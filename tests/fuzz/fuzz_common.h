@@ -61,4 +61,17 @@ static inline void fuzz_check_result(ag_error_t rc, const char *loader) {
     }
 }
 
+/* A loader that fails must leave its output zeroed (its header says so) and own nothing: the
+ * targets then do not call the destroy function, so anything left allocated shows as a leak. */
+static inline void fuzz_check_zeroed(const void *out, size_t size, const char *loader) {
+    const unsigned char *b = out;
+    for (size_t i = 0; i < size; i++) {
+        if (b[i] != 0) {
+            fprintf(stderr, "fuzz: %s failed (%s) but left its output non-zero at byte %zu\n", loader,
+                    ag_error_message(), i);
+            abort();
+        }
+    }
+}
+
 #endif

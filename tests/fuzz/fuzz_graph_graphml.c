@@ -16,11 +16,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_check_result(rc, "ag_graph_read");
     if (rc != AG_SUCCESS) return 0;
     ag_graph_t g;
-    fuzz_check_result(ag_graph_from_igraph(&g, &ig), "ag_graph_from_igraph");
-    ag_graph_destroy(&g);
+    rc = ag_graph_from_igraph(&g, &ig);
+    fuzz_check_result(rc, "ag_graph_from_igraph");
+    if (rc == AG_SUCCESS)
+        ag_graph_destroy(&g);
+    else
+        fuzz_check_zeroed(&g, sizeof g, "ag_graph_from_igraph");
     ag_labels_t lab;
-    fuzz_check_result(ag_labels_from_attr(&lab, &ig, "label", NULL, 0), "ag_labels_from_attr");
-    ag_labels_destroy(&lab);
+    rc = ag_labels_from_attr(&lab, &ig, "label", NULL, 0);
+    fuzz_check_result(rc, "ag_labels_from_attr");
+    if (rc == AG_SUCCESS)
+        ag_labels_destroy(&lab);
+    else
+        fuzz_check_zeroed(&lab, sizeof lab, "ag_labels_from_attr");
     igraph_destroy(&ig);
     return 0;
 }

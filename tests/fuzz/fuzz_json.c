@@ -33,7 +33,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ag_error_clear();
     ag_error_t rc = ag_json_parse((const char *)data, size, "fuzz.json", &doc);
     fuzz_check_result(rc, "ag_json_parse");
-    if (rc == AG_SUCCESS) roundtrip_strings(doc);
-    ag_json_free(doc);
+    if (rc == AG_SUCCESS) {
+        roundtrip_strings(doc);
+        ag_json_free(doc);
+    } else if (doc != NULL) {
+        abort();
+    }
     return 0;
 }

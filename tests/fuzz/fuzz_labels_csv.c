@@ -25,7 +25,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ag_error_clear();
     ag_error_t rc = ag_targets_read_csv(&t, path, &o);
     fuzz_check_result(rc, "ag_targets_read_csv");
-    if (rc == AG_SUCCESS && (t.y.rows != t.n_graphs || t.y.cols != t.n_tasks)) abort();
-    ag_targets_destroy(&t);
+    if (rc == AG_SUCCESS) {
+        if (t.y.rows != t.n_graphs || t.y.cols != t.n_tasks) abort();
+        ag_targets_destroy(&t);
+    } else {
+        fuzz_check_zeroed(&t, sizeof t, "ag_targets_read_csv");
+    }
     return 0;
 }

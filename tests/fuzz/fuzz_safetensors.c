@@ -48,8 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             for (int64_t i = 0; i < f.n_tensors; i++)
                 if (ag_safetensors_find(&f, f.tensors[i].name) == NULL) abort();
             rewrite(&f);
+            ag_safetensors_destroy(&f);
+        } else {
+            fuzz_check_zeroed(&f, sizeof f, "ag_safetensors_read");
         }
-        ag_safetensors_destroy(&f);
     }
     return 0;
 }

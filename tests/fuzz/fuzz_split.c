@@ -41,7 +41,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             rc = ag_split_read_csv(&s, path, column, NULL, b >> 4);
         fuzz_check_result(rc, "ag_split_read_csv");
     }
-    if (rc == AG_SUCCESS) check_split(&s);
-    ag_split_destroy(&s);
+    if (rc == AG_SUCCESS) {
+        check_split(&s);
+        ag_split_destroy(&s);
+    } else {
+        fuzz_check_zeroed(&s, sizeof s, "ag_split_read_json/csv");
+    }
     return 0;
 }

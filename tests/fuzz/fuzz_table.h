@@ -63,12 +63,17 @@ static int fuzz_table_run(const uint8_t *data, size_t size, ag_table_format_t fo
         if (t.features.rows != n) abort();
         if (t.labels) {
             ag_labels_t lab;
-            fuzz_check_result(ag_labels_from_strings(&lab, (const char *const *)t.labels, n, NULL, 0, "fuzz"),
-                              "ag_labels_from_strings");
-            ag_labels_destroy(&lab);
+            rc = ag_labels_from_strings(&lab, (const char *const *)t.labels, n, NULL, 0, "fuzz");
+            fuzz_check_result(rc, "ag_labels_from_strings");
+            if (rc == AG_SUCCESS)
+                ag_labels_destroy(&lab);
+            else
+                fuzz_check_zeroed(&lab, sizeof lab, "ag_labels_from_strings");
         }
+        ag_node_table_destroy(&t);
+    } else {
+        fuzz_check_zeroed(&t, sizeof t, "ag_table_read");
     }
-    ag_node_table_destroy(&t);
     igraph_destroy(&ig);
     return 0;
 }
