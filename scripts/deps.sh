@@ -10,6 +10,8 @@ packages=(
   libarpack2-dev libglpk-dev libplfit-dev libgmp-dev libblas-dev liblapack-dev libxml2-dev
   libblis-dev libblis-openmp-dev   # the default CBLAS provider (see docs/blas.md)
   libcmocka-dev
+  # robustness CI steps: libFuzzer targets (clang, with LLVM's OpenMP) and memcheck
+  clang libclang-rt-14-dev libomp-dev valgrind
 )
 
 missing=()

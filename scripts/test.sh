@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds attn-graph with -Werror and runs the whole test suite, then builds it again under
-# AddressSanitizer + UndefinedBehaviorSanitizer and runs the suite again. Either failing fails.
+# AddressSanitizer + UndefinedBehaviorSanitizer and runs the suite again, then runs the suite under
+# valgrind memcheck (scripts/memcheck.sh) and every fuzz target for AG_FUZZ_SECONDS (default 60)
+# on its corpus (scripts/fuzz.sh). Any of them failing fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -21,3 +23,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 echo "== install check (examples built against the installed package, CMake and pkg-config)"
 AG_INSTALL_BUILD_DIR=build-test bash scripts/check-install.sh
+
+bash scripts/memcheck.sh "$jobs"
+
+echo "== fuzz targets, ${AG_FUZZ_SECONDS:-60} s each"
+bash scripts/fuzz.sh "${AG_FUZZ_SECONDS:-60}"

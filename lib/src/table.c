@@ -1,6 +1,7 @@
 /*
  * table.c: node feature tables (CSV/TSV, whitespace, sparse) aligned to a graph's vertices.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -383,10 +384,18 @@ static ag_error_t read_sparse(reader_t *r, ag_node_table_t *t, const ag_table_op
         for (int64_t k = 1; k < r->csv.n_fields; k++) {
             const char *s = r->csv.fields[k];
             char *end;
+            errno = 0;
             long long idx = strtoll(s, &end, 10);
             if (end == s || *end != ':' || idx < 0) {
                 rc = AG_ERROR(AG_EPARSE, "%s:%lld: field %lld: '%s' is not index:value", r->path,
                               (long long)r->csv.line, (long long)k + 1, s);
+                goto done;
+            }
+            /* strtoll saturates at LLONG_MAX, and the width is index + 1: bound indices like node
+             * counts (int32) so that neither overflows. */
+            if (errno == ERANGE || idx >= INT32_MAX) {
+                rc = AG_ERROR(AG_ELIMIT, "%s:%lld: field %lld: feature index in '%s' is beyond the largest supported "
+                              "index %d", r->path, (long long)r->csv.line, (long long)k + 1, s, INT32_MAX - 1);
                 goto done;
             }
             float x;

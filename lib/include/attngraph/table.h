@@ -83,7 +83,8 @@ void ag_table_options_init(ag_table_options_t *opts);
  *   the vertex attribute does not exist; two vertices share an id), AG_EMISMATCH (path:line: an id
  *   matching no vertex, naming the id; a vertex with no row, naming its index and id; a duplicate
  *   id naming both lines), AG_EVALUE (path:line: NaN or infinite value; sparse index beyond the
- *   given width), AG_EINVAL (bad options), AG_ENOMEM.
+ *   given width), AG_ELIMIT (path:line: a sparse feature index of 2^31-1 or more), AG_EINVAL (bad
+ *   options), AG_ENOMEM.
  * Time complexity: O(file size + N log N).
  */
 ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_t *graph,

@@ -1,0 +1,10 @@
+/*
+ * fuzz_table_cora.c: node tables in the AG_TABLE_WHITESPACE form through ag_table_read()
+ * (options from the first byte, see fuzz_table.h).
+ */
+#include "fuzz_table.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    return fuzz_table_run(data, size, AG_TABLE_WHITESPACE, ".content");
+}
