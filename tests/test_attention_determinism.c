@@ -32,6 +32,7 @@ static void run_free(run_t *r) {
 
 static void run_layer(run_t *r, const ag_graph_t *g, const ag_mask_t *m, const ag_attention_config_t *cfg,
                       int threads, uint64_t layer_seed, uint64_t drop_seed, int training) {
+    memset(r, 0, sizeof *r); /* evaluation runs leave grads NULL, and run_free frees it */
     ag_set_num_threads(threads);
     ag_attention_t layer;
     assert_int_equal(ag_attention_init(&layer, cfg, layer_seed), AG_SUCCESS);

@@ -154,6 +154,8 @@ static ag_error_t grow_floats(float **buf, int64_t *cap, int64_t need, int64_t w
 /* Builds the batch of examples idx[0..n) into b; *batch wraps it. */
 static ag_error_t batcher_make(batcher_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n, int64_t F,
                                int64_t Fe, ag_batch_t *batch) {
+    /* the caller destroys the batch whatever happens: leave it empty on every early return */
+    ag_batch_init(batch, NULL, NULL, NULL);
     if (b->have_graph) {
         ag_graph_destroy(&b->graph);
         b->have_graph = 0;
