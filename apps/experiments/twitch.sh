@@ -9,6 +9,6 @@ SEEDS=${AG_SEEDS:-3}
 for s in $(seq 1 "$SEEDS"); do
     run "seed$s" "$D/twitch-en/twitch_en.gml" --label-attr label \
         --node-table "$D/twitch-en/features.txt" --vertex-attrs none --split "$D/twitch-en/split.json" \
-        --preset gat --epochs 300 --no-train-metric --seed "$s" --quiet
+        --preset gat --epochs 200 --no-train-metric --seed "$s" --quiet
 done
 summary twitch-en accuracy "" roc_auc
