@@ -1,0 +1,52 @@
+# Shared helpers of the experiment scripts (sourced, not run).
+# Environment:
+#   AG_BUILD_DIR  build directory holding apps/attn-graph (default: <repo>/build)
+#   AG_THREADS    --threads for every run (default 1)
+#   AG_LOG_DIR    where each run's progress (stderr) and JSON line go (default: a fresh temp dir)
+#   AG_MODEL_DIR  if set, the first run's model is saved there (see graphs/models/README.md)
+#   AG_SEEDS      number of seeds where the protocol uses seeds (each script has its default)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+AG=${AG_BUILD_DIR:-$repo/build}/apps/attn-graph
+[ -x "$AG" ] || { echo "$0: $AG not found: build first (cmake -S . -B build && cmake --build build)" >&2; exit 1; }
+THREADS=${AG_THREADS:-1}
+LOGDIR=${AG_LOG_DIR:-$(mktemp -d)}
+mkdir -p "$LOGDIR"
+# Spinning OpenMP threads starve each other on a loaded machine.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+RESULTS="$LOGDIR/results.jsonl"
+: > "$RESULTS"
+
+# run NAME ARGS...: one training run; its JSON test line is appended to $RESULTS (tagged with NAME).
+run() {
+    name=$1; shift
+    t0=$(date +%s)
+    line=$("$AG" train "$@" --threads "$THREADS" --log "$LOGDIR/$name.csv" --json 2> "$LOGDIR/$name.log")
+    t1=$(date +%s)
+    echo "$line" | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); d["run"]=sys.argv[1]; d["seconds"]=int(sys.argv[2]); print(json.dumps(d))' "$name" $((t1 - t0)) | tee -a "$RESULTS" >&2
+}
+
+# summary DATASET METRIC [FILTER [EXTRA]]: mean and sample std of METRIC over the runs whose name
+# starts with FILTER; EXTRA names a second metric added as EXTRA_mean and EXTRA_std.
+summary() {
+    python3 - "$RESULTS" "$1" "$2" "${3:-}" "${4:-}" <<'PY'
+import json, math, sys
+path, ds, metric, prefix, extra = sys.argv[1:6]
+def stats(m):
+    vals = []
+    for l in open(path):
+        d = json.loads(l)
+        if d["run"].startswith(prefix) and d.get(m) is not None:
+            vals.append(float(d[m]))
+    n = len(vals)
+    mean = sum(vals) / n
+    std = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else 0.0
+    return round(mean, 4), round(std, 4), n
+mean, std, n = stats(metric)
+out = {"dataset": ds, "metric": metric, "mean": mean, "std": std, "runs": n}
+if extra:
+    out[extra + "_mean"], out[extra + "_std"], _ = stats(extra)
+print(json.dumps(out))
+PY
+}
