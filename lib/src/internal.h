@@ -32,6 +32,10 @@ int ag_i_mul_overflow(int64_t a, int64_t b, int64_t *out);
 /* Allocates count elements of size bytes (zeroed) or records AG_ENOMEM / AG_ELIMIT with `what`. */
 ag_error_t ag_i_alloc_array(void **out, int64_t count, size_t size, const char *what);
 
+/* The index of value v in names (options.c), or an AG_EINVAL naming the option and the accepted
+ * values: "option mask: unknown value 'x' (expected neighbours, khop or full)". */
+ag_error_t ag_i_option_index(const char *opt, const char *v, const char *const *names, int n, int *out);
+
 /* igraph 0.10 reports errors through a process-global handler that aborts by default. Every
  * library call into igraph runs between ag_i_igraph_enter() and ag_i_igraph_leave(): the first
  * installs handlers that record igraph's message instead of aborting (and collect warnings),
