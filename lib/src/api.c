@@ -57,12 +57,6 @@ static ag_error_t index_list(const igraph_vector_int_t *v, int64_t n, const char
     return AG_SUCCESS;
 }
 
-static void free_strings(char **s, int64_t n) {
-    if (!s) return;
-    for (int64_t i = 0; i < n; i++) ag_i_free(s[i]);
-    ag_i_free(s);
-}
-
 /* ---- the handle */
 
 ag_error_t ag_net_load(ag_net_t **net, const char *path) {
@@ -468,7 +462,7 @@ typedef struct graph_data_t {
 
 static void graph_data_destroy(graph_data_t *d) {
     ag_targets_destroy(&d->ds.targets);
-    free_strings(d->files, d->ds.n_graphs);
+    ag_i_strings_free(d->files, d->ds.n_graphs);
     memset(d, 0, sizeof *d);
 }
 
