@@ -389,11 +389,7 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
     for (;;) {
         TRY(ag_csv_next(&csv, &got));
         if (!got) break;
-        if (csv.n_fields != n_cols) {
-            rc = AG_ERROR(AG_EPARSE, "%s:%lld: %lld fields, the header has %lld", path, (long long)csv.line,
-                          (long long)csv.n_fields, (long long)n_cols);
-            goto done;
-        }
+        TRY(ag_csv_expect_fields(&csv, n_cols));
         if ((g + 2) * n_cols > cap) {
             int64_t ncap = 2 * cap + 16 * n_cols;
             char **nc = ag_i_realloc(cells, (size_t)ncap * sizeof *nc);
