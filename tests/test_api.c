@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "cli_testutil.h"
 #include <attngraph/attngraph.h>
 
 void ag_i_alloc_fail_at(int64_t n);
@@ -575,14 +576,14 @@ static void test_nodes_errors(void **state) {
  * weights through `attn-graph train` and through ag_net_train_nodes. */
 static void test_same_model_as_cli(void **state) {
     (void)state;
-    char path[64], cmd[1024];
+    char path[64], args[1024], err[8192];
     temp_path(path, sizeof path);
     const char *gml = AG_SOURCE_DIR "/graphs/social/karate.gml";
-    snprintf(cmd, sizeof cmd,
-             "'%s' train '%s' --label-attr club --train-nodes 0,1,32,33 --vertex-attrs none --degree --lap-pe 2 "
-             "--hidden 8 --heads 2 --layers 2 --epochs 4 --seed 5 --score gatv2 --quiet -o '%s' >/dev/null",
-             AG_CLI_PATH, gml, path);
-    assert_int_equal(system(cmd), 0);
+    snprintf(args, sizeof args,
+             "train '%s' --label-attr club --train-nodes 0,1,32,33 --vertex-attrs none --degree --lap-pe 2 "
+             "--hidden 8 --heads 2 --layers 2 --epochs 4 --seed 5 --score gatv2 --quiet -o '%s'",
+             gml, path);
+    if (ag_cli_status(NULL, args, err, sizeof err) != 0) fail_msg("attn-graph %s: %s", args, err);
     ag_net_t *cli = NULL, *api = NULL;
     assert_int_equal(ag_net_load(&cli, path), AG_SUCCESS);
     igraph_t g;

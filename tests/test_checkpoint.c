@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include "cli_testutil.h"
 #include <attngraph/attngraph.h>
 #include <attngraph/modelfile.h>
 #include <attngraph/safetensors.h>
@@ -94,18 +95,14 @@ static int setup(void **state) {
     (void)state;
     /* tmpfs when there is one: every checkpoint is fsync'ed, and the test is about what a reader
      * sees, not about the disk */
-    struct stat sb;
-    snprintf(dir, sizeof dir, "%s/ag_ckpt_XXXXXX", stat("/dev/shm", &sb) == 0 && S_ISDIR(sb.st_mode) ? "/dev/shm" : "/tmp");
-    if (!mkdtemp(dir)) return -1;
+    if (ag_test_temp_dir(dir, sizeof dir, "ckpt", 1) < 0) return -1;
     split();
     return 0;
 }
 
 static int teardown(void **state) {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return ag_test_remove_dir(dir);
 }
 
 /* What a checkpoint callback of the tests does: save at every epoch to dir/e<epoch>.st, and
@@ -277,20 +274,6 @@ static void write_bytes(const char *path, const unsigned char *buf, size_t n) {
     fclose(f);
 }
 
-static unsigned char *read_bytes(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc((size_t)len);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return buf;
-}
-
 static void expect_load_error(const char *path, ag_model_t *m, ag_error_t code, const char *needle) {
     ag_train_state_t st;
     ag_error_t rc = ag_train_state_load(path, m, &st, NULL);
@@ -323,7 +306,7 @@ static void test_bad_checkpoints_are_refused(void **state) {
     ag_model_t *fresh = model_of(8);
 
     size_t n;
-    unsigned char *buf = read_bytes(good, &n);
+    unsigned char *buf = ag_test_read_file(good, &n);
     /* a flipped bit in the tensor data: the checksum */
     buf[n - 3] ^= 0x10;
     write_bytes(bad, buf, n);
@@ -449,37 +432,10 @@ static void test_checkpoint_allocation_failures(void **state) {
 
 /* ---- the program, killed with SIGKILL and resumed */
 
-/* Runs `attn-graph ARGS` in dir (stderr into dir/err.txt); returns the exit code. */
-static int run_cli(const char *args, char *err, size_t errn) {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "cd '%s' && OMP_WAIT_POLICY=passive '%s' %s >'%s/out.txt' 2>'%s/err.txt'", dir,
-             AG_CLI_PATH, args, dir, dir);
-    int status = system(cmd);
-    assert_true(WIFEXITED(status));
-    if (err) {
-        snprintf(cmd, sizeof cmd, "%s/err.txt", dir);
-        FILE *f = fopen(cmd, "r");
-        assert_non_null(f);
-        size_t n = fread(err, 1, errn - 1, f);
-        err[n] = '\0';
-        fclose(f);
-    }
-    return WEXITSTATUS(status);
-}
-
-static int files_equal(const char *a, const char *b) {
-    size_t na, nb;
-    unsigned char *x = read_bytes(a, &na), *y = read_bytes(b, &nb);
-    int same = na == nb && memcmp(x, y, na) == 0;
-    free(x);
-    free(y);
-    return same;
-}
-
 /* The log without its wall-time column: epoch,loss,train_metric,val_metric,lr per line. */
 static char *log_without_seconds(const char *path) {
     size_t n;
-    unsigned char *buf = read_bytes(path, &n);
+    unsigned char *buf = ag_test_read_file(path, &n);
     char *outp = malloc(n + 1);
     assert_non_null(outp);
     size_t o = 0;
@@ -504,7 +460,7 @@ static void test_cli_killed_and_resumed(void **state) {
     char err[8192], args[2048], path[256], ckpt[256];
     /* the uninterrupted run */
     snprintf(args, sizeof args, TRAIN_ARGS " -o full.st --log full.csv --plot full.svg");
-    if (run_cli(args, err, sizeof err) != 0) fail_msg("uninterrupted run: %s", err);
+    if (ag_cli_status(dir, args, err, sizeof err) != 0) fail_msg("uninterrupted run: %s", err);
 
     /* the same run with checkpoints, in a child killed at a random moment after the first one */
     snprintf(ckpt, sizeof ckpt, "%s/c.st", dir);
@@ -563,11 +519,11 @@ static void test_cli_killed_and_resumed(void **state) {
     assert_true(epoch >= target && (epoch < 30 || !killed));
 
     /* resume: the model file is the uninterrupted one, byte for byte, and so is the log */
-    if (run_cli("train --resume c.st --threads 1 --quiet", err, sizeof err) != 0) fail_msg("resume: %s", err);
+    if (ag_cli_status(dir, "train --resume c.st --threads 1 --quiet", err, sizeof err) != 0) fail_msg("resume: %s", err);
     char a[256], b[256];
     snprintf(a, sizeof a, "%s/full.st", dir);
     snprintf(b, sizeof b, "%s/part.st", dir);
-    if (!files_equal(a, b)) fail_msg("the resumed run's model differs from the uninterrupted run's");
+    if (!ag_test_files_equal(a, b)) fail_msg("the resumed run's model differs from the uninterrupted run's");
     snprintf(a, sizeof a, "%s/full.csv", dir);
     snprintf(b, sizeof b, "%s/part.csv", dir);
     char *la = log_without_seconds(a), *lb = log_without_seconds(b);
@@ -577,9 +533,9 @@ static void test_cli_killed_and_resumed(void **state) {
     /* the plot covers every epoch, those before the kill included: the same file */
     snprintf(a, sizeof a, "%s/full.svg", dir);
     snprintf(b, sizeof b, "%s/part.svg", dir);
-    if (!files_equal(a, b)) fail_msg("the resumed run's plot differs from the uninterrupted run's");
+    if (!ag_test_files_equal(a, b)) fail_msg("the resumed run's plot differs from the uninterrupted run's");
     size_t ns;
-    char *svg = (char *)read_bytes(a, &ns);
+    char *svg = (char *)ag_test_read_file(a, &ns);
     svg = realloc(svg, ns + 1);
     svg[ns] = '\0';
     assert_non_null(strstr(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
@@ -600,25 +556,25 @@ static void test_cli_killed_and_resumed(void **state) {
 
     /* a corrupted checkpoint: exit 4 with the defect */
     size_t n;
-    unsigned char *buf = read_bytes(ckpt, &n);
+    unsigned char *buf = ag_test_read_file(ckpt, &n);
     snprintf(path, sizeof path, "%s/bad.st", dir);
     buf[n - 1] ^= 1;
     write_bytes(path, buf, n);
-    assert_int_equal(run_cli("train --resume bad.st", err, sizeof err), 4);
+    assert_int_equal(ag_cli_status(dir, "train --resume bad.st", err, sizeof err), 4);
     if (!strstr(err, "checksum mismatch")) fail_msg("%s", err);
     write_bytes(path, buf, n / 3);
-    assert_int_equal(run_cli("train --resume bad.st", err, sizeof err), 4);
+    assert_int_equal(ag_cli_status(dir, "train --resume bad.st", err, sizeof err), 4);
     if (!strstr(err, "truncated")) fail_msg("%s", err);
     free(buf);
     /* a model file is not a checkpoint */
-    assert_int_equal(run_cli("train --resume full.st", err, sizeof err), 4);
+    assert_int_equal(ag_cli_status(dir, "train --resume full.st", err, sizeof err), 4);
     if (!strstr(err, "not a checkpoint")) fail_msg("%s", err);
     /* other options with --resume */
-    assert_int_equal(run_cli("train --resume c.st --epochs 5", err, sizeof err), 2);
+    assert_int_equal(ag_cli_status(dir, "train --resume c.st --epochs 5", err, sizeof err), 2);
     if (!strstr(err, "with --resume give only")) fail_msg("%s", err);
-    assert_int_equal(run_cli(TRAIN_ARGS " --checkpoint-every 2", err, sizeof err), 2);
+    assert_int_equal(ag_cli_status(dir, TRAIN_ARGS " --checkpoint-every 2", err, sizeof err), 2);
     if (!strstr(err, "--checkpoint-every needs --checkpoint FILE")) fail_msg("%s", err);
-    assert_int_equal(run_cli("train --resume missing.st", err, sizeof err), 3);
+    assert_int_equal(ag_cli_status(dir, "train --resume missing.st", err, sizeof err), 3);
     if (!strstr(err, "missing.st: cannot open")) fail_msg("%s", err);
 }
 
@@ -630,11 +586,11 @@ static void test_cli_resume_on_other_data(void **state) {
     assert_int_equal(system(cmd), 0);
     const char *args = "train --labels mm/labels.csv --split mm/split.csv --epochs 3 --hidden 8 --layers 1 "
                        "--heads 2 --threads 1 --quiet --checkpoint d.st -o d-model.st";
-    if (run_cli(args, err, sizeof err) != 0) fail_msg("%s", err);
+    if (ag_cli_status(dir, args, err, sizeof err) != 0) fail_msg("%s", err);
     /* flip the label of the first molecule */
     snprintf(cmd, sizeof cmd, "cd '%s/mm' && sed -i '2s/,1$/,0/' labels.csv", dir);
     assert_int_equal(system(cmd), 0);
-    assert_int_equal(run_cli("train --resume d.st", err, sizeof err), 4);
+    assert_int_equal(ag_cli_status(dir, "train --resume d.st", err, sizeof err), 4);
     if (!strstr(err, "differ from those the checkpoint was made with")) fail_msg("%s", err);
 }
 

@@ -10,44 +10,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <cmocka.h>
-
-typedef struct {
-    char out[65536];
-    char err[8192];
-    int code;
-} run_t;
-
-static void slurp(FILE *f, char *buf, size_t cap) {
-    size_t n = fread(buf, 1, cap - 1, f);
-    buf[n] = '\0';
-}
-
-/* Runs `attn-graph ARGS` from the source directory; stdout and stderr apart. */
-static void run(run_t *r, const char *args) {
-    char err_path[] = "/tmp/ag_cli_info_XXXXXX";
-    int fd = mkstemp(err_path);
-    assert_true(fd >= 0);
-    close(fd);
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>'%s'", AG_SOURCE_DIR, AG_CLI_PATH, args, err_path);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    slurp(p, r->out, sizeof r->out);
-    int status = pclose(p);
-    assert_true(WIFEXITED(status));
-    r->code = WEXITSTATUS(status);
-    FILE *e = fopen(err_path, "r");
-    assert_non_null(e);
-    slurp(e, r->err, sizeof r->err);
-    fclose(e);
-    unlink(err_path);
-}
-
-static int count_lines(const char *s) {
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
+#include "cli_testutil.h"
 
 /* ---- a strict JSON syntax check (RFC 8259), enough to know the output parses */
 static const char *json_value(const char *p);
@@ -117,8 +80,8 @@ static int json_line_ok(const char *line, size_t len) {
 
 static void test_text_output(void **state) {
     (void)state;
-    run_t r;
-    run(&r, "info graphs/molecules/aspirin.gml graphs/social/karate.gml");
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, "info graphs/molecules/aspirin.gml graphs/social/karate.gml");
     assert_int_equal(r.code, 0);
     assert_string_equal(r.err, "");
     const char *aspirin = strstr(r.out, "file: graphs/molecules/aspirin.gml\n");
@@ -142,10 +105,10 @@ static void test_text_output(void **state) {
 
 static void test_json_output(void **state) {
     (void)state;
-    run_t r;
-    run(&r, "info --json graphs/molecules/aspirin.gml graphs/social/karate.gml graphs/formats/sample.dimacs");
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, "info --json graphs/molecules/aspirin.gml graphs/social/karate.gml graphs/formats/sample.dimacs");
     assert_int_equal(r.code, 0);
-    assert_int_equal(count_lines(r.out), 3);
+    assert_int_equal(ag_cli_count_lines(r.out), 3);
     const char *line = r.out;
     for (int i = 0; i < 3; i++) {
         const char *nl = strchr(line, '\n');
@@ -172,7 +135,7 @@ static void test_json_output(void **state) {
     fclose(f);
     char args[256];
     snprintf(args, sizeof args, "info --json %s", path);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     unlink(path);
     assert_int_equal(r.code, 0);
     assert_true(json_line_ok(r.out, strlen(r.out) - 1));
@@ -183,31 +146,31 @@ static void test_json_output(void **state) {
 
 static void test_bad_file(void **state) {
     (void)state;
-    run_t r;
-    run(&r, "info tests/data/broken/truncated.gml");
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, "info tests/data/broken/truncated.gml");
     assert_int_equal(r.code, 3);
-    assert_int_equal(count_lines(r.err), 1);
+    assert_int_equal(ag_cli_count_lines(r.err), 1);
     assert_string_equal(r.err, "attn-graph: tests/data/broken/truncated.gml: Parse error in GML file, line 10 "
                                "(syntax error, unexpected end of file, expecting string or number or [) (Parse error)\n");
     assert_string_equal(r.out, "");
 
     /* all files are processed; the failure decides the exit code */
-    run(&r, "info graphs/social/karate.gml no-such-file.gml graphs/molecules/aspirin.gml");
+    ag_cli_run(&r, NULL, "info graphs/social/karate.gml no-such-file.gml graphs/molecules/aspirin.gml");
     assert_int_equal(r.code, 3);
     assert_string_equal(r.err, "attn-graph: no-such-file.gml: No such file or directory\n");
     assert_non_null(strstr(r.out, "nodes: 34\n"));
     assert_non_null(strstr(r.out, "nodes: 13\n"));
 
-    run(&r, "info graphs/social/karate-labels.csv");
+    ag_cli_run(&r, NULL, "info graphs/social/karate-labels.csv");
     assert_int_equal(r.code, 3);
     assert_non_null(strstr(r.err, "attn-graph: graphs/social/karate-labels.csv: unknown file extension"));
-    assert_int_equal(count_lines(r.err), 1);
+    assert_int_equal(ag_cli_count_lines(r.err), 1);
 }
 
 static void test_warning_is_printed(void **state) {
     (void)state;
-    run_t r;
-    run(&r, "info tests/data/composite.gml");
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, "info tests/data/composite.gml");
     assert_int_equal(r.code, 0);
     assert_string_equal(r.err, "attn-graph: warning: tests/data/composite.gml: Composite vertex attribute 'xs' "
                                "ignored in GML file.\n");
@@ -216,19 +179,19 @@ static void test_warning_is_printed(void **state) {
 
 static void test_usage(void **state) {
     (void)state;
-    run_t r;
-    run(&r, "info --bogus graphs/social/karate.gml");
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, "info --bogus graphs/social/karate.gml");
     assert_int_equal(r.code, 2);
     assert_string_equal(r.err, "attn-graph: info: unknown option '--bogus' (see 'attn-graph info --help')\n");
-    run(&r, "info");
+    ag_cli_run(&r, NULL, "info");
     assert_int_equal(r.code, 2);
-    assert_int_equal(count_lines(r.err), 1);
-    run(&r, "info --format csv graphs/social/karate.gml");
+    assert_int_equal(ag_cli_count_lines(r.err), 1);
+    ag_cli_run(&r, NULL, "info --format csv graphs/social/karate.gml");
     assert_int_equal(r.code, 2);
     assert_non_null(strstr(r.err, "unknown graph format 'csv'"));
-    run(&r, "info --format");
+    ag_cli_run(&r, NULL, "info --format");
     assert_int_equal(r.code, 2);
-    run(&r, "info --help");
+    ag_cli_run(&r, NULL, "info --help");
     assert_int_equal(r.code, 0);
     assert_true(!strncmp(r.out, "usage: attn-graph info ", 23));
     assert_string_equal(r.err, "");
@@ -236,15 +199,15 @@ static void test_usage(void **state) {
 
 static void test_stdin_and_format(void **state) {
     (void)state;
-    run_t r;
-    run(&r, "info --format edgelist --directed - < graphs/formats/sample.edgelist");
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, "info --format edgelist --directed - < graphs/formats/sample.edgelist");
     assert_int_equal(r.code, 0);
     assert_non_null(strstr(r.out, "format: edgelist\ndirected: yes\nnodes: 5\nedges: 6\n"));
     assert_non_null(strstr(r.out, "in-degree: min 0, max 2\nout-degree: min 0, max 2\n"));
-    run(&r, "info - < graphs/formats/sample.edgelist");
+    ag_cli_run(&r, NULL, "info - < graphs/formats/sample.edgelist");
     assert_int_equal(r.code, 3);
     assert_non_null(strstr(r.err, "pass --format"));
-    run(&r, "info --format=pajek graphs/formats/sample.net");
+    ag_cli_run(&r, NULL, "info --format=pajek graphs/formats/sample.net");
     assert_int_equal(r.code, 0);
     assert_non_null(strstr(r.out, "format: pajek\n"));
 }

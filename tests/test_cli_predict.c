@@ -14,48 +14,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include "cli_testutil.h"
 #include <igraph.h>
-
-typedef struct {
-    char out[65536];
-    char err[16384];
-    int code;
-} run_t;
 
 static char dir[64];
 static char mutag[128], tox[128], karate[128];
-
-static void slurp(FILE *f, char *buf, size_t cap) {
-    size_t n = fread(buf, 1, cap - 1, f);
-    buf[n] = '\0';
-}
-
-/* Runs `attn-graph ARGS` from the source directory; stdout and stderr apart. */
-static void run(run_t *r, const char *args) {
-    char err_path[] = "/tmp/ag_cli_predict_err_XXXXXX";
-    int fd = mkstemp(err_path);
-    assert_true(fd >= 0);
-    close(fd);
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>'%s'", AG_SOURCE_DIR, AG_CLI_PATH, args, err_path);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    slurp(p, r->out, sizeof r->out);
-    int status = pclose(p);
-    assert_true(WIFEXITED(status));
-    r->code = WEXITSTATUS(status);
-    FILE *e = fopen(err_path, "r");
-    assert_non_null(e);
-    slurp(e, r->err, sizeof r->err);
-    fclose(e);
-    unlink(err_path);
-}
-
-static int count_lines(const char *s) {
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
 
 static int count_of(const char *s, const char *what) {
     int n = 0;
@@ -64,15 +27,14 @@ static int count_of(const char *s, const char *what) {
 }
 
 static void train(const char *args) {
-    run_t r;
-    run(&r, args);
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("training failed (exit %d): %s", r.code, r.err);
 }
 
 static int setup(void **state) {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/ag_cli_predict_XXXXXX");
-    if (!mkdtemp(dir)) return -1;
+    if (ag_test_temp_dir(dir, sizeof dir, "cli_predict", 0) < 0) return -1;
     snprintf(mutag, sizeof mutag, "%s/mutag.safetensors", dir);
     snprintf(tox, sizeof tox, "%s/tox.safetensors", dir);
     snprintf(karate, sizeof karate, "%s/karate.safetensors", dir);
@@ -103,9 +65,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return ag_test_remove_dir(dir);
 }
 
 /* The probabilities of one text line ("FILE\tPRED\tname=p\t..."): their count and sum, and the
@@ -129,16 +89,16 @@ static int line_probs(const char *line, double *sum, double *lo, double *hi) {
 /* Several files: one line per file in argument order, two classes summing to 1. */
 static void test_classify_lines(void **state) {
     (void)state;
-    run_t r;
+    ag_cli_run_t r;
     char args[1024];
     const char *files[5] = {"0003", "0001", "0007", "0002", "0010"};
     snprintf(args, sizeof args, "classify --threads 1 --model %s", mutag);
     for (int i = 0; i < 5; i++)
         snprintf(args + strlen(args), sizeof args - strlen(args), " tests/data/mutag-mini/molecules/%s.gml", files[i]);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
     assert_string_equal(r.err, "");
-    assert_int_equal(count_lines(r.out), 5);
+    assert_int_equal(ag_cli_count_lines(r.out), 5);
     const char *line = r.out;
     for (int i = 0; i < 5; i++) {
         char prefix[128];
@@ -157,9 +117,9 @@ static void test_classify_lines(void **state) {
         line = strchr(line, '\n') + 1;
     }
     /* one file alone (its own batch) gives the very same line as within the batch */
-    run_t one;
+    ag_cli_run_t one;
     snprintf(args, sizeof args, "classify --model %s tests/data/mutag-mini/molecules/0007.gml", mutag);
-    run(&one, args);
+    ag_cli_run(&one, NULL, args);
     assert_int_equal(one.code, 0);
     const char *third = strstr(r.out, "tests/data/mutag-mini/molecules/0007.gml\t");
     assert_non_null(third);
@@ -169,12 +129,12 @@ static void test_classify_lines(void **state) {
 /* Multi-task: every probability in [0, 1], the predicted tasks are those >= 0.5; --json keys. */
 static void test_classify_multitask_json(void **state) {
     (void)state;
-    run_t r;
+    ag_cli_run_t r;
     char args[1024];
     snprintf(args, sizeof args, "classify --model %s graphs/molecules/aspirin.gml graphs/molecules/caffeine.gml", tox);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
-    assert_int_equal(count_lines(r.out), 2);
+    assert_int_equal(ag_cli_count_lines(r.out), 2);
     double sum, lo, hi;
     assert_int_equal(line_probs(r.out, &sum, &lo, &hi), 3);
     assert_true(lo >= 0.0 && hi <= 1.0);
@@ -182,9 +142,9 @@ static void test_classify_multitask_json(void **state) {
     assert_non_null(strstr(r.out, "\tSR-p53="));
     snprintf(args, sizeof args, "classify --json --model %s graphs/molecules/aspirin.gml graphs/molecules/caffeine.gml",
              tox);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 0);
-    assert_int_equal(count_lines(r.out), 2);
+    assert_int_equal(ag_cli_count_lines(r.out), 2);
     const char *second = strchr(r.out, '\n') + 1;
     assert_memory_equal(r.out, "{\"file\": \"graphs/molecules/aspirin.gml\", \"task\": \"graph-multitask\", \"prediction\": [",
                         strlen("{\"file\": \"graphs/molecules/aspirin.gml\", \"task\": \"graph-multitask\", \"prediction\": ["));
@@ -194,7 +154,7 @@ static void test_classify_multitask_json(void **state) {
     assert_int_equal(count_of(r.out, "}}\n"), 2);
     /* classification JSON: prediction is a class name */
     snprintf(args, sizeof args, "classify --json --model %s tests/data/mutag-mini/molecules/0001.gml", mutag);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 0);
     assert_non_null(strstr(r.out, "\"task\": \"graph-classification\", \"prediction\": \""));
     assert_non_null(strstr(r.out, "\"probabilities\": {\"0\": "));
@@ -204,32 +164,32 @@ static void test_classify_multitask_json(void **state) {
  * A missing file likewise. Standard input with --format. */
 static void test_classify_failures_and_stdin(void **state) {
     (void)state;
-    run_t r;
+    ag_cli_run_t r;
     char args[1024];
     snprintf(args, sizeof args,
              "classify --model %s tests/data/mutag-mini/molecules/0001.gml graphs/molecules/aspirin.gml "
              "tests/data/mutag-mini/molecules/0002.gml no/such/file.gml", mutag);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 3);
-    assert_int_equal(count_lines(r.out), 2);
+    assert_int_equal(ag_cli_count_lines(r.out), 2);
     assert_memory_equal(r.out, "tests/data/mutag-mini/molecules/0001.gml\t", 41);
     assert_non_null(strstr(strchr(r.out, '\n'), "molecules/0002.gml\t"));
-    assert_int_equal(count_lines(r.err), 2);
+    assert_int_equal(ag_cli_count_lines(r.err), 2);
     assert_non_null(strstr(r.err, "attn-graph: graphs/molecules/aspirin.gml: attribute 'label' is missing (the model "
                                   "expects numeric vertex attribute 'label')\n"));
     assert_non_null(strstr(r.err, "no/such/file.gml"));
     /* stdin */
     snprintf(args, sizeof args, "classify --model %s --format gml - < tests/data/mutag-mini/molecules/0002.gml", mutag);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
     assert_memory_equal(r.out, "-\t", 2);
-    run_t f;
+    ag_cli_run_t f;
     snprintf(args, sizeof args, "classify --model %s tests/data/mutag-mini/molecules/0002.gml", mutag);
-    run(&f, args);
+    ag_cli_run(&f, NULL, args);
     assert_string_equal(strchr(r.out, '\t'), strchr(f.out, '\t'));
     /* '-' without --format */
     snprintf(args, sizeof args, "classify --model %s - < tests/data/mutag-mini/molecules/0002.gml", mutag);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 2);
 }
 
@@ -245,13 +205,13 @@ static void read_back(igraph_t *g, const char *path, int graphml) {
 /* label: GML, GraphML and CSV, each with the prediction of every vertex; stdout CSV. */
 static void test_label(void **state) {
     (void)state;
-    run_t r;
+    ag_cli_run_t r;
     char args[1024], out[256];
     const char *exts[2] = {"gml", "graphml"};
     for (int k = 0; k < 2; k++) {
         snprintf(out, sizeof out, "%s/karate.%s", dir, exts[k]);
         snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml -o %s", karate, out);
-        run(&r, args);
+        ag_cli_run(&r, NULL, args);
         if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
         assert_string_equal(r.out, "");
         igraph_t g;
@@ -275,33 +235,31 @@ static void test_label(void **state) {
     /* CSV file and stdout agree */
     snprintf(out, sizeof out, "%s/karate.csv", dir);
     snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml -o %s", karate, out);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 0);
-    run_t s;
+    ag_cli_run_t s;
     snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml", karate);
-    run(&s, args);
+    ag_cli_run(&s, NULL, args);
     assert_int_equal(s.code, 0);
-    assert_int_equal(count_lines(s.out), 35);
+    assert_int_equal(ag_cli_count_lines(s.out), 35);
     const char *head = "vertex,id,pred,prob_0,prob_1\n0,0,";
     assert_memory_equal(s.out, head, strlen(head));
-    FILE *f = fopen(out, "r");
-    assert_non_null(f);
-    char buf[65536];
-    slurp(f, buf, sizeof buf);
-    fclose(f);
+    size_t n;
+    char *buf = (char *)ag_test_read_file(out, &n);
     assert_string_equal(buf, s.out);
+    free(buf);
     /* a graph model cannot label; a bad extension; an output folder that does not exist: no file */
     snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml", mutag);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 4);
     assert_non_null(strstr(r.err, "label needs a node-level one"));
     snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml -o %s/x.txt", karate, dir);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 2);
     snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml -o %s/nodir/x.gml", karate, dir);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 1);
-    assert_int_equal(count_lines(r.err), 1);
+    assert_int_equal(ag_cli_count_lines(r.err), 1);
     assert_non_null(strstr(r.err, "cannot write"));
 }
 
@@ -330,12 +288,12 @@ static void check_sums(const igraph_t *g, int l, int h) {
  * written file; the SVG has one line per edge. */
 static void test_explain(void **state) {
     (void)state;
-    run_t r;
+    ag_cli_run_t r;
     char args[1024], out[256], svg[256];
     snprintf(out, sizeof out, "%s/karate-attn.graphml", dir);
     snprintf(svg, sizeof svg, "%s/karate.svg", dir);
     snprintf(args, sizeof args, "explain --model %s graphs/social/karate.gml -o %s --svg %s", karate, out, svg);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
     igraph_t g;
     read_back(&g, out, 1);
@@ -347,11 +305,8 @@ static void test_explain(void **state) {
     assert_false(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attn_l2_h0_fwd"));
     assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, "pred"));
     igraph_destroy(&g);
-    FILE *f = fopen(svg, "r");
-    assert_non_null(f);
-    static char buf[262144];
-    slurp(f, buf, sizeof buf);
-    fclose(f);
+    size_t n;
+    char *buf = (char *)ag_test_read_file(svg, &n);
     assert_memory_equal(buf, "<svg ", 5);
     assert_int_equal(count_of(buf, "<line "), 78);
     assert_int_equal(count_of(buf, "<circle "), 34 + 2); /* vertices and the two legend dots */
@@ -361,7 +316,7 @@ static void test_explain(void **state) {
     snprintf(svg, sizeof svg, "%s/caffeine.svg", dir);
     snprintf(args, sizeof args, "explain --model %s graphs/molecules/caffeine.gml -o %s --svg %s --layer 0", tox, out,
              svg);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
     read_back(&g, out, 0);
     assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attnl1h1fwd"));
@@ -369,20 +324,19 @@ static void test_explain(void **state) {
     assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_GRAPH, "pred"));
     igraph_integer_t E = igraph_ecount(&g);
     igraph_destroy(&g);
-    f = fopen(svg, "r");
-    assert_non_null(f);
-    slurp(f, buf, sizeof buf);
-    fclose(f);
+    free(buf);
+    buf = (char *)ag_test_read_file(svg, &n);
     assert_int_equal(count_of(buf, "<line "), (int)E);
     assert_non_null(strstr(buf, "layer 0, mean of 2 heads"));
     assert_non_null(strstr(buf, ">N</text>"));
     assert_non_null(strstr(buf, ">O</text>"));
+    free(buf);
     /* a layer the model does not have; no -o */
     snprintf(args, sizeof args, "explain --model %s graphs/molecules/caffeine.gml -o %s --layer 2", tox, out);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 2);
     snprintf(args, sizeof args, "explain --model %s graphs/molecules/caffeine.gml", tox);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 2);
 }
 
@@ -400,9 +354,9 @@ static void test_explain_directed(void **state) {
              "train %s --label-attr club --train-nodes 0,33 --epochs 3 --hidden 8 --layers 2 --heads 2 --threads 1 "
              "--quiet -o %s", gml, model);
     train(args);
-    run_t r;
+    ag_cli_run_t r;
     snprintf(args, sizeof args, "explain --model %s %s -o %s", model, gml, out);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
     igraph_t g;
     read_back(&g, out, 1);
@@ -428,15 +382,15 @@ static void test_bad_options_and_models(void **state) {
                            "classify --format nope x.gml", "classify --model", "label", "label a.gml b.gml",
                            "label --layer 1 a.gml", "explain", "explain a.gml", "explain a.gml -o x.csv"};
     for (size_t i = 0; i < sizeof usage / sizeof *usage; i++) {
-        run_t r;
-        run(&r, usage[i]);
+        ag_cli_run_t r;
+        ag_cli_run(&r, NULL, usage[i]);
         if (r.code != 2) fail_msg("'%s': exit %d, not 2: %s", usage[i], r.code, r.err);
-        assert_int_equal(count_lines(r.err), 1);
+        assert_int_equal(ag_cli_count_lines(r.err), 1);
     }
     const char *help[] = {"classify --help", "label --help", "explain --help"};
     for (size_t i = 0; i < 3; i++) {
-        run_t r;
-        run(&r, help[i]);
+        ag_cli_run_t r;
+        ag_cli_run(&r, NULL, help[i]);
         assert_int_equal(r.code, 0);
         assert_non_null(strstr(r.out, "usage: attn-graph "));
         assert_non_null(strstr(r.out, "Exit codes"));
@@ -451,34 +405,34 @@ static void test_bad_options_and_models(void **state) {
     const char *cmds[3] = {"classify --model %s graphs/molecules/aspirin.gml", "label --model %s graphs/social/karate.gml",
                            "explain --model %s graphs/molecules/aspirin.gml -o %s/x.gml"};
     for (int i = 0; i < 3; i++) {
-        run_t r;
+        ag_cli_run_t r;
         snprintf(args, sizeof args, cmds[i], bad, dir);
-        run(&r, args);
+        ag_cli_run(&r, NULL, args);
         assert_int_equal(r.code, 4);
-        assert_int_equal(count_lines(r.err), 1);
+        assert_int_equal(ag_cli_count_lines(r.err), 1);
         snprintf(args, sizeof args, cmds[i], "no/such/model.safetensors", dir);
-        run(&r, args);
+        ag_cli_run(&r, NULL, args);
         assert_int_equal(r.code, 4);
     }
     /* a node model for classify */
-    run_t r;
+    ag_cli_run_t r;
     snprintf(args, sizeof args, "classify --model %s graphs/molecules/aspirin.gml", karate);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 4);
     assert_non_null(strstr(r.err, "use 'attn-graph label'"));
     /* the default model: looked up in $ATTN_GRAPH_MODELS first (the karate model is there) */
     setenv("ATTN_GRAPH_MODELS", dir, 1);
-    run_t d;
-    run(&d, "label graphs/social/karate.gml");
+    ag_cli_run_t d;
+    ag_cli_run(&d, NULL, "label graphs/social/karate.gml");
     snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml", karate);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     assert_int_equal(d.code, 0);
     assert_string_equal(d.out, r.out);
     /* and the missing default molecule model is one clear line, exit 4 */
-    run(&d, "classify graphs/molecules/aspirin.gml");
+    ag_cli_run(&d, NULL, "classify graphs/molecules/aspirin.gml");
     unsetenv("ATTN_GRAPH_MODELS");
     if (d.code == 4) {
-        assert_int_equal(count_lines(d.err), 1);
+        assert_int_equal(ag_cli_count_lines(d.err), 1);
         assert_non_null(strstr(d.err, "tox21.safetensors"));
     } else {
         assert_int_equal(d.code, 0); /* a shipped model exists in the source tree */

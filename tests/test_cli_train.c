@@ -11,44 +11,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <cmocka.h>
-
-typedef struct {
-    char out[16384];
-    char err[65536];
-    int code;
-} run_t;
-
-static void slurp(FILE *f, char *buf, size_t cap) {
-    size_t n = fread(buf, 1, cap - 1, f);
-    buf[n] = '\0';
-}
-
-/* Runs `attn-graph ARGS` from the source directory; stdout and stderr apart. */
-static void run(run_t *r, const char *args) {
-    char err_path[] = "/tmp/ag_cli_train_XXXXXX";
-    int fd = mkstemp(err_path);
-    assert_true(fd >= 0);
-    close(fd);
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>'%s'", AG_SOURCE_DIR, AG_CLI_PATH, args, err_path);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    slurp(p, r->out, sizeof r->out);
-    int status = pclose(p);
-    assert_true(WIFEXITED(status));
-    r->code = WEXITSTATUS(status);
-    FILE *e = fopen(err_path, "r");
-    assert_non_null(e);
-    slurp(e, r->err, sizeof r->err);
-    fclose(e);
-    unlink(err_path);
-}
-
-static int count_lines(const char *s) {
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
+#include "cli_testutil.h"
 
 static char model[64];
 
@@ -70,12 +33,12 @@ static int teardown(void **state) {
 /* Karate: labels on vertices 0 and 33 only; the other 32 must be >= 90% right. */
 static void test_karate(void **state) {
     (void)state;
-    run_t r;
+    ag_cli_run_t r;
     char args[512];
     snprintf(args, sizeof args,
              "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --preset gat --epochs 100 "
              "--threads 1 --json -o %s", model);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
     double acc = -1.0;
     const char *a = strstr(r.out, "\"accuracy\": ");
@@ -83,21 +46,21 @@ static void test_karate(void **state) {
     acc = strtod(a + 12, NULL);
     if (acc < 0.9) fail_msg("accuracy %g < 0.9: %s", acc, r.out);
     assert_non_null(strstr(r.out, "\"n\": 32"));
-    assert_int_equal(count_lines(r.out), 1);
+    assert_int_equal(ag_cli_count_lines(r.out), 1);
     /* the progress line: one per epoch, with the metric and an ETA */
     assert_non_null(strstr(r.err, "epoch 1/100  loss "));
     assert_non_null(strstr(r.err, "epoch 100/100"));
     assert_non_null(strstr(r.err, "ETA"));
     assert_non_null(strstr(r.err, "'club_name' mirrors the label 'club'"));
     /* eval on the saved model: the label attribute comes from the model, the line is the same */
-    run_t e;
+    ag_cli_run_t e;
     snprintf(args, sizeof args, "eval --model %s graphs/social/karate.gml --train-nodes 0,33 --json", model);
-    run(&e, args);
+    ag_cli_run(&e, NULL, args);
     if (e.code != 0) fail_msg("exit %d: %s", e.code, e.err);
     assert_string_equal(e.out, r.out);
     /* a node model given a dataset */
     snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv", model);
-    run(&e, args);
+    ag_cli_run(&e, NULL, args);
     assert_int_equal(e.code, 2);
 }
 
@@ -114,17 +77,17 @@ static void test_train_save_eval(void **state) {
              "train --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv --epochs 12 "
              "--hidden 16 --layers 2 --heads 2 --batch-size 4 --threads 1 --quiet --log %s -o %s",
              log, model);
-    run_t tr, ev;
-    run(&tr, args);
+    ag_cli_run_t tr, ev;
+    ag_cli_run(&tr, NULL, args);
     if (tr.code != 0) fail_msg("exit %d: %s", tr.code, tr.err);
     assert_string_equal(tr.err, ""); /* --quiet */
-    assert_int_equal(count_lines(tr.out), 1);
+    assert_int_equal(ag_cli_count_lines(tr.out), 1);
     assert_true(strncmp(tr.out, "test: accuracy ", 15) == 0);
     assert_non_null(strstr(tr.out, "(n 5)"));
     snprintf(args, sizeof args,
              "eval --model %s --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv",
              model);
-    run(&ev, args);
+    ag_cli_run(&ev, NULL, args);
     if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
     assert_string_equal(ev.out, tr.out);
     /* other parts and JSON */
@@ -132,18 +95,16 @@ static void test_train_save_eval(void **state) {
              "eval --model %s --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv "
              "--part all --json",
              model);
-    run(&ev, args);
+    ag_cli_run(&ev, NULL, args);
     assert_int_equal(ev.code, 0);
     assert_non_null(
             strstr(ev.out, "{\"part\": \"all\", \"task\": \"graph-classification\", \"n\": 28, \"accuracy\": "));
-    FILE *f = fopen(log, "r");
-    assert_non_null(f);
-    char buf[8192];
-    slurp(f, buf, sizeof buf);
-    fclose(f);
+    size_t n;
+    char *buf = (char *)ag_test_read_file(log, &n);
     unlink(log);
     assert_true(strncmp(buf, "epoch,loss,train_metric,val_metric,seconds,lr\n1,", 48) == 0);
-    assert_int_equal(count_lines(buf), 13);
+    assert_int_equal(ag_cli_count_lines(buf), 13);
+    free(buf);
 }
 
 /* --folds / --fold and --split-random: train and eval agree on the part; fold 2 tests on its 7 files. */
@@ -154,23 +115,23 @@ static void test_folds_and_random_split(void **state) {
     const char *n_test[] = {"(n 7)", "(n 7)"};
     for (int k = 0; k < 2; k++) {
         char args[1024];
-        run_t tr, ev;
+        ag_cli_run_t tr, ev;
         snprintf(args, sizeof args,
                  "train --labels tests/data/mutag-mini/labels.csv --target label %s --epochs 3 --hidden 8 --layers 1 "
                  "--heads 2 --no-train-metric --threads 1 -o %s",
                  splits[k], model);
-        run(&tr, args);
+        ag_cli_run(&tr, NULL, args);
         if (tr.code != 0) fail_msg("exit %d: %s", tr.code, tr.err);
         if (!strstr(tr.out, n_test[k])) fail_msg("'%s': %s", splits[k], tr.out);
         assert_non_null(strstr(tr.err, "train -  "));
         snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv %s", model, splits[k]);
-        run(&ev, args);
+        ag_cli_run(&ev, NULL, args);
         if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
         assert_string_equal(ev.out, tr.out);
     }
     /* a fold that does not exist */
-    run_t r;
-    run(&r, "train --labels tests/data/mutag-mini/labels.csv --folds tests/data/mutag-mini/folds.csv --fold 4");
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, "train --labels tests/data/mutag-mini/labels.csv --folds tests/data/mutag-mini/folds.csv --fold 4");
     assert_int_equal(r.code, 2);
     assert_non_null(strstr(r.err, "has 4 folds (0..3)"));
 }
@@ -191,15 +152,15 @@ static void test_bad_options(void **state) {
         "eval --model x.safetensors --part middle",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        run_t r;
-        run(&r, bad[i]);
+        ag_cli_run_t r;
+        ag_cli_run(&r, NULL, bad[i]);
         if (r.code != 2) fail_msg("'%s': exit %d, expected 2 (%s)", bad[i], r.code, r.err);
-        assert_int_equal(count_lines(r.err), 1);
+        assert_int_equal(ag_cli_count_lines(r.err), 1);
         assert_true(strncmp(r.err, "attn-graph: ", 12) == 0);
         assert_string_equal(r.out, "");
     }
-    run_t r;
-    run(&r, "train --help");
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, "train --help");
     assert_int_equal(r.code, 0);
     const char *opts[] = {"--labels", "--target", "--task", "--split", "--split-column", "--folds", "--fold",
                           "--split-random", "--label-attr", "--node-table", "--table-id-attr", "--train-nodes",
@@ -211,7 +172,7 @@ static void test_bad_options(void **state) {
                           "--threads", "--output", "--log", "--quiet", "--json"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         if (!strstr(r.out, opts[i])) fail_msg("train --help lacks %s", opts[i]);
-    run(&r, "eval --help");
+    ag_cli_run(&r, NULL, "eval --help");
     assert_int_equal(r.code, 0);
     assert_non_null(strstr(r.out, "--part"));
     assert_non_null(strstr(r.out, "--model"));
@@ -219,11 +180,11 @@ static void test_bad_options(void **state) {
 
 static void test_bad_input_and_model(void **state) {
     (void)state;
-    run_t r;
+    ag_cli_run_t r;
     /* a missing labels table: bad input */
-    run(&r, "train --labels tests/data/nonexistent.csv");
+    ag_cli_run(&r, NULL, "train --labels tests/data/nonexistent.csv");
     assert_int_equal(r.code, 3);
-    assert_int_equal(count_lines(r.err), 1);
+    assert_int_equal(ag_cli_count_lines(r.err), 1);
     /* a corrupted model: exit 4, one line naming the file */
     FILE *f = fopen(model, "wb");
     assert_non_null(f);
@@ -231,16 +192,16 @@ static void test_bad_input_and_model(void **state) {
     fclose(f);
     char args[512];
     snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv", model);
-    run(&r, args);
+    ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 4);
-    assert_int_equal(count_lines(r.err), 1);
+    assert_int_equal(ag_cli_count_lines(r.err), 1);
     assert_true(strncmp(r.err, "attn-graph: ", 12) == 0);
     assert_non_null(strstr(r.err, model));
     /* a model that cannot be written: an I/O failure, exit 1 */
-    run(&r, "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --epochs 2 --quiet --threads 1 "
+    ag_cli_run(&r, NULL, "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --epochs 2 --quiet --threads 1 "
             "--preset gat -o /nonexistent-dir/m.safetensors");
     assert_int_equal(r.code, 1);
-    assert_int_equal(count_lines(r.err), 1);
+    assert_int_equal(ag_cli_count_lines(r.err), 1);
     assert_non_null(strstr(r.err, "/nonexistent-dir/"));
 }
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include "cli_testutil.h"
 #include <attngraph/attngraph.h>
 #include <attngraph/modelfile.h>
 
@@ -20,56 +21,33 @@ static char dir[64];
 
 static int setup(void **state) {
     (void)state;
-    struct stat sb;
-    snprintf(dir, sizeof dir, "%s/ag_det_XXXXXX", stat("/dev/shm", &sb) == 0 && S_ISDIR(sb.st_mode) ? "/dev/shm" : "/tmp");
-    return mkdtemp(dir) ? 0 : -1;
+    return ag_test_temp_dir(dir, sizeof dir, "det", 1);
 }
 
 static int teardown(void **state) {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return ag_test_remove_dir(dir);
 }
 
-/* Runs `attn-graph ARGS -o dir/NAME` (passive OpenMP waiting: spinning threads starve a loaded
- * machine); its stdout goes to dir/NAME.out. */
-static void train(const char *args, const char *name) {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "OMP_WAIT_POLICY=passive '%s' %s -o '%s/%s' > '%s/%s.out' 2> '%s/err.txt'", AG_CLI_PATH,
-             args, dir, name, dir, name, dir);
-    int status = system(cmd);
-    assert_true(WIFEXITED(status));
-    if (WEXITSTATUS(status) != 0) {
-        snprintf(cmd, sizeof cmd, "cat '%s/err.txt'", dir);
-        if (system(cmd) != 0) fail_msg("cannot show the error");
-        fail_msg("attn-graph %s: exit %d", args, WEXITSTATUS(status));
-    }
-}
-
-static unsigned char *slurp(const char *name, size_t *n) {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc((size_t)len + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-    buf[len] = 0;
-    fclose(f);
-    *n = (size_t)len;
-    return buf;
+/* Runs `attn-graph ARGS -o dir/NAME`; returns what it printed on stdout (malloc'ed). */
+static char *train(const char *args, const char *name) {
+    char a[4096];
+    snprintf(a, sizeof a, "%s -o '%s/%s'", args, dir, name);
+    ag_cli_run_t *r = malloc(sizeof *r);
+    assert_non_null(r);
+    ag_cli_run(r, NULL, a);
+    if (r->code != 0) fail_msg("attn-graph %s: exit %d: %s", args, r->code, r->err);
+    char *out = strdup(r->out);
+    assert_non_null(out);
+    free(r);
+    return out;
 }
 
 static void assert_same_file(const char *a, const char *b) {
-    size_t na, nb;
-    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
-    if (na != nb || memcmp(x, y, na) != 0) fail_msg("%s and %s differ", a, b);
-    free(x);
-    free(y);
+    char pa[256], pb[256];
+    snprintf(pa, sizeof pa, "%s/%s", dir, a);
+    snprintf(pb, sizeof pb, "%s/%s", dir, b);
+    if (!ag_test_files_equal(pa, pb)) fail_msg("%s and %s differ", a, b);
 }
 
 /* The bundle's predictions on one graph file with n threads. */
@@ -97,13 +75,15 @@ static float *predict(const char *model, const char *graph_path, int threads, in
 static void check_task(const char *args, const char *graph_for_prediction, int64_t min_rows) {
     char a[2048];
     snprintf(a, sizeof a, "%s --threads 1", args);
-    train(a, "t1.st");
-    train(a, "t1b.st");
+    char *out1 = train(a, "t1.st");
+    free(train(a, "t1b.st"));
     snprintf(a, sizeof a, "%s --threads 2", args);
-    train(a, "t2.st");
+    char *out2 = train(a, "t2.st");
     assert_same_file("t1.st", "t1b.st");   /* across runs */
     assert_same_file("t1.st", "t2.st");    /* across thread counts */
-    assert_same_file("t1.st.out", "t2.st.out"); /* the printed test metrics */
+    assert_string_equal(out1, out2);       /* the printed test metrics */
+    free(out1);
+    free(out2);
     int64_t n1, n2;
     float *p1 = predict("t1.st", graph_for_prediction, 1, &n1);
     float *p2 = predict("t2.st", graph_for_prediction, 2, &n2);

@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include "cli_testutil.h"
 #include <attngraph/attngraph.h>
 #include <attngraph/train.h>
 
@@ -157,25 +158,6 @@ static void test_estimate_grows_and_overflows(void **state) {
     ag_trainset_destroy(&set);
 }
 
-static int run_cli(const char *args, char *err, size_t errn) {
-    char path[] = "/tmp/ag_mem_err_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "cd '%s' && OMP_WAIT_POLICY=passive '%s' %s > /dev/null 2> '%s'", AG_SOURCE_DIR,
-             AG_CLI_PATH, args, path);
-    int status = system(cmd);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    size_t n = fread(err, 1, errn - 1, f);
-    err[n] = '\0';
-    fclose(f);
-    unlink(path);
-    assert_true(WIFEXITED(status));
-    return WEXITSTATUS(status);
-}
-
 static void test_cli_max_memory(void **state) {
     (void)state;
     char err[4096];
@@ -183,7 +165,7 @@ static void test_cli_max_memory(void **state) {
                        "--epochs 1 --threads 1 --quiet --mask full";
     char args[1024];
     snprintf(args, sizeof args, "%s --max-memory 64K", data);
-    assert_int_equal(run_cli(args, err, sizeof err), 1);
+    assert_int_equal(ag_cli_status(NULL, args, err, sizeof err), 1);
     if (!strstr(err, "this run needs about") || !strstr(err, "the limit is 64.0 KiB, --max-memory") ||
         !strstr(err, "--mask neighbours") || !strstr(err, "--batch-size") || !strstr(err, "fewer heads"))
         fail_msg("%s", err);
@@ -192,18 +174,18 @@ static void test_cli_max_memory(void **state) {
     assert_true(fd >= 0);
     close(fd);
     snprintf(args, sizeof args, "%s --max-memory 1G -o %s", data, model);
-    if (run_cli(args, err, sizeof err) != 0) fail_msg("%s", err);
+    if (ag_cli_status(NULL, args, err, sizeof err) != 0) fail_msg("%s", err);
     /* eval estimates its evaluation pass */
     snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv --split "
              "tests/data/mutag-mini/split.csv --max-memory 10K", model);
-    assert_int_equal(run_cli(args, err, sizeof err), 1);
+    assert_int_equal(ag_cli_status(NULL, args, err, sizeof err), 1);
     if (!strstr(err, "an evaluation pass on") || !strstr(err, "the limit is 10.0 KiB")) fail_msg("%s", err);
     snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv --split "
              "tests/data/mutag-mini/split.csv --max-memory 100M", model);
-    if (run_cli(args, err, sizeof err) != 0) fail_msg("%s", err);
+    if (ag_cli_status(NULL, args, err, sizeof err) != 0) fail_msg("%s", err);
     unlink(model);
     snprintf(args, sizeof args, "%s --max-memory 12Q", data);
-    assert_int_equal(run_cli(args, err, sizeof err), 2);
+    assert_int_equal(ag_cli_status(NULL, args, err, sizeof err), 2);
     if (!strstr(err, "--max-memory takes a size")) fail_msg("%s", err);
 }
 

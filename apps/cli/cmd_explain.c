@@ -150,20 +150,13 @@ static int set_layer_attributes(igraph_t *ig, const layer_attn_t *la, int l) {
     return bad ? -1 : 0;
 }
 
-static int64_t argmax(const float *y, int64_t C) {
-    int64_t best = 0;
-    for (int64_t c = 1; c < C; c++)
-        if (y[c] > y[best]) best = c;
-    return best;
-}
-
 /* The prediction as text: class name, positive tasks, or values. */
 static void prediction_text(char *buf, size_t cap, const ag_bundle_t *b, ag_task_t task, const float *y) {
     int64_t C = b->n_names;
     size_t k = 0;
     buf[0] = '\0';
     if (task == AG_TASK_GRAPH_CLASSIFICATION) {
-        int64_t c = argmax(y, C);
+        int64_t c = cli_argmax(y, C);
         snprintf(buf, cap, "%s (p %.3f)", b->names[c], y[c]);
         return;
     }
@@ -341,7 +334,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         double x = (MATRIX(xy, v, 0) - minx) * sx + offx, y = (MATRIX(xy, v, 1) - miny) * sx + margin + top;
         int dark = 0;
         if (task == AG_TASK_NODE_CLASSIFICATION) {
-            snprintf(col, sizeof col, "%s", PALETTE[argmax(Y + v * C, C) % 10]);
+            snprintf(col, sizeof col, "%s", PALETTE[cli_argmax(Y + v * C, C) % 10]);
             dark = 1;
         } else {
             double t = nmax > nmin ? (na[v] - nmin) / (nmax - nmin) : 0.5;
@@ -367,131 +360,84 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
 }
 
 int ag_cmd_explain(int argc, char **argv) {
-    const char *model_path = NULL, *format_name = NULL, *graph_path = NULL, *out_path = NULL, *svg_path = NULL;
-    const char *table_path = NULL, *table_id = NULL;
-    int directed = 0;
-    int64_t threads = 0, layer = -1;
+    cli_graph_opts_t o;
+    cli_graph_opts_init(&o);
+    const char *svg_path = NULL;
+    int64_t layer = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             explain_usage(stdout);
             return AG_EXIT_OK;
         }
-        if (a[0] != '-' || !strcmp(a, "-")) {
-            if (graph_path) {
-                fprintf(stderr, "attn-graph: explain: more than one GRAPH argument ('%s', '%s')\n", graph_path, a);
-                return AG_EXIT_USAGE;
-            }
-            graph_path = a;
-            continue;
-        }
-        int r = cli_opt(CMD, "--model", argc, argv, &i, &v);
-        if (r > 0) model_path = v;
-        else if (r == 0 && (r = cli_opt(CMD, "-o", argc, argv, &i, &v)) > 0) out_path = v;
-        else if (r == 0 && (r = cli_opt(CMD, "--output", argc, argv, &i, &v)) > 0) out_path = v;
-        else if (r == 0 && (r = cli_opt(CMD, "--svg", argc, argv, &i, &v)) > 0) svg_path = v;
-        else if (r == 0 && (r = cli_opt(CMD, "--format", argc, argv, &i, &v)) > 0) format_name = v;
-        else if (r == 0 && (r = cli_opt(CMD, "--node-table", argc, argv, &i, &v)) > 0) table_path = v;
-        else if (r == 0 && (r = cli_opt(CMD, "--table-id-attr", argc, argv, &i, &v)) > 0) table_id = v;
+        int r = cli_graph_option(&o, CMD, argc, argv, &i);
+        if (r == 0 && (r = cli_opt(CMD, "--svg", argc, argv, &i, &v)) > 0) svg_path = v;
         else if (r == 0 && (r = cli_opt(CMD, "--layer", argc, argv, &i, &v)) > 0) {
             if (cli_int(CMD, "--layer", v, 0, AG_MODEL_MAX_BLOCKS - 1, &layer) < 0) r = -1;
-        } else if (r == 0 && (r = cli_opt(CMD, "--threads", argc, argv, &i, &v)) > 0) {
-            if (cli_int(CMD, "--threads", v, 1, 4096, &threads) < 0) r = -1;
-        } else if (r == 0 && !strcmp(a, "--directed")) directed = r = 1;
+        }
         if (r == 0) fprintf(stderr, "attn-graph: explain: unknown option '%s' (see 'attn-graph explain --help')\n", a);
         if (r <= 0) return AG_EXIT_USAGE;
     }
-    if (!graph_path || !out_path) {
+    if (!o.graph_path || !o.out_path) {
         fprintf(stderr, "attn-graph: explain: give GRAPH and -o OUT (see 'attn-graph explain --help')\n");
         return AG_EXIT_USAGE;
     }
-    ag_format_t format = AG_FORMAT_AUTO;
-    if (format_name && ag_format_from_name(format_name, &format)) {
-        fprintf(stderr, "attn-graph: explain: --format: %s\n", ag_error_message());
-        return AG_EXIT_USAGE;
-    }
-    if (!strcmp(graph_path, "-") && format == AG_FORMAT_AUTO) {
-        fprintf(stderr, "attn-graph: explain: reading '-' (standard input) needs --format\n");
-        return AG_EXIT_USAGE;
-    }
-    cli_out_kind_t kind = cli_out_kind(out_path);
-    if (kind != CLI_OUT_GML && kind != CLI_OUT_GRAPHML) {
-        fprintf(stderr, "attn-graph: explain: -o %s: give a .gml or .graphml file\n", out_path);
-        return AG_EXIT_USAGE;
-    }
-    char defpath[4096];
-    if (!model_path && !(model_path = cli_default_model(CMD, "tox21.safetensors", defpath, sizeof defpath)))
-        return AG_EXIT_MODEL;
-    if (threads > 0) ag_set_num_threads((int)threads);
-    ag_bundle_t b;
-    int code = cli_load_model(model_path, &b);
+    int code = cli_graph_opts_check(&o, CMD);
     if (code) return code;
-    const ag_model_config_t *mc = ag_model_config(b.model);
+    cli_out_kind_t kind = cli_out_kind(o.out_path);
+    if (kind != CLI_OUT_GML && kind != CLI_OUT_GRAPHML) {
+        fprintf(stderr, "attn-graph: explain: -o %s: give a .gml or .graphml file\n", o.out_path);
+        return AG_EXIT_USAGE;
+    }
+    cli_prediction_t p;
+    code = cli_prediction_load(&p, &o, CMD, "tox21.safetensors");
+    if (code) return code;
+    const ag_model_config_t *mc = ag_model_config(p.b.model);
     ag_task_t task = mc->task;
     int L = mc->n_blocks;
     if (layer >= L) {
-        fprintf(stderr, "attn-graph: explain: --layer %lld: %s has layers 0 to %d\n", (long long)layer, model_path, L - 1);
-        ag_bundle_destroy(&b);
+        fprintf(stderr, "attn-graph: explain: --layer %lld: %s has layers 0 to %d\n", (long long)layer, o.model_path,
+                L - 1);
+        cli_prediction_destroy(&p);
         return AG_EXIT_USAGE;
     }
     if (layer < 0) layer = L - 1;
-    igraph_t ig;
-    code = cli_read_graph(&ig, graph_path, format, directed);
-    if (code) {
-        ag_bundle_destroy(&b);
-        return code;
-    }
-    ag_node_table_t table;
-    memset(&table, 0, sizeof table);
-    int have_table = 0;
-    cli_run_t run;
-    memset(&run, 0, sizeof run);
     layer_attn_t la[AG_MODEL_MAX_BLOCKS];
     memset(la, 0, sizeof la);
-    code = cli_read_node_table(CMD, &b, model_path, table_path, table_id, &ig, &table, &have_table);
-    if (code == AG_EXIT_OK) code = cli_run_model(&b, &ig, have_table ? &table.features : NULL, graph_path, &run);
-    for (int l = 0; l < L && code == AG_EXIT_OK; l++) code = map_layer(b.model, &run.batch, l, &ig, &la[l]);
+    code = cli_prediction_run(&p, &o, CMD);
+    for (int l = 0; l < L && code == AG_EXIT_OK; l++) code = map_layer(p.b.model, &p.run.batch, l, &p.ig, &la[l]);
     if (code == AG_EXIT_OK) {
         cli_igraph_catch();
         int bad = 0;
-        for (int l = 0; l < L && !bad; l++) bad = set_layer_attributes(&ig, &la[l], l) < 0;
+        for (int l = 0; l < L && !bad; l++) bad = set_layer_attributes(&p.ig, &la[l], l) < 0;
         char pred[512];
         if (!bad && ag_task_is_graph_level(task)) {
-            prediction_text(pred, sizeof pred, &b, task, run.Y);
-            cli_attr_remove(&ig, IGRAPH_ATTRIBUTE_GRAPH, "pred");
-            bad = SETGAS(&ig, "pred", pred) != IGRAPH_SUCCESS;
+            prediction_text(pred, sizeof pred, &p.b, task, p.run.Y);
+            cli_attr_remove(&p.ig, IGRAPH_ATTRIBUTE_GRAPH, "pred");
+            bad = SETGAS(&p.ig, "pred", pred) != IGRAPH_SUCCESS;
         } else if (!bad && task == AG_TASK_NODE_CLASSIFICATION) {
-            cli_attr_remove(&ig, IGRAPH_ATTRIBUTE_VERTEX, "pred");
-            for (int64_t v = 0; v < run.rows && !bad; v++)
-                bad = SETVAS(&ig, "pred", v, b.names[argmax(run.Y + v * b.n_names, b.n_names)]) != IGRAPH_SUCCESS;
+            cli_attr_remove(&p.ig, IGRAPH_ATTRIBUTE_VERTEX, "pred");
+            for (int64_t v = 0; v < p.run.rows && !bad; v++)
+                bad = SETVAS(&p.ig, "pred", v, p.b.names[cli_argmax(p.run.Y + v * p.b.n_names, p.b.n_names)]) !=
+                      IGRAPH_SUCCESS;
         }
         if (bad) {
             fprintf(stderr, "attn-graph: explain: cannot set attributes: %s\n", cli_igraph_message());
             code = AG_EXIT_FAILURE;
         }
     }
-    if (code == AG_EXIT_OK) {
-        cli_atomic_t out;
-        if (cli_atomic_open(&out, CMD, out_path) < 0) code = AG_EXIT_FAILURE;
-        else if (cli_write_graph(CMD, &ig, kind, out.f, out_path) < 0) {
-            cli_atomic_abort(&out);
-            code = AG_EXIT_FAILURE;
-        } else if (cli_atomic_commit(&out, CMD) < 0) code = AG_EXIT_FAILURE;
-    }
+    if (code == AG_EXIT_OK) code = cli_write_graph_file(CMD, &p.ig, kind, o.out_path);
     if (code == AG_EXIT_OK && svg_path) {
         cli_atomic_t out;
         cli_igraph_catch();
         if (cli_atomic_open(&out, CMD, svg_path) < 0) code = AG_EXIT_FAILURE;
-        else if (write_svg(out.f, &ig, &la[layer], (int)layer, &b, task, run.Y, graph_path) < 0) {
+        else if (write_svg(out.f, &p.ig, &la[layer], (int)layer, &p.b, task, p.run.Y, o.graph_path) < 0) {
             fprintf(stderr, "attn-graph: explain: cannot draw %s: %s\n", svg_path, cli_igraph_message());
             cli_atomic_abort(&out);
             code = AG_EXIT_FAILURE;
         } else if (cli_atomic_commit(&out, CMD) < 0) code = AG_EXIT_FAILURE;
     }
     for (int l = 0; l < L; l++) layer_attn_free(&la[l]);
-    cli_run_destroy(&run);
-    if (have_table) ag_node_table_destroy(&table);
-    igraph_destroy(&ig);
-    ag_bundle_destroy(&b);
+    cli_prediction_destroy(&p);
     return code;
 }

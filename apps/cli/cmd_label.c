@@ -53,14 +53,6 @@ static void csv_field(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-/* Predicted class of node row y (C probabilities). */
-static int64_t argmax(const float *y, int64_t C) {
-    int64_t best = 0;
-    for (int64_t c = 1; c < C; c++)
-        if (y[c] > y[best]) best = c;
-    return best;
-}
-
 static int write_csv(FILE *f, const ag_bundle_t *b, ag_task_t task, const igraph_t *ig, const float *Y) {
     int64_t N = igraph_vcount(ig), C = b->n_names;
     const char *idcol = igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "id") ? "id"
@@ -88,7 +80,7 @@ static int write_csv(FILE *f, const ag_bundle_t *b, ag_task_t task, const igraph
         }
         if (task == AG_TASK_NODE_CLASSIFICATION) {
             fputc(',', f);
-            csv_field(f, b->names[argmax(y, C)]);
+            csv_field(f, b->names[cli_argmax(y, C)]);
             for (int64_t c = 0; c < C; c++) fprintf(f, ",%.6f", y[c]);
         } else {
             for (int64_t c = 0; c < C; c++) fprintf(f, ",%.6g", y[c]);
@@ -108,7 +100,7 @@ static int set_attributes(igraph_t *ig, const ag_bundle_t *b, ag_task_t task, co
     if (task == AG_TASK_NODE_CLASSIFICATION) {
         cli_attr_remove(ig, IGRAPH_ATTRIBUTE_VERTEX, "pred");
         for (int64_t v = 0; v < N && !bad; v++)
-            bad = SETVAS(ig, "pred", v, b->names[argmax(Y + v * C, C)]) != IGRAPH_SUCCESS;
+            bad = SETVAS(ig, "pred", v, b->names[cli_argmax(Y + v * C, C)]) != IGRAPH_SUCCESS;
     }
     for (int64_t c = 0; c < C && !bad; c++) {
         if (task == AG_TASK_NODE_CLASSIFICATION) cli_attr_name(name, sizeof name, "prob_", b->names[c]);
@@ -123,112 +115,64 @@ static int set_attributes(igraph_t *ig, const ag_bundle_t *b, ag_task_t task, co
 }
 
 int ag_cmd_label(int argc, char **argv) {
-    const char *model_path = NULL, *format_name = NULL, *graph_path = NULL, *out_path = NULL;
-    const char *table_path = NULL, *table_id = NULL;
-    int directed = 0;
-    int64_t threads = 0;
+    cli_graph_opts_t o;
+    cli_graph_opts_init(&o);
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
+        const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             label_usage(stdout);
             return AG_EXIT_OK;
         }
-        if (a[0] != '-' || !strcmp(a, "-")) {
-            if (graph_path) {
-                fprintf(stderr, "attn-graph: label: more than one GRAPH argument ('%s', '%s')\n", graph_path, a);
-                return AG_EXIT_USAGE;
-            }
-            graph_path = a;
-            continue;
-        }
-        int r = cli_opt(CMD, "--model", argc, argv, &i, &v);
-        if (r > 0) model_path = v;
-        else if (r == 0 && (r = cli_opt(CMD, "-o", argc, argv, &i, &v)) > 0) out_path = v;
-        else if (r == 0 && (r = cli_opt(CMD, "--output", argc, argv, &i, &v)) > 0) out_path = v;
-        else if (r == 0 && (r = cli_opt(CMD, "--format", argc, argv, &i, &v)) > 0) format_name = v;
-        else if (r == 0 && (r = cli_opt(CMD, "--node-table", argc, argv, &i, &v)) > 0) table_path = v;
-        else if (r == 0 && (r = cli_opt(CMD, "--table-id-attr", argc, argv, &i, &v)) > 0) table_id = v;
-        else if (r == 0 && (r = cli_opt(CMD, "--threads", argc, argv, &i, &v)) > 0) {
-            if (cli_int(CMD, "--threads", v, 1, 4096, &threads) < 0) r = -1;
-        } else if (r == 0 && !strcmp(a, "--directed")) directed = r = 1;
+        int r = cli_graph_option(&o, CMD, argc, argv, &i);
         if (r == 0) fprintf(stderr, "attn-graph: label: unknown option '%s' (see 'attn-graph label --help')\n", a);
         if (r <= 0) return AG_EXIT_USAGE;
     }
-    if (!graph_path) {
+    if (!o.graph_path) {
         fprintf(stderr, "attn-graph: label: no GRAPH given (see 'attn-graph label --help')\n");
         return AG_EXIT_USAGE;
     }
-    ag_format_t format = AG_FORMAT_AUTO;
-    if (format_name && ag_format_from_name(format_name, &format)) {
-        fprintf(stderr, "attn-graph: label: --format: %s\n", ag_error_message());
-        return AG_EXIT_USAGE;
-    }
-    if (!strcmp(graph_path, "-") && format == AG_FORMAT_AUTO) {
-        fprintf(stderr, "attn-graph: label: reading '-' (standard input) needs --format\n");
-        return AG_EXIT_USAGE;
-    }
+    int code = cli_graph_opts_check(&o, CMD);
+    if (code) return code;
+    const char *out_path = o.out_path;
     cli_out_kind_t kind = out_path ? cli_out_kind(out_path) : CLI_OUT_CSV;
     if (kind != CLI_OUT_GML && kind != CLI_OUT_GRAPHML && kind != CLI_OUT_CSV) {
         fprintf(stderr, "attn-graph: label: -o %s: give a .gml, .graphml or .csv file\n", out_path);
         return AG_EXIT_USAGE;
     }
-    char defpath[4096];
-    if (!model_path && !(model_path = cli_default_model(CMD, "karate.safetensors", defpath, sizeof defpath)))
-        return AG_EXIT_MODEL;
-    if (threads > 0) ag_set_num_threads((int)threads);
-    ag_bundle_t b;
-    int code = cli_load_model(model_path, &b);
-    if (code) return code;
-    ag_task_t task = ag_model_config(b.model)->task;
-    if (ag_task_is_graph_level(task)) {
+    cli_prediction_t p;
+    code = cli_prediction_load(&p, &o, CMD, "karate.safetensors");
+    ag_task_t task = code ? AG_TASK_NODE_CLASSIFICATION : ag_model_config(p.b.model)->task;
+    if (code == AG_EXIT_OK && ag_task_is_graph_level(task)) {
         fprintf(stderr, "attn-graph: label: %s is a %s model: label needs a node-level one (use 'attn-graph classify')\n",
-                model_path, ag_task_name(task));
-        ag_bundle_destroy(&b);
-        return AG_EXIT_MODEL;
+                o.model_path, ag_task_name(task));
+        code = AG_EXIT_MODEL;
     }
-    igraph_t ig;
-    code = cli_read_graph(&ig, graph_path, format, directed);
-    if (code) {
-        ag_bundle_destroy(&b);
-        return code;
-    }
-    ag_node_table_t table;
-    memset(&table, 0, sizeof table);
-    int have_table = 0;
-    cli_run_t run;
-    memset(&run, 0, sizeof run);
-    code = cli_read_node_table(CMD, &b, model_path, table_path, table_id, &ig, &table, &have_table);
-    if (code == AG_EXIT_OK) code = cli_run_model(&b, &ig, have_table ? &table.features : NULL, graph_path, &run);
+    if (code == AG_EXIT_OK) code = cli_prediction_run(&p, &o, CMD);
     if (code == AG_EXIT_OK) {
         cli_igraph_catch();
         if (!out_path) {
-            if (write_csv(stdout, &b, task, &ig, run.Y) < 0 || fflush(stdout) != 0) {
+            if (write_csv(stdout, &p.b, task, &p.ig, p.run.Y) < 0 || fflush(stdout) != 0) {
                 fprintf(stderr, "attn-graph: label: cannot write the table: %s\n", cli_igraph_message());
                 code = AG_EXIT_FAILURE;
             }
-        } else {
+        } else if (kind == CLI_OUT_CSV) {
             cli_atomic_t out;
-            if (kind != CLI_OUT_CSV && set_attributes(&ig, &b, task, run.Y) < 0) {
-                fprintf(stderr, "attn-graph: label: cannot set vertex attributes: %s\n", cli_igraph_message());
+            if (cli_atomic_open(&out, CMD, out_path) < 0) {
                 code = AG_EXIT_FAILURE;
-            } else if (cli_atomic_open(&out, CMD, out_path) < 0) {
+            } else if (write_csv(out.f, &p.b, task, &p.ig, p.run.Y) < 0) {
+                fprintf(stderr, "attn-graph: label: cannot write %s\n", out_path);
+                cli_atomic_abort(&out);
                 code = AG_EXIT_FAILURE;
-            } else {
-                int bad = kind == CLI_OUT_CSV ? write_csv(out.f, &b, task, &ig, run.Y)
-                                              : cli_write_graph(CMD, &ig, kind, out.f, out_path);
-                if (bad < 0) {
-                    if (kind == CLI_OUT_CSV) fprintf(stderr, "attn-graph: label: cannot write %s\n", out_path);
-                    cli_atomic_abort(&out);
-                    code = AG_EXIT_FAILURE;
-                } else if (cli_atomic_commit(&out, CMD) < 0) {
-                    code = AG_EXIT_FAILURE;
-                }
+            } else if (cli_atomic_commit(&out, CMD) < 0) {
+                code = AG_EXIT_FAILURE;
             }
+        } else if (set_attributes(&p.ig, &p.b, task, p.run.Y) < 0) {
+            fprintf(stderr, "attn-graph: label: cannot set vertex attributes: %s\n", cli_igraph_message());
+            code = AG_EXIT_FAILURE;
+        } else {
+            code = cli_write_graph_file(CMD, &p.ig, kind, out_path);
         }
     }
-    cli_run_destroy(&run);
-    if (have_table) ag_node_table_destroy(&table);
-    igraph_destroy(&ig);
-    ag_bundle_destroy(&b);
+    cli_prediction_destroy(&p);
     return code;
 }

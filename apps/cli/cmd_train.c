@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "attngraph/options.h"
 #include "learn.h"
 #include "train_support.h"
 
@@ -102,12 +103,10 @@ static void train_usage(FILE *out) {
 }
 
 typedef struct train_opts_t {
-    const char *preset, *mask, *score, *attn_norm, *readout, *edge_mode, *norm, *optimizer, *schedule, *metric;
+    ag_net_train_options_t net; /* the options the library gives meaning to (options.h) */
     const char *output, *log, *plot, *checkpoint, *max_memory;
-    int64_t checkpoint_every;
-    int64_t layers, heads, head_dim, hidden, hops, epochs, batch_size, patience, warmup, threads;
-    double dropout, attn_dropout, lr, weight_decay, clip;
-    int no_ffn, no_residual, quiet, json, no_train_metric;
+    int64_t checkpoint_every, threads;
+    int quiet, json;
 } train_opts_t;
 
 static int name_in(const char *opt, const char *v, const char *const *names, int n, int *out) {
@@ -142,16 +141,16 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
         t->field = 1; \
         return 1; \
     }
-    OPT_STR("--preset", preset);
-    OPT_STR("--mask", mask);
-    OPT_STR("--score", score);
-    OPT_STR("--attn-norm", attn_norm);
-    OPT_STR("--readout", readout);
-    OPT_STR("--edge-mode", edge_mode);
-    OPT_STR("--norm", norm);
-    OPT_STR("--optimizer", optimizer);
-    OPT_STR("--schedule", schedule);
-    OPT_STR("--metric", metric);
+    OPT_STR("--preset", net.preset);
+    OPT_STR("--mask", net.mask);
+    OPT_STR("--score", net.score);
+    OPT_STR("--attn-norm", net.attn_norm);
+    OPT_STR("--readout", net.readout);
+    OPT_STR("--edge-mode", net.edge_mode);
+    OPT_STR("--norm", net.norm);
+    OPT_STR("--optimizer", net.optimizer);
+    OPT_STR("--schedule", net.schedule);
+    OPT_STR("--metric", net.metric);
     OPT_STR("--output", output);
     OPT_STR("-o", output);
     OPT_STR("--log", log);
@@ -159,26 +158,26 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     OPT_STR("--checkpoint", checkpoint);
     OPT_STR("--max-memory", max_memory);
     OPT_INT("--checkpoint-every", checkpoint_every, 1, 100000000);
-    OPT_INT("--layers", layers, 1, AG_MODEL_MAX_BLOCKS);
-    OPT_INT("--heads", heads, 1, 4096);
-    OPT_INT("--head-dim", head_dim, 1, 1 << 20);
-    OPT_INT("--hidden", hidden, 1, 1 << 20);
-    OPT_INT("--hops", hops, 1, 64);
-    OPT_INT("--epochs", epochs, 1, 100000000);
-    OPT_INT("--batch-size", batch_size, 1, 1 << 30);
-    OPT_INT("--patience", patience, 0, 100000000);
-    OPT_INT("--warmup", warmup, 0, 100000000);
+    OPT_INT("--layers", net.layers, 1, AG_MODEL_MAX_BLOCKS);
+    OPT_INT("--heads", net.heads, 1, 4096);
+    OPT_INT("--head-dim", net.head_dim, 1, 1 << 20);
+    OPT_INT("--hidden", net.hidden, 1, 1 << 20);
+    OPT_INT("--hops", net.hops, 1, 64);
+    OPT_INT("--epochs", net.epochs, 1, 100000000);
+    OPT_INT("--batch-size", net.batch_size, 1, 1 << 30);
+    OPT_INT("--patience", net.patience, 0, 100000000);
+    OPT_INT("--warmup", net.warmup, 0, 100000000);
     OPT_INT("--threads", threads, 1, 4096);
-    OPT_FLT("--dropout", dropout, 0.0, 0.99);
-    OPT_FLT("--attn-dropout", attn_dropout, 0.0, 0.99);
-    OPT_FLT("--lr", lr, 1e-12, 100.0);
-    OPT_FLT("--weight-decay", weight_decay, 0.0, 100.0);
-    OPT_FLT("--clip", clip, 0.0, 1e9);
-    OPT_FLAG("--no-ffn", no_ffn);
-    OPT_FLAG("--no-residual", no_residual);
+    OPT_FLT("--dropout", net.dropout, 0.0, 0.99);
+    OPT_FLT("--attn-dropout", net.attn_dropout, 0.0, 0.99);
+    OPT_FLT("--lr", net.lr, 1e-12, 100.0);
+    OPT_FLT("--weight-decay", net.weight_decay, 0.0, 100.0);
+    OPT_FLT("--clip", net.clip, 0.0, 1e9);
+    OPT_FLAG("--no-ffn", net.no_ffn);
+    OPT_FLAG("--no-residual", net.no_residual);
     OPT_FLAG("--quiet", quiet);
     OPT_FLAG("--json", json);
-    OPT_FLAG("--no-train-metric", no_train_metric);
+    OPT_FLAG("--no-train-metric", net.no_train_metric);
 #undef OPT_STR
 #undef OPT_INT
 #undef OPT_FLT
@@ -246,93 +245,18 @@ static int feature_config(const cli_data_opts_t *o, ag_featurizer_config_t *fc, 
     return AG_EXIT_OK;
 }
 
-/* Model configuration from the preset and the overrides. */
-static int model_config(const train_opts_t *t, ag_task_t task, int64_t F, int64_t Fe, int64_t n_out,
-                        ag_model_config_t *mc) {
-    static const char *const presets[] = {"transformer", "gat"};
-    int preset = 0, k;
-    if (t->preset && name_in("--preset", t->preset, presets, 2, &preset) < 0) return AG_EXIT_USAGE;
-    if (preset == 1) {
-        if (ag_task_is_graph_level(task)) {
-            fprintf(stderr, "attn-graph: %s: --preset gat is the node-classification model of the GAT paper; use "
-                    "--score gat for graph tasks\n", CMD);
-            return AG_EXIT_USAGE;
-        }
-        ag_model_config_gat(mc, F, n_out);
-        int L = t->layers > 0 ? (int)t->layers : 2;
-        if (L < 2) L = 2;
-        ag_block_config_t first = mc->blocks[0], last = mc->blocks[1];
-        mc->n_blocks = L;
-        for (int l = 0; l < L - 1; l++) mc->blocks[l] = first;
-        mc->blocks[L - 1] = last;
-        for (int l = 0; l < L - 1; l++) {
-            if (t->heads > 0) mc->blocks[l].attn.heads = t->heads;
-            if (t->head_dim > 0) mc->blocks[l].attn.head_dim = t->head_dim;
-        }
-        if (t->hidden > 0) mc->hidden = t->hidden;
-    } else {
-        ag_model_config_default(mc, task);
-        if (t->layers > 0) mc->n_blocks = (int)t->layers;
-        int64_t W = t->hidden > 0 ? t->hidden : 64;
-        mc->hidden = W;
-        for (int l = 0; l < mc->n_blocks; l++) {
-            ag_block_config_t *b = &mc->blocks[l];
-            *b = mc->blocks[0];
-            if (t->heads > 0) b->attn.heads = t->heads;
-            b->attn.head_dim = t->head_dim > 0 ? t->head_dim : (W / b->attn.heads > 0 ? W / b->attn.heads : 1);
-            b->attn.out_dim = W;
-            b->ffn_hidden = 2 * W;
-        }
-        mc->head_hidden = W;
+/* Reports a bad option value the library found ("option attn_norm: ...") as the program's option
+ * ("--attn-norm: ..."); ag_metric_from_name's message does not name its option. */
+static int option_error(void) {
+    const char *m = ag_error_message(), *colon = strchr(m, ':');
+    if (strncmp(m, "option ", 7) != 0 || !colon) {
+        fprintf(stderr, "attn-graph: %s: --metric: %s\n", CMD, m);
+        return AG_EXIT_USAGE;
     }
-    mc->task = task;
-    mc->in_dim = F;
-    mc->edge_dim = Fe;
-    mc->n_out = n_out;
-    for (int l = 0; l < mc->n_blocks; l++) {
-        ag_block_config_t *b = &mc->blocks[l];
-        static const char *const masks[] = {"neighbours", "khop", "full"};
-        static const char *const scores[] = {"dot", "gat", "gatv2"};
-        static const char *const anorms[] = {"softmax", "relu"};
-        static const char *const emodes[] = {"none", "key", "bias"};
-        static const char *const norms[] = {"none", "pre", "post"};
-        if (t->mask) {
-            if (name_in("--mask", t->mask, masks, 3, &k) < 0) return AG_EXIT_USAGE;
-            b->mask = (ag_mask_kind_t)k;
-        }
-        if (t->hops > 0) b->hops = (int)t->hops;
-        if (t->score) {
-            if (name_in("--score", t->score, scores, 3, &k) < 0) return AG_EXIT_USAGE;
-            b->attn.score = (ag_score_t)k;
-        }
-        if (t->attn_norm) {
-            if (name_in("--attn-norm", t->attn_norm, anorms, 2, &k) < 0) return AG_EXIT_USAGE;
-            b->attn.norm = (ag_norm_t)k;
-        }
-        if (t->edge_mode) {
-            if (name_in("--edge-mode", t->edge_mode, emodes, 3, &k) < 0) return AG_EXIT_USAGE;
-            b->attn.edge_mode = (ag_edge_mode_t)k;
-        } else {
-            b->attn.edge_mode = Fe > 0 && preset == 0 ? AG_EDGE_KEY : AG_EDGE_NONE;
-        }
-        if (t->norm) {
-            if (name_in("--norm", t->norm, norms, 3, &k) < 0) return AG_EXIT_USAGE;
-            b->norm = (ag_norm_place_t)k;
-        }
-        if (t->dropout >= 0) b->dropout = (float)t->dropout;
-        if (t->attn_dropout >= 0) b->attn.attn_dropout = (float)t->attn_dropout;
-        if (t->dropout >= 0) b->ffn_dropout = (float)t->dropout;
-        if (t->no_ffn) b->ffn = 0;
-        if (t->no_residual) b->residual = 0;
-    }
-    if (t->dropout >= 0 && preset == 0) mc->head_dropout = (float)t->dropout;
-    if (t->readout) {
-        static const char *const ro[] = {"mean", "sum", "max", "attention"};
-        if (name_in("--readout", t->readout, ro, 4, &k) < 0) return AG_EXIT_USAGE;
-        mc->readout = (ag_readout_kind_t)k;
-    }
-    mc->seed = 0;
-    return AG_EXIT_OK;
+    fprintf(stderr, "attn-graph: %s: --", CMD);
+    for (const char *c = m + 7; c < colon; c++) fputc(*c == '_' ? '-' : *c, stderr);
+    fprintf(stderr, "%s\n", colon);
+    return AG_EXIT_USAGE;
 }
 
 typedef struct progress_t {
@@ -434,8 +358,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     cli_data_opts_init(&o);
     train_opts_t t;
     memset(&t, 0, sizeof t);
-    t.dropout = t.attn_dropout = t.lr = t.weight_decay = t.clip = -1.0;
-    t.epochs = t.batch_size = t.patience = t.warmup = -1;
+    ag_net_train_options_init(&t.net);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -472,42 +395,9 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         }
         task_given = 1;
     }
+    t.net.seed = o.seed;
     ag_train_config_t tc;
-    ag_train_config_default(&tc, task);
-    int is_gat = t.preset && !strcmp(t.preset, "gat");
-    if (is_gat) {
-        tc.optim.lr = 0.005f;
-        tc.optim.weight_decay = 5e-4f;
-        tc.patience = 100;
-    }
-    if (t.optimizer) {
-        static const char *const opts[] = {"sgd", "adam", "adamw"};
-        int k;
-        if (name_in("--optimizer", t.optimizer, opts, 3, &k) < 0) return AG_EXIT_USAGE;
-        float lr = tc.optim.lr, wd = tc.optim.weight_decay;
-        ag_optim_config_default(&tc.optim, (ag_optim_kind_t)k);
-        tc.optim.lr = lr;
-        tc.optim.weight_decay = wd;
-    }
-    if (t.schedule) {
-        static const char *const s[] = {"constant", "step", "cosine"};
-        int k;
-        if (name_in("--schedule", t.schedule, s, 3, &k) < 0) return AG_EXIT_USAGE;
-        tc.lr_schedule = (ag_lr_kind_t)k;
-    }
-    if (t.metric && ag_metric_from_name(t.metric, &tc.metric)) {
-        fprintf(stderr, "attn-graph: train: --metric: %s\n", ag_error_message());
-        return AG_EXIT_USAGE;
-    }
-    if (t.lr > 0) tc.optim.lr = (float)t.lr;
-    if (t.weight_decay >= 0) tc.optim.weight_decay = (float)t.weight_decay;
-    if (t.clip >= 0) tc.clip_norm = (float)t.clip;
-    if (t.epochs > 0) tc.epochs = t.epochs;
-    if (t.batch_size > 0) tc.batch_size = t.batch_size;
-    if (t.patience >= 0) tc.patience = t.patience;
-    if (t.warmup >= 0) tc.warmup_epochs = t.warmup;
-    tc.seed = o.seed;
-    if (t.no_train_metric) tc.eval_train = 0;
+    if (ag_net_train_options_train_config(&t.net, task, &tc)) return option_error();
     if (t.threads > 0) ag_set_num_threads((int)t.threads);
 
     ag_featurizer_config_t fc;
@@ -565,9 +455,16 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     }
     ag_model_config_t mc;
     int64_t F = p.set.examples[0].X.cols, Fe = p.featurizer.n_edge_features;
-    code = model_config(&t, task, F, Fe, p.n_out, &mc);
-    if (code != AG_EXIT_OK) goto done;
-    mc.seed = o.seed;
+    if (t.net.preset && !strcmp(t.net.preset, "gat") && ag_task_is_graph_level(task)) {
+        fprintf(stderr, "attn-graph: %s: --preset gat is the node-classification model of the GAT paper; use "
+                "--score gat for graph tasks\n", CMD);
+        code = AG_EXIT_USAGE;
+        goto done;
+    }
+    if (ag_net_train_options_model_config(&t.net, task, F, Fe, p.n_out, &mc)) {
+        code = option_error();
+        goto done;
+    }
     code = cli_check_memory(CMD, t.max_memory, &mc, &p.set, tc.batch_size, 1);
     if (code != AG_EXIT_OK) goto done;
     if ((rc = ag_model_create(&model, &mc)) != AG_SUCCESS) {

@@ -1,6 +1,7 @@
 /*
  * predict.c: helpers of the prediction commands (classify, label, explain): default models,
- * igraph errors in the program, JSON output, atomic output files.
+ * igraph errors in the program, JSON output, atomic output files, and the option parsing, model
+ * loading and forward pass that label and explain share.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "learn.h"
 #include "predict.h"
 
 #ifndef AG_MODELS_INSTALL_DIR
@@ -171,6 +173,16 @@ int cli_write_graph(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, FI
     return 0;
 }
 
+int cli_write_graph_file(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, const char *path) {
+    cli_atomic_t out;
+    if (cli_atomic_open(&out, cmd, path) < 0) return AG_EXIT_FAILURE;
+    if (cli_write_graph(cmd, ig, kind, out.f, path) < 0) {
+        cli_atomic_abort(&out);
+        return AG_EXIT_FAILURE;
+    }
+    return cli_atomic_commit(&out, cmd) < 0 ? AG_EXIT_FAILURE : AG_EXIT_OK;
+}
+
 int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed) {
     ag_error_t rc = ag_graph_read(ig, path, format, directed);
     if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());
@@ -254,4 +266,82 @@ void cli_attr_remove(igraph_t *ig, igraph_attribute_elemtype_t kind, const char 
     if (kind == IGRAPH_ATTRIBUTE_VERTEX) igraph_cattribute_remove_v(ig, name);
     else if (kind == IGRAPH_ATTRIBUTE_EDGE) igraph_cattribute_remove_e(ig, name);
     else igraph_cattribute_remove_g(ig, name);
+}
+
+int64_t cli_argmax(const float *y, int64_t C) {
+    int64_t best = 0;
+    for (int64_t c = 1; c < C; c++)
+        if (y[c] > y[best]) best = c;
+    return best;
+}
+
+void cli_graph_opts_init(cli_graph_opts_t *o) {
+    memset(o, 0, sizeof *o);
+    o->format = AG_FORMAT_AUTO;
+}
+
+int cli_graph_option(cli_graph_opts_t *o, const char *cmd, int argc, char **argv, int *i) {
+    const char *a = argv[*i], *v = NULL;
+    if (a[0] != '-' || !strcmp(a, "-")) {
+        if (o->graph_path) {
+            fprintf(stderr, "attn-graph: %s: more than one GRAPH argument ('%s', '%s')\n", cmd, o->graph_path, a);
+            return -1;
+        }
+        o->graph_path = a;
+        return 1;
+    }
+    int r = cli_opt(cmd, "--model", argc, argv, i, &v);
+    if (r > 0) o->model_path = v;
+    else if (r == 0 && (r = cli_opt(cmd, "-o", argc, argv, i, &v)) > 0) o->out_path = v;
+    else if (r == 0 && (r = cli_opt(cmd, "--output", argc, argv, i, &v)) > 0) o->out_path = v;
+    else if (r == 0 && (r = cli_opt(cmd, "--format", argc, argv, i, &v)) > 0) o->format_name = v;
+    else if (r == 0 && (r = cli_opt(cmd, "--node-table", argc, argv, i, &v)) > 0) o->table_path = v;
+    else if (r == 0 && (r = cli_opt(cmd, "--table-id-attr", argc, argv, i, &v)) > 0) o->table_id = v;
+    else if (r == 0 && (r = cli_opt(cmd, "--threads", argc, argv, i, &v)) > 0) {
+        if (cli_int(cmd, "--threads", v, 1, 4096, &o->threads) < 0) r = -1;
+    } else if (r == 0 && !strcmp(a, "--directed")) o->directed = r = 1;
+    return r;
+}
+
+int cli_graph_opts_check(cli_graph_opts_t *o, const char *cmd) {
+    o->format = AG_FORMAT_AUTO;
+    if (o->format_name && ag_format_from_name(o->format_name, &o->format)) {
+        fprintf(stderr, "attn-graph: %s: --format: %s\n", cmd, ag_error_message());
+        return AG_EXIT_USAGE;
+    }
+    if (!strcmp(o->graph_path, "-") && o->format == AG_FORMAT_AUTO) {
+        fprintf(stderr, "attn-graph: %s: reading '-' (standard input) needs --format\n", cmd);
+        return AG_EXIT_USAGE;
+    }
+    return AG_EXIT_OK;
+}
+
+int cli_prediction_load(cli_prediction_t *p, cli_graph_opts_t *o, const char *cmd, const char *default_model) {
+    memset(p, 0, sizeof *p);
+    if (!o->model_path &&
+        !(o->model_path = cli_default_model(cmd, default_model, o->default_path, sizeof o->default_path)))
+        return AG_EXIT_MODEL;
+    if (o->threads > 0) ag_set_num_threads((int)o->threads);
+    int code = cli_load_model(o->model_path, &p->b);
+    p->have_bundle = code == AG_EXIT_OK;
+    return code;
+}
+
+int cli_prediction_run(cli_prediction_t *p, const cli_graph_opts_t *o, const char *cmd) {
+    int code = cli_read_graph(&p->ig, o->graph_path, o->format, o->directed);
+    if (code) return code;
+    p->have_graph = 1;
+    code = cli_read_node_table(cmd, &p->b, o->model_path, o->table_path, o->table_id, &p->ig, &p->table,
+                               &p->have_table);
+    if (code == AG_EXIT_OK)
+        code = cli_run_model(&p->b, &p->ig, p->have_table ? &p->table.features : NULL, o->graph_path, &p->run);
+    return code;
+}
+
+void cli_prediction_destroy(cli_prediction_t *p) {
+    cli_run_destroy(&p->run);
+    if (p->have_table) ag_node_table_destroy(&p->table);
+    if (p->have_graph) igraph_destroy(&p->ig);
+    if (p->have_bundle) ag_bundle_destroy(&p->b);
+    memset(p, 0, sizeof *p);
 }

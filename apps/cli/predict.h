@@ -55,6 +55,9 @@ void cli_atomic_abort(cli_atomic_t *a);
 /* Writes the graph as GML or GraphML to f; returns 0 or prints the error and returns -1. */
 int cli_write_graph(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, FILE *f, const char *path);
 
+/* Writes the graph as GML or GraphML to path atomically; returns an exit code (errors printed). */
+int cli_write_graph_file(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, const char *path);
+
 /* Reads a graph (printing igraph's warning, if any); returns an exit code. */
 int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed);
 
@@ -85,5 +88,51 @@ void cli_attr_name(char *buf, size_t cap, const char *prefix, const char *name);
 
 /* Removes an attribute of the kind (vertex, edge, graph) if the graph has it (igraph warns otherwise). */
 void cli_attr_remove(igraph_t *ig, igraph_attribute_elemtype_t kind, const char *name);
+
+/* The most probable class of one row of C probabilities (the first of equals). */
+int64_t cli_argmax(const float *y, int64_t C);
+
+/* What `label` and `explain` share: a model run on one GRAPH (with the node table the model may
+ * need), given by the same options. */
+typedef struct cli_graph_opts_t {
+    const char *model_path;  /* --model, or the shipped default once cli_prediction_load ran */
+    const char *graph_path;  /* GRAPH ('-': standard input) */
+    const char *out_path;    /* -o, --output */
+    const char *format_name; /* --format */
+    const char *table_path;  /* --node-table */
+    const char *table_id;    /* --table-id-attr */
+    int directed;            /* --directed */
+    int64_t threads;         /* --threads (0: default) */
+    ag_format_t format;      /* from format_name (cli_graph_opts_check) */
+    char default_path[4096]; /* holds the default model's path */
+} cli_graph_opts_t;
+
+void cli_graph_opts_init(cli_graph_opts_t *o);
+
+/* Takes argv[*i] when it is GRAPH or one of the shared options. Returns 1 when taken (advancing *i
+ * past a value), 0 when it is none of them, -1 after printing why it is bad (exit 2). */
+int cli_graph_option(cli_graph_opts_t *o, const char *cmd, int argc, char **argv, int *i);
+
+/* Resolves --format and refuses '-' without it; returns an exit code (errors printed). */
+int cli_graph_opts_check(cli_graph_opts_t *o, const char *cmd);
+
+typedef struct cli_prediction_t {
+    ag_bundle_t b;
+    int have_bundle;
+    igraph_t ig;
+    int have_graph;
+    ag_node_table_t table;
+    int have_table;
+    cli_run_t run;
+} cli_prediction_t;
+
+/* Sets --threads and loads the model (`default_model` among the shipped ones without --model).
+ * Returns an exit code (errors printed); p is ready for cli_prediction_destroy in any case. */
+int cli_prediction_load(cli_prediction_t *p, cli_graph_opts_t *o, const char *cmd, const char *default_model);
+
+/* Reads GRAPH and the node table and runs the loaded model on them; returns an exit code. */
+int cli_prediction_run(cli_prediction_t *p, const cli_graph_opts_t *o, const char *cmd);
+
+void cli_prediction_destroy(cli_prediction_t *p);
 
 #endif

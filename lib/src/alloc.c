@@ -49,6 +49,25 @@ char *ag_i_strdup(const char *s) {
     return d;
 }
 
+void ag_i_strings_free(char **s, int64_t n) {
+    if (!s) return;
+    for (int64_t i = 0; i < n; i++) ag_i_free(s[i]);
+    ag_i_free(s);
+}
+
+ag_error_t ag_i_strings_dup(char ***out, const char *const *in, int64_t n) {
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, n > 0 ? n : 1, sizeof(char *), "names"));
+    char **s = p;
+    for (int64_t i = 0; i < n; i++)
+        if (!(s[i] = ag_i_strdup(in[i]))) {
+            ag_i_strings_free(s, i);
+            return AG_ERROR(AG_ENOMEM, "out of memory copying names");
+        }
+    *out = s;
+    return AG_SUCCESS;
+}
+
 int ag_i_mul_overflow(int64_t a, int64_t b, int64_t *out) {
     if (a < 0 || b < 0) return 1;
     return __builtin_mul_overflow(a, b, out);

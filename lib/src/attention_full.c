@@ -437,6 +437,29 @@ __attribute__((optimize("no-trapping-math"))) static void col_grads(const ag_att
     }
 }
 
+/* ts[k] = sum_d a[d] X[d][l+k] and tb[k] = sum_d b[d] Y[d][l+k] over the w <= 16 columns l.. of
+ * the (D x N) X and Y, in increasing d: the scores and value products both fused passes start
+ * with (lanes from w on are 0). A full block keeps its constant trip count of 16 for the compiler. */
+static inline __attribute__((always_inline)) void lane_dot_pair(const float *a, const float *X, const float *b,
+                                                                const float *Y, int64_t N, int64_t D, int64_t l,
+                                                                int w, float *ts, float *tb) {
+    for (int k = 0; k < 16; k++) ts[k] = tb[k] = 0.0f;
+    if (w == 16) {
+        for (int64_t d = 0; d < D; d++) {
+            float ad = a[d], bd = b[d];
+            const float *xb = X + d * N + l, *yb = Y + d * N + l;
+            for (int k = 0; k < 16; k++) ts[k] += ad * xb[k];
+            for (int k = 0; k < 16; k++) tb[k] += bd * yb[k];
+        }
+    } else {
+        for (int64_t d = 0; d < D; d++)
+            for (int k = 0; k < w; k++) {
+                ts[k] += a[d] * X[d * N + l + k];
+                tb[k] += b[d] * Y[d * N + l + k];
+            }
+    }
+}
+
 /* The backward's two passes for softmax without dropout, fused per block of n sources (pass A)
  * or destinations (pass B) in 16 interleaved lanes: per element exactly the operations of
  * block_scores, row_grads / col_grads and lane_dot in the same order (the same bits as the
@@ -455,21 +478,7 @@ static inline __attribute__((always_inline)) void fused_dst_block(const float *q
     for (int64_t l = 0; l < n; l += 16) {
         int w = n - l < 16 ? (int)(n - l) : 16;
         float ts[16], td[16], ds[16];
-        for (int k = 0; k < 16; k++) ts[k] = td[k] = 0.0f;
-        if (w == 16) {
-            for (int64_t d = 0; d < D; d++) {
-                float qd = q[d], od = dO[d];
-                const float *kb = K + d * N + l, *vb = V + d * N + l;
-                for (int k = 0; k < 16; k++) ts[k] += qd * kb[k];
-                for (int k = 0; k < 16; k++) td[k] += od * vb[k];
-            }
-        } else {
-            for (int64_t d = 0; d < D; d++)
-                for (int k = 0; k < w; k++) {
-                    ts[k] += q[d] * K[d * N + l + k];
-                    td[k] += dO[d] * V[d * N + l + k];
-                }
-        }
+        lane_dot_pair(q, K, dO, V, N, D, l, w, ts, td);
         for (int k = 0; k < 16; k++) {
             float a = ag_i_exp1(ts[k] * scale - mx) / den;
             ds[k] = k < w ? (a * (1.0f * td[k] - cs)) * scale : 0.0f;
@@ -503,21 +512,7 @@ static inline __attribute__((always_inline)) void fused_src_block(const float *k
     for (int64_t l = 0; l < n; l += 16) {
         int w = n - l < 16 ? (int)(n - l) : 16;
         float ts[16], td[16], al[16], ds[16];
-        for (int k = 0; k < 16; k++) ts[k] = td[k] = 0.0f;
-        if (w == 16) {
-            for (int64_t d = 0; d < D; d++) {
-                float kd = kj[d], vd = vj[d];
-                const float *qb = Q + d * N + l, *ob = dOt + d * N + l;
-                for (int k = 0; k < 16; k++) ts[k] += kd * qb[k];
-                for (int k = 0; k < 16; k++) td[k] += vd * ob[k];
-            }
-        } else {
-            for (int64_t d = 0; d < D; d++)
-                for (int k = 0; k < w; k++) {
-                    ts[k] += kj[d] * Q[d * N + l + k];
-                    td[k] += vj[d] * dOt[d * N + l + k];
-                }
-        }
+        lane_dot_pair(kj, Q, vj, dOt, N, D, l, w, ts, td);
         for (int k = 0; k < 16; k++) {
             int in = k < w;
             float m = in ? mx[l + k] : 0.0f, dn0 = in ? den[l + k] : 0.0f, c = in ? cs[l + k] : 0.0f;

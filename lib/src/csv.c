@@ -202,6 +202,12 @@ ag_error_t ag_csv_next(ag_csv_t *csv, int *got) {
     }
 }
 
+ag_error_t ag_csv_expect_fields(const ag_csv_t *csv, int64_t n) {
+    if (csv->n_fields == n) return AG_SUCCESS;
+    return AG_ERROR(AG_EPARSE, "%s:%lld: %lld fields, the header has %lld", csv->path, (long long)csv->line,
+                    (long long)csv->n_fields, (long long)n);
+}
+
 int64_t ag_csv_find(const ag_csv_t *csv, const char *name) {
     for (int64_t i = 0; i < csv->n_fields; i++)
         if (strcmp(csv->fields[i], name) == 0) return i;

@@ -39,6 +39,9 @@ char ag_csv_sniff(const ag_csv_t *csv);
  * AG_EPARSE "path:line: ..." for an unterminated quote or text after a closing quote. */
 ag_error_t ag_csv_next(ag_csv_t *csv, int *got);
 
+/* AG_EPARSE "path:line: F fields, the header has n" unless the current record has n fields. */
+ag_error_t ag_csv_expect_fields(const ag_csv_t *csv, int64_t n);
+
 /* Index of the field equal to name in the current record, or -1. */
 int64_t ag_csv_find(const ag_csv_t *csv, const char *name);
 

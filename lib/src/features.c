@@ -43,12 +43,6 @@ static void free_attr(ag_feature_attr_t *a) {
     memset(a, 0, sizeof *a);
 }
 
-static void free_names(char **names, int64_t n) {
-    if (!names) return;
-    for (int64_t i = 0; i < n; i++) ag_i_free(names[i]);
-    ag_i_free(names);
-}
-
 void ag_featurizer_destroy(ag_featurizer_t *f) {
     if (!f) return;
     for (int64_t i = 0; i < f->n_vattrs; i++) free_attr(&f->vattrs[i]);
@@ -57,8 +51,8 @@ void ag_featurizer_destroy(ag_featurizer_t *f) {
     ag_i_free(f->eattrs);
     ag_i_free(f->mean);
     ag_i_free(f->std);
-    free_names(f->names, f->n_features);
-    free_names(f->edge_names, f->n_edge_features);
+    ag_i_strings_free(f->names, f->n_features);
+    ag_i_strings_free(f->edge_names, f->n_edge_features);
     memset(f, 0, sizeof *f);
 }
 

@@ -25,12 +25,20 @@ void *ag_i_calloc(size_t count, size_t size);
 void *ag_i_realloc(void *ptr, size_t size);
 void ag_i_free(void *ptr);
 char *ag_i_strdup(const char *s);
+/* An array of n strings: freed with each string (NULL is fine); copied whole, or AG_ENOMEM with
+ * nothing left allocated (an array of at least one slot even for n = 0). */
+void ag_i_strings_free(char **s, int64_t n);
+ag_error_t ag_i_strings_dup(char ***out, const char *const *in, int64_t n);
 
 /* Overflow-checked a * b for sizes; returns 0 and sets *out on success, non-zero on overflow. */
 int ag_i_mul_overflow(int64_t a, int64_t b, int64_t *out);
 
 /* Allocates count elements of size bytes (zeroed) or records AG_ENOMEM / AG_ELIMIT with `what`. */
 ag_error_t ag_i_alloc_array(void **out, int64_t count, size_t size, const char *what);
+
+/* The index of value v in names (options.c), or an AG_EINVAL naming the option and the accepted
+ * values: "option mask: unknown value 'x' (expected neighbours, khop or full)". */
+ag_error_t ag_i_option_index(const char *opt, const char *v, const char *const *names, int n, int *out);
 
 /* igraph 0.10 reports errors through a process-global handler that aborts by default. Every
  * library call into igraph runs between ag_i_igraph_enter() and ag_i_igraph_leave(): the first

@@ -42,12 +42,6 @@ static int is_missing(const column_t *c, int64_t i) {
     return c->numeric ? isnan(c->num[i]) : (!c->str[i] || c->str[i][0] == '\0');
 }
 
-static void free_names(char **names, int64_t n) {
-    if (!names) return;
-    for (int64_t i = 0; i < n; i++) ag_i_free(names[i]);
-    ag_i_free(names);
-}
-
 /* Maps every value of col to a class index (-1 if missing) and returns the class names.
  * `what` names the source and `item` the kind of row ("vertex", "graph") in messages. */
 static ag_error_t classify(const column_t *col, const char *const *given, int64_t n_given, int32_t *out,
@@ -147,7 +141,7 @@ static ag_error_t classify(const column_t *col, const char *const *given, int64_
     *n_out = nk;
     names = NULL;
 done:
-    free_names(names, given ? n_given : nk);
+    ag_i_strings_free(names, given ? n_given : nk);
     ag_i_free(keys);
     return rc;
 }
@@ -157,7 +151,7 @@ done:
 void ag_labels_destroy(ag_labels_t *labels) {
     if (!labels) return;
     ag_i_free(labels->y);
-    free_names(labels->classes, labels->n_classes);
+    ag_i_strings_free(labels->classes, labels->n_classes);
     memset(labels, 0, sizeof *labels);
 }
 
@@ -274,7 +268,7 @@ void ag_targets_destroy(ag_targets_t *t) {
     if (!t) return;
     for (int64_t j = 0; j < t->n_tasks; j++) {
         if (t->tasks) ag_i_free(t->tasks[j]);
-        if (t->classes && t->n_classes) free_names(t->classes[j], t->n_classes[j]);
+        if (t->classes && t->n_classes) ag_i_strings_free(t->classes[j], t->n_classes[j]);
     }
     if (t->files)
         for (int64_t g = 0; g < t->n_graphs; g++) ag_i_free(t->files[g]);
@@ -395,11 +389,7 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
     for (;;) {
         TRY(ag_csv_next(&csv, &got));
         if (!got) break;
-        if (csv.n_fields != n_cols) {
-            rc = AG_ERROR(AG_EPARSE, "%s:%lld: %lld fields, the header has %lld", path, (long long)csv.line,
-                          (long long)csv.n_fields, (long long)n_cols);
-            goto done;
-        }
+        TRY(ag_csv_expect_fields(&csv, n_cols));
         if ((g + 2) * n_cols > cap) {
             int64_t ncap = 2 * cap + 16 * n_cols;
             char **nc = ag_i_realloc(cells, (size_t)ncap * sizeof *nc);

@@ -28,6 +28,15 @@ static double sigmoid_d(double x) {
     return e / (1.0 + e);
 }
 
+/* Per-class or per-task weights (NULL: none) are finite and >= 0; `what` names one of them. */
+static ag_error_t check_weights(const char *what, const float *w, int64_t n) {
+    if (w)
+        for (int64_t i = 0; i < n; i++)
+            if (!isfinite(w[i]) || w[i] < 0.0f)
+                return AG_ERROR(AG_EINVAL, "%s %lld is %g (must be finite and >= 0)", what, (long long)i, (double)w[i]);
+    return AG_SUCCESS;
+}
+
 static ag_error_t check_sizes(const char *what, int64_t n_rows, int64_t n_cols, const char *cols_name) {
     if (n_rows < 0) return AG_ERROR(AG_EINVAL, "%s: negative number of rows (%lld)", what, (long long)n_rows);
     if (n_cols < 1)
@@ -43,11 +52,7 @@ ag_error_t ag_loss_cross_entropy(const float *logits, const int32_t *labels, int
                                  float *dlogits, double *loss, int64_t *n_counted) {
     AG_CHECK(check_sizes("cross-entropy", n_rows, n_classes, "classes"));
     const int64_t N = n_rows, C = n_classes;
-    if (class_weight)
-        for (int64_t c = 0; c < C; c++)
-            if (!isfinite(class_weight[c]) || class_weight[c] < 0.0f)
-                return AG_ERROR(AG_EINVAL, "cross-entropy: weight of class %lld is %g (must be finite and >= 0)",
-                                (long long)c, (double)class_weight[c]);
+    AG_CHECK(check_weights("cross-entropy: weight of class", class_weight, C));
     double wsum = 0.0;
     int64_t counted = 0;
     for (int64_t i = 0; i < N; i++) {
@@ -98,11 +103,7 @@ ag_error_t ag_loss_bce_logits(const float *logits, const float *targets, int64_t
                               int64_t *n_counted) {
     AG_CHECK(check_sizes("binary cross-entropy", n_rows, n_tasks, "tasks"));
     const int64_t N = n_rows, T = n_tasks;
-    if (pos_weight)
-        for (int64_t t = 0; t < T; t++)
-            if (!isfinite(pos_weight[t]) || pos_weight[t] < 0.0f)
-                return AG_ERROR(AG_EINVAL, "binary cross-entropy: pos_weight of task %lld is %g (must be finite and >= 0)",
-                                (long long)t, (double)pos_weight[t]);
+    AG_CHECK(check_weights("binary cross-entropy: pos_weight of task", pos_weight, T));
     int64_t counted = 0;
     for (int64_t i = 0; i < N; i++)
         for (int64_t t = 0; t < T; t++) {

@@ -12,18 +12,12 @@
 #include "internal.h"
 #include "json.h"
 
-static void free_strings(char **s, int64_t n) {
-    if (!s) return;
-    for (int64_t i = 0; i < n; i++) ag_i_free(s[i]);
-    ag_i_free(s);
-}
-
 void ag_bundle_destroy(ag_bundle_t *b) {
     if (!b) return;
     ag_model_destroy(b->model);
     ag_featurizer_destroy(&b->featurizer);
     ag_table_norm_destroy(&b->table);
-    free_strings(b->names, b->n_names);
+    ag_i_strings_free(b->names, b->n_names);
     ag_i_free(b->label_attr);
     ag_i_free(b->target_column);
     memset(b, 0, sizeof *b);
@@ -53,28 +47,15 @@ static ag_error_t check_parts(const ag_model_t *model, const ag_featurizer_t *f,
     return AG_SUCCESS;
 }
 
-static ag_error_t copy_strings(char ***out, const char *const *in, int64_t n) {
-    void *p;
-    AG_CHECK(ag_i_alloc_array(&p, n > 0 ? n : 1, sizeof(char *), "names"));
-    char **s = p;
-    for (int64_t i = 0; i < n; i++)
-        if (!(s[i] = ag_i_strdup(in[i]))) {
-            free_strings(s, i);
-            return AG_ERROR(AG_ENOMEM, "out of memory copying names");
-        }
-    *out = s;
-    return AG_SUCCESS;
-}
-
 ag_error_t ag_bundle_init(ag_bundle_t *b, ag_model_t **model, ag_featurizer_t *f, ag_table_norm_t *table,
                           const char *const *names, int64_t n_names, const char *label_attr) {
     memset(b, 0, sizeof *b);
     if (!model || !*model || !f) return AG_ERROR(AG_EINVAL, "ag_bundle_init: NULL model or featuriser");
     AG_CHECK(check_parts(*model, f, table, n_names, AG_EINVAL, ""));
-    AG_CHECK(copy_strings(&b->names, names, n_names));
+    AG_CHECK(ag_i_strings_dup(&b->names, names, n_names));
     b->n_names = n_names;
     if (label_attr && !(b->label_attr = ag_i_strdup(label_attr))) {
-        free_strings(b->names, n_names);
+        ag_i_strings_free(b->names, n_names);
         memset(b, 0, sizeof *b);
         return AG_ERROR(AG_ENOMEM, "out of memory");
     }

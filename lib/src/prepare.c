@@ -103,34 +103,15 @@ ag_error_t ag_inputs_featurize(const ag_featurizer_t *f, const ag_table_norm_t *
 
 /* ---- prepared sets */
 
-static void free_strings(char **s, int64_t n) {
-    if (!s) return;
-    for (int64_t i = 0; i < n; i++) ag_i_free(s[i]);
-    ag_i_free(s);
-}
-
 void ag_prepared_destroy(ag_prepared_t *p) {
     if (!p) return;
     ag_trainset_destroy(&p->set);
     ag_featurizer_destroy(&p->featurizer);
     ag_table_norm_destroy(&p->table);
-    free_strings(p->names, p->n_out);
-    free_strings(p->excluded, p->n_excluded);
+    ag_i_strings_free(p->names, p->n_out);
+    ag_i_strings_free(p->excluded, p->n_excluded);
     ag_i_free(p->label_attr);
     memset(p, 0, sizeof *p);
-}
-
-static ag_error_t dup_strings(char ***out, const char *const *in, int64_t n) {
-    void *p;
-    AG_CHECK(ag_i_alloc_array(&p, n > 0 ? n : 1, sizeof(char *), "names"));
-    char **s = p;
-    for (int64_t i = 0; i < n; i++)
-        if (!(s[i] = ag_i_strdup(in[i]))) {
-            free_strings(s, i);
-            return AG_ERROR(AG_ENOMEM, "out of memory copying names");
-        }
-    *out = s;
-    return AG_SUCCESS;
 }
 
 /* A copy of a featuriser through its JSON form (the same path a model file takes). */
@@ -239,7 +220,7 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
         int64_t n_built = 0;
         if (!names) {
             if (t->kinds[0] == AG_TASK_MULTICLASS) {
-                AG_CHECK(dup_strings(&built, (const char *const *)t->classes[0], t->n_classes[0]));
+                AG_CHECK(ag_i_strings_dup(&built, (const char *const *)t->classes[0], t->n_classes[0]));
                 n_built = t->n_classes[0];
             } else {
                 double *vals = NULL;
@@ -267,13 +248,13 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
                 }
                 ag_i_free(vals);
                 if (rc != AG_SUCCESS) {
-                    free_strings(built, n_built);
+                    ag_i_strings_free(built, n_built);
                     return rc;
                 }
                 n_built = u;
             }
             if (n_built < 2) {
-                free_strings(built, n_built);
+                ag_i_strings_free(built, n_built);
                 return AG_ERROR(AG_EVALUE, "target '%s' has fewer than 2 classes", t->tasks[0]);
             }
             names = (const char *const *)built;
@@ -292,9 +273,9 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
                               ds->files ? ds->files[g] : "graph", buf, t->tasks[0], (long long)n_names);
             else p->set.targets[g] = (float)c;
         }
-        if (rc == AG_SUCCESS) rc = dup_strings(&p->names, names, n_names);
+        if (rc == AG_SUCCESS) rc = ag_i_strings_dup(&p->names, names, n_names);
         if (rc == AG_SUCCESS) p->n_out = n_names;
-        free_strings(built, n_built);
+        ag_i_strings_free(built, n_built);
         return rc;
     }
     if (names) {
@@ -315,7 +296,7 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
     }
     AG_CHECK(ag_trainset_resize(&p->set, G, G, T));
     memcpy(p->set.targets, t->y.data, (size_t)(G * T) * sizeof(float));
-    AG_CHECK(dup_strings(&p->names, (const char *const *)t->tasks, T));
+    AG_CHECK(ag_i_strings_dup(&p->names, (const char *const *)t->tasks, T));
     p->n_out = T;
     return AG_SUCCESS;
 }
@@ -418,7 +399,7 @@ static ag_error_t node_targets(ag_prepared_t *p, const ag_labels_t *lab, int64_t
     p->set.n_classes = lab->n_classes;
     AG_CHECK(ag_trainset_resize(&p->set, 1, N, 1));
     for (int64_t v = 0; v < N; v++) p->set.targets[v] = lab->y[v] >= 0 ? (float)lab->y[v] : NAN;
-    AG_CHECK(dup_strings(&p->names, (const char *const *)lab->classes, lab->n_classes));
+    AG_CHECK(ag_i_strings_dup(&p->names, (const char *const *)lab->classes, lab->n_classes));
     p->n_out = lab->n_classes;
     return AG_SUCCESS;
 }

@@ -201,11 +201,7 @@ ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *co
     for (;;) {
         TRY(ag_csv_next(&csv, &got));
         if (!got) break;
-        if (csv.n_fields != n_cols) {
-            rc = AG_ERROR(AG_EPARSE, "%s:%lld: %lld fields, the header has %lld", path, (long long)csv.line,
-                          (long long)csv.n_fields, (long long)n_cols);
-            goto done;
-        }
+        TRY(ag_csv_expect_fields(&csv, n_cols));
         int64_t item;
         if (files) {
             name_key_t key = {csv.fields[file_col], 0};

@@ -307,11 +307,7 @@ static ag_error_t read_delimited(reader_t *r, ag_node_table_t *t, const ag_table
     for (;;) {
         TRY(ag_csv_next(&r->csv, &got));
         if (!got) break;
-        if (r->csv.n_fields != n_fields) {
-            rc = AG_ERROR(AG_EPARSE, "%s:%lld: %lld fields, the header has %lld", r->path, (long long)r->csv.line,
-                          (long long)r->csv.n_fields, (long long)n_fields);
-            goto done;
-        }
+        TRY(ag_csv_expect_fields(&r->csv, n_fields));
         int64_t v;
         TRY(place_row(r, r->csv.fields[id_col], &v));
         float *row = t->features.data + v * f;

@@ -1,0 +1,71 @@
+/*
+ * attngraph/options.h: from the options of `attn-graph train` (ag_net_train_options_t, api.h) to the
+ * model and training configurations (model.h, train.h).
+ *
+ * The program and the igraph-style facade both train from these options; this is the one place
+ * that says what each option and each preset mean, so that `attn-graph train` and
+ * ag_net_train_nodes/ag_net_train_graphs build the same model and train it the same way.
+ *
+ * Example: the model and training configuration of `attn-graph train --preset gat`
+ *   ag_net_train_options_t o;
+ *   ag_net_train_options_init(&o);
+ *   o.preset = "gat";
+ *   ag_train_config_t tc;
+ *   ag_model_config_t mc;
+ *   ag_net_train_options_train_config(&o, AG_TASK_NODE_CLASSIFICATION, &tc);
+ *   ag_net_train_options_model_config(&o, AG_TASK_NODE_CLASSIFICATION, F, 0, C, &mc);
+ */
+#ifndef ATTNGRAPH_OPTIONS_H
+#define ATTNGRAPH_OPTIONS_H
+
+#include "attngraph/api.h"
+#include "attngraph/common.h"
+#include "attngraph/model.h"
+#include "attngraph/train.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * \function ag_net_train_options_train_config
+ * The training configuration of the options: the task's defaults (ag_train_config_default), the
+ * preset's (gat: lr 0.005, weight decay 5e-4, patience 100), then every option that is set
+ * (optimizer, schedule, metric, lr, weight_decay, clip, epochs, batch_size, patience, warmup, seed,
+ * no_train_metric, progress). `threads` is left to the caller (a process-wide setting).
+ * \param opts Options (ag_net_train_options_init for the defaults).
+ * \param task The task being trained.
+ * \param tc   Output: the configuration.
+ * \return AG_SUCCESS; AG_EINVAL for an unknown optimizer or schedule ("option optimizer: unknown
+ *         value 'x' (expected sgd, adam or adamw)") or metric (ag_metric_from_name's message).
+ * Time complexity: O(1).
+ */
+ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *opts, ag_task_t task,
+                                             ag_train_config_t *tc);
+
+/**
+ * \function ag_net_train_options_model_config
+ * The model configuration of the options for inputs of F node features and Fe edge features and
+ * n_out outputs: the preset (transformer: ag_model_config_default with width `hidden` (64), head
+ * size hidden/heads, FFN 2 x hidden; gat: ag_model_config_gat with `layers` >= 2 blocks, the
+ * heads and head size applying to all but the output block), then every option that is set. The
+ * edge mode defaults to "key" for the transformer when Fe > 0, else "none". The seed is opts->seed.
+ * \param opts  Options (ag_net_train_options_init for the defaults).
+ * \param task  The task; the gat preset is for node classification only.
+ * \param F     Node features per node.
+ * \param Fe    Edge features per edge (0: none).
+ * \param n_out Outputs (classes, tasks or targets).
+ * \param mc    Output: the configuration.
+ * \return AG_SUCCESS; AG_EINVAL for an unknown value of preset, mask, score, attn_norm, edge_mode,
+ *         norm or readout ("option mask: unknown value 'x' (expected neighbours, khop or full)"),
+ *         more than AG_MODEL_MAX_BLOCKS layers, or the gat preset on a graph task.
+ * Time complexity: O(layers).
+ */
+ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *opts, ag_task_t task, int64_t F,
+                                             int64_t Fe, int64_t n_out, ag_model_config_t *mc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

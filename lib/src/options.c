@@ -1,0 +1,156 @@
+/*
+ * options.c: what the options of `attn-graph train` mean (attngraph/options.h), shared by the
+ * program and the igraph-style facade (api.c) so that both build the same model and training.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "attngraph/options.h"
+#include "internal.h"
+
+void ag_net_train_options_init(ag_net_train_options_t *o) {
+    memset(o, 0, sizeof *o);
+    o->lap_pe = o->rw_pe = -1;
+    o->layers = o->heads = o->head_dim = o->hidden = o->hops = -1;
+    o->dropout = o->attn_dropout = -1.0;
+    o->epochs = o->batch_size = o->patience = o->warmup = -1;
+    o->lr = o->weight_decay = o->clip = -1.0;
+    o->seed = 1;
+}
+
+ag_error_t ag_i_option_index(const char *opt, const char *v, const char *const *names, int n, int *out) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], v)) {
+            *out = i;
+            return AG_SUCCESS;
+        }
+    char list[256] = "";
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s%s", i ? (i == n - 1 ? " or " : ", ") : "", names[i]);
+    }
+    return AG_ERROR(AG_EINVAL, "option %s: unknown value '%s' (expected %s)", opt, v, list);
+}
+
+ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *t, ag_task_t task, ag_train_config_t *tc) {
+    ag_train_config_default(tc, task);
+    if (t->preset && !strcmp(t->preset, "gat")) {
+        tc->optim.lr = 0.005f;
+        tc->optim.weight_decay = 5e-4f;
+        tc->patience = 100;
+    }
+    int k;
+    if (t->optimizer) {
+        static const char *const opts[] = {"sgd", "adam", "adamw"};
+        AG_CHECK(ag_i_option_index("optimizer", t->optimizer, opts, 3, &k));
+        float lr = tc->optim.lr, wd = tc->optim.weight_decay;
+        ag_optim_config_default(&tc->optim, (ag_optim_kind_t)k);
+        tc->optim.lr = lr;
+        tc->optim.weight_decay = wd;
+    }
+    if (t->schedule) {
+        static const char *const s[] = {"constant", "step", "cosine"};
+        AG_CHECK(ag_i_option_index("schedule", t->schedule, s, 3, &k));
+        tc->lr_schedule = (ag_lr_kind_t)k;
+    }
+    if (t->metric) AG_CHECK(ag_metric_from_name(t->metric, &tc->metric));
+    if (t->lr > 0) tc->optim.lr = (float)t->lr;
+    if (t->weight_decay >= 0) tc->optim.weight_decay = (float)t->weight_decay;
+    if (t->clip >= 0) tc->clip_norm = (float)t->clip;
+    if (t->epochs > 0) tc->epochs = t->epochs;
+    if (t->batch_size > 0) tc->batch_size = t->batch_size;
+    if (t->patience >= 0) tc->patience = t->patience;
+    if (t->warmup >= 0) tc->warmup_epochs = t->warmup;
+    tc->seed = t->seed;
+    if (t->no_train_metric) tc->eval_train = 0;
+    tc->progress = t->progress;
+    tc->progress_user = t->progress_user;
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *t, ag_task_t task, int64_t F, int64_t Fe,
+                                             int64_t n_out, ag_model_config_t *mc) {
+    static const char *const presets[] = {"transformer", "gat"};
+    int preset = 0, k;
+    if (t->preset) AG_CHECK(ag_i_option_index("preset", t->preset, presets, 2, &preset));
+    if (t->layers > AG_MODEL_MAX_BLOCKS)
+        return AG_ERROR(AG_EINVAL, "option layers: at most %d, not %lld", AG_MODEL_MAX_BLOCKS, (long long)t->layers);
+    if (preset == 1) {
+        if (ag_task_is_graph_level(task))
+            return AG_ERROR(AG_EINVAL, "option preset: 'gat' is the node-classification model of the GAT paper; use "
+                            "score 'gat' for graph tasks");
+        ag_model_config_gat(mc, F, n_out);
+        int L = t->layers > 0 ? (int)t->layers : 2;
+        if (L < 2) L = 2;
+        ag_block_config_t first = mc->blocks[0], last = mc->blocks[1];
+        mc->n_blocks = L;
+        for (int l = 0; l < L - 1; l++) mc->blocks[l] = first;
+        mc->blocks[L - 1] = last;
+        for (int l = 0; l < L - 1; l++) {
+            if (t->heads > 0) mc->blocks[l].attn.heads = t->heads;
+            if (t->head_dim > 0) mc->blocks[l].attn.head_dim = t->head_dim;
+        }
+        if (t->hidden > 0) mc->hidden = t->hidden;
+    } else {
+        ag_model_config_default(mc, task);
+        if (t->layers > 0) mc->n_blocks = (int)t->layers;
+        int64_t W = t->hidden > 0 ? t->hidden : 64;
+        mc->hidden = W;
+        for (int l = 0; l < mc->n_blocks; l++) {
+            ag_block_config_t *b = &mc->blocks[l];
+            *b = mc->blocks[0];
+            if (t->heads > 0) b->attn.heads = t->heads;
+            b->attn.head_dim = t->head_dim > 0 ? t->head_dim : (W / b->attn.heads > 0 ? W / b->attn.heads : 1);
+            b->attn.out_dim = W;
+            b->ffn_hidden = 2 * W;
+        }
+        mc->head_hidden = W;
+    }
+    mc->task = task;
+    mc->in_dim = F;
+    mc->edge_dim = Fe;
+    mc->n_out = n_out;
+    for (int l = 0; l < mc->n_blocks; l++) {
+        ag_block_config_t *b = &mc->blocks[l];
+        static const char *const masks[] = {"neighbours", "khop", "full"};
+        static const char *const scores[] = {"dot", "gat", "gatv2"};
+        static const char *const anorms[] = {"softmax", "relu"};
+        static const char *const emodes[] = {"none", "key", "bias"};
+        static const char *const norms[] = {"none", "pre", "post"};
+        if (t->mask) {
+            AG_CHECK(ag_i_option_index("mask", t->mask, masks, 3, &k));
+            b->mask = (ag_mask_kind_t)k;
+        }
+        if (t->hops > 0) b->hops = (int)t->hops;
+        if (t->score) {
+            AG_CHECK(ag_i_option_index("score", t->score, scores, 3, &k));
+            b->attn.score = (ag_score_t)k;
+        }
+        if (t->attn_norm) {
+            AG_CHECK(ag_i_option_index("attn_norm", t->attn_norm, anorms, 2, &k));
+            b->attn.norm = (ag_norm_t)k;
+        }
+        if (t->edge_mode) {
+            AG_CHECK(ag_i_option_index("edge_mode", t->edge_mode, emodes, 3, &k));
+            b->attn.edge_mode = (ag_edge_mode_t)k;
+        } else {
+            b->attn.edge_mode = Fe > 0 && preset == 0 ? AG_EDGE_KEY : AG_EDGE_NONE;
+        }
+        if (t->norm) {
+            AG_CHECK(ag_i_option_index("norm", t->norm, norms, 3, &k));
+            b->norm = (ag_norm_place_t)k;
+        }
+        if (t->dropout >= 0) b->dropout = (float)t->dropout;
+        if (t->attn_dropout >= 0) b->attn.attn_dropout = (float)t->attn_dropout;
+        if (t->dropout >= 0) b->ffn_dropout = (float)t->dropout;
+        if (t->no_ffn) b->ffn = 0;
+        if (t->no_residual) b->residual = 0;
+    }
+    if (t->dropout >= 0 && preset == 0) mc->head_dropout = (float)t->dropout;
+    if (t->readout) {
+        static const char *const ro[] = {"mean", "sum", "max", "attention"};
+        AG_CHECK(ag_i_option_index("readout", t->readout, ro, 4, &k));
+        mc->readout = (ag_readout_kind_t)k;
+    }
+    mc->seed = t->seed;
+    return AG_SUCCESS;
+}

@@ -1,0 +1,106 @@
+/*
+ * cli_testutil.c: running the program from tests (cli_testutil.h).
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+#include "cli_testutil.h"
+
+/* Reads f to its end into buf (cap bytes with the NUL), or into nothing when buf is NULL; fails
+ * the test when there is more than fits. */
+static void read_all(FILE *f, char *buf, size_t cap, const char *what, const char *args) {
+    char scratch[4096];
+    size_t used = 0, n;
+    if (buf) buf[0] = '\0';
+    while ((n = fread(buf ? buf + used : scratch, 1, buf ? cap - 1 - used : sizeof scratch, f)) > 0) {
+        if (!buf) continue;
+        used += n;
+        buf[used] = '\0';
+        if (used == cap - 1 && fgetc(f) != EOF) fail_msg("attn-graph %s: %s longer than %zu bytes", args, what, cap - 1);
+    }
+}
+
+/* The run: stdout into out (or discarded), stderr into err (or discarded); returns the exit code. */
+static int run_capture(const char *dir, const char *args, char *out, size_t outn, char *err, size_t errn) {
+    char err_path[] = "/tmp/ag_cli_err_XXXXXX";
+    int fd = mkstemp(err_path);
+    assert_true(fd >= 0);
+    close(fd);
+    char cmd[8192];
+    int len = snprintf(cmd, sizeof cmd, "cd '%s' && OMP_WAIT_POLICY=passive '%s' %s 2>'%s'", dir ? dir : AG_SOURCE_DIR,
+                       AG_CLI_PATH, args, err_path);
+    assert_true(len > 0 && (size_t)len < sizeof cmd);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    read_all(p, out, outn, "stdout", args);
+    int status = pclose(p);
+    FILE *e = fopen(err_path, "r");
+    assert_non_null(e);
+    read_all(e, err, errn, "stderr", args);
+    fclose(e);
+    unlink(err_path);
+    if (!WIFEXITED(status)) fail_msg("attn-graph %s: did not exit normally (status %d)", args, status);
+    return WEXITSTATUS(status);
+}
+
+void ag_cli_run(ag_cli_run_t *r, const char *dir, const char *args) {
+    r->code = run_capture(dir, args, r->out, sizeof r->out, r->err, sizeof r->err);
+}
+
+int ag_cli_status(const char *dir, const char *args, char *err, size_t errn) {
+    return run_capture(dir, args, NULL, 0, err, errn);
+}
+
+int ag_cli_count_lines(const char *s) {
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+int ag_test_temp_dir(char *buf, size_t cap, const char *name, int in_memory) {
+    struct stat sb;
+    int shm = in_memory && stat("/dev/shm", &sb) == 0 && S_ISDIR(sb.st_mode);
+    int len = snprintf(buf, cap, "%s/ag_%s_XXXXXX", shm ? "/dev/shm" : "/tmp", name);
+    if (len < 0 || (size_t)len >= cap) return -1;
+    return mkdtemp(buf) ? 0 : -1;
+}
+
+int ag_test_remove_dir(const char *dir) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+unsigned char *ag_test_read_file(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    assert_true(len >= 0);
+    unsigned char *buf = malloc((size_t)len + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+    buf[len] = 0;
+    fclose(f);
+    *n = (size_t)len;
+    return buf;
+}
+
+int ag_test_files_equal(const char *a, const char *b) {
+    size_t na, nb;
+    unsigned char *x = ag_test_read_file(a, &na), *y = ag_test_read_file(b, &nb);
+    int same = na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}

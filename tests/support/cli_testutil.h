@@ -1,0 +1,45 @@
+/*
+ * cli_testutil.h: running the `attn-graph` program from a test (AG_CLI_PATH) and capturing what it
+ * prints, plus the temporary directories and whole-file reads such tests need.
+ */
+#ifndef AG_CLI_TESTUTIL_H
+#define AG_CLI_TESTUTIL_H
+
+#include <stddef.h>
+
+#define AG_CLI_CAPTURE 65536
+
+/* What one run of the program printed and how it ended. */
+typedef struct ag_cli_run_t {
+    char out[AG_CLI_CAPTURE]; /* stdout */
+    char err[AG_CLI_CAPTURE]; /* stderr */
+    int code;                 /* exit code */
+} ag_cli_run_t;
+
+/* Runs `attn-graph ARGS` (ARGS are shell words) in dir (NULL: the source tree) with
+ * OMP_WAIT_POLICY=passive (spinning threads starve a loaded machine), stdout and stderr apart.
+ * Fails the test when the program ends by a signal or prints more than the buffers hold. */
+void ag_cli_run(ag_cli_run_t *r, const char *dir, const char *args);
+
+/* The same with stdout discarded: returns the exit code; stderr goes to err (errn bytes) when err
+ * is not NULL. */
+int ag_cli_status(const char *dir, const char *args, char *err, size_t errn);
+
+/* Lines (newlines) in s. */
+int ag_cli_count_lines(const char *s);
+
+/* A fresh directory named ag_<name>_XXXXXX, on tmpfs (/dev/shm) when in_memory and there is one
+ * (checkpoints are fsync'ed: a disk would only slow the test), else in /tmp. Returns 0 or -1. */
+int ag_test_temp_dir(char *buf, size_t cap, const char *name, int in_memory);
+
+/* Removes dir and everything in it; returns 0 or -1 (for a cmocka teardown). */
+int ag_test_remove_dir(const char *dir);
+
+/* The whole file, NUL-terminated (malloc'ed; *n is its length without the NUL). Fails the test
+ * when it cannot be read. */
+unsigned char *ag_test_read_file(const char *path, size_t *n);
+
+/* 1 when the two files hold the same bytes. */
+int ag_test_files_equal(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,236 @@
+/* Tests of the options shared by `attn-graph train` and ag_net_train_*: the defaults, each preset,
+ * every option that is set, and each bad value with its code and message. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <attngraph/attngraph.h>
+#include <attngraph/options.h>
+
+static void test_train_config_defaults(void **state) {
+    (void)state;
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    ag_train_config_t tc;
+    assert_int_equal(ag_net_train_options_train_config(&o, AG_TASK_GRAPH_CLASSIFICATION, &tc), AG_SUCCESS);
+    assert_int_equal(tc.optim.kind, AG_OPTIM_ADAM);
+    assert_float_equal(tc.optim.lr, 1e-3f, 0);
+    assert_float_equal(tc.optim.weight_decay, 0.0f, 0);
+    assert_int_equal(tc.lr_schedule, AG_LR_CONSTANT);
+    assert_int_equal(tc.epochs, 200);
+    assert_int_equal(tc.batch_size, 32);
+    assert_int_equal(tc.patience, 30);
+    assert_int_equal(tc.warmup_epochs, 0);
+    assert_float_equal(tc.clip_norm, 0.0f, 0);
+    assert_int_equal(tc.metric, AG_METRIC_AUTO);
+    assert_int_equal(tc.seed, 1);
+    assert_int_equal(tc.eval_train, 1);
+    assert_null(tc.progress);
+}
+
+static void test_train_config_gat_and_overrides(void **state) {
+    (void)state;
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    o.preset = "gat";
+    ag_train_config_t tc;
+    assert_int_equal(ag_net_train_options_train_config(&o, AG_TASK_NODE_CLASSIFICATION, &tc), AG_SUCCESS);
+    assert_float_equal(tc.optim.lr, 0.005f, 0);
+    assert_float_equal(tc.optim.weight_decay, 5e-4f, 0);
+    assert_int_equal(tc.patience, 100);
+    /* the optimizer keeps the preset's lr and weight decay; explicit values win over both */
+    o.optimizer = "sgd";
+    assert_int_equal(ag_net_train_options_train_config(&o, AG_TASK_NODE_CLASSIFICATION, &tc), AG_SUCCESS);
+    assert_int_equal(tc.optim.kind, AG_OPTIM_SGD);
+    assert_float_equal(tc.optim.lr, 0.005f, 0);
+    assert_float_equal(tc.optim.weight_decay, 5e-4f, 0);
+    o.lr = 0.25;
+    o.weight_decay = 0;
+    o.clip = 2.5;
+    o.epochs = 7;
+    o.batch_size = 3;
+    o.patience = 0;
+    o.warmup = 2;
+    o.schedule = "cosine";
+    o.metric = "macro_f1";
+    o.seed = 99;
+    o.no_train_metric = 1;
+    assert_int_equal(ag_net_train_options_train_config(&o, AG_TASK_NODE_CLASSIFICATION, &tc), AG_SUCCESS);
+    assert_float_equal(tc.optim.lr, 0.25f, 0);
+    assert_float_equal(tc.optim.weight_decay, 0.0f, 0);
+    assert_float_equal(tc.clip_norm, 2.5f, 0);
+    assert_int_equal(tc.epochs, 7);
+    assert_int_equal(tc.batch_size, 3);
+    assert_int_equal(tc.patience, 0);
+    assert_int_equal(tc.warmup_epochs, 2);
+    assert_int_equal(tc.lr_schedule, AG_LR_COSINE);
+    assert_int_equal(tc.metric, AG_METRIC_MACRO_F1);
+    assert_int_equal(tc.seed, 99);
+    assert_int_equal(tc.eval_train, 0);
+}
+
+static void test_model_config_transformer(void **state) {
+    (void)state;
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    ag_model_config_t mc;
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_REGRESSION, 5, 2, 3, &mc), AG_SUCCESS);
+    assert_int_equal(mc.task, AG_TASK_GRAPH_REGRESSION);
+    assert_int_equal(mc.in_dim, 5);
+    assert_int_equal(mc.edge_dim, 2);
+    assert_int_equal(mc.n_out, 3);
+    assert_int_equal(mc.hidden, 64);
+    assert_int_equal(mc.head_hidden, 64);
+    assert_int_equal(mc.n_blocks, 3);
+    assert_int_equal(mc.seed, 1);
+    for (int l = 0; l < 3; l++) {
+        assert_int_equal(mc.blocks[l].attn.heads, 4);
+        assert_int_equal(mc.blocks[l].attn.head_dim, 16); /* 64 / 4 */
+        assert_int_equal(mc.blocks[l].attn.out_dim, 64);
+        assert_int_equal(mc.blocks[l].ffn_hidden, 128);
+        assert_int_equal(mc.blocks[l].attn.edge_mode, AG_EDGE_KEY); /* edge features given */
+        assert_int_equal(mc.blocks[l].norm, AG_NORMPLACE_PRE);
+    }
+    /* without edge features no edge mode; every override lands in every block */
+    o.layers = 2;
+    o.heads = 3;
+    o.hidden = 10;
+    o.hops = 4;
+    o.mask = "khop";
+    o.score = "gatv2";
+    o.attn_norm = "relu";
+    o.norm = "post";
+    o.readout = "attention";
+    o.dropout = 0.25;
+    o.attn_dropout = 0.5;
+    o.no_ffn = 1;
+    o.no_residual = 1;
+    o.seed = 7;
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_CLASSIFICATION, 5, 0, 2, &mc), AG_SUCCESS);
+    assert_int_equal(mc.n_blocks, 2);
+    assert_int_equal(mc.hidden, 10);
+    assert_int_equal(mc.readout, AG_READOUT_ATTENTION);
+    assert_float_equal(mc.head_dropout, 0.25f, 0);
+    assert_int_equal(mc.seed, 7);
+    for (int l = 0; l < 2; l++) {
+        const ag_block_config_t *b = &mc.blocks[l];
+        assert_int_equal(b->attn.heads, 3);
+        assert_int_equal(b->attn.head_dim, 3); /* 10 / 3 */
+        assert_int_equal(b->mask, AG_MASK_KHOP);
+        assert_int_equal(b->hops, 4);
+        assert_int_equal(b->attn.score, AG_SCORE_GATV2);
+        assert_int_equal(b->attn.norm, AG_NORM_RELU);
+        assert_int_equal(b->attn.edge_mode, AG_EDGE_NONE);
+        assert_int_equal(b->norm, AG_NORMPLACE_POST);
+        assert_float_equal(b->dropout, 0.25f, 0);
+        assert_float_equal(b->ffn_dropout, 0.25f, 0);
+        assert_float_equal(b->attn.attn_dropout, 0.5f, 0);
+        assert_int_equal(b->ffn, 0);
+        assert_int_equal(b->residual, 0);
+    }
+    /* more heads than width: a head size of 1 */
+    o.heads = 16;
+    o.hidden = 8;
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_CLASSIFICATION, 5, 0, 2, &mc), AG_SUCCESS);
+    assert_int_equal(mc.blocks[0].attn.head_dim, 1);
+}
+
+static void test_model_config_gat(void **state) {
+    (void)state;
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    o.preset = "gat";
+    ag_model_config_t mc;
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_NODE_CLASSIFICATION, 12, 3, 7, &mc), AG_SUCCESS);
+    assert_int_equal(mc.n_blocks, 2);
+    assert_int_equal(mc.hidden, 0);
+    assert_int_equal(mc.blocks[0].attn.heads, 8);
+    assert_int_equal(mc.blocks[0].attn.head_dim, 8);
+    assert_int_equal(mc.blocks[1].attn.heads, 1);
+    assert_int_equal(mc.blocks[1].attn.head_dim, 7);
+    assert_int_equal(mc.blocks[0].attn.edge_mode, AG_EDGE_NONE); /* not "key" even with edge features */
+    assert_int_equal(mc.edge_dim, 3);
+    assert_float_equal(mc.blocks[0].dropout, 0.6f, 0);
+    /* layers 1 is raised to 2; 4 layers repeat the first block, heads apply to all but the last */
+    o.layers = 1;
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_NODE_CLASSIFICATION, 12, 0, 7, &mc), AG_SUCCESS);
+    assert_int_equal(mc.n_blocks, 2);
+    o.layers = 4;
+    o.heads = 2;
+    o.head_dim = 5;
+    o.hidden = 9;
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_NODE_CLASSIFICATION, 12, 0, 7, &mc), AG_SUCCESS);
+    assert_int_equal(mc.n_blocks, 4);
+    assert_int_equal(mc.hidden, 9);
+    for (int l = 0; l < 3; l++) {
+        assert_int_equal(mc.blocks[l].attn.heads, 2);
+        assert_int_equal(mc.blocks[l].attn.head_dim, 5);
+    }
+    assert_int_equal(mc.blocks[3].attn.heads, 1);
+    assert_int_equal(mc.blocks[3].attn.head_dim, 7);
+}
+
+static void expect_train_error(ag_net_train_options_t *o, const char *message) {
+    ag_train_config_t tc;
+    assert_int_equal(ag_net_train_options_train_config(o, AG_TASK_GRAPH_CLASSIFICATION, &tc), AG_EINVAL);
+    assert_string_equal(ag_error_message(), message);
+}
+
+static void expect_model_error(ag_net_train_options_t *o, ag_task_t task, const char *message) {
+    ag_model_config_t mc;
+    assert_int_equal(ag_net_train_options_model_config(o, task, 4, 0, 2, &mc), AG_EINVAL);
+    assert_string_equal(ag_error_message(), message);
+}
+
+static void test_bad_values(void **state) {
+    (void)state;
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    o.optimizer = "rmsprop";
+    expect_train_error(&o, "option optimizer: unknown value 'rmsprop' (expected sgd, adam or adamw)");
+    ag_net_train_options_init(&o);
+    o.schedule = "linear";
+    expect_train_error(&o, "option schedule: unknown value 'linear' (expected constant, step or cosine)");
+    ag_net_train_options_init(&o);
+    o.metric = "f1";
+    expect_train_error(&o, "unknown metric 'f1' (expected auto, loss, accuracy, macro_f1, roc_auc, rmse or mae)");
+
+    struct {
+        const char **field;
+        const char *value, *message;
+    } bad[] = {
+        {&o.preset, "gcn", "option preset: unknown value 'gcn' (expected transformer or gat)"},
+        {&o.mask, "all", "option mask: unknown value 'all' (expected neighbours, khop or full)"},
+        {&o.score, "add", "option score: unknown value 'add' (expected dot, gat or gatv2)"},
+        {&o.attn_norm, "none", "option attn_norm: unknown value 'none' (expected softmax or relu)"},
+        {&o.edge_mode, "value", "option edge_mode: unknown value 'value' (expected none, key or bias)"},
+        {&o.norm, "layer", "option norm: unknown value 'layer' (expected none, pre or post)"},
+        {&o.readout, "min", "option readout: unknown value 'min' (expected mean, sum, max or attention)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ag_net_train_options_init(&o);
+        *bad[i].field = bad[i].value;
+        expect_model_error(&o, AG_TASK_GRAPH_CLASSIFICATION, bad[i].message);
+    }
+    ag_net_train_options_init(&o);
+    o.layers = AG_MODEL_MAX_BLOCKS + 1;
+    expect_model_error(&o, AG_TASK_NODE_CLASSIFICATION, "option layers: at most 16, not 17");
+    ag_net_train_options_init(&o);
+    o.preset = "gat";
+    expect_model_error(&o, AG_TASK_GRAPH_CLASSIFICATION,
+                       "option preset: 'gat' is the node-classification model of the GAT paper; use score 'gat' "
+                       "for graph tasks");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_train_config_defaults),
+        cmocka_unit_test(test_train_config_gat_and_overrides),
+        cmocka_unit_test(test_model_config_transformer),
+        cmocka_unit_test(test_model_config_gat),
+        cmocka_unit_test(test_bad_values),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
