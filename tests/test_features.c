@@ -678,11 +678,11 @@ static void test_tox21(void **state) {
     const igraph_t *ptr[G + 1];
     char path[512];
     for (int i = 0; i < G; i++) {
-        snprintf(path, sizeof path, "%s/tox21/molecules/%04d.gml", AG_SHARED_DATASETS, i + 1);
+        snprintf(path, sizeof path, "%s/tests/data/tox21-mini/%04d.gml", AG_SOURCE_DIR, i + 1);
         read_gml(&gs[i], path);
         ptr[i] = &gs[i];
     }
-    read_gml(&gs[G], AG_SHARED_DATASETS "/tox21/molecules/0096.gml"); /* [I-].[K+]: no edges */
+    read_gml(&gs[G], AG_SOURCE_DIR "/tests/data/tox21-mini/0096.gml"); /* [I-].[K+]: no edges */
     ptr[G] = &gs[G];
     ag_featurizer_config_t cfg;
     ag_featurizer_config_init(&cfg);

@@ -193,7 +193,7 @@ static void test_laplacian_path_cycle(void **state) {
 static void test_laplacian_tox21_molecule(void **state) {
     (void)state;
     igraph_t g;
-    read_gml(&g, AG_SHARED_DATASETS "/tox21/molecules/0001.gml");
+    read_gml(&g, AG_SOURCE_DIR "/tests/data/tox21-mini/0001.gml");
     assert_int_equal(igraph_vcount(&g), 16);
     ag_fmat_t pe = {0}, pa = {0};
     double ld[6], la[6];
@@ -361,7 +361,7 @@ static void test_random_walk(void **state) {
     check_rw(&g, 7);
     igraph_destroy(&g);
     /* a molecule, and a 200-node random graph (run by several threads) */
-    read_gml(&g, AG_SHARED_DATASETS "/tox21/molecules/0001.gml");
+    read_gml(&g, AG_SOURCE_DIR "/tests/data/tox21-mini/0001.gml");
     check_rw(&g, 8);
     igraph_destroy(&g);
     igraph_rng_seed(igraph_rng_default(), 3);

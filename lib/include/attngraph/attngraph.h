@@ -70,6 +70,7 @@ int main(int argc, char **argv) {                  // usage: app MODEL.safetenso
 #include "attngraph/train.h"
 #include "attngraph/prepare.h"
 #include "attngraph/modelfile.h"
+#include "attngraph/options.h"
 #include "attngraph/api.h"
 
 #endif
