@@ -27,10 +27,18 @@
 #define AG_CLONES
 #endif
 
+/* No floating-point traps are ever enabled, so GCC may vectorise the comparisons and selects of
+ * these loops; clang has no per-function optimize attribute (and needs none to vectorise them). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define AG_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
+#else
+#define AG_NO_TRAPPING_MATH
+#endif
+
 /* x[l] = exp(x[l]) for -87 <= x <= 88 (clamped below; softmax arguments are <= 0): Cody-Waite reduction and a degree-6 polynomial (relative error
  * below 3e-7), written so that the loop vectorises (glibc's expf does not without -ffast-math). */
 /* no-trapping-math only lets the compiler turn the clamp into a vector select; results are the same. */
-AG_CLONES __attribute__((optimize("no-trapping-math"))) void ag_i_exp_block(float *x, int64_t n) {
+AG_CLONES AG_NO_TRAPPING_MATH void ag_i_exp_block(float *x, int64_t n) {
     for (int64_t l = 0; l < n; l++) x[l] = ag_i_exp1(x[l]);
 }
 
@@ -62,7 +70,7 @@ AG_CLONES static float lane_sum(const float *w, int64_t n) {
     return t;
 }
 
-AG_CLONES __attribute__((optimize("no-trapping-math"))) static float block_max(const float *s, int64_t n, float m) {
+AG_CLONES AG_NO_TRAPPING_MATH static float block_max(const float *s, int64_t n, float m) {
     float lane[8] = {m, m, m, m, m, m, m, m};
     int64_t n8 = n & ~(int64_t)7;
     for (int64_t l = 0; l < n8; l += 8)
@@ -206,7 +214,7 @@ static inline __attribute__((always_inline)) v16f sel16(v16i mask, v16f a, v16f 
 
 /* fused_row_block for D = 8 with its sixteen-lane accumulators as named vector values, so that
  * they stay in registers (an array of them is kept on the stack); the same operations per lane. */
-AG_CLONES __attribute__((optimize("no-trapping-math"))) static void fused_row_block_d8(
+AG_CLONES AG_NO_TRAPPING_MATH static void fused_row_block_d8(
     const float *q, const float *K, const float *V, int64_t N, int64_t n, float scale, float *s, float *mh, float *S,
     float *acc) {
     /* the block maximum is taken on the way (max is exact in any order; only the sign of a zero
@@ -275,7 +283,7 @@ AG_CLONES __attribute__((optimize("no-trapping-math"))) static void fused_row_bl
     }
 }
 
-AG_CLONES __attribute__((optimize("no-trapping-math"))) static void fused_row_block_any(
+AG_CLONES AG_NO_TRAPPING_MATH static void fused_row_block_any(
     const float *q, const float *K, const float *V, int64_t N, int64_t D, int64_t n, float scale, float *s, float *mh,
     float *S, float *acc) {
     fused_row_block(q, K, V, N, D, n, scale, s, mh, S, acc);
@@ -391,7 +399,7 @@ ag_error_t ag_i_attn_full_forward(const ag_attn_ctx_t *c, int nt) {
 
 /* alpha (n) and ds (n) of one destination row (pass A: its maximum, denominator and dO.O are
  * scalars) from the scores s, the value dot products dot = dO . v_j and the dropout factors f. */
-__attribute__((optimize("no-trapping-math"))) static void row_grads(const ag_attn_ctx_t *c, const float *s, float mx,
+AG_NO_TRAPPING_MATH static void row_grads(const ag_attn_ctx_t *c, const float *s, float mx,
                                                                      float den, float cs, const float *dot,
                                                                      const float *f, int64_t n, float *alpha,
                                                                      float *ds) {
@@ -415,7 +423,7 @@ __attribute__((optimize("no-trapping-math"))) static void row_grads(const ag_att
 }
 
 /* The same for a source column (pass B): per-destination maxima, denominators and dO.O. */
-__attribute__((optimize("no-trapping-math"))) static void col_grads(const ag_attn_ctx_t *c, const float *s,
+AG_NO_TRAPPING_MATH static void col_grads(const ag_attn_ctx_t *c, const float *s,
                                                                      const float *mx, const float *den,
                                                                      const float *cs, const float *dot,
                                                                      const float *f, int64_t n, float *alpha,
@@ -545,7 +553,7 @@ static inline __attribute__((always_inline)) void fused_src_block(const float *k
 }
 
 /* fused_dst_block for D = 8, accumulators in registers: the same operations per lane. */
-AG_CLONES __attribute__((optimize("no-trapping-math"))) static void fused_dst_block_d8(
+AG_CLONES AG_NO_TRAPPING_MATH static void fused_dst_block_d8(
     const float *q, const float *dO, const float *K, const float *V, int64_t N, int64_t n, float scale, float mx,
     float den, float cs, float *dq) {
     if (den <= 0.0f) return;
@@ -607,7 +615,7 @@ AG_CLONES __attribute__((optimize("no-trapping-math"))) static void fused_dst_bl
 }
 
 /* fused_src_block for D = 8, accumulators in registers: the same operations per lane. */
-AG_CLONES __attribute__((optimize("no-trapping-math"))) static void fused_src_block_d8(
+AG_CLONES AG_NO_TRAPPING_MATH static void fused_src_block_d8(
     const float *kj, const float *vj, const float *Q, const float *dOt, int64_t N, int64_t n, float scale,
     const float *mx, const float *den, const float *cs, float *dk, float *dv) {
     int64_t nv = n & ~(int64_t)15;
@@ -693,13 +701,13 @@ AG_CLONES __attribute__((optimize("no-trapping-math"))) static void fused_src_bl
     }
 }
 
-AG_CLONES __attribute__((optimize("no-trapping-math"))) static void fused_dst_block_any(
+AG_CLONES AG_NO_TRAPPING_MATH static void fused_dst_block_any(
     const float *q, const float *dO, const float *K, const float *V, int64_t N, int64_t D, int64_t n, float scale,
     float mx, float den, float cs, float *dq) {
     fused_dst_block(q, dO, K, V, N, D, n, scale, mx, den, cs, dq);
 }
 
-AG_CLONES __attribute__((optimize("no-trapping-math"))) static void fused_src_block_any(
+AG_CLONES AG_NO_TRAPPING_MATH static void fused_src_block_any(
     const float *kj, const float *vj, const float *Q, const float *dOt, int64_t N, int64_t D, int64_t n, float scale,
     const float *mx, const float *den, const float *cs, float *dk, float *dv) {
     fused_src_block(kj, vj, Q, dOt, N, D, n, scale, mx, den, cs, dk, dv);
