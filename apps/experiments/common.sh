@@ -2,7 +2,8 @@
 # Environment:
 #   AG_BUILD_DIR  build directory holding apps/attn-graph (default: <repo>/build)
 #   AG_THREADS    --threads for every run (default 1)
-#   AG_LOG_DIR    where each run's progress (stderr) and JSON line go (default: a fresh temp dir)
+#   AG_LOG_DIR    where each run's stderr, per-epoch CSV (--log) and JSON test line go
+#                 (default: a fresh temp dir)
 #   AG_MODEL_DIR  if set, the first run's model is saved there (see graphs/models/README.md)
 #   AG_SEEDS      number of seeds where the protocol uses seeds (each script has its default)
 set -eu
