@@ -1,34 +1,9 @@
 /*
- * fuzz_graph_graphml.c: a GRAPHML file through ag_graph_read(), then the in-neighbour CSR and a label
- * attribute, as a node-classification run loads a graph.
+ * fuzz_graph_graphml.c: a GRAPHML file through the graph driver (fuzz_graph.h).
  */
-#include <igraph.h>
-#include "attngraph/graph.h"
-#include "attngraph/labels.h"
-#include "fuzz_common.h"
+#include "fuzz_graph.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    const char *path = fuzz_write_file(data, size, ".graphml");
-    igraph_t ig;
-    ag_error_clear();
-    ag_error_t rc = ag_graph_read(&ig, path, AG_FORMAT_GRAPHML, 0);
-    fuzz_check_result(rc, "ag_graph_read");
-    if (rc != AG_SUCCESS) return 0;
-    ag_graph_t g;
-    rc = ag_graph_from_igraph(&g, &ig);
-    fuzz_check_result(rc, "ag_graph_from_igraph");
-    if (rc == AG_SUCCESS)
-        ag_graph_destroy(&g);
-    else
-        fuzz_check_zeroed(&g, sizeof g, "ag_graph_from_igraph");
-    ag_labels_t lab;
-    rc = ag_labels_from_attr(&lab, &ig, "label", NULL, 0);
-    fuzz_check_result(rc, "ag_labels_from_attr");
-    if (rc == AG_SUCCESS)
-        ag_labels_destroy(&lab);
-    else
-        fuzz_check_zeroed(&lab, sizeof lab, "ag_labels_from_attr");
-    igraph_destroy(&ig);
-    return 0;
+    return fuzz_graph_input(data, size, ".graphml", AG_FORMAT_GRAPHML);
 }
