@@ -125,6 +125,9 @@ int ag_cmd_eval(int argc, char **argv) {
     if (code != AG_EXIT_OK) goto done;
     if (graph_level)
         rc = ag_prepare_graphs_with(&p, &d.ds, task, &b.featurizer, (const char *const *)b.names, b.n_names);
+    else if (task == AG_TASK_NODE_REGRESSION)
+        rc = ag_prepare_node_values_with(&p, &d.graph, o.label_attr, &b.featurizer, &b.table,
+                                         d.have_table ? &d.table.features : NULL);
     else
         rc = ag_prepare_nodes_with(&p, &d.graph, o.label_attr, &b.featurizer, &b.table,
                                    d.have_table ? &d.table.features : NULL,

@@ -351,6 +351,32 @@ static void data_fingerprint(const ag_trainset_t *set, const ag_fold_t *fold, ch
     snprintf(out, n, "%08x", (unsigned)c);
 }
 
+/* The node task a label attribute suggests, by the rule graph tasks follow (ag_task_infer): a
+ * numeric attribute with a non-integer value or more than 10 distinct values is a regression
+ * target; anything else (strings, booleans, a few integer codes such as karate's 0/1) holds
+ * classes. A missing attribute is left to the preparation, which names it. */
+static ag_task_t node_task_infer(const igraph_t *ig, const char *attr) {
+    igraph_attribute_type_t type;
+    if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, attr) ||
+        igraph_cattribute_table.gettype(ig, &type, IGRAPH_ATTRIBUTE_VERTEX, attr) != IGRAPH_SUCCESS ||
+        type != IGRAPH_ATTRIBUTE_NUMERIC)
+        return AG_TASK_NODE_CLASSIFICATION;
+    double seen[11];
+    int n_seen = 0;
+    for (igraph_integer_t v = 0; v < igraph_vcount(ig); v++) {
+        double y = VAN(ig, attr, v);
+        if (isnan(y)) continue;
+        if (y != floor(y)) return AG_TASK_NODE_REGRESSION;
+        int k = 0;
+        while (k < n_seen && seen[k] != y) k++;
+        if (k == n_seen) {
+            if (n_seen == 10) return AG_TASK_NODE_REGRESSION;
+            seen[n_seen++] = y;
+        }
+    }
+    return AG_TASK_NODE_CLASSIFICATION;
+}
+
 /* The run itself; `resume` is the checkpoint to continue (absolute path) or NULL; `args` is the
  * command line to store in checkpoints and `cwd` the directory it runs in. */
 static int train_run(int argc, char **argv, const char *resume, const char *args, const char *cwd) {
@@ -430,14 +456,19 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         }
         rc = ag_prepare_graphs(&p, &d.ds, task, &fc, d.fold.train, d.fold.n_train);
     } else {
-        if (task_given && task != AG_TASK_NODE_CLASSIFICATION) {
-            fprintf(stderr, "attn-graph: train: a GRAPH argument trains node-classification, not %s\n",
-                    ag_task_name(task));
+        if (task_given && ag_task_is_graph_level(task)) {
+            fprintf(stderr, "attn-graph: train: a GRAPH argument trains node-classification or node-regression, "
+                    "not %s\n", ag_task_name(task));
             code = AG_EXIT_USAGE;
             goto done;
         }
-        task = AG_TASK_NODE_CLASSIFICATION;
-        rc = ag_prepare_nodes(&p, &d.graph, o.label_attr, NULL, 0, d.have_table ? &d.table.features : NULL, norm, &fc);
+        if (!task_given) task = node_task_infer(&d.graph, o.label_attr);
+        if (task == AG_TASK_NODE_REGRESSION)
+            rc = ag_prepare_node_values(&p, &d.graph, o.label_attr, d.have_table ? &d.table.features : NULL, norm,
+                                        &fc);
+        else
+            rc = ag_prepare_nodes(&p, &d.graph, o.label_attr, NULL, 0, d.have_table ? &d.table.features : NULL, norm,
+                                  &fc);
         if (rc == AG_SUCCESS && !t.quiet)
             for (int64_t i = 1; i < p.n_excluded; i++)
                 fprintf(stderr,
@@ -554,7 +585,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         ag_metric_t shown = tc.metric;
         if (shown == AG_METRIC_AUTO)
             shown = task == AG_TASK_GRAPH_MULTITASK    ? AG_METRIC_ROC_AUC
-                    : task == AG_TASK_GRAPH_REGRESSION ? AG_METRIC_RMSE
+                    : task == AG_TASK_GRAPH_REGRESSION || task == AG_TASK_NODE_REGRESSION ? AG_METRIC_RMSE
                                                        : AG_METRIC_ACCURACY;
         if (d.fold.n_val > 0)
             fprintf(stderr, "attn-graph: %lld epochs in %.1fs; best epoch %lld (val %s %.4f)\n",
@@ -585,7 +616,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         ag_metric_t shown = tc.metric;
         if (shown == AG_METRIC_AUTO)
             shown = task == AG_TASK_GRAPH_MULTITASK    ? AG_METRIC_ROC_AUC
-                    : task == AG_TASK_GRAPH_REGRESSION ? AG_METRIC_RMSE
+                    : task == AG_TASK_GRAPH_REGRESSION || task == AG_TASK_NODE_REGRESSION ? AG_METRIC_RMSE
                                                        : AG_METRIC_ACCURACY;
         char why[512];
         if (pr.history_failed || cli_plot_curves(t.plot, &pr.history, ag_metric_name(shown), why, sizeof why) < 0) {
