@@ -249,7 +249,21 @@ int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model
     ag_error_t rc = ag_table_read(t, table_path, ig, &topt);
     if (rc) return ag_cli_fail(rc);
     *have = 1;
-    return AG_EXIT_OK;
+    return cli_check_table_width(cmd, table_path, t->features.cols, model_path, b->table.width);
+}
+
+int cli_check_table_width(const char *cmd, const char *table_path, int64_t width, const char *model_path,
+                          int64_t expected) {
+    if (width == expected) return AG_EXIT_OK;
+    if (expected == 0) {
+        fprintf(stderr, "attn-graph: %s: %s: the model %s takes no node table (it was trained without one)\n", cmd,
+                table_path, model_path);
+        return AG_EXIT_INPUT;
+    }
+    fprintf(stderr, "attn-graph: %s: %s: the node table has %lld feature column%s; the model %s expects %lld (the "
+            "width of the table it was trained with)\n", cmd, table_path, (long long)width, width == 1 ? "" : "s",
+            model_path, (long long)expected);
+    return AG_EXIT_INPUT;
 }
 
 /* The letters and digits of name: what igraph's GML writer keeps of a key. */

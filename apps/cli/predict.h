@@ -82,6 +82,11 @@ void cli_run_destroy(cli_run_t *r);
 int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model_path, const char *table_path,
                         const char *id_attr, const igraph_t *ig, ag_node_table_t *t, int *have);
 
+/* Refuses (exit 3, one line naming the table, its width and the model's) a node table whose width
+ * is not the one the model was trained with. */
+int cli_check_table_width(const char *cmd, const char *table_path, int64_t width, const char *model_path,
+                          int64_t expected);
+
 /* The output attribute (and CSV column) name of class or target c of names[0..n-1]: prefix then the
  * letters and digits of names[c] ("prob" + "Case_Based" -> "probCaseBased"), since igraph's GML
  * writer drops every other byte of a key and GML and GraphML outputs should carry the same names.
