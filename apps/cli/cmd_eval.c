@@ -137,7 +137,7 @@ int ag_cmd_eval(int argc, char **argv) {
                                    task == AG_TASK_NODE_CLASSIFICATION ? (const char *const *)b.names : NULL,
                                    task == AG_TASK_NODE_CLASSIFICATION ? b.n_names : 0);
     if (rc) {
-        code = ag_cli_fail(rc);
+        code = ag_cli_fail_in(graph_level ? NULL : o.graph, rc);
         goto done;
     }
     const int64_t *idx;

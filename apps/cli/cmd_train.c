@@ -476,7 +476,8 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
                         p.excluded[i], o.label_attr);
     }
     if (rc) {
-        code = ag_cli_fail(rc);
+        /* graph tasks' messages name the graph file; one graph's do not */
+        code = ag_cli_fail_in(d.graph_level ? NULL : o.graph, rc);
         goto done;
     }
     if (d.fold.n_train == 0) {
