@@ -26,10 +26,13 @@ static void train_usage(FILE *out) {
         "  --file-column NAME     the column naming the graph files (default 'file')\n"
         "  --task T               graph-classification, graph-multitask or graph-regression (default: inferred:\n"
         "                         several 0/1 columns -> multitask; one column of classes -> classification;\n"
-        "                         else regression); node tasks are node-classification\n"
+        "                         else regression); with a GRAPH node-classification or node-regression\n"
+        "                         (default: regression when --label-attr is numeric with a non-integer value\n"
+        "                         or more than 100 distinct values, else classification)\n"
         "Data (node tasks):\n"
         "  GRAPH                  one graph file (any format igraph reads)\n"
-        "  --label-attr ATTR      vertex attribute holding the class (missing/NaN/empty = unlabelled)\n"
+        "  --label-attr ATTR      vertex attribute holding the class, or the numeric target of node-regression\n"
+        "                         (missing/NaN/empty = unlabelled)\n"
         "  --node-table FILE      node features: CSV/TSV with a header, 'id f1 ... [class]' (.content), or sparse\n"
         "                         'id idx:value ...'; rows matched to the vertex attribute --table-id-attr\n"
         "  --table-id-attr ATTR   vertex attribute the table's ids match (default 'id')\n"
@@ -351,17 +354,19 @@ static void data_fingerprint(const ag_trainset_t *set, const ag_fold_t *fold, ch
     snprintf(out, n, "%08x", (unsigned)c);
 }
 
-/* The node task a label attribute suggests, by the rule graph tasks follow (ag_task_infer): a
- * numeric attribute with a non-integer value or more than 10 distinct values is a regression
- * target; anything else (strings, booleans, a few integer codes such as karate's 0/1) holds
- * classes. A missing attribute is left to the preparation, which names it. */
+/* The node task a label attribute suggests: a numeric attribute with a non-integer value, or with
+ * more than 100 distinct values, is a regression target; anything else (strings, booleans, integer
+ * class codes such as karate's 0/1 or LastFM Asia's 18 classes) holds classes. Integer targets with
+ * few values (counts, degrees) need --task node-regression. A missing attribute is left to the
+ * preparation, which names it. */
 static ag_task_t node_task_infer(const igraph_t *ig, const char *attr) {
+    enum { MAX_CLASSES = 100 };
     igraph_attribute_type_t type;
     if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, attr) ||
         igraph_cattribute_table.gettype(ig, &type, IGRAPH_ATTRIBUTE_VERTEX, attr) != IGRAPH_SUCCESS ||
         type != IGRAPH_ATTRIBUTE_NUMERIC)
         return AG_TASK_NODE_CLASSIFICATION;
-    double seen[11];
+    double seen[MAX_CLASSES];
     int n_seen = 0;
     for (igraph_integer_t v = 0; v < igraph_vcount(ig); v++) {
         double y = VAN(ig, attr, v);
@@ -370,7 +375,7 @@ static ag_task_t node_task_infer(const igraph_t *ig, const char *attr) {
         int k = 0;
         while (k < n_seen && seen[k] != y) k++;
         if (k == n_seen) {
-            if (n_seen == 10) return AG_TASK_NODE_REGRESSION;
+            if (n_seen == MAX_CLASSES) return AG_TASK_NODE_REGRESSION;
             seen[n_seen++] = y;
         }
     }
