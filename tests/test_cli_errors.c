@@ -62,6 +62,8 @@ static int setup(void **state) {
     write_table("t2.csv", 2);
     write_table("t3.csv", 3);
     write_text("bad.safetensors", "hello\n");
+    write_text("nan.gml", "graph [\n directed 0\n node [ id 0 x 0.5 y NaN ]\n node [ id 1 x 0.2 y nan ]\n"
+                          " node [ id 2 x 0.1 ]\n edge [ source 0 target 1 ]\n edge [ source 1 target 2 ]\n]\n");
     char args[512];
     snprintf(args, sizeof args,
              "train graphs/social/karate.gml --label-attr club --vertex-attrs none --node-table %s/t2.csv "
@@ -221,6 +223,8 @@ static void test_regression_target(void **state) {
     run_expect(3,
         "attn-graph: graphs/social/karate.gml: the graph has no vertex attribute 'weight' (the regression target)\n",
         "train graphs/social/karate.gml --label-attr weight --task node-regression --quiet");
+    run_expect(3, "attn-graph: @/nan.gml: target 'y' is missing (NaN) on every vertex\n",
+               "train @/nan.gml --label-attr y --task node-regression --quiet");
     run_expect(2,
         "attn-graph: train: a GRAPH argument trains node-classification or node-regression, not graph-regression\n",
         "train graphs/social/karate.gml --label-attr club --task graph-regression --quiet");

@@ -2,6 +2,7 @@
  * cmd_label.c: `attn-graph label`, node-level predictions on one graph, written back as vertex
  * attributes (GML, GraphML) or as a CSV table.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "learn.h"
@@ -116,8 +117,10 @@ static int write_json(FILE *f, const ag_bundle_t *b, ag_task_t task, const igrap
         fprintf(f, "{\"vertex\": %lld", (long long)v);
         if (idcol) {
             fprintf(f, ", \"%s\": ", idcol);
-            if (idtype == IGRAPH_ATTRIBUTE_NUMERIC) cli_json_number(f, VAN(ig, idcol, v));
-            else cli_json_string(f, VAS(ig, idcol, v));
+            double id = idtype == IGRAPH_ATTRIBUTE_NUMERIC ? VAN(ig, idcol, v) : 0.0;
+            if (idtype != IGRAPH_ATTRIBUTE_NUMERIC) cli_json_string(f, VAS(ig, idcol, v));
+            else if (isfinite(id)) fprintf(f, "%.15g", id); /* all digits, as the CSV: ids above 1e6 too */
+            else fputs("null", f);
         }
         fputs(", \"prediction\": ", f);
         if (classify) {
