@@ -439,6 +439,61 @@ static void test_bad_options_and_models(void **state) {
     }
 }
 
+/* Output names of letters and digits: "Case_Based" gives probCaseBased in CSV, GML and GraphML
+ * alike; class names that would collide once reduced ("a-b", "ab") or vanish ("--") are named by
+ * their index; label --json keeps the class names as they are. */
+static void test_label_names(void **state) {
+    (void)state;
+    const char *sets[2][3] = {{"Case_Based", "Neural Networks", "Theory"}, {"a-b", "ab", "--"}};
+    const char *heads[2] = {"vertex,id,pred,probCaseBased,probNeuralNetworks,probTheory\n",
+                            "vertex,id,pred,prob0,prob1,prob2\n"};
+    for (int k = 0; k < 2; k++) {
+        char gml[256], model[256], args[1024];
+        snprintf(gml, sizeof gml, "%s/names%d.gml", dir, k);
+        snprintf(model, sizeof model, "%s/names%d.safetensors", dir, k);
+        FILE *f = fopen(gml, "w");
+        assert_non_null(f);
+        fprintf(f, "graph [\n  directed 0\n");
+        for (int v = 0; v < 9; v++) fprintf(f, "  node [ id %d topic \"%s\" ]\n", v, sets[k][v % 3]);
+        for (int v = 0; v < 9; v++) fprintf(f, "  edge [ source %d target %d ]\n", v, (v + 1) % 9);
+        fprintf(f, "]\n");
+        fclose(f);
+        snprintf(args, sizeof args,
+                 "train %s --label-attr topic --degree --split-random 1,0 --epochs 1 --hidden 4 --layers 1 --heads 1 "
+                 "--threads 1 --quiet -o %s", gml, model);
+        train(args);
+        ag_cli_run_t r;
+        snprintf(args, sizeof args, "label --model %s %s", model, gml);
+        ag_cli_run(&r, NULL, args);
+        assert_int_equal(r.code, 0);
+        assert_memory_equal(r.out, heads[k], strlen(heads[k]));
+        snprintf(args, sizeof args, "label --json --model %s %s", model, gml);
+        ag_cli_run(&r, NULL, args);
+        assert_int_equal(r.code, 0);
+        char key[64];
+        snprintf(key, sizeof key, "\"%s\": ", sets[k][1]);
+        assert_non_null(strstr(r.out, key));
+        const char *exts[2] = {"gml", "graphml"};
+        for (int x = 0; x < 2; x++) {
+            char out[256];
+            snprintf(out, sizeof out, "%s/names%d.%s", dir, k, exts[x]);
+            snprintf(args, sizeof args, "label --model %s %s -o %s", model, gml, out);
+            ag_cli_run(&r, NULL, args);
+            assert_int_equal(r.code, 0);
+            igraph_t g;
+            read_back(&g, out, x == 1);
+            for (int c = 0; c < 3; c++) {
+                char name[64];
+                static const char *const reduced[3] = {"CaseBased", "NeuralNetworks", "Theory"};
+                if (k == 0) snprintf(name, sizeof name, "prob%s", reduced[c]);
+                else snprintf(name, sizeof name, "prob%d", c);
+                if (!igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, name)) fail_msg("%s: no %s", out, name);
+            }
+            igraph_destroy(&g);
+        }
+    }
+}
+
 int main(void) {
     igraph_set_attribute_table(&igraph_cattribute_table);
     igraph_set_warning_handler(igraph_warning_handler_ignore); /* GraphML: "already an 'id' attribute" */
@@ -447,6 +502,7 @@ int main(void) {
         cmocka_unit_test(test_classify_multitask_json),
         cmocka_unit_test(test_classify_failures_and_stdin),
         cmocka_unit_test(test_label),
+        cmocka_unit_test(test_label_names),
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_explain_directed),
         cmocka_unit_test(test_bad_options_and_models),
