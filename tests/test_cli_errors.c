@@ -181,7 +181,8 @@ static void test_table_width(void **state) {
         "eval --model graphs/models/karate.safetensors graphs/social/karate.gml --node-table @/t2.csv "
         "--train-nodes 0,33");
     /* the right width works */
-    ag_cli_run_t r = run_expect(0, "", "label --model @/table.safetensors graphs/social/karate.gml --node-table @/t2.csv");
+    ag_cli_run_t r =
+        run_expect(0, "", "label --model @/table.safetensors graphs/social/karate.gml --node-table @/t2.csv");
     assert_int_equal(ag_cli_count_lines(r.out), 35);
 }
 

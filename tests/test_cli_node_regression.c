@@ -188,7 +188,8 @@ static void test_task_choice(void **state) {
     assert_non_null(strstr(r.err, "attn-graph: node-classification, 120 nodes"));
     assert_memory_equal(r.out, "test: accuracy ", 15);
     snprintf(args, sizeof args,
-             "train %s/planted.gml --label-attr deg --vertex-attrs x --task node-regression --epochs 2 --threads 1", dir);
+             "train %s/planted.gml --label-attr deg --vertex-attrs x --task node-regression --epochs 2 --threads 1",
+             dir);
     ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 0);
     assert_non_null(strstr(r.err, "attn-graph: node-regression, 120 nodes"));

@@ -208,7 +208,8 @@ int ag_cmd_label(int argc, char **argv) {
     code = cli_prediction_load(&p, &o, CMD, "karate.safetensors");
     ag_task_t task = code ? AG_TASK_NODE_CLASSIFICATION : ag_model_config(p.b.model)->task;
     if (code == AG_EXIT_OK && ag_task_is_graph_level(task)) {
-        fprintf(stderr, "attn-graph: label: %s is a %s model: label needs a node-level one (use 'attn-graph classify')\n",
+        fprintf(stderr,
+                "attn-graph: label: %s is a %s model: label needs a node-level one (use 'attn-graph classify')\n",
                 o.model_path, ag_task_name(task));
         code = AG_EXIT_MODEL;
     }

@@ -498,7 +498,8 @@ static ag_error_t node_values(ag_prepared_t *p, const igraph_t *ig, const char *
         labelled += !isnan(x);
     }
     igraph_vector_destroy(&y);
-    if (rc == AG_SUCCESS && labelled == 0) rc = AG_ERROR(AG_EVALUE, "target '%s' is missing (NaN) on every vertex", attr);
+    if (rc == AG_SUCCESS && labelled == 0)
+        rc = AG_ERROR(AG_EVALUE, "target '%s' is missing (NaN) on every vertex", attr);
     if (rc == AG_SUCCESS) rc = ag_i_strings_dup(&p->names, &attr, 1);
     if (rc == AG_SUCCESS) p->n_out = 1;
     if (rc == AG_SUCCESS && !(p->label_attr = ag_i_strdup(attr))) rc = AG_ERROR(AG_ENOMEM, "out of memory");

@@ -28,8 +28,9 @@ static size_t number_at(const char *s, size_t i) {
         k++;
         while (is_digit(s[k])) k++;
     }
-    if ((s[k] == 'e' || s[k] == 'E') && (is_digit(s[k + 1]) || ((s[k + 1] == '-' || s[k + 1] == '+') && is_digit(s[k + 2])))) {
-        k += 2;
+    int sign = s[k + 1] == '-' || s[k + 1] == '+';
+    if ((s[k] == 'e' || s[k] == 'E') && is_digit(s[k + 1 + sign])) {
+        k += 1 + (size_t)sign;
         while (is_digit(s[k])) k++;
     }
     if (is_word(s[k])) return 0; /* 3rd, 0x1f, 12abc: part of a word */
