@@ -28,7 +28,7 @@ static size_t number_at(const char *s, size_t i) {
         k++;
         while (is_digit(s[k])) k++;
     }
-    int sign = s[k + 1] == '-' || s[k + 1] == '+';
+    int sign = (s[k] == 'e' || s[k] == 'E') && (s[k + 1] == '-' || s[k + 1] == '+');
     if ((s[k] == 'e' || s[k] == 'E') && is_digit(s[k + 1 + sign])) {
         k += 1 + (size_t)sign;
         while (is_digit(s[k])) k++;
