@@ -218,8 +218,8 @@ static void test_label(void **state) {
         read_back(&g, out, k == 1);
         assert_int_equal(igraph_vcount(&g), 34);
         assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, "pred"));
-        /* igraph's GML writer keeps letters and digits of a key only: prob_0 is read back as prob0 */
-        const char *p0 = k == 0 ? "prob0" : "prob_0", *p1 = k == 0 ? "prob1" : "prob_1";
+        /* names of letters and digits only: GML (whose writer drops other bytes) and GraphML agree */
+        const char *p0 = "prob0", *p1 = "prob1";
         assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, p0));
         int right = 0;
         for (igraph_integer_t v = 0; v < 34; v++) {
@@ -242,7 +242,7 @@ static void test_label(void **state) {
     ag_cli_run(&s, NULL, args);
     assert_int_equal(s.code, 0);
     assert_int_equal(ag_cli_count_lines(s.out), 35);
-    const char *head = "vertex,id,pred,prob_0,prob_1\n0,0,";
+    const char *head = "vertex,id,pred,prob0,prob1\n0,0,";
     assert_memory_equal(s.out, head, strlen(head));
     size_t n;
     char *buf = (char *)ag_test_read_file(out, &n);
@@ -267,9 +267,9 @@ static void test_label(void **state) {
  * for layer l, head h of a written undirected graph; checks each is 1. */
 static void check_sums(const igraph_t *g, int l, int h) {
     char fwd[64], rev[64], self[64];
-    snprintf(fwd, sizeof fwd, "attn_l%d_h%d_fwd", l, h);
-    snprintf(rev, sizeof rev, "attn_l%d_h%d_rev", l, h);
-    snprintf(self, sizeof self, "self_attn_l%d_h%d", l, h);
+    snprintf(fwd, sizeof fwd, "attnL%dH%dFwd", l, h);
+    snprintf(rev, sizeof rev, "attnL%dH%dRev", l, h);
+    snprintf(self, sizeof self, "selfAttnL%dH%d", l, h);
     igraph_integer_t N = igraph_vcount(g), E = igraph_ecount(g);
     double *sum = calloc((size_t)N, sizeof(double));
     assert_non_null(sum);
@@ -301,8 +301,8 @@ static void test_explain(void **state) {
     /* the GAT preset: 8 heads, then 1 */
     for (int h = 0; h < 8; h++) check_sums(&g, 0, h);
     check_sums(&g, 1, 0);
-    assert_false(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attn_l0_h8_fwd"));
-    assert_false(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attn_l2_h0_fwd"));
+    assert_false(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attnL0H8Fwd"));
+    assert_false(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attnL2H0Fwd"));
     assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, "pred"));
     igraph_destroy(&g);
     size_t n;
@@ -311,7 +311,7 @@ static void test_explain(void **state) {
     assert_int_equal(count_of(buf, "<line "), 78);
     assert_int_equal(count_of(buf, "<circle "), 34 + 2); /* vertices and the two legend dots */
     assert_non_null(strstr(buf, "</svg>\n"));
-    /* a molecule with a graph model, GML out: keys lose their '_' there; labelled atoms */
+    /* a molecule with a graph model, GML out: the same keys as GraphML; labelled atoms */
     snprintf(out, sizeof out, "%s/caffeine.gml", dir);
     snprintf(svg, sizeof svg, "%s/caffeine.svg", dir);
     snprintf(args, sizeof args, "explain --model %s graphs/molecules/caffeine.gml -o %s --svg %s --layer 0", tox, out,
@@ -319,8 +319,8 @@ static void test_explain(void **state) {
     ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
     read_back(&g, out, 0);
-    assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attnl1h1fwd"));
-    assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, "selfattnl0h0"));
+    assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attnL1H1Fwd"));
+    assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, "selfAttnL0H0"));
     assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_GRAPH, "pred"));
     igraph_integer_t E = igraph_ecount(&g);
     igraph_destroy(&g);
@@ -361,12 +361,12 @@ static void test_explain_directed(void **state) {
     igraph_t g;
     read_back(&g, out, 1);
     assert_true(igraph_is_directed(&g));
-    assert_false(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attn_l0_h0_fwd"));
+    assert_false(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attnL0H0Fwd"));
     for (int l = 0; l < 2; l++)
         for (int h = 0; h < 2; h++) {
             char a[64], self[64];
-            snprintf(a, sizeof a, "attn_l%d_h%d", l, h);
-            snprintf(self, sizeof self, "self_attn_l%d_h%d", l, h);
+            snprintf(a, sizeof a, "attnL%dH%d", l, h);
+            snprintf(self, sizeof self, "selfAttnL%dH%d", l, h);
             double sum[34];
             for (int v = 0; v < 34; v++) sum[v] = VAN(&g, self, v);
             for (igraph_integer_t e = 0; e < igraph_ecount(&g); e++) sum[IGRAPH_TO(&g, e)] += EAN(&g, a, e);
@@ -439,6 +439,61 @@ static void test_bad_options_and_models(void **state) {
     }
 }
 
+/* Output names of letters and digits: "Case_Based" gives probCaseBased in CSV, GML and GraphML
+ * alike; class names that would collide once reduced ("a-b", "ab") or vanish ("--") are named by
+ * their index; label --json keeps the class names as they are. */
+static void test_label_names(void **state) {
+    (void)state;
+    const char *sets[2][3] = {{"Case_Based", "Neural Networks", "Theory"}, {"a-b", "ab", "--"}};
+    const char *heads[2] = {"vertex,id,pred,probCaseBased,probNeuralNetworks,probTheory\n",
+                            "vertex,id,pred,prob0,prob1,prob2\n"};
+    for (int k = 0; k < 2; k++) {
+        char gml[256], model[256], args[1024];
+        snprintf(gml, sizeof gml, "%s/names%d.gml", dir, k);
+        snprintf(model, sizeof model, "%s/names%d.safetensors", dir, k);
+        FILE *f = fopen(gml, "w");
+        assert_non_null(f);
+        fprintf(f, "graph [\n  directed 0\n");
+        for (int v = 0; v < 9; v++) fprintf(f, "  node [ id %d topic \"%s\" ]\n", v, sets[k][v % 3]);
+        for (int v = 0; v < 9; v++) fprintf(f, "  edge [ source %d target %d ]\n", v, (v + 1) % 9);
+        fprintf(f, "]\n");
+        fclose(f);
+        snprintf(args, sizeof args,
+                 "train %s --label-attr topic --degree --split-random 1,0 --epochs 1 --hidden 4 --layers 1 --heads 1 "
+                 "--threads 1 --quiet -o %s", gml, model);
+        train(args);
+        ag_cli_run_t r;
+        snprintf(args, sizeof args, "label --model %s %s", model, gml);
+        ag_cli_run(&r, NULL, args);
+        assert_int_equal(r.code, 0);
+        assert_memory_equal(r.out, heads[k], strlen(heads[k]));
+        snprintf(args, sizeof args, "label --json --model %s %s", model, gml);
+        ag_cli_run(&r, NULL, args);
+        assert_int_equal(r.code, 0);
+        char key[64];
+        snprintf(key, sizeof key, "\"%s\": ", sets[k][1]);
+        assert_non_null(strstr(r.out, key));
+        const char *exts[2] = {"gml", "graphml"};
+        for (int x = 0; x < 2; x++) {
+            char out[256];
+            snprintf(out, sizeof out, "%s/names%d.%s", dir, k, exts[x]);
+            snprintf(args, sizeof args, "label --model %s %s -o %s", model, gml, out);
+            ag_cli_run(&r, NULL, args);
+            assert_int_equal(r.code, 0);
+            igraph_t g;
+            read_back(&g, out, x == 1);
+            for (int c = 0; c < 3; c++) {
+                char name[64];
+                static const char *const reduced[3] = {"CaseBased", "NeuralNetworks", "Theory"};
+                if (k == 0) snprintf(name, sizeof name, "prob%s", reduced[c]);
+                else snprintf(name, sizeof name, "prob%d", c);
+                if (!igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, name)) fail_msg("%s: no %s", out, name);
+            }
+            igraph_destroy(&g);
+        }
+    }
+}
+
 int main(void) {
     igraph_set_attribute_table(&igraph_cattribute_table);
     igraph_set_warning_handler(igraph_warning_handler_ignore); /* GraphML: "already an 'id' attribute" */
@@ -447,6 +502,7 @@ int main(void) {
         cmocka_unit_test(test_classify_multitask_json),
         cmocka_unit_test(test_classify_failures_and_stdin),
         cmocka_unit_test(test_label),
+        cmocka_unit_test(test_label_names),
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_explain_directed),
         cmocka_unit_test(test_bad_options_and_models),

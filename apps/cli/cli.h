@@ -17,6 +17,8 @@ enum {
 
 /* Prints "attn-graph: <library message>" to stderr and returns the exit code for err. */
 int ag_cli_fail(ag_error_t err);
+/* The same as "attn-graph: PATH: <library message>", for messages that do not name their file. */
+int ag_cli_fail_in(const char *path, ag_error_t err);
 
 /* Each subcommand: argv[0] is the subcommand name. Returns an exit code. */
 int ag_cmd_info(int argc, char **argv);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "learn.h"
+#include "predict.h"
 #include "train_support.h"
 
 static const char *const CMD = "eval";
@@ -122,16 +123,21 @@ int ag_cmd_eval(int argc, char **argv) {
             task == AG_TASK_GRAPH_CLASSIFICATION ? (tcol ? &tcol : NULL) : (const char *const *)b.names;
     int64_t n_targets = task == AG_TASK_GRAPH_CLASSIFICATION ? (tcol ? 1 : 0) : b.n_names;
     code = cli_data_load(&d, &o, CMD, targets, n_targets, AG_TASK_AUTO);
+    if (code == AG_EXIT_OK && d.have_table)
+        code = cli_check_table_width(CMD, o.node_table, d.table.features.cols, model_path, b.table.width);
     if (code != AG_EXIT_OK) goto done;
     if (graph_level)
         rc = ag_prepare_graphs_with(&p, &d.ds, task, &b.featurizer, (const char *const *)b.names, b.n_names);
+    else if (task == AG_TASK_NODE_REGRESSION)
+        rc = ag_prepare_node_values_with(&p, &d.graph, o.label_attr, &b.featurizer, &b.table,
+                                         d.have_table ? &d.table.features : NULL);
     else
         rc = ag_prepare_nodes_with(&p, &d.graph, o.label_attr, &b.featurizer, &b.table,
                                    d.have_table ? &d.table.features : NULL,
                                    task == AG_TASK_NODE_CLASSIFICATION ? (const char *const *)b.names : NULL,
                                    task == AG_TASK_NODE_CLASSIFICATION ? b.n_names : 0);
     if (rc) {
-        code = ag_cli_fail(rc);
+        code = ag_cli_fail_in(graph_level ? NULL : o.graph, rc);
         goto done;
     }
     const int64_t *idx;

@@ -4,9 +4,11 @@
  *
  * Attention runs per destination: entry (i <- j) is how much node i attends to source j. An
  * undirected edge {u, v} (igraph stores it as from u, to v) has two entries, written as
- * attn_l<L>_h<H>_fwd (v attends to u: the message from -> to) and _rev (u attends to v); a
- * directed edge u -> v has one, written as attn_l<L>_h<H>. Self-loops added by the attention mask
- * have no igraph edge: their weights are the vertex attributes self_attn_l<L>_h<H>.
+ * attnL<L>H<H>Fwd (v attends to u: the message from -> to) and ...Rev (u attends to v); a
+ * directed edge u -> v has one, written as attnL<L>H<H>. Self-loops added by the attention mask
+ * have no igraph edge: their weights are the vertex attributes selfAttnL<L>H<H>. The names are
+ * letters and digits only because igraph's GML writer drops any other byte of a key: GML and
+ * GraphML outputs carry the same names.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -24,13 +26,13 @@ static void explain_usage(FILE *out) {
         "\n"
         "Runs the model on GRAPH and writes the graph (GML or GraphML by the extension of OUT) with the\n"
         "attention weights of every layer L (0-based) and head H:\n"
-        "  undirected graphs: edge attributes attn_lL_hH_fwd (the 'to' vertex attending to the 'from'\n"
-        "                     vertex) and attn_lL_hH_rev (the 'from' vertex attending to the 'to' one);\n"
-        "  directed graphs:   edge attribute attn_lL_hH (the target attending to the source);\n"
-        "  self-loops added by the mask: vertex attribute self_attn_lL_hH (0 where there is none).\n"
-        "With softmax attention each vertex's incoming weights (fwd of edges to it, rev of edges from\n"
-        "it, its self_attn) sum to 1. The prediction is added too: vertex attribute 'pred' (node\n"
-        "classification) or graph attribute 'pred' (graph models).\n"
+        "  undirected graphs: edge attributes attnL<L>H<H>Fwd (the 'to' vertex attending to the 'from'\n"
+        "                     vertex) and attnL<L>H<H>Rev (the 'from' vertex attending to the 'to' one);\n"
+        "  directed graphs:   edge attribute attnL<L>H<H> (the target attending to the source);\n"
+        "  self-loops added by the mask: vertex attribute selfAttnL<L>H<H> (0 where there is none).\n"
+        "With softmax attention each vertex's incoming weights (Fwd of edges to it, Rev of edges from\n"
+        "it, its selfAttn) sum to 1. The prediction is added too: vertex attribute 'pred' (node\n"
+        "models: the class name, or the value) or graph attribute 'pred' (graph models).\n"
         "Without --model the shipped tox21.safetensors is used (see 'attn-graph classify --help').\n"
         "\n"
         "  --model FILE         a model saved by 'attn-graph train' (any task)\n"
@@ -135,12 +137,12 @@ static int set_layer_attributes(igraph_t *ig, const layer_attn_t *la, int l) {
     for (int64_t h = 0; h < H && !bad; h++) {
         for (int dir = 0; dir < (directed ? 1 : 2) && !bad; dir++) {
             const float *src = dir ? la->rev : la->fwd;
-            snprintf(name, sizeof name, "attn_l%d_h%lld%s", l, (long long)h, directed ? "" : dir ? "_rev" : "_fwd");
+            snprintf(name, sizeof name, "attnL%dH%lld%s", l, (long long)h, directed ? "" : dir ? "Rev" : "Fwd");
             for (int64_t e = 0; e < E; e++) VECTOR(ev)[e] = src[e * H + h];
             cli_attr_remove(ig, IGRAPH_ATTRIBUTE_EDGE, name);
             if (E > 0) bad = SETEANV(ig, name, &ev) != IGRAPH_SUCCESS;
         }
-        snprintf(name, sizeof name, "self_attn_l%d_h%lld", l, (long long)h);
+        snprintf(name, sizeof name, "selfAttnL%dH%lld", l, (long long)h);
         for (int64_t v = 0; v < N; v++) VECTOR(vv)[v] = la->self[v * H + h];
         cli_attr_remove(ig, IGRAPH_ATTRIBUTE_VERTEX, name);
         if (!bad && N > 0) bad = SETVANV(ig, name, &vv) != IGRAPH_SUCCESS;
@@ -415,6 +417,11 @@ int ag_cmd_explain(int argc, char **argv) {
             prediction_text(pred, sizeof pred, &p.b, task, p.run.Y);
             cli_attr_remove(&p.ig, IGRAPH_ATTRIBUTE_GRAPH, "pred");
             bad = SETGAS(&p.ig, "pred", pred) != IGRAPH_SUCCESS;
+        } else if (!bad && task == AG_TASK_NODE_REGRESSION) {
+            /* the first target (a node-regression model trained by the program has one) */
+            cli_attr_remove(&p.ig, IGRAPH_ATTRIBUTE_VERTEX, "pred");
+            for (int64_t v = 0; v < p.run.rows && !bad; v++)
+                bad = SETVAN(&p.ig, "pred", v, p.run.Y[v * p.b.n_names]) != IGRAPH_SUCCESS;
         } else if (!bad && task == AG_TASK_NODE_CLASSIFICATION) {
             cli_attr_remove(&p.ig, IGRAPH_ATTRIBUTE_VERTEX, "pred");
             for (int64_t v = 0; v < p.run.rows && !bad; v++)

@@ -2,6 +2,7 @@
  * cmd_label.c: `attn-graph label`, node-level predictions on one graph, written back as vertex
  * attributes (GML, GraphML) or as a CSV table.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "learn.h"
@@ -11,23 +12,29 @@ static const char *const CMD = "label";
 
 static void label_usage(FILE *out) {
     fprintf(out,
-        "usage: attn-graph label [--model MODEL.safetensors] GRAPH [-o OUT.gml|OUT.graphml|OUT.csv]\n"
-        "                        [--format F] [--directed] [--node-table FILE] [--table-id-attr ATTR]\n"
-        "                        [--threads N]\n"
+        "usage: attn-graph label [--model MODEL.safetensors] GRAPH [-o OUT.gml|OUT.graphml|OUT.csv|OUT.json]\n"
+        "                        [--json] [--format F] [--directed] [--node-table FILE]\n"
+        "                        [--table-id-attr ATTR] [--threads N]\n"
         "\n"
         "Predicts every vertex of GRAPH with a node-level model. Node classification adds the vertex\n"
-        "attributes 'pred' (the predicted class name) and 'prob_<class>' (each class's probability);\n"
-        "node regression adds 'pred' (one target) or 'pred_<target>'. Attribute names keep only\n"
-        "letters, digits and '_' (others become '_'). The graph is written as GML or GraphML by the\n"
-        "extension of OUT, or as a CSV table with -o OUT.csv; without -o the CSV goes to stdout.\n"
+        "attributes 'pred' (the predicted class name) and 'prob<Class>' (each class's probability);\n"
+        "node regression adds 'pred' (one target) or 'pred<Target>'. <Class> and <Target> keep only\n"
+        "the letters and digits of the name (so GML and GraphML carry the same names; the class index\n"
+        "when that would make two names equal). The graph is written as GML or GraphML by the\n"
+        "extension of OUT, as a CSV table with -o OUT.csv, or as JSON lines with -o OUT.json; without\n"
+        "-o the CSV (or with --json the JSON lines) goes to stdout.\n"
         "CSV columns: vertex (0-based index), id or name (when the graph has that vertex attribute),\n"
-        "pred, then prob_<class>... (classification) or pred_<target>... (several targets).\n"
+        "pred, then prob<Class>... (classification) or pred<Target>... (several targets).\n"
+        "JSON: one object per vertex per line, e.g.\n"
+        "  {\"vertex\": 0, \"id\": 0, \"prediction\": \"0\", \"probabilities\": {\"0\": 0.91, \"1\": 0.09}}\n"
+        "  {\"vertex\": 0, \"id\": 0, \"prediction\": 0.6, \"values\": {\"y\": 0.6}}   (regression)\n"
         "Files are written atomically (a temporary file renamed over OUT).\n"
         "Without --model the shipped karate.safetensors is used, looked up in $ATTN_GRAPH_MODELS, then\n"
         "the installed models folder, then the source tree's graphs/models.\n"
         "\n"
         "  --model FILE         a node-level model saved by 'attn-graph train'\n"
-        "  -o, --output OUT     output file (.gml, .graphml, .csv)\n"
+        "  -o, --output OUT     output file (.gml, .graphml, .csv, .json)\n"
+        "  --json               JSON lines instead of CSV (stdout, or an OUT ending in .json)\n"
         "  --format F           input format (gml, graphml, edgelist, ...; auto by extension; required for '-')\n"
         "  --directed           read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
         "  --node-table FILE    the node feature table, when the model was trained with one\n"
@@ -36,7 +43,8 @@ static void label_usage(FILE *out) {
         "  --help               this message\n"
         "\n"
         "Exit codes: 0 success, 1 unexpected failure (cannot write OUT), 2 bad command line, 3 bad input\n"
-        "file, 4 bad or mismatched model file (not a node-level model).\n");
+        "file or a graph that does not fit the model, 4 bad or mismatched model file (not a node-level\n"
+        "model).\n");
 }
 
 /* A CSV field, quoted when it holds a comma, quote or line break. */
@@ -53,20 +61,28 @@ static void csv_field(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+/* The column identifying vertices beside their index: 'id', else 'name' (numeric or string), else none. */
+static const char *id_column(const igraph_t *ig, igraph_attribute_type_t *type) {
+    static const char *const cands[2] = {"id", "name"};
+    for (int i = 0; i < 2; i++) {
+        if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, cands[i])) continue;
+        if (igraph_cattribute_table.gettype(ig, type, IGRAPH_ATTRIBUTE_VERTEX, cands[i]) != IGRAPH_SUCCESS) return NULL;
+        return *type == IGRAPH_ATTRIBUTE_NUMERIC || *type == IGRAPH_ATTRIBUTE_STRING ? cands[i] : NULL;
+    }
+    return NULL;
+}
+
 static int write_csv(FILE *f, const ag_bundle_t *b, ag_task_t task, const igraph_t *ig, const float *Y) {
     int64_t N = igraph_vcount(ig), C = b->n_names;
-    const char *idcol = igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "id") ? "id"
-                        : igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "name") ? "name" : NULL;
     igraph_attribute_type_t idtype = IGRAPH_ATTRIBUTE_NUMERIC;
-    if (idcol && igraph_cattribute_table.gettype(ig, &idtype, IGRAPH_ATTRIBUTE_VERTEX, idcol) != IGRAPH_SUCCESS)
-        return -1;
-    if (idcol && idtype != IGRAPH_ATTRIBUTE_NUMERIC && idtype != IGRAPH_ATTRIBUTE_STRING) idcol = NULL;
+    const char *idcol = id_column(ig, &idtype);
+    const char *const *names = (const char *const *)b->names;
     char name[512];
     fputs("vertex", f);
     if (idcol) fprintf(f, ",%s", idcol);
     if (task == AG_TASK_NODE_CLASSIFICATION || C == 1) fputs(",pred", f);
     for (int64_t c = 0; c < C; c++) {
-        cli_attr_name(name, sizeof name, task == AG_TASK_NODE_CLASSIFICATION ? "prob_" : "pred_", b->names[c]);
+        cli_attr_name(name, sizeof name, task == AG_TASK_NODE_CLASSIFICATION ? "prob" : "pred", names, C, c);
         if (task == AG_TASK_NODE_CLASSIFICATION || C > 1) fprintf(f, ",%s", name);
     }
     fputc('\n', f);
@@ -90,9 +106,51 @@ static int write_csv(FILE *f, const ag_bundle_t *b, ag_task_t task, const igraph
     return ferror(f) ? -1 : 0;
 }
 
+/* One JSON object per vertex per line, keyed like classify --json: the raw class or target names. */
+static int write_json(FILE *f, const ag_bundle_t *b, ag_task_t task, const igraph_t *ig, const float *Y) {
+    int64_t N = igraph_vcount(ig), C = b->n_names;
+    igraph_attribute_type_t idtype = IGRAPH_ATTRIBUTE_NUMERIC;
+    const char *idcol = id_column(ig, &idtype);
+    int classify = task == AG_TASK_NODE_CLASSIFICATION;
+    for (int64_t v = 0; v < N; v++) {
+        const float *y = Y + v * C;
+        fprintf(f, "{\"vertex\": %lld", (long long)v);
+        if (idcol) {
+            fprintf(f, ", \"%s\": ", idcol);
+            double id = idtype == IGRAPH_ATTRIBUTE_NUMERIC ? VAN(ig, idcol, v) : 0.0;
+            if (idtype != IGRAPH_ATTRIBUTE_NUMERIC) cli_json_string(f, VAS(ig, idcol, v));
+            else if (isfinite(id)) fprintf(f, "%.15g", id); /* all digits, as the CSV: ids above 1e6 too */
+            else fputs("null", f);
+        }
+        fputs(", \"prediction\": ", f);
+        if (classify) {
+            cli_json_string(f, b->names[cli_argmax(y, C)]);
+        } else if (C == 1) {
+            cli_json_number(f, y[0]);
+        } else {
+            fputc('[', f);
+            for (int64_t c = 0; c < C; c++) {
+                if (c) fputs(", ", f);
+                cli_json_number(f, y[c]);
+            }
+            fputc(']', f);
+        }
+        fputs(classify ? ", \"probabilities\": {" : ", \"values\": {", f);
+        for (int64_t c = 0; c < C; c++) {
+            if (c) fputs(", ", f);
+            cli_json_string(f, b->names[c]);
+            fputs(": ", f);
+            cli_json_number(f, y[c]);
+        }
+        fputs("}}\n", f);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
 /* Adds the prediction attributes to ig (replacing any of the same names). */
 static int set_attributes(igraph_t *ig, const ag_bundle_t *b, ag_task_t task, const float *Y) {
     int64_t N = igraph_vcount(ig), C = b->n_names;
+    const char *const *names = (const char *const *)b->names;
     char name[512];
     igraph_vector_t col;
     if (igraph_vector_init(&col, N) != IGRAPH_SUCCESS) return -1;
@@ -103,9 +161,9 @@ static int set_attributes(igraph_t *ig, const ag_bundle_t *b, ag_task_t task, co
             bad = SETVAS(ig, "pred", v, b->names[cli_argmax(Y + v * C, C)]) != IGRAPH_SUCCESS;
     }
     for (int64_t c = 0; c < C && !bad; c++) {
-        if (task == AG_TASK_NODE_CLASSIFICATION) cli_attr_name(name, sizeof name, "prob_", b->names[c]);
+        if (task == AG_TASK_NODE_CLASSIFICATION) cli_attr_name(name, sizeof name, "prob", names, C, c);
         else if (C == 1) snprintf(name, sizeof name, "pred");
-        else cli_attr_name(name, sizeof name, "pred_", b->names[c]);
+        else cli_attr_name(name, sizeof name, "pred", names, C, c);
         for (int64_t v = 0; v < N; v++) VECTOR(col)[v] = Y[v * C + c];
         cli_attr_remove(ig, IGRAPH_ATTRIBUTE_VERTEX, name);
         bad = SETVANV(ig, name, &col) != IGRAPH_SUCCESS;
@@ -117,6 +175,7 @@ static int set_attributes(igraph_t *ig, const ag_bundle_t *b, ag_task_t task, co
 int ag_cmd_label(int argc, char **argv) {
     cli_graph_opts_t o;
     cli_graph_opts_init(&o);
+    int json = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -124,6 +183,7 @@ int ag_cmd_label(int argc, char **argv) {
             return AG_EXIT_OK;
         }
         int r = cli_graph_option(&o, CMD, argc, argv, &i);
+        if (r == 0 && !strcmp(a, "--json")) json = r = 1;
         if (r == 0) fprintf(stderr, "attn-graph: label: unknown option '%s' (see 'attn-graph label --help')\n", a);
         if (r <= 0) return AG_EXIT_USAGE;
     }
@@ -134,32 +194,40 @@ int ag_cmd_label(int argc, char **argv) {
     int code = cli_graph_opts_check(&o, CMD);
     if (code) return code;
     const char *out_path = o.out_path;
-    cli_out_kind_t kind = out_path ? cli_out_kind(out_path) : CLI_OUT_CSV;
-    if (kind != CLI_OUT_GML && kind != CLI_OUT_GRAPHML && kind != CLI_OUT_CSV) {
-        fprintf(stderr, "attn-graph: label: -o %s: give a .gml, .graphml or .csv file\n", out_path);
+    cli_out_kind_t kind = out_path ? cli_out_kind(out_path) : json ? CLI_OUT_JSON : CLI_OUT_CSV;
+    if (kind != CLI_OUT_GML && kind != CLI_OUT_GRAPHML && kind != CLI_OUT_CSV && kind != CLI_OUT_JSON) {
+        fprintf(stderr, "attn-graph: label: -o %s: give a .gml, .graphml, .csv or .json file\n", out_path);
+        return AG_EXIT_USAGE;
+    }
+    if (json && kind != CLI_OUT_JSON) {
+        fprintf(stderr, "attn-graph: label: --json writes JSON lines: give -o OUT.json or no -o, not -o %s\n",
+                out_path);
         return AG_EXIT_USAGE;
     }
     cli_prediction_t p;
     code = cli_prediction_load(&p, &o, CMD, "karate.safetensors");
     ag_task_t task = code ? AG_TASK_NODE_CLASSIFICATION : ag_model_config(p.b.model)->task;
     if (code == AG_EXIT_OK && ag_task_is_graph_level(task)) {
-        fprintf(stderr, "attn-graph: label: %s is a %s model: label needs a node-level one (use 'attn-graph classify')\n",
+        fprintf(stderr,
+                "attn-graph: label: %s is a %s model: label needs a node-level one (use 'attn-graph classify')\n",
                 o.model_path, ag_task_name(task));
         code = AG_EXIT_MODEL;
     }
     if (code == AG_EXIT_OK) code = cli_prediction_run(&p, &o, CMD);
     if (code == AG_EXIT_OK) {
         cli_igraph_catch();
+        int (*table)(FILE *, const ag_bundle_t *, ag_task_t, const igraph_t *, const float *) =
+                kind == CLI_OUT_JSON ? write_json : write_csv;
         if (!out_path) {
-            if (write_csv(stdout, &p.b, task, &p.ig, p.run.Y) < 0 || fflush(stdout) != 0) {
+            if (table(stdout, &p.b, task, &p.ig, p.run.Y) < 0 || fflush(stdout) != 0) {
                 fprintf(stderr, "attn-graph: label: cannot write the table: %s\n", cli_igraph_message());
                 code = AG_EXIT_FAILURE;
             }
-        } else if (kind == CLI_OUT_CSV) {
+        } else if (kind == CLI_OUT_CSV || kind == CLI_OUT_JSON) {
             cli_atomic_t out;
             if (cli_atomic_open(&out, CMD, out_path) < 0) {
                 code = AG_EXIT_FAILURE;
-            } else if (write_csv(out.f, &p.b, task, &p.ig, p.run.Y) < 0) {
+            } else if (table(out.f, &p.b, task, &p.ig, p.run.Y) < 0) {
                 fprintf(stderr, "attn-graph: label: cannot write %s\n", out_path);
                 cli_atomic_abort(&out);
                 code = AG_EXIT_FAILURE;

@@ -26,10 +26,13 @@ static void train_usage(FILE *out) {
         "  --file-column NAME     the column naming the graph files (default 'file')\n"
         "  --task T               graph-classification, graph-multitask or graph-regression (default: inferred:\n"
         "                         several 0/1 columns -> multitask; one column of classes -> classification;\n"
-        "                         else regression); node tasks are node-classification\n"
+        "                         else regression); with a GRAPH node-classification or node-regression\n"
+        "                         (default: regression when --label-attr is numeric with a non-integer value\n"
+        "                         or more than 100 distinct values, else classification)\n"
         "Data (node tasks):\n"
         "  GRAPH                  one graph file (any format igraph reads)\n"
-        "  --label-attr ATTR      vertex attribute holding the class (missing/NaN/empty = unlabelled)\n"
+        "  --label-attr ATTR      vertex attribute holding the class, or the numeric target of node-regression\n"
+        "                         (missing/NaN/empty = unlabelled)\n"
         "  --node-table FILE      node features: CSV/TSV with a header, 'id f1 ... [class]' (.content), or sparse\n"
         "                         'id idx:value ...'; rows matched to the vertex attribute --table-id-attr\n"
         "  --table-id-attr ATTR   vertex attribute the table's ids match (default 'id')\n"
@@ -351,6 +354,34 @@ static void data_fingerprint(const ag_trainset_t *set, const ag_fold_t *fold, ch
     snprintf(out, n, "%08x", (unsigned)c);
 }
 
+/* The node task a label attribute suggests: a numeric attribute with a non-integer value, or with
+ * more than 100 distinct values, is a regression target; anything else (strings, booleans, integer
+ * class codes such as karate's 0/1 or LastFM Asia's 18 classes) holds classes. Integer targets with
+ * few values (counts, degrees) need --task node-regression. A missing attribute is left to the
+ * preparation, which names it. */
+static ag_task_t node_task_infer(const igraph_t *ig, const char *attr) {
+    enum { MAX_CLASSES = 100 };
+    igraph_attribute_type_t type;
+    if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, attr) ||
+        igraph_cattribute_table.gettype(ig, &type, IGRAPH_ATTRIBUTE_VERTEX, attr) != IGRAPH_SUCCESS ||
+        type != IGRAPH_ATTRIBUTE_NUMERIC)
+        return AG_TASK_NODE_CLASSIFICATION;
+    double seen[MAX_CLASSES];
+    int n_seen = 0;
+    for (igraph_integer_t v = 0; v < igraph_vcount(ig); v++) {
+        double y = VAN(ig, attr, v);
+        if (isnan(y)) continue;
+        if (y != floor(y)) return AG_TASK_NODE_REGRESSION;
+        int k = 0;
+        while (k < n_seen && seen[k] != y) k++;
+        if (k == n_seen) {
+            if (n_seen == MAX_CLASSES) return AG_TASK_NODE_REGRESSION;
+            seen[n_seen++] = y;
+        }
+    }
+    return AG_TASK_NODE_CLASSIFICATION;
+}
+
 /* The run itself; `resume` is the checkpoint to continue (absolute path) or NULL; `args` is the
  * command line to store in checkpoints and `cwd` the directory it runs in. */
 static int train_run(int argc, char **argv, const char *resume, const char *args, const char *cwd) {
@@ -430,14 +461,19 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         }
         rc = ag_prepare_graphs(&p, &d.ds, task, &fc, d.fold.train, d.fold.n_train);
     } else {
-        if (task_given && task != AG_TASK_NODE_CLASSIFICATION) {
-            fprintf(stderr, "attn-graph: train: a GRAPH argument trains node-classification, not %s\n",
-                    ag_task_name(task));
+        if (task_given && ag_task_is_graph_level(task)) {
+            fprintf(stderr, "attn-graph: train: a GRAPH argument trains node-classification or node-regression, "
+                    "not %s\n", ag_task_name(task));
             code = AG_EXIT_USAGE;
             goto done;
         }
-        task = AG_TASK_NODE_CLASSIFICATION;
-        rc = ag_prepare_nodes(&p, &d.graph, o.label_attr, NULL, 0, d.have_table ? &d.table.features : NULL, norm, &fc);
+        if (!task_given) task = node_task_infer(&d.graph, o.label_attr);
+        if (task == AG_TASK_NODE_REGRESSION)
+            rc = ag_prepare_node_values(&p, &d.graph, o.label_attr, d.have_table ? &d.table.features : NULL, norm,
+                                        &fc);
+        else
+            rc = ag_prepare_nodes(&p, &d.graph, o.label_attr, NULL, 0, d.have_table ? &d.table.features : NULL, norm,
+                                  &fc);
         if (rc == AG_SUCCESS && !t.quiet)
             for (int64_t i = 1; i < p.n_excluded; i++)
                 fprintf(stderr,
@@ -445,7 +481,8 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
                         p.excluded[i], o.label_attr);
     }
     if (rc) {
-        code = ag_cli_fail(rc);
+        /* graph tasks' messages name the graph file; one graph's do not */
+        code = ag_cli_fail_in(d.graph_level ? NULL : o.graph, rc);
         goto done;
     }
     if (d.fold.n_train == 0) {
@@ -554,7 +591,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         ag_metric_t shown = tc.metric;
         if (shown == AG_METRIC_AUTO)
             shown = task == AG_TASK_GRAPH_MULTITASK    ? AG_METRIC_ROC_AUC
-                    : task == AG_TASK_GRAPH_REGRESSION ? AG_METRIC_RMSE
+                    : task == AG_TASK_GRAPH_REGRESSION || task == AG_TASK_NODE_REGRESSION ? AG_METRIC_RMSE
                                                        : AG_METRIC_ACCURACY;
         if (d.fold.n_val > 0)
             fprintf(stderr, "attn-graph: %lld epochs in %.1fs; best epoch %lld (val %s %.4f)\n",
@@ -585,7 +622,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         ag_metric_t shown = tc.metric;
         if (shown == AG_METRIC_AUTO)
             shown = task == AG_TASK_GRAPH_MULTITASK    ? AG_METRIC_ROC_AUC
-                    : task == AG_TASK_GRAPH_REGRESSION ? AG_METRIC_RMSE
+                    : task == AG_TASK_GRAPH_REGRESSION || task == AG_TASK_NODE_REGRESSION ? AG_METRIC_RMSE
                                                        : AG_METRIC_ACCURACY;
         char why[512];
         if (pr.history_failed || cli_plot_curves(t.plot, &pr.history, ag_metric_name(shown), why, sizeof why) < 0) {

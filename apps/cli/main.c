@@ -28,8 +28,11 @@ static void usage(FILE *out) {
     fprintf(out, "\n'attn-graph <command> --help' describes a command; see docs/cli.md.\n");
 }
 
-int ag_cli_fail(ag_error_t err) {
-    fprintf(stderr, "attn-graph: %s\n", ag_error_message());
+int ag_cli_fail(ag_error_t err) { return ag_cli_fail_in(NULL, err); }
+
+int ag_cli_fail_in(const char *path, ag_error_t err) {
+    if (path) fprintf(stderr, "attn-graph: %s: %s\n", path, ag_error_message());
+    else fprintf(stderr, "attn-graph: %s\n", ag_error_message());
     switch (err) {
     case AG_SUCCESS: return AG_EXIT_OK;
     case AG_EINVAL: return AG_EXIT_USAGE;

@@ -106,6 +106,7 @@ cli_out_kind_t cli_out_kind(const char *path) {
     if (ends_with_ci(path, ".graphml") || ends_with_ci(path, ".xml")) return CLI_OUT_GRAPHML;
     if (ends_with_ci(path, ".csv")) return CLI_OUT_CSV;
     if (ends_with_ci(path, ".svg")) return CLI_OUT_SVG;
+    if (ends_with_ci(path, ".json") || ends_with_ci(path, ".jsonl")) return CLI_OUT_JSON;
     return CLI_OUT_UNKNOWN;
 }
 
@@ -248,17 +249,47 @@ int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model
     ag_error_t rc = ag_table_read(t, table_path, ig, &topt);
     if (rc) return ag_cli_fail(rc);
     *have = 1;
-    return AG_EXIT_OK;
+    return cli_check_table_width(cmd, table_path, t->features.cols, model_path, b->table.width);
 }
 
-void cli_attr_name(char *buf, size_t cap, const char *prefix, const char *name) {
+int cli_check_table_width(const char *cmd, const char *table_path, int64_t width, const char *model_path,
+                          int64_t expected) {
+    if (width == expected) return AG_EXIT_OK;
+    if (expected == 0) {
+        fprintf(stderr, "attn-graph: %s: %s: the model %s takes no node table (it was trained without one)\n", cmd,
+                table_path, model_path);
+        return AG_EXIT_INPUT;
+    }
+    fprintf(stderr, "attn-graph: %s: %s: the node table has %lld feature column%s; the model %s expects %lld (the "
+            "width of the table it was trained with)\n", cmd, table_path, (long long)width, width == 1 ? "" : "s",
+            model_path, (long long)expected);
+    return AG_EXIT_INPUT;
+}
+
+/* The letters and digits of name: what igraph's GML writer keeps of a key. */
+static void alnum_only(char *buf, size_t cap, const char *prefix, const char *name) {
     size_t k = 0;
     for (const char *p = prefix; *p && k + 1 < cap; p++) buf[k++] = *p;
-    for (const unsigned char *p = (const unsigned char *)name; *p && k + 1 < cap; p++) {
-        int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
-        buf[k++] = ok ? (char)*p : '_';
-    }
+    for (const unsigned char *p = (const unsigned char *)name; *p && k + 1 < cap; p++)
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) buf[k++] = (char)*p;
     buf[k] = '\0';
+}
+
+void cli_attr_name(char *buf, size_t cap, const char *prefix, const char *const *names, int64_t n, int64_t c) {
+    size_t plen = strlen(prefix);
+    char other[512];
+    int by_index = 0;
+    alnum_only(buf, cap, prefix, names[c]);
+    for (int64_t i = 0; i < n && !by_index; i++) {
+        alnum_only(other, sizeof other, prefix, names[i]);
+        by_index = strlen(other) == plen; /* a name without a letter or digit */
+        for (int64_t j = i + 1; j < n && !by_index; j++) {
+            char third[512];
+            alnum_only(third, sizeof third, prefix, names[j]);
+            by_index = !strcmp(other, third);
+        }
+    }
+    if (by_index) snprintf(buf, cap, "%s%lld", prefix, (long long)c);
 }
 
 void cli_attr_remove(igraph_t *ig, igraph_attribute_elemtype_t kind, const char *name) {

@@ -34,7 +34,7 @@ void cli_json_string(FILE *out, const char *s);
 void cli_json_number(FILE *out, double x);
 
 /* Output kinds chosen by the extension of an output path. */
-typedef enum { CLI_OUT_GML, CLI_OUT_GRAPHML, CLI_OUT_CSV, CLI_OUT_SVG, CLI_OUT_UNKNOWN } cli_out_kind_t;
+typedef enum { CLI_OUT_GML, CLI_OUT_GRAPHML, CLI_OUT_CSV, CLI_OUT_SVG, CLI_OUT_JSON, CLI_OUT_UNKNOWN } cli_out_kind_t;
 cli_out_kind_t cli_out_kind(const char *path);
 
 /* An output file written atomically: a temporary file beside `path`, renamed over it on commit,
@@ -82,9 +82,16 @@ void cli_run_destroy(cli_run_t *r);
 int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model_path, const char *table_path,
                         const char *id_attr, const igraph_t *ig, ag_node_table_t *t, int *have);
 
-/* A vertex attribute name made of [A-Za-z0-9_] only (other bytes become '_'), as GML keys must be:
- * prefix + name into buf. */
-void cli_attr_name(char *buf, size_t cap, const char *prefix, const char *name);
+/* Refuses (exit 3, one line naming the table, its width and the model's) a node table whose width
+ * is not the one the model was trained with. */
+int cli_check_table_width(const char *cmd, const char *table_path, int64_t width, const char *model_path,
+                          int64_t expected);
+
+/* The output attribute (and CSV column) name of class or target c of names[0..n-1]: prefix then the
+ * letters and digits of names[c] ("prob" + "Case_Based" -> "probCaseBased"), since igraph's GML
+ * writer drops every other byte of a key and GML and GraphML outputs should carry the same names.
+ * When that leaves two names equal or one empty, every name is prefix + its index ("prob0"). */
+void cli_attr_name(char *buf, size_t cap, const char *prefix, const char *const *names, int64_t n, int64_t c);
 
 /* Removes an attribute of the kind (vertex, edge, graph) if the graph has it (igraph warns otherwise). */
 void cli_attr_remove(igraph_t *ig, igraph_attribute_elemtype_t kind, const char *name);

@@ -8,6 +8,7 @@
 #include "attngraph/labels.h"
 #include "attngraph/prepare.h"
 #include "internal.h"
+#include "attr_type.h"
 #include "json.h"
 
 /* ---- node-table normalisation */
@@ -465,6 +466,89 @@ ag_error_t ag_prepare_nodes_with(ag_prepared_t *p, const igraph_t *ig, const cha
     if (rc == AG_SUCCESS) rc = node_targets(p, &lab, lab.n);
     if (rc == AG_SUCCESS) rc = node_example(p, ig, table);
     ag_labels_destroy(&lab);
+    if (rc != AG_SUCCESS) ag_prepared_destroy(p);
+    return rc;
+}
+
+/* ---- node regression */
+
+/* The numeric values of a vertex attribute as targets (NaN = unlabelled). */
+static ag_error_t node_values(ag_prepared_t *p, const igraph_t *ig, const char *attr) {
+    int64_t N = igraph_vcount(ig);
+    igraph_attribute_type_t type;
+    AG_CHECK(ag_i_attr_type(ig, IGRAPH_ATTRIBUTE_VERTEX, attr, &type));
+    if (type == IGRAPH_ATTRIBUTE_UNSPECIFIED)
+        return AG_ERROR(AG_EATTR, "the graph has no vertex attribute '%s' (the regression target)", attr);
+    if (type != IGRAPH_ATTRIBUTE_NUMERIC)
+        return AG_ERROR(AG_EATTR, "vertex attribute '%s' is the regression target but is not numeric", attr);
+    AG_CHECK(ag_trainset_resize(&p->set, 1, N, 1));
+    igraph_vector_t y;
+    if (igraph_vector_init(&y, N) != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory in igraph");
+    ag_i_igraph_enter();
+    igraph_error_t irc = igraph_cattribute_VANV(ig, attr, igraph_vss_all(), &y);
+    ag_i_igraph_leave();
+    ag_error_t rc = AG_SUCCESS;
+    if (irc != IGRAPH_SUCCESS)
+        rc = ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading vertex attribute '%s'", attr);
+    int64_t labelled = 0;
+    for (int64_t v = 0; v < N && rc == AG_SUCCESS; v++) {
+        double x = VECTOR(y)[v];
+        if (isinf(x)) rc = AG_ERROR(AG_EVALUE, "vertex %lld: target '%s' is infinite", (long long)v, attr);
+        p->set.targets[v] = (float)x;
+        labelled += !isnan(x);
+    }
+    igraph_vector_destroy(&y);
+    if (rc == AG_SUCCESS && labelled == 0)
+        rc = AG_ERROR(AG_EVALUE, "target '%s' is missing (NaN) on every vertex", attr);
+    if (rc == AG_SUCCESS) rc = ag_i_strings_dup(&p->names, &attr, 1);
+    if (rc == AG_SUCCESS) p->n_out = 1;
+    if (rc == AG_SUCCESS && !(p->label_attr = ag_i_strdup(attr))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+    return rc;
+}
+
+static ag_error_t prepare_node_values(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
+                                      const ag_fmat_t *table, ag_feature_norm_t table_norm,
+                                      const ag_featurizer_config_t *cfg) {
+    AG_CHECK(node_values(p, ig, target_attr));
+    if (cfg->vertex_select == AG_SELECT_LIST)
+        for (int64_t i = 0; i < cfg->n_vertex_attrs; i++)
+            if (!strcmp(cfg->vertex_attrs[i], target_attr))
+                return AG_ERROR(AG_EATTR, "vertex attribute '%s' is the target and cannot be a feature", target_attr);
+    AG_CHECK(ag_i_alloc_array((void **)&p->excluded, 1, sizeof(char *), "exclusions"));
+    if (!(p->excluded[0] = ag_i_strdup(target_attr))) return AG_ERROR(AG_ENOMEM, "out of memory");
+    p->n_excluded = 1;
+    const char **excl = NULL;
+    AG_CHECK(ag_i_alloc_array((void **)&excl, cfg->n_exclude + 1, sizeof(char *), "exclusions"));
+    ag_featurizer_config_t c = *cfg;
+    for (int64_t i = 0; i < cfg->n_exclude; i++) excl[i] = cfg->exclude[i];
+    excl[cfg->n_exclude] = target_attr;
+    c.exclude = excl;
+    c.n_exclude = cfg->n_exclude + 1;
+    ag_error_t rc = ag_featurizer_fit(&p->featurizer, &c, &ig, 1);
+    ag_i_free(excl);
+    if (rc == AG_SUCCESS && table) rc = ag_table_norm_fit(&p->table, table, table_norm);
+    if (rc == AG_SUCCESS) rc = node_example(p, ig, table);
+    return rc;
+}
+
+ag_error_t ag_prepare_node_values(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
+                                  const ag_fmat_t *table, ag_feature_norm_t table_norm,
+                                  const ag_featurizer_config_t *cfg) {
+    memset(p, 0, sizeof *p);
+    ag_trainset_init(&p->set, AG_TASK_NODE_REGRESSION);
+    ag_error_t rc = prepare_node_values(p, ig, target_attr, table, table_norm, cfg);
+    if (rc != AG_SUCCESS) ag_prepared_destroy(p);
+    return rc;
+}
+
+ag_error_t ag_prepare_node_values_with(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
+                                       const ag_featurizer_t *f, const ag_table_norm_t *t, const ag_fmat_t *table) {
+    memset(p, 0, sizeof *p);
+    ag_trainset_init(&p->set, AG_TASK_NODE_REGRESSION);
+    ag_error_t rc = node_values(p, ig, target_attr);
+    if (rc == AG_SUCCESS) rc = featurizer_copy(&p->featurizer, f);
+    if (rc == AG_SUCCESS) rc = table_norm_copy(&p->table, t);
+    if (rc == AG_SUCCESS) rc = node_example(p, ig, table);
     if (rc != AG_SUCCESS) ag_prepared_destroy(p);
     return rc;
 }

@@ -139,6 +139,26 @@ ag_error_t ag_prepare_nodes_with(ag_prepared_t *p, const igraph_t *ig, const cha
                                  const ag_featurizer_t *f, const ag_table_norm_t *t, const ag_fmat_t *table,
                                  const char *const *classes, int64_t n_classes);
 
+/**
+ * \function ag_prepare_node_values
+ * A node-regression training set from one graph: the target is a numeric vertex attribute (NaN =
+ * unlabelled), never a feature itself; features as ag_prepare_nodes(). names is {target_attr}.
+ * The targets are kept in attribute units: ag_train() standardises them with the training rows'
+ * statistics and stores those in the model.
+ * \return AG_SUCCESS; AG_EATTR (no such attribute, not numeric, or listed as a feature);
+ *         AG_EVALUE (an infinite value, or no labelled vertex); the featuriser's errors; AG_ENOMEM.
+ * Time complexity: O(N + E) plus the featuriser's.
+ */
+ag_error_t ag_prepare_node_values(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
+                                  const ag_fmat_t *table, ag_feature_norm_t table_norm,
+                                  const ag_featurizer_config_t *cfg);
+
+/** \function ag_prepare_node_values_with
+ * The same for a loaded node-regression model: inputs from its featuriser and table
+ * normalisation, targets from target_attr. */
+ag_error_t ag_prepare_node_values_with(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
+                                       const ag_featurizer_t *f, const ag_table_norm_t *t, const ag_fmat_t *table);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,243 @@
+/* Error cases of the attn-graph program (issue 5): a graph whose attributes do not fit the model
+ * (a missing vertex or edge attribute, another type, a node table of another width) gets one line
+ * on stderr naming the file, the attribute and the model's expectation, and the documented exit
+ * code (3); a model of the wrong kind or a bad model file exits 4. stderr is compared exactly, and
+ * the files that do fit are still predicted. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include "cli_testutil.h"
+
+static char dir[64];
+
+/* Copies src (under the source tree) to dir/name, deleting every match of the word pattern
+ * ' KEY VALUE' for key (a GML attribute) or replacing it by ' KEY with'. */
+static void edit_copy(const char *src, const char *name, const char *key, const char *with) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "sed 's/ %s \\(\"[^\"]*\"\\|[-0-9.]*\\)/%s%s%s/' '%s/%s' > '%s/%s'", key, with ? " " : "",
+             with ? key : "", with ? with : "", AG_SOURCE_DIR, src, dir, name);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void write_text(const char *name, const char *text) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void write_table(const char *name, int cols) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("id", f);
+    for (int c = 0; c < cols; c++) fprintf(f, ",f%d", c);
+    fputc('\n', f);
+    for (int v = 0; v < 34; v++) {
+        fprintf(f, "%d", v);
+        for (int c = 0; c < cols; c++) fprintf(f, ",%d", (v * (c + 3)) % 7);
+        fputc('\n', f);
+    }
+    fclose(f);
+}
+
+static int setup(void **state) {
+    (void)state;
+    if (ag_test_temp_dir(dir, sizeof dir, "cli_errors", 0) < 0) return -1;
+    edit_copy("graphs/molecules/aspirin.gml", "nocharge.gml", "charge", NULL);
+    edit_copy("graphs/molecules/aspirin.gml", "numelem.gml", "element", " 6");
+    edit_copy("graphs/molecules/aspirin.gml", "nobond.gml", "bond_type", NULL);
+    edit_copy("graphs/social/karate.gml", "noname.gml", "name", NULL);
+    write_table("t2.csv", 2);
+    write_table("t3.csv", 3);
+    write_text("bad.safetensors", "hello\n");
+    write_text("nan.gml", "graph [\n directed 0\n node [ id 0 x 0.5 y NaN ]\n node [ id 1 x 0.2 y nan ]\n"
+                          " node [ id 2 x 0.1 ]\n edge [ source 0 target 1 ]\n edge [ source 1 target 2 ]\n]\n");
+    char args[512];
+    snprintf(args, sizeof args,
+             "train graphs/social/karate.gml --label-attr club --vertex-attrs none --node-table %s/t2.csv "
+             "--epochs 1 --hidden 8 --layers 1 --heads 2 --threads 1 --quiet -o %s/table.safetensors", dir, dir);
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("training the node-table model failed (exit %d): %s", r.code, r.err);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    return ag_test_remove_dir(dir);
+}
+
+/* Runs ARGS (printf-style, %1$s = the temporary folder), checks the exit code and the exact stderr
+ * (where every "@" stands for the temporary folder). Returns the run for more checks. */
+static ag_cli_run_t run_expect(int code, const char *expected_err, const char *args) {
+    ag_cli_run_t r;
+    char full[2048], err[2048];
+    size_t k = 0;
+    for (const char *p = args; *p && k + 64 < sizeof full; p++) {
+        if (*p == '@') k += (size_t)snprintf(full + k, sizeof full - k, "%s", dir);
+        else full[k++] = *p;
+    }
+    full[k] = '\0';
+    k = 0;
+    for (const char *p = expected_err; *p && k + 64 < sizeof err; p++) {
+        if (*p == '@') k += (size_t)snprintf(err + k, sizeof err - k, "%s", dir);
+        else err[k++] = *p;
+    }
+    err[k] = '\0';
+    ag_cli_run(&r, NULL, full);
+    if (r.code != code) fail_msg("attn-graph %s: exit %d, expected %d; stderr: %s", full, r.code, code, r.err);
+    if (strcmp(r.err, err) != 0) fail_msg("attn-graph %s:\nstderr:   %sexpected: %s", full, r.err, err);
+    return r;
+}
+
+/* classify: the misfit file gets one line, the others are still classified, exit 3. */
+static void test_classify_misfits(void **state) {
+    (void)state;
+    ag_cli_run_t r = run_expect(3,
+        "attn-graph: @/nocharge.gml: attribute 'charge' is missing (the model expects numeric vertex attribute "
+        "'charge')\n",
+        "classify @/nocharge.gml graphs/molecules/caffeine.gml");
+    assert_int_equal(ag_cli_count_lines(r.out), 1);
+    assert_memory_equal(r.out, "graphs/molecules/caffeine.gml\t", 30);
+    run_expect(3,
+        "attn-graph: @/numelem.gml: vertex attribute 'element' is numeric (the model expects string vertex "
+        "attribute 'element')\n",
+        "classify @/numelem.gml");
+    r = run_expect(3,
+        "attn-graph: @/nobond.gml: attribute 'bond_type' is missing (the model expects string edge attribute "
+        "'bond_type')\n",
+        "classify --json --model graphs/models/mutag.safetensors @/nobond.gml");
+    assert_string_equal(r.out, "");
+    /* every misfit is named, in argument order */
+    run_expect(3,
+        "attn-graph: @/nobond.gml: attribute 'bond_type' is missing (the model expects string edge attribute "
+        "'bond_type')\n"
+        "attn-graph: @/nocharge.gml: attribute 'charge' is missing (the model expects numeric vertex attribute "
+        "'charge')\n",
+        "classify @/nobond.gml @/nocharge.gml");
+}
+
+/* explain, label and eval: one line, exit 3, no output file left behind. */
+static void test_label_explain_eval_misfits(void **state) {
+    (void)state;
+    run_expect(3,
+        "attn-graph: @/nocharge.gml: attribute 'charge' is missing (the model expects numeric vertex attribute "
+        "'charge')\n",
+        "explain @/nocharge.gml -o @/x.gml --svg @/x.svg");
+    char path[256];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/x.gml", dir);
+    assert_int_not_equal(stat(path, &st), 0);
+    snprintf(path, sizeof path, "%s/x.svg", dir);
+    assert_int_not_equal(stat(path, &st), 0);
+    ag_cli_run_t r = run_expect(3,
+        "attn-graph: @/noname.gml: attribute 'name' is missing (the model expects string vertex attribute 'name')\n",
+        "label @/noname.gml");
+    assert_string_equal(r.out, "");
+    run_expect(3,
+        "attn-graph: @/noname.gml: attribute 'name' is missing (the model expects string vertex attribute 'name')\n",
+        "label @/noname.gml -o @/x.graphml");
+    snprintf(path, sizeof path, "%s/x.graphml", dir);
+    assert_int_not_equal(stat(path, &st), 0);
+    run_expect(3,
+        "attn-graph: @/noname.gml: attribute 'name' is missing (the model expects string vertex attribute 'name')\n",
+        "eval --model graphs/models/karate.safetensors @/noname.gml --train-nodes 0,33");
+}
+
+/* A node table of another width than the model's: named with both widths, exit 3; none at all:
+ * exit 2 (a missing option). */
+static void test_table_width(void **state) {
+    (void)state;
+    run_expect(3,
+        "attn-graph: label: @/t3.csv: the node table has 3 feature columns; the model @/table.safetensors expects 2 "
+        "(the width of the table it was trained with)\n",
+        "label --model @/table.safetensors graphs/social/karate.gml --node-table @/t3.csv");
+    run_expect(3,
+        "attn-graph: explain: @/t3.csv: the node table has 3 feature columns; the model @/table.safetensors expects "
+        "2 (the width of the table it was trained with)\n",
+        "explain --model @/table.safetensors graphs/social/karate.gml --node-table @/t3.csv -o @/y.gml");
+    run_expect(3,
+        "attn-graph: eval: @/t3.csv: the node table has 3 feature columns; the model @/table.safetensors expects 2 "
+        "(the width of the table it was trained with)\n",
+        "eval --model @/table.safetensors graphs/social/karate.gml --node-table @/t3.csv --train-nodes 0,33");
+    run_expect(2,
+        "attn-graph: label: @/table.safetensors takes a node table of 2 columns: give --node-table FILE\n",
+        "label --model @/table.safetensors graphs/social/karate.gml");
+    run_expect(3,
+        "attn-graph: eval: @/t2.csv: the model graphs/models/karate.safetensors takes no node table (it was trained "
+        "without one)\n",
+        "eval --model graphs/models/karate.safetensors graphs/social/karate.gml --node-table @/t2.csv "
+        "--train-nodes 0,33");
+    /* the right width works */
+    ag_cli_run_t r =
+        run_expect(0, "", "label --model @/table.safetensors graphs/social/karate.gml --node-table @/t2.csv");
+    assert_int_equal(ag_cli_count_lines(r.out), 35);
+}
+
+/* Models of the wrong kind and bad model files: exit 4. */
+static void test_models(void **state) {
+    (void)state;
+    run_expect(4,
+        "attn-graph: classify: graphs/models/karate.safetensors is a node-classification model: classify needs a "
+        "graph-level one (use 'attn-graph label')\n",
+        "classify --model graphs/models/karate.safetensors graphs/molecules/aspirin.gml");
+    run_expect(4,
+        "attn-graph: label: graphs/models/tox21.safetensors is a graph-multitask model: label needs a node-level one "
+        "(use 'attn-graph classify')\n",
+        "label --model graphs/models/tox21.safetensors graphs/social/karate.gml");
+    const char *cmds[3] = {"classify", "label", "explain"};
+    for (int k = 0; k < 3; k++) {
+        char args[512];
+        snprintf(args, sizeof args, "%s --model %s/bad.safetensors graphs/social/karate.gml%s", cmds[k], dir,
+                 k == 2 ? " -o x.gml" : "");
+        ag_cli_run_t r;
+        ag_cli_run(&r, NULL, args);
+        assert_int_equal(r.code, 4);
+        /* one line naming the model file (the defect is the model loader's to word) */
+        char head[256];
+        snprintf(head, sizeof head, "attn-graph: %s/bad.safetensors: ", dir);
+        assert_memory_equal(r.err, head, strlen(head));
+        assert_int_equal(ag_cli_count_lines(r.err), 1);
+        assert_string_equal(r.out, "");
+    }
+}
+
+/* Node regression needs a numeric target attribute. */
+static void test_regression_target(void **state) {
+    (void)state;
+    run_expect(3,
+        "attn-graph: graphs/social/karate.gml: vertex attribute 'club_name' is the regression target but is not "
+        "numeric\n",
+        "train graphs/social/karate.gml --label-attr club_name --task node-regression --quiet");
+    run_expect(3,
+        "attn-graph: graphs/social/karate.gml: the graph has no vertex attribute 'weight' (the regression target)\n",
+        "train graphs/social/karate.gml --label-attr weight --task node-regression --quiet");
+    run_expect(3, "attn-graph: @/nan.gml: target 'y' is missing (NaN) on every vertex\n",
+               "train @/nan.gml --label-attr y --task node-regression --quiet");
+    run_expect(2,
+        "attn-graph: train: a GRAPH argument trains node-classification or node-regression, not graph-regression\n",
+        "train graphs/social/karate.gml --label-attr club --task graph-regression --quiet");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_classify_misfits),
+        cmocka_unit_test(test_label_explain_eval_misfits),
+        cmocka_unit_test(test_table_width),
+        cmocka_unit_test(test_models),
+        cmocka_unit_test(test_regression_target),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

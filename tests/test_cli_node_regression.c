@@ -1,0 +1,213 @@
+/* Node regression through the program: `train GRAPH --label-attr Y` on a numeric vertex attribute
+ * learns a planted target (the mean of a feature over each vertex and its neighbours, which one
+ * attention layer with uniform weights computes) to a test RMSE below 0.01 (a tenth of the best
+ * constant's); eval prints the same test line
+ * and the task's metrics (rmse, mae); label writes the predicted value per vertex (CSV, JSON lines,
+ * GraphML); explain adds it as the vertex attribute pred; the task is inferred from the attribute
+ * (non-integer or more than 10 distinct values: regression) unless --task says otherwise. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <igraph.h>
+#include "cli_testutil.h"
+
+enum { N = 120, N_TRAIN = 96, N_VAL = 12 };
+
+static char dir[64];
+static double x[N], y[N];
+static int deg[N];
+
+static uint64_t lcg(uint64_t *s) {
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *s >> 33;
+}
+
+/* A random graph (each vertex joined to two random others), feature x uniform in [0, 1), target
+ * y = mean of x over the vertex and its neighbours, and a split file: the first 96 vertices train,
+ * the next 12 validate, the last 12 test. */
+static int setup(void **state) {
+    (void)state;
+    if (ag_test_temp_dir(dir, sizeof dir, "cli_noderegr", 0) < 0) return -1;
+    uint64_t s = 7;
+    static int adj[N][N];
+    for (int v = 0; v < N; v++) x[v] = (double)(lcg(&s) % 1000000) / 1e6;
+    for (int v = 0; v < N; v++)
+        for (int k = 0; k < 2; k++) {
+            int u = (int)(lcg(&s) % N);
+            if (u != v) adj[u][v] = adj[v][u] = 1;
+        }
+    char path[256];
+    snprintf(path, sizeof path, "%s/planted.gml", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "graph [\n  directed 0\n");
+    for (int v = 0; v < N; v++) {
+        double sum = x[v];
+        deg[v] = 0;
+        for (int u = 0; u < N; u++)
+            if (adj[v][u]) sum += x[u], deg[v]++;
+        y[v] = sum / (deg[v] + 1);
+        fprintf(f, "  node [ id %d x %.6f y %.17g deg %d ]\n", v, x[v], y[v], deg[v]);
+    }
+    for (int v = 0; v < N; v++)
+        for (int u = v + 1; u < N; u++)
+            if (adj[v][u]) fprintf(f, "  edge [ source %d target %d ]\n", v, u);
+    fprintf(f, "]\n");
+    fclose(f);
+    snprintf(path, sizeof path, "%s/split.json", dir);
+    f = fopen(path, "w");
+    if (!f) return -1;
+    const char *parts[3] = {"train", "val", "test"};
+    int bounds[4] = {0, N_TRAIN, N_TRAIN + N_VAL, N};
+    fputc('{', f);
+    for (int p = 0; p < 3; p++) {
+        fprintf(f, "%s\"%s\": [", p ? ", " : "", parts[p]);
+        for (int v = bounds[p]; v < bounds[p + 1]; v++) fprintf(f, "%s%d", v > bounds[p] ? ", " : "", v);
+        fputc(']', f);
+    }
+    fputs("}\n", f);
+    fclose(f);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    return ag_test_remove_dir(dir);
+}
+
+static double number_after(const char *s, const char *key) {
+    const char *p = strstr(s, key);
+    if (!p) fail_msg("no '%s' in: %s", key, s);
+    return strtod(p + strlen(key), NULL);
+}
+
+static void test_train_eval_label(void **state) {
+    (void)state;
+    char args[2048];
+    ag_cli_run_t r, e;
+    snprintf(args, sizeof args,
+             "train %s/planted.gml --label-attr y --vertex-attrs x --split %s/split.json --layers 1 --heads 1 "
+             "--hidden 16 --norm none --dropout 0 --lr 0.01 --epochs 200 --patience 0 --threads 1 --no-train-metric "
+             "-o %s/m.safetensors",
+             dir, dir, dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    /* inferred from the values: a regression, scored by RMSE while training */
+    assert_non_null(strstr(r.err, "attn-graph: node-regression, 120 nodes, 1 features, 1 outputs"));
+    assert_non_null(strstr(r.err, "(val rmse "));
+    assert_memory_equal(r.out, "test: rmse ", 11);
+    double rmse = number_after(r.out, "rmse "), mae = number_after(r.out, "mae ");
+    /* the best constant (the training mean) and the feature itself, on the test vertices */
+    double mean = 0.0, base = 0.0, ident = 0.0;
+    for (int v = 0; v < N_TRAIN; v++) mean += y[v] / N_TRAIN;
+    for (int v = N_TRAIN + N_VAL; v < N; v++) {
+        base += (y[v] - mean) * (y[v] - mean) / (N - N_TRAIN - N_VAL);
+        ident += (y[v] - x[v]) * (y[v] - x[v]) / (N - N_TRAIN - N_VAL);
+    }
+    base = sqrt(base);
+    ident = sqrt(ident);
+    print_message("planted neighbour mean: test rmse %.4f, mae %.4f (constant %.4f, x itself %.4f)\n", rmse, mae,
+                  base, ident);
+    /* measured: 0.0010 (the constant 0.0825, x itself 0.2256) */
+    assert_true(rmse < 0.01);
+    assert_true(rmse < 0.1 * base);
+    assert_true(mae > 0.0 && mae <= rmse);
+    assert_non_null(strstr(r.out, "(n 12)\n"));
+    /* eval on the same split prints the line train printed */
+    snprintf(args, sizeof args, "eval --model %s/m.safetensors %s/planted.gml --split %s/split.json", dir, dir, dir);
+    ag_cli_run(&e, NULL, args);
+    assert_int_equal(e.code, 0);
+    assert_string_equal(e.out, r.out);
+    snprintf(args, sizeof args, "eval --model %s/m.safetensors %s/planted.gml --split %s/split.json --part all --json",
+             dir, dir, dir);
+    ag_cli_run(&e, NULL, args);
+    assert_int_equal(e.code, 0);
+    assert_non_null(strstr(e.out, "{\"part\": \"all\", \"task\": \"node-regression\", \"n\": 120, \"rmse\": "));
+    double rmse_all = number_after(e.out, "\"rmse\": ");
+    /* label: one predicted value per vertex, close to the planted one */
+    snprintf(args, sizeof args, "label --model %s/m.safetensors %s/planted.gml", dir, dir);
+    ag_cli_run(&e, NULL, args);
+    assert_int_equal(e.code, 0);
+    assert_memory_equal(e.out, "vertex,id,pred\n", 15);
+    assert_int_equal(ag_cli_count_lines(e.out), N + 1);
+    double pred[N], se = 0.0;
+    const char *line = strchr(e.out, '\n') + 1;
+    for (int v = 0; v < N; v++) {
+        int vv, id;
+        assert_int_equal(sscanf(line, "%d,%d,%lf", &vv, &id, &pred[v]), 3);
+        assert_int_equal(vv, v);
+        assert_int_equal(id, v);
+        se += (pred[v] - y[v]) * (pred[v] - y[v]);
+        line = strchr(line, '\n') + 1;
+    }
+    /* the CSV's 6 digits give eval's RMSE over all vertices */
+    assert_float_equal(sqrt(se / N), rmse_all, 1e-4);
+    snprintf(args, sizeof args, "label --json --model %s/m.safetensors %s/planted.gml", dir, dir);
+    ag_cli_run(&e, NULL, args);
+    assert_int_equal(e.code, 0);
+    assert_int_equal(ag_cli_count_lines(e.out), N);
+    assert_memory_equal(e.out, "{\"vertex\": 0, \"id\": 0, \"prediction\": ", 37);
+    assert_float_equal(number_after(e.out, "\"prediction\": "), pred[0], 1e-5);
+    assert_float_equal(number_after(e.out, "\"values\": {\"y\": "), pred[0], 1e-5);
+    /* GraphML and explain carry it as the numeric vertex attribute pred */
+    const char *cmds[2] = {"label", "explain"};
+    for (int k = 0; k < 2; k++) {
+        char out[256];
+        snprintf(out, sizeof out, "%s/%s.graphml", dir, cmds[k]);
+        snprintf(args, sizeof args, "%s --model %s/m.safetensors %s/planted.gml -o %s", cmds[k], dir, dir, out);
+        ag_cli_run(&e, NULL, args);
+        if (e.code != 0) fail_msg("%s: exit %d: %s", cmds[k], e.code, e.err);
+        igraph_set_attribute_table(&igraph_cattribute_table);
+        FILE *f = fopen(out, "r");
+        assert_non_null(f);
+        igraph_t g;
+        assert_int_equal(igraph_read_graph_graphml(&g, f, 0), IGRAPH_SUCCESS);
+        fclose(f);
+        assert_int_equal(igraph_vcount(&g), N);
+        for (int v = 0; v < N; v++) assert_float_equal(VAN(&g, "pred", v), pred[v], 1e-5 + 1e-5 * fabs(pred[v]));
+        igraph_destroy(&g);
+    }
+}
+
+/* deg holds few integer values: classes unless --task node-regression says otherwise. */
+static void test_task_choice(void **state) {
+    (void)state;
+    char args[1024];
+    ag_cli_run_t r;
+    snprintf(args, sizeof args, "train %s/planted.gml --label-attr deg --vertex-attrs x --epochs 2 --threads 1", dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.err, "attn-graph: node-classification, 120 nodes"));
+    assert_memory_equal(r.out, "test: accuracy ", 15);
+    snprintf(args, sizeof args,
+             "train %s/planted.gml --label-attr deg --vertex-attrs x --task node-regression --epochs 2 --threads 1",
+             dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.err, "attn-graph: node-regression, 120 nodes"));
+    assert_memory_equal(r.out, "test: rmse ", 11);
+    /* the target is never a feature of itself */
+    snprintf(args, sizeof args, "train %s/planted.gml --label-attr y --vertex-attrs x,y --epochs 2 --threads 1", dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 3);
+    char expected[512];
+    snprintf(expected, sizeof expected,
+             "attn-graph: %s/planted.gml: vertex attribute 'y' is the target and cannot be a feature\n", dir);
+    assert_string_equal(r.err, expected);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_train_eval_label),
+        cmocka_unit_test(test_task_choice),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
