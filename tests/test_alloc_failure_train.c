@@ -15,6 +15,13 @@
  * molecule predicted with the loaded bundle (ag_bundle_predict_graph), which must equal the
  * prediction of the trained bundle.
  *
+ * A second path runs node classification through the igraph-style facade (api.h), as a C program
+ * using the library would: a six-vertex GML graph written by the test (ag_graph_read) -> labels from
+ * a vertex attribute (ag_labels_from_attr) -> a GAT-preset model trained with a feature matrix,
+ * standardised, and degree columns (ag_net_train_nodes) -> saved (ag_net_save) -> loaded
+ * (ag_net_load) -> every vertex predicted (ag_net_predict_nodes) and the first block's attention
+ * weights (ag_net_attention), which must equal those of the trained handle.
+ *
  * igraph allocates with its own allocator (GML reader, attribute handler, igraph vectors), so its
  * allocations are not injected: this test covers the library's own. One thread (the allocation
  * counter is shared, and a failure in a parallel region must still be reported).
@@ -30,6 +37,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <attngraph/attngraph.h>
+#include <attngraph/api.h>
+#include <attngraph/labels.h>
 #include <attngraph/dataset.h>
 #include <attngraph/model.h>
 #include <attngraph/modelfile.h>
@@ -44,8 +53,20 @@ int64_t ag_i_alloc_live(void);
 
 static char dir[64];
 static char labels_path[128], model_path[128], ckpt_path[128];
+static char graph_path[128], net_path[128];
 static const char *const kept[] = {"labels.csv", "m0.gml", "m1.gml", "m2.gml", "m3.gml", "model.safetensors",
-                                   "train.ckpt"};
+                                   "train.ckpt", "six.gml", "net.safetensors"};
+
+/* A hexagon with one chord; `club` is the class (vertex 5 unlabelled: NaN), `kind` a string feature. */
+#define N_NODES 6
+#define N_LINKS 7
+static const char *const six =
+    "graph [ directed 0\n"
+    "  node [ id 0 club 0 kind \"a\" ] node [ id 1 club 0 kind \"b\" ] node [ id 2 club 1 kind \"a\" ]\n"
+    "  node [ id 3 club 1 kind \"c\" ] node [ id 4 club 0 kind \"b\" ] node [ id 5 kind \"a\" ]\n"
+    "  edge [ source 0 target 1 ] edge [ source 1 target 2 ] edge [ source 2 target 3 ] edge [ source 3 target 4 ]\n"
+    "  edge [ source 4 target 5 ] edge [ source 5 target 0 ] edge [ source 1 target 4 ] ]\n";
+
 
 /* Four molecules: two atoms, a chain of three, a triangle, two atoms with a charge. */
 static const char *const molecules[N_GRAPHS] = {
@@ -94,6 +115,9 @@ static int setup(void **state) {
         write_file(p, molecules[g]);
     }
     write_file(labels_path, "file,label\nm0.gml,1\nm1.gml,0\nm2.gml,1\nm3.gml,0\n");
+    snprintf(graph_path, sizeof graph_path, "%s/six.gml", dir);
+    snprintf(net_path, sizeof net_path, "%s/net.safetensors", dir);
+    write_file(graph_path, six);
     ag_set_num_threads(1);
     return 0;
 }
@@ -267,9 +291,133 @@ static void test_every_allocation_fails_once(void **state) {
     print_message("load-train-save-predict path: %lld allocations, each failed once\n", (long long)(n - 1));
 }
 
+/* What the facade path produced. */
+typedef struct node_result_t {
+    int64_t n_classes, n_inputs, epochs_run;
+    igraph_integer_t labels[N_NODES];
+    double probs[N_NODES * 2];                 /* (N x C) trained handle */
+    double probs_loaded[N_NODES * 2];          /* (N x C) loaded handle */
+    double alpha[N_LINKS * 8], alpha_loaded[N_LINKS * 8]; /* (E x H), GAT preset: 8 heads in block 0 */
+    int64_t alpha_size;
+} node_result_t;
+
+static void copy_matrix(double *dst, size_t cap, const igraph_matrix_t *m) {
+    size_t n = (size_t)igraph_matrix_size(m);
+    assert_true(n <= cap);
+    for (size_t i = 0; i < n; i++) dst[i] = VECTOR(m->data)[i];
+}
+
+/* The facade path. The igraph containers are the caller's (igraph's allocations are not
+ * injected); every library object is freed at the end whatever happened. */
+static ag_error_t run_nodes(node_result_t *out, igraph_matrix_t *features, igraph_vector_int_t *y,
+                            igraph_vector_int_t *pred, igraph_matrix_t *probs, igraph_matrix_t *alpha) {
+    ag_error_t rc;
+    igraph_t ig;
+    int have_ig = 0;
+    ag_labels_t lab;
+    ag_net_t *net = NULL, *back = NULL;
+    memset(out, 0, sizeof *out);
+    memset(&lab, 0, sizeof lab);
+    if ((rc = ag_graph_read(&ig, graph_path, AG_FORMAT_AUTO, 0)) != AG_SUCCESS) goto done;
+    have_ig = 1;
+    if ((rc = ag_labels_from_attr(&lab, &ig, "club", NULL, 0)) != AG_SUCCESS) goto done;
+    out->n_classes = lab.n_classes;
+    assert_int_equal(igraph_vector_int_resize(y, N_NODES), IGRAPH_SUCCESS);
+    for (int v = 0; v < N_NODES; v++) VECTOR(*y)[v] = lab.y[v];
+
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    o.preset = "gat";
+    o.exclude_attrs = "club"; /* the labels, passed as a vector */
+    o.epochs = 2;
+    o.degree = 1;
+    o.normalize = "standard";
+    o.threads = 1;
+    o.seed = 3;
+    ag_train_result_t res;
+    if ((rc = ag_net_train_nodes(&net, &ig, features, y, NULL, NULL, &o, &res)) != AG_SUCCESS) goto done;
+    out->epochs_run = res.epochs_run;
+    out->n_inputs = ag_net_n_inputs(net);
+    if ((rc = ag_net_predict_nodes(net, &ig, features, pred, probs)) != AG_SUCCESS) goto done;
+    copy_matrix(out->probs, N_NODES * 2, probs);
+    if ((rc = ag_net_attention(net, &ig, features, 0, alpha, NULL, NULL)) != AG_SUCCESS) goto done;
+    copy_matrix(out->alpha, N_LINKS * 8, alpha);
+    out->alpha_size = igraph_matrix_size(alpha);
+    if ((rc = ag_net_save(net, net_path)) != AG_SUCCESS) goto done;
+    if ((rc = ag_net_load(&back, net_path)) != AG_SUCCESS) goto done;
+    if ((rc = ag_net_predict_nodes(back, &ig, features, pred, probs)) != AG_SUCCESS) goto done;
+    copy_matrix(out->probs_loaded, N_NODES * 2, probs);
+    for (int v = 0; v < N_NODES; v++) out->labels[v] = VECTOR(*pred)[v];
+    if ((rc = ag_net_attention(back, &ig, features, 0, alpha, NULL, NULL)) != AG_SUCCESS) goto done;
+    copy_matrix(out->alpha_loaded, N_LINKS * 8, alpha);
+done:
+    ag_net_destroy(back);
+    ag_net_destroy(net);
+    ag_labels_destroy(&lab);
+    if (have_ig) igraph_destroy(&ig);
+    return rc;
+}
+
+static void test_node_facade_every_allocation_fails_once(void **state) {
+    (void)state;
+    igraph_matrix_t features, probs, alpha;
+    igraph_vector_int_t y, pred;
+    assert_int_equal(igraph_matrix_init(&features, N_NODES, 2), IGRAPH_SUCCESS);
+    for (int v = 0; v < N_NODES; v++) {
+        MATRIX(features, v, 0) = v * 0.5;
+        MATRIX(features, v, 1) = (v % 3) - 1.0;
+    }
+    assert_int_equal(igraph_matrix_init(&probs, 0, 0), IGRAPH_SUCCESS);
+    assert_int_equal(igraph_matrix_init(&alpha, 0, 0), IGRAPH_SUCCESS);
+    assert_int_equal(igraph_vector_int_init(&y, 0), IGRAPH_SUCCESS);
+    assert_int_equal(igraph_vector_int_init(&pred, 0), IGRAPH_SUCCESS);
+
+    node_result_t want, got;
+    const int64_t live0 = ag_i_alloc_live();
+    if (run_nodes(&want, &features, &y, &pred, &probs, &alpha) != AG_SUCCESS) fail_msg("%s", ag_error_message());
+    if (ag_i_alloc_live() != live0) fail_msg("%lld blocks leaked by a whole run", (long long)(ag_i_alloc_live() - live0));
+    assert_int_equal(want.n_classes, 2);
+    assert_int_equal(want.epochs_run, 2);
+    /* kind a, b, c + <other> (4), degree (1), the feature matrix (2) */
+    assert_int_equal(want.n_inputs, 7);
+    assert_int_equal(want.alpha_size, N_LINKS * 8);
+    for (int v = 0; v < N_NODES; v++) {
+        assert_float_equal(want.probs[v] + want.probs[N_NODES + v], 1.0, 1e-6); /* column-major N x C */
+        assert_int_equal(want.labels[v], want.probs[N_NODES + v] > want.probs[v] ? 1 : 0);
+    }
+    assert_memory_equal(want.probs_loaded, want.probs, sizeof want.probs);
+    assert_memory_equal(want.alpha_loaded, want.alpha, sizeof want.alpha);
+
+    int64_t n;
+    for (n = 1; n < 200000; n++) {
+        unlink(net_path);
+        ag_error_clear();
+        ag_i_alloc_fail_at(n);
+        ag_error_t rc = run_nodes(&got, &features, &y, &pred, &probs, &alpha);
+        ag_i_alloc_fail_at(0);
+        if (ag_i_alloc_live() != live0)
+            fail_msg("allocation %lld: %lld blocks leaked (%s)", (long long)n, (long long)(ag_i_alloc_live() - live0),
+                     rc == AG_SUCCESS ? "the run succeeded" : ag_error_message());
+        assert_int_equal(stray_files(), 0);
+        if (rc == AG_SUCCESS) break;
+        if (rc != AG_ENOMEM) fail_msg("allocation %lld: %s: %s", (long long)n, ag_error_name(rc), ag_error_message());
+        assert_int_equal(ag_error_code(), AG_ENOMEM);
+        assert_true(ag_error_message()[0] != '\0');
+    }
+    assert_true(n > 100);
+    assert_memory_equal(&got, &want, sizeof want);
+    print_message("node facade path: %lld allocations, each failed once\n", (long long)(n - 1));
+    igraph_vector_int_destroy(&pred);
+    igraph_vector_int_destroy(&y);
+    igraph_matrix_destroy(&alpha);
+    igraph_matrix_destroy(&probs);
+    igraph_matrix_destroy(&features);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_allocation_fails_once),
+        cmocka_unit_test(test_node_facade_every_allocation_fails_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
