@@ -9,8 +9,9 @@
  * node table with a label column (ag_table_read) -> node labels (ag_labels_from_strings) -> graph
  * labels table (ag_targets_read_csv) -> split.json and split.csv (ag_split_read_json/_csv) -> model
  * file written and read back (ag_safetensors_write/_read). igraph allocates with its own allocator,
- * so its allocations are not injected.
- * TODO (later session): extend through model building, training, saving and prediction.
+ * so its allocations are not injected. The library's count of live blocks (ag_i_alloc_live) must be
+ * back where it was after every run. test_alloc_failure_train.c continues the path through
+ * featurising, training, checkpointing, saving, loading and predicting.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -30,6 +31,7 @@
 #include <attngraph/table.h>
 
 void ag_i_alloc_fail_at(int64_t n);
+int64_t ag_i_alloc_live(void);
 
 #define MOLECULE AG_SOURCE_DIR "/graphs/molecules/aspirin.gml" /* 13 atoms, 13 bonds */
 #define TARGETS AG_SOURCE_DIR "/tests/data/tables/targets.csv"
@@ -202,7 +204,9 @@ done:
 static void test_every_allocation_fails_once(void **state) {
     (void)state;
     result_t want, got;
+    const int64_t live0 = ag_i_alloc_live();
     assert_int_equal(run_path(&want), AG_SUCCESS);
+    assert_int_equal(ag_i_alloc_live(), live0);
     /* the reference run really went through every stage */
     assert_int_equal(want.n_entries, 2 * 13);
     assert_float_equal(want.features[0 * 3 + 0], 0.5f, 0.0f);
@@ -227,6 +231,8 @@ static void test_every_allocation_fails_once(void **state) {
         ag_i_alloc_fail_at(n);
         ag_error_t rc = run_path(&got);
         ag_i_alloc_fail_at(0);
+        if (ag_i_alloc_live() != live0)
+            fail_msg("allocation %lld: %lld blocks leaked", (long long)n, (long long)(ag_i_alloc_live() - live0));
         assert_int_equal(stray_files(), 0);
         if (rc == AG_SUCCESS) break;
         if (rc != AG_ENOMEM) fail_msg("allocation %lld: %s: %s", (long long)n, ag_error_name(rc), ag_error_message());

@@ -10,6 +10,26 @@
 static int64_t fail_at = 0;
 static int64_t alloc_count = 0;
 
+/* Blocks allocated and not yet freed through these functions, for tests that check a path frees
+ * everything it allocated (ag_i_alloc_live()); realloc of a live block does not change it. */
+static int64_t live = 0;
+
+int64_t ag_i_alloc_live(void);
+int64_t ag_i_alloc_live(void) {
+    int64_t n;
+#pragma omp atomic read
+    n = live;
+    return n;
+}
+
+static void *counted(void *p) {
+    if (p) {
+#pragma omp atomic
+        live++;
+    }
+    return p;
+}
+
 void ag_i_alloc_fail_at(int64_t n);
 void ag_i_alloc_fail_at(int64_t n) {
     fail_at = n;
@@ -26,21 +46,28 @@ static int should_fail(void) {
 
 void *ag_i_malloc(size_t size) {
     if (should_fail()) return NULL;
-    return malloc(size ? size : 1);
+    return counted(malloc(size ? size : 1));
 }
 
 void *ag_i_calloc(size_t count, size_t size) {
     if (should_fail()) return NULL;
-    if (count == 0 || size == 0) return calloc(1, 1);
-    return calloc(count, size);
+    if (count == 0 || size == 0) return counted(calloc(1, 1));
+    return counted(calloc(count, size));
 }
 
 void *ag_i_realloc(void *ptr, size_t size) {
     if (should_fail()) return NULL;
-    return realloc(ptr, size ? size : 1);
+    void *p = realloc(ptr, size ? size : 1);
+    return ptr ? p : counted(p);
 }
 
-void ag_i_free(void *ptr) { free(ptr); }
+void ag_i_free(void *ptr) {
+    if (ptr) {
+#pragma omp atomic
+        live--;
+    }
+    free(ptr);
+}
 
 char *ag_i_strdup(const char *s) {
     size_t n = strlen(s) + 1;

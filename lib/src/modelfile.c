@@ -260,6 +260,35 @@ static ag_error_t load_table(ag_bundle_t *b, const ag_json_t *j, const char *pat
     return AG_SUCCESS;
 }
 
+/* The model a configuration describes must fit the weights the file holds, checked before the
+ * model is built: a few edited bytes ("in_dim": 200000000) would otherwise make the loader
+ * allocate and initialise gigabytes, only to find afterwards that no tensor has that shape. The
+ * memory estimate of one forward pass on one node is about twice the parameters (values and
+ * gradients) plus a few rows of activations; a genuine file holds every parameter once, so its
+ * estimate stays near twice the file's tensor bytes. Four times, plus 1 MiB for the activations of
+ * tiny models, leaves a wide margin for the estimate's approximations. */
+static ag_error_t check_size(const ag_model_config_t *cfg, const ag_safetensors_t *file, const char *path) {
+    int64_t floats = 0;
+    for (int64_t i = 0; i < file->n_tensors; i++) {
+        int64_t n = 1;
+        for (int d = 0; d < file->tensors[i].ndim; d++) n *= file->tensors[i].shape[d];
+        floats += n; /* the reader checked that the tensors tile the file's data */
+    }
+    int64_t need = 0;
+    ag_error_t rc = ag_model_estimate_memory(cfg, 1, 0, 1, 0, &need);
+    if (rc == AG_ELIMIT)
+        return AG_ERROR(AG_EMODEL, "%s: the model configuration describes a model whose size overflows (in_dim %lld, "
+                        "hidden %lld, %d blocks); the file holds %lld weights", path, (long long)cfg->in_dim,
+                        (long long)cfg->hidden, cfg->n_blocks, (long long)floats);
+    if (rc != AG_SUCCESS) return bad(rc, path);
+    if (need > 4 * 4 * floats + (1 << 20))
+        return AG_ERROR(AG_EMODEL, "%s: the model configuration describes a model of about %lld MB (in_dim %lld, hidden "
+                        "%lld, %d blocks), but the file holds only %lld weights (%lld KB)", path,
+                        (long long)(need >> 20), (long long)cfg->in_dim, (long long)cfg->hidden, cfg->n_blocks,
+                        (long long)floats, (long long)(4 * floats) >> 10);
+    return AG_SUCCESS;
+}
+
 static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char *path) {
     const char *ver = ag_metadata_get(&file->metadata, "bundle_version");
     if (!ver)
@@ -286,6 +315,7 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
     if (rc == AG_SUCCESS) rc = meta_json(file, path, "target_mean", 1, &jm);
     if (rc == AG_SUCCESS) rc = meta_json(file, path, "target_std", 1, &js);
     if (rc == AG_SUCCESS && (rc = ag_model_config_from_json(&cfg, jc)) != AG_SUCCESS) rc = bad(rc, path);
+    if (rc == AG_SUCCESS) rc = check_size(&cfg, file, path);
     if (rc == AG_SUCCESS && (rc = ag_model_create(&b->model, &cfg)) != AG_SUCCESS) rc = bad(rc, path);
     if (rc == AG_SUCCESS) rc = ag_safetensors_to_params(file, ag_model_params(b->model));
     if (rc == AG_SUCCESS && (rc = ag_featurizer_from_json(&b->featurizer, jf)) != AG_SUCCESS) rc = bad(rc, path);
