@@ -20,10 +20,11 @@
  * at 65 GFLOP/s in BLIS against 11 in the loop). */
 #define AG_GEMM_SMALL_FLOPS (16 * 16 * 16)
 
-/* Below this many multiply-adds BLIS runs the product on one thread whatever ag_set_num_threads
- * says: on two cores shared with other work, a two-thread BLIS call on a small product waits for
- * a descheduled thread at its barrier and slows down 100x or more (docs/blas.md). 2^24 keeps a
- * batch of molecules on one thread and lets Cora's and large graphs' products use both cores. */
+/* Products of at most AG_GEMM_CHUNK_ROWS rows (weight gradients X^T dY: 64 rows, a sum over
+ * thousands) run on one BLIS thread below this many multiply-adds, on BLIS's threads above: on two
+ * cores shared with other work, a two-thread BLIS call on a small product waits for a descheduled
+ * thread at its barrier and slows down 100x or more (docs/blas.md). Taller products are cut into
+ * row blocks shared by our own threads (below). */
 #define AG_GEMM_PARALLEL_FLOPS ((int64_t)1 << 24)
 
 /* Row blocks (below) are shared between threads from this many multiply-adds on (about 10 us of
@@ -35,10 +36,11 @@ int64_t ag_i_gemm_small_flops(void) { return AG_GEMM_SMALL_FLOPS; }
 #ifdef AG_BLAS_BLIS
 /* Products of more rows than this are cut into blocks of this many rows of C, one BLIS call per
  * block. The blocks depend only on the shape, never on the thread count: BLIS's skinny-product
- * ("sup") kernels round differently depending on where a row falls in the call (measured: a
- * row-split of 3371 x 64 by 64 x 64 with B transposed changes bits), so the same cut for every
- * thread count is what keeps results bit-identical. 256 is a multiple of every BLIS micro-tile
- * height; a 256 x 64 by 64 x 64 call runs at 108 GFLOP/s against 112 for 3371 rows in one call. */
+ * ("sup") kernels round differently depending on where a row falls in the call (measured:
+ * splitting 3371 x 64 by 64 x 64 with both operands transposed, or 1000 x 64 by 64 x 7 with B
+ * transposed, changes bits), so the same cut for every thread count is what keeps results
+ * bit-identical. 256 is a multiple of every BLIS micro-tile height; a 256 x 64 by 64 x 64 call
+ * runs at 108 GFLOP/s against 112 for 3371 rows in one call. */
 #define AG_GEMM_CHUNK_ROWS 256
 
 /* One BLIS call on one thread. BLIS's typed API takes the stored matrices' strides (row-major:
