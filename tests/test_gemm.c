@@ -242,11 +242,40 @@ static void test_spmm_threads_and_errors(void **state) {
     ag_i_csr_destroy(&S);
 }
 
+/* Products of more than 256 rows run as blocks of 256 rows shared between threads: every
+ * transposition, a row count that is not a multiple of the block, right against the double
+ * product, and the same bits for 1 and 2 threads (the blocks do not depend on the thread count). */
+static void test_gemm_row_blocks(void **state) {
+    (void)state;
+    const int64_t M = 1000, N = 64, K = 48;
+    for (int ta = 0; ta <= 1; ta++)
+        for (int tb = 0; tb <= 1; tb++) {
+            int64_t lda = ta ? M : K, ldb = tb ? K : N;
+            float *A = rnd(M * K, 11, 0), *B = rnd(K * N, 12, 0), *C0 = rnd(M * N, 13, 0);
+            float *C1 = malloc((size_t)(M * N) * sizeof(float)), *C2 = malloc((size_t)(M * N) * sizeof(float));
+            memcpy(C1, C0, (size_t)(M * N) * sizeof(float));
+            memcpy(C2, C0, (size_t)(M * N) * sizeof(float));
+            ag_set_num_threads(1);
+            ag_i_gemm(ta, tb, M, N, K, 0.5f, A, lda, B, ldb, 1.0f, C1, N);
+            ag_set_num_threads(2);
+            ag_i_gemm(ta, tb, M, N, K, 0.5f, A, lda, B, ldb, 1.0f, C2, N);
+            ag_set_num_threads(0);
+            check_product(ta, tb, M, N, K, 0.5f, A, B, 1.0f, C0, C1);
+            assert_memory_equal(C1, C2, (size_t)(M * N) * sizeof(float));
+            free(A);
+            free(B);
+            free(C0);
+            free(C1);
+            free(C2);
+        }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm_all_transpositions),
         cmocka_unit_test(test_gemm_edge_cases),
         cmocka_unit_test(test_gemm_threads_bit_identical),
+        cmocka_unit_test(test_gemm_row_blocks),
         cmocka_unit_test(test_spmm_matches_dense),
         cmocka_unit_test(test_spmm_threads_and_errors),
     };

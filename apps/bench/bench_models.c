@@ -304,9 +304,14 @@ int bench_mutag(int argc, char **argv) {
             cpu[r] = bench_cpu() - c0;
         }
     }
+    /* a weighted sum of the outputs: equal for any thread count, and across code changes that
+     * keep the same operations (or within rounding when they do not) */
+    double checksum = 0.0;
+    for (int64_t t = 0; t < G * cfg.n_out; t++) checksum += (double)out[t] * (double)((t % 7) + 1);
     char extra[256];
-    snprintf(extra, sizeof extra, "\"nodes\": %lld, \"features\": %lld, \"edge_features\": %lld, \"blocks\": %d, ",
-             (long long)gb.g.n_nodes, (long long)F, (long long)Fe, cfg.n_blocks);
+    snprintf(extra, sizeof extra,
+             "\"nodes\": %lld, \"features\": %lld, \"edge_features\": %lld, \"blocks\": %d, \"checksum\": %.9g, ",
+             (long long)gb.g.n_nodes, (long long)F, (long long)Fe, cfg.n_blocks, checksum);
     emit("mutag", "batched_inference", extra, wall, cpu, o.repeat, G, "graphs");
     free(wall);
     free(cpu);

@@ -9,6 +9,7 @@
 #include "attention_internal.h"
 #include "blas.h"
 #include "internal.h"
+#include "layers_internal.h"
 
 /* RNG streams of the initial weights, one per tensor, so that adding a tensor never shifts the
  * draws of another. */
@@ -255,8 +256,33 @@ static int looks_sparse(const float *X, int64_t N, int64_t F, int64_t HD) {
     return (double)nnz < SPARSE_DENSITY * (double)(rows * F);
 }
 
+/* *xs = X's CSR (N x F), kept if it already has that shape (the caller vouches that X has not
+ * changed since it was built). */
+static ag_error_t kept_csr(ag_i_csr_t **xs, const float *X, int64_t N, int64_t F) {
+    if (*xs && (*xs)->rows == N && (*xs)->cols == F) return AG_SUCCESS;
+    if (*xs) {
+        ag_i_csr_destroy(*xs);
+        ag_i_free(*xs);
+        *xs = NULL;
+    }
+    ag_i_csr_t *S = ag_i_malloc(sizeof *S);
+    if (!S) return AG_ERROR(AG_ENOMEM, "attention: out of memory for the input's sparse form");
+    ag_error_t rc = ag_i_csr_from_dense(S, X, N, F);
+    if (rc != AG_SUCCESS) {
+        ag_i_free(S);
+        return rc;
+    }
+    *xs = S;
+    return AG_SUCCESS;
+}
+
 ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
                                 const float *E, float *Y, int training, ag_rng_t *rng) {
+    return ag_i_attention_forward_xs(layer, mask, X, NULL, E, Y, training, rng);
+}
+
+ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
+                                     ag_i_csr_t **xs, const float *E, float *Y, int training, ag_rng_t *rng) {
     if (!layer || !layer->cache || !X || !Y) return AG_ERROR(AG_EINVAL, "attention forward: NULL argument");
     AG_CHECK(check_mask(mask));
     const ag_attention_config_t *c = &layer->cfg;
@@ -278,12 +304,21 @@ ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, co
 
     ag_i_csr_destroy(&k->xs);
     k->xs_of = NULL;
-    if (looks_sparse(X, N, F, HD)) {
-        AG_CHECK(ag_i_csr_from_dense(&k->xs, X, N, F));
-        k->xs_of = X;
-        if (k->q) ag_i_spmm(&k->xs, layer->Wq, HD, HD, 1.0f, 0.0f, k->q, HD);
-        if (k->k) ag_i_spmm(&k->xs, layer->Wk, HD, HD, 1.0f, 0.0f, k->k, HD);
-        ag_i_spmm(&k->xs, layer->Wv, HD, HD, 1.0f, 0.0f, k->v, HD);
+    if (training) xs = NULL; /* the backward needs the layer's own CSR (and its input is dropout's) */
+    int kept = xs && *xs && (*xs)->rows == N && (*xs)->cols == F;
+    if (kept || looks_sparse(X, N, F, HD)) {
+        /* Inference on a batch's X: its CSR is built once and reused by every later call. */
+        const ag_i_csr_t *S = &k->xs;
+        if (xs) {
+            AG_CHECK(kept_csr(xs, X, N, F));
+            S = *xs;
+        } else {
+            AG_CHECK(ag_i_csr_from_dense(&k->xs, X, N, F));
+            k->xs_of = X;
+        }
+        if (k->q) ag_i_spmm(S, layer->Wq, HD, HD, 1.0f, 0.0f, k->q, HD);
+        if (k->k) ag_i_spmm(S, layer->Wk, HD, HD, 1.0f, 0.0f, k->k, HD);
+        ag_i_spmm(S, layer->Wv, HD, HD, 1.0f, 0.0f, k->v, HD);
     } else {
         if (k->q) ag_i_gemm(0, 0, N, HD, F, 1.0f, X, F, layer->Wq, HD, 0.0f, k->q, HD);
         if (k->k) ag_i_gemm(0, 0, N, HD, F, 1.0f, X, F, layer->Wk, HD, 0.0f, k->k, HD);

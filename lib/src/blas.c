@@ -9,6 +9,7 @@
 #else
 #include <cblas.h>
 #endif
+#include <omp.h>
 #include <string.h>
 #include "blas.h"
 #include "internal.h"
@@ -19,13 +20,55 @@
  * at 65 GFLOP/s in BLIS against 11 in the loop). */
 #define AG_GEMM_SMALL_FLOPS (16 * 16 * 16)
 
-/* Below this many multiply-adds BLIS runs the product on one thread whatever ag_set_num_threads
- * says: on two cores shared with other work, a two-thread BLIS call on a small product waits for
- * a descheduled thread at its barrier and slows down 100x or more (docs/blas.md). 2^24 keeps a
- * batch of molecules on one thread and lets Cora's and large graphs' products use both cores. */
+/* Products of at most AG_GEMM_CHUNK_ROWS rows (weight gradients X^T dY: 64 rows, a sum over
+ * thousands) run on one BLIS thread below this many multiply-adds, on BLIS's threads above: on two
+ * cores shared with other work, a two-thread BLIS call on a small product waits for a descheduled
+ * thread at its barrier and slows down 100x or more (docs/blas.md). Taller products are cut into
+ * row blocks shared by our own threads (below). */
 #define AG_GEMM_PARALLEL_FLOPS ((int64_t)1 << 24)
 
+/* Row blocks (below) are shared between threads from this many multiply-adds on (about 10 us of
+ * work on one core): one OpenMP join per product, no BLIS barrier. */
+#define AG_GEMM_PARALLEL_FLOPS_OWN ((int64_t)1 << 20)
+
 int64_t ag_i_gemm_small_flops(void) { return AG_GEMM_SMALL_FLOPS; }
+
+#ifdef AG_BLAS_BLIS
+/* Products of more rows than this are cut into blocks of this many rows of C, one BLIS call per
+ * block. The blocks depend only on the shape, never on the thread count: BLIS's skinny-product
+ * ("sup") kernels round differently depending on where a row falls in the call (measured:
+ * splitting 3371 x 64 by 64 x 64 with both operands transposed, or 1000 x 64 by 64 x 7 with B
+ * transposed, changes bits), so the same cut for every thread count is what keeps results
+ * bit-identical. 256 is a multiple of every BLIS micro-tile height; a 256 x 64 by 64 x 64 call
+ * runs at 108 GFLOP/s against 112 for 3371 rows in one call. */
+#define AG_GEMM_CHUNK_ROWS 256
+
+/* One BLIS call on one thread. BLIS's typed API takes the stored matrices' strides (row-major:
+ * row stride ld, column stride 1) and applies the transposition itself. */
+static void blis_gemm1(int trans_a, int trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                       int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+    rntm_t rntm = BLIS_RNTM_INITIALIZER;
+    bli_rntm_set_num_threads(1, &rntm);
+    bli_sgemm_ex(trans_a ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE, trans_b ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE,
+                 (dim_t)M, (dim_t)N, (dim_t)K, &alpha, (float *)A, (inc_t)lda, 1, (float *)B, (inc_t)ldb, 1,
+                 &beta, C, (inc_t)ldc, 1, NULL, &rntm);
+}
+
+/* The blocks of AG_GEMM_CHUNK_ROWS rows, shared by our own OpenMP threads (one join, which sleeps
+ * under OMP_WAIT_POLICY=passive) rather than by BLIS's threads (whose barriers spin, several per
+ * call: a descheduled thread on a shared machine stalls the others). A batch of molecules
+ * (thousands of rows by 64 by 64, 14 million multiply-adds) thus uses both cores. */
+static void gemm_row_chunks(int trans_a, int trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                            int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+    int64_t nchunks = (M + AG_GEMM_CHUNK_ROWS - 1) / AG_GEMM_CHUNK_ROWS;
+#pragma omp parallel for schedule(dynamic, 1) if (M * N * K >= AG_GEMM_PARALLEL_FLOPS_OWN && !omp_in_parallel())
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t i0 = c * AG_GEMM_CHUNK_ROWS, m = M - i0 < AG_GEMM_CHUNK_ROWS ? M - i0 : AG_GEMM_CHUNK_ROWS;
+        const float *a = trans_a ? A + i0 : A + i0 * lda; /* op(A)'s rows i0.. */
+        blis_gemm1(trans_a, trans_b, m, N, K, alpha, a, lda, B, ldb, beta, C + i0 * ldc, ldc);
+    }
+}
+#endif
 
 void ag_i_gemm_naive(int trans_a, int trans_b, int64_t M, int64_t N, int64_t K, float alpha,
                      const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
@@ -88,14 +131,12 @@ void ag_i_gemm(int trans_a, int trans_b, int64_t M, int64_t N, int64_t K, float 
 #ifdef AG_BLAS_BLIS
     /* M or N of 1 stays with CBLAS: BLIS's BLAS layer turns it into a (single-threaded) gemv,
      * 3-5x faster than the gemm machinery. */
+    if (M > AG_GEMM_CHUNK_ROWS && N > 1) {
+        gemm_row_chunks(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
     if (M * N * K < AG_GEMM_PARALLEL_FLOPS && M > 1 && N > 1) {
-        rntm_t rntm = BLIS_RNTM_INITIALIZER;
-        bli_rntm_set_num_threads(1, &rntm);
-        /* BLIS's typed API takes the stored matrices' strides (row-major: row stride ld, column
-         * stride 1) and applies the transposition itself. */
-        bli_sgemm_ex(trans_a ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE, trans_b ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE,
-                     (dim_t)M, (dim_t)N, (dim_t)K, &alpha, (float *)A, (inc_t)lda, 1, (float *)B, (inc_t)ldb, 1,
-                     &beta, C, (inc_t)ldc, 1, NULL, &rntm);
+        blis_gemm1(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
 #endif

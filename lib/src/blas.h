@@ -10,8 +10,10 @@
 /* C = alpha * op(A) * op(B) + beta * C, all row-major float32.
  * op(A) is M x K, op(B) is K x N, C is M x N; lda, ldb, ldc are row strides.
  * Large products go to the CBLAS chosen at build time; small ones (a molecule's 20 x 64 by 64 x 64,
- * where a BLAS call costs more than it saves) run a plain loop (ag_i_gemm_small). Neither splits
- * the sum over K between threads, so the result does not depend on the number of threads.
+ * where a BLAS call costs more than it saves) run a plain loop (ag_i_gemm_small). With BLIS,
+ * products of more than 256 rows run as fixed blocks of 256 rows of C (one single-threaded BLIS
+ * call each) shared between the threads. Nothing splits the sum over K between threads, and the
+ * blocks depend only on the shape, so the result does not depend on the number of threads.
  * beta = 0 overwrites C without reading it (NaN in C does not propagate).
  * Must not be called from inside an OpenMP parallel region (the BLAS has its own threads). */
 void ag_i_gemm(int trans_a, int trans_b, int64_t M, int64_t N, int64_t K, float alpha,

@@ -7,6 +7,56 @@
 #include "internal.h"
 #include "layers_internal.h"
 
+/* The forward's rows are compiled for AVX-512, AVX2 and the baseline, chosen at load time; each
+ * clone does the same operations in the same order (no fused multiply-adds in ISO C mode), so the
+ * results do not depend on which one runs. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define AG_LN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define AG_LN_CLONES
+#endif
+
+/* Lanes of the row sums: feature c goes to lane c % LANES, the lanes are added in a fixed tree.
+ * A fixed order the compiler can vectorise (a single running sum cannot be reordered), and the
+ * same for any thread count. */
+#define LANES 8
+
+static inline __attribute__((always_inline)) double lane_total(const double *s) {
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/* Rows [0, n) of X (n x F) normalised into Y; mean and rstd (n) kept when not NULL. Two passes in
+ * double: the variance of features with a large common offset stays exact. */
+AG_LN_CLONES static void ln_rows(const float *X, float *Y, int64_t n, int64_t F, const float *gamma,
+                                 const float *beta, float eps, float *mean, float *rstd) {
+    for (int64_t r = 0; r < n; r++) {
+        const float *x = X + r * F;
+        float *y = Y + r * F;
+        double s[LANES] = {0}, q[LANES] = {0};
+        int64_t c = 0;
+        for (; c + LANES <= F; c += LANES)
+            for (int l = 0; l < LANES; l++) s[l] += (double)x[c + l];
+        for (int l = 0; c + l < F; l++) s[l] += (double)x[c + l];
+        double m = lane_total(s) / (double)F;
+        for (c = 0; c + LANES <= F; c += LANES)
+            for (int l = 0; l < LANES; l++) {
+                double d = (double)x[c + l] - m;
+                q[l] += d * d;
+            }
+        for (int l = 0; c + l < F; l++) {
+            double d = (double)x[c + l] - m;
+            q[l] += d * d;
+        }
+        double v = lane_total(q) / (double)F;
+        float mf = (float)m, rs = (float)(1.0 / sqrt(v + (double)eps));
+        for (c = 0; c < F; c++) y[c] = (x[c] - mf) * rs * gamma[c] + beta[c];
+        if (mean) {
+            mean[r] = mf;
+            rstd[r] = rs;
+        }
+    }
+}
+
 ag_error_t ag_layernorm_init(ag_layernorm_t *layer, const ag_layernorm_config_t *cfg, uint64_t seed) {
     (void)seed;
     memset(layer, 0, sizeof *layer);
@@ -68,24 +118,11 @@ ag_error_t ag_layernorm_forward(ag_layernorm_t *layer, const float *X, float *Y,
     layer->cached_rows = -1;
     const float *Xs = training ? layer->x_cache : X; /* Y may alias X: read the copy if there is one */
     float eps = layer->cfg.eps;
+    enum { ROWS = 64 };
 #pragma omp parallel for schedule(static) if (N * F > 32768)
-    for (int64_t r = 0; r < N; r++) {
-        const float *x = Xs + r * F;
-        float *y = Y + r * F;
-        /* Two passes in double: the variance of features with a large common offset stays exact. */
-        double s = 0.0;
-        for (int64_t c = 0; c < F; c++) s += x[c];
-        double m = s / (double)F;
-        double v = 0.0;
-        for (int64_t c = 0; c < F; c++) v += ((double)x[c] - m) * ((double)x[c] - m);
-        v /= (double)F;
-        float mf = (float)m, rs = (float)(1.0 / sqrt(v + (double)eps));
-        for (int64_t c = 0; c < F; c++) y[c] = (x[c] - mf) * rs * layer->gamma[c] + layer->beta[c];
-        if (training) {
-            layer->mean[r] = mf;
-            layer->rstd[r] = rs;
-        }
-    }
+    for (int64_t r0 = 0; r0 < N; r0 += ROWS)
+        ln_rows(Xs + r0 * F, Y + r0 * F, N - r0 < ROWS ? N - r0 : ROWS, F, layer->gamma, layer->beta, eps,
+                training ? layer->mean + r0 : NULL, training ? layer->rstd + r0 : NULL);
     if (training) layer->cached_rows = N;
     return AG_SUCCESS;
 }

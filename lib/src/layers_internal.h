@@ -5,6 +5,7 @@
 #ifndef ATTNGRAPH_LAYERS_INTERNAL_H
 #define ATTNGRAPH_LAYERS_INTERNAL_H
 
+#include "attngraph/attention.h"
 #include "attngraph/layers.h"
 #include "blas.h"
 
@@ -33,6 +34,13 @@ ag_error_t ag_i_linear_apply_csr(const ag_linear_t *layer, const ag_i_csr_t *S, 
 ag_error_t ag_i_linear_grad_csr(ag_linear_t *layer, const ag_i_csr_t *ST, const float *dY, int64_t N);
 
 /* Checks the common arguments of a forward call. */
+/* ag_attention_forward with a place for X's sparse form that outlives the call (a batch's). Out
+ * of training, when X is mostly zeros, the projections use *xs, built there on first use (or when
+ * its shape is not X's), instead of a CSR built per call: X must not change while *xs lives.
+ * xs NULL, or training: exactly ag_attention_forward. */
+ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
+                                     ag_i_csr_t **xs, const float *E, float *Y, int training, ag_rng_t *rng);
+
 ag_error_t ag_i_check_forward(const char *layer, const void *X, const void *Y, int64_t N);
 
 #endif

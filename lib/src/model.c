@@ -13,6 +13,7 @@
 #include "attngraph/model.h"
 #include "internal.h"
 #include "json.h"
+#include "layers_internal.h"
 
 typedef enum op_kind_t {
     OP_DROPOUT,
@@ -630,6 +631,11 @@ void ag_batch_init(ag_batch_t *batch, const ag_graph_t *graph, const float *X, c
 void ag_batch_destroy(ag_batch_t *batch) {
     for (int i = 0; i < batch->n_masks; i++) ag_mask_destroy(&batch->masks[i]);
     batch->n_masks = 0;
+    if (batch->x_sparse) {
+        ag_i_csr_destroy(batch->x_sparse);
+        ag_i_free(batch->x_sparse);
+        batch->x_sparse = NULL;
+    }
 }
 
 static ag_error_t batch_mask(ag_batch_t *batch, const ag_block_config_t *b, const ag_mask_t **out) {
@@ -718,7 +724,9 @@ ag_error_t ag_model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_r
             const ag_mask_t *mask;
             AG_CHECK(batch_mask(batch, &m->cfg.blocks[op->block], &mask));
             const float *E = op->u.attn.cfg.edge_mode != AG_EDGE_NONE ? batch->E : NULL;
-            AG_CHECK(ag_attention_forward(&op->u.attn, mask, in, E, y, training, rng));
+            /* the batch's own X keeps its sparse form across inference calls */
+            AG_CHECK(ag_i_attention_forward_xs(&op->u.attn, mask, in, in == batch->X ? &batch->x_sparse : NULL, E, y,
+                                               training, rng));
             break;
         }
         case OP_READOUT: AG_CHECK(ag_readout_forward(&op->u.ro, g->graph_ptr, G, in, y)); break;

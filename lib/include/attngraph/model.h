@@ -116,18 +116,22 @@ ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const struct ag_jso
 
 #define AG_BATCH_MAX_MASKS 8
 
-/** The input of one forward pass: a graph or block-diagonal batch with its features, and the
- * attention masks built for it (once per distinct mask of the model's blocks, on first use). */
+/** The input of one forward pass: a graph or block-diagonal batch with its features, and what is
+ * derived from them on first use: the attention masks (once per distinct mask of the model's
+ * blocks) and, when X is mostly zeros, X's sparse form for the first layer's inference. */
 typedef struct ag_batch_t {
     const ag_graph_t *graph;  /* N nodes, G graphs */
     const float *X;           /* (N x F) */
     const float *E;           /* (E x Fe) or NULL when edge_dim is 0 */
     int n_masks;
     ag_mask_t masks[AG_BATCH_MAX_MASKS];
+    struct ag_i_csr_t *x_sparse; /* internal: X's nonzeros, built by the first inference that needs them */
 } ag_batch_t;
 
 /** \function ag_batch_init
- * Wraps a graph and its features (not copied: they must outlive the batch). */
+ * Wraps a graph and its features (not copied: they must outlive the batch). The batch caches
+ * what it derives from them (see ag_batch_t): change neither the graph nor X while the batch is
+ * in use; to run on changed data, destroy the batch and init a new one (cheap). */
 void ag_batch_init(ag_batch_t *batch, const ag_graph_t *graph, const float *X, const float *E);
 
 /** \function ag_batch_destroy
