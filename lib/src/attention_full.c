@@ -17,23 +17,6 @@
 
 #define BLOCK 256
 
-/* The hot loops are compiled for AVX-512, AVX2 and the baseline, chosen at load time: the library
- * is installed, so it cannot assume -march=native. Each clone runs the same operations per lane
- * (ISO C mode keeps -ffp-contract=off: no fused multiply-adds), so results do not depend on
- * which one runs. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define AG_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define AG_CLONES
-#endif
-
-/* No floating-point traps are ever enabled, so GCC may vectorise the comparisons and selects of
- * these loops; clang has no per-function optimize attribute (and needs none to vectorise them). */
-#if defined(__GNUC__) && !defined(__clang__)
-#define AG_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
-#else
-#define AG_NO_TRAPPING_MATH
-#endif
 
 /* x[l] = exp(x[l]) for -87 <= x <= 88 (clamped below; softmax arguments are <= 0): Cody-Waite reduction and a degree-6 polynomial (relative error
  * below 3e-7), written so that the loop vectorises (glibc's expf does not without -ffast-math). */
