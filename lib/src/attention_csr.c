@@ -14,6 +14,12 @@
  * order: per element the same operations as the scalar kernels of attention_kernels.c (the same
  * bits), and the same for any number of threads.
  */
+/* No floating-point traps are ever enabled: let GCC vectorise the selects and the exponential's
+ * clamp in every function of this file, including the always-inlined ones (a per-function
+ * optimize attribute does not reach code inlined into the function). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math")
+#endif
 #include <math.h>
 #include <omp.h>
 #include <string.h>
@@ -98,7 +104,7 @@ static inline __attribute__((always_inline)) void pair_grad(const csr_t *x, int6
 
 /* Destination i: dq_i (DOT) or del_i (GAT), gathering over its entries. */
 static inline __attribute__((always_inline)) void dst_node(const csr_t *x, int64_t i, int64_t H, int64_t D,
-                                                           float *acc) {
+                                                           int64_t kend, float *acc) {
     const ag_attn_ctx_t *c = x->c;
     const ag_attn_bwd_t *b = x->b;
     const ag_mask_t *m = c->mask;
@@ -109,12 +115,8 @@ static inline __attribute__((always_inline)) void dst_node(const csr_t *x, int64
     for (int64_t h = 0; h < H; h++) del[h] = 0.0f;
     if (dot)
         for (int64_t t = 0; t < HD; t++) acc[t] = 0.0f;
-    for (int64_t k = k0; k < k1 && k < k0 + PF_AHEAD; k++) {
-        prefetch_row(x->vT + (int64_t)m->src[k] * HD, HD);
-        prefetch_row(dot ? x->kT + (int64_t)m->src[k] * HD : c->er + (int64_t)m->src[k] * H, dot ? HD : H);
-    }
     for (int64_t k = k0; k < k1; k++) {
-        if (k + PF_AHEAD < k1) {
+        if (k + PF_AHEAD < kend) {
             int64_t jn = m->src[k + PF_AHEAD];
             prefetch_row(x->vT + jn * HD, HD);
             prefetch_row(dot ? x->kT + jn * HD : c->er + jn * H, dot ? HD : H);
@@ -143,7 +145,7 @@ static inline __attribute__((always_inline)) void dst_node(const csr_t *x, int64
 
 /* Source j: dv_j, and dk_j (DOT) or der_j (GAT), gathering over its transposed entries. */
 static inline __attribute__((always_inline)) void src_node(const csr_t *x, int64_t j, int64_t H, int64_t D,
-                                                           float *accv, float *acck) {
+                                                           int64_t tend, float *accv, float *acck) {
     const ag_attn_ctx_t *c = x->c;
     const ag_attn_bwd_t *b = x->b;
     const ag_mask_t *m = c->mask;
@@ -153,14 +155,8 @@ static inline __attribute__((always_inline)) void src_node(const csr_t *x, int64
     float pre[HMAX], a[HMAX], ds[HMAX], wv[HMAX], der[HMAX];
     for (int64_t h = 0; h < H; h++) der[h] = 0.0f;
     for (int64_t t = 0; t < HD; t++) accv[t] = acck[t] = 0.0f;
-    for (int64_t t = t0; t < t1 && t < t0 + PF_AHEAD; t++) {
-        int64_t in = x->t_dst[t];
-        prefetch_row(x->dOT + in * HD, HD);
-        prefetch_row(x->nst + in * 4 * H, 4 * H);
-        if (dot) prefetch_row(x->qT + in * HD, HD);
-    }
     for (int64_t t = t0; t < t1; t++) {
-        if (t + PF_AHEAD < t1) {
+        if (t + PF_AHEAD < tend) {
             int64_t in = x->t_dst[t + PF_AHEAD];
             prefetch_row(x->dOT + in * HD, HD);
             prefetch_row(x->nst + in * 4 * H, 4 * H);
@@ -193,22 +189,39 @@ static inline __attribute__((always_inline)) void src_node(const csr_t *x, int64
     }
 }
 
-/* Nodes [n0, n1) of one pass; eight heads of eight (the common shape) with constant loop bounds. */
+/* Nodes [n0, n1) of one pass; eight heads of eight (the common shape) with constant loop bounds.
+ * The rows of the first PF_AHEAD entries are requested here, each later one PF_AHEAD entries
+ * ahead across node boundaries (a node has about as many entries as the distance). */
 AG_CLONES AG_NO_TRAPPING_MATH static void dst_nodes(const csr_t *x, int64_t n0, int64_t n1, float *acc) {
-    int64_t H = x->c->H, D = x->c->D;
+    const ag_attn_ctx_t *c = x->c;
+    const ag_mask_t *m = c->mask;
+    int64_t H = c->H, D = c->D, HD = c->HD, kend = m->indptr[n1];
+    int dot = c->score == AG_SCORE_DOT;
+    for (int64_t k = m->indptr[n0]; k < kend && k < m->indptr[n0] + PF_AHEAD; k++) {
+        prefetch_row(x->vT + (int64_t)m->src[k] * HD, HD);
+        prefetch_row(dot ? x->kT + (int64_t)m->src[k] * HD : c->er + (int64_t)m->src[k] * H, dot ? HD : H);
+    }
     if (H == 8 && D == 8)
-        for (int64_t i = n0; i < n1; i++) dst_node(x, i, 8, 8, acc);
+        for (int64_t i = n0; i < n1; i++) dst_node(x, i, 8, 8, kend, acc);
     else
-        for (int64_t i = n0; i < n1; i++) dst_node(x, i, H, D, acc);
+        for (int64_t i = n0; i < n1; i++) dst_node(x, i, H, D, kend, acc);
 }
 
 AG_CLONES AG_NO_TRAPPING_MATH static void src_nodes(const csr_t *x, int64_t n0, int64_t n1, float *accv,
                                                     float *acck) {
-    int64_t H = x->c->H, D = x->c->D;
+    const ag_attn_ctx_t *c = x->c;
+    const ag_mask_t *m = c->mask;
+    int64_t H = c->H, D = c->D, HD = c->HD, tend = m->t_indptr[n1];
+    for (int64_t t = m->t_indptr[n0]; t < tend && t < m->t_indptr[n0] + PF_AHEAD; t++) {
+        int64_t in = x->t_dst[t];
+        prefetch_row(x->dOT + in * HD, HD);
+        prefetch_row(x->nst + in * 4 * H, 4 * H);
+        if (x->qT) prefetch_row(x->qT + in * HD, HD);
+    }
     if (H == 8 && D == 8)
-        for (int64_t j = n0; j < n1; j++) src_node(x, j, 8, 8, accv, acck);
+        for (int64_t j = n0; j < n1; j++) src_node(x, j, 8, 8, tend, accv, acck);
     else
-        for (int64_t j = n0; j < n1; j++) src_node(x, j, H, D, accv, acck);
+        for (int64_t j = n0; j < n1; j++) src_node(x, j, H, D, tend, accv, acck);
 }
 
 /* dst (N x D x H) = src (N x H*D) head-interleaved, times scale (1 leaves every bit). */
