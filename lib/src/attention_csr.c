@@ -292,3 +292,80 @@ done:
     ag_i_free(scr);
     return rc;
 }
+
+/* Forward of destination i for GAT scores (neighbour and k-hop masks, no edge features): the
+ * operations of ag_i_attn_csr_forward_dst per element in the same order, with the heads in
+ * lanes for the scores and the weights, and the head size in lanes for the weighted sum. */
+static inline __attribute__((always_inline)) void gat_fwd_node(const ag_attn_ctx_t *c, int64_t i, int64_t H,
+                                                               int64_t D, float *w, float *acc) {
+    const ag_mask_t *m = c->mask;
+    int64_t HD = H * D, k0 = m->indptr[i], n = m->indptr[i + 1] - k0;
+    float *o = c->o + i * HD, *mx = c->mx + i * H, *den = c->den + i * H;
+    if (n == 0) {
+        for (int64_t t = 0; t < HD; t++) o[t] = 0.0f;
+        for (int64_t h = 0; h < H; h++) mx[h] = den[h] = 0.0f;
+        return;
+    }
+    /* the sources' rows are random accesses: request this node's (usually requested already)
+     * and the next node's, which the same thread most likely takes next */
+    int64_t kn = m->indptr[i + 2 <= c->N ? i + 2 : c->N];
+    for (int64_t k = k0; k < kn; k++) {
+        prefetch_row(c->v + (int64_t)m->src[k] * HD, HD);
+        __builtin_prefetch(c->er + (int64_t)m->src[k] * H);
+    }
+    const float *el = c->el + i * H;
+    float slope = c->slope;
+    for (int64_t t = 0; t < n; t++) {
+        const float *er = c->er + (int64_t)m->src[k0 + t] * H;
+        for (int64_t h = 0; h < H; h++) {
+            float pre = el[h] + er[h];
+            w[t * H + h] = pre > 0.0f ? pre : slope * pre;
+        }
+    }
+    float mh[HMAX], dn[HMAX], wt[HMAX];
+    if (c->norm == AG_NORM_SOFTMAX) {
+        for (int64_t h = 0; h < H; h++) mh[h] = w[h];
+        for (int64_t t = 1; t < n; t++)
+            for (int64_t h = 0; h < H; h++) mh[h] = w[t * H + h] > mh[h] ? w[t * H + h] : mh[h];
+        for (int64_t t = 0; t < n; t++)
+            for (int64_t h = 0; h < H; h++) w[t * H + h] = ag_i_exp1(w[t * H + h] - mh[h]);
+    } else {
+        for (int64_t h = 0; h < H; h++) mh[h] = 0.0f;
+        for (int64_t t = 0; t < n * H; t++) w[t] = w[t] > 0.0f ? w[t] : 0.0f;
+    }
+    for (int64_t h = 0; h < H; h++) dn[h] = 0.0f;
+    for (int64_t t = 0; t < n; t++)
+        for (int64_t h = 0; h < H; h++) dn[h] += w[t * H + h];
+    if (c->norm == AG_NORM_RELU)
+        for (int64_t h = 0; h < H; h++) dn[h] += AG_ATTN_RELU_EPS;
+    for (int64_t h = 0; h < H; h++) {
+        mx[h] = mh[h];
+        den[h] = dn[h];
+    }
+    for (int64_t t = 0; t < HD; t++) acc[t] = 0.0f;
+    for (int64_t t = 0; t < n; t++) {
+        const float *vj = c->v + (int64_t)m->src[k0 + t] * HD;
+        for (int64_t h = 0; h < H; h++) wt[h] = w[t * H + h] / dn[h];
+        if (c->dropout)
+            for (int64_t h = 0; h < H; h++)
+                wt[h] *= ag_rng_uniform(c->seed, c->stream, (uint64_t)(k0 + t) * (uint64_t)H + (uint64_t)h) < c->p
+                             ? 0.0f
+                             : c->keep;
+        for (int64_t h = 0; h < H; h++)
+            for (int64_t d = 0; d < D; d++) acc[h * D + d] += wt[h] * vj[h * D + d];
+    }
+    if (acc != o) memcpy(o, acc, (size_t)HD * sizeof(float));
+}
+
+int ag_i_attn_csr_gat_forward_fast(const ag_attn_ctx_t *c) {
+    return c->mask->kind != AG_MASK_FULL && c->emode == AG_EDGE_NONE && c->score == AG_SCORE_GAT && c->H <= HMAX;
+}
+
+AG_CLONES void ag_i_attn_csr_gat_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch) {
+    if (c->H == 8 && c->D == 8) {
+        float acc[64];
+        gat_fwd_node(c, i, 8, 8, scratch, acc);
+    } else {
+        gat_fwd_node(c, i, c->H, c->D, scratch, c->o + i * c->HD);
+    }
+}

@@ -145,6 +145,11 @@ void ag_i_attn_csr_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch
 int ag_i_attn_csr_fast(const ag_attn_ctx_t *c);
 ag_error_t ag_i_attn_csr_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int nt);
 
+/* The forward of ag_i_attn_csr_forward_dst for GAT scores, at most 64 heads, without edge
+ * features, with heads in vector lanes (attention_csr.c); the same bits. */
+int ag_i_attn_csr_gat_forward_fast(const ag_attn_ctx_t *c);
+void ag_i_attn_csr_gat_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch);
+
 /* Full mask, DOT scores, no edge features: the blocked fast path (attention_full.c). */
 int ag_i_attn_full_fast(const ag_attn_ctx_t *c);
 ag_error_t ag_i_attn_full_forward(const ag_attn_ctx_t *c, int nt);
