@@ -484,11 +484,12 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
     if (!rc && b.P > 0) rc = ag_i_alloc_array((void **)&part, nch * b.P, sizeof(float), "attention gradient partials");
     if (!rc && edges && dE) rc = ag_i_alloc_array((void **)&dent, M * Fe, sizeof(float), "attention edge gradients");
     if (!rc && !full) rc = ag_i_alloc_array((void **)&dst, M, sizeof(int32_t), "attention entry destinations");
-    int keep_ds = !full && c->score != AG_SCORE_GATV2;
-    if (!rc && keep_ds) rc = ag_i_alloc_array((void **)&ds_e, M * H, sizeof(float), "attention entry gradients");
-    if (!rc && keep_ds) rc = ag_i_alloc_array((void **)&wv_e, M * H, sizeof(float), "attention entry weights");
     ag_attn_ctx_t x;
     make_ctx(&x, layer, mask, E);
+    /* the lane kernels recompute per-entry values in the source pass; the others keep them */
+    int keep_ds = !full && c->score != AG_SCORE_GATV2 && !ag_i_attn_csr_fast(&x);
+    if (!rc && keep_ds) rc = ag_i_alloc_array((void **)&ds_e, M * H, sizeof(float), "attention entry gradients");
+    if (!rc && keep_ds) rc = ag_i_alloc_array((void **)&wv_e, M * H, sizeof(float), "attention entry weights");
     int nt = ag_get_num_threads();
     int64_t stride = 0;
     if (!rc) rc = alloc_scratch(&scratch, &x, nt, &stride);
@@ -529,6 +530,9 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
     b.wv_e = wv_e;
     if (ag_i_attn_full_fast(&x)) {
         rc = ag_i_attn_full_backward(&x, &b, nt);
+        if (rc) goto done;
+    } else if (ag_i_attn_csr_fast(&x)) {
+        rc = ag_i_attn_csr_backward(&x, &b, nt);
         if (rc) goto done;
     } else {
         if (ds_e && x.emode == AG_EDGE_NONE) {

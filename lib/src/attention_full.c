@@ -17,23 +17,6 @@
 
 #define BLOCK 256
 
-/* The hot loops are compiled for AVX-512, AVX2 and the baseline, chosen at load time: the library
- * is installed, so it cannot assume -march=native. Each clone runs the same operations per lane
- * (ISO C mode keeps -ffp-contract=off: no fused multiply-adds), so results do not depend on
- * which one runs. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define AG_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define AG_CLONES
-#endif
-
-/* No floating-point traps are ever enabled, so GCC may vectorise the comparisons and selects of
- * these loops; clang has no per-function optimize attribute (and needs none to vectorise them). */
-#if defined(__GNUC__) && !defined(__clang__)
-#define AG_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
-#else
-#define AG_NO_TRAPPING_MATH
-#endif
 
 /* x[l] = exp(x[l]) for -87 <= x <= 88 (clamped below; softmax arguments are <= 0): Cody-Waite reduction and a degree-6 polynomial (relative error
  * below 3e-7), written so that the loop vectorises (glibc's expf does not without -ffast-math). */
@@ -84,11 +67,22 @@ int ag_i_attn_full_fast(const ag_attn_ctx_t *c) {
     return c->mask->kind == AG_MASK_FULL && c->score == AG_SCORE_DOT && c->emode == AG_EDGE_NONE;
 }
 
-/* dst ((H*D) x N) = transpose of src (N x H*D). */
-static void transpose(const float *src, float *dst, int64_t N, int64_t HD) {
+/* Row stride (floats) of the transposed per-head tensors: at least N, a multiple of 16, and 128
+ * more than a multiple of 256. With N a power of two the rows d = 0..D-1 of a block would sit at
+ * multiples of 4 KB and all fall into the same L1 sets (8 ways), so that the 8 rows of K and the
+ * 8 of V evict each other at every block; with this stride consecutive rows are 32 cache lines
+ * (mod 64 sets) apart and a block's rows spread evenly over the sets. */
+static int64_t stride_of(int64_t N) {
+    int64_t ld = (N + 15) / 16 * 16;
+    while (ld % 256 != 128) ld += 16;
+    return ld;
+}
+
+/* dst ((H*D) x ld) = transpose of src (N x H*D). */
+static void transpose(const float *src, float *dst, int64_t N, int64_t HD, int64_t ld) {
 #pragma omp parallel for schedule(static)
     for (int64_t x = 0; x < HD; x++)
-        for (int64_t i = 0; i < N; i++) dst[x * N + i] = src[i * HD + x];
+        for (int64_t i = 0; i < N; i++) dst[x * ld + i] = src[i * HD + x];
 }
 
 static inline float drop_at(const ag_attn_ctx_t *c, int64_t i, int64_t j, int64_t h) {
@@ -292,7 +286,7 @@ AG_CLONES AG_NO_TRAPPING_MATH static void fused_row_block_any(
 /* Rows [a, b) of one graph (sources [g0, g1)), every head, fused (softmax, no dropout). */
 static void fused_rows(const ag_attn_ctx_t *c, const float *Kt, const float *Vt, int64_t a, int64_t b, int64_t g0,
                        int64_t g1, float *s) {
-    int64_t N = c->N, H = c->H, D = c->D, HD = c->HD;
+    int64_t ld = stride_of(c->N), H = c->H, D = c->D, HD = c->HD;
     float mh[TILE], S[TILE];
     for (int64_t h = 0; h < H; h++) {
         for (int64_t i = a; i < b; i++) {
@@ -300,16 +294,16 @@ static void fused_rows(const ag_attn_ctx_t *c, const float *Kt, const float *Vt,
             S[i - a] = 0.0f;
             for (int64_t d = 0; d < D; d++) c->o[i * HD + h * D + d] = 0.0f;
         }
-        const float *Kh = Kt + h * D * N, *Vh = Vt + h * D * N;
+        const float *Kh = Kt + h * D * ld, *Vh = Vt + h * D * ld;
         for (int64_t j0 = g0; j0 < g1; j0 += BLOCK) {
             int64_t n = g1 - j0 < BLOCK ? g1 - j0 : BLOCK;
             for (int64_t i = a; i < b; i++) {
                 const float *q = c->q + i * HD + h * D;
                 float *acc = c->o + i * HD + h * D;
                 if (D == 8)
-                    fused_row_block_d8(q, Kh + j0, Vh + j0, N, n, c->scale, s, &mh[i - a], &S[i - a], acc);
+                    fused_row_block_d8(q, Kh + j0, Vh + j0, ld, n, c->scale, s, &mh[i - a], &S[i - a], acc);
                 else
-                    fused_row_block_any(q, Kh + j0, Vh + j0, N, D, n, c->scale, s, &mh[i - a], &S[i - a], acc);
+                    fused_row_block_any(q, Kh + j0, Vh + j0, ld, D, n, c->scale, s, &mh[i - a], &S[i - a], acc);
             }
         }
         for (int64_t i = a; i < b; i++) {
@@ -324,7 +318,7 @@ static void fused_rows(const ag_attn_ctx_t *c, const float *Kt, const float *Vt,
 
 /* Destination i, every head, one row at a time (relu normalisation or dropout). */
 static void plain_row(const ag_attn_ctx_t *c, const float *Kt, const float *Vt, int64_t i, float *s) {
-    int64_t N = c->N, H = c->H, D = c->D, HD = c->HD;
+    int64_t N = c->N, ld = stride_of(N), H = c->H, D = c->D, HD = c->HD;
     const ag_mask_t *m = c->mask;
     int64_t g0 = m->graph_ptr[m->node_graph[i]], g1 = m->graph_ptr[m->node_graph[i] + 1];
     for (int64_t h = 0; h < H; h++) {
@@ -334,7 +328,7 @@ static void plain_row(const ag_attn_ctx_t *c, const float *Kt, const float *Vt, 
         for (int64_t d = 0; d < D; d++) acc[d] = 0.0f;
         for (int64_t j0 = g0; j0 < g1; j0 += BLOCK) {
             int64_t n = g1 - j0 < BLOCK ? g1 - j0 : BLOCK;
-            block_scores(q, Kt + h * D * N, N, D, j0, n, c->scale, s);
+            block_scores(q, Kt + h * D * ld, ld, D, j0, n, c->scale, s);
             if (c->norm == AG_NORM_SOFTMAX) {
                 float bm = block_max(s, n, mh);
                 if (bm > mh) { /* rescale what was summed under the old maximum */
@@ -351,7 +345,7 @@ static void plain_row(const ag_attn_ctx_t *c, const float *Kt, const float *Vt, 
             S += lane_sum(s, n);
             if (c->dropout)
                 for (int64_t jj = 0; jj < n; jj++) s[jj] *= drop_at(c, i, j0 + jj, h);
-            for (int64_t d = 0; d < D; d++) acc[d] += lane_dot(s, Vt + (h * D + d) * N + j0, n);
+            for (int64_t d = 0; d < D; d++) acc[d] += lane_dot(s, Vt + (h * D + d) * ld + j0, n);
         }
         float den = g1 > g0 ? (c->norm == AG_NORM_SOFTMAX ? S : S + AG_ATTN_RELU_EPS) : 0.0f;
         c->mx[i * H + h] = (c->norm == AG_NORM_SOFTMAX && g1 > g0) ? mh : 0.0f;
@@ -361,18 +355,18 @@ static void plain_row(const ag_attn_ctx_t *c, const float *Kt, const float *Vt, 
 }
 
 ag_error_t ag_i_attn_full_forward(const ag_attn_ctx_t *c, int nt) {
-    int64_t N = c->N, HD = c->HD;
+    int64_t N = c->N, ld = stride_of(N), HD = c->HD;
     float *Kt = NULL, *Vt = NULL, *scr = NULL;
-    ag_error_t rc = ag_i_alloc_array((void **)&Kt, N * HD, sizeof(float), "full attention transposed keys");
-    if (!rc) rc = ag_i_alloc_array((void **)&Vt, N * HD, sizeof(float), "full attention transposed values");
+    ag_error_t rc = ag_i_alloc_array((void **)&Kt, ld * HD, sizeof(float), "full attention transposed keys");
+    if (!rc) rc = ag_i_alloc_array((void **)&Vt, ld * HD, sizeof(float), "full attention transposed values");
     if (!rc) rc = ag_i_alloc_array((void **)&scr, (int64_t)nt * BLOCK, sizeof(float), "full attention scratch");
     if (rc) {
         ag_i_free(Kt);
         ag_i_free(Vt);
         return rc;
     }
-    transpose(c->k, Kt, N, HD);
-    transpose(c->v, Vt, N, HD);
+    transpose(c->k, Kt, N, HD, ld);
+    transpose(c->v, Vt, N, HD, ld);
     const ag_mask_t *m = c->mask;
     int fused = c->norm == AG_NORM_SOFTMAX && !c->dropout && c->D <= FUSED_DMAX;
     int64_t tiles = (N + TILE - 1) / TILE;
@@ -720,7 +714,7 @@ AG_CLONES AG_NO_TRAPPING_MATH static void fused_src_block_any(
 static void fused_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, const float *Kt, const float *Vt,
                            const float *Qt, const float *dOr, const float *dOt, const float *mxT, const float *denT,
                            const float *csT, int nt) {
-    int64_t N = c->N, H = c->H, D = c->D, HD = c->HD;
+    int64_t N = c->N, ld = stride_of(N), H = c->H, D = c->D, HD = c->HD;
     const ag_mask_t *m = c->mask;
     int64_t tiles = (N + TILE - 1) / TILE;
     /* pass A: dq of each destination */
@@ -731,15 +725,15 @@ static void fused_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, const
             int32_t g = m->node_graph[a];
             int64_t g0 = m->graph_ptr[g], g1 = m->graph_ptr[g + 1], e = g1 < end ? g1 : end;
             for (int64_t h = 0; h < H; h++) {
-                const float *Kh = Kt + h * D * N, *Vh = Vt + h * D * N;
+                const float *Kh = Kt + h * D * ld, *Vh = Vt + h * D * ld;
                 for (int64_t j0 = g0; j0 < g1; j0 += BLOCK) {
                     int64_t n = g1 - j0 < BLOCK ? g1 - j0 : BLOCK;
                     for (int64_t i = a; i < e; i++) {
                         const float *q = c->q + i * HD + h * D, *dO = dOr + i * HD + h * D;
                         float *dq = b->dq + i * HD + h * D;
                         float mxi = c->mx[i * H + h], deni = c->den[i * H + h], csi = b->cs[i * H + h];
-                        if (D == 8) fused_dst_block_d8(q, dO, Kh + j0, Vh + j0, N, n, c->scale, mxi, deni, csi, dq);
-                        else fused_dst_block_any(q, dO, Kh + j0, Vh + j0, N, D, n, c->scale, mxi, deni, csi, dq);
+                        if (D == 8) fused_dst_block_d8(q, dO, Kh + j0, Vh + j0, ld, n, c->scale, mxi, deni, csi, dq);
+                        else fused_dst_block_any(q, dO, Kh + j0, Vh + j0, ld, D, n, c->scale, mxi, deni, csi, dq);
                     }
                 }
             }
@@ -754,15 +748,15 @@ static void fused_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, const
             int32_t g = m->node_graph[a];
             int64_t g0 = m->graph_ptr[g], g1 = m->graph_ptr[g + 1], e = g1 < end ? g1 : end;
             for (int64_t h = 0; h < H; h++) {
-                const float *Qh = Qt + h * D * N, *Oh = dOt + h * D * N;
+                const float *Qh = Qt + h * D * ld, *Oh = dOt + h * D * ld;
                 for (int64_t i0 = g0; i0 < g1; i0 += BLOCK) {
                     int64_t n = g1 - i0 < BLOCK ? g1 - i0 : BLOCK;
-                    const float *mx = mxT + h * N + i0, *dn = denT + h * N + i0, *cs = csT + h * N + i0;
+                    const float *mx = mxT + h * ld + i0, *dn = denT + h * ld + i0, *cs = csT + h * ld + i0;
                     for (int64_t j = a; j < e; j++) {
                         const float *kj = c->k + j * HD + h * D, *vj = c->v + j * HD + h * D;
                         float *dk = b->dk + j * HD + h * D, *dv = b->dv + j * HD + h * D;
-                        if (D == 8) fused_src_block_d8(kj, vj, Qh + i0, Oh + i0, N, n, c->scale, mx, dn, cs, dk, dv);
-                        else fused_src_block_any(kj, vj, Qh + i0, Oh + i0, N, D, n, c->scale, mx, dn, cs, dk, dv);
+                        if (D == 8) fused_src_block_d8(kj, vj, Qh + i0, Oh + i0, ld, n, c->scale, mx, dn, cs, dk, dv);
+                        else fused_src_block_any(kj, vj, Qh + i0, Oh + i0, ld, D, n, c->scale, mx, dn, cs, dk, dv);
                     }
                 }
             }
@@ -772,34 +766,34 @@ static void fused_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, const
 }
 
 ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int nt) {
-    int64_t N = c->N, H = c->H, D = c->D, HD = c->HD;
+    int64_t N = c->N, ld = stride_of(N), H = c->H, D = c->D, HD = c->HD;
     const ag_mask_t *m = c->mask;
     float *Kt = NULL, *Vt = NULL, *Qt = NULL, *dOr = NULL, *dOt = NULL, *stT = NULL, *scr = NULL;
-    ag_error_t rc = ag_i_alloc_array((void **)&Kt, N * HD, sizeof(float), "full attention backward buffers");
-    if (!rc) rc = ag_i_alloc_array((void **)&Vt, N * HD, sizeof(float), "full attention backward buffers");
-    if (!rc) rc = ag_i_alloc_array((void **)&Qt, N * HD, sizeof(float), "full attention backward buffers");
+    ag_error_t rc = ag_i_alloc_array((void **)&Kt, ld * HD, sizeof(float), "full attention backward buffers");
+    if (!rc) rc = ag_i_alloc_array((void **)&Vt, ld * HD, sizeof(float), "full attention backward buffers");
+    if (!rc) rc = ag_i_alloc_array((void **)&Qt, ld * HD, sizeof(float), "full attention backward buffers");
     if (!rc) rc = ag_i_alloc_array((void **)&dOr, N * HD, sizeof(float), "full attention backward buffers");
-    if (!rc) rc = ag_i_alloc_array((void **)&dOt, N * HD, sizeof(float), "full attention backward buffers");
-    if (!rc) rc = ag_i_alloc_array((void **)&stT, 3 * N * H, sizeof(float), "full attention backward buffers");
+    if (!rc) rc = ag_i_alloc_array((void **)&dOt, ld * HD, sizeof(float), "full attention backward buffers");
+    if (!rc) rc = ag_i_alloc_array((void **)&stT, 3 * ld * H, sizeof(float), "full attention backward buffers");
     if (!rc) rc = ag_i_alloc_array((void **)&scr, (int64_t)nt * 6 * BLOCK, sizeof(float), "full attention scratch");
     if (rc) goto done;
-    transpose(c->k, Kt, N, HD);
-    transpose(c->v, Vt, N, HD);
-    transpose(c->q, Qt, N, HD);
+    transpose(c->k, Kt, N, HD, ld);
+    transpose(c->v, Vt, N, HD, ld);
+    transpose(c->q, Qt, N, HD, ld);
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < N; i++)
         for (int64_t h = 0; h < H; h++)
             for (int64_t d = 0; d < D; d++)
                 dOr[i * HD + h * D + d] = b->dcomb[i * b->C + (b->concat ? h * D : 0) + d] * b->dscale;
-    transpose(dOr, dOt, N, HD);
-    float *mxT = stT, *denT = stT + N * H, *csT = stT + 2 * N * H; /* (H x N) each */
+    transpose(dOr, dOt, N, HD, ld);
+    float *mxT = stT, *denT = stT + ld * H, *csT = stT + 2 * ld * H; /* (H x ld) each */
     int fused = c->norm == AG_NORM_SOFTMAX && !c->dropout && D <= FUSED_DMAX;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < N; i++)
         for (int64_t h = 0; h < H; h++) {
-            mxT[h * N + i] = c->mx[i * H + h];
-            denT[h * N + i] = c->den[i * H + h];
-            csT[h * N + i] = b->cs[i * H + h];
+            mxT[h * ld + i] = c->mx[i * H + h];
+            denT[h * ld + i] = c->den[i * H + h];
+            csT[h * ld + i] = b->cs[i * H + h];
         }
 
     if (fused) {
@@ -817,12 +811,12 @@ ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *
             float *dq = b->dq + i * HD + h * D;
             for (int64_t j0 = g0; j0 < g1; j0 += BLOCK) {
                 int64_t n = g1 - j0 < BLOCK ? g1 - j0 : BLOCK;
-                block_scores(q, Kt + h * D * N, N, D, j0, n, c->scale, s);
-                block_scores(dO, Vt + h * D * N, N, D, j0, n, 1.0f, dot);
+                block_scores(q, Kt + h * D * ld, ld, D, j0, n, c->scale, s);
+                block_scores(dO, Vt + h * D * ld, ld, D, j0, n, 1.0f, dot);
                 for (int64_t jj = 0; jj < n; jj++) f[jj] = c->dropout ? drop_at(c, i, j0 + jj, h) : 1.0f;
                 row_grads(c, s, c->mx[i * H + h], c->den[i * H + h], b->cs[i * H + h], dot, f, n, alpha, ds);
                 for (int64_t jj = 0; jj < n; jj++) ds[jj] *= c->scale;
-                for (int64_t d = 0; d < D; d++) dq[d] += lane_dot(ds, Kt + (h * D + d) * N + j0, n);
+                for (int64_t d = 0; d < D; d++) dq[d] += lane_dot(ds, Kt + (h * D + d) * ld + j0, n);
             }
         }
     }
@@ -837,16 +831,16 @@ ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *
             float *dk = b->dk + j * HD + h * D, *dv = b->dv + j * HD + h * D;
             for (int64_t i0 = g0; i0 < g1; i0 += BLOCK) {
                 int64_t n = g1 - i0 < BLOCK ? g1 - i0 : BLOCK;
-                block_scores(kj, Qt + h * D * N, N, D, i0, n, c->scale, s);
-                block_scores(vj, dOt + h * D * N, N, D, i0, n, 1.0f, dot);
+                block_scores(kj, Qt + h * D * ld, ld, D, i0, n, c->scale, s);
+                block_scores(vj, dOt + h * D * ld, ld, D, i0, n, 1.0f, dot);
                 for (int64_t ii = 0; ii < n; ii++) f[ii] = c->dropout ? drop_at(c, i0 + ii, j, h) : 1.0f;
-                col_grads(c, s, mxT + h * N + i0, denT + h * N + i0, csT + h * N + i0, dot, f, n, alpha, ds);
+                col_grads(c, s, mxT + h * ld + i0, denT + h * ld + i0, csT + h * ld + i0, dot, f, n, alpha, ds);
                 for (int64_t ii = 0; ii < n; ii++) {
                     alpha[ii] *= f[ii];
                     ds[ii] *= c->scale;
                 }
-                for (int64_t d = 0; d < D; d++) dv[d] += lane_dot(alpha, dOt + (h * D + d) * N + i0, n);
-                for (int64_t d = 0; d < D; d++) dk[d] += lane_dot(ds, Qt + (h * D + d) * N + i0, n);
+                for (int64_t d = 0; d < D; d++) dv[d] += lane_dot(alpha, dOt + (h * D + d) * ld + i0, n);
+                for (int64_t d = 0; d < D; d++) dk[d] += lane_dot(ds, Qt + (h * D + d) * ld + i0, n);
             }
         }
     }

@@ -34,6 +34,24 @@ typedef struct ag_attn_cache_t {
     const float *xs_of;
 } ag_attn_cache_t;
 
+/* The hot loops are compiled for AVX-512, AVX2 and the baseline, chosen at load time: the library
+ * is installed, so it cannot assume -march=native. Each clone runs the same operations per lane
+ * (ISO C mode keeps -ffp-contract=off: no fused multiply-adds), so results do not depend on
+ * which one runs. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define AG_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define AG_CLONES
+#endif
+
+/* No floating-point traps are ever enabled, so GCC may vectorise the comparisons and selects of
+ * the hot loops; clang has no per-function optimize attribute (and needs none to vectorise them). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define AG_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
+#else
+#define AG_NO_TRAPPING_MATH
+#endif
+
 /* Everything the per-pair kernels read. */
 typedef struct ag_attn_ctx_t {
     int64_t N, H, D, HD, Fe;
@@ -120,6 +138,17 @@ void ag_i_exp_block(float *x, int64_t n);
 /* Neighbour and k-hop masks without edge features: destination i in two passes over its entries
  * (scores into scratch, then the weighted sum); scratch holds max_deg * H floats. */
 void ag_i_attn_csr_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch);
+
+/* Neighbour and k-hop masks without edge features, DOT and GAT scores, at most 64 heads: the
+ * backward with heads in vector lanes (attention_csr.c). Adds into b->dq or b->del, b->dv, b->dk
+ * or b->der; needs b->dst. The same bits as ag_i_attn_csr_backward_dst and the source pass. */
+int ag_i_attn_csr_fast(const ag_attn_ctx_t *c);
+ag_error_t ag_i_attn_csr_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int nt);
+
+/* The forward of ag_i_attn_csr_forward_dst for GAT scores, at most 64 heads, without edge
+ * features, with heads in vector lanes (attention_csr.c); the same bits. */
+int ag_i_attn_csr_gat_forward_fast(const ag_attn_ctx_t *c);
+void ag_i_attn_csr_gat_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch);
 
 /* Full mask, DOT scores, no edge features: the blocked fast path (attention_full.c). */
 int ag_i_attn_full_fast(const ag_attn_ctx_t *c);

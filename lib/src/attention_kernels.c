@@ -495,6 +495,10 @@ void ag_i_attn_weights_dst(const ag_attn_ctx_t *c, int64_t i, float *alpha, floa
 }
 
 void ag_i_attn_csr_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch) {
+    if (ag_i_attn_csr_gat_forward_fast(c)) {
+        ag_i_attn_csr_gat_forward_dst(c, i, scratch);
+        return;
+    }
     int64_t H = c->H, D = c->D, HD = c->HD;
     const ag_mask_t *m = c->mask;
     int64_t k0 = m->indptr[i], n = m->indptr[i + 1] - k0;
