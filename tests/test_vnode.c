@@ -308,7 +308,8 @@ static void test_model_gradients(void **state) {
         emb->value[0] += 0.5f;
         assert_int_equal(ag_model_forward(m, &b, 0, NULL, o2), AG_SUCCESS);
         emb->value[0] -= 0.5f;
-        for (int q = 0; q < 3; q++) assert_true(fabsf(o1[2 * q] - o2[2 * q]) + fabsf(o1[2 * q + 1] - o2[2 * q + 1]) > 1e-6f);
+        for (int q = 0; q < 3; q++)
+            assert_true(fabsf(o1[2 * q] - o2[2 * q]) + fabsf(o1[2 * q + 1] - o2[2 * q + 1]) > 1e-6f);
         /* attention weights are not mapped back to edges for token masks */
         const ag_mask_t *mk;
         assert_int_equal(ag_model_attention_weights(m, &b, 0, &mk, NULL), AG_EINVAL);

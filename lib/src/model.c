@@ -836,8 +836,8 @@ ag_error_t ag_model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_r
         case OP_VNODE_ADD: vnode_add_forward(m, T, op->out_w, op->u.vn.emb, in, y); break;
         case OP_VNODE_DROP:
             for (int64_t gi = 0; gi < T; gi++) {
-                int64_t r0 = m->vn_ptr[gi], r1 = m->vn_ptr[gi + 1] - 1;
-                if (r1 > r0) memcpy(y + (r0 - gi) * op->out_w, in + r0 * op->out_w, (size_t)((r1 - r0) * op->out_w) * sizeof(float));
+                int64_t r0 = m->vn_ptr[gi], r1 = m->vn_ptr[gi + 1] - 1, W = op->out_w;
+                if (r1 > r0) memcpy(y + (r0 - gi) * W, in + r0 * W, (size_t)((r1 - r0) * W) * sizeof(float));
             }
             break;
         }

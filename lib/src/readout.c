@@ -32,7 +32,8 @@ ag_error_t ag_readout_kind_from_name(const char *name, ag_readout_kind_t *kind) 
             *kind = (ag_readout_kind_t)k;
             return AG_SUCCESS;
         }
-    return AG_ERROR(AG_EINVAL, "unknown readout '%s' (valid: mean, sum, max, attention, vnode)", name ? name : "(null)");
+    return AG_ERROR(AG_EINVAL, "unknown readout '%s' (valid: mean, sum, max, attention, vnode)",
+                    name ? name : "(null)");
 }
 
 ag_error_t ag_readout_init(ag_readout_t *ro, ag_readout_kind_t kind, int64_t dim, uint64_t seed) {
