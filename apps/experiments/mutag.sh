@@ -20,7 +20,7 @@ EPOCHS=${MUTAG_EPOCHS:-100}
 DATA="--labels $D/mutag/labels.csv --target label --vertex-attrs element --edge-attrs bond_type"
 if [ "${MUTAG_PROTOCOL:-test}" = inner ]; then
     for k in 0 1 2 3 4 5 6 7 8 9; do
-        python3 - "$D/mutag/folds.csv" "$k" "$LOGDIR/inner$k.csv" <<'PY'
+        python3 - "$D/mutag/folds.csv" "$k" "$LOGDIR/split$k.csv" <<'PY'
 import csv, sys
 rows, k, out = list(csv.DictReader(open(sys.argv[1]))), sys.argv[2], sys.argv[3]
 with open(out, "w") as f:
@@ -33,7 +33,7 @@ with open(out, "w") as f:
         f.write(r["file"] + "," + ("val" if t % 9 == 8 else "train") + "\n")
         t += 1
 PY
-        run "inner$k" $DATA --split "$LOGDIR/inner$k.csv" --split-column part $MODEL --epochs "$EPOCHS" \
+        run "inner$k" $DATA --split "$LOGDIR/split$k.csv" --split-column part $MODEL --epochs "$EPOCHS" \
             --patience 0 --no-train-metric --quiet --seed 1
     done
     python3 - "$LOGDIR" "$EPOCHS" <<'PY'
