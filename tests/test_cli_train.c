@@ -107,6 +107,39 @@ static void test_train_save_eval(void **state) {
     free(buf);
 }
 
+/* --virtual-node with the vnode readout and --min-epochs: the saved model re-scores identically;
+ * no epoch before the minimum is kept (the progress line marks kept epochs with '*'). */
+static void test_virtual_node_and_min_epochs(void **state) {
+    (void)state;
+    char args[1024];
+    snprintf(args, sizeof args,
+             "train --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv --epochs 6 "
+             "--hidden 8 --layers 2 --heads 2 --batch-size 4 --threads 1 --readout vnode --min-epochs 4 "
+             "--patience 1 -o %s",
+             model);
+    ag_cli_run_t tr, ev;
+    ag_cli_run(&tr, NULL, args);
+    if (tr.code != 0) fail_msg("exit %d: %s", tr.code, tr.err);
+    for (int e = 1; e <= 3; e++) {
+        char line[64];
+        snprintf(line, sizeof line, "epoch %d/6 ", e);
+        const char *p = strstr(tr.err, line);
+        assert_non_null(p);
+        const char *end = strchr(p, '\n');
+        assert_non_null(end);
+        assert_null(memchr(p, '*', (size_t)(end - p)));
+    }
+    assert_non_null(strstr(tr.err, "epoch 4/6 "));
+    snprintf(args, sizeof args,
+             "eval --model %s --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv",
+             model);
+    ag_cli_run(&ev, NULL, args);
+    if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
+    assert_string_equal(ev.out, tr.out);
+    ag_cli_run(&ev, NULL, "train --labels tests/data/mutag-mini/labels.csv --min-epochs -1");
+    assert_int_equal(ev.code, 2);
+}
+
 /* --folds / --fold and --split-random: train and eval agree on the part; fold 2 tests on its 7 files. */
 static void test_folds_and_random_split(void **state) {
     (void)state;
@@ -210,6 +243,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_train_save_eval, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folds_and_random_split, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_virtual_node_and_min_epochs, setup, teardown),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),
     };

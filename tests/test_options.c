@@ -207,7 +207,7 @@ static void test_bad_values(void **state) {
         {&o.attn_norm, "none", "option attn_norm: unknown value 'none' (expected softmax or relu)"},
         {&o.edge_mode, "value", "option edge_mode: unknown value 'value' (expected none, key or bias)"},
         {&o.norm, "layer", "option norm: unknown value 'layer' (expected none, pre or post)"},
-        {&o.readout, "min", "option readout: unknown value 'min' (expected mean, sum, max or attention)"},
+        {&o.readout, "min", "option readout: unknown value 'min' (expected mean, sum, max, attention or vnode)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ag_net_train_options_init(&o);

@@ -261,7 +261,7 @@ static void test_params_and_names(void **state) {
     assert_int_equal(k, AG_READOUT_ATTENTION);
     assert_string_equal(ag_readout_kind_name(AG_READOUT_MAX), "max");
     assert_int_equal(ag_readout_kind_from_name("median", &k), AG_EINVAL);
-    assert_string_equal(ag_error_message(), "unknown readout 'median' (valid: mean, sum, max, attention)");
+    assert_string_equal(ag_error_message(), "unknown readout 'median' (valid: mean, sum, max, attention, vnode)");
 }
 
 static void test_errors(void **state) {

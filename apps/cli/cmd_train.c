@@ -63,7 +63,10 @@ static void train_usage(FILE *out) {
         "  --hops K               for --mask khop (default 2)\n"
         "  --score S              dot (default), gat or gatv2\n"
         "  --attn-norm N          softmax (default) or relu\n"
-        "  --readout R            graph tasks: mean (default), sum, max or attention\n"
+        "  --readout R            graph tasks: mean (default), sum, max, attention or vnode (the graph\n"
+        "                         token's final state; implies --virtual-node)\n"
+        "  --virtual-node         add one learned graph token per graph that attends to every node of its\n"
+        "                         graph and that every node attends to, in every block (default off)\n"
         "  --dropout P            dropout on each block's input (default 0.1; gat 0.6)\n"
         "  --attn-dropout P       dropout on attention weights (default 0; gat 0.6)\n"
         "  --edge-mode E          none, key or bias (default: key when edge attributes are used, else none)\n"
@@ -77,6 +80,7 @@ static void train_usage(FILE *out) {
         "  --optimizer O          adam (default), adamw or sgd\n"
         "  --batch-size N         graphs per mini-batch (default 32)\n"
         "  --patience N           stop after N epochs without validation improvement (default 30; 0 = never)\n"
+        "  --min-epochs N         no early stop and no best-epoch choice before epoch N (default 0: none)\n"
         "  --clip X               clip the global gradient norm to X (default off)\n"
         "  --schedule S           constant (default), cosine or step\n"
         "  --warmup N             warm-up epochs (default 0)\n"
@@ -170,6 +174,7 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     OPT_INT("--batch-size", net.batch_size, 1, 1 << 30);
     OPT_INT("--patience", net.patience, 0, 100000000);
     OPT_INT("--warmup", net.warmup, 0, 100000000);
+    OPT_INT("--min-epochs", net.min_epochs, 0, 100000000);
     OPT_INT("--threads", threads, 1, 4096);
     OPT_FLT("--dropout", net.dropout, 0.0, 0.99);
     OPT_FLT("--attn-dropout", net.attn_dropout, 0.0, 0.99);
@@ -178,6 +183,7 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     OPT_FLT("--clip", net.clip, 0.0, 1e9);
     OPT_FLAG("--no-ffn", net.no_ffn);
     OPT_FLAG("--no-residual", net.no_residual);
+    OPT_FLAG("--virtual-node", net.virtual_node);
     OPT_FLAG("--quiet", quiet);
     OPT_FLAG("--json", json);
     OPT_FLAG("--no-train-metric", net.no_train_metric);

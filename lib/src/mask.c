@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "attngraph/attention.h"
+#include "attngraph/model.h"
 #include "internal.h"
 
 void ag_mask_destroy(ag_mask_t *mask) {
@@ -236,6 +237,68 @@ ag_error_t ag_mask_build(ag_mask_t *mask, const ag_graph_t *graph, ag_mask_kind_
                                          : build_neighbours(mask, graph, mask->self_loops);
     if (!rc) rc = build_transpose(mask);
     if (!rc) rc = build_graphs(mask, graph);
+    if (rc) ag_mask_destroy(mask);
+    return rc;
+}
+
+/* ---- masks with a virtual node (graph token) per graph */
+
+ag_error_t ag_mask_build_vnode(ag_mask_t *mask, const ag_graph_t *graph, ag_mask_kind_t kind, int hops,
+                               int self_loops) {
+    if (!mask) return AG_ERROR(AG_EINVAL, "mask: NULL mask");
+    memset(mask, 0, sizeof *mask);
+    /* The graph's own mask first: token pairs are added after, so k hops never pass through a token. */
+    ag_mask_t base;
+    AG_CHECK(ag_mask_build(&base, graph, kind, hops, self_loops));
+    int64_t N = base.n_nodes, G = base.n_graphs, N2 = N + G;
+    /* every node gains its token; every token has its graph's nodes (and itself with self-loops);
+     * with N + G below 2^31 this cannot overflow */
+    int64_t M2 = base.n_entries + 2 * N + (base.self_loops ? G : 0);
+    ag_error_t rc = AG_SUCCESS;
+    if (N2 > INT32_MAX) rc = AG_ERROR(AG_ELIMIT, "mask: %lld nodes and %lld graph tokens exceed 2^31-1", (long long)N,
+                                      (long long)G);
+    mask->kind = base.kind;
+    mask->hops = base.hops;
+    mask->self_loops = base.self_loops;
+    mask->n_nodes = N2;
+    mask->n_entries = M2;
+    mask->n_graphs = G;
+    if (!rc) rc = ag_i_alloc_array((void **)&mask->indptr, N2 + 1, sizeof(int64_t), "mask indptr");
+    if (!rc) rc = ag_i_alloc_array((void **)&mask->src, M2, sizeof(int32_t), "mask sources");
+    if (!rc) rc = ag_i_alloc_array((void **)&mask->edge, M2, sizeof(int64_t), "mask edge ids");
+    if (!rc) rc = ag_i_alloc_array((void **)&mask->graph_ptr, G + 1, sizeof(int64_t), "mask graph ranges");
+    if (!rc) rc = ag_i_alloc_array((void **)&mask->node_graph, N2, sizeof(int32_t), "mask node graphs");
+    if (!rc) {
+        /* Node i of graph g becomes row i + g; graph g's token is row graph_ptr[g+1] + g, the last of
+         * its range. Sources of a row stay sorted: every source lies in the row's graph, below its token. */
+        int64_t o = 0;
+        for (int64_t g = 0; g < G; g++) {
+            int64_t n0 = base.graph_ptr[g], n1 = base.graph_ptr[g + 1], tok = n1 + g;
+            mask->graph_ptr[g] = n0 + g;
+            for (int64_t i = n0; i < n1; i++) {
+                mask->indptr[i + g] = o;
+                mask->node_graph[i + g] = (int32_t)g;
+                for (int64_t k = base.indptr[i]; k < base.indptr[i + 1]; k++) {
+                    int32_t j = base.src[k];
+                    mask->src[o] = j + base.node_graph[j];
+                    mask->edge[o++] = base.edge[k];
+                }
+                mask->src[o] = (int32_t)tok;
+                mask->edge[o++] = -1;
+            }
+            mask->indptr[tok] = o;
+            mask->node_graph[tok] = (int32_t)g;
+            for (int64_t i = n0; i <= n1; i++) {
+                if (i == n1 && !base.self_loops) break;
+                mask->src[o] = (int32_t)(i + g);
+                mask->edge[o++] = -1;
+            }
+        }
+        mask->indptr[N2] = o;
+        mask->graph_ptr[G] = N2;
+        rc = build_transpose(mask);
+    }
+    ag_mask_destroy(&base);
     if (rc) ag_mask_destroy(mask);
     return rc;
 }

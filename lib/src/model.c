@@ -23,13 +23,16 @@ typedef enum op_kind_t {
     OP_LAYERNORM,
     OP_FFN,
     OP_ADD,
-    OP_READOUT
+    OP_READOUT,
+    OP_VNODE_ADD,  /* N x W -> (N + G) x W: inserts each graph's token after its nodes */
+    OP_VNODE_DROP  /* (N + G) x W -> N x W: removes the tokens again */
 } op_kind_t;
 
 typedef struct op_t {
     op_kind_t kind;
     int64_t in_w, out_w; /* widths of the input and output values */
-    int graph_rows;      /* the output has one row per graph (the readout and what follows) */
+    int graph_rows;      /* the output has one row per graph (the readout and what follows); 2: one
+                            row per node and per graph token (virtual node, rows N + G) */
     int add_from;        /* OP_ADD: index of the earlier value added to the input */
     int block;           /* OP_ATTENTION: the block it belongs to */
     int has_params;
@@ -42,6 +45,9 @@ typedef struct op_t {
         ag_layernorm_t ln;
         ag_ffn_t ffn;
         ag_readout_t ro;
+        struct {
+            float *emb, *demb; /* (W) the graph token's embedding and its gradient */
+        } vn;
     } u;
 } op_t;
 
@@ -64,6 +70,8 @@ struct ag_model_t {
     int64_t grad_cap[AG_MODEL_MAX_OPS + 1];
     int64_t last_nodes, last_graphs;      /* sizes of the last forward, -1 before any */
     int last_training;
+    int64_t *vn_ptr;  /* (G+1) virtual node: graph ranges of the widened batch, tokens last */
+    int64_t vn_cap;
 };
 
 /* ---- names */
@@ -77,7 +85,7 @@ static const char *const combine_names[] = {"concat", "mean"};
 static const char *const edge_names[] = {"none", "key", "bias"};
 static const char *const normplace_names[] = {"none", "pre", "post"};
 static const char *const act_names[] = {"identity", "relu", "leaky_relu", "elu", "gelu"};
-static const char *const readout_names[] = {"mean", "sum", "max", "attention"};
+static const char *const readout_names[] = {"mean", "sum", "max", "attention", "vnode"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -212,6 +220,7 @@ ag_error_t ag_model_config_to_json(const ag_model_config_t *cfg, ag_strbuf_t *sb
     json_str(sb, "head_act", act_names[cfg->head_act], &first);
     json_flt(sb, "head_dropout", cfg->head_dropout, &first);
     json_int(sb, "node_head", cfg->node_head, &first);
+    json_int(sb, "virtual_node", cfg->virtual_node, &first);
     json_key(sb, "seed", &first);
     ag_strbuf_printf(sb, "\"%llu\"", (unsigned long long)cfg->seed);
     json_key(sb, "blocks", &first);
@@ -301,6 +310,10 @@ ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const ag_json_t *j)
     AG_CHECK(get_flt(j, "config", "head_dropout", 0.0f, 1.0f, &cfg->head_dropout));
     AG_CHECK(get_int(j, "config", "node_head", 0, 1, &iv));
     cfg->node_head = (int)iv;
+    if (ag_json_get(j, "virtual_node")) { /* absent in files written before it existed: off */
+        AG_CHECK(get_int(j, "config", "virtual_node", 0, 1, &iv));
+        cfg->virtual_node = (int)iv;
+    }
     const ag_json_t *seed = ag_json_get(j, "seed");
     if (!seed || seed->type != AG_JSON_STRING)
         return AG_ERROR(AG_EMODEL, "model configuration: config.seed must be a decimal string");
@@ -416,6 +429,23 @@ static ag_error_t add_add(ag_model_t *m, int64_t w, int from) {
     return AG_SUCCESS;
 }
 
+/* The graph token: one learned row of width w (Glorot-uniform as a w x 1 matrix), one allocation
+ * for the embedding and its gradient. */
+static ag_error_t add_vnode(ag_model_t *m, int64_t w) {
+    uint64_t seed = op_seed(m);
+    op_t *op = push_op(m, OP_VNODE_ADD, w, w, "vnode");
+    if (!op) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
+    op->has_params = 1;
+    AG_CHECK(ag_i_alloc_array((void **)&op->u.vn.emb, 2 * w, sizeof(float), "virtual node embedding"));
+    op->u.vn.demb = op->u.vn.emb + w;
+    float limit = sqrtf(6.0f / (float)(w + 1));
+    for (int64_t f = 0; f < w; f++) {
+        op->u.vn.emb[f] = (2.0f * ag_rng_uniform(seed, 0, (uint64_t)f) - 1.0f) * limit;
+        op->u.vn.demb[f] = 0.0f;
+    }
+    return AG_SUCCESS;
+}
+
 /* Appends one block reading a value of width w; returns the output width in *out_w. */
 static ag_error_t add_block(ag_model_t *m, int l, int64_t w, int64_t *out_w) {
     const ag_block_config_t *b = &m->cfg.blocks[l];
@@ -474,6 +504,10 @@ static ag_error_t validate(const ag_model_config_t *c) {
         return AG_ERROR(AG_EINVAL, "model configuration: unknown task");
     if ((int)c->readout < 0 || (int)c->readout >= COUNT(readout_names))
         return AG_ERROR(AG_EINVAL, "model configuration: unknown readout");
+    if (c->virtual_node != 0 && c->virtual_node != 1)
+        return AG_ERROR(AG_EINVAL, "model configuration: virtual_node must be 0 or 1, not %d", c->virtual_node);
+    if (ag_task_is_graph_level(c->task) && c->readout == AG_READOUT_VNODE && !c->virtual_node)
+        return AG_ERROR(AG_EINVAL, "model configuration: the vnode readout needs the virtual node (virtual_node 1)");
     for (int l = 0; l < c->n_blocks; l++) {
         const ag_block_config_t *b = &c->blocks[l];
         if ((int)b->mask < 0 || (int)b->mask >= COUNT(mask_names))
@@ -498,6 +532,11 @@ static ag_error_t build(ag_model_t *m) {
         AG_CHECK(add_linear(m, w, c->hidden, "input.proj"));
         w = c->hidden;
     }
+    int vn_first = -1;
+    if (c->virtual_node) {
+        vn_first = m->n_ops;
+        AG_CHECK(add_vnode(m, w));
+    }
     int any_pre = 0;
     for (int l = 0; l < c->n_blocks; l++) {
         AG_CHECK(add_block(m, l, w, &w));
@@ -505,6 +544,13 @@ static ag_error_t build(ag_model_t *m) {
     }
     /* Pre-norm stacks leave the residual stream unnormalised: one final LayerNorm, as in GPT-2. */
     if (any_pre) AG_CHECK(add_layernorm(m, w, "final_norm"));
+    if (vn_first >= 0) {
+        for (int k = vn_first; k < m->n_ops; k++) m->ops[k].graph_rows = 2;
+        /* the vnode readout reads the tokens; every other readout and the node head only the nodes */
+        if (!ag_task_is_graph_level(c->task) || c->readout != AG_READOUT_VNODE)
+            if (!push_op(m, OP_VNODE_DROP, w, w, "vnode.drop"))
+                return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
+    }
     if (ag_task_is_graph_level(c->task)) {
         uint64_t seed = op_seed(m);
         op_t *ro = push_op(m, OP_READOUT, w, w, "readout");
@@ -544,6 +590,9 @@ static ag_error_t build(ag_model_t *m) {
         case OP_FFN: AG_CHECK(ag_ffn_params(&op->u.ffn, &m->params, op->name)); break;
         case OP_ATTENTION: AG_CHECK(ag_attention_params(&op->u.attn, &m->params, op->name)); break;
         case OP_READOUT: AG_CHECK(ag_readout_params(&op->u.ro, &m->params, op->name)); break;
+        case OP_VNODE_ADD:
+            AG_CHECK(ag_param_list_add(&m->params, op->name, "emb", 2, 1, op->out_w, op->u.vn.emb, op->u.vn.demb, 0));
+            break;
         default: break;
         }
     }
@@ -585,6 +634,8 @@ void ag_model_destroy(ag_model_t *m) {
         case OP_FFN: ag_ffn_destroy(&op->u.ffn); break;
         case OP_READOUT: ag_readout_destroy(&op->u.ro); break;
         case OP_ADD: break;
+        case OP_VNODE_ADD: ag_i_free(op->u.vn.emb); break;
+        case OP_VNODE_DROP: break;
         }
     }
     for (int k = 0; k <= AG_MODEL_MAX_OPS; k++) {
@@ -593,6 +644,7 @@ void ag_model_destroy(ag_model_t *m) {
     }
     ag_param_list_destroy(&m->params);
     ag_i_free(m->target_mean);
+    ag_i_free(m->vn_ptr);
     ag_i_free(m);
 }
 
@@ -638,19 +690,25 @@ void ag_batch_destroy(ag_batch_t *batch) {
     }
 }
 
-static ag_error_t batch_mask(ag_batch_t *batch, const ag_block_config_t *b, const ag_mask_t **out) {
+static ag_error_t batch_mask(ag_batch_t *batch, const ag_block_config_t *b, int vnode, const ag_mask_t **out) {
     int hops = b->mask == AG_MASK_KHOP ? b->hops : 0;
     for (int i = 0; i < batch->n_masks; i++) {
         const ag_mask_t *mk = &batch->masks[i];
-        if (mk->kind == b->mask && mk->self_loops == b->self_loops && (b->mask != AG_MASK_KHOP || mk->hops == hops)) {
+        if (mk->kind == b->mask && mk->self_loops == b->self_loops && (b->mask != AG_MASK_KHOP || mk->hops == hops) &&
+            batch->mask_vnode[i] == vnode) {
             *out = mk;
             return AG_SUCCESS;
         }
     }
     if (batch->n_masks == AG_BATCH_MAX_MASKS)
         return AG_ERROR(AG_EINVAL, "a model uses more than %d distinct attention masks", AG_BATCH_MAX_MASKS);
-    AG_CHECK(ag_mask_build(&batch->masks[batch->n_masks], batch->graph, b->mask, b->mask == AG_MASK_KHOP ? hops : 1,
-                           b->self_loops));
+    if (vnode)
+        AG_CHECK(ag_mask_build_vnode(&batch->masks[batch->n_masks], batch->graph, b->mask,
+                                     b->mask == AG_MASK_KHOP ? hops : 1, b->self_loops));
+    else
+        AG_CHECK(ag_mask_build(&batch->masks[batch->n_masks], batch->graph, b->mask, b->mask == AG_MASK_KHOP ? hops : 1,
+                               b->self_loops));
+    batch->mask_vnode[batch->n_masks] = vnode;
     *out = &batch->masks[batch->n_masks++];
     return AG_SUCCESS;
 }
@@ -672,9 +730,58 @@ static ag_error_t grow_buffer(float **buf, int64_t *cap, int64_t count, const ch
     return AG_SUCCESS;
 }
 
-static ag_error_t reserve(ag_model_t *m, int64_t N, int64_t G, int training) {
+/* Rows of a value of row kind `kind` (op_t.graph_rows): N nodes, G graphs, or N + T with T tokens. */
+static int64_t kind_rows(int kind, int64_t N, int64_t G, int64_t T) { return kind == 2 ? N + T : kind ? G : N; }
+
+/* Graph tokens of a batch (one per graph; a graph without ranges is one graph) and, for a model
+ * with a virtual node, the graph ranges of the widened batch in m->vn_ptr. */
+static ag_error_t vnode_ranges(ag_model_t *m, const ag_graph_t *g, int64_t *T) {
+    *T = 0;
+    if (!m->cfg.virtual_node) return AG_SUCCESS;
+    int64_t G = g->graph_ptr ? g->n_graphs : 1;
+    if (G + 1 > m->vn_cap) {
+        ag_i_free(m->vn_ptr);
+        m->vn_ptr = NULL;
+        m->vn_cap = 0;
+        AG_CHECK(ag_i_alloc_array((void **)&m->vn_ptr, G + 1, sizeof(int64_t), "virtual node ranges"));
+        m->vn_cap = G + 1;
+    }
+    for (int64_t i = 0; i <= G; i++) m->vn_ptr[i] = (g->graph_ptr ? g->graph_ptr[i] : (i ? g->n_nodes : 0)) + i;
+    *T = G;
+    return AG_SUCCESS;
+}
+
+/* OP_VNODE_ADD: node rows to their widened places, token rows from the embedding. */
+static void vnode_add_forward(const ag_model_t *m, int64_t T, int64_t W, const float *emb, const float *X, float *Y) {
+    for (int64_t g = 0; g < T; g++) {
+        int64_t r0 = m->vn_ptr[g], r1 = m->vn_ptr[g + 1] - 1; /* nodes r0 - g .. r1 - g - 1 of X */
+        if (r1 > r0) memcpy(Y + r0 * W, X + (r0 - g) * W, (size_t)((r1 - r0) * W) * sizeof(float));
+        memcpy(Y + r1 * W, emb, (size_t)W * sizeof(float));
+    }
+}
+
+/* OP_VNODE_ADD backward: node rows go back (+=), token rows sum into the embedding's gradient in
+ * graph order (double, fixed order). OP_VNODE_DROP backward is the first half with dX widened. */
+static void vnode_add_backward(const ag_model_t *m, int64_t T, int64_t W, const float *dY, float *dX, float *demb,
+                               int drop) {
+    for (int64_t g = 0; g < T; g++) {
+        int64_t r0 = m->vn_ptr[g], r1 = m->vn_ptr[g + 1] - 1;
+        const float *src = drop ? dY + (r0 - g) * W : dY + r0 * W;
+        float *dst = drop ? dX + r0 * W : (dX ? dX + (r0 - g) * W : NULL);
+        if (dst)
+            for (int64_t q = 0; q < (r1 - r0) * W; q++) dst[q] += src[q];
+    }
+    if (drop || !demb) return;
+    for (int64_t f = 0; f < W; f++) {
+        double acc = 0.0;
+        for (int64_t g = 0; g < T; g++) acc += dY[(m->vn_ptr[g + 1] - 1) * W + f];
+        demb[f] += (float)acc;
+    }
+}
+
+static ag_error_t reserve(ag_model_t *m, int64_t N, int64_t G, int64_t T, int training) {
     for (int k = 1; k <= m->n_ops; k++) {
-        int64_t rows = m->graph_rows[k] ? G : N, count;
+        int64_t rows = kind_rows(m->graph_rows[k], N, G, T), count;
         if (ag_i_mul_overflow(rows, m->width[k], &count))
             return AG_ERROR(AG_ELIMIT, "activation of %lld x %lld overflows", (long long)rows, (long long)m->width[k]);
         AG_CHECK(grow_buffer(&m->val[k], &m->val_cap[k], count, "model activations"));
@@ -697,7 +804,9 @@ ag_error_t ag_model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_r
         return AG_ERROR(AG_EINVAL, "model forward: the model expects %lld edge features per edge and the batch has none",
                         (long long)m->cfg.edge_dim);
     if (training && !rng) return AG_ERROR(AG_EINVAL, "model forward: training needs an rng");
-    AG_CHECK(reserve(m, N, G, training));
+    int64_t T;
+    AG_CHECK(vnode_ranges(m, g, &T));
+    AG_CHECK(reserve(m, N, G, T, training));
     /* vp[k]: where value k is. Out of training a dropout is the identity and its output is its
      * input, not a copy of it (Cora's input is 15.5 MB); training keeps every value in val[]
      * for the backward. */
@@ -707,7 +816,7 @@ ag_error_t ag_model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_r
         op_t *op = &m->ops[k];
         const float *in = vp[k];
         float *y = m->val[k + 1];
-        int64_t rows = m->graph_rows[k] ? G : N;
+        int64_t rows = kind_rows(m->graph_rows[k], N, G, T);
         vp[k + 1] = y;
         if (op->kind == OP_DROPOUT && !training) {
             vp[k + 1] = in;
@@ -722,14 +831,23 @@ ag_error_t ag_model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_r
         case OP_ADD: ag_residual_forward(in, vp[op->add_from], y, rows * op->out_w); break;
         case OP_ATTENTION: {
             const ag_mask_t *mask;
-            AG_CHECK(batch_mask(batch, &m->cfg.blocks[op->block], &mask));
+            AG_CHECK(batch_mask(batch, &m->cfg.blocks[op->block], m->cfg.virtual_node, &mask));
             const float *E = op->u.attn.cfg.edge_mode != AG_EDGE_NONE ? batch->E : NULL;
             /* the batch's own X keeps its sparse form across inference calls */
             AG_CHECK(ag_i_attention_forward_xs(&op->u.attn, mask, in, in == batch->X ? &batch->x_sparse : NULL, E, y,
                                                training, rng));
             break;
         }
-        case OP_READOUT: AG_CHECK(ag_readout_forward(&op->u.ro, g->graph_ptr, G, in, y)); break;
+        case OP_READOUT:
+            AG_CHECK(ag_readout_forward(&op->u.ro, m->graph_rows[k] == 2 ? m->vn_ptr : g->graph_ptr, G, in, y));
+            break;
+        case OP_VNODE_ADD: vnode_add_forward(m, T, op->out_w, op->u.vn.emb, in, y); break;
+        case OP_VNODE_DROP:
+            for (int64_t gi = 0; gi < T; gi++) {
+                int64_t r0 = m->vn_ptr[gi], r1 = m->vn_ptr[gi + 1] - 1, W = op->out_w;
+                if (r1 > r0) memcpy(y + (r0 - gi) * W, in + r0 * W, (size_t)((r1 - r0) * W) * sizeof(float));
+            }
+            break;
         }
     }
     int64_t rows = ag_model_out_rows(m, batch);
@@ -745,8 +863,10 @@ ag_error_t ag_model_backward(ag_model_t *m, ag_batch_t *batch, const float *dout
     int64_t N = g->n_nodes, G = g->n_graphs;
     if (!m->last_training || m->last_nodes != N || m->last_graphs != G)
         return AG_ERROR(AG_EINVAL, "model backward: no training forward pass on this batch");
+    int64_t T = m->cfg.virtual_node ? (g->graph_ptr ? G : 1) : 0; /* the forward's vn_ptr still holds */
     for (int k = 1; k <= m->n_ops; k++)
-        if (m->needs_grad[k]) memset(m->grad[k], 0, (size_t)((m->graph_rows[k] ? G : N) * m->width[k]) * sizeof(float));
+        if (m->needs_grad[k])
+            memset(m->grad[k], 0, (size_t)(kind_rows(m->graph_rows[k], N, G, T) * m->width[k]) * sizeof(float));
     int64_t rows_out = ag_model_out_rows(m, batch);
     memcpy(m->grad[m->n_ops], dout, (size_t)(rows_out * m->cfg.n_out) * sizeof(float));
     for (int k = m->n_ops - 1; k >= 0; k--) {
@@ -755,7 +875,7 @@ ag_error_t ag_model_backward(ag_model_t *m, ag_batch_t *batch, const float *dout
         const float *in = value(m, batch, k);
         const float *dy = m->grad[k + 1];
         float *dx = m->needs_grad[k] ? m->grad[k] : NULL;
-        int64_t rows = m->graph_rows[k] ? G : N;
+        int64_t rows = kind_rows(m->graph_rows[k], N, G, T);
         switch (op->kind) {
         case OP_DROPOUT: AG_CHECK(ag_dropout_backward(&op->u.drop, dy, dx, rows)); break;
         case OP_LINEAR: AG_CHECK(ag_linear_backward(&op->u.lin, dy, dx, rows)); break;
@@ -767,7 +887,7 @@ ag_error_t ag_model_backward(ag_model_t *m, ag_batch_t *batch, const float *dout
             break;
         case OP_ATTENTION: {
             const ag_mask_t *mask;
-            AG_CHECK(batch_mask(batch, &m->cfg.blocks[op->block], &mask));
+            AG_CHECK(batch_mask(batch, &m->cfg.blocks[op->block], m->cfg.virtual_node, &mask));
             const float *E = op->u.attn.cfg.edge_mode != AG_EDGE_NONE ? batch->E : NULL;
             AG_CHECK(ag_attention_backward(&op->u.attn, mask, in, E, dy, dx, NULL));
             break;
@@ -775,8 +895,13 @@ ag_error_t ag_model_backward(ag_model_t *m, ag_batch_t *batch, const float *dout
         case OP_READOUT:
             if (dx || op->has_params) {
                 if (!dx) return AG_ERROR(AG_EINVAL, "model backward: readout without an input gradient");
-                AG_CHECK(ag_readout_backward(&op->u.ro, g->graph_ptr, G, in, dy, dx));
+                AG_CHECK(ag_readout_backward(&op->u.ro, m->graph_rows[k] == 2 ? m->vn_ptr : g->graph_ptr, G, in, dy,
+                                             dx));
             }
+            break;
+        case OP_VNODE_ADD: vnode_add_backward(m, T, op->out_w, dy, dx, op->u.vn.demb, 0); break;
+        case OP_VNODE_DROP:
+            if (dx) vnode_add_backward(m, T, op->out_w, dy, dx, NULL, 1);
             break;
         }
     }
@@ -789,8 +914,11 @@ ag_error_t ag_model_attention_weights(const ag_model_t *m, ag_batch_t *batch, in
         return AG_ERROR(AG_EINVAL, "the model has %d attention blocks, not a block %d", m->cfg.n_blocks, layer);
     if (m->last_nodes != batch->graph->n_nodes)
         return AG_ERROR(AG_EINVAL, "attention weights: run a forward pass on this batch first");
+    if (m->cfg.virtual_node)
+        return AG_ERROR(AG_EINVAL, "attention weights: not available for a model with a virtual node (its masks "
+                        "include graph tokens, which are not vertices)");
     const op_t *op = &m->ops[m->attn_op[layer]];
-    AG_CHECK(batch_mask(batch, &m->cfg.blocks[layer], mask));
+    AG_CHECK(batch_mask(batch, &m->cfg.blocks[layer], 0, mask));
     if (!alpha) return AG_SUCCESS; /* the caller only asked for the mask, to size alpha */
     return ag_attention_weights(&op->u.attn, *mask, alpha);
 }

@@ -60,6 +60,7 @@ ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *t, ag
     if (t->batch_size > 0) tc->batch_size = t->batch_size;
     if (t->patience >= 0) tc->patience = t->patience;
     if (t->warmup >= 0) tc->warmup_epochs = t->warmup;
+    if (t->min_epochs > 0) tc->min_epochs = t->min_epochs;
     tc->seed = t->seed;
     if (t->no_train_metric) tc->eval_train = 0;
     tc->progress = t->progress;
@@ -147,10 +148,11 @@ ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *t, ag
     }
     if (t->dropout >= 0 && preset == 0) mc->head_dropout = (float)t->dropout;
     if (t->readout) {
-        static const char *const ro[] = {"mean", "sum", "max", "attention"};
-        AG_CHECK(ag_i_option_index("readout", t->readout, ro, 4, &k));
+        static const char *const ro[] = {"mean", "sum", "max", "attention", "vnode"};
+        AG_CHECK(ag_i_option_index("readout", t->readout, ro, 5, &k));
         mc->readout = (ag_readout_kind_t)k;
     }
+    if (t->virtual_node || mc->readout == AG_READOUT_VNODE) mc->virtual_node = 1;
     mc->seed = t->seed;
     return AG_SUCCESS;
 }

@@ -1,5 +1,6 @@
 /*
- * readout.c: mean, sum, max and attention pooling of node rows into graph rows.
+ * readout.c: mean, sum, max and attention pooling of node rows into graph rows, and the graph
+ * token readout (the last row of each graph).
  */
 #include <math.h>
 #include <string.h>
@@ -18,7 +19,7 @@ typedef struct readout_cache_t {
     int64_t alpha_cap;
 } readout_cache_t;
 
-static const char *const kind_names[AG_READOUT_COUNT] = {"mean", "sum", "max", "attention"};
+static const char *const kind_names[AG_READOUT_COUNT] = {"mean", "sum", "max", "attention", "vnode"};
 
 const char *ag_readout_kind_name(ag_readout_kind_t kind) {
     if ((int)kind < 0 || kind >= AG_READOUT_COUNT) return "unknown";
@@ -31,7 +32,8 @@ ag_error_t ag_readout_kind_from_name(const char *name, ag_readout_kind_t *kind) 
             *kind = (ag_readout_kind_t)k;
             return AG_SUCCESS;
         }
-    return AG_ERROR(AG_EINVAL, "unknown readout '%s' (valid: mean, sum, max, attention)", name ? name : "(null)");
+    return AG_ERROR(AG_EINVAL, "unknown readout '%s' (valid: mean, sum, max, attention, vnode)",
+                    name ? name : "(null)");
 }
 
 ag_error_t ag_readout_init(ag_readout_t *ro, ag_readout_kind_t kind, int64_t dim, uint64_t seed) {
@@ -142,6 +144,19 @@ static void pool_max(const int64_t *graph_ptr, int64_t G, int64_t F, const float
     }
 }
 
+/* The graph token readout: a model with a virtual node keeps each graph's token last. */
+static void pool_last(const int64_t *graph_ptr, int64_t G, int64_t F, const float *X, float *Y) {
+#pragma omp parallel for schedule(static)
+    for (int64_t g = 0; g < G; g++) {
+        float *y = Y + g * F; /* (F) */
+        if (graph_ptr[g + 1] == graph_ptr[g]) {
+            memset(y, 0, (size_t)F * sizeof(float));
+            continue;
+        }
+        memcpy(y, X + (graph_ptr[g + 1] - 1) * F, (size_t)F * sizeof(float));
+    }
+}
+
 static void pool_attention(const int64_t *graph_ptr, int64_t G, int64_t F, const float *X, const float *w,
                            float b, float *Y, float *alpha) {
 #pragma omp parallel for schedule(dynamic, 16)
@@ -188,6 +203,9 @@ ag_error_t ag_readout_forward(ag_readout_t *ro, const int64_t *graph_ptr, int64_
         pool_max(graph_ptr, G, F, X, Y, c->argmax);
         break;
     }
+    case AG_READOUT_VNODE:
+        pool_last(graph_ptr, G, F, X, Y);
+        break;
     case AG_READOUT_ATTENTION: {
         if (N > c->alpha_cap) {
             ag_i_free(c->alpha);
@@ -243,6 +261,14 @@ ag_error_t ag_readout_backward(ag_readout_t *ro, const int64_t *graph_ptr, int64
             }
         break;
     }
+    case AG_READOUT_VNODE:
+#pragma omp parallel for schedule(static)
+        for (int64_t g = 0; g < G; g++) {
+            if (graph_ptr[g + 1] == graph_ptr[g]) continue;
+            float *dx = dX + (graph_ptr[g + 1] - 1) * F; /* (F) */
+            for (int64_t f = 0; f < F; f++) dx[f] += dY[g * F + f];
+        }
+        break;
     case AG_READOUT_ATTENTION: {
         const float *alpha = c->alpha; /* (N) */
         float *ds = c->ds;             /* (N) */

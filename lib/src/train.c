@@ -488,6 +488,11 @@ static void config_text(const ag_train_config_t *cfg, int64_t n_train, char *buf
              (long long)cfg->warmup_epochs, (long long)cfg->epochs, (long long)cfg->batch_size,
              (long long)cfg->patience, clip, (int)cfg->metric, (unsigned long long)cfg->seed, cfg->eval_train != 0,
              (long long)n_train);
+    /* only when set, so that checkpoints written before min_epochs existed still resume */
+    if (cfg->min_epochs > 0) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, n > len ? n - len : 0, " min_epochs %lld", (long long)cfg->min_epochs);
+    }
 }
 
 /* The first differing "key value" pair of two configuration texts, for the message. */
@@ -718,19 +723,22 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
             if (rc != AG_SUCCESS) goto done;
             log.train_metric = ag_scores_get(&sc, metric, c->task);
         }
+        /* before min_epochs no epoch is kept and the patience count does not run (the last epoch
+         * is always eligible, so a run shorter than min_epochs still keeps trained weights) */
+        int eligible = epoch >= cfg->min_epochs || epoch == cfg->epochs;
         if (n_val > 0) {
             rc = ag_evaluate(model, set, val_idx, n_val, &sc);
             if (rc != AG_SUCCESS) goto done;
             log.val_metric = ag_scores_get(&sc, metric, c->task);
             int better = isnan(st.best_metric) || (!isnan(log.val_metric) && (higher ? log.val_metric > st.best_metric
                                                                                        : log.val_metric < st.best_metric));
-            if (better && !isnan(log.val_metric)) {
+            if (eligible && better && !isnan(log.val_metric)) {
                 st.best_metric = log.val_metric;
                 st.best_epoch = epoch;
                 st.since_best = 0;
                 snapshot(params, st.best, 1);
                 log.improved = 1;
-            } else {
+            } else if (eligible) {
                 st.since_best++;
             }
         } else {

@@ -221,7 +221,8 @@ typedef struct ag_net_train_options_t {
     const char *mask;          /* "neighbours", "khop", "full" */
     const char *score;         /* "dot", "gat", "gatv2" */
     const char *attn_norm;     /* "softmax", "relu" */
-    const char *readout;       /* "mean", "sum", "max", "attention" */
+    const char *readout;       /* "mean", "sum", "max", "attention", "vnode" (the graph token's
+                                  final state; turns virtual_node on) */
     const char *edge_mode;     /* "none", "key", "bias" */
     const char *norm;          /* "pre", "post", "none" */
     double dropout, attn_dropout;
@@ -237,6 +238,8 @@ typedef struct ag_net_train_options_t {
     int no_train_metric;       /* 1: skip scoring the training part every epoch */
     ag_progress_fn *progress;  /* called after every epoch (train.h), or NULL */
     void *progress_user;
+    int virtual_node;          /* 1: one learned graph token per graph (model.h); default 0 */
+    igraph_integer_t min_epochs; /* no early stop and no best-epoch choice before this epoch (<= 0: none) */
 } ag_net_train_options_t;
 
 /** \function ag_net_train_options_init

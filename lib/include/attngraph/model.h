@@ -3,7 +3,7 @@
  *
  *     X (N x F) -> [dropout] -> [input projection F -> W] -> L blocks -> node rows (N x W')
  *        node tasks:  -> [linear head] -> (N x C)
- *        graph tasks: -> readout (mean | sum | max | attention) -> MLP head -> (G x C)
+ *        graph tasks: -> readout (mean | sum | max | attention | vnode) -> MLP head -> (G x C)
  *
  * A block is an attention layer (its own mask, scoring, heads) with optional dropout on its input,
  * an activation, a residual connection and LayerNorm (pre or post), followed by an optional
@@ -11,6 +11,16 @@
  * when everything is on, a GAT layer when only dropout and the activation are.
  * Positional encodings are feature columns (see features.h); the input projection adds their
  * projection to that of the attributes (W [x; pe] = W_x x + W_pe pe).
+ *
+ * Virtual node (graph token, `virtual_node` = 1; off by default): after the input projection each
+ * graph of the batch gains one row, a learned embedding ("vnode.emb", 1 x W) placed after the
+ * graph's last node (row graph_ptr[g+1] + g of the widened batch). In every block and under every
+ * mask kind the token attends to every node of its graph and every node attends to it (never
+ * across graphs; ag_mask_build_vnode); token pairs carry zero edge features, so with edge features
+ * they get no edge term (AG_EDGE_BIAS adds 0 to their score, AG_EDGE_KEY adds nothing to key and
+ * value). K-hop paths never pass through the token. The readout AG_READOUT_VNODE takes the
+ * token's final row; every other readout and the node head see only the real nodes (the token
+ * rows are dropped after the last block).
  *
  * Internally the model is a tape of operations run forward in order and backward in reverse, each
  * with its own output buffer (grown when N grows, so steps of the same size allocate nothing).
@@ -79,6 +89,7 @@ typedef struct ag_model_config_t {
     int node_head;           /* node tasks: 1 adds a linear head, 0 uses the last block's output
                                 (whose width must then be n_out, as in GAT) */
     uint64_t seed;           /* initialisation */
+    int virtual_node;        /* 1: one learned graph token per graph (see above); 0 by default */
 } ag_model_config_t;
 
 /** \function ag_task_name / ag_task_from_name
@@ -125,6 +136,7 @@ typedef struct ag_batch_t {
     const float *E;           /* (E x Fe) or NULL when edge_dim is 0 */
     int n_masks;
     ag_mask_t masks[AG_BATCH_MAX_MASKS];
+    int mask_vnode[AG_BATCH_MAX_MASKS]; /* 1: masks[i] was built with graph tokens */
     struct ag_i_csr_t *x_sparse; /* internal: X's nonzeros, built by the first inference that needs them */
 } ag_batch_t;
 
@@ -137,6 +149,21 @@ void ag_batch_init(ag_batch_t *batch, const ag_graph_t *graph, const float *X, c
 /** \function ag_batch_destroy
  * Frees the masks the batch built. */
 void ag_batch_destroy(ag_batch_t *batch);
+
+/**
+ * \function ag_mask_build_vnode
+ * The mask of ag_mask_build() over a batch widened by one graph token per graph: node i of graph
+ * g becomes row i + g and the token of graph g is row graph_ptr[g+1] + g (the last of its
+ * graph's range; a graph without graph_ptr is one graph). Each node's entries are its entries of
+ * ag_mask_build() (sources renumbered) followed by its token (edge -1); the token's entries are
+ * every node of its graph in order, then itself when self_loops is on (edge -1). The mask's
+ * graph_ptr and node_graph describe the widened batch, so the full mask attends over each
+ * graph's nodes and its token. The k-hop sources are those of the graph alone.
+ * \return as ag_mask_build(); AG_ELIMIT when nodes plus tokens exceed 2^31-1.
+ * Time complexity: that of ag_mask_build() plus O(N + M).
+ */
+ag_error_t ag_mask_build_vnode(ag_mask_t *mask, const ag_graph_t *graph, ag_mask_kind_t kind, int hops,
+                               int self_loops);
 
 typedef struct ag_model_t ag_model_t;
 

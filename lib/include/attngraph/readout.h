@@ -9,6 +9,8 @@
  *     max        Y_g[f] = max_n X_n[f]; the gradient goes to the first row holding the maximum
  *     attention  s_n = X_n . w + b, a = softmax of s over the nodes of g, Y_g = sum_n a_n X_n
  *                (PyTorch Geometric's GlobalAttention / AttentionalAggregation with a linear gate)
+ *     vnode      Y_g = X_last, the last row of graph g's range: a model with a virtual node
+ *                (graph token, model.h) keeps each graph's token there, so this is the token's state
  * A graph with no node gives a row of zeros (and no gradient), never NaN.
  * The gate bias b cannot change a softmax over one graph's scores, so its gradient is zero up to
  * rounding; it is kept so that weights map one to one onto PyG's Linear(F, 1) gate.
@@ -40,6 +42,7 @@ typedef enum ag_readout_kind_t {
     AG_READOUT_SUM,
     AG_READOUT_MAX,
     AG_READOUT_ATTENTION,
+    AG_READOUT_VNODE,      /* the last row of each graph's range: the graph token (model.h) */
     AG_READOUT_COUNT
 } ag_readout_kind_t;
 
@@ -72,7 +75,7 @@ ag_error_t ag_readout_init(ag_readout_t *ro, ag_readout_kind_t kind, int64_t dim
 void ag_readout_destroy(ag_readout_t *ro);
 
 /** \function ag_readout_kind_name
- * "mean", "sum", "max" or "attention" ("unknown" for other values). */
+ * "mean", "sum", "max", "attention" or "vnode" ("unknown" for other values). */
 const char *ag_readout_kind_name(ag_readout_kind_t kind);
 
 /** \function ag_readout_kind_from_name

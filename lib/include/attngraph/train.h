@@ -124,6 +124,8 @@ typedef struct ag_train_config_t {
     ag_checkpoint_fn *checkpoint; /* called after every checkpoint_every-th epoch, may be NULL */
     void *checkpoint_user;
     int64_t checkpoint_every;    /* epochs between checkpoints (<= 0: every epoch) */
+    int64_t min_epochs;          /* epochs before this one are never kept as the best and never stop
+                                    the run (the last epoch is always eligible); 0: no minimum */
 } ag_train_config_t;
 
 /** \function ag_train_config_default
