@@ -310,10 +310,28 @@ static void test_model_gradients(void **state) {
         emb->value[0] -= 0.5f;
         for (int q = 0; q < 3; q++)
             assert_true(fabsf(o1[2 * q] - o2[2 * q]) + fabsf(o1[2 * q + 1] - o2[2 * q + 1]) > 1e-6f);
-        /* attention weights are not mapped back to edges for token masks */
+        /* attention weights come with the widened mask (one token row per graph, after its
+         * nodes); softmax rows, the tokens' included, sum to 1 per head over a neighbour mask
+         * (block 0 of r = 0 and 2; the full mask's CSR lists only edges and tokens) */
         const ag_mask_t *mk;
-        assert_int_equal(ag_model_attention_weights(m, &b, 0, &mk, NULL), AG_EINVAL);
-        assert_non_null(strstr(ag_error_message(), "virtual node"));
+        assert_int_equal(ag_model_attention_weights(m, &b, 0, &mk, NULL), AG_SUCCESS);
+        assert_int_equal(mk->n_nodes, b.graph->n_nodes + b.graph->n_graphs);
+        int64_t H = ag_model_attention_heads(m, 0);
+        float *alpha = malloc((size_t)(mk->n_entries * H) * sizeof *alpha); /* (M x H) */
+        assert_non_null(alpha);
+        assert_int_equal(ag_model_attention_weights(m, &b, 0, &mk, alpha), AG_SUCCESS);
+        int64_t tokens = 0;
+        for (int64_t i = 0; i < mk->n_nodes; i++) {
+            int is_token = mk->indptr[i + 1] > mk->indptr[i] && mk->edge[mk->indptr[i]] < 0 && mk->src[mk->indptr[i]] != i;
+            tokens += is_token;
+            for (int64_t h = 0; h < H; h++) {
+                double sum = 0.0;
+                for (int64_t k = mk->indptr[i]; k < mk->indptr[i + 1]; k++) sum += alpha[k * H + h];
+                if (r != 1) assert_float_equal(sum, 1.0, 1e-5);
+            }
+        }
+        assert_int_equal(tokens, b.graph->n_graphs);
+        free(alpha);
         ag_batch_destroy(&b);
         ag_model_destroy(m);
     }

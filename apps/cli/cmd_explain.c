@@ -6,7 +6,8 @@
  * undirected edge {u, v} (igraph stores it as from u, to v) has two entries, written as
  * attnL<L>H<H>Fwd (v attends to u: the message from -> to) and ...Rev (u attends to v); a
  * directed edge u -> v has one, written as attnL<L>H<H>. Self-loops added by the attention mask
- * have no igraph edge: their weights are the vertex attributes selfAttnL<L>H<H>. The names are
+ * have no igraph edge: their weights are the vertex attributes selfAttnL<L>H<H>; with a virtual
+ * node, the token's weights over the vertices are tokenAttnL<L>H<H>. The names are
  * letters and digits only because igraph's GML writer drops any other byte of a key: GML and
  * GraphML outputs carry the same names.
  */
@@ -29,7 +30,10 @@ static void explain_usage(FILE *out) {
         "  undirected graphs: edge attributes attnL<L>H<H>Fwd (the 'to' vertex attending to the 'from'\n"
         "                     vertex) and attnL<L>H<H>Rev (the 'from' vertex attending to the 'to' one);\n"
         "  directed graphs:   edge attribute attnL<L>H<H> (the target attending to the source);\n"
-        "  self-loops added by the mask: vertex attribute selfAttnL<L>H<H> (0 where there is none).\n"
+        "  self-loops added by the mask: vertex attribute selfAttnL<L>H<H> (0 where there is none);\n"
+        "  models with a virtual node: vertex attribute tokenAttnL<L>H<H>, the graph token attending\n"
+        "                     to the vertex (what the token readout looks at; sums to 1 over vertices\n"
+        "                     with the token's own self-loop).\n"
         "With softmax attention each vertex's incoming weights (Fwd of edges to it, Rev of edges from\n"
         "it, its selfAttn) sum to 1. The prediction is added too: vertex attribute 'pred' (node\n"
         "models: the class name, or the value) or graph attribute 'pred' (graph models).\n"
@@ -52,60 +56,52 @@ static void explain_usage(FILE *out) {
         "file, 4 bad or mismatched model file.\n");
 }
 
-/* The batch's mask of a block, built by the forward pass (the model keys masks the same way). */
-static const ag_mask_t *block_mask(const ag_batch_t *batch, const ag_block_config_t *bc) {
-    for (int i = 0; i < batch->n_masks; i++) {
-        const ag_mask_t *mk = &batch->masks[i];
-        if (mk->kind == bc->mask && mk->self_loops == bc->self_loops && (bc->mask != AG_MASK_KHOP || mk->hops == bc->hops))
-            return mk;
-    }
-    return NULL;
-}
-
 /* Attention of one layer mapped to the graph. */
 typedef struct layer_attn_t {
     int64_t H;
-    float *fwd;  /* (E x H) to-vertex attending to from-vertex (directed: the only direction) */
-    float *rev;  /* (E x H) from-vertex attending to to-vertex (undirected only) */
-    float *self; /* (N x H) added self-loop weights, 0 where none */
+    float *fwd;   /* (E x H) to-vertex attending to from-vertex (directed: the only direction) */
+    float *rev;   /* (E x H) from-vertex attending to to-vertex (undirected only) */
+    float *self;  /* (N x H) added self-loop weights, 0 where none */
+    float *token; /* (N x H) the graph token attending to each vertex (virtual-node models), else NULL */
 } layer_attn_t;
 
 static void layer_attn_free(layer_attn_t *la) {
     free(la->fwd);
     free(la->rev);
     free(la->self);
+    free(la->token);
 }
 
 /* Reads layer l's weights after the forward pass and maps mask entries to igraph edges.
- * Entries without an igraph edge other than added self-loops (k-hop pairs) are not written. */
+ * Entries without an igraph edge other than added self-loops (k-hop pairs, a vertex attending to
+ * the graph token) are not written. With a virtual node, row N of the mask is the token: its
+ * weights over the vertices become la->token (what the graph-level readout looks at). */
 static int map_layer(ag_model_t *model, ag_batch_t *batch, int l, const igraph_t *ig, layer_attn_t *la) {
-    const ag_model_config_t *mc = ag_model_config(model);
-    const ag_mask_t *mask = block_mask(batch, &mc->blocks[l]);
     int64_t H = ag_model_attention_heads(model, l), N = igraph_vcount(ig), E = igraph_ecount(ig);
     memset(la, 0, sizeof *la);
     la->H = H;
-    if (!mask) {
-        fprintf(stderr, "attn-graph: explain: no attention mask for layer %d after the forward pass\n", l);
-        return AG_EXIT_FAILURE;
-    }
+    const ag_mask_t *mask = NULL;
+    ag_error_t rc = ag_model_attention_weights(model, batch, l, &mask, NULL);
+    if (rc) return ag_cli_fail(rc);
+    int has_token = ag_model_config(model)->virtual_node && mask->n_nodes == N + 1;
     float *alpha = malloc((size_t)(mask->n_entries > 0 ? mask->n_entries : 1) * (size_t)H * sizeof(float)); /* (M x H) */
     la->fwd = calloc((size_t)(E > 0 ? E : 1) * (size_t)H, sizeof(float));
     la->rev = calloc((size_t)(E > 0 ? E : 1) * (size_t)H, sizeof(float));
     la->self = calloc((size_t)(N > 0 ? N : 1) * (size_t)H, sizeof(float));
-    if (!alpha || !la->fwd || !la->rev || !la->self) {
+    if (has_token) la->token = calloc((size_t)(N > 0 ? N : 1) * (size_t)H, sizeof(float));
+    if (!alpha || !la->fwd || !la->rev || !la->self || (has_token && !la->token)) {
         free(alpha);
         layer_attn_free(la);
         fprintf(stderr, "attn-graph: explain: out of memory\n");
         return AG_EXIT_FAILURE;
     }
-    const ag_mask_t *m2 = NULL;
-    ag_error_t rc = ag_model_attention_weights(model, batch, l, &m2, alpha);
+    rc = ag_model_attention_weights(model, batch, l, &mask, alpha);
     if (rc) {
         free(alpha);
         layer_attn_free(la);
         return ag_cli_fail(rc);
     }
-    for (int64_t i = 0; i < mask->n_nodes; i++)
+    for (int64_t i = 0; i < mask->n_nodes && i < N; i++)
         for (int64_t k = mask->indptr[i]; k < mask->indptr[i + 1]; k++) {
             int64_t j = mask->src[k], e = mask->edge[k];
             float *dst = NULL;
@@ -119,6 +115,9 @@ static int map_layer(ag_model_t *model, ag_batch_t *batch, int l, const igraph_t
             }
             if (dst) memcpy(dst, alpha + k * H, (size_t)H * sizeof(float));
         }
+    if (has_token)
+        for (int64_t k = mask->indptr[N]; k < mask->indptr[N + 1]; k++)
+            if (mask->src[k] < N) memcpy(la->token + mask->src[k] * H, alpha + k * H, (size_t)H * sizeof(float));
     free(alpha);
     return AG_EXIT_OK;
 }
@@ -144,6 +143,11 @@ static int set_layer_attributes(igraph_t *ig, const layer_attn_t *la, int l) {
         }
         snprintf(name, sizeof name, "selfAttnL%dH%lld", l, (long long)h);
         for (int64_t v = 0; v < N; v++) VECTOR(vv)[v] = la->self[v * H + h];
+        cli_attr_remove(ig, IGRAPH_ATTRIBUTE_VERTEX, name);
+        if (!bad && N > 0) bad = SETVANV(ig, name, &vv) != IGRAPH_SUCCESS;
+        if (!la->token) continue;
+        snprintf(name, sizeof name, "tokenAttnL%dH%lld", l, (long long)h);
+        for (int64_t v = 0; v < N; v++) VECTOR(vv)[v] = la->token[v * H + h];
         cli_attr_remove(ig, IGRAPH_ATTRIBUTE_VERTEX, name);
         if (!bad && N > 0) bad = SETVANV(ig, name, &vv) != IGRAPH_SUCCESS;
     }

@@ -914,11 +914,8 @@ ag_error_t ag_model_attention_weights(const ag_model_t *m, ag_batch_t *batch, in
         return AG_ERROR(AG_EINVAL, "the model has %d attention blocks, not a block %d", m->cfg.n_blocks, layer);
     if (m->last_nodes != batch->graph->n_nodes)
         return AG_ERROR(AG_EINVAL, "attention weights: run a forward pass on this batch first");
-    if (m->cfg.virtual_node)
-        return AG_ERROR(AG_EINVAL, "attention weights: not available for a model with a virtual node (its masks "
-                        "include graph tokens, which are not vertices)");
     const op_t *op = &m->ops[m->attn_op[layer]];
-    AG_CHECK(batch_mask(batch, &m->cfg.blocks[layer], 0, mask));
+    AG_CHECK(batch_mask(batch, &m->cfg.blocks[layer], m->cfg.virtual_node, mask));
     if (!alpha) return AG_SUCCESS; /* the caller only asked for the mask, to size alpha */
     return ag_attention_weights(&op->u.attn, *mask, alpha);
 }

@@ -210,7 +210,9 @@ int64_t ag_model_out_rows(const ag_model_t *model, const ag_batch_t *batch);
 /** \function ag_model_attention_weights
  * After a forward pass: the attention weights of block `layer`, (M x H) for that block's mask
  * (see ag_attention_weights), and the mask itself. With alpha NULL only the mask is returned
- * (its n_entries sizes alpha). */
+ * (its n_entries sizes alpha). With a virtual node the mask is that of ag_mask_build_vnode():
+ * node i of graph g is row i + g and the graph's token the row after its last node; for a batch
+ * of one graph, rows 0..N-1 are its vertices and row N is the token (entries with edge -1). */
 ag_error_t ag_model_attention_weights(const ag_model_t *model, ag_batch_t *batch, int layer,
                                       const ag_mask_t **mask, float *alpha);
 
