@@ -94,6 +94,11 @@ static void test_pajek_vertices(void **state) {
     /* the keyword in any case; edge lines and weights do not count */
     assert_int_equal(read_count("*VERTICES 3\n*Edges\n1 2 5000000\n", ".net", AG_FORMAT_PAJEK, 120), 3);
     assert_int_equal(read_count("*vertices 3\n", ".net", AG_FORMAT_PAJEK, 119), -AG_ELIMIT);
+    /* igraph's lexer needs no space after the keyword */
+    assert_int_equal(read_count("*Vertices5000000\n", ".net", AG_FORMAT_PAJEK, MIB), -AG_ELIMIT);
+    assert_message(":1: *Vertices 5000000 makes igraph build 5000000 vertices, about 190.7 MiB (40 bytes each), over "
+                   "the limit of 1.0 MiB " LIMIT_SRC "; correct the count of *Vertices, or raise the limit "
+                   "(--max-memory)");
 }
 
 static void test_dimacs_count_and_ids(void **state) {
@@ -108,6 +113,19 @@ static void test_dimacs_count_and_ids(void **state) {
                    "the limit of 1.0 MiB " LIMIT_SRC "; correct the vertex count of the 'p' line or the vertex ids, "
                    "or raise the limit (--max-memory)");
     assert_int_equal(read_count("p max 3 1\na 1 30 4\n", ".dimacs", AG_FORMAT_DIMACS, -1), 30);
+    /* fuzz_graph_text: igraph reads a line's type with "%2c", so "a2147483647" is an arc from
+     * 147483647 (2.4 GB in igraph before the scan read DIMACS as igraph does); "%ld" skips newlines
+     * and a comment line of one character swallows the next line */
+    assert_int_equal(read_count("c x\np max 6 6\nn 5\n  s\na2147483647 1 2\n", ".dimacs", AG_FORMAT_DIMACS, MIB),
+                     -AG_ELIMIT);
+    assert_message(":5: vertex id 147483647 makes igraph build 147483647 vertices, about 5.5 GiB (40 bytes each), "
+                   "over the limit of 1.0 MiB " LIMIT_SRC "; correct the vertex count of the 'p' line or the vertex "
+                   "ids, or raise the limit (--max-memory)");
+    assert_int_equal(read_count("p max 3 1\nc\na 1 5000000 4\na\n1\n5000000 7\n", ".dimacs", AG_FORMAT_DIMACS, MIB),
+                     -AG_ELIMIT);
+    assert_message(":4: vertex id 5000000 makes igraph build 5000000 vertices, about 190.7 MiB (40 bytes each), over "
+                   "the limit of 1.0 MiB " LIMIT_SRC "; correct the vertex count of the 'p' line or the vertex ids, "
+                   "or raise the limit (--max-memory)");
     /* capacities and the edge count do not count */
     assert_int_equal(read_count("p max 3 5000000\na 1 2 5000000\n", ".dimacs", AG_FORMAT_DIMACS, 120), 3);
 }

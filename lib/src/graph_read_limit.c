@@ -116,15 +116,11 @@ static void token(scan_t *s, const char *t, int truncated) {
         if (v >= 0) note(s, v == INT64_MAX ? v : v + 1, t, "vertex id");
         break;
     case AG_FORMAT_PAJEK:
+        /* igraph's lexer also takes "*Vertices5000000": the count may follow without a space */
+        if (s->tok_index == 0 && !strncmp(low, "*vertices", 9) && low[9] && (v = token_value(t + 9, truncated)) >= 0)
+            note(s, v, t + 9, "*Vertices");
         if (s->tok_index == 1 && !strcmp(s->first, "*vertices") && (v = token_value(t, truncated)) >= 0)
             note(s, v, t, "*Vertices");
-        break;
-    case AG_FORMAT_DIMACS:
-        if ((v = token_value(t, truncated)) < 0) break;
-        if (!strcmp(s->first, "p") && s->tok_index == 2) note(s, v, t, "'p' line vertex count");
-        else if ((!strcmp(s->first, "a") || !strcmp(s->first, "e")) && (s->tok_index == 1 || s->tok_index == 2))
-            note(s, v, t, "vertex id");
-        else if (!strcmp(s->first, "n") && s->tok_index == 1) note(s, v, t, "vertex id");
         break;
     case AG_FORMAT_DL:
         if (s->dl_done) break;
@@ -147,6 +143,56 @@ int ag_i_graph_format_scanned(ag_format_t format) {
            format == AG_FORMAT_DL;
 }
 
+/* igraph's DIMACS reader is scanf-based: each line's type is the first of two characters read with
+ * "%2c" (so "a2147483647 1 2" is an arc from 147483647), the numbers are read with "%ld" (which
+ * skips newlines), then the rest of the line is skipped. The same calls on the same stream read
+ * the same numbers. */
+static void scan_dimacs(FILE *f, scan_t *s) {
+    char prob[21];
+    for (;;) {
+        char str[2];
+        const long start = ftell(f);
+        int read = fscanf(f, "%2c", str);
+        if (read != 1) return;
+        long a = -1, b = -1, c = -1;
+        int line_of = 1;
+        switch (str[0]) {
+        case 'p':
+            if (fscanf(f, "%20s %ld %ld", prob, &a, &c) >= 2 && a >= 0) {
+                char t[32];
+                snprintf(t, sizeof t, "%ld", a);
+                note(s, a, t, "'p' line vertex count");
+            }
+            break;
+        case 'n': read = fscanf(f, "%ld", &a); line_of = read == 1; break;
+        case 'a':
+        case 'e': read = fscanf(f, "%ld %ld", &a, &b); line_of = read >= 1; break;
+        default: line_of = 0; break;
+        }
+        if (line_of && str[0] != 'p') {
+            char t[32];
+            if (a > 0) {
+                snprintf(t, sizeof t, "%ld", a);
+                note(s, a, t, "vertex id");
+            }
+            if (b > 0) {
+                snprintf(t, sizeof t, "%ld", b);
+                note(s, b, t, "vertex id");
+            }
+        }
+        int ch;
+        while ((ch = getc(f)) != EOF && ch != '\n') {
+        }
+        /* the record may have spanned lines (a newline read by "%2c" or skipped by "%ld"): count
+         * them by reading the record again, so that the next record's line is right */
+        const long end = ftell(f);
+        if (start < 0 || end < start || fseek(f, start, SEEK_SET) != 0) return;
+        for (long i = start; i < end; i++)
+            if (getc(f) == '\n') s->line++;
+        if (ch == EOF) return;
+    }
+}
+
 void ag_i_graph_scan_vertices(FILE *f, ag_format_t format, ag_graph_vertex_scan_t *out) {
     memset(out, 0, sizeof *out);
     scan_t s;
@@ -154,6 +200,10 @@ void ag_i_graph_scan_vertices(FILE *f, ag_format_t format, ag_graph_vertex_scan_
     s.out = out;
     s.format = format;
     s.line = 1;
+    if (format == AG_FORMAT_DIMACS) {
+        scan_dimacs(f, &s);
+        return;
+    }
     char tok[TOK_MAX];
     size_t len = 0;
     int truncated = 0;
