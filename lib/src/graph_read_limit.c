@@ -116,9 +116,6 @@ static void token(scan_t *s, const char *t, int truncated) {
         if (v >= 0) note(s, v == INT64_MAX ? v : v + 1, t, "vertex id");
         break;
     case AG_FORMAT_PAJEK:
-        /* igraph's lexer also takes "*Vertices5000000": the count may follow without a space */
-        if (s->tok_index == 0 && !strncmp(low, "*vertices", 9) && low[9] && (v = token_value(t + 9, truncated)) >= 0)
-            note(s, v, t + 9, "*Vertices");
         if (s->tok_index == 1 && !strcmp(s->first, "*vertices") && (v = token_value(t, truncated)) >= 0)
             note(s, v, t, "*Vertices");
         break;
