@@ -22,7 +22,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 #include "graph_read_limit.h"
 #include "internal.h"
 
