@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <igraph.h>
 #include <attngraph/graph.h>
+#include "cli_testutil.h"
 
 #define MIB 1048576
 #define LIMIT_SRC "(set by --max-memory or ag_graph_read_set_max_memory())"
@@ -146,12 +147,36 @@ static void test_named_formats_not_limited(void **state) {
     assert_int_equal(read_count("# 21474831\n0\n", ".lgl", AG_FORMAT_LGL, 80), 2);
 }
 
+/* The program: train's --max-memory is also the read limit, and the refusal exits 1 with the
+ * library's message before anything is built. */
+static void test_cli_max_memory(void **state) {
+    (void)state;
+    char dir[64];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "readlimit", 1), 0);
+    char p[128];
+    snprintf(p, sizeof p, "%s/huge.edges", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("0 1\n21474831 0\n", f);
+    assert_int_equal(fclose(f), 0);
+    ag_cli_run_t *r = malloc(sizeof *r);
+    assert_non_null(r);
+    ag_cli_run(r, dir, "train huge.edges --label-attr club --max-memory 100M -o m.safetensors");
+    assert_int_equal(r->code, 1);
+    assert_string_equal(r->err, "attn-graph: huge.edges:2: vertex id 21474831 makes igraph build 21474832 vertices, "
+                                "about 819.2 MiB (40 bytes each), over the limit of 100.0 MiB " LIMIT_SRC "; edge-list "
+                                "vertex ids are 0-based and every id up to the largest is a vertex: renumber the "
+                                "vertices from 0, or use NCOL for named vertices, or raise the limit (--max-memory)\n");
+    free(r);
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 int main(void) {
     igraph_set_attribute_table(&igraph_cattribute_table);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_edgelist_huge_id),  cmocka_unit_test(test_pajek_vertices),
         cmocka_unit_test(test_dimacs_count_and_ids), cmocka_unit_test(test_dl_n),
-        cmocka_unit_test(test_named_formats_not_limited),
+        cmocka_unit_test(test_named_formats_not_limited), cmocka_unit_test(test_cli_max_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
