@@ -52,9 +52,9 @@ int64_t ag_i_alloc_live(void);
 #define N_CLASSES 2
 
 static char dir[64];
-static char labels_path[128], model_path[128], ckpt_path[128];
+static char labels_path[128], labels_mt_path[128], labels_reg_path[128], model_path[128], ckpt_path[128];
 static char graph_path[128], net_path[128];
-static const char *const kept[] = {"labels.csv", "m0.gml", "m1.gml", "m2.gml", "m3.gml", "model.safetensors",
+static const char *const kept[] = {"labels.csv", "labels_mt.csv", "labels_reg.csv", "m0.gml", "m1.gml", "m2.gml", "m3.gml", "model.safetensors",
                                    "train.ckpt", "six.gml", "net.safetensors"};
 
 /* A hexagon with one chord; `club` is the class (vertex 5 unlabelled: NaN), `kind` a string feature. */
@@ -115,6 +115,11 @@ static int setup(void **state) {
         write_file(p, molecules[g]);
     }
     write_file(labels_path, "file,label\nm0.gml,1\nm1.gml,0\nm2.gml,1\nm3.gml,0\n");
+    /* two binary tasks with missing labels (masked in the loss), and one numeric target */
+    snprintf(labels_mt_path, sizeof labels_mt_path, "%s/labels_mt.csv", dir);
+    snprintf(labels_reg_path, sizeof labels_reg_path, "%s/labels_reg.csv", dir);
+    write_file(labels_mt_path, "file,tox_a,tox_b\nm0.gml,1,\nm1.gml,0,1\nm2.gml,,0\nm3.gml,1,1\n");
+    write_file(labels_reg_path, "file,logp\nm0.gml,0.5\nm1.gml,-1.25\nm2.gml,2.0\nm3.gml,0.75\n");
     snprintf(graph_path, sizeof graph_path, "%s/six.gml", dir);
     snprintf(net_path, sizeof net_path, "%s/net.safetensors", dir);
     write_file(graph_path, six);
@@ -159,8 +164,8 @@ static ag_error_t checkpoint(const ag_model_t *model, const ag_train_state_t *st
     return rc;
 }
 
-static void tiny_model_config(ag_model_config_t *mc, const ag_prepared_t *p) {
-    ag_model_config_default(mc, AG_TASK_GRAPH_CLASSIFICATION);
+static void tiny_model_config(ag_model_config_t *mc, const ag_prepared_t *p, ag_task_t task) {
+    ag_model_config_default(mc, task);
     mc->hidden = 4;
     mc->n_blocks = 1;
     mc->blocks[0].attn.heads = 2;
@@ -178,7 +183,7 @@ static void tiny_model_config(ag_model_config_t *mc, const ag_prepared_t *p) {
 
 /* Runs the whole path; returns the first error. Every object is destroyed at the end whatever
  * happened, so a run that returns must leave the live-block count unchanged. */
-static ag_error_t run_path(result_t *out) {
+static ag_error_t run_path(result_t *out, ag_task_t task, const char *labels) {
     ag_error_t rc;
     ag_dataset_t ds;
     ag_prepared_t p;
@@ -191,7 +196,7 @@ static ag_error_t run_path(result_t *out) {
     memset(&b, 0, sizeof b);
     memset(&back, 0, sizeof back);
 
-    if ((rc = ag_dataset_load(&ds, labels_path, NULL)) != AG_SUCCESS) goto done;
+    if ((rc = ag_dataset_load(&ds, labels, NULL)) != AG_SUCCESS) goto done;
     out->n_graphs = ds.n_graphs;
 
     ag_featurizer_config_t fc;
@@ -200,17 +205,17 @@ static ag_error_t run_path(result_t *out) {
     fc.rw_pe_k = 2;
     fc.norm = AG_NORM_STANDARDIZE;
     const int64_t train[] = {0, 1, 2}, val[] = {3};
-    if ((rc = ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, train, 3)) != AG_SUCCESS) goto done;
+    if ((rc = ag_prepare_graphs(&p, &ds, task, &fc, train, 3)) != AG_SUCCESS) goto done;
     out->n_features = p.featurizer.n_features;
     out->n_edge_features = p.featurizer.n_edge_features;
     out->n_out = p.n_out;
 
     ag_model_config_t mc;
-    tiny_model_config(&mc, &p);
+    tiny_model_config(&mc, &p, task);
     if ((rc = ag_model_create(&model, &mc)) != AG_SUCCESS) goto done;
 
     ag_train_config_t tc;
-    ag_train_config_default(&tc, AG_TASK_GRAPH_CLASSIFICATION);
+    ag_train_config_default(&tc, task);
     tc.epochs = 2;
     tc.batch_size = 2;
     tc.patience = 0;
@@ -226,15 +231,18 @@ static ag_error_t run_path(result_t *out) {
     if ((rc = ag_bundle_init(&b, &model, &p.featurizer, &p.table, (const char *const *)p.names, p.n_out, NULL)) !=
         AG_SUCCESS)
         goto done;
-    if ((rc = ag_bundle_set_target_column(&b, "label")) != AG_SUCCESS) goto done;
+    if (task == AG_TASK_GRAPH_CLASSIFICATION && (rc = ag_bundle_set_target_column(&b, "label")) != AG_SUCCESS)
+        goto done;
     if ((rc = ag_bundle_save(model_path, &b)) != AG_SUCCESS) goto done;
     if ((rc = ag_bundle_predict_graph(&b, &ds.graphs[3], NULL, &y1)) != AG_SUCCESS) goto done;
-    memcpy(out->trained, y1.data, sizeof out->trained);
+    assert_true(y1.rows * y1.cols == out->n_out && out->n_out <= N_CLASSES);
+    memcpy(out->trained, y1.data, (size_t)out->n_out * sizeof(float));
 
     if ((rc = ag_bundle_load(model_path, &back)) != AG_SUCCESS) goto done;
     snprintf(out->target_column, sizeof out->target_column, "%s", back.target_column ? back.target_column : "");
     if ((rc = ag_bundle_predict_graph(&back, &ds.graphs[3], NULL, &y2)) != AG_SUCCESS) goto done;
-    memcpy(out->loaded, y2.data, sizeof out->loaded);
+    assert_true(y2.rows * y2.cols == out->n_out);
+    memcpy(out->loaded, y2.data, (size_t)out->n_out * sizeof(float));
 
 done:
     ag_fmat_destroy(&y2);
@@ -247,11 +255,36 @@ done:
     return rc;
 }
 
+/* Fails every allocation of run_path(task, labels) once; returns the path's allocation count. */
+static int64_t fail_each(ag_task_t task, const char *labels, const result_t *want) {
+    result_t got;
+    const int64_t live0 = ag_i_alloc_live();
+    int64_t n;
+    for (n = 1; n < 200000; n++) {
+        unlink(model_path);
+        unlink(ckpt_path);
+        ag_error_clear();
+        ag_i_alloc_fail_at(n);
+        ag_error_t rc = run_path(&got, task, labels);
+        ag_i_alloc_fail_at(0);
+        if (ag_i_alloc_live() != live0)
+            fail_msg("allocation %lld: %lld blocks leaked (%s)", (long long)n, (long long)(ag_i_alloc_live() - live0),
+                     rc == AG_SUCCESS ? "the run succeeded" : ag_error_message());
+        assert_int_equal(stray_files(), 0);
+        if (rc == AG_SUCCESS) break;
+        if (rc != AG_ENOMEM) fail_msg("allocation %lld: %s: %s", (long long)n, ag_error_name(rc), ag_error_message());
+        assert_int_equal(ag_error_code(), AG_ENOMEM);
+        assert_true(ag_error_message()[0] != '\0');
+    }
+    assert_memory_equal(&got, want, sizeof *want);
+    return n - 1;
+}
+
 static void test_every_allocation_fails_once(void **state) {
     (void)state;
-    result_t want, got;
+    result_t want;
     const int64_t live0 = ag_i_alloc_live();
-    assert_int_equal(run_path(&want), AG_SUCCESS);
+    assert_int_equal(run_path(&want, AG_TASK_GRAPH_CLASSIFICATION, labels_path), AG_SUCCESS);
     if (ag_i_alloc_live() != live0) fail_msg("%lld blocks leaked by a whole run", (long long)(ag_i_alloc_live() - live0));
     /* the reference run went through every stage */
     assert_int_equal(want.n_graphs, N_GRAPHS);
@@ -268,27 +301,44 @@ static void test_every_allocation_fails_once(void **state) {
     assert_string_equal(want.target_column, "label");
     assert_int_equal(stray_files(), 0);
 
-    int64_t n;
-    for (n = 1; n < 200000; n++) {
-        unlink(model_path);
-        unlink(ckpt_path);
-        ag_error_clear();
-        ag_i_alloc_fail_at(n);
-        ag_error_t rc = run_path(&got);
-        ag_i_alloc_fail_at(0);
-        if (ag_i_alloc_live() != live0)
-            fail_msg("allocation %lld: %lld blocks leaked (%s)", (long long)n, (long long)(ag_i_alloc_live() - live0),
-                     rc == AG_SUCCESS ? "the run succeeded" : ag_error_message());
-        assert_int_equal(stray_files(), 0);
-        if (rc == AG_SUCCESS) break;
-        if (rc != AG_ENOMEM) fail_msg("allocation %lld: %s: %s", (long long)n, ag_error_name(rc), ag_error_message());
-        assert_int_equal(ag_error_code(), AG_ENOMEM);
-        assert_true(ag_error_message()[0] != '\0');
-    }
+    int64_t n = fail_each(AG_TASK_GRAPH_CLASSIFICATION, labels_path, &want);
     /* the whole path allocates hundreds of times, and the run after its last allocation is whole */
     assert_true(n > 200);
-    assert_memory_equal(&got, &want, sizeof want);
-    print_message("load-train-save-predict path: %lld allocations, each failed once\n", (long long)(n - 1));
+    print_message("load-train-save-predict path: %lld allocations, each failed once\n", (long long)n);
+}
+
+/* The same path with the multi-task head (two binary tasks, missing labels masked) and the
+ * regression head (standardised target, scaling stored in the bundle). */
+static void test_multitask_and_regression_heads(void **state) {
+    (void)state;
+    static const struct {
+        ag_task_t task;
+        const char *labels;
+        int64_t n_out;
+    } heads[] = {{AG_TASK_GRAPH_MULTITASK, labels_mt_path, 2}, {AG_TASK_GRAPH_REGRESSION, labels_reg_path, 1}};
+    for (int h = 0; h < 2; h++) {
+        result_t want;
+        const int64_t live0 = ag_i_alloc_live();
+        if (run_path(&want, heads[h].task, heads[h].labels) != AG_SUCCESS) fail_msg("%s", ag_error_message());
+        if (ag_i_alloc_live() != live0) fail_msg("%lld blocks leaked", (long long)(ag_i_alloc_live() - live0));
+        assert_int_equal(want.n_graphs, N_GRAPHS);
+        assert_int_equal(want.n_features, 8);
+        assert_int_equal(want.n_out, heads[h].n_out);
+        assert_int_equal(want.epochs_run, 2);
+        assert_int_equal(want.checkpoints, 2);
+        assert_string_equal(want.target_column, "");
+        for (int64_t k = 0; k < want.n_out; k++) {
+            if (heads[h].task == AG_TASK_GRAPH_MULTITASK) /* one probability per task */
+                assert_true(want.trained[k] > 0.0f && want.trained[k] < 1.0f);
+            else /* back in the target's units: near the training targets' mean (0.417) after 2 epochs */
+                assert_true(want.trained[k] > -1.25f && want.trained[k] < 2.0f);
+        }
+        assert_memory_equal(want.loaded, want.trained, sizeof want.trained);
+        int64_t n = fail_each(heads[h].task, heads[h].labels, &want);
+        assert_true(n > 200);
+        print_message("%s head: %lld allocations, each failed once\n",
+                      heads[h].task == AG_TASK_GRAPH_MULTITASK ? "multi-task" : "regression", (long long)n);
+    }
 }
 
 /* What the facade path produced. */
@@ -417,6 +467,7 @@ static void test_node_facade_every_allocation_fails_once(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_allocation_fails_once),
+        cmocka_unit_test(test_multitask_and_regression_heads),
         cmocka_unit_test(test_node_facade_every_allocation_fails_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

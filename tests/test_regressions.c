@@ -131,10 +131,123 @@ static void test_model_config_larger_than_file(void **state) {
     }
 }
 
+/* fuzz_checkpoint: a checkpoint whose optimiser step counter was edited to 2^63-1 loaded (every
+ * field in range on its own) and ag_train_resume() then overflowed it (UBSan: signed integer
+ * overflow in train.c, `st.step++`); the same for epochs since the best. Now refused as
+ * inconsistent counters: at most steps-per-epoch steps per epoch. */
+static void ring_set(ag_trainset_t *set) {
+    ag_trainset_init(set, AG_TASK_GRAPH_CLASSIFICATION);
+    set->n_classes = 2;
+    assert_int_equal(ag_trainset_resize(set, 4, 4, 1), AG_SUCCESS);
+    for (int g = 0; g < 4; g++) {
+        igraph_t ig;
+        igraph_ring(&ig, 3 + g, IGRAPH_UNDIRECTED, 0, g % 2);
+        ag_example_t *ex = &set->examples[g];
+        assert_int_equal(ag_graph_from_igraph(&ex->graph, &ig), AG_SUCCESS);
+        assert_int_equal(ag_fmat_init(&ex->X, 3 + g, 1), AG_SUCCESS);
+        for (int v = 0; v < 3 + g; v++) ex->X.data[v] = 1.0f;
+        set->targets[g] = (float)(g % 2);
+        igraph_destroy(&ig);
+    }
+}
+
+static ag_model_t *ring_model(void) {
+    ag_model_config_t cfg;
+    ag_model_config_default(&cfg, AG_TASK_GRAPH_CLASSIFICATION);
+    cfg.in_dim = 1;
+    cfg.n_out = 2;
+    cfg.hidden = 2;
+    cfg.n_blocks = 1;
+    cfg.blocks[0].attn.heads = 1;
+    cfg.blocks[0].attn.head_dim = 2;
+    cfg.blocks[0].attn.out_dim = 2;
+    cfg.blocks[0].ffn_hidden = 2;
+    cfg.head_hidden = 2;
+    ag_model_t *m;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);
+    return m;
+}
+
+/* Saves the state after epoch 1 to the path in user and stops training there. */
+static ag_error_t save_epoch_1(const ag_model_t *model, const ag_train_state_t *st, void *user) {
+    if (st->epoch != 1) return AG_SUCCESS;
+    ag_error_t rc = ag_train_state_save(user, model, st, NULL);
+    return rc != AG_SUCCESS ? rc : AG_EFILE;
+}
+
+static void test_checkpoint_step_overflow(void **state) {
+    (void)state;
+    igraph_set_attribute_table(&igraph_cattribute_table);
+    ag_trainset_t set;
+    ring_set(&set);
+    int64_t tr[3] = {0, 1, 2};
+    ag_train_config_t tc;
+    ag_train_config_default(&tc, AG_TASK_GRAPH_CLASSIFICATION);
+    tc.epochs = 3;
+    tc.batch_size = 2; /* 2 steps per epoch */
+    tc.eval_train = 0;
+    ag_train_config_t saving = tc;
+    saving.checkpoint = save_epoch_1;
+    char genuine[64], edited[64];
+    snprintf(genuine, sizeof genuine, "%s", write_temp("", 0, ".ckpt"));
+    snprintf(edited, sizeof edited, "%s", write_temp("", 0, ".ckpt"));
+    saving.checkpoint_user = genuine;
+    ag_model_t *m = ring_model();
+    ag_train_result_t res;
+    assert_int_equal(ag_train(m, &set, tr, 3, NULL, 0, &saving, &res), AG_EFILE);
+    ag_model_destroy(m);
+
+    static const struct {
+        int64_t step, optim_step, since_best;
+        const char *msg;
+    } cases[] = {
+        {2, 2, 0, NULL},
+        {INT64_MAX, INT64_MAX, 0, "checkpoint: inconsistent counters (9223372036854775807 optimiser steps after 1 "
+                                  "epochs of 2 steps, 9223372036854775807 in the optimiser, 0 epochs since the best)"},
+        {3, 3, 0, "checkpoint: inconsistent counters (3 optimiser steps after 1 epochs of 2 steps, 3 in the "
+                  "optimiser, 0 epochs since the best)"},
+        {2, 3, 0, "checkpoint: inconsistent counters (2 optimiser steps after 1 epochs of 2 steps, 3 in the "
+                  "optimiser, 0 epochs since the best)"},
+        {2, 2, INT64_MAX, "checkpoint: inconsistent counters (2 optimiser steps after 1 epochs of 2 steps, 2 in the "
+                          "optimiser, 9223372036854775807 epochs since the best)"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        /* the counters edited in the file, as an edited checkpoint arrives */
+        ag_train_state_t st;
+        m = ring_model();
+        assert_int_equal(ag_train_state_load(genuine, m, &st, NULL), AG_SUCCESS);
+        assert_int_equal(st.epoch, 1);
+        assert_int_equal(st.step, 2);
+        st.step = cases[k].step;
+        st.optim.step = cases[k].optim_step;
+        st.since_best = cases[k].since_best;
+        assert_int_equal(ag_train_state_save(edited, m, &st, NULL), AG_SUCCESS);
+        ag_train_state_destroy(&st);
+        ag_model_destroy(m);
+
+        m = ring_model();
+        assert_int_equal(ag_train_state_load(edited, m, &st, NULL), AG_SUCCESS);
+        ag_error_t rc = ag_train_resume(m, &set, tr, 3, NULL, 0, &tc, &st, &res);
+        if (cases[k].msg) {
+            assert_int_equal(rc, AG_EMODEL);
+            assert_string_equal(ag_error_message(), cases[k].msg);
+        } else {
+            assert_int_equal(rc, AG_SUCCESS);
+            assert_int_equal(res.epochs_run, 3);
+        }
+        ag_train_state_destroy(&st);
+        ag_model_destroy(m);
+    }
+    unlink(genuine);
+    unlink(edited);
+    ag_trainset_destroy(&set);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sparse_index_overflow),
         cmocka_unit_test(test_model_config_larger_than_file),
+        cmocka_unit_test(test_checkpoint_step_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

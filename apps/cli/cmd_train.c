@@ -163,7 +163,10 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     OPT_STR("--log", log);
     OPT_STR("--plot", plot);
     OPT_STR("--checkpoint", checkpoint);
-    OPT_STR("--max-memory", max_memory);
+    if ((r = cli_opt(CMD, "--max-memory", argc, argv, i, &v)) != 0) {
+        if (r > 0) cli_set_read_limit(t->max_memory = v);
+        return r;
+    }
     OPT_INT("--checkpoint-every", checkpoint_every, 1, 100000000);
     OPT_INT("--layers", net.layers, 1, AG_MODEL_MAX_BLOCKS);
     OPT_INT("--heads", net.heads, 1, 4096);

@@ -141,6 +141,11 @@ int cli_parse_size(const char *s, int64_t *bytes) {
     return 0;
 }
 
+void cli_set_read_limit(const char *max_memory) {
+    int64_t limit;
+    if (max_memory && cli_parse_size(max_memory, &limit) == 0 && limit > 0) ag_graph_read_set_max_memory(limit);
+}
+
 int64_t cli_mem_available(void) {
     FILE *f = fopen("/proc/meminfo", "r");
     if (!f) return -1;

@@ -45,6 +45,11 @@ int cli_write_atomic(const char *path, const char *data, size_t len, char *err, 
  * 'B' or 'iB'). Returns 0, or -1 if malformed. */
 int cli_parse_size(const char *s, int64_t *bytes);
 
+/* Makes --max-memory also the limit of graph reading (ag_graph_read_set_max_memory()), so that a
+ * file declaring millions of vertices is refused before igraph builds them; a malformed size is
+ * reported later by cli_check_memory(). */
+void cli_set_read_limit(const char *max_memory);
+
 /* MemAvailable of /proc/meminfo in bytes, or -1 when unknown. */
 int64_t cli_mem_available(void);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include "graph_read_limit.h"
 #include "internal.h"
 #include "attngraph/graph.h"
 
@@ -138,6 +139,20 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
         if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
             fclose(f);
             return AG_ERROR(AG_EFILE, "%s: %s", path, strerror(EISDIR));
+        }
+        /* a few bytes can ask igraph for millions of vertices: count them before it allocates */
+        if (ag_i_graph_format_scanned(format)) {
+            ag_graph_vertex_scan_t scan;
+            ag_i_graph_scan_vertices(f, format, &scan);
+            const int scan_failed = ferror(f), scan_errno = errno;
+            ag_error_t rc = scan_failed ? AG_ERROR(AG_EFILE, "%s: %s", path, strerror(scan_errno))
+                                        : ag_i_graph_check_vertices(path, format, &scan);
+            if (rc == AG_SUCCESS && fseek(f, 0, SEEK_SET) != 0)
+                rc = AG_ERROR(AG_EFILE, "%s: cannot rewind: %s", path, strerror(errno));
+            if (rc != AG_SUCCESS) {
+                fclose(f);
+                return rc;
+            }
         }
     }
 

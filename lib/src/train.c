@@ -527,7 +527,7 @@ static int cmp_i64(const void *a, const void *b) {
 
 /* The state is for this configuration, these parameters and this training list. */
 static ag_error_t check_resume(const ag_train_state_t *st, const ag_train_config_t *cfg, const ag_param_list_t *params,
-                               const int64_t *train_idx, int64_t n_train) {
+                               const int64_t *train_idx, int64_t n_train, int64_t steps_per_epoch) {
     char now[sizeof st->config], diff[320];
     config_text(cfg, n_train, now, sizeof now);
     if (strcmp(now, st->config) != 0) {
@@ -544,6 +544,15 @@ static ag_error_t check_resume(const ag_train_state_t *st, const ag_train_config
         st->best_epoch > st->epoch)
         return AG_ERROR(AG_EMODEL, "checkpoint: inconsistent counters (epoch %lld of %lld, best epoch %lld)",
                         (long long)st->epoch, (long long)cfg->epochs, (long long)st->best_epoch);
+    /* at most steps_per_epoch optimiser steps per epoch (fewer when a batch has no labels): a
+     * larger count would overflow the counters (fuzz_checkpoint: step 2^63-1) */
+    int64_t max_steps;
+    if (ag_i_mul_overflow(st->epoch, steps_per_epoch, &max_steps) || st->step > max_steps || st->optim.step < 0 ||
+        st->optim.step > st->step || st->since_best > st->epoch)
+        return AG_ERROR(AG_EMODEL, "checkpoint: inconsistent counters (%lld optimiser steps after %lld epochs of %lld "
+                        "steps, %lld in the optimiser, %lld epochs since the best)", (long long)st->step,
+                        (long long)st->epoch, (long long)steps_per_epoch, (long long)st->optim.step,
+                        (long long)st->since_best);
     if (st->n_order != n_train || !st->order)
         return AG_ERROR(AG_EMODEL, "checkpoint: made for %lld training examples, not %lld", (long long)st->n_order,
                         (long long)n_train);
@@ -591,14 +600,14 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
     if (graph_level && cfg->batch_size <= 0)
         return AG_ERROR(AG_EINVAL, "batch size must be positive, not %lld", (long long)cfg->batch_size);
     const ag_param_list_t *params = ag_model_params(model);
-    if (resume) AG_CHECK(check_resume(resume, cfg, params, train_idx, n_train));
+    int64_t bs = graph_level ? (cfg->batch_size < n_train ? cfg->batch_size : n_train) : 1;
+    int64_t steps_per_epoch = graph_level ? (n_train + bs - 1) / bs : 1;
+    if (resume) AG_CHECK(check_resume(resume, cfg, params, train_idx, n_train, steps_per_epoch));
     if (is_regression(c->task)) AG_CHECK(fit_target_scaling(model, set, train_idx, n_train));
 
     ag_metric_t metric = resolve_metric(cfg->metric, c->task);
     int higher = ag_metric_higher_is_better(metric);
     int64_t C = c->n_out;
-    int64_t bs = graph_level ? (cfg->batch_size < n_train ? cfg->batch_size : n_train) : 1;
-    int64_t steps_per_epoch = graph_level ? (n_train + bs - 1) / bs : 1;
     int64_t every = cfg->checkpoint_every > 0 ? cfg->checkpoint_every : 1;
 
     /* Everything that evolves from epoch to epoch lives in st, so that a checkpoint is st + weights. */

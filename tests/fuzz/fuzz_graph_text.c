@@ -2,8 +2,8 @@
  * fuzz_graph_text.c: the graph formats other than GML and GraphML (edge list, NCOL, LGL, Pajek,
  * DIMACS, DL) through the graph driver (fuzz_graph.h). The first input byte chooses the format
  * (low nibble modulo 6) and whether formats that do not say are read as directed (bit 4); the
- * rest is the file. Inputs with a number of 7 to 13 digits are skipped (fuzz_has_huge_number,
- * fuzz_common.h: a vertex id of millions makes igraph build millions of vertices).
+ * rest is the file. The read limit is FUZZ_READ_LIMIT (fuzz_common.h): a vertex id or count of
+ * millions is refused by the loader's pre-scan with AG_ELIMIT.
  *
  * One target rather than six: igraph's parsers are a system library without coverage
  * instrumentation, so the feedback comes only from our code around them (CSR building, attribute
@@ -24,10 +24,11 @@ static const struct {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (size < 1 || fuzz_has_huge_number(data, size)) return 0;
+    if (size < 1) return 0;
     static int init;
     if (!init) {
         igraph_set_attribute_table(&igraph_cattribute_table);
+        ag_graph_read_set_max_memory(FUZZ_READ_LIMIT);
         init = 1;
     }
     const int k = (data[0] & 15) % 6, directed = (data[0] >> 4) & 1;

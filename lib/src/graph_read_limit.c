@@ -1,0 +1,275 @@
+/*
+ * graph_read_limit.c: the vertex count a text graph file asks igraph to build, found by a cheap
+ * scan before igraph parses the file, and refused when its memory exceeds the read limit.
+ *
+ * Why: in the formats whose vertices are numbers, a few bytes declare any number of vertices (the
+ * 10-byte edge list "21474831 0" makes 21 million, Pajek's "*Vertices N", DIMACS's "p max N E" and
+ * DL's "n=N" likewise), and igraph allocates them all before our code sees the graph. NCOL and
+ * LGL name their vertices and GML and GraphML list them, so their vertex count is bounded by the
+ * file's size and they are not scanned.
+ *
+ * The scan must never count fewer vertices than igraph builds (measured on igraph 0.10.2):
+ * - edge list: every integer token is a 0-based vertex id, so max id + 1 vertices;
+ * - Pajek: the count of "*Vertices N" (edges naming a larger id are refused by igraph);
+ * - DIMACS: the count of the "p" line and every vertex id of "a", "e" and "n" lines (ids above
+ *   the declared count silently add vertices);
+ * - DL: "n = N" in the header (before "data:" or "labels:"); larger ids are refused by igraph.
+ * It may count more on malformed files (which igraph refuses anyway); tokens that are not
+ * integers are left to igraph's parser.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include "graph_read_limit.h"
+#include "internal.h"
+
+/* 0: MemAvailable at the time of each read; > 0: bytes; < 0: no limit. */
+static _Atomic int64_t read_limit = 0;
+
+int64_t ag_graph_read_set_max_memory(int64_t bytes) { return atomic_exchange(&read_limit, bytes); }
+
+/* MemAvailable of /proc/meminfo in bytes, or -1 when it cannot be read. */
+static int64_t mem_available(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return -1;
+    char line[256];
+    long long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "MemAvailable:", 13)) {
+            kb = strtoll(line + 13, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return kb < 0 || kb > INT64_MAX / 1024 ? -1 : (int64_t)kb * 1024;
+}
+
+static void format_size(char *buf, size_t n, int64_t bytes) {
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 6) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0) snprintf(buf, n, "%lld B", (long long)bytes);
+    else snprintf(buf, n, "%.1f %s", v, units[u]);
+}
+
+#define TOK_MAX 32
+
+typedef struct scan_t {
+    ag_graph_vertex_scan_t *out;
+    ag_format_t format;
+    int64_t line;           /* 1-based line of the current token */
+    int tok_index;          /* index of the current token in its line */
+    char first[TOK_MAX];    /* the line's first token (lower case, truncated) */
+    char prev[TOK_MAX];     /* the previous token (DL: "n" "=" N) */
+    char prev2[TOK_MAX];
+    int dl_done;            /* DL: past the header */
+} scan_t;
+
+/* The value of an integer token ("+7", "007", "-3"), saturated at INT64_MAX; -1 if the token is
+ * not an integer or is negative. */
+static int64_t token_value(const char *t, int truncated) {
+    const char *p = t;
+    if (*p == '+' || *p == '-') p++;
+    if (!*p) return -1;
+    for (const char *c = p; *c; c++)
+        if (*c < '0' || *c > '9') return -1;
+    if (t[0] == '-') {
+        for (const char *c = p; *c; c++)
+            if (*c != '0') return -1;
+        return 0;
+    }
+    if (truncated) return INT64_MAX;
+    int64_t v = 0;
+    for (const char *c = p; *c; c++) {
+        int d = *c - '0';
+        if (v > (INT64_MAX - d) / 10) return INT64_MAX;
+        v = v * 10 + d;
+    }
+    return v;
+}
+
+/* Records that vertices count (from the token text t) are asked for at the current line. */
+static void note(scan_t *s, int64_t count, const char *t, const char *what) {
+    if (count <= s->out->vertices) return;
+    s->out->vertices = count;
+    s->out->line = s->line;
+    snprintf(s->out->token, sizeof s->out->token, "%s", t);
+    s->out->what = what;
+}
+
+static void token(scan_t *s, const char *t, int truncated) {
+    char low[TOK_MAX];
+    size_t i = 0;
+    for (; t[i] && i + 1 < sizeof low; i++) low[i] = (char)tolower((unsigned char)t[i]);
+    low[i] = '\0';
+    if (s->tok_index == 0) snprintf(s->first, sizeof s->first, "%s", low);
+    int64_t v;
+    switch (s->format) {
+    case AG_FORMAT_EDGELIST:
+        v = token_value(t, truncated);
+        if (v >= 0) note(s, v == INT64_MAX ? v : v + 1, t, "vertex id");
+        break;
+    case AG_FORMAT_PAJEK:
+        if (s->tok_index == 1 && !strcmp(s->first, "*vertices") && (v = token_value(t, truncated)) >= 0)
+            note(s, v, t, "*Vertices");
+        break;
+    case AG_FORMAT_DL:
+        if (s->dl_done) break;
+        if (!strcmp(low, "data:") || !strcmp(low, "labels:")) {
+            s->dl_done = 1;
+            break;
+        }
+        if (!strcmp(s->prev, "=") && !strcmp(s->prev2, "n") && (v = token_value(t, truncated)) >= 0)
+            note(s, v, t, "n=");
+        snprintf(s->prev2, sizeof s->prev2, "%s", s->prev);
+        snprintf(s->prev, sizeof s->prev, "%s", low);
+        break;
+    default: break;
+    }
+    s->tok_index++;
+}
+
+int ag_i_graph_format_scanned(ag_format_t format) {
+    return format == AG_FORMAT_EDGELIST || format == AG_FORMAT_PAJEK || format == AG_FORMAT_DIMACS ||
+           format == AG_FORMAT_DL;
+}
+
+/* igraph's DIMACS reader is scanf-based: each line's type is the first of two characters read with
+ * "%2c" (so "a2147483647 1 2" is an arc from 147483647), the numbers are read with "%ld" (which
+ * skips newlines), then the rest of the line is skipped. The same calls on the same stream read
+ * the same numbers. */
+static void scan_dimacs(FILE *f, scan_t *s) {
+    char prob[21];
+    for (;;) {
+        char str[2];
+        const long start = ftell(f);
+        int read = fscanf(f, "%2c", str);
+        if (read != 1) return;
+        long a = -1, b = -1, c = -1;
+        int line_of = 1;
+        switch (str[0]) {
+        case 'p':
+            if (fscanf(f, "%20s %ld %ld", prob, &a, &c) >= 2 && a >= 0) {
+                char t[32];
+                snprintf(t, sizeof t, "%ld", a);
+                note(s, a, t, "'p' line vertex count");
+            }
+            break;
+        case 'n': read = fscanf(f, "%ld", &a); line_of = read == 1; break;
+        case 'a':
+        case 'e': read = fscanf(f, "%ld %ld", &a, &b); line_of = read >= 1; break;
+        default: line_of = 0; break;
+        }
+        if (line_of && str[0] != 'p') {
+            char t[32];
+            if (a > 0) {
+                snprintf(t, sizeof t, "%ld", a);
+                note(s, a, t, "vertex id");
+            }
+            if (b > 0) {
+                snprintf(t, sizeof t, "%ld", b);
+                note(s, b, t, "vertex id");
+            }
+        }
+        int ch;
+        while ((ch = getc(f)) != EOF && ch != '\n') {
+        }
+        /* the record may have spanned lines (a newline read by "%2c" or skipped by "%ld"): count
+         * them by reading the record again, so that the next record's line is right */
+        const long end = ftell(f);
+        if (start < 0 || end < start || fseek(f, start, SEEK_SET) != 0) return;
+        for (long i = start; i < end; i++)
+            if (getc(f) == '\n') s->line++;
+        if (ch == EOF) return;
+    }
+}
+
+void ag_i_graph_scan_vertices(FILE *f, ag_format_t format, ag_graph_vertex_scan_t *out) {
+    memset(out, 0, sizeof *out);
+    scan_t s;
+    memset(&s, 0, sizeof s);
+    s.out = out;
+    s.format = format;
+    s.line = 1;
+    if (format == AG_FORMAT_DIMACS) {
+        scan_dimacs(f, &s);
+        return;
+    }
+    char tok[TOK_MAX];
+    size_t len = 0;
+    int truncated = 0;
+    unsigned char buf[1 << 14];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = buf[i];
+            /* DL separates "n=5" without spaces; '=' and ',' are tokens of their own there */
+            int sep = isspace(c) || (format == AG_FORMAT_DL && (c == '=' || c == ','));
+            if (!sep) {
+                if (len + 1 < sizeof tok) tok[len++] = (char)c;
+                else truncated = 1;
+                continue;
+            }
+            if (len) {
+                tok[len] = '\0';
+                token(&s, tok, truncated);
+                len = 0;
+                truncated = 0;
+            }
+            if (format == AG_FORMAT_DL && c == '=') token(&s, "=", 0);
+            if (c == '\n') {
+                s.line++;
+                s.tok_index = 0;
+                s.first[0] = '\0';
+            }
+        }
+    }
+    if (len) {
+        tok[len] = '\0';
+        token(&s, tok, truncated);
+    }
+}
+
+ag_error_t ag_i_graph_check_vertices(const char *name, ag_format_t format, const ag_graph_vertex_scan_t *scan) {
+    int64_t limit = atomic_load(&read_limit);
+    const char *from = "set by --max-memory or ag_graph_read_set_max_memory()";
+    if (limit == 0) {
+        limit = mem_available();
+        from = "the available memory (MemAvailable)";
+    }
+    if (limit < 0 || scan->vertices == 0) return AG_SUCCESS;
+    int64_t need;
+    int overflow = ag_i_mul_overflow(scan->vertices, AG_GRAPH_READ_VERTEX_BYTES, &need);
+    if (!overflow && need <= limit) return AG_SUCCESS;
+    char need_s[32], limit_s[32], count_s[48];
+    if (overflow) {
+        snprintf(need_s, sizeof need_s, "more than 8 EiB");
+    } else {
+        memcpy(need_s, "about ", 6);
+        format_size(need_s + 6, sizeof need_s - 6, need);
+    }
+    format_size(limit_s, sizeof limit_s, limit);
+    if (scan->vertices == INT64_MAX) snprintf(count_s, sizeof count_s, "more than 9223372036854775806");
+    else snprintf(count_s, sizeof count_s, "%lld", (long long)scan->vertices);
+    const char *fix;
+    switch (format) {
+    case AG_FORMAT_EDGELIST:
+        fix = "edge-list vertex ids are 0-based and every id up to the largest is a vertex: renumber the vertices "
+              "from 0, or use NCOL for named vertices";
+        break;
+    case AG_FORMAT_DIMACS: fix = "correct the vertex count of the 'p' line or the vertex ids"; break;
+    case AG_FORMAT_PAJEK: fix = "correct the count of *Vertices"; break;
+    default: fix = "correct n= in the header"; break;
+    }
+    return AG_ERROR(AG_ELIMIT,
+                    "%s:%lld: %s%s%s makes igraph build %s vertices, %s (%d bytes each), over the limit of %s "
+                    "(%s); %s, or raise the limit (--max-memory)",
+                    name, (long long)scan->line, scan->what, scan->what[strlen(scan->what) - 1] == '=' ? "" : " ",
+                    scan->token, count_s, need_s, AG_GRAPH_READ_VERTEX_BYTES,
+                    limit_s, from, fix);
+}

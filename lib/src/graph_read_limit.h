@@ -1,0 +1,27 @@
+/*
+ * graph_read_limit.h: the vertex-count pre-scan of ag_graph_read() (graph_read_limit.c).
+ */
+#ifndef AG_GRAPH_READ_LIMIT_H
+#define AG_GRAPH_READ_LIMIT_H
+
+#include <stdio.h>
+#include "attngraph/graph.h"
+
+typedef struct ag_graph_vertex_scan_t {
+    int64_t vertices; /* the vertex count the file asks igraph to build (INT64_MAX: overflows) */
+    int64_t line;     /* 1-based line of the number that asks for it */
+    char token[40];   /* that number as written (truncated) */
+    const char *what; /* "vertex id", "*Vertices", "n=", ... */
+} ag_graph_vertex_scan_t;
+
+/* Is format one whose vertex count the scan bounds (edge list, Pajek, DIMACS, DL)? */
+int ag_i_graph_format_scanned(ag_format_t format);
+
+/* Reads f to its end and records the largest vertex count it asks for; the caller rewinds. */
+void ag_i_graph_scan_vertices(FILE *f, ag_format_t format, ag_graph_vertex_scan_t *out);
+
+/* AG_ELIMIT with the file name, line, count and what to change if the count's memory exceeds
+ * the read limit; else AG_SUCCESS. */
+ag_error_t ag_i_graph_check_vertices(const char *name, ag_format_t format, const ag_graph_vertex_scan_t *scan);
+
+#endif
