@@ -1,4 +1,4 @@
-/* Tests of the vectorised GELU (activation.c): its Phi against a double-precision reference on a
+/* Tests of the vectorised GELU and ELU (activation.c): its Phi against a double-precision reference on a
  * dense grid of floats, with the error bounds docs/performance.md states; special values;
  * bit-identical results for any thread count. */
 #include <setjmp.h>
@@ -115,11 +115,88 @@ static void test_gelu_threads_bit_identical(void **state) {
     free(d2);
 }
 
+/* ELU (alpha 1.3) against double-precision expm1 on every 257th negative float from -1e-7 to
+ * -128, and its derivative alpha e^x; special values; in place; identical for 1 and 2 threads. */
+static void test_elu_accuracy_and_special_values(void **state) {
+    (void)state;
+    enum { CH = 1 << 15 };
+    const float alpha = 1.3f;
+    float *x = malloc(CH * sizeof(float)), *y = malloc(CH * sizeof(float)), *d = malloc(CH * sizeof(float));
+    float *ones = malloc(CH * sizeof(float));
+    for (int k = 0; k < CH; k++) ones[k] = 1.0f;
+    double max_rel = 0, max_grad_rel = 0;
+    int64_t count = 0;
+    uint32_t bits = 0xb3d6bf95u;       /* -1e-7 */
+    const uint32_t end = 0xc3000000u;  /* -128 */
+    while (bits < end) {
+        int n = 0;
+        for (; n < CH && bits < end; n++, bits += 257) memcpy(&x[n], &bits, sizeof bits);
+        ag_act_apply(AG_ACT_ELU, 0, alpha, x, y, n);
+        memset(d, 0, (size_t)n * sizeof(float));
+        ag_act_grad(AG_ACT_ELU, 0, alpha, x, ones, d, n);
+        for (int k = 0; k < n; k++) {
+            double ref = (double)alpha * expm1((double)x[k]);
+            double r = fabs((double)y[k] - ref) / fabs(ref);
+            if (r > max_rel) max_rel = r;
+            double g = (double)alpha * exp((double)x[k]);
+            if (g > 1e-37) {
+                double rg = fabs((double)d[k] - g) / g;
+                if (rg > max_grad_rel) max_grad_rel = rg;
+            } else {
+                assert_true(d[k] >= 0.0f && d[k] < 1e-36f);
+            }
+            count++;
+        }
+    }
+    print_message("ELU over %lld floats: rel %.3g, grad rel %.3g\n", (long long)count, max_rel, max_grad_rel);
+    assert_true(count > 500000);
+    assert_true(max_rel < 1e-6);
+    assert_true(max_grad_rel < 1e-6);
+    const float sx[7] = {0.0f, -0.0f, 2.5f, INFINITY, -INFINITY, NAN, -1000.0f};
+    float sy[7];
+    ag_act_apply(AG_ACT_ELU, 0, alpha, sx, sy, 7);
+    assert_true(sy[0] == 0.0f && sy[1] == 0.0f);
+    assert_float_equal(sy[2], 2.5f, 0.0f);
+    assert_true(isinf(sy[3]) && sy[3] > 0);
+    assert_float_equal(sy[4], -alpha, 0.0f);
+    assert_true(isnan(sy[5]));
+    assert_float_equal(sy[6], -alpha, 0.0f);
+    float z[2] = {-1.0f, 0.75f};
+    ag_act_apply(AG_ACT_ELU, 0, 1.0f, z, z, 2);
+    assert_float_equal(z[0], -0.63212056f, 1e-7f);
+    assert_float_equal(z[1], 0.75f, 0.0f);
+    /* identical for any thread count (parallel from 16,384 elements) */
+    const int64_t n = 100003;
+    float *x2 = malloc((size_t)n * sizeof(float)), *y1 = malloc((size_t)n * sizeof(float));
+    float *y2 = malloc((size_t)n * sizeof(float)), *d1 = calloc((size_t)n, sizeof(float));
+    float *d2 = calloc((size_t)n, sizeof(float));
+    for (int64_t k = 0; k < n; k++) x2[k] = (float)((k * 7919) % 2001 - 1000) / 150.0f;
+    ag_set_num_threads(1);
+    ag_act_apply(AG_ACT_ELU, 0, alpha, x2, y1, n);
+    ag_act_grad(AG_ACT_ELU, 0, alpha, x2, x2, d1, n);
+    ag_set_num_threads(2);
+    ag_act_apply(AG_ACT_ELU, 0, alpha, x2, y2, n);
+    ag_act_grad(AG_ACT_ELU, 0, alpha, x2, x2, d2, n);
+    ag_set_num_threads(0);
+    assert_memory_equal(y1, y2, (size_t)n * sizeof(float));
+    assert_memory_equal(d1, d2, (size_t)n * sizeof(float));
+    free(x2);
+    free(y1);
+    free(y2);
+    free(d1);
+    free(d2);
+    free(x);
+    free(y);
+    free(d);
+    free(ones);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gelu_accuracy_dense_grid),
         cmocka_unit_test(test_gelu_special_values),
         cmocka_unit_test(test_gelu_threads_bit_identical),
+        cmocka_unit_test(test_elu_accuracy_and_special_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
