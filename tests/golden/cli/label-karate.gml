@@ -31,7 +31,7 @@ graph
     club 0
     clubname "Mr. Hi"
     pred "0"
-    prob0 0.651432454586029
+    prob0 0.651432514190674
     prob1 0.348567515611649
   ]
   node
@@ -42,7 +42,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.924578011035919
-    prob1 0.0754219964146614
+    prob1 0.0754220113158226
   ]
   node
   [
@@ -62,7 +62,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.926223576068878
-    prob1 0.0737764462828636
+    prob1 0.0737764239311218
   ]
   node
   [
@@ -92,7 +92,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.505598425865173
-    prob1 0.494401574134827
+    prob1 0.494401603937149
   ]
   node
   [
@@ -112,7 +112,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.932003557682037
-    prob1 0.0679964497685432
+    prob1 0.0679964423179626
   ]
   node
   [
@@ -162,7 +162,7 @@ graph
     clubname "Officer"
     pred "1"
     prob0 0.273733347654343
-    prob1 0.72626668214798
+    prob1 0.726266622543335
   ]
   node
   [
@@ -181,8 +181,8 @@ graph
     club 0
     clubname "Mr. Hi"
     pred "0"
-    prob0 0.922559201717377
-    prob1 0.0774408280849457
+    prob0 0.922559142112732
+    prob1 0.0774408504366875
   ]
   node
   [
@@ -201,8 +201,8 @@ graph
     club 0
     clubname "Mr. Hi"
     pred "0"
-    prob0 0.776234447956085
-    prob1 0.223765581846237
+    prob0 0.77623438835144
+    prob1 0.223765596747398
   ]
   node
   [
@@ -231,7 +231,7 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.284250825643539
+    prob0 0.284250795841217
     prob1 0.715749204158783
   ]
   node
@@ -241,7 +241,7 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.263453036546707
+    prob0 0.26345306634903
     prob1 0.73654693365097
   ]
   node
@@ -251,7 +251,7 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.402713656425476
+    prob0 0.402713626623154
     prob1 0.597286343574524
   ]
   node
@@ -282,7 +282,7 @@ graph
     clubname "Officer"
     pred "1"
     prob0 0.390825778245926
-    prob1 0.609174191951752
+    prob1 0.609174251556396
   ]
   node
   [
