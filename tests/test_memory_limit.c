@@ -189,11 +189,31 @@ static void test_cli_max_memory(void **state) {
     if (!strstr(err, "--max-memory takes a size")) fail_msg("%s", err);
 }
 
+/* The default limit: /proc/meminfo's MemAvailable, read by hand here, within what the machine
+ * has; two reads a moment apart agree within 256 MiB (other processes move it a little). */
+static void test_memory_available(void **state) {
+    (void)state;
+    int64_t a = ag_memory_available();
+    FILE *f = fopen("/proc/meminfo", "r");
+    assert_non_null(f);
+    char line[256];
+    long long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1) break;
+    fclose(f);
+    assert_true(kb > 0);
+    int64_t total = (int64_t)sysconf(_SC_PHYS_PAGES) * (int64_t)sysconf(_SC_PAGESIZE);
+    assert_true(a > 0 && a <= total);
+    int64_t d = a - (int64_t)kb * 1024;
+    assert_true(d < ((int64_t)256 << 20) && d > -((int64_t)256 << 20));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_estimate_against_peak),
         cmocka_unit_test(test_estimate_grows_and_overflows),
         cmocka_unit_test(test_cli_max_memory),
+        cmocka_unit_test(test_memory_available),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

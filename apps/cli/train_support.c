@@ -146,20 +146,6 @@ void cli_set_read_limit(const char *max_memory) {
     if (max_memory && cli_parse_size(max_memory, &limit) == 0 && limit > 0) ag_graph_read_set_max_memory(limit);
 }
 
-int64_t cli_mem_available(void) {
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f) return -1;
-    char line[256];
-    int64_t kb = -1;
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "MemAvailable:", 13)) {
-            kb = strtoll(line + 13, NULL, 10);
-            break;
-        }
-    fclose(f);
-    return kb < 0 ? -1 : kb * 1024;
-}
-
 void cli_format_size(char *buf, size_t n, int64_t bytes) {
     const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double v = (double)bytes;
@@ -190,7 +176,7 @@ int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_con
             return AG_EXIT_USAGE;
         }
     } else {
-        limit = cli_mem_available();
+        limit = ag_memory_available();
         limit_from = "the available memory (MemAvailable)";
     }
     if (limit < 0) return AG_EXIT_OK; /* unknown: no limit */

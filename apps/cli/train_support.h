@@ -50,8 +50,6 @@ int cli_parse_size(const char *s, int64_t *bytes);
  * reported later by cli_check_memory(). */
 void cli_set_read_limit(const char *max_memory);
 
-/* MemAvailable of /proc/meminfo in bytes, or -1 when unknown. */
-int64_t cli_mem_available(void);
 
 /* "1.5 GiB", "340 MiB", "12 KiB", "100 B". */
 void cli_format_size(char *buf, size_t n, int64_t bytes);

@@ -23,27 +23,13 @@
 #include <stdio.h>
 #include <string.h>
 #include "graph_read_limit.h"
+#include "attngraph/train.h"
 #include "internal.h"
 
 /* 0: MemAvailable at the time of each read; > 0: bytes; < 0: no limit. */
 static _Atomic int64_t read_limit = 0;
 
 int64_t ag_graph_read_set_max_memory(int64_t bytes) { return atomic_exchange(&read_limit, bytes); }
-
-/* MemAvailable of /proc/meminfo in bytes, or -1 when it cannot be read. */
-static int64_t mem_available(void) {
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f) return -1;
-    char line[256];
-    long long kb = -1;
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "MemAvailable:", 13)) {
-            kb = strtoll(line + 13, NULL, 10);
-            break;
-        }
-    fclose(f);
-    return kb < 0 || kb > INT64_MAX / 1024 ? -1 : (int64_t)kb * 1024;
-}
 
 static void format_size(char *buf, size_t n, int64_t bytes) {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -239,7 +225,7 @@ ag_error_t ag_i_graph_check_vertices(const char *name, ag_format_t format, const
     int64_t limit = atomic_load(&read_limit);
     const char *from = "set by --max-memory or ag_graph_read_set_max_memory()";
     if (limit == 0) {
-        limit = mem_available();
+        limit = ag_memory_available();
         from = "the available memory (MemAvailable)";
     }
     if (limit < 0 || scan->vertices == 0) return AG_SUCCESS;

@@ -9,6 +9,8 @@
  * and in training the optimiser moments and the best-weights copy. Every product is checked for
  * overflow; the total is an int64 byte count.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "attngraph/train.h"
 #include "internal.h"
@@ -180,4 +182,18 @@ ag_error_t ag_model_estimate_memory(const ag_model_config_t *c, int64_t N, int64
                         acc.overflow, (long long)N, (long long)E);
     *bytes = acc.bytes;
     return AG_SUCCESS;
+}
+
+int64_t ag_memory_available(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return -1;
+    char line[256];
+    long long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "MemAvailable:", 13)) {
+            kb = strtoll(line + 13, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return kb < 0 || kb > INT64_MAX / 1024 ? -1 : (int64_t)kb * 1024;
 }

@@ -234,6 +234,15 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
 ag_error_t ag_model_estimate_memory(const ag_model_config_t *cfg, int64_t N, int64_t E, int64_t G, int training,
                                     int64_t *bytes);
 
+/**
+ * \function ag_memory_available
+ * The memory a run can take now: MemAvailable of /proc/meminfo, in bytes; the default limit that
+ * --max-memory and the graph readers compare estimates with.
+ * \return Bytes, or -1 when it cannot be read (not Linux, no /proc).
+ * Time complexity: one read of /proc/meminfo.
+ */
+int64_t ag_memory_available(void);
+
 /** Every metric the task allows, on one list of examples (NaN where undefined). */
 typedef struct ag_scores_t {
     double loss;
