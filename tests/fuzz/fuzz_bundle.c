@@ -27,24 +27,6 @@
 static const int edges[][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {1, 3}};
 #define N_EDGES ((int)(sizeof edges / sizeof edges[0]))
 
-/* Writes the CRC-32 of the tensor bytes into the header's crc32 field, if it has one in the form
- * the writer uses. The header length is the first 8 bytes (little endian). */
-static void fix_crc(uint8_t *d, size_t size) {
-    if (size < 8) return;
-    uint64_t n = 0;
-    for (int i = 7; i >= 0; i--) n = (n << 8) | d[i];
-    if (n > size - 8) return;
-    const char key[] = "\"crc32\":\"";
-    const size_t k = sizeof key - 1;
-    for (size_t i = 8; i + k + 8 <= 8 + n; i++) {
-        if (memcmp(d + i, key, k) != 0) continue;
-        char hex[9];
-        snprintf(hex, sizeof hex, "%08x", (unsigned)ag_crc32(0, d + 8 + n, (size_t)(size - 8 - n)));
-        memcpy(d + i + k, hex, 8);
-        return;
-    }
-}
-
 /* Sets attribute a on vertex or edge i with a value of the type the featuriser expects. */
 static void set_attr(igraph_t *g, const ag_feature_attr_t *a, int vertex, int64_t i) {
     igraph_error_t rc = IGRAPH_SUCCESS;
@@ -193,7 +175,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t *copy = malloc(size ? size : 1);
     if (!copy) abort();
     memcpy(copy, data, size);
-    fix_crc(copy, size);
+    fuzz_fix_crc(copy, size);
     const char *path = fuzz_write_file(copy, size, ".safetensors");
     free(copy);
     ag_net_t *net = (ag_net_t *)&net; /* must come back NULL on failure */

@@ -35,22 +35,6 @@ static ag_train_config_t tcfg;
 static float *initial; /* (P) the weights of a freshly created model */
 static int64_t n_initial;
 
-static void fix_crc(uint8_t *d, size_t size) {
-    if (size < 8) return;
-    uint64_t n = 0;
-    for (int i = 7; i >= 0; i--) n = (n << 8) | d[i];
-    if (n > size - 8) return;
-    const char key[] = "\"crc32\":\"";
-    const size_t k = sizeof key - 1;
-    for (size_t i = 8; i + k + 8 <= 8 + n; i++) {
-        if (memcmp(d + i, key, k) != 0) continue;
-        char hex[9];
-        snprintf(hex, sizeof hex, "%08x", (unsigned)ag_crc32(0, d + 8 + n, (size_t)(size - 8 - n)));
-        memcpy(d + i + k, hex, 8);
-        return;
-    }
-}
-
 static void make_set(void) {
     ag_trainset_init(&set, AG_TASK_GRAPH_CLASSIFICATION);
     set.n_classes = 2;
@@ -162,7 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t *copy = malloc(size ? size : 1);
     if (!copy) abort();
     memcpy(copy, data, size);
-    fix_crc(copy, size);
+    fuzz_fix_crc(copy, size);
     const char *path = fuzz_write_file(copy, size, ".ckpt");
     free(copy);
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "attngraph/common.h"
+#include "attngraph/safetensors.h"
 
 static char fuzz_path[256];
 static int fuzz_fd = -1;
@@ -79,5 +80,24 @@ static inline void fuzz_check_zeroed(const void *out, size_t size, const char *l
  * which igraph would build before our code sees the graph (seconds and hundreds of MB, over the
  * fuzzer's timeout); with the limit the loader refuses it with AG_ELIMIT. */
 #define FUZZ_READ_LIMIT (16 << 20)
+
+/* Model files and checkpoints: writes the CRC-32 of the tensor bytes into the header's crc32
+ * field, if it has one in the form the writer uses, so that mutations get past the checksum. The
+ * header length is the first 8 bytes (little endian). */
+static inline void fuzz_fix_crc(uint8_t *d, size_t size) {
+    if (size < 8) return;
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--) n = (n << 8) | d[i];
+    if (n > size - 8) return;
+    const char key[] = "\"crc32\":\"";
+    const size_t k = sizeof key - 1;
+    for (size_t i = 8; i + k + 8 <= 8 + n; i++) {
+        if (memcmp(d + i, key, k) != 0) continue;
+        char hex[9];
+        snprintf(hex, sizeof hex, "%08x", (unsigned)ag_crc32(0, d + 8 + n, (size_t)(size - 8 - n)));
+        memcpy(d + i + k, hex, 8);
+        return;
+    }
+}
 
 #endif
