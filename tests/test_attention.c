@@ -319,6 +319,13 @@ static void test_error_paths(void **state) {
     expect_error(ag_attention_backward(&layer, &m, X, NULL, dY, dX, NULL), AG_EINVAL, "edge features");
     expect_error(ag_attention_weights(&layer, &ms, A), AG_EINVAL, "this mask");
     assert_int_equal(ag_attention_backward(&layer, &m, X, E, dY, dX, NULL), AG_SUCCESS);
+    /* an inference pass of concatenated heads without W^O writes them into Y and keeps no copy:
+     * nothing to differentiate, but the weights are there */
+    assert_int_equal(ag_attention_forward(&layer, &m, X, E, Y, 0, &rng), AG_SUCCESS);
+    expect_error(ag_attention_backward(&layer, &m, X, E, dY, dX, NULL), AG_EINVAL, "inference pass");
+    assert_int_equal(ag_attention_weights(&layer, &m, A), AG_SUCCESS);
+    assert_int_equal(ag_attention_forward(&layer, &m, X, E, Y, 1, &rng), AG_SUCCESS);
+    assert_int_equal(ag_attention_backward(&layer, &m, X, E, dY, dX, NULL), AG_SUCCESS);
     ag_attention_destroy(&layer);
 
     cfg.attn_dropout = 0.5f;

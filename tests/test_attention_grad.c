@@ -274,7 +274,8 @@ static void check_forward(const ag_graph_t *g, const at_mask_spec_t *ms, const a
 /* The neighbour and k-hop kernels with the heads in vector lanes (attention_csr.c: DOT and GAT
  * without edge features) in each of their shapes: eight heads of eight (the specialised loops), with
  * softmax on 318 nodes (several tasks of 64 nodes, prefetches across node boundaries), three heads of five
- * (the generic loops), and 65 heads of one (more heads than the lanes take: the scalar kernels);
+ * (the generic loops), 65 heads of one (more heads than the lanes take: the scalar kernels), and
+ * four heads of 16 (the molecule models' blocks: a forward of its own for GAT scores);
  * softmax and ReLU, with and without attention dropout. Forward against the reference; gradients
  * against differences on 6 elements of each tensor. */
 static void test_grad_lane_kernels(void **state) {
@@ -283,9 +284,9 @@ static void test_grad_lane_kernels(void **state) {
     assert_int_equal(at_make_graph(&large, AT_LARGE, 6), 0);
     small_batch(&small, 1);
     const at_mask_spec_t masks[] = {{AG_MASK_NEIGHBOURS, 0, 1, "NEIGHBOURS+self"}, {AG_MASK_KHOP, 2, 0, "KHOP2"}};
-    const int64_t shapes[3][2] = {{8, 8}, {3, 5}, {65, 1}};
+    const int64_t shapes[4][2] = {{8, 8}, {3, 5}, {65, 1}, {4, 16}};
     int v = 0;
-    for (int sh = 0; sh < 3; sh++)
+    for (int sh = 0; sh < 4; sh++)
         for (int mk = 0; mk < 2; mk++)
             for (int score = 0; score < 2; score++)
                 for (int norm = 0; norm < 2; norm++)

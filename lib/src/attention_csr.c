@@ -293,18 +293,20 @@ done:
     return rc;
 }
 
-/* Forward of destination i for GAT scores (neighbour and k-hop masks, no edge features): the
- * operations of ag_i_attn_csr_forward_dst per element in the same order, with the heads in
- * lanes for the scores and the weights, and the head size in lanes for the weighted sum. */
-static inline __attribute__((always_inline)) void gat_fwd_node(const ag_attn_ctx_t *c, int64_t i, int64_t H,
-                                                               int64_t D, float *w, float *acc) {
+/* The weights of destination i's entries for GAT scores (neighbour and k-hop masks, no edge
+ * features), heads in lanes: w (n x H) the unnormalised weights, dn the denominators, and mx, den
+ * stored for the backward. The operations of ag_i_attn_csr_forward_dst per element in the same
+ * order. Returns n, i's entry count; with none, o, mx and den are zeroed here. */
+static inline __attribute__((always_inline)) int64_t gat_weights(const ag_attn_ctx_t *c, int64_t i, int64_t H,
+                                                                 int64_t D, float *w, float *dn) {
     const ag_mask_t *m = c->mask;
     int64_t HD = H * D, k0 = m->indptr[i], n = m->indptr[i + 1] - k0;
-    float *o = c->o + i * HD, *mx = c->mx + i * H, *den = c->den + i * H;
+    float *mx = c->mx + i * H, *den = c->den + i * H;
     if (n == 0) {
+        float *o = c->o + i * HD;
         for (int64_t t = 0; t < HD; t++) o[t] = 0.0f;
         for (int64_t h = 0; h < H; h++) mx[h] = den[h] = 0.0f;
-        return;
+        return 0;
     }
     /* the sources' rows are random accesses: request this node's (usually requested already)
      * and the next node's, which the same thread most likely takes next */
@@ -322,7 +324,7 @@ static inline __attribute__((always_inline)) void gat_fwd_node(const ag_attn_ctx
             w[t * H + h] = pre > 0.0f ? pre : slope * pre;
         }
     }
-    float mh[HMAX], dn[HMAX], wt[HMAX];
+    float mh[HMAX];
     if (c->norm == AG_NORM_SOFTMAX) {
         for (int64_t h = 0; h < H; h++) mh[h] = w[h];
         for (int64_t t = 1; t < n; t++)
@@ -342,19 +344,67 @@ static inline __attribute__((always_inline)) void gat_fwd_node(const ag_attn_ctx
         mx[h] = mh[h];
         den[h] = dn[h];
     }
+    return n;
+}
+
+/* Entry t's normalised weights wt, times the dropout factors. */
+static inline __attribute__((always_inline)) void gat_entry_weights(const ag_attn_ctx_t *c, int64_t k, int64_t H,
+                                                                    const float *w, const float *dn, float *wt) {
+    for (int64_t h = 0; h < H; h++) wt[h] = w[h] / dn[h];
+    if (c->dropout)
+        for (int64_t h = 0; h < H; h++)
+            wt[h] *= ag_rng_uniform(c->seed, c->stream, (uint64_t)k * (uint64_t)H + (uint64_t)h) < c->p ? 0.0f : c->keep;
+}
+
+/* Forward of destination i for GAT scores: the weights, then their sum of the sources' value rows
+ * with the head size in lanes. */
+static inline __attribute__((always_inline)) void gat_fwd_node(const ag_attn_ctx_t *c, int64_t i, int64_t H,
+                                                               int64_t D, float *w, float *acc) {
+    float dn[HMAX], wt[HMAX];
+    int64_t n = gat_weights(c, i, H, D, w, dn), HD = H * D, k0 = c->mask->indptr[i];
+    if (n == 0) return;
     for (int64_t t = 0; t < HD; t++) acc[t] = 0.0f;
     for (int64_t t = 0; t < n; t++) {
-        const float *vj = c->v + (int64_t)m->src[k0 + t] * HD;
-        for (int64_t h = 0; h < H; h++) wt[h] = w[t * H + h] / dn[h];
-        if (c->dropout)
-            for (int64_t h = 0; h < H; h++)
-                wt[h] *= ag_rng_uniform(c->seed, c->stream, (uint64_t)(k0 + t) * (uint64_t)H + (uint64_t)h) < c->p
-                             ? 0.0f
-                             : c->keep;
+        const float *vj = c->v + (int64_t)c->mask->src[k0 + t] * HD;
+        gat_entry_weights(c, k0 + t, H, w + t * H, dn, wt);
         for (int64_t h = 0; h < H; h++)
             for (int64_t d = 0; d < D; d++) acc[h * D + d] += wt[h] * vj[h * D + d];
     }
+    float *o = c->o + i * HD;
     if (acc != o) memcpy(o, acc, (size_t)HD * sizeof(float));
+}
+
+/* The weighted sum of 4 heads x 16 in four 16-lane rows (GCC and clang vector extensions). */
+typedef float v16f_t __attribute__((vector_size(64), aligned(4)));
+
+/* gat_fwd_node for 4 heads of size 16 (the molecule models' 64-wide blocks), per element the same
+ * operations in the same order. In the generic form, with a run-time entry count near 3 for
+ * molecules, GCC vectorised the weighted sum across entries into strided shuffles (MUTAG
+ * profile: 150 ns per node); here the entries stay a scalar loop and each head's row is one
+ * vector operation. */
+static inline __attribute__((always_inline)) void gat_fwd_node_h4d16(const ag_attn_ctx_t *c, int64_t i, float *w) {
+    enum { H = 4, D = 16, HD = 64 };
+    float dn[H], wt[H];
+    int64_t n = gat_weights(c, i, H, D, w, dn), k0 = c->mask->indptr[i];
+    if (n == 0) return;
+    v16f_t a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, v0, v1, v2, v3;
+    for (int64_t t = 0; t < n; t++) {
+        const float *vj = c->v + (int64_t)c->mask->src[k0 + t] * HD;
+        gat_entry_weights(c, k0 + t, H, w + t * H, dn, wt);
+        memcpy(&v0, vj, sizeof v0);
+        memcpy(&v1, vj + 16, sizeof v1);
+        memcpy(&v2, vj + 32, sizeof v2);
+        memcpy(&v3, vj + 48, sizeof v3);
+        a0 += wt[0] * v0;
+        a1 += wt[1] * v1;
+        a2 += wt[2] * v2;
+        a3 += wt[3] * v3;
+    }
+    float *o = c->o + i * HD;
+    memcpy(o, &a0, sizeof a0);
+    memcpy(o + 16, &a1, sizeof a1);
+    memcpy(o + 32, &a2, sizeof a2);
+    memcpy(o + 48, &a3, sizeof a3);
 }
 
 int ag_i_attn_csr_gat_forward_fast(const ag_attn_ctx_t *c) {
@@ -365,6 +415,8 @@ AG_CLONES void ag_i_attn_csr_gat_forward_dst(const ag_attn_ctx_t *c, int64_t i, 
     if (c->H == 8 && c->D == 8) {
         float acc[64];
         gat_fwd_node(c, i, 8, 8, scratch, acc);
+    } else if (c->H == 4 && c->D == 16) {
+        gat_fwd_node_h4d16(c, i, scratch);
     } else {
         gat_fwd_node(c, i, c->H, c->D, scratch, c->o + i * c->HD);
     }

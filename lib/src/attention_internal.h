@@ -17,6 +17,7 @@ typedef struct ag_attn_cache_t {
     int64_t n_entries;  /* M of the last forward */
     int mask_kind;
     int dropout;        /* 1 when the last forward applied attention dropout */
+    int o_in_y;         /* 1 when an inference forward wrote the head outputs into Y, not into o */
     uint64_t seed, stream;
     const float *E;     /* the forward's edge features: ag_attention_weights recomputes scores */
     float *q;    /* (N x H*D) DOT, GATV2: X W^q */
