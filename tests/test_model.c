@@ -10,23 +10,8 @@
 #include <cmocka.h>
 #include <attngraph/attngraph.h>
 #include <attngraph/model.h>
+#include "igraph_testutil.h"
 #include "json.h"
-
-/* A small undirected graph from an edge list. */
-static void make_graph(ag_graph_t *g, int n, const int *edges, int m) {
-    igraph_t ig;
-    igraph_vector_int_t ev;
-    igraph_vector_int_init(&ev, 2 * m);
-    for (int i = 0; i < 2 * m; i++) VECTOR(ev)[i] = edges[i];
-    igraph_create(&ig, &ev, n, IGRAPH_UNDIRECTED);
-    assert_int_equal(ag_graph_from_igraph(g, &ig), AG_SUCCESS);
-    igraph_vector_int_destroy(&ev);
-    igraph_destroy(&ig);
-}
-
-static void fill(float *x, int64_t n, uint64_t seed, float scale) {
-    for (int64_t i = 0; i < n; i++) x[i] = scale * (2.0f * ag_rng_uniform(seed, 7, (uint64_t)i) - 1.0f);
-}
 
 /* L = sum(out .* R); returns L in double. */
 static double loss_of(ag_model_t *m, ag_batch_t *b, const float *R, float *out, int64_t n_out) {
@@ -42,7 +27,7 @@ static void check_gradients(ag_model_t *m, ag_batch_t *b) {
     int64_t n_out = rows * C;
     float *out = calloc((size_t)n_out, sizeof(float));
     float *R = calloc((size_t)n_out, sizeof(float));
-    fill(R, n_out, 99, 1.0f);
+    ag_test_fill_signed(R, n_out, 99, 1.0f);
     const ag_param_list_t *params = ag_model_params(m);
     ag_param_list_zero_grad(params);
     ag_rng_t rng;
@@ -81,9 +66,9 @@ static const int ring_edges[] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 0, 1, 3, 5, 6};
 static void test_node_model_gradients(void **state) {
     (void)state;
     ag_graph_t g;
-    make_graph(&g, 8, ring_edges, 7); /* node 7 is isolated */
+    assert_int_equal(ag_test_igraph_graph(&g, 8, ring_edges, 7), AG_SUCCESS); /* node 7 is isolated */
     float X[8 * 5];
-    fill(X, 8 * 5, 1, 1.0f);
+    ag_test_fill_signed(X, 8 * 5, 1, 1.0f);
     ag_model_config_t cfg;
     ag_model_config_default(&cfg, AG_TASK_NODE_CLASSIFICATION);
     cfg.in_dim = 5;
@@ -114,9 +99,9 @@ static void test_node_model_gradients(void **state) {
 static void test_gat_model_gradients(void **state) {
     (void)state;
     ag_graph_t g;
-    make_graph(&g, 8, ring_edges, 7);
+    assert_int_equal(ag_test_igraph_graph(&g, 8, ring_edges, 7), AG_SUCCESS);
     float X[8 * 6];
-    fill(X, 8 * 6, 2, 1.0f);
+    ag_test_fill_signed(X, 8 * 6, 2, 1.0f);
     ag_model_config_t cfg;
     ag_model_config_gat(&cfg, 6, 3);
     cfg.blocks[0].attn.heads = 2;
@@ -146,15 +131,15 @@ static void test_graph_model_gradients(void **state) {
     ag_graph_t g1, g2, g3, batch;
     const int e1[] = {0, 1, 1, 2};
     const int e2[] = {0, 1, 1, 2, 2, 3, 3, 0};
-    make_graph(&g1, 3, e1, 2);
-    make_graph(&g2, 4, e2, 4);
-    make_graph(&g3, 1, NULL, 0);
+    assert_int_equal(ag_test_igraph_graph(&g1, 3, e1, 2), AG_SUCCESS);
+    assert_int_equal(ag_test_igraph_graph(&g2, 4, e2, 4), AG_SUCCESS);
+    assert_int_equal(ag_test_igraph_graph(&g3, 1, NULL, 0), AG_SUCCESS);
     const ag_graph_t *parts[3] = {&g1, &g2, &g3};
     assert_int_equal(ag_graph_batch(&batch, parts, 3), AG_SUCCESS);
     assert_int_equal(batch.n_graphs, 3);
     float X[8 * 4], E[6 * 2];
-    fill(X, 8 * 4, 3, 1.0f);
-    fill(E, 6 * 2, 4, 1.0f);
+    ag_test_fill_signed(X, 8 * 4, 3, 1.0f);
+    ag_test_fill_signed(E, 6 * 2, 4, 1.0f);
     ag_readout_kind_t kinds[] = {AG_READOUT_MEAN, AG_READOUT_ATTENTION, AG_READOUT_SUM};
     for (int r = 0; r < 3; r++) {
         ag_model_config_t cfg;
@@ -260,9 +245,9 @@ static void test_config_errors(void **state) {
 static void test_backward_needs_training_forward(void **state) {
     (void)state;
     ag_graph_t g;
-    make_graph(&g, 8, ring_edges, 7);
+    assert_int_equal(ag_test_igraph_graph(&g, 8, ring_edges, 7), AG_SUCCESS);
     float X[8 * 5], out[8 * 2];
-    fill(X, 8 * 5, 5, 1.0f);
+    ag_test_fill_signed(X, 8 * 5, 5, 1.0f);
     ag_model_config_t cfg;
     ag_model_config_default(&cfg, AG_TASK_NODE_CLASSIFICATION);
     cfg.in_dim = 5;

@@ -20,22 +20,8 @@
 #include <attngraph/modelfile.h>
 #include <attngraph/options.h>
 #include <attngraph/prepare.h>
+#include "igraph_testutil.h"
 #include "json.h"
-
-static void make_graph(ag_graph_t *g, int n, const int *edges, int m) {
-    igraph_t ig;
-    igraph_vector_int_t ev;
-    igraph_vector_int_init(&ev, 2 * m);
-    for (int i = 0; i < 2 * m; i++) VECTOR(ev)[i] = edges[i];
-    igraph_create(&ig, &ev, n, IGRAPH_UNDIRECTED);
-    assert_int_equal(ag_graph_from_igraph(g, &ig), AG_SUCCESS);
-    igraph_vector_int_destroy(&ev);
-    igraph_destroy(&ig);
-}
-
-static void fill(float *x, int64_t n, uint64_t seed, float scale) {
-    for (int64_t i = 0; i < n; i++) x[i] = scale * (2.0f * ag_rng_uniform(seed, 7, (uint64_t)i) - 1.0f);
-}
 
 /* Graph A: the path 0-1-2-3 (edges 0, 1, 2); graph B: 0-1 (batch edge 3). Widened rows: A's nodes
  * 0..3, A's token 4, B's nodes 5, 6, B's token 7. */
@@ -43,8 +29,8 @@ static void two_graphs(ag_graph_t *batch) {
     ag_graph_t a, b;
     const int ea[] = {0, 1, 1, 2, 2, 3};
     const int eb[] = {0, 1};
-    make_graph(&a, 4, ea, 3);
-    make_graph(&b, 2, eb, 1);
+    assert_int_equal(ag_test_igraph_graph(&a, 4, ea, 3), AG_SUCCESS);
+    assert_int_equal(ag_test_igraph_graph(&b, 2, eb, 1), AG_SUCCESS);
     const ag_graph_t *parts[2] = {&a, &b};
     assert_int_equal(ag_graph_batch(batch, parts, 2), AG_SUCCESS);
     ag_graph_destroy(&a);
@@ -157,7 +143,7 @@ static void test_full_mask_over_widened_ranges(void **state) {
     assert_int_equal(ag_attention_init(&an, &c, 5), AG_SUCCESS);
     assert_int_equal(ag_attention_init(&af, &c, 5), AG_SUCCESS);
     float X[8 * 6], Yn[8 * 6], Yf[8 * 6];
-    fill(X, 8 * 6, 11, 1.0f);
+    ag_test_fill_signed(X, 8 * 6, 11, 1.0f);
     assert_int_equal(ag_attention_forward(&an, &mn, X, NULL, Yn, 0, NULL), AG_SUCCESS);
     assert_int_equal(ag_attention_forward(&af, &mf, X, NULL, Yf, 0, NULL), AG_SUCCESS);
     const int same[] = {4, 5, 6, 7};
@@ -214,7 +200,7 @@ static double loss_of(ag_model_t *m, ag_batch_t *b, const float *R, float *out, 
 static void check_gradients(ag_model_t *m, ag_batch_t *b) {
     int64_t n = ag_model_out_rows(m, b) * ag_model_config(m)->n_out;
     float *out = calloc((size_t)n, sizeof(float)), *R = calloc((size_t)n, sizeof(float));
-    fill(R, n, 99, 1.0f);
+    ag_test_fill_signed(R, n, 99, 1.0f);
     const ag_param_list_t *params = ag_model_params(m);
     ag_param_list_zero_grad(params);
     ag_rng_t rng;
@@ -273,14 +259,14 @@ static void test_model_gradients(void **state) {
     ag_graph_t g1, g2, g3, batch;
     const int e1[] = {0, 1, 1, 2};
     const int e2[] = {0, 1, 1, 2, 2, 3, 3, 0};
-    make_graph(&g1, 3, e1, 2);
-    make_graph(&g2, 4, e2, 4);
-    make_graph(&g3, 1, NULL, 0);
+    assert_int_equal(ag_test_igraph_graph(&g1, 3, e1, 2), AG_SUCCESS);
+    assert_int_equal(ag_test_igraph_graph(&g2, 4, e2, 4), AG_SUCCESS);
+    assert_int_equal(ag_test_igraph_graph(&g3, 1, NULL, 0), AG_SUCCESS);
     const ag_graph_t *parts[3] = {&g1, &g2, &g3};
     assert_int_equal(ag_graph_batch(&batch, parts, 3), AG_SUCCESS);
     float X[8 * 4], E[6 * 2];
-    fill(X, 8 * 4, 3, 1.0f);
-    fill(E, 6 * 2, 4, 1.0f);
+    ag_test_fill_signed(X, 8 * 4, 3, 1.0f);
+    ag_test_fill_signed(E, 6 * 2, 4, 1.0f);
     /* vnode readout over neighbours then k-hop; mean readout over the full mask; attention
      * readout with GATv2 scores and edge keys */
     for (int r = 0; r < 3; r++) {
