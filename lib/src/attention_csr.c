@@ -374,38 +374,33 @@ static inline __attribute__((always_inline)) void gat_fwd_node(const ag_attn_ctx
     if (acc != o) memcpy(o, acc, (size_t)HD * sizeof(float));
 }
 
-/* The weighted sum of 4 heads x 16 in four 16-lane rows (GCC and clang vector extensions). */
-typedef float v16f_t __attribute__((vector_size(64), aligned(4)));
-
-/* gat_fwd_node for 4 heads of size 16 (the molecule models' 64-wide blocks), per element the same
- * operations in the same order. In the generic form, with a run-time entry count near 3 for
- * molecules, GCC vectorised the weighted sum across entries into strided shuffles (MUTAG
- * profile: 150 ns per node); here the entries stay a scalar loop and each head's row is one
- * vector operation. */
-static inline __attribute__((always_inline)) void gat_fwd_node_h4d16(const ag_attn_ctx_t *c, int64_t i, float *w) {
-    enum { H = 4, D = 16, HD = 64 };
-    float dn[H], wt[H];
-    int64_t n = gat_weights(c, i, H, D, w, dn), k0 = c->mask->indptr[i];
-    if (n == 0) return;
-    v16f_t a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, v0, v1, v2, v3;
-    for (int64_t t = 0; t < n; t++) {
-        const float *vj = c->v + (int64_t)c->mask->src[k0 + t] * HD;
-        gat_entry_weights(c, k0 + t, H, w + t * H, dn, wt);
-        memcpy(&v0, vj, sizeof v0);
-        memcpy(&v1, vj + 16, sizeof v1);
-        memcpy(&v2, vj + 32, sizeof v2);
-        memcpy(&v3, vj + 48, sizeof v3);
-        a0 += wt[0] * v0;
-        a1 += wt[1] * v1;
-        a2 += wt[2] * v2;
-        a3 += wt[3] * v3;
+/* gat_fwd_node for heads whose size is one vector (4 heads of 16: the molecule models' 64-wide
+ * blocks; 8 heads of 8: Cora's first layer), per element the same operations in the same order.
+ * In the generic form, with a run-time entry count near 3 for molecules, GCC vectorised the
+ * weighted sum across entries into strided shuffles (MUTAG profile: 150 ns per node); here the
+ * entries stay a scalar loop and each head's row is one vector operation (GCC and clang vector
+ * extensions). */
+#define GAT_FWD_ROWS(NAME, VT, NH, ND)                                                                      \
+    typedef float VT __attribute__((vector_size(ND * 4), aligned(4)));                                    \
+    static inline __attribute__((always_inline)) void NAME(const ag_attn_ctx_t *c, int64_t i, float *w) { \
+        float dn[NH], wt[NH];                                                                              \
+        int64_t n = gat_weights(c, i, NH, ND, w, dn), k0 = c->mask->indptr[i];                             \
+        if (n == 0) return;                                                                                \
+        VT acc[NH], v;                                                                                     \
+        for (int h = 0; h < NH; h++)                                                                       \
+            for (int d = 0; d < ND; d++) acc[h][d] = 0.0f;                                                 \
+        for (int64_t t = 0; t < n; t++) {                                                                  \
+            const float *vj = c->v + (int64_t)c->mask->src[k0 + t] * (NH * ND);                            \
+            gat_entry_weights(c, k0 + t, NH, w + t * NH, dn, wt);                                          \
+            for (int h = 0; h < NH; h++) {                                                                 \
+                memcpy(&v, vj + h * ND, sizeof v);                                                         \
+                acc[h] += wt[h] * v;                                                                       \
+            }                                                                                              \
+        }                                                                                                  \
+        memcpy(c->o + i * (NH * ND), acc, sizeof acc);                                                     \
     }
-    float *o = c->o + i * HD;
-    memcpy(o, &a0, sizeof a0);
-    memcpy(o + 16, &a1, sizeof a1);
-    memcpy(o + 32, &a2, sizeof a2);
-    memcpy(o + 48, &a3, sizeof a3);
-}
+GAT_FWD_ROWS(gat_fwd_node_h4d16, v16f_t, 4, 16)
+GAT_FWD_ROWS(gat_fwd_node_h8d8, v8f_t, 8, 8)
 
 int ag_i_attn_csr_gat_forward_fast(const ag_attn_ctx_t *c) {
     return c->mask->kind != AG_MASK_FULL && c->emode == AG_EDGE_NONE && c->score == AG_SCORE_GAT && c->H <= HMAX;
@@ -413,8 +408,7 @@ int ag_i_attn_csr_gat_forward_fast(const ag_attn_ctx_t *c) {
 
 AG_CLONES void ag_i_attn_csr_gat_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch) {
     if (c->H == 8 && c->D == 8) {
-        float acc[64];
-        gat_fwd_node(c, i, 8, 8, scratch, acc);
+        gat_fwd_node_h8d8(c, i, scratch);
     } else if (c->H == 4 && c->D == 16) {
         gat_fwd_node_h4d16(c, i, scratch);
     } else {
