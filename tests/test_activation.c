@@ -191,12 +191,47 @@ static void test_elu_accuracy_and_special_values(void **state) {
     free(ones);
 }
 
+/* The fused activation and residual sum of inference: Y = f(X) + R bit for bit as the activation
+ * then the sum, for every kind, over several blocks (the parallel path) and a ragged tail, on 1
+ * and 2 threads; and each kind applied to a few hand-picked values. */
+static void test_apply_add_matches_apply_then_add(void **state) {
+    (void)state;
+    const int64_t n = 5 * 4096 + 37;
+    float *X = malloc(sizeof *X * (size_t)n), *R = malloc(sizeof *R * (size_t)n);
+    float *Y1 = malloc(sizeof *Y1 * (size_t)n), *Y2 = malloc(sizeof *Y2 * (size_t)n);
+    for (int64_t k = 0; k < n; k++) {
+        X[k] = (float)((k * 7919) % 2001 - 1000) / 125.0f; /* -8 .. 8 */
+        R[k] = (float)((k * 104729) % 997) / 997.0f - 0.5f;
+    }
+    for (int kind = AG_ACT_IDENTITY; kind <= AG_ACT_GELU; kind++)
+        for (int threads = 1; threads <= 2; threads++) {
+            ag_set_num_threads(threads);
+            ag_act_apply((ag_act_kind_t)kind, 0.01f, 1.0f, X, Y1, n);
+            for (int64_t k = 0; k < n; k++) Y1[k] = Y1[k] + R[k];
+            ag_act_apply_add((ag_act_kind_t)kind, 0.01f, 1.0f, X, R, Y2, n);
+            if (memcmp(Y1, Y2, sizeof *Y1 * (size_t)n) != 0) fail_msg("%s, %d threads", ag_act_name((ag_act_kind_t)kind), threads);
+        }
+    ag_set_num_threads(1);
+    const float x[3] = {-1.0f, 0.0f, 2.0f}, r[3] = {0.5f, 0.25f, -1.0f};
+    float y[3];
+    ag_act_apply_add(AG_ACT_RELU, 0.01f, 1.0f, x, r, y, 3);
+    assert_float_equal(y[0], 0.5f, 0);
+    assert_float_equal(y[1], 0.25f, 0);
+    assert_float_equal(y[2], 1.0f, 0);
+    ag_act_apply_add(AG_ACT_LEAKY_RELU, 0.25f, 1.0f, x, r, y, 3);
+    assert_float_equal(y[0], 0.25f, 0);
+    ag_act_apply_add(AG_ACT_ELU, 0.01f, 1.0f, x, r, y, 3);
+    assert_float_equal(y[0], expf(-1.0f) - 1.0f + 0.5f, 1e-6);
+    free(X); free(R); free(Y1); free(Y2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gelu_accuracy_dense_grid),
         cmocka_unit_test(test_gelu_special_values),
         cmocka_unit_test(test_gelu_threads_bit_identical),
         cmocka_unit_test(test_elu_accuracy_and_special_values),
+        cmocka_unit_test(test_apply_add_matches_apply_then_add),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -159,28 +159,39 @@ const char *ag_act_name(ag_act_kind_t kind) {
     return NULL;
 }
 
-void ag_act_apply(ag_act_kind_t kind, float slope, float alpha, const float *X, float *Y, int64_t n) {
+/* Y = f(X) on one block of n elements (one thread). */
+static void act_block(ag_act_kind_t kind, float slope, float alpha, const float *X, float *Y, int64_t n) {
     switch (kind) {
     case AG_ACT_IDENTITY:
         if (Y != X && n > 0) memmove(Y, X, (size_t)n * sizeof(float));
         break;
     case AG_ACT_RELU:
-#pragma omp parallel for schedule(static) if (n > 65536)
         for (int64_t k = 0; k < n; k++) Y[k] = X[k] > 0.0f ? X[k] : 0.0f;
         break;
     case AG_ACT_LEAKY_RELU:
-#pragma omp parallel for schedule(static) if (n > 65536)
         for (int64_t k = 0; k < n; k++) Y[k] = X[k] > 0.0f ? X[k] : slope * X[k];
         break;
-    case AG_ACT_ELU:
+    case AG_ACT_ELU: elu_apply(X, Y, n, alpha); break;
+    case AG_ACT_GELU: gelu_apply(X, Y, n); break;
+    }
+}
+
+/* Every element is computed on its own, so any split into blocks and threads gives the same bits. */
+void ag_act_apply(ag_act_kind_t kind, float slope, float alpha, const float *X, float *Y, int64_t n) {
 #pragma omp parallel for schedule(static) if (n > 4 * AG_ACT_BLOCK)
-        for (int64_t b = 0; b < n; b += AG_ACT_BLOCK)
-            elu_apply(X + b, Y + b, n - b < AG_ACT_BLOCK ? n - b : AG_ACT_BLOCK, alpha);
-        break;
-    case AG_ACT_GELU:
+    for (int64_t b = 0; b < n; b += AG_ACT_BLOCK)
+        act_block(kind, slope, alpha, X + b, Y + b, n - b < AG_ACT_BLOCK ? n - b : AG_ACT_BLOCK);
+}
+
+void ag_act_apply_add(ag_act_kind_t kind, float slope, float alpha, const float *X, const float *R, float *Y,
+                      int64_t n) {
+    /* per block, f into Y and then the sum while the block is in L1 (16 KB): one pass over memory
+     * instead of an activation pass and a residual pass */
 #pragma omp parallel for schedule(static) if (n > 4 * AG_ACT_BLOCK)
-        for (int64_t b = 0; b < n; b += AG_ACT_BLOCK) gelu_apply(X + b, Y + b, n - b < AG_ACT_BLOCK ? n - b : AG_ACT_BLOCK);
-        break;
+    for (int64_t b = 0; b < n; b += AG_ACT_BLOCK) {
+        int64_t m = n - b < AG_ACT_BLOCK ? n - b : AG_ACT_BLOCK;
+        act_block(kind, slope, alpha, X + b, Y + b, m);
+        for (int64_t k = b; k < b + m; k++) Y[k] = Y[k] + R[k];
     }
 }
 

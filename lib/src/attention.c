@@ -256,6 +256,22 @@ static int looks_sparse(const float *X, int64_t N, int64_t F, int64_t HD) {
     return (double)nnz < SPARSE_DENSITY * (double)(rows * F);
 }
 
+/* GAT's node terms of node i: el = a_dst . z_i and er = a_src . z_i per head, each a sum over d in
+ * increasing order. */
+static void gat_node_terms(const ag_attention_t *layer, ag_attn_cache_t *k, int64_t i) {
+    const int64_t H = layer->cfg.heads, D = layer->cfg.head_dim, HD = H * D;
+    for (int64_t h = 0; h < H; h++) {
+        const float *z = k->v + i * HD + h * D;
+        float l = 0.0f, r = 0.0f;
+        for (int64_t d = 0; d < D; d++) {
+            l += layer->a_dst[h * D + d] * z[d];
+            r += layer->a_src[h * D + d] * z[d];
+        }
+        k->el[i * H + h] = l;
+        k->er[i * H + h] = r;
+    }
+}
+
 /* *xs = X's CSR (N x F), kept if it already has that shape (the caller vouches that X has not
  * changed since it was built). */
 static ag_error_t kept_csr(ag_i_csr_t **xs, const float *X, int64_t N, int64_t F) {
@@ -324,39 +340,41 @@ ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mas
         if (k->k) ag_i_gemm(0, 0, N, HD, F, 1.0f, X, F, layer->Wk, HD, 0.0f, k->k, HD);
         ag_i_gemm(0, 0, N, HD, F, 1.0f, X, F, layer->Wv, HD, 0.0f, k->v, HD);
     }
-    if (c->score == AG_SCORE_GAT) {
-#pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < N; i++)
-            for (int64_t h = 0; h < H; h++) {
-                const float *z = k->v + i * HD + h * D;
-                float l = 0.0f, r = 0.0f;
-                for (int64_t d = 0; d < D; d++) {
-                    l += layer->a_dst[h * D + d] * z[d];
-                    r += layer->a_src[h * D + d] * z[d];
-                }
-                k->el[i * H + h] = l;
-                k->er[i * H + h] = r;
-            }
-    }
-
     ag_attn_ctx_t x;
     make_ctx(&x, layer, mask, E);
     /* Concatenated heads without W^O are Y itself: inference writes them there (a copy of N x H*D
      * was 6 % of a MUTAG inference); training keeps them in o for the backward. */
     k->o_in_y = !training && c->combine == AG_HEADS_CONCAT && !c->out_proj;
     if (k->o_in_y) x.o = Y;
-    int nt = ag_get_num_threads();
+    int nt = ag_get_num_threads(), gat = c->score == AG_SCORE_GAT;
+    int csr = mask->kind != AG_MASK_FULL && x.emode == AG_EDGE_NONE;
+    /* ... and the GAT kernel adds the bias to each row it writes, saving a pass over Y */
+    if (k->o_in_y && c->bias && csr && ag_i_attn_csr_gat_forward_fast(&x)) x.bias_o = layer->bo;
+    if (gat && !csr) {
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < N; i++) gat_node_terms(layer, k, i);
+    }
     if (ag_i_attn_full_fast(&x)) {
         AG_CHECK(ag_i_attn_full_forward(&x, nt));
-    } else if (mask->kind != AG_MASK_FULL && x.emode == AG_EDGE_NONE) {
+    } else if (csr) {
         int64_t maxdeg = 1;
         for (int64_t i = 0; i < N; i++)
             if (mask->indptr[i + 1] - mask->indptr[i] > maxdeg) maxdeg = mask->indptr[i + 1] - mask->indptr[i];
         float *scratch;
         int64_t stride = (maxdeg * H + 15) / 16 * 16;
         AG_CHECK(ag_i_alloc_array((void **)&scratch, stride * nt, sizeof(float), "attention scratch"));
-#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
-        for (int64_t i = 0; i < N; i++) ag_i_attn_csr_forward_dst(&x, i, scratch + stride * omp_get_thread_num());
+        /* one parallel region for GAT's node terms and the destinations (each region's start
+         * wakes the sleeping threads under OMP_WAIT_POLICY=passive); the barrier between the
+         * loops is the implicit one of the first */
+#pragma omp parallel num_threads(nt)
+        {
+            if (gat) {
+#pragma omp for schedule(static)
+                for (int64_t i = 0; i < N; i++) gat_node_terms(layer, k, i);
+            }
+#pragma omp for schedule(dynamic, 64)
+            for (int64_t i = 0; i < N; i++) ag_i_attn_csr_forward_dst(&x, i, scratch + stride * omp_get_thread_num());
+        }
         ag_i_free(scratch);
     } else {
         float *scratch;
@@ -385,7 +403,7 @@ ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mas
     } else if (comb != Y && !k->o_in_y) {
         memcpy(Y, comb, (size_t)(N * C) * sizeof(float));
     }
-    if (c->bias) {
+    if (c->bias && !x.bias_o) {
 #pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < N; i++)
             for (int64_t o = 0; o < O; o++) Y[i * O + o] += layer->bo[o];

@@ -293,6 +293,14 @@ done:
     return rc;
 }
 
+/* o_i += the layer's bias, when the kernel writes Y (inference, see ag_attn_ctx_t.bias_o): the
+ * operation of the layer's own bias pass, element by element. */
+static inline __attribute__((always_inline)) void gat_add_bias(const ag_attn_ctx_t *c, int64_t i, int64_t HD) {
+    if (!c->bias_o) return;
+    float *o = c->o + i * HD;
+    for (int64_t t = 0; t < HD; t++) o[t] += c->bias_o[t];
+}
+
 /* The weights of destination i's entries for GAT scores (neighbour and k-hop masks, no edge
  * features), heads in lanes: w (n x H) the unnormalised weights, dn the denominators, and mx, den
  * stored for the backward. The operations of ag_i_attn_csr_forward_dst per element in the same
@@ -306,6 +314,7 @@ static inline __attribute__((always_inline)) int64_t gat_weights(const ag_attn_c
         float *o = c->o + i * HD;
         for (int64_t t = 0; t < HD; t++) o[t] = 0.0f;
         for (int64_t h = 0; h < H; h++) mx[h] = den[h] = 0.0f;
+        gat_add_bias(c, i, HD);
         return 0;
     }
     /* the sources' rows are random accesses: request this node's (usually requested already)
@@ -372,6 +381,7 @@ static inline __attribute__((always_inline)) void gat_fwd_node(const ag_attn_ctx
     }
     float *o = c->o + i * HD;
     if (acc != o) memcpy(o, acc, (size_t)HD * sizeof(float));
+    gat_add_bias(c, i, HD);
 }
 
 /* gat_fwd_node for heads whose size is one vector (4 heads of 16: the molecule models' 64-wide
@@ -398,6 +408,7 @@ static inline __attribute__((always_inline)) void gat_fwd_node(const ag_attn_ctx
             }                                                                                              \
         }                                                                                                  \
         memcpy(c->o + i * (NH * ND), acc, sizeof acc);                                                     \
+        gat_add_bias(c, i, NH * ND);                                                                       \
     }
 GAT_FWD_ROWS(gat_fwd_node_h4d16, v16f_t, 4, 16)
 GAT_FWD_ROWS(gat_fwd_node_h8d8, v8f_t, 8, 8)

@@ -64,6 +64,7 @@ typedef struct ag_attn_ctx_t {
     const ag_mask_t *mask;
     const float *E;     /* (E x Fe) or NULL */
     const float *q, *k, *v, *el, *er; /* cache tensors, see ag_attn_cache_t */
+    const float *bias_o; /* (H*D) the layer's bias, added to o by the GAT forward (o is Y), or NULL */
     const float *a;     /* (H*D) GATV2 */
     const float *a_src; /* (H*D) GAT */
     const float *We;    /* (Fe x H*D) KEY, (Fe x H) BIAS */

@@ -794,6 +794,18 @@ static const float *value(const ag_model_t *m, const ag_batch_t *batch, int k) {
     return k == 0 ? batch->X : m->val[k];
 }
 
+/* Op k is an activation whose output nothing reads but op k + 1, a residual sum over the same rows
+ * (the sum's other operand is an earlier value). */
+static int fuses_with_add(const ag_model_t *m, int k) {
+    if (m->ops[k].kind != OP_ACT || k + 1 >= m->n_ops) return 0;
+    const op_t *add = &m->ops[k + 1];
+    if (add->kind != OP_ADD || add->add_from == k + 1 || add->add_from > k) return 0;
+    if (m->graph_rows[k] != m->graph_rows[k + 1] || m->width[k + 1] != add->out_w) return 0;
+    for (int j = k + 2; j < m->n_ops; j++)
+        if (m->ops[j].kind == OP_ADD && m->ops[j].add_from == k + 1) return 0;
+    return 1;
+}
+
 /* ---- forward and backward */
 
 ag_error_t ag_model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_rng_t *rng, float *out) {
@@ -820,6 +832,17 @@ ag_error_t ag_model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_r
         vp[k + 1] = y;
         if (op->kind == OP_DROPOUT && !training) {
             vp[k + 1] = in;
+            continue;
+        }
+        if (!training && fuses_with_add(m, k)) {
+            /* the activation's output is only the next op's input: act and residual sum in one
+             * pass, into the sum's buffer (ELU blocks of GAT models) */
+            const op_t *add = &m->ops[k + 1];
+            ag_act_apply_add(op->u.act.cfg.kind, op->u.act.cfg.slope, op->u.act.cfg.alpha, in, vp[add->add_from],
+                             m->val[k + 2], rows * add->out_w);
+            vp[k + 1] = NULL;
+            vp[k + 2] = m->val[k + 2];
+            k++;
             continue;
         }
         switch (op->kind) {

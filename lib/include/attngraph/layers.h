@@ -195,6 +195,12 @@ const char *ag_act_name(ag_act_kind_t kind);
  * Y[k] = f(X[k]) for k < n, in parallel. Y may alias X. No allocation, no failure. */
 void ag_act_apply(ag_act_kind_t kind, float slope, float alpha, const float *X, float *Y, int64_t n);
 
+/** \function ag_act_apply_add
+ * Y[k] = f(X[k]) + R[k] for k < n, in parallel: an activation and the residual sum after it, as one
+ * pass (inference). The same bits as ag_act_apply then the sum. Y must not alias X or R. */
+void ag_act_apply_add(ag_act_kind_t kind, float slope, float alpha, const float *X, const float *R, float *Y,
+                      int64_t n);
+
 /** \function ag_act_grad
  * dX[k] += f'(X[k]) * dY[k] for k < n, with X the activation's input. At x = 0 the derivative
  * of ReLU and LeakyReLU is taken from the left (0 and slope), as PyTorch does. */
