@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <omp.h>
 #include <math.h>
 #include <cmocka.h>
 #include <attngraph/attngraph.h>
@@ -102,6 +104,52 @@ static void test_threads(void **state) {
     assert_true(strlen(ag_blas_name()) > 0);
 }
 
+/* Work on fewer than AG_SMALL_ROWS rows runs on the calling thread: inside the bracket the library
+ * and OpenMP both say one thread, the caller's count comes back after it, brackets nest, and
+ * AG_SMALL_ROWS in the environment moves the threshold (0: always share; junk: the default). */
+static void test_small_work_runs_on_the_caller(void **state) {
+    (void)state;
+    unsetenv("AG_SMALL_ROWS"); /* the test suite sets 0 for the other tests */
+    ag_set_num_threads(2);
+    int a = ag_i_small_begin(AG_SMALL_ROWS - 1);
+    assert_int_equal(a, 1);
+    assert_int_equal(ag_get_num_threads(), 1);
+    assert_int_equal(omp_get_max_threads(), 1);
+    int b = ag_i_small_begin(3); /* nested */
+    assert_int_equal(b, 1);
+    ag_i_small_end(b);
+    assert_int_equal(ag_get_num_threads(), 1);
+    ag_i_small_end(a);
+    assert_int_equal(ag_get_num_threads(), 2);
+    assert_int_equal(omp_get_max_threads(), 2);
+    int c = ag_i_small_begin(AG_SMALL_ROWS);
+    assert_int_equal(c, 0);
+    assert_int_equal(ag_get_num_threads(), 2);
+    ag_i_small_end(c);
+    assert_int_equal(ag_get_num_threads(), 2);
+    int inside = -1;
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp single
+        inside = ag_i_small_begin(1); /* already in a parallel region: nothing to change */
+    }
+    assert_int_equal(inside, 0);
+    setenv("AG_SMALL_ROWS", "0", 1);
+    assert_int_equal(ag_i_small_begin(1), 0);
+    setenv("AG_SMALL_ROWS", "1000", 1);
+    int d = ag_i_small_begin(999);
+    assert_int_equal(d, 1);
+    ag_i_small_end(d);
+    assert_int_equal(ag_i_small_begin(1000), 0);
+    setenv("AG_SMALL_ROWS", "lots", 1);
+    int e = ag_i_small_begin(AG_SMALL_ROWS - 1);
+    assert_int_equal(e, 1);
+    ag_i_small_end(e);
+    assert_int_equal(ag_i_small_begin(AG_SMALL_ROWS), 0);
+    setenv("AG_SMALL_ROWS", "0", 1);
+    ag_set_num_threads(0);
+}
+
 int main(void) {
     igraph_set_error_handler(igraph_error_handler_ignore);
     const struct CMUnitTest tests[] = {
@@ -110,6 +158,7 @@ int main(void) {
         cmocka_unit_test(test_fmat_overflow_and_alloc_failure),
         cmocka_unit_test(test_igraph_guard_does_not_abort),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_small_work_runs_on_the_caller),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,6 +36,17 @@ int ag_i_mul_overflow(int64_t a, int64_t b, int64_t *out);
 /* Allocates count elements of size bytes (zeroed) or records AG_ENOMEM / AG_ELIMIT with `what`. */
 ag_error_t ag_i_alloc_array(void **out, int64_t count, size_t size, const char *what);
 
+/* Work on fewer rows (nodes) than this runs on the calling thread: a parallel region costs more
+ * than such work (one molecule: tens of microseconds), and a second thread woken or left spinning
+ * on a shared machine made one-molecule `attn-graph classify` 5-15x slower (40-130 ms against
+ * 8 ms, under load). Results do not depend on the thread count, so this changes no value. */
+#define AG_SMALL_ROWS 256
+/* ag_i_small_begin(rows) returns 1 when rows is small and the calling thread now runs the work on
+ * its own (ag_get_num_threads() says 1 and OpenMP's thread count is 1 until the matching
+ * ag_i_small_end); 0 otherwise. Nests; per thread. */
+int ag_i_small_begin(int64_t rows);
+void ag_i_small_end(int began);
+
 /* The index of value v in names (options.c), or an AG_EINVAL naming the option and the accepted
  * values: "option mask: unknown value 'x' (expected neighbours, khop or full)". */
 ag_error_t ag_i_option_index(const char *opt, const char *v, const char *const *names, int n, int *out);

@@ -808,7 +808,7 @@ static int fuses_with_add(const ag_model_t *m, int k) {
 
 /* ---- forward and backward */
 
-ag_error_t ag_model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_rng_t *rng, float *out) {
+static ag_error_t model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_rng_t *rng, float *out) {
     const ag_graph_t *g = batch->graph;
     int64_t N = g->n_nodes, G = g->n_graphs;
     if (!batch->X && N > 0) return AG_ERROR(AG_EINVAL, "model forward: the batch has no features");
@@ -881,7 +881,7 @@ ag_error_t ag_model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_r
     return AG_SUCCESS;
 }
 
-ag_error_t ag_model_backward(ag_model_t *m, ag_batch_t *batch, const float *dout) {
+static ag_error_t model_backward(ag_model_t *m, ag_batch_t *batch, const float *dout) {
     const ag_graph_t *g = batch->graph;
     int64_t N = g->n_nodes, G = g->n_graphs;
     if (!m->last_training || m->last_nodes != N || m->last_graphs != G)
@@ -941,4 +941,19 @@ ag_error_t ag_model_attention_weights(const ag_model_t *m, ag_batch_t *batch, in
     AG_CHECK(batch_mask(batch, &m->cfg.blocks[layer], m->cfg.virtual_node, mask));
     if (!alpha) return AG_SUCCESS; /* the caller only asked for the mask, to size alpha */
     return ag_attention_weights(&op->u.attn, *mask, alpha);
+}
+
+/* A small batch (one molecule, a small graph) runs on the calling thread: see AG_SMALL_ROWS. */
+ag_error_t ag_model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_rng_t *rng, float *out) {
+    int small = ag_i_small_begin(batch && batch->graph ? batch->graph->n_nodes : 0);
+    ag_error_t rc = model_forward(m, batch, training, rng, out);
+    ag_i_small_end(small);
+    return rc;
+}
+
+ag_error_t ag_model_backward(ag_model_t *m, ag_batch_t *batch, const float *dout) {
+    int small = ag_i_small_begin(batch && batch->graph ? batch->graph->n_nodes : 0);
+    ag_error_t rc = model_backward(m, batch, dout);
+    ag_i_small_end(small);
+    return rc;
 }

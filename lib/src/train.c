@@ -417,9 +417,11 @@ ag_error_t ag_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t
 }
 
 ag_error_t ag_predict_batch(ag_model_t *model, ag_batch_t *batch, float *out) {
-    AG_CHECK(ag_model_forward(model, batch, 0, NULL, out));
-    finish_predictions(model, out, ag_model_out_rows(model, batch));
-    return AG_SUCCESS;
+    int small = ag_i_small_begin(batch && batch->graph ? batch->graph->n_nodes : 0);
+    ag_error_t rc = ag_model_forward(model, batch, 0, NULL, out);
+    if (rc == AG_SUCCESS) finish_predictions(model, out, ag_model_out_rows(model, batch));
+    ag_i_small_end(small);
+    return rc;
 }
 
 /* ---- training */
