@@ -279,45 +279,48 @@ static void test_eval_ignores_dropout(void **state) {
 
 /* Inference writes concatenated heads without W^O straight into Y, and the GAT kernel then adds the
  * bias itself: the output must be bit for bit that of a training pass without dropout (which keeps
- * the heads in the cache and adds the bias in a pass of its own), for each score, with and without
- * edge features (the lane kernels and the scalar ones), on 1 and 2 threads. */
+ * the heads in the cache and adds the bias in a pass of its own), for each mask kind and score,
+ * with and without edge features (the lane, scalar and full-attention kernels), on 1 and 2
+ * threads. */
 static void test_inference_writes_y_bit_identical(void **state) {
     (void)state;
     ag_graph_t g;
     big_batch(&g);
-    ag_mask_t m;
-    assert_int_equal(ag_mask_build(&m, &g, AG_MASK_NEIGHBOURS, 0, 1), AG_SUCCESS);
-    for (int score = 0; score < 3; score++)
-        for (int edges = 0; edges < 2; edges++)
-            for (int threads = 1; threads <= 2; threads++) {
-                ag_attention_config_t cfg = at_config(score, AG_NORM_SOFTMAX, edges ? AG_EDGE_BIAS : AG_EDGE_NONE,
-                                                      AT_CONCAT, 8);
-                cfg.heads = 4;
-                cfg.head_dim = 16;
-                assert_true(cfg.bias && !cfg.out_proj);
-                ag_set_num_threads(threads);
-                ag_attention_t layer;
-                assert_int_equal(ag_attention_init(&layer, &cfg, 3), AG_SUCCESS);
-                at_layer_randomise(&layer, 0.7f, 5); /* a nonzero bias */
-                const int64_t N = g.n_nodes, nY = N * ag_attention_out_dim(&cfg);
-                float *X = malloc(sizeof *X * (size_t)(N * 8));               /* (N x F) */
-                float *E = malloc(sizeof *E * (size_t)(g.n_edges * 3 + 1));   /* (E x Fe) */
-                float *Yi = malloc(sizeof *Yi * (size_t)nY), *Yt = malloc(sizeof *Yt * (size_t)nY); /* (N x H*D) */
-                ag_test_fill_uniform(X, N * 8, -1, 1, 1);
-                ag_test_fill_uniform(E, g.n_edges * 3, -1, 1, 2);
-                ag_rng_t rng;
-                ag_rng_init(&rng, 4);
-                const float *Earg = edges ? E : NULL;
-                assert_int_equal(ag_attention_forward(&layer, &m, X, Earg, Yi, 0, &rng), AG_SUCCESS);
-                assert_int_equal(ag_attention_forward(&layer, &m, X, Earg, Yt, 1, &rng), AG_SUCCESS);
-                if (!same_bits(Yi, Yt, nY))
-                    fail_msg("%s edges %d threads %d: inference output differs from training's", at_score_name(score),
-                             edges, threads);
-                free(X); free(E); free(Yi); free(Yt);
-                ag_attention_destroy(&layer);
-                ag_set_num_threads(1);
-            }
-    ag_mask_destroy(&m);
+    for (int kind = 0; kind < 3; kind++) {
+        ag_mask_t m;
+        assert_int_equal(ag_mask_build(&m, &g, KINDS[kind], 2, 1), AG_SUCCESS);
+        for (int score = 0; score < 3; score++)
+            for (int edges = 0; edges < 2; edges++)
+                for (int threads = 1; threads <= 2; threads++) {
+                    ag_attention_config_t cfg = at_config(score, AG_NORM_SOFTMAX, edges ? AG_EDGE_BIAS : AG_EDGE_NONE,
+                                                          AT_CONCAT, 8);
+                    cfg.heads = 4;
+                    cfg.head_dim = 16;
+                    assert_true(cfg.bias && !cfg.out_proj);
+                    ag_set_num_threads(threads);
+                    ag_attention_t layer;
+                    assert_int_equal(ag_attention_init(&layer, &cfg, 3), AG_SUCCESS);
+                    at_layer_randomise(&layer, 0.7f, 5); /* a nonzero bias */
+                    const int64_t N = g.n_nodes, nY = N * ag_attention_out_dim(&cfg);
+                    float *X = malloc(sizeof *X * (size_t)(N * 8));               /* (N x F) */
+                    float *E = malloc(sizeof *E * (size_t)(g.n_edges * 3 + 1));   /* (E x Fe) */
+                    float *Yi = malloc(sizeof *Yi * (size_t)nY), *Yt = malloc(sizeof *Yt * (size_t)nY); /* (N x H*D) */
+                    ag_test_fill_uniform(X, N * 8, -1, 1, 1);
+                    ag_test_fill_uniform(E, g.n_edges * 3, -1, 1, 2);
+                    ag_rng_t rng;
+                    ag_rng_init(&rng, 4);
+                    const float *Earg = edges ? E : NULL;
+                    assert_int_equal(ag_attention_forward(&layer, &m, X, Earg, Yi, 0, &rng), AG_SUCCESS);
+                    assert_int_equal(ag_attention_forward(&layer, &m, X, Earg, Yt, 1, &rng), AG_SUCCESS);
+                    if (!same_bits(Yi, Yt, nY))
+                        fail_msg("%s mask %d edges %d threads %d: inference output differs from training's",
+                                 at_score_name(score), kind, edges, threads);
+                    free(X); free(E); free(Yi); free(Yt);
+                    ag_attention_destroy(&layer);
+                    ag_set_num_threads(1);
+                }
+        ag_mask_destroy(&m);
+    }
     ag_test_graph_free(&g);
 }
 
