@@ -127,6 +127,10 @@ static void test_csv(void **state) {
         {"file,s\na,train\na,test\n", AG_EMISMATCH, ":3: file 'a' appears twice (first on line 2)"},
         {"file,s\na,train,x\n", AG_EPARSE, ":2: 3 fields, the header has 2"},
         {"s\ntrain\n", AG_EATTR, ":1: no 'file' column"},
+        /* fold numbers bound the fold count: found by fuzz_split (32666648 folds of 3-item lists) */
+        {"file,s\na,32666648\nb,1\n", AG_EVALUE, ":2: column 's': fold 32666648 is out of range for 2 items"},
+        {"file,s\na,0\nb,2\n", AG_EVALUE, ":3: column 's': fold 2 is out of range for 2 items"},
+        {"file,s\na,1\nb,1\n", AG_EVALUE, "column 's': no item is in fold 0 (folds are numbered from 0 to 1"},
     };
     const char *ab[] = {"a", "b"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

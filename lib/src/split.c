@@ -164,7 +164,7 @@ ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *co
     int64_t *value = NULL;   /* (n_files) part (PART_*) or fold number; -1 = no row yet, -2 = empty cell */
     int64_t *line = NULL;    /* (n_files) line of the item's row */
     unsigned char *part = NULL;
-    int64_t rows = 0, max_fold = -1;
+    int64_t rows = 0, max_fold = -1, max_line = 0;
     int mode = 0; /* 1 parts, 2 folds */
     int got;
     void *p;
@@ -243,7 +243,10 @@ ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *co
                 goto done;
             }
             value[item] = k;
-            if (k > max_fold) max_fold = k;
+            if (k > max_fold) {
+                max_fold = k;
+                max_line = (int64_t)csv.line;
+            }
         } else {
             value[item] = pt;
         }
@@ -267,7 +270,25 @@ ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *co
     TRY(ag_i_alloc_array(&p, n_files, 1, "split parts"));
     part = p;
     if (mode == 2) {
+        /* Folds are numbered 0..K-1 and each holds an item: K is at most the item count, so a
+         * fold number cannot ask for more folds than there are rows (a number like 32666648 made
+         * 32 million folds of n-item lists). */
+        if (max_fold >= n_files) {
+            rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': fold %lld is out of range for %lld items (folds are "
+                          "numbered from 0, every fold needs at least one item)", path, (long long)max_line, column,
+                          (long long)max_fold, (long long)n_files);
+            goto done;
+        }
         int64_t k = max_fold + 1;
+        memset(part, 0, (size_t)n_files);
+        for (int64_t i = 0; i < n_files; i++)
+            if (value[i] >= 0) part[value[i]] = 1; /* fold value[i] has an item */
+        for (int64_t f = 0; f < k; f++)
+            if (!part[f]) {
+                rc = AG_ERROR(AG_EVALUE, "%s: column '%s': no item is in fold %lld (folds are numbered from 0 to "
+                              "%lld, every fold needs at least one item)", path, column, (long long)f, (long long)max_fold);
+                goto done;
+            }
         TRY(alloc_folds(split, n_files, k));
         for (int64_t f = 0; f < k; f++) {
             for (int64_t i = 0; i < n_files; i++)
