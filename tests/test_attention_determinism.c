@@ -36,6 +36,7 @@ static void run_layer(run_t *r, const ag_graph_t *g, const ag_mask_t *m, const a
     ag_set_num_threads(threads);
     ag_attention_t layer;
     assert_int_equal(ag_attention_init(&layer, cfg, layer_seed), AG_SUCCESS);
+    at_layer_randomise(&layer, 0.7f, layer_seed); /* nonzero biases too */
     const int64_t N = g->n_nodes, F = cfg->in_dim, Fe = cfg->edge_dim, O = ag_attention_out_dim(cfg);
     r->nY = N * O; r->nA = m->n_entries * cfg->heads; r->nX = N * F; r->nE = g->n_edges * Fe;
     float *X = malloc(sizeof *X * (size_t)r->nX);        /* (N x F) */
@@ -297,27 +298,14 @@ static void test_inference_writes_y_bit_identical(void **state) {
                     cfg.heads = 4;
                     cfg.head_dim = 16;
                     assert_true(cfg.bias && !cfg.out_proj);
-                    ag_set_num_threads(threads);
-                    ag_attention_t layer;
-                    assert_int_equal(ag_attention_init(&layer, &cfg, 3), AG_SUCCESS);
-                    at_layer_randomise(&layer, 0.7f, 5); /* a nonzero bias */
-                    const int64_t N = g.n_nodes, nY = N * ag_attention_out_dim(&cfg);
-                    float *X = malloc(sizeof *X * (size_t)(N * 8));               /* (N x F) */
-                    float *E = malloc(sizeof *E * (size_t)(g.n_edges * 3 + 1));   /* (E x Fe) */
-                    float *Yi = malloc(sizeof *Yi * (size_t)nY), *Yt = malloc(sizeof *Yt * (size_t)nY); /* (N x H*D) */
-                    ag_test_fill_uniform(X, N * 8, -1, 1, 1);
-                    ag_test_fill_uniform(E, g.n_edges * 3, -1, 1, 2);
-                    ag_rng_t rng;
-                    ag_rng_init(&rng, 4);
-                    const float *Earg = edges ? E : NULL;
-                    assert_int_equal(ag_attention_forward(&layer, &m, X, Earg, Yi, 0, &rng), AG_SUCCESS);
-                    assert_int_equal(ag_attention_forward(&layer, &m, X, Earg, Yt, 1, &rng), AG_SUCCESS);
-                    if (!same_bits(Yi, Yt, nY))
+                    run_t inf, trained;
+                    run_layer(&inf, &g, &m, &cfg, threads, 3, 4, 0);
+                    run_layer(&trained, &g, &m, &cfg, threads, 3, 4, 1);
+                    if (!same_bits(inf.Y, trained.Y, inf.nY))
                         fail_msg("%s mask %d edges %d threads %d: inference output differs from training's",
                                  at_score_name(score), kind, edges, threads);
-                    free(X); free(E); free(Yi); free(Yt);
-                    ag_attention_destroy(&layer);
-                    ag_set_num_threads(1);
+                    run_free(&inf);
+                    run_free(&trained);
                 }
         ag_mask_destroy(&m);
     }

@@ -366,12 +366,13 @@ static inline __attribute__((always_inline)) void gat_entry_weights(const ag_att
 }
 
 /* Forward of destination i for GAT scores: the weights, then their sum of the sources' value rows
- * with the head size in lanes. */
+ * into o_i, with the head size in lanes. */
 static inline __attribute__((always_inline)) void gat_fwd_node(const ag_attn_ctx_t *c, int64_t i, int64_t H,
-                                                               int64_t D, float *w, float *acc) {
+                                                               int64_t D, float *w) {
     float dn[HMAX], wt[HMAX];
     int64_t n = gat_weights(c, i, H, D, w, dn), HD = H * D, k0 = c->mask->indptr[i];
     if (n == 0) return;
+    float *acc = c->o + i * HD;
     for (int64_t t = 0; t < HD; t++) acc[t] = 0.0f;
     for (int64_t t = 0; t < n; t++) {
         const float *vj = c->v + (int64_t)c->mask->src[k0 + t] * HD;
@@ -379,8 +380,6 @@ static inline __attribute__((always_inline)) void gat_fwd_node(const ag_attn_ctx
         for (int64_t h = 0; h < H; h++)
             for (int64_t d = 0; d < D; d++) acc[h * D + d] += wt[h] * vj[h * D + d];
     }
-    float *o = c->o + i * HD;
-    if (acc != o) memcpy(o, acc, (size_t)HD * sizeof(float));
     gat_add_bias(c, i, HD);
 }
 
@@ -423,6 +422,6 @@ AG_CLONES void ag_i_attn_csr_gat_forward_dst(const ag_attn_ctx_t *c, int64_t i, 
     } else if (c->H == 4 && c->D == 16) {
         gat_fwd_node_h4d16(c, i, scratch);
     } else {
-        gat_fwd_node(c, i, c->H, c->D, scratch, c->o + i * c->HD);
+        gat_fwd_node(c, i, c->H, c->D, scratch);
     }
 }
