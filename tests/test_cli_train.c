@@ -107,6 +107,78 @@ static void test_train_save_eval(void **state) {
     free(buf);
 }
 
+/* --ensemble 3 --seed 2: three members with their own progress and log lines; the saved file
+ * re-scores to the line train printed, and so do the three models trained alone with seeds 2, 3
+ * and 4 given to eval together (members are those models, bit for bit). */
+static void test_ensemble(void **state) {
+    (void)state;
+    char dir[128];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_ensemble", 0), 0);
+    const char *data = "--labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv";
+    const char *arch = "--epochs 6 --hidden 16 --layers 1 --heads 2 --batch-size 4 --threads 1 --json";
+    char args[1024];
+    snprintf(args, sizeof args, "train %s %s --ensemble 3 --seed 2 --log %s/log.csv -o %s/ens.safetensors", data, arch,
+             dir, dir);
+    ag_cli_run_t tr, ev;
+    ag_cli_run(&tr, NULL, args);
+    if (tr.code != 0) fail_msg("exit %d: %s", tr.code, tr.err);
+    assert_non_null(strstr(tr.err, "ensemble member 1/3 (seed 2)"));
+    assert_non_null(strstr(tr.err, "ensemble member 3/3 (seed 4)"));
+    assert_non_null(strstr(tr.out, "\"task\": \"graph-classification\", \"n\": 5, \"accuracy\": "));
+    char path[256];
+    snprintf(path, sizeof path, "%s/log.csv", dir);
+    size_t n;
+    char *log = (char *)ag_test_read_file(path, &n);
+    assert_true(strncmp(log, "member,epoch,loss,train_metric,val_metric,seconds,lr\n1,1,", 57) == 0);
+    assert_non_null(strstr(log, "\n3,6,"));
+    assert_int_equal(ag_cli_count_lines(log), 1 + 3 * 6);
+    free(log);
+
+    snprintf(args, sizeof args, "eval --model %s/ens.safetensors %s --json", dir, data);
+    ag_cli_run(&ev, NULL, args);
+    if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
+    assert_string_equal(ev.out, tr.out);
+    for (int s = 2; s <= 4; s++) {
+        snprintf(args, sizeof args, "train %s %s --seed %d --quiet -o %s/s%d.safetensors", data, arch, s, dir, s);
+        ag_cli_run(&ev, NULL, args);
+        if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
+        /* one member alone is another model: the test could not tell otherwise */
+        assert_string_not_equal(ev.out, tr.out);
+    }
+    snprintf(args, sizeof args, "eval --model %s/s2.safetensors --model %s/s3.safetensors --model %s/s4.safetensors %s "
+             "--json", dir, dir, dir, data);
+    ag_cli_run(&ev, NULL, args);
+    if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
+    assert_string_equal(ev.out, tr.out);
+
+    /* classify with the ensemble file: probabilities of both classes */
+    snprintf(args, sizeof args, "classify --model %s/ens.safetensors tests/data/mutag-mini/molecules/0001.gml", dir);
+    ag_cli_run(&ev, NULL, args);
+    if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
+    assert_int_equal(ag_cli_count_lines(ev.out), 1);
+
+    /* a model of another architecture cannot join */
+    snprintf(args, sizeof args, "train %s --epochs 1 --hidden 8 --layers 1 --heads 2 --threads 1 --quiet -o %s/h8.safetensors",
+             data, dir);
+    ag_cli_run(&ev, NULL, args);
+    assert_int_equal(ev.code, 0);
+    snprintf(args, sizeof args, "eval --model %s/ens.safetensors --model %s/h8.safetensors %s", dir, dir, data);
+    ag_cli_run(&ev, NULL, args);
+    assert_int_equal(ev.code, 4);
+    assert_non_null(strstr(ev.err, "h8.safetensors cannot join"));
+    assert_non_null(strstr(ev.err, "\"hidden\": 8 where member 0 has \"hidden\": 16"));
+
+    /* one run's state or curves: not for an ensemble */
+    snprintf(args, sizeof args, "train %s --ensemble 2 --checkpoint %s/c.ckpt", data, dir);
+    ag_cli_run(&ev, NULL, args);
+    assert_int_equal(ev.code, 2);
+    assert_non_null(strstr(ev.err, "--ensemble cannot be combined with --checkpoint"));
+    snprintf(args, sizeof args, "train %s --ensemble 0", data);
+    ag_cli_run(&ev, NULL, args);
+    assert_int_equal(ev.code, 2);
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 /* --virtual-node with the vnode readout and --min-epochs: the saved model re-scores identically;
  * no epoch before the minimum is kept (the progress line marks kept epochs with '*'). */
 static void test_virtual_node_and_min_epochs(void **state) {
@@ -244,6 +316,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_train_save_eval, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folds_and_random_split, setup, teardown),
         cmocka_unit_test_setup_teardown(test_virtual_node_and_min_epochs, setup, teardown),
+        cmocka_unit_test(test_ensemble),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),
     };

@@ -160,7 +160,7 @@ static int flush(ag_bundle_t *b, pending_t *pend, int64_t n, int json) {
     if (rc == AG_SUCCESS) {
         ag_batch_t batch;
         ag_batch_init(&batch, &bg, X, Ee);
-        rc = ag_predict_batch(b->model, &batch, Y);
+        rc = ag_bundle_predict_batch(b, &batch, Y);
         ag_batch_destroy(&batch);
     }
     if (rc != AG_SUCCESS) {

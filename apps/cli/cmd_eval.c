@@ -11,7 +11,7 @@ static const char *const CMD = "eval";
 
 static void eval_usage(FILE *out) {
     fprintf(out,
-        "usage: attn-graph eval --model MODEL.safetensors --labels FILE.csv [split] [--part P] [--json]\n"
+        "usage: attn-graph eval --model MODEL.safetensors [--model M2 ...] --labels FILE.csv [split] [--part P] [--json]\n"
         "       attn-graph eval --model MODEL.safetensors GRAPH [--label-attr ATTR] [--node-table FILE] [split]\n"
         "\n"
         "Scores a model saved by 'attn-graph train' on a part of a split and prints every metric of its\n"
@@ -19,7 +19,9 @@ static void eval_usage(FILE *out) {
         "loss; regression: rmse, mae, loss) as one line on stdout. Graphs are featurised with the\n"
         "model's own featuriser (vocabularies and normalisation from training).\n"
         "\n"
-        "  --model FILE           the model (required)\n"
+        "  --model FILE           the model (required); given several times, the ensemble of the models\n"
+        "                         (the mean of their outputs; they must come from the same command with\n"
+        "                         other seeds: same data, features and architecture)\n"
         "  --part P               test (default), val, train or all\n"
         "  --json                 one JSON object instead of the text line\n"
         "  --threads N            OpenMP / BLAS threads\n"
@@ -39,6 +41,8 @@ int ag_cmd_eval(int argc, char **argv) {
     cli_data_opts_t o;
     cli_data_opts_init(&o);
     const char *model_path = NULL, *part = "test", *max_memory = NULL;
+    const char *more[64]; /* further --model files: joined to the first as an ensemble */
+    int n_more = 0;
     int json = 0;
     int64_t threads = 0;
     for (int i = 1; i < argc; i++) {
@@ -56,7 +60,16 @@ int ag_cmd_eval(int argc, char **argv) {
             continue;
         }
         int r = cli_data_option(&o, CMD, argc, argv, &i, 0);
-        if (r == 0 && (r = cli_opt(CMD, "--model", argc, argv, &i, &v)) > 0) model_path = v;
+        if (r == 0 && (r = cli_opt(CMD, "--model", argc, argv, &i, &v)) > 0) {
+            if (!model_path) {
+                model_path = v;
+            } else if (n_more < (int)(sizeof more / sizeof *more)) {
+                more[n_more++] = v;
+            } else {
+                fprintf(stderr, "attn-graph: eval: more than %d --model files\n", (int)(sizeof more / sizeof *more) + 1);
+                return AG_EXIT_USAGE;
+            }
+        }
         else if (r == 0 && (r = cli_opt(CMD, "--part", argc, argv, &i, &v)) > 0) part = v;
         else if (r == 0 && (r = cli_opt(CMD, "--max-memory", argc, argv, &i, &v)) > 0) cli_set_read_limit(max_memory = v);
         else if (r == 0 && (r = cli_opt(CMD, "--threads", argc, argv, &i, &v)) > 0) {
@@ -82,6 +95,20 @@ int ag_cmd_eval(int argc, char **argv) {
     ag_bundle_t b;
     ag_error_t rc = ag_bundle_load(model_path, &b);
     if (rc) return ag_cli_fail(rc);
+    for (int k = 0; k < n_more; k++) {
+        ag_bundle_t other;
+        if ((rc = ag_bundle_load(more[k], &other)) != AG_SUCCESS) {
+            ag_bundle_destroy(&b);
+            return ag_cli_fail(rc);
+        }
+        if ((rc = ag_bundle_merge(&b, &other)) != AG_SUCCESS) {
+            fprintf(stderr, "attn-graph: eval: %s cannot join %s in an ensemble: %s\n", more[k], model_path,
+                    ag_error_message());
+            ag_bundle_destroy(&other);
+            ag_bundle_destroy(&b);
+            return AG_EXIT_MODEL;
+        }
+    }
     const ag_model_config_t *mc = ag_model_config(b.model);
     ag_task_t task = mc->task;
     int graph_level = ag_task_is_graph_level(task);
@@ -149,7 +176,7 @@ int ag_cmd_eval(int argc, char **argv) {
     code = cli_check_memory(CMD, max_memory, ag_model_config(b.model), &p.set, 256, 0);
     if (code != AG_EXIT_OK) goto done;
     ag_scores_t sc;
-    rc = ag_evaluate(b.model, &p.set, idx, n, &sc);
+    rc = ag_bundle_evaluate(&b, &p.set, idx, n, &sc);
     if (rc) {
         code = ag_cli_fail(rc == AG_EINVAL ? AG_EMISMATCH : rc);
         goto done;

@@ -38,6 +38,7 @@ static void explain_usage(FILE *out) {
         "it, its selfAttn) sum to 1. The prediction is added too: vertex attribute 'pred' (node\n"
         "models: the class name, or the value) or graph attribute 'pred' (graph models).\n"
         "Without --model the shipped tox21.safetensors is used (see 'attn-graph classify --help').\n"
+        "Of an ensemble (train --ensemble) the weights are its first member's; 'pred' is the ensemble's.\n"
         "\n"
         "  --model FILE         a model saved by 'attn-graph train' (any task)\n"
         "  -o, --output OUT     output graph (.gml or .graphml), required\n"
@@ -408,6 +409,9 @@ int ag_cmd_explain(int argc, char **argv) {
         return AG_EXIT_USAGE;
     }
     if (layer < 0) layer = L - 1;
+    if (p.b.n_members > 1)
+        fprintf(stderr, "attn-graph: explain: note: %s is an ensemble of %lld models; the attention weights are its "
+                "first member's\n", o.model_path, (long long)p.b.n_members);
     layer_attn_t la[AG_MODEL_MAX_BLOCKS];
     memset(la, 0, sizeof la);
     code = cli_prediction_run(&p, &o, CMD);

@@ -85,6 +85,8 @@ static void train_usage(FILE *out) {
         "  --schedule S           constant (default), cosine or step\n"
         "  --warmup N             warm-up epochs (default 0)\n"
         "  --seed S               seed of the model, the shuffling, dropout and random splits (default 1)\n"
+        "  --ensemble K           train K models with seeds S, S+1, ..., S+K-1 (each keeps its own best\n"
+        "                         epoch) and predict the mean of their outputs (default 1; a K-model file)\n"
         "  --metric M             early-stopping metric: auto (default), loss, accuracy, macro_f1, roc_auc,\n"
         "                         rmse or mae\n"
         "  --threads N            OpenMP / BLAS threads (default: all cores)\n"
@@ -112,7 +114,7 @@ static void train_usage(FILE *out) {
 typedef struct train_opts_t {
     ag_net_train_options_t net; /* the options the library gives meaning to (options.h) */
     const char *output, *log, *plot, *checkpoint, *max_memory;
-    int64_t checkpoint_every, threads;
+    int64_t checkpoint_every, threads, ensemble;
     int quiet, json;
 } train_opts_t;
 
@@ -179,6 +181,7 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     OPT_INT("--warmup", net.warmup, 0, 100000000);
     OPT_INT("--min-epochs", net.min_epochs, 0, 100000000);
     OPT_INT("--threads", threads, 1, 4096);
+    OPT_INT("--ensemble", ensemble, 1, 256);
     OPT_FLT("--dropout", net.dropout, 0.0, 0.99);
     OPT_FLT("--attn-dropout", net.attn_dropout, 0.0, 0.99);
     OPT_FLT("--lr", net.lr, 1e-12, 100.0);
@@ -274,11 +277,13 @@ static int option_error(void) {
 typedef struct progress_t {
     FILE *log;
     int quiet;
+    int64_t member;        /* of an ensemble: 1..K, the log's first column; 0 for one model */
     cli_history_t history; /* every epoch of the run, those before a resume included */
     int history_failed;
 } progress_t;
 
-static void log_line(FILE *log, const cli_epoch_t *e) {
+static void log_line(FILE *log, const cli_epoch_t *e, int64_t member) {
+    if (member > 0) fprintf(log, "%lld,", (long long)member);
     fprintf(log, "%lld,%.9g,%.9g,%.9g,%.6f,%.9g\n", (long long)e->epoch, e->loss, e->train_metric, e->val_metric,
             e->seconds, e->lr);
 }
@@ -295,7 +300,7 @@ static void on_epoch(const ag_epoch_log_t *e, void *user) {
     cli_epoch_t h = {e->epoch, e->loss, e->train_metric, e->val_metric, e->seconds, e->lr, e->improved};
     if (cli_history_push(&p->history, &h) < 0) p->history_failed = 1;
     if (p->log) {
-        log_line(p->log, &h);
+        log_line(p->log, &h, p->member);
         fflush(p->log);
     }
     if (p->quiet) return;
@@ -421,6 +426,12 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
             return AG_EXIT_USAGE;
         }
     }
+    if (t.ensemble > 1 && (t.checkpoint || t.plot)) {
+        /* a checkpoint holds one run's state and a plot one run's curves */
+        fprintf(stderr, "attn-graph: train: --ensemble cannot be combined with %s; train a member alone with its "
+                "--seed for that\n", t.checkpoint ? "--checkpoint" : "--plot");
+        return AG_EXIT_USAGE;
+    }
     if (t.checkpoint_every > 0 && !t.checkpoint) {
         fprintf(stderr, "attn-graph: train: --checkpoint-every needs --checkpoint FILE\n");
         return AG_EXIT_USAGE;
@@ -450,6 +461,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
     ag_model_t *model = NULL;
+    ag_model_t **members = NULL; /* (K) an ensemble's models, member 0 == model; NULL for one model */
     FILE *log = NULL;
     ag_error_t rc = AG_SUCCESS;
     progress_t pr;
@@ -546,8 +558,8 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     if (log) {
         /* a resumed run's log starts over with the epochs before the checkpoint: no line is lost or
          * repeated, whatever happened after the checkpoint */
-        fprintf(log, "epoch,loss,train_metric,val_metric,seconds,lr\n");
-        for (int64_t i = 0; i < pr.history.n; i++) log_line(log, &pr.history.items[i]);
+        fprintf(log, "%sepoch,loss,train_metric,val_metric,seconds,lr\n", t.ensemble > 1 ? "member," : "");
+        for (int64_t i = 0; i < pr.history.n; i++) log_line(log, &pr.history.items[i], 0);
         fflush(log);
     }
     pr.log = log;
@@ -588,38 +600,70 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     if (resume && !t.quiet)
         fprintf(stderr, "attn-graph: resuming %s after epoch %lld/%lld\n", resume, (long long)state.epoch,
                 (long long)tc.epochs);
-    ag_train_result_t res;
-    rc = ag_train_resume(model, &p.set, d.fold.train, d.fold.n_train, d.fold.val, d.fold.n_val, &tc,
-                         resume ? &state : NULL, &res);
-    if (rc) {
-        code = ag_cli_fail(rc);
-        if (rc == AG_EFILE) code = AG_EXIT_FAILURE; /* writing a checkpoint is I/O, not bad input */
+    /* member m of an ensemble is the model `--seed S+m` alone would train on the same split */
+    int64_t K = t.ensemble > 1 ? t.ensemble : 1;
+    const uint64_t seed0 = mc.seed;
+    if (K > 1 && !(members = calloc((size_t)K, sizeof *members))) {
+        fprintf(stderr, "attn-graph: train: out of memory\n");
+        code = AG_EXIT_FAILURE;
         goto done;
     }
-    if (!t.quiet) {
-        ag_metric_t shown = tc.metric;
-        if (shown == AG_METRIC_AUTO)
-            shown = task == AG_TASK_GRAPH_MULTITASK    ? AG_METRIC_ROC_AUC
-                    : task == AG_TASK_GRAPH_REGRESSION || task == AG_TASK_NODE_REGRESSION ? AG_METRIC_RMSE
-                                                       : AG_METRIC_ACCURACY;
-        if (d.fold.n_val > 0)
-            fprintf(stderr, "attn-graph: %lld epochs in %.1fs; best epoch %lld (val %s %.4f)\n",
-                    (long long)res.epochs_run, res.seconds, (long long)res.best_epoch, ag_metric_name(shown),
-                    res.best_val_metric);
-        else
-            fprintf(stderr, "attn-graph: %lld epochs in %.1fs; no validation part: the last epoch is kept\n",
-                    (long long)res.epochs_run, res.seconds);
+    for (int64_t m = 0; m < K; m++) {
+        if (m > 0) {
+            mc.seed = tc.seed = seed0 + (uint64_t)m;
+            if ((rc = ag_model_create(&model, &mc)) != AG_SUCCESS) {
+                code = ag_cli_fail(rc);
+                goto done;
+            }
+        }
+        if (K > 1) {
+            pr.member = m + 1;
+            if (!t.quiet)
+                fprintf(stderr, "attn-graph: ensemble member %lld/%lld (seed %llu)\n", (long long)(m + 1), (long long)K,
+                        (unsigned long long)mc.seed);
+        }
+        ag_train_result_t res;
+        rc = ag_train_resume(model, &p.set, d.fold.train, d.fold.n_train, d.fold.val, d.fold.n_val, &tc,
+                             resume ? &state : NULL, &res);
+        if (rc) {
+            code = ag_cli_fail(rc);
+            if (rc == AG_EFILE) code = AG_EXIT_FAILURE; /* writing a checkpoint is I/O, not bad input */
+            goto done;
+        }
+        if (!t.quiet) {
+            ag_metric_t shown = tc.metric;
+            if (shown == AG_METRIC_AUTO)
+                shown = task == AG_TASK_GRAPH_MULTITASK    ? AG_METRIC_ROC_AUC
+                        : task == AG_TASK_GRAPH_REGRESSION || task == AG_TASK_NODE_REGRESSION ? AG_METRIC_RMSE
+                                                           : AG_METRIC_ACCURACY;
+            if (d.fold.n_val > 0)
+                fprintf(stderr, "attn-graph: %lld epochs in %.1fs; best epoch %lld (val %s %.4f)\n",
+                        (long long)res.epochs_run, res.seconds, (long long)res.best_epoch, ag_metric_name(shown),
+                        res.best_val_metric);
+            else
+                fprintf(stderr, "attn-graph: %lld epochs in %.1fs; no validation part: the last epoch is kept\n",
+                        (long long)res.epochs_run, res.seconds);
+        }
+        if (K > 1) {
+            members[m] = model;
+            model = NULL;
+        }
     }
+    if (K > 1) model = members[0];
     if (t.output) {
         ag_bundle_t b;
-        rc = ag_bundle_init(&b, &model, &p.featurizer, &p.table, (const char *const *)p.names, p.n_out, p.label_attr);
+        ag_model_t *first = model;
+        rc = ag_bundle_init(&b, &first, &p.featurizer, &p.table, (const char *const *)p.names, p.n_out, p.label_attr);
+        for (int64_t m = 1; m < K && rc == AG_SUCCESS; m++) {
+            ag_model_t *mm = members[m];
+            rc = ag_bundle_add_member(&b, &mm);
+        }
         if (rc == AG_SUCCESS && d.graph_level && task == AG_TASK_GRAPH_CLASSIFICATION)
             rc = ag_bundle_set_target_column(&b, d.ds.targets.tasks[0]);
         if (rc == AG_SUCCESS) rc = ag_bundle_save(t.output, &b);
-        if (rc == AG_SUCCESS) {
-            model = b.model; /* keep using it for the test scores */
-            b.model = NULL;
-        }
+        /* the models stay ours for the test scores: the bundle only borrowed what it took */
+        for (int64_t m = 0; m < b.n_members; m++) b.members[m] = NULL;
+        b.model = NULL;
         ag_bundle_destroy(&b);
         if (rc) {
             code = ag_cli_fail(rc);
@@ -642,7 +686,8 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         }
     }
     ag_scores_t sc;
-    rc = ag_evaluate(model, &p.set, d.fold.test, d.fold.n_test, &sc);
+    rc = K > 1 ? ag_ensemble_evaluate(members, K, &p.set, d.fold.test, d.fold.n_test, &sc)
+               : ag_evaluate(model, &p.set, d.fold.test, d.fold.n_test, &sc);
     if (rc) {
         code = ag_cli_fail(rc);
         goto done;
@@ -652,7 +697,14 @@ done:
     if (log) fclose(log);
     if (have_state) ag_train_state_destroy(&state);
     cli_history_destroy(&pr.history);
-    ag_model_destroy(model);
+    if (members) {
+        /* a run stopped inside the loop holds its current member in model, not yet in members */
+        if (model != members[0]) ag_model_destroy(model);
+        for (int64_t m = 0; m < t.ensemble; m++) ag_model_destroy(members[m]);
+        free(members);
+    } else {
+        ag_model_destroy(model);
+    }
     ag_prepared_destroy(&p);
     cli_data_destroy(&d);
     for (int i = 0; i < 3; i++) free(fl.buf[i]);

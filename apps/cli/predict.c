@@ -210,7 +210,7 @@ int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, co
     }
     ag_batch_init(&r->batch, &r->g, r->X.data, mc->edge_dim > 0 ? r->E.data : NULL);
     r->have_batch = 1;
-    rc = ag_predict_batch(b->model, &r->batch, r->Y);
+    rc = ag_bundle_predict_batch(b, &r->batch, r->Y);
     if (rc != AG_SUCCESS) {
         fprintf(stderr, "attn-graph: %s: %s\n", path, ag_error_message());
         cli_run_destroy(r);

@@ -204,7 +204,7 @@ static ag_error_t net_run(ag_net_t *net, const igraph_t *ig, const igraph_matrix
     if (rc == AG_SUCCESS) {
         ag_batch_init(&r->batch, &r->g, r->X.data, c->edge_dim > 0 ? r->E.data : NULL);
         r->have_batch = 1;
-        rc = ag_predict_batch(net->b.model, &r->batch, r->Y.data);
+        rc = ag_bundle_predict_batch(&net->b, &r->batch, r->Y.data);
     }
     if (rc != AG_SUCCESS) run_destroy(r);
     return rc;
@@ -577,7 +577,7 @@ ag_error_t ag_net_evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_
         rc = ag_i_alloc_array((void **)&ix, n_graphs, sizeof(int64_t), "idx");
         for (int64_t g = 0; g < n_graphs && rc == AG_SUCCESS; g++) ix[g] = g;
     }
-    if (rc == AG_SUCCESS) rc = ag_evaluate(net->b.model, &p.set, ix, n, scores);
+    if (rc == AG_SUCCESS) rc = ag_bundle_evaluate(&net->b, &p.set, ix, n, scores);
     ag_prepared_destroy(&p);
     ag_i_free(ix);
     graph_data_destroy(&d);
@@ -730,7 +730,7 @@ ag_error_t ag_net_evaluate_nodes(ag_net_t *net, const igraph_t *graph, const igr
     ag_error_t rc = node_index(idx, labels, N, "idx", &ix, &n);
     if (rc == AG_SUCCESS) rc = net_inputs(net, graph, features, &X, &E);
     if (rc == AG_SUCCESS) rc = node_set(&set, graph, &X, &E, labels, ag_net_n_outputs(net));
-    if (rc == AG_SUCCESS) rc = ag_evaluate(net->b.model, &set, ix, n, scores);
+    if (rc == AG_SUCCESS) rc = ag_bundle_evaluate(&net->b, &set, ix, n, scores);
     ag_fmat_destroy(&X);
     ag_fmat_destroy(&E);
     ag_trainset_destroy(&set);

@@ -2,6 +2,7 @@
  * modelfile.c: a model bundle (model + featuriser + node-table normalisation + labels) in one
  * safetensors file.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,12 @@
 
 void ag_bundle_destroy(ag_bundle_t *b) {
     if (!b) return;
-    ag_model_destroy(b->model);
+    if (b->members) {
+        for (int64_t m = 0; m < b->n_members; m++) ag_model_destroy(b->members[m]);
+        ag_i_free(b->members);
+    } else {
+        ag_model_destroy(b->model);
+    }
     ag_featurizer_destroy(&b->featurizer);
     ag_table_norm_destroy(&b->table);
     ag_i_strings_free(b->names, b->n_names);
@@ -52,14 +58,24 @@ ag_error_t ag_bundle_init(ag_bundle_t *b, ag_model_t **model, ag_featurizer_t *f
     memset(b, 0, sizeof *b);
     if (!model || !*model || !f) return AG_ERROR(AG_EINVAL, "ag_bundle_init: NULL model or featuriser");
     AG_CHECK(check_parts(*model, f, table, n_names, AG_EINVAL, ""));
-    AG_CHECK(ag_i_strings_dup(&b->names, names, n_names));
+    void *mem;
+    AG_CHECK(ag_i_alloc_array(&mem, 1, sizeof(ag_model_t *), "ensemble members"));
+    ag_error_t rc = ag_i_strings_dup(&b->names, names, n_names);
+    if (rc != AG_SUCCESS) {
+        ag_i_free(mem);
+        memset(b, 0, sizeof *b);
+        return rc;
+    }
     b->n_names = n_names;
     if (label_attr && !(b->label_attr = ag_i_strdup(label_attr))) {
         ag_i_strings_free(b->names, n_names);
+        ag_i_free(mem);
         memset(b, 0, sizeof *b);
         return AG_ERROR(AG_ENOMEM, "out of memory");
     }
-    b->model = *model;
+    b->members = mem;
+    b->members[0] = b->model = *model;
+    b->n_members = 1;
     *model = NULL;
     b->featurizer = *f;
     memset(f, 0, sizeof *f);
@@ -67,6 +83,67 @@ ag_error_t ag_bundle_init(ag_bundle_t *b, ag_model_t **model, ag_featurizer_t *f
         b->table = *table;
         memset(table, 0, sizeof *table);
     }
+    return AG_SUCCESS;
+}
+
+/* The configuration as JSON without its seed: what members of one ensemble share. */
+static ag_error_t config_unseeded(const ag_model_t *model, ag_strbuf_t *sb) {
+    ag_model_config_t c = *ag_model_config(model);
+    c.seed = 0;
+    AG_CHECK(ag_model_config_to_json(&c, sb));
+    return sb->failed ? AG_ERROR(AG_ENOMEM, "out of memory") : AG_SUCCESS;
+}
+
+/* A member fits the ensemble: its configuration is the first member's but for the seed, and its
+ * target scaling is the same (ag_ensemble_evaluate checks the scaling again on every use). */
+static ag_error_t check_member(const ag_model_t *first, const ag_model_t *model, int64_t index, ag_error_t code,
+                               const char *where) {
+    ag_strbuf_t a, c;
+    ag_strbuf_init(&a);
+    ag_strbuf_init(&c);
+    ag_error_t rc = config_unseeded(first, &a);
+    if (rc == AG_SUCCESS) rc = config_unseeded(model, &c);
+    if (rc == AG_SUCCESS && strcmp(a.data, c.data) != 0) {
+        /* name the first setting that differs: the "key": value pair around the first other byte */
+        size_t i = 0;
+        while (a.data[i] == c.data[i]) i++;
+        size_t from = i;
+        while (from > 0 && a.data[from - 1] != ',' && a.data[from - 1] != '{') from--;
+        while (from < i && a.data[from] == ' ') from++;
+        size_t ea = i, ec = i;
+        while (a.data[ea] && a.data[ea] != ',' && a.data[ea] != '}') ea++;
+        while (c.data[ec] && c.data[ec] != ',' && c.data[ec] != '}') ec++;
+        rc = AG_ERROR(code, "%sensemble member %lld has %.*s where member 0 has %.*s (the members must share the "
+                      "architecture)", where, (long long)index, (int)(ec - from), c.data + from, (int)(ea - from),
+                      a.data + from);
+    }
+    ag_strbuf_destroy(&a);
+    ag_strbuf_destroy(&c);
+    AG_CHECK(rc);
+    const float *m0, *s0, *m1, *s1;
+    ag_model_target_scaling(first, &m0, &s0);
+    ag_model_target_scaling(model, &m1, &s1);
+    for (int64_t j = 0; j < ag_model_config(first)->n_out; j++)
+        if (m0[j] != m1[j] || s0[j] != s1[j])
+            return AG_ERROR(code,
+                            "%sensemble member %lld scales output %lld by mean %g, std %g; member 0 by %g, %g "
+                            "(members must be trained on the same rows)",
+                            where, (long long)index, (long long)j, (double)m1[j], (double)s1[j], (double)m0[j],
+                            (double)s0[j]);
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_bundle_add_member(ag_bundle_t *b, ag_model_t **model) {
+    if (!b || !b->model || !b->members) return AG_ERROR(AG_EINVAL, "ag_bundle_add_member: the bundle has no model");
+    if (!model || !*model) return AG_ERROR(AG_EINVAL, "ag_bundle_add_member: NULL model");
+    AG_CHECK(check_member(b->model, *model, b->n_members, AG_EMISMATCH, ""));
+    void *mem;
+    AG_CHECK(ag_i_alloc_array(&mem, b->n_members + 1, sizeof(ag_model_t *), "ensemble members"));
+    memcpy(mem, b->members, (size_t)b->n_members * sizeof(ag_model_t *));
+    ag_i_free(b->members);
+    b->members = mem;
+    b->members[b->n_members++] = *model;
+    *model = NULL;
     return AG_SUCCESS;
 }
 
@@ -140,9 +217,32 @@ static ag_error_t build_metadata(const ag_bundle_t *b, ag_metadata_t *m, ag_strb
     AG_CHECK(put(m, "target_mean", sb));
     floats_json(sb, std, c->n_out);
     AG_CHECK(put(m, "target_std", sb));
-    ag_strbuf_printf(sb, "%d", AG_BUNDLE_VERSION);
+    if (b->n_members > 1) {
+        /* the members' seeds: the configuration above is member 0's */
+        ag_strbuf_printf(sb, "{\"count\":%lld,\"seeds\":[", (long long)b->n_members);
+        for (int64_t k = 0; k < b->n_members; k++)
+            ag_strbuf_printf(sb, "%s\"%llu\"", k ? "," : "", (unsigned long long)ag_model_config(b->members[k])->seed);
+        ag_strbuf_append(sb, "]}", 2);
+        AG_CHECK(put(m, "members", sb));
+    }
+    ag_strbuf_printf(sb, "%d", b->n_members > 1 ? 2 : 1);
     AG_CHECK(put(m, "bundle_version", sb));
     AG_CHECK(ag_metadata_set(m, "attn_graph_version", ag_version()));
+    return AG_SUCCESS;
+}
+
+/* Every member's parameters in one list, member k > 0 under the prefix "member<k>". */
+static ag_error_t member_params(ag_model_t *const *members, int64_t k, ag_param_list_t *all) {
+    for (int64_t m = 0; m < k; m++) {
+        char prefix[32] = "";
+        if (m > 0) snprintf(prefix, sizeof prefix, "member%lld", (long long)m);
+        const ag_param_list_t *p = ag_model_params(members[m]);
+        for (int64_t i = 0; i < p->count; i++) {
+            const ag_param_t *t = &p->items[i];
+            AG_CHECK(ag_param_list_add(all, prefix, t->name, t->ndim, t->shape[0], t->shape[1], t->value, t->grad,
+                                       t->decay));
+        }
+    }
     return AG_SUCCESS;
 }
 
@@ -154,7 +254,15 @@ ag_error_t ag_bundle_save(const char *path, const ag_bundle_t *b) {
     ag_strbuf_init(&sb);
     ag_error_t rc = build_metadata(b, &m, &sb);
     ag_strbuf_destroy(&sb);
-    if (rc == AG_SUCCESS) rc = ag_safetensors_write_params(path, ag_model_params(b->model), &m);
+    /* member k > 0 writes its tensors as "member<k>.<name>": member 0's names stay those of a
+     * single model, so an ensemble's first member reads like any model file */
+    ag_param_list_t all;
+    ag_param_list_init(&all);
+    const ag_param_list_t *params = ag_model_params(b->model);
+    if (rc == AG_SUCCESS && b->n_members > 1) rc = member_params(b->members, b->n_members, &all);
+    if (b->n_members > 1) params = &all;
+    if (rc == AG_SUCCESS) rc = ag_safetensors_write_params(path, params, &m);
+    ag_param_list_destroy(&all);
     ag_metadata_destroy(&m);
     return rc;
 }
@@ -267,7 +375,8 @@ static ag_error_t load_table(ag_bundle_t *b, const ag_json_t *j, const char *pat
  * gradients) plus a few rows of activations; a genuine file holds every parameter once, so its
  * estimate stays near twice the file's tensor bytes. Four times, plus 1 MiB for the activations of
  * tiny models, leaves a wide margin for the estimate's approximations. */
-static ag_error_t check_size(const ag_model_config_t *cfg, const ag_safetensors_t *file, const char *path) {
+static ag_error_t check_size(const ag_model_config_t *cfg, int64_t members, const ag_safetensors_t *file,
+                             const char *path) {
     int64_t floats = 0;
     for (int64_t i = 0; i < file->n_tensors; i++) {
         int64_t n = 1;
@@ -281,11 +390,51 @@ static ag_error_t check_size(const ag_model_config_t *cfg, const ag_safetensors_
                         "hidden %lld, %d blocks); the file holds %lld weights", path, (long long)cfg->in_dim,
                         (long long)cfg->hidden, cfg->n_blocks, (long long)floats);
     if (rc != AG_SUCCESS) return bad(rc, path);
+    if (need > INT64_MAX / members) need = INT64_MAX;
+    else need *= members;
     if (need > 4 * 4 * floats + (1 << 20))
         return AG_ERROR(AG_EMODEL, "%s: the model configuration describes a model of about %lld MB (in_dim %lld, hidden "
                         "%lld, %d blocks), but the file holds only %lld weights (%lld KB)", path,
                         (long long)(need >> 20), (long long)cfg->in_dim, (long long)cfg->hidden, cfg->n_blocks,
                         (long long)floats, (long long)(4 * floats) >> 10);
+    return AG_SUCCESS;
+}
+
+/* Most members an ensemble file may declare: far more than anyone trains, few enough that a damaged
+ * count cannot make the loader build thousands of models before the size check. */
+#define AG_MAX_MEMBERS 256
+
+/* The "members" metadata of an ensemble: {"count": k, "seeds": [k decimal strings]} (strings, as
+ * config.seed, since a 64-bit seed does not fit a JSON number), k in 2..AG_MAX_MEMBERS. */
+static ag_error_t members_from(const ag_json_t *j, const char *path, int64_t *k, uint64_t **seeds) {
+    const ag_json_t *cnt = j->type == AG_JSON_OBJECT ? ag_json_get(j, "count") : NULL;
+    const ag_json_t *arr = j->type == AG_JSON_OBJECT ? ag_json_get(j, "seeds") : NULL;
+    if (!cnt || cnt->type != AG_JSON_NUMBER || cnt->number != floor(cnt->number) || cnt->number < 2 ||
+        cnt->number > AG_MAX_MEMBERS)
+        return AG_ERROR(AG_EMODEL, "%s: metadata 'members' needs an integer 'count' from 2 to %d", path,
+                        AG_MAX_MEMBERS);
+    int64_t n = (int64_t)cnt->number;
+    if (!arr || arr->type != AG_JSON_ARRAY || arr->count != n)
+        return AG_ERROR(AG_EMODEL, "%s: metadata 'members' needs 'seeds', an array of %lld decimal strings", path,
+                        (long long)n);
+    void *mem;
+    AG_CHECK(ag_i_alloc_array(&mem, n, sizeof(uint64_t), "ensemble seeds"));
+    uint64_t *s = mem;
+    for (int64_t i = 0; i < n; i++) {
+        const ag_json_t *x = &arr->items[i];
+        char *end = NULL;
+        if (x->type == AG_JSON_STRING && x->string[0] >= '0' && x->string[0] <= '9') {
+            errno = 0;
+            s[i] = strtoull(x->string, &end, 10);
+        }
+        if (!end || *end || errno) {
+            ag_i_free(s);
+            return AG_ERROR(AG_EMODEL, "%s: members.seeds[%lld] is not a decimal string of a 64-bit seed", path,
+                            (long long)i);
+        }
+    }
+    *k = n;
+    *seeds = s;
     return AG_SUCCESS;
 }
 
@@ -306,18 +455,40 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
                         ag_metadata_get(&file->metadata, "attn_graph_version")
                                 ? ag_metadata_get(&file->metadata, "attn_graph_version")
                                 : "?");
-    ag_json_t *jc = NULL, *jf = NULL, *jl = NULL, *jt = NULL, *jm = NULL, *js = NULL;
+    ag_json_t *jc = NULL, *jf = NULL, *jl = NULL, *jt = NULL, *jm = NULL, *js = NULL, *je = NULL;
     ag_model_config_t cfg;
-    ag_error_t rc = meta_json(file, path, "config", 1, &jc);
+    int64_t k = 1;
+    uint64_t *seeds = NULL; /* (k) the members' seeds */
+    ag_param_list_t all;
+    ag_param_list_init(&all);
+    ag_error_t rc = meta_json(file, path, "members", 0, &je);
+    if (rc == AG_SUCCESS && je && v < 2)
+        rc = AG_ERROR(AG_EMODEL, "%s: bundle version %ld cannot hold ensemble members (metadata 'members'); "
+                      "the file is damaged", path, v);
+    if (rc == AG_SUCCESS && je) rc = members_from(je, path, &k, &seeds);
+    if (rc == AG_SUCCESS) rc = meta_json(file, path, "config", 1, &jc);
     if (rc == AG_SUCCESS) rc = meta_json(file, path, "featurizer", 1, &jf);
     if (rc == AG_SUCCESS) rc = meta_json(file, path, "labels", 1, &jl);
     if (rc == AG_SUCCESS) rc = meta_json(file, path, "node_table", 0, &jt);
     if (rc == AG_SUCCESS) rc = meta_json(file, path, "target_mean", 1, &jm);
     if (rc == AG_SUCCESS) rc = meta_json(file, path, "target_std", 1, &js);
     if (rc == AG_SUCCESS && (rc = ag_model_config_from_json(&cfg, jc)) != AG_SUCCESS) rc = bad(rc, path);
-    if (rc == AG_SUCCESS) rc = check_size(&cfg, file, path);
-    if (rc == AG_SUCCESS && (rc = ag_model_create(&b->model, &cfg)) != AG_SUCCESS) rc = bad(rc, path);
-    if (rc == AG_SUCCESS) rc = ag_safetensors_to_params(file, ag_model_params(b->model));
+    if (rc == AG_SUCCESS) rc = check_size(&cfg, k, file, path);
+    if (rc == AG_SUCCESS) {
+        void *mem;
+        rc = ag_i_alloc_array(&mem, k, sizeof(ag_model_t *), "ensemble members");
+        if (rc == AG_SUCCESS) {
+            b->members = mem;
+            b->n_members = k;
+        }
+    }
+    for (int64_t m = 0; m < k && rc == AG_SUCCESS; m++) {
+        if (seeds) cfg.seed = seeds[m];
+        if ((rc = ag_model_create(&b->members[m], &cfg)) != AG_SUCCESS) rc = bad(rc, path);
+    }
+    if (rc == AG_SUCCESS) b->model = b->members[0];
+    if (rc == AG_SUCCESS && k > 1) rc = member_params(b->members, k, &all);
+    if (rc == AG_SUCCESS) rc = ag_safetensors_to_params(file, k > 1 ? &all : ag_model_params(b->model));
     if (rc == AG_SUCCESS && (rc = ag_featurizer_from_json(&b->featurizer, jf)) != AG_SUCCESS) rc = bad(rc, path);
     if (rc == AG_SUCCESS) rc = load_labels(b, jl, path);
     if (rc == AG_SUCCESS) rc = load_table(b, jt, path);
@@ -329,10 +500,13 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
         rc = ag_i_alloc_array((void **)&ms, 2 * C, sizeof(float), "target scaling");
         if (rc == AG_SUCCESS) rc = floats_from(jm, path, "target_mean", C, ms);
         if (rc == AG_SUCCESS) rc = floats_from(js, path, "target_std", C, ms + C);
-        if (rc == AG_SUCCESS && (rc = ag_model_set_target_scaling(b->model, ms, ms + C)) != AG_SUCCESS)
-            rc = bad(rc, path);
+        for (int64_t m = 0; m < k && rc == AG_SUCCESS; m++)
+            if ((rc = ag_model_set_target_scaling(b->members[m], ms, ms + C)) != AG_SUCCESS) rc = bad(rc, path);
         ag_i_free(ms);
     }
+    ag_param_list_destroy(&all);
+    ag_i_free(seeds);
+    ag_json_free(je);
     ag_json_free(jc);
     ag_json_free(jf);
     ag_json_free(jl);
@@ -370,7 +544,7 @@ ag_error_t ag_bundle_predict_graph(ag_bundle_t *b, const igraph_t *ig, const ag_
     if (rc == AG_SUCCESS) {
         ag_batch_t batch;
         ag_batch_init(&batch, &g, X.data, c->edge_dim > 0 ? E.data : NULL);
-        rc = ag_predict_batch(b->model, &batch, Y.data);
+        rc = ag_bundle_predict_batch(b, &batch, Y.data);
         ag_batch_destroy(&batch);
     }
     ag_graph_destroy(&g);
@@ -382,5 +556,60 @@ ag_error_t ag_bundle_predict_graph(ag_bundle_t *b, const igraph_t *ig, const ag_
     }
     ag_fmat_destroy(out);
     *out = Y;
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_bundle_predict_batch(ag_bundle_t *b, ag_batch_t *batch, float *out) {
+    if (!b || !b->model) return AG_ERROR(AG_EINVAL, "ag_bundle_predict_batch: the bundle has no model");
+    if (!b->members) return ag_predict_batch(b->model, batch, out);
+    return ag_ensemble_predict_batch(b->members, b->n_members, batch, out);
+}
+
+ag_error_t ag_bundle_evaluate(ag_bundle_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n,
+                              ag_scores_t *scores) {
+    if (!b || !b->model) return AG_ERROR(AG_EINVAL, "ag_bundle_evaluate: the bundle has no model");
+    if (!b->members) return ag_evaluate(b->model, set, idx, n, scores);
+    return ag_ensemble_evaluate(b->members, b->n_members, set, idx, n, scores);
+}
+
+ag_error_t ag_bundle_merge(ag_bundle_t *dst, ag_bundle_t *src) {
+    if (!dst || !src || !dst->members || !src->members)
+        return AG_ERROR(AG_EINVAL, "ag_bundle_merge: a bundle without model");
+    /* everything but the weights must be the same; compared as it would be written */
+    static const char *const shared[] = {"featurizer", "labels", "node_table", "target_mean", "target_std"};
+    static const char *const what[] = {"featuriser (attributes, vocabularies, normalisation)", "task or class names",
+                                       "node-table normalisation", "target scaling", "target scaling"};
+    ag_metadata_t ma, mb;
+    ag_metadata_init(&ma);
+    ag_metadata_init(&mb);
+    ag_strbuf_t sb;
+    ag_strbuf_init(&sb);
+    ag_error_t rc = build_metadata(dst, &ma, &sb);
+    if (rc == AG_SUCCESS) rc = build_metadata(src, &mb, &sb);
+    ag_strbuf_destroy(&sb);
+    for (size_t i = 0; i < sizeof shared / sizeof *shared && rc == AG_SUCCESS; i++) {
+        const char *a = ag_metadata_get(&ma, shared[i]), *b = ag_metadata_get(&mb, shared[i]);
+        if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0))
+            rc = AG_ERROR(AG_EMISMATCH, "the models have different %s: they were not trained on the same data with "
+                          "the same feature options", what[i]);
+    }
+    ag_metadata_destroy(&ma);
+    ag_metadata_destroy(&mb);
+    for (int64_t m = 0; m < src->n_members && rc == AG_SUCCESS; m++)
+        rc = check_member(dst->model, src->members[m], dst->n_members + m, AG_EMISMATCH, "");
+    AG_CHECK(rc);
+    void *mem;
+    AG_CHECK(ag_i_alloc_array(&mem, dst->n_members + src->n_members, sizeof(ag_model_t *), "ensemble members"));
+    ag_model_t **all = mem;
+    memcpy(all, dst->members, (size_t)dst->n_members * sizeof(ag_model_t *));
+    memcpy(all + dst->n_members, src->members, (size_t)src->n_members * sizeof(ag_model_t *));
+    ag_i_free(dst->members);
+    dst->members = all;
+    dst->n_members += src->n_members;
+    ag_i_free(src->members);
+    src->members = NULL;
+    src->model = NULL;
+    src->n_members = 0;
+    ag_bundle_destroy(src);
     return AG_SUCCESS;
 }

@@ -52,7 +52,9 @@ typedef struct ag_net_t ag_net_t;
 
 /**
  * \function ag_net_load
- * Reads a model file (written by ag_net_save() or `attn-graph train -o`).
+ * Reads a model file (written by ag_net_save() or `attn-graph train -o`). An ensemble file
+ * (`attn-graph train --ensemble K`) predicts and scores as the ensemble (the mean of its members'
+ * outputs); its attention (ag_net_attention) is its first member's.
  * \param net   Output: a new handle on success, NULL on failure. Free with ag_net_destroy().
  * \param path  The .safetensors file.
  * \return AG_SUCCESS; AG_EFILE (cannot open); AG_EMODEL (not an attn-graph model, corrupted,

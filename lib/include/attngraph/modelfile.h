@@ -32,12 +32,19 @@
 extern "C" {
 #endif
 
-/** Version of the bundle's metadata layout (the "bundle_version" key); a larger one is refused. */
-#define AG_BUNDLE_VERSION 1
+/** Version of the bundle's metadata layout (the "bundle_version" key); a larger one is refused.
+ * Version 2 adds ensembles (the "members" key); a file of one model is still written as version 1,
+ * so that it stays readable by attn-graph versions that read only version 1. */
+#define AG_BUNDLE_VERSION 2
 
-/** A model with its featurisation and label information. The bundle owns every member. */
+/** A model with its featurisation and label information. The bundle owns every member.
+ * An ensemble (ag_bundle_add_member) is k models of one configuration (seeds apart) trained on the
+ * same rows with the same featuriser; it predicts the mean of their raw outputs
+ * (ag_ensemble_predict_batch). */
 typedef struct ag_bundle_t {
-    ag_model_t *model;
+    ag_model_t *model;       /* the model; of an ensemble, its first member (members[0]) */
+    ag_model_t **members;    /* (n_members) members[0] == model */
+    int64_t n_members;       /* 1, or k for an ensemble of k models */
     ag_featurizer_t featurizer;
     ag_table_norm_t table;   /* width 0: the model takes no node table */
     char **names;            /* (n_out) class names (classification) or task / target names */
@@ -62,6 +69,42 @@ ag_error_t ag_bundle_init(ag_bundle_t *b, ag_model_t **model, ag_featurizer_t *f
  * forgets it (NULL). \return AG_SUCCESS, AG_ENOMEM. */
 ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column);
 
+/**
+ * \function ag_bundle_add_member
+ * Makes the bundle an ensemble, or a larger one: takes ownership of *model (zeroed) as the next
+ * member. It must have the configuration of the bundle's model except the seed, and the same target
+ * scaling (it was trained on the same rows); the featuriser is the bundle's, so it must also have
+ * been trained on inputs made by it.
+ * \return AG_SUCCESS; AG_EINVAL (NULL model); AG_EMISMATCH (another configuration or scaling: the
+ *         message says which); AG_ENOMEM. On failure nothing is taken.
+ */
+ag_error_t ag_bundle_add_member(ag_bundle_t *b, ag_model_t **model);
+
+/**
+ * \function ag_bundle_merge
+ * Makes one ensemble of two model files' bundles (e.g. the same command run with several seeds):
+ * src's members join dst's, then src is destroyed. The two must have been trained on the same data
+ * with the same options but the seed: same configuration, featuriser, names, node-table
+ * normalisation and target scaling.
+ * \return AG_SUCCESS (src destroyed); AG_EINVAL (a bundle without model); AG_EMISMATCH (naming the
+ *         part that differs); AG_ENOMEM. On failure both bundles are unchanged.
+ */
+ag_error_t ag_bundle_merge(ag_bundle_t *dst, ag_bundle_t *src);
+
+/**
+ * \function ag_bundle_predict_batch
+ * The bundle's predictions for a batch already featurised with its featuriser: one model's, or the
+ * ensemble's mean (ag_ensemble_predict_batch). \param out  Caller-allocated rows x n_out floats.
+ */
+ag_error_t ag_bundle_predict_batch(ag_bundle_t *b, ag_batch_t *batch, float *out);
+
+/**
+ * \function ag_bundle_evaluate
+ * ag_evaluate() with the bundle's model, or ag_ensemble_evaluate() with its members.
+ */
+ag_error_t ag_bundle_evaluate(ag_bundle_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n,
+                              ag_scores_t *scores);
+
 /** \function ag_bundle_destroy
  * Frees everything; safe on a zeroed bundle and twice. */
 void ag_bundle_destroy(ag_bundle_t *b);
@@ -81,8 +124,8 @@ ag_error_t ag_bundle_save(const char *path, const ag_bundle_t *b);
  * \return AG_SUCCESS; AG_EFILE (cannot open); AG_EMODEL for every defect, the message naming the
  *         file and what is wrong ("m.safetensors: metadata 'featurizer' is missing",
  *         "m.safetensors: model configuration: blocks[0].heads must be ...", "m.safetensors: tensor
- *         'head.out.W' has shape ...", "m.safetensors: bundle version 2 is newer than this
- *         attn-graph reads (1)", checksum and truncation errors); AG_ENOMEM.
+ *         'head.out.W' has shape ...", "m.safetensors: bundle version 3 is newer than this
+ *         attn-graph reads (2)", checksum and truncation errors); AG_ENOMEM.
  */
 ag_error_t ag_bundle_load(const char *path, ag_bundle_t *b);
 

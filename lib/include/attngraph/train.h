@@ -264,6 +264,23 @@ ag_error_t ag_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_
 double ag_scores_get(const ag_scores_t *scores, ag_metric_t metric, ag_task_t task);
 
 /**
+ * \function ag_ensemble_evaluate
+ * Scores an ensemble of k models (a deep ensemble: the same architecture trained from k seeds on the
+ * same rows) as one model whose raw outputs are the mean of the members' raw outputs: for
+ * regression the mean of the members' values, for classification and multi-task the normalised
+ * geometric mean of their probabilities (the softmax or sigmoid of the mean logit). The mean is
+ * summed in member order, so results do not depend on the number of threads, and one member gives
+ * exactly ag_evaluate()'s figures.
+ * \param models  (k) the members; every one must have member 0's task, inputs and outputs and
+ *                the same target scaling.
+ * \return As ag_evaluate(); AG_EINVAL (k < 1, a NULL member); AG_EMISMATCH (a member that differs
+ *         from member 0, named with both shapes or scalings).
+ * Time complexity: k forward passes.
+ */
+ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_trainset_t *set, const int64_t *idx,
+                                int64_t n, ag_scores_t *scores);
+
+/**
  * \function ag_predict
  * Predictions for the listed examples: (n x n_out) rows of class probabilities (softmax), task
  * probabilities (sigmoid), or regression values in target units.
@@ -277,6 +294,15 @@ ag_error_t ag_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t
  * \param out  Caller-allocated rows x n_out floats.
  */
 ag_error_t ag_predict_batch(ag_model_t *model, ag_batch_t *batch, float *out);
+
+/**
+ * \function ag_ensemble_predict_batch
+ * ag_predict_batch() for an ensemble of k models, averaged as ag_ensemble_evaluate() does (so its
+ * predictions are exactly those the evaluation scores). Each member keeps its own activations:
+ * ag_model_attention_weights() on members[m] afterwards gives that member's attention.
+ * \return As ag_predict_batch(); AG_EINVAL, AG_EMISMATCH as ag_ensemble_evaluate().
+ */
+ag_error_t ag_ensemble_predict_batch(ag_model_t *const *models, int64_t k, ag_batch_t *batch, float *out);
 
 #ifdef __cplusplus
 }
