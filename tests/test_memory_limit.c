@@ -158,6 +158,17 @@ static void test_estimate_grows_and_overflows(void **state) {
     ag_trainset_destroy(&set);
 }
 
+/* The bytes of "needs about 1.5 MiB" in a refusal message (to the message's rounding). */
+static double needed_bytes(const char *err) {
+    const char *at = strstr(err, "needs about ");
+    if (!at) fail_msg("no estimate in: %s", err);
+    double v = 0;
+    char unit[8] = "";
+    if (sscanf(at + 12, "%lf %7s", &v, unit) != 2) fail_msg("unreadable estimate in: %s", err);
+    double scale = !strcmp(unit, "GiB") ? 1073741824.0 : !strcmp(unit, "MiB") ? 1048576.0 : !strcmp(unit, "KiB") ? 1024.0 : 1.0;
+    return v * scale;
+}
+
 static void test_cli_max_memory(void **state) {
     (void)state;
     char err[4096];
@@ -187,6 +198,18 @@ static void test_cli_max_memory(void **state) {
     snprintf(args, sizeof args, "%s --max-memory 12Q", data);
     assert_int_equal(ag_cli_status(NULL, args, err, sizeof err), 2);
     if (!strstr(err, "--max-memory takes a size")) fail_msg("%s", err);
+
+    /* an ensemble keeps every member's evaluation pass: at twice what one model needs, one model
+     * trains and eight are refused, with the ensemble named among the remedies */
+    snprintf(args, sizeof args, "%s --max-memory 64K", data);
+    assert_int_equal(ag_cli_status(NULL, args, err, sizeof err), 1);
+    double need = needed_bytes(err);
+    snprintf(args, sizeof args, "%s --max-memory %.0f", data, 2 * need);
+    if (ag_cli_status(NULL, args, err, sizeof err) != 0) fail_msg("%s", err);
+    snprintf(args, sizeof args, "%s --ensemble 8 --max-memory %.0f", data, 2 * need);
+    assert_int_equal(ag_cli_status(NULL, args, err, sizeof err), 1);
+    if (!strstr(err, "fewer ensemble members (--ensemble)")) fail_msg("%s", err);
+    assert_true(needed_bytes(err) > 2 * need);
 }
 
 /* The default limit: /proc/meminfo's MemAvailable, read by hand here, within what the machine

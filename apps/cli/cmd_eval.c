@@ -173,7 +173,7 @@ int ag_cmd_eval(int argc, char **argv) {
         code = AG_EXIT_FAILURE;
         goto done;
     }
-    code = cli_check_memory(CMD, max_memory, ag_model_config(b.model), &p.set, 256, 0);
+    code = cli_check_memory(CMD, max_memory, ag_model_config(b.model), &p.set, 256, 0, b.n_members);
     if (code != AG_EXIT_OK) goto done;
     ag_scores_t sc;
     rc = ag_bundle_evaluate(&b, &p.set, idx, n, &sc);

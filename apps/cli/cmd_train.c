@@ -523,7 +523,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         code = option_error();
         goto done;
     }
-    code = cli_check_memory(CMD, t.max_memory, &mc, &p.set, tc.batch_size, 1);
+    code = cli_check_memory(CMD, t.max_memory, &mc, &p.set, tc.batch_size, 1, t.ensemble > 1 ? t.ensemble : 1);
     if (code != AG_EXIT_OK) goto done;
     if ((rc = ag_model_create(&model, &mc)) != AG_SUCCESS) {
         code = ag_cli_fail(rc);

@@ -166,7 +166,7 @@ static int cmp_size_desc(const void *a, const void *b) {
 /* Estimates the largest training step and evaluation pass and refuses a run above the limit.
  * Returns an exit code. */
 int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_config_t *mc, const ag_trainset_t *set,
-                     int64_t batch_size, int training) {
+                     int64_t batch_size, int training, int64_t members) {
     int64_t limit = -1;
     const char *limit_from = "--max-memory";
     if (max_memory) {
@@ -208,6 +208,13 @@ int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_con
         fprintf(stderr, "attn-graph: %s: %s\n", cmd, ag_error_message());
         return AG_EXIT_FAILURE;
     }
+    if (members < 1) members = 1;
+    /* saturating: an estimate past 2^63 is refused like any other too large one */
+    int64_t others = eval_bytes > INT64_MAX / members ? INT64_MAX : eval_bytes * (members - 1);
+    if (train_bytes > INT64_MAX - others) train_bytes = INT64_MAX;
+    else train_bytes += others;
+    if (eval_bytes > INT64_MAX - others) eval_bytes = INT64_MAX;
+    else eval_bytes += others;
     int64_t need = train_bytes > eval_bytes ? train_bytes : eval_bytes;
     if (need <= limit) return AG_EXIT_OK;
     char a[32], b[32];
@@ -217,17 +224,19 @@ int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_con
     for (int l = 0; l < mc->n_blocks; l++) full |= mc->blocks[l].mask == AG_MASK_FULL;
     if (!training) {
         fprintf(stderr, "attn-graph: %s: this run needs about %s of memory (an evaluation pass on %lld nodes and %lld "
-                "edges) but the limit is %s, %s; the model's size is fixed by its training: use a machine with more "
-                "memory, or raise --max-memory\n", cmd, a, (long long)Ne, (long long)Ee, b, limit_from);
+                "edges%s) but the limit is %s, %s; the model's size is fixed by its training: use a machine with more "
+                "memory, or raise --max-memory\n", cmd, a, (long long)Ne, (long long)Ee,
+                members > 1 ? ", for each model of the ensemble" : "", b, limit_from);
         return AG_EXIT_FAILURE;
     }
     fprintf(stderr,
             "attn-graph: %s: this run needs about %s of memory (%s on %lld nodes and %lld edges) but the limit is "
-            "%s, %s; to fit, use fewer heads (--heads)%s, a smaller --hidden or --head-dim%s, or raise --max-memory\n",
+            "%s, %s; to fit, use fewer heads (--heads)%s, a smaller --hidden or --head-dim%s%s, or raise --max-memory\n",
             cmd, a, train_bytes >= eval_bytes ? "a training step" : "an evaluation pass",
             (long long)(train_bytes >= eval_bytes ? N : Ne), (long long)(train_bytes >= eval_bytes ? E : Ee), b,
             limit_from, full ? ", neighbour instead of full attention (--mask neighbours)" : "",
-            ag_task_is_graph_level(mc->task) && training ? ", smaller batches (--batch-size)" : "");
+            ag_task_is_graph_level(mc->task) && training ? ", smaller batches (--batch-size)" : "",
+            members > 1 ? ", fewer ensemble members (--ensemble)" : "");
     return AG_EXIT_FAILURE;
 }
 

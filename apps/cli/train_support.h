@@ -57,8 +57,10 @@ void cli_format_size(char *buf, size_t n, int64_t bytes);
 /* Estimates the largest training step (training = 1) and evaluation pass of a model on a set
  * (graph tasks: the batch_size largest graphs together, and 256 for evaluation; node tasks: the
  * graph) and refuses, with a message saying what to change, a run above --max-memory (max_memory,
- * or NULL for the available memory). Returns an exit code. */
+ * or NULL for the available memory). An ensemble of `members` models keeps every member's last
+ * evaluation pass: members x the pass, and while the last member trains, the others' passes beside
+ * its training step. Returns an exit code. */
 int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_config_t *mc, const ag_trainset_t *set,
-                     int64_t batch_size, int training);
+                     int64_t batch_size, int training, int64_t members);
 
 #endif
