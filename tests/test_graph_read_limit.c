@@ -124,6 +124,22 @@ static void test_dimacs_count_and_ids(void **state) {
     assert_message(":4: vertex id 5000000 makes igraph build 5000000 vertices, about 190.7 MiB (40 bytes each), over "
                    "the limit of 1.0 MiB " LIMIT_SRC "; correct the vertex count of the 'p' line or the vertex ids, "
                    "or raise the limit (--max-memory)");
+    /* fuzz_graph_text again (CI's 60 s run): the same arc after "n 5" and "s" at the start of its own
+     * line. igraph reads a max problem's node line as "%ld %1s", so "n 5\ns" is one record; the
+     * scan read "n 5" alone, took "s\n" for a record of its own and skipped the arc line after it */
+    assert_int_equal(read_count("c x\np max 6 6\nn 5\ns\na2147483647 1 2\n", ".dimacs", AG_FORMAT_DIMACS, MIB),
+                     -AG_ELIMIT);
+    assert_message(":5: vertex id 147483647 makes igraph build 147483647 vertices, about 5.5 GiB (40 bytes each), "
+                   "over the limit of 1.0 MiB " LIMIT_SRC "; correct the vertex count of the 'p' line or the vertex "
+                   "ids, or raise the limit (--max-memory)");
+    /* an arc reads its capacity even from the next line ("%ld %ld %lf"): the record after it starts
+     * after that line, where igraph looks for it */
+    assert_int_equal(read_count("p max 3 2\na 1 2\n5\na 5000000 1 1\n", ".dimacs", AG_FORMAT_DIMACS, MIB),
+                     -AG_ELIMIT);
+    assert_message(":4: vertex id 5000000 makes igraph build 5000000 vertices, about 190.7 MiB (40 bytes each), over "
+                   "the limit of 1.0 MiB " LIMIT_SRC "; correct the vertex count of the 'p' line or the vertex ids, "
+                   "or raise the limit (--max-memory)");
+    assert_int_equal(read_count("p max 3 2\na 1 2\n5\na 3 1 1\n", ".dimacs", AG_FORMAT_DIMACS, -1), 3);
     /* capacities and the edge count do not count */
     assert_int_equal(read_count("p max 3 5000000\na 1 2 5000000\n", ".dimacs", AG_FORMAT_DIMACS, 120), 3);
 }

@@ -126,18 +126,31 @@ int ag_i_graph_format_scanned(ag_format_t format) {
 }
 
 /* igraph's DIMACS reader is scanf-based: each line's type is the first of two characters read with
- * "%2c" (so "a2147483647 1 2" is an arc from 147483647), the numbers are read with "%ld" (which
- * skips newlines), then the rest of the line is skipped. The same calls on the same stream read
- * the same numbers. */
+ * "%2c" (so "a2147483647 1 2" is an arc from 147483647), then each type reads its fields with
+ * scanf conversions that skip newlines, then the rest of the line is skipped. A record may thus
+ * take fields from the lines after it, and where the next record starts depends on how many
+ * fields its type reads: "n 5" then "s" in a max problem is one record ("%ld %1s": the 's' is
+ * the node's role), and reading fewer fields here would take the "s" line for a record of its own,
+ * skip the line after it and miss the vertex ids there (an arc to vertex 147483647 slipped past
+ * this scan that way; found by fuzz_graph_text). So each type reads exactly igraph's fields:
+ *   p: "%20s %ld %ld"   (problem, vertices, edges)
+ *   n: "%ld %1s" in a max problem (id, role), "%ld %ld" otherwise (id, label)
+ *   a: "%ld %ld %lf"    (from, to, capacity)
+ *   e: "%ld %ld"        (from, to)
+ * Vertices igraph builds: the 'p' count and every endpoint of 'a' and 'e' records (larger ids add
+ * vertices); 'n' ids are counted too, which can only over-count. */
 static void scan_dimacs(FILE *f, scan_t *s) {
-    char prob[21];
+    char prob[21] = "";
+    int max_problem = 0;
     for (;;) {
         char str[2];
         const long start = ftell(f);
         int read = fscanf(f, "%2c", str);
         if (read != 1) return;
         long a = -1, b = -1, c = -1;
-        int line_of = 1;
+        int ids = 0; /* how many of a, b are vertex ids */
+        char role[2];
+        double cap;
         switch (str[0]) {
         case 'p':
             if (fscanf(f, "%20s %ld %ld", prob, &a, &c) >= 2 && a >= 0) {
@@ -145,28 +158,29 @@ static void scan_dimacs(FILE *f, scan_t *s) {
                 snprintf(t, sizeof t, "%ld", a);
                 note(s, a, t, "'p' line vertex count");
             }
+            max_problem = !strcmp(prob, "max");
             break;
-        case 'n': read = fscanf(f, "%ld", &a); line_of = read == 1; break;
-        case 'a':
-        case 'e': read = fscanf(f, "%ld %ld", &a, &b); line_of = read >= 1; break;
-        default: line_of = 0; break;
+        case 'n':
+            if (max_problem) read = fscanf(f, "%ld %1s", &a, role);
+            else read = fscanf(f, "%ld %ld", &a, &b);
+            ids = read >= 1;
+            break;
+        case 'a': read = fscanf(f, "%ld %ld %lf", &a, &b, &cap); ids = read >= 2 ? 2 : read; break;
+        case 'e': read = fscanf(f, "%ld %ld", &a, &b); ids = read >= 2 ? 2 : read; break;
+        default: break;
         }
-        if (line_of && str[0] != 'p') {
-            char t[32];
-            if (a > 0) {
-                snprintf(t, sizeof t, "%ld", a);
-                note(s, a, t, "vertex id");
+        long id[2] = {a, b};
+        for (int k = 0; k < ids; k++)
+            if (id[k] > 0) {
+                char t[32];
+                snprintf(t, sizeof t, "%ld", id[k]);
+                note(s, id[k], t, "vertex id");
             }
-            if (b > 0) {
-                snprintf(t, sizeof t, "%ld", b);
-                note(s, b, t, "vertex id");
-            }
-        }
         int ch;
         while ((ch = getc(f)) != EOF && ch != '\n') {
         }
-        /* the record may have spanned lines (a newline read by "%2c" or skipped by "%ld"): count
-         * them by reading the record again, so that the next record's line is right */
+        /* the record may have spanned lines (a newline read by "%2c" or skipped by a conversion):
+         * count them by reading the record again, so that the next record's line is right */
         const long end = ftell(f);
         if (start < 0 || end < start || fseek(f, start, SEEK_SET) != 0) return;
         for (long i = start; i < end; i++)
