@@ -5,8 +5,9 @@
 # share a member.
 # usage: apps/experiments/esol.sh DATASETS_DIR
 # AG_JOBS=N runs N trainings at a time (default: the number of cores, each training on one thread);
-# the figures do not depend on it. With 2 cores the whole script takes about an hour (55 trainings
-# of about 2 minutes); AG_SEEDS=3 gives a first figure in a third of that.
+# the figures do not depend on it. With 2 cores the whole script takes about half an hour (11
+# ensembles of 5 trainings of about a minute, two at a time); AG_SEEDS=1 gives a first figure in
+# about 5 minutes.
 [ $# -eq 1 ] || { echo "usage: $0 DATASETS_DIR" >&2; exit 2; }
 D=$1
 . "$(dirname "$0")/common.sh"
