@@ -78,4 +78,10 @@ const char *ag_i_igraph_last_warning(void);
 ag_error_t ag_i_igraph_error(ag_error_t code, const char *src_file, int src_line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Ensembles (train.c): AG_EMISMATCH, naming the member `index` and the output, unless `model`
+ * scales its outputs exactly as `first` does (members' raw outputs are averaged, so they must
+ * share the target standardisation). Used by the ensemble kernels and by model bundles. */
+struct ag_model_t;
+ag_error_t ag_i_check_member_scaling(const struct ag_model_t *first, const struct ag_model_t *model, int64_t index);
+
 #endif

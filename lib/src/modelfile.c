@@ -15,12 +15,9 @@
 
 void ag_bundle_destroy(ag_bundle_t *b) {
     if (!b) return;
-    if (b->members) {
-        for (int64_t m = 0; m < b->n_members; m++) ag_model_destroy(b->members[m]);
-        ag_i_free(b->members);
-    } else {
-        ag_model_destroy(b->model);
-    }
+    /* model is members[0]: every model of a bundle is in members (ag_bundle_init, ag_bundle_load) */
+    for (int64_t m = 0; m < b->n_members; m++) ag_model_destroy(b->members[m]);
+    ag_i_free(b->members);
     ag_featurizer_destroy(&b->featurizer);
     ag_table_norm_destroy(&b->table);
     ag_i_strings_free(b->names, b->n_names);
@@ -96,8 +93,7 @@ static ag_error_t config_unseeded(const ag_model_t *model, ag_strbuf_t *sb) {
 
 /* A member fits the ensemble: its configuration is the first member's but for the seed, and its
  * target scaling is the same (ag_ensemble_evaluate checks the scaling again on every use). */
-static ag_error_t check_member(const ag_model_t *first, const ag_model_t *model, int64_t index, ag_error_t code,
-                               const char *where) {
+static ag_error_t check_member(const ag_model_t *first, const ag_model_t *model, int64_t index) {
     ag_strbuf_t a, c;
     ag_strbuf_init(&a);
     ag_strbuf_init(&c);
@@ -113,38 +109,36 @@ static ag_error_t check_member(const ag_model_t *first, const ag_model_t *model,
         size_t ea = i, ec = i;
         while (a.data[ea] && a.data[ea] != ',' && a.data[ea] != '}') ea++;
         while (c.data[ec] && c.data[ec] != ',' && c.data[ec] != '}') ec++;
-        rc = AG_ERROR(code, "%sensemble member %lld has %.*s where member 0 has %.*s (the members must share the "
-                      "architecture)", where, (long long)index, (int)(ec - from), c.data + from, (int)(ea - from),
+        rc = AG_ERROR(AG_EMISMATCH, "ensemble member %lld has %.*s where member 0 has %.*s (the members must share "
+                      "the architecture)", (long long)index, (int)(ec - from), c.data + from, (int)(ea - from),
                       a.data + from);
     }
     ag_strbuf_destroy(&a);
     ag_strbuf_destroy(&c);
     AG_CHECK(rc);
-    const float *m0, *s0, *m1, *s1;
-    ag_model_target_scaling(first, &m0, &s0);
-    ag_model_target_scaling(model, &m1, &s1);
-    for (int64_t j = 0; j < ag_model_config(first)->n_out; j++)
-        if (m0[j] != m1[j] || s0[j] != s1[j])
-            return AG_ERROR(code,
-                            "%sensemble member %lld scales output %lld by mean %g, std %g; member 0 by %g, %g "
-                            "(members must be trained on the same rows)",
-                            where, (long long)index, (long long)j, (double)m1[j], (double)s1[j], (double)m0[j],
-                            (double)s0[j]);
+    return ag_i_check_member_scaling(first, model, index);
+}
+
+/* Appends n checked models to the bundle's members, taking them (the caller's entries are set to
+ * NULL); on failure nothing is taken. */
+static ag_error_t append_members(ag_bundle_t *b, ag_model_t **models, int64_t n) {
+    void *mem;
+    AG_CHECK(ag_i_alloc_array(&mem, b->n_members + n, sizeof(ag_model_t *), "ensemble members"));
+    ag_model_t **all = mem;
+    memcpy(all, b->members, (size_t)b->n_members * sizeof(ag_model_t *));
+    memcpy(all + b->n_members, models, (size_t)n * sizeof(ag_model_t *));
+    memset(models, 0, (size_t)n * sizeof(ag_model_t *));
+    ag_i_free(b->members);
+    b->members = all;
+    b->n_members += n;
     return AG_SUCCESS;
 }
 
 ag_error_t ag_bundle_add_member(ag_bundle_t *b, ag_model_t **model) {
-    if (!b || !b->model || !b->members) return AG_ERROR(AG_EINVAL, "ag_bundle_add_member: the bundle has no model");
+    if (!b || !b->members) return AG_ERROR(AG_EINVAL, "ag_bundle_add_member: the bundle has no model");
     if (!model || !*model) return AG_ERROR(AG_EINVAL, "ag_bundle_add_member: NULL model");
-    AG_CHECK(check_member(b->model, *model, b->n_members, AG_EMISMATCH, ""));
-    void *mem;
-    AG_CHECK(ag_i_alloc_array(&mem, b->n_members + 1, sizeof(ag_model_t *), "ensemble members"));
-    memcpy(mem, b->members, (size_t)b->n_members * sizeof(ag_model_t *));
-    ag_i_free(b->members);
-    b->members = mem;
-    b->members[b->n_members++] = *model;
-    *model = NULL;
-    return AG_SUCCESS;
+    AG_CHECK(check_member(b->model, *model, b->n_members));
+    return append_members(b, model, 1);
 }
 
 ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column) {
@@ -560,15 +554,13 @@ ag_error_t ag_bundle_predict_graph(ag_bundle_t *b, const igraph_t *ig, const ag_
 }
 
 ag_error_t ag_bundle_predict_batch(ag_bundle_t *b, ag_batch_t *batch, float *out) {
-    if (!b || !b->model) return AG_ERROR(AG_EINVAL, "ag_bundle_predict_batch: the bundle has no model");
-    if (!b->members) return ag_predict_batch(b->model, batch, out);
+    if (!b || !b->members) return AG_ERROR(AG_EINVAL, "ag_bundle_predict_batch: the bundle has no model");
     return ag_ensemble_predict_batch(b->members, b->n_members, batch, out);
 }
 
 ag_error_t ag_bundle_evaluate(ag_bundle_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n,
                               ag_scores_t *scores) {
-    if (!b || !b->model) return AG_ERROR(AG_EINVAL, "ag_bundle_evaluate: the bundle has no model");
-    if (!b->members) return ag_evaluate(b->model, set, idx, n, scores);
+    if (!b || !b->members) return AG_ERROR(AG_EINVAL, "ag_bundle_evaluate: the bundle has no model");
     return ag_ensemble_evaluate(b->members, b->n_members, set, idx, n, scores);
 }
 
@@ -596,20 +588,10 @@ ag_error_t ag_bundle_merge(ag_bundle_t *dst, ag_bundle_t *src) {
     ag_metadata_destroy(&ma);
     ag_metadata_destroy(&mb);
     for (int64_t m = 0; m < src->n_members && rc == AG_SUCCESS; m++)
-        rc = check_member(dst->model, src->members[m], dst->n_members + m, AG_EMISMATCH, "");
+        rc = check_member(dst->model, src->members[m], dst->n_members + m);
     AG_CHECK(rc);
-    void *mem;
-    AG_CHECK(ag_i_alloc_array(&mem, dst->n_members + src->n_members, sizeof(ag_model_t *), "ensemble members"));
-    ag_model_t **all = mem;
-    memcpy(all, dst->members, (size_t)dst->n_members * sizeof(ag_model_t *));
-    memcpy(all + dst->n_members, src->members, (size_t)src->n_members * sizeof(ag_model_t *));
-    ag_i_free(dst->members);
-    dst->members = all;
-    dst->n_members += src->n_members;
-    ag_i_free(src->members);
-    src->members = NULL;
-    src->model = NULL;
-    src->n_members = 0;
+    AG_CHECK(append_members(dst, src->members, src->n_members));
+    src->model = NULL; /* its members now belong to dst; the rest of src goes */
     ag_bundle_destroy(src);
     return AG_SUCCESS;
 }

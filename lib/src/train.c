@@ -328,16 +328,28 @@ static ag_error_t forward_rows(ag_model_t *model, const ag_trainset_t *set, cons
     return rc;
 }
 
-/* Checks that every member of an ensemble can stand in for the first one: the same configuration
- * (so the same outputs, task and inputs) and the same target scaling (so that their raw outputs
- * live in one space and can be averaged). */
+ag_error_t ag_i_check_member_scaling(const ag_model_t *first, const ag_model_t *model, int64_t index) {
+    const float *mean0, *std0, *mean, *std;
+    ag_model_target_scaling(first, &mean0, &std0);
+    ag_model_target_scaling(model, &mean, &std);
+    for (int64_t j = 0; j < ag_model_config(first)->n_out; j++)
+        if (mean[j] != mean0[j] || std[j] != std0[j])
+            return AG_ERROR(AG_EMISMATCH,
+                            "ensemble member %lld scales output %lld by mean %g, std %g; member 0 by %g, %g "
+                            "(members must be trained on the same rows)",
+                            (long long)index, (long long)j, (double)mean[j], (double)std[j], (double)mean0[j],
+                            (double)std0[j]);
+    return AG_SUCCESS;
+}
+
+/* Checks that every member of an ensemble can stand in for the first one: the same task, inputs
+ * and outputs, and the same target scaling (so that their raw outputs live in one space and can be
+ * averaged). */
 static ag_error_t check_members(ag_model_t *const *models, int64_t k) {
     if (!models || k < 1) return AG_ERROR(AG_EINVAL, "an ensemble needs at least one model (got %lld)", (long long)k);
     for (int64_t m = 0; m < k; m++)
         if (!models[m]) return AG_ERROR(AG_EINVAL, "ensemble member %lld is NULL", (long long)m);
     const ag_model_config_t *c0 = ag_model_config(models[0]);
-    const float *mean0, *std0;
-    ag_model_target_scaling(models[0], &mean0, &std0);
     for (int64_t m = 1; m < k; m++) {
         const ag_model_config_t *c = ag_model_config(models[m]);
         if (c->task != c0->task || c->n_out != c0->n_out || c->in_dim != c0->in_dim || c->edge_dim != c0->edge_dim)
@@ -347,40 +359,52 @@ static ag_error_t check_members(ag_model_t *const *models, int64_t k) {
                             (long long)m, ag_task_name(c->task), (long long)c->in_dim, (long long)c->edge_dim,
                             (long long)c->n_out, ag_task_name(c0->task), (long long)c0->in_dim,
                             (long long)c0->edge_dim, (long long)c0->n_out);
-        const float *mean, *std;
-        ag_model_target_scaling(models[m], &mean, &std);
-        for (int64_t j = 0; j < c0->n_out; j++)
-            if (mean[j] != mean0[j] || std[j] != std0[j])
-                return AG_ERROR(AG_EMISMATCH,
-                                "ensemble member %lld scales output %lld by mean %g, std %g; member 0 by %g, %g "
-                                "(members must be trained on the same rows)",
-                                (long long)m, (long long)j, (double)mean[j], (double)std[j], (double)mean0[j],
-                                (double)std0[j]);
+        AG_CHECK(ag_i_check_member_scaling(models[0], models[m], m));
     }
     return AG_SUCCESS;
 }
 
-/* The mean of the members' raw outputs: member 0 writes raw, the others add in member order (a
- * fixed order, so the result does not depend on threads), then one scaling by 1/k. One member
- * gives exactly its own outputs. */
-static ag_error_t forward_rows_mean(ag_model_t *const *models, int64_t k, const ag_trainset_t *set,
-                                    const int64_t *idx, int64_t n, float *raw) {
-    AG_CHECK(forward_rows(models[0], set, idx, n, raw));
+/* One member's raw outputs into out: the pass that mean_of_members() averages. */
+typedef ag_error_t member_forward_fn(ag_model_t *model, void *ctx, float *out);
+
+/* The mean of k members' raw outputs (count floats): member 0 writes out, the others add into it
+ * in member order (a fixed order, so the result does not depend on threads), then one scaling by
+ * 1/k; one member gives exactly its own outputs. Evaluation and prediction both average here, so
+ * what evaluation scores is exactly what prediction gives. */
+static ag_error_t mean_of_members(ag_model_t *const *models, int64_t k, int64_t count, member_forward_fn *forward,
+                                  void *ctx, float *out) {
+    AG_CHECK(forward(models[0], ctx, out));
     if (k == 1) return AG_SUCCESS;
-    int64_t count = n * ag_model_config(models[0])->n_out; /* the caller checked that it fits */
-    float *tmp = NULL; /* (n x C) one member's outputs */
+    float *tmp = NULL; /* (count) one member's outputs */
     AG_CHECK(ag_i_alloc_array((void **)&tmp, count, sizeof(float), "ensemble member outputs"));
     ag_error_t rc = AG_SUCCESS;
     for (int64_t m = 1; m < k && rc == AG_SUCCESS; m++) {
-        rc = forward_rows(models[m], set, idx, n, tmp);
+        rc = forward(models[m], ctx, tmp);
         if (rc == AG_SUCCESS)
-            for (int64_t i = 0; i < count; i++) raw[i] += tmp[i];
+            for (int64_t i = 0; i < count; i++) out[i] += tmp[i];
     }
     const float inv = 1.0f / (float)k;
     if (rc == AG_SUCCESS)
-        for (int64_t i = 0; i < count; i++) raw[i] *= inv;
+        for (int64_t i = 0; i < count; i++) out[i] *= inv;
     ag_i_free(tmp);
     return rc;
+}
+
+/* The listed examples of a training set (forward_rows), for mean_of_members(). */
+typedef struct rows_ctx_t {
+    const ag_trainset_t *set;
+    const int64_t *idx;
+    int64_t n;
+} rows_ctx_t;
+
+static ag_error_t rows_forward(ag_model_t *model, void *ctx, float *out) {
+    const rows_ctx_t *c = ctx;
+    return forward_rows(model, c->set, c->idx, c->n, out);
+}
+
+/* One batch (ag_batch_t *ctx) in evaluation mode, for mean_of_members(). */
+static ag_error_t batch_forward(ag_model_t *model, void *ctx, float *out) {
+    return ag_model_forward(model, ctx, 0, NULL, out);
 }
 
 ag_error_t ag_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, ag_scores_t *s) {
@@ -409,7 +433,8 @@ ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_t
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&truth, nC, sizeof(float), "truth");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&ptrue, n, sizeof(int32_t), "labels");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pcls, n, sizeof(int32_t), "labels");
-    if (rc == AG_SUCCESS) rc = forward_rows_mean(models, k, set, idx, n, raw);
+    rows_ctx_t rows = {set, idx, n};
+    if (rc == AG_SUCCESS) rc = mean_of_members(models, k, nC, rows_forward, &rows, raw);
     if (rc == AG_SUCCESS) rc = batch_loss(model, set, idx, n, raw, dtmp, &lb, &s->loss, &s->n);
     if (rc == AG_SUCCESS) {
         if (is_classification(c->task)) {
@@ -485,25 +510,10 @@ ag_error_t ag_predict_batch(ag_model_t *model, ag_batch_t *batch, float *out) {
 ag_error_t ag_ensemble_predict_batch(ag_model_t *const *models, int64_t k, ag_batch_t *batch, float *out) {
     AG_CHECK(check_members(models, k));
     int small = ag_i_small_begin(batch && batch->graph ? batch->graph->n_nodes : 0);
-    ag_error_t rc = ag_model_forward(models[0], batch, 0, NULL, out);
-    int64_t count = 0;
-    float *tmp = NULL; /* (rows x C) one member's outputs */
-    if (rc == AG_SUCCESS && k > 1) {
-        count = ag_model_out_rows(models[0], batch) * ag_model_config(models[0])->n_out;
-        rc = ag_i_alloc_array((void **)&tmp, count, sizeof(float), "ensemble member outputs");
-    }
-    /* same order and scaling as forward_rows_mean, so predictions equal what evaluation scores */
-    for (int64_t m = 1; m < k && rc == AG_SUCCESS; m++) {
-        rc = ag_model_forward(models[m], batch, 0, NULL, tmp);
-        if (rc == AG_SUCCESS)
-            for (int64_t i = 0; i < count; i++) out[i] += tmp[i];
-    }
-    if (rc == AG_SUCCESS && k > 1) {
-        const float inv = 1.0f / (float)k;
-        for (int64_t i = 0; i < count; i++) out[i] *= inv;
-    }
-    ag_i_free(tmp);
-    if (rc == AG_SUCCESS) finish_predictions(models[0], out, ag_model_out_rows(models[0], batch));
+    /* no batch: the forward pass reports it */
+    const int64_t rows = batch && batch->graph ? ag_model_out_rows(models[0], batch) : 0;
+    ag_error_t rc = mean_of_members(models, k, rows * ag_model_config(models[0])->n_out, batch_forward, batch, out);
+    if (rc == AG_SUCCESS) finish_predictions(models[0], out, rows);
     ag_i_small_end(small);
     return rc;
 }
