@@ -432,6 +432,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
                 "--seed for that\n", t.checkpoint ? "--checkpoint" : "--plot");
         return AG_EXIT_USAGE;
     }
+    const int64_t K = t.ensemble > 1 ? t.ensemble : 1; /* models trained: member m with seed S+m */
     if (t.checkpoint_every > 0 && !t.checkpoint) {
         fprintf(stderr, "attn-graph: train: --checkpoint-every needs --checkpoint FILE\n");
         return AG_EXIT_USAGE;
@@ -460,8 +461,8 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     memset(&d, 0, sizeof d);
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
-    ag_model_t *model = NULL;
-    ag_model_t **members = NULL; /* (K) an ensemble's models, member 0 == model; NULL for one model */
+    ag_model_t **members = NULL; /* (K) the models, one for a single model; all freed at the end */
+    ag_model_t *model = NULL;    /* the member being set up or trained, then members[0] */
     FILE *log = NULL;
     ag_error_t rc = AG_SUCCESS;
     progress_t pr;
@@ -523,12 +524,18 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         code = option_error();
         goto done;
     }
-    code = cli_check_memory(CMD, t.max_memory, &mc, &p.set, tc.batch_size, 1, t.ensemble > 1 ? t.ensemble : 1);
+    code = cli_check_memory(CMD, t.max_memory, &mc, &p.set, tc.batch_size, 1, K);
     if (code != AG_EXIT_OK) goto done;
-    if ((rc = ag_model_create(&model, &mc)) != AG_SUCCESS) {
+    if (!(members = calloc((size_t)K, sizeof *members))) {
+        fprintf(stderr, "attn-graph: train: out of memory\n");
+        code = AG_EXIT_FAILURE;
+        goto done;
+    }
+    if ((rc = ag_model_create(&members[0], &mc)) != AG_SUCCESS) {
         code = ag_cli_fail(rc);
         goto done;
     }
+    model = members[0];
     data_fingerprint(&p.set, &d.fold, ck.data_crc, sizeof ck.data_crc);
     if (resume) {
         ag_metadata_t meta;
@@ -601,21 +608,16 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         fprintf(stderr, "attn-graph: resuming %s after epoch %lld/%lld\n", resume, (long long)state.epoch,
                 (long long)tc.epochs);
     /* member m of an ensemble is the model `--seed S+m` alone would train on the same split */
-    int64_t K = t.ensemble > 1 ? t.ensemble : 1;
     const uint64_t seed0 = mc.seed;
-    if (K > 1 && !(members = calloc((size_t)K, sizeof *members))) {
-        fprintf(stderr, "attn-graph: train: out of memory\n");
-        code = AG_EXIT_FAILURE;
-        goto done;
-    }
     for (int64_t m = 0; m < K; m++) {
         if (m > 0) {
             mc.seed = tc.seed = seed0 + (uint64_t)m;
-            if ((rc = ag_model_create(&model, &mc)) != AG_SUCCESS) {
+            if ((rc = ag_model_create(&members[m], &mc)) != AG_SUCCESS) {
                 code = ag_cli_fail(rc);
                 goto done;
             }
         }
+        model = members[m];
         if (K > 1) {
             pr.member = m + 1;
             if (!t.quiet)
@@ -644,12 +646,8 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
                 fprintf(stderr, "attn-graph: %lld epochs in %.1fs; no validation part: the last epoch is kept\n",
                         (long long)res.epochs_run, res.seconds);
         }
-        if (K > 1) {
-            members[m] = model;
-            model = NULL;
-        }
     }
-    if (K > 1) model = members[0];
+    model = members[0];
     if (t.output) {
         ag_bundle_t b;
         ag_model_t *first = model;
@@ -686,8 +684,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         }
     }
     ag_scores_t sc;
-    rc = K > 1 ? ag_ensemble_evaluate(members, K, &p.set, d.fold.test, d.fold.n_test, &sc)
-               : ag_evaluate(model, &p.set, d.fold.test, d.fold.n_test, &sc);
+    rc = ag_ensemble_evaluate(members, K, &p.set, d.fold.test, d.fold.n_test, &sc);
     if (rc) {
         code = ag_cli_fail(rc);
         goto done;
@@ -697,14 +694,8 @@ done:
     if (log) fclose(log);
     if (have_state) ag_train_state_destroy(&state);
     cli_history_destroy(&pr.history);
-    if (members) {
-        /* a run stopped inside the loop holds its current member in model, not yet in members */
-        if (model != members[0]) ag_model_destroy(model);
-        for (int64_t m = 0; m < t.ensemble; m++) ag_model_destroy(members[m]);
-        free(members);
-    } else {
-        ag_model_destroy(model);
-    }
+    for (int64_t m = 0; members && m < K; m++) ag_model_destroy(members[m]);
+    free(members);
     ag_prepared_destroy(&p);
     cli_data_destroy(&d);
     for (int i = 0; i < 3; i++) free(fl.buf[i]);
