@@ -366,38 +366,15 @@ static void test_allocation_failures(void **state) {
     igraph_t ig;
     ag_bundle_t b;
     karate_bundle(&b, &ig);
-    int saw = 0;
-    for (int k = 1; k < 40; k++) {
-        ag_i_alloc_fail_at(k);
-        ag_error_t rc = ag_bundle_save(path, &b);
-        ag_i_alloc_fail_at(0);
-        assert_true(rc == AG_SUCCESS || rc == AG_ENOMEM);
-        saw |= rc == AG_ENOMEM;
-        if (rc == AG_SUCCESS) break;
-    }
-    assert_true(saw);
-    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
-    ag_error_t rc = AG_ENOMEM;
-    int k;
-    for (k = 1; k < 20000 && rc != AG_SUCCESS; k++) {
-        ag_bundle_t c;
-        ag_i_alloc_fail_at(k);
-        rc = ag_bundle_load(path, &c);
-        ag_i_alloc_fail_at(0);
-        if (rc != AG_SUCCESS) {
-            if (rc != AG_ENOMEM) fail_msg("allocation %d: %s", k, ag_error_message());
-            assert_null(c.model);
-            assert_null(c.names);
-        }
-        ag_bundle_destroy(&c);
-    }
-    assert_int_equal(rc, AG_SUCCESS);
-    assert_true(k > 10);
+    assert_true(ag_test_save_under_failures(path, &b, 38) >= 1);
+    ag_bundle_t c;
+    assert_true(ag_test_load_under_failures(path, &c, 19998) > 8);
+    ag_bundle_destroy(&c);
     ag_featurizer_config_t fc;
     ag_featurizer_config_init(&fc);
     fc.degree = 1;
-    rc = AG_ENOMEM;
-    for (k = 1; k < 20000 && rc != AG_SUCCESS; k++) {
+    ag_error_t rc = AG_ENOMEM;
+    for (int k = 1; k < 20000 && rc != AG_SUCCESS; k++) {
         ag_prepared_t p;
         ag_i_alloc_fail_at(k);
         rc = ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc);

@@ -1,11 +1,19 @@
 /* modelfile_testutil.c: see modelfile_testutil.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
 #include "modelfile_testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <attngraph/modelfile.h>
 #include <attngraph/safetensors.h>
+
+void ag_i_alloc_fail_at(int64_t n);
 
 int ag_test_temp_pair(char *path, size_t cap, char *path2, size_t cap2, const char *name) {
     snprintf(path, cap, "/tmp/ag_%s_XXXXXX", name);
@@ -29,4 +37,30 @@ int ag_test_metadata_rewrite(const char *src, const char *dst, const char *key, 
     ag_metadata_destroy(&m);
     ag_safetensors_destroy(&f);
     return rc;
+}
+
+int ag_test_save_under_failures(const char *path, const ag_bundle_t *b, int max_failures) {
+    for (int k = 1; k <= max_failures + 1; k++) {
+        ag_i_alloc_fail_at(k);
+        ag_error_t rc = ag_bundle_save(path, b);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) return k - 1;
+        if (rc != AG_ENOMEM) fail_msg("save, allocation %d failing: %s", k, ag_error_message());
+    }
+    fail_msg("save still fails with %d allocations failed", max_failures);
+    return -1;
+}
+
+int ag_test_load_under_failures(const char *path, ag_bundle_t *out, int max_failures) {
+    for (int k = 1; k <= max_failures + 1; k++) {
+        ag_i_alloc_fail_at(k);
+        ag_error_t rc = ag_bundle_load(path, out);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) return k - 1;
+        if (rc != AG_ENOMEM) fail_msg("load, allocation %d failing: %s", k, ag_error_message());
+        if (out->model || out->members || out->names) fail_msg("load, allocation %d failing: bundle not zeroed", k);
+        ag_bundle_destroy(out);
+    }
+    fail_msg("load still fails with %d allocations failed", max_failures);
+    return -1;
 }

@@ -37,4 +37,15 @@ int ag_test_temp_pair(char *path, size_t cap, char *path2, size_t cap2, const ch
  * library's error code. */
 int ag_test_metadata_rewrite(const char *src, const char *dst, const char *key, const char *value);
 
+struct ag_bundle_t;
+
+/* Saves b to path with the library's n-th allocation failing, n = 1, 2, ... until the save
+ * succeeds (at most max_failures failures): every failure must be AG_ENOMEM. Returns how many
+ * allocations were failed before the save succeeded; fails the test otherwise (cmocka). */
+int ag_test_save_under_failures(const char *path, const struct ag_bundle_t *b, int max_failures);
+
+/* The same for loading path: every failure must be AG_ENOMEM with the bundle left zeroed (model,
+ * members, names); the load that succeeds is left in out (free it with ag_bundle_destroy). */
+int ag_test_load_under_failures(const char *path, struct ag_bundle_t *out, int max_failures);
+
 #endif
