@@ -25,7 +25,15 @@ run() {
     t0=$(date +%s)
     line=$("$AG" train "$@" --threads "$THREADS" --log "$LOGDIR/$name.csv" --json 2> "$LOGDIR/$name.log")
     t1=$(date +%s)
-    echo "$line" | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); d["run"]=sys.argv[1]; d["seconds"]=int(sys.argv[2]); print(json.dumps(d))' "$name" $((t1 - t0)) | tee -a "$RESULTS" >&2
+    # One write() per line on an O_APPEND file, so that runs ending together (esol.sh runs several
+    # at a time) cannot interleave their lines; tee -a split a line from its newline.
+    echo "$line" | python3 -c '
+import json, os, sys
+d = json.loads(sys.stdin.read()); d["run"] = sys.argv[1]; d["seconds"] = int(sys.argv[2])
+out = (json.dumps(d) + "\n").encode()
+fd = os.open(sys.argv[3], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+os.write(fd, out); os.close(fd)
+sys.stderr.write(out.decode())' "$name" $((t1 - t0)) "$RESULTS"
 }
 
 # summary DATASET METRIC [FILTER [EXTRA]]: mean and sample std of METRIC over the runs whose name
