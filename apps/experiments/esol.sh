@@ -5,7 +5,7 @@
 # share a member.
 # usage: apps/experiments/esol.sh DATASETS_DIR
 # AG_JOBS=N runs N trainings at a time (default: the number of cores, each training on one thread);
-# the figures do not depend on it. With 2 cores the whole script takes about 75 minutes (11
+# the figures do not depend on it. With 2 cores the whole script takes about 80 minutes (11
 # ensembles of 5 trainings of about 2.5 minutes, two at a time); AG_SEEDS=1 gives a first figure in
 # about 13 minutes.
 [ $# -eq 1 ] || { echo "usage: $0 DATASETS_DIR" >&2; exit 2; }
