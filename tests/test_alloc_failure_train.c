@@ -174,7 +174,7 @@ static void tiny_model_config(ag_model_config_t *mc, const ag_prepared_t *p, ag_
     mc->blocks[0].attn.edge_mode = AG_EDGE_KEY;
     mc->blocks[0].ffn_hidden = 8;
     mc->head_hidden = 4;
-    mc->readout = AG_READOUT_ATTENTION;
+    mc->readouts[0] = AG_READOUT_ATTENTION;
     mc->in_dim = p->featurizer.n_features;
     mc->edge_dim = p->featurizer.n_edge_features;
     mc->n_out = p->n_out;

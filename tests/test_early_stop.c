@@ -47,7 +47,7 @@ static ag_model_t *small_model(void) {
     cfg.blocks[0].attn.head_dim = 4;
     cfg.blocks[0].attn.out_dim = 8;
     cfg.blocks[0].ffn_hidden = 8;
-    cfg.readout = AG_READOUT_SUM;
+    cfg.readouts[0] = AG_READOUT_SUM;
     cfg.head_hidden = 8;
     ag_model_t *m;
     assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);

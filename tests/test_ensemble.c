@@ -61,7 +61,7 @@ static ag_model_t *small_model(const ag_prepared_t *p, ag_task_t task, uint64_t 
     mc.blocks[0].attn.edge_mode = AG_EDGE_KEY;
     mc.blocks[0].ffn_hidden = 2 * hidden;
     mc.head_hidden = hidden;
-    mc.readout = AG_READOUT_ATTENTION;
+    mc.readouts[0] = AG_READOUT_ATTENTION;
     /* from the data: the featuriser may have moved into a bundle */
     mc.in_dim = p->set.examples[0].X.cols;
     mc.edge_dim = p->set.examples[0].E.cols;

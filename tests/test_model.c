@@ -191,7 +191,8 @@ static void test_graph_model_gradients(void **state) {
     ag_test_fill_signed(X, 8 * 4, 3, 1.0f);
     ag_test_fill_signed(E, 6 * 2, 4, 1.0f);
     ag_readout_kind_t kinds[] = {AG_READOUT_MEAN, AG_READOUT_ATTENTION, AG_READOUT_SUM};
-    for (int r = 0; r < 3; r++) {
+    /* r = 3: three readouts side by side (max, mean, attention), each with its own gradient */
+    for (int r = 0; r < 4; r++) {
         ag_model_config_t cfg;
         ag_model_config_default(&cfg, r == 0 ? AG_TASK_GRAPH_REGRESSION : AG_TASK_GRAPH_MULTITASK);
         cfg.in_dim = 4;
@@ -208,7 +209,14 @@ static void test_graph_model_gradients(void **state) {
         cfg.blocks[0].dropout = 0.0f;
         cfg.blocks[0].ffn_hidden = 5;
         cfg.blocks[0].ffn_dropout = 0.0f;
-        cfg.readout = kinds[r];
+        if (r < 3) {
+            cfg.readouts[0] = kinds[r];
+        } else {
+            cfg.n_readouts = 3;
+            cfg.readouts[0] = AG_READOUT_MAX;
+            cfg.readouts[1] = AG_READOUT_MEAN;
+            cfg.readouts[2] = AG_READOUT_ATTENTION;
+        }
         cfg.head_hidden = 5;
         cfg.head_dropout = 0.0f;
         ag_model_t *m;
@@ -216,6 +224,13 @@ static void test_graph_model_gradients(void **state) {
         ag_batch_t b;
         ag_batch_init(&b, &batch, X, E);
         assert_int_equal(ag_model_out_rows(m, &b), 3);
+        if (r == 3) {
+            /* the head's first layer reads the three 6-wide readouts side by side */
+            const ag_param_t *hw = ag_param_list_find(ag_model_params(m), "head.hidden.W");
+            assert_non_null(hw);
+            assert_int_equal(hw->shape[0], 18);
+            assert_non_null(ag_param_list_find(ag_model_params(m), "readout.gate.w"));
+        }
         check_gradients(m, &b);
         ag_batch_destroy(&b);
         ag_model_destroy(m);
@@ -237,7 +252,7 @@ static void test_config_json_roundtrip(void **state) {
     cfg.blocks[1].hops = 3;
     cfg.blocks[2].attn.score = AG_SCORE_GATV2;
     cfg.blocks[2].attn.edge_mode = AG_EDGE_BIAS;
-    cfg.readout = AG_READOUT_ATTENTION;
+    cfg.readouts[0] = AG_READOUT_ATTENTION;
     cfg.seed = 18446744073709551615ULL;
     ag_strbuf_t sb;
     ag_strbuf_init(&sb);
@@ -251,7 +266,8 @@ static void test_config_json_roundtrip(void **state) {
     assert_int_equal(back.blocks[1].mask, AG_MASK_KHOP);
     assert_int_equal(back.blocks[2].attn.score, AG_SCORE_GATV2);
     assert_int_equal(back.blocks[2].attn.edge_mode, AG_EDGE_BIAS);
-    assert_int_equal(back.readout, AG_READOUT_ATTENTION);
+    assert_int_equal(back.n_readouts, 1);
+    assert_int_equal(back.readouts[0], AG_READOUT_ATTENTION);
     assert_true(back.seed == cfg.seed);
     assert_float_equal(back.blocks[0].dropout, cfg.blocks[0].dropout, 0.0f);
     ag_json_free(j);

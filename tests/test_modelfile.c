@@ -77,7 +77,7 @@ static void mutag_bundle(ag_bundle_t *b, const ag_dataset_t *ds, ag_task_t task)
         mc.blocks[l].ffn_hidden = 32;
     }
     mc.head_hidden = 16;
-    mc.readout = AG_READOUT_ATTENTION;
+    mc.readouts[0] = AG_READOUT_ATTENTION;
     mc.in_dim = p.featurizer.n_features;
     mc.edge_dim = p.featurizer.n_edge_features;
     mc.n_out = p.n_out;

@@ -111,7 +111,8 @@ static void test_model_config_transformer(void **state) {
     assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_CLASSIFICATION, 5, 0, 2, &mc), AG_SUCCESS);
     assert_int_equal(mc.n_blocks, 2);
     assert_int_equal(mc.hidden, 10);
-    assert_int_equal(mc.readout, AG_READOUT_ATTENTION);
+    assert_int_equal(mc.n_readouts, 1);
+    assert_int_equal(mc.readouts[0], AG_READOUT_ATTENTION);
     assert_float_equal(mc.head_dropout, 0.25f, 0);
     assert_int_equal(mc.seed, 7);
     for (int l = 0; l < 2; l++) {
@@ -207,7 +208,7 @@ static void test_bad_values(void **state) {
         {&o.attn_norm, "none", "option attn_norm: unknown value 'none' (expected softmax or relu)"},
         {&o.edge_mode, "value", "option edge_mode: unknown value 'value' (expected none, key or bias)"},
         {&o.norm, "layer", "option norm: unknown value 'layer' (expected none, pre or post)"},
-        {&o.readout, "min", "option readout: unknown value 'min' (expected mean, sum, max, attention or vnode)"},
+        {&o.readout, "min", "option readout: unknown value 'min' (expected mean, sum, max, attention or vnode, or several of them joined by commas, each once)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ag_net_train_options_init(&o);

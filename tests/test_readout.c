@@ -262,6 +262,32 @@ static void test_params_and_names(void **state) {
     assert_string_equal(ag_readout_kind_name(AG_READOUT_MAX), "max");
     assert_int_equal(ag_readout_kind_from_name("median", &k), AG_EINVAL);
     assert_string_equal(ag_error_message(), "unknown readout 'median' (valid: mean, sum, max, attention, vnode)");
+
+    /* lists: in the order written, each kind once */
+    ag_readout_kind_t kinds[AG_READOUT_COUNT];
+    int n;
+    assert_int_equal(ag_readout_kinds_from_list("vnode,sum,max", kinds, &n), AG_SUCCESS);
+    assert_int_equal(n, 3);
+    assert_int_equal(kinds[0], AG_READOUT_VNODE);
+    assert_int_equal(kinds[1], AG_READOUT_SUM);
+    assert_int_equal(kinds[2], AG_READOUT_MAX);
+    assert_int_equal(ag_readout_kinds_from_list("attention", kinds, &n), AG_SUCCESS);
+    assert_int_equal(n, 1);
+    assert_int_equal(kinds[0], AG_READOUT_ATTENTION);
+    assert_int_equal(ag_readout_kinds_from_list("max,vnode,attention,mean,sum", kinds, &n), AG_SUCCESS);
+    assert_int_equal(n, 5);
+    static const struct { const char *list, *message; } bad[] = {
+        {"sum,summ", "unknown readout 'summ' in 'sum,summ' (valid: mean, sum, max, attention, vnode)"},
+        {"sum,", "unknown readout '' in 'sum,' (valid: mean, sum, max, attention, vnode)"},
+        {",sum", "unknown readout '' in ',sum' (valid: mean, sum, max, attention, vnode)"},
+        {"mean,max,mean", "readout 'mean' given twice in 'mean,max,mean'"},
+        {"", "empty readout list (valid: mean, sum, max, attention, vnode)"},
+        {NULL, "empty readout list (valid: mean, sum, max, attention, vnode)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(ag_readout_kinds_from_list(bad[i].list, kinds, &n), AG_EINVAL);
+        assert_string_equal(ag_error_message(), bad[i].message);
+    }
 }
 
 static void test_errors(void **state) {

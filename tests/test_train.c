@@ -135,7 +135,7 @@ static ag_model_t *small_graph_model(ag_task_t task, int64_t n_out, ag_readout_k
         cfg.blocks[l].dropout = 0.0f;
         cfg.blocks[l].ffn_dropout = 0.0f;
     }
-    cfg.readout = ro;
+    cfg.readouts[0] = ro;
     cfg.head_hidden = 16;
     cfg.head_dropout = 0.0f;
     ag_model_t *m;

@@ -247,7 +247,7 @@ static void small_config(ag_model_config_t *cfg, ag_task_t task, ag_readout_kind
         cfg->blocks[l].ffn_hidden = 5;
         cfg->blocks[l].ffn_dropout = 0.0f;
     }
-    cfg->readout = ro;
+    cfg->readouts[0] = ro;
     cfg->head_hidden = 5;
     cfg->head_dropout = 0.0f;
     cfg->virtual_node = 1;
@@ -268,11 +268,17 @@ static void test_model_gradients(void **state) {
     ag_test_fill_signed(X, 8 * 4, 3, 1.0f);
     ag_test_fill_signed(E, 6 * 2, 4, 1.0f);
     /* vnode readout over neighbours then k-hop; mean readout over the full mask; attention
-     * readout with GATv2 scores and edge keys */
-    for (int r = 0; r < 3; r++) {
+     * readout with GATv2 scores and edge keys; sum, vnode and attention readouts side by side
+     * (the token's row between two readouts of the node rows) */
+    for (int r = 0; r < 4; r++) {
         ag_model_config_t cfg;
         small_config(&cfg, AG_TASK_GRAPH_MULTITASK,
-                     r == 0 ? AG_READOUT_VNODE : r == 1 ? AG_READOUT_MEAN : AG_READOUT_ATTENTION);
+                     r == 0 ? AG_READOUT_VNODE : r == 1 ? AG_READOUT_MEAN : r == 2 ? AG_READOUT_ATTENTION : AG_READOUT_SUM);
+        if (r == 3) {
+            cfg.n_readouts = 3;
+            cfg.readouts[1] = AG_READOUT_VNODE;
+            cfg.readouts[2] = AG_READOUT_ATTENTION;
+        }
         if (r == 0) cfg.blocks[1].mask = AG_MASK_KHOP;
         if (r == 1) cfg.blocks[0].mask = cfg.blocks[1].mask = AG_MASK_FULL;
         if (r == 2) {
@@ -340,6 +346,72 @@ static void test_model_gradients(void **state) {
     ag_graph_destroy(&g3);
 }
 
+/* Copies every parameter of `from` into the same-named one of `to`; a head.hidden.W of `to` with
+ * more input rows gets `from`'s rows at row offset `at` and zeros elsewhere. */
+static void copy_params(const ag_model_t *from, ag_model_t *to, int64_t at) {
+    const ag_param_list_t *pf = ag_model_params(from), *pt = ag_model_params(to);
+    assert_int_equal(pf->count, pt->count);
+    for (int64_t t = 0; t < pt->count; t++) {
+        ag_param_t *d = &pt->items[t];
+        const ag_param_t *s = ag_param_list_find(pf, d->name);
+        assert_non_null(s);
+        if (s->shape[0] == d->shape[0]) {
+            assert_int_equal(s->shape[1], d->shape[1]);
+            memcpy(d->value, s->value, (size_t)(d->shape[0] * d->shape[1]) * sizeof(float));
+            continue;
+        }
+        assert_string_equal(d->name, "head.hidden.W");
+        memset(d->value, 0, (size_t)(d->shape[0] * d->shape[1]) * sizeof(float));
+        memcpy(d->value + at * d->shape[1], s->value, (size_t)(s->shape[0] * s->shape[1]) * sizeof(float));
+    }
+}
+
+/* Readouts side by side are each the readout alone: a {vnode, sum} model whose head reads only
+ * one half (the other half's head weights zero) predicts what the {vnode} or the {sum} model
+ * with the same weights predicts, and what the half it reads is matters (the halves differ). */
+static void test_several_readouts_values(void **state) {
+    (void)state;
+    ag_graph_t g1, g2, batch;
+    const int e1[] = {0, 1, 1, 2};
+    const int e2[] = {0, 1, 1, 2, 2, 3, 3, 0, 3, 4};
+    assert_int_equal(ag_test_igraph_graph(&g1, 3, e1, 2), AG_SUCCESS);
+    assert_int_equal(ag_test_igraph_graph(&g2, 5, e2, 5), AG_SUCCESS);
+    const ag_graph_t *parts[2] = {&g1, &g2};
+    assert_int_equal(ag_graph_batch(&batch, parts, 2), AG_SUCCESS);
+    float X[8 * 4], E[7 * 2];
+    ag_test_fill_signed(X, 8 * 4, 5, 1.0f);
+    ag_test_fill_signed(E, 7 * 2, 6, 1.0f);
+    ag_batch_t b;
+    ag_batch_init(&b, &batch, X, E);
+    ag_model_config_t both, one;
+    small_config(&both, AG_TASK_GRAPH_REGRESSION, AG_READOUT_VNODE);
+    both.n_readouts = 2;
+    both.readouts[1] = AG_READOUT_SUM;
+    ag_model_t *mb, *m1;
+    assert_int_equal(ag_model_create(&mb, &both), AG_SUCCESS);
+    float yb[4], y1[4], y2[4];
+    for (int half = 0; half < 2; half++) {
+        small_config(&one, AG_TASK_GRAPH_REGRESSION, half ? AG_READOUT_SUM : AG_READOUT_VNODE);
+        assert_int_equal(ag_model_create(&m1, &one), AG_SUCCESS);
+        copy_params(m1, mb, half * 6);
+        assert_int_equal(ag_model_forward(m1, &b, 0, NULL, y1), AG_SUCCESS);
+        assert_int_equal(ag_model_forward(mb, &b, 0, NULL, yb), AG_SUCCESS);
+        for (int i = 0; i < 4; i++) assert_float_equal(yb[i], y1[i], 1e-5f * fmaxf(1.0f, fabsf(y1[i])));
+        if (half) {
+            double diff = 0.0;
+            for (int i = 0; i < 4; i++) diff += fabs((double)y1[i] - y2[i]);
+            assert_true(diff > 1e-3);
+        }
+        memcpy(y2, y1, sizeof y1);
+        ag_model_destroy(m1);
+    }
+    ag_model_destroy(mb);
+    ag_batch_destroy(&b);
+    ag_graph_destroy(&batch);
+    ag_graph_destroy(&g1);
+    ag_graph_destroy(&g2);
+}
+
 static void test_config(void **state) {
     (void)state;
     ag_model_config_t cfg, back;
@@ -361,8 +433,54 @@ static void test_config(void **state) {
     assert_int_equal(ag_json_parse(sb.data, sb.len, "config", &j), AG_SUCCESS);
     assert_int_equal(ag_model_config_from_json(&back, j), AG_SUCCESS);
     assert_int_equal(back.virtual_node, 1);
-    assert_int_equal(back.readout, AG_READOUT_VNODE);
+    assert_int_equal(back.n_readouts, 1);
+    assert_int_equal(back.readouts[0], AG_READOUT_VNODE);
     ag_json_free(j);
+    /* several readouts: a comma list in the file, in order; each kind once, the token's needs the token */
+    cfg.n_readouts = 2;
+    cfg.readouts[1] = AG_READOUT_SUM;
+    ag_strbuf_t sb2;
+    ag_strbuf_init(&sb2);
+    assert_int_equal(ag_model_config_to_json(&cfg, &sb2), AG_SUCCESS);
+    assert_non_null(strstr(sb2.data, "\"readout\": \"vnode,sum\""));
+    assert_int_equal(ag_json_parse(sb2.data, sb2.len, "config", &j), AG_SUCCESS);
+    assert_int_equal(ag_model_config_from_json(&back, j), AG_SUCCESS);
+    assert_int_equal(back.n_readouts, 2);
+    assert_int_equal(back.readouts[0], AG_READOUT_VNODE);
+    assert_int_equal(back.readouts[1], AG_READOUT_SUM);
+    ag_json_free(j);
+    const char *bad_lists[] = {"vnode,vnode", "vnode,", "sum,token", ""};
+    for (int i = 0; i < 4; i++) {
+        char *at = strstr(sb2.data, "vnode,sum");
+        ag_strbuf_t sb3;
+        ag_strbuf_init(&sb3);
+        ag_strbuf_append(&sb3, sb2.data, (size_t)(at - sb2.data));
+        ag_strbuf_append(&sb3, bad_lists[i], strlen(bad_lists[i]));
+        ag_strbuf_append(&sb3, at + 9, strlen(at + 9));
+        assert_int_equal(ag_json_parse(sb3.data, sb3.len, "config", &j), AG_SUCCESS);
+        assert_int_equal(ag_model_config_from_json(&back, j), AG_EMODEL);
+        assert_non_null(strstr(ag_error_message(), "config.readout is missing or not a known name or list"));
+        ag_json_free(j);
+        ag_strbuf_destroy(&sb3);
+    }
+    ag_strbuf_destroy(&sb2);
+    cfg.readouts[1] = AG_READOUT_VNODE;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "readout vnode given twice"));
+    cfg.n_readouts = 0;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "1 to 5 readouts, not 0"));
+    cfg.n_readouts = 2;
+    cfg.readouts[0] = AG_READOUT_SUM;
+    cfg.virtual_node = 0;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "vnode readout needs the virtual node"));
+    cfg.readouts[1] = (ag_readout_kind_t)7;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "unknown readout 7 (readouts[1])"));
+    cfg.n_readouts = 1;
+    cfg.readouts[0] = AG_READOUT_VNODE;
+    cfg.virtual_node = 1;
     /* a configuration written before the option existed has no key: off */
     char *p = strstr(sb.data, "\"virtual_node\": 1, ");
     assert_non_null(p);
@@ -401,18 +519,36 @@ static void test_options(void **state) {
     o.min_epochs = 12;
     assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_CLASSIFICATION, 4, 0, 2, &mc), AG_SUCCESS);
     assert_int_equal(mc.virtual_node, 1);
-    assert_int_equal(mc.readout, AG_READOUT_SUM);
+    assert_int_equal(mc.n_readouts, 1);
+    assert_int_equal(mc.readouts[0], AG_READOUT_SUM);
     assert_int_equal(ag_net_train_options_train_config(&o, AG_TASK_GRAPH_CLASSIFICATION, &tc), AG_SUCCESS);
     assert_int_equal(tc.min_epochs, 12);
-    /* the vnode readout turns the token on */
+    /* the vnode readout turns the token on, alone or in a list (kept in order); a list without
+     * it leaves the token off */
+    static const struct {
+        const char *readout;
+        int virtual_node, n;
+        ag_readout_kind_t kinds[3];
+    } lists[] = {
+        {"vnode", 1, 1, {AG_READOUT_VNODE}},
+        {"sum,vnode", 1, 2, {AG_READOUT_SUM, AG_READOUT_VNODE}},
+        {"mean,max,attention", 0, 3, {AG_READOUT_MEAN, AG_READOUT_MAX, AG_READOUT_ATTENTION}},
+    };
     o.virtual_node = 0;
-    o.readout = "vnode";
-    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_CLASSIFICATION, 4, 0, 2, &mc), AG_SUCCESS);
-    assert_int_equal(mc.virtual_node, 1);
-    assert_int_equal(mc.readout, AG_READOUT_VNODE);
-    o.readout = "token";
-    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_CLASSIFICATION, 4, 0, 2, &mc), AG_EINVAL);
-    assert_non_null(strstr(ag_error_message(), "max, attention or vnode"));
+    for (int i = 0; i < 3; i++) {
+        o.readout = lists[i].readout;
+        assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_CLASSIFICATION, 4, 0, 2, &mc), AG_SUCCESS);
+        assert_int_equal(mc.virtual_node, lists[i].virtual_node);
+        assert_int_equal(mc.n_readouts, lists[i].n);
+        assert_memory_equal(mc.readouts, lists[i].kinds, (size_t)lists[i].n * sizeof mc.readouts[0]);
+    }
+    const char *bad[] = {"token", "sum,sum", "sum,", ",sum", "sum,,max"};
+    for (int i = 0; i < 5; i++) {
+        o.readout = bad[i];
+        assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_CLASSIFICATION, 4, 0, 2, &mc), AG_EINVAL);
+        assert_non_null(strstr(ag_error_message(), "max, attention or vnode, or several of them joined by commas"));
+        assert_non_null(strstr(ag_error_message(), bad[i]));
+    }
 }
 
 static void test_bundle_round_trip(void **state) {
@@ -427,15 +563,19 @@ static void test_bundle_round_trip(void **state) {
     ag_featurizer_config_t fc;
     ag_featurizer_config_init(&fc);
     fc.rw_pe_k = 3;
-    for (int r = 0; r < 2; r++) {
+    for (int r = 0; r < 3; r++) {
         ag_prepared_t p; /* the bundle takes the featuriser */
         assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_SUCCESS);
         ag_model_config_t mc;
-        small_config(&mc, AG_TASK_GRAPH_CLASSIFICATION, r ? AG_READOUT_SUM : AG_READOUT_VNODE);
+        small_config(&mc, AG_TASK_GRAPH_CLASSIFICATION, r == 1 ? AG_READOUT_SUM : AG_READOUT_VNODE);
+        if (r == 2) { /* the token's readout beside a sum */
+            mc.n_readouts = 2;
+            mc.readouts[1] = AG_READOUT_SUM;
+        }
         mc.in_dim = p.featurizer.n_features;
         mc.edge_dim = p.featurizer.n_edge_features;
         mc.n_out = p.n_out;
-        if (r) mc.blocks[0].mask = AG_MASK_FULL;
+        if (r == 1) mc.blocks[0].mask = AG_MASK_FULL;
         ag_model_t *m;
         if (ag_model_create(&m, &mc) != AG_SUCCESS) fail_msg("%s", ag_error_message());
         ag_bundle_t b, c;
@@ -444,7 +584,8 @@ static void test_bundle_round_trip(void **state) {
         assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
         assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
         assert_int_equal(ag_model_config(c.model)->virtual_node, 1);
-        assert_int_equal(ag_model_config(c.model)->readout, mc.readout);
+        assert_int_equal(ag_model_config(c.model)->n_readouts, mc.n_readouts);
+        assert_memory_equal(ag_model_config(c.model)->readouts, mc.readouts, (size_t)mc.n_readouts * sizeof mc.readouts[0]);
         assert_non_null(ag_param_list_find(ag_model_params(c.model), "vnode.emb"));
         for (int64_t gi = 0; gi < ds.n_graphs; gi += 3) {
             ag_fmat_t ya = {0}, yb = {0};
@@ -537,6 +678,7 @@ int main(void) {
         cmocka_unit_test(test_mask_contents),
         cmocka_unit_test(test_full_mask_over_widened_ranges),
         cmocka_unit_test(test_vnode_readout),
+        cmocka_unit_test(test_several_readouts_values),
         cmocka_unit_test(test_model_gradients),
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_options),

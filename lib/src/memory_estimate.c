@@ -157,6 +157,12 @@ ag_error_t ag_model_estimate_memory(const ag_model_config_t *c, int64_t N, int64
     PARAMS(2 * w);
     int64_t head_rows = graph_level ? G : N;
     if (graph_level) {
+        int64_t R = c->n_readouts > 1 ? c->n_readouts : 1;
+        if (R > 1) { /* one readout's operand, output and their gradients at a time */
+            floats(&acc, N, mul(&acc, w, 2, "width"), "nodes x width");
+            floats(&acc, G, mul(&acc, w, 2, "width"), "graphs x width");
+        }
+        w = mul(&acc, w, R, "readout width");
         floats(&acc, G, mul(&acc, w, grad, "width"), "graphs x width");
         floats(&acc, N, 2, "readout cache");
         if (c->head_hidden > 0) {

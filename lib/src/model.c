@@ -44,7 +44,10 @@ typedef struct op_t {
         ag_act_t act;
         ag_layernorm_t ln;
         ag_ffn_t ffn;
-        ag_readout_t ro;
+        struct {
+            int n;
+            ag_readout_t r[AG_READOUT_COUNT]; /* each pools the same rows; outputs side by side */
+        } ro;
         struct {
             float *emb, *demb; /* (W) the graph token's embedding and its gradient */
         } vn;
@@ -72,6 +75,10 @@ struct ag_model_t {
     int last_training;
     int64_t *vn_ptr;  /* (G+1) virtual node: graph ranges of the widened batch, tokens last */
     int64_t vn_cap;
+    /* Several readouts: their operands and results, one readout at a time. */
+    float *ro_x, *ro_dx;  /* (N x W) the node rows without the tokens (a vnode readout among them) */
+    float *ro_y, *ro_dy;  /* (G x W) one readout's output and its gradient */
+    int64_t ro_x_cap, ro_dx_cap, ro_y_cap, ro_dy_cap;
 };
 
 /* ---- names */
@@ -135,7 +142,8 @@ void ag_model_config_default(ag_model_config_t *cfg, ag_task_t task) {
         b->ffn_act = AG_ACT_GELU;
         b->ffn_dropout = 0.1f;
     }
-    cfg->readout = AG_READOUT_MEAN;
+    cfg->n_readouts = 1;
+    cfg->readouts[0] = AG_READOUT_MEAN;
     cfg->head_hidden = 64;
     cfg->head_act = AG_ACT_RELU;
     cfg->head_dropout = 0.1f;
@@ -176,7 +184,8 @@ void ag_model_config_gat(ag_model_config_t *cfg, int64_t in_dim, int64_t n_out) 
     cfg->blocks[1].attn.head_dim = n_out;
     cfg->blocks[1].attn.combine = AG_HEADS_MEAN;
     cfg->blocks[1].act = AG_ACT_IDENTITY;
-    cfg->readout = AG_READOUT_MEAN;
+    cfg->n_readouts = 1;
+    cfg->readouts[0] = AG_READOUT_MEAN;
     cfg->head_act = AG_ACT_RELU;
     cfg->node_head = 0;
     cfg->seed = 1;
@@ -215,7 +224,16 @@ ag_error_t ag_model_config_to_json(const ag_model_config_t *cfg, ag_strbuf_t *sb
     json_int(sb, "n_out", cfg->n_out, &first);
     json_int(sb, "hidden", cfg->hidden, &first);
     json_flt(sb, "input_dropout", cfg->input_dropout, &first);
-    json_str(sb, "readout", readout_names[cfg->readout], &first);
+    /* one name, or several joined by commas ("vnode,sum"): a single readout reads as before */
+    json_key(sb, "readout", &first);
+    ag_strbuf_append(sb, "\"", 1);
+    for (int r = 0; r < cfg->n_readouts && r < COUNT(readout_names); r++) {
+        int kind = (int)cfg->readouts[r];
+        const char *name = kind >= 0 && kind < COUNT(readout_names) ? readout_names[kind] : "unknown";
+        if (r) ag_strbuf_append(sb, ",", 1);
+        ag_strbuf_append(sb, name, strlen(name));
+    }
+    ag_strbuf_append(sb, "\"", 1);
     json_int(sb, "head_hidden", cfg->head_hidden, &first);
     json_str(sb, "head_act", act_names[cfg->head_act], &first);
     json_flt(sb, "head_dropout", cfg->head_dropout, &first);
@@ -288,6 +306,15 @@ static ag_error_t get_enum(const ag_json_t *o, const char *where, const char *ke
     return AG_SUCCESS;
 }
 
+/* "readout": one name or distinct names joined by commas. */
+static ag_error_t get_readouts(const ag_json_t *o, ag_model_config_t *cfg) {
+    const ag_json_t *v = ag_json_get(o, "readout");
+    if (!v || v->type != AG_JSON_STRING || ag_readout_kinds_from_list(v->string, cfg->readouts, &cfg->n_readouts))
+        return AG_ERROR(AG_EMODEL, "model configuration: config.readout is missing or not a known name or list of "
+                        "distinct names");
+    return AG_SUCCESS;
+}
+
 #define BIG ((int64_t)1 << 40)
 
 ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const ag_json_t *j) {
@@ -302,8 +329,7 @@ ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const ag_json_t *j)
     AG_CHECK(get_int(j, "config", "n_out", 1, BIG, &cfg->n_out));
     AG_CHECK(get_int(j, "config", "hidden", 0, BIG, &cfg->hidden));
     AG_CHECK(get_flt(j, "config", "input_dropout", 0.0f, 1.0f, &cfg->input_dropout));
-    AG_CHECK(get_enum(j, "config", "readout", readout_names, COUNT(readout_names), &e));
-    cfg->readout = (ag_readout_kind_t)e;
+    AG_CHECK(get_readouts(j, cfg));
     AG_CHECK(get_int(j, "config", "head_hidden", 0, BIG, &cfg->head_hidden));
     AG_CHECK(get_enum(j, "config", "head_act", act_names, COUNT(act_names), &e));
     cfg->head_act = (ag_act_kind_t)e;
@@ -502,12 +528,22 @@ static ag_error_t validate(const ag_model_config_t *c) {
         return AG_ERROR(AG_EINVAL, "model configuration: 1 to %d blocks, not %d", AG_MODEL_MAX_BLOCKS, c->n_blocks);
     if ((int)c->task < 0 || (int)c->task >= COUNT(task_names))
         return AG_ERROR(AG_EINVAL, "model configuration: unknown task");
-    if ((int)c->readout < 0 || (int)c->readout >= COUNT(readout_names))
-        return AG_ERROR(AG_EINVAL, "model configuration: unknown readout");
     if (c->virtual_node != 0 && c->virtual_node != 1)
         return AG_ERROR(AG_EINVAL, "model configuration: virtual_node must be 0 or 1, not %d", c->virtual_node);
-    if (ag_task_is_graph_level(c->task) && c->readout == AG_READOUT_VNODE && !c->virtual_node)
-        return AG_ERROR(AG_EINVAL, "model configuration: the vnode readout needs the virtual node (virtual_node 1)");
+    if (ag_task_is_graph_level(c->task)) {
+        if (c->n_readouts < 1 || c->n_readouts > AG_READOUT_COUNT)
+            return AG_ERROR(AG_EINVAL, "model configuration: 1 to %d readouts, not %d", AG_READOUT_COUNT, c->n_readouts);
+        for (int r = 0; r < c->n_readouts; r++) {
+            if ((int)c->readouts[r] < 0 || (int)c->readouts[r] >= COUNT(readout_names))
+                return AG_ERROR(AG_EINVAL, "model configuration: unknown readout %d (readouts[%d])", (int)c->readouts[r], r);
+            for (int q = 0; q < r; q++)
+                if (c->readouts[q] == c->readouts[r])
+                    return AG_ERROR(AG_EINVAL, "model configuration: readout %s given twice",
+                                    readout_names[c->readouts[r]]);
+            if (c->readouts[r] == AG_READOUT_VNODE && !c->virtual_node)
+                return AG_ERROR(AG_EINVAL, "model configuration: the vnode readout needs the virtual node (virtual_node 1)");
+        }
+    }
     for (int l = 0; l < c->n_blocks; l++) {
         const ag_block_config_t *b = &c->blocks[l];
         if ((int)b->mask < 0 || (int)b->mask >= COUNT(mask_names))
@@ -522,6 +558,12 @@ static ag_error_t validate(const ag_model_config_t *c) {
     if (!(c->input_dropout >= 0.0f && c->input_dropout < 1.0f) || !(c->head_dropout >= 0.0f && c->head_dropout < 1.0f))
         return AG_ERROR(AG_EINVAL, "model configuration: dropout must be in [0, 1)");
     return AG_SUCCESS;
+}
+
+static int has_readout(const ag_model_config_t *c, ag_readout_kind_t kind) {
+    for (int r = 0; r < c->n_readouts; r++)
+        if (c->readouts[r] == kind) return 1;
+    return 0;
 }
 
 static ag_error_t build(ag_model_t *m) {
@@ -546,18 +588,24 @@ static ag_error_t build(ag_model_t *m) {
     if (any_pre) AG_CHECK(add_layernorm(m, w, "final_norm"));
     if (vn_first >= 0) {
         for (int k = vn_first; k < m->n_ops; k++) m->ops[k].graph_rows = 2;
-        /* the vnode readout reads the tokens; every other readout and the node head only the nodes */
-        if (!ag_task_is_graph_level(c->task) || c->readout != AG_READOUT_VNODE)
+        /* the vnode readout reads the tokens (and gathers the node rows for readouts beside it);
+         * every other readout and the node head only the nodes */
+        if (!ag_task_is_graph_level(c->task) || !has_readout(c, AG_READOUT_VNODE))
             if (!push_op(m, OP_VNODE_DROP, w, w, "vnode.drop"))
                 return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
     }
     if (ag_task_is_graph_level(c->task)) {
         uint64_t seed = op_seed(m);
-        op_t *ro = push_op(m, OP_READOUT, w, w, "readout");
+        op_t *ro = push_op(m, OP_READOUT, w, w * c->n_readouts, "readout");
         if (!ro) return AG_ERROR(AG_EINVAL, "model configuration has too many operations");
         ro->graph_rows = 1;
-        ro->has_params = c->readout == AG_READOUT_ATTENTION;
-        AG_CHECK(ag_readout_init(&ro->u.ro, c->readout, w, seed));
+        ro->has_params = has_readout(c, AG_READOUT_ATTENTION);
+        /* every readout's kind is distinct, so the one with a gate keeps its names (readout.gate.w) */
+        for (int r = 0; r < c->n_readouts; r++) {
+            AG_CHECK(ag_readout_init(&ro->u.ro.r[r], c->readouts[r], w, seed));
+            ro->u.ro.n = r + 1;
+        }
+        w *= c->n_readouts;
         int first_head = m->n_ops;
         if (c->head_hidden > 0) {
             AG_CHECK(add_linear(m, w, c->head_hidden, "head.hidden"));
@@ -589,7 +637,9 @@ static ag_error_t build(ag_model_t *m) {
         case OP_LAYERNORM: AG_CHECK(ag_layernorm_params(&op->u.ln, &m->params, op->name)); break;
         case OP_FFN: AG_CHECK(ag_ffn_params(&op->u.ffn, &m->params, op->name)); break;
         case OP_ATTENTION: AG_CHECK(ag_attention_params(&op->u.attn, &m->params, op->name)); break;
-        case OP_READOUT: AG_CHECK(ag_readout_params(&op->u.ro, &m->params, op->name)); break;
+        case OP_READOUT:
+            for (int r = 0; r < op->u.ro.n; r++) AG_CHECK(ag_readout_params(&op->u.ro.r[r], &m->params, op->name));
+            break;
         case OP_VNODE_ADD:
             AG_CHECK(ag_param_list_add(&m->params, op->name, "emb", 2, 1, op->out_w, op->u.vn.emb, op->u.vn.demb, 0));
             break;
@@ -632,7 +682,9 @@ void ag_model_destroy(ag_model_t *m) {
         case OP_ACT: ag_act_destroy(&op->u.act); break;
         case OP_LAYERNORM: ag_layernorm_destroy(&op->u.ln); break;
         case OP_FFN: ag_ffn_destroy(&op->u.ffn); break;
-        case OP_READOUT: ag_readout_destroy(&op->u.ro); break;
+        case OP_READOUT:
+            for (int r = 0; r < op->u.ro.n; r++) ag_readout_destroy(&op->u.ro.r[r]);
+            break;
         case OP_ADD: break;
         case OP_VNODE_ADD: ag_i_free(op->u.vn.emb); break;
         case OP_VNODE_DROP: break;
@@ -645,6 +697,10 @@ void ag_model_destroy(ag_model_t *m) {
     ag_param_list_destroy(&m->params);
     ag_i_free(m->target_mean);
     ag_i_free(m->vn_ptr);
+    ag_i_free(m->ro_x);
+    ag_i_free(m->ro_dx);
+    ag_i_free(m->ro_y);
+    ag_i_free(m->ro_dy);
     ag_i_free(m);
 }
 
@@ -808,6 +864,66 @@ static int fuses_with_add(const ag_model_t *m, int k) {
 
 /* ---- forward and backward */
 
+/* Copies the node rows of the widened (N + G) x W rows (tokens last in each graph) to N x W, or
+ * adds them back (scatter = 1). */
+static void node_rows(const ag_model_t *m, int64_t G, int64_t W, const float *wide, float *nodes, int scatter) {
+    for (int64_t g = 0; g < G; g++) {
+        int64_t r0 = m->vn_ptr[g], n = (m->vn_ptr[g + 1] - 1 - r0) * W;
+        float *dst = scatter ? (float *)wide + r0 * W : nodes + (r0 - g) * W;
+        const float *src = scatter ? nodes + (r0 - g) * W : wide + r0 * W;
+        if (scatter)
+            for (int64_t q = 0; q < n; q++) dst[q] += src[q];
+        else if (n > 0)
+            memcpy(dst, src, (size_t)n * sizeof(float));
+    }
+}
+
+/* OP_READOUT: each readout pools X (N x W, or (N + G) x W with the tokens when `wide`) into a
+ * (G x W) block of Y (G x R W); one readout writes Y directly. */
+static ag_error_t readout_forward(ag_model_t *m, op_t *op, const ag_graph_t *g, int wide, const float *X, float *Y) {
+    int64_t G = g->n_graphs, N = g->n_nodes, W = op->in_w;
+    int R = op->u.ro.n;
+    if (R == 1) return ag_readout_forward(&op->u.ro.r[0], wide ? m->vn_ptr : g->graph_ptr, G, X, Y);
+    if (wide) {
+        AG_CHECK(grow_buffer(&m->ro_x, &m->ro_x_cap, N * W, "readout operands"));
+        node_rows(m, G, W, X, m->ro_x, 0);
+    }
+    AG_CHECK(grow_buffer(&m->ro_y, &m->ro_y_cap, G * W, "readout outputs"));
+    for (int r = 0; r < R; r++) {
+        ag_readout_t *ro = &op->u.ro.r[r];
+        int token = ro->kind == AG_READOUT_VNODE;
+        AG_CHECK(ag_readout_forward(ro, token ? m->vn_ptr : g->graph_ptr, G, wide && !token ? m->ro_x : X, m->ro_y));
+        for (int64_t gi = 0; gi < G; gi++)
+            memcpy(Y + (gi * R + r) * W, m->ro_y + gi * W, (size_t)W * sizeof(float));
+    }
+    return AG_SUCCESS;
+}
+
+/* dX += the gradient of every readout, in their order (a fixed summation order). */
+static ag_error_t readout_backward(ag_model_t *m, op_t *op, const ag_graph_t *g, int wide, const float *X,
+                                   const float *dY, float *dX) {
+    int64_t G = g->n_graphs, N = g->n_nodes, W = op->in_w;
+    int R = op->u.ro.n;
+    if (R == 1) return ag_readout_backward(&op->u.ro.r[0], wide ? m->vn_ptr : g->graph_ptr, G, X, dY, dX);
+    if (wide) {
+        AG_CHECK(grow_buffer(&m->ro_dx, &m->ro_dx_cap, N * W, "readout operand gradients"));
+        memset(m->ro_dx, 0, (size_t)(N * W) * sizeof(float));
+    }
+    AG_CHECK(grow_buffer(&m->ro_dy, &m->ro_dy_cap, G * W, "readout output gradients"));
+    for (int r = 0; r < R; r++) {
+        ag_readout_t *ro = &op->u.ro.r[r];
+        int token = ro->kind == AG_READOUT_VNODE;
+        for (int64_t gi = 0; gi < G; gi++)
+            memcpy(m->ro_dy + gi * W, dY + (gi * R + r) * W, (size_t)W * sizeof(float));
+        if (token)
+            AG_CHECK(ag_readout_backward(ro, m->vn_ptr, G, X, m->ro_dy, dX));
+        else
+            AG_CHECK(ag_readout_backward(ro, g->graph_ptr, G, wide ? m->ro_x : X, m->ro_dy, wide ? m->ro_dx : dX));
+    }
+    if (wide) node_rows(m, G, W, dX, m->ro_dx, 1);
+    return AG_SUCCESS;
+}
+
 static ag_error_t model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_rng_t *rng, float *out) {
     const ag_graph_t *g = batch->graph;
     int64_t N = g->n_nodes, G = g->n_graphs;
@@ -861,9 +977,7 @@ static ag_error_t model_forward(ag_model_t *m, ag_batch_t *batch, int training, 
                                                training, rng));
             break;
         }
-        case OP_READOUT:
-            AG_CHECK(ag_readout_forward(&op->u.ro, m->graph_rows[k] == 2 ? m->vn_ptr : g->graph_ptr, G, in, y));
-            break;
+        case OP_READOUT: AG_CHECK(readout_forward(m, op, g, m->graph_rows[k] == 2, in, y)); break;
         case OP_VNODE_ADD: vnode_add_forward(m, T, op->out_w, op->u.vn.emb, in, y); break;
         case OP_VNODE_DROP:
             for (int64_t gi = 0; gi < T; gi++) {
@@ -918,8 +1032,7 @@ static ag_error_t model_backward(ag_model_t *m, ag_batch_t *batch, const float *
         case OP_READOUT:
             if (dx || op->has_params) {
                 if (!dx) return AG_ERROR(AG_EINVAL, "model backward: readout without an input gradient");
-                AG_CHECK(ag_readout_backward(&op->u.ro, m->graph_rows[k] == 2 ? m->vn_ptr : g->graph_ptr, G, in, dy,
-                                             dx));
+                AG_CHECK(readout_backward(m, op, g, m->graph_rows[k] == 2, in, dy, dx));
             }
             break;
         case OP_VNODE_ADD: vnode_add_backward(m, T, op->out_w, dy, dx, op->u.vn.demb, 0); break;

@@ -147,12 +147,12 @@ ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *t, ag
         if (t->no_residual) b->residual = 0;
     }
     if (t->dropout >= 0 && preset == 0) mc->head_dropout = (float)t->dropout;
-    if (t->readout) {
-        static const char *const ro[] = {"mean", "sum", "max", "attention", "vnode"};
-        AG_CHECK(ag_i_option_index("readout", t->readout, ro, 5, &k));
-        mc->readout = (ag_readout_kind_t)k;
-    }
-    if (t->virtual_node || mc->readout == AG_READOUT_VNODE) mc->virtual_node = 1;
+    if (t->readout && ag_readout_kinds_from_list(t->readout, mc->readouts, &mc->n_readouts))
+        return AG_ERROR(AG_EINVAL, "option readout: unknown value '%s' (expected mean, sum, max, attention or "
+                        "vnode, or several of them joined by commas, each once)", t->readout);
+    if (t->virtual_node) mc->virtual_node = 1;
+    for (int r = 0; r < mc->n_readouts; r++)
+        if (mc->readouts[r] == AG_READOUT_VNODE) mc->virtual_node = 1;
     mc->seed = t->seed;
     return AG_SUCCESS;
 }

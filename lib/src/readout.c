@@ -36,6 +36,26 @@ ag_error_t ag_readout_kind_from_name(const char *name, ag_readout_kind_t *kind) 
                     name ? name : "(null)");
 }
 
+ag_error_t ag_readout_kinds_from_list(const char *list, ag_readout_kind_t *kinds, int *n) {
+    *n = 0;
+    if (!list || !*list) return AG_ERROR(AG_EINVAL, "empty readout list (valid: mean, sum, max, attention, vnode)");
+    const char *p = list;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        int found = -1;
+        for (int k = 0; k < AG_READOUT_COUNT; k++)
+            if (len == strlen(kind_names[k]) && !strncmp(p, kind_names[k], len)) found = k;
+        if (found < 0)
+            return AG_ERROR(AG_EINVAL, "unknown readout '%.*s' in '%s' (valid: mean, sum, max, attention, vnode)",
+                            (int)len, p, list);
+        for (int r = 0; r < *n; r++)
+            if ((int)kinds[r] == found) return AG_ERROR(AG_EINVAL, "readout '%s' given twice in '%s'", kind_names[found], list);
+        kinds[(*n)++] = (ag_readout_kind_t)found; /* distinct kinds: at most AG_READOUT_COUNT */
+        if (!p[len]) return AG_SUCCESS;
+        p += len + 1;
+    }
+}
+
 ag_error_t ag_readout_init(ag_readout_t *ro, ag_readout_kind_t kind, int64_t dim, uint64_t seed) {
     memset(ro, 0, sizeof *ro);
     if ((int)kind < 0 || kind >= AG_READOUT_COUNT)

@@ -224,7 +224,8 @@ typedef struct ag_net_train_options_t {
     const char *score;         /* "dot", "gat", "gatv2" */
     const char *attn_norm;     /* "softmax", "relu" */
     const char *readout;       /* "mean", "sum", "max", "attention", "vnode" (the graph token's
-                                  final state; turns virtual_node on) */
+                                  final state; turns virtual_node on), or several joined by commas
+                                  ("vnode,sum"): their outputs side by side */
     const char *edge_mode;     /* "none", "key", "bias" */
     const char *norm;          /* "pre", "post", "none" */
     double dropout, attn_dropout;

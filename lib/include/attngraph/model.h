@@ -3,7 +3,8 @@
  *
  *     X (N x F) -> [dropout] -> [input projection F -> W] -> L blocks -> node rows (N x W')
  *        node tasks:  -> [linear head] -> (N x C)
- *        graph tasks: -> readout (mean | sum | max | attention | vnode) -> MLP head -> (G x C)
+ *        graph tasks: -> readout (mean | sum | max | attention | vnode, or several of them side
+ *                        by side) -> MLP head -> (G x C)
  *
  * A block is an attention layer (its own mask, scoring, heads) with optional dropout on its input,
  * an activation, a residual connection and LayerNorm (pre or post), followed by an optional
@@ -21,6 +22,11 @@
  * value). K-hop paths never pass through the token. The readout AG_READOUT_VNODE takes the
  * token's final row; every other readout and the node head see only the real nodes (the token
  * rows are dropped after the last block).
+ *
+ * Several readouts (n_readouts > 1, e.g. vnode and sum, as PyG's MultiAggregation) each pool the
+ * same (N x W) rows and their (G x W) results are concatenated in the order given, so the head
+ * sees (G x n_readouts W). Why one would: the graph token's state is a softmax-weighted mean and
+ * cannot tell a molecule's size, which a sum readout carries.
  *
  * Internally the model is a tape of operations run forward in order and backward in reverse, each
  * with its own output buffer (grown when N grows, so steps of the same size allocate nothing).
@@ -82,7 +88,8 @@ typedef struct ag_model_config_t {
     float input_dropout;     /* on X */
     int n_blocks;            /* L */
     ag_block_config_t blocks[AG_MODEL_MAX_BLOCKS];
-    ag_readout_kind_t readout;  /* graph tasks */
+    int n_readouts;          /* graph tasks: 1 to AG_READOUT_COUNT, concatenated in order */
+    ag_readout_kind_t readouts[AG_READOUT_COUNT]; /* graph tasks: distinct kinds */
     int64_t head_hidden;     /* MLP head's hidden width (0: a single linear layer) */
     ag_act_kind_t head_act;
     float head_dropout;

@@ -84,6 +84,17 @@ const char *ag_readout_kind_name(ag_readout_kind_t kind);
 ag_error_t ag_readout_kind_from_name(const char *name, ag_readout_kind_t *kind);
 
 /**
+ * \function ag_readout_kinds_from_list
+ * Parses one readout name or several distinct ones joined by commas ("vnode,sum"), in order.
+ * \param list   The text.
+ * \param kinds  (AG_READOUT_COUNT) output: the kinds in the order written.
+ * \param n      Output: how many, 1 to AG_READOUT_COUNT.
+ * \return AG_SUCCESS, AG_EINVAL (NULL or empty list, an empty item, an unknown or repeated name; the
+ *         message names it and lists the valid ones).
+ */
+ag_error_t ag_readout_kinds_from_list(const char *list, ag_readout_kind_t *kinds, int *n);
+
+/**
  * \function ag_readout_params
  * Appends the readout's parameters to a list: for attention pooling "prefix.gate.w" (F, decayed)
  * and "prefix.gate.b" (1, not decayed); nothing for the other kinds.
