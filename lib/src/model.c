@@ -92,7 +92,6 @@ static const char *const combine_names[] = {"concat", "mean"};
 static const char *const edge_names[] = {"none", "key", "bias"};
 static const char *const normplace_names[] = {"none", "pre", "post"};
 static const char *const act_names[] = {"identity", "relu", "leaky_relu", "elu", "gelu"};
-static const char *const readout_names[] = {"mean", "sum", "max", "attention", "vnode"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -227,9 +226,8 @@ ag_error_t ag_model_config_to_json(const ag_model_config_t *cfg, ag_strbuf_t *sb
     /* one name, or several joined by commas ("vnode,sum"): a single readout reads as before */
     json_key(sb, "readout", &first);
     ag_strbuf_append(sb, "\"", 1);
-    for (int r = 0; r < cfg->n_readouts && r < COUNT(readout_names); r++) {
-        int kind = (int)cfg->readouts[r];
-        const char *name = kind >= 0 && kind < COUNT(readout_names) ? readout_names[kind] : "unknown";
+    for (int r = 0; r < cfg->n_readouts && r < AG_READOUT_COUNT; r++) {
+        const char *name = ag_readout_kind_name(cfg->readouts[r]);
         if (r) ag_strbuf_append(sb, ",", 1);
         ag_strbuf_append(sb, name, strlen(name));
     }
@@ -534,12 +532,12 @@ static ag_error_t validate(const ag_model_config_t *c) {
         if (c->n_readouts < 1 || c->n_readouts > AG_READOUT_COUNT)
             return AG_ERROR(AG_EINVAL, "model configuration: 1 to %d readouts, not %d", AG_READOUT_COUNT, c->n_readouts);
         for (int r = 0; r < c->n_readouts; r++) {
-            if ((int)c->readouts[r] < 0 || (int)c->readouts[r] >= COUNT(readout_names))
+            if ((int)c->readouts[r] < 0 || (int)c->readouts[r] >= AG_READOUT_COUNT)
                 return AG_ERROR(AG_EINVAL, "model configuration: unknown readout %d (readouts[%d])", (int)c->readouts[r], r);
             for (int q = 0; q < r; q++)
                 if (c->readouts[q] == c->readouts[r])
                     return AG_ERROR(AG_EINVAL, "model configuration: readout %s given twice",
-                                    readout_names[c->readouts[r]]);
+                                    ag_readout_kind_name(c->readouts[r]));
             if (c->readouts[r] == AG_READOUT_VNODE && !c->virtual_node)
                 return AG_ERROR(AG_EINVAL, "model configuration: the vnode readout needs the virtual node (virtual_node 1)");
         }
