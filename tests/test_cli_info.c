@@ -207,6 +207,13 @@ static void test_stdin_and_format(void **state) {
     ag_cli_run(&r, NULL, "info - < graphs/formats/sample.edgelist");
     assert_int_equal(r.code, 3);
     assert_non_null(strstr(r.err, "pass --format"));
+    /* formats recognised from the text: info names the one read */
+    ag_cli_run(&r, NULL, "info - < graphs/formats/sample.net");
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.out, "file: -\nformat: pajek\ndirected: no\nnodes: 5\nedges: 6\n"));
+    ag_cli_run(&r, NULL, "info --json - < graphs/formats/sample.graphml");
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.out, "\"format\": \"graphml\""));
     ag_cli_run(&r, NULL, "info --format=pajek graphs/formats/sample.net");
     assert_int_equal(r.code, 0);
     assert_non_null(strstr(r.out, "format: pajek\n"));

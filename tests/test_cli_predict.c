@@ -187,10 +187,19 @@ static void test_classify_failures_and_stdin(void **state) {
     snprintf(args, sizeof args, "classify --model %s tests/data/mutag-mini/molecules/0002.gml", mutag);
     ag_cli_run(&f, NULL, args);
     assert_string_equal(strchr(r.out, '\t'), strchr(f.out, '\t'));
-    /* '-' without --format */
+    /* '-' without --format: GML recognised from the text, the same prediction */
     snprintf(args, sizeof args, "classify --model %s - < tests/data/mutag-mini/molecules/0002.gml", mutag);
     ag_cli_run(&r, NULL, args);
-    assert_int_equal(r.code, 2);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_memory_equal(r.out, "-\t", 2);
+    assert_string_equal(strchr(r.out, '\t'), strchr(f.out, '\t'));
+    /* an edge list cannot be recognised: bad input, one line saying what to do */
+    snprintf(args, sizeof args, "classify --model %s - < graphs/formats/sample.edgelist", mutag);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 3);
+    assert_int_equal(ag_cli_count_lines(r.err), 1);
+    assert_non_null(strstr(r.err, "<stdin>: cannot tell the format from the first line"));
+    assert_non_null(strstr(r.err, "pass --format"));
 }
 
 /* Reads a written graph back with igraph. */
@@ -248,6 +257,11 @@ static void test_label(void **state) {
     char *buf = (char *)ag_test_read_file(out, &n);
     assert_string_equal(buf, s.out);
     free(buf);
+    /* the graph on standard input, its format recognised: the same table */
+    snprintf(args, sizeof args, "label --model %s - < graphs/social/karate.gml", karate);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_string_equal(r.out, s.out);
     /* a graph model cannot label; a bad extension; an output folder that does not exist: no file */
     snprintf(args, sizeof args, "label --model %s graphs/social/karate.gml", mutag);
     ag_cli_run(&r, NULL, args);

@@ -188,9 +188,9 @@ static void test_error_paths(void **state) {
     assert_read_fails(FORMATS "sample.txt", AG_FORMAT_AUTO, AG_EFORMAT,
                       FORMATS "sample.txt: unknown file extension (known: .gml, .graphml, .xml, .edges, .edgelist, "
                               ".el, .ncol, .lgl, .net, .paj, .pajek, .dimacs, .max, .dl); pass --format");
-    assert_read_fails("-", AG_FORMAT_AUTO, AG_EFORMAT,
-                      "standard input has no file extension: pass --format (auto, gml, graphml, edgelist, ncol, lgl, "
-                      "pajek, dimacs, dl)");
+    assert_int_equal(ag_format_from_path("-", &(ag_format_t){AG_FORMAT_AUTO}), AG_EFORMAT);
+    assert_string_equal(ag_error_message(), "standard input has no file extension: pass --format (auto, gml, graphml, "
+                                            "edgelist, ncol, lgl, pajek, dimacs, dl)");
     assert_read_fails(FORMATS "sample.gml", (ag_format_t)42, AG_EINVAL, "ag_graph_read: invalid format 42");
 }
 
@@ -221,6 +221,95 @@ static void test_stdin(void **state) {
     if (!freopen(BROKEN "non-number.edgelist", "r", stdin)) skip();
     assert_read_fails("-", AG_FORMAT_EDGELIST, AG_EPARSE,
                       "<stdin>: Unexpected character 'x' while parsing integer. (Parse error)");
+}
+
+/* Standard input without --format: the format is recognised from the text, and every sample reads
+ * as from its file; the formats that cannot be told apart say so. */
+static void test_stdin_recognised(void **state) {
+    (void)state;
+    const double weights[] = {1.5, 2.5, 3.5, 4.5, 5.5, 6.5};
+    static const struct {
+        const char *file;
+        ag_format_t format;
+        const char *vertex_name_attr, *edge_num_attr;
+    } cases[] = {
+        {"sample.gml", AG_FORMAT_GML, "name", "weight"},     {"sample.graphml", AG_FORMAT_GRAPHML, "id", "weight"},
+        {"sample.net", AG_FORMAT_PAJEK, "id", "weight"},     {"sample.dl", AG_FORMAT_DL, "name", NULL},
+        {"sample.lgl", AG_FORMAT_LGL, "name", "weight"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char file[512];
+        snprintf(file, sizeof file, FORMATS "%s", cases[i].file);
+        if (!freopen(file, "r", stdin)) skip();
+        assert_sample("-", AG_FORMAT_AUTO, cases[i].vertex_name_attr, cases[i].edge_num_attr,
+                      cases[i].edge_num_attr ? weights : NULL);
+        assert_int_equal(ag_graph_read_format(), cases[i].format);
+    }
+    if (!freopen(FORMATS "sample.ncol", "r", stdin)) skip();
+    assert_read_fails("-", AG_FORMAT_AUTO, AG_EFORMAT,
+                      "<stdin>: cannot tell the format from the first line (GML, GraphML, Pajek, DL and LGL are "
+                      "recognised; edge lists, NCOL and DIMACS are not): pass --format");
+    assert_int_equal(ag_graph_read_format(), AG_FORMAT_AUTO);
+    if (!freopen(BROKEN "empty.edgelist", "r", stdin)) skip();
+    assert_read_fails("-", AG_FORMAT_AUTO, AG_EFORMAT, "<stdin>: empty input: no format to recognise");
+    /* a recognised format's errors are its parser's, named after standard input */
+    if (!freopen(BROKEN "truncated.gml", "r", stdin)) skip();
+    igraph_t ig;
+    assert_int_equal(ag_graph_read(&ig, "-", AG_FORMAT_AUTO, 0), AG_EPARSE);
+    assert_int_equal(strncmp(ag_error_message(), "<stdin>: ", 9), 0);
+    /* copied whole, standard input gets the vertex count check that files get */
+    char tmp[] = "/tmp/ag_graph_read_XXXXXX";
+    int fd = mkstemp(tmp);
+    assert_true(fd >= 0);
+    const char *huge = "*Vertices 100000000\n*Edges\n1 2\n";
+    assert_int_equal(write(fd, huge, strlen(huge)), (ssize_t)strlen(huge));
+    close(fd);
+    if (!freopen(tmp, "r", stdin)) skip();
+    int64_t old = ag_graph_read_set_max_memory(1 << 20);
+    assert_int_equal(ag_graph_read(&ig, "-", AG_FORMAT_AUTO, 0), AG_ELIMIT);
+    ag_graph_read_set_max_memory(old);
+    assert_int_equal(strncmp(ag_error_message(), "<stdin>:1: ", 11), 0);
+    unlink(tmp);
+}
+
+static void test_format_sniff(void **state) {
+    (void)state;
+    static const struct {
+        const char *text;
+        ag_format_t format;
+    } cases[] = {
+        {"graph [\n  node [ id 0 ]\n]\n", AG_FORMAT_GML},
+        {"\xEF\xBB\xBF  Creator \"x\"\ngraph [ ]", AG_FORMAT_GML},
+        {"graph[node[id 0]]", AG_FORMAT_GML},
+        {"# a comment\n# another\nversion 1\ngraph [ ]", AG_FORMAT_GML},
+        {"# a\nb 1.5\n", AG_FORMAT_LGL},
+        {"\n\t<?xml version=\"1.0\"?>\n<graphml>", AG_FORMAT_GRAPHML},
+        {"*Vertices 5\n1 \"a\"\n", AG_FORMAT_PAJEK},
+        {"*network x\n*vertices 2\n", AG_FORMAT_PAJEK},
+        {"dl n=5\n", AG_FORMAT_DL},
+        {"DL\nN=5\n", AG_FORMAT_DL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ag_format_t f = AG_FORMAT_AUTO;
+        if (ag_format_sniff(cases[i].text, strlen(cases[i].text), &f)) fail_msg("case %zu: %s", i, ag_error_message());
+        if (f != cases[i].format) fail_msg("case %zu: %s, not %s", i, ag_format_name(f), ag_format_name(cases[i].format));
+    }
+    /* words that only start like a keyword, the text cut before the keyword ends, and the
+     * formats that look alike */
+    static const char *const unknown[] = {"graphs [ ]", "grap", "DLX n=5", "*Vertice 5", "0 1\n1 2\n",
+                                          "a b 1.5\n", "p max 5 6\n", "c comment\n"};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        ag_format_t f = AG_FORMAT_AUTO;
+        assert_int_equal(ag_format_sniff(unknown[i], strlen(unknown[i]), &f), AG_EFORMAT);
+        assert_int_equal(f, AG_FORMAT_AUTO);
+    }
+    ag_format_t f = AG_FORMAT_AUTO;
+    /* only len bytes are read: "graph" cut to "gra" is not GML */
+    assert_int_equal(ag_format_sniff("graph [ ]", 3, &f), AG_EFORMAT);
+    assert_int_equal(ag_format_sniff(" \n\t", 3, &f), AG_EFORMAT);
+    assert_string_equal(ag_error_message(), "empty input: no format to recognise");
+    assert_int_equal(ag_format_sniff(NULL, 0, &f), AG_EINVAL);
+    assert_int_equal(ag_format_sniff("graph", 5, NULL), AG_EINVAL);
 }
 
 /* A file without read permission (skipped when running as root, who reads it anyway). */
@@ -331,6 +420,8 @@ int main(void) {
         cmocka_unit_test(test_error_paths),
         cmocka_unit_test(test_warning_of_composite_attribute),
         cmocka_unit_test(test_stdin),
+        cmocka_unit_test(test_stdin_recognised),
+        cmocka_unit_test(test_format_sniff),
         cmocka_unit_test(test_molecule_without_edges),
         cmocka_unit_test(test_every_truncation),
         cmocka_unit_test(test_unreadable_file),

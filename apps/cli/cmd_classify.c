@@ -29,8 +29,8 @@ static void classify_usage(FILE *out) {
         "\n"
         "  --model FILE      a model saved by 'attn-graph train' (graph task)\n"
         "  --json            one JSON object per file instead of the text line\n"
-        "  --format F        gml, graphml, edgelist, ncol, lgl, pajek, dimacs, dl or auto (by extension);\n"
-        "                    required for '-' (standard input)\n"
+        "  --format F        gml, graphml, edgelist, ncol, lgl, pajek, dimacs, dl or auto (by extension;\n"
+        "                    for '-', standard input, by its text: GML, GraphML, Pajek, DL or LGL)\n"
         "  --directed        read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
         "  --threads N       OpenMP / BLAS threads\n"
         "  --help            this message\n"
@@ -228,12 +228,6 @@ int ag_cmd_classify(int argc, char **argv) {
         free(files);
         return AG_EXIT_USAGE;
     }
-    for (int i = 0; i < n_files; i++)
-        if (!strcmp(files[i], "-") && format == AG_FORMAT_AUTO) {
-            fprintf(stderr, "attn-graph: classify: reading '-' (standard input) needs --format\n");
-            free(files);
-            return AG_EXIT_USAGE;
-        }
     char defpath[4096];
     if (!model_path && !(model_path = cli_default_model(CMD, "tox21.safetensors", defpath, sizeof defpath))) {
         free(files);

@@ -46,7 +46,7 @@ static void explain_usage(FILE *out) {
         "                       heads of --layer, both directions averaged), node colour by predicted\n"
         "                       class (node models) or by the attention the node receives (graph models)\n"
         "  --layer L            the layer drawn (0-based; default the last)\n"
-        "  --format F           input format (auto by extension; required for '-')\n"
+        "  --format F           input format (auto: by extension; for '-' by its text)\n"
         "  --directed           read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
         "  --node-table FILE    the node feature table, when the model was trained with one\n"
         "  --table-id-attr ATTR vertex attribute matched to the table's ids (default 'id')\n"

@@ -18,7 +18,8 @@ static void info_usage(FILE *out) {
             "attribute with its type, an example value, missing values and feature width.\n"
             "\n"
             "  --format F   gml, graphml, edgelist, ncol, lgl, pajek, dimacs, dl or auto (the\n"
-            "               default: by file extension). Required when FILE is '-' (stdin).\n"
+            "               default: by file extension; for '-', stdin, by its text: GML,\n"
+            "               GraphML, Pajek, DL or LGL; others need --format).\n"
             "  --directed   read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
             "  --json       one JSON object per file per line\n"
             "  --help       this message\n"
@@ -135,14 +136,11 @@ static void print_text(FILE *out, const char *path, ag_format_t format, const ag
 
 /* Reads and summarises one file; prints the summary or the error. Returns an exit code. */
 static int info_file(const char *path, ag_format_t format, int directed, int json, int first) {
-    if (format == AG_FORMAT_AUTO) {
-        ag_error_t rc = ag_format_from_path(path, &format);
-        if (rc) return ag_cli_fail(rc);
-    }
     igraph_t ig;
     ag_error_t rc = ag_graph_read(&ig, path, format, directed);
     if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());
     if (rc) return ag_cli_fail(rc);
+    format = ag_graph_read_format();
     ag_graph_summary_t s;
     rc = ag_graph_summarize(&ig, &s);
     igraph_destroy(&ig);

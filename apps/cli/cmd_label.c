@@ -35,7 +35,7 @@ static void label_usage(FILE *out) {
         "  --model FILE         a node-level model saved by 'attn-graph train'\n"
         "  -o, --output OUT     output file (.gml, .graphml, .csv, .json)\n"
         "  --json               JSON lines instead of CSV (stdout, or an OUT ending in .json)\n"
-        "  --format F           input format (gml, graphml, edgelist, ...; auto by extension; required for '-')\n"
+        "  --format F           input format (gml, graphml, edgelist, ...; auto: by extension, for '-' by its text)\n"
         "  --directed           read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
         "  --node-table FILE    the node feature table, when the model was trained with one\n"
         "  --table-id-attr ATTR vertex attribute matched to the table's ids (default 'id')\n"

@@ -340,10 +340,6 @@ int cli_graph_opts_check(cli_graph_opts_t *o, const char *cmd) {
         fprintf(stderr, "attn-graph: %s: --format: %s\n", cmd, ag_error_message());
         return AG_EXIT_USAGE;
     }
-    if (!strcmp(o->graph_path, "-") && o->format == AG_FORMAT_AUTO) {
-        fprintf(stderr, "attn-graph: %s: reading '-' (standard input) needs --format\n", cmd);
-        return AG_EXIT_USAGE;
-    }
     return AG_EXIT_OK;
 }
 

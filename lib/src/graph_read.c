@@ -3,8 +3,10 @@
  */
 /* fileno, strcasecmp */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -34,6 +36,7 @@ static const struct {
 
 #define WARN_MAX 1024
 static _Thread_local char read_warning[WARN_MAX];
+static _Thread_local ag_format_t read_format;
 
 const char *ag_format_name(ag_format_t format) {
     if ((int)format < 0 || format >= AG_FORMAT_COUNT) return "unknown";
@@ -70,6 +73,87 @@ ag_error_t ag_format_from_path(const char *path, ag_format_t *format) {
 }
 
 const char *ag_graph_read_warning(void) { return read_warning; }
+
+ag_format_t ag_graph_read_format(void) { return read_format; }
+
+/* Does the text at p (n bytes) start with word, without case, followed by a space, '[' or its end? */
+static int starts_with_word(const char *p, size_t n, const char *word) {
+    size_t k = strlen(word);
+    if (n < k || strncasecmp(p, word, k)) return 0;
+    return n == k || isspace((unsigned char)p[k]) || p[k] == '[';
+}
+
+/* Where the next line starts, or end. */
+static const char *next_line(const char *p, const char *end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    return nl ? nl + 1 : end;
+}
+
+ag_error_t ag_format_sniff(const char *head, size_t len, ag_format_t *format) {
+    if (!head || !format) return AG_ERROR(AG_EINVAL, "ag_format_sniff: NULL argument");
+    const char *p = head, *end = head + len;
+    if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) p += 3; /* a UTF-8 byte-order mark */
+    int comment_lines = 0;
+    for (;;) {
+        while (p < end && isspace((unsigned char)*p)) p++;
+        if (p == end || *p != '#') break;
+        /* '#' opens a GML comment line and an LGL vertex line alike: look past them */
+        comment_lines = 1;
+        p = next_line(p, end);
+    }
+    const size_t n = (size_t)(end - p);
+    /* GML's usual top-level keys; a GML file whose first key is another needs --format */
+    if (starts_with_word(p, n, "graph") || starts_with_word(p, n, "Creator") || starts_with_word(p, n, "Version"))
+        *format = AG_FORMAT_GML;
+    else if (comment_lines)
+        *format = AG_FORMAT_LGL;
+    else if (n > 0 && *p == '<')
+        *format = AG_FORMAT_GRAPHML;
+    else if (starts_with_word(p, n, "*vertices") || starts_with_word(p, n, "*network"))
+        *format = AG_FORMAT_PAJEK;
+    else if (starts_with_word(p, n, "DL"))
+        *format = AG_FORMAT_DL;
+    else if (n == 0)
+        return AG_ERROR(AG_EFORMAT, "empty input: no format to recognise");
+    else
+        /* "0 1" is an edge list and an NCOL file alike, and DIMACS lines look like NCOL ones */
+        return AG_ERROR(AG_EFORMAT, "cannot tell the format from the first line (GML, GraphML, Pajek, DL and LGL "
+                                    "are recognised; edge lists, NCOL and DIMACS are not): pass --format");
+    return AG_SUCCESS;
+}
+
+/* Reads all of f into a malloc'd buffer (*buf, *len; *buf is NULL when empty). */
+static ag_error_t slurp(FILE *f, const char *name, char **buf, size_t *len) {
+    size_t cap = 0, n = 0;
+    char *b = NULL;
+    for (;;) {
+        if (n == cap) {
+            size_t ncap = cap ? 2 * cap : 65536;
+            char *nb = realloc(b, ncap);
+            if (!nb) {
+                free(b);
+                return AG_ERROR(AG_ENOMEM, "%s: out of memory reading %zu bytes", name, ncap);
+            }
+            b = nb;
+            cap = ncap;
+        }
+        size_t got = fread(b + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    if (ferror(f)) {
+        int e = errno;
+        free(b);
+        return AG_ERROR(AG_EFILE, "%s: %s", name, strerror(e));
+    }
+    if (n == 0) {
+        free(b);
+        b = NULL;
+    }
+    *buf = b;
+    *len = n;
+    return AG_SUCCESS;
+}
 
 static void destroy_guarded(igraph_t *ig) {
     ag_i_igraph_enter();
@@ -123,14 +207,34 @@ static igraph_error_t parse(igraph_t *ig, FILE *f, ag_format_t format, int direc
 
 ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int directed) {
     read_warning[0] = '\0';
+    read_format = AG_FORMAT_AUTO;
     if (!ig || !path) return AG_ERROR(AG_EINVAL, "ag_graph_read: NULL argument");
     if ((int)format < 0 || format >= AG_FORMAT_COUNT)
         return AG_ERROR(AG_EINVAL, "ag_graph_read: invalid format %d", (int)format);
-    if (format == AG_FORMAT_AUTO) AG_CHECK(ag_format_from_path(path, &format));
-
     const int is_stdin = !strcmp(path, "-");
     const char *name = is_stdin ? "<stdin>" : path;
+    if (format == AG_FORMAT_AUTO && !is_stdin) AG_CHECK(ag_format_from_path(path, &format));
+
     FILE *f = stdin;
+    /* Standard input has no extension: its format is recognised from its first lines, which
+     * needs it whole in memory (a pipe cannot be rewound); the parser then reads that copy. */
+    char *copy = NULL;
+    if (is_stdin && format == AG_FORMAT_AUTO) {
+        size_t len = 0;
+        AG_CHECK(slurp(stdin, name, &copy, &len));
+        ag_error_t rc = ag_format_sniff(copy ? copy : "", len, &format);
+        if (rc != AG_SUCCESS) {
+            char why[256]; /* the message buffer is about to be rewritten: copy it first */
+            snprintf(why, sizeof why, "%s", ag_error_message());
+            free(copy);
+            return AG_ERROR(rc, "%s: %s", name, why);
+        }
+        if (!(f = fmemopen(copy, len, "rb"))) {
+            int e = errno;
+            free(copy);
+            return AG_ERROR(AG_ENOMEM, "%s: cannot open its %zu bytes as a stream: %s", name, len, strerror(e));
+        }
+    }
     if (!is_stdin) {
         f = fopen(path, "rb");
         if (!f) return AG_ERROR(AG_EFILE, "%s: %s", path, strerror(errno));
@@ -140,19 +244,21 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
             fclose(f);
             return AG_ERROR(AG_EFILE, "%s: %s", path, strerror(EISDIR));
         }
-        /* a few bytes can ask igraph for millions of vertices: count them before it allocates */
-        if (ag_i_graph_format_scanned(format)) {
-            ag_graph_vertex_scan_t scan;
-            ag_i_graph_scan_vertices(f, format, &scan);
-            const int scan_failed = ferror(f), scan_errno = errno;
-            ag_error_t rc = scan_failed ? AG_ERROR(AG_EFILE, "%s: %s", path, strerror(scan_errno))
-                                        : ag_i_graph_check_vertices(path, format, &scan);
-            if (rc == AG_SUCCESS && fseek(f, 0, SEEK_SET) != 0)
-                rc = AG_ERROR(AG_EFILE, "%s: cannot rewind: %s", path, strerror(errno));
-            if (rc != AG_SUCCESS) {
-                fclose(f);
-                return rc;
-            }
+    }
+    /* a few bytes can ask igraph for millions of vertices: count them before it allocates (a
+     * pipe cannot be rewound, so standard input is counted only when it was copied) */
+    if ((!is_stdin || copy) && ag_i_graph_format_scanned(format)) {
+        ag_graph_vertex_scan_t scan;
+        ag_i_graph_scan_vertices(f, format, &scan);
+        const int scan_failed = ferror(f), scan_errno = errno;
+        ag_error_t rc = scan_failed ? AG_ERROR(AG_EFILE, "%s: %s", name, strerror(scan_errno))
+                                    : ag_i_graph_check_vertices(name, format, &scan);
+        if (rc == AG_SUCCESS && fseek(f, 0, SEEK_SET) != 0)
+            rc = AG_ERROR(AG_EFILE, "%s: cannot rewind: %s", name, strerror(errno));
+        if (rc != AG_SUCCESS) {
+            fclose(f);
+            free(copy);
+            return rc;
         }
     }
 
@@ -164,7 +270,8 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
     if (warning[0]) snprintf(read_warning, sizeof read_warning, "%s: %s", name, warning);
     const int read_failed = ferror(f);
     const int read_errno = errno;
-    if (!is_stdin) fclose(f);
+    if (!is_stdin || copy) fclose(f);
+    free(copy);
 
     if (irc != IGRAPH_SUCCESS) {
         /* igraph freed the partial graph through its FINALLY stack (the guard's handler runs it). */
@@ -191,5 +298,6 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
         destroy_guarded(ig);
         return AG_ERROR(AG_EPARSE, "%s: the graph has no vertices", name);
     }
+    read_format = format;
     return AG_SUCCESS;
 }

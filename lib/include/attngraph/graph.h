@@ -89,20 +89,37 @@ ag_error_t ag_format_from_name(const char *name, ag_format_t *format);
 ag_error_t ag_format_from_path(const char *path, ag_format_t *format);
 
 /**
+ * \function ag_format_sniff
+ * Recognises a format from the start of a file's text, as ag_graph_read() does for standard input.
+ * After leading blanks (and a UTF-8 byte-order mark): "graph", "Creator" or "Version" (possibly
+ * after '#' comment lines) is GML; other text after '#' lines is LGL; '<' is GraphML; "*Vertices" or
+ * "*Network" is Pajek; "DL" is UCINET DL (all without case). Edge lists, NCOL and DIMACS files
+ * cannot be told apart by their text ("0 1" is both an edge list and an NCOL line).
+ * \param head    The file's first bytes (need not be NUL-terminated); a few lines suffice.
+ * \param len     How many.
+ * \param format  Output.
+ * \return AG_SUCCESS; AG_EFORMAT if the text is empty or in none of the recognised formats.
+ * Time complexity: O(len).
+ */
+ag_error_t ag_format_sniff(const char *head, size_t len, ag_format_t *format);
+
+/**
  * \function ag_graph_read
  * Reads a graph file through igraph, with its vertex, edge and graph attributes.
  * Installs igraph's C attribute handler if none is set. igraph's errors are returned as
  * attngraph errors naming the file (and the line, where igraph's parser reports it).
  * \param ig      Output, uninitialised igraph_t; on success the caller destroys it.
- * \param path    File name, or "-" for standard input (format must then be given).
- * \param format  AG_FORMAT_AUTO to choose by extension.
+ * \param path    File name, or "-" for standard input.
+ * \param format  AG_FORMAT_AUTO to choose by extension, or for standard input by its text
+ *                (ag_format_sniff(); the input is then read whole into memory first);
+ *                ag_graph_read_format() tells the format used.
  * \param directed For formats that do not say (edge list, NCOL, LGL, DIMACS): 1 directed, 0 not.
  * In the formats whose vertices are numbers (edge list, Pajek, DIMACS, DL) a few bytes can declare
  * millions of vertices, which igraph would allocate: the file is first scanned for the vertex
  * count it asks for (O(file size), no allocation), and a count whose memory, estimated at
  * AG_GRAPH_READ_VERTEX_BYTES per vertex, exceeds the read limit (ag_graph_read_set_max_memory())
  * is refused with AG_ELIMIT, the message naming the file, the line, the count and what to change.
- * Standard input is not scanned.
+ * Standard input is not scanned, except when its format is recognised (it is then in memory).
  * \return AG_SUCCESS, AG_EFILE, AG_EPARSE, AG_EFORMAT, AG_ENOMEM, AG_ELIMIT.
  */
 ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int directed);
@@ -128,6 +145,11 @@ int64_t ag_graph_read_set_max_memory(int64_t bytes);
  * the file name ("FILE: ..."), or "" if there was none. The library never prints it; programs may.
  * Example: the GML reader ignores composite (list) attributes with a warning. */
 const char *ag_graph_read_warning(void);
+
+/** \function ag_graph_read_format
+ * The format the last successful ag_graph_read() on this thread parsed (what AG_FORMAT_AUTO chose),
+ * or AG_FORMAT_AUTO after a failed read. */
+ag_format_t ag_graph_read_format(void);
 
 #ifdef __cplusplus
 }
