@@ -10,7 +10,7 @@
 # (seed 1) per fold; prints the mean best validation RMSE over the folds (about 11 minutes with 2
 # cores). ESOL_EXTRA adds options to the setting in either protocol (a candidate: ESOL_EXTRA='--dropout 0.2').
 # AG_JOBS=N runs N trainings at a time (default: the number of cores, each training on one thread);
-# the figures do not depend on it. With 2 cores the whole script takes about 95 minutes (11
+# the figures do not depend on it. With 2 cores the whole script takes about 100 minutes (11
 # ensembles of 5 trainings of about 3 minutes, two at a time); AG_SEEDS=1 gives a first figure in
 # about 16 minutes.
 [ $# -eq 1 ] || { echo "usage: $0 DATASETS_DIR" >&2; exit 2; }
