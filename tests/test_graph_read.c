@@ -14,6 +14,10 @@
 #include <attngraph/graph.h>
 
 #define FORMATS AG_SOURCE_DIR "/graphs/formats/"
+
+/* The library's allocation-failure hooks (alloc.c), for tests only. */
+void ag_i_alloc_fail_at(int64_t n);
+int64_t ag_i_alloc_live(void);
 #define BROKEN AG_SOURCE_DIR "/tests/data/broken/"
 
 /* graphs/formats/sample.*: one undirected graph, 5 nodes a..e, edges in this order. */
@@ -270,6 +274,13 @@ static void test_stdin_recognised(void **state) {
     ag_graph_read_set_max_memory(old);
     assert_int_equal(strncmp(ag_error_message(), "<stdin>:1: ", 11), 0);
     unlink(tmp);
+    /* the copy's first allocation fails: AG_ENOMEM naming standard input, nothing left allocated */
+    if (!freopen(FORMATS "sample.gml", "r", stdin)) skip();
+    int64_t live = ag_i_alloc_live();
+    ag_i_alloc_fail_at(1);
+    assert_read_fails("-", AG_FORMAT_AUTO, AG_ENOMEM, "<stdin>: out of memory reading it");
+    ag_i_alloc_fail_at(0);
+    assert_int_equal(ag_i_alloc_live(), live);
 }
 
 static void test_format_sniff(void **state) {

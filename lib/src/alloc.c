@@ -95,6 +95,25 @@ ag_error_t ag_i_strings_dup(char ***out, const char *const *in, int64_t n) {
     return AG_SUCCESS;
 }
 
+ag_error_t ag_i_read_stream(FILE *f, char **buf, size_t *len) {
+    size_t cap = 0;
+    *buf = NULL;
+    *len = 0;
+    for (;;) {
+        if (*len == cap) {
+            size_t ncap = cap ? 2 * cap : 65536;
+            char *nb = ag_i_realloc(*buf, ncap);
+            if (!nb) return AG_ENOMEM;
+            *buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(*buf + *len, 1, cap - *len, f);
+        *len += got;
+        if (got == 0) break;
+    }
+    return ferror(f) ? AG_EFILE : AG_SUCCESS;
+}
+
 int ag_i_mul_overflow(int64_t a, int64_t b, int64_t *out) {
     if (a < 0 || b < 0) return 1;
     return __builtin_mul_overflow(a, b, out);

@@ -6,7 +6,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -122,39 +121,6 @@ ag_error_t ag_format_sniff(const char *head, size_t len, ag_format_t *format) {
     return AG_SUCCESS;
 }
 
-/* Reads all of f into a malloc'd buffer (*buf, *len; *buf is NULL when empty). */
-static ag_error_t slurp(FILE *f, const char *name, char **buf, size_t *len) {
-    size_t cap = 0, n = 0;
-    char *b = NULL;
-    for (;;) {
-        if (n == cap) {
-            size_t ncap = cap ? 2 * cap : 65536;
-            char *nb = realloc(b, ncap);
-            if (!nb) {
-                free(b);
-                return AG_ERROR(AG_ENOMEM, "%s: out of memory reading %zu bytes", name, ncap);
-            }
-            b = nb;
-            cap = ncap;
-        }
-        size_t got = fread(b + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    if (ferror(f)) {
-        int e = errno;
-        free(b);
-        return AG_ERROR(AG_EFILE, "%s: %s", name, strerror(e));
-    }
-    if (n == 0) {
-        free(b);
-        b = NULL;
-    }
-    *buf = b;
-    *len = n;
-    return AG_SUCCESS;
-}
-
 static void destroy_guarded(igraph_t *ig) {
     ag_i_igraph_enter();
     igraph_destroy(ig);
@@ -220,18 +186,24 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
      * needs it whole in memory (a pipe cannot be rewound); the parser then reads that copy. */
     char *copy = NULL;
     if (is_stdin && format == AG_FORMAT_AUTO) {
-        size_t len = 0;
-        AG_CHECK(slurp(stdin, name, &copy, &len));
-        ag_error_t rc = ag_format_sniff(copy ? copy : "", len, &format);
+        size_t len;
+        ag_error_t rc = ag_i_read_stream(stdin, &copy, &len);
+        if (rc != AG_SUCCESS) {
+            int e = errno;
+            ag_i_free(copy);
+            return rc == AG_ENOMEM ? AG_ERROR(AG_ENOMEM, "%s: out of memory reading it", name)
+                                   : AG_ERROR(AG_EFILE, "%s: %s", name, strerror(e));
+        }
+        rc = ag_format_sniff(copy, len, &format);
         if (rc != AG_SUCCESS) {
             char why[256]; /* the message buffer is about to be rewritten: copy it first */
             snprintf(why, sizeof why, "%s", ag_error_message());
-            free(copy);
+            ag_i_free(copy);
             return AG_ERROR(rc, "%s: %s", name, why);
         }
         if (!(f = fmemopen(copy, len, "rb"))) {
             int e = errno;
-            free(copy);
+            ag_i_free(copy);
             return AG_ERROR(AG_ENOMEM, "%s: cannot open its %zu bytes as a stream: %s", name, len, strerror(e));
         }
     }
@@ -257,7 +229,7 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
             rc = AG_ERROR(AG_EFILE, "%s: cannot rewind: %s", name, strerror(errno));
         if (rc != AG_SUCCESS) {
             fclose(f);
-            free(copy);
+            ag_i_free(copy);
             return rc;
         }
     }
@@ -271,7 +243,7 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
     const int read_failed = ferror(f);
     const int read_errno = errno;
     if (!is_stdin || copy) fclose(f);
-    free(copy);
+    ag_i_free(copy);
 
     if (irc != IGRAPH_SUCCESS) {
         /* igraph freed the partial graph through its FINALLY stack (the guard's handler runs it). */

@@ -30,6 +30,11 @@ char *ag_i_strdup(const char *s);
 void ag_i_strings_free(char **s, int64_t n);
 ag_error_t ag_i_strings_dup(char ***out, const char *const *in, int64_t n);
 
+/* Reads the rest of f into *buf (grown through ag_i_realloc; the caller ag_i_free's it, also on
+ * failure) and its length into *len. Returns AG_SUCCESS, AG_ENOMEM or AG_EFILE (ferror(f); errno
+ * as the read left it) without setting a message: each caller names its input its own way. */
+ag_error_t ag_i_read_stream(FILE *f, char **buf, size_t *len);
+
 /* Overflow-checked a * b for sizes; returns 0 and sets *out on success, non-zero on overflow. */
 int ag_i_mul_overflow(int64_t a, int64_t b, int64_t *out);
 

@@ -267,24 +267,16 @@ ag_error_t ag_json_parse_file(const char *path, ag_json_t **out) {
     *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f) return AG_ERROR(AG_EFILE, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap ? 2 * cap : 65536;
-            char *nb = ag_i_realloc(buf, ncap);
-            if (!nb) { ag_i_free(buf); fclose(f); return AG_ERROR(AG_ENOMEM, "%s: out of memory reading the file", path); }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) break;
-    }
-    int failed = ferror(f);
+    char *buf;
+    size_t len;
+    ag_error_t rc = ag_i_read_stream(f, &buf, &len);
     fclose(f);
-    if (failed) { ag_i_free(buf); return AG_ERROR(AG_EFILE, "%s: read error", path); }
-    ag_error_t rc = ag_json_parse(buf, len, path, out);
+    if (rc != AG_SUCCESS) {
+        ag_i_free(buf);
+        return rc == AG_ENOMEM ? AG_ERROR(AG_ENOMEM, "%s: out of memory reading the file", path)
+                               : AG_ERROR(AG_EFILE, "%s: read error", path);
+    }
+    rc = ag_json_parse(buf, len, path, out);
     ag_i_free(buf);
     return rc;
 }
