@@ -311,6 +311,34 @@ static void test_grad_lane_kernels(void **state) {
 }
 
 /* Backward adds into the gradients and into dX and dE: a second call doubles them. */
+/* GATv2's lane loops (attention_kernels.c: the score terms in chunks of whole heads of a
+ * 512-float buffer, the gradients over all H*D lanes): eight heads of eight (the ESOL model), three
+ * heads of 200 (a chunk of two heads, then one), and two heads of 520 (wider than the buffer: the
+ * scalar form); every mask kind, no, KEY and BIAS edge features, with attention dropout. Sampled
+ * differences on 5 elements of each tensor (the wide heads make full sweeps slow). */
+static void test_grad_gatv2_lanes(void **state) {
+    (void)state;
+    ag_graph_t g;
+    small_batch(&g, 0);
+    const int64_t shapes[3][2] = {{8, 8}, {3, 200}, {2, 520}};
+    const int masks[3] = {0, 3, 4}; /* NEIGHBOURS+self, KHOP2, FULL+self */
+    int v = 0;
+    for (int sh = 0; sh < 3; sh++)
+        for (int mk = 0; mk < 3; mk++)
+            for (int edge = 0; edge < 3; edge++, v++) {
+                ag_attention_config_t cfg = at_config(AG_SCORE_GATV2, AG_NORM_SOFTMAX, edge, v % AT_N_COMBINE, 4);
+                cfg.heads = shapes[sh][0];
+                cfg.head_dim = shapes[sh][1];
+                cfg.attn_dropout = v % 2 ? 0.3f : 0.0f;
+                char what[200];
+                snprintf(what, sizeof what, "GATV2 SOFTMAX %s edges %s %s H %lld D %lld dropout %.1f",
+                         MASKS[masks[mk]].name, at_edge_name(edge), at_combine_name(v % AT_N_COMBINE),
+                         (long long)cfg.heads, (long long)cfg.head_dim, (double)cfg.attn_dropout);
+                check_grads_sampled(&g, &MASKS[masks[mk]], &cfg, what, 1400 + (uint64_t)v, 5);
+            }
+    ag_test_graph_free(&g);
+}
+
 static void test_backward_accumulates(void **state) {
     (void)state;
     ag_graph_t g;
@@ -386,6 +414,7 @@ int main(void) {
         cmocka_unit_test(test_grad_with_dropout),
         cmocka_unit_test(test_grad_full_fast_path),
         cmocka_unit_test(test_grad_lane_kernels),
+        cmocka_unit_test(test_grad_gatv2_lanes),
     };
     return cmocka_run_group_tests(tests, NULL, teardown_report);
 }

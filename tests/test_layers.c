@@ -410,6 +410,21 @@ static void test_dropout_masks(void **state) {
     }
     /* 100000 Bernoulli(0.3) draws: mean 30000, sd 145; 5 sd either side */
     assert_in_range(dropped, 30000 - 725, 30000 + 725);
+    /* the layer compares the draw's 24 bits with ceil(p 2^24); ag_dropout_keep compares the float
+     * draw with p: the same decision for other probabilities too (p 2^24 whole or not, near 0 and 1) */
+    const float ps[] = {0.5f, 0.1f, 1.0f / 3.0f, 0.999f, 1e-6f};
+    for (int t = 0; t < 5; t++) {
+        ag_dropout_t dp;
+        ag_dropout_config_t cp = {F, ps[t]};
+        assert_int_equal(ag_dropout_init(&dp, &cp, 0), AG_SUCCESS);
+        ag_rng_t r;
+        ag_rng_init(&r, 77);
+        assert_int_equal(ag_dropout_forward(&dp, X, Y2, N, 1, &r), AG_SUCCESS);
+        for (int64_t k = 0; k < N * F; k++)
+            if ((Y2[k] != 0.0f) != ag_dropout_keep(77, 0, (uint64_t)k, ps[t]))
+                fail_msg("p = %g, element %lld: the layer and ag_dropout_keep disagree", (double)ps[t], (long long)k);
+        ag_dropout_destroy(&dp);
+    }
     /* same seed and stream: same mask; next stream: another mask */
     ag_rng_t rng2;
     ag_rng_init(&rng2, 123);

@@ -11,22 +11,6 @@
 #define AG_INV_SQRT2 0.70710678118654752440f
 #define AG_INV_SQRT_2PI 0.39894228040143267794f
 
-/* GELU's loops are compiled for AVX-512, AVX2 and the baseline, chosen at load time (the library
- * is installed, so it cannot assume -march=native); every clone does the same operations per
- * element without fused multiply-adds (ISO C mode keeps -ffp-contract=off), so the results do
- * not depend on which one runs. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define AG_ACT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define AG_ACT_CLONES
-#endif
-/* No floating-point trap is ever enabled: GCC may then turn the selects below into vector blends. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define AG_ACT_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
-#else
-#define AG_ACT_NO_TRAPPING_MATH
-#endif
-
 /* e^v for -87 <= v <= 0: Cody-Waite reduction by ln 2 and a degree-6 Taylor polynomial on
  * |r| <= ln(2)/2 (relative error below 3e-7), branch-free so that loops over it vectorise
  * (glibc's expf and erff are scalar calls). */
@@ -80,7 +64,7 @@ static inline __attribute__((always_inline)) float act_phi(float x) {
 
 /* Y = X Phi(X); Y may be X. NaN in, NaN out. (Skipping the tail branch for runs of 16 elements
  * within |x| < sqrt(2) was tried and was slower on the MUTAG model: most runs hold a larger one.) */
-AG_ACT_CLONES AG_ACT_NO_TRAPPING_MATH static void gelu_apply(const float *X, float *Y, int64_t n) {
+AG_CLONES AG_NO_TRAPPING_MATH static void gelu_apply(const float *X, float *Y, int64_t n) {
     for (int64_t k = 0; k < n; k++) {
         float x = X[k];
         Y[k] = x * act_phi(x);
@@ -88,7 +72,7 @@ AG_ACT_CLONES AG_ACT_NO_TRAPPING_MATH static void gelu_apply(const float *X, flo
 }
 
 /* dX += (Phi(X) + X phi(X)) dY, phi the normal density. */
-AG_ACT_CLONES AG_ACT_NO_TRAPPING_MATH static void gelu_grad(const float *X, const float *dY, float *dX, int64_t n) {
+AG_CLONES AG_NO_TRAPPING_MATH static void gelu_grad(const float *X, const float *dY, float *dX, int64_t n) {
     for (int64_t k = 0; k < n; k++) {
         float x = X[k];
         float h = -0.5f * (x * x);
@@ -113,7 +97,7 @@ static inline __attribute__((always_inline)) float act_expm1_neg(float v) {
 }
 
 /* Y = X for X > 0, alpha (e^X - 1) otherwise; Y may be X. NaN in, NaN out. */
-AG_ACT_CLONES AG_ACT_NO_TRAPPING_MATH static void elu_apply(const float *X, float *Y, int64_t n, float alpha) {
+AG_CLONES AG_NO_TRAPPING_MATH static void elu_apply(const float *X, float *Y, int64_t n, float alpha) {
     for (int64_t k = 0; k < n; k++) {
         float x = X[k];
         float c = x > -87.0f ? x : -87.0f; /* a NaN becomes -87 here and is passed through below */
@@ -124,7 +108,7 @@ AG_ACT_CLONES AG_ACT_NO_TRAPPING_MATH static void elu_apply(const float *X, floa
 }
 
 /* dX += dY for X > 0, alpha e^X dY otherwise (0 below -87, where e^X is below FLT_MIN). */
-AG_ACT_CLONES AG_ACT_NO_TRAPPING_MATH static void elu_grad(const float *X, const float *dY, float *dX, int64_t n,
+AG_CLONES AG_NO_TRAPPING_MATH static void elu_grad(const float *X, const float *dY, float *dX, int64_t n,
                                                           float alpha) {
     for (int64_t k = 0; k < n; k++) {
         float x = X[k];

@@ -221,8 +221,7 @@ static void make_ctx(ag_attn_ctx_t *x, const ag_attention_t *layer, const ag_mas
     x->den = k->den;
     x->o = k->o;
     x->dropout = k->dropout;
-    x->seed = k->seed;
-    x->stream = k->stream;
+    x->drop_base = ag_i_rng_base(k->seed, k->stream);
     x->p = c->attn_dropout;
     x->keep = c->attn_dropout > 0.0f ? 1.0f / (1.0f - c->attn_dropout) : 1.0f;
 }
@@ -512,7 +511,7 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
     ag_attn_ctx_t x;
     make_ctx(&x, layer, mask, E);
     /* the lane kernels recompute per-entry values in the source pass; the others keep them */
-    int keep_ds = !full && c->score != AG_SCORE_GATV2 && !ag_i_attn_csr_fast(&x);
+    int keep_ds = !full && !ag_i_attn_csr_fast(&x);
     if (!rc && keep_ds) rc = ag_i_alloc_array((void **)&ds_e, M * H, sizeof(float), "attention entry gradients");
     if (!rc && keep_ds) rc = ag_i_alloc_array((void **)&wv_e, M * H, sizeof(float), "attention entry weights");
     int nt = ag_get_num_threads();
@@ -560,7 +559,7 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
         rc = ag_i_attn_csr_backward(&x, &b, nt);
         if (rc) goto done;
     } else {
-        if (ds_e && x.emode == AG_EDGE_NONE) {
+        if (ds_e && x.emode == AG_EDGE_NONE && c->score != AG_SCORE_GATV2) {
             /* pass A, specialised: neighbour/k-hop masks without edge features, DOT or GAT */
             int64_t maxdeg = 1;
             for (int64_t i = 0; i < N; i++)

@@ -82,7 +82,7 @@ static inline __attribute__((always_inline)) void pair_grad(const csr_t *x, int6
         for (int64_t h = 0; h < H; h++) dot[h] += g[d * H + h] * v[d * H + h];
     if (c->dropout)
         for (int64_t h = 0; h < H; h++)
-            f[h] = ag_rng_uniform(c->seed, c->stream, (uint64_t)k * (uint64_t)H + (uint64_t)h) < c->p ? 0.0f : c->keep;
+            f[h] = ag_i_rng_uniform_at(c->drop_base, (uint64_t)k * (uint64_t)H + (uint64_t)h) < c->p ? 0.0f : c->keep;
     else
         for (int64_t h = 0; h < H; h++) f[h] = 1.0f;
     if (c->norm == AG_NORM_SOFTMAX) {
@@ -362,7 +362,7 @@ static inline __attribute__((always_inline)) void gat_entry_weights(const ag_att
     for (int64_t h = 0; h < H; h++) wt[h] = w[h] / dn[h];
     if (c->dropout)
         for (int64_t h = 0; h < H; h++)
-            wt[h] *= ag_rng_uniform(c->seed, c->stream, (uint64_t)k * (uint64_t)H + (uint64_t)h) < c->p ? 0.0f : c->keep;
+            wt[h] *= ag_i_rng_uniform_at(c->drop_base, (uint64_t)k * (uint64_t)H + (uint64_t)h) < c->p ? 0.0f : c->keep;
 }
 
 /* Forward of destination i for GAT scores: the weights, then their sum of the sources' value rows

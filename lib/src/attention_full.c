@@ -87,7 +87,7 @@ static void transpose(const float *src, float *dst, int64_t N, int64_t HD, int64
 
 static inline float drop_at(const ag_attn_ctx_t *c, int64_t i, int64_t j, int64_t h) {
     uint64_t idx = ((uint64_t)i * (uint64_t)c->N + (uint64_t)j) * (uint64_t)c->H + (uint64_t)h;
-    return ag_rng_uniform(c->seed, c->stream, idx) < c->p ? 0.0f : c->keep;
+    return ag_i_rng_uniform_at(c->drop_base, idx) < c->p ? 0.0f : c->keep;
 }
 
 /* s[0..n) = scale * sum_d a[d] * Bt[d*N + j0 + jj]: scores of one row against a block. */

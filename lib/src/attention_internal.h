@@ -8,6 +8,8 @@
 #include <string.h>
 #include "attngraph/attention.h"
 #include "blas.h"
+#include "internal.h"
+#include "rng_internal.h"
 
 /* Forward cache: O(N x H x D) per-node tensors and O(N x H) softmax statistics. No per-entry
  * tensor is kept: scores are recomputed from these in the backward pass and for the weights. */
@@ -35,24 +37,6 @@ typedef struct ag_attn_cache_t {
     const float *xs_of;
 } ag_attn_cache_t;
 
-/* The hot loops are compiled for AVX-512, AVX2 and the baseline, chosen at load time: the library
- * is installed, so it cannot assume -march=native. Each clone runs the same operations per lane
- * (ISO C mode keeps -ffp-contract=off: no fused multiply-adds), so results do not depend on
- * which one runs. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define AG_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define AG_CLONES
-#endif
-
-/* No floating-point traps are ever enabled, so GCC may vectorise the comparisons and selects of
- * the hot loops; clang has no per-function optimize attribute (and needs none to vectorise them). */
-#if defined(__GNUC__) && !defined(__clang__)
-#define AG_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
-#else
-#define AG_NO_TRAPPING_MATH
-#endif
-
 /* Everything the per-pair kernels read. */
 typedef struct ag_attn_ctx_t {
     int64_t N, H, D, HD, Fe;
@@ -70,7 +54,7 @@ typedef struct ag_attn_ctx_t {
     const float *We;    /* (Fe x H*D) KEY, (Fe x H) BIAS */
     float *mx, *den, *o;
     int dropout;
-    uint64_t seed, stream;
+    uint64_t drop_base; /* ag_i_rng_base(seed, stream) of the layer's dropout draws: hashed once */
     float p, keep;      /* dropout probability and 1/(1-p) */
 } ag_attn_ctx_t;
 

@@ -127,7 +127,7 @@ static inline float lrelu_d(float x, float slope) { return x > 0.0f ? 1.0f : slo
 /* Dropout multiplier of (pair, head): 0 with probability p, else 1/(1-p). */
 static inline float drop_factor(const ag_attn_ctx_t *c, const pair_t *p, int64_t h) {
     if (!c->dropout) return 1.0f;
-    float u = ag_rng_uniform(c->seed, c->stream, p->drop * (uint64_t)c->H + (uint64_t)h);
+    float u = ag_i_rng_uniform_at(c->drop_base, p->drop * (uint64_t)c->H + (uint64_t)h);
     return u < c->p ? 0.0f : c->keep;
 }
 
@@ -139,6 +139,98 @@ static void edge_key(const ag_attn_ctx_t *c, const float *e, float *ek) {
         const float *w = c->We + f * HD;
         float ef = e[f];
         for (int64_t x = 0; x < HD; x++) ek[x] += ef * w[x];
+    }
+}
+
+/* t (n) = a * leaky_relu(q + v [+ e]), element by element: a loop the compiler vectorises, where
+ * the per-head sum of pair_scores would not (its order is fixed). */
+AG_CLONES AG_NO_TRAPPING_MATH static void gatv2_terms(const float *restrict q, const float *restrict v,
+                                                      const float *restrict e, const float *restrict a,
+                                                      float slope, int64_t n, float *restrict t) {
+    if (e) {
+        for (int64_t x = 0; x < n; x++) {
+            float pre = q[x] + v[x] + e[x];
+            t[x] = a[x] * (pre > 0.0f ? pre : slope * pre);
+        }
+    } else {
+        for (int64_t x = 0; x < n; x++) {
+            float pre = q[x] + v[x];
+            t[x] = a[x] * (pre > 0.0f ? pre : slope * pre);
+        }
+    }
+}
+
+/* Floats of the stack buffer of gatv2_scores: whole heads of terms at a time. */
+#define GATV2_CHUNK 512
+
+/* GATv2 scores s (H) = sum over d, in order, of the terms of gatv2_terms: the sums of the scalar
+ * form, bit for bit (no fused multiply-adds in ISO C mode). */
+static void gatv2_scores(const ag_attn_ctx_t *c, const float *qi, const float *vj, const float *ek, float *s) {
+    int64_t H = c->H, D = c->D;
+    float t[GATV2_CHUNK]; /* (heads of the chunk x D) terms */
+    if (D > GATV2_CHUNK) { /* a head wider than the buffer: the scalar form */
+        for (int64_t h = 0; h < H; h++) {
+            float acc = 0.0f;
+            for (int64_t d = 0; d < D; d++) {
+                int64_t x = h * D + d;
+                acc += c->a[x] * lrelu(qi[x] + vj[x] + (ek ? ek[x] : 0.0f), c->slope);
+            }
+            s[h] = acc;
+        }
+        return;
+    }
+    int64_t hc = GATV2_CHUNK / D;
+    for (int64_t h0 = 0; h0 < H; h0 += hc) {
+        int64_t h1 = h0 + hc < H ? h0 + hc : H, x0 = h0 * D;
+        gatv2_terms(qi + x0, vj + x0, ek ? ek + x0 : NULL, c->a + x0, c->slope, (h1 - h0) * D, t);
+        for (int64_t h = h0; h < h1; h++) {
+            const float *th = t + (h - h0) * D;
+            float acc = 0.0f;
+            for (int64_t d = 0; d < D; d++) acc += th[d];
+            s[h] = acc;
+        }
+    }
+}
+
+/* The GATv2 terms of a pair's gradients, lane by lane (n = H*D lanes; ds, wv: the pair's dL/ds
+ * and value weight of each lane's head): with g = ds a lrelu'(pre), dq += g, da += ds lrelu(pre)
+ * and, with edge features e (KEY), dek = g + wv dO. The scalar form's operations, per lane. */
+AG_CLONES AG_NO_TRAPPING_MATH static void gatv2_grad(const float *restrict q, const float *restrict v,
+                                                     const float *restrict e, const float *restrict a,
+                                                     const float *restrict ds, const float *restrict wv,
+                                                     const float *restrict dO, float slope, int64_t n,
+                                                     float *restrict dq, float *restrict da,
+                                                     float *restrict dek) {
+    if (e) {
+        for (int64_t x = 0; x < n; x++) {
+            float pre = q[x] + v[x] + e[x];
+            float g = ds[x] * a[x] * (pre > 0.0f ? 1.0f : slope);
+            dq[x] += g;
+            da[x] += ds[x] * (pre > 0.0f ? pre : slope * pre);
+            dek[x] = g + wv[x] * dO[x];
+        }
+    } else {
+        for (int64_t x = 0; x < n; x++) {
+            float pre = q[x] + v[x];
+            float g = ds[x] * a[x] * (pre > 0.0f ? 1.0f : slope);
+            dq[x] += g;
+            da[x] += ds[x] * (pre > 0.0f ? pre : slope * pre);
+        }
+    }
+}
+
+/* A source's share of a pair's gradients, lane by lane (as gatv2_grad): the value path
+ * dv += wv dO (skipped where wv = 0, as the scalar form does), then the score path
+ * dv += ds a lrelu'(pre). */
+AG_CLONES AG_NO_TRAPPING_MATH static void gatv2_grad_src(const float *restrict q, const float *restrict v,
+                                                         const float *restrict e, const float *restrict a,
+                                                         const float *restrict ds, const float *restrict wv,
+                                                         const float *restrict dO, float slope, int64_t n,
+                                                         float *restrict dv) {
+    for (int64_t x = 0; x < n; x++) {
+        float pre = q[x] + v[x] + (e ? e[x] : 0.0f);
+        float t = wv[x] != 0.0f ? dv[x] + wv[x] * dO[x] : dv[x];
+        dv[x] = t + ds[x] * a[x] * (pre > 0.0f ? 1.0f : slope);
     }
 }
 
@@ -172,19 +264,9 @@ static int pair_scores(const ag_attn_ctx_t *c, const pair_t *p, float *s, float 
             s[h] = lrelu(pre, c->slope);
         }
         break;
-    case AG_SCORE_GATV2: {
-        const float *qi = c->q + p->i * HD, *vj = c->v + p->j * HD;
-        for (int64_t h = 0; h < H; h++) {
-            float acc = 0.0f;
-            for (int64_t d = 0; d < D; d++) {
-                int64_t x = h * D + d;
-                float pre = qi[x] + vj[x] + (has_ek ? ek[x] : 0.0f);
-                acc += c->a[x] * lrelu(pre, c->slope);
-            }
-            s[h] = acc;
-        }
+    case AG_SCORE_GATV2:
+        gatv2_scores(c, c->q + p->i * HD, c->v + p->j * HD, has_ek ? ek : NULL, s);
         break;
-    }
     }
     if (c->emode == AG_EDGE_BIAS && p->e)
         for (int64_t h = 0; h < H; h++) {
@@ -196,8 +278,8 @@ static int pair_scores(const ag_attn_ctx_t *c, const pair_t *p, float *s, float 
 }
 
 int64_t ag_i_attn_scratch_floats(const ag_attn_ctx_t *c) {
-    /* ek, dek, dO (H*D each); ebuf, dEf (Fe each); s, m, S, ds (H each) */
-    return 3 * c->HD + 2 * c->Fe + 4 * c->H + 16;
+    /* ek, dek, dO, dsx, wvx (H*D each); ebuf, dEf (Fe each); s, m, S, ds (H each) */
+    return 5 * c->HD + 2 * c->Fe + 4 * c->H + 16;
 }
 
 void ag_i_attn_forward_dst(const ag_attn_ctx_t *c, int64_t i, float *scratch) {
@@ -297,6 +379,7 @@ void ag_i_attn_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
     int64_t H = c->H, D = c->D, HD = c->HD, Fe = c->Fe;
     float *ek = scratch, *dek = ek + HD, *dO = dek + HD, *ebuf = dO + HD, *dEf = ebuf + Fe;
     float *s = dEf + Fe, *dsh = s + H;
+    float *dsx = dsh + H, *wvx = dsx + HD; /* (H*D) a pair's dL/ds and value weights, per lane */
     float *dqi = b->dq ? b->dq + i * HD : NULL, *deli = b->del ? b->del + i * H : NULL;
     load_dO(c, b, i, dO);
     if (c->mask->kind != AG_MASK_FULL) /* random rows of the sources: request them all up front */
@@ -353,20 +436,17 @@ void ag_i_attn_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
                 }
                 break;
             }
-            case AG_SCORE_GATV2: {
-                const float *qh = c->q + i * HD + h * D, *vh = c->v + p.j * HD + h * D, *ah = c->a + h * D;
-                float *pa = part + b->part_da + h * D;
+            case AG_SCORE_GATV2: /* after the heads, on every lane at once */
                 for (int64_t d = 0; d < D; d++) {
-                    float pre = qh[d] + vh[d] + (has_ek ? ek[h * D + d] : 0.0f);
-                    float g = ds * ah[d] * lrelu_d(pre, c->slope);
-                    dqi[h * D + d] += g;
-                    pa[d] += ds * lrelu(pre, c->slope);
-                    if (has_ek) dek[h * D + d] = g + wv * gh[d];
+                    dsx[h * D + d] = ds;
+                    wvx[h * D + d] = wv;
                 }
                 break;
             }
-            }
         }
+        if (c->score == AG_SCORE_GATV2)
+            gatv2_grad(c->q + i * HD, c->v + p.j * HD, has_ek ? ek : NULL, c->a, dsx, wvx, dO, c->slope, HD, dqi,
+                       part + b->part_da, dek);
         if (!p.e) continue;
         float *pw = part + b->part_we;
         if (c->emode == AG_EDGE_KEY) {
@@ -395,11 +475,16 @@ void ag_i_attn_backward_dst(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
 void ag_i_attn_backward_src(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int64_t j, float *scratch) {
     int64_t H = c->H, D = c->D, HD = c->HD, Fe = c->Fe;
     float *ek = scratch, *dO = ek + 2 * HD, *ebuf = dO + HD, *s = ebuf + 2 * Fe;
+    float *dsx = s + H, *wvx = dsx + HD; /* (H*D) an entry's dL/ds and value weights, per lane */
     float *dvj = b->dv + j * HD, *dkj = b->dk ? b->dk + j * HD : NULL, *derj = b->der ? b->der + j * H : NULL;
     if (b->ds_e) { /* the destination pass kept dL/ds and the weights: a plain gather */
         const ag_mask_t *m = c->mask;
         for (int64_t t = m->t_indptr[j]; t < m->t_indptr[j + 1]; t++) {
             int64_t k = m->t_entry[t], i = b->dst[k];
+            /* GATv2's score reads v_j through the leaky ReLU of q_i + v_j (+ e W^e): only that
+             * derivative is recomputed, not the scores and their softmax */
+            int has_ek = c->score == AG_SCORE_GATV2 && c->emode == AG_EDGE_KEY && m->edge[k] >= 0;
+            if (has_ek) edge_key(c, c->E + m->edge[k] * Fe, ek);
             if (t + 4 < m->t_indptr[j + 1]) {
                 int64_t kn = m->t_entry[t + 4], in = b->dst[kn];
                 const char *row = (const char *)(b->dcomb + in * b->C);
@@ -409,11 +494,22 @@ void ag_i_attn_backward_src(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int6
                 __builtin_prefetch(b->wv_e + kn * H);
             }
             load_dO(c, b, i, dO);
+            if (c->score == AG_SCORE_GATV2) {
+                for (int64_t h = 0; h < H; h++)
+                    for (int64_t d = 0; d < D; d++) {
+                        dsx[h * D + d] = b->ds_e[k * H + h];
+                        wvx[h * D + d] = b->wv_e[k * H + h];
+                    }
+                gatv2_grad_src(c->q + i * HD, c->v + j * HD, has_ek ? ek : NULL, c->a, dsx, wvx, dO, c->slope, HD,
+                               dvj);
+                continue;
+            }
             for (int64_t h = 0; h < H; h++) {
                 float wv = b->wv_e[k * H + h], ds = b->ds_e[k * H + h];
                 const float *gh = dO + h * D;
                 float *dvh = dvj + h * D;
-                for (int64_t d = 0; d < D; d++) dvh[d] += wv * gh[d];
+                if (wv != 0.0f)
+                    for (int64_t d = 0; d < D; d++) dvh[d] += wv * gh[d];
                 if (c->score == AG_SCORE_DOT) {
                     const float *qh = c->q + i * HD + h * D;
                     float g = ds * c->scale;

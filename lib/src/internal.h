@@ -8,6 +8,24 @@
 #include <stdarg.h>
 #include "attngraph/common.h"
 
+/* The hot loops are compiled for AVX-512, AVX2 and the baseline, chosen at load time: the library
+ * is installed, so it cannot assume -march=native. Each clone runs the same operations per lane
+ * (ISO C mode keeps -ffp-contract=off: no fused multiply-adds), so results do not depend on
+ * which one runs. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define AG_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define AG_CLONES
+#endif
+
+/* No floating-point traps are ever enabled, so GCC may vectorise the comparisons and selects of
+ * the hot loops; clang has no per-function optimize attribute (and needs none to vectorise them). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define AG_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
+#else
+#define AG_NO_TRAPPING_MATH
+#endif
+
 /* Records the last error (code, printf-style message, library source location) and returns code,
  * so that `return AG_ERROR(AG_EPARSE, "%s:%d: ...", path, line);` is one statement. */
 #define AG_ERROR(code, ...) ag_i_set_error((code), __FILE__, __LINE__, __VA_ARGS__)

@@ -3,12 +3,7 @@
  */
 #include <math.h>
 #include "attngraph/rng.h"
-
-static uint64_t mix(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+#include "rng_internal.h"
 
 void ag_rng_init(ag_rng_t *rng, uint64_t seed) {
     rng->seed = seed;
@@ -18,12 +13,11 @@ void ag_rng_init(ag_rng_t *rng, uint64_t seed) {
 uint64_t ag_rng_next_stream(ag_rng_t *rng) { return rng->stream++; }
 
 uint64_t ag_rng_u64(uint64_t seed, uint64_t stream, uint64_t index) {
-    return mix(mix(mix(seed + 0x9e3779b97f4a7c15ULL) ^ (stream + 0x632be59bd9b4e019ULL)) ^ index);
+    return ag_i_rng_mix(ag_i_rng_base(seed, stream) ^ index);
 }
 
 float ag_rng_uniform(uint64_t seed, uint64_t stream, uint64_t index) {
-    /* 24 high bits: every value is exactly representable and strictly below 1. */
-    return (float)(ag_rng_u64(seed, stream, index) >> 40) * (1.0f / 16777216.0f);
+    return ag_i_rng_uniform_at(ag_i_rng_base(seed, stream), index);
 }
 
 float ag_rng_normal(uint64_t seed, uint64_t stream, uint64_t index) {
