@@ -7,12 +7,12 @@
 # ESOL_PROTOCOL=cv: how the setting is chosen, without any test molecule: 5-fold cross-validation
 # on the 1,014 training and validation molecules of random_split (their indices shuffled by
 # Python's random.Random(7), fold = position mod 5; the test molecules are not read), one model
-# (seed 1) per fold; prints the mean best validation RMSE over the folds (about 11 minutes with 2
+# (seed 1) per fold; prints the mean best validation RMSE over the folds (about 4 minutes with 2
 # cores). ESOL_EXTRA adds options to the setting in either protocol (a candidate: ESOL_EXTRA='--dropout 0.2').
 # AG_JOBS=N runs N trainings at a time (default: the number of cores, each training on one thread);
-# the figures do not depend on it. With 2 cores the whole script takes about 100 minutes (11
-# ensembles of 5 trainings of about 3 minutes, two at a time); AG_SEEDS=1 gives a first figure in
-# about 16 minutes.
+# the figures do not depend on it. With 2 cores the whole script takes about 36 minutes (11
+# ensembles of 5 trainings of about 70 seconds, two at a time); AG_SEEDS=1 gives a first figure in
+# about 6 minutes.
 [ $# -eq 1 ] || { echo "usage: $0 DATASETS_DIR" >&2; exit 2; }
 D=$1
 . "$(dirname "$0")/common.sh"
