@@ -310,12 +310,11 @@ static void test_grad_lane_kernels(void **state) {
     ag_test_graph_free(&small);
 }
 
-/* Backward adds into the gradients and into dX and dE: a second call doubles them. */
-/* GATv2's lane loops (attention_kernels.c: the score terms in chunks of whole heads of a
- * 512-float buffer, the gradients over all H*D lanes): eight heads of eight (the ESOL model), three
- * heads of 200 (a chunk of two heads, then one), and two heads of 520 (wider than the buffer: the
- * scalar form); every mask kind, no, KEY and BIAS edge features, with attention dropout. Sampled
- * differences on 5 elements of each tensor (the wide heads make full sweeps slow). */
+/* GATv2's lane loops (attention_kernels.c: the score terms in chunks of a 512-float buffer, the
+ * gradients over all H*D lanes): eight heads of eight (the ESOL model), three heads of 200 (the
+ * second head straddles two chunks), and two heads of 520 (each wider than a chunk); every mask
+ * kind, no, KEY and BIAS edge features, with attention dropout. Sampled differences on 5 elements
+ * of each tensor (the wide heads make full sweeps slow). */
 static void test_grad_gatv2_lanes(void **state) {
     (void)state;
     ag_graph_t g;
@@ -339,6 +338,7 @@ static void test_grad_gatv2_lanes(void **state) {
     ag_test_graph_free(&g);
 }
 
+/* Backward adds into the gradients and into dX and dE: a second call doubles them. */
 static void test_backward_accumulates(void **state) {
     (void)state;
     ag_graph_t g;

@@ -160,34 +160,26 @@ AG_CLONES AG_NO_TRAPPING_MATH static void gatv2_terms(const float *restrict q, c
     }
 }
 
-/* Floats of the stack buffer of gatv2_scores: whole heads of terms at a time. */
+/* Floats of the stack buffer of gatv2_scores. */
 #define GATV2_CHUNK 512
 
-/* GATv2 scores s (H) = sum over d, in order, of the terms of gatv2_terms: the sums of the scalar
- * form, bit for bit (no fused multiply-adds in ISO C mode). */
+/* GATv2 scores s (H) = sum over d, in order, of the terms of gatv2_terms, made GATV2_CHUNK lanes
+ * at a time (a head may straddle two chunks: its sum carries over): the scalar form's sums, bit
+ * for bit (no fused multiply-adds in ISO C mode). */
 static void gatv2_scores(const ag_attn_ctx_t *c, const float *qi, const float *vj, const float *ek, float *s) {
-    int64_t H = c->H, D = c->D;
-    float t[GATV2_CHUNK]; /* (heads of the chunk x D) terms */
-    if (D > GATV2_CHUNK) { /* a head wider than the buffer: the scalar form */
-        for (int64_t h = 0; h < H; h++) {
-            float acc = 0.0f;
-            for (int64_t d = 0; d < D; d++) {
-                int64_t x = h * D + d;
-                acc += c->a[x] * lrelu(qi[x] + vj[x] + (ek ? ek[x] : 0.0f), c->slope);
+    int64_t HD = c->HD, D = c->D, h = 0, d = 0;
+    float t[GATV2_CHUNK]; /* (lanes of the chunk) terms */
+    float acc = 0.0f;
+    for (int64_t x0 = 0; x0 < HD; x0 += GATV2_CHUNK) {
+        int64_t n = HD - x0 < GATV2_CHUNK ? HD - x0 : GATV2_CHUNK;
+        gatv2_terms(qi + x0, vj + x0, ek ? ek + x0 : NULL, c->a + x0, c->slope, n, t);
+        for (int64_t u = 0; u < n; u++) {
+            acc += t[u];
+            if (++d == D) {
+                s[h++] = acc;
+                acc = 0.0f;
+                d = 0;
             }
-            s[h] = acc;
-        }
-        return;
-    }
-    int64_t hc = GATV2_CHUNK / D;
-    for (int64_t h0 = 0; h0 < H; h0 += hc) {
-        int64_t h1 = h0 + hc < H ? h0 + hc : H, x0 = h0 * D;
-        gatv2_terms(qi + x0, vj + x0, ek ? ek + x0 : NULL, c->a + x0, c->slope, (h1 - h0) * D, t);
-        for (int64_t h = h0; h < h1; h++) {
-            const float *th = t + (h - h0) * D;
-            float acc = 0.0f;
-            for (int64_t d = 0; d < D; d++) acc += th[d];
-            s[h] = acc;
         }
     }
 }
