@@ -14,11 +14,11 @@
 #include <attngraph/graph.h>
 
 #define FORMATS AG_SOURCE_DIR "/graphs/formats/"
+#define BROKEN AG_SOURCE_DIR "/tests/data/broken/"
 
 /* The library's allocation-failure hooks (alloc.c), for tests only. */
 void ag_i_alloc_fail_at(int64_t n);
 int64_t ag_i_alloc_live(void);
-#define BROKEN AG_SOURCE_DIR "/tests/data/broken/"
 
 /* graphs/formats/sample.*: one undirected graph, 5 nodes a..e, edges in this order. */
 static const int sample_edges[6][2] = {{0, 1}, {0, 2}, {1, 2}, {1, 3}, {2, 3}, {3, 4}};
