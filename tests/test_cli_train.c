@@ -253,6 +253,8 @@ static void test_bad_options(void **state) {
         "train graphs/social/karate.gml --label-attr club --split-random 0.8,0.1 --train-nodes 0,33",
         "train --labels tests/data/mutag-mini/labels.csv --task graph-clustering",
         "train --labels tests/data/mutag-mini/labels.csv --preset gat",
+        "train --labels tests/data/mutag-mini/labels.csv --head-hidden -1",
+        "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --quiet --head-hidden 8",
         "eval --labels tests/data/mutag-mini/labels.csv",
         "eval --model x.safetensors --part middle",
     };
@@ -271,7 +273,7 @@ static void test_bad_options(void **state) {
                           "--split-random", "--label-attr", "--node-table", "--table-id-attr", "--train-nodes",
                           "--vertex-attrs", "--edge-attrs", "--exclude-attrs", "--normalize", "--degree", "--lap-pe",
                           "--rw-pe", "--preset", "--layers", "--heads", "--head-dim", "--hidden", "--mask", "--hops",
-                          "--score", "--attn-norm", "--readout", "--dropout", "--attn-dropout", "--edge-mode",
+                          "--score", "--attn-norm", "--readout", "--head-hidden", "--dropout", "--attn-dropout", "--edge-mode",
                           "--no-ffn", "--norm", "--no-residual", "--epochs", "--lr", "--weight-decay", "--optimizer",
                           "--batch-size", "--patience", "--clip", "--schedule", "--warmup", "--seed", "--metric",
                           "--threads", "--output", "--log", "--quiet", "--json"};

@@ -191,8 +191,9 @@ static void test_graph_model_gradients(void **state) {
     ag_test_fill_signed(X, 8 * 4, 3, 1.0f);
     ag_test_fill_signed(E, 6 * 2, 4, 1.0f);
     ag_readout_kind_t kinds[] = {AG_READOUT_MEAN, AG_READOUT_ATTENTION, AG_READOUT_SUM};
-    /* r = 3: three readouts side by side (max, mean, attention), each with its own gradient */
-    for (int r = 0; r < 4; r++) {
+    /* r = 3: three readouts side by side (max, mean, attention), each with its own gradient;
+     * r = 4: a sum readout straight into a linear head (head_hidden 0, --head-hidden 0) */
+    for (int r = 0; r < 5; r++) {
         ag_model_config_t cfg;
         ag_model_config_default(&cfg, r == 0 ? AG_TASK_GRAPH_REGRESSION : AG_TASK_GRAPH_MULTITASK);
         cfg.in_dim = 4;
@@ -211,19 +212,29 @@ static void test_graph_model_gradients(void **state) {
         cfg.blocks[0].ffn_dropout = 0.0f;
         if (r < 3) {
             cfg.readouts[0] = kinds[r];
+        } else if (r == 4) {
+            cfg.readouts[0] = AG_READOUT_SUM;
         } else {
             cfg.n_readouts = 3;
             cfg.readouts[0] = AG_READOUT_MAX;
             cfg.readouts[1] = AG_READOUT_MEAN;
             cfg.readouts[2] = AG_READOUT_ATTENTION;
         }
-        cfg.head_hidden = 5;
+        cfg.head_hidden = r == 4 ? 0 : 5;
         cfg.head_dropout = 0.0f;
         ag_model_t *m;
         assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);
         ag_batch_t b;
         ag_batch_init(&b, &batch, X, E);
         assert_int_equal(ag_model_out_rows(m, &b), 3);
+        if (r == 4) {
+            /* no hidden layer: the output layer reads the 6-wide readout itself */
+            assert_null(ag_param_list_find(ag_model_params(m), "head.hidden.W"));
+            const ag_param_t *ow = ag_param_list_find(ag_model_params(m), "head.out.W");
+            assert_non_null(ow);
+            assert_int_equal(ow->shape[0], 6);
+            assert_int_equal(ow->shape[1], 2);
+        }
         if (r == 3) {
             /* the head's first layer reads the three 6-wide readouts side by side */
             const ag_param_t *hw = ag_param_list_find(ag_model_params(m), "head.hidden.W");

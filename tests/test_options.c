@@ -131,6 +131,16 @@ static void test_model_config_transformer(void **state) {
         assert_int_equal(b->ffn, 0);
         assert_int_equal(b->residual, 0);
     }
+    /* the head's hidden width is its own option; 0 gives a linear head */
+    assert_int_equal(mc.head_hidden, 10); /* the block width by default */
+    o.head_hidden = 0;
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_CLASSIFICATION, 5, 0, 2, &mc), AG_SUCCESS);
+    assert_int_equal(mc.head_hidden, 0);
+    o.head_hidden = 32;
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_REGRESSION, 5, 0, 2, &mc), AG_SUCCESS);
+    assert_int_equal(mc.head_hidden, 32);
+    assert_int_equal(mc.hidden, 10);
+    o.head_hidden = -1;
     /* more heads than width: a head size of 1 */
     o.heads = 16;
     o.hidden = 8;
@@ -218,6 +228,11 @@ static void test_bad_values(void **state) {
     ag_net_train_options_init(&o);
     o.layers = AG_MODEL_MAX_BLOCKS + 1;
     expect_model_error(&o, AG_TASK_NODE_CLASSIFICATION, "option layers: at most 16, not 17");
+    ag_net_train_options_init(&o);
+    o.head_hidden = 8;
+    expect_model_error(&o, AG_TASK_NODE_CLASSIFICATION,
+                       "option head_hidden: node tasks have a linear head on each node; the option is for graph "
+                       "tasks");
     ag_net_train_options_init(&o);
     o.preset = "gat";
     expect_model_error(&o, AG_TASK_GRAPH_CLASSIFICATION,

@@ -66,6 +66,8 @@ static void train_usage(FILE *out) {
         "  --readout R[,R]        graph tasks: mean (default), sum, max, attention or vnode (the graph\n"
         "                         token's final state; implies --virtual-node); several, e.g. vnode,sum,\n"
         "                         are concatenated for the head\n"
+        "  --head-hidden W        graph tasks: width of the head's hidden layer (default: --hidden; 0: a\n"
+        "                         linear head on the readout)\n"
         "  --virtual-node         add one learned graph token per graph that attends to every node of its\n"
         "                         graph and that every node attends to, in every block (default off)\n"
         "  --dropout P            dropout on each block's input (default 0.1; gat 0.6)\n"
@@ -176,6 +178,7 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     OPT_INT("--head-dim", net.head_dim, 1, 1 << 20);
     OPT_INT("--hidden", net.hidden, 1, 1 << 20);
     OPT_INT("--hops", net.hops, 1, 64);
+    OPT_INT("--head-hidden", net.head_hidden, 0, 1 << 20);
     OPT_INT("--epochs", net.epochs, 1, 100000000);
     OPT_INT("--batch-size", net.batch_size, 1, 1 << 30);
     OPT_INT("--patience", net.patience, 0, 100000000);

@@ -10,7 +10,7 @@
 void ag_net_train_options_init(ag_net_train_options_t *o) {
     memset(o, 0, sizeof *o);
     o->lap_pe = o->rw_pe = -1;
-    o->layers = o->heads = o->head_dim = o->hidden = o->hops = -1;
+    o->layers = o->heads = o->head_dim = o->hidden = o->hops = o->head_hidden = -1;
     o->dropout = o->attn_dropout = -1.0;
     o->epochs = o->batch_size = o->patience = o->warmup = -1;
     o->lr = o->weight_decay = o->clip = -1.0;
@@ -150,6 +150,12 @@ ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *t, ag
     if (t->readout && ag_readout_kinds_from_list(t->readout, mc->readouts, &mc->n_readouts))
         return AG_ERROR(AG_EINVAL, "option readout: unknown value '%s' (expected mean, sum, max, attention or "
                         "vnode, or several of them joined by commas, each once)", t->readout);
+    if (t->head_hidden >= 0) {
+        if (!ag_task_is_graph_level(task))
+            return AG_ERROR(AG_EINVAL, "option head_hidden: node tasks have a linear head on each node; the "
+                            "option is for graph tasks");
+        mc->head_hidden = t->head_hidden;
+    }
     if (t->virtual_node) mc->virtual_node = 1;
     for (int r = 0; r < mc->n_readouts; r++)
         if (mc->readouts[r] == AG_READOUT_VNODE) mc->virtual_node = 1;

@@ -243,6 +243,8 @@ typedef struct ag_net_train_options_t {
     void *progress_user;
     int virtual_node;          /* 1: one learned graph token per graph (model.h); default 0 */
     igraph_integer_t min_epochs; /* no early stop and no best-epoch choice before this epoch (<= 0: none) */
+    igraph_integer_t head_hidden; /* graph tasks: width of the head's hidden layer after the readout
+                                     (-1: the block width; 0: a linear head, no hidden layer) */
 } ag_net_train_options_t;
 
 /** \function ag_net_train_options_init
