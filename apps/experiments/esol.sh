@@ -20,7 +20,7 @@
 # validation part whose best epoch is kept: the protocol without refit), one trained on all 811
 # for 200 epochs, keeping the last (refit). Prints both mean RMSEs (about 10 minutes).
 # AG_JOBS=N runs N trainings at a time (default: the number of cores, each training on one thread);
-# the figures do not depend on it. With 2 cores the whole script takes about 65 minutes on an AMD
+# the figures do not depend on it. With 2 cores the whole script takes about 62 minutes on an AMD
 # EPYC (11 ensembles of 5 trainings of about 2 minutes, two at a time); AG_SEEDS=1 gives a first
 # figure in about 12 minutes.
 [ $# -eq 1 ] || { echo "usage: $0 DATASETS_DIR" >&2; exit 2; }
