@@ -58,7 +58,8 @@ ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *opts,
  * \param mc    Output: the configuration.
  * \return AG_SUCCESS; AG_EINVAL for an unknown value of preset, mask, score, attn_norm, edge_mode,
  *         norm or readout ("option mask: unknown value 'x' (expected neighbours, khop or full)"),
- *         more than AG_MODEL_MAX_BLOCKS layers, or the gat preset on a graph task.
+ *         more than AG_MODEL_MAX_BLOCKS layers, the gat preset on a graph task, or head_hidden
+ *         (>= 0) on a node task, whose head is linear on each node.
  * Time complexity: O(layers).
  */
 ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *opts, ag_task_t task, int64_t F,
