@@ -78,6 +78,16 @@ static int json_line_ok(const char *line, size_t len) {
     return ok;
 }
 
+/* Every line of out is one JSON object; there are n of them. */
+static void assert_json_lines(const char *out, int n) {
+    assert_int_equal(ag_cli_count_lines(out), n);
+    for (const char *line = out; *line;) {
+        const char *nl = strchr(line, '\n');
+        if (!json_line_ok(line, (size_t)(nl - line))) fail_msg("not JSON: %.*s", (int)(nl - line), line);
+        line = nl + 1;
+    }
+}
+
 static void test_text_output(void **state) {
     (void)state;
     ag_cli_run_t r;
@@ -108,13 +118,7 @@ static void test_json_output(void **state) {
     ag_cli_run_t r;
     ag_cli_run(&r, NULL, "info --json graphs/molecules/aspirin.gml graphs/social/karate.gml graphs/formats/sample.dimacs");
     assert_int_equal(r.code, 0);
-    assert_int_equal(ag_cli_count_lines(r.out), 3);
-    const char *line = r.out;
-    for (int i = 0; i < 3; i++) {
-        const char *nl = strchr(line, '\n');
-        if (!json_line_ok(line, (size_t)(nl - line))) fail_msg("not JSON: %.*s", (int)(nl - line), line);
-        line = nl + 1;
-    }
+    assert_json_lines(r.out, 3);
     const char *karate = strstr(r.out, "{\"file\": \"graphs/social/karate.gml\"");
     assert_non_null(karate);
     assert_non_null(strstr(r.out, "\"nodes\": 13, \"edges\": 13,"));
@@ -219,6 +223,98 @@ static void test_stdin_and_format(void **state) {
     assert_non_null(strstr(r.out, "format: pajek\n"));
 }
 
+/* A model file: what it predicts, every attribute it needs with the values it knows, its parts. */
+static void test_model_text(void **state) {
+    (void)state;
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, "info graphs/models/mutag.safetensors graphs/molecules/aspirin.gml graphs/models/esol.safetensors");
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_string_equal(r.err, "");
+    const char *mutag = strstr(r.out, "file: graphs/models/mutag.safetensors\n");
+    const char *aspirin = strstr(r.out, "\nfile: graphs/molecules/aspirin.gml\n");
+    const char *esol = strstr(r.out, "\nfile: graphs/models/esol.safetensors\n");
+    assert_true(mutag == r.out && aspirin > mutag && esol > aspirin);
+    assert_non_null(strstr(mutag, "file: graphs/models/mutag.safetensors\nmodel: graph-classification, written by "
+                                  "attn-graph 0.1.0 (bundle version 1)\noutputs: 2 classes: 0 1 (labels column "
+                                  "'label')\nmembers: 1\nparameters: 105534\n"));
+    assert_non_null(strstr(mutag, "\n  vertex  element    string         8  one-hot: Br C Cl F I N O, and one column "
+                                  "for any other value\n  edge    bond_type  string         5  one-hot: AROMATIC "
+                                  "DOUBLE SINGLE TRIPLE, and one column for any other value\nstructure: degree, 8 "
+                                  "random-walk columns\nnode features: 17 columns; edge features: 5\n"));
+    assert_non_null(strstr(mutag, "\n  block 3: attention over neighbours and itself, dot scores, softmax, 4 heads of "
+                                  "16 concatenated, W^O to 64, edge features as score biases; feed-forward 128 "
+                                  "(gelu); pre-norm, residual, dropout 0.1\n  readout: vnode (the graph token's last "
+                                  "state)\n  head: 64 -> 64 (relu, dropout 0.1) -> 2\n"));
+    assert_true(strstr(mutag, "block 4") > esol); /* mutag's model has 3 blocks */
+    /* the ensemble, its target scaling, and the standardised attributes' statistics */
+    assert_non_null(strstr(esol, "\noutputs: 1 target: logS\ntarget scaling: logS mean -3.03511, std 2.09073 "
+                                 "(predictions are in the targets' units)\nmembers: 5 (an ensemble: it predicts the "
+                                 "mean of their outputs)\nparameters: 123521 per member\n"));
+    assert_non_null(strstr(esol, "\n  vertex  aromatic       numeric        1  standardised (mean 0.3936, std 0.4885)\n"));
+    assert_non_null(strstr(esol, "\n  block 4: attention over neighbours and itself, gatv2 scores,"));
+
+    /* a node model without input projection or head (the GAT preset) */
+    ag_cli_run(&r, NULL, "info graphs/models/karate.safetensors");
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.out, "\noutputs: 2 classes: 0 1 (vertex attribute 'club')\n"));
+    assert_non_null(strstr(r.out, "  vertex  name    string        35  one-hot: 1 10 11 12 13 14 15 16 17 18 19 2 ... "
+                                  "(34 values), and one column for any other value\n"));
+    assert_non_null(strstr(r.out, "\nstructure: none\n"));
+    assert_non_null(strstr(r.out, "\n  input: the 35 feature columns, dropout 0\n"));
+    assert_non_null(strstr(r.out, "\n  block 2: attention over neighbours and itself, gat scores, softmax, 1 head of 2 "
+                                  "averaged; no norm, no residual, dropout 0.6\n  head: none (the last block's 2 "
+                                  "columns are the outputs)\n"));
+    assert_null(strstr(r.out, "readout"));
+}
+
+static void test_model_json(void **state) {
+    (void)state;
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, "info --json graphs/models/tox21.safetensors graphs/models/esol.safetensors");
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_json_lines(r.out, 2);
+    assert_true(!strncmp(r.out, "{\"file\": \"graphs/models/tox21.safetensors\", \"kind\": \"model\", \"task\": "
+                                "\"graph-multitask\", \"attn_graph_version\": \"0.1.0\", \"bundle_version\": 1, "
+                                "\"members\": 1, \"parameters\": 109740, \"labels\": {\"task\":\"graph-multitask\",", 187));
+    const char *esol = strstr(r.out, "\n{\"file\": \"graphs/models/esol.safetensors\", \"kind\": \"model\", \"task\": "
+                                     "\"graph-regression\", \"attn_graph_version\": \"0.1.0\", \"bundle_version\": 2, "
+                                     "\"members\": 5, \"parameters\": 123521, ");
+    assert_non_null(esol);
+    assert_non_null(strstr(esol, "\"featurizer\": {\"format\":\"attngraph.featurizer\""));
+    assert_non_null(strstr(esol, "\"config\": {\"task\": \"graph-regression\""));
+    assert_non_null(strstr(esol, "\"target_mean\": ["));
+}
+
+/* A damaged model file is a bad model (4), a missing one bad input (3); the other files still print. */
+static void test_model_errors(void **state) {
+    (void)state;
+    char dir[256], args[1024];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_info_model", 0), 0);
+    size_t n;
+    unsigned char *bytes = ag_test_read_file(AG_SOURCE_DIR "/graphs/models/mutag.safetensors", &n);
+    char path[300];
+    snprintf(path, sizeof path, "%s/cut.safetensors", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, n - 100, f), n - 100);
+    fclose(f);
+    free(bytes);
+    ag_cli_run_t r;
+    snprintf(args, sizeof args, "info %s graphs/models/mutag.safetensors", path);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 4);
+    assert_int_equal(ag_cli_count_lines(r.err), 1);
+    assert_true(!strncmp(r.err, "attn-graph: ", 12));
+    assert_non_null(strstr(r.err, "cut.safetensors"));
+    assert_true(!strncmp(r.out, "file: graphs/models/mutag.safetensors\n", 38));
+    ag_cli_run(&r, NULL, "info no-such-model.safetensors");
+    assert_int_equal(r.code, 3);
+    assert_int_equal(ag_cli_count_lines(r.err), 1);
+    assert_non_null(strstr(r.err, "no-such-model.safetensors"));
+    assert_string_equal(r.out, "");
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_output),
@@ -227,6 +323,9 @@ int main(void) {
         cmocka_unit_test(test_warning_is_printed),
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_stdin_and_format),
+        cmocka_unit_test(test_model_text),
+        cmocka_unit_test(test_model_json),
+        cmocka_unit_test(test_model_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

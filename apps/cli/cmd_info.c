@@ -16,6 +16,9 @@ static void info_usage(FILE *out) {
             "Prints, per graph file: format, directedness, node and edge counts, self-loops,\n"
             "multi-edges, weakly connected components, degrees, and every vertex, edge and graph\n"
             "attribute with its type, an example value, missing values and feature width.\n"
+            "Per model file (*.safetensors): its task and outputs, the attributes a graph must\n"
+            "carry (string ones with the values the model knows), its structural columns,\n"
+            "architecture, parameter count and ensemble size.\n"
             "\n"
             "  --format F   gml, graphml, edgelist, ncol, lgl, pajek, dimacs, dl or auto (the\n"
             "               default: by file extension; for '-', stdin, by its text: GML,\n"
@@ -25,7 +28,7 @@ static void info_usage(FILE *out) {
             "  --help       this message\n"
             "\n"
             "Every file is processed; the exit code is that of the first file that failed\n"
-            "(3: bad input), 2 for a bad command line, 0 if all succeeded.\n");
+            "(3: bad input, 4: bad model file), 2 for a bad command line, 0 if all succeeded.\n");
 }
 
 /* JSON string with escapes; bytes >= 0x80 pass through (the graph files are UTF-8). */
@@ -136,6 +139,9 @@ static void print_text(FILE *out, const char *path, ag_format_t format, const ag
 
 /* Reads and summarises one file; prints the summary or the error. Returns an exit code. */
 static int info_file(const char *path, ag_format_t format, int directed, int json, int first) {
+    const size_t len = strlen(path);
+    if (format == AG_FORMAT_AUTO && len > 12 && !strcmp(path + len - 12, ".safetensors"))
+        return ag_cli_info_model(path, json, first);
     igraph_t ig;
     ag_error_t rc = ag_graph_read(&ig, path, format, directed);
     if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());

@@ -116,6 +116,15 @@ ag_error_t ag_task_from_name(const char *name, ag_task_t *task) {
 
 int ag_task_is_graph_level(ag_task_t task) { return task >= AG_TASK_GRAPH_CLASSIFICATION; }
 
+/* The configuration's own names, for a reader of a model (attn-graph info) as for its file. */
+#define NAME_OF(table, i) ((int)(i) >= 0 && (int)(i) < COUNT(table) ? (table)[i] : "unknown")
+const char *ag_score_name(ag_score_t score) { return NAME_OF(score_names, score); }
+const char *ag_attn_norm_name(ag_norm_t norm) { return NAME_OF(attnnorm_names, norm); }
+const char *ag_mask_kind_name(ag_mask_kind_t kind) { return NAME_OF(mask_names, kind); }
+const char *ag_edge_mode_name(ag_edge_mode_t mode) { return NAME_OF(edge_names, mode); }
+const char *ag_norm_place_name(ag_norm_place_t place) { return NAME_OF(normplace_names, place); }
+#undef NAME_OF
+
 /* ---- configurations */
 
 void ag_model_config_default(ag_model_config_t *cfg, ag_task_t task) {

@@ -108,6 +108,17 @@ ag_error_t ag_task_from_name(const char *name, ag_task_t *task);
 /** \function ag_task_is_graph_level */
 int ag_task_is_graph_level(ag_task_t task);
 
+/** \function ag_score_name / ag_attn_norm_name / ag_mask_kind_name / ag_edge_mode_name /
+ * ag_norm_place_name
+ * The names a model file's configuration uses: "dot", "gat", "gatv2"; "softmax", "relu";
+ * "neighbours", "khop", "full"; "none", "key", "bias"; "none", "pre", "post". "unknown" for a
+ * value outside the enumeration. O(1). */
+const char *ag_score_name(ag_score_t score);
+const char *ag_attn_norm_name(ag_norm_t norm);
+const char *ag_mask_kind_name(ag_mask_kind_t kind);
+const char *ag_edge_mode_name(ag_edge_mode_t mode);
+const char *ag_norm_place_name(ag_norm_place_t place);
+
 /**
  * \function ag_model_config_default
  * A Transformer-style default for a task: hidden 64, 3 blocks of 4-head dot-product attention over

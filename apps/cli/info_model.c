@@ -1,0 +1,198 @@
+/*
+ * info_model.c: `attn-graph info MODEL.safetensors`, what a saved model predicts and what a graph
+ * must carry for it. The featurisation error of classify or label names one missing attribute at a
+ * time; this lists them all, with the values a string attribute may take, before a file is tried.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <attngraph/modelfile.h>
+#include <attngraph/readout.h>
+#include <attngraph/safetensors.h>
+#include <attngraph/summary.h>
+#include "cli.h"
+#include "predict.h"
+
+/* Longer vocabularies (a node-name one-hot, say) are shown by their first values and a count. */
+#define VOCAB_SHOWN 12
+
+static const char *norm_name(ag_feature_norm_t norm) {
+    switch (norm) {
+    case AG_NORM_STANDARDIZE: return "standardised";
+    case AG_NORM_L1_ROWS: return "rows divided by their L1 norm";
+    default: return "as is";
+    }
+}
+
+/* The width a block hands on: W^O's, or the heads' concatenation or mean. */
+static int64_t block_width(const ag_block_config_t *b) {
+    if (b->attn.out_proj) return b->attn.out_dim;
+    return b->attn.combine == AG_HEADS_MEAN ? b->attn.head_dim : b->attn.heads * b->attn.head_dim;
+}
+
+static void print_block(FILE *out, int l, const ag_block_config_t *b, int64_t width) {
+    fprintf(out, "  block %d: attention over ", l + 1);
+    if (b->mask == AG_MASK_KHOP) fprintf(out, "nodes within %d hops", b->hops);
+    else if (b->mask == AG_MASK_FULL) fputs("every node of the graph", out);
+    else fputs("neighbours", out);
+    if (b->mask != AG_MASK_FULL) fputs(b->self_loops ? " and itself" : "", out);
+    fprintf(out, ", %s scores, %s, %lld head%s of %lld %s", ag_score_name(b->attn.score),
+            ag_attn_norm_name(b->attn.norm), (long long)b->attn.heads, b->attn.heads == 1 ? "" : "s",
+            (long long)b->attn.head_dim, b->attn.combine == AG_HEADS_MEAN ? "averaged" : "concatenated");
+    if (b->attn.out_proj) fprintf(out, ", W^O to %lld", (long long)b->attn.out_dim);
+    if (b->attn.edge_mode != AG_EDGE_NONE)
+        fprintf(out, ", edge features %s", b->attn.edge_mode == AG_EDGE_BIAS ? "as score biases" : "in keys and values");
+    if (b->act != AG_ACT_IDENTITY) fprintf(out, ", %s", ag_act_name(b->act));
+    if (b->ffn)
+        fprintf(out, "; feed-forward %lld (%s)", (long long)(b->ffn_hidden ? b->ffn_hidden : 2 * width),
+                ag_act_name(b->ffn_act));
+    if (b->norm == AG_NORMPLACE_NONE) fputs("; no norm", out);
+    else fprintf(out, "; %s-norm", ag_norm_place_name(b->norm));
+    fprintf(out, ", %s, dropout %g\n", b->residual ? "residual" : "no residual", (double)b->dropout);
+}
+
+static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_features) {
+    int name_w = 4;
+    for (int k = 0; k < 2; k++) {
+        const ag_feature_attr_t *attrs = k ? f->eattrs : f->vattrs;
+        const int64_t n = k ? f->n_eattrs : f->n_vattrs;
+        for (int64_t i = 0; i < n; i++)
+            if ((int)strlen(attrs[i].name) > name_w) name_w = (int)strlen(attrs[i].name);
+    }
+    if (f->n_vattrs + f->n_eattrs == 0) {
+        fputs("attributes: none\n", out);
+    } else {
+        fprintf(out, "attributes (each graph must carry them):\n  %-6s  %-*s  %-7s  %7s  %s\n", "kind", name_w,
+                "name", "type", "columns", "encoding");
+        for (int k = 0; k < 2; k++) {
+            const ag_feature_attr_t *attrs = k ? f->eattrs : f->vattrs;
+            const int64_t n = k ? f->n_eattrs : f->n_vattrs;
+            for (int64_t i = 0; i < n; i++) {
+                const ag_feature_attr_t *a = &attrs[i];
+                fprintf(out, "  %-6s  %-*s  %-7s  %7lld  ", k ? "edge" : "vertex", name_w, a->name,
+                        ag_attr_type_name(a->type), (long long)a->width);
+                if (a->type == AG_ATTR_STRING) {
+                    fputs("one-hot:", out);
+                    for (int64_t v = 0; v < a->vocab_size && v < VOCAB_SHOWN; v++) fprintf(out, " %s", a->vocab[v]);
+                    if (a->vocab_size > VOCAB_SHOWN) fprintf(out, " ... (%lld values)", (long long)a->vocab_size);
+                    fputs(", and one column for any other value\n", out);
+                } else if (!k && f->norm == AG_NORM_STANDARDIZE) {
+                    fprintf(out, "standardised (mean %.4g, std %.4g)\n", (double)f->mean[a->offset],
+                            (double)f->std[a->offset]);
+                } else {
+                    fprintf(out, "%s\n", k ? "as is" : norm_name(f->norm));
+                }
+            }
+        }
+    }
+    fputs("structure:", out);
+    if (!f->degree && !f->lap_pe_k && !f->rw_pe_k) fputs(" none", out);
+    if (f->degree) fputs(f->directed ? " in- and out-degree" : " degree", out);
+    if (f->lap_pe_k) fprintf(out, "%s %lld Laplacian eigenvector columns", f->degree ? "," : "", (long long)f->lap_pe_k);
+    if (f->rw_pe_k)
+        fprintf(out, "%s %lld random-walk columns", f->degree || f->lap_pe_k ? "," : "", (long long)f->rw_pe_k);
+    fprintf(out, "\nnode features: %lld columns; edge features: %lld\n", (long long)f->n_features,
+            (long long)n_edge_features);
+}
+
+static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const ag_metadata_t *meta) {
+    const ag_model_config_t *c = ag_model_config(b->model);
+    const char *version = ag_metadata_get(meta, "attn_graph_version");
+    fprintf(out, "file: %s\nmodel: %s, written by attn-graph %s (bundle version %s)\n", path, ag_task_name(c->task),
+            version ? version : "(unknown)", ag_metadata_get(meta, "bundle_version"));
+    const int classes = c->task == AG_TASK_NODE_CLASSIFICATION || c->task == AG_TASK_GRAPH_CLASSIFICATION;
+    const char *what = classes ? "class" : c->task == AG_TASK_GRAPH_MULTITASK ? "task" : "target";
+    fprintf(out, "outputs: %lld %s%s:", (long long)b->n_names, what, b->n_names == 1 ? "" : classes ? "es" : "s");
+    for (int64_t i = 0; i < b->n_names; i++) fprintf(out, " %s", b->names[i]);
+    if (b->label_attr) fprintf(out, " (vertex attribute '%s')", b->label_attr);
+    if (b->target_column) fprintf(out, " (labels column '%s')", b->target_column);
+    fputc('\n', out);
+    if (c->task == AG_TASK_NODE_REGRESSION || c->task == AG_TASK_GRAPH_REGRESSION) {
+        const float *mean, *std;
+        ag_model_target_scaling(b->model, &mean, &std);
+        fputs("target scaling:", out);
+        for (int64_t i = 0; i < b->n_names; i++)
+            fprintf(out, "%s %s mean %.6g, std %.6g", i ? ";" : "", b->names[i], (double)mean[i], (double)std[i]);
+        fputs(" (predictions are in the targets' units)\n", out);
+    }
+    fprintf(out, "members: %lld%s\n", (long long)b->n_members,
+            b->n_members > 1 ? " (an ensemble: it predicts the mean of their outputs)" : "");
+    fprintf(out, "parameters: %lld%s\n", (long long)ag_param_list_size(ag_model_params(b->model)),
+            b->n_members > 1 ? " per member" : "");
+    print_inputs(out, &b->featurizer, c->edge_dim);
+    if (b->table.width) fprintf(out, "node table: %lld columns, %s\n", (long long)b->table.width, norm_name(b->table.norm));
+    else fputs("node table: none\n", out);
+
+    fputs("architecture:\n", out);
+    int64_t width = c->in_dim;
+    if (c->hidden) {
+        fprintf(out, "  input: linear %lld -> %lld", (long long)c->in_dim, (long long)c->hidden);
+        width = c->hidden;
+    } else {
+        fprintf(out, "  input: the %lld feature columns", (long long)c->in_dim);
+    }
+    fprintf(out, ", dropout %g%s\n", (double)c->input_dropout,
+            c->virtual_node ? "; a graph token (virtual node) joins each graph and attends to every node" : "");
+    for (int l = 0; l < c->n_blocks; l++) {
+        print_block(out, l, &c->blocks[l], width);
+        width = block_width(&c->blocks[l]);
+    }
+    if (ag_task_is_graph_level(c->task)) {
+        fputs("  readout:", out);
+        for (int r = 0; r < c->n_readouts; r++)
+            fprintf(out, "%s %s%s", r ? "," : "", ag_readout_kind_name(c->readouts[r]),
+                    c->readouts[r] == AG_READOUT_VNODE ? " (the graph token's last state)" : "");
+        if (c->n_readouts > 1) fputs(" (concatenated)", out);
+        width *= c->n_readouts;
+        fputc('\n', out);
+    }
+    if (ag_task_is_graph_level(c->task) || c->node_head) {
+        fprintf(out, "  head: %lld", (long long)width);
+        if (ag_task_is_graph_level(c->task) && c->head_hidden)
+            fprintf(out, " -> %lld (%s, dropout %g)", (long long)c->head_hidden, ag_act_name(c->head_act),
+                    (double)c->head_dropout);
+        fprintf(out, " -> %lld\n", (long long)c->n_out);
+    } else {
+        fprintf(out, "  head: none (the last block's %lld columns are the outputs)\n", (long long)width);
+    }
+}
+
+/* The metadata's JSON texts are passed on as they are: ag_bundle_load validated them. */
+static void print_json(FILE *out, const char *path, const ag_bundle_t *b, const ag_metadata_t *meta) {
+    fputs("{\"file\": ", out);
+    cli_json_string(out, path);
+    fprintf(out, ", \"kind\": \"model\", \"task\": \"%s\", \"attn_graph_version\": ",
+            ag_task_name(ag_model_config(b->model)->task));
+    const char *version = ag_metadata_get(meta, "attn_graph_version");
+    if (version) cli_json_string(out, version);
+    else fputs("null", out);
+    fprintf(out, ", \"bundle_version\": %s, \"members\": %lld, \"parameters\": %lld", ag_metadata_get(meta, "bundle_version"),
+            (long long)b->n_members, (long long)ag_param_list_size(ag_model_params(b->model)));
+    static const char *const keys[] = {"labels", "featurizer", "config", "node_table", "target_mean", "target_std"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        const char *v = ag_metadata_get(meta, keys[k]);
+        if (v) fprintf(out, ", \"%s\": %s", keys[k], v);
+    }
+    fputs("}\n", out);
+}
+
+int ag_cli_info_model(const char *path, int json, int first) {
+    ag_bundle_t b;
+    ag_error_t rc = ag_bundle_load(path, &b);
+    if (rc) return ag_cli_fail(rc);
+    ag_safetensors_t file;
+    if ((rc = ag_safetensors_read(&file, path, AG_SAFETENSORS_STRICT)) != AG_SUCCESS) {
+        ag_bundle_destroy(&b);
+        return ag_cli_fail(rc);
+    }
+    if (json) {
+        print_json(stdout, path, &b, &file.metadata);
+    } else {
+        if (!first) fputc('\n', stdout);
+        print_text(stdout, path, &b, &file.metadata);
+    }
+    fflush(stdout);
+    ag_safetensors_destroy(&file);
+    ag_bundle_destroy(&b);
+    return AG_EXIT_OK;
+}
