@@ -8,6 +8,7 @@
 #include <attngraph/graph.h>
 #include <attngraph/summary.h>
 #include "cli.h"
+#include "predict.h"
 
 static void info_usage(FILE *out) {
     fprintf(out,
@@ -139,9 +140,7 @@ static void print_text(FILE *out, const char *path, ag_format_t format, const ag
 
 /* Reads and summarises one file; prints the summary or the error. Returns an exit code. */
 static int info_file(const char *path, ag_format_t format, int directed, int json, int first) {
-    const size_t len = strlen(path);
-    if (format == AG_FORMAT_AUTO && len > 12 && !strcmp(path + len - 12, ".safetensors"))
-        return ag_cli_info_model(path, json, first);
+    if (format == AG_FORMAT_AUTO && cli_ends_with_ci(path, ".safetensors")) return ag_cli_info_model(path, json, first);
     igraph_t ig;
     ag_error_t rc = ag_graph_read(&ig, path, format, directed);
     if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());

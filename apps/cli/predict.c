@@ -90,7 +90,7 @@ void cli_json_number(FILE *out, double x) {
     else fprintf(out, "%.6g", x);
 }
 
-static int ends_with_ci(const char *s, const char *suffix) {
+int cli_ends_with_ci(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
     if (m > n) return 0;
     for (size_t i = 0; i < m; i++) {
@@ -102,11 +102,11 @@ static int ends_with_ci(const char *s, const char *suffix) {
 }
 
 cli_out_kind_t cli_out_kind(const char *path) {
-    if (ends_with_ci(path, ".gml")) return CLI_OUT_GML;
-    if (ends_with_ci(path, ".graphml") || ends_with_ci(path, ".xml")) return CLI_OUT_GRAPHML;
-    if (ends_with_ci(path, ".csv")) return CLI_OUT_CSV;
-    if (ends_with_ci(path, ".svg")) return CLI_OUT_SVG;
-    if (ends_with_ci(path, ".json") || ends_with_ci(path, ".jsonl")) return CLI_OUT_JSON;
+    if (cli_ends_with_ci(path, ".gml")) return CLI_OUT_GML;
+    if (cli_ends_with_ci(path, ".graphml") || cli_ends_with_ci(path, ".xml")) return CLI_OUT_GRAPHML;
+    if (cli_ends_with_ci(path, ".csv")) return CLI_OUT_CSV;
+    if (cli_ends_with_ci(path, ".svg")) return CLI_OUT_SVG;
+    if (cli_ends_with_ci(path, ".json") || cli_ends_with_ci(path, ".jsonl")) return CLI_OUT_JSON;
     return CLI_OUT_UNKNOWN;
 }
 

@@ -33,6 +33,9 @@ const char *cli_igraph_message(void);
 void cli_json_string(FILE *out, const char *s);
 void cli_json_number(FILE *out, double x);
 
+/* 1 if s ends with suffix (lowercase), in any case: "M.SafeTensors" ends with ".safetensors". */
+int cli_ends_with_ci(const char *s, const char *suffix);
+
 /* Output kinds chosen by the extension of an output path. */
 typedef enum { CLI_OUT_GML, CLI_OUT_GRAPHML, CLI_OUT_CSV, CLI_OUT_SVG, CLI_OUT_JSON, CLI_OUT_UNKNOWN } cli_out_kind_t;
 cli_out_kind_t cli_out_kind(const char *path);
