@@ -184,6 +184,12 @@ static void test_table_width(void **state) {
     ag_cli_run_t r =
         run_expect(0, "", "label --model @/table.safetensors graphs/social/karate.gml --node-table @/t2.csv");
     assert_int_equal(ag_cli_count_lines(r.out), 35);
+    /* info says what the model needs: no attribute, the table's columns */
+    r = run_expect(0, "", "info @/table.safetensors");
+    assert_non_null(strstr(r.out, "\n  edge    weight  numeric        1  as is\n"));
+    assert_null(strstr(r.out, "  vertex  "));
+    assert_non_null(strstr(r.out, "\nnode features: 0 columns from the graph and 2 from the node table; edge features: "));
+    assert_non_null(strstr(r.out, "\nnode table: 2 columns, "));
 }
 
 /* Models of the wrong kind and bad model files: exit 4. */

@@ -51,7 +51,7 @@ static void print_block(FILE *out, int l, const ag_block_config_t *b, int64_t wi
     fprintf(out, ", %s, dropout %g\n", b->residual ? "residual" : "no residual", (double)b->dropout);
 }
 
-static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_features) {
+static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_features, int64_t table_width) {
     int name_w = 4;
     for (int k = 0; k < 2; k++) {
         const ag_feature_attr_t *attrs = k ? f->eattrs : f->vattrs;
@@ -91,8 +91,9 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
     if (f->lap_pe_k) fprintf(out, "%s %lld Laplacian eigenvector columns", f->degree ? "," : "", (long long)f->lap_pe_k);
     if (f->rw_pe_k)
         fprintf(out, "%s %lld random-walk columns", f->degree || f->lap_pe_k ? "," : "", (long long)f->rw_pe_k);
-    fprintf(out, "\nnode features: %lld columns; edge features: %lld\n", (long long)f->n_features,
-            (long long)n_edge_features);
+    fprintf(out, "\nnode features: %lld columns", (long long)f->n_features);
+    if (table_width) fprintf(out, " from the graph and %lld from the node table", (long long)table_width);
+    fprintf(out, "; edge features: %lld\n", (long long)n_edge_features);
 }
 
 static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const ag_metadata_t *meta) {
@@ -119,7 +120,7 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
             b->n_members > 1 ? " (an ensemble: it predicts the mean of their outputs)" : "");
     fprintf(out, "parameters: %lld%s\n", (long long)ag_param_list_size(ag_model_params(b->model)),
             b->n_members > 1 ? " per member" : "");
-    print_inputs(out, &b->featurizer, c->edge_dim);
+    print_inputs(out, &b->featurizer, c->edge_dim, b->table.width);
     if (b->table.width) fprintf(out, "node table: %lld columns, %s\n", (long long)b->table.width, norm_name(b->table.norm));
     else fputs("node table: none\n", out);
 
