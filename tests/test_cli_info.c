@@ -315,6 +315,32 @@ static void test_model_errors(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* Values with spaces or quotes stay readable in the space-separated lists: quoted as JSON. */
+static void test_model_values_quoted(void **state) {
+    (void)state;
+    char dir[256], path[300], args[1024];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_info_quoted", 0), 0);
+    snprintf(path, sizeof path, "%s/g.gml", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("graph [\n directed 0\n node [ id 0 city \"New York\" grp \"a b\" ]\n node [ id 1 city \"Paris\" grp \"c\" ]\n"
+          " node [ id 2 city \"Say &quot;x&quot;\" grp \"a b\" ]\n node [ id 3 city \"Paris\" grp \"c\" ]\n"
+          " edge [ source 0 target 1 ]\n edge [ source 1 target 2 ]\n edge [ source 2 target 3 ]\n]\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "train %s --label-attr grp --train-nodes 0,1 --epochs 1 --hidden 8 --heads 2 "
+             "--layers 1 --quiet --threads 1 -o %s/m.safetensors", path, dir);
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("training failed (exit %d): %s", r.code, r.err);
+    snprintf(args, sizeof args, "info %s/m.safetensors", dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.out, "\noutputs: 2 classes: \"a b\" c (vertex attribute 'grp')\n"));
+    assert_non_null(strstr(r.out, "\n  vertex  city  string         4  one-hot: \"New York\" Paris \"Say \\\"x\\\"\", and one "
+                                  "column for any other value\n"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_output),
@@ -326,6 +352,7 @@ int main(void) {
         cmocka_unit_test(test_model_text),
         cmocka_unit_test(test_model_json),
         cmocka_unit_test(test_model_errors),
+        cmocka_unit_test(test_model_values_quoted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

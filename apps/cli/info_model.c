@@ -24,6 +24,16 @@ static const char *norm_name(ag_feature_norm_t norm) {
     }
 }
 
+/* A vocabulary value or class name as it is, or quoted and escaped as JSON when it is empty or
+ * holds a space, a quote or a control character (the list is space-separated). */
+static void print_value(FILE *out, const char *v) {
+    int plain = v[0] != '\0';
+    for (const unsigned char *p = (const unsigned char *)v; *p && plain; p++)
+        if (*p <= ' ' || *p == '"') plain = 0;
+    if (plain) fputs(v, out);
+    else cli_json_string(out, v);
+}
+
 /* The width a block hands on: W^O's, or the heads' concatenation or mean. */
 static int64_t block_width(const ag_block_config_t *b) {
     if (b->attn.out_proj) return b->attn.out_dim;
@@ -73,7 +83,10 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
                         ag_attr_type_name(a->type), (long long)a->width);
                 if (a->type == AG_ATTR_STRING) {
                     fputs("one-hot:", out);
-                    for (int64_t v = 0; v < a->vocab_size && v < VOCAB_SHOWN; v++) fprintf(out, " %s", a->vocab[v]);
+                    for (int64_t v = 0; v < a->vocab_size && v < VOCAB_SHOWN; v++) {
+                        fputc(' ', out);
+                        print_value(out, a->vocab[v]);
+                    }
                     if (a->vocab_size > VOCAB_SHOWN) fprintf(out, " ... (%lld values)", (long long)a->vocab_size);
                     fputs(", and one column for any other value\n", out);
                 } else if (!k && f->norm == AG_NORM_STANDARDIZE) {
@@ -104,7 +117,10 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
     const int classes = c->task == AG_TASK_NODE_CLASSIFICATION || c->task == AG_TASK_GRAPH_CLASSIFICATION;
     const char *what = classes ? "class" : c->task == AG_TASK_GRAPH_MULTITASK ? "task" : "target";
     fprintf(out, "outputs: %lld %s%s:", (long long)b->n_names, what, b->n_names == 1 ? "" : classes ? "es" : "s");
-    for (int64_t i = 0; i < b->n_names; i++) fprintf(out, " %s", b->names[i]);
+    for (int64_t i = 0; i < b->n_names; i++) {
+        fputc(' ', out);
+        print_value(out, b->names[i]);
+    }
     if (b->label_attr) fprintf(out, " (vertex attribute '%s')", b->label_attr);
     if (b->target_column) fprintf(out, " (labels column '%s')", b->target_column);
     fputc('\n', out);
