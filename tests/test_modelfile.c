@@ -228,6 +228,48 @@ static void test_predict_foreign_graph(void **state) {
     igraph_destroy(&mol);
 }
 
+/* A file read once serves both its metadata and the bundle: ag_bundle_from_safetensors() gives
+ * the bundle ag_bundle_load() gives, keeps no pointer into the file, and refuses what is not a
+ * model read by ag_safetensors_read(). */
+static void test_from_safetensors(void **state) {
+    (void)state;
+    igraph_t ig;
+    ag_bundle_t b, c, d;
+    karate_bundle(&b, &ig);
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    ag_safetensors_t f;
+    assert_int_equal(ag_safetensors_read(&f, path, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    assert_int_equal(ag_bundle_from_safetensors(&f, &c), AG_SUCCESS);
+    assert_non_null(ag_metadata_get(&f.metadata, "bundle_version"));
+    f.foreign = 1;
+    assert_int_equal(ag_bundle_from_safetensors(&f, &d), AG_EMODEL);
+    assert_non_null(strstr(ag_error_message(), path));
+    assert_non_null(strstr(ag_error_message(), "not an attn-graph model file"));
+    assert_null(d.model);
+    ag_safetensors_destroy(&f);
+    assert_same_predictions(&b, &c, &ig, NULL);
+    assert_int_equal(ag_bundle_load(path, &d), AG_SUCCESS);
+    assert_same_predictions(&c, &d, &ig, NULL);
+    ag_bundle_destroy(&d);
+    /* a zeroed (never read) file */
+    ag_safetensors_t none;
+    memset(&none, 0, sizeof none);
+    assert_int_equal(ag_bundle_from_safetensors(&none, &d), AG_EINVAL);
+    assert_null(d.model);
+    assert_int_equal(ag_bundle_from_safetensors(NULL, &d), AG_EINVAL);
+    /* a defect is reported against the file's path, as by ag_bundle_load() */
+    assert_int_equal(ag_test_metadata_rewrite(path, path2, "labels", NULL), AG_SUCCESS);
+    assert_int_equal(ag_safetensors_read(&f, path2, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    assert_int_equal(ag_bundle_from_safetensors(&f, &d), AG_EMODEL);
+    assert_non_null(strstr(ag_error_message(), path2));
+    assert_non_null(strstr(ag_error_message(), "metadata 'labels' is missing"));
+    assert_null(d.model);
+    ag_safetensors_destroy(&f);
+    ag_bundle_destroy(&b);
+    ag_bundle_destroy(&c);
+    igraph_destroy(&ig);
+}
+
 /* Rewrites the good file at `path` into path2 with metadata key set to value (NULL: removed). */
 static void rewrite(const char *key, const char *value) {
     assert_int_equal(ag_test_metadata_rewrite(path, path2, key, value), AG_SUCCESS);
@@ -394,6 +436,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_graph_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_node_table_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_predict_foreign_graph, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_from_safetensors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupted_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_init_mismatch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),

@@ -174,7 +174,7 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
     }
 }
 
-/* The metadata's JSON texts are passed on as they are: ag_bundle_load validated them. */
+/* The metadata's JSON texts are passed on as they are: ag_bundle_from_safetensors validated them. */
 static void print_json(FILE *out, const char *path, const ag_bundle_t *b, const ag_metadata_t *meta) {
     fputs("{\"file\": ", out);
     cli_json_string(out, path);
@@ -194,12 +194,12 @@ static void print_json(FILE *out, const char *path, const ag_bundle_t *b, const 
 }
 
 int ag_cli_info_model(const char *path, int json, int first) {
-    ag_bundle_t b;
-    ag_error_t rc = ag_bundle_load(path, &b);
-    if (rc) return ag_cli_fail(rc);
     ag_safetensors_t file;
-    if ((rc = ag_safetensors_read(&file, path, AG_SAFETENSORS_STRICT)) != AG_SUCCESS) {
-        ag_bundle_destroy(&b);
+    ag_error_t rc = ag_safetensors_read(&file, path, AG_SAFETENSORS_STRICT);
+    if (rc) return ag_cli_fail(rc);
+    ag_bundle_t b;
+    if ((rc = ag_bundle_from_safetensors(&file, &b)) != AG_SUCCESS) {
+        ag_safetensors_destroy(&file);
         return ag_cli_fail(rc);
     }
     if (json) {

@@ -510,13 +510,24 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
     return rc;
 }
 
+ag_error_t ag_bundle_from_safetensors(const ag_safetensors_t *file, ag_bundle_t *b) {
+    memset(b, 0, sizeof *b);
+    if (!file || !file->path)
+        return AG_ERROR(AG_EINVAL, "ag_bundle_from_safetensors: the file was not read by ag_safetensors_read");
+    if (file->foreign)
+        return AG_ERROR(AG_EMODEL, "%s: not an attn-graph model file (no \"format\": \"attn-graph\" in its metadata)",
+                        file->path);
+    ag_error_t rc = load(b, file, file->path);
+    if (rc != AG_SUCCESS) ag_bundle_destroy(b);
+    return rc;
+}
+
 ag_error_t ag_bundle_load(const char *path, ag_bundle_t *b) {
     memset(b, 0, sizeof *b);
     ag_safetensors_t file;
     AG_CHECK(ag_safetensors_read(&file, path, AG_SAFETENSORS_STRICT));
-    ag_error_t rc = load(b, &file, path);
+    ag_error_t rc = ag_bundle_from_safetensors(&file, b);
     ag_safetensors_destroy(&file);
-    if (rc != AG_SUCCESS) ag_bundle_destroy(b);
     return rc;
 }
 

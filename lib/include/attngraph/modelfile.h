@@ -27,6 +27,7 @@
 #include "attngraph/matrix.h"
 #include "attngraph/model.h"
 #include "attngraph/prepare.h"
+#include "attngraph/safetensors.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -128,6 +129,18 @@ ag_error_t ag_bundle_save(const char *path, const ag_bundle_t *b);
  *         attn-graph reads (2)", checksum and truncation errors); AG_ENOMEM.
  */
 ag_error_t ag_bundle_load(const char *path, ag_bundle_t *b);
+
+/**
+ * \function ag_bundle_from_safetensors
+ * ag_bundle_load() from a file already read, for a caller that also wants the file's metadata
+ * (versions, the stored JSON objects) without reading the file twice.
+ * \param file  Read by ag_safetensors_read() with AG_SAFETENSORS_STRICT (checksum checked); a
+ *              foreign file is refused. Not modified; the bundle keeps no pointer into it.
+ * \param b     Output, uninitialised; free with ag_bundle_destroy(). Zeroed on failure.
+ * \return AG_SUCCESS; AG_EMODEL for every defect, as ag_bundle_load(), the message naming
+ *         file->path; AG_EINVAL if file was not read; AG_ENOMEM.
+ */
+ag_error_t ag_bundle_from_safetensors(const ag_safetensors_t *file, ag_bundle_t *b);
 
 /**
  * \function ag_bundle_featurize
