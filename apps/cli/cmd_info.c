@@ -32,26 +32,6 @@ static void info_usage(FILE *out) {
             "(3: bad input, 4: bad model file), 2 for a bad command line, 0 if all succeeded.\n");
 }
 
-/* JSON string with escapes; bytes >= 0x80 pass through (the graph files are UTF-8). */
-static void json_string(FILE *out, const char *s) {
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\r': fputs("\\r", out); break;
-        case '\t': fputs("\\t", out); break;
-        case '\b': fputs("\\b", out); break;
-        case '\f': fputs("\\f", out); break;
-        default:
-            if (*p < 0x20) fprintf(out, "\\u%04x", *p);
-            else fputc(*p, out);
-        }
-    }
-    fputc('"', out);
-}
-
 /* The shortest of %.15g and %.17g that reads back to x; JSON has no NaN or infinity. */
 static void json_number(FILE *out, double x) {
     char buf[32];
@@ -66,14 +46,14 @@ static void json_number(FILE *out, double x) {
 
 static void json_example(FILE *out, const ag_attr_summary_t *a) {
     if (!a->has_example) fputs("null", out);
-    else if (a->type == AG_ATTR_STRING) json_string(out, a->string);
+    else if (a->type == AG_ATTR_STRING) cli_json_string(out, a->string);
     else if (a->type == AG_ATTR_BOOLEAN) fputs(a->number != 0.0 ? "true" : "false", out);
     else json_number(out, a->number);
 }
 
 static void print_json(FILE *out, const char *path, ag_format_t format, const ag_graph_summary_t *s) {
     fputs("{\"file\": ", out);
-    json_string(out, path);
+    cli_json_string(out, path);
     fprintf(out, ", \"format\": \"%s\", \"directed\": %s", ag_format_name(format), s->directed ? "true" : "false");
     fprintf(out, ", \"nodes\": %lld, \"edges\": %lld, \"self_loops\": %lld, \"multi_edges\": %lld, \"components\": %lld",
             (long long)s->nodes, (long long)s->edges, (long long)s->self_loops, (long long)s->multi_edges,
@@ -89,9 +69,9 @@ static void print_json(FILE *out, const char *path, ag_format_t format, const ag
     for (int64_t i = 0; i < s->n_attrs; i++) {
         const ag_attr_summary_t *a = &s->attrs[i];
         fputs(i ? ", {\"kind\": " : "{\"kind\": ", out);
-        json_string(out, ag_attr_kind_name(a->kind));
+        cli_json_string(out, ag_attr_kind_name(a->kind));
         fputs(", \"name\": ", out);
-        json_string(out, a->name);
+        cli_json_string(out, a->name);
         fprintf(out, ", \"type\": \"%s\", \"example\": ", ag_attr_type_name(a->type));
         json_example(out, a);
         fprintf(out, ", \"missing\": %lld", (long long)a->missing);
@@ -130,7 +110,7 @@ static void print_text(FILE *out, const char *path, ag_format_t format, const ag
         if (a->kind == AG_ATTR_GRAPH) fprintf(out, "%13s  ", "-");
         else fprintf(out, "%13lld  ", (long long)a->feature_width);
         if (!a->has_example) fputs("(all missing)", out);
-        else if (a->type == AG_ATTR_STRING) json_string(out, a->string); /* quoted, control chars escaped */
+        else if (a->type == AG_ATTR_STRING) cli_json_string(out, a->string); /* quoted, control chars escaped */
         else if (a->type == AG_ATTR_BOOLEAN) fputs(a->number != 0.0 ? "true" : "false", out);
         else fprintf(out, "%.15g", a->number);
         if (a->type == AG_ATTR_STRING && a->kind != AG_ATTR_GRAPH) fprintf(out, " (%lld distinct)", (long long)a->distinct);

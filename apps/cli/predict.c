@@ -77,6 +77,8 @@ void cli_json_string(FILE *out, const char *s) {
         case '\n': fputs("\\n", out); break;
         case '\r': fputs("\\r", out); break;
         case '\t': fputs("\\t", out); break;
+        case '\b': fputs("\\b", out); break;
+        case '\f': fputs("\\f", out); break;
         default:
             if (*p < 0x20) fprintf(out, "\\u%04x", *p);
             else fputc(*p, out);

@@ -29,7 +29,9 @@ int cli_load_model(const char *path, ag_bundle_t *b);
 void cli_igraph_catch(void);
 const char *cli_igraph_message(void);
 
-/* JSON string with escapes, and a number (null when not finite). */
+/* A JSON string: JSON's short escapes where it has one (\" \\ \n \r \t \b \f), \u00XX for the other
+ * control characters; bytes >= 0x80 pass through (graph files are UTF-8). Every JSON output of the
+ * program goes through it. And a number (null when not finite). */
 void cli_json_string(FILE *out, const char *s);
 void cli_json_number(FILE *out, double x);
 
