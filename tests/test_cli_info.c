@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include "modelfile_testutil.h"
+#include <attngraph/safetensors.h>
 #include "cli_testutil.h"
 
 /* ---- a strict JSON syntax check (RFC 8259), enough to know the output parses */
@@ -329,7 +331,7 @@ static void test_model_values_quoted(void **state) {
           " edge [ source 0 target 1 ]\n edge [ source 1 target 2 ]\n edge [ source 2 target 3 ]\n]\n", f);
     fclose(f);
     snprintf(args, sizeof args, "train %s --label-attr grp --train-nodes 0,1 --epochs 1 --hidden 8 --heads 2 "
-             "--layers 1 --quiet --threads 1 -o %s/m.safetensors", path, dir);
+             "--layers 1 --lap-pe 2 --quiet --threads 1 -o %s/m.safetensors", path, dir);
     ag_cli_run_t r;
     ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("training failed (exit %d): %s", r.code, r.err);
@@ -339,6 +341,25 @@ static void test_model_values_quoted(void **state) {
     assert_non_null(strstr(r.out, "\noutputs: 2 classes: \"a b\" c (vertex attribute 'grp')\n"));
     assert_non_null(strstr(r.out, "\n  vertex  city  string         4  one-hot: \"New York\" Paris \"Say \\\"x\\\"\", and one "
                                   "column for any other value\n"));
+    assert_non_null(strstr(r.out, "\nstructure: 2 Laplacian eigenvector columns (times sqrt(N))\n"));
+    /* the same model with its featuriser marked version 1 (Laplacian columns of unit norm) */
+    ag_safetensors_t st;
+    snprintf(path, sizeof path, "%s/m.safetensors", dir);
+    assert_int_equal(ag_safetensors_read(&st, path, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    const char *fz = ag_metadata_get(&st.metadata, "featurizer");
+    assert_non_null(fz);
+    char v1[4096];
+    const char *at = strstr(fz, "\"version\":2,");
+    assert_non_null(at);
+    assert_true(strlen(fz) < sizeof v1);
+    snprintf(v1, sizeof v1, "%.*s\"version\":1,%s", (int)(at - fz), fz, at + strlen("\"version\":2,"));
+    ag_safetensors_destroy(&st);
+    snprintf(args, sizeof args, "%s/v1.safetensors", dir);
+    assert_int_equal(ag_test_metadata_rewrite(path, args, "featurizer", v1), AG_SUCCESS);
+    snprintf(args, sizeof args, "info %s/v1.safetensors", dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.out, "\nstructure: 2 Laplacian eigenvector columns (unit norm: a featuriser of version 1)\n"));
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 

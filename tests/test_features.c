@@ -447,8 +447,14 @@ static void test_structural_columns(void **state) {
     const float deg[] = {1, 2, 2, 1};
     for (int i = 0; i < 4; i++) {
         assert_float_equal(X.data[i * 7 + 1], deg[i], 0.0f);
-        for (int c = 0; c < 2; c++) assert_float_equal(X.data[i * 7 + 2 + c], lap.data[i * 2 + c], 0.0f);
+        /* the unit-norm eigenvectors times sqrt(N) = 2: a root mean square of 1 per column */
+        for (int c = 0; c < 2; c++) assert_float_equal(X.data[i * 7 + 2 + c], 2.0f * lap.data[i * 2 + c], 0.0f);
         for (int c = 0; c < 3; c++) assert_float_equal(X.data[i * 7 + 4 + c], rw.data[i * 3 + c], 0.0f);
+    }
+    for (int c = 0; c < 2; c++) {
+        double ss = 0.0;
+        for (int i = 0; i < 4; i++) ss += (double)X.data[i * 7 + 2 + c] * X.data[i * 7 + 2 + c];
+        assert_float_equal(ss / 4.0, 1.0, 1e-6);
     }
     /* path of 4: return after 2 steps is 1/2 at the ends, 3/4 inside */
     assert_float_equal(X.data[0 * 7 + 5], 0.5f, 1e-7);
@@ -558,11 +564,45 @@ static void test_json_round_trip(void **state) {
     ag_strbuf_destroy(&sb2);
     ag_featurizer_destroy(&g);
 
+    /* Version 1 (written before Laplacian columns were scaled) reads back unscaled: the columns
+     * are half those of version 2 on these 4-vertex graphs, everything else the same; it is
+     * written as version 1 again. Without Laplacian columns, version 1 is what is written. */
+    assert_non_null(strstr(sb.data, "\"version\":2,"));
+    char *v1 = mutate(sb.data, "\"version\":2", "\"version\":1");
+    assert_int_equal(load_text(v1, &g), AG_SUCCESS);
+    free(v1);
+    assert_int_equal(g.lap_pe_scaled, 0);
+    assert_string_equal(ag_featurizer_column_name(&f, 11), "lap_pe.1");
+    assert_string_equal(ag_featurizer_column_name(&f, 13), "rw_pe.1");
+    ag_fmat_t X1 = {0}, X2 = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &a, &X1, NULL), AG_SUCCESS);
+    assert_int_equal(ag_featurizer_transform(&g, &a, &X2, NULL), AG_SUCCESS);
+    for (int64_t i = 0; i < X1.rows; i++)
+        for (int64_t j = 0; j < X1.cols; j++) {
+            int lap = j == 11 || j == 12; /* 10 attribute columns, degree, then lap_pe.1-2 */
+            assert_float_equal(X2.data[i * X1.cols + j], lap ? 0.5f * X1.data[i * X1.cols + j] : X1.data[i * X1.cols + j], 0.0f);
+        }
+    assert_true(fabsf(X1.data[11]) > 0.1f);
+    ag_fmat_destroy(&X1);
+    ag_fmat_destroy(&X2);
+    ag_strbuf_t sb1;
+    to_text(&g, &sb1);
+    assert_non_null(strstr(sb1.data, "\"version\":1,"));
+    ag_strbuf_destroy(&sb1);
+    ag_featurizer_destroy(&g);
+    cfg.lap_pe_k = 0;
+    assert_int_equal(ag_featurizer_fit(&g, &cfg, gs, 2), AG_SUCCESS);
+    to_text(&g, &sb1);
+    assert_non_null(strstr(sb1.data, "\"version\":1,"));
+    ag_strbuf_destroy(&sb1);
+    ag_featurizer_destroy(&g);
+
     /* malformed inputs: AG_EMODEL naming the problem, nothing leaked */
     struct {
         const char *from, *to, *msg;
     } bad[] = {
-        {"\"version\":1", "\"version\":2", "featuriser: version 2 is not supported (this library reads version 1)"},
+        {"\"version\":2", "\"version\":3", "featuriser: version 3 is not supported (this library reads versions 1 to 2)"},
+        {"\"version\":2", "\"version\":0", "featuriser: 'version' = 0 is not an integer in 1..2147483647"},
         {"\"format\":\"attngraph.featurizer\"", "\"format\":\"other\"", "featuriser: format is 'other', expected 'attngraph.featurizer'"},
         {"\"normalization\":\"standardize\"", "\"normalization\":\"zscore\"", "featuriser: unknown normalization 'zscore'"},
         {"\"degree\":true,", "", "featuriser: the object has no member 'degree'"},

@@ -101,7 +101,9 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
     fputs("structure:", out);
     if (!f->degree && !f->lap_pe_k && !f->rw_pe_k) fputs(" none", out);
     if (f->degree) fputs(f->directed ? " in- and out-degree" : " degree", out);
-    if (f->lap_pe_k) fprintf(out, "%s %lld Laplacian eigenvector columns", f->degree ? "," : "", (long long)f->lap_pe_k);
+    if (f->lap_pe_k)
+        fprintf(out, "%s %lld Laplacian eigenvector columns (%s)", f->degree ? "," : "", (long long)f->lap_pe_k,
+                f->lap_pe_scaled ? "times sqrt(N)" : "unit norm: a featuriser of version 1");
     if (f->rw_pe_k)
         fprintf(out, "%s %lld random-walk columns", f->degree || f->lap_pe_k ? "," : "", (long long)f->rw_pe_k);
     fprintf(out, "\nnode features: %lld columns", (long long)f->n_features);

@@ -13,7 +13,11 @@
 #include "json.h"
 
 #define FEATURIZER_FORMAT "attngraph.featurizer"
-#define FEATURIZER_VERSION 1
+/* Version 2: Laplacian PE columns scaled by sqrt(N) (lap_pe_scaled). A featuriser without
+ * Laplacian columns is written as version 1, which it is exactly, so that such model files stay
+ * readable by earlier attn-graph versions; one with scaled columns as version 2, which they refuse
+ * rather than featurise differently. */
+#define FEATURIZER_VERSION 2
 /* Upper bound on PE sizes and vocabulary sizes accepted from a model file. */
 #define MAX_K 1000000
 
@@ -412,6 +416,10 @@ ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig,
     int64_t col = stat_cols(f);
     if (f->lap_pe_k > 0) {
         err = ag_posenc_laplacian(ig, f->lap_pe_k, AG_EIGEN_AUTO, &pe);
+        if (err == AG_SUCCESS && f->lap_pe_scaled) {
+            float scale = sqrtf((float)pe.rows);
+            for (int64_t i = 0; i < pe.rows * pe.cols; i++) pe.data[i] *= scale;
+        }
         if (err == AG_SUCCESS) put_block(&x, col, &pe);
         col += f->lap_pe_k;
     }
@@ -780,6 +788,7 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
     f->norm = cfg->norm;
     f->degree = cfg->degree ? 1 : 0;
     f->lap_pe_k = cfg->lap_pe_k;
+    f->lap_pe_scaled = 1;
     f->rw_pe_k = cfg->rw_pe_k;
     f->directed = graph_directed(graphs[0]);
     ag_error_t err = AG_SUCCESS;
@@ -855,7 +864,7 @@ static void floats_to_json(const float *x, int64_t n, ag_strbuf_t *sb) {
 void ag_featurizer_to_json(const ag_featurizer_t *f, ag_strbuf_t *sb) {
     ag_strbuf_printf(sb, "{\"format\":\"%s\",\"version\":%d,\"normalization\":\"%s\",\"degree\":%s,\"directed\":%s,"
                          "\"lap_pe_k\":%lld,\"rw_pe_k\":%lld,\"n_features\":%lld,\"n_edge_features\":%lld,\"vertex_attributes\":",
-                     FEATURIZER_FORMAT, FEATURIZER_VERSION, norm_name(f->norm), f->degree ? "true" : "false",
+                     FEATURIZER_FORMAT, f->lap_pe_k > 0 && f->lap_pe_scaled ? FEATURIZER_VERSION : 1, norm_name(f->norm), f->degree ? "true" : "false",
                      f->directed ? "true" : "false", (long long)f->lap_pe_k, (long long)f->rw_pe_k, (long long)f->n_features,
                      (long long)f->n_edge_features);
     attrs_to_json(f->vattrs, f->n_vattrs, sb);
@@ -966,9 +975,10 @@ static ag_error_t from_json(ag_featurizer_t *f, const ag_json_t *obj) {
         return AG_ERROR(AG_EMODEL, "featuriser: format is '%s', expected '%s'", v->string, FEATURIZER_FORMAT);
     int64_t version;
     AG_CHECK(int_member(obj, "version", 1, INT32_MAX, &version));
-    if (version != FEATURIZER_VERSION)
-        return AG_ERROR(AG_EMODEL, "featuriser: version %lld is not supported (this library reads version %d)", (long long)version,
-                        FEATURIZER_VERSION);
+    if (version > FEATURIZER_VERSION)
+        return AG_ERROR(AG_EMODEL, "featuriser: version %lld is not supported (this library reads versions 1 to %d)",
+                        (long long)version, FEATURIZER_VERSION);
+    f->lap_pe_scaled = version >= 2;
     AG_CHECK(member(obj, "the object", "normalization", AG_JSON_STRING, &v));
     if (strcmp(v->string, "none") == 0) f->norm = AG_NORM_NONE;
     else if (strcmp(v->string, "standardize") == 0) f->norm = AG_NORM_STANDARDIZE;

@@ -109,6 +109,12 @@ typedef struct ag_featurizer_t {
     int degree;                /* degree columns present */
     int directed;              /* the fitted graphs were directed: 2 degree columns */
     int64_t lap_pe_k;
+    /* 1: the Laplacian columns are multiplied by sqrt(N), so that each has a root mean square of
+     * 1 over the graph's vertices whatever its size (every featuriser fitted now); 0: unit
+     * Euclidean norm, entries ~1/sqrt(N) (featurisers read from version-1 files, as they were
+     * trained). On a 7,624-vertex graph unit-norm entries are ~0.01 and the model learned from
+     * them only after a long plateau (docs/features.md). */
+    int lap_pe_scaled;
     int64_t rw_pe_k;
     int64_t n_attr_features;   /* columns from vertex attributes (they come first) */
     int64_t n_features;        /* F: width of X */
