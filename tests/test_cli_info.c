@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include "modelfile_testutil.h"
 #include <attngraph/safetensors.h>
+#include <attngraph/train.h>
 #include "cli_testutil.h"
 
 /* ---- a strict JSON syntax check (RFC 8259), enough to know the output parses */
@@ -363,6 +364,108 @@ static void test_model_values_quoted(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* Runs attn-graph with the formatted arguments; fails the test unless it exits 0. */
+static void run_ok(ag_cli_run_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void run_ok(ag_cli_run_t *r, const char *fmt, ...) {
+    char args[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    ag_cli_run(r, NULL, args);
+    if (r->code != 0) fail_msg("attn-graph %s: exit %d: %s", args, r->code, r->err);
+}
+
+/* Trains Karate (half the vertices for validation) with `options` [and `file` in dir, the last
+ * option's value] and a checkpoint dir/ckpt, then runs info on the checkpoint into r. */
+static void train_and_describe(ag_cli_run_t *r, const char *options, const char *file, const char *dir,
+                               const char *ckpt) {
+    char extra[320] = "";
+    if (file) snprintf(extra, sizeof extra, " %s/%s", dir, file);
+    run_ok(r, "train graphs/social/karate.gml --label-attr club --split-random 0.5,0.5 %s%s --checkpoint %s/%s "
+           "--threads 1 --quiet", options, extra, dir, ckpt);
+    run_ok(r, "info %s/%s", dir, ckpt);
+}
+
+/* A training checkpoint, under a name no extension rule knows: where the run stands, what
+ * --resume would do with it, checked as --resume checks it. */
+static void test_checkpoint(void **state) {
+    (void)state;
+    char dir[256], args[1024], want[1024];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_info_ckpt", 0), 0);
+    ag_cli_run_t r;
+    /* 5 epochs, a checkpoint every 2: the last one is after epoch 4 */
+    train_and_describe(&r, "--epochs 5 --checkpoint-every 2 -o", "m.safetensors", dir, "c.st");
+    assert_non_null(strstr(r.out, "\ncheckpoint: a training run after epoch 4 of 5, written by attn-graph "));
+    /* the stored command line, without the options that do not change the result */
+    snprintf(want, sizeof want, "\ncommand: attn-graph train graphs/social/karate.gml --label-attr club --split-random "
+             "0.5,0.5 --epochs 5 --checkpoint-every 2 -o %s/m.safetensors --checkpoint %s/c.st\n", dir, dir);
+    assert_non_null(strstr(r.out, want));
+    assert_non_null(strstr(r.out, "\nmodel: node-classification, "));
+    assert_non_null(strstr(r.out, "\ntraining: 4 optimiser steps in "));
+    assert_non_null(strstr(r.out, "; best epoch "));
+    assert_non_null(strstr(r.out, "(validation accuracy 0."));
+    snprintf(want, sizeof want, "\ncontinue with: attn-graph train --resume %s/c.st\n", dir);
+    assert_non_null(strstr(r.out, want));
+    run_ok(&r, "info --json %s/c.st", dir);
+    assert_json_lines(r.out, 1);
+    assert_non_null(strstr(r.out, "\"kind\": \"checkpoint\""));
+    assert_non_null(strstr(r.out, "\"epoch\": 4, \"epochs\": 5, \"steps\": 4, "));
+    assert_non_null(strstr(r.out, "\"metric\": \"accuracy\""));
+    assert_non_null(strstr(r.out, "\"status\": \"resumable\""));
+    assert_non_null(strstr(r.out, "\"arguments\": [\"graphs/social/karate.gml\", \"--label-attr\", \"club\", "));
+    /* a run whose last epoch wrote a checkpoint has nothing left to resume */
+    train_and_describe(&r, "--epochs 4 --checkpoint-every 2", NULL, dir, "done.ckpt");
+    assert_non_null(strstr(r.out, "\ncheckpoint: a training run after epoch 4 of 4, "));
+    assert_non_null(strstr(r.out, "\nstatus: the run finished (its model is the file given to -o)\n"));
+    assert_null(strstr(r.out, "continue with"));
+    /* nor one that early stopping ended (patience 2: its last checkpoint is 2 epochs after the best) */
+    train_and_describe(&r, "--epochs 50 --patience 2", NULL, dir, "es.ckpt");
+    assert_non_null(strstr(r.out, "), 2 epochs since\n"));
+    assert_non_null(strstr(r.out, "\nstatus: early stopping ended the run (2 epochs without improvement)\n"));
+    assert_null(strstr(r.out, "continue with"));
+
+    /* a damaged configuration is named; a truncated file is refused in one line; the next file
+     * still prints */
+    char path[300], bad[320];
+    snprintf(path, sizeof path, "%s/c.st", dir);
+    snprintf(bad, sizeof bad, "%s/bad.st", dir);
+    assert_int_equal(ag_test_metadata_rewrite(path, bad, "config", "{\"task\": 3}"), AG_SUCCESS);
+    snprintf(args, sizeof args, "info %s", bad);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 4);
+    assert_int_equal(ag_cli_count_lines(r.err), 1);
+    snprintf(want, sizeof want, "attn-graph: %s: checkpoint configuration: ", bad);
+    if (strncmp(r.err, want, strlen(want)) != 0) fail_msg("%s", r.err);
+    size_t n;
+    unsigned char *bytes = ag_test_read_file(path, &n);
+    FILE *f = fopen(bad, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, n - 7, f), n - 7);
+    fclose(f);
+    free(bytes);
+    snprintf(args, sizeof args, "info %s %s", bad, path);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 4);
+    assert_int_equal(ag_cli_count_lines(r.err), 1);
+    assert_non_null(strstr(r.err, "bad.st"));
+    assert_true(!strncmp(r.out, "file: ", 6));
+    assert_non_null(strstr(r.out, "c.st\ncheckpoint: "));
+
+    /* the library call refuses a model file, and leaves nothing allocated */
+    ag_safetensors_t st;
+    snprintf(path, sizeof path, "%s/m.safetensors", dir);
+    assert_int_equal(ag_safetensors_read(&st, path, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    ag_model_t *model = (ag_model_t *)&st; /* overwritten: NULL on failure */
+    ag_train_state_t ts;
+    assert_int_equal(ag_train_state_open(&st, &model, &ts), AG_EMODEL);
+    assert_null(model);
+    assert_null(ts.best);
+    assert_non_null(strstr(ag_error_message(), "m.safetensors: not a training checkpoint"));
+    ag_safetensors_destroy(&st);
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_output),
@@ -375,6 +478,7 @@ int main(void) {
         cmocka_unit_test(test_model_json),
         cmocka_unit_test(test_model_errors),
         cmocka_unit_test(test_model_values_quoted),
+        cmocka_unit_test(test_checkpoint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

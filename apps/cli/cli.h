@@ -24,8 +24,11 @@ int ag_cli_fail_in(const char *path, ag_error_t err);
 int ag_cmd_info(int argc, char **argv);
 int ag_cmd_train(int argc, char **argv);
 int ag_cmd_eval(int argc, char **argv);
-/* `attn-graph info` of a model file (info_model.c): prints its description, text or one JSON line
- * (first: no blank line before the text). Returns an exit code. */
+/* `attn-graph info` of a model file (info_model.c) or, when the file is a training checkpoint,
+ * of the run it holds (info_checkpoint.c): prints its description, text or one JSON line (first:
+ * no blank line before the text). Returns an exit code. */
 int ag_cli_info_model(const char *path, int json, int first);
+struct ag_safetensors_t;
+int ag_cli_info_checkpoint(const struct ag_safetensors_t *file, int json, int first);
 
 #endif

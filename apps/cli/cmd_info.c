@@ -20,6 +20,9 @@ static void info_usage(FILE *out) {
             "Per model file (*.safetensors): its task and outputs, the attributes a graph must\n"
             "carry (string ones with the values the model knows), its structural columns,\n"
             "architecture, parameter count and ensemble size.\n"
+            "Per training checkpoint (the file --checkpoint of train writes, any name): the\n"
+            "command that started the run, its epoch, its best epoch so far, and whether it can be\n"
+            "resumed. Model and checkpoint files are recognised by their content.\n"
             "\n"
             "  --format F   gml, graphml, edgelist, ncol, lgl, pajek, dimacs, dl or auto (the\n"
             "               default: by file extension; for '-', stdin, by its text: GML,\n"
@@ -118,9 +121,23 @@ static void print_text(FILE *out, const char *path, ag_format_t format, const ag
     }
 }
 
+/* A safetensors file (model or checkpoint), whatever its name: an 8-byte little-endian header
+ * length below 4 GiB, then the JSON header's '{'. No graph format igraph reads starts with zero
+ * bytes, so this cannot take a graph file for one. */
+static int is_safetensors(const char *path) {
+    if (strcmp(path, "-") == 0) return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    unsigned char b[9];
+    size_t n = fread(b, 1, sizeof b, f);
+    fclose(f);
+    return n == sizeof b && b[4] == 0 && b[5] == 0 && b[6] == 0 && b[7] == 0 && b[8] == '{';
+}
+
 /* Reads and summarises one file; prints the summary or the error. Returns an exit code. */
 static int info_file(const char *path, ag_format_t format, int directed, int json, int first) {
-    if (format == AG_FORMAT_AUTO && cli_ends_with_ci(path, ".safetensors")) return ag_cli_info_model(path, json, first);
+    if (format == AG_FORMAT_AUTO && (cli_ends_with_ci(path, ".safetensors") || is_safetensors(path)))
+        return ag_cli_info_model(path, json, first);
     igraph_t ig;
     ag_error_t rc = ag_graph_read(&ig, path, format, directed);
     if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());

@@ -199,6 +199,12 @@ int ag_cli_info_model(const char *path, int json, int first) {
     ag_safetensors_t file;
     ag_error_t rc = ag_safetensors_read(&file, path, AG_SAFETENSORS_STRICT);
     if (rc) return ag_cli_fail(rc);
+    const char *kind = ag_metadata_get(&file.metadata, "kind");
+    if (kind && strcmp(kind, "checkpoint") == 0) {
+        int code = ag_cli_info_checkpoint(&file, json, first);
+        ag_safetensors_destroy(&file);
+        return code;
+    }
     ag_bundle_t b;
     if ((rc = ag_bundle_from_safetensors(&file, &b)) != AG_SUCCESS) {
         ag_safetensors_destroy(&file);

@@ -289,3 +289,32 @@ ag_error_t ag_train_state_load(const char *path, ag_model_t *model, ag_train_sta
     if (rc != AG_SUCCESS) ag_train_state_destroy(st);
     return rc;
 }
+
+ag_error_t ag_train_state_open(const ag_safetensors_t *f, ag_model_t **model, ag_train_state_t *st) {
+    memset(st, 0, sizeof *st);
+    *model = NULL;
+    if (!f || !f->path) return AG_ERROR(AG_EINVAL, "ag_train_state_open: the file was not read");
+    const char *kind = ag_metadata_get(&f->metadata, "kind");
+    if (!kind || strcmp(kind, "checkpoint") != 0)
+        return AG_ERROR(AG_EMODEL, "%s: not a training checkpoint (metadata 'kind' is not \"checkpoint\")", f->path);
+    const char *text;
+    AG_CHECK(get_text(f, "config", &text));
+    ag_json_t *j = NULL;
+    ag_model_config_t cfg;
+    ag_error_t rc = ag_json_parse(text, strlen(text), "config", &j);
+    if (rc == AG_SUCCESS) rc = ag_model_config_from_json(&cfg, j);
+    ag_json_free(j);
+    if (rc == AG_SUCCESS) rc = ag_model_create(model, &cfg);
+    if (rc != AG_SUCCESS) {
+        if (rc == AG_ENOMEM) return rc;
+        char msg[1024]; /* the message being rewritten lives in the buffer AG_ERROR writes */
+        snprintf(msg, sizeof msg, "%s", ag_error_message());
+        return AG_ERROR(AG_EMODEL, "%s: checkpoint configuration: %s", f->path, msg);
+    }
+    if ((rc = load_state(f, *model, st)) != AG_SUCCESS) {
+        ag_train_state_destroy(st);
+        ag_model_destroy(*model);
+        *model = NULL;
+    }
+    return rc;
+}

@@ -84,7 +84,7 @@ static int is_classification(ag_task_t t) {
 }
 static int is_regression(ag_task_t t) { return t == AG_TASK_NODE_REGRESSION || t == AG_TASK_GRAPH_REGRESSION; }
 
-static ag_metric_t resolve_metric(ag_metric_t m, ag_task_t task) {
+ag_metric_t ag_metric_for_task(ag_metric_t m, ag_task_t task) {
     if (m != AG_METRIC_AUTO) return m;
     if (is_classification(task)) return AG_METRIC_ACCURACY;
     if (task == AG_TASK_GRAPH_MULTITASK) return AG_METRIC_ROC_AUC;
@@ -92,7 +92,7 @@ static ag_metric_t resolve_metric(ag_metric_t m, ag_task_t task) {
 }
 
 double ag_scores_get(const ag_scores_t *s, ag_metric_t metric, ag_task_t task) {
-    switch (resolve_metric(metric, task)) {
+    switch (ag_metric_for_task(metric, task)) {
     case AG_METRIC_LOSS: return s->loss;
     case AG_METRIC_ACCURACY: return s->accuracy;
     case AG_METRIC_MACRO_F1: return s->macro_f1;
@@ -701,7 +701,7 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
     if (resume) AG_CHECK(check_resume(resume, cfg, params, train_idx, n_train, steps_per_epoch));
     if (is_regression(c->task)) AG_CHECK(fit_target_scaling(model, set, train_idx, n_train));
 
-    ag_metric_t metric = resolve_metric(cfg->metric, c->task);
+    ag_metric_t metric = ag_metric_for_task(cfg->metric, c->task);
     int higher = ag_metric_higher_is_better(metric);
     int64_t C = c->n_out;
     int64_t every = cfg->checkpoint_every > 0 ? cfg->checkpoint_every : 1;

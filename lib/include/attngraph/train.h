@@ -82,6 +82,11 @@ typedef enum ag_metric_t {
 const char *ag_metric_name(ag_metric_t metric);
 ag_error_t ag_metric_from_name(const char *name, ag_metric_t *metric);
 
+/** \function ag_metric_for_task
+ * The metric AG_METRIC_AUTO stands for on a task: accuracy (classification), mean ROC-AUC
+ * (multi-task), RMSE (regression); any other metric is returned as it is. */
+ag_metric_t ag_metric_for_task(ag_metric_t metric, ag_task_t task);
+
 /** \function ag_metric_higher_is_better */
 int ag_metric_higher_is_better(ag_metric_t metric);
 
@@ -205,6 +210,21 @@ ag_error_t ag_train_state_save(const char *path, const ag_model_t *model, const 
  */
 ag_error_t ag_train_state_load(const char *path, ag_model_t *model, ag_train_state_t *state,
                                struct ag_metadata_t *extra);
+
+/**
+ * \function ag_train_state_open
+ * A checkpoint read without knowing its architecture (`attn-graph info RUN.ckpt`): the model is
+ * built from the configuration the checkpoint stores, then filled as ag_train_state_load() fills
+ * it, with the same validation.
+ * \param file   Read by ag_safetensors_read() with AG_SAFETENSORS_STRICT; the caller keeps it (and
+ *               its metadata); model and state keep no pointer into it.
+ * \param model  Output: a new model (free with ag_model_destroy()); NULL on failure.
+ * \param state  Output, uninitialised; free with ag_train_state_destroy(). Zeroed on failure.
+ * \return AG_SUCCESS; AG_EMODEL (not a checkpoint, a configuration that is missing or invalid, any
+ *         defect ag_train_state_load() reports), the message naming file->path; AG_EINVAL (no
+ *         file); AG_ENOMEM.
+ */
+ag_error_t ag_train_state_open(const ag_safetensors_t *file, ag_model_t **model, ag_train_state_t *state);
 
 /**
  * \function ag_train_resume
