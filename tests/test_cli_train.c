@@ -212,6 +212,24 @@ static void test_virtual_node_and_min_epochs(void **state) {
     assert_int_equal(ev.code, 2);
 }
 
+/* Laplacian columns on a graph task: training flips their signs unless --no-sign-flip, so the two
+ * runs give other test lines, and each is the same when repeated. */
+static void test_sign_flip_option(void **state) {
+    (void)state;
+    const char *base = "train --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv "
+                       "--epochs 4 --hidden 8 --layers 2 --heads 2 --batch-size 4 --threads 1 --lap-pe 3 --quiet";
+    char args[512];
+    ag_cli_run_t r[4];
+    for (int i = 0; i < 4; i++) {
+        snprintf(args, sizeof args, "%s%s", base, i < 2 ? "" : " --no-sign-flip");
+        ag_cli_run(&r[i], NULL, args);
+        if (r[i].code != 0) fail_msg("exit %d: %s", r[i].code, r[i].err);
+    }
+    assert_string_equal(r[0].out, r[1].out);
+    assert_string_equal(r[2].out, r[3].out);
+    assert_string_not_equal(r[0].out, r[2].out);
+}
+
 /* --folds / --fold and --split-random: train and eval agree on the part; fold 2 tests on its 7 files. */
 static void test_folds_and_random_split(void **state) {
     (void)state;
@@ -272,7 +290,7 @@ static void test_bad_options(void **state) {
     const char *opts[] = {"--labels", "--target", "--task", "--split", "--split-column", "--folds", "--fold",
                           "--split-random", "--label-attr", "--node-table", "--table-id-attr", "--train-nodes",
                           "--vertex-attrs", "--edge-attrs", "--exclude-attrs", "--normalize", "--degree", "--lap-pe",
-                          "--rw-pe", "--preset", "--layers", "--heads", "--head-dim", "--hidden", "--mask", "--hops",
+                          "--rw-pe", "--no-sign-flip", "--preset", "--layers", "--heads", "--head-dim", "--hidden", "--mask", "--hops",
                           "--score", "--attn-norm", "--readout", "--head-hidden", "--dropout", "--attn-dropout", "--edge-mode",
                           "--no-ffn", "--norm", "--no-residual", "--epochs", "--lr", "--weight-decay", "--optimizer",
                           "--batch-size", "--patience", "--clip", "--schedule", "--warmup", "--seed", "--metric",
@@ -318,6 +336,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_train_save_eval, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folds_and_random_split, setup, teardown),
         cmocka_unit_test_setup_teardown(test_virtual_node_and_min_epochs, setup, teardown),
+        cmocka_unit_test(test_sign_flip_option),
         cmocka_unit_test(test_ensemble),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),

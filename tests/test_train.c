@@ -143,10 +143,22 @@ static ag_model_t *small_graph_model(ag_task_t task, int64_t n_out, ag_readout_k
     return m;
 }
 
-static void test_rings_versus_paths(void **state) {
-    (void)state;
-    ag_trainset_t set;
-    make_rings_and_paths(&set, AG_TASK_GRAPH_CLASSIFICATION);
+/* The weights of a model after training, flattened (malloc'ed). */
+static float *weights_of(const ag_model_t *m, int64_t *count) {
+    const ag_param_list_t *p = ag_model_params(m);
+    *count = ag_param_list_size(p);
+    float *w = malloc((size_t)*count * sizeof(float)), *o = w;
+    for (int64_t i = 0; i < p->count; i++) {
+        size_t n = (size_t)(p->items[i].shape[0] * p->items[i].shape[1]);
+        memcpy(o, p->items[i].value, n * sizeof(float));
+        o += n;
+    }
+    return w;
+}
+
+/* Rings versus paths trained on 32 graphs, column 1 sign-flipped in training or not: the test
+ * scores on the other 16, and the weights. */
+static float *rings_run(ag_trainset_t *set, int64_t flip_cols, ag_scores_t *sc, int64_t *count) {
     int64_t tr[32], te[16];
     for (int i = 0; i < 32; i++) tr[i] = i;
     for (int i = 0; i < 16; i++) te[i] = 32 + i;
@@ -156,13 +168,25 @@ static void test_rings_versus_paths(void **state) {
     tc.optim.lr = 0.01f;
     tc.epochs = 60;
     tc.batch_size = 8;
+    tc.flip_col0 = 1;
+    tc.flip_cols = flip_cols;
     ag_train_result_t res;
-    assert_int_equal(ag_train(m, &set, tr, 32, NULL, 0, &tc, &res), AG_SUCCESS);
+    assert_int_equal(ag_train(m, set, tr, 32, NULL, 0, &tc, &res), AG_SUCCESS);
+    assert_int_equal(ag_evaluate(m, set, te, 16, sc), AG_SUCCESS);
+    float *w = weights_of(m, count);
+    ag_model_destroy(m);
+    return w;
+}
+
+static void test_rings_versus_paths(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    make_rings_and_paths(&set, AG_TASK_GRAPH_CLASSIFICATION);
     ag_scores_t sc;
-    assert_int_equal(ag_evaluate(m, &set, te, 16, &sc), AG_SUCCESS);
+    int64_t n;
+    free(rings_run(&set, 0, &sc, &n));
     if (sc.accuracy < 0.99) fail_msg("rings vs paths accuracy %.3f", sc.accuracy);
     assert_true(sc.roc_auc > 0.99);
-    ag_model_destroy(m);
     ag_trainset_destroy(&set);
 }
 
@@ -214,14 +238,7 @@ static float *train_weights(int threads, int64_t *count) {
     tc.seed = 5;
     ag_train_result_t res;
     assert_int_equal(ag_train(m, &set, tr, 20, va, 20, &tc, &res), AG_SUCCESS);
-    const ag_param_list_t *p = ag_model_params(m);
-    *count = ag_param_list_size(p);
-    float *w = malloc((size_t)*count * sizeof(float)), *o = w;
-    for (int64_t i = 0; i < p->count; i++) {
-        size_t n = (size_t)(p->items[i].shape[0] * p->items[i].shape[1]);
-        memcpy(o, p->items[i].value, n * sizeof(float));
-        o += n;
-    }
+    float *w = weights_of(m, count);
     ag_model_destroy(m);
     ag_trainset_destroy(&set);
     ag_set_num_threads(0);
@@ -238,6 +255,86 @@ static void test_training_is_deterministic(void **state) {
     free(a);
     free(b);
     free(c);
+}
+
+/* Sign flipping (Laplacian columns): it changes training and only training, the same way every
+ * run; a column of zeros flipped is no change at all (the models here have no dropout, the only
+ * other user of the random stream); columns outside the inputs are refused. */
+static void test_sign_flip(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    make_rings_and_paths(&set, AG_TASK_GRAPH_CLASSIFICATION);
+    int64_t total = 0;
+    for (int64_t g = 0; g < set.n_examples; g++) total += set.examples[g].X.rows * 2;
+    float *before = malloc((size_t)total * sizeof(float));
+    for (int64_t g = 0, o = 0; g < set.n_examples; o += set.examples[g].X.rows * 2, g++)
+        memcpy(before + o, set.examples[g].X.data, (size_t)(set.examples[g].X.rows * 2) * sizeof(float));
+    ag_scores_t s1, s2, s3;
+    int64_t n1, n2, n3;
+    float *plain = rings_run(&set, 0, &s1, &n1), *flip = rings_run(&set, 1, &s2, &n2), *again = rings_run(&set, 1, &s3, &n3);
+    assert_int_equal(n1, n2);
+    assert_int_equal(n2, n3);
+    assert_memory_equal(flip, again, (size_t)n2 * sizeof(float));
+    assert_true(memcmp(plain, flip, (size_t)n1 * sizeof(float)) != 0);
+    /* the degree column still decides: learning goes on with a column of random sign */
+    if (s2.accuracy < 0.99) fail_msg("rings vs paths with a flipped column: accuracy %.3f", s2.accuracy);
+    for (int64_t g = 0, o = 0; g < set.n_examples; o += set.examples[g].X.rows * 2, g++)
+        assert_memory_equal(set.examples[g].X.data, before + o, (size_t)(set.examples[g].X.rows * 2) * sizeof(float));
+    free(plain);
+    free(flip);
+    free(again);
+    /* zeros in column 1: flipped or not, the same weights bit for bit */
+    for (int64_t g = 0; g < set.n_examples; g++)
+        for (int64_t v = 0; v < set.examples[g].X.rows; v++) set.examples[g].X.data[2 * v + 1] = 0.0f;
+    plain = rings_run(&set, 0, &s1, &n1);
+    flip = rings_run(&set, 1, &s2, &n2);
+    assert_memory_equal(plain, flip, (size_t)n1 * sizeof(float));
+    free(plain);
+    free(flip);
+    free(before);
+    /* out of range */
+    ag_model_t *m = small_graph_model(AG_TASK_GRAPH_CLASSIFICATION, 2, AG_READOUT_SUM);
+    ag_train_config_t tc;
+    ag_train_config_default(&tc, AG_TASK_GRAPH_CLASSIFICATION);
+    tc.flip_col0 = 1;
+    tc.flip_cols = 2;
+    int64_t tr[1] = {0};
+    ag_train_result_t res;
+    assert_int_equal(ag_train(m, &set, tr, 1, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "sign-flip columns 1 + 2 are not within the 2 input columns");
+    ag_model_destroy(m);
+    ag_trainset_destroy(&set);
+}
+
+/* Node tasks flip the whole graph's column, on a copy: the set keeps its features, and the
+ * result is the same every run. */
+static void test_sign_flip_nodes(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    make_sbm(&set);
+    float before[80 * 4];
+    memcpy(before, set.examples[0].X.data, sizeof before);
+    int64_t tr[20];
+    for (int i = 0; i < 20; i++) tr[i] = 4 * i;
+    float *w[3];
+    int64_t n[3];
+    for (int r = 0; r < 3; r++) {
+        ag_model_t *m = small_node_model();
+        ag_train_config_t tc;
+        ag_train_config_default(&tc, AG_TASK_NODE_CLASSIFICATION);
+        tc.epochs = 5;
+        tc.flip_col0 = 2;
+        tc.flip_cols = r == 0 ? 0 : 2;
+        ag_train_result_t res;
+        assert_int_equal(ag_train(m, &set, tr, 20, NULL, 0, &tc, &res), AG_SUCCESS);
+        w[r] = weights_of(m, &n[r]);
+        ag_model_destroy(m);
+    }
+    assert_memory_equal(set.examples[0].X.data, before, sizeof before);
+    assert_true(memcmp(w[0], w[1], (size_t)n[0] * sizeof(float)) != 0);
+    assert_memory_equal(w[1], w[2], (size_t)n[1] * sizeof(float));
+    for (int r = 0; r < 3; r++) free(w[r]);
+    ag_trainset_destroy(&set);
 }
 
 static void test_training_errors(void **state) {
@@ -275,6 +372,8 @@ int main(void) {
         cmocka_unit_test(test_rings_versus_paths),
         cmocka_unit_test(test_regression_counts_nodes),
         cmocka_unit_test(test_training_is_deterministic),
+        cmocka_unit_test(test_sign_flip),
+        cmocka_unit_test(test_sign_flip_nodes),
         cmocka_unit_test(test_training_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

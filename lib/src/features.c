@@ -407,6 +407,11 @@ static void put_block(ag_fmat_t *X, int64_t col0, const ag_fmat_t *B) {
         for (int64_t c = 0; c < B->cols; c++) X->data[r * X->cols + col0 + c] = B->data[r * B->cols + c];
 }
 
+void ag_featurizer_lap_columns(const ag_featurizer_t *f, int64_t *col0, int64_t *n) {
+    *col0 = stat_cols(f);
+    *n = f->lap_pe_k;
+}
+
 ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X, ag_fmat_t *Ee) {
     if (!f || !ig || !X) return AG_ERROR(AG_EINVAL, "ag_featurizer_transform: NULL argument");
     ag_fmat_t x, e = {0}, pe = {0};

@@ -193,6 +193,19 @@ static ag_error_t batcher_make(batcher_t *b, const ag_trainset_t *set, const int
     return AG_SUCCESS;
 }
 
+/* Sign-flip streams: FLIP_STREAMS + epoch, far from those ag_rng_next_stream() hands out. */
+#define FLIP_STREAMS (UINT64_C(0x5167) << 48)
+
+/* Multiplies columns col0 .. col0 + ncols - 1 of the n rows of X (row width F) by a random sign
+ * each: counter `at` onwards of the stream, one draw per column. */
+static void flip_signs(float *X, int64_t n, int64_t F, int64_t col0, int64_t ncols, uint64_t seed, uint64_t stream,
+                       uint64_t at) {
+    for (int64_t c = 0; c < ncols; c++) {
+        if (!(ag_rng_u64(seed, stream, at + (uint64_t)c) & 1)) continue;
+        for (int64_t r = 0; r < n; r++) X[r * F + col0 + c] = -X[r * F + col0 + c];
+    }
+}
+
 /* Checks the set against the model (shapes and task) once per call. */
 static ag_error_t check_set(const ag_model_t *model, const ag_trainset_t *set) {
     const ag_model_config_t *c = ag_model_config(model);
@@ -589,6 +602,11 @@ static void config_text(const ag_train_config_t *cfg, int64_t n_train, char *buf
         size_t len = strlen(buf);
         snprintf(buf + len, n > len ? n - len : 0, " min_epochs %lld", (long long)cfg->min_epochs);
     }
+    if (cfg->flip_cols > 0) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, n > len ? n - len : 0, " sign_flip %lld+%lld", (long long)cfg->flip_col0,
+                 (long long)cfg->flip_cols);
+    }
 }
 
 /* The first differing "key value" pair of two configuration texts, for the message. */
@@ -698,6 +716,9 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
     const ag_param_list_t *params = ag_model_params(model);
     int64_t bs = graph_level ? (cfg->batch_size < n_train ? cfg->batch_size : n_train) : 1;
     int64_t steps_per_epoch = graph_level ? (n_train + bs - 1) / bs : 1;
+    if (cfg->flip_cols < 0 || cfg->flip_col0 < 0 || (cfg->flip_cols > 0 && cfg->flip_col0 + cfg->flip_cols > c->in_dim))
+        return AG_ERROR(AG_EINVAL, "sign-flip columns %lld + %lld are not within the %lld input columns",
+                        (long long)cfg->flip_col0, (long long)cfg->flip_cols, (long long)c->in_dim);
     if (resume) AG_CHECK(check_resume(resume, cfg, params, train_idx, n_train, steps_per_epoch));
     if (is_regression(c->task)) AG_CHECK(fit_target_scaling(model, set, train_idx, n_train));
 
@@ -727,6 +748,7 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
     sched.min_lr = cfg->optim.lr * 0.01f;
 
     float *out = NULL, *dout = NULL;
+    float *xflip = NULL; /* (N x F) node tasks with sign flipping: the features with this step's signs */
     int64_t *row_target = NULL;
     batcher_t b = {0};
     loss_buf_t lb = {0};
@@ -739,6 +761,8 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&dout, out_count, sizeof(float), "output gradients");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&st.order, n_train, sizeof(int64_t), "training order");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&row_target, out_cap, sizeof(int64_t), "target rows");
+    if (rc == AG_SUCCESS && !graph_level && cfg->flip_cols > 0)
+        rc = ag_i_alloc_array((void **)&xflip, set->examples[0].X.rows * c->in_dim, sizeof(float), "sign-flipped features");
     if (rc != AG_SUCCESS) goto done;
     if (!graph_level) {
         /* node tasks: the loss sees only the training nodes */
@@ -770,6 +794,10 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
         if (cfg->patience > 0 && st.since_best >= cfg->patience) break;
         double t0 = now_seconds(), loss_sum = 0.0, lr = cfg->optim.lr;
         int64_t loss_batches = 0;
+        /* The signs come from a stream of their own per epoch, outside the run's stream (st.rng):
+         * shuffles and dropout are those of the same run without flipping, and a resumed run
+         * draws the same signs. */
+        uint64_t flip_stream = FLIP_STREAMS + (uint64_t)epoch;
         if (graph_level) {
             uint64_t stream = ag_rng_next_stream(&st.rng);
             for (int64_t i = n_train - 1; i > 0; i--) {
@@ -786,11 +814,25 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
                 int64_t k = n_train - s * bs < bs ? n_train - s * bs : bs;
                 rc = batcher_make(&b, set, st.order + s * bs, k, c->in_dim, c->edge_dim, &batch);
                 if (rc != AG_SUCCESS) goto done;
-                for (int64_t i = 0; i < k; i++) row_target[i] = st.order[s * bs + i];
+                for (int64_t i = 0, node = 0; i < k; i++) {
+                    row_target[i] = st.order[s * bs + i];
+                    int64_t n = set->examples[row_target[i]].graph.n_nodes;
+                    /* the batcher's copy is flipped: the training set keeps its signs */
+                    if (cfg->flip_cols > 0)
+                        flip_signs(b.X + node * c->in_dim, n, c->in_dim, cfg->flip_col0, cfg->flip_cols, cfg->seed,
+                                   flip_stream, (uint64_t)(s * bs + i) * (uint64_t)cfg->flip_cols);
+                    node += n;
+                }
                 rows = k;
             } else {
                 const ag_example_t *ex = &set->examples[0];
-                ag_batch_init(&batch, &ex->graph, ex->X.data, c->edge_dim > 0 ? ex->E.data : NULL);
+                const float *X = ex->X.data;
+                if (xflip) {
+                    memcpy(xflip, X, (size_t)(ex->X.rows * c->in_dim) * sizeof(float));
+                    flip_signs(xflip, ex->X.rows, c->in_dim, cfg->flip_col0, cfg->flip_cols, cfg->seed, flip_stream, 0);
+                    X = xflip;
+                }
+                ag_batch_init(&batch, &ex->graph, X, c->edge_dim > 0 ? ex->E.data : NULL);
                 rows = ex->graph.n_nodes;
             }
             ag_param_list_zero_grad(params);
@@ -875,5 +917,6 @@ done:
     ag_i_free(out);
     ag_i_free(dout);
     ag_i_free(row_target);
+    ag_i_free(xflip);
     return rc;
 }

@@ -245,6 +245,9 @@ typedef struct ag_net_train_options_t {
     igraph_integer_t min_epochs; /* no early stop and no best-epoch choice before this epoch (<= 0: none) */
     igraph_integer_t head_hidden; /* graph tasks: width of the head's hidden layer after the readout
                                      (-1: the block width; 0: a linear head, no hidden layer) */
+    int no_sign_flip;          /* graph tasks: 1 trains on the Laplacian columns' signs as computed
+                                  (default 0: random signs per graph and step, train.h's
+                                  flip_cols); node tasks never flip (one graph, one sign) */
 } ag_net_train_options_t;
 
 /** \function ag_net_train_options_init

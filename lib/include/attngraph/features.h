@@ -155,6 +155,13 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
                              const igraph_t *const *graphs, int64_t count);
 
 /**
+ * \function ag_featurizer_lap_columns
+ * Where the Laplacian eigenvector columns are in X: *col0 (the first) and *n (0 without them).
+ * Training flips their signs at random (train.h's flip_col0 and flip_cols).
+ */
+void ag_featurizer_lap_columns(const ag_featurizer_t *f, int64_t *col0, int64_t *n);
+
+/**
  * \function ag_featurizer_transform
  * Featurises one graph with the fitted columns.
  * \param f   A fitted (or loaded) featuriser.

@@ -131,6 +131,12 @@ typedef struct ag_train_config_t {
     int64_t checkpoint_every;    /* epochs between checkpoints (<= 0: every epoch) */
     int64_t min_epochs;          /* epochs before this one are never kept as the best and never stop
                                     the run (the last epoch is always eligible); 0: no minimum */
+    /* Columns flip_col0 .. flip_col0 + flip_cols - 1 of X have an arbitrary sign per graph
+     * (Laplacian eigenvectors): each training step multiplies each of them by a random +-1 per
+     * graph, so that the model cannot learn the solver's sign (Dwivedi et al. 2020). Evaluation
+     * sees them as they are. The signs have a random stream of their own: shuffling and dropout
+     * are those of the same run without flipping. 0 columns: off. */
+    int64_t flip_col0, flip_cols;
 } ag_train_config_t;
 
 /** \function ag_train_config_default
