@@ -632,6 +632,35 @@ static void test_reads_file_from_independent_writer(void **state) {
     ag_safetensors_destroy(&f);
 }
 
+/* The sniff takes what the reader takes, by its first 9 bytes: the independent writer's file and
+ * the hand-made headers at the length limits; never a graph file's first bytes. */
+static void test_sniff(void **state) {
+    (void)state;
+    unsigned char head[16];
+    FILE *f = fopen(AG_SOURCE_DIR "/tests/golden/tiny.safetensors", "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(head, 1, sizeof head, f), sizeof head);
+    fclose(f);
+    assert_int_equal(ag_safetensors_sniff(head, sizeof head), 1);
+    assert_int_equal(ag_safetensors_sniff(head, 9), 1);
+    assert_int_equal(ag_safetensors_sniff(head, 8), 0); /* too few bytes to tell */
+    assert_int_equal(ag_safetensors_sniff(NULL, 9), 0);
+    const uint64_t lengths[] = {2, AG_SAFETENSORS_MAX_HEADER, 1, 0, (uint64_t)AG_SAFETENSORS_MAX_HEADER + 1,
+                                (uint64_t)1 << 40};
+    const int want[] = {1, 1, 0, 0, 0, 0};
+    for (int i = 0; i < 6; i++) {
+        for (int k = 0; k < 8; k++) head[k] = (unsigned char)(lengths[i] >> (8 * k));
+        head[8] = '{';
+        if (ag_safetensors_sniff(head, 9) != want[i]) fail_msg("header length %llu", (unsigned long long)lengths[i]);
+        head[8] = '[';
+        assert_int_equal(ag_safetensors_sniff(head, 9), 0);
+    }
+    const char *graphs[] = {"graph [\n  directed 0", "Creator \"igraph\"\ngraph", "<?xml version=\"1.0\"",
+                            "0 1\n1 2\n2 3\n", "*Vertices 3\n", "DL n=3\nformat"};
+    for (int i = 0; i < 6; i++)
+        if (ag_safetensors_sniff((const unsigned char *)graphs[i], strlen(graphs[i]))) fail_msg("%s", graphs[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crc32_known_value),
@@ -643,6 +672,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_failed_writes_leave_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),
         cmocka_unit_test(test_reads_file_from_independent_writer),
+        cmocka_unit_test(test_sniff),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

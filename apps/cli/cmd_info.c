@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <attngraph/graph.h>
+#include <attngraph/safetensors.h>
 #include <attngraph/summary.h>
 #include "cli.h"
 #include "predict.h"
@@ -121,9 +122,7 @@ static void print_text(FILE *out, const char *path, ag_format_t format, const ag
     }
 }
 
-/* A safetensors file (model or checkpoint), whatever its name: an 8-byte little-endian header
- * length below 4 GiB, then the JSON header's '{'. No graph format igraph reads starts with zero
- * bytes, so this cannot take a graph file for one. */
+/* A safetensors file (model or checkpoint), whatever its name: its first bytes say so. */
 static int is_safetensors(const char *path) {
     if (strcmp(path, "-") == 0) return 0;
     FILE *f = fopen(path, "rb");
@@ -131,7 +130,7 @@ static int is_safetensors(const char *path) {
     unsigned char b[9];
     size_t n = fread(b, 1, sizeof b, f);
     fclose(f);
-    return n == sizeof b && b[4] == 0 && b[5] == 0 && b[6] == 0 && b[7] == 0 && b[8] == '{';
+    return ag_safetensors_sniff(b, n);
 }
 
 /* Reads and summarises one file; prints the summary or the error. Returns an exit code. */

@@ -637,6 +637,12 @@ static ag_error_t read_parsed(ag_safetensors_t *file, const char *path, int flag
     return rc;
 }
 
+int ag_safetensors_sniff(const unsigned char *head, size_t n) {
+    if (!head || n < 9) return 0;
+    uint64_t hlen = get_le64(head);
+    return hlen >= 2 && hlen <= AG_SAFETENSORS_MAX_HEADER && head[8] == '{';
+}
+
 ag_error_t ag_safetensors_read(ag_safetensors_t *file, const char *path, int flags) {
     memset(file, 0, sizeof *file);
     ag_metadata_init(&file->metadata);

@@ -142,6 +142,19 @@ typedef struct ag_safetensors_t {
  */
 ag_error_t ag_safetensors_read(ag_safetensors_t *file, const char *path, int flags);
 
+/**
+ * \function ag_safetensors_sniff
+ * Whether a file's first bytes are those of a safetensors file (a model or a checkpoint, whatever
+ * its name): an 8-byte little-endian header length of 2 to AG_SAFETENSORS_MAX_HEADER bytes, then
+ * the header's '{', as ag_safetensors_read() requires. No graph format igraph reads starts with a
+ * zero byte, which such a length has, so a graph file is never taken for one. Nothing beyond
+ * those 9 bytes is checked: ag_safetensors_read() does that.
+ * \param head The file's first n bytes.
+ * \return 1 or 0 (0 when n < 9).
+ * Time complexity: O(1).
+ */
+int ag_safetensors_sniff(const unsigned char *head, size_t n);
+
 /** \function ag_safetensors_destroy
  * Frees a file read by ag_safetensors_read(); safe on a zeroed one, and twice. */
 void ag_safetensors_destroy(ag_safetensors_t *file);
