@@ -230,6 +230,32 @@ static void test_resume_is_bit_identical(void **state) {
     ag_trainset_destroy(&set);
 }
 
+/* ag_train_state_plan reads back the epochs, patience and metric the run was given; a stored
+ * configuration without one of them, or with one out of range, is a defect of the file. */
+static void expect_plan(const ag_train_state_t *st, const ag_train_config_t *tc) {
+    int64_t epochs = -1, patience = -1;
+    ag_metric_t metric = AG_METRIC_LOSS;
+    assert_int_equal(ag_train_state_plan(st, &epochs, &patience, &metric), AG_SUCCESS);
+    assert_int_equal(epochs, tc->epochs);
+    assert_int_equal(patience, tc->patience);
+    assert_int_equal(metric, tc->metric);
+    ag_train_state_t bad = *st; /* a shallow copy: only its text is changed, never freed */
+    const char *edits[][2] = {{"patience 3 ", "patience -3 "}, {"epochs 60 ", "epoch 60 "}, {"metric ", "metric 9"}};
+    for (int i = 0; i < 3; i++) {
+        char *at = strstr(bad.config, edits[i][0]);
+        assert_non_null(at);
+        char rest[sizeof bad.config];
+        snprintf(rest, sizeof rest, "%s", at + strlen(edits[i][0]));
+        snprintf(at, sizeof bad.config - (size_t)(at - bad.config), "%s%s", edits[i][1], rest);
+        epochs = 7;
+        assert_int_equal(ag_train_state_plan(&bad, &epochs, &patience, &metric), AG_EMODEL);
+        assert_non_null(strstr(ag_error_message(), "training configuration is malformed"));
+        assert_int_equal(epochs, 7); /* untouched on failure */
+        memcpy(bad.config, st->config, sizeof bad.config);
+    }
+    assert_int_equal(ag_train_state_plan(st, NULL, &patience, &metric), AG_EINVAL);
+}
+
 /* Early stopping: the run stopped by patience, resumed from its last checkpoint, stays stopped;
  * resumed from an earlier one, it stops at the same epoch with the same weights. */
 static void test_resume_with_early_stopping(void **state) {
@@ -256,6 +282,7 @@ static void test_resume_with_early_stopping(void **state) {
         char path[128];
         snprintf(path, sizeof path, "%s/e%lld.st", dir, (long long)from[k]);
         assert_int_equal(ag_train_state_load(path, b, &st, NULL), AG_SUCCESS);
+        if (k == 0) expect_plan(&st, &tc);
         assert_int_equal(ag_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &rb), AG_SUCCESS);
         assert_int_equal(rb.epochs_run, ra.epochs_run);
         assert_int_equal(rb.best_epoch, ra.best_epoch);

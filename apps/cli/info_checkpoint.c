@@ -16,14 +16,6 @@
 #include "predict.h"
 #include "train_support.h"
 
-/* A number after "key " in the training configuration's text ("... epochs 200 batch 32 ..."). */
-static long long config_number(const char *config, const char *key) {
-    size_t n = strlen(key);
-    for (const char *p = config; (p = strstr(p, key)) != NULL; p += n)
-        if ((p == config || p[-1] == ' ') && p[n] == ' ') return strtoll(p + n + 1, NULL, 10);
-    return -1;
-}
-
 /* The stored command line (one argument per line) as a shell would take it back: arguments
  * with other characters than these are single-quoted. */
 static void print_command(FILE *out, const char *args) {
@@ -52,17 +44,12 @@ static void print_command(FILE *out, const char *args) {
 /* The same as a JSON array of strings. */
 static void json_command(FILE *out, const char *args) {
     fputc('[', out);
-    int k = 0;
-    char buf[4096];
-    for (const char *p = args; *p; k++) {
+    for (const char *p = args; *p;) {
         const char *end = strchr(p, '\n');
         size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n >= sizeof buf) n = sizeof buf - 1; /* an argument that long is not a command line */
-        memcpy(buf, p, n);
-        buf[n] = '\0';
-        if (k) fputs(", ", out);
-        cli_json_string(out, buf);
-        p = end ? end + 1 : p + strlen(p);
+        if (p != args) fputs(", ", out);
+        cli_json_string_n(out, p, n);
+        p += n + (end != NULL);
     }
     fputc(']', out);
 }
@@ -158,19 +145,18 @@ int ag_cli_info_checkpoint(const ag_safetensors_t *file, int json, int first) {
     if (rc != AG_SUCCESS) return ag_cli_fail(rc);
     cli_history_t history = {0};
     const char *hist = ag_metadata_get(&file->metadata, "history");
-    long long epochs = config_number(state.config, "epochs"), patience = config_number(state.config, "patience"),
-              metric = config_number(state.config, "metric");
+    int64_t epochs = 0, patience = 0;
+    ag_metric_t metric = AG_METRIC_AUTO;
     int code = AG_EXIT_OK;
-    if (hist && (cli_history_from_text(&history, hist) < 0 || history.n != state.epoch)) {
+    if ((rc = ag_train_state_plan(&state, &epochs, &patience, &metric)) != AG_SUCCESS) {
+        code = ag_cli_fail_in(file->path, rc);
+    } else if (hist && (cli_history_from_text(&history, hist) < 0 || history.n != state.epoch)) {
         fprintf(stderr, "attn-graph: %s: the checkpoint's epoch history is malformed\n", file->path);
-        code = AG_EXIT_MODEL;
-    } else if (epochs < 1 || patience < 0 || metric < 0 || metric > AG_METRIC_MAE) {
-        fprintf(stderr, "attn-graph: %s: the checkpoint's training configuration is malformed\n", file->path);
         code = AG_EXIT_MODEL;
     } else {
         const ag_model_config_t *config = ag_model_config(model);
         ckpt_info_t c = {file, config, &state, hist ? &history : NULL, ag_param_list_size(ag_model_params(model)),
-                         epochs, patience, ag_metric_for_task((ag_metric_t)metric, config->task)};
+                         epochs, patience, ag_metric_for_task(metric, config->task)};
         if (json) {
             print_json(stdout, &c);
         } else {

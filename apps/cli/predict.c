@@ -68,9 +68,11 @@ const char *cli_igraph_message(void) {
     return igraph_reason[0] ? igraph_reason : "igraph error";
 }
 
-void cli_json_string(FILE *out, const char *s) {
+void cli_json_string(FILE *out, const char *s) { cli_json_string_n(out, s, strlen(s)); }
+
+void cli_json_string_n(FILE *out, const char *s, size_t n) {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s, *e = p + n; p < e; p++) {
         switch (*p) {
         case '"': fputs("\\\"", out); break;
         case '\\': fputs("\\\\", out); break;

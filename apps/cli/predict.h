@@ -33,6 +33,8 @@ const char *cli_igraph_message(void);
  * control characters; bytes >= 0x80 pass through (graph files are UTF-8). Every JSON output of the
  * program goes through it. And a number (null when not finite). */
 void cli_json_string(FILE *out, const char *s);
+/* The same for the n bytes at s (a NUL among them is written as \u0000). */
+void cli_json_string_n(FILE *out, const char *s, size_t n);
 void cli_json_number(FILE *out, double x);
 
 /* 1 if s ends with suffix (lowercase), in any case: "M.SafeTensors" ends with ".safetensors". */

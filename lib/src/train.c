@@ -609,6 +609,28 @@ static void config_text(const ag_train_config_t *cfg, int64_t n_train, char *buf
     }
 }
 
+/* A number after "key " in a text config_text() wrote; -1 (never a valid value of the keys read)
+ * when absent. */
+static long long config_number(const char *config, const char *key) {
+    size_t n = strlen(key);
+    for (const char *p = config; (p = strstr(p, key)) != NULL; p += n)
+        if ((p == config || p[-1] == ' ') && p[n] == ' ') return strtoll(p + n + 1, NULL, 10);
+    return -1;
+}
+
+ag_error_t ag_train_state_plan(const ag_train_state_t *st, int64_t *epochs, int64_t *patience, ag_metric_t *metric) {
+    if (!st || !epochs || !patience || !metric) return AG_ERROR(AG_EINVAL, "ag_train_state_plan: a NULL argument");
+    long long e = config_number(st->config, "epochs"), p = config_number(st->config, "patience"),
+              m = config_number(st->config, "metric");
+    if (e < 1 || p < 0 || m < AG_METRIC_AUTO || m > AG_METRIC_MAE)
+        return AG_ERROR(AG_EMODEL, "checkpoint: the training configuration is malformed (epochs %lld, patience %lld, "
+                                   "metric %lld)", e, p, m);
+    *epochs = e;
+    *patience = p;
+    *metric = (ag_metric_t)m;
+    return AG_SUCCESS;
+}
+
 /* The first differing "key value" pair of two configuration texts, for the message. */
 static void config_diff(const char *a, const char *b, char *out, size_t n) {
     const char *pa = a, *pb = b;

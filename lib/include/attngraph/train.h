@@ -233,6 +233,17 @@ ag_error_t ag_train_state_load(const char *path, ag_model_t *model, ag_train_sta
 ag_error_t ag_train_state_open(const ag_safetensors_t *file, ag_model_t **model, ag_train_state_t *state);
 
 /**
+ * \function ag_train_state_plan
+ * What the run a state belongs to was set to do, read from the training configuration it stores
+ * (the text `--resume` compares): its number of epochs, its early-stopping patience (0: none) and
+ * its validation metric as configured (AG_METRIC_AUTO stays AUTO: see ag_metric_for_task()).
+ * \return AG_SUCCESS; AG_EMODEL when the stored configuration lacks one of them or holds a value out
+ *         of range; AG_EINVAL (a NULL argument). The outputs are set only on success.
+ * Time complexity: O(length of the configuration text).
+ */
+ag_error_t ag_train_state_plan(const ag_train_state_t *state, int64_t *epochs, int64_t *patience, ag_metric_t *metric);
+
+/**
  * \function ag_train_resume
  * ag_train() continued from a state (after ag_train_state_load() put the weights in the model):
  * epochs state->epoch + 1 .. cfg->epochs run exactly as they would have in the uninterrupted run,
