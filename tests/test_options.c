@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include <igraph.h>
 #include <attngraph/attngraph.h>
 #include <attngraph/options.h>
 
@@ -240,6 +241,59 @@ static void test_bad_values(void **state) {
                        "for graph tasks");
 }
 
+/* A path of n vertices with a numeric vertex attribute "x" (the featuriser needs a column). */
+static void path_graph(igraph_t *g, igraph_integer_t n) {
+    assert_int_equal(igraph_ring(g, n, IGRAPH_UNDIRECTED, 0, 0), IGRAPH_SUCCESS);
+    for (igraph_integer_t v = 0; v < n; v++)
+        assert_int_equal(SETVAN(g, "x", v, (igraph_real_t)v), IGRAPH_SUCCESS);
+}
+
+/* The flipped columns are the featuriser's Laplacian columns, for graph tasks only, unless
+ * no_sign_flip; whatever tc held before. */
+static void test_sign_flip(void **state) {
+    (void)state;
+    igraph_set_attribute_table(&igraph_cattribute_table);
+    igraph_t g;
+    path_graph(&g, 6);
+    const igraph_t *gs[] = {&g};
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    fc.degree = 1;
+    fc.lap_pe_k = 2;
+    fc.rw_pe_k = 3;
+    ag_featurizer_t with, without;
+    assert_int_equal(ag_featurizer_fit(&with, &fc, gs, 1), AG_SUCCESS);
+    fc.lap_pe_k = 0;
+    assert_int_equal(ag_featurizer_fit(&without, &fc, gs, 1), AG_SUCCESS);
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    ag_train_config_t tc;
+    const ag_task_t graph_tasks[] = {AG_TASK_GRAPH_CLASSIFICATION, AG_TASK_GRAPH_MULTITASK, AG_TASK_GRAPH_REGRESSION};
+    for (int i = 0; i < 3; i++) {
+        tc.flip_col0 = tc.flip_cols = 99;
+        ag_net_train_options_sign_flip(&o, graph_tasks[i], &with, &tc);
+        assert_int_equal(tc.flip_col0, 2); /* after x and the degree */
+        assert_int_equal(tc.flip_cols, 2);
+        tc.flip_col0 = tc.flip_cols = 99;
+        ag_net_train_options_sign_flip(&o, graph_tasks[i], &without, &tc);
+        assert_int_equal(tc.flip_cols, 0);
+    }
+    const ag_task_t node_tasks[] = {AG_TASK_NODE_CLASSIFICATION, AG_TASK_NODE_REGRESSION};
+    for (int i = 0; i < 2; i++) {
+        tc.flip_col0 = tc.flip_cols = 99;
+        ag_net_train_options_sign_flip(&o, node_tasks[i], &with, &tc);
+        assert_int_equal(tc.flip_col0, 0);
+        assert_int_equal(tc.flip_cols, 0);
+    }
+    o.no_sign_flip = 1;
+    tc.flip_col0 = tc.flip_cols = 99;
+    ag_net_train_options_sign_flip(&o, AG_TASK_GRAPH_REGRESSION, &with, &tc);
+    assert_int_equal(tc.flip_cols, 0);
+    ag_featurizer_destroy(&with);
+    ag_featurizer_destroy(&without);
+    igraph_destroy(&g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_train_config_defaults),
@@ -247,6 +301,7 @@ int main(void) {
         cmocka_unit_test(test_model_config_transformer),
         cmocka_unit_test(test_model_config_gat),
         cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_sign_flip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -579,10 +579,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     }
     pr.log = log;
     pr.quiet = t.quiet;
-    /* graph tasks only: one graph's eigenvectors keep one sign from training to prediction, and
-     * a node's side of them is what the model learns (flipped, LastFM Asia fell from 0.86 to 0.35) */
-    if (!t.net.no_sign_flip && ag_task_is_graph_level(task))
-        ag_featurizer_lap_columns(&p.featurizer, &tc.flip_col0, &tc.flip_cols);
+    ag_net_train_options_sign_flip(&t.net, task, &p.featurizer, &tc);
     tc.progress = on_epoch;
     tc.progress_user = &pr;
     if (t.checkpoint) {

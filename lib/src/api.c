@@ -430,8 +430,7 @@ static ag_error_t build_and_train(ag_net_t **net, ag_prepared_t *p, ag_task_t ta
     AG_CHECK(ag_net_train_options_train_config(o, task, &tc));
     AG_CHECK(ag_net_train_options_model_config(o, task, p->set.examples[0].X.cols, p->featurizer.n_edge_features,
                                                p->n_out, &mc));
-    if (!o->no_sign_flip && ag_task_is_graph_level(task))
-        ag_featurizer_lap_columns(&p->featurizer, &tc.flip_col0, &tc.flip_cols);
+    ag_net_train_options_sign_flip(o, task, &p->featurizer, &tc);
     if (o->threads > 0) ag_set_num_threads(o->threads);
     ag_model_t *model = NULL;
     AG_CHECK(ag_model_create(&model, &mc));

@@ -162,3 +162,9 @@ ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *t, ag
     mc->seed = t->seed;
     return AG_SUCCESS;
 }
+
+void ag_net_train_options_sign_flip(const ag_net_train_options_t *o, ag_task_t task, const ag_featurizer_t *f,
+                                    ag_train_config_t *tc) {
+    tc->flip_col0 = tc->flip_cols = 0;
+    if (!o->no_sign_flip && ag_task_is_graph_level(task)) ag_featurizer_lap_columns(f, &tc->flip_col0, &tc->flip_cols);
+}
