@@ -279,7 +279,7 @@ static void test_model_json(void **state) {
     assert_json_lines(r.out, 2);
     assert_true(!strncmp(r.out, "{\"file\": \"graphs/models/tox21.safetensors\", \"kind\": \"model\", \"task\": "
                                 "\"graph-multitask\", \"attn_graph_version\": \"0.1.0\", \"bundle_version\": 1, "
-                                "\"members\": 1, \"parameters\": 109740, \"labels\": {\"task\":\"graph-multitask\",", 187));
+                                "\"members\": 1, \"parameters\": 127116, \"labels\": {\"task\":\"graph-multitask\",", 187));
     const char *esol = strstr(r.out, "\n{\"file\": \"graphs/models/esol.safetensors\", \"kind\": \"model\", \"task\": "
                                      "\"graph-regression\", \"attn_graph_version\": \"0.1.0\", \"bundle_version\": 2, "
                                      "\"members\": 5, \"parameters\": 123521, ");
