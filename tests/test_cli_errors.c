@@ -27,14 +27,7 @@ static void edit_copy(const char *src, const char *name, const char *key, const 
     assert_int_equal(system(cmd), 0);
 }
 
-static void write_text(const char *name, const char *text) {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
+static void write_text(const char *name, const char *text) { ag_test_write_text(dir, name, text); }
 
 static void write_table(const char *name, int cols) {
     char path[256];

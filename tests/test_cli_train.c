@@ -275,6 +275,8 @@ static void test_bad_options(void **state) {
         "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --quiet --head-hidden 8",
         "eval --labels tests/data/mutag-mini/labels.csv",
         "eval --model x.safetensors --part middle",
+        "train --labels tests/data/mutag-mini/labels.csv --format csv",
+        "eval --model x.safetensors --labels tests/data/mutag-mini/labels.csv --format",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ag_cli_run_t r;
@@ -294,13 +296,64 @@ static void test_bad_options(void **state) {
                           "--score", "--attn-norm", "--readout", "--head-hidden", "--dropout", "--attn-dropout", "--edge-mode",
                           "--no-ffn", "--norm", "--no-residual", "--epochs", "--lr", "--weight-decay", "--optimizer",
                           "--batch-size", "--patience", "--clip", "--schedule", "--warmup", "--seed", "--metric",
-                          "--threads", "--output", "--log", "--quiet", "--json"};
+                          "--threads", "--output", "--log", "--quiet", "--json", "--format", "--directed"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         if (!strstr(r.out, opts[i])) fail_msg("train --help lacks %s", opts[i]);
     ag_cli_run(&r, NULL, "eval --help");
     assert_int_equal(r.code, 0);
     assert_non_null(strstr(r.out, "--part"));
     assert_non_null(strstr(r.out, "--model"));
+    assert_non_null(strstr(r.out, "--format F"));
+}
+
+/* A dataset of edge lists named .txt, as TU-style collections come: --format reads them (train and
+ * eval, the same test line), without it every listed file is refused by its extension; a string
+ * class column is the target without --target when it is the only column besides 'file'. */
+static void test_format_option(void **state) {
+    (void)state;
+    char dir[256], args[1024], table[1024] = "file,shape\n";
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_format", 0), 0);
+    for (int g = 0; g < 24; g++) {
+        /* cycles and paths of 5 to 10 vertices: degree tells them apart */
+        int n = 5 + g % 6, cycle = (g / 6) % 2;
+        char name[64], edges[128] = "";
+        snprintf(name, sizeof name, "g%02d.txt", g);
+        snprintf(table + strlen(table), sizeof table - strlen(table), "%s,%s\n", name, cycle ? "cycle" : "path");
+        for (int v = 0; v + 1 < n; v++) snprintf(edges + strlen(edges), sizeof edges - strlen(edges), "%d %d\n", v, v + 1);
+        if (cycle) snprintf(edges + strlen(edges), sizeof edges - strlen(edges), "%d 0\n", n - 1);
+        ag_test_write_text(dir, name, edges);
+    }
+    ag_test_write_text(dir, "labels.csv", table);
+    ag_cli_run_t tr, ev;
+    snprintf(args, sizeof args, "train --labels %s/labels.csv --degree --epochs 3 --hidden 8 --heads 2 --threads 1 --quiet",
+             dir);
+    ag_cli_run(&tr, NULL, args);
+    assert_int_equal(tr.code, 3);
+    assert_non_null(strstr(tr.err, "g00.txt: unknown file extension"));
+    assert_non_null(strstr(tr.err, "pass --format"));
+    snprintf(args, sizeof args,
+             "train --labels %s/labels.csv --format edgelist --degree --epochs 3 --hidden 8 --heads 2 --threads 1 "
+             "--quiet -o %s/m.safetensors",
+             dir, dir);
+    ag_cli_run(&tr, NULL, args);
+    if (tr.code != 0) fail_msg("exit %d: %s", tr.code, tr.err);
+    assert_true(strncmp(tr.out, "test: accuracy ", 15) == 0);
+    assert_non_null(strstr(tr.out, "(n 3)")); /* 10 % of 24, rounded up */
+    snprintf(args, sizeof args, "eval --model %s/m.safetensors --labels %s/labels.csv --format edgelist", dir, dir);
+    ag_cli_run(&ev, NULL, args);
+    if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
+    assert_string_equal(ev.out, tr.out);
+    snprintf(args, sizeof args, "info %s/m.safetensors", dir);
+    ag_cli_run(&ev, NULL, args);
+    assert_int_equal(ev.code, 0);
+    assert_non_null(strstr(ev.out, "cycle"));
+    /* a node task's GRAPH too: the edge list is read, and then has no label attribute */
+    snprintf(args, sizeof args, "train %s/g00.txt --format edgelist --label-attr club --quiet", dir);
+    ag_cli_run(&ev, NULL, args);
+    assert_int_equal(ev.code, 3);
+    assert_null(strstr(ev.err, "unknown file extension"));
+    assert_non_null(strstr(ev.err, "club"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
 static void test_bad_input_and_model(void **state) {
@@ -339,6 +392,7 @@ int main(void) {
         cmocka_unit_test(test_sign_flip_option),
         cmocka_unit_test(test_ensemble),
         cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_format_option),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

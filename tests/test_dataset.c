@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <cmocka.h>
 #include <attngraph/attngraph.h>
 #include <attngraph/dataset.h>
+#include "cli_testutil.h"
 #include "internal.h"
 
 void ag_i_alloc_fail_at(int64_t n);
@@ -144,6 +146,66 @@ static void test_errors(void **state) {
     rmdir(dir);
 }
 
+/* Edge lists named .txt: a format given for every file reads them, from a table and from a folder
+ * (where it also lists files of any name, but not sub-folders or hidden files). */
+static void test_format_given(void **state) {
+    (void)state;
+    char dir[] = "/tmp/ag_dataset_fmt_XXXXXX", sub[600], table[600];
+    assert_non_null(mkdtemp(dir));
+    ag_test_write_text(dir, "a.txt", "0 1\n1 2\n2 0\n");   /* a triangle */
+    ag_test_write_text(dir, "b.txt", "0 1\n1 2\n2 3\n");   /* a path of 4 */
+    ag_test_write_text(dir, ".hidden", "not an edge list\n");
+    snprintf(sub, sizeof sub, "%s/sub.d", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    ag_test_write_text(dir, "labels.csv", "file,shape\nb.txt,path\na.txt,cycle\n");
+    snprintf(table, sizeof table, "%s/labels.csv", dir);
+    ag_dataset_t ds;
+    assert_int_equal(ag_dataset_load(&ds, table, NULL), AG_EFORMAT); /* by extension: .txt is none */
+    assert_non_null(strstr(ag_error_message(), "b.txt: unknown file extension"));
+    ag_dataset_options_t o;
+    ag_dataset_options_init(&o);
+    o.format = AG_FORMAT_EDGELIST;
+    assert_int_equal(ag_dataset_load(&ds, table, &o), AG_SUCCESS);
+    assert_int_equal(ds.n_graphs, 2);
+    assert_int_equal(igraph_vcount(&ds.graphs[0]), 4);
+    assert_int_equal(igraph_ecount(&ds.graphs[0]), 3);
+    assert_false(igraph_is_directed(&ds.graphs[0]));
+    assert_int_equal(igraph_vcount(&ds.graphs[1]), 3);
+    assert_string_equal(ds.targets.tasks[0], "shape"); /* the one column besides file */
+    assert_float_equal(y_at(&ds.targets, 0, 0), 1.0f, 0.0f); /* path (classes sorted: cycle, path) */
+    ag_dataset_destroy(&ds);
+    o.directed = 1;
+    assert_int_equal(ag_dataset_load(&ds, table, &o), AG_SUCCESS);
+    assert_true(igraph_is_directed(&ds.graphs[1]));
+    ag_dataset_destroy(&ds);
+    o.directed = 0;
+    /* The folder: a.txt, b.txt and labels.csv are regular files; labels.csv is no edge list. */
+    assert_int_equal(ag_dataset_load_dir(&ds, dir, &o), AG_EPARSE);
+    assert_non_null(strstr(ag_error_message(), "labels.csv"));
+    unlink(table);
+    assert_int_equal(ag_dataset_load_dir(&ds, dir, &o), AG_SUCCESS);
+    assert_int_equal(ds.n_graphs, 2);
+    assert_string_equal(ds.files[0], "a.txt");
+    assert_string_equal(ds.files[1], "b.txt");
+    assert_int_equal(igraph_ecount(&ds.graphs[0]), 3);
+    ag_dataset_destroy(&ds);
+    assert_int_equal(ag_dataset_load_dir(&ds, dir, NULL), AG_EFILE); /* by extension: nothing */
+    assert_non_null(strstr(ag_error_message(), "no graph file"));
+    o.format = AG_FORMAT_COUNT;
+    assert_int_equal(ag_dataset_load_dir(&ds, dir, &o), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "format 9 is not an ag_format_t"));
+    assert_int_equal(ag_dataset_load(&ds, table, &o), AG_EINVAL);
+    assert_null(ds.graphs);
+    rmdir(sub);
+    char path[600];
+    const char *names[] = {"a.txt", "b.txt", ".hidden"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_shared_esol_mutag(void **state) {
     (void)state;
     ag_dataset_t ds;
@@ -190,6 +252,7 @@ int main(void) {
         cmocka_unit_test(test_from_table),
         cmocka_unit_test(test_from_folder),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_format_given),
         cmocka_unit_test(test_shared_esol_mutag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -206,7 +206,12 @@ static void test_targets_table(void **state) {
         {"file,y\na,1\nb,2\na,3\n", AG_EMISMATCH, ":4: duplicate file 'a' (first on line 2)"},
         {"file,y\na,1\nb,inf\n", AG_EVALUE, ":3: column 'y': value 'inf' is not finite"},
         {"file,y\na,1,2\n", AG_EPARSE, ":2: 3 fields, the header has 2"},
-        {"file,name\na,x\n", AG_EATTR, ": no numeric target column besides 'file'"},
+        {"file,smiles,name\na,CC,x\n", AG_EATTR,
+         ": no numeric target column besides 'file' to take by default: name the target (the other columns: "
+         "'smiles', 'name')"},
+        {"file\na\n", AG_EATTR, ": no target column besides 'file'"},
+        {"file,kind\n", AG_EATTR, ": no numeric target column besides 'file' to take by default"},
+        {"file,kind\na,\nb, \n", AG_EATTR, ": no numeric target column besides 'file' to take by default"},
         {"", AG_EPARSE, ": empty file"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -215,6 +220,24 @@ static void test_targets_table(void **state) {
         if (rc != bad[i].code || !strstr(ag_error_message(), bad[i].fragment) || !strstr(ag_error_message(), path))
             fail_msg("case %zu: got %s \"%s\"", i, ag_error_name(rc), ag_error_message());
         unlink(path);
+    }
+    /* No numeric column and one besides the file column: that one, as classes (either order). */
+    const char *only[] = {"file,kind\na,er\nb,ba\nc,er\n", "kind,file\ner,a\nba,b\ner,c\n"};
+    for (size_t i = 0; i < 2; i++) {
+        char *path = write_temp(only[i]);
+        assert_int_equal(ag_targets_read_csv(&t, path, NULL), AG_SUCCESS);
+        unlink(path);
+        assert_int_equal(t.n_graphs, 3);
+        assert_int_equal(t.n_tasks, 1);
+        assert_string_equal(t.tasks[0], "kind");
+        assert_int_equal(t.kinds[0], AG_TASK_MULTICLASS);
+        assert_int_equal(t.n_classes[0], 2);
+        assert_string_equal(t.classes[0][0], "ba"); /* sorted */
+        assert_string_equal(t.classes[0][1], "er");
+        assert_string_equal(t.files[1], "b");
+        float want[3] = {1, 0, 1};
+        for (int g = 0; g < 3; g++) assert_true(y_at(&t, g, 0) == want[g]);
+        ag_targets_destroy(&t);
     }
     int reached = 0;
     for (int64_t k = 1; k < 100 && !reached; k++) {

@@ -101,6 +101,14 @@ int cli_data_option(cli_data_opts_t *o, const char *cmd, int argc, char **argv, 
         o->directed = 1;
         return 1;
     }
+    if ((r = cli_opt(cmd, "--format", argc, argv, i, &v)) != 0) {
+        if (r < 0) return -1;
+        if (ag_format_from_name(v, &o->format) != AG_SUCCESS) {
+            fprintf(stderr, "attn-graph: %s: --format: %s\n", cmd, ag_error_message());
+            return -1;
+        }
+        return 1;
+    }
     if (!with_features) return 0;
     OPT_STR("--vertex-attrs", vertex_attrs);
     OPT_STR("--edge-attrs", edge_attrs);
@@ -249,6 +257,7 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
         ag_dataset_options_t dopt;
         ag_dataset_options_init(&dopt);
         dopt.directed = o->directed;
+        dopt.format = o->format;
         if (o->file_column) dopt.targets.file_column = o->file_column;
         ag_task_kind_t kinds[CLI_MAX_LIST];
         if (o->targets) {
@@ -272,7 +281,7 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
     }
     if (o->labels || o->targets) return usage_error(cmd, "--target is for graph tasks (--labels)");
     if (!o->label_attr) return usage_error(cmd, "a node task needs --label-attr ATTR");
-    rc = ag_graph_read(&d->graph, o->graph, AG_FORMAT_AUTO, o->directed);
+    rc = ag_graph_read(&d->graph, o->graph, o->format, o->directed);
     if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());
     if (rc) return ag_cli_fail(rc);
     d->have_graph = 1;

@@ -28,6 +28,7 @@ typedef struct cli_data_opts_t {
     const char *table_id_attr; /* --table-id-attr */
     const char *train_nodes;   /* --train-nodes 0,33 */
     int directed;              /* --directed */
+    ag_format_t format;        /* --format F (AG_FORMAT_AUTO: by extension) */
     /* splits */
     const char *split;         /* --split FILE (.json or .csv) */
     const char *split_column;  /* --split-column (default random_split) */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "attngraph/dataset.h"
 #include "attngraph/graph.h"
 #include "internal.h"
@@ -36,9 +37,18 @@ static int is_graph_file(const char *name) {
     return 0;
 }
 
+/* Is dir/name a regular file (following links)? */
+static int is_regular(const char *dir, const char *name) {
+    char path[4096];
+    struct stat st;
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) return 0;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* Reads one listed graph; on failure adds where the file was listed to ag_graph_read's message. */
-static ag_error_t read_listed(igraph_t *graph, const char *path, int directed, const char *table, int64_t row) {
-    ag_error_t rc = ag_graph_read(graph, path, AG_FORMAT_AUTO, directed);
+static ag_error_t read_listed(igraph_t *graph, const char *path, const ag_dataset_options_t *opts, const char *table,
+                              int64_t row) {
+    ag_error_t rc = ag_graph_read(graph, path, opts->format, opts->directed);
     if (rc == AG_SUCCESS || !table) return rc;
     char msg[768];
     snprintf(msg, sizeof msg, "%s", ag_error_message());
@@ -89,6 +99,8 @@ ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_da
         opts = &defaults;
     }
     if (!labels_csv) return AG_ERROR(AG_EINVAL, "ag_dataset_load: no labels table");
+    if ((int)opts->format < 0 || opts->format >= AG_FORMAT_COUNT)
+        return AG_ERROR(AG_EINVAL, "ag_dataset_load: format %d is not an ag_format_t", (int)opts->format);
     AG_CHECK(ag_targets_read_csv(&ds->targets, labels_csv, &opts->targets));
     int64_t g = ds->targets.n_graphs;
     TRY(alloc_graphs(ds, g));
@@ -106,7 +118,7 @@ ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_da
             rc = AG_ERROR(AG_ENOMEM, "out of memory");
             goto done;
         }
-        rc = read_listed(&ds->graphs[loaded], path, opts->directed, labels_csv, loaded);
+        rc = read_listed(&ds->graphs[loaded], path, opts, labels_csv, loaded);
         ag_i_free(path);
         path = NULL;
         if (rc != AG_SUCCESS) {
@@ -138,11 +150,15 @@ ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_datas
         opts = &defaults;
     }
     if (!dir) return AG_ERROR(AG_EINVAL, "ag_dataset_load_dir: no folder");
+    if ((int)opts->format < 0 || opts->format >= AG_FORMAT_COUNT)
+        return AG_ERROR(AG_EINVAL, "ag_dataset_load_dir: format %d is not an ag_format_t", (int)opts->format);
     DIR *d = opendir(dir);
     if (!d) return AG_ERROR(AG_EFILE, "%s: cannot list the folder: %s", dir, strerror(errno));
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || !is_graph_file(e->d_name)) continue;
+        /* A format given for every file makes every regular file one (edge lists named .txt). */
+        if (e->d_name[0] == '.') continue;
+        if (opts->format == AG_FORMAT_AUTO ? !is_graph_file(e->d_name) : !is_regular(dir, e->d_name)) continue;
         if (n == cap) {
             int64_t ncap = cap ? 2 * cap : 64;
             char **nn = ag_i_realloc(names, (size_t)ncap * sizeof *nn);
@@ -162,8 +178,11 @@ ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_datas
     closedir(d);
     if (rc != AG_SUCCESS) goto done;
     if (n == 0) {
-        rc = AG_ERROR(AG_EFILE,
-                      "%s: no graph file (a known extension such as .gml, .graphml, .net, .edges) in the folder", dir);
+        rc = opts->format == AG_FORMAT_AUTO
+                 ? AG_ERROR(AG_EFILE,
+                            "%s: no graph file (a known extension such as .gml, .graphml, .net, .edges) in the folder",
+                            dir)
+                 : AG_ERROR(AG_EFILE, "%s: no file in the folder", dir);
         goto done;
     }
     qsort(names, (size_t)n, sizeof *names, cmp_names);
@@ -173,7 +192,7 @@ ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_datas
             rc = AG_ERROR(AG_ENOMEM, "out of memory");
             goto done;
         }
-        rc = read_listed(&ds->graphs[loaded], path, opts->directed, NULL, loaded);
+        rc = read_listed(&ds->graphs[loaded], path, opts, NULL, loaded);
         ag_i_free(path);
         path = NULL;
         if (rc != AG_SUCCESS) goto done;

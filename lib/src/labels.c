@@ -441,8 +441,28 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
             }
             if (numeric && any) cols[n_tasks++] = c;
         }
+        /* A table of names and string classes ("file,kind" with er/ba) has one obvious target;
+         * with several string columns (a SMILES beside the class) guessing would be wrong. */
+        if (n_tasks == 0 && n_cols == 2) {
+            int64_t c = file_col == 0 ? 1 : 0, any = 0;
+            for (int64_t r = 0; r < g && !any; r++) any = !blank(cells[(r + 1) * n_cols + c]);
+            if (any) cols[n_tasks++] = c; /* a column with no value is no target */
+        }
         if (n_tasks == 0) {
-            rc = AG_ERROR(AG_EATTR, "%s: no numeric target column besides '%s'", path, file_name);
+            char names[400];
+            size_t len = 0;
+            names[0] = '\0';
+            for (int64_t c = 0; c < n_cols && len < sizeof names; c++) {
+                if (c == file_col) continue;
+                int w = snprintf(names + len, sizeof names - len, "%s'%s'", len ? ", " : "", header[c]);
+                if (w < 0) break;
+                len += (size_t)w;
+            }
+            rc = n_cols < 2 ? AG_ERROR(AG_EATTR, "%s: no target column besides '%s'", path, file_name)
+                            : AG_ERROR(AG_EATTR,
+                                       "%s: no numeric target column besides '%s' to take by default: name "
+                                       "the target (the other columns: %s)",
+                                       path, file_name, names);
             goto done;
         }
     }

@@ -96,6 +96,15 @@ unsigned char *ag_test_read_file(const char *path, size_t *n) {
     return buf;
 }
 
+void ag_test_write_text(const char *dir, const char *name, const char *text) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) fail_msg("cannot write %s", path);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
 int ag_test_files_equal(const char *a, const char *b) {
     size_t na, nb;
     unsigned char *x = ag_test_read_file(a, &na), *y = ag_test_read_file(b, &nb);

@@ -39,6 +39,9 @@ int ag_test_remove_dir(const char *dir);
  * when it cannot be read. */
 unsigned char *ag_test_read_file(const char *path, size_t *n);
 
+/* Writes text to dir/name (replacing it); fails the test when it cannot. */
+void ag_test_write_text(const char *dir, const char *name, const char *text);
+
 /* 1 when the two files hold the same bytes. */
 int ag_test_files_equal(const char *a, const char *b);
 

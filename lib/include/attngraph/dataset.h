@@ -38,6 +38,7 @@ typedef struct ag_dataset_options_t {
     const char *const *graph_attrs; /* folder: graph attributes used as targets (NULL = none) */
     int64_t n_graph_attrs;
     int directed;                 /* for formats that do not say (edge lists): 1 directed */
+    ag_format_t format;           /* AG_FORMAT_AUTO (0): each file's by its extension; else every file's */
 } ag_dataset_options_t;
 
 /** \function ag_dataset_options_init
@@ -49,7 +50,8 @@ void ag_dataset_options_init(ag_dataset_options_t *opts);
  * Loads every graph listed in a labels table, and the targets.
  *
  * Graph files are read with ag_graph_read() (graph.h), the format chosen by extension (.gml,
- * .graphml, .net, .edges, ...), with igraph's C attribute handler (installed if none is set).
+ * .graphml, .net, .edges, ...) unless opts->format names one for every file, with igraph's C
+ * attribute handler (installed if none is set).
  * \param ds         Output, uninitialised; free with ag_dataset_destroy(). Zeroed on failure.
  * \param labels_csv The labels table (see ag_targets_read_csv()).
  * \param opts       Options, or NULL for the defaults.
@@ -57,7 +59,7 @@ void ag_dataset_options_init(ag_dataset_options_t *opts);
  *   listed file (AG_EFILE: missing or unreadable, AG_EPARSE: igraph cannot parse it or it has no
  *   vertices, AG_EFORMAT: unknown extension), with the file's path and its data row in the table
  *   ("d/bad.gml: Parse error in GML file, line 2 (...) (listed in data row 1 of d/l.csv)");
- *   AG_ENOMEM.
+ *   AG_EINVAL (opts->format is not an ag_format_t); AG_ENOMEM.
  * Time complexity: O(total size of the files).
  */
 ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_dataset_options_t *opts);
@@ -65,8 +67,10 @@ ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_da
 /**
  * \function ag_dataset_load_dir
  * Loads every graph file of a folder (known extensions, sorted by name; other files and
- * sub-folders are ignored), with targets from graph attributes (opts->graph_attrs).
- * \return AG_SUCCESS; AG_EFILE (cannot list the folder, or it holds no graph file), AG_EPARSE
+ * sub-folders are ignored; with opts->format set, every regular file but hidden ones, read in
+ * that format), with targets from graph attributes (opts->graph_attrs).
+ * \return AG_SUCCESS; AG_EFILE (cannot list the folder, or it holds no graph file), AG_EINVAL
+ *   (opts->format is not an ag_format_t), AG_EPARSE
  *   (names the file), the errors of ag_targets_from_graphs(), AG_ENOMEM.
  */
 ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_dataset_options_t *opts);

@@ -108,14 +108,18 @@ void ag_targets_options_init(ag_targets_options_t *opts);
  * or when none are named every column other than the file column that has at least one value and
  * whose non-empty cells all parse as numbers (a NaN or infinity among them is then an error).
  * String columns (smiles, compound names) are therefore left out, but every numeric column is
- * taken: ESOL's table has `logS` and the baseline `esol_predicted_logS`, so name `logS`. An empty cell is missing (NaN). With AG_TASK_AUTO a
+ * taken: ESOL's table has `logS` and the baseline `esol_predicted_logS`, so name `logS`. A table
+ * with no numeric column but one besides the file column (`file,kind` with classes er and ba)
+ * takes that one; with several (a SMILES beside the class), name it. An empty cell is missing
+ * (NaN). With AG_TASK_AUTO a
  * numeric column whose values are all 0 or 1 is binary, other numeric columns are regression, and
  * a column with any non-numeric cell is multi-class.
  * \param targets Output, uninitialised; free with ag_targets_destroy(). Zeroed on failure.
  * \param path    The labels table.
  * \param opts    Options, or NULL for the defaults.
  * \return AG_SUCCESS; AG_EFILE, AG_EPARSE (path:line: malformed, wrong field count),
- *   AG_EATTR (no file column, no named target column, no numeric column at all),
+ *   AG_EATTR (no file column, no named target column, nothing to take by default: no numeric
+ *   column and more or fewer than one other column; the message lists them),
  *   AG_EVALUE (path:line: a NaN/infinite number; a non-number in a column forced numeric),
  *   AG_EMISMATCH (path:line: duplicate file), AG_ENOMEM.
  * Time complexity: O(file size + G T log G).
