@@ -212,6 +212,69 @@ static void read_back(igraph_t *g, const char *path, int graphml) {
 }
 
 /* label: GML, GraphML and CSV, each with the prediction of every vertex; stdout CSV. */
+/* String values a model never saw get its 'other' column, and a warning says so: none for the
+ * shipped molecules and the default model; one line naming the attribute, the count and an example
+ * for a molecule with an unknown element, and another wording when no vertex is known (Karate's
+ * model, whose one feature is the member's name, given another graph). Predictions are made. */
+static void test_unseen_warning(void **state) {
+    (void)state;
+    ag_cli_run_t r;
+    char args[2048], path[256];
+    snprintf(args, sizeof args, "classify --threads 1");
+    const char *mols[] = {"3-nitrophenol", "amiloride", "aspirin", "benzidine", "caffeine", "epichlorohydrin",
+                          "paracetamol", "piribedil"};
+    for (int i = 0; i < 8; i++)
+        snprintf(args + strlen(args), sizeof args - strlen(args), " graphs/molecules/%s.gml", mols[i]);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_int_equal(ag_cli_count_lines(r.out), 8);
+    assert_string_equal(r.err, "");
+    /* caffeine with one carbon made oganesson */
+    size_t n;
+    char *text = (char *)ag_test_read_file(AG_SOURCE_DIR "/graphs/molecules/caffeine.gml", &n);
+    const char *carbon = "element \"C\"";
+    char *c = strstr(text, carbon);
+    assert_non_null(c);
+    *c = '\0';
+    char *og = malloc(n + 2);
+    assert_non_null(og);
+    snprintf(og, n + 2, "%selement \"Og\"%s", text, c + strlen(carbon));
+    free(text);
+    ag_test_write_text(dir, "og.gml", og);
+    free(og);
+    snprintf(path, sizeof path, "%s/og.gml", dir);
+    snprintf(args, sizeof args, "classify --threads 1 %s", path);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_int_equal(ag_cli_count_lines(r.out), 1);
+    char want[512];
+    snprintf(want, sizeof want,
+             "attn-graph: warning: %s: 1 of 14 vertices has a value of 'element' the model never saw in training "
+             "(e.g. 'Og'): it gets its 'other' column\n",
+             path);
+    assert_string_equal(r.err, want);
+    /* another graph for Karate's model: no member name known */
+    ag_test_write_text(dir, "named.gml",
+                       "graph [\n directed 0\n node [ id 0 name \"Myriel\" ]\n node [ id 1 name \"Napoleon\" ]\n"
+                       " node [ id 2 name \"Cravatte\" ]\n edge [ source 0 target 1 weight 1 ]\n"
+                       " edge [ source 0 target 2 weight 2 ]\n]\n");
+    snprintf(path, sizeof path, "%s/named.gml", dir);
+    snprintf(args, sizeof args, "label --threads 1 --model %s %s", karate, path);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_int_equal(ag_cli_count_lines(r.out), 4); /* header and 3 vertices */
+    snprintf(want, sizeof want,
+             "attn-graph: warning: %s: no vertex has a value of 'name' the model saw in training (e.g. 'Myriel'): "
+             "all get its 'other' column (is this the kind of graph the model was trained on? 'attn-graph info "
+             "MODEL' lists the values it knows)\n",
+             path);
+    assert_string_equal(r.err, want);
+    snprintf(args, sizeof args, "explain --threads 1 --model %s %s -o %s/named-attn.gml", karate, path, dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_string_equal(r.err, want);
+}
+
 static void test_label(void **state) {
     (void)state;
     ag_cli_run_t r;
@@ -515,6 +578,7 @@ int main(void) {
         cmocka_unit_test(test_classify_lines),
         cmocka_unit_test(test_classify_multitask_json),
         cmocka_unit_test(test_classify_failures_and_stdin),
+        cmocka_unit_test(test_unseen_warning),
         cmocka_unit_test(test_label),
         cmocka_unit_test(test_label_names),
         cmocka_unit_test(test_explain),

@@ -70,16 +70,21 @@ static void assert_names(const ag_featurizer_t *f, int edge, const char *const *
     assert_null(ag_featurizer_column_name(f, -1));
 }
 
+/* Graphs A and B, and a featuriser fitted on A with the default configuration. */
+static void fit_a_default(ag_featurizer_t *f, igraph_t *a, igraph_t *b) {
+    make_a(a);
+    make_b(b);
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    const igraph_t *gs[] = {a};
+    assert_int_equal(ag_featurizer_fit(f, &cfg, gs, 1), AG_SUCCESS);
+}
+
 static void test_encoders(void **state) {
     (void)state;
     igraph_t a, b;
-    make_a(&a);
-    make_b(&b);
-    ag_featurizer_config_t cfg;
-    ag_featurizer_config_init(&cfg);
-    const igraph_t *gs[] = {&a};
     ag_featurizer_t f;
-    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    fit_a_default(&f, &a, &b);
     /* all attributes in name order, "id" excluded by default; string width = 3 values + other */
     const char *names[] = {"aromatic", "charge", "element=C", "element=N", "element=O", "element=<other>", "x0", "x1", "y"};
     assert_names(&f, 0, names, 9);
@@ -112,6 +117,8 @@ static void test_encoders(void **state) {
     ag_featurizer_destroy(&f); /* idempotent */
     /* fitting on both graphs builds the vocabulary over both, sorted; "" (missing) is not a value */
     const igraph_t *gs2[] = {&a, &b};
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs2, 2), AG_SUCCESS);
     const char *names2[] = {"aromatic", "charge", "element=C", "element=N", "element=O", "element=S",
                             "element=<other>", "x0", "x1", "y"};
@@ -126,6 +133,71 @@ static void test_encoders(void **state) {
     ag_featurizer_destroy(&f);
     ag_fmat_destroy(&X);
     ag_fmat_destroy(&E);
+    igraph_destroy(&a);
+    igraph_destroy(&b);
+}
+
+/* ag_featurizer_unseen on g finds attr (edge or vertex) with count of total, example first. */
+static void expect_unseen(const ag_featurizer_t *f, const igraph_t *g, const char *attr, int is_edge, int64_t count,
+                          int64_t total, const char *example) {
+    ag_unseen_t u;
+    assert_int_equal(ag_featurizer_unseen(f, g, &u), AG_SUCCESS);
+    assert_string_equal(u.attr, attr);
+    assert_int_equal(u.is_edge, is_edge);
+    assert_int_equal(u.count, count);
+    assert_int_equal(u.total, total);
+    assert_string_equal(u.example, example);
+}
+
+/* The string attribute whose values the vocabulary knows least: B has element S (unseen), C and ""
+ * (missing, not counted), so 1 of 3 vertices; its one bond is QUADRUPLE, 1 of 1 edges: the edge
+ * attribute is the worse. */
+static void test_unseen(void **state) {
+    (void)state;
+    igraph_t a, b;
+    ag_featurizer_t f;
+    fit_a_default(&f, &a, &b);
+    ag_unseen_t u;
+    assert_int_equal(ag_featurizer_unseen(&f, &a, &u), AG_SUCCESS); /* its own training graph */
+    assert_null(u.attr);
+    assert_int_equal(u.count, 0);
+    assert_int_equal(u.total, 0);
+    expect_unseen(&f, &b, "bond_type", 1, 1, 1, "QUADRUPLE");
+    /* the bond known, the element remains: 1 of 3 (S; "" is missing, not unseen) */
+    SETEAS(&b, "bond_type", 0, "DOUBLE");
+    expect_unseen(&f, &b, "element", 0, 1, 3, "S");
+    /* two unseen, the first kept as the example; a long value is cut to 63 bytes */
+    char longv[100];
+    memset(longv, 'x', 99);
+    longv[99] = '\0';
+    SETVAS(&b, "element", 1, "Og");
+    SETVAS(&b, "element", 0, longv);
+    assert_int_equal(ag_featurizer_unseen(&f, &b, &u), AG_SUCCESS);
+    assert_int_equal(u.count, 2);
+    assert_int_equal(strlen(u.example), 63);
+    assert_int_equal(u.example[0], 'x');
+    /* an attribute of another type, or missing, is left to ag_featurizer_transform */
+    igraph_t g;
+    igraph_small(&g, 2, IGRAPH_UNDIRECTED, 0, 1, -1);
+    SETVAN(&g, "element", 0, 6);
+    SETVAN(&g, "element", 1, 8);
+    assert_int_equal(ag_featurizer_unseen(&f, &g, &u), AG_SUCCESS);
+    assert_null(u.attr);
+    ag_fmat_t X = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, NULL), AG_EATTR);
+    assert_null(X.data);
+    igraph_destroy(&g);
+    /* equal shares: the first in column order (vertex before edge) */
+    igraph_small(&g, 2, IGRAPH_UNDIRECTED, 0, 1, -1);
+    SETVAS(&g, "element", 0, "Xe");
+    SETVAS(&g, "element", 1, "Kr");
+    SETEAS(&g, "bond_type", 0, "TRIPLE");
+    expect_unseen(&f, &g, "element", 0, 2, 2, "Xe");
+    igraph_destroy(&g);
+    assert_int_equal(ag_featurizer_unseen(NULL, &b, &u), AG_EINVAL);
+    assert_int_equal(ag_featurizer_unseen(&f, NULL, &u), AG_EINVAL);
+    assert_int_equal(ag_featurizer_unseen(&f, &b, NULL), AG_EINVAL);
+    ag_featurizer_destroy(&f);
     igraph_destroy(&a);
     igraph_destroy(&b);
 }
@@ -763,6 +835,7 @@ int main(void) {
     igraph_set_attribute_table(&igraph_cattribute_table);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encoders),
+        cmocka_unit_test(test_unseen),
         cmocka_unit_test(test_selection),
         cmocka_unit_test(test_fit_errors),
         cmocka_unit_test(test_transform_errors),

@@ -269,6 +269,7 @@ int ag_cmd_classify(int argc, char **argv) {
         pending_t *p = &pend[n_pend];
         p->path = path;
         rc = ag_bundle_featurize(&b, &ig, NULL, &p->X, &p->E);
+        if (rc == AG_SUCCESS) cli_warn_unseen(&b, &ig, path);
         if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&p->g, &ig);
         igraph_destroy(&ig);
         if (rc == AG_SUCCESS && n_pend > 0 && p->g.directed != pend[0].g.directed) {

@@ -81,6 +81,10 @@ typedef struct cli_run_t {
 
 /* Featurises ig (with the node table when the model takes one) and predicts it. Prints
  * "attn-graph: PATH: reason" and returns an exit code on failure; r is then already freed. */
+/* Warns on stderr ("attn-graph: warning: PATH: ...") when string attribute values of ig are not in
+ * the model's vocabularies (ag_featurizer_unseen: the attribute where most are), since their
+ * vertices or edges then get the attribute's 'other' column. */
+void cli_warn_unseen(const ag_bundle_t *b, const igraph_t *ig, const char *path);
 int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, cli_run_t *r);
 void cli_run_destroy(cli_run_t *r);
 

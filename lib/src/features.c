@@ -382,6 +382,64 @@ static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature
     return err;
 }
 
+/* Counts the non-empty values of string attribute a outside its vocabulary into *count, and keeps
+ * the first in example when *count was 0. */
+static ag_error_t count_unseen(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, int64_t *count,
+                               char *example, size_t cap) {
+    igraph_strvector_t v;
+    ag_i_igraph_enter();
+    igraph_error_t rc = igraph_strvector_init(&v, 0);
+    if (rc == IGRAPH_SUCCESS) {
+        rc = is_edge ? igraph_cattribute_EASV(ig, a->name, igraph_ess_all(IGRAPH_EDGEORDER_ID), &v)
+                     : igraph_cattribute_VASV(ig, a->name, igraph_vss_all(), &v);
+        if (rc != IGRAPH_SUCCESS) igraph_strvector_destroy(&v);
+    }
+    ag_i_igraph_leave();
+    if (rc != IGRAPH_SUCCESS) return read_error(rc, elem_name(is_edge), a->name);
+    ag_i_igraph_enter();
+    int64_t n = (int64_t)igraph_strvector_size(&v);
+    *count = 0;
+    for (int64_t r = 0; r < n; r++) {
+        const char *s = igraph_strvector_get(&v, r);
+        if (s[0] == '\0' || vocab_index(a, s) < a->vocab_size) continue;
+        if ((*count)++ == 0) snprintf(example, cap, "%s", s);
+    }
+    igraph_strvector_destroy(&v);
+    ag_i_igraph_leave();
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_featurizer_unseen(const ag_featurizer_t *f, const igraph_t *ig, ag_unseen_t *worst) {
+    if (!f || !ig || !worst) return AG_ERROR(AG_EINVAL, "ag_featurizer_unseen: NULL argument");
+    memset(worst, 0, sizeof *worst);
+    ag_error_t err = AG_SUCCESS;
+    for (int is_edge = 0; is_edge < 2 && err == AG_SUCCESS; is_edge++) {
+        const ag_feature_attr_t *attrs = is_edge ? f->eattrs : f->vattrs;
+        int64_t n_attrs = is_edge ? f->n_eattrs : f->n_vattrs, total = elem_count(ig, is_edge);
+        if (n_attrs == 0 || total == 0) continue;
+        attr_list_t l;
+        AG_CHECK(attr_list_get(ig, is_edge, &l));
+        for (int64_t i = 0; i < n_attrs && err == AG_SUCCESS; i++) {
+            const ag_feature_attr_t *a = &attrs[i];
+            if (a->type != AG_ATTR_STRING || attr_list_type(&l, a->name) != IGRAPH_ATTRIBUTE_STRING) continue;
+            int64_t count = 0;
+            char example[sizeof worst->example];
+            err = count_unseen(ig, is_edge, a, &count, example, sizeof example);
+            /* count / total > worst->count / worst->total, without division */
+            if (err == AG_SUCCESS && count > 0 && (!worst->attr || count * worst->total > worst->count * total)) {
+                worst->attr = a->name;
+                worst->is_edge = is_edge;
+                worst->count = count;
+                worst->total = total;
+                memcpy(worst->example, example, sizeof example);
+            }
+        }
+        attr_list_destroy(&l);
+    }
+    if (err != AG_SUCCESS) memset(worst, 0, sizeof *worst);
+    return err;
+}
+
 /* X's attribute and degree columns, unnormalised; PE columns stay zero. */
 static ag_error_t transform_raw(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X) {
     int64_t n = elem_count(ig, 0);

@@ -180,6 +180,33 @@ void ag_featurizer_lap_columns(const ag_featurizer_t *f, int64_t *col0, int64_t 
  */
 ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X, ag_fmat_t *Ee);
 
+/** What ag_featurizer_unseen() found: the string attribute with the largest share of values
+ * outside its vocabulary. */
+typedef struct ag_unseen_t {
+    const char *attr;  /* the attribute (valid while the featuriser lives), NULL when every value was seen */
+    int is_edge;       /* 1 for an edge attribute */
+    int64_t count;     /* vertices (edges) whose non-empty value is not in the vocabulary */
+    int64_t total;     /* vertices (edges) of the graph */
+    char example[64];  /* the first such value (cut to 63 bytes) */
+} ag_unseen_t;
+
+/**
+ * \function ag_featurizer_unseen
+ * Finds the string attribute of ig whose values the featuriser's vocabulary knows least: those
+ * values all land in the attribute's "<other>" column, so a graph where most do (a model whose
+ * feature is each vertex's own name, given another graph) is predicted from nothing but its
+ * structure. Empty values (missing) are not counted. Attributes missing from ig or of another
+ * type are skipped (ag_featurizer_transform() refuses them).
+ * \param f      A fitted (or loaded) featuriser.
+ * \param ig     The graph.
+ * \param worst  Output: the attribute with the largest count / total (the first in column order,
+ *               vertex attributes before edge ones, among equals); attr NULL and counts 0 when no
+ *               value is unseen.
+ * \return AG_SUCCESS; AG_EINVAL (a NULL argument); AG_EIGRAPH, AG_ENOMEM (reading attributes).
+ * Time complexity: O((N + E) x string attributes x log vocabulary).
+ */
+ag_error_t ag_featurizer_unseen(const ag_featurizer_t *f, const igraph_t *ig, ag_unseen_t *worst);
+
 /**
  * \function ag_featurizer_column_name
  * Name of column j of X: "element=C", "element=<other>", "charge", "aromatic", "degree" (or
