@@ -296,7 +296,7 @@ static void test_bad_options(void **state) {
                           "--score", "--attn-norm", "--readout", "--head-hidden", "--dropout", "--attn-dropout", "--edge-mode",
                           "--no-ffn", "--norm", "--no-residual", "--epochs", "--lr", "--weight-decay", "--optimizer",
                           "--batch-size", "--patience", "--clip", "--schedule", "--warmup", "--seed", "--metric",
-                          "--threads", "--output", "--log", "--quiet", "--json", "--format", "--directed"};
+                          "--threads", "--output", "--log", "--quiet", "--json", "--format", "--directed", "--tu"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         if (!strstr(r.out, opts[i])) fail_msg("train --help lacks %s", opts[i]);
     ag_cli_run(&r, NULL, "eval --help");
@@ -356,6 +356,64 @@ static void test_format_option(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* A TU-format dataset (--tu DIR): 24 cycles and paths with node labels, trained and re-scored
+ * identically by eval --tu; a CSV split names graphs by their TU id. */
+static void test_tu_option(void **state) {
+    (void)state;
+    char dir[256], args[1024];
+    static char a[8192], ind[4096], glab[256], nlab[4096], split[1024];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_tu", 0), 0);
+    a[0] = ind[0] = glab[0] = nlab[0] = '\0';
+    snprintf(split, sizeof split, "file,part\n");
+    int node = 1;
+    for (int g = 1; g <= 24; g++) {
+        int n = 5 + g % 6, cycle = g % 2;
+        for (int v = 0; v < n; v++) {
+            snprintf(ind + strlen(ind), sizeof ind - strlen(ind), "%d\n", g);
+            snprintf(nlab + strlen(nlab), sizeof nlab - strlen(nlab), "%d\n", v % 3);
+        }
+        for (int v = 0; v + 1 < n; v++) /* both directions, as TU files list undirected edges */
+            snprintf(a + strlen(a), sizeof a - strlen(a), "%d, %d\n%d, %d\n", node + v, node + v + 1, node + v + 1,
+                     node + v);
+        if (cycle) snprintf(a + strlen(a), sizeof a - strlen(a), "%d, %d\n%d, %d\n", node + n - 1, node, node, node + n - 1);
+        node += n;
+        snprintf(glab + strlen(glab), sizeof glab - strlen(glab), "%d\n", cycle ? 1 : -1);
+        snprintf(split + strlen(split), sizeof split - strlen(split), "%d,%s\n", g, g <= 16 ? "train" : g <= 20 ? "val" : "test");
+    }
+    ag_test_write_text(dir, "SHAPES_A.txt", a);
+    ag_test_write_text(dir, "SHAPES_graph_indicator.txt", ind);
+    ag_test_write_text(dir, "SHAPES_graph_labels.txt", glab);
+    ag_test_write_text(dir, "SHAPES_node_labels.txt", nlab);
+    ag_test_write_text(dir, "split.csv", split);
+    ag_cli_run_t tr, ev;
+    snprintf(args, sizeof args,
+             "train --tu %s --split %s/split.csv --split-column part --degree --epochs 3 --hidden 8 --heads 2 "
+             "--threads 1 -o %s/m.safetensors",
+             dir, dir, dir);
+    ag_cli_run(&tr, NULL, args);
+    if (tr.code != 0) fail_msg("exit %d: %s", tr.code, tr.err);
+    assert_true(strncmp(tr.out, "test: accuracy ", 15) == 0);
+    assert_non_null(strstr(tr.out, "(n 4)"));
+    assert_non_null(strstr(tr.err, "graph-classification, 24 graphs, 5 features")); /* node_label 0-2 + other, degree */
+    snprintf(args, sizeof args, "eval --model %s/m.safetensors --tu %s/SHAPES --split %s/split.csv --split-column part",
+             dir, dir, dir);
+    ag_cli_run(&ev, NULL, args);
+    if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
+    assert_string_equal(ev.out, tr.out);
+    const char *usage[] = {"train --tu %s --labels tests/data/mutag-mini/labels.csv", "train --tu %s --format gml",
+                           "train --tu %s --file-column f", "train --tu %s --label-attr x"};
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
+        snprintf(args, sizeof args, usage[i], dir);
+        ag_cli_run(&ev, NULL, args);
+        if (ev.code != 2) fail_msg("'%s': exit %d (%s)", args, ev.code, ev.err);
+    }
+    snprintf(args, sizeof args, "train --tu %s/NOPE --quiet", dir);
+    ag_cli_run(&ev, NULL, args);
+    assert_int_equal(ev.code, 3);
+    assert_non_null(strstr(ev.err, "NOPE_A.txt: No such file or directory"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 static void test_bad_input_and_model(void **state) {
     (void)state;
     ag_cli_run_t r;
@@ -393,6 +451,7 @@ int main(void) {
         cmocka_unit_test(test_ensemble),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_format_option),
+        cmocka_unit_test(test_tu_option),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

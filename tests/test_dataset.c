@@ -21,6 +21,38 @@ void ag_i_alloc_fail_at(int64_t n);
 
 static float y_at(const ag_targets_t *t, int64_t g, int64_t j) { return t->y.data[g * t->n_tasks + j]; }
 
+/* Every allocation of load(path, opts) failing in turn gives AG_ENOMEM and a zeroed dataset, until
+ * none is left to fail. */
+static void expect_alloc_failures(ag_error_t (*load)(ag_dataset_t *, const char *, const ag_dataset_options_t *),
+                                  const char *path, const ag_dataset_options_t *opts) {
+    ag_dataset_t ds;
+    int reached = 0;
+    for (int64_t k = 1; k < 200 && !reached; k++) {
+        ag_i_alloc_fail_at(k);
+        ag_error_t rc = load(&ds, path, opts);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) {
+            ag_dataset_destroy(&ds);
+            reached = 1;
+            continue;
+        }
+        assert_int_equal(rc, AG_ENOMEM);
+        assert_null(ds.graphs);
+        assert_int_equal(ds.n_graphs, 0);
+    }
+    assert_true(reached);
+}
+
+/* A labels table's dataset with the one target column named. */
+static void load_with_target(ag_dataset_t *ds, const char *table, const char *target) {
+    ag_dataset_options_t o;
+    ag_dataset_options_init(&o);
+    const char *targets[] = {target};
+    o.targets.targets = targets;
+    o.targets.n_targets = 1;
+    assert_int_equal(ag_dataset_load(ds, table, &o), AG_SUCCESS);
+}
+
 static void test_from_table(void **state) {
     (void)state;
     ag_dataset_t ds;
@@ -49,23 +81,8 @@ static void test_from_table(void **state) {
     const char *attrs[] = {"cls"};
     o.graph_attrs = attrs;
     o.n_graph_attrs = 1;
-    for (int which = 0; which < 2; which++) {
-        int reached = 0;
-        for (int64_t k = 1; k < 200 && !reached; k++) {
-            ag_i_alloc_fail_at(k);
-            ag_error_t rc = which == 0 ? ag_dataset_load(&ds, DATA "labels.csv", NULL)
-                                       : ag_dataset_load_dir(&ds, DATA "graphs", &o);
-            ag_i_alloc_fail_at(0);
-            if (rc == AG_SUCCESS) {
-                ag_dataset_destroy(&ds);
-                reached = 1;
-                continue;
-            }
-            assert_int_equal(rc, AG_ENOMEM);
-            assert_null(ds.graphs);
-        }
-        assert_true(reached);
-    }
+    expect_alloc_failures(ag_dataset_load, DATA "labels.csv", NULL);
+    expect_alloc_failures(ag_dataset_load_dir, DATA "graphs", &o);
 }
 
 static void test_from_folder(void **state) {
@@ -206,17 +223,190 @@ static void test_format_given(void **state) {
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* A TU dataset by hand: graph 1 a triangle (nodes 1-3) listed in both directions plus a self-loop,
+ * graph 2 one edge (nodes 4-5); node labels, two node attribute columns, edge labels, graph labels. */
+static void write_tu(const char *dir) {
+    ag_test_write_text(dir, "T_A.txt", "1, 2\n2, 1\n2, 3\n3, 2\n3, 1\n1, 3\n3, 3\n5, 4\n4, 5\n");
+    ag_test_write_text(dir, "T_graph_indicator.txt", "1\n1\n1\n2\n2\n");
+    ag_test_write_text(dir, "T_graph_labels.txt", "-1\n1\n");
+    ag_test_write_text(dir, "T_node_labels.txt", "0\n2\n0\n1\n1\n");
+    ag_test_write_text(dir, "T_node_attributes.txt", "0.5, 1\n1.5, 2\n2.5, 3\n3.5, 4\n\n4.5, 5\n");
+    ag_test_write_text(dir, "T_edge_labels.txt", "7\n8\n9\n9\n1\n1\n4\n6\n6\n");
+}
+
+static void test_tu(void **state) {
+    (void)state;
+    char dir[] = "/tmp/ag_dataset_tu_XXXXXX", prefix[256];
+    assert_non_null(mkdtemp(dir));
+    write_tu(dir);
+    snprintf(prefix, sizeof prefix, "%s/T", dir);
+    ag_dataset_t ds;
+    for (int by_folder = 0; by_folder < 2; by_folder++) {
+        /* the folder holds one *_A.txt: its prefix is found */
+        assert_int_equal(ag_dataset_load_tu(&ds, by_folder ? dir : prefix, NULL), AG_SUCCESS);
+        assert_int_equal(ds.n_graphs, 2);
+        assert_string_equal(ds.files[0], "1");
+        assert_string_equal(ds.files[1], "2");
+        igraph_t *g = &ds.graphs[0];
+        assert_false(igraph_is_directed(g));
+        assert_int_equal(igraph_vcount(g), 3);
+        assert_int_equal(igraph_ecount(g), 4); /* 1-2, 2-3, 3-1 once each, and the loop */
+        igraph_integer_t from, to;
+        const int want[4][2] = {{0, 1}, {1, 2}, {0, 2}, {2, 2}};
+        const char *elab[4] = {"7", "9", "1", "4"}; /* the first line of each pair: 1-2, 2-3, 3-1 */
+        for (int e = 0; e < 4; e++) {
+            igraph_edge(g, e, &from, &to);
+            if (from > to) { igraph_integer_t t = from; from = to; to = t; }
+            assert_int_equal(from, want[e][0]);
+            assert_int_equal(to, want[e][1]);
+            assert_string_equal(EAS(g, "edge_label", e), elab[e]);
+        }
+        assert_string_equal(VAS(g, "node_label", 1), "2");
+        assert_float_equal(VAN(g, "node_attr1", 2), 2.5, 0.0);
+        assert_float_equal(VAN(g, "node_attr2", 2), 3.0, 0.0);
+        assert_string_equal(GAS(g, "label"), "-1");
+        g = &ds.graphs[1];
+        assert_int_equal(igraph_vcount(g), 2);
+        assert_int_equal(igraph_ecount(g), 1);
+        assert_float_equal(VAN(g, "node_attr1", 1), 4.5, 0.0); /* the blank line skipped */
+        assert_string_equal(EAS(g, "edge_label", 0), "6");
+        /* the graph labels as classes, sorted as strings: "-1" then "1" */
+        assert_int_equal(ds.targets.n_tasks, 1);
+        assert_string_equal(ds.targets.tasks[0], "label");
+        assert_int_equal(ds.targets.kinds[0], AG_TASK_MULTICLASS);
+        assert_float_equal(y_at(&ds.targets, 0, 0), 0.0f, 0.0f);
+        assert_float_equal(y_at(&ds.targets, 1, 0), 1.0f, 0.0f);
+        ag_dataset_destroy(&ds);
+    }
+    /* directed: every line an edge */
+    ag_dataset_options_t o;
+    ag_dataset_options_init(&o);
+    o.directed = 1;
+    assert_int_equal(ag_dataset_load_tu(&ds, prefix, &o), AG_SUCCESS);
+    assert_true(igraph_is_directed(&ds.graphs[0]));
+    assert_int_equal(igraph_ecount(&ds.graphs[0]), 7);
+    assert_int_equal(igraph_ecount(&ds.graphs[1]), 2);
+    ag_dataset_destroy(&ds);
+    /* named targets: graph attributes as numbers */
+    ag_test_write_text(dir, "T_graph_attributes.txt", "0.25\n-3\n");
+    ag_dataset_options_init(&o);
+    const char *attrs[] = {"graph_attr"};
+    o.graph_attrs = attrs;
+    o.n_graph_attrs = 1;
+    assert_int_equal(ag_dataset_load_tu(&ds, prefix, &o), AG_SUCCESS);
+    assert_int_equal(ds.targets.kinds[0], AG_TASK_REGRESSION);
+    assert_float_equal(y_at(&ds.targets, 1, 0), -3.0f, 0.0f);
+    ag_dataset_destroy(&ds);
+    /* allocation failures: each one reported, nothing left */
+    expect_alloc_failures(ag_dataset_load_tu, prefix, NULL);
+    /* damaged files, each named with its line */
+    struct {
+        const char *file, *text;
+        ag_error_t code;
+        const char *fragment;
+    } bad[] = {
+        {"T_A.txt", "1, 2\n2, 1, 3\n", AG_EPARSE, "T_A.txt:2: 3 values, the first line has 2"},
+        {"T_A.txt", "1, 2\n2; 1\n", AG_EPARSE, "T_A.txt:2: '; 1' after a number"},
+        {"T_A.txt", "1, 2\nx, 1\n", AG_EPARSE, "T_A.txt:2: 'x, 1' is not a number"},
+        {"T_A.txt", "1, 2.5\n", AG_EPARSE, "T_A.txt:1: 2.5 is not an integer"},
+        {"T_A.txt", "1, 2\n2, 1\n2, 3\n3, 2\n3, 1\n1, 3\n3, 3\n5, 4\n4, 6\n", AG_EPARSE,
+         "T_A.txt: edge 9 (4, 6) names a node outside 1..5"},
+        {"T_A.txt", "1, 2\n2, 1\n2, 3\n3, 2\n3, 1\n1, 3\n3, 3\n5, 4\n3, 4\n", AG_EPARSE,
+         "T_A.txt: edge 9 joins node 3 of graph 1 and node 4 of graph 2"},
+        {"T_A.txt", "1, 2\n2, 3, \n", AG_EPARSE, "T_A.txt:2: '' is not a number"},
+        {"T_A.txt", "\n", AG_EPARSE, "T_A.txt: no values"},
+        {"T_A.txt", "1\n", AG_EPARSE, "T_A.txt: 1 values per line (an edge is 'from, to')"},
+        {"T_graph_indicator.txt", "1\n1\n1\n3\n3\n", AG_EPARSE, "graph 2 has no node (ids must run from 1 to 3)"},
+        {"T_graph_indicator.txt", "1\n1\n0\n2\n2\n", AG_EPARSE, "node 3 has graph id 0 (ids start at 1)"},
+        {"T_graph_indicator.txt", "1\n1\n1\n2\n1000000000000\n", AG_EPARSE,
+         "node 5 has graph id 1000000000000, more than the 5 nodes"},
+        {"T_node_labels.txt", "0\n2\n0\n1\n", AG_EPARSE, "T_node_labels.txt: 4 lines, but "},
+        {"T_edge_labels.txt", "1\n", AG_EPARSE, "T_edge_labels.txt: 1 lines, but "},
+        {"T_graph_labels.txt", "1\n", AG_EPARSE, "T_graph_labels.txt: 1 lines, but "},
+        {"T_graph_labels.txt", "1, 2\n0, 1\n", AG_EPARSE, "T_graph_labels.txt: 2 values per line (one label per graph)"},
+        {"T_node_attributes.txt", "1\n2\n3\n4\ninf\n", AG_EPARSE, "T_node_attributes.txt:5: value inf is not finite"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_tu(dir);
+        ag_test_write_text(dir, bad[i].file, bad[i].text);
+        ag_error_t rc = ag_dataset_load_tu(&ds, prefix, NULL);
+        if (rc != bad[i].code || !strstr(ag_error_message(), bad[i].fragment))
+            fail_msg("case %zu: got %s \"%s\"", i, ag_error_name(rc), ag_error_message());
+        assert_null(ds.graphs);
+        assert_int_equal(ds.n_graphs, 0);
+    }
+    write_tu(dir);
+    char path[512];
+    snprintf(path, sizeof path, "%s/T_graph_labels.txt", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/T_graph_attributes.txt", dir);
+    unlink(path);
+    assert_int_equal(ag_dataset_load_tu(&ds, prefix, NULL), AG_EFILE);
+    assert_non_null(strstr(ag_error_message(), "T_graph_labels.txt: no such file, and no "));
+    snprintf(path, sizeof path, "%s/T_A.txt", dir);
+    unlink(path);
+    assert_int_equal(ag_dataset_load_tu(&ds, prefix, NULL), AG_EFILE);
+    assert_non_null(strstr(ag_error_message(), "T_A.txt: No such file or directory"));
+    assert_int_equal(ag_dataset_load_tu(&ds, dir, NULL), AG_EFILE);
+    assert_non_null(strstr(ag_error_message(), ": no *_A.txt file"));
+    ag_test_write_text(dir, "U_A.txt", "1, 1\n");
+    ag_test_write_text(dir, "V_A.txt", "1, 1\n");
+    assert_int_equal(ag_dataset_load_tu(&ds, dir, NULL), AG_EFILE);
+    assert_non_null(strstr(ag_error_message(), ": more than one *_A.txt file"));
+    assert_int_equal(ag_dataset_load_tu(&ds, NULL, NULL), AG_EINVAL);
+    const char *names[] = {"T_graph_indicator.txt", "T_node_labels.txt", "T_node_attributes.txt", "T_edge_labels.txt",
+                           "U_A.txt", "V_A.txt"};
+    for (int i = 0; i < 6; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        assert_int_equal(unlink(path), 0);
+    }
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* MUTAG's TU files give the graphs of its GML conversion (shared datasets README: vertex ids in TU
+ * node order, `label` the TU node label, `bond` the TU edge label, graph label 1 / -1 as 1 / 0). */
+static void test_tu_mutag(void **state) {
+    (void)state;
+    if (access(AG_SHARED_DATASETS "/mutag/raw/MUTAG_A.txt", R_OK) != 0) skip();
+    ag_dataset_t tu, gml;
+    assert_int_equal(ag_dataset_load_tu(&tu, AG_SHARED_DATASETS "/mutag/raw", NULL), AG_SUCCESS);
+    load_with_target(&gml, AG_SHARED_DATASETS "/mutag/labels.csv", "label");
+    assert_int_equal(tu.n_graphs, 188);
+    assert_int_equal(gml.n_graphs, 188);
+    int64_t atoms = 0, bonds = 0;
+    for (int64_t g = 0; g < 188; g++) {
+        const igraph_t *a = &tu.graphs[g], *b = &gml.graphs[g];
+        char file[64];
+        snprintf(file, sizeof file, "molecules/%04lld.gml", (long long)g + 1);
+        assert_string_equal(gml.files[g], file);
+        assert_int_equal(igraph_vcount(a), igraph_vcount(b));
+        assert_int_equal(igraph_ecount(a), igraph_ecount(b));
+        atoms += igraph_vcount(a);
+        bonds += igraph_ecount(a);
+        for (igraph_integer_t v = 0; v < igraph_vcount(a); v++)
+            assert_int_equal(atoi(VAS(a, "node_label", v)), (int)VAN(b, "label", v));
+        /* the same bonds with the same labels: every TU edge is a GML edge between the same ends */
+        for (igraph_integer_t e = 0; e < igraph_ecount(a); e++) {
+            igraph_integer_t from, to, eid;
+            igraph_edge(a, e, &from, &to);
+            assert_int_equal(igraph_get_eid(b, &eid, from, to, IGRAPH_UNDIRECTED, 1), IGRAPH_SUCCESS);
+            assert_int_equal(atoi(EAS(a, "edge_label", e)), (int)EAN(b, "bond", eid));
+        }
+        assert_float_equal(y_at(&tu.targets, g, 0), y_at(&gml.targets, g, 0), 0.0f);
+    }
+    assert_int_equal(atoms, 3371);
+    assert_int_equal(bonds, 3721);
+    assert_string_equal(tu.targets.classes[0][0], "-1");
+    ag_dataset_destroy(&tu);
+    ag_dataset_destroy(&gml);
+}
+
 static void test_shared_esol_mutag(void **state) {
     (void)state;
     ag_dataset_t ds;
     /* ESOL rather than Tox21 (7,831 files, about 2 s, but near 20 s under ASan): 1,128 molecules. */
     if (access(AG_SHARED_DATASETS "/esol/labels.csv", R_OK) != 0) skip();
-    ag_dataset_options_t eo;
-    ag_dataset_options_init(&eo);
-    const char *logs[] = {"logS"};
-    eo.targets.targets = logs;
-    eo.targets.n_targets = 1;
-    assert_int_equal(ag_dataset_load(&ds, AG_SHARED_DATASETS "/esol/labels.csv", &eo), AG_SUCCESS);
+    load_with_target(&ds, AG_SHARED_DATASETS "/esol/labels.csv", "logS");
     assert_int_equal(ds.n_graphs, 1128);
     assert_int_equal(ds.targets.n_tasks, 1);
     int64_t atoms = 0, bonds = 0, no_edges = -1;
@@ -253,6 +443,8 @@ int main(void) {
         cmocka_unit_test(test_from_folder),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_format_given),
+        cmocka_unit_test(test_tu),
+        cmocka_unit_test(test_tu_mutag),
         cmocka_unit_test(test_shared_esol_mutag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,7 +27,7 @@ static void eval_usage(FILE *out) {
         "  --threads N            OpenMP / BLAS threads\n"
         "  --max-memory SIZE      refuse a run estimated to need more (e.g. 4G; default: the available memory)\n"
         "Data and split options as for 'attn-graph train' (give the same ones to score the same part):\n"
-        "  --labels FILE.csv, --target COL[,COL] (default: the model's target columns), --file-column NAME,\n"
+        "  --labels FILE.csv or --tu DIR, --target COL[,COL] (default: the model's target columns), --file-column NAME,\n"
         "  GRAPH, --label-attr ATTR (default: the model's), --node-table FILE, --table-id-attr ATTR,\n"
         "  --directed, --format F, --split FILE, --split-column COL, --folds FILE --fold K, --split-random A,B[,C],\n"
         "  --seed S, --train-nodes I,J,...\n"
@@ -132,8 +132,8 @@ int ag_cmd_eval(int argc, char **argv) {
         code = AG_EXIT_USAGE;
         goto done;
     }
-    if (!graph_level && o.labels) {
-        fprintf(stderr, "attn-graph: eval: %s is a %s model: give a GRAPH, not --labels\n", model_path,
+    if (!graph_level && (o.labels || o.tu)) {
+        fprintf(stderr, "attn-graph: eval: %s is a %s model: give a GRAPH, not --labels or --tu\n", model_path,
                 ag_task_name(task));
         code = AG_EXIT_USAGE;
         goto done;

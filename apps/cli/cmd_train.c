@@ -16,6 +16,7 @@ static const char *const CMD = "train";
 static void train_usage(FILE *out) {
     fprintf(out,
         "usage: attn-graph train --labels FILE.csv [--target COL[,COL...]] [split] [options] -o MODEL.safetensors\n"
+        "       attn-graph train --tu DIR [split] [options] -o MODEL.safetensors\n"
         "       attn-graph train GRAPH --label-attr ATTR [--node-table FILE] [split] [options] -o MODEL.safetensors\n"
         "\n"
         "Trains a graph attention model and prints the test metrics of the split on stdout.\n"
@@ -24,6 +25,9 @@ static void train_usage(FILE *out) {
         "  --labels FILE.csv      labels table: a 'file' column of graph files (relative to the table) and targets\n"
         "  --target COL[,COL]     target columns (default: every numeric column; with none, the one other column)\n"
         "  --file-column NAME     the column naming the graph files (default 'file')\n"
+        "  --tu DIR               instead of --labels: a dataset in the TU format (DIR/NAME_A.txt,\n"
+        "                         NAME_graph_indicator.txt, NAME_graph_labels.txt, ...; DIR or DIR/NAME);\n"
+        "                         graph g is named g (1-based) in split files; --target label by default\n"
         "  --task T               graph-classification, graph-multitask or graph-regression (default: inferred:\n"
         "                         several 0/1 columns -> multitask; one column of classes -> classification;\n"
         "                         else regression); with a GRAPH node-classification or node-regression\n"

@@ -76,6 +76,7 @@ int cli_data_option(cli_data_opts_t *o, const char *cmd, int argc, char **argv, 
         return r; \
     }
     OPT_STR("--labels", labels);
+    OPT_STR("--tu", tu);
     OPT_STR("--target", targets);
     OPT_STR("--file-column", file_column);
     OPT_STR("--label-attr", label_attr);
@@ -248,12 +249,16 @@ static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, 
 int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, const char *const *model_targets,
                   int64_t n_model_targets, ag_task_kind_t forced_kind) {
     memset(d, 0, sizeof *d);
-    if (o->labels && o->graph) return usage_error(cmd, "give either --labels (graph tasks) or a GRAPH (node tasks)");
-    if (!o->labels && !o->graph) return usage_error(cmd, "no data: give --labels FILE.csv or a GRAPH file");
+    if ((o->labels != NULL) + (o->tu != NULL) + (o->graph != NULL) > 1)
+        return usage_error(cmd, "give one of --labels FILE.csv or --tu DIR (graph tasks) and a GRAPH (node tasks)");
+    if (!o->labels && !o->tu && !o->graph)
+        return usage_error(cmd, "no data: give --labels FILE.csv, --tu DIR or a GRAPH file");
     ag_error_t rc;
-    if (o->labels) {
+    if (o->labels || o->tu) {
         d->graph_level = 1;
         if (o->label_attr || o->node_table) return usage_error(cmd, "--label-attr and --node-table are for node tasks");
+        if (o->tu && (o->file_column || o->format != AG_FORMAT_AUTO))
+            return usage_error(cmd, "--file-column and --format are for --labels (--tu reads the TU text files)");
         ag_dataset_options_t dopt;
         ag_dataset_options_init(&dopt);
         dopt.directed = o->directed;
@@ -275,11 +280,18 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
             for (int64_t j = 0; j < dopt.targets.n_targets && j < CLI_MAX_LIST; j++) kinds[j] = forced_kind;
             dopt.targets.kinds = kinds;
         }
-        rc = ag_dataset_load(&d->ds, o->labels, &dopt);
+        if (o->tu) {
+            /* the TU files' targets are graph attributes (label, graph_attr...) */
+            dopt.graph_attrs = dopt.targets.targets;
+            dopt.n_graph_attrs = dopt.targets.n_targets;
+            rc = ag_dataset_load_tu(&d->ds, o->tu, &dopt);
+        } else {
+            rc = ag_dataset_load(&d->ds, o->labels, &dopt);
+        }
         if (rc) return ag_cli_fail(rc);
         return load_split(d, o, cmd, d->ds.n_graphs);
     }
-    if (o->labels || o->targets) return usage_error(cmd, "--target is for graph tasks (--labels)");
+    if (o->targets) return usage_error(cmd, "--target is for graph tasks (--labels, --tu)");
     if (!o->label_attr) return usage_error(cmd, "a node task needs --label-attr ATTR");
     rc = ag_graph_read(&d->graph, o->graph, o->format, o->directed);
     if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());

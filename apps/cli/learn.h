@@ -21,6 +21,7 @@ typedef struct cli_data_opts_t {
     const char *labels;        /* --labels FILE.csv */
     const char *targets;       /* --target COL[,COL...] */
     const char *file_column;   /* --file-column */
+    const char *tu;            /* --tu DIR: a dataset in the TU format (ag_dataset_load_tu) */
     /* node tasks */
     const char *graph;         /* positional GRAPH */
     const char *label_attr;    /* --label-attr */

@@ -1,7 +1,8 @@
 /*
  * fuzz_dataset.c: the dataset loaders as `attn-graph train --labels` drives them: a labels table
  * naming graph files (ag_dataset_load), a folder of graph files with graph-attribute targets
- * (ag_dataset_load_dir), and the preparation of a training set from the loaded dataset
+ * (ag_dataset_load_dir), the same folder as a TU dataset (ag_dataset_load_tu: parts named
+ * X_A.txt, X_graph_indicator.txt, ...), and the preparation of a training set from the loaded dataset
  * (ag_prepare_graphs: task inference, featuriser fitted on every graph, targets laid out).
  *
  * One input is a small folder: parts separated by a line "----". The first part is labels.csv;
@@ -156,6 +157,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         ag_dataset_destroy(&ds);
     } else {
         fuzz_check_zeroed(&ds, sizeof ds, "ag_dataset_load_dir");
+    }
+
+    /* the same folder as a TU dataset: its one *_A.txt (if any) names the prefix */
+    ag_dataset_options_init(&o);
+    o.directed = (int)((size >> 1) & 1);
+    ag_error_clear();
+    rc = ag_dataset_load_tu(&ds, dir, &o);
+    fuzz_check_result(rc, "ag_dataset_load_tu");
+    if (rc == AG_SUCCESS) {
+        if (ds.n_graphs != ds.targets.n_graphs || ds.n_graphs < 1) abort();
+        prepare(&ds, 0);
+        ag_dataset_destroy(&ds);
+    } else {
+        fuzz_check_zeroed(&ds, sizeof ds, "ag_dataset_load_tu");
     }
 
     for (int i = 0; i < n_written; i++) unlink(written[i]);

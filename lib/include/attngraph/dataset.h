@@ -75,6 +75,38 @@ ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_da
  */
 ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_dataset_options_t *opts);
 
+/**
+ * \function ag_dataset_load_tu
+ * Loads a dataset in the TU format (TUDataset, Morris et al. 2020: MUTAG, PROTEINS, NCI1,
+ * IMDB-BINARY, ... as published, and as PyG's and DGL's TUDataset read them): text files
+ * PREFIX_A.txt (one edge "i, j" per line, node ids 1..N over all graphs) and
+ * PREFIX_graph_indicator.txt (line i: the graph, 1..G, of node i), with the optional
+ * PREFIX_graph_labels.txt (one class per graph), PREFIX_graph_attributes.txt (numbers per graph),
+ * PREFIX_node_labels.txt, PREFIX_node_attributes.txt, PREFIX_edge_labels.txt and
+ * PREFIX_edge_attributes.txt (one line per node, or per line of PREFIX_A.txt; comma-separated).
+ *
+ * Graph g (0-based) holds the nodes of id g + 1 in file order and is named "g + 1" in ds->files
+ * (the name a split CSV's file column gives). Undirected unless opts->directed: the TU files list
+ * an undirected edge in both directions, so each pair is kept once, with the labels and
+ * attributes of its first line. Node labels become the string vertex attribute `node_label`
+ * (one-hot features; `node_label1`, `node_label2`, ... for several columns), node attributes the
+ * numeric `node_attr` (`node_attr1`, ...), and likewise `edge_label`, `edge_attr`; the graph
+ * label the string graph attribute `label`, graph attributes the numeric `graph_attr` (...).
+ * Targets: opts->graph_attrs when given, else `label` (classes) when the labels file exists,
+ * else every `graph_attr` column (regression).
+ * \param ds    Output, uninitialised; free with ag_dataset_destroy(). Zeroed on failure.
+ * \param path  The folder holding the files, named as they are (`data/MUTAG` for
+ *              `data/MUTAG/MUTAG_A.txt`), or the prefix itself (`data/MUTAG/MUTAG`).
+ * \param opts  Options (directed, graph_attrs), or NULL for the defaults.
+ * \return AG_SUCCESS; AG_EFILE (a required file missing or unreadable, or nothing to predict);
+ *   AG_EPARSE (FILE:LINE: not a number, another count of values, a non-integer id or label; a
+ *   file whose line count is not the number of nodes, edges or graphs; a node outside 1..N, an
+ *   edge joining two graphs, a graph id without nodes); the errors of ag_targets_from_graphs();
+ *   AG_EINVAL, AG_EIGRAPH, AG_ENOMEM.
+ * Time complexity: O(file sizes + E log E).
+ */
+ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_dataset_options_t *opts);
+
 /** \function ag_dataset_destroy
  * Frees the graphs, names and targets; safe on a zeroed or already destroyed dataset. */
 void ag_dataset_destroy(ag_dataset_t *ds);
