@@ -364,27 +364,15 @@ static void test_model_values_quoted(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
-/* Runs attn-graph with the formatted arguments; fails the test unless it exits 0. */
-static void run_ok(ag_cli_run_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void run_ok(ag_cli_run_t *r, const char *fmt, ...) {
-    char args[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    ag_cli_run(r, NULL, args);
-    if (r->code != 0) fail_msg("attn-graph %s: exit %d: %s", args, r->code, r->err);
-}
-
 /* Trains Karate (half the vertices for validation) with `options` [and `file` in dir, the last
  * option's value] and a checkpoint dir/ckpt, then runs info on the checkpoint into r. */
 static void train_and_describe(ag_cli_run_t *r, const char *options, const char *file, const char *dir,
                                const char *ckpt) {
     char extra[320] = "";
     if (file) snprintf(extra, sizeof extra, " %s/%s", dir, file);
-    run_ok(r, "train graphs/social/karate.gml --label-attr club --split-random 0.5,0.5 %s%s --checkpoint %s/%s "
+    ag_cli_run_ok(r, "train graphs/social/karate.gml --label-attr club --split-random 0.5,0.5 %s%s --checkpoint %s/%s "
            "--threads 1 --quiet", options, extra, dir, ckpt);
-    run_ok(r, "info %s/%s", dir, ckpt);
+    ag_cli_run_ok(r, "info %s/%s", dir, ckpt);
 }
 
 /* A training checkpoint, under a name no extension rule knows: where the run stands, what
@@ -407,7 +395,7 @@ static void test_checkpoint(void **state) {
     assert_non_null(strstr(r.out, "(validation accuracy 0."));
     snprintf(want, sizeof want, "\ncontinue with: attn-graph train --resume %s/c.st\n", dir);
     assert_non_null(strstr(r.out, want));
-    run_ok(&r, "info --json %s/c.st", dir);
+    ag_cli_run_ok(&r, "info --json %s/c.st", dir);
     assert_json_lines(r.out, 1);
     assert_non_null(strstr(r.out, "\"kind\": \"checkpoint\""));
     assert_non_null(strstr(r.out, "\"epoch\": 4, \"epochs\": 5, \"steps\": 4, "));

@@ -296,7 +296,7 @@ static void test_bad_options(void **state) {
                           "--score", "--attn-norm", "--readout", "--head-hidden", "--dropout", "--attn-dropout", "--edge-mode",
                           "--no-ffn", "--norm", "--no-residual", "--epochs", "--lr", "--weight-decay", "--optimizer",
                           "--batch-size", "--patience", "--clip", "--schedule", "--warmup", "--seed", "--metric",
-                          "--threads", "--output", "--log", "--quiet", "--json", "--format", "--directed", "--tu"};
+                          "--threads", "--output", "--log", "--quiet", "--json", "--format", "--directed", "--tu", "--kfold"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         if (!strstr(r.out, opts[i])) fail_msg("train --help lacks %s", opts[i]);
     ag_cli_run(&r, NULL, "eval --help");
@@ -331,21 +331,15 @@ static void test_format_option(void **state) {
     assert_int_equal(tr.code, 3);
     assert_non_null(strstr(tr.err, "g00.txt: unknown file extension"));
     assert_non_null(strstr(tr.err, "pass --format"));
-    snprintf(args, sizeof args,
-             "train --labels %s/labels.csv --format edgelist --degree --epochs 3 --hidden 8 --heads 2 --threads 1 "
-             "--quiet -o %s/m.safetensors",
-             dir, dir);
-    ag_cli_run(&tr, NULL, args);
-    if (tr.code != 0) fail_msg("exit %d: %s", tr.code, tr.err);
+    ag_cli_run_ok(&tr,
+           "train --labels %s/labels.csv --format edgelist --degree --epochs 3 --hidden 8 --heads 2 --threads 1 "
+           "--quiet -o %s/m.safetensors",
+           dir, dir);
     assert_true(strncmp(tr.out, "test: accuracy ", 15) == 0);
     assert_non_null(strstr(tr.out, "(n 3)")); /* 10 % of 24, rounded up */
-    snprintf(args, sizeof args, "eval --model %s/m.safetensors --labels %s/labels.csv --format edgelist", dir, dir);
-    ag_cli_run(&ev, NULL, args);
-    if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
+    ag_cli_run_ok(&ev, "eval --model %s/m.safetensors --labels %s/labels.csv --format edgelist", dir, dir);
     assert_string_equal(ev.out, tr.out);
-    snprintf(args, sizeof args, "info %s/m.safetensors", dir);
-    ag_cli_run(&ev, NULL, args);
-    assert_int_equal(ev.code, 0);
+    ag_cli_run_ok(&ev, "info %s/m.safetensors", dir);
     assert_non_null(strstr(ev.out, "cycle"));
     /* a node task's GRAPH too: the edge list is read, and then has no label attribute */
     snprintf(args, sizeof args, "train %s/g00.txt --format edgelist --label-attr club --quiet", dir);
@@ -386,22 +380,30 @@ static void test_tu_option(void **state) {
     ag_test_write_text(dir, "SHAPES_node_labels.txt", nlab);
     ag_test_write_text(dir, "split.csv", split);
     ag_cli_run_t tr, ev;
-    snprintf(args, sizeof args,
-             "train --tu %s --split %s/split.csv --split-column part --degree --epochs 3 --hidden 8 --heads 2 "
-             "--threads 1 -o %s/m.safetensors",
-             dir, dir, dir);
-    ag_cli_run(&tr, NULL, args);
-    if (tr.code != 0) fail_msg("exit %d: %s", tr.code, tr.err);
+    ag_cli_run_ok(&tr,
+           "train --tu %s --split %s/split.csv --split-column part --degree --epochs 3 --hidden 8 --heads 2 "
+           "--threads 1 -o %s/m.safetensors",
+           dir, dir, dir);
     assert_true(strncmp(tr.out, "test: accuracy ", 15) == 0);
     assert_non_null(strstr(tr.out, "(n 4)"));
     assert_non_null(strstr(tr.err, "graph-classification, 24 graphs, 5 features")); /* node_label 0-2 + other, degree */
-    snprintf(args, sizeof args, "eval --model %s/m.safetensors --tu %s/SHAPES --split %s/split.csv --split-column part",
-             dir, dir, dir);
-    ag_cli_run(&ev, NULL, args);
-    if (ev.code != 0) fail_msg("exit %d: %s", ev.code, ev.err);
+    ag_cli_run_ok(&ev, "eval --model %s/m.safetensors --tu %s/SHAPES --split %s/split.csv --split-column part", dir, dir, dir);
     assert_string_equal(ev.out, tr.out);
+    /* --kfold 4 --fold 3: 6 test graphs of 24, and the same fold for eval (seeded) */
+    ag_cli_run_ok(&tr,
+           "train --tu %s --kfold 4 --fold 3 --degree --epochs 2 --hidden 8 --heads 2 --threads 1 --quiet --json "
+           "-o %s/k.safetensors",
+           dir, dir);
+    assert_non_null(strstr(tr.out, "\"n\": 6,"));
+    ag_cli_run_ok(&ev, "eval --model %s/k.safetensors --tu %s --kfold 4 --fold 3 --json", dir, dir);
+    assert_string_equal(ev.out, tr.out);
+    ag_cli_run_ok(&ev, "eval --model %s/k.safetensors --tu %s --kfold 4 --fold 3 --part train --json", dir, dir);
+    assert_non_null(strstr(ev.out, "\"n\": 18,"));
     const char *usage[] = {"train --tu %s --labels tests/data/mutag-mini/labels.csv", "train --tu %s --format gml",
-                           "train --tu %s --file-column f", "train --tu %s --label-attr x"};
+                           "train --tu %s --file-column f", "train --tu %s --label-attr x", "train --tu %s --kfold 4",
+                           "train --tu %s --kfold 4 --fold 4", "train --tu %s --kfold 1 --fold 0",
+                           "train --tu %s --kfold 4 --fold 0 --split-random 0.5,0.5", "train --tu %s --fold 0",
+                           "train graphs/social/karate.gml --label-attr club --kfold 3 --fold 0 --seed 1%.0s"};
     for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
         snprintf(args, sizeof args, usage[i], dir);
         ag_cli_run(&ev, NULL, args);

@@ -47,6 +47,8 @@ static void train_usage(FILE *out) {
         "  --split FILE           split.json (train/val/test index lists) or a CSV with a 'file' column\n"
         "  --split-column COL     the CSV column (default random_split; e.g. scaffold_split)\n"
         "  --folds FILE --fold K  k-fold file (CSV column 'fold', or JSON with 'folds'): test = fold K, train = rest\n"
+        "  --kfold K --fold I     graph tasks: K folds made here (seeded by --seed, stratified by class for one\n"
+        "                         class target): test = fold I, train = the other folds\n"
         "  --split-random A,B[,C] seeded random fractions train,val[,test]\n"
         "  --train-nodes I,J,...  node tasks: train on these vertices, test on all others\n"
         "Features:\n"

@@ -88,6 +88,10 @@ int cli_data_option(cli_data_opts_t *o, const char *cmd, int argc, char **argv, 
     OPT_STR("--folds", folds);
     OPT_STR("--split-random", split_random);
     OPT_STR("--task", task);
+    if ((r = cli_opt(cmd, "--kfold", argc, argv, i, &v)) != 0) {
+        if (r < 0 || cli_int(cmd, "--kfold", v, 2, 1000000, &o->kfold) < 0) return -1;
+        return 1;
+    }
     if ((r = cli_opt(cmd, "--fold", argc, argv, i, &v)) != 0) {
         if (r < 0 || cli_int(cmd, "--fold", v, 0, 1000000, &k) < 0) return -1;
         o->fold = k;
@@ -189,18 +193,50 @@ static int train_nodes_fold(cli_data_t *d, const char *list, int64_t N, const ch
     return AG_EXIT_OK;
 }
 
+/* --kfold K's strata: each graph's class when the one target is classes (so each fold keeps the
+ * class balance, as scikit-learn's StratifiedKFold), else one stratum (folds at random). (G),
+ * malloc'ed; NULL when out of memory. */
+static int32_t *kfold_strata(const cli_data_t *d) {
+    const ag_targets_t *t = &d->ds.targets;
+    int64_t n = d->ds.n_graphs;
+    int32_t *y = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+    if (!y) return NULL;
+    int classes = t->n_tasks == 1 && (t->kinds[0] == AG_TASK_MULTICLASS || t->kinds[0] == AG_TASK_BINARY);
+    for (int64_t g = 0; g < n; g++) {
+        float v = classes ? t->y.data[g] : 0.0f;
+        y[g] = isnan(v) ? -1 : (int32_t)v;
+    }
+    return y;
+}
+
 static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, int64_t n_items) {
     ag_error_t rc = AG_SUCCESS;
-    int given = (o->split != NULL) + (o->folds != NULL) + (o->split_random != NULL) + (o->train_nodes != NULL);
-    if (given > 1) return usage_error(cmd, "give only one of --split, --folds, --split-random, --train-nodes");
+    int given = (o->split != NULL) + (o->folds != NULL) + (o->split_random != NULL) + (o->train_nodes != NULL) +
+                (o->kfold > 0);
+    if (given > 1) return usage_error(cmd, "give only one of --split, --folds, --kfold, --split-random, --train-nodes");
     if (o->folds && o->fold < 0) return usage_error(cmd, "--folds needs --fold K");
-    if (!o->folds && o->fold >= 0) return usage_error(cmd, "--fold needs --folds FILE");
+    if (o->kfold > 0 && o->fold < 0) return usage_error(cmd, "--kfold needs --fold I (0 to K - 1)");
+    if (!o->folds && o->kfold == 0 && o->fold >= 0) return usage_error(cmd, "--fold needs --folds FILE or --kfold K");
+    if (o->kfold > 0 && !d->graph_level) return usage_error(cmd, "--kfold is for graph tasks (--labels, --tu)");
+    if (o->kfold > 0 && o->fold >= o->kfold) {
+        fprintf(stderr, "attn-graph: %s: --fold %lld: --kfold %lld has folds 0..%lld\n", cmd, (long long)o->fold,
+                (long long)o->kfold, (long long)o->kfold - 1);
+        return AG_EXIT_USAGE;
+    }
     if (o->train_nodes) {
         if (d->graph_level) return usage_error(cmd, "--train-nodes is for node tasks (a GRAPH argument)");
         return train_nodes_fold(d, o->train_nodes, n_items, cmd);
     }
     const char *const *files = d->graph_level ? (const char *const *)d->ds.files : NULL;
-    if (o->split && ends_with(o->split, ".json")) {
+    if (o->kfold > 0) {
+        int32_t *y = kfold_strata(d);
+        if (!y) {
+            fprintf(stderr, "attn-graph: %s: out of memory\n", cmd);
+            return AG_EXIT_FAILURE;
+        }
+        rc = ag_split_stratified_kfold(&d->split, y, d->ds.n_graphs, o->kfold, o->seed);
+        free(y);
+    } else if (o->split && ends_with(o->split, ".json")) {
         rc = ag_split_read_json(&d->split, o->split, n_items);
     } else if (o->split) {
         rc = ag_split_read_csv(&d->split, o->split, o->split_column ? o->split_column : "random_split", files, n_items);
@@ -231,13 +267,13 @@ static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, 
     }
     if (rc) return ag_cli_fail(rc);
     d->have_split = 1;
-    int64_t k = o->folds ? o->fold : 0;
+    int64_t k = o->folds || o->kfold ? o->fold : 0;
     if (o->folds && k >= d->split.n_folds) {
         fprintf(stderr, "attn-graph: %s: --fold %lld: %s has %lld folds (0..%lld)\n", cmd, (long long)k, o->folds,
                 (long long)d->split.n_folds, (long long)d->split.n_folds - 1);
         return AG_EXIT_USAGE;
     }
-    if (!o->folds && d->split.n_folds > 1) {
+    if (!o->folds && !o->kfold && d->split.n_folds > 1) {
         fprintf(stderr, "attn-graph: %s: %s holds %lld folds: use --folds FILE --fold K\n", cmd, o->split,
                 (long long)d->split.n_folds);
         return AG_EXIT_USAGE;

@@ -35,6 +35,7 @@ typedef struct cli_data_opts_t {
     const char *split_column;  /* --split-column (default random_split) */
     const char *folds;         /* --folds FILE */
     int64_t fold;              /* --fold K */
+    int64_t kfold;             /* --kfold K: seeded stratified k-fold of the graphs (0: off) */
     const char *split_random;  /* --split-random 0.8,0.1,0.1 */
     uint64_t seed;             /* --seed */
     const char *task;          /* --task */

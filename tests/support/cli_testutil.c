@@ -56,6 +56,16 @@ void ag_cli_run(ag_cli_run_t *r, const char *dir, const char *args) {
     r->code = run_capture(dir, args, r->out, sizeof r->out, r->err, sizeof r->err);
 }
 
+void ag_cli_run_ok(ag_cli_run_t *r, const char *fmt, ...) {
+    char args[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    ag_cli_run(r, NULL, args);
+    if (r->code != 0) fail_msg("attn-graph %s: exit %d: %s", args, r->code, r->err);
+}
+
 int ag_cli_status(const char *dir, const char *args, char *err, size_t errn) {
     return run_capture(dir, args, NULL, 0, err, errn);
 }

@@ -21,6 +21,10 @@ typedef struct ag_cli_run_t {
  * Fails the test when the program ends by a signal or prints more than the buffers hold. */
 void ag_cli_run(ag_cli_run_t *r, const char *dir, const char *args);
 
+/* ag_cli_run with ARGS made from fmt and its arguments (in the source tree); fails the test unless
+ * the program exits 0. */
+void ag_cli_run_ok(ag_cli_run_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* The same with stdout discarded: returns the exit code; stderr goes to err (errn bytes) when err
  * is not NULL. */
 int ag_cli_status(const char *dir, const char *args, char *err, size_t errn);
