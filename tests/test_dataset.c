@@ -241,9 +241,14 @@ static void test_tu(void **state) {
     write_tu(dir);
     snprintf(prefix, sizeof prefix, "%s/T", dir);
     ag_dataset_t ds;
-    for (int by_folder = 0; by_folder < 2; by_folder++) {
-        /* the folder holds one *_A.txt: its prefix is found */
-        assert_int_equal(ag_dataset_load_tu(&ds, by_folder ? dir : prefix, NULL), AG_SUCCESS);
+    for (int run = 0; run < 3; run++) {
+        /* run 1: the folder holds one *_A.txt, its prefix is found; run 2: the graphs' edge lines
+         * interleaved (graph 2's first), each graph keeping the order of its own */
+        if (run == 2) {
+            ag_test_write_text(dir, "T_A.txt", "5, 4\n1, 2\n4, 5\n2, 1\n2, 3\n3, 2\n3, 1\n1, 3\n3, 3\n");
+            ag_test_write_text(dir, "T_edge_labels.txt", "6\n7\n6\n8\n9\n9\n1\n1\n4\n");
+        }
+        assert_int_equal(ag_dataset_load_tu(&ds, run == 1 ? dir : prefix, NULL), AG_SUCCESS);
         assert_int_equal(ds.n_graphs, 2);
         assert_string_equal(ds.files[0], "1");
         assert_string_equal(ds.files[1], "2");

@@ -144,16 +144,15 @@ static ag_error_t expect_rows(const tu_table_t *t, int64_t rows, const char *wha
                     per);
 }
 
-/* Edge k's sort key: graph, then the smaller and the larger end, then k (first occurrence first). */
-typedef struct edge_key_t {
-    int64_t graph, lo, hi, k;
-} edge_key_t;
+/* An edge line k of one graph: its unordered pair of local ends as one number (smaller x n +
+ * larger), then k, so that sorting puts a pair's first line first. */
+typedef struct pair_key_t {
+    int64_t key, k;
+} pair_key_t;
 
-static int cmp_edge_key(const void *pa, const void *pb) {
-    const edge_key_t *a = pa, *b = pb;
-    if (a->graph != b->graph) return a->graph < b->graph ? -1 : 1;
-    if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
-    if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+static int cmp_pair_key(const void *pa, const void *pb) {
+    const pair_key_t *a = pa, *b = pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
     return a->k < b->k ? -1 : a->k > b->k;
 }
 
@@ -239,9 +238,11 @@ ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_datas
     int64_t *local = NULL;       /* (N) index of each node within its graph */
     int64_t *n_nodes = NULL;     /* (G + 1) nodes per graph, then the first node of each graph */
     int64_t *first_node = NULL;  /* (G + 1) */
-    edge_key_t *keys = NULL;     /* (E) */
-    int64_t *kept = NULL;        /* (E) kept edges by graph, in file order within a graph */
-    int64_t *first_edge = NULL;  /* (G + 1) */
+    pair_key_t *keys = NULL;     /* (most edge lines of a graph) */
+    int64_t *kept = NULL;        /* (E) kept edge lines by graph, in file order within a graph */
+    int64_t *first_edge = NULL;  /* (G + 1) each graph's first in kept */
+    int64_t *fill = NULL;        /* (G + 1) */
+    unsigned char *drop = NULL;  /* (E) 1: a line repeating an earlier line's pair */
     int64_t G = 0, built = 0;
     char prefix[1024];
     void *p;
@@ -316,10 +317,14 @@ ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_datas
         rc = AG_ERROR(AG_EPARSE, "%s: %lld values per line (one label per graph)", glab.path, (long long)glab.cols);
         goto done;
     }
-    /* Edges: the ends must be nodes of one graph; an undirected graph lists each edge in both
-     * directions, so a pair is kept once (its first line), and a self-loop once too. */
-    TRY(ag_i_alloc_array(&p, E > 0 ? E : 1, sizeof(edge_key_t), "edges"));
-    keys = p;
+    /* Edges: the ends must be nodes of one graph. kept lists the lines by graph, in file order
+     * within a graph (a counting sort); an undirected graph lists each edge in both directions, so
+     * a pair is kept once, its first line (a self-loop once too). */
+    TRY(ag_i_alloc_array(&p, E > 0 ? E : 1, sizeof(int64_t), "kept edges"));
+    kept = p;
+    TRY(ag_i_alloc_array(&p, G + 1, sizeof(int64_t), "graph offsets"));
+    fill = p;
+    memset(first_edge, 0, (size_t)(G + 1) * sizeof *first_edge);
     for (int64_t k = 0; k < E; k++) {
         double a = A.v[2 * k], b = A.v[2 * k + 1];
         if (a < 1 || a > (double)N || b < 1 || b > (double)N) {
@@ -334,36 +339,33 @@ ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_datas
                           (long long)node_graph[v] + 1);
             goto done;
         }
-        keys[k] = (edge_key_t){node_graph[u], opts->directed || u < v ? u : v, opts->directed || u < v ? v : u, k};
+        first_edge[node_graph[u] + 1]++;
     }
-    qsort(keys, (size_t)E, sizeof *keys, cmp_edge_key);
-    TRY(ag_i_alloc_array(&p, E > 0 ? E : 1, sizeof(int64_t), "kept edges"));
-    kept = p;
-    int64_t n_kept = 0;
-    for (int64_t i = 0; i < E; i++) {
-        int dup = i > 0 && keys[i].graph == keys[i - 1].graph && keys[i].lo == keys[i - 1].lo &&
-                  keys[i].hi == keys[i - 1].hi;
-        if (!dup || opts->directed) kept[n_kept++] = keys[i].k;
-    }
-    /* kept is by graph, then by ends; back to file order within each graph (k grows with it
-     * there, as TU files list graphs in order, but do not rely on it). */
-    {
-        int64_t lo = 0;
-        for (int64_t g = 0; g <= G; g++) {
-            first_edge[g] = lo;
-            while (lo < n_kept && node_graph[(int64_t)A.v[2 * kept[lo]] - 1] == g) lo++;
-        }
+    for (int64_t g = 0; g < G; g++) first_edge[g + 1] += first_edge[g];
+    memcpy(fill, first_edge, (size_t)(G + 1) * sizeof *fill);
+    for (int64_t k = 0; k < E; k++) kept[fill[node_graph[(int64_t)A.v[2 * k] - 1]]++] = k;
+    if (!opts->directed) {
+        int64_t most = 1, w = 0;
+        for (int64_t g = 0; g < G; g++)
+            if (first_edge[g + 1] - first_edge[g] > most) most = first_edge[g + 1] - first_edge[g];
+        TRY(ag_i_alloc_array(&p, most, sizeof(pair_key_t), "edge keys"));
+        keys = p;
+        TRY(ag_i_alloc_array(&p, E > 0 ? E : 1, 1, "edge flags"));
+        drop = p;
         for (int64_t g = 0; g < G; g++) {
-            int64_t a = first_edge[g], b = first_edge[g + 1];
-            for (int64_t i = a + 1; i < b; i++) { /* insertion sort: runs are short and near sorted */
-                int64_t x = kept[i], j = i;
-                while (j > a && kept[j - 1] > x) {
-                    kept[j] = kept[j - 1];
-                    j--;
-                }
-                kept[j] = x;
+            const int64_t a = first_edge[g], m = first_edge[g + 1] - a;
+            for (int64_t i = 0; i < m; i++) {
+                int64_t k = kept[a + i], u = local[(int64_t)A.v[2 * k] - 1], v = local[(int64_t)A.v[2 * k + 1] - 1];
+                keys[i] = (pair_key_t){u < v ? u * n_nodes[g] + v : v * n_nodes[g] + u, k};
             }
+            qsort(keys, (size_t)m, sizeof *keys, cmp_pair_key);
+            for (int64_t i = 1; i < m; i++)
+                if (keys[i].key == keys[i - 1].key) drop[keys[i].k] = 1;
+            first_edge[g] = w; /* compacted in place: w never passes a + i */
+            for (int64_t i = 0; i < m; i++)
+                if (!drop[kept[a + i]]) kept[w++] = kept[a + i];
         }
+        first_edge[G] = w;
     }
     first_node[0] = 0;
     for (int64_t g = 0; g < G; g++) first_node[g + 1] = first_node[g] + n_nodes[g];
@@ -484,5 +486,7 @@ done:
     ag_i_free(keys);
     ag_i_free(kept);
     ag_i_free(first_edge);
+    ag_i_free(fill);
+    ag_i_free(drop);
     return rc;
 }
