@@ -236,8 +236,8 @@ ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_datas
     tu_table_t A = {0}, ind = {0}, glab = {0}, gattr = {0}, nlab = {0}, nattr = {0}, elab = {0}, eattr = {0};
     int64_t *node_graph = NULL;  /* (N) 0-based graph of each node */
     int64_t *local = NULL;       /* (N) index of each node within its graph */
-    int64_t *n_nodes = NULL;     /* (G + 1) nodes per graph, then the first node of each graph */
-    int64_t *first_node = NULL;  /* (G + 1) */
+    int64_t *n_nodes = NULL;     /* (G + 1) nodes of each graph */
+    int64_t *first_node = NULL;  /* (G + 1) each graph's first in order */
     pair_key_t *keys = NULL;     /* (most edge lines of a graph) */
     int64_t *kept = NULL;        /* (E) kept edge lines by graph, in file order within a graph */
     int64_t *first_edge = NULL;  /* (G + 1) each graph's first in kept */
@@ -462,8 +462,10 @@ ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_datas
     }
 done:
     if (rc != AG_SUCCESS) {
+        ag_i_igraph_enter();
         if (ds->graphs)
             for (int64_t g = 0; g < built; g++) igraph_destroy(&ds->graphs[g]);
+        ag_i_igraph_leave();
         ag_i_free(ds->graphs);
         if (ds->files)
             for (int64_t g = 0; g < G; g++) ag_i_free(ds->files[g]);
