@@ -12,6 +12,7 @@ static const char *const CMD = "eval";
 static void eval_usage(FILE *out) {
     fprintf(out,
         "usage: attn-graph eval --model MODEL.safetensors [--model M2 ...] --labels FILE.csv [split] [--part P] [--json]\n"
+        "       attn-graph eval --model MODEL.safetensors [--model M2 ...] --tu DIR [split] [--part P] [--json]\n"
         "       attn-graph eval --model MODEL.safetensors GRAPH [--label-attr ATTR] [--node-table FILE] [split]\n"
         "\n"
         "Scores a model saved by 'attn-graph train' on a part of a split and prints every metric of its\n"
