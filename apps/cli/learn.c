@@ -286,7 +286,7 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
                   int64_t n_model_targets, ag_task_kind_t forced_kind) {
     memset(d, 0, sizeof *d);
     if ((o->labels != NULL) + (o->tu != NULL) + (o->graph != NULL) > 1)
-        return usage_error(cmd, "give one of --labels FILE.csv or --tu DIR (graph tasks) and a GRAPH (node tasks)");
+        return usage_error(cmd, "give one of --labels FILE.csv, --tu DIR (graph tasks) or a GRAPH (node tasks)");
     if (!o->labels && !o->tu && !o->graph)
         return usage_error(cmd, "no data: give --labels FILE.csv, --tu DIR or a GRAPH file");
     ag_error_t rc;
