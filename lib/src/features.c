@@ -288,6 +288,20 @@ static ag_error_t read_error(igraph_error_t rc, const char *el, const char *name
     return ag_i_igraph_error(AG_EIGRAPH, __FILE__, __LINE__, "reading %s attribute '%s'", el, name);
 }
 
+/* The values of string attribute a of every vertex (or edge) of ig into v, initialised here; the
+ * caller destroys it (inside the igraph guard). */
+static ag_error_t read_strings(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, igraph_strvector_t *v) {
+    ag_i_igraph_enter();
+    igraph_error_t rc = igraph_strvector_init(v, 0);
+    if (rc == IGRAPH_SUCCESS) {
+        rc = is_edge ? igraph_cattribute_EASV(ig, a->name, igraph_ess_all(IGRAPH_EDGEORDER_ID), v)
+                     : igraph_cattribute_VASV(ig, a->name, igraph_vss_all(), v);
+        if (rc != IGRAPH_SUCCESS) igraph_strvector_destroy(v);
+    }
+    ag_i_igraph_leave();
+    return rc == IGRAPH_SUCCESS ? AG_SUCCESS : read_error(rc, elem_name(is_edge), a->name);
+}
+
 /* Writes attribute a of every vertex (or edge) of ig into out (rows x ld) at columns a->offset..
  * The caller has checked that the attribute exists with the right type. */
 static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, int64_t rows, float *out, int64_t ld) {
@@ -341,15 +355,7 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
         return AG_SUCCESS;
     }
     igraph_strvector_t v;
-    ag_i_igraph_enter();
-    rc = igraph_strvector_init(&v, 0);
-    if (rc == IGRAPH_SUCCESS) {
-        rc = is_edge ? igraph_cattribute_EASV(ig, a->name, igraph_ess_all(IGRAPH_EDGEORDER_ID), &v)
-                     : igraph_cattribute_VASV(ig, a->name, igraph_vss_all(), &v);
-        if (rc != IGRAPH_SUCCESS) igraph_strvector_destroy(&v);
-    }
-    ag_i_igraph_leave();
-    if (rc != IGRAPH_SUCCESS) return read_error(rc, el, a->name);
+    AG_CHECK(read_strings(ig, is_edge, a, &v));
     ag_i_igraph_enter();
     for (int64_t r = 0; r < rows; r++) out[r * ld + a->offset + vocab_index(a, igraph_strvector_get(&v, r))] = 1.0f;
     igraph_strvector_destroy(&v);
@@ -387,15 +393,7 @@ static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature
 static ag_error_t count_unseen(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, int64_t *count,
                                char *example, size_t cap) {
     igraph_strvector_t v;
-    ag_i_igraph_enter();
-    igraph_error_t rc = igraph_strvector_init(&v, 0);
-    if (rc == IGRAPH_SUCCESS) {
-        rc = is_edge ? igraph_cattribute_EASV(ig, a->name, igraph_ess_all(IGRAPH_EDGEORDER_ID), &v)
-                     : igraph_cattribute_VASV(ig, a->name, igraph_vss_all(), &v);
-        if (rc != IGRAPH_SUCCESS) igraph_strvector_destroy(&v);
-    }
-    ag_i_igraph_leave();
-    if (rc != IGRAPH_SUCCESS) return read_error(rc, elem_name(is_edge), a->name);
+    AG_CHECK(read_strings(ig, is_edge, a, &v));
     ag_i_igraph_enter();
     int64_t n = (int64_t)igraph_strvector_size(&v);
     *count = 0;
