@@ -198,7 +198,7 @@ int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int direc
 void cli_warn_unseen(const ag_bundle_t *b, const igraph_t *ig, const char *path) {
     ag_unseen_t u;
     if (ag_featurizer_unseen(&b->featurizer, ig, &u) != AG_SUCCESS || !u.attr) return;
-    const char *el = u.is_edge ? "edge" : "vertex";
+    const char *el = u.is_edge ? "edge" : "vertex", *els = u.total == 1 ? el : u.is_edge ? "edges" : "vertices";
     if (u.count == u.total)
         fprintf(stderr,
                 "attn-graph: warning: %s: no %s has a value of '%s' the model saw in training (e.g. '%s'): all "
@@ -206,11 +206,10 @@ void cli_warn_unseen(const ag_bundle_t *b, const igraph_t *ig, const char *path)
                 "MODEL' lists the values it knows)\n",
                 path, el, u.attr, u.example);
     else
-        fprintf(stderr, "attn-graph: warning: %s: %lld of %lld %s%s %s a value of '%s' the model never saw in training "
+        fprintf(stderr, "attn-graph: warning: %s: %lld of %lld %s %s a value of '%s' the model never saw in training "
                 "(e.g. '%s'): %s its 'other' column\n",
-                path, (long long)u.count, (long long)u.total, u.is_edge ? "edge" : "vert",
-                u.is_edge ? (u.total == 1 ? "" : "s") : (u.total == 1 ? "ex" : "ices"), u.count == 1 ? "has" : "have",
-                u.attr, u.example, u.count == 1 ? "it gets" : "they get");
+                path, (long long)u.count, (long long)u.total, els, u.count == 1 ? "has" : "have", u.attr, u.example,
+                u.count == 1 ? "it gets" : "they get");
 }
 
 int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, cli_run_t *r) {
