@@ -116,6 +116,19 @@ static void prepare(const ag_dataset_t *ds, int use_pe) {
     }
 }
 
+/* What every loader owes: a result with its message; on success one target row per graph (and at
+ * least one graph when min_one), a dataset prepare() accepts, then freed; on failure all zero. */
+static void check_loaded(ag_error_t rc, ag_dataset_t *ds, const char *what, int min_one, int use_pe) {
+    fuzz_check_result(rc, what);
+    if (rc != AG_SUCCESS) {
+        fuzz_check_zeroed(ds, sizeof *ds, what);
+        return;
+    }
+    if (ds->n_graphs != ds->targets.n_graphs || (min_one && ds->n_graphs < 1)) abort();
+    prepare(ds, use_pe);
+    ag_dataset_destroy(ds);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!dir[0]) {
@@ -132,15 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     snprintf(labels, sizeof labels, "%s/labels.csv", dir);
     ag_dataset_t ds;
     ag_error_clear();
-    ag_error_t rc = ag_dataset_load(&ds, labels, NULL);
-    fuzz_check_result(rc, "ag_dataset_load");
-    if (rc == AG_SUCCESS) {
-        if (ds.n_graphs != ds.targets.n_graphs || ds.n_graphs < 1) abort();
-        prepare(&ds, 1);
-        ag_dataset_destroy(&ds);
-    } else {
-        fuzz_check_zeroed(&ds, sizeof ds, "ag_dataset_load");
-    }
+    check_loaded(ag_dataset_load(&ds, labels, NULL), &ds, "ag_dataset_load", 1, 1);
 
     static const char *const attrs[] = {"label"};
     ag_dataset_options_t o;
@@ -149,29 +154,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.n_graph_attrs = 1;
     o.directed = (int)(size & 1);
     ag_error_clear();
-    rc = ag_dataset_load_dir(&ds, dir, &o);
-    fuzz_check_result(rc, "ag_dataset_load_dir");
-    if (rc == AG_SUCCESS) {
-        if (ds.n_graphs != ds.targets.n_graphs) abort();
-        prepare(&ds, 0);
-        ag_dataset_destroy(&ds);
-    } else {
-        fuzz_check_zeroed(&ds, sizeof ds, "ag_dataset_load_dir");
-    }
+    check_loaded(ag_dataset_load_dir(&ds, dir, &o), &ds, "ag_dataset_load_dir", 0, 0);
 
     /* the same folder as a TU dataset: its one *_A.txt (if any) names the prefix */
     ag_dataset_options_init(&o);
     o.directed = (int)((size >> 1) & 1);
     ag_error_clear();
-    rc = ag_dataset_load_tu(&ds, dir, &o);
-    fuzz_check_result(rc, "ag_dataset_load_tu");
-    if (rc == AG_SUCCESS) {
-        if (ds.n_graphs != ds.targets.n_graphs || ds.n_graphs < 1) abort();
-        prepare(&ds, 0);
-        ag_dataset_destroy(&ds);
-    } else {
-        fuzz_check_zeroed(&ds, sizeof ds, "ag_dataset_load_tu");
-    }
+    check_loaded(ag_dataset_load_tu(&ds, dir, &o), &ds, "ag_dataset_load_tu", 1, 0);
 
     for (int i = 0; i < n_written; i++) unlink(written[i]);
     n_written = 0;
