@@ -409,6 +409,14 @@ static void test_tu_option(void **state) {
         ag_cli_run(&ev, NULL, args);
         if (ev.code != 2) fail_msg("'%s': exit %d (%s)", args, ev.code, ev.err);
     }
+    /* graphs without a usable attribute (node labels left out here; IMDB-BINARY has none): the
+     * dataset is named as the cause, not its first graph ('1') */
+    snprintf(args, sizeof args, "train --tu %s --kfold 4 --fold 3 --vertex-attrs none --quiet", dir);
+    ag_cli_run(&ev, NULL, args);
+    assert_int_equal(ev.code, 2);
+    assert_string_equal(ev.err, "attn-graph: no feature columns: the 18 graphs the features are fitted on have no "
+                        "usable vertex attribute; choose vertex attributes, --degree, a positional encoding or a "
+                        "node table\n");
     snprintf(args, sizeof args, "train --tu %s/NOPE --quiet", dir);
     ag_cli_run(&ev, NULL, args);
     assert_int_equal(ev.code, 3);

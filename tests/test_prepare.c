@@ -144,6 +144,19 @@ static void test_graph_task_layouts(void **state) {
     assert_msg_contains("one target column, not 3");
     /* node tasks are not graph tasks */
     assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_NODE_CLASSIFICATION, &fc, NULL, 0), AG_EINVAL);
+    /* no column at all: the dataset's fault, said before any graph is featurised (so without a
+     * graph's name), and nothing left allocated */
+    fc.vertex_select = AG_SELECT_NONE;
+    fc.edge_select = AG_SELECT_NONE;
+    int64_t fit[] = {0, 2};
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "no feature columns: the 2 graphs the features are fitted on have no usable "
+                        "vertex attribute; choose vertex attributes, --degree, a positional encoding or a node table");
+    assert_null(p.set.examples);
+    fc.degree = 1;
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_SUCCESS);
+    assert_int_equal(p.set.examples[0].X.cols, 1);
+    ag_prepared_destroy(&p);
     ag_dataset_destroy(&ds);
     unlink(path);
 }

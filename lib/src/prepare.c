@@ -325,6 +325,11 @@ ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t
     }
     if (rc == AG_SUCCESS) rc = ag_featurizer_fit(&p->featurizer, cfg, fit, n_fit);
     ag_i_free(fit);
+    /* Said here, of the dataset, rather than by the first graph featurised, whose name would make it
+     * look like that graph's fault. */
+    if (rc == AG_SUCCESS && p->featurizer.n_features < 1)
+        rc = AG_ERROR(AG_EINVAL, "no feature columns: the %lld graphs the features are fitted on have no usable vertex "
+                      "attribute; choose vertex attributes, --degree, a positional encoding or a node table", (long long)n_fit);
     if (rc == AG_SUCCESS) rc = graph_targets(p, ds, task, NULL, 0);
     if (rc == AG_SUCCESS) rc = featurize_all(p, ds);
     if (rc != AG_SUCCESS) ag_prepared_destroy(p);
