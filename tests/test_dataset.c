@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <attngraph/attngraph.h>
 #include <attngraph/dataset.h>
+#include <attngraph/prepare.h>
 #include "cli_testutil.h"
 #include "internal.h"
 
@@ -57,6 +58,7 @@ static void test_from_table(void **state) {
     (void)state;
     ag_dataset_t ds;
     assert_int_equal(ag_dataset_load(&ds, DATA "labels.csv", NULL), AG_SUCCESS);
+    assert_int_equal(ds.named_by_id, 0); /* files, named as listed */
     assert_int_equal(ds.n_graphs, 3);
     /* table order, not file-name order */
     assert_string_equal(ds.files[0], "graphs/g2.gml");
@@ -252,6 +254,21 @@ static void test_tu(void **state) {
         assert_int_equal(ds.n_graphs, 2);
         assert_string_equal(ds.files[0], "1");
         assert_string_equal(ds.files[1], "2");
+        assert_int_equal(ds.named_by_id, 1);
+        if (run == 0) {
+            /* messages call a graph by its id "graph 1", not "1: ..." as if a line number */
+            ag_featurizer_t f;
+            const igraph_t *fit[] = {&ds.graphs[0]};
+            ag_featurizer_config_t fc;
+            ag_featurizer_config_init(&fc);
+            assert_int_equal(ag_featurizer_fit(&f, &fc, fit, 1), AG_SUCCESS);
+            ag_prepared_t p;
+            const char *names[] = {"0", "1"};
+            assert_int_equal(ag_prepare_graphs_with(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &f, names, 2), AG_EVALUE);
+            assert_string_equal(ag_error_message(),
+                                "graph 1: class '-1' of target 'label' is not one of the model's 2 classes ('0', '1')");
+            ag_featurizer_destroy(&f);
+        }
         igraph_t *g = &ds.graphs[0];
         assert_false(igraph_is_directed(g));
         assert_int_equal(igraph_vcount(g), 3);

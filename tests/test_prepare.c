@@ -111,7 +111,23 @@ static void test_fit_on_training_graphs(void **state) {
     ag_prepared_destroy(&q);
     const char *wrong[] = {"1", "2"};
     assert_int_equal(ag_prepare_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, wrong, 2), AG_EVALUE);
-    assert_msg_contains("class '0' of target 'label' is not one of the model's 2 classes");
+    assert_msg_contains("class '0' of target 'label' is not one of the model's 2 classes ('1', '2')");
+    /* a long class list is cut, and says so; a first name longer than the room is not printed */
+    static char longs[40][24];
+    const char *many[40];
+    for (int c = 0; c < 40; c++) {
+        snprintf(longs[c], sizeof longs[c], "class-number-%02d", c + 1);
+        many[c] = longs[c];
+    }
+    assert_int_equal(ag_prepare_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, many, 40), AG_EVALUE);
+    assert_msg_contains("not one of the model's 40 classes ('class-number-01', 'class-number-02', ");
+    assert_msg_contains(", ...)");
+    assert_null(strstr(ag_error_message(), "class-number-40"));
+    static char huge[400];
+    memset(huge, 'x', sizeof huge - 1);
+    const char *one_huge[] = {huge, "1"};
+    assert_int_equal(ag_prepare_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, one_huge, 2), AG_EVALUE);
+    assert_msg_contains("not one of the model's 2 classes (...)");
     ag_prepared_destroy(&p);
     ag_dataset_destroy(&ds);
 }

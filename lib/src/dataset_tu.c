@@ -373,6 +373,7 @@ ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_datas
     ds->graphs = p;
     TRY(ag_i_alloc_array(&p, G, sizeof(char *), "file names"));
     ds->files = p;
+    ds->named_by_id = 1;
     for (int64_t g = 0; g < G; g++) {
         char name[32];
         snprintf(name, sizeof name, "%lld", (long long)g + 1);

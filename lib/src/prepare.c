@@ -152,10 +152,19 @@ static ag_error_t table_norm_copy(ag_table_norm_t *dst, const ag_table_norm_t *s
 }
 
 /* Re-raises the current error with a prefix naming the graph. */
-static ag_error_t in_file(ag_error_t rc, const char *name) {
-    char msg[1024];
+/* Graph g as messages name it: its file, or "graph 12" when the names are ids (a bare "12: ..."
+ * reads like a line number). */
+static const char *graph_name(const ag_dataset_t *ds, int64_t g, char *buf, size_t n) {
+    if (!ds->files) snprintf(buf, n, "graph %lld", (long long)g + 1);
+    else if (ds->named_by_id) snprintf(buf, n, "graph %s", ds->files[g]);
+    else return ds->files[g];
+    return buf;
+}
+
+static ag_error_t in_graph(ag_error_t rc, const ag_dataset_t *ds, int64_t g) {
+    char msg[1024], name[64];
     snprintf(msg, sizeof msg, "%s", ag_error_message());
-    return AG_ERROR(rc, "%s: %s", name, msg);
+    return AG_ERROR(rc, "%s: %s", graph_name(ds, g, name, sizeof name), msg);
 }
 
 /* Featurises every graph of a dataset into the set's examples. */
@@ -167,7 +176,7 @@ static ag_error_t featurize_all(ag_prepared_t *p, const ag_dataset_t *ds) {
             rc = AG_ERROR(AG_EMISMATCH, "%lld feature columns instead of %lld", (long long)ex->X.cols,
                           (long long)p->featurizer.n_features);
         if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&ex->graph, &ds->graphs[g]);
-        if (rc != AG_SUCCESS) return in_file(rc, ds->files ? ds->files[g] : "graph");
+        if (rc != AG_SUCCESS) return in_graph(rc, ds, g);
     }
     return AG_SUCCESS;
 }
@@ -201,6 +210,21 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* The class name of graph g's value in column 0 ("" when missing). */
+/* " (NAME, NAME, ...)": the classes a model knows, when they fit in n (a ", ..." ends a cut list). */
+static void class_list(const char *const *names, int64_t n_names, char *buf, size_t n) {
+    size_t len = (size_t)snprintf(buf, n, " (");
+    for (int64_t c = 0; c < n_names; c++) {
+        int w = snprintf(buf + len, n - len, "%s'%s'", c ? ", " : "", names[c]);
+        if (w < 0 || (size_t)w + len + 6 >= n) {
+            snprintf(buf + len, n - len, c ? ", ..." : "...");
+            len = strlen(buf);
+            break;
+        }
+        len += (size_t)w;
+    }
+    snprintf(buf + len, n - len, ")");
+}
+
 static void class_string(const ag_targets_t *t, int64_t g, char *buf, size_t n) {
     float v = t->y.data[g * t->n_tasks];
     if (isnan(v)) buf[0] = 0;
@@ -269,9 +293,12 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
             if (!buf[0]) continue;
             int64_t c = 0;
             while (c < n_names && strcmp(names[c], buf) != 0) c++;
-            if (c == n_names)
-                rc = AG_ERROR(AG_EVALUE, "%s: class '%s' of target '%s' is not one of the model's %lld classes",
-                              ds->files ? ds->files[g] : "graph", buf, t->tasks[0], (long long)n_names);
+            if (c == n_names) {
+                char name[64], known[256] = "";
+                class_list(names, n_names, known, sizeof known);
+                rc = AG_ERROR(AG_EVALUE, "%s: class '%s' of target '%s' is not one of the model's %lld classes%s",
+                              graph_name(ds, g, name, sizeof name), buf, t->tasks[0], (long long)n_names, known);
+            }
             else p->set.targets[g] = (float)c;
         }
         if (rc == AG_SUCCESS) rc = ag_i_strings_dup(&p->names, names, n_names);

@@ -30,6 +30,8 @@ typedef struct ag_dataset_t {
     igraph_t *graphs;      /* (G) with their attributes */
     char **files;          /* (G) file names as listed (relative to the table's folder or the folder) */
     ag_targets_t targets;  /* G x T; targets.files is the table's file column (NULL from a folder) */
+    int named_by_id;       /* 1 when files[] are graph ids, not file names (the TU loader's "1".."G"):
+                            * messages then say "graph 12" */
 } ag_dataset_t;
 
 /** Options of the dataset loaders; zero-initialise or use ag_dataset_options_init(). */
