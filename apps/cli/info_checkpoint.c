@@ -7,7 +7,6 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <attngraph/model.h>
 #include <attngraph/safetensors.h>
