@@ -7,7 +7,8 @@
 # build-fuzz/artifacts/. A single allocation above 2 GiB fails as malloc would on a small machine
 # (max_allocation_size_mb + allocator_may_return_null), so the loaders must answer AG_ENOMEM: a
 # tiny sparse table can ask for a huge width, and bounding sizes from the data is the memory-limit
-# check's job (issue 8, "Limits"), not yet done. Targets run one after another at the lowest CPU priority.
+# check's job (issue 8, "Limits"), not yet done. Targets run at the lowest CPU priority, one per
+# core at a time (AG_FUZZ_JOBS=N to change).
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets without the fuzz_ prefix, e.g. json)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,24 +38,38 @@ ASAN_OPTIONS+=:quarantine_size_mb=64
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 mkdir -p "$build/artifacts"
-status=0
-for t in "${targets[@]}"; do
-  exe="$build/tests/fuzz/fuzz_$t"
-  seeds="tests/fuzz/corpus/$t"
-  work="$build/corpus/$t"
+# One target per core at a time (AG_FUZZ_JOBS to change): each runs for its full SECONDS on a core
+# of its own, so a 2-core machine does the step in half the wall time with the same fuzzing. Each
+# target's summary is printed, in target order, once all have ended.
+jobs=${AG_FUZZ_JOBS:-$(nproc)}
+fuzz_one() {
+  local t=$1 exe="$build/tests/fuzz/fuzz_$1" seeds="tests/fuzz/corpus/$1" work="$build/corpus/$1"
+  local log="$build/fuzz_$1.log" out="$build/fuzz_$1.summary"
+  local dict=()
   mkdir -p "$work"
-  echo "== fuzz_$t: ${seconds}s"
-  log="$build/fuzz_$t.log"
-  dict=()
+  rm -f "$out" "$build/fuzz_$t.failed"
   if [ -f "tests/fuzz/$t.dict" ]; then dict=(-dict="tests/fuzz/$t.dict"); fi
   if nice -n 19 "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
       "${dict[@]}" -artifact_prefix="$build/artifacts/$t-" "$work" "$seeds" >"$log" 2>&1; then
-    grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb)|^#[0-9]+.*DONE" "$log" | tr '\n' ' '
-    echo "corpus: $(ls "$work" | wc -l) new files"
+    { grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb)|^#[0-9]+.*DONE" "$log" | tr '\n' ' ' || true
+      echo "corpus: $(ls "$work" | wc -l) new files"; } >"$out"
   else
-    status=1
-    echo "fuzz_$t FAILED (log: $log):"
-    grep -E "ERROR|SUMMARY|==[0-9]+==|Test unit written" "$log" | head -20
+    touch "$build/fuzz_$t.failed"
+    { echo "fuzz_$t FAILED (log: $log):"
+      grep -E "ERROR|SUMMARY|==[0-9]+==|Test unit written" "$log" | head -20 || true; } >"$out"
   fi
+}
+# The outcome is in the files (wait -n may already have collected a target's exit status).
+echo "== ${#targets[@]} fuzz targets, ${seconds}s each, $jobs at a time"
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  fuzz_one "$t" &
+done
+wait
+status=0
+for t in "${targets[@]}"; do
+  echo "== fuzz_$t: ${seconds}s"
+  if [ -f "$build/fuzz_$t.failed" ] || [ ! -f "$build/fuzz_$t.summary" ]; then status=1; fi
+  cat "$build/fuzz_$t.summary" 2>/dev/null || echo "fuzz_$t FAILED: it left no summary"
 done
 exit $status

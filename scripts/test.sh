@@ -2,7 +2,7 @@
 # Builds attn-graph with -Werror and runs the whole test suite, then builds it again under
 # AddressSanitizer + UndefinedBehaviorSanitizer and runs the suite again, then runs the suite under
 # valgrind memcheck (scripts/memcheck.sh) and every fuzz target for AG_FUZZ_SECONDS (default 60)
-# on its corpus (scripts/fuzz.sh). Any of them failing fails.
+# on its corpus (scripts/fuzz.sh, one target per core at a time). Any of them failing fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
