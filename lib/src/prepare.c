@@ -151,7 +151,6 @@ static ag_error_t table_norm_copy(ag_table_norm_t *dst, const ag_table_norm_t *s
     return AG_SUCCESS;
 }
 
-/* Re-raises the current error with a prefix naming the graph. */
 /* Graph g as messages name it: its file, or "graph 12" when the names are ids (a bare "12: ..."
  * reads like a line number). */
 static const char *graph_name(const ag_dataset_t *ds, int64_t g, char *buf, size_t n) {
@@ -161,6 +160,7 @@ static const char *graph_name(const ag_dataset_t *ds, int64_t g, char *buf, size
     return buf;
 }
 
+/* Re-raises the current error with a prefix naming the graph. */
 static ag_error_t in_graph(ag_error_t rc, const ag_dataset_t *ds, int64_t g) {
     char msg[1024], name[64];
     snprintf(msg, sizeof msg, "%s", ag_error_message());
@@ -209,7 +209,6 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The class name of graph g's value in column 0 ("" when missing). */
 /* " (NAME, NAME, ...)": the classes a model knows, when they fit in n (a ", ..." ends a cut list). */
 static void class_list(const char *const *names, int64_t n_names, char *buf, size_t n) {
     size_t len = (size_t)snprintf(buf, n, " (");
@@ -225,6 +224,7 @@ static void class_list(const char *const *names, int64_t n_names, char *buf, siz
     snprintf(buf + len, n - len, ")");
 }
 
+/* The class name of graph g's value in column 0 ("" when missing). */
 static void class_string(const ag_targets_t *t, int64_t g, char *buf, size_t n) {
     float v = t->y.data[g * t->n_tasks];
     if (isnan(v)) buf[0] = 0;
@@ -298,8 +298,9 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
                 class_list(names, n_names, known, sizeof known);
                 rc = AG_ERROR(AG_EVALUE, "%s: class '%s' of target '%s' is not one of the model's %lld classes%s",
                               graph_name(ds, g, name, sizeof name), buf, t->tasks[0], (long long)n_names, known);
+            } else {
+                p->set.targets[g] = (float)c;
             }
-            else p->set.targets[g] = (float)c;
         }
         if (rc == AG_SUCCESS) rc = ag_i_strings_dup(&p->names, names, n_names);
         if (rc == AG_SUCCESS) p->n_out = n_names;
@@ -355,8 +356,10 @@ ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t
     /* Said here, of the dataset, rather than by the first graph featurised, whose name would make it
      * look like that graph's fault. */
     if (rc == AG_SUCCESS && p->featurizer.n_features < 1)
-        rc = AG_ERROR(AG_EINVAL, "no feature columns: the %lld graphs the features are fitted on have no usable vertex "
-                      "attribute; choose vertex attributes, --degree, a positional encoding or a node table", (long long)n_fit);
+        rc = AG_ERROR(AG_EINVAL,
+                      "no feature columns: the %lld graphs the features are fitted on have no usable vertex "
+                      "attribute; choose vertex attributes, --degree, a positional encoding or a node table",
+                      (long long)n_fit);
     if (rc == AG_SUCCESS) rc = graph_targets(p, ds, task, NULL, 0);
     if (rc == AG_SUCCESS) rc = featurize_all(p, ds);
     if (rc != AG_SUCCESS) ag_prepared_destroy(p);
