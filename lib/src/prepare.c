@@ -53,14 +53,16 @@ ag_error_t ag_table_norm_fit(ag_table_norm_t *t, const ag_fmat_t *table, ag_feat
     return AG_SUCCESS;
 }
 
+/* What to do about inputs without any feature column, said by both checks (one graph's, a dataset's). */
+#define NO_FEATURES_HINT "choose vertex attributes, --degree, a positional encoding or a node table"
+
 ag_error_t ag_inputs_featurize(const ag_featurizer_t *f, const ag_table_norm_t *t, const igraph_t *ig,
                                const ag_fmat_t *table, ag_fmat_t *X, ag_fmat_t *E) {
     int64_t Ft = t ? t->width : 0;
     if (Ft > 0 && !table)
         return AG_ERROR(AG_EMISMATCH, "the model takes a node table of %lld columns and none was given", (long long)Ft);
     if (f->n_features + Ft < 1)
-        return AG_ERROR(AG_EINVAL, "no feature columns: choose vertex attributes, --degree, a positional encoding "
-                        "or a node table");
+        return AG_ERROR(AG_EINVAL, "no feature columns: " NO_FEATURES_HINT);
     ag_fmat_t A = {0};
     AG_CHECK(ag_featurizer_transform(f, ig, &A, E));
     if (Ft == 0) {
@@ -358,7 +360,7 @@ ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t
     if (rc == AG_SUCCESS && p->featurizer.n_features < 1)
         rc = AG_ERROR(AG_EINVAL,
                       "no feature columns: the %lld graphs the features are fitted on have no usable vertex "
-                      "attribute; choose vertex attributes, --degree, a positional encoding or a node table",
+                      "attribute; " NO_FEATURES_HINT,
                       (long long)n_fit);
     if (rc == AG_SUCCESS) rc = graph_targets(p, ds, task, NULL, 0);
     if (rc == AG_SUCCESS) rc = featurize_all(p, ds);
