@@ -239,8 +239,8 @@ static void test_model_text(void **state) {
     const char *esol = strstr(r.out, "\nfile: graphs/models/esol.safetensors\n");
     assert_true(mutag == r.out && aspirin > mutag && esol > aspirin);
     assert_non_null(strstr(mutag, "file: graphs/models/mutag.safetensors\nmodel: graph-classification, written by "
-                                  "attn-graph 0.1.0 (bundle version 1)\noutputs: 2 classes: 0 1 (labels column "
-                                  "'label')\nmembers: 1\nparameters: 105534\n"));
+                                  "attn-graph 0.1.0 (bundle version 1)\noutputs: 2 classes: 0 1 (target 'label')\n"
+                                  "members: 1\nparameters: 105534\n"));
     assert_non_null(strstr(mutag, "\n  vertex  element    string         8  one-hot: Br C Cl F I N O, and one column "
                                   "for any other value\n  edge    bond_type  string         5  one-hot: AROMATIC "
                                   "DOUBLE SINGLE TRIPLE, and one column for any other value\nstructure: degree, 8 "

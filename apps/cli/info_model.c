@@ -124,7 +124,7 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
         print_value(out, b->names[i]);
     }
     if (b->label_attr) fprintf(out, " (vertex attribute '%s')", b->label_attr);
-    if (b->target_column) fprintf(out, " (labels column '%s')", b->target_column);
+    if (b->target_column) fprintf(out, " (target '%s')", b->target_column);
     fputc('\n', out);
     if (c->task == AG_TASK_NODE_REGRESSION || c->task == AG_TASK_GRAPH_REGRESSION) {
         const float *mean, *std;
