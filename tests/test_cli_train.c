@@ -1,6 +1,7 @@
 /* Tests of `attn-graph train` and `attn-graph eval`, run as programs: Karate from two labels,
  * a tiny MUTAG dataset trained, saved and re-scored identically, bad options and bad models. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -259,6 +260,98 @@ static void test_folds_and_random_split(void **state) {
     assert_non_null(strstr(r.err, "has 4 folds (0..3)"));
 }
 
+/* Cross-validation: --folds FILE (or --kfold K) without --fold trains every fold; each fold's line is
+ * the one `--fold I` alone prints, and the last line holds the mean and sample standard deviation
+ * over the folds, computed here again from the folds' JSON values. */
+static void test_cross_validation(void **state) {
+    (void)state;
+    const char *common = "--labels tests/data/mutag-mini/labels.csv --target label --epochs 3 --hidden 8 --layers 1 "
+                         "--heads 2 --no-train-metric --threads 1 --quiet";
+    ag_cli_run_t cv, one, js;
+    ag_cli_run_ok(&cv, "train %s --folds tests/data/mutag-mini/folds.csv", common);
+    ag_cli_run_ok(&one, "train %s --folds tests/data/mutag-mini/folds.csv --fold 2", common);
+    assert_string_equal(cv.err, "");
+    /* lines: fold 0 .. fold 3, then cv */
+    const char *line = cv.out;
+    for (int f = 0; f < 4; f++) {
+        char want[32];
+        snprintf(want, sizeof want, "fold %d test:", f);
+        if (strncmp(line, want, strlen(want)) != 0) fail_msg("line %d: %s", f, line);
+        if (f == 2) {
+            /* "fold 2 test: accuracy ..." against "test: accuracy ..." */
+            const char *nl = strchr(line, '\n');
+            assert_non_null(nl);
+            assert_int_equal((size_t)(nl + 1 - line) - 7, strlen(one.out));
+            assert_memory_equal(line + 7, one.out, strlen(one.out));
+        }
+        line = strchr(line, '\n') + 1;
+    }
+    assert_true(strncmp(line, "cv: accuracy ", 13) == 0);
+    assert_non_null(strstr(line, " +- "));
+    assert_non_null(strstr(line, "(4 folds, n 28)\n"));
+    assert_int_equal(strchr(line, '\n')[1], '\0');
+
+    ag_cli_run_ok(&js, "train %s --folds tests/data/mutag-mini/folds.csv --json", common);
+    /* the loss, which differs between folds even after 3 epochs (the accuracy may not) */
+    double loss[4], sum = 0.0, sq = 0.0;
+    int n_total = 0;
+    line = js.out;
+    for (int f = 0; f < 4; f++) {
+        char want[64];
+        snprintf(want, sizeof want, "{\"part\": \"test\", \"fold\": %d, \"task\": \"graph-classification\"", f);
+        if (strncmp(line, want, strlen(want)) != 0) fail_msg("line %d: %s", f, line);
+        int n = 0;
+        assert_int_equal(sscanf(strstr(line, "\"n\": "), "\"n\": %d", &n), 1);
+        assert_int_equal(sscanf(strstr(line, "\"loss\": "), "\"loss\": %lf", &loss[f]), 1);
+        n_total += n;
+        sum += loss[f];
+        line = strchr(line, '\n') + 1;
+    }
+    assert_int_equal(n_total, 28);
+    double mean = sum / 4.0, got_mean = -1.0, got_std = -1.0;
+    for (int f = 0; f < 4; f++) sq += (loss[f] - mean) * (loss[f] - mean);
+    const char *head = "{\"part\": \"cv\", \"task\": \"graph-classification\", \"folds\": 4, \"n\": 28, ";
+    assert_true(strncmp(line, head, strlen(head)) == 0);
+    assert_int_equal(sscanf(strstr(line, "\"loss_mean\": "), "\"loss_mean\": %lf", &got_mean), 1);
+    assert_int_equal(sscanf(strstr(line, "\"loss_std\": "), "\"loss_std\": %lf", &got_std), 1);
+    assert_float_equal(got_mean, mean, 1e-5);
+    assert_true(sq > 0.0);
+    assert_float_equal(got_std, sqrt(sq / 3.0), 1e-5);
+    assert_non_null(strstr(line, "\"accuracy_mean\": "));
+
+    /* --kfold K without --fold: K folds made here, fold 1 as `--kfold 3 --fold 1` alone */
+    ag_cli_run_ok(&cv, "train %s --kfold 3 --seed 5", common);
+    ag_cli_run_ok(&one, "train %s --kfold 3 --fold 1 --seed 5", common);
+    const char *f1 = strstr(cv.out, "fold 1 test:");
+    assert_non_null(f1);
+    assert_memory_equal(f1 + 7, one.out, strlen(one.out));
+    assert_non_null(strstr(cv.out, "(3 folds, n 28)\n"));
+    /* the progress names the fold */
+    ag_cli_run_ok(&cv, "train --labels tests/data/mutag-mini/labels.csv --target label --epochs 1 --hidden 8 --layers 1 "
+                  "--heads 2 --threads 1 --kfold 2");
+    assert_non_null(strstr(cv.err, "attn-graph: fold 1/2\n"));
+    assert_non_null(strstr(cv.err, "attn-graph: fold 2/2\n"));
+
+    /* what belongs to one run is refused before any training */
+    const char *one_run[] = {"-o m.safetensors", "--checkpoint c.safetensors", "--plot p.svg", "--log l.csv"};
+    const char *named[] = {"--output", "--checkpoint", "--plot", "--log"};
+    for (int i = 0; i < 4; i++) {
+        char args[512], want[256];
+        snprintf(args, sizeof args, "train %s --kfold 3 %s", common, one_run[i]);
+        ag_cli_run(&cv, NULL, args);
+        assert_int_equal(cv.code, 2);
+        snprintf(want, sizeof want, "attn-graph: train: %s is for one run, and without --fold every fold is trained; "
+                 "add --fold I to train fold I alone with it\n", named[i]);
+        assert_string_equal(cv.err, want);
+        assert_string_equal(cv.out, "");
+    }
+    /* eval scores one model on one fold: --fold stays required there */
+    ag_cli_run(&cv, NULL, "eval --model graphs/models/mutag.safetensors --labels tests/data/mutag-mini/labels.csv "
+               "--folds tests/data/mutag-mini/folds.csv");
+    assert_int_equal(cv.code, 2);
+    assert_non_null(strstr(cv.err, "--folds needs --fold K"));
+}
+
 static void test_bad_options(void **state) {
     (void)state;
     const char *bad[] = {
@@ -400,7 +493,7 @@ static void test_tu_option(void **state) {
     ag_cli_run_ok(&ev, "eval --model %s/k.safetensors --tu %s --kfold 4 --fold 3 --part train --json", dir, dir);
     assert_non_null(strstr(ev.out, "\"n\": 18,"));
     const char *usage[] = {"train --tu %s --labels tests/data/mutag-mini/labels.csv", "train --tu %s --format gml",
-                           "train --tu %s --file-column f", "train --tu %s --label-attr x", "train --tu %s --kfold 4",
+                           "train --tu %s --file-column f", "train --tu %s --label-attr x", "train --tu %s --kfold 4 --plot p.svg",
                            "train --tu %s --kfold 4 --fold 4", "train --tu %s --kfold 1 --fold 0",
                            "train --tu %s --kfold 4 --fold 0 --split-random 0.5,0.5", "train --tu %s --fold 0",
                            "train graphs/social/karate.gml --label-attr club --kfold 3 --fold 0 --seed 1%.0s"};
@@ -456,6 +549,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_train_save_eval, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folds_and_random_split, setup, teardown),
+        cmocka_unit_test(test_cross_validation),
         cmocka_unit_test_setup_teardown(test_virtual_node_and_min_epochs, setup, teardown),
         cmocka_unit_test(test_sign_flip_option),
         cmocka_unit_test(test_ensemble),

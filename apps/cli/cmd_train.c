@@ -49,6 +49,8 @@ static void train_usage(FILE *out) {
         "  --folds FILE --fold K  k-fold file (CSV column 'fold', or JSON with 'folds'): test = fold K, train = rest\n"
         "  --kfold K --fold I     graph tasks: K folds made here (seeded by --seed, stratified by class for one\n"
         "                         class target): test = fold I, train = the other folds\n"
+        "                         (either without --fold: cross-validation, every fold in turn, a test line per\n"
+        "                         fold, then each metric's mean +- sample std over the folds; no -o)\n"
         "  --split-random A,B[,C] seeded random fractions train,val[,test]\n"
         "  --train-nodes I,J,...  node tasks: train on these vertices, test on all others\n"
         "Features:\n"
@@ -412,62 +414,31 @@ static ag_task_t node_task_infer(const igraph_t *ig, const char *attr) {
     return AG_TASK_NODE_CLASSIFICATION;
 }
 
-/* The run itself; `resume` is the checkpoint to continue (absolute path) or NULL; `args` is the
- * command line to store in checkpoints and `cwd` the directory it runs in. */
-static int train_run(int argc, char **argv, const char *resume, const char *args, const char *cwd) {
-    cli_data_opts_t o;
-    cli_data_opts_init(&o);
+/* The parsed command line and what follows from it, shared by every fold of a cross-validation. */
+typedef struct train_job_t {
     train_opts_t t;
-    memset(&t, 0, sizeof t);
-    ag_net_train_options_init(&t.net);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            train_usage(stdout);
-            return AG_EXIT_OK;
-        }
-        if (a[0] != '-' || !strcmp(a, "-")) {
-            if (o.graph) {
-                fprintf(stderr, "attn-graph: train: more than one GRAPH argument ('%s', '%s')\n", o.graph, a);
-                return AG_EXIT_USAGE;
-            }
-            o.graph = a;
-            continue;
-        }
-        int r = cli_data_option(&o, CMD, argc, argv, &i, 1);
-        if (r == 0) r = train_option(&t, argc, argv, &i);
-        if (r < 0) return AG_EXIT_USAGE;
-        if (r == 0) {
-            fprintf(stderr, "attn-graph: train: unknown option '%s' (see 'attn-graph train --help')\n", a);
-            return AG_EXIT_USAGE;
-        }
-    }
-    if (t.ensemble > 1 && (t.checkpoint || t.plot)) {
-        /* a checkpoint holds one run's state and a plot one run's curves */
-        fprintf(stderr, "attn-graph: train: --ensemble cannot be combined with %s; train a member alone with its "
-                "--seed for that\n", t.checkpoint ? "--checkpoint" : "--plot");
-        return AG_EXIT_USAGE;
-    }
-    const int64_t K = t.ensemble > 1 ? t.ensemble : 1; /* models trained: member m with seed S+m */
-    if (t.checkpoint_every > 0 && !t.checkpoint) {
-        fprintf(stderr, "attn-graph: train: --checkpoint-every needs --checkpoint FILE\n");
-        return AG_EXIT_USAGE;
-    }
-    /* Validate enumerations before any loading. */
-    ag_task_t task = AG_TASK_GRAPH_CLASSIFICATION;
-    int task_given = 0;
-    if (o.task) {
-        if (ag_task_from_name(o.task, &task)) {
-            fprintf(stderr, "attn-graph: train: --task: %s\n", ag_error_message());
-            return AG_EXIT_USAGE;
-        }
-        task_given = 1;
-    }
-    t.net.seed = o.seed;
-    ag_train_config_t tc;
-    if (ag_net_train_options_train_config(&t.net, task, &tc)) return option_error();
-    if (t.threads > 0) ag_set_num_threads((int)t.threads);
+    ag_task_t task;        /* as given by --task (task_given), else inferred from the data */
+    int task_given;
+    ag_train_config_t tc;  /* copied for each run: an ensemble's members change its seed */
+    int64_t K;             /* models trained: member m with seed S+m */
+    const char *resume;    /* the checkpoint to continue (absolute path) or NULL */
+    const char *args;      /* the command line to store in checkpoints, one argument per line */
+    const char *cwd;       /* the directory it runs in */
+    int cv;                /* a fold of a cross-validation: say which on stderr */
+} train_job_t;
 
+/* One training on the split o_in->fold selects, its test scores in *sc; *task_out is the task
+ * trained and, when n_folds is not NULL, *n_folds the number of folds of the split. Prints the
+ * progress and errors, not the scores; returns the exit code. */
+static int train_one(const train_job_t *job, const cli_data_opts_t *o_in, ag_scores_t *sc, ag_task_t *task_out,
+                     int64_t *n_folds) {
+    cli_data_opts_t o = *o_in;
+    train_opts_t t = job->t;
+    ag_task_t task = job->task;
+    const int task_given = job->task_given;
+    ag_train_config_t tc = job->tc;
+    const int64_t K = job->K;
+    const char *resume = job->resume, *args = job->args, *cwd = job->cwd;
     ag_featurizer_config_t fc;
     feat_lists_t fl;
     memset(&fl, 0, sizeof fl);
@@ -490,6 +461,9 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     int have_state = 0;
     if (code == AG_EXIT_OK) code = cli_data_load(&d, &o, CMD, NULL, 0, AG_TASK_AUTO);
     if (code != AG_EXIT_OK) goto done;
+    if (n_folds) *n_folds = d.split.n_folds;
+    if (job->cv && !t.quiet)
+        fprintf(stderr, "attn-graph: fold %lld/%lld\n", (long long)o.fold + 1, (long long)d.split.n_folds);
     if (d.graph_level) {
         if (!task_given) task = ag_task_infer(&d.ds.targets);
         if (!ag_task_is_graph_level(task)) {
@@ -700,13 +674,12 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
             goto done;
         }
     }
-    ag_scores_t sc;
-    rc = ag_ensemble_evaluate(members, K, &p.set, d.fold.test, d.fold.n_test, &sc);
+    rc = ag_ensemble_evaluate(members, K, &p.set, d.fold.test, d.fold.n_test, sc);
     if (rc) {
         code = ag_cli_fail(rc);
         goto done;
     }
-    cli_print_scores(stdout, "test", task, &sc, t.json);
+    *task_out = task;
 done:
     if (log) fclose(log);
     if (have_state) ag_train_state_destroy(&state);
@@ -716,6 +689,107 @@ done:
     ag_prepared_destroy(&p);
     cli_data_destroy(&d);
     for (int i = 0; i < 3; i++) free(fl.buf[i]);
+    return code;
+}
+
+/* --kfold K or --folds FILE without --fold: every fold in turn, each the very run `--fold I` would
+ * make (same seed, same models, same test scores), then each test metric's mean and spread. */
+static int train_cv(train_job_t *job, cli_data_opts_t *o) {
+    const train_opts_t *t = &job->t;
+    const char *one = t->output       ? "--output"
+                      : t->checkpoint ? "--checkpoint"
+                      : t->plot       ? "--plot"
+                      : t->log        ? "--log"
+                                      : NULL;
+    if (one) {
+        fprintf(stderr, "attn-graph: train: %s is for one run, and without --fold every fold is trained; add --fold I "
+                "to train fold I alone with it\n", one);
+        return AG_EXIT_USAGE;
+    }
+    job->cv = 1;
+    ag_scores_t *all = NULL; /* (folds) test scores */
+    ag_task_t task = job->task;
+    int64_t n = 1;
+    int code = AG_EXIT_OK;
+    for (int64_t f = 0; f < n && code == AG_EXIT_OK; f++) {
+        o->fold = f;
+        ag_scores_t sc;
+        code = train_one(job, o, &sc, &task, &n);
+        if (code != AG_EXIT_OK) break;
+        if (!all && !(all = malloc(sizeof *all * (size_t)n))) {
+            fprintf(stderr, "attn-graph: train: out of memory\n");
+            code = AG_EXIT_FAILURE;
+            break;
+        }
+        all[f] = sc;
+        cli_print_fold_scores(stdout, f, task, &sc, t->json);
+    }
+    if (code == AG_EXIT_OK) cli_print_cv_summary(stdout, task, all, n, t->json);
+    free(all);
+    return code;
+}
+
+/* The run itself; `resume` is the checkpoint to continue (absolute path) or NULL; `args` is the
+ * command line to store in checkpoints and `cwd` the directory it runs in. */
+static int train_run(int argc, char **argv, const char *resume, const char *args, const char *cwd) {
+    cli_data_opts_t o;
+    cli_data_opts_init(&o);
+    train_opts_t t;
+    memset(&t, 0, sizeof t);
+    ag_net_train_options_init(&t.net);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            train_usage(stdout);
+            return AG_EXIT_OK;
+        }
+        if (a[0] != '-' || !strcmp(a, "-")) {
+            if (o.graph) {
+                fprintf(stderr, "attn-graph: train: more than one GRAPH argument ('%s', '%s')\n", o.graph, a);
+                return AG_EXIT_USAGE;
+            }
+            o.graph = a;
+            continue;
+        }
+        int r = cli_data_option(&o, CMD, argc, argv, &i, 1);
+        if (r == 0) r = train_option(&t, argc, argv, &i);
+        if (r < 0) return AG_EXIT_USAGE;
+        if (r == 0) {
+            fprintf(stderr, "attn-graph: train: unknown option '%s' (see 'attn-graph train --help')\n", a);
+            return AG_EXIT_USAGE;
+        }
+    }
+    if (t.ensemble > 1 && (t.checkpoint || t.plot)) {
+        /* a checkpoint holds one run's state and a plot one run's curves */
+        fprintf(stderr, "attn-graph: train: --ensemble cannot be combined with %s; train a member alone with its "
+                "--seed for that\n", t.checkpoint ? "--checkpoint" : "--plot");
+        return AG_EXIT_USAGE;
+    }
+    const int64_t K = t.ensemble > 1 ? t.ensemble : 1; /* models trained: member m with seed S+m */
+    if (t.checkpoint_every > 0 && !t.checkpoint) {
+        fprintf(stderr, "attn-graph: train: --checkpoint-every needs --checkpoint FILE\n");
+        return AG_EXIT_USAGE;
+    }
+    /* Validate enumerations before any loading. */
+    ag_task_t task = AG_TASK_GRAPH_CLASSIFICATION;
+    int task_given = 0;
+    if (o.task) {
+        if (ag_task_from_name(o.task, &task)) {
+            fprintf(stderr, "attn-graph: train: --task: %s\n", ag_error_message());
+            return AG_EXIT_USAGE;
+        }
+        task_given = 1;
+    }
+    t.net.seed = o.seed;
+    ag_train_config_t tc;
+    if (ag_net_train_options_train_config(&t.net, task, &tc)) return option_error();
+    if (t.threads > 0) ag_set_num_threads((int)t.threads);
+
+    train_job_t job = {t, task, task_given, tc, K, resume, args, cwd, 0};
+    if ((o.kfold > 0 || o.folds) && o.fold < 0) return train_cv(&job, &o);
+    ag_scores_t sc;
+    int code = train_one(&job, &o, &sc, &task, NULL);
+    if (code == AG_EXIT_OK) cli_print_scores(stdout, "test", task, &sc, t.json);
     return code;
 }
 

@@ -373,34 +373,101 @@ static void json_num(FILE *out, double x) {
     else fprintf(out, "%.6g", x);
 }
 
-void cli_print_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s, int json) {
-    struct {
-        const char *name;
-        double v;
-    } m[5];
-    int k = 0;
-    if (task == AG_TASK_NODE_CLASSIFICATION || task == AG_TASK_GRAPH_CLASSIFICATION) {
-        m[k].name = "accuracy", m[k++].v = s->accuracy;
-        m[k].name = "macro_f1", m[k++].v = s->macro_f1;
-        if (isfinite(s->roc_auc)) m[k].name = "roc_auc", m[k++].v = s->roc_auc;
-    } else if (task == AG_TASK_GRAPH_MULTITASK) {
-        m[k].name = "roc_auc", m[k++].v = s->roc_auc;
-    } else {
-        m[k].name = "rmse", m[k++].v = s->rmse;
-        m[k].name = "mae", m[k++].v = s->mae;
-    }
-    m[k].name = "loss", m[k++].v = s->loss;
+/* The metrics a task's score line can show, in order. */
+static int task_metrics(ag_task_t task, const char *const **names) {
+    static const char *const classes[] = {"accuracy", "macro_f1", "roc_auc", "loss"};
+    static const char *const multitask[] = {"roc_auc", "loss"};
+    static const char *const values[] = {"rmse", "mae", "loss"};
+    if (task == AG_TASK_NODE_CLASSIFICATION || task == AG_TASK_GRAPH_CLASSIFICATION) return *names = classes, 4;
+    if (task == AG_TASK_GRAPH_MULTITASK) return *names = multitask, 2;
+    return *names = values, 3;
+}
+
+static double metric_of(const ag_scores_t *s, const char *name) {
+    if (!strcmp(name, "accuracy")) return s->accuracy;
+    if (!strcmp(name, "macro_f1")) return s->macro_f1;
+    if (!strcmp(name, "roc_auc")) return s->roc_auc;
+    if (!strcmp(name, "rmse")) return s->rmse;
+    if (!strcmp(name, "mae")) return s->mae;
+    return s->loss;
+}
+
+/* A classification's ROC-AUC only when it has one (binary, both classes present); every other
+ * metric always, a multi-task's mean ROC-AUC included (null or nan when no task could be scored). */
+static int shown_in_line(ag_task_t task, const char *name, const ag_scores_t *s) {
+    return !(task == AG_TASK_NODE_CLASSIFICATION || task == AG_TASK_GRAPH_CLASSIFICATION) ||
+           strcmp(name, "roc_auc") != 0 || isfinite(s->roc_auc);
+}
+
+/* fold < 0: a plain part's line; else the line of that fold of a cross-validation */
+static void print_scores(FILE *out, const char *part, int64_t fold, ag_task_t task, const ag_scores_t *s, int json) {
+    const char *const *names;
+    int k = task_metrics(task, &names);
     if (json) {
-        fprintf(out, "{\"part\": \"%s\", \"task\": \"%s\", \"n\": %lld", part, ag_task_name(task), (long long)s->n);
+        fprintf(out, "{\"part\": \"%s\", ", part);
+        if (fold >= 0) fprintf(out, "\"fold\": %lld, ", (long long)fold);
+        fprintf(out, "\"task\": \"%s\", \"n\": %lld", ag_task_name(task), (long long)s->n);
         for (int i = 0; i < k; i++) {
-            fprintf(out, ", \"%s\": ", m[i].name);
-            json_num(out, m[i].v);
+            if (!shown_in_line(task, names[i], s)) continue;
+            fprintf(out, ", \"%s\": ", names[i]);
+            json_num(out, metric_of(s, names[i]));
         }
         fputs("}\n", out);
     } else {
-        fprintf(out, "%s:", part);
-        for (int i = 0; i < k; i++) fprintf(out, "%s %s %.4f", i ? "," : "", m[i].name, m[i].v);
+        if (fold >= 0) fprintf(out, "fold %lld %s:", (long long)fold, part);
+        else fprintf(out, "%s:", part);
+        for (int i = 0, shown = 0; i < k; i++)
+            if (shown_in_line(task, names[i], s))
+                fprintf(out, "%s %s %.4f", shown++ ? "," : "", names[i], metric_of(s, names[i]));
         fprintf(out, " (n %lld)\n", (long long)s->n);
     }
+    fflush(out);
+}
+
+void cli_print_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s, int json) {
+    print_scores(out, part, -1, task, s, json);
+}
+
+void cli_print_fold_scores(FILE *out, int64_t fold, ag_task_t task, const ag_scores_t *s, int json) {
+    print_scores(out, "test", fold, task, s, json);
+}
+
+void cli_print_cv_summary(FILE *out, ag_task_t task, const ag_scores_t *folds, int64_t n_folds, int json) {
+    /* a metric some fold could not score (ROC-AUC of a fold with one class) has no mean: left out */
+    const char *const *names;
+    int k = task_metrics(task, &names);
+    int64_t n = 0;
+    for (int64_t f = 0; f < n_folds; f++) n += folds[f].n;
+    if (json) fprintf(out, "{\"part\": \"cv\", \"task\": \"%s\", \"folds\": %lld, \"n\": %lld", ag_task_name(task),
+                      (long long)n_folds, (long long)n);
+    else fprintf(out, "cv:");
+    int shown = 0;
+    for (int i = 0; i < k; i++) {
+        double sum = 0.0, sq = 0.0;
+        int finite = 1;
+        for (int64_t f = 0; f < n_folds; f++) {
+            finite = finite && isfinite(metric_of(&folds[f], names[i]));
+            sum += metric_of(&folds[f], names[i]);
+        }
+        if (!finite) continue;
+        double mean = sum / (double)n_folds;
+        for (int64_t f = 0; f < n_folds; f++) {
+            double dv = metric_of(&folds[f], names[i]) - mean;
+            sq += dv * dv;
+        }
+        /* the sample standard deviation over the folds, as the experiment scripts report */
+        double sd = n_folds > 1 ? sqrt(sq / (double)(n_folds - 1)) : 0.0;
+        if (json) {
+            fprintf(out, ", \"%s_mean\": ", names[i]);
+            json_num(out, mean);
+            fprintf(out, ", \"%s_std\": ", names[i]);
+            json_num(out, sd);
+        } else {
+            fprintf(out, "%s %s %.4f +- %.4f", shown ? "," : "", names[i], mean, sd);
+        }
+        shown++;
+    }
+    if (json) fputs("}\n", out);
+    else fprintf(out, " (%lld folds, n %lld)\n", (long long)n_folds, (long long)n);
     fflush(out);
 }

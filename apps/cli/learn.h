@@ -92,4 +92,13 @@ int cli_part(const cli_data_t *d, const char *part, int64_t n_all, const int64_t
  * or as one JSON object. */
 void cli_print_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s, int json);
 
+/* One fold of a cross-validation: "fold 3 test: accuracy ... (n 19)", or the JSON object with a
+ * "fold" member. */
+void cli_print_fold_scores(FILE *out, int64_t fold, ag_task_t task, const ag_scores_t *s, int json);
+
+/* The cross-validation's line: each metric's mean and sample standard deviation over the folds
+ * ("cv: accuracy 0.8936 +- 0.0561, ... (10 folds, n 188)"), or one JSON object with NAME_mean and
+ * NAME_std members. A metric not finite in every fold is left out. */
+void cli_print_cv_summary(FILE *out, ag_task_t task, const ag_scores_t *folds, int64_t n_folds, int json);
+
 #endif
