@@ -491,6 +491,57 @@ ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_t
     return rc;
 }
 
+ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, const int64_t *idx, int64_t n,
+                                ag_scores_t *s) {
+    s->loss = s->accuracy = s->macro_f1 = s->roc_auc = s->rmse = s->mae = NAN;
+    s->n = 0;
+    if (!is_classification(set->task) || set->n_classes < 1 || set->n_cols != 1)
+        return AG_ERROR(AG_EINVAL, "scores of probabilities: the set is not a classification set");
+    AG_CHECK(check_indices(idx, n, set->n_rows, "evaluation"));
+    const int64_t C = set->n_classes;
+    int32_t *truth = NULL, *pred = NULL; /* (n) labelled rows only */
+    float *p1 = NULL, *y1 = NULL;        /* (n) class 1's probability and the truth, for two classes */
+    ag_error_t rc = ag_i_alloc_array((void **)&truth, n > 0 ? n : 1, sizeof(int32_t), "labels");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pred, n > 0 ? n : 1, sizeof(int32_t), "predictions");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&p1, n > 0 ? n : 1, sizeof(float), "probabilities");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&y1, n > 0 ? n : 1, sizeof(float), "truth");
+    int64_t m = 0;
+    double nll = 0.0;
+    for (int64_t i = 0; rc == AG_SUCCESS && i < n; i++) {
+        float y = set->targets[idx[i]];
+        if (isnan(y)) continue;
+        const float *row = probs + idx[i] * C;
+        int64_t best = 0;
+        for (int64_t c = 1; c < C; c++)
+            if (row[c] > row[best]) best = c;
+        truth[m] = (int32_t)y;
+        pred[m] = (int32_t)best;
+        float pt = row[truth[m]];
+        nll -= log(pt > 1e-7f ? (double)pt : 1e-7);
+        if (C == 2) {
+            p1[m] = row[1];
+            y1[m] = y;
+        }
+        m++;
+    }
+    if (rc == AG_SUCCESS && m > 0) {
+        s->n = m;
+        s->loss = nll / (double)m;
+        rc = ag_metric_accuracy(truth, pred, m, &s->accuracy);
+        if (rc == AG_SUCCESS) rc = ag_metric_macro_f1(truth, pred, m, C, &s->macro_f1);
+        if (rc == AG_SUCCESS && C == 2 && ag_metric_roc_auc(p1, y1, m, &s->roc_auc) != AG_SUCCESS) {
+            /* one class among the rows: no ROC-AUC, as ag_evaluate() */
+            ag_error_clear();
+            s->roc_auc = NAN;
+        }
+    }
+    ag_i_free(truth);
+    ag_i_free(pred);
+    ag_i_free(p1);
+    ag_i_free(y1);
+    return rc;
+}
+
 /* Turns raw outputs into probabilities or target units, in place. */
 static void finish_predictions(const ag_model_t *model, float *out, int64_t rows) {
     const ag_model_config_t *c = ag_model_config(model);

@@ -68,6 +68,7 @@ int main(int argc, char **argv) {                  // usage: app MODEL.safetenso
 #include "attngraph/optim.h"
 #include "attngraph/model.h"
 #include "attngraph/train.h"
+#include "attngraph/smooth.h"
 #include "attngraph/prepare.h"
 #include "attngraph/modelfile.h"
 #include "attngraph/options.h"

@@ -318,6 +318,18 @@ ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_t
                                 int64_t n, ag_scores_t *scores);
 
 /**
+ * \function ag_scores_from_probs
+ * Scores class probabilities given from outside the model (such as ag_label_smooth_csr()'s) on
+ * the listed rows of a classification set, as ag_evaluate() scores a model's: accuracy, macro-F1,
+ * the ROC-AUC of class 1 for two classes, and as the loss the mean negative log-probability of the
+ * true class (a probability under 1e-7 counts as 1e-7). Rows without a label are skipped.
+ * \param probs  (set->n_rows x set->n_classes) probabilities, one row per set row.
+ * \return AG_SUCCESS; AG_EINVAL (not a classification set, an index out of range).
+ */
+ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, const int64_t *idx, int64_t n,
+                                ag_scores_t *scores);
+
+/**
  * \function ag_predict
  * Predictions for the listed examples: (n x n_out) rows of class probabilities (softmax), task
  * probabilities (sigmoid), or regression values in target units.
