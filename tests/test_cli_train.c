@@ -352,6 +352,80 @@ static void test_cross_validation(void **state) {
     assert_non_null(strstr(cv.err, "--folds needs --fold K"));
 }
 
+/* --smooth (Correct and Smooth): weight 0 scores as the model alone; eval and label apply what
+ * train scored; label reads the known classes from the graph; the usage and input errors. */
+static void test_smooth(void **state) {
+    (void)state;
+    char dir[] = "/tmp/ag_cli_smooth_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *karate = "graphs/social/karate.gml --label-attr club --train-nodes 0,33 --epochs 30 --hidden 8 "
+                         "--heads 2 --threads 1";
+    ag_cli_run_t plain, zero, sm, ev, lab;
+    ag_cli_run_ok(&plain, "train %s --quiet -o %s/k.safetensors", karate, dir);
+    ag_cli_run_ok(&zero, "train %s --smooth 0", karate);
+    assert_string_equal(zero.out, plain.out);
+    /* the model's own figure stays on stderr */
+    double acc = -1.0;
+    assert_int_equal(sscanf(plain.out, "test: accuracy %lf", &acc), 1);
+    char before[96];
+    snprintf(before, sizeof before, "attn-graph: before smoothing: test accuracy %.4f, macro_f1 ", acc);
+    assert_non_null(strstr(zero.err, before));
+    ag_cli_run_ok(&sm, "train %s --smooth 0.8 --correct 0.5 --quiet", karate);
+    assert_string_not_equal(sm.out, plain.out);
+    ag_cli_run_ok(&ev, "eval --model %s/k.safetensors graphs/social/karate.gml --train-nodes 0,33 --smooth 0.8 "
+                  "--correct 0.5", dir);
+    assert_string_equal(ev.out, sm.out);
+    /* label: every karate vertex has its club, so weight 0 gives back exactly those classes */
+    ag_cli_run_ok(&lab, "label --model %s/k.safetensors graphs/social/karate.gml --smooth 0", dir);
+    int ones = 0, rows = 0;
+    for (const char *l = strchr(lab.out, '\n') + 1; *l; l = strchr(l, '\n') + 1, rows++) {
+        int v, id, pred;
+        char probs[32];
+        assert_int_equal(sscanf(l, "%d,%d,%d,%31s", &v, &id, &pred, probs), 4);
+        assert_string_equal(probs, pred ? "0.000000,1.000000" : "1.000000,0.000000");
+        ones += pred;
+    }
+    assert_int_equal(rows, 34);
+    assert_int_equal(ones, 17);
+    ag_cli_run_ok(&lab, "label --model %s/k.safetensors graphs/social/karate.gml --smooth 0.5", dir);
+    assert_non_null(strstr(lab.out, "\n0,0,0,0."));
+    /* errors */
+    struct {
+        const char *args, *err;
+        int code;
+    } bad[] = {
+        {"train graphs/social/karate.gml --label-attr club --correct 0.5",
+         "attn-graph: train: --correct is the first step of --smooth: give --smooth ALPHA too\n", 2},
+        {"train graphs/social/karate.gml --label-attr club --smooth 1",
+         "attn-graph: train: --smooth takes a number in [0, 0.9999], not '1'\n", 2},
+        {"train --labels tests/data/mutag-mini/labels.csv --target label --smooth 0.5",
+         "attn-graph: train: --smooth is for node classification (the classes of one graph's vertices), not "
+         "graph-classification\n", 2},
+        {"eval --model graphs/models/mutag.safetensors --labels tests/data/mutag-mini/labels.csv --smooth 0.5",
+         "attn-graph: eval: --smooth is for node classification (the classes of one graph's vertices), not "
+         "graph-classification\n", 2},
+        {"label --model graphs/models/karate.safetensors tests/data/mutag-mini/molecules/0001.gml --correct 0.2",
+         "attn-graph: label: --correct is the first step of --smooth: give --smooth ALPHA too\n", 2},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        ag_cli_run(&ev, NULL, bad[k].args);
+        if (ev.code != bad[k].code || strcmp(ev.err, bad[k].err) != 0)
+            fail_msg("'%s': exit %d: %s", bad[k].args, ev.code, ev.err);
+    }
+    /* a graph without the model's label attribute has no known classes */
+    char args[512];
+    ag_test_write_text(dir, "noclub.gml",
+                       "graph [ node [ id 0 name \"1\" ] node [ id 1 name \"2\" ] edge [ source 0 target 1 weight 1 ] ]\n");
+    snprintf(args, sizeof args, "label --model %s/k.safetensors %s/noclub.gml --smooth 0.5", dir, dir);
+    ag_cli_run(&ev, NULL, args);
+    assert_int_equal(ev.code, 3);
+    char want[512];
+    snprintf(want, sizeof want, "attn-graph: label: --smooth propagates the known classes, read from vertex "
+             "attribute 'club': %s/noclub.gml has no such attribute\n", dir);
+    assert_string_equal(ev.err, want);
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 static void test_bad_options(void **state) {
     (void)state;
     const char *bad[] = {
@@ -550,6 +624,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_train_save_eval, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folds_and_random_split, setup, teardown),
         cmocka_unit_test(test_cross_validation),
+        cmocka_unit_test(test_smooth),
         cmocka_unit_test_setup_teardown(test_virtual_node_and_min_epochs, setup, teardown),
         cmocka_unit_test(test_sign_flip_option),
         cmocka_unit_test(test_ensemble),

@@ -24,6 +24,8 @@ static void eval_usage(FILE *out) {
         "                         (the mean of their outputs; they must come from the same command with\n"
         "                         other seeds: same data, features and architecture)\n"
         "  --part P               test (default), val, train or all\n"
+        "  --smooth ALPHA         node classification: scores after Correct and Smooth, the training part's\n"
+        "  [--correct ALPHA]      classes known (as train --smooth; choose the weights on --part val)\n"
         "  --json                 one JSON object instead of the text line\n"
         "  --threads N            OpenMP / BLAS threads\n"
         "  --max-memory SIZE      refuse a run estimated to need more (e.g. 4G; default: the available memory)\n"
@@ -45,6 +47,9 @@ int ag_cmd_eval(int argc, char **argv) {
     const char *more[64]; /* further --model files: joined to the first as an ensemble */
     int n_more = 0;
     int json = 0;
+    int smooth = 0, correct = 0; /* --smooth / --correct: node classification after Correct and Smooth */
+    ag_smooth_config_t smooth_cfg;
+    ag_smooth_config_init(&smooth_cfg);
     int64_t threads = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
@@ -61,6 +66,7 @@ int ag_cmd_eval(int argc, char **argv) {
             continue;
         }
         int r = cli_data_option(&o, CMD, argc, argv, &i, 0);
+        if (r == 0) r = cli_smooth_option(CMD, argc, argv, &i, &smooth_cfg, &smooth, &correct);
         if (r == 0 && (r = cli_opt(CMD, "--model", argc, argv, &i, &v)) > 0) {
             if (!model_path) {
                 model_path = v;
@@ -118,7 +124,7 @@ int ag_cmd_eval(int argc, char **argv) {
     memset(&d, 0, sizeof d);
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
-    int64_t *owned = NULL;
+    int64_t *owned = NULL, *owned_train = NULL;
     if (o.task) {
         ag_task_t t2;
         if (ag_task_from_name(o.task, &t2) || t2 != task) {
@@ -139,6 +145,7 @@ int ag_cmd_eval(int argc, char **argv) {
         code = AG_EXIT_USAGE;
         goto done;
     }
+    if ((code = cli_smooth_check(CMD, smooth, correct, task)) != AG_EXIT_OK) goto done;
     if (!graph_level && !o.label_attr) o.label_attr = b.label_attr;
     if (b.table.width > 0 && !o.node_table) {
         fprintf(stderr, "attn-graph: eval: %s takes a node table of %lld columns: give --node-table FILE\n", model_path,
@@ -182,9 +189,21 @@ int ag_cmd_eval(int argc, char **argv) {
         code = ag_cli_fail(rc == AG_EINVAL ? AG_EMISMATCH : rc);
         goto done;
     }
+    if (smooth) {
+        /* the training part's classes are the known ones, as train --smooth has them */
+        const int64_t *known;
+        int64_t n_known;
+        if (cli_part(&d, "train", p.set.n_rows, &known, &n_known, &owned_train) < 0) {
+            code = AG_EXIT_FAILURE;
+            goto done;
+        }
+        code = cli_smoothed_scores(b.members, b.n_members, &p.set, known, n_known, idx, n, &smooth_cfg, &sc);
+        if (code != AG_EXIT_OK) goto done;
+    }
     cli_print_scores(stdout, part, task, &sc, json);
 done:
     free(owned);
+    free(owned_train);
     ag_prepared_destroy(&p);
     cli_data_destroy(&d);
     ag_bundle_destroy(&b);

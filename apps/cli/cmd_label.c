@@ -14,7 +14,7 @@ static void label_usage(FILE *out) {
     fprintf(out,
         "usage: attn-graph label [--model MODEL.safetensors] GRAPH [-o OUT.gml|OUT.graphml|OUT.csv|OUT.json]\n"
         "                        [--json] [--format F] [--directed] [--node-table FILE]\n"
-        "                        [--table-id-attr ATTR] [--threads N]\n"
+        "                        [--table-id-attr ATTR] [--threads N] [--smooth ALPHA [--correct ALPHA]]\n"
         "\n"
         "Predicts every vertex of GRAPH with a node-level model. Node classification adds the vertex\n"
         "attributes 'pred' (the predicted class name) and 'prob<Class>' (each class's probability);\n"
@@ -39,6 +39,9 @@ static void label_usage(FILE *out) {
         "  --directed           read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
         "  --node-table FILE    the node feature table, when the model was trained with one\n"
         "  --table-id-attr ATTR vertex attribute matched to the table's ids (default 'id')\n"
+        "  --smooth ALPHA       node classification: Correct and Smooth over the graph, the classes its\n"
+        "  [--correct ALPHA]    vertices already have in the model's label attribute known (weights in\n"
+        "                       [0, 1); see 'attn-graph train --help')\n"
         "  --threads N          OpenMP / BLAS threads\n"
         "  --help               this message\n"
         "\n"
@@ -172,10 +175,44 @@ static int set_attributes(igraph_t *ig, const ag_bundle_t *b, ag_task_t task, co
     return bad ? -1 : 0;
 }
 
+/* --smooth: the model's probabilities corrected and smoothed over the graph, the classes the
+ * graph's vertices already have in the model's label attribute being the known ones. */
+static int smooth_predictions(cli_prediction_t *p, const cli_graph_opts_t *o, const ag_smooth_config_t *cfg) {
+    const char *attr = p->b.label_attr;
+    if (!attr) {
+        fprintf(stderr, "attn-graph: label: --smooth: %s does not name the vertex attribute of its classes\n",
+                o->model_path);
+        return AG_EXIT_MODEL;
+    }
+    if (!igraph_cattribute_has_attr(&p->ig, IGRAPH_ATTRIBUTE_VERTEX, attr)) {
+        fprintf(stderr, "attn-graph: label: --smooth propagates the known classes, read from vertex attribute '%s': "
+                "%s has no such attribute\n", attr, o->graph_path);
+        return AG_EXIT_INPUT;
+    }
+    ag_labels_t known;
+    ag_error_t rc = ag_labels_from_attr(&known, &p->ig, attr, (const char *const *)p->b.names, p->b.n_names);
+    if (rc) return ag_cli_fail_in(o->graph_path, rc);
+    const int64_t N = p->run.rows, C = p->b.n_names;
+    float *out = malloc(sizeof(float) * (size_t)(N > 0 ? N : 1) * (size_t)C); /* (N x C) */
+    if (!out) rc = AG_ENOMEM;
+    if (rc == AG_SUCCESS) rc = ag_label_smooth_csr(&p->run.g, p->run.Y, C, known.y, cfg, out);
+    if (rc == AG_SUCCESS) memcpy(p->run.Y, out, sizeof(float) * (size_t)N * (size_t)C);
+    free(out);
+    ag_labels_destroy(&known);
+    if (rc == AG_ENOMEM) {
+        fprintf(stderr, "attn-graph: out of memory\n");
+        return AG_EXIT_FAILURE;
+    }
+    return rc ? ag_cli_fail_in(o->graph_path, rc) : AG_EXIT_OK;
+}
+
 int ag_cmd_label(int argc, char **argv) {
     cli_graph_opts_t o;
     cli_graph_opts_init(&o);
     int json = 0;
+    int smooth = 0, correct = 0; /* --smooth / --correct: Correct and Smooth with the graph's known classes */
+    ag_smooth_config_t smooth_cfg;
+    ag_smooth_config_init(&smooth_cfg);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -183,6 +220,7 @@ int ag_cmd_label(int argc, char **argv) {
             return AG_EXIT_OK;
         }
         int r = cli_graph_option(&o, CMD, argc, argv, &i);
+        if (r == 0) r = cli_smooth_option(CMD, argc, argv, &i, &smooth_cfg, &smooth, &correct);
         if (r == 0 && !strcmp(a, "--json")) json = r = 1;
         if (r == 0) fprintf(stderr, "attn-graph: label: unknown option '%s' (see 'attn-graph label --help')\n", a);
         if (r <= 0) return AG_EXIT_USAGE;
@@ -213,7 +251,9 @@ int ag_cmd_label(int argc, char **argv) {
                 o.model_path, ag_task_name(task));
         code = AG_EXIT_MODEL;
     }
+    if (code == AG_EXIT_OK) code = cli_smooth_check(CMD, smooth, correct, task);
     if (code == AG_EXIT_OK) code = cli_prediction_run(&p, &o, CMD);
+    if (code == AG_EXIT_OK && smooth) code = smooth_predictions(&p, &o, &smooth_cfg);
     if (code == AG_EXIT_OK) {
         cli_igraph_catch();
         int (*table)(FILE *, const ag_bundle_t *, ag_task_t, const igraph_t *, const float *) =

@@ -471,3 +471,66 @@ void cli_print_cv_summary(FILE *out, ag_task_t task, const ag_scores_t *folds, i
     else fprintf(out, " (%lld folds, n %lld)\n", (long long)n_folds, (long long)n);
     fflush(out);
 }
+
+int cli_smooth_option(const char *cmd, int argc, char **argv, int *i, ag_smooth_config_t *cfg, int *given,
+                      int *correct_given) {
+    const char *v;
+    int r;
+    if ((r = cli_opt(cmd, "--smooth", argc, argv, i, &v)) != 0) {
+        if (r < 0 || cli_float(cmd, "--smooth", v, 0.0, 0.9999, &cfg->smooth_alpha) < 0) return -1;
+        *given = 1;
+        return 1;
+    }
+    if ((r = cli_opt(cmd, "--correct", argc, argv, i, &v)) != 0) {
+        if (r < 0 || cli_float(cmd, "--correct", v, 0.0, 0.9999, &cfg->correct_alpha) < 0) return -1;
+        *correct_given = 1;
+        return 1;
+    }
+    return 0;
+}
+
+int cli_smooth_check(const char *cmd, int given, int correct_given, ag_task_t task) {
+    if (correct_given && !given) {
+        fprintf(stderr, "attn-graph: %s: --correct is the first step of --smooth: give --smooth ALPHA too\n", cmd);
+        return AG_EXIT_USAGE;
+    }
+    if (given && task != AG_TASK_NODE_CLASSIFICATION) {
+        fprintf(stderr, "attn-graph: %s: --smooth is for node classification (the classes of one graph's vertices), "
+                "not %s\n", cmd, ag_task_name(task));
+        return AG_EXIT_USAGE;
+    }
+    return AG_EXIT_OK;
+}
+
+int cli_smoothed_scores(ag_model_t *const *members, int64_t K, const ag_trainset_t *set, const int64_t *known_idx,
+                        int64_t n_known, const int64_t *idx, int64_t n, const ag_smooth_config_t *cfg,
+                        ag_scores_t *sc) {
+    const ag_example_t *ex = &set->examples[0];
+    const int64_t N = set->n_rows, C = set->n_classes;
+    float *probs = malloc(sizeof(float) * (size_t)(N > 0 ? N : 1) * (size_t)C);    /* (N x C) */
+    float *smoothed = malloc(sizeof(float) * (size_t)(N > 0 ? N : 1) * (size_t)C); /* (N x C) */
+    int32_t *known = malloc(sizeof(int32_t) * (size_t)(N > 0 ? N : 1));            /* (N) class or -1 */
+    if (!probs || !smoothed || !known) {
+        free(probs);
+        free(smoothed);
+        free(known);
+        fprintf(stderr, "attn-graph: out of memory\n");
+        return AG_EXIT_FAILURE;
+    }
+    for (int64_t i = 0; i < N; i++) known[i] = -1;
+    for (int64_t i = 0; i < n_known; i++) {
+        float y = set->targets[known_idx[i]];
+        if (!isnan(y)) known[known_idx[i]] = (int32_t)y;
+    }
+    ag_batch_t batch;
+    ag_batch_init(&batch, &ex->graph, ex->X.data, ag_model_config(members[0])->edge_dim > 0 ? ex->E.data : NULL);
+    ag_error_t rc = ag_ensemble_predict_batch(members, K, &batch, probs);
+    ag_batch_destroy(&batch);
+    if (rc == AG_SUCCESS)
+        rc = ag_label_smooth_csr(&ex->graph, probs, C, known, cfg, smoothed);
+    if (rc == AG_SUCCESS) rc = ag_scores_from_probs(smoothed, set, idx, n, sc);
+    free(probs);
+    free(smoothed);
+    free(known);
+    return rc ? ag_cli_fail(rc) : AG_EXIT_OK;
+}

@@ -92,6 +92,23 @@ int cli_part(const cli_data_t *d, const char *part, int64_t n_all, const int64_t
  * or as one JSON object. */
 void cli_print_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s, int json);
 
+/* --smooth ALPHA [--correct ALPHA] of train, eval and label: parses either option into cfg (set
+ * *given for --smooth); returns 1 if argv[*i] was one, 0 if not, -1 on a bad value (printed). */
+int cli_smooth_option(const char *cmd, int argc, char **argv, int *i, ag_smooth_config_t *cfg, int *given,
+                      int *correct_given);
+
+/* The usage errors of those options: --correct without --smooth, or a task other than node
+ * classification. Returns an exit code (AG_EXIT_OK when none). */
+int cli_smooth_check(const char *cmd, int given, int correct_given, ag_task_t task);
+
+/* Node classification's scores on idx after Correct and Smooth (attngraph/smooth.h), the classes
+ * of the rows known_idx (the training part) being the known ones: the models' probabilities for
+ * every vertex of the set's one graph, corrected and smoothed over it, then scored. Prints errors;
+ * returns an exit code. */
+int cli_smoothed_scores(ag_model_t *const *members, int64_t K, const ag_trainset_t *set, const int64_t *known_idx,
+                        int64_t n_known, const int64_t *idx, int64_t n, const ag_smooth_config_t *cfg,
+                        ag_scores_t *sc);
+
 /* One fold of a cross-validation: "fold 3 test: accuracy ... (n 19)", or the JSON object with a
  * "fold" member. */
 void cli_print_fold_scores(FILE *out, int64_t fold, ag_task_t task, const ag_scores_t *s, int json);
