@@ -431,28 +431,23 @@ typedef struct train_job_t {
     const char *resume;    /* the checkpoint to continue (absolute path) or NULL */
     const char *args;      /* the command line to store in checkpoints, one argument per line */
     const char *cwd;       /* the directory it runs in */
-    int cv;                /* a fold of a cross-validation: say which on stderr */
+    ag_featurizer_config_t fc; /* points into train_run's option lists */
+    ag_feature_norm_t norm;
 } train_job_t;
 
-/* One training on the split o_in->fold selects, its test scores in *sc; *task_out is the task
- * trained and, when n_folds is not NULL, *n_folds the number of folds of the split. Prints the
- * progress and errors, not the scores; returns the exit code. */
-static int train_one(const train_job_t *job, const cli_data_opts_t *o_in, ag_scores_t *sc, ag_task_t *task_out,
-                     int64_t *n_folds) {
-    cli_data_opts_t o = *o_in;
+/* One training on the fold d->fold of the loaded data, its test scores in *sc; *task_out is the
+ * task trained. Prints the progress and errors, not the scores; returns the exit code. */
+static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli_data_t *d, ag_scores_t *sc,
+                     ag_task_t *task_out) {
     train_opts_t t = job->t;
     ag_task_t task = job->task;
     const int task_given = job->task_given;
     ag_train_config_t tc = job->tc;
     const int64_t K = job->K;
     const char *resume = job->resume, *args = job->args, *cwd = job->cwd;
-    ag_featurizer_config_t fc;
-    feat_lists_t fl;
-    memset(&fl, 0, sizeof fl);
-    ag_feature_norm_t norm;
-    int code = feature_config(&o, &fc, &fl, &norm);
-    cli_data_t d;
-    memset(&d, 0, sizeof d);
+    const ag_featurizer_config_t fc = job->fc;
+    const ag_feature_norm_t norm = job->norm;
+    int code = AG_EXIT_OK;
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
     ag_model_t **members = NULL; /* (K) the models, one for a single model; all freed at the end */
@@ -466,19 +461,14 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o_in, ag_sco
     ag_train_state_t state;
     memset(&state, 0, sizeof state);
     int have_state = 0;
-    if (code == AG_EXIT_OK) code = cli_data_load(&d, &o, CMD, NULL, 0, AG_TASK_AUTO);
-    if (code != AG_EXIT_OK) goto done;
-    if (n_folds) *n_folds = d.split.n_folds;
-    if (job->cv && !t.quiet)
-        fprintf(stderr, "attn-graph: fold %lld/%lld\n", (long long)o.fold + 1, (long long)d.split.n_folds);
-    if (d.graph_level) {
-        if (!task_given) task = ag_task_infer(&d.ds.targets);
+    if (d->graph_level) {
+        if (!task_given) task = ag_task_infer(&d->ds.targets);
         if (!ag_task_is_graph_level(task)) {
             fprintf(stderr, "attn-graph: train: --task %s needs a GRAPH argument, not --labels\n", ag_task_name(task));
             code = AG_EXIT_USAGE;
             goto done;
         }
-        rc = ag_prepare_graphs(&p, &d.ds, task, &fc, d.fold.train, d.fold.n_train);
+        rc = ag_prepare_graphs(&p, &d->ds, task, &fc, d->fold.train, d->fold.n_train);
     } else {
         if (task_given && ag_task_is_graph_level(task)) {
             fprintf(stderr, "attn-graph: train: a GRAPH argument trains node-classification or node-regression, "
@@ -486,25 +476,25 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o_in, ag_sco
             code = AG_EXIT_USAGE;
             goto done;
         }
-        if (!task_given) task = node_task_infer(&d.graph, o.label_attr);
+        if (!task_given) task = node_task_infer(&d->graph, o->label_attr);
         if (task == AG_TASK_NODE_REGRESSION)
-            rc = ag_prepare_node_values(&p, &d.graph, o.label_attr, d.have_table ? &d.table.features : NULL, norm,
+            rc = ag_prepare_node_values(&p, &d->graph, o->label_attr, d->have_table ? &d->table.features : NULL, norm,
                                         &fc);
         else
-            rc = ag_prepare_nodes(&p, &d.graph, o.label_attr, NULL, 0, d.have_table ? &d.table.features : NULL, norm,
+            rc = ag_prepare_nodes(&p, &d->graph, o->label_attr, NULL, 0, d->have_table ? &d->table.features : NULL, norm,
                                   &fc);
         if (rc == AG_SUCCESS && !t.quiet)
             for (int64_t i = 1; i < p.n_excluded; i++)
                 fprintf(stderr,
                         "attn-graph: note: vertex attribute '%s' mirrors the label '%s' and is not used as a feature\n",
-                        p.excluded[i], o.label_attr);
+                        p.excluded[i], o->label_attr);
     }
     if (rc) {
         /* graph tasks' messages name the graph file; one graph's do not */
-        code = ag_cli_fail_in(d.graph_level ? NULL : o.graph, rc);
+        code = ag_cli_fail_in(d->graph_level ? NULL : o->graph, rc);
         goto done;
     }
-    if (d.fold.n_train == 0) {
+    if (d->fold.n_train == 0) {
         fprintf(stderr, "attn-graph: train: the split's training part is empty\n");
         code = AG_EXIT_INPUT;
         goto done;
@@ -534,7 +524,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o_in, ag_sco
         goto done;
     }
     model = members[0];
-    data_fingerprint(&p.set, &d.fold, ck.data_crc, sizeof ck.data_crc);
+    data_fingerprint(&p.set, &d->fold, ck.data_crc, sizeof ck.data_crc);
     if (resume) {
         ag_metadata_t meta;
         ag_metadata_init(&meta);
@@ -585,10 +575,10 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o_in, ag_sco
         fprintf(stderr,
                 "attn-graph: %s, %lld %s, %lld features%s, %lld outputs, %lld parameters; train %lld, val %lld, test "
                 "%lld\n",
-                ag_task_name(task), (long long)(d.graph_level ? d.ds.n_graphs : p.set.n_rows),
-                d.graph_level ? "graphs" : "nodes", (long long)F, Fe > 0 ? " (+ edge features)" : "",
-                (long long)p.n_out, (long long)ag_param_list_size(ag_model_params(model)), (long long)d.fold.n_train,
-                (long long)d.fold.n_val, (long long)d.fold.n_test);
+                ag_task_name(task), (long long)(d->graph_level ? d->ds.n_graphs : p.set.n_rows),
+                d->graph_level ? "graphs" : "nodes", (long long)F, Fe > 0 ? " (+ edge features)" : "",
+                (long long)p.n_out, (long long)ag_param_list_size(ag_model_params(model)), (long long)d->fold.n_train,
+                (long long)d->fold.n_val, (long long)d->fold.n_test);
     if (resume && t.checkpoint) {
         /* temporary files of checkpoints a killed run was writing: never complete, never read */
         size_t n = strlen(t.checkpoint) + 8;
@@ -624,7 +614,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o_in, ag_sco
                         (unsigned long long)mc.seed);
         }
         ag_train_result_t res;
-        rc = ag_train_resume(model, &p.set, d.fold.train, d.fold.n_train, d.fold.val, d.fold.n_val, &tc,
+        rc = ag_train_resume(model, &p.set, d->fold.train, d->fold.n_train, d->fold.val, d->fold.n_val, &tc,
                              resume ? &state : NULL, &res);
         if (rc) {
             code = ag_cli_fail(rc);
@@ -637,7 +627,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o_in, ag_sco
                 shown = task == AG_TASK_GRAPH_MULTITASK    ? AG_METRIC_ROC_AUC
                         : task == AG_TASK_GRAPH_REGRESSION || task == AG_TASK_NODE_REGRESSION ? AG_METRIC_RMSE
                                                            : AG_METRIC_ACCURACY;
-            if (d.fold.n_val > 0)
+            if (d->fold.n_val > 0)
                 fprintf(stderr, "attn-graph: %lld epochs in %.1fs; best epoch %lld (val %s %.4f)\n",
                         (long long)res.epochs_run, res.seconds, (long long)res.best_epoch, ag_metric_name(shown),
                         res.best_val_metric);
@@ -655,8 +645,8 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o_in, ag_sco
             ag_model_t *mm = members[m];
             rc = ag_bundle_add_member(&b, &mm);
         }
-        if (rc == AG_SUCCESS && d.graph_level && task == AG_TASK_GRAPH_CLASSIFICATION)
-            rc = ag_bundle_set_target_column(&b, d.ds.targets.tasks[0]);
+        if (rc == AG_SUCCESS && d->graph_level && task == AG_TASK_GRAPH_CLASSIFICATION)
+            rc = ag_bundle_set_target_column(&b, d->ds.targets.tasks[0]);
         if (rc == AG_SUCCESS) rc = ag_bundle_save(t.output, &b);
         /* the models stay ours for the test scores: the bundle only borrowed what it took */
         for (int64_t m = 0; m < b.n_members; m++) b.members[m] = NULL;
@@ -682,7 +672,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o_in, ag_sco
             goto done;
         }
     }
-    rc = ag_ensemble_evaluate(members, K, &p.set, d.fold.test, d.fold.n_test, sc);
+    rc = ag_ensemble_evaluate(members, K, &p.set, d->fold.test, d->fold.n_test, sc);
     if (rc) {
         code = ag_cli_fail(rc);
         goto done;
@@ -692,7 +682,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o_in, ag_sco
         if (!t.quiet)
             fprintf(stderr, "attn-graph: before smoothing: test accuracy %.4f, macro_f1 %.4f\n", sc->accuracy,
                     sc->macro_f1);
-        code = cli_smoothed_scores(members, K, &p.set, d.fold.train, d.fold.n_train, d.fold.test, d.fold.n_test,
+        code = cli_smoothed_scores(members, K, &p.set, d->fold.train, d->fold.n_train, d->fold.test, d->fold.n_test,
                                    &t.smooth_cfg, sc);
         if (code != AG_EXIT_OK) goto done;
     }
@@ -704,14 +694,12 @@ done:
     for (int64_t m = 0; members && m < K; m++) ag_model_destroy(members[m]);
     free(members);
     ag_prepared_destroy(&p);
-    cli_data_destroy(&d);
-    for (int i = 0; i < 3; i++) free(fl.buf[i]);
     return code;
 }
 
 /* --kfold K or --folds FILE without --fold: every fold in turn, each the very run `--fold I` would
  * make (same seed, same models, same test scores), then each test metric's mean and spread. */
-static int train_cv(train_job_t *job, cli_data_opts_t *o) {
+static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t *d) {
     const train_opts_t *t = &job->t;
     const char *one = t->output       ? "--output"
                       : t->checkpoint ? "--checkpoint"
@@ -723,23 +711,20 @@ static int train_cv(train_job_t *job, cli_data_opts_t *o) {
                 "to train fold I alone with it\n", one);
         return AG_EXIT_USAGE;
     }
-    job->cv = 1;
-    ag_scores_t *all = NULL; /* (folds) test scores */
+    const int64_t n = d->split.n_folds;
+    ag_scores_t *all = malloc(sizeof *all * (size_t)n); /* (folds) test scores */
+    if (!all) {
+        fprintf(stderr, "attn-graph: train: out of memory\n");
+        return AG_EXIT_FAILURE;
+    }
     ag_task_t task = job->task;
-    int64_t n = 1;
     int code = AG_EXIT_OK;
+    /* the data are loaded once: each fold only prepares (its own normalisation statistics) and trains */
     for (int64_t f = 0; f < n && code == AG_EXIT_OK; f++) {
-        o->fold = f;
-        ag_scores_t sc;
-        code = train_one(job, o, &sc, &task, &n);
-        if (code != AG_EXIT_OK) break;
-        if (!all && !(all = malloc(sizeof *all * (size_t)n))) {
-            fprintf(stderr, "attn-graph: train: out of memory\n");
-            code = AG_EXIT_FAILURE;
-            break;
-        }
-        all[f] = sc;
-        cli_print_fold_scores(stdout, f, task, &sc, t->json);
+        d->fold = d->split.folds[f];
+        if (!t->quiet) fprintf(stderr, "attn-graph: fold %lld/%lld\n", (long long)f + 1, (long long)n);
+        code = train_one(job, o, d, &all[f], &task);
+        if (code == AG_EXIT_OK) cli_print_fold_scores(stdout, f, task, &all[f], t->json);
     }
     if (code == AG_EXIT_OK) cli_print_cv_summary(stdout, task, all, n, t->json);
     free(all);
@@ -804,11 +789,25 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     if (ag_net_train_options_train_config(&t.net, task, &tc)) return option_error();
     if (t.threads > 0) ag_set_num_threads((int)t.threads);
 
-    train_job_t job = {t, task, task_given, tc, K, resume, args, cwd, 0};
-    if ((o.kfold > 0 || o.folds) && o.fold < 0) return train_cv(&job, &o);
-    ag_scores_t sc;
-    int code = train_one(&job, &o, &sc, &task, NULL);
-    if (code == AG_EXIT_OK) cli_print_scores(stdout, "test", task, &sc, t.json);
+    train_job_t job = {t, task, task_given, tc, K, resume, args, cwd, {0}, AG_NORM_NONE};
+    feat_lists_t fl;
+    memset(&fl, 0, sizeof fl);
+    cli_data_t d;
+    memset(&d, 0, sizeof d);
+    int code = feature_config(&o, &job.fc, &fl, &job.norm);
+    const int cv = (o.kfold > 0 || o.folds) && o.fold < 0;
+    if (cv) o.fold = 0; /* the split is read as for fold 0; train_cv then takes each fold of it */
+    if (code == AG_EXIT_OK) code = cli_data_load(&d, &o, CMD, NULL, 0, AG_TASK_AUTO);
+    if (code == AG_EXIT_OK && cv) {
+        o.fold = -1;
+        code = train_cv(&job, &o, &d);
+    } else if (code == AG_EXIT_OK) {
+        ag_scores_t sc;
+        code = train_one(&job, &o, &d, &sc, &task);
+        if (code == AG_EXIT_OK) cli_print_scores(stdout, "test", task, &sc, t.json);
+    }
+    cli_data_destroy(&d);
+    for (int i = 0; i < 3; i++) free(fl.buf[i]);
     return code;
 }
 
