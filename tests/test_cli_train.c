@@ -584,6 +584,22 @@ static void test_tu_option(void **state) {
     assert_string_equal(ev.err, "attn-graph: no feature columns: the 18 graphs the features are fitted on have no "
                         "usable vertex attribute; choose vertex attributes, --degree, a positional encoding or a "
                         "node table\n");
+    /* without node labels and without --vertex-attrs, the degree is the feature (IMDB-BINARY's case),
+     * standardised; the model keeps it, so eval featurises the same way */
+    char path[512];
+    snprintf(path, sizeof path, "%s/SHAPES_node_labels.txt", dir);
+    assert_int_equal(unlink(path), 0);
+    ag_cli_run_ok(&tr,
+           "train --tu %s --split %s/split.csv --split-column part --epochs 3 --hidden 8 --heads 2 --threads 1 "
+           "-o %s/d.safetensors",
+           dir, dir, dir);
+    assert_non_null(strstr(tr.err, "attn-graph: note: the graphs have no usable vertex attribute: the degree is the "
+                                   "feature, standardised (as --degree --normalize standard)\n"));
+    assert_non_null(strstr(tr.err, "graph-classification, 24 graphs, 1 features"));
+    ag_cli_run_ok(&ev, "eval --model %s/d.safetensors --tu %s --split %s/split.csv --split-column part", dir, dir, dir);
+    assert_string_equal(ev.out, tr.out);
+    ag_cli_run_ok(&ev, "info %s/d.safetensors", dir);
+    assert_non_null(strstr(ev.out, "\nstructure: degree (standardised: mean "));
     snprintf(args, sizeof args, "train --tu %s/NOPE --quiet", dir);
     ag_cli_run(&ev, NULL, args);
     assert_int_equal(ev.code, 3);

@@ -169,6 +169,50 @@ static void test_graph_task_layouts(void **state) {
     assert_string_equal(ag_error_message(), "no feature columns: the 2 graphs the features are fitted on have no usable "
                         "vertex attribute; choose vertex attributes, --degree, a positional encoding or a node table");
     assert_null(p.set.examples);
+    /* asked to, the fit falls back on the degree, standardised on the fitted graphs 0 and 2 */
+    fc.degree_if_featureless = 1;
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_SUCCESS);
+    assert_int_equal(p.featurizer.degree, 1);
+    assert_int_equal(p.featurizer.norm, AG_NORM_STANDARDIZE);
+    assert_int_equal(p.set.examples[0].X.cols, 1);
+    double sum = 0, sq = 0;
+    int64_t n = 0;
+    igraph_vector_int_t deg[3];
+    for (int g = 0; g < 3; g++) {
+        igraph_vector_int_init(&deg[g], 0);
+        igraph_degree(&ds.graphs[g], &deg[g], igraph_vss_all(), IGRAPH_ALL, IGRAPH_LOOPS);
+    }
+    for (int k = 0; k < 2; k++)
+        for (igraph_integer_t v = 0; v < igraph_vector_int_size(&deg[fit[k]]); v++, n++) {
+            sum += (double)VECTOR(deg[fit[k]])[v];
+            sq += (double)VECTOR(deg[fit[k]])[v] * (double)VECTOR(deg[fit[k]])[v];
+        }
+    const double mean = sum / (double)n, sd = sqrt(sq / (double)n - mean * mean);
+    const igraph_integer_t deg0 = VECTOR(deg[0])[0];
+    assert_true(sd > 0.1);
+    for (int g = 0; g < 3; g++) { /* graph 1, not fitted on, by the same statistics */
+        const ag_fmat_t *X = &p.set.examples[g].X;
+        assert_int_equal(X->rows, igraph_vector_int_size(&deg[g]));
+        for (int64_t v = 0; v < X->rows; v++)
+            assert_float_equal(X->data[v], ((double)VECTOR(deg[g])[v] - mean) / sd, 1e-5);
+        igraph_vector_int_destroy(&deg[g]);
+    }
+    ag_prepared_destroy(&p);
+    /* row normalisation acts on attribute columns only, and there are none: standardised too */
+    fc.norm = AG_NORM_L1_ROWS;
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_SUCCESS);
+    assert_int_equal(p.featurizer.norm, AG_NORM_STANDARDIZE);
+    assert_float_equal(p.set.examples[0].X.data[0], ((double)deg0 - mean) / sd, 1e-5);
+    ag_prepared_destroy(&p);
+    fc.norm = AG_NORM_NONE;
+    /* with a usable attribute there is no fallback */
+    fc.vertex_select = AG_SELECT_ALL;
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_SUCCESS);
+    assert_int_equal(p.featurizer.degree, 0);
+    assert_int_equal(p.featurizer.norm, AG_NORM_NONE);
+    ag_prepared_destroy(&p);
+    fc.vertex_select = AG_SELECT_NONE;
+    fc.degree_if_featureless = 0;
     fc.degree = 1;
     assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_SUCCESS);
     assert_int_equal(p.set.examples[0].X.cols, 1);
@@ -212,6 +256,21 @@ static void test_node_labels_and_mirrors(void **state) {
     fc.vertex_select = AG_SELECT_NONE;
     assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EINVAL);
     assert_msg_contains("no feature columns");
+    /* the fallback: Mr. Hi's 16 neighbours against the club's 156 / 34 on average */
+    fc.degree_if_featureless = 1;
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+    assert_int_equal(p.set.examples[0].X.cols, 1);
+    {
+        igraph_vector_int_t deg;
+        igraph_vector_int_init(&deg, 0);
+        igraph_degree(&ig, &deg, igraph_vss_all(), IGRAPH_ALL, IGRAPH_LOOPS);
+        double sq = 0, mean = 156.0 / 34.0;
+        for (int u = 0; u < 34; u++) sq += (VECTOR(deg)[u] - mean) * (VECTOR(deg)[u] - mean);
+        igraph_vector_int_destroy(&deg);
+        assert_float_equal(p.set.examples[0].X.data[0], (16.0 - mean) / sqrt(sq / 34.0), 1e-5);
+    }
+    ag_prepared_destroy(&p);
+    fc.degree_if_featureless = 0;
     /* degree only: one column, the CSR degree */
     fc.degree = 1;
     assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);

@@ -282,6 +282,9 @@ static int feature_config(const cli_data_opts_t *o, ag_featurizer_config_t *fc, 
     fc->degree = o->degree;
     fc->lap_pe_k = o->lap_pe;
     fc->rw_pe_k = o->rw_pe;
+    /* graphs without node labels (IMDB-BINARY) train on their degrees, as PyG users add them by
+     * hand; an explicit --vertex-attrs or a node table is a choice and is kept */
+    fc->degree_if_featureless = !o->vertex_attrs && !o->node_table;
     return AG_EXIT_OK;
 }
 
@@ -489,6 +492,9 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                         "attn-graph: note: vertex attribute '%s' mirrors the label '%s' and is not used as a feature\n",
                         p.excluded[i], o->label_attr);
     }
+    if (rc == AG_SUCCESS && !fc.degree && p.featurizer.degree && !t.quiet)
+        fprintf(stderr, "attn-graph: note: the %s no usable vertex attribute: the degree is the feature, "
+                "standardised (as --degree --normalize standard)\n", d->graph_level ? "graphs have" : "graph has");
     if (rc) {
         /* graph tasks' messages name the graph file; one graph's do not */
         code = ag_cli_fail_in(d->graph_level ? NULL : o->graph, rc);

@@ -101,6 +101,14 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
     fputs("structure:", out);
     if (!f->degree && !f->lap_pe_k && !f->rw_pe_k) fputs(" none", out);
     if (f->degree) fputs(f->directed ? " in- and out-degree" : " degree", out);
+    if (f->degree && f->norm == AG_NORM_STANDARDIZE) {
+        const int64_t c = f->n_attr_features; /* the degree column(s) follow the attributes' */
+        if (f->directed)
+            fprintf(out, " (standardised: in mean %.4g, std %.4g; out mean %.4g, std %.4g)", (double)f->mean[c],
+                    (double)f->std[c], (double)f->mean[c + 1], (double)f->std[c + 1]);
+        else
+            fprintf(out, " (standardised: mean %.4g, std %.4g)", (double)f->mean[c], (double)f->std[c]);
+    }
     if (f->lap_pe_k)
         fprintf(out, "%s %lld Laplacian eigenvector columns (%s)", f->degree ? "," : "", (long long)f->lap_pe_k,
                 f->lap_pe_scaled ? "times sqrt(N)" : "unit norm: a featuriser of version 1");

@@ -885,6 +885,16 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
         }
     }
     if (err != AG_SUCCESS) ag_featurizer_destroy(f);
+    if (err == AG_SUCCESS && f->n_features == 0 && cfg->degree_if_featureless) {
+        /* raw degrees run to the hundreds on social graphs: standardised (AG_NORM_L1_ROWS would
+         * leave them raw, having no attribute column to act on) */
+        ag_featurizer_config_t c = *cfg;
+        c.degree = 1;
+        c.degree_if_featureless = 0;
+        c.norm = AG_NORM_STANDARDIZE;
+        ag_featurizer_destroy(f);
+        return ag_featurizer_fit(f, &c, graphs, count);
+    }
     return err;
 }
 
