@@ -423,6 +423,53 @@ static void test_smooth(void **state) {
     snprintf(want, sizeof want, "attn-graph: label: --smooth propagates the known classes, read from vertex "
              "attribute 'club': %s/noclub.gml has no such attribute\n", dir);
     assert_string_equal(ev.err, want);
+    /* weights trained with are stored: eval and label apply them unless told otherwise */
+    ag_cli_run_t st, ev2, lab2;
+    ag_cli_run_ok(&st, "train %s --smooth 0.8 --correct 0.5 --quiet -o %s/s.safetensors", karate, dir);
+    assert_string_equal(st.out, sm.out);
+    ag_cli_run_ok(&ev, "info %s/s.safetensors", dir);
+    assert_non_null(strstr(ev.out, "\npost-processing: Correct and Smooth, correct 0.5, smooth 0.8, 50 iterations "
+                                   "(eval and label apply it; --no-smooth for the model alone)\n"));
+    ag_cli_run_ok(&ev, "info %s/k.safetensors", dir);
+    assert_null(strstr(ev.out, "post-processing"));
+    ag_cli_run_ok(&ev, "eval --model %s/s.safetensors graphs/social/karate.gml --train-nodes 0,33", dir);
+    assert_string_equal(ev.out, sm.out);
+    snprintf(want, sizeof want, "attn-graph: note: %s/s.safetensors's own Correct and Smooth applied (correct 0.5, "
+             "smooth 0.8); --no-smooth for the model alone\n", dir);
+    assert_string_equal(ev.err, want);
+    ag_cli_run_ok(&ev, "eval --model %s/s.safetensors graphs/social/karate.gml --train-nodes 0,33 --no-smooth", dir);
+    assert_string_equal(ev.out, plain.out); /* the same weights: s and k are the same training */
+    ag_cli_run_ok(&ev2, "eval --model %s/s.safetensors graphs/social/karate.gml --train-nodes 0,33 --smooth 0", dir);
+    assert_string_equal(ev2.out, plain.out); /* given weights replace the stored ones */
+    ag_cli_run_ok(&lab, "label --model %s/s.safetensors graphs/social/karate.gml", dir);
+    ag_cli_run_ok(&lab2, "label --model %s/k.safetensors graphs/social/karate.gml --smooth 0.8 --correct 0.5", dir);
+    assert_string_equal(lab.out, lab2.out);
+    assert_string_equal(lab.err, want);
+    assert_string_equal(lab2.err, "");
+    ag_cli_run_ok(&lab, "label --model %s/s.safetensors graphs/social/karate.gml --no-smooth", dir);
+    ag_cli_run_ok(&lab2, "label --model %s/k.safetensors graphs/social/karate.gml", dir);
+    assert_string_equal(lab.out, lab2.out);
+    /* stored weights and a graph without known classes: the model's own predictions, and a note */
+    ag_cli_run_ok(&lab, "label --model %s/s.safetensors %s/noclub.gml", dir, dir);
+    ag_cli_run_ok(&lab2, "label --model %s/k.safetensors %s/noclub.gml", dir, dir);
+    assert_string_equal(lab.out, lab2.out);
+    snprintf(want, sizeof want, "attn-graph: note: %s/s.safetensors's Correct and Smooth propagates the known classes "
+             "of vertex attribute 'club', which %s/noclub.gml does not have: the model's own predictions are "
+             "written\n", dir, dir);
+    assert_string_equal(lab.err, want);
+    snprintf(args, sizeof args, "label --model %s/s.safetensors graphs/social/karate.gml --no-smooth --smooth 0.5", dir);
+    ag_cli_run(&ev, NULL, args);
+    assert_int_equal(ev.code, 2);
+    assert_string_equal(ev.err, "attn-graph: label: --no-smooth leaves the model's probabilities as they are: give it "
+                        "or --smooth, not both\n");
+    snprintf(args, sizeof args, "eval --model %s/s.safetensors graphs/social/karate.gml --train-nodes 0,33 --correct 0.1 "
+             "--no-smooth", dir);
+    ag_cli_run(&ev, NULL, args);
+    assert_int_equal(ev.code, 2);
+    assert_non_null(strstr(ev.err, "--no-smooth leaves"));
+    ag_cli_run(&ev, NULL, "train graphs/social/karate.gml --label-attr club --no-smooth");
+    assert_int_equal(ev.code, 2);
+    assert_string_equal(ev.err, "attn-graph: train: unknown option '--no-smooth' (see 'attn-graph train --help')\n");
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 

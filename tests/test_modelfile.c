@@ -334,9 +334,12 @@ static void test_corrupted_files(void **state) {
     expect_bad("metadata 'target_std' is missing");
     rewrite("bundle_version", NULL);
     expect_bad("metadata 'bundle_version' is missing");
-    rewrite("bundle_version", "3");
-    expect_bad("bundle version 3 is newer than this attn-graph");
-    expect_bad("reads (2)");
+    rewrite("bundle_version", "4");
+    expect_bad("bundle version 4 is newer than this attn-graph");
+    expect_bad("reads (3)");
+    /* smoothing weights need version 3: an older reader would predict without them */
+    rewrite("smooth", "{\"correct_alpha\":0,\"smooth_alpha\":0.5,\"iterations\":10}");
+    expect_bad("bundle version 1 cannot hold smoothing weights (metadata 'smooth'); the file is damaged");
     rewrite("bundle_version", "one");
     expect_bad("not a positive integer");
     rewrite("config", "{\"task\": ");
@@ -373,6 +376,76 @@ static void test_corrupted_files(void **state) {
     assert_int_equal(ag_bundle_load("/nonexistent/m.safetensors", &c), AG_EFILE);
     ag_bundle_destroy(&b);
     igraph_destroy(&ig);
+}
+
+/* Correct and Smooth weights: recorded on a node-classification bundle, written as "smooth" with
+ * bundle version 3 (1 without them), read back to the same doubles, and every bad value refused
+ * when set and when loaded. */
+static void test_smooth_weights(void **state) {
+    (void)state;
+    igraph_t ig;
+    ag_bundle_t b, c;
+    karate_bundle(&b, &ig);
+    assert_int_equal(b.has_smooth, 0);
+    ag_smooth_config_t sc = {0.95, 0.7, 50};
+    assert_int_equal(ag_bundle_set_smooth(&b, &sc), AG_SUCCESS);
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    ag_safetensors_t f;
+    assert_int_equal(ag_safetensors_read(&f, path, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    assert_string_equal(ag_metadata_get(&f.metadata, "bundle_version"), "3");
+    assert_string_equal(ag_metadata_get(&f.metadata, "smooth"),
+                        "{\"correct_alpha\":0.94999999999999996,\"smooth_alpha\":0.69999999999999996,\"iterations\":50}");
+    ag_safetensors_destroy(&f);
+    assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
+    assert_int_equal(c.has_smooth, 1);
+    assert_true(c.smooth.correct_alpha == 0.95 && c.smooth.smooth_alpha == 0.7 && c.smooth.iterations == 50);
+    ag_bundle_destroy(&c);
+    /* bad values are refused and leave the recorded ones */
+    const ag_smooth_config_t bad[] = {{1.0, 0.5, 5}, {0.5, -0.1, 5}, {NAN, 0.5, 5}, {0.5, 0.5, -1}, {0.5, 0.5, 100001}};
+    const char *why[] = {"correct alpha 1 is not in [0, 1)", "smooth alpha -0.1 is not in [0, 1)", "correct alpha nan",
+                         "-1 iterations is not in 0..100000", "100001 iterations"};
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(ag_bundle_set_smooth(&b, &bad[i]), AG_EINVAL);
+        assert_msg_contains(why[i]);
+        assert_true(b.has_smooth && b.smooth.smooth_alpha == 0.7);
+    }
+    /* damaged files: rewritten from the good smoothed one */
+    rewrite("smooth", "{\"correct_alpha\":0,\"smooth_alpha\":1.5,\"iterations\":10}");
+    expect_bad("metadata 'smooth': smoothing: smooth alpha 1.5 is not in [0, 1)");
+    rewrite("smooth", "{\"correct_alpha\":0,\"smooth_alpha\":0.5}");
+    expect_bad("metadata 'smooth' needs a number 'iterations'");
+    rewrite("smooth", "{\"correct_alpha\":0,\"smooth_alpha\":0.5,\"iterations\":2.5}");
+    expect_bad("smooth.iterations 2.5 is not an integer in 0..100000");
+    rewrite("smooth", "[0.5]");
+    expect_bad("metadata 'smooth' needs a number 'correct_alpha'");
+    rewrite("smooth", "{\"correct_alpha\":");
+    expect_bad("smooth:1:");
+    /* forgotten: written as before, version 1, no key */
+    assert_int_equal(ag_bundle_set_smooth(&b, NULL), AG_SUCCESS);
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    assert_int_equal(ag_safetensors_read(&f, path, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    assert_string_equal(ag_metadata_get(&f.metadata, "bundle_version"), "1");
+    assert_null(ag_metadata_get(&f.metadata, "smooth"));
+    ag_safetensors_destroy(&f);
+    assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
+    assert_int_equal(c.has_smooth, 0);
+    ag_bundle_destroy(&c);
+    ag_bundle_destroy(&b);
+    igraph_destroy(&ig);
+    /* a graph model has no vertices to smooth over: refused when set, and when read */
+    ag_dataset_t ds;
+    mutag_dataset(&ds);
+    mutag_bundle(&b, &ds, AG_TASK_GRAPH_CLASSIFICATION);
+    assert_int_equal(ag_bundle_set_smooth(&b, &sc), AG_EINVAL);
+    assert_msg_contains("Correct and Smooth is for node classification, not graph-classification");
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    rewrite("bundle_version", "3");
+    assert_int_equal(ag_test_metadata_rewrite(path2, path, "smooth",
+                                              "{\"correct_alpha\":0,\"smooth_alpha\":0.5,\"iterations\":10}"),
+                     AG_SUCCESS);
+    assert_load_fails(path, "Correct and Smooth is for node classification, not graph-classification");
+    ag_bundle_destroy(&b);
+    ag_dataset_destroy(&ds);
 }
 
 /* Parts that do not fit together are refused when the bundle is made. */
@@ -439,6 +512,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_from_safetensors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupted_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_init_mismatch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_smooth_weights, setup, teardown),
         cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

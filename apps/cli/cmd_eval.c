@@ -25,7 +25,9 @@ static void eval_usage(FILE *out) {
         "                         other seeds: same data, features and architecture)\n"
         "  --part P               test (default), val, train or all\n"
         "  --smooth ALPHA         node classification: scores after Correct and Smooth, the training part's\n"
-        "  [--correct ALPHA]      classes known (as train --smooth; choose the weights on --part val)\n"
+        "  [--correct ALPHA]      classes known (as train --smooth; choose the weights on --part val);\n"
+        "                         a model trained with --smooth and -o applies its own weights unless\n"
+        "  --no-smooth            is given (the model alone)\n"
         "  --json                 one JSON object instead of the text line\n"
         "  --threads N            OpenMP / BLAS threads\n"
         "  --max-memory SIZE      refuse a run estimated to need more (e.g. 4G; default: the available memory)\n"
@@ -47,9 +49,8 @@ int ag_cmd_eval(int argc, char **argv) {
     const char *more[64]; /* further --model files: joined to the first as an ensemble */
     int n_more = 0;
     int json = 0;
-    int smooth = 0, correct = 0; /* --smooth / --correct: node classification after Correct and Smooth */
-    ag_smooth_config_t smooth_cfg;
-    ag_smooth_config_init(&smooth_cfg);
+    cli_smooth_t smooth; /* node classification after Correct and Smooth */
+    cli_smooth_init(&smooth);
     int64_t threads = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
@@ -66,7 +67,7 @@ int ag_cmd_eval(int argc, char **argv) {
             continue;
         }
         int r = cli_data_option(&o, CMD, argc, argv, &i, 0);
-        if (r == 0) r = cli_smooth_option(CMD, argc, argv, &i, &smooth_cfg, &smooth, &correct);
+        if (r == 0) r = cli_smooth_option(CMD, argc, argv, &i, &smooth, 1);
         if (r == 0 && (r = cli_opt(CMD, "--model", argc, argv, &i, &v)) > 0) {
             if (!model_path) {
                 model_path = v;
@@ -145,7 +146,7 @@ int ag_cmd_eval(int argc, char **argv) {
         code = AG_EXIT_USAGE;
         goto done;
     }
-    if ((code = cli_smooth_check(CMD, smooth, correct, task)) != AG_EXIT_OK) goto done;
+    if ((code = cli_smooth_check(CMD, &smooth, task)) != AG_EXIT_OK) goto done;
     if (!graph_level && !o.label_attr) o.label_attr = b.label_attr;
     if (b.table.width > 0 && !o.node_table) {
         fprintf(stderr, "attn-graph: eval: %s takes a node table of %lld columns: give --node-table FILE\n", model_path,
@@ -189,15 +190,16 @@ int ag_cmd_eval(int argc, char **argv) {
         code = ag_cli_fail(rc == AG_EINVAL ? AG_EMISMATCH : rc);
         goto done;
     }
-    if (smooth) {
+    if (cli_smooth_wanted(&smooth, &b)) {
         /* the training part's classes are the known ones, as train --smooth has them */
+        cli_smooth_note(&smooth, model_path);
         const int64_t *known;
         int64_t n_known;
         if (cli_part(&d, "train", p.set.n_rows, &known, &n_known, &owned_train) < 0) {
             code = AG_EXIT_FAILURE;
             goto done;
         }
-        code = cli_smoothed_scores(b.members, b.n_members, &p.set, known, n_known, idx, n, &smooth_cfg, &sc);
+        code = cli_smoothed_scores(b.members, b.n_members, &p.set, known, n_known, idx, n, &smooth.cfg, &sc);
         if (code != AG_EXIT_OK) goto done;
     }
     cli_print_scores(stdout, part, task, &sc, json);

@@ -14,7 +14,8 @@ static void label_usage(FILE *out) {
     fprintf(out,
         "usage: attn-graph label [--model MODEL.safetensors] GRAPH [-o OUT.gml|OUT.graphml|OUT.csv|OUT.json]\n"
         "                        [--json] [--format F] [--directed] [--node-table FILE]\n"
-        "                        [--table-id-attr ATTR] [--threads N] [--smooth ALPHA [--correct ALPHA]]\n"
+        "                        [--table-id-attr ATTR] [--threads N]\n"
+        "                        [--smooth ALPHA [--correct ALPHA] | --no-smooth]\n"
         "\n"
         "Predicts every vertex of GRAPH with a node-level model. Node classification adds the vertex\n"
         "attributes 'pred' (the predicted class name) and 'prob<Class>' (each class's probability);\n"
@@ -41,7 +42,10 @@ static void label_usage(FILE *out) {
         "  --table-id-attr ATTR vertex attribute matched to the table's ids (default 'id')\n"
         "  --smooth ALPHA       node classification: Correct and Smooth over the graph, the classes its\n"
         "  [--correct ALPHA]    vertices already have in the model's label attribute known (weights in\n"
-        "                       [0, 1); see 'attn-graph train --help')\n"
+        "                       [0, 1); see 'attn-graph train --help'). A model trained with --smooth and\n"
+        "                       -o applies its own weights (a graph without the attribute: a note, and\n"
+        "                       the model's own predictions)\n"
+        "  --no-smooth          the model's own predictions, even if it stores smoothing weights\n"
         "  --threads N          OpenMP / BLAS threads\n"
         "  --help               this message\n"
         "\n"
@@ -177,8 +181,16 @@ static int set_attributes(igraph_t *ig, const ag_bundle_t *b, ag_task_t task, co
 
 /* --smooth: the model's probabilities corrected and smoothed over the graph, the classes the
  * graph's vertices already have in the model's label attribute being the known ones. */
-static int smooth_predictions(cli_prediction_t *p, const cli_graph_opts_t *o, const ag_smooth_config_t *cfg) {
+static int smooth_predictions(cli_prediction_t *p, const cli_graph_opts_t *o, const cli_smooth_t *s) {
     const char *attr = p->b.label_attr;
+    const ag_smooth_config_t *cfg = &s->cfg;
+    if (!s->given && !(attr && igraph_cattribute_has_attr(&p->ig, IGRAPH_ATTRIBUTE_VERTEX, attr))) {
+        /* the model's own weights: a graph without known classes is still labelled, by the model */
+        fprintf(stderr, "attn-graph: note: %s's Correct and Smooth propagates the known classes of vertex attribute "
+                "'%s', which %s does not have: the model's own predictions are written\n", o->model_path,
+                attr ? attr : "?", o->graph_path);
+        return AG_EXIT_OK;
+    }
     if (!attr) {
         fprintf(stderr, "attn-graph: label: --smooth: %s does not name the vertex attribute of its classes\n",
                 o->model_path);
@@ -189,6 +201,7 @@ static int smooth_predictions(cli_prediction_t *p, const cli_graph_opts_t *o, co
                 "%s has no such attribute\n", attr, o->graph_path);
         return AG_EXIT_INPUT;
     }
+    cli_smooth_note(s, o->model_path);
     ag_labels_t known;
     ag_error_t rc = ag_labels_from_attr(&known, &p->ig, attr, (const char *const *)p->b.names, p->b.n_names);
     if (rc) return ag_cli_fail_in(o->graph_path, rc);
@@ -210,9 +223,8 @@ int ag_cmd_label(int argc, char **argv) {
     cli_graph_opts_t o;
     cli_graph_opts_init(&o);
     int json = 0;
-    int smooth = 0, correct = 0; /* --smooth / --correct: Correct and Smooth with the graph's known classes */
-    ag_smooth_config_t smooth_cfg;
-    ag_smooth_config_init(&smooth_cfg);
+    cli_smooth_t smooth; /* Correct and Smooth with the graph's known classes */
+    cli_smooth_init(&smooth);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -220,7 +232,7 @@ int ag_cmd_label(int argc, char **argv) {
             return AG_EXIT_OK;
         }
         int r = cli_graph_option(&o, CMD, argc, argv, &i);
-        if (r == 0) r = cli_smooth_option(CMD, argc, argv, &i, &smooth_cfg, &smooth, &correct);
+        if (r == 0) r = cli_smooth_option(CMD, argc, argv, &i, &smooth, 1);
         if (r == 0 && !strcmp(a, "--json")) json = r = 1;
         if (r == 0) fprintf(stderr, "attn-graph: label: unknown option '%s' (see 'attn-graph label --help')\n", a);
         if (r <= 0) return AG_EXIT_USAGE;
@@ -251,9 +263,9 @@ int ag_cmd_label(int argc, char **argv) {
                 o.model_path, ag_task_name(task));
         code = AG_EXIT_MODEL;
     }
-    if (code == AG_EXIT_OK) code = cli_smooth_check(CMD, smooth, correct, task);
+    if (code == AG_EXIT_OK) code = cli_smooth_check(CMD, &smooth, task);
     if (code == AG_EXIT_OK) code = cli_prediction_run(&p, &o, CMD);
-    if (code == AG_EXIT_OK && smooth) code = smooth_predictions(&p, &o, &smooth_cfg);
+    if (code == AG_EXIT_OK && cli_smooth_wanted(&smooth, &p.b)) code = smooth_predictions(&p, &o, &smooth);
     if (code == AG_EXIT_OK) {
         cli_igraph_catch();
         int (*table)(FILE *, const ag_bundle_t *, ag_task_t, const igraph_t *, const float *) =

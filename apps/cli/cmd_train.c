@@ -111,6 +111,7 @@ static void train_usage(FILE *out) {
         "                         training labels propagated over the graph from the model's probabilities,\n"
         "                         weight ALPHA in [0, 1); choose it with eval --part val --smooth)\n"
         "  --correct ALPHA        with --smooth: first propagate the training vertices' errors (weight ALPHA)\n"
+        "                         (-o stores both weights: eval and label then apply them by default)\n"
         "Output:\n"
         "  -o, --output FILE      save the model (weights, architecture, featuriser, labels) as safetensors\n"
         "  --log FILE.csv         one line per epoch: epoch,loss,train_metric,val_metric,seconds,lr\n"
@@ -136,8 +137,7 @@ typedef struct train_opts_t {
     const char *output, *log, *plot, *checkpoint, *max_memory;
     int64_t checkpoint_every, threads, ensemble;
     int quiet, json;
-    int smooth, correct; /* --smooth / --correct given: node classification scored after Correct and Smooth */
-    ag_smooth_config_t smooth_cfg;
+    cli_smooth_t smooth; /* node classification scored after Correct and Smooth; stored with -o */
 } train_opts_t;
 
 static int name_in(const char *opt, const char *v, const char *const *names, int n, int *out) {
@@ -205,7 +205,7 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     OPT_INT("--min-epochs", net.min_epochs, 0, 100000000);
     OPT_INT("--threads", threads, 1, 4096);
     OPT_INT("--ensemble", ensemble, 1, 256);
-    if ((r = cli_smooth_option(CMD, argc, argv, i, &t->smooth_cfg, &t->smooth, &t->correct)) != 0) return r;
+    if ((r = cli_smooth_option(CMD, argc, argv, i, &t->smooth, 0)) != 0) return r;
     OPT_FLT("--dropout", net.dropout, 0.0, 0.99);
     OPT_FLT("--attn-dropout", net.attn_dropout, 0.0, 0.99);
     OPT_FLT("--lr", net.lr, 1e-12, 100.0);
@@ -505,7 +505,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         code = AG_EXIT_INPUT;
         goto done;
     }
-    if ((code = cli_smooth_check(CMD, t.smooth, t.correct, task)) != AG_EXIT_OK) goto done;
+    if ((code = cli_smooth_check(CMD, &t.smooth, task)) != AG_EXIT_OK) goto done;
     ag_model_config_t mc;
     int64_t F = p.set.examples[0].X.cols, Fe = p.featurizer.n_edge_features;
     if (t.net.preset && !strcmp(t.net.preset, "gat") && ag_task_is_graph_level(task)) {
@@ -653,6 +653,8 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         }
         if (rc == AG_SUCCESS && d->graph_level && task == AG_TASK_GRAPH_CLASSIFICATION)
             rc = ag_bundle_set_target_column(&b, d->ds.targets.tasks[0]);
+        /* label and eval apply them by default: the model's figure was made with them */
+        if (rc == AG_SUCCESS && t.smooth.given) rc = ag_bundle_set_smooth(&b, &t.smooth.cfg);
         if (rc == AG_SUCCESS) rc = ag_bundle_save(t.output, &b);
         /* the models stay ours for the test scores: the bundle only borrowed what it took */
         for (int64_t m = 0; m < b.n_members; m++) b.members[m] = NULL;
@@ -683,13 +685,13 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         code = ag_cli_fail(rc);
         goto done;
     }
-    if (t.smooth) {
+    if (t.smooth.given) {
         /* the model's own figure stays in view: smoothing is a choice to check, not a given */
         if (!t.quiet)
             fprintf(stderr, "attn-graph: before smoothing: test accuracy %.4f, macro_f1 %.4f\n", sc->accuracy,
                     sc->macro_f1);
         code = cli_smoothed_scores(members, K, &p.set, d->fold.train, d->fold.n_train, d->fold.test, d->fold.n_test,
-                                   &t.smooth_cfg, sc);
+                                   &t.smooth.cfg, sc);
         if (code != AG_EXIT_OK) goto done;
     }
     *task_out = task;
@@ -745,7 +747,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     train_opts_t t;
     memset(&t, 0, sizeof t);
     ag_net_train_options_init(&t.net);
-    ag_smooth_config_init(&t.smooth_cfg);
+    cli_smooth_init(&t.smooth);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -774,7 +776,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
                 "--seed for that\n", t.checkpoint ? "--checkpoint" : "--plot");
         return AG_EXIT_USAGE;
     }
-    if (t.correct && !t.smooth) return cli_smooth_check(CMD, 0, 1, AG_TASK_NODE_CLASSIFICATION);
+    if (t.smooth.correct_given && !t.smooth.given) return cli_smooth_check(CMD, &t.smooth, AG_TASK_NODE_CLASSIFICATION);
     const int64_t K = t.ensemble > 1 ? t.ensemble : 1; /* models trained: member m with seed S+m */
     if (t.checkpoint_every > 0 && !t.checkpoint) {
         fprintf(stderr, "attn-graph: train: --checkpoint-every needs --checkpoint FILE\n");

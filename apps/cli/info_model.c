@@ -182,6 +182,10 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
     } else {
         fprintf(out, "  head: none (the last block's %lld columns are the outputs)\n", (long long)width);
     }
+    if (b->has_smooth)
+        fprintf(out, "post-processing: Correct and Smooth, correct %g, smooth %g, %lld iterations (eval and label "
+                "apply it; --no-smooth for the model alone)\n", b->smooth.correct_alpha, b->smooth.smooth_alpha,
+                (long long)b->smooth.iterations);
 }
 
 /* The metadata's JSON texts are passed on as they are: ag_bundle_from_safetensors validated them. */
@@ -195,7 +199,8 @@ static void print_json(FILE *out, const char *path, const ag_bundle_t *b, const 
     else fputs("null", out);
     fprintf(out, ", \"bundle_version\": %s, \"members\": %lld, \"parameters\": %lld", ag_metadata_get(meta, "bundle_version"),
             (long long)b->n_members, (long long)ag_param_list_size(ag_model_params(b->model)));
-    static const char *const keys[] = {"labels", "featurizer", "config", "node_table", "target_mean", "target_std"};
+    static const char *const keys[] = {"labels", "featurizer", "config", "node_table", "target_mean", "target_std",
+                                       "smooth"};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         const char *v = ag_metadata_get(meta, keys[k]);
         if (v) fprintf(out, ", \"%s\": %s", keys[k], v);

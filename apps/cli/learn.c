@@ -472,34 +472,61 @@ void cli_print_cv_summary(FILE *out, ag_task_t task, const ag_scores_t *folds, i
     fflush(out);
 }
 
-int cli_smooth_option(const char *cmd, int argc, char **argv, int *i, ag_smooth_config_t *cfg, int *given,
-                      int *correct_given) {
+void cli_smooth_init(cli_smooth_t *s) {
+    memset(s, 0, sizeof *s);
+    ag_smooth_config_init(&s->cfg);
+}
+
+int cli_smooth_option(const char *cmd, int argc, char **argv, int *i, cli_smooth_t *s, int allow_off) {
     const char *v;
     int r;
     if ((r = cli_opt(cmd, "--smooth", argc, argv, i, &v)) != 0) {
-        if (r < 0 || cli_float(cmd, "--smooth", v, 0.0, 0.9999, &cfg->smooth_alpha) < 0) return -1;
-        *given = 1;
+        if (r < 0 || cli_float(cmd, "--smooth", v, 0.0, 0.9999, &s->cfg.smooth_alpha) < 0) return -1;
+        s->given = 1;
         return 1;
     }
     if ((r = cli_opt(cmd, "--correct", argc, argv, i, &v)) != 0) {
-        if (r < 0 || cli_float(cmd, "--correct", v, 0.0, 0.9999, &cfg->correct_alpha) < 0) return -1;
-        *correct_given = 1;
+        if (r < 0 || cli_float(cmd, "--correct", v, 0.0, 0.9999, &s->cfg.correct_alpha) < 0) return -1;
+        s->correct_given = 1;
+        return 1;
+    }
+    if (allow_off && !strcmp(argv[*i], "--no-smooth")) {
+        s->off = 1;
         return 1;
     }
     return 0;
 }
 
-int cli_smooth_check(const char *cmd, int given, int correct_given, ag_task_t task) {
-    if (correct_given && !given) {
+int cli_smooth_check(const char *cmd, const cli_smooth_t *s, ag_task_t task) {
+    if (s->off && (s->given || s->correct_given)) {
+        fprintf(stderr, "attn-graph: %s: --no-smooth leaves the model's probabilities as they are: give it or "
+                "--smooth, not both\n", cmd);
+        return AG_EXIT_USAGE;
+    }
+    if (s->correct_given && !s->given) {
         fprintf(stderr, "attn-graph: %s: --correct is the first step of --smooth: give --smooth ALPHA too\n", cmd);
         return AG_EXIT_USAGE;
     }
-    if (given && task != AG_TASK_NODE_CLASSIFICATION) {
+    if (s->given && task != AG_TASK_NODE_CLASSIFICATION) {
         fprintf(stderr, "attn-graph: %s: --smooth is for node classification (the classes of one graph's vertices), "
                 "not %s\n", cmd, ag_task_name(task));
         return AG_EXIT_USAGE;
     }
     return AG_EXIT_OK;
+}
+
+int cli_smooth_wanted(cli_smooth_t *s, const ag_bundle_t *b) {
+    if (s->given) return 1;
+    if (s->off || !b->has_smooth) return 0;
+    s->cfg = b->smooth;
+    s->from_model = 1;
+    return 1;
+}
+
+void cli_smooth_note(const cli_smooth_t *s, const char *model_path) {
+    if (s->from_model)
+        fprintf(stderr, "attn-graph: note: %s's own Correct and Smooth applied (correct %g, smooth %g); --no-smooth "
+                "for the model alone\n", model_path, s->cfg.correct_alpha, s->cfg.smooth_alpha);
 }
 
 int cli_smoothed_scores(ag_model_t *const *members, int64_t K, const ag_trainset_t *set, const int64_t *known_idx,

@@ -92,14 +92,31 @@ int cli_part(const cli_data_t *d, const char *part, int64_t n_all, const int64_t
  * or as one JSON object. */
 void cli_print_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s, int json);
 
-/* --smooth ALPHA [--correct ALPHA] of train, eval and label: parses either option into cfg (set
- * *given for --smooth); returns 1 if argv[*i] was one, 0 if not, -1 on a bad value (printed). */
-int cli_smooth_option(const char *cmd, int argc, char **argv, int *i, ag_smooth_config_t *cfg, int *given,
-                      int *correct_given);
+/* Correct and Smooth as the options of train, eval and label asked for it. */
+typedef struct cli_smooth_t {
+    ag_smooth_config_t cfg;
+    int given;         /* --smooth ALPHA */
+    int correct_given; /* --correct ALPHA */
+    int off;           /* --no-smooth (eval, label): not even the model's own weights */
+    int from_model;    /* set by cli_smooth_wanted: the weights are the model file's */
+} cli_smooth_t;
 
-/* The usage errors of those options: --correct without --smooth, or a task other than node
- * classification. Returns an exit code (AG_EXIT_OK when none). */
-int cli_smooth_check(const char *cmd, int given, int correct_given, ag_task_t task);
+void cli_smooth_init(cli_smooth_t *s);
+
+/* --smooth ALPHA, --correct ALPHA and, when allow_off, --no-smooth: parses one into s; returns 1 if
+ * argv[*i] was one, 0 if not, -1 on a bad value (printed). */
+int cli_smooth_option(const char *cmd, int argc, char **argv, int *i, cli_smooth_t *s, int allow_off);
+
+/* The usage errors of those options: --correct without --smooth, --no-smooth with either, or
+ * --smooth on a task other than node classification. Returns an exit code (AG_EXIT_OK when none). */
+int cli_smooth_check(const char *cmd, const cli_smooth_t *s, ag_task_t task);
+
+/* eval and label: whether to smooth, and with which weights in s->cfg: those given, else the
+ * model file's own (train --smooth stored them; s->from_model set) unless --no-smooth. */
+int cli_smooth_wanted(cli_smooth_t *s, const ag_bundle_t *b);
+
+/* The note that says a model's own weights are applied (nothing when they were given). */
+void cli_smooth_note(const cli_smooth_t *s, const char *model_path);
 
 /* Node classification's scores on idx after Correct and Smooth (attngraph/smooth.h), the classes
  * of the rows known_idx (the training part) being the known ones: the models' probabilities for

@@ -141,6 +141,35 @@ ag_error_t ag_bundle_add_member(ag_bundle_t *b, ag_model_t **model) {
     return append_members(b, model, 1);
 }
 
+/* Most iterations a smoothing may run: far beyond where it has converged (alpha^t < 1e-6 by 50
+ * steps for alpha 0.75), few enough that a damaged file cannot make a prediction run for hours. */
+#define AG_MAX_SMOOTH_ITERATIONS 100000
+
+static ag_error_t check_smooth(const ag_smooth_config_t *c, ag_task_t task, ag_error_t code, const char *where) {
+    if (task != AG_TASK_NODE_CLASSIFICATION)
+        return AG_ERROR(code, "%sCorrect and Smooth is for node classification, not %s", where, ag_task_name(task));
+    if (!(c->correct_alpha >= 0.0 && c->correct_alpha < 1.0))
+        return AG_ERROR(code, "%ssmoothing: correct alpha %g is not in [0, 1)", where, c->correct_alpha);
+    if (!(c->smooth_alpha >= 0.0 && c->smooth_alpha < 1.0))
+        return AG_ERROR(code, "%ssmoothing: smooth alpha %g is not in [0, 1)", where, c->smooth_alpha);
+    if (c->iterations < 0 || c->iterations > AG_MAX_SMOOTH_ITERATIONS)
+        return AG_ERROR(code, "%ssmoothing: %lld iterations is not in 0..%d", where, (long long)c->iterations,
+                        AG_MAX_SMOOTH_ITERATIONS);
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_bundle_set_smooth(ag_bundle_t *b, const ag_smooth_config_t *cfg) {
+    if (!b || !b->model) return AG_ERROR(AG_EINVAL, "ag_bundle_set_smooth: the bundle has no model");
+    if (!cfg) {
+        b->has_smooth = 0;
+        return AG_SUCCESS;
+    }
+    AG_CHECK(check_smooth(cfg, ag_model_config(b->model)->task, AG_EINVAL, "ag_bundle_set_smooth: "));
+    b->smooth = *cfg;
+    b->has_smooth = 1;
+    return AG_SUCCESS;
+}
+
 ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column) {
     char *c = NULL;
     if (column && !(c = ag_i_strdup(column))) return AG_ERROR(AG_ENOMEM, "out of memory");
@@ -219,7 +248,13 @@ static ag_error_t build_metadata(const ag_bundle_t *b, ag_metadata_t *m, ag_strb
         ag_strbuf_append(sb, "]}", 2);
         AG_CHECK(put(m, "members", sb));
     }
-    ag_strbuf_printf(sb, "%d", b->n_members > 1 ? 2 : 1);
+    if (b->has_smooth) {
+        /* 17 digits: the double the weights were validated with reads back exactly */
+        ag_strbuf_printf(sb, "{\"correct_alpha\":%.17g,\"smooth_alpha\":%.17g,\"iterations\":%lld}",
+                         b->smooth.correct_alpha, b->smooth.smooth_alpha, (long long)b->smooth.iterations);
+        AG_CHECK(put(m, "smooth", sb));
+    }
+    ag_strbuf_printf(sb, "%d", b->has_smooth ? 3 : b->n_members > 1 ? 2 : 1);
     AG_CHECK(put(m, "bundle_version", sb));
     AG_CHECK(ag_metadata_set(m, "attn_graph_version", ag_version()));
     return AG_SUCCESS;
@@ -336,6 +371,28 @@ static ag_error_t load_labels(ag_bundle_t *b, const ag_json_t *j, const char *pa
     return AG_SUCCESS;
 }
 
+/* The "smooth" metadata: {"correct_alpha": a, "smooth_alpha": b, "iterations": n}. */
+static ag_error_t smooth_from(ag_bundle_t *b, const ag_json_t *j, const char *path) {
+    static const char *const keys[] = {"correct_alpha", "smooth_alpha", "iterations"};
+    double x[3];
+    for (int i = 0; i < 3; i++) {
+        const ag_json_t *v = j->type == AG_JSON_OBJECT ? ag_json_get(j, keys[i]) : NULL;
+        if (!v || v->type != AG_JSON_NUMBER || !isfinite(v->number))
+            return AG_ERROR(AG_EMODEL, "%s: metadata 'smooth' needs a number '%s'", path, keys[i]);
+        x[i] = v->number;
+    }
+    if (x[2] != floor(x[2]) || x[2] < 0 || x[2] > AG_MAX_SMOOTH_ITERATIONS)
+        return AG_ERROR(AG_EMODEL, "%s: smooth.iterations %g is not an integer in 0..%d", path, x[2],
+                        AG_MAX_SMOOTH_ITERATIONS);
+    ag_smooth_config_t c = {x[0], x[1], (int64_t)x[2]};
+    char where[1100];
+    snprintf(where, sizeof where, "%s: metadata 'smooth': ", path);
+    AG_CHECK(check_smooth(&c, ag_model_config(b->model)->task, AG_EMODEL, where));
+    b->smooth = c;
+    b->has_smooth = 1;
+    return AG_SUCCESS;
+}
+
 static ag_error_t load_table(ag_bundle_t *b, const ag_json_t *j, const char *path) {
     if (!j) return AG_SUCCESS;
     const ag_json_t *w = ag_json_get(j, "width"), *n = ag_json_get(j, "normalization");
@@ -449,7 +506,7 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
                         ag_metadata_get(&file->metadata, "attn_graph_version")
                                 ? ag_metadata_get(&file->metadata, "attn_graph_version")
                                 : "?");
-    ag_json_t *jc = NULL, *jf = NULL, *jl = NULL, *jt = NULL, *jm = NULL, *js = NULL, *je = NULL;
+    ag_json_t *jc = NULL, *jf = NULL, *jl = NULL, *jt = NULL, *jm = NULL, *js = NULL, *je = NULL, *jsm = NULL;
     ag_model_config_t cfg;
     int64_t k = 1;
     uint64_t *seeds = NULL; /* (k) the members' seeds */
@@ -466,6 +523,10 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
     if (rc == AG_SUCCESS) rc = meta_json(file, path, "node_table", 0, &jt);
     if (rc == AG_SUCCESS) rc = meta_json(file, path, "target_mean", 1, &jm);
     if (rc == AG_SUCCESS) rc = meta_json(file, path, "target_std", 1, &js);
+    if (rc == AG_SUCCESS) rc = meta_json(file, path, "smooth", 0, &jsm);
+    if (rc == AG_SUCCESS && jsm && v < 3)
+        rc = AG_ERROR(AG_EMODEL, "%s: bundle version %ld cannot hold smoothing weights (metadata 'smooth'); "
+                      "the file is damaged", path, v);
     if (rc == AG_SUCCESS && (rc = ag_model_config_from_json(&cfg, jc)) != AG_SUCCESS) rc = bad(rc, path);
     if (rc == AG_SUCCESS) rc = check_size(&cfg, k, file, path);
     if (rc == AG_SUCCESS) {
@@ -486,6 +547,7 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
     if (rc == AG_SUCCESS && (rc = ag_featurizer_from_json(&b->featurizer, jf)) != AG_SUCCESS) rc = bad(rc, path);
     if (rc == AG_SUCCESS) rc = load_labels(b, jl, path);
     if (rc == AG_SUCCESS) rc = load_table(b, jt, path);
+    if (rc == AG_SUCCESS && jsm) rc = smooth_from(b, jsm, path);
     if (rc == AG_SUCCESS) rc = check_parts(b->model, &b->featurizer, &b->table, b->n_names, AG_EMODEL, "");
     if (rc == AG_EMODEL && strncmp(ag_error_message(), path, strlen(path)) != 0) rc = bad(rc, path);
     if (rc == AG_SUCCESS) {
@@ -507,6 +569,7 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
     ag_json_free(jt);
     ag_json_free(jm);
     ag_json_free(js);
+    ag_json_free(jsm);
     return rc;
 }
 

@@ -7,7 +7,7 @@
  * and the label information (task, class or task names, the vertex attribute holding node labels).
  * It is stored as one safetensors file (safetensors.h): the tensors are the model's parameters, the
  * metadata keys are listed in docs/model-format.md ("config", "featurizer", "labels", "node_table",
- * "target_mean", "target_std", "bundle_version", "attn_graph_version").
+ * "target_mean", "target_std", "members", "smooth", "bundle_version", "attn_graph_version").
  *
  * Example:
  *   ag_bundle_t b;
@@ -28,15 +28,18 @@
 #include "attngraph/model.h"
 #include "attngraph/prepare.h"
 #include "attngraph/safetensors.h"
+#include "attngraph/smooth.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /** Version of the bundle's metadata layout (the "bundle_version" key); a larger one is refused.
- * Version 2 adds ensembles (the "members" key); a file of one model is still written as version 1,
- * so that it stays readable by attn-graph versions that read only version 1. */
-#define AG_BUNDLE_VERSION 2
+ * Version 2 adds ensembles (the "members" key), version 3 Correct and Smooth weights (the "smooth"
+ * key). A file is written with the lowest version that holds it (one model without smoothing: 1),
+ * so that it stays readable by older attn-graph versions, and an older version refuses a file it
+ * would misread (an ensemble as its first member, a smoothed model without its smoothing). */
+#define AG_BUNDLE_VERSION 3
 
 /** A model with its featurisation and label information. The bundle owns every member.
  * An ensemble (ag_bundle_add_member) is k models of one configuration (seeds apart) trained on the
@@ -52,6 +55,10 @@ typedef struct ag_bundle_t {
     int64_t n_names;
     char *label_attr;        /* node tasks: vertex attribute that held the labels, or NULL */
     char *target_column;     /* graph classification: labels-table column of the classes, or NULL */
+    /* node classification: the Correct and Smooth weights the model was validated with
+     * (ag_bundle_set_smooth), which predictions should apply with the graph's known classes */
+    int has_smooth;
+    ag_smooth_config_t smooth;
 } ag_bundle_t;
 
 /**
@@ -69,6 +76,13 @@ ag_error_t ag_bundle_init(ag_bundle_t *b, ag_model_t **model, ag_featurizer_t *f
  * Records (a copy of) the labels-table column a graph-classification model was trained on, or
  * forgets it (NULL). \return AG_SUCCESS, AG_ENOMEM. */
 ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column);
+
+/** unction ag_bundle_set_smooth
+ * Records the Correct and Smooth weights (smooth.h) a node-classification model is to be used with,
+ * or forgets them (NULL). Stored in the file as "smooth" (bundle version 3); a bundle merged into
+ * another keeps the other's. eturn AG_SUCCESS; AG_EINVAL (not a node-classification model, an
+ * alpha outside [0, 1), iterations outside 0..100000). */
+ag_error_t ag_bundle_set_smooth(ag_bundle_t *b, const ag_smooth_config_t *cfg);
 
 /**
  * \function ag_bundle_add_member
