@@ -467,6 +467,57 @@ static void test_smooth(void **state) {
     ag_cli_run(&ev, NULL, args);
     assert_int_equal(ev.code, 2);
     assert_non_null(strstr(ev.err, "--no-smooth leaves"));
+    /* --smooth auto: the first of the 16 pairs (in their fixed order) with the best validation
+     * accuracy, if it beats the model alone; checked against eval's own figures for every pair */
+    const char *split = "graphs/social/karate.gml --label-attr club --split-random 0.3,0.3 --seed 2";
+    ag_cli_run_ok(&st, "train %s --epochs 30 --hidden 8 --heads 2 --threads 1 --smooth auto -o %s/a.safetensors", split,
+                  dir);
+    ag_cli_run_ok(&ev, "eval --model %s/a.safetensors %s --part val --no-smooth", dir, split);
+    double alone = -1, best, v;
+    assert_int_equal(sscanf(ev.out, "val: accuracy %lf", &alone), 1);
+    best = alone;
+    const double corrects[] = {0, 0.5, 0.8, 0.95}, smooths[] = {0.5, 0.7, 0.8, 0.9};
+    double bc = -1, bs = -1;
+    for (int c = 0; c < 4; c++)
+        for (int a = 0; a < 4; a++) {
+            ag_cli_run_ok(&ev, "eval --model %s/a.safetensors %s --part val --smooth %g --correct %g", dir, split,
+                          smooths[a], corrects[c]);
+            assert_int_equal(sscanf(ev.out, "val: accuracy %lf", &v), 1);
+            if (v > best) {
+                best = v;
+                bc = corrects[c];
+                bs = smooths[a];
+            }
+        }
+    assert_true(bc >= 0); /* this seed's model gains: a pair is taken */
+    snprintf(want, sizeof want, "attn-graph: train: --smooth auto: val accuracy %.4f with correct %g, smooth %g (the "
+             "model alone %.4f): taken\n", best, bc, bs, alone);
+    assert_non_null(strstr(st.err, want));
+    ag_cli_run_ok(&ev, "eval --model %s/a.safetensors %s", dir, split); /* the stored pair */
+    assert_string_equal(ev.out, st.out);
+    ag_cli_run_ok(&ev2, "train %s --epochs 30 --hidden 8 --heads 2 --threads 1 --smooth %g --correct %g", split, bs, bc);
+    assert_string_equal(ev2.out, st.out);
+    /* its usage errors */
+    struct {
+        const char *args, *err;
+    } autobad[] = {
+        {"train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --smooth auto --quiet",
+         "attn-graph: train: --smooth auto chooses the weights on the validation part, and the split has none; give "
+         "the weights\n"},
+        {"train graphs/social/karate.gml --label-attr club --smooth auto --correct 0.5",
+         "attn-graph: train: --smooth auto chooses --correct too: give one or the other\n"},
+        {"eval --model graphs/models/karate.safetensors graphs/social/karate.gml --smooth auto",
+         "attn-graph: eval: --smooth auto is train's (it chooses on the validation part while training); give the "
+         "weights here\n"},
+        {"train --labels tests/data/mutag-mini/labels.csv --target label --smooth auto",
+         "attn-graph: train: --smooth is for node classification (the classes of one graph's vertices), not "
+         "graph-classification\n"},
+    };
+    for (size_t k = 0; k < sizeof autobad / sizeof autobad[0]; k++) {
+        ag_cli_run(&ev, NULL, autobad[k].args);
+        if (ev.code != 2 || strcmp(ev.err, autobad[k].err) != 0)
+            fail_msg("'%s': exit %d: %s", autobad[k].args, ev.code, ev.err);
+    }
     ag_cli_run(&ev, NULL, "train graphs/social/karate.gml --label-attr club --no-smooth");
     assert_int_equal(ev.code, 2);
     assert_string_equal(ev.err, "attn-graph: train: unknown option '--no-smooth' (see 'attn-graph train --help')\n");

@@ -110,6 +110,8 @@ static void train_usage(FILE *out) {
         "  --smooth ALPHA         node classification: score the test part after Correct and Smooth (the\n"
         "                         training labels propagated over the graph from the model's probabilities,\n"
         "                         weight ALPHA in [0, 1); choose it with eval --part val --smooth)\n"
+        "                         --smooth auto: the best of 16 weight pairs on the validation part, if\n"
+        "                         any beats the model alone (said on stderr)\n"
         "  --correct ALPHA        with --smooth: first propagate the training vertices' errors (weight ALPHA)\n"
         "                         (-o stores both weights: eval and label then apply them by default)\n"
         "Output:\n"
@@ -506,6 +508,12 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         goto done;
     }
     if ((code = cli_smooth_check(CMD, &t.smooth, task)) != AG_EXIT_OK) goto done;
+    if (t.smooth.automatic && d->fold.n_val == 0) {
+        fprintf(stderr, "attn-graph: train: --smooth auto chooses the weights on the validation part, and the split "
+                "has none; give the weights\n");
+        code = AG_EXIT_USAGE;
+        goto done;
+    }
     ag_model_config_t mc;
     int64_t F = p.set.examples[0].X.cols, Fe = p.featurizer.n_edge_features;
     if (t.net.preset && !strcmp(t.net.preset, "gat") && ag_task_is_graph_level(task)) {
@@ -643,6 +651,15 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         }
     }
     model = members[0];
+    if (t.smooth.automatic) {
+        /* chosen before saving: the model file keeps the weights taken (or none) */
+        const char *metric = tc.metric == AG_METRIC_MACRO_F1 || tc.metric == AG_METRIC_ROC_AUC
+                                     ? ag_metric_name(tc.metric)
+                                     : "accuracy";
+        code = cli_smooth_choose(CMD, members, K, &p.set, d->fold.train, d->fold.n_train, d->fold.val,
+                                 d->fold.n_val, metric, t.quiet, &t.smooth);
+        if (code != AG_EXIT_OK) goto done;
+    }
     if (t.output) {
         ag_bundle_t b;
         ag_model_t *first = model;

@@ -481,6 +481,15 @@ int cli_smooth_option(const char *cmd, int argc, char **argv, int *i, cli_smooth
     const char *v;
     int r;
     if ((r = cli_opt(cmd, "--smooth", argc, argv, i, &v)) != 0) {
+        if (r > 0 && !strcmp(v, "auto") && !allow_off) {
+            s->automatic = 1;
+            return 1;
+        }
+        if (r > 0 && !strcmp(v, "auto")) {
+            fprintf(stderr, "attn-graph: %s: --smooth auto is train's (it chooses on the validation part while "
+                    "training); give the weights here\n", cmd);
+            return -1;
+        }
         if (r < 0 || cli_float(cmd, "--smooth", v, 0.0, 0.9999, &s->cfg.smooth_alpha) < 0) return -1;
         s->given = 1;
         return 1;
@@ -501,6 +510,15 @@ int cli_smooth_check(const char *cmd, const cli_smooth_t *s, ag_task_t task) {
     if (s->off && (s->given || s->correct_given)) {
         fprintf(stderr, "attn-graph: %s: --no-smooth leaves the model's probabilities as they are: give it or "
                 "--smooth, not both\n", cmd);
+        return AG_EXIT_USAGE;
+    }
+    if (s->automatic && s->correct_given) {
+        fprintf(stderr, "attn-graph: %s: --smooth auto chooses --correct too: give one or the other\n", cmd);
+        return AG_EXIT_USAGE;
+    }
+    if (s->automatic && task != AG_TASK_NODE_CLASSIFICATION) {
+        fprintf(stderr, "attn-graph: %s: --smooth is for node classification (the classes of one graph's vertices), "
+                "not %s\n", cmd, ag_task_name(task));
         return AG_EXIT_USAGE;
     }
     if (s->correct_given && !s->given) {
@@ -529,35 +547,96 @@ void cli_smooth_note(const cli_smooth_t *s, const char *model_path) {
                 "for the model alone\n", model_path, s->cfg.correct_alpha, s->cfg.smooth_alpha);
 }
 
-int cli_smoothed_scores(ag_model_t *const *members, int64_t K, const ag_trainset_t *set, const int64_t *known_idx,
-                        int64_t n_known, const int64_t *idx, int64_t n, const ag_smooth_config_t *cfg,
-                        ag_scores_t *sc) {
+/* What smoothing starts from: the models' probabilities of every row and the known classes (those
+ * of the rows known_idx, -1 elsewhere), with a buffer for the result. */
+typedef struct smooth_inputs_t {
+    float *probs;    /* (N x C) */
+    float *smoothed; /* (N x C) */
+    int32_t *known;  /* (N) class or -1 */
+} smooth_inputs_t;
+
+static void smooth_inputs_free(smooth_inputs_t *in) {
+    free(in->probs);
+    free(in->smoothed);
+    free(in->known);
+}
+
+static ag_error_t smooth_inputs(smooth_inputs_t *in, ag_model_t *const *members, int64_t K, const ag_trainset_t *set,
+                                const int64_t *known_idx, int64_t n_known) {
     const ag_example_t *ex = &set->examples[0];
     const int64_t N = set->n_rows, C = set->n_classes;
-    float *probs = malloc(sizeof(float) * (size_t)(N > 0 ? N : 1) * (size_t)C);    /* (N x C) */
-    float *smoothed = malloc(sizeof(float) * (size_t)(N > 0 ? N : 1) * (size_t)C); /* (N x C) */
-    int32_t *known = malloc(sizeof(int32_t) * (size_t)(N > 0 ? N : 1));            /* (N) class or -1 */
-    if (!probs || !smoothed || !known) {
-        free(probs);
-        free(smoothed);
-        free(known);
-        fprintf(stderr, "attn-graph: out of memory\n");
-        return AG_EXIT_FAILURE;
-    }
-    for (int64_t i = 0; i < N; i++) known[i] = -1;
+    in->probs = malloc(sizeof(float) * (size_t)(N > 0 ? N : 1) * (size_t)C);
+    in->smoothed = malloc(sizeof(float) * (size_t)(N > 0 ? N : 1) * (size_t)C);
+    in->known = malloc(sizeof(int32_t) * (size_t)(N > 0 ? N : 1));
+    if (!in->probs || !in->smoothed || !in->known) return AG_ENOMEM; /* no library message: said by the caller */
+    for (int64_t i = 0; i < N; i++) in->known[i] = -1;
     for (int64_t i = 0; i < n_known; i++) {
         float y = set->targets[known_idx[i]];
-        if (!isnan(y)) known[known_idx[i]] = (int32_t)y;
+        if (!isnan(y)) in->known[known_idx[i]] = (int32_t)y;
     }
     ag_batch_t batch;
     ag_batch_init(&batch, &ex->graph, ex->X.data, ag_model_config(members[0])->edge_dim > 0 ? ex->E.data : NULL);
-    ag_error_t rc = ag_ensemble_predict_batch(members, K, &batch, probs);
+    ag_error_t rc = ag_ensemble_predict_batch(members, K, &batch, in->probs);
     ag_batch_destroy(&batch);
-    if (rc == AG_SUCCESS)
-        rc = ag_label_smooth_csr(&ex->graph, probs, C, known, cfg, smoothed);
-    if (rc == AG_SUCCESS) rc = ag_scores_from_probs(smoothed, set, idx, n, sc);
-    free(probs);
-    free(smoothed);
-    free(known);
-    return rc ? ag_cli_fail(rc) : AG_EXIT_OK;
+    return rc;
+}
+
+static ag_error_t smooth_score(const smooth_inputs_t *in, const ag_trainset_t *set, const int64_t *idx, int64_t n,
+                               const ag_smooth_config_t *cfg, ag_scores_t *sc) {
+    ag_error_t rc = ag_label_smooth_csr(&set->examples[0].graph, in->probs, set->n_classes, in->known, cfg,
+                                        in->smoothed);
+    return rc == AG_SUCCESS ? ag_scores_from_probs(in->smoothed, set, idx, n, sc) : rc;
+}
+
+static int smooth_fail(ag_error_t rc) {
+    if (rc == AG_SUCCESS) return AG_EXIT_OK;
+    if (rc != AG_ENOMEM) return ag_cli_fail(rc);
+    fprintf(stderr, "attn-graph: out of memory\n");
+    return AG_EXIT_FAILURE;
+}
+
+int cli_smoothed_scores(ag_model_t *const *members, int64_t K, const ag_trainset_t *set, const int64_t *known_idx,
+                        int64_t n_known, const int64_t *idx, int64_t n, const ag_smooth_config_t *cfg,
+                        ag_scores_t *sc) {
+    smooth_inputs_t in = {0};
+    ag_error_t rc = smooth_inputs(&in, members, K, set, known_idx, n_known);
+    if (rc == AG_SUCCESS) rc = smooth_score(&in, set, idx, n, cfg, sc);
+    smooth_inputs_free(&in);
+    return smooth_fail(rc);
+}
+
+int cli_smooth_choose(const char *cmd, ag_model_t *const *members, int64_t K, const ag_trainset_t *set,
+                      const int64_t *known_idx, int64_t n_known, const int64_t *val, int64_t n_val,
+                      const char *metric, int quiet, cli_smooth_t *s) {
+    /* the grid of docs/results.md's LastFM Asia screening; PyG's examples sit inside it */
+    static const double corrects[] = {0.0, 0.5, 0.8, 0.95}, smooths[] = {0.5, 0.7, 0.8, 0.9};
+    smooth_inputs_t in = {0};
+    ag_scores_t sc;
+    ag_error_t rc = smooth_inputs(&in, members, K, set, known_idx, n_known);
+    if (rc == AG_SUCCESS) rc = ag_scores_from_probs(in.probs, set, val, n_val, &sc);
+    const double alone = metric_of(&sc, metric);
+    double best = alone;
+    ag_smooth_config_t cfg = s->cfg;
+    s->given = 0;
+    /* a fixed order and a strict gain: the model alone unless a pair beats it, the first of equals */
+    for (size_t c = 0; c < sizeof corrects / sizeof *corrects && rc == AG_SUCCESS; c++)
+        for (size_t a = 0; a < sizeof smooths / sizeof *smooths && rc == AG_SUCCESS; a++) {
+            cfg.correct_alpha = corrects[c];
+            cfg.smooth_alpha = smooths[a];
+            rc = smooth_score(&in, set, val, n_val, &cfg, &sc);
+            if (rc == AG_SUCCESS && metric_of(&sc, metric) > best) {
+                best = metric_of(&sc, metric);
+                s->cfg = cfg;
+                s->given = 1;
+            }
+        }
+    smooth_inputs_free(&in);
+    if (rc) return smooth_fail(rc);
+    if (!quiet && s->given)
+        fprintf(stderr, "attn-graph: %s: --smooth auto: val %s %.4f with correct %g, smooth %g (the model alone "
+                "%.4f): taken\n", cmd, metric, best, s->cfg.correct_alpha, s->cfg.smooth_alpha, alone);
+    else if (!quiet)
+        fprintf(stderr, "attn-graph: %s: --smooth auto: no weights beat the model alone on validation (val %s "
+                "%.4f): not smoothed\n", cmd, metric, alone);
+    return AG_EXIT_OK;
 }

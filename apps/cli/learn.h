@@ -99,12 +99,14 @@ typedef struct cli_smooth_t {
     int correct_given; /* --correct ALPHA */
     int off;           /* --no-smooth (eval, label): not even the model's own weights */
     int from_model;    /* set by cli_smooth_wanted: the weights are the model file's */
+    int automatic;     /* train --smooth auto: cli_smooth_choose sets cfg and given */
 } cli_smooth_t;
 
 void cli_smooth_init(cli_smooth_t *s);
 
-/* --smooth ALPHA, --correct ALPHA and, when allow_off, --no-smooth: parses one into s; returns 1 if
- * argv[*i] was one, 0 if not, -1 on a bad value (printed). */
+/* --smooth ALPHA, --correct ALPHA and, when allow_off (eval, label), --no-smooth, or else (train)
+ * --smooth auto: parses one into s; returns 1 if argv[*i] was one, 0 if not, -1 on a bad value
+ * (printed). */
 int cli_smooth_option(const char *cmd, int argc, char **argv, int *i, cli_smooth_t *s, int allow_off);
 
 /* The usage errors of those options: --correct without --smooth, --no-smooth with either, or
@@ -117,6 +119,14 @@ int cli_smooth_wanted(cli_smooth_t *s, const ag_bundle_t *b);
 
 /* The note that says a model's own weights are applied (nothing when they were given). */
 void cli_smooth_note(const cli_smooth_t *s, const char *model_path);
+
+/* train --smooth auto: the weights of a fixed grid (correct 0, 0.5, 0.8, 0.95 x smooth 0.5, 0.7,
+ * 0.8, 0.9) scored on the validation rows val by `metric` (accuracy, macro_f1 or roc_auc), the
+ * rows known_idx known; the best pair in s (s->given set) if it beats the model alone, else
+ * s->given cleared. Says which on stderr unless quiet. Returns an exit code. */
+int cli_smooth_choose(const char *cmd, ag_model_t *const *members, int64_t K, const ag_trainset_t *set,
+                      const int64_t *known_idx, int64_t n_known, const int64_t *val, int64_t n_val,
+                      const char *metric, int quiet, cli_smooth_t *s);
 
 /* Node classification's scores on idx after Correct and Smooth (attngraph/smooth.h), the classes
  * of the rows known_idx (the training part) being the known ones: the models' probabilities for
