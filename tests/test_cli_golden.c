@@ -269,17 +269,24 @@ static void test_golden_cases(void **state) {
     if (failures) fail_msg("%d of %d golden cases failed (tests/golden/cli/README.md)", failures, n);
 }
 
-/* explain --svg on a shipped molecule (Tox21 model) and on karate (its GAT): well-formed, one
- * <line> per edge, one <circle> per vertex (plus the class legend for karate), no <path>. */
+/* explain --svg on shipped molecules (Tox21 and MUTAG models) and on karate (its GAT): well-formed,
+ * one <line> per edge, one <circle> per vertex (plus the class legend for karate), no <path>, and
+ * the prediction said under the title. */
 static void test_explain_svg(void **state) {
     (void)state;
     const struct {
         const char *graph, *model;
         int legend;
-    } runs[3] = {{"graphs/molecules/caffeine.gml", NULL, 0},
-                 {"graphs/molecules/benzidine.gml", "graphs/models/mutag.safetensors", 0},
-                 {"graphs/social/karate.gml", "graphs/models/karate.safetensors", 2}};
-    for (int k = 0; k < 3; k++) {
+        const char *said; /* the prediction line under the title */
+    } runs[4] = {{"graphs/molecules/caffeine.gml", NULL, 0,
+                  ">no task predicted positive (highest: NR-ER, p 0.040); node colour: attention received<"},
+                 {"graphs/molecules/3-nitrophenol.gml", NULL, 0,
+                  ">tasks predicted positive: SR-ARE,SR-MMP; node colour: attention received<"},
+                 {"graphs/molecules/benzidine.gml", "graphs/models/mutag.safetensors", 0,
+                  ">prediction: 0 (p 0.857); node colour: attention received<"},
+                 {"graphs/social/karate.gml", "graphs/models/karate.safetensors", 2,
+                  ">node colour: predicted class<"}};
+    for (int k = 0; k < 4; k++) {
         char args[1024], svg[256], out[256], why[256];
         snprintf(svg, sizeof svg, "%s/explain%d.svg", dir, k);
         snprintf(out, sizeof out, "%s/explain%d.graphml", dir, k);
@@ -300,6 +307,7 @@ static void test_explain_svg(void **state) {
         assert_int_equal(circles, igraph_vcount(&g) + runs[k].legend);
         assert_int_equal(paths, 0);
         assert_memory_equal(doc, "<svg ", 5);
+        if (!strstr(doc, runs[k].said)) fail_msg("%s: no '%s'", svg, runs[k].said);
         free(doc);
         doc = (char *)ag_test_read_file(out, &len);
         int64_t edges;

@@ -307,7 +307,14 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
                " attention %.3f to %.3f</text>\n", ag_task_name(task), layer, (long long)H, H == 1 ? "" : "s", emin, emax);
     if (ag_task_is_graph_level(task)) {
         prediction_text(pred, sizeof pred, b, task, Y);
-        fputs("<text x=\"10\" y=\"52\" font-size=\"11\">prediction: ", f);
+        fputs("<text x=\"10\" y=\"52\" font-size=\"11\">", f);
+        if (task == AG_TASK_GRAPH_MULTITASK && !strcmp(pred, "-")) {
+            /* the attribute's "-" is for programs; a reader of the picture wants the nearest miss */
+            int64_t c = cli_argmax(Y, b->n_names);
+            snprintf(pred, sizeof pred, "no task predicted positive (highest: %s, p %.3f)", b->names[c], Y[c]);
+        } else {
+            fputs(task == AG_TASK_GRAPH_MULTITASK ? "tasks predicted positive: " : "prediction: ", f);
+        }
         xml_text(f, pred);
         fputs("; node colour: attention received</text>\n", f);
     } else if (task == AG_TASK_NODE_CLASSIFICATION) {
