@@ -216,6 +216,62 @@ static void test_mse(void **state) {
     assert_string_equal(ag_error_message(), "mean squared error: row 0, target 1 is infinite");
 }
 
+/* Huber: the two branches by hand, the gradient against finite differences away from the kinks,
+ * a large delta as half the squared error, and its errors. */
+static void test_huber(void **state) {
+    (void)state;
+    const float p[4] = {1, 2, 3, 4}, y[4] = {1.5f, NAN, 1, 4};
+    float d[4];
+    double loss;
+    int64_t counted;
+    /* delta 1: 0.5 * 0.25 inside, 1 * (2 - 0.5) beyond, 0: (0.125 + 1.5 + 0) / 3 */
+    assert_int_equal(ag_loss_huber(p, y, 2, 2, 1.0, 3.0f, d, &loss, &counted), AG_SUCCESS);
+    assert_int_equal(counted, 3);
+    assert_close(loss, 1.625 / 3, 1e-12);
+    assert_float_equal(d[0], 3.0 * -0.5 / 3, 1e-7);
+    assert_float_equal(d[1], 0.0f, 0.0f);
+    assert_float_equal(d[2], 3.0 * 1.0 / 3, 1e-7); /* beyond delta: delta sign(d) */
+    assert_float_equal(d[3], 0.0f, 0.0f);
+    /* every residual within delta: half the mean squared error, half its gradient */
+    double mse;
+    float dm[4];
+    assert_int_equal(ag_loss_huber(p, y, 2, 2, 10.0, 1.0f, d, &loss, NULL), AG_SUCCESS);
+    assert_int_equal(ag_loss_mse(p, y, 2, 2, 1.0f, dm, &mse, NULL), AG_SUCCESS);
+    assert_close(loss, mse / 2, 1e-12);
+    for (int i = 0; i < 4; i++) assert_float_equal(d[i], dm[i] / 2, 1e-7);
+    enum { N = 6, T = 2 };
+    float x[N * T], t[N * T], dx[N * T];
+    for (int i = 0; i < N * T; i++) {
+        x[i] = 2.0f * ag_rng_normal(14, 0, (uint64_t)i);
+        t[i] = ag_rng_uniform(14, 1, (uint64_t)i) < 0.2f ? NAN : ag_rng_normal(14, 2, (uint64_t)i);
+    }
+    const double delta = 0.7;
+    assert_int_equal(ag_loss_huber(x, t, N, T, delta, 0.5f, dx, &loss, &counted), AG_SUCCESS);
+    int outside = 0;
+    const float h = 1e-2f;
+    for (int i = 0; i < N * T; i++) {
+        if (!isnan(t[i]) && fabs(fabs((double)x[i] - t[i]) - delta) < 2 * h) continue; /* at a kink */
+        outside += !isnan(t[i]) && fabs((double)x[i] - t[i]) > delta;
+        double lp, lm;
+        float keep = x[i];
+        x[i] = keep + h;
+        ag_loss_huber(x, t, N, T, delta, 0.5f, NULL, &lp, NULL);
+        x[i] = keep - h;
+        ag_loss_huber(x, t, N, T, delta, 0.5f, NULL, &lm, NULL);
+        x[i] = keep;
+        assert_close(dx[i], 0.5 * (lp - lm) / (2.0 * h), 1e-4);
+    }
+    assert_true(outside >= 2 && outside < counted); /* both branches were checked */
+    const double bad[] = {0.0, -1.0, NAN, INFINITY};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(ag_loss_huber(p, y, 2, 2, bad[i], 1.0f, d, &loss, NULL), AG_EINVAL);
+        assert_non_null(strstr(ag_error_message(), "Huber loss: delta"));
+    }
+    const float inf[4] = {1, INFINITY, 1, 1};
+    assert_int_equal(ag_loss_huber(p, inf, 2, 2, 1.0, 1.0f, d, &loss, NULL), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "Huber loss: row 0, target 1 is infinite");
+}
+
 static void test_probabilities(void **state) {
     (void)state;
     float p[6] = {1, 2, 3, 1000, 1000, -1000};
@@ -249,15 +305,16 @@ static void test_losses_do_not_depend_on_threads(void **state) {
         y[i] = ag_rng_uniform(13, 1, (uint64_t)i) < 0.5f ? 1.0f : 0.0f;
     }
     for (int i = 0; i < N; i++) lab[i] = (int32_t)(ag_rng_u64(13, 2, (uint64_t)i) % (C + 1)) - 1;
-    double l[3][2];
+    double l[4][2];
     for (int t = 0; t < 2; t++) {
         ag_set_num_threads(t + 1);
         assert_int_equal(ag_loss_cross_entropy(z, lab, N, C, NULL, 1.0f, NULL, &l[0][t], NULL), AG_SUCCESS);
         assert_int_equal(ag_loss_bce_logits(z, y, N, C, NULL, 1.0f, NULL, &l[1][t], NULL), AG_SUCCESS);
         assert_int_equal(ag_loss_mse(z, y, N, C, 1.0f, NULL, &l[2][t], NULL), AG_SUCCESS);
+        assert_int_equal(ag_loss_huber(z, y, N, C, 1.5, 1.0f, NULL, &l[3][t], NULL), AG_SUCCESS);
     }
     ag_set_num_threads(0);
-    for (int k = 0; k < 3; k++) assert_memory_equal(&l[k][0], &l[k][1], sizeof(double));
+    for (int k = 0; k < 4; k++) assert_memory_equal(&l[k][0], &l[k][1], sizeof(double));
     free(z);
     free(y);
     free(lab);
@@ -272,6 +329,7 @@ int main(void) {
         cmocka_unit_test(test_bce_gradient_fd),
         cmocka_unit_test(test_bce_errors),
         cmocka_unit_test(test_mse),
+        cmocka_unit_test(test_huber),
         cmocka_unit_test(test_probabilities),
         cmocka_unit_test(test_losses_do_not_depend_on_threads),
     };

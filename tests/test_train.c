@@ -190,35 +190,53 @@ static void test_rings_versus_paths(void **state) {
     ag_trainset_destroy(&set);
 }
 
+/* The node count is learned with the mean squared error and with the Huber loss (which then gives
+ * other weights: the loss is the one trained on). */
 static void test_regression_counts_nodes(void **state) {
     (void)state;
-    ag_trainset_t set;
-    make_rings_and_paths(&set, AG_TASK_GRAPH_REGRESSION);
-    int64_t tr[40], te[8];
-    for (int i = 0; i < 40; i++) tr[i] = i;
-    for (int i = 0; i < 8; i++) te[i] = 40 + i;
-    ag_model_t *m = small_graph_model(AG_TASK_GRAPH_REGRESSION, 1, AG_READOUT_SUM);
-    ag_train_config_t tc;
-    ag_train_config_default(&tc, AG_TASK_GRAPH_REGRESSION);
-    tc.optim.lr = 0.01f;
-    tc.epochs = 150;
-    tc.batch_size = 8;
-    ag_train_result_t res;
-    assert_int_equal(ag_train(m, &set, tr, 40, NULL, 0, &tc, &res), AG_SUCCESS);
-    /* the target scaling is fitted on the training rows: sizes 5..12 */
-    const float *mean, *sd;
-    ag_model_target_scaling(m, &mean, &sd);
-    assert_true(mean[0] > 7.0f && mean[0] < 10.0f);
-    assert_true(sd[0] > 1.5f && sd[0] < 3.0f);
-    ag_scores_t sc;
-    assert_int_equal(ag_evaluate(m, &set, te, 8, &sc), AG_SUCCESS);
-    /* predicting the mean would give an RMSE of about 2.3 */
-    if (sc.rmse > 0.8) fail_msg("node-count RMSE %.3f > 0.8", sc.rmse);
-    float pred[8];
-    assert_int_equal(ag_predict(m, &set, te, 8, pred), AG_SUCCESS);
-    for (int i = 0; i < 8; i++) assert_float_equal(pred[i], set.targets[te[i]], 1.6f);
-    ag_model_destroy(m);
-    ag_trainset_destroy(&set);
+    float *first = NULL;
+    int64_t n_first = 0;
+    for (int huber = 0; huber < 2; huber++) {
+        ag_trainset_t set;
+        make_rings_and_paths(&set, AG_TASK_GRAPH_REGRESSION);
+        int64_t tr[40], te[8];
+        for (int i = 0; i < 40; i++) tr[i] = i;
+        for (int i = 0; i < 8; i++) te[i] = 40 + i;
+        ag_model_t *m = small_graph_model(AG_TASK_GRAPH_REGRESSION, 1, AG_READOUT_SUM);
+        ag_train_config_t tc;
+        ag_train_config_default(&tc, AG_TASK_GRAPH_REGRESSION);
+        tc.optim.lr = 0.01f;
+        tc.epochs = 150;
+        tc.batch_size = 8;
+        tc.huber_delta = huber ? 0.5f : 0.0f;
+        ag_train_result_t res;
+        assert_int_equal(ag_train(m, &set, tr, 40, NULL, 0, &tc, &res), AG_SUCCESS);
+        int64_t n_w;
+        float *w = weights_of(m, &n_w);
+        if (!first) {
+            first = w;
+            n_first = n_w;
+        } else {
+            assert_int_equal(n_w, n_first);
+            assert_true(memcmp(w, first, (size_t)n_w * sizeof(float)) != 0);
+            free(w);
+            free(first);
+        }
+        /* the target scaling is fitted on the training rows: sizes 5..12 */
+        const float *mean, *sd;
+        ag_model_target_scaling(m, &mean, &sd);
+        assert_true(mean[0] > 7.0f && mean[0] < 10.0f);
+        assert_true(sd[0] > 1.5f && sd[0] < 3.0f);
+        ag_scores_t sc;
+        assert_int_equal(ag_evaluate(m, &set, te, 8, &sc), AG_SUCCESS);
+        /* predicting the mean would give an RMSE of about 2.3 */
+        if (sc.rmse > 0.8) fail_msg("node-count RMSE %.3f > 0.8", sc.rmse);
+        float pred[8];
+        assert_int_equal(ag_predict(m, &set, te, 8, pred), AG_SUCCESS);
+        for (int i = 0; i < 8; i++) assert_float_equal(pred[i], set.targets[te[i]], 1.6f);
+        ag_model_destroy(m);
+        ag_trainset_destroy(&set);
+    }
 }
 
 /* Trains the SBM model briefly and returns all its weights. */
@@ -357,6 +375,15 @@ static void test_training_errors(void **state) {
     assert_int_equal(ag_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
     assert_non_null(strstr(ag_error_message(), "the data are for graph-classification"));
     set.task = AG_TASK_NODE_CLASSIFICATION;
+    tc.huber_delta = 1.0f;
+    assert_int_equal(ag_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "the Huber loss is for regression, not node-classification");
+    tc.huber_delta = -1.0f;
+    assert_int_equal(ag_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "Huber delta -1 must be a finite number >= 0"));
+    tc.huber_delta = NAN;
+    assert_int_equal(ag_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
+    tc.huber_delta = 0.0f;
     ag_metric_t mt;
     assert_int_equal(ag_metric_from_name("roc_auc", &mt), AG_SUCCESS);
     assert_int_equal(mt, AG_METRIC_ROC_AUC);

@@ -98,6 +98,8 @@ static void train_usage(FILE *out) {
         "  --patience N           stop after N epochs without validation improvement (default 30; 0 = never)\n"
         "  --min-epochs N         no early stop and no best-epoch choice before epoch N (default 0: none)\n"
         "  --clip X               clip the global gradient norm to X (default off)\n"
+        "  --huber DELTA          regression: train on the Huber loss, squared within DELTA standard\n"
+        "                         deviations of the target and linear beyond (default: mean squared error)\n"
         "  --schedule S           constant (default), cosine or step\n"
         "  --warmup N             warm-up epochs (default 0)\n"
         "  --seed S               seed of the model, the shuffling, dropout and random splits (default 1)\n"
@@ -213,6 +215,7 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     OPT_FLT("--lr", net.lr, 1e-12, 100.0);
     OPT_FLT("--weight-decay", net.weight_decay, 0.0, 100.0);
     OPT_FLT("--clip", net.clip, 0.0, 1e9);
+    OPT_FLT("--huber", net.huber, 1e-6, 1e6);
     OPT_FLAG("--no-ffn", net.no_ffn);
     OPT_FLAG("--no-sign-flip", net.no_sign_flip);
     OPT_FLAG("--no-residual", net.no_residual);

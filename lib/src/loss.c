@@ -142,20 +142,23 @@ ag_error_t ag_loss_bce_logits(const float *logits, const float *targets, int64_t
     return AG_SUCCESS;
 }
 
-ag_error_t ag_loss_mse(const float *pred, const float *targets, int64_t n_rows, int64_t n_tasks, float scale,
-                       float *dpred, double *loss, int64_t *n_counted) {
-    AG_CHECK(check_sizes("mean squared error", n_rows, n_tasks, "targets per row"));
+/* Mean squared error (delta <= 0) or Huber loss with threshold delta, over the targets not NaN. */
+static ag_error_t regression_loss(const char *what, const float *pred, const float *targets, int64_t n_rows,
+                                  int64_t n_tasks, double delta, float scale, float *dpred, double *loss,
+                                  int64_t *n_counted) {
+    AG_CHECK(check_sizes(what, n_rows, n_tasks, "targets per row"));
     const int64_t N = n_rows, T = n_tasks;
     int64_t counted = 0;
     for (int64_t j = 0; j < N * T; j++) {
         if (isnan(targets[j])) continue;
         if (isinf(targets[j]))
-            return AG_ERROR(AG_EINVAL, "mean squared error: row %lld, target %lld is infinite",
-                            (long long)(j / T), (long long)(j % T));
+            return AG_ERROR(AG_EINVAL, "%s: row %lld, target %lld is infinite", what, (long long)(j / T),
+                            (long long)(j % T));
         counted++;
     }
     double part[LOSS_CHUNKS] = {0};
-    const double gk = counted > 0 ? 2.0 * (double)scale / (double)counted : 0.0;
+    /* d/dd of d^2 is 2 d; of Huber's d^2 / 2 inside delta, d, and outside, delta sign(d) */
+    const double gk = counted > 0 ? (delta > 0.0 ? 1.0 : 2.0) * (double)scale / (double)counted : 0.0;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int k = 0; k < LOSS_CHUNKS; k++) {
         double acc = 0.0;
@@ -164,15 +167,34 @@ ag_error_t ag_loss_mse(const float *pred, const float *targets, int64_t n_rows, 
                 if (dpred) dpred[j] = 0.0f;
                 continue;
             }
-            double d = (double)pred[j] - targets[j];
-            acc += d * d;
-            if (dpred) dpred[j] = (float)(gk * d);
+            double d = (double)pred[j] - targets[j], g = d;
+            if (delta <= 0.0) {
+                acc += d * d;
+            } else if (fabs(d) <= delta) {
+                acc += 0.5 * d * d;
+            } else {
+                acc += delta * (fabs(d) - 0.5 * delta);
+                g = d > 0.0 ? delta : -delta;
+            }
+            if (dpred) dpred[j] = (float)(gk * g);
         }
         part[k] = acc;
     }
     *loss = counted > 0 ? sum_chunks(part) / (double)counted : 0.0;
     if (n_counted) *n_counted = counted;
     return AG_SUCCESS;
+}
+
+ag_error_t ag_loss_mse(const float *pred, const float *targets, int64_t n_rows, int64_t n_tasks, float scale,
+                       float *dpred, double *loss, int64_t *n_counted) {
+    return regression_loss("mean squared error", pred, targets, n_rows, n_tasks, 0.0, scale, dpred, loss, n_counted);
+}
+
+ag_error_t ag_loss_huber(const float *pred, const float *targets, int64_t n_rows, int64_t n_tasks, double delta,
+                         float scale, float *dpred, double *loss, int64_t *n_counted) {
+    if (!(delta > 0.0) || !isfinite(delta))
+        return AG_ERROR(AG_EINVAL, "Huber loss: delta %g must be a finite number > 0", delta);
+    return regression_loss("Huber loss", pred, targets, n_rows, n_tasks, delta, scale, dpred, loss, n_counted);
 }
 
 void ag_softmax_rows(const float *logits, int64_t n_rows, int64_t n_classes, float *probs) {

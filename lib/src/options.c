@@ -56,6 +56,7 @@ ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *t, ag
     if (t->lr > 0) tc->optim.lr = (float)t->lr;
     if (t->weight_decay >= 0) tc->optim.weight_decay = (float)t->weight_decay;
     if (t->clip >= 0) tc->clip_norm = (float)t->clip;
+    if (t->huber > 0) tc->huber_delta = (float)t->huber;
     if (t->epochs > 0) tc->epochs = t->epochs;
     if (t->batch_size > 0) tc->batch_size = t->batch_size;
     if (t->patience >= 0) tc->patience = t->patience;

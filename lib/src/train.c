@@ -254,9 +254,10 @@ typedef struct loss_buf_t {
     int64_t cap;
 } loss_buf_t;
 
+/* huber_delta > 0: regression trains on the Huber loss (ag_train_config_t); scores use 0 (MSE). */
 static ag_error_t batch_loss(const ag_model_t *model, const ag_trainset_t *set, const int64_t *row_target,
-                             int64_t rows, const float *out, float *dout, loss_buf_t *lb, double *loss,
-                             int64_t *counted) {
+                             int64_t rows, const float *out, float *dout, loss_buf_t *lb, float huber_delta,
+                             double *loss, int64_t *counted) {
     const ag_model_config_t *c = ag_model_config(model);
     int64_t C = c->n_out, count;
     if (ag_i_mul_overflow(rows, C, &count))
@@ -294,6 +295,7 @@ static ag_error_t batch_loss(const ag_model_t *model, const ag_trainset_t *set, 
         }
     if (c->task == AG_TASK_GRAPH_MULTITASK)
         return ag_loss_bce_logits(out, lb->targets, rows, C, NULL, 1.0f, dout, loss, counted);
+    if (huber_delta > 0.0f) return ag_loss_huber(out, lb->targets, rows, C, huber_delta, 1.0f, dout, loss, counted);
     return ag_loss_mse(out, lb->targets, rows, C, 1.0f, dout, loss, counted);
 }
 
@@ -448,7 +450,7 @@ ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_t
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pcls, n, sizeof(int32_t), "labels");
     rows_ctx_t rows = {set, idx, n};
     if (rc == AG_SUCCESS) rc = mean_of_members(models, k, nC, rows_forward, &rows, raw);
-    if (rc == AG_SUCCESS) rc = batch_loss(model, set, idx, n, raw, dtmp, &lb, &s->loss, &s->n);
+    if (rc == AG_SUCCESS) rc = batch_loss(model, set, idx, n, raw, dtmp, &lb, 0.0f, &s->loss, &s->n);
     if (rc == AG_SUCCESS) {
         if (is_classification(c->task)) {
             ag_argmax_rows(raw, n, C, pcls);
@@ -658,6 +660,12 @@ static void config_text(const ag_train_config_t *cfg, int64_t n_train, char *buf
         snprintf(buf + len, n > len ? n - len : 0, " sign_flip %lld+%lld", (long long)cfg->flip_col0,
                  (long long)cfg->flip_cols);
     }
+    if (cfg->huber_delta > 0.0f) {
+        uint32_t h;
+        memcpy(&h, &cfg->huber_delta, sizeof h);
+        size_t len = strlen(buf);
+        snprintf(buf + len, n > len ? n - len : 0, " huber %08x", (unsigned)h);
+    }
 }
 
 /* A number after "key " in a text config_text() wrote; -1 (never a valid value of the keys read)
@@ -792,6 +800,11 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
     if (cfg->flip_cols < 0 || cfg->flip_col0 < 0 || (cfg->flip_cols > 0 && cfg->flip_col0 + cfg->flip_cols > c->in_dim))
         return AG_ERROR(AG_EINVAL, "sign-flip columns %lld + %lld are not within the %lld input columns",
                         (long long)cfg->flip_col0, (long long)cfg->flip_cols, (long long)c->in_dim);
+    if (!(cfg->huber_delta >= 0.0f) || !isfinite(cfg->huber_delta))
+        return AG_ERROR(AG_EINVAL, "Huber delta %g must be a finite number >= 0 (0: mean squared error)",
+                        (double)cfg->huber_delta);
+    if (cfg->huber_delta > 0.0f && !is_regression(c->task))
+        return AG_ERROR(AG_EINVAL, "the Huber loss is for regression, not %s", ag_task_name(c->task));
     if (resume) AG_CHECK(check_resume(resume, cfg, params, train_idx, n_train, steps_per_epoch));
     if (is_regression(c->task)) AG_CHECK(fit_target_scaling(model, set, train_idx, n_train));
 
@@ -912,7 +925,8 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
             double loss = 0.0;
             int64_t counted = 0;
             rc = ag_model_forward(model, &batch, 1, &st.rng, out);
-            if (rc == AG_SUCCESS) rc = batch_loss(model, set, row_target, rows, out, dout, &lb, &loss, &counted);
+            if (rc == AG_SUCCESS) rc = batch_loss(model, set, row_target, rows, out, dout, &lb, cfg->huber_delta, &loss,
+                                             &counted);
             if (rc == AG_SUCCESS && counted > 0) rc = ag_model_backward(model, &batch, dout);
             ag_batch_destroy(&batch);
             if (rc != AG_SUCCESS) goto done;

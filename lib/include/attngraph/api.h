@@ -248,6 +248,8 @@ typedef struct ag_net_train_options_t {
     int no_sign_flip;          /* graph tasks: 1 trains on the Laplacian columns' signs as computed
                                   (default 0: random signs per graph and step, train.h's
                                   flip_cols); node tasks never flip (one graph, one sign) */
+    double huber;              /* regression: > 0 trains on the Huber loss with this threshold, in
+                                  standard deviations of the target (train.h's huber_delta); 0: MSE */
 } ag_net_train_options_t;
 
 /** \function ag_net_train_options_init

@@ -82,6 +82,19 @@ ag_error_t ag_loss_mse(const float *pred, const float *targets, int64_t n_rows, 
                        float *dpred, double *loss, int64_t *n_counted);
 
 /**
+ * \function ag_loss_huber
+ * Huber loss for regression (PyTorch's HuberLoss): per target d = pred - y, d^2 / 2 where
+ * |d| <= delta and delta (|d| - delta / 2) beyond, averaged over the targets that are not NaN;
+ * the gradient is d, or delta sign(d) beyond delta, over the count. Squared near the target, linear
+ * far from it: a few badly predicted training targets pull the weights less than under the mean
+ * squared error. Arguments as ag_loss_mse().
+ * \return AG_SUCCESS, AG_EINVAL (bad sizes, an infinite target, delta not finite and > 0).
+ * Time complexity: O(N T).
+ */
+ag_error_t ag_loss_huber(const float *pred, const float *targets, int64_t n_rows, int64_t n_tasks, double delta,
+                         float scale, float *dpred, double *loss, int64_t *n_counted);
+
+/**
  * \function ag_softmax_rows
  * Class probabilities from logits: a numerically stable softmax of each row.
  * \param logits (N x C).

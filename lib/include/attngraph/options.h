@@ -32,7 +32,7 @@ extern "C" {
  * \function ag_net_train_options_train_config
  * The training configuration of the options: the task's defaults (ag_train_config_default), the
  * preset's (gat: lr 0.005, weight decay 5e-4, patience 100), then every option that is set
- * (optimizer, schedule, metric, lr, weight_decay, clip, epochs, batch_size, patience, warmup, seed,
+ * (optimizer, schedule, metric, lr, weight_decay, clip, huber, epochs, batch_size, patience, warmup, seed,
  * no_train_metric, progress). `threads` is left to the caller (a process-wide setting).
  * \param opts Options (ag_net_train_options_init for the defaults).
  * \param task The task being trained.

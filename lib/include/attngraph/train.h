@@ -137,6 +137,10 @@ typedef struct ag_train_config_t {
      * sees them as they are. The signs have a random stream of their own: shuffling and dropout
      * are those of the same run without flipping. 0 columns: off. */
     int64_t flip_col0, flip_cols;
+    /* Regression: > 0 trains on the Huber loss with this threshold (in standard deviations of the
+     * target, which is standardised) instead of the mean squared error; 0: MSE. Scores and the
+     * reported evaluation loss stay the mean squared error. */
+    float huber_delta;
 } ag_train_config_t;
 
 /** \function ag_train_config_default
