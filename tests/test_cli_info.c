@@ -203,6 +203,16 @@ static void test_usage(void **state) {
     assert_int_equal(r.code, 0);
     assert_true(!strncmp(r.out, "usage: attn-graph info ", 23));
     assert_string_equal(r.err, "");
+    /* options may follow the files; after "--" everything is a file */
+    ag_cli_run_t before;
+    ag_cli_run(&before, NULL, "info --json graphs/social/karate.gml graphs/models/karate.safetensors");
+    ag_cli_run(&r, NULL, "info graphs/social/karate.gml --json graphs/models/karate.safetensors");
+    assert_int_equal(r.code, 0);
+    assert_string_equal(r.out, before.out);
+    ag_cli_run(&r, NULL, "info graphs/social/karate.gml -- --json");
+    assert_int_equal(r.code, 3);
+    assert_non_null(strstr(r.err, "attn-graph: --json: "));
+    assert_non_null(strstr(r.out, "graphs/social/karate.gml")); /* the good file is still described */
 }
 
 static void test_stdin_and_format(void **state) {

@@ -430,6 +430,10 @@ static void test_smooth(void **state) {
     ag_cli_run_ok(&ev, "info %s/s.safetensors", dir);
     assert_non_null(strstr(ev.out, "\npost-processing: Correct and Smooth, correct 0.5, smooth 0.8, 50 iterations "
                                    "(eval and label apply it; --no-smooth for the model alone)\n"));
+    ag_cli_run_ok(&ev, "info %s/s.safetensors --json", dir);
+    assert_non_null(strstr(ev.out, "\"bundle_version\": 3, "));
+    assert_non_null(strstr(ev.out, ", \"smooth\": {\"correct_alpha\":0.5,\"smooth_alpha\":0.80000000000000004,"
+                                   "\"iterations\":50}}"));
     ag_cli_run_ok(&ev, "info %s/k.safetensors", dir);
     assert_null(strstr(ev.out, "post-processing"));
     ag_cli_run_ok(&ev, "eval --model %s/s.safetensors graphs/social/karate.gml --train-nodes 0,33", dir);

@@ -159,16 +159,23 @@ static int info_file(const char *path, ag_format_t format, int directed, int jso
 
 int ag_cmd_info(int argc, char **argv) {
     ag_format_t format = AG_FORMAT_AUTO;
-    int directed = 0, json = 0, i = 1;
-    for (; i < argc; i++) {
+    int directed = 0, json = 0, n_files = 0;
+    /* options may follow the files, as GNU tools allow; after "--" every argument is a file */
+    const char **files = malloc(sizeof *files * (size_t)(argc > 0 ? argc : 1)); /* (argc) the files in order */
+    if (!files) {
+        fprintf(stderr, "attn-graph: info: out of memory\n");
+        return AG_EXIT_FAILURE;
+    }
+    int code = AG_EXIT_OK, only_files = 0;
+    for (int i = 1; i < argc && code == AG_EXIT_OK; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
-        }
-        if (a[0] != '-' || !strcmp(a, "-")) break;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        if (only_files || a[0] != '-' || !strcmp(a, "-")) {
+            files[n_files++] = a;
+        } else if (!strcmp(a, "--")) {
+            only_files = 1;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             info_usage(stdout);
+            free(files);
             return AG_EXIT_OK;
         } else if (!strcmp(a, "--json")) {
             json = 1;
@@ -178,27 +185,26 @@ int ag_cmd_info(int argc, char **argv) {
             const char *value = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             if (!value) {
                 fprintf(stderr, "attn-graph: info: --format needs a value\n");
-                return AG_EXIT_USAGE;
-            }
-            if (ag_format_from_name(value, &format)) {
+                code = AG_EXIT_USAGE;
+            } else if (ag_format_from_name(value, &format)) {
                 fprintf(stderr, "attn-graph: info: %s\n", ag_error_message());
-                return AG_EXIT_USAGE;
+                code = AG_EXIT_USAGE;
             }
         } else {
             fprintf(stderr, "attn-graph: info: unknown option '%s' (see 'attn-graph info --help')\n", a);
-            return AG_EXIT_USAGE;
+            code = AG_EXIT_USAGE;
         }
     }
-    if (i >= argc) {
+    if (code == AG_EXIT_OK && n_files == 0) {
         fprintf(stderr, "attn-graph: info: no graph file given (see 'attn-graph info --help')\n");
-        return AG_EXIT_USAGE;
+        code = AG_EXIT_USAGE;
     }
     /* Keep going after a bad file so that one run reports on all of them. */
-    int exit_code = AG_EXIT_OK;
-    for (int first = 1; i < argc; i++) {
-        int code = info_file(argv[i], format, directed, json, first);
-        if (code == AG_EXIT_OK) first = 0;
-        else if (exit_code == AG_EXIT_OK) exit_code = code;
+    for (int f = 0, first = 1; f < n_files && code != AG_EXIT_USAGE; f++) {
+        int c = info_file(files[f], format, directed, json, first);
+        if (c == AG_EXIT_OK) first = 0;
+        else if (code == AG_EXIT_OK) code = c;
     }
-    return exit_code;
+    free(files);
+    return code;
 }
