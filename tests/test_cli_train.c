@@ -453,6 +453,30 @@ static void test_smooth(void **state) {
     ag_cli_run_ok(&lab, "label --model %s/s.safetensors graphs/social/karate.gml --no-smooth", dir);
     ag_cli_run_ok(&lab2, "label --model %s/k.safetensors graphs/social/karate.gml", dir);
     assert_string_equal(lab.out, lab2.out);
+    /* explain predicts as label does: the stored weights, the given ones, or none */
+    const char *how[4] = {"s.safetensors", "k.safetensors --smooth 0.8 --correct 0.5", "s.safetensors --no-smooth",
+                          "k.safetensors"};
+    for (int k = 0; k < 4; k++) {
+        snprintf(args, sizeof args, "explain --model %s/%s graphs/social/karate.gml -o %s/e%d.gml --svg %s/e%d.svg",
+                 dir, how[k], dir, k, dir, k);
+        ag_cli_run(&ev, NULL, args);
+        if (ev.code != 0) fail_msg("'%s': exit %d: %s", args, ev.code, ev.err);
+    }
+    char *files[4][2];
+    size_t sizes[4][2];
+    for (int k = 0; k < 4; k++)
+        for (int f = 0; f < 2; f++) {
+            char path[128];
+            snprintf(path, sizeof path, "%s/e%d.%s", dir, k, f ? "svg" : "gml");
+            assert_non_null(files[k][f] = (char *)ag_test_read_file(path, &sizes[k][f]));
+        }
+    /* and the smoothing changes classes here (the known clubs propagate) */
+    assert_true(sizes[0][0] != sizes[2][0] || memcmp(files[0][0], files[2][0], sizes[0][0]) != 0);
+    for (int f = 0; f < 2; f++) {
+        for (int k = 0; k < 4; k += 2) /* stored = given; --no-smooth = a model without weights */
+            assert_true(sizes[k][f] == sizes[k + 1][f] && !memcmp(files[k][f], files[k + 1][f], sizes[k][f]));
+        for (int k = 0; k < 4; k++) free(files[k][f]);
+    }
     /* stored weights and a graph without known classes: the model's own predictions, and a note */
     ag_cli_run_ok(&lab, "label --model %s/s.safetensors %s/noclub.gml", dir, dir);
     ag_cli_run_ok(&lab2, "label --model %s/k.safetensors %s/noclub.gml", dir, dir);

@@ -24,6 +24,7 @@ static void explain_usage(FILE *out) {
         "usage: attn-graph explain [--model MODEL.safetensors] GRAPH -o OUT.gml|OUT.graphml [--svg FILE.svg]\n"
         "                          [--layer L] [--format F] [--directed] [--node-table FILE]\n"
         "                          [--table-id-attr ATTR] [--threads N]\n"
+        "                          [--smooth ALPHA [--correct ALPHA] | --no-smooth]\n"
         "\n"
         "Runs the model on GRAPH and writes the graph (GML or GraphML by the extension of OUT) with the\n"
         "attention weights of every layer L (0-based) and head H:\n"
@@ -51,6 +52,9 @@ static void explain_usage(FILE *out) {
         "  --node-table FILE    the node feature table, when the model was trained with one\n"
         "  --table-id-attr ATTR vertex attribute matched to the table's ids (default 'id')\n"
         "  --threads N          OpenMP / BLAS threads\n"
+        "  --smooth ALPHA       node classification: 'pred' and the drawing's classes after Correct and\n"
+        "  [--correct ALPHA]    Smooth, as 'attn-graph label' (a model trained with --smooth applies its\n"
+        "  --no-smooth          own weights unless --no-smooth); attention weights are the model's\n"
         "  --help               this message\n"
         "\n"
         "Exit codes: 0 success, 1 unexpected failure (cannot write), 2 bad command line, 3 bad input\n"
@@ -378,6 +382,8 @@ int ag_cmd_explain(int argc, char **argv) {
     cli_graph_opts_init(&o);
     const char *svg_path = NULL;
     int64_t layer = -1;
+    cli_smooth_t smooth; /* node classification: the predictions as 'attn-graph label' makes them */
+    cli_smooth_init(&smooth);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -385,6 +391,7 @@ int ag_cmd_explain(int argc, char **argv) {
             return AG_EXIT_OK;
         }
         int r = cli_graph_option(&o, CMD, argc, argv, &i);
+        if (r == 0) r = cli_smooth_option(CMD, argc, argv, &i, &smooth, 1);
         if (r == 0 && (r = cli_opt(CMD, "--svg", argc, argv, &i, &v)) > 0) svg_path = v;
         else if (r == 0 && (r = cli_opt(CMD, "--layer", argc, argv, &i, &v)) > 0) {
             if (cli_int(CMD, "--layer", v, 0, AG_MODEL_MAX_BLOCKS - 1, &layer) < 0) r = -1;
@@ -421,7 +428,9 @@ int ag_cmd_explain(int argc, char **argv) {
                 "first member's\n", o.model_path, (long long)p.b.n_members);
     layer_attn_t la[AG_MODEL_MAX_BLOCKS];
     memset(la, 0, sizeof la);
-    code = cli_prediction_run(&p, &o, CMD);
+    code = cli_smooth_check(CMD, &smooth, task);
+    if (code == AG_EXIT_OK) code = cli_prediction_run(&p, &o, CMD);
+    if (code == AG_EXIT_OK && cli_smooth_wanted(&smooth, &p.b)) code = cli_prediction_smooth(&p, &o, &smooth, CMD);
     for (int l = 0; l < L && code == AG_EXIT_OK; l++) code = map_layer(p.b.model, &p.run.batch, l, &p.ig, &la[l]);
     if (code == AG_EXIT_OK) {
         cli_igraph_catch();

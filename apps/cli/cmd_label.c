@@ -179,46 +179,6 @@ static int set_attributes(igraph_t *ig, const ag_bundle_t *b, ag_task_t task, co
     return bad ? -1 : 0;
 }
 
-/* --smooth: the model's probabilities corrected and smoothed over the graph, the classes the
- * graph's vertices already have in the model's label attribute being the known ones. */
-static int smooth_predictions(cli_prediction_t *p, const cli_graph_opts_t *o, const cli_smooth_t *s) {
-    const char *attr = p->b.label_attr;
-    const ag_smooth_config_t *cfg = &s->cfg;
-    if (!s->given && !(attr && igraph_cattribute_has_attr(&p->ig, IGRAPH_ATTRIBUTE_VERTEX, attr))) {
-        /* the model's own weights: a graph without known classes is still labelled, by the model */
-        fprintf(stderr, "attn-graph: note: %s's Correct and Smooth propagates the known classes of vertex attribute "
-                "'%s', which %s does not have: the model's own predictions are written\n", o->model_path,
-                attr ? attr : "?", o->graph_path);
-        return AG_EXIT_OK;
-    }
-    if (!attr) {
-        fprintf(stderr, "attn-graph: label: --smooth: %s does not name the vertex attribute of its classes\n",
-                o->model_path);
-        return AG_EXIT_MODEL;
-    }
-    if (!igraph_cattribute_has_attr(&p->ig, IGRAPH_ATTRIBUTE_VERTEX, attr)) {
-        fprintf(stderr, "attn-graph: label: --smooth propagates the known classes, read from vertex attribute '%s': "
-                "%s has no such attribute\n", attr, o->graph_path);
-        return AG_EXIT_INPUT;
-    }
-    cli_smooth_note(s, o->model_path);
-    ag_labels_t known;
-    ag_error_t rc = ag_labels_from_attr(&known, &p->ig, attr, (const char *const *)p->b.names, p->b.n_names);
-    if (rc) return ag_cli_fail_in(o->graph_path, rc);
-    const int64_t N = p->run.rows, C = p->b.n_names;
-    float *out = malloc(sizeof(float) * (size_t)(N > 0 ? N : 1) * (size_t)C); /* (N x C) */
-    if (!out) rc = AG_ENOMEM;
-    if (rc == AG_SUCCESS) rc = ag_label_smooth_csr(&p->run.g, p->run.Y, C, known.y, cfg, out);
-    if (rc == AG_SUCCESS) memcpy(p->run.Y, out, sizeof(float) * (size_t)N * (size_t)C);
-    free(out);
-    ag_labels_destroy(&known);
-    if (rc == AG_ENOMEM) {
-        fprintf(stderr, "attn-graph: out of memory\n");
-        return AG_EXIT_FAILURE;
-    }
-    return rc ? ag_cli_fail_in(o->graph_path, rc) : AG_EXIT_OK;
-}
-
 int ag_cmd_label(int argc, char **argv) {
     cli_graph_opts_t o;
     cli_graph_opts_init(&o);
@@ -265,7 +225,7 @@ int ag_cmd_label(int argc, char **argv) {
     }
     if (code == AG_EXIT_OK) code = cli_smooth_check(CMD, &smooth, task);
     if (code == AG_EXIT_OK) code = cli_prediction_run(&p, &o, CMD);
-    if (code == AG_EXIT_OK && cli_smooth_wanted(&smooth, &p.b)) code = smooth_predictions(&p, &o, &smooth);
+    if (code == AG_EXIT_OK && cli_smooth_wanted(&smooth, &p.b)) code = cli_prediction_smooth(&p, &o, &smooth, CMD);
     if (code == AG_EXIT_OK) {
         cli_igraph_catch();
         int (*table)(FILE *, const ag_bundle_t *, ag_task_t, const igraph_t *, const float *) =

@@ -394,3 +394,41 @@ void cli_prediction_destroy(cli_prediction_t *p) {
     if (p->have_bundle) ag_bundle_destroy(&p->b);
     memset(p, 0, sizeof *p);
 }
+
+int cli_prediction_smooth(cli_prediction_t *p, const cli_graph_opts_t *o, const cli_smooth_t *s, const char *cmd) {
+    const char *attr = p->b.label_attr;
+    const ag_smooth_config_t *cfg = &s->cfg;
+    if (!s->given && !(attr && igraph_cattribute_has_attr(&p->ig, IGRAPH_ATTRIBUTE_VERTEX, attr))) {
+        /* the model's own weights: a graph without known classes is still labelled, by the model */
+        fprintf(stderr, "attn-graph: note: %s's Correct and Smooth propagates the known classes of vertex attribute "
+                "'%s', which %s does not have: the model's own predictions are written\n", o->model_path,
+                attr ? attr : "?", o->graph_path);
+        return AG_EXIT_OK;
+    }
+    if (!attr) {
+        fprintf(stderr, "attn-graph: %s: --smooth: %s does not name the vertex attribute of its classes\n", cmd,
+                o->model_path);
+        return AG_EXIT_MODEL;
+    }
+    if (!igraph_cattribute_has_attr(&p->ig, IGRAPH_ATTRIBUTE_VERTEX, attr)) {
+        fprintf(stderr, "attn-graph: %s: --smooth propagates the known classes, read from vertex attribute '%s': "
+                "%s has no such attribute\n", cmd, attr, o->graph_path);
+        return AG_EXIT_INPUT;
+    }
+    cli_smooth_note(s, o->model_path);
+    ag_labels_t known;
+    ag_error_t rc = ag_labels_from_attr(&known, &p->ig, attr, (const char *const *)p->b.names, p->b.n_names);
+    if (rc) return ag_cli_fail_in(o->graph_path, rc);
+    const int64_t N = p->run.rows, C = p->b.n_names;
+    float *out = malloc(sizeof(float) * (size_t)(N > 0 ? N : 1) * (size_t)C); /* (N x C) */
+    if (!out) rc = AG_ENOMEM;
+    if (rc == AG_SUCCESS) rc = ag_label_smooth_csr(&p->run.g, p->run.Y, C, known.y, cfg, out);
+    if (rc == AG_SUCCESS) memcpy(p->run.Y, out, sizeof(float) * (size_t)N * (size_t)C);
+    free(out);
+    ag_labels_destroy(&known);
+    if (rc == AG_ENOMEM) {
+        fprintf(stderr, "attn-graph: out of memory\n");
+        return AG_EXIT_FAILURE;
+    }
+    return rc ? ag_cli_fail_in(o->graph_path, rc) : AG_EXIT_OK;
+}

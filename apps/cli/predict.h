@@ -10,6 +10,7 @@
 #include <attngraph/model.h>
 #include <attngraph/modelfile.h>
 #include "cli.h"
+#include "learn.h"
 
 int ag_cmd_classify(int argc, char **argv);
 int ag_cmd_label(int argc, char **argv);
@@ -152,5 +153,11 @@ int cli_prediction_load(cli_prediction_t *p, cli_graph_opts_t *o, const char *cm
 int cli_prediction_run(cli_prediction_t *p, const cli_graph_opts_t *o, const char *cmd);
 
 void cli_prediction_destroy(cli_prediction_t *p);
+
+/* Node classification: the run's probabilities corrected and smoothed over the graph (s->cfg), the
+ * classes the graph's vertices already have in the model's label attribute being the known ones.
+ * Weights the user gave need that attribute (exit 3 without it); the model's own weights, missing
+ * it, leave the probabilities as they are, with a note. Returns an exit code. */
+int cli_prediction_smooth(cli_prediction_t *p, const cli_graph_opts_t *o, const cli_smooth_t *s, const char *cmd);
 
 #endif
