@@ -726,6 +726,12 @@ static void test_tu_option(void **state) {
     assert_string_equal(ev.out, tr.out);
     ag_cli_run_ok(&ev, "info %s/d.safetensors", dir);
     assert_non_null(strstr(ev.out, "\nstructure: degree (standardised: mean "));
+    /* a cross-validation says it once, not once per fold */
+    ag_cli_run_ok(&ev, "train --tu %s --kfold 4 --epochs 1 --hidden 8 --heads 2 --threads 1", dir);
+    const char *note = strstr(ev.err, "attn-graph: note: the graphs have no usable vertex attribute");
+    assert_non_null(note);
+    assert_null(strstr(note + 1, "attn-graph: note: the graphs have no usable vertex attribute"));
+    assert_non_null(strstr(ev.out, "\ncv: accuracy "));
     snprintf(args, sizeof args, "train --tu %s/NOPE --quiet", dir);
     ag_cli_run(&ev, NULL, args);
     assert_int_equal(ev.code, 3);

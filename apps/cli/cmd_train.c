@@ -445,9 +445,10 @@ typedef struct train_job_t {
 } train_job_t;
 
 /* One training on the fold d->fold of the loaded data, its test scores in *sc; *task_out is the
- * task trained. Prints the progress and errors, not the scores; returns the exit code. */
+ * task trained. Prints the progress and errors, not the scores (nor, unless first_run, the notes
+ * about the data that every fold of a cross-validation would repeat); returns the exit code. */
 static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli_data_t *d, ag_scores_t *sc,
-                     ag_task_t *task_out) {
+                     ag_task_t *task_out, int first_run) {
     train_opts_t t = job->t;
     ag_task_t task = job->task;
     const int task_given = job->task_given;
@@ -498,7 +499,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                         "attn-graph: note: vertex attribute '%s' mirrors the label '%s' and is not used as a feature\n",
                         p.excluded[i], o->label_attr);
     }
-    if (rc == AG_SUCCESS && !fc.degree && p.featurizer.degree && !t.quiet)
+    if (rc == AG_SUCCESS && !fc.degree && p.featurizer.degree && !t.quiet && first_run)
         fprintf(stderr, "attn-graph: note: the %s no usable vertex attribute: the degree is the feature, "
                 "standardised (as --degree --normalize standard)\n", d->graph_level ? "graphs have" : "graph has");
     if (rc) {
@@ -752,7 +753,7 @@ static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t
     for (int64_t f = 0; f < n && code == AG_EXIT_OK; f++) {
         d->fold = d->split.folds[f];
         if (!t->quiet) fprintf(stderr, "attn-graph: fold %lld/%lld\n", (long long)f + 1, (long long)n);
-        code = train_one(job, o, d, &all[f], &task);
+        code = train_one(job, o, d, &all[f], &task, f == 0);
         if (code == AG_EXIT_OK) cli_print_fold_scores(stdout, f, task, &all[f], t->json);
     }
     if (code == AG_EXIT_OK) cli_print_cv_summary(stdout, task, all, n, t->json);
@@ -832,7 +833,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         code = train_cv(&job, &o, &d);
     } else if (code == AG_EXIT_OK) {
         ag_scores_t sc;
-        code = train_one(&job, &o, &d, &sc, &task);
+        code = train_one(&job, &o, &d, &sc, &task, 1);
         if (code == AG_EXIT_OK) cli_print_scores(stdout, "test", task, &sc, t.json);
     }
     cli_data_destroy(&d);
