@@ -832,6 +832,15 @@ static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, i
     return err;
 }
 
+/* Degree columns need every graph of one kind: 1 or 2 columns per vertex. */
+static ag_error_t check_one_kind(const ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count) {
+    for (int64_t g = 1; g < count; g++)
+        if (graph_directed(graphs[g]) != f->directed)
+            return AG_ERROR(AG_EMISMATCH, "graph %lld is %s but graph 0 is %s: degree columns need one kind",
+                            (long long)g, f->directed ? "undirected" : "directed", f->directed ? "directed" : "undirected");
+    return AG_SUCCESS;
+}
+
 ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *cfg, const igraph_t *const *graphs, int64_t count) {
     memset(f, 0, sizeof *f);
     if (!cfg || !graphs) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: NULL argument");
@@ -852,15 +861,17 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
     f->lap_pe_scaled = 1;
     f->rw_pe_k = cfg->rw_pe_k;
     f->directed = graph_directed(graphs[0]);
-    ag_error_t err = AG_SUCCESS;
-    for (int64_t g = 1; f->degree && g < count; g++)
-        if (graph_directed(graphs[g]) != f->directed) {
-            err = AG_ERROR(AG_EMISMATCH, "graph %lld is %s but graph 0 is %s: degree columns need one kind", (long long)g,
-                           f->directed ? "undirected" : "directed", f->directed ? "directed" : "undirected");
-            break;
-        }
+    ag_error_t err = f->degree ? check_one_kind(f, graphs, count) : AG_SUCCESS;
     if (err == AG_SUCCESS) err = select_attrs(cfg, graphs, count, 0, &f->vattrs, &f->n_vattrs);
     if (err == AG_SUCCESS) err = select_attrs(cfg, graphs, count, 1, &f->eattrs, &f->n_eattrs);
+    if (err == AG_SUCCESS && cfg->degree_if_featureless && f->n_vattrs == 0 && !f->degree && !f->lap_pe_k &&
+        !f->rw_pe_k) {
+        /* no column at all: the degree instead, standardised, since raw degrees run to the hundreds
+         * on social graphs (AG_NORM_L1_ROWS would leave them raw, having no attribute to act on) */
+        f->degree = 1;
+        f->norm = AG_NORM_STANDARDIZE;
+        err = check_one_kind(f, graphs, count);
+    }
     for (int is_edge = 0; is_edge < 2 && err == AG_SUCCESS; is_edge++) {
         ag_feature_attr_t *attrs = is_edge ? f->eattrs : f->vattrs;
         int64_t n = is_edge ? f->n_eattrs : f->n_vattrs;
@@ -885,16 +896,6 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
         }
     }
     if (err != AG_SUCCESS) ag_featurizer_destroy(f);
-    if (err == AG_SUCCESS && f->n_features == 0 && cfg->degree_if_featureless) {
-        /* raw degrees run to the hundreds on social graphs: standardised (AG_NORM_L1_ROWS would
-         * leave them raw, having no attribute column to act on) */
-        ag_featurizer_config_t c = *cfg;
-        c.degree = 1;
-        c.degree_if_featureless = 0;
-        c.norm = AG_NORM_STANDARDIZE;
-        ag_featurizer_destroy(f);
-        return ag_featurizer_fit(f, &c, graphs, count);
-    }
     return err;
 }
 
