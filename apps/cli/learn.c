@@ -481,14 +481,14 @@ int cli_smooth_option(const char *cmd, int argc, char **argv, int *i, cli_smooth
     const char *v;
     int r;
     if ((r = cli_opt(cmd, "--smooth", argc, argv, i, &v)) != 0) {
-        if (r > 0 && !strcmp(v, "auto") && !allow_off) {
+        if (r > 0 && !strcmp(v, "auto")) {
+            if (allow_off) {
+                fprintf(stderr, "attn-graph: %s: --smooth auto is train's (it chooses on the validation part while "
+                        "training); give the weights here\n", cmd);
+                return -1;
+            }
             s->automatic = 1;
             return 1;
-        }
-        if (r > 0 && !strcmp(v, "auto")) {
-            fprintf(stderr, "attn-graph: %s: --smooth auto is train's (it chooses on the validation part while "
-                    "training); give the weights here\n", cmd);
-            return -1;
         }
         if (r < 0 || cli_float(cmd, "--smooth", v, 0.0, 0.9999, &s->cfg.smooth_alpha) < 0) return -1;
         s->given = 1;
@@ -516,16 +516,11 @@ int cli_smooth_check(const char *cmd, const cli_smooth_t *s, ag_task_t task) {
         fprintf(stderr, "attn-graph: %s: --smooth auto chooses --correct too: give one or the other\n", cmd);
         return AG_EXIT_USAGE;
     }
-    if (s->automatic && task != AG_TASK_NODE_CLASSIFICATION) {
-        fprintf(stderr, "attn-graph: %s: --smooth is for node classification (the classes of one graph's vertices), "
-                "not %s\n", cmd, ag_task_name(task));
-        return AG_EXIT_USAGE;
-    }
     if (s->correct_given && !s->given) {
         fprintf(stderr, "attn-graph: %s: --correct is the first step of --smooth: give --smooth ALPHA too\n", cmd);
         return AG_EXIT_USAGE;
     }
-    if (s->given && task != AG_TASK_NODE_CLASSIFICATION) {
+    if ((s->given || s->automatic) && task != AG_TASK_NODE_CLASSIFICATION) {
         fprintf(stderr, "attn-graph: %s: --smooth is for node classification (the classes of one graph's vertices), "
                 "not %s\n", cmd, ag_task_name(task));
         return AG_EXIT_USAGE;
