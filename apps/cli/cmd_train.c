@@ -255,8 +255,7 @@ static int list_option(const char *s, char **buf, const char **items, int *n, ag
     return 0;
 }
 
-static int feature_config(const cli_data_opts_t *o, ag_featurizer_config_t *fc, feat_lists_t *l,
-                          ag_feature_norm_t *norm) {
+static int feature_config(const cli_data_opts_t *o, ag_featurizer_config_t *fc, feat_lists_t *l) {
     ag_featurizer_config_init(fc);
     int nv = 0, ne = 0, nx = 0;
     ag_attr_select_t sel;
@@ -277,14 +276,12 @@ static int feature_config(const cli_data_opts_t *o, ag_featurizer_config_t *fc, 
     }
     fc->exclude = l->x;
     fc->n_exclude = nx;
-    *norm = AG_NORM_NONE;
     if (o->normalize) {
         static const char *const names[] = {"none", "standard", "l1"};
         int k;
         if (name_in("--normalize", o->normalize, names, 3, &k) < 0) return AG_EXIT_USAGE;
-        *norm = k == 1 ? AG_NORM_STANDARDIZE : k == 2 ? AG_NORM_L1_ROWS : AG_NORM_NONE;
+        fc->norm = k == 1 ? AG_NORM_STANDARDIZE : k == 2 ? AG_NORM_L1_ROWS : AG_NORM_NONE;
     }
-    fc->norm = *norm;
     fc->degree = o->degree;
     fc->lap_pe_k = o->lap_pe;
     fc->rw_pe_k = o->rw_pe;
@@ -440,8 +437,7 @@ typedef struct train_job_t {
     const char *resume;    /* the checkpoint to continue (absolute path) or NULL */
     const char *args;      /* the command line to store in checkpoints, one argument per line */
     const char *cwd;       /* the directory it runs in */
-    ag_featurizer_config_t fc; /* points into train_run's option lists */
-    ag_feature_norm_t norm;
+    ag_featurizer_config_t fc; /* points into train_run's option lists; fc.norm is the node table's too */
 } train_job_t;
 
 /* One training on the fold d->fold of the loaded data, its test scores in *sc; *task_out is the
@@ -456,7 +452,6 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     const int64_t K = job->K;
     const char *resume = job->resume, *args = job->args, *cwd = job->cwd;
     const ag_featurizer_config_t fc = job->fc;
-    const ag_feature_norm_t norm = job->norm;
     int code = AG_EXIT_OK;
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
@@ -488,11 +483,11 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         }
         if (!task_given) task = node_task_infer(&d->graph, o->label_attr);
         if (task == AG_TASK_NODE_REGRESSION)
-            rc = ag_prepare_node_values(&p, &d->graph, o->label_attr, d->have_table ? &d->table.features : NULL, norm,
-                                        &fc);
+            rc = ag_prepare_node_values(&p, &d->graph, o->label_attr, d->have_table ? &d->table.features : NULL,
+                                        fc.norm, &fc);
         else
-            rc = ag_prepare_nodes(&p, &d->graph, o->label_attr, NULL, 0, d->have_table ? &d->table.features : NULL, norm,
-                                  &fc);
+            rc = ag_prepare_nodes(&p, &d->graph, o->label_attr, NULL, 0, d->have_table ? &d->table.features : NULL,
+                                  fc.norm, &fc);
         if (rc == AG_SUCCESS && !t.quiet)
             for (int64_t i = 1; i < p.n_excluded; i++)
                 fprintf(stderr,
@@ -641,11 +636,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             goto done;
         }
         if (!t.quiet) {
-            ag_metric_t shown = tc.metric;
-            if (shown == AG_METRIC_AUTO)
-                shown = task == AG_TASK_GRAPH_MULTITASK    ? AG_METRIC_ROC_AUC
-                        : task == AG_TASK_GRAPH_REGRESSION || task == AG_TASK_NODE_REGRESSION ? AG_METRIC_RMSE
-                                                           : AG_METRIC_ACCURACY;
+            const ag_metric_t shown = ag_metric_for_task(tc.metric, task);
             if (d->fold.n_val > 0)
                 fprintf(stderr, "attn-graph: %lld epochs in %.1fs; best epoch %lld (val %s %.4f)\n",
                         (long long)res.epochs_run, res.seconds, (long long)res.best_epoch, ag_metric_name(shown),
@@ -689,11 +680,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         }
     }
     if (t.plot) {
-        ag_metric_t shown = tc.metric;
-        if (shown == AG_METRIC_AUTO)
-            shown = task == AG_TASK_GRAPH_MULTITASK    ? AG_METRIC_ROC_AUC
-                    : task == AG_TASK_GRAPH_REGRESSION || task == AG_TASK_NODE_REGRESSION ? AG_METRIC_RMSE
-                                                       : AG_METRIC_ACCURACY;
+        const ag_metric_t shown = ag_metric_for_task(tc.metric, task);
         char why[512];
         if (pr.history_failed || cli_plot_curves(t.plot, &pr.history, ag_metric_name(shown), why, sizeof why) < 0) {
             fprintf(stderr, "attn-graph: train: cannot write the plot %s: %s\n", t.plot,
@@ -819,12 +806,12 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     if (ag_net_train_options_train_config(&t.net, task, &tc)) return option_error();
     if (t.threads > 0) ag_set_num_threads((int)t.threads);
 
-    train_job_t job = {t, task, task_given, tc, K, resume, args, cwd, {0}, AG_NORM_NONE};
+    train_job_t job = {t, task, task_given, tc, K, resume, args, cwd, {0}};
     feat_lists_t fl;
     memset(&fl, 0, sizeof fl);
     cli_data_t d;
     memset(&d, 0, sizeof d);
-    int code = feature_config(&o, &job.fc, &fl, &job.norm);
+    int code = feature_config(&o, &job.fc, &fl);
     const int cv = (o.kfold > 0 || o.folds) && o.fold < 0;
     if (cv) o.fold = 0; /* the split is read as for fold 0; train_cv then takes each fold of it */
     if (code == AG_EXIT_OK) code = cli_data_load(&d, &o, CMD, NULL, 0, AG_TASK_AUTO);
