@@ -107,4 +107,9 @@ ag_error_t ag_i_igraph_error(ag_error_t code, const char *src_file, int src_line
 struct ag_model_t;
 ag_error_t ag_i_check_member_scaling(const struct ag_model_t *first, const struct ag_model_t *model, int64_t index);
 
+/* Correct and Smooth (smooth.c): `code` with "<prefix>correct alpha 1.5 is not in [0, 1)" unless
+ * both weights are in [0, 1) (NaN is not). Used by the kernels and by model bundles' "smooth". */
+struct ag_smooth_config_t;
+ag_error_t ag_i_smooth_alphas_check(const struct ag_smooth_config_t *cfg, ag_error_t code, const char *prefix);
+
 #endif

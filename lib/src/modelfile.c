@@ -148,10 +148,9 @@ ag_error_t ag_bundle_add_member(ag_bundle_t *b, ag_model_t **model) {
 static ag_error_t check_smooth(const ag_smooth_config_t *c, ag_task_t task, ag_error_t code, const char *where) {
     if (task != AG_TASK_NODE_CLASSIFICATION)
         return AG_ERROR(code, "%sCorrect and Smooth is for node classification, not %s", where, ag_task_name(task));
-    if (!(c->correct_alpha >= 0.0 && c->correct_alpha < 1.0))
-        return AG_ERROR(code, "%ssmoothing: correct alpha %g is not in [0, 1)", where, c->correct_alpha);
-    if (!(c->smooth_alpha >= 0.0 && c->smooth_alpha < 1.0))
-        return AG_ERROR(code, "%ssmoothing: smooth alpha %g is not in [0, 1)", where, c->smooth_alpha);
+    char prefix[1200];
+    snprintf(prefix, sizeof prefix, "%ssmoothing: ", where);
+    AG_CHECK(ag_i_smooth_alphas_check(c, code, prefix));
     if (c->iterations < 0 || c->iterations > AG_MAX_SMOOTH_ITERATIONS)
         return AG_ERROR(code, "%ssmoothing: %lld iterations is not in 0..%d", where, (long long)c->iterations,
                         AG_MAX_SMOOTH_ITERATIONS);

@@ -12,12 +12,17 @@ void ag_smooth_config_init(ag_smooth_config_t *cfg) {
     cfg->iterations = 50;
 }
 
+ag_error_t ag_i_smooth_alphas_check(const ag_smooth_config_t *cfg, ag_error_t code, const char *prefix) {
+    if (!(cfg->correct_alpha >= 0.0 && cfg->correct_alpha < 1.0))
+        return AG_ERROR(code, "%scorrect alpha %g is not in [0, 1)", prefix, cfg->correct_alpha);
+    if (!(cfg->smooth_alpha >= 0.0 && cfg->smooth_alpha < 1.0))
+        return AG_ERROR(code, "%ssmooth alpha %g is not in [0, 1)", prefix, cfg->smooth_alpha);
+    return AG_SUCCESS;
+}
+
 static ag_error_t check_inputs(int64_t N, const float *probs, int64_t C, const int32_t *known,
                                const ag_smooth_config_t *cfg) {
-    if (!(cfg->correct_alpha >= 0.0 && cfg->correct_alpha < 1.0))
-        return AG_ERROR(AG_EINVAL, "label smoothing: correct alpha %g is not in [0, 1)", cfg->correct_alpha);
-    if (!(cfg->smooth_alpha >= 0.0 && cfg->smooth_alpha < 1.0))
-        return AG_ERROR(AG_EINVAL, "label smoothing: smooth alpha %g is not in [0, 1)", cfg->smooth_alpha);
+    AG_CHECK(ag_i_smooth_alphas_check(cfg, AG_EINVAL, "label smoothing: "));
     if (cfg->iterations < 0)
         return AG_ERROR(AG_EINVAL, "label smoothing: %lld iterations (at least 0)", (long long)cfg->iterations);
     if (C < 1) return AG_ERROR(AG_EINVAL, "label smoothing: %lld classes (at least 1)", (long long)C);
