@@ -643,6 +643,46 @@ static void test_format_option(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* The default preset: node classification on features from the data trains the gat preset (the
+ * same run as --preset gat, with a note), while structure-only features, a model option or
+ * --preset transformer keep the transformer. */
+static void test_default_preset(void **state) {
+    (void)state;
+    char dir[256], table[2048];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_preset", 0), 0);
+    /* a feature that carries the club only in part: the vertex's id modulo 3 */
+    snprintf(table, sizeof table, "id,f\n");
+    for (int v = 0; v < 34; v++) snprintf(table + strlen(table), sizeof table - strlen(table), "%d,%d\n", v, v % 3);
+    ag_test_write_text(dir, "t.csv", table);
+    /* karate's own attributes left out: its names are one-hot columns and its weights edge features */
+    const char *karate = "graphs/social/karate.gml --label-attr club --train-nodes 0,33 --epochs 5 --threads 1 "
+                         "--vertex-attrs none --edge-attrs none";
+    ag_cli_run_t def, gat, tr, sc, info;
+    ag_cli_run_ok(&def, "train %s --node-table %s/t.csv -o %s/d.safetensors", karate, dir, dir);
+    assert_non_null(strstr(def.err, "note: node classification on features from the data: the gat preset"));
+    ag_cli_run_ok(&gat, "train %s --node-table %s/t.csv --preset gat --quiet", karate, dir);
+    assert_string_equal(def.out, gat.out);
+    ag_cli_run_ok(&info, "info %s/d.safetensors", dir);
+    assert_non_null(strstr(info.out, "gat scores, softmax, 8 heads of 8 concatenated"));
+    ag_cli_run_ok(&tr, "train %s --node-table %s/t.csv --preset transformer", karate, dir);
+    assert_null(strstr(tr.err, "gat preset"));
+    assert_string_not_equal(tr.out, gat.out);
+    /* a model option describes the transformer: it stays */
+    ag_cli_run_ok(&sc, "train %s --node-table %s/t.csv --layers 3", karate, dir);
+    assert_null(strstr(sc.err, "gat preset"));
+    assert_string_equal(sc.out, tr.out);
+    /* edge features: the transformer, which has an edge term */
+    ag_cli_run_ok(&sc, "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --epochs 5 --threads 1");
+    assert_null(strstr(sc.err, "gat preset"));
+    assert_non_null(strstr(sc.err, "(+ edge features)"));
+    /* structure only (the degree): the transformer */
+    ag_cli_run_ok(&sc, "train %s --vertex-attrs none --degree", karate);
+    assert_null(strstr(sc.err, "gat preset"));
+    ag_cli_run_ok(&tr, "train %s --vertex-attrs none --degree --preset transformer --quiet", karate);
+    assert_string_equal(sc.out, tr.out);
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 /* A TU-format dataset (--tu DIR): 24 cycles and paths with node labels, trained and re-scored
  * identically by eval --tu; a CSV split names graphs by their TU id. */
 static void test_tu_option(void **state) {
@@ -779,6 +819,7 @@ int main(void) {
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_format_option),
         cmocka_unit_test(test_tu_option),
+        cmocka_unit_test(test_default_preset),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

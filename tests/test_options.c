@@ -184,6 +184,54 @@ static void test_model_config_gat(void **state) {
     assert_int_equal(mc.blocks[3].attn.head_dim, 7);
 }
 
+/* The default preset follows the task and where the features come from; any option that describes
+ * the model, or the preset given, keeps what the user asked for. */
+static void test_preset_choice(void **state) {
+    (void)state;
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    const ag_task_t nc = AG_TASK_NODE_CLASSIFICATION;
+    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433, 0), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, 1, 0), "gat");
+    /* structure only, edge features, other tasks: the transformer */
+    assert_string_equal(ag_net_train_options_preset(&o, nc, 0, 0), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433, 2), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_NODE_REGRESSION, 5, 0), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_CLASSIFICATION, 5, 0), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_MULTITASK, 5, 0), "transformer");
+    /* each option that describes the model keeps the transformer */
+    ag_net_train_options_t d[15];
+    for (int i = 0; i < 15; i++) ag_net_train_options_init(&d[i]);
+    d[0].layers = 2;
+    d[1].heads = 2;
+    d[2].head_dim = 4;
+    d[3].hidden = 32;
+    d[4].hops = 2;
+    d[5].mask = "full";
+    d[6].score = "gat";
+    d[7].attn_norm = "relu";
+    d[8].readout = "mean";
+    d[9].edge_mode = "none";
+    d[10].norm = "post";
+    d[11].no_ffn = 1;
+    d[12].no_residual = 1;
+    d[13].virtual_node = 1;
+    d[14].head_hidden = 0;
+    for (int i = 0; i < 15; i++) assert_string_equal(ag_net_train_options_preset(&d[i], nc, 1433, 0), "transformer");
+    /* training options do not: the preset's defaults apply under them */
+    o.dropout = 0.5;
+    o.lr = 0.01;
+    o.epochs = 10;
+    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433, 0), "gat");
+    /* a preset given is returned as given, valid or not (model_config checks it) */
+    o.preset = "transformer";
+    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433, 0), "transformer");
+    o.preset = "gat";
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_REGRESSION, 0, 3), "gat");
+    o.preset = "nonsense";
+    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433, 0), "nonsense");
+}
+
 static void expect_train_error(ag_net_train_options_t *o, const char *message) {
     ag_train_config_t tc;
     assert_int_equal(ag_net_train_options_train_config(o, AG_TASK_GRAPH_CLASSIFICATION, &tc), AG_EINVAL);
@@ -300,6 +348,7 @@ int main(void) {
         cmocka_unit_test(test_train_config_gat_and_overrides),
         cmocka_unit_test(test_model_config_transformer),
         cmocka_unit_test(test_model_config_gat),
+        cmocka_unit_test(test_preset_choice),
         cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_sign_flip),
     };

@@ -67,8 +67,11 @@ static void train_usage(FILE *out) {
         "                         (default: a random sign per graph, column and step, as an\n"
         "                         eigenvector has none; node tasks never flip their one graph's)\n"
         "Model:\n"
-        "  --preset P             transformer (default: 3 pre-norm blocks, 4 heads, hidden 64, FFN) or gat\n"
-        "                         (the GAT paper's Cora model; also lr 0.005, weight decay 5e-4, patience 100)\n"
+        "  --preset P             transformer (3 pre-norm blocks, 4 heads, hidden 64, FFN) or gat (the GAT\n"
+        "                         paper's Cora model; also lr 0.005, weight decay 5e-4, patience 100).\n"
+        "                         Default: gat for node classification on features from the data (vertex\n"
+        "                         attributes or a node table), without edge features or the model options\n"
+        "                         below; transformer otherwise\n"
         "  --layers L             attention blocks (default 3; gat 2)\n"
         "  --heads H              heads per block (default 4; gat: first block 8)\n"
         "  --head-dim D           size per head (default hidden/heads; gat 8)\n"
@@ -516,6 +519,19 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     }
     ag_model_config_t mc;
     int64_t F = p.set.examples[0].X.cols, Fe = p.featurizer.n_edge_features;
+    if (!t.net.preset) {
+        t.net.preset = ag_net_train_options_preset(&t.net, task, p.featurizer.n_attr_features + p.table.width, Fe);
+        if (!strcmp(t.net.preset, "gat")) {
+            /* the preset's training defaults too, under the options given */
+            if (ag_net_train_options_train_config(&t.net, task, &tc)) {
+                code = option_error();
+                goto done;
+            }
+            if (!t.quiet && first_run)
+                fprintf(stderr, "attn-graph: note: node classification on features from the data: the gat preset "
+                        "(the GAT paper's model; --preset transformer for the graph transformer)\n");
+        }
+    }
     if (t.net.preset && !strcmp(t.net.preset, "gat") && ag_task_is_graph_level(task)) {
         fprintf(stderr, "attn-graph: %s: --preset gat is the node-classification model of the GAT paper; use "
                 "--score gat for graph tasks\n", CMD);

@@ -427,6 +427,10 @@ static ag_error_t build_and_train(ag_net_t **net, ag_prepared_t *p, ag_task_t ta
                                   const char *target_column, ag_train_result_t *result) {
     ag_train_config_t tc;
     ag_model_config_t mc;
+    ag_net_train_options_t chosen = *o;
+    chosen.preset = ag_net_train_options_preset(o, task, p->featurizer.n_attr_features + p->table.width,
+                                                p->featurizer.n_edge_features);
+    o = &chosen;
     AG_CHECK(ag_net_train_options_train_config(o, task, &tc));
     AG_CHECK(ag_net_train_options_model_config(o, task, p->set.examples[0].X.cols, p->featurizer.n_edge_features,
                                                p->n_out, &mc));

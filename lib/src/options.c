@@ -31,6 +31,15 @@ ag_error_t ag_i_option_index(const char *opt, const char *v, const char *const *
     return AG_ERROR(AG_EINVAL, "option %s: unknown value '%s' (expected %s)", opt, v, list);
 }
 
+const char *ag_net_train_options_preset(const ag_net_train_options_t *t, ag_task_t task, int64_t data_features,
+                                        int64_t Fe) {
+    if (t->preset) return t->preset;
+    const int described = t->layers > 0 || t->heads > 0 || t->head_dim > 0 || t->hidden > 0 || t->hops > 0 ||
+                          t->mask || t->score || t->attn_norm || t->readout || t->edge_mode || t->norm || t->no_ffn ||
+                          t->no_residual || t->virtual_node || t->head_hidden >= 0;
+    return task == AG_TASK_NODE_CLASSIFICATION && data_features > 0 && Fe == 0 && !described ? "gat" : "transformer";
+}
+
 ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *t, ag_task_t task, ag_train_config_t *tc) {
     ag_train_config_default(tc, task);
     if (t->preset && !strcmp(t->preset, "gat")) {

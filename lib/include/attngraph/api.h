@@ -218,7 +218,9 @@ typedef struct ag_net_train_options_t {
     igraph_integer_t lap_pe;   /* Laplacian PE columns (-1 or 0: none) */
     igraph_integer_t rw_pe;    /* random-walk PE columns (-1 or 0: none) */
     /* model */
-    const char *preset;        /* "transformer" (NULL) or "gat" (node classification) */
+    const char *preset;        /* "transformer" or "gat" (node classification); NULL: chosen
+                                  from the task and the data (options.h's
+                                  ag_net_train_options_preset), as the CLI does */
     igraph_integer_t layers, heads, head_dim, hidden, hops;
     const char *mask;          /* "neighbours", "khop", "full" */
     const char *score;         /* "dot", "gat", "gatv2" */
