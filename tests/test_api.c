@@ -448,6 +448,33 @@ static void karate_features(igraph_matrix_t *m) {
     igraph_vector_int_destroy(&deg);
 }
 
+/* A NULL preset is chosen as the CLI chooses it: the gat preset for node classification on a
+ * feature matrix, the transformer on structure only. */
+static void test_nodes_default_preset(void **state) {
+    (void)state;
+    igraph_matrix_t F;
+    karate_features(&F);
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    o.vertex_attrs = o.edge_attrs = "none";
+    o.epochs = 2;
+    o.threads = 1;
+    ag_net_t *net = NULL;
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, &F, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);
+    const ag_model_config_t *c = ag_model_config(ag_net_bundle(net)->model);
+    assert_int_equal(c->n_blocks, 2);
+    assert_int_equal(c->blocks[0].attn.score, AG_SCORE_GAT);
+    assert_int_equal(c->blocks[0].attn.heads, 8);
+    ag_net_destroy(net);
+    o.degree = 1;
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);
+    c = ag_model_config(ag_net_bundle(net)->model);
+    assert_int_equal(c->n_blocks, 3);
+    assert_int_equal(c->blocks[0].attn.score, AG_SCORE_DOT);
+    ag_net_destroy(net);
+    igraph_matrix_destroy(&F);
+}
+
 static void test_nodes_with_features_round_trip(void **state) {
     (void)state;
     igraph_matrix_t F;
@@ -685,6 +712,7 @@ int main(void) {
         cmocka_unit_test(test_graph_save_load_identical),
         cmocka_unit_test(test_graph_train_deterministic_and_indices),
         cmocka_unit_test(test_graph_train_errors),
+        cmocka_unit_test(test_nodes_default_preset),
         cmocka_unit_test(test_nodes_with_features_round_trip),
         cmocka_unit_test(test_nodes_errors),
         cmocka_unit_test(test_same_model_as_cli),
