@@ -271,8 +271,10 @@ static void test_model_text(void **state) {
     ag_cli_run(&r, NULL, "info graphs/models/karate.safetensors");
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
     assert_non_null(strstr(r.out, "\noutputs: 2 classes: 0 1 (vertex attribute 'club')\n"));
-    assert_non_null(strstr(r.out, "  vertex  name    string        35  one-hot: 1 10 11 12 13 14 15 16 17 18 19 2 ... "
+    assert_non_null(strstr(r.out, "  vertex  name  string        35  one-hot: 1 10 11 12 13 14 15 16 17 18 19 2 ... "
                                   "(34 values), and one column for any other value\n"));
+    /* the GAT preset has no edge term: karate's weights are not features */
+    assert_non_null(strstr(r.out, "\nnode features: 35 columns; edge features: 0\n"));
     assert_non_null(strstr(r.out, "\nstructure: none\n"));
     assert_non_null(strstr(r.out, "\n  input: the 35 feature columns, dropout 0\n"));
     assert_non_null(strstr(r.out, "\n  block 2: attention over neighbours and itself, gat scores, softmax, 1 head of 2 "

@@ -671,10 +671,30 @@ static void test_default_preset(void **state) {
     ag_cli_run_ok(&sc, "train %s --node-table %s/t.csv --layers 3", karate, dir);
     assert_null(strstr(sc.err, "gat preset"));
     assert_string_equal(sc.out, tr.out);
-    /* edge features: the transformer, which has an edge term */
-    ag_cli_run_ok(&sc, "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --epochs 5 --threads 1");
-    assert_null(strstr(sc.err, "gat preset"));
+    /* karate as it is: its names are one-hot columns (features from the data), so the gat preset,
+     * whose model has no edge term: the edge weights are left out of the features and the file */
+    ag_cli_run_ok(&sc, "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --epochs 5 --threads 1 "
+                  "-o %s/k.safetensors", dir);
+    assert_non_null(strstr(sc.err, "the gat preset"));
+    assert_non_null(strstr(sc.err, "note: the model has no edge term (the gat preset): the edge attributes are not "
+                           "used"));
+    assert_null(strstr(sc.err, "(+ edge features)"));
+    ag_cli_run_ok(&info, "info %s/k.safetensors", dir);
+    assert_non_null(strstr(info.out, "edge features: 0"));
+    /* ... so that a graph without them is labelled */
+    ag_test_write_text(dir, "k.gml", "graph [ directed 0 node [ id 0 name \"1\" ] node [ id 1 name \"2\" ] "
+                       "edge [ source 0 target 1 ] ]");
+    ag_cli_run_ok(&sc, "label --model %s/k.safetensors %s/k.gml", dir, dir);
+    /* the transformer reads them */
+    ag_cli_run_ok(&sc, "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --epochs 5 --threads 1 "
+                  "--preset transformer");
     assert_non_null(strstr(sc.err, "(+ edge features)"));
+    assert_null(strstr(sc.err, "edge term"));
+    /* --edge-mode none: the transformer without them */
+    ag_cli_run_ok(&sc, "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --epochs 5 --threads 1 "
+                  "--edge-mode none");
+    assert_non_null(strstr(sc.err, "note: the model has no edge term (--edge-mode none)"));
+    assert_null(strstr(sc.err, "(+ edge features)"));
     /* structure only (the degree): the transformer */
     ag_cli_run_ok(&sc, "train %s --vertex-attrs none --degree", karate);
     assert_null(strstr(sc.err, "gat preset"));

@@ -191,14 +191,13 @@ static void test_preset_choice(void **state) {
     ag_net_train_options_t o;
     ag_net_train_options_init(&o);
     const ag_task_t nc = AG_TASK_NODE_CLASSIFICATION;
-    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433, 0), "gat");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, 1, 0), "gat");
-    /* structure only, edge features, other tasks: the transformer */
-    assert_string_equal(ag_net_train_options_preset(&o, nc, 0, 0), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433, 2), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_NODE_REGRESSION, 5, 0), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_CLASSIFICATION, 5, 0), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_MULTITASK, 5, 0), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, 1), "gat");
+    /* structure only, other tasks: the transformer */
+    assert_string_equal(ag_net_train_options_preset(&o, nc, 0), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_NODE_REGRESSION, 5), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_CLASSIFICATION, 5), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_MULTITASK, 5), "transformer");
     /* each option that describes the model keeps the transformer */
     ag_net_train_options_t d[15];
     for (int i = 0; i < 15; i++) ag_net_train_options_init(&d[i]);
@@ -217,19 +216,42 @@ static void test_preset_choice(void **state) {
     d[12].no_residual = 1;
     d[13].virtual_node = 1;
     d[14].head_hidden = 0;
-    for (int i = 0; i < 15; i++) assert_string_equal(ag_net_train_options_preset(&d[i], nc, 1433, 0), "transformer");
+    for (int i = 0; i < 15; i++) assert_string_equal(ag_net_train_options_preset(&d[i], nc, 1433), "transformer");
     /* training options do not: the preset's defaults apply under them */
     o.dropout = 0.5;
     o.lr = 0.01;
     o.epochs = 10;
-    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433, 0), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433), "gat");
     /* a preset given is returned as given, valid or not (model_config checks it) */
     o.preset = "transformer";
-    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433, 0), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433), "transformer");
     o.preset = "gat";
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_REGRESSION, 0, 3), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_REGRESSION, 0), "gat");
     o.preset = "nonsense";
-    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433, 0), "nonsense");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433), "nonsense");
+}
+
+/* Edge features are read by the transformer (edge mode key by default) and by any model given an
+ * edge mode other than none; the gat preset has no edge term. */
+static void test_uses_edges(void **state) {
+    (void)state;
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    const ag_task_t nc = AG_TASK_NODE_CLASSIFICATION;
+    assert_int_equal(ag_net_train_options_uses_edges(&o, nc), 1);
+    assert_int_equal(ag_net_train_options_uses_edges(&o, AG_TASK_GRAPH_REGRESSION), 1);
+    o.edge_mode = "none";
+    assert_int_equal(ag_net_train_options_uses_edges(&o, nc), 0);
+    assert_int_equal(ag_net_train_options_uses_edges(&o, AG_TASK_GRAPH_REGRESSION), 0);
+    o.edge_mode = "bias";
+    assert_int_equal(ag_net_train_options_uses_edges(&o, nc), 1);
+    o.preset = "gat";
+    assert_int_equal(ag_net_train_options_uses_edges(&o, nc), 1);
+    o.edge_mode = NULL;
+    assert_int_equal(ag_net_train_options_uses_edges(&o, nc), 0);
+    /* invalid options: kept (model_config reports them) */
+    o.mask = "nonsense";
+    assert_int_equal(ag_net_train_options_uses_edges(&o, nc), 1);
 }
 
 static void expect_train_error(ag_net_train_options_t *o, const char *message) {
@@ -349,6 +371,7 @@ int main(void) {
         cmocka_unit_test(test_model_config_transformer),
         cmocka_unit_test(test_model_config_gat),
         cmocka_unit_test(test_preset_choice),
+        cmocka_unit_test(test_uses_edges),
         cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_sign_flip),
     };

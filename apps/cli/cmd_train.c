@@ -443,6 +443,15 @@ typedef struct train_job_t {
     ag_featurizer_config_t fc; /* points into train_run's option lists; fc.norm is the node table's too */
 } train_job_t;
 
+/* The training set of the fold d->fold, featurised by fc (fitted on the training part). */
+static ag_error_t prepare(ag_prepared_t *p, const cli_data_opts_t *o, const cli_data_t *d, ag_task_t task,
+                          const ag_featurizer_config_t *fc) {
+    const ag_fmat_t *table = d->have_table ? &d->table.features : NULL;
+    if (d->graph_level) return ag_prepare_graphs(p, &d->ds, task, fc, d->fold.train, d->fold.n_train);
+    if (task == AG_TASK_NODE_REGRESSION) return ag_prepare_node_values(p, &d->graph, o->label_attr, table, fc->norm, fc);
+    return ag_prepare_nodes(p, &d->graph, o->label_attr, NULL, 0, table, fc->norm, fc);
+}
+
 /* One training on the fold d->fold of the loaded data, its test scores in *sc; *task_out is the
  * task trained. Prints the progress and errors, not the scores (nor, unless first_run, the notes
  * about the data that every fold of a cross-validation would repeat); returns the exit code. */
@@ -476,7 +485,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             code = AG_EXIT_USAGE;
             goto done;
         }
-        rc = ag_prepare_graphs(&p, &d->ds, task, &fc, d->fold.train, d->fold.n_train);
+        rc = prepare(&p, o, d, task, &fc);
     } else {
         if (task_given && ag_task_is_graph_level(task)) {
             fprintf(stderr, "attn-graph: train: a GRAPH argument trains node-classification or node-regression, "
@@ -485,12 +494,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             goto done;
         }
         if (!task_given) task = node_task_infer(&d->graph, o->label_attr);
-        if (task == AG_TASK_NODE_REGRESSION)
-            rc = ag_prepare_node_values(&p, &d->graph, o->label_attr, d->have_table ? &d->table.features : NULL,
-                                        fc.norm, &fc);
-        else
-            rc = ag_prepare_nodes(&p, &d->graph, o->label_attr, NULL, 0, d->have_table ? &d->table.features : NULL,
-                                  fc.norm, &fc);
+        rc = prepare(&p, o, d, task, &fc);
         if (rc == AG_SUCCESS && !t.quiet)
             for (int64_t i = 1; i < p.n_excluded; i++)
                 fprintf(stderr,
@@ -520,7 +524,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     ag_model_config_t mc;
     int64_t F = p.set.examples[0].X.cols, Fe = p.featurizer.n_edge_features;
     if (!t.net.preset) {
-        t.net.preset = ag_net_train_options_preset(&t.net, task, p.featurizer.n_attr_features + p.table.width, Fe);
+        t.net.preset = ag_net_train_options_preset(&t.net, task, p.featurizer.n_attr_features + p.table.width);
         if (!strcmp(t.net.preset, "gat")) {
             /* the preset's training defaults too, under the options given */
             if (ag_net_train_options_train_config(&t.net, task, &tc)) {
@@ -537,6 +541,23 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                 "--score gat for graph tasks\n", CMD);
         code = AG_EXIT_USAGE;
         goto done;
+    }
+    if (Fe > 0 && !ag_net_train_options_uses_edges(&t.net, task)) {
+        /* a model without an edge term: featurised again without edge attributes, so that its file
+         * does not ask prediction for attributes it never reads */
+        ag_featurizer_config_t no_edges = fc;
+        no_edges.edge_select = AG_SELECT_NONE;
+        no_edges.n_edge_attrs = 0;
+        ag_prepared_destroy(&p);
+        if ((rc = prepare(&p, o, d, task, &no_edges)) != AG_SUCCESS) {
+            code = ag_cli_fail_in(d->graph_level ? NULL : o->graph, rc);
+            goto done;
+        }
+        if (!t.quiet && first_run)
+            fprintf(stderr, "attn-graph: note: the model has no edge term (%s): the edge attributes are not used\n",
+                    !strcmp(t.net.preset, "gat") && !t.net.edge_mode ? "the gat preset" : "--edge-mode none");
+        F = p.set.examples[0].X.cols; /* the same vertex columns */
+        Fe = 0;
     }
     if (ag_net_train_options_model_config(&t.net, task, F, Fe, p.n_out, &mc)) {
         code = option_error();

@@ -421,16 +421,23 @@ static ag_error_t feature_config(const ag_net_train_options_t *o, ag_featurizer_
     return AG_SUCCESS;
 }
 
-/* Builds the model, trains it on the prepared set and wraps everything into a new handle. */
+/* *chosen: the options with the preset resolved for the prepared data (as `attn-graph train`
+ * resolves it); returns 1 when the data has edge features that model would not read, so that
+ * the caller featurises again without them. */
+static int choose_preset(const ag_net_train_options_t *o, ag_task_t task, const ag_prepared_t *p,
+                         ag_net_train_options_t *chosen) {
+    *chosen = *o;
+    chosen->preset = ag_net_train_options_preset(o, task, p->featurizer.n_attr_features + p->table.width);
+    return p->featurizer.n_edge_features > 0 && !ag_net_train_options_uses_edges(chosen, task);
+}
+
+/* Builds the model (o's preset resolved), trains it on the prepared set and wraps everything into
+ * a new handle. */
 static ag_error_t build_and_train(ag_net_t **net, ag_prepared_t *p, ag_task_t task, const ag_net_train_options_t *o,
                                   const int64_t *train, int64_t n_train, const int64_t *val, int64_t n_val,
                                   const char *target_column, ag_train_result_t *result) {
     ag_train_config_t tc;
     ag_model_config_t mc;
-    ag_net_train_options_t chosen = *o;
-    chosen.preset = ag_net_train_options_preset(o, task, p->featurizer.n_attr_features + p->table.width,
-                                                p->featurizer.n_edge_features);
-    o = &chosen;
     AG_CHECK(ag_net_train_options_train_config(o, task, &tc));
     AG_CHECK(ag_net_train_options_model_config(o, task, p->set.examples[0].X.cols, p->featurizer.n_edge_features,
                                                p->n_out, &mc));
@@ -549,8 +556,15 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
     memset(&p, 0, sizeof p);
     if (rc == AG_SUCCESS) rc = feature_config(o, &fc, &fl, &norm);
     if (rc == AG_SUCCESS) rc = ag_prepare_graphs(&p, &d.ds, task, &fc, tr, n_tr);
+    ag_net_train_options_t chosen;
+    if (rc == AG_SUCCESS && choose_preset(o, task, &p, &chosen)) {
+        ag_prepared_destroy(&p);
+        fc.edge_select = AG_SELECT_NONE;
+        fc.n_edge_attrs = 0;
+        rc = ag_prepare_graphs(&p, &d.ds, task, &fc, tr, n_tr);
+    }
     if (rc == AG_SUCCESS)
-        rc = build_and_train(net, &p, task, o, tr, n_tr, va, n_va,
+        rc = build_and_train(net, &p, task, &chosen, tr, n_tr, va, n_va,
                              task == AG_TASK_GRAPH_CLASSIFICATION ? d.ds.targets.tasks[0] : NULL, result);
     ag_prepared_destroy(&p);
     feat_lists_destroy(&fl);
@@ -709,8 +723,15 @@ ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igrap
     memset(&p, 0, sizeof p);
     if (rc == AG_SUCCESS) rc = feature_config(o, &fc, &fl, &norm);
     if (rc == AG_SUCCESS) rc = prepare_nodes(&p, graph, features, labels, C, &fc, norm);
+    ag_net_train_options_t chosen;
+    if (rc == AG_SUCCESS && choose_preset(o, AG_TASK_NODE_CLASSIFICATION, &p, &chosen)) {
+        ag_prepared_destroy(&p);
+        fc.edge_select = AG_SELECT_NONE;
+        fc.n_edge_attrs = 0;
+        rc = prepare_nodes(&p, graph, features, labels, C, &fc, norm);
+    }
     if (rc == AG_SUCCESS)
-        rc = build_and_train(net, &p, AG_TASK_NODE_CLASSIFICATION, o, tr, n_tr, va, n_va, NULL, result);
+        rc = build_and_train(net, &p, AG_TASK_NODE_CLASSIFICATION, &chosen, tr, n_tr, va, n_va, NULL, result);
     ag_prepared_destroy(&p);
     feat_lists_destroy(&fl);
     ag_i_free(tr);

@@ -31,13 +31,21 @@ ag_error_t ag_i_option_index(const char *opt, const char *v, const char *const *
     return AG_ERROR(AG_EINVAL, "option %s: unknown value '%s' (expected %s)", opt, v, list);
 }
 
-const char *ag_net_train_options_preset(const ag_net_train_options_t *t, ag_task_t task, int64_t data_features,
-                                        int64_t Fe) {
+const char *ag_net_train_options_preset(const ag_net_train_options_t *t, ag_task_t task, int64_t data_features) {
     if (t->preset) return t->preset;
     const int described = t->layers > 0 || t->heads > 0 || t->head_dim > 0 || t->hidden > 0 || t->hops > 0 ||
                           t->mask || t->score || t->attn_norm || t->readout || t->edge_mode || t->norm || t->no_ffn ||
                           t->no_residual || t->virtual_node || t->head_hidden >= 0;
-    return task == AG_TASK_NODE_CLASSIFICATION && data_features > 0 && Fe == 0 && !described ? "gat" : "transformer";
+    return task == AG_TASK_NODE_CLASSIFICATION && data_features > 0 && !described ? "gat" : "transformer";
+}
+
+int ag_net_train_options_uses_edges(const ag_net_train_options_t *t, ag_task_t task) {
+    ag_model_config_t mc;
+    /* the edge modes follow from the options and the preset alone, not from the widths */
+    if (ag_net_train_options_model_config(t, task, 1, 1, 2, &mc)) return 1;
+    for (int l = 0; l < mc.n_blocks; l++)
+        if (mc.blocks[l].attn.edge_mode != AG_EDGE_NONE) return 1;
+    return 0;
 }
 
 ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *t, ag_task_t task, ag_train_config_t *tc) {

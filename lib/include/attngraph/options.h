@@ -32,26 +32,37 @@ extern "C" {
  * \function ag_net_train_options_preset
  * The preset a run trains: opts->preset when set; otherwise chosen from the task and the data.
  * "gat" for node classification whose node features come, at least in part, from the data
- * (vertex attributes or a feature matrix, not only degree or positional-encoding columns), with
- * no edge features (the gat preset has no edge term), and none of the options that describe a
- * model set (layers, heads, head_dim, hidden, hops, mask, score, attn_norm, readout, edge_mode,
+ * (vertex attributes or a feature matrix, not only degree or positional-encoding columns), and
+ * none of the options that describe a model set (layers, heads, head_dim, hidden, hops, mask, score, attn_norm, readout, edge_mode,
  * norm, no_ffn, no_residual, virtual_node, head_hidden: they describe the transformer, and keep
  * it); "transformer" in every other case. Why (docs/cli.md, seed 1, best validation accuracy):
  * with features from the data the gat preset was ahead (Cora 0.802 against 0.748, Twitch-EN
  * 0.612 against 0.597); with structure only the transformer was (LastFM Asia with positional
  * encodings 0.855 against 0.748, with the degree alone 0.695 against 0.245; Cora's graph with
- * the degree alone 0.306 against 0.188).
+ * the degree alone 0.306 against 0.188). Its model has no edge term: training then leaves the
+ * edge attributes out (ag_net_train_options_uses_edges).
  * ag_net_train_options_train_config and ag_net_train_options_model_config read a NULL preset as
  * "transformer"; the program and ag_net_train_nodes/ag_net_train_graphs call this function first.
  * \param opts          Options.
  * \param task          The task being trained.
  * \param data_features Node feature columns from vertex attributes or a feature matrix.
- * \param Fe            Edge feature columns.
  * \return "gat" or "transformer" (static strings), or opts->preset itself.
  * Time complexity: O(1).
  */
-const char *ag_net_train_options_preset(const ag_net_train_options_t *opts, ag_task_t task, int64_t data_features,
-                                        int64_t Fe);
+const char *ag_net_train_options_preset(const ag_net_train_options_t *opts, ag_task_t task, int64_t data_features);
+
+/**
+ * \function ag_net_train_options_uses_edges
+ * Whether the model these options build reads edge features when the data has some: a block whose
+ * edge mode is not "none" (the transformer's default "key", or edge_mode given). The gat preset
+ * has no edge term unless edge_mode is given. Training featurises edge attributes only for a
+ * model that reads them, so that its file does not ask prediction for attributes it never uses.
+ * \param opts Options, the preset resolved (NULL reads as "transformer").
+ * \param task The task being trained.
+ * \return 1 or 0; 1 when the options are invalid (ag_net_train_options_model_config reports them).
+ * Time complexity: O(layers).
+ */
+int ag_net_train_options_uses_edges(const ag_net_train_options_t *opts, ag_task_t task);
 
 /**
  * \function ag_net_train_options_train_config

@@ -12,7 +12,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.906716108322144
-    prob1 0.0932839140295982
+    prob1 0.093283899128437
   ]
   node
   [
@@ -22,7 +22,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.8969566822052
-    prob1 0.103043295443058
+    prob1 0.103043302893639
   ]
   node
   [
@@ -31,8 +31,8 @@ graph
     club 0
     clubname "Mr. Hi"
     pred "0"
-    prob0 0.651432514190674
-    prob1 0.348567515611649
+    prob0 0.651432454586029
+    prob1 0.348567545413971
   ]
   node
   [
@@ -42,7 +42,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.924578011035919
-    prob1 0.0754220113158226
+    prob1 0.0754219964146614
   ]
   node
   [
@@ -52,7 +52,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.931360960006714
-    prob1 0.0686390474438667
+    prob1 0.0686390250921249
   ]
   node
   [
@@ -62,7 +62,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.926223576068878
-    prob1 0.0737764239311218
+    prob1 0.0737764313817024
   ]
   node
   [
@@ -72,7 +72,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.927197635173798
-    prob1 0.0728023648262024
+    prob1 0.0728023573756218
   ]
   node
   [
@@ -82,7 +82,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.916366279125214
-    prob1 0.0836337357759476
+    prob1 0.083633728325367
   ]
   node
   [
@@ -92,7 +92,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.505598425865173
-    prob1 0.494401603937149
+    prob1 0.494401574134827
   ]
   node
   [
@@ -142,7 +142,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.831828713417053
-    prob1 0.168171271681786
+    prob1 0.168171286582947
   ]
   node
   [
@@ -161,7 +161,7 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.273733347654343
+    prob0 0.273733377456665
     prob1 0.726266622543335
   ]
   node
@@ -172,7 +172,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.928361654281616
-    prob1 0.0716383382678032
+    prob1 0.0716383308172226
   ]
   node
   [
@@ -182,7 +182,7 @@ graph
     clubname "Mr. Hi"
     pred "0"
     prob0 0.922559142112732
-    prob1 0.0774408504366875
+    prob1 0.0774408355355263
   ]
   node
   [
@@ -191,7 +191,7 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.285807102918625
+    prob0 0.285807132720947
     prob1 0.714192867279053
   ]
   node
@@ -201,8 +201,8 @@ graph
     club 0
     clubname "Mr. Hi"
     pred "0"
-    prob0 0.77623438835144
-    prob1 0.223765596747398
+    prob0 0.776234447956085
+    prob1 0.223765581846237
   ]
   node
   [
@@ -211,7 +211,7 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.275935977697372
+    prob0 0.275936007499695
     prob1 0.724063992500305
   ]
   node
@@ -221,8 +221,8 @@ graph
     club 0
     clubname "Mr. Hi"
     pred "0"
-    prob0 0.926956236362457
-    prob1 0.0730437338352203
+    prob0 0.926956295967102
+    prob1 0.0730437263846397
   ]
   node
   [
@@ -231,7 +231,7 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.284250795841217
+    prob0 0.284250825643539
     prob1 0.715749204158783
   ]
   node
@@ -251,7 +251,7 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.402713626623154
+    prob0 0.402713656425476
     prob1 0.597286343574524
   ]
   node
@@ -261,7 +261,7 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.388823747634888
+    prob0 0.38882377743721
     prob1 0.611176252365112
   ]
   node
@@ -271,7 +271,7 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.208305239677429
+    prob0 0.208305269479752
     prob1 0.791694760322571
   ]
   node
@@ -281,8 +281,8 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.390825778245926
-    prob1 0.609174251556396
+    prob0 0.390825808048248
+    prob1 0.609174191951752
   ]
   node
   [
@@ -301,8 +301,8 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.227315753698349
-    prob1 0.772684276103973
+    prob0 0.22731576859951
+    prob1 0.772684216499329
   ]
   node
   [
@@ -311,7 +311,7 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.460226565599442
+    prob0 0.460226595401764
     prob1 0.539773404598236
   ]
   node
@@ -321,7 +321,7 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.436199843883514
+    prob0 0.436199873685837
     prob1 0.563800156116486
   ]
   node
@@ -332,7 +332,7 @@ graph
     clubname "Officer"
     pred "1"
     prob0 0.288016349077225
-    prob1 0.711983680725098
+    prob1 0.711983621120453
   ]
   node
   [
@@ -341,7 +341,7 @@ graph
     club 1
     clubname "Officer"
     pred "1"
-    prob0 0.301630079746246
+    prob0 0.301630109548569
     prob1 0.698369920253754
   ]
   edge
