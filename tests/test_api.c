@@ -472,6 +472,25 @@ static void test_nodes_default_preset(void **state) {
     assert_int_equal(c->n_blocks, 3);
     assert_int_equal(c->blocks[0].attn.score, AG_SCORE_DOT);
     ag_net_destroy(net);
+    /* an edge attribute: the gat preset has no edge term, so it is left out; the transformer reads it */
+    igraph_t g;
+    igraph_copy(&g, &FX.karate);
+    for (igraph_integer_t e = 0; e < igraph_ecount(&g); e++) SETEAN(&g, "w", e, 1.0 + (double)(e % 3));
+    o.degree = 0;
+    o.edge_attrs = NULL;
+    assert_int_equal(ag_net_train_nodes(&net, &g, &F, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);
+    c = ag_model_config(ag_net_bundle(net)->model);
+    assert_int_equal(c->blocks[0].attn.score, AG_SCORE_GAT);
+    assert_int_equal(c->edge_dim, 0);
+    assert_int_equal(ag_net_bundle(net)->featurizer.n_edge_features, 0);
+    ag_net_destroy(net);
+    o.preset = "transformer";
+    assert_int_equal(ag_net_train_nodes(&net, &g, &F, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);
+    c = ag_model_config(ag_net_bundle(net)->model);
+    assert_int_equal(c->edge_dim, 1);
+    assert_int_equal(c->blocks[0].attn.edge_mode, AG_EDGE_KEY);
+    ag_net_destroy(net);
+    igraph_destroy(&g);
     igraph_matrix_destroy(&F);
 }
 
