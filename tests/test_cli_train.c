@@ -703,6 +703,27 @@ static void test_default_preset(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* A training part whose vertices have no label exits 3 with the reason, instead of training on
+ * nothing (a NaN loss) and exiting 0. */
+static void test_unlabelled_training_part(void **state) {
+    (void)state;
+    char dir[256];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_unlabelled", 0), 0);
+    ag_test_write_text(dir, "g.gml",
+                       "graph [ directed 0\n node [ id 0 x 1 cls \"a\" ] node [ id 1 x 2 cls \"b\" ]\n"
+                       " node [ id 2 x 3 ] node [ id 3 x 4 ]\n edge [ source 0 target 1 ] edge [ source 1 target 2 ]\n"
+                       " edge [ source 2 target 3 ] ]\n");
+    ag_cli_run_t r;
+    char args[512];
+    snprintf(args, sizeof args, "train %s/g.gml --label-attr cls --train-nodes 2,3 --epochs 2 --quiet", dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 3);
+    assert_non_null(strstr(r.err, "none of the 2 training vertices has a label or target"));
+    assert_string_equal(r.out, "");
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 1,2 --epochs 2 --quiet", dir);
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 /* A TU-format dataset (--tu DIR): 24 cycles and paths with node labels, trained and re-scored
  * identically by eval --tu; a CSV split names graphs by their TU id. */
 static void test_tu_option(void **state) {
@@ -840,6 +861,7 @@ int main(void) {
         cmocka_unit_test(test_format_option),
         cmocka_unit_test(test_tu_option),
         cmocka_unit_test(test_default_preset),
+        cmocka_unit_test(test_unlabelled_training_part),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

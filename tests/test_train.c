@@ -384,6 +384,18 @@ static void test_training_errors(void **state) {
     tc.huber_delta = NAN;
     assert_int_equal(ag_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
     tc.huber_delta = 0.0f;
+    /* training rows without a label: refused, not trained to NaN weights */
+    int64_t two[2] = {0, 1};
+    float kept[2] = {set.targets[0], set.targets[1]};
+    set.targets[0] = set.targets[1] = NAN;
+    assert_int_equal(ag_train(m, &set, two, 2, NULL, 0, &tc, &res), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "none of the 2 training vertices has a label or target");
+    assert_int_equal(ag_train(m, &set, two, 1, NULL, 0, &tc, &res), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "none of the 1 training vertex has a label or target");
+    set.targets[1] = 1.0f; /* one of them labelled: trains */
+    assert_int_equal(ag_train(m, &set, two, 2, NULL, 0, &tc, &res), AG_SUCCESS);
+    set.targets[0] = kept[0];
+    set.targets[1] = kept[1];
     ag_metric_t mt;
     assert_int_equal(ag_metric_from_name("roc_auc", &mt), AG_SUCCESS);
     assert_int_equal(mt, AG_METRIC_ROC_AUC);

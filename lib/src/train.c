@@ -790,6 +790,18 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
     if (n_train <= 0) return AG_ERROR(AG_EINVAL, "training needs at least one training example");
     AG_CHECK(check_indices(train_idx, n_train, set->n_rows, "training"));
     AG_CHECK(check_indices(val_idx, n_val, set->n_rows, "validation"));
+    /* without one target the loss is 0/0: NaN weights that "train" to the end and exit cleanly */
+    int64_t labelled = 0;
+    for (int64_t i = 0; i < n_train && !labelled; i++)
+        for (int64_t j = 0; j < set->n_cols; j++)
+            if (!isnan(set->targets[train_idx[i] * set->n_cols + j])) {
+                labelled = 1;
+                break;
+            }
+    if (!labelled)
+        return AG_ERROR(AG_EVALUE, "none of the %lld training %s has a label or target", (long long)n_train,
+                        ag_task_is_graph_level(c->task) ? (n_train == 1 ? "graph" : "graphs")
+                                                        : (n_train == 1 ? "vertex" : "vertices"));
     if (cfg->epochs <= 0) return AG_ERROR(AG_EINVAL, "epochs must be positive, not %lld", (long long)cfg->epochs);
     int graph_level = ag_task_is_graph_level(c->task);
     if (graph_level && cfg->batch_size <= 0)
