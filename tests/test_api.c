@@ -449,7 +449,7 @@ static void karate_features(igraph_matrix_t *m) {
 }
 
 /* A NULL preset is chosen as the CLI chooses it: the gat preset for node classification on a
- * feature matrix, the transformer on structure only. */
+ * feature matrix within [-1, 1], the transformer on raw numbers and on structure only. */
 static void test_nodes_default_preset(void **state) {
     (void)state;
     igraph_matrix_t F;
@@ -460,8 +460,16 @@ static void test_nodes_default_preset(void **state) {
     o.epochs = 2;
     o.threads = 1;
     ag_net_t *net = NULL;
+    /* raw degrees (up to 17): the transformer, whose blocks normalise */
     assert_int_equal(ag_net_train_nodes(&net, &FX.karate, &F, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);
     const ag_model_config_t *c = ag_model_config(ag_net_bundle(net)->model);
+    assert_int_equal(c->n_blocks, 3);
+    assert_int_equal(c->blocks[0].attn.score, AG_SCORE_DOT);
+    ag_net_destroy(net);
+    /* rows normalised to sum 1: the gat preset */
+    o.normalize = "l1";
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, &F, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);
+    c = ag_model_config(ag_net_bundle(net)->model);
     assert_int_equal(c->n_blocks, 2);
     assert_int_equal(c->blocks[0].attn.score, AG_SCORE_GAT);
     assert_int_equal(c->blocks[0].attn.heads, 8);

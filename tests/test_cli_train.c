@@ -643,23 +643,28 @@ static void test_format_option(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
-/* The default preset: node classification on features from the data trains the gat preset (the
- * same run as --preset gat, with a note), while structure-only features, a model option or
- * --preset transformer keep the transformer. */
+/* The default preset: node classification on features from the data within [-1, 1] trains the
+ * gat preset (the same run as --preset gat, with a note), while raw numbers, structure-only
+ * features, a model option or --preset transformer keep the transformer. */
 static void test_default_preset(void **state) {
     (void)state;
     char dir[256], table[2048];
     assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_preset", 0), 0);
-    /* a feature that carries the club only in part: the vertex's id modulo 3 */
+    /* an indicator that carries the club only in part: the vertex's id modulo 2 */
     snprintf(table, sizeof table, "id,f\n");
-    for (int v = 0; v < 34; v++) snprintf(table + strlen(table), sizeof table - strlen(table), "%d,%d\n", v, v % 3);
+    for (int v = 0; v < 34; v++) snprintf(table + strlen(table), sizeof table - strlen(table), "%d,%d\n", v, v % 2);
     ag_test_write_text(dir, "t.csv", table);
+    /* the same on a raw scale (the id itself, 0..33): the transformer, which normalises in its blocks */
+    snprintf(table, sizeof table, "id,f\n");
+    for (int v = 0; v < 34; v++) snprintf(table + strlen(table), sizeof table - strlen(table), "%d,%d\n", v, v);
+    ag_test_write_text(dir, "raw.csv", table);
     /* karate's own attributes left out: its names are one-hot columns and its weights edge features */
     const char *karate = "graphs/social/karate.gml --label-attr club --train-nodes 0,33 --epochs 5 --threads 1 "
                          "--vertex-attrs none --edge-attrs none";
     ag_cli_run_t def, gat, tr, sc, info;
     ag_cli_run_ok(&def, "train %s --node-table %s/t.csv -o %s/d.safetensors", karate, dir, dir);
-    assert_non_null(strstr(def.err, "note: node classification on features from the data: the gat preset"));
+    assert_non_null(
+        strstr(def.err, "note: node classification on features from the data, within [-1, 1]: the gat preset"));
     ag_cli_run_ok(&gat, "train %s --node-table %s/t.csv --preset gat --quiet", karate, dir);
     assert_string_equal(def.out, gat.out);
     ag_cli_run_ok(&info, "info %s/d.safetensors", dir);
@@ -695,6 +700,13 @@ static void test_default_preset(void **state) {
                   "--edge-mode none");
     assert_non_null(strstr(sc.err, "note: the model has no edge term (--edge-mode none)"));
     assert_null(strstr(sc.err, "(+ edge features)"));
+    ag_cli_run_ok(&sc, "train %s --node-table %s/raw.csv", karate, dir);
+    assert_null(strstr(sc.err, "gat preset"));
+    ag_cli_run_ok(&tr, "train %s --node-table %s/raw.csv --preset transformer --quiet", karate, dir);
+    assert_string_equal(sc.out, tr.out);
+    /* rows normalised (l1): within [-1, 1] again */
+    ag_cli_run_ok(&sc, "train %s --node-table %s/raw.csv --normalize l1", karate, dir);
+    assert_non_null(strstr(sc.err, "the gat preset"));
     /* structure only (the degree): the transformer */
     ag_cli_run_ok(&sc, "train %s --vertex-attrs none --degree", karate);
     assert_null(strstr(sc.err, "gat preset"));

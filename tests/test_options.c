@@ -1,6 +1,7 @@
 /* Tests of the options shared by `attn-graph train` and ag_net_train_*: the defaults, each preset,
  * every option that is set, and each bad value with its code and message. */
 #include <setjmp.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -184,20 +185,55 @@ static void test_model_config_gat(void **state) {
     assert_int_equal(mc.blocks[3].attn.head_dim, 7);
 }
 
-/* The default preset follows the task and where the features come from; any option that describes
- * the model, or the preset given, keeps what the user asked for. */
+/* Prepared node data of 3 vertices: Fa attribute columns, then 1 structural column (degree-like,
+ * values up to 5), then Ft feature-matrix columns; every data value is v. */
+static void fake_prepared(ag_prepared_t *p, int64_t Fa, int64_t Ft, float v) {
+    memset(p, 0, sizeof *p);
+    ag_trainset_init(&p->set, AG_TASK_NODE_CLASSIFICATION);
+    assert_int_equal(ag_trainset_resize(&p->set, 1, 3, 1), AG_SUCCESS);
+    const int64_t F = Fa + 1 + Ft;
+    ag_fmat_t *X = &p->set.examples[0].X;
+    assert_int_equal(ag_fmat_init(X, 3, F), AG_SUCCESS);
+    for (int64_t i = 0; i < 3; i++)
+        for (int64_t j = 0; j < F; j++) X->data[i * F + j] = j == Fa ? 5.0f : v;
+    p->featurizer.n_attr_features = Fa;
+    p->featurizer.n_features = Fa + 1;
+    p->table.width = Ft;
+}
+
+/* The default preset follows the task and the data: where features come from and their scale;
+ * any option that describes the model, or the preset given, keeps what the user asked for. */
 static void test_preset_choice(void **state) {
     (void)state;
     ag_net_train_options_t o;
     ag_net_train_options_init(&o);
     const ag_task_t nc = AG_TASK_NODE_CLASSIFICATION;
-    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433), "gat");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, 1), "gat");
-    /* structure only, other tasks: the transformer */
-    assert_string_equal(ag_net_train_options_preset(&o, nc, 0), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_NODE_REGRESSION, 5), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_CLASSIFICATION, 5), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_MULTITASK, 5), "transformer");
+    ag_prepared_t attrs, table, both, none, raw, raw_table, neg;
+    fake_prepared(&attrs, 4, 0, 1.0f);    /* indicators from attributes */
+    fake_prepared(&table, 0, 6, 0.25f);   /* a row-normalised table */
+    fake_prepared(&both, 2, 3, -1.0f);
+    fake_prepared(&none, 0, 0, 0.0f);     /* structure only: the degree column alone */
+    fake_prepared(&raw, 2, 0, 42.0f);     /* raw numbers (an age) */
+    fake_prepared(&raw_table, 0, 2, 1.5f);
+    fake_prepared(&neg, 1, 0, -1.01f);
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &table), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &both), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &none), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &raw), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &raw_table), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &neg), "transformer");
+    /* one value out of range is enough; the structural column's 5 never counts */
+    attrs.set.examples[0].X.data[2 * 5 + 3] = 1.5f;
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs), "transformer");
+    attrs.set.examples[0].X.data[2 * 5 + 3] = NAN;
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs), "transformer");
+    attrs.set.examples[0].X.data[2 * 5 + 3] = 1.0f;
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs), "gat");
+    /* other tasks: the transformer */
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_NODE_REGRESSION, &attrs), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_CLASSIFICATION, &attrs), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_MULTITASK, &attrs), "transformer");
     /* each option that describes the model keeps the transformer */
     ag_net_train_options_t d[15];
     for (int i = 0; i < 15; i++) ag_net_train_options_init(&d[i]);
@@ -216,19 +252,21 @@ static void test_preset_choice(void **state) {
     d[12].no_residual = 1;
     d[13].virtual_node = 1;
     d[14].head_hidden = 0;
-    for (int i = 0; i < 15; i++) assert_string_equal(ag_net_train_options_preset(&d[i], nc, 1433), "transformer");
+    for (int i = 0; i < 15; i++) assert_string_equal(ag_net_train_options_preset(&d[i], nc, &attrs), "transformer");
     /* training options do not: the preset's defaults apply under them */
     o.dropout = 0.5;
     o.lr = 0.01;
     o.epochs = 10;
-    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs), "gat");
     /* a preset given is returned as given, valid or not (model_config checks it) */
     o.preset = "transformer";
-    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs), "transformer");
     o.preset = "gat";
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_REGRESSION, 0), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_REGRESSION, &raw), "gat");
     o.preset = "nonsense";
-    assert_string_equal(ag_net_train_options_preset(&o, nc, 1433), "nonsense");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs), "nonsense");
+    ag_prepared_t *all[] = {&attrs, &table, &both, &none, &raw, &raw_table, &neg};
+    for (int i = 0; i < 7; i++) ag_trainset_destroy(&all[i]->set);
 }
 
 /* Edge features are read by the transformer (edge mode key by default) and by any model given an

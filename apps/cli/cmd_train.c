@@ -70,8 +70,8 @@ static void train_usage(FILE *out) {
         "  --preset P             transformer (3 pre-norm blocks, 4 heads, hidden 64, FFN) or gat (the GAT\n"
         "                         paper's Cora model; also lr 0.005, weight decay 5e-4, patience 100).\n"
         "                         Default: gat for node classification on features from the data (vertex\n"
-        "                         attributes or a node table), without edge features or the model options\n"
-        "                         below; transformer otherwise\n"
+        "                         attributes or a node table) within [-1, 1] (indicators, one-hot, bags of\n"
+        "                         words), without the model options below; transformer otherwise\n"
         "  --layers L             attention blocks (default 3; gat 2)\n"
         "  --heads H              heads per block (default 4; gat: first block 8)\n"
         "  --head-dim D           size per head (default hidden/heads; gat 8)\n"
@@ -524,7 +524,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     ag_model_config_t mc;
     int64_t F = p.set.examples[0].X.cols, Fe = p.featurizer.n_edge_features;
     if (!t.net.preset) {
-        t.net.preset = ag_net_train_options_preset(&t.net, task, p.featurizer.n_attr_features + p.table.width);
+        t.net.preset = ag_net_train_options_preset(&t.net, task, &p);
         if (!strcmp(t.net.preset, "gat")) {
             /* the preset's training defaults too, under the options given */
             if (ag_net_train_options_train_config(&t.net, task, &tc)) {
@@ -532,8 +532,8 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                 goto done;
             }
             if (!t.quiet && first_run)
-                fprintf(stderr, "attn-graph: note: node classification on features from the data: the gat preset "
-                        "(the GAT paper's model; --preset transformer for the graph transformer)\n");
+                fprintf(stderr, "attn-graph: note: node classification on features from the data, within [-1, 1]: the "
+                        "gat preset (the GAT paper's model; --preset transformer for the graph transformer)\n");
         }
     }
     if (t.net.preset && !strcmp(t.net.preset, "gat") && ag_task_is_graph_level(task)) {

@@ -2,6 +2,7 @@
  * options.c: what the options of `attn-graph train` mean (attngraph/options.h), shared by the
  * program and the igraph-style facade (api.c) so that both build the same model and training.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "attngraph/options.h"
@@ -31,12 +32,23 @@ ag_error_t ag_i_option_index(const char *opt, const char *v, const char *const *
     return AG_ERROR(AG_EINVAL, "option %s: unknown value '%s' (expected %s)", opt, v, list);
 }
 
-const char *ag_net_train_options_preset(const ag_net_train_options_t *t, ag_task_t task, int64_t data_features) {
+const char *ag_net_train_options_preset(const ag_net_train_options_t *t, ag_task_t task, const ag_prepared_t *p) {
     if (t->preset) return t->preset;
     const int described = t->layers > 0 || t->heads > 0 || t->head_dim > 0 || t->hidden > 0 || t->hops > 0 ||
                           t->mask || t->score || t->attn_norm || t->readout || t->edge_mode || t->norm || t->no_ffn ||
                           t->no_residual || t->virtual_node || t->head_hidden >= 0;
-    return task == AG_TASK_NODE_CLASSIFICATION && data_features > 0 && !described ? "gat" : "transformer";
+    const int64_t Fa = p->featurizer.n_attr_features, Ft = p->table.width;
+    if (task != AG_TASK_NODE_CLASSIFICATION || described || Fa + Ft == 0 || p->set.n_examples != 1)
+        return "transformer";
+    /* the data columns: the attributes' first, the feature matrix's last */
+    const ag_fmat_t *X = &p->set.examples[0].X;
+    const int64_t F = X->cols;
+    for (int64_t i = 0; i < X->rows; i++) {
+        const float *row = X->data + i * F;
+        for (int64_t j = 0; j < F; j++)
+            if ((j < Fa || j >= F - Ft) && !(fabsf(row[j]) <= 1.0f)) return "transformer";
+    }
+    return "gat";
 }
 
 int ag_net_train_options_uses_edges(const ag_net_train_options_t *t, ag_task_t task) {

@@ -22,6 +22,7 @@
 #include "attngraph/common.h"
 #include "attngraph/features.h"
 #include "attngraph/model.h"
+#include "attngraph/prepare.h"
 #include "attngraph/train.h"
 
 #ifdef __cplusplus
@@ -32,24 +33,30 @@ extern "C" {
  * \function ag_net_train_options_preset
  * The preset a run trains: opts->preset when set; otherwise chosen from the task and the data.
  * "gat" for node classification whose node features come, at least in part, from the data
- * (vertex attributes or a feature matrix, not only degree or positional-encoding columns), and
- * none of the options that describe a model set (layers, heads, head_dim, hidden, hops, mask, score, attn_norm, readout, edge_mode,
- * norm, no_ffn, no_residual, virtual_node, head_hidden: they describe the transformer, and keep
- * it); "transformer" in every other case. Why (docs/cli.md, seed 1, best validation accuracy):
- * with features from the data the gat preset was ahead (Cora 0.802 against 0.748, Twitch-EN
- * 0.612 against 0.597); with structure only the transformer was (LastFM Asia with positional
- * encodings 0.855 against 0.748, with the degree alone 0.695 against 0.245; Cora's graph with
- * the degree alone 0.306 against 0.188). Its model has no edge term: training then leaves the
- * edge attributes out (ag_net_train_options_uses_edges).
+ * (vertex attributes or a feature matrix, not only degree or positional-encoding columns) and
+ * lie within [-1, 1] there (indicators, one-hot categories, bags of words, row-normalised
+ * values), when none of the options that describe a model is set (layers, heads, head_dim,
+ * hidden, hops, mask, score, attn_norm, readout, edge_mode, norm, no_ffn, no_residual,
+ * virtual_node, head_hidden: they describe the transformer, and keep it); "transformer" in every
+ * other case. Why (docs/cli.md, seed 1, best validation accuracy): with features from the data
+ * the gat preset was ahead (Cora 0.802 against 0.748, Twitch-EN 0.612 against 0.597, both 0/1
+ * features); with structure only the transformer was (LastFM Asia with positional encodings
+ * 0.855 against 0.748, with the degree alone 0.695 against 0.245; Cora's graph with the degree
+ * alone 0.306 against 0.188). The gat preset has no normalisation layer: on raw numbers (an age
+ * of 18-80 beside informative indicators) its training stayed at the majority class, where the
+ * transformer's did not; standardising every column instead lost on Cora (0.750) and Twitch-EN
+ * (0.527). Its model has no edge term: training then leaves the edge attributes out
+ * (ag_net_train_options_uses_edges).
  * ag_net_train_options_train_config and ag_net_train_options_model_config read a NULL preset as
  * "transformer"; the program and ag_net_train_nodes/ag_net_train_graphs call this function first.
- * \param opts          Options.
- * \param task          The task being trained.
- * \param data_features Node feature columns from vertex attributes or a feature matrix.
+ * \param opts Options.
+ * \param task The task being trained.
+ * \param p    The prepared training data (for node classification: the one graph's features,
+ *             the featuriser's attribute columns first and the feature matrix's last).
  * \return "gat" or "transformer" (static strings), or opts->preset itself.
- * Time complexity: O(1).
+ * Time complexity: O(N x F) for node classification without a preset given, else O(1).
  */
-const char *ag_net_train_options_preset(const ag_net_train_options_t *opts, ag_task_t task, int64_t data_features);
+const char *ag_net_train_options_preset(const ag_net_train_options_t *opts, ag_task_t task, const ag_prepared_t *p);
 
 /**
  * \function ag_net_train_options_uses_edges
