@@ -3,13 +3,15 @@
  * (edge and vertex attributes) and drawn as SVG.
  *
  * Attention runs per destination: entry (i <- j) is how much node i attends to source j. An
- * undirected edge {u, v} (igraph stores it as from u, to v) has two entries, written as
+ * undirected edge {u, v} (igraph stores it as from u, to v, with u >= v) has two entries, written as
  * attnL<L>H<H>Fwd (v attends to u: the message from -> to) and ...Rev (u attends to v); a
  * directed edge u -> v has one, written as attnL<L>H<H>. Self-loops added by the attention mask
  * have no igraph edge: their weights are the vertex attributes selfAttnL<L>H<H>; with a virtual
  * node, the token's weights over the vertices are tokenAttnL<L>H<H>. The names are
  * letters and digits only because igraph's GML writer drops any other byte of a key: GML and
- * GraphML outputs carry the same names.
+ * GraphML outputs carry the same names. Fwd and Rev are named by vertex ids, not by how a file
+ * writes the edge: igraph's GML writer puts an undirected edge's higher id first, its GraphML
+ * writer the lower, and igraph's readers store the higher as `from` whatever the file says.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -28,15 +30,15 @@ static void explain_usage(FILE *out) {
         "\n"
         "Runs the model on GRAPH and writes the graph (GML or GraphML by the extension of OUT) with the\n"
         "attention weights of every layer L (0-based) and head H:\n"
-        "  undirected graphs: edge attributes attnL<L>H<H>Fwd (the 'to' vertex attending to the 'from'\n"
-        "                     vertex) and attnL<L>H<H>Rev (the 'from' vertex attending to the 'to' one);\n"
+        "  undirected graphs: edge attributes attnL<L>H<H>Fwd (the edge's end with the lower vertex id\n"
+        "                     attending to the higher) and attnL<L>H<H>Rev (the higher to the lower);\n"
         "  directed graphs:   edge attribute attnL<L>H<H> (the target attending to the source);\n"
         "  self-loops added by the mask: vertex attribute selfAttnL<L>H<H> (0 where there is none);\n"
         "  models with a virtual node: vertex attribute tokenAttnL<L>H<H>, the graph token attending\n"
         "                     to the vertex (what the token readout looks at; sums to 1 over vertices\n"
         "                     with the token's own self-loop).\n"
-        "With softmax attention each vertex's incoming weights (Fwd of edges to it, Rev of edges from\n"
-        "it, its selfAttn) sum to 1. The prediction is added too: vertex attribute 'pred' (node\n"
+        "With softmax attention each vertex's weights (Fwd of its edges to higher ids, Rev of those to\n"
+        "lower ids, its selfAttn) sum to 1. The prediction is added too: vertex attribute 'pred' (node\n"
         "models: the class name, or the value) or graph attribute 'pred' (graph models).\n"
         "Without --model the shipped tox21.safetensors is used (see 'attn-graph classify --help').\n"
         "Of an ensemble (train --ensemble) the weights are its first member's; 'pred' is the ensemble's.\n"
