@@ -423,6 +423,31 @@ static void test_explain(void **state) {
     assert_int_equal(r.code, 2);
 }
 
+/* igraph's own warnings (a boolean attribute written to GML, which has no booleans) come in the
+ * program's voice, one line each, not as igraph's "Warning at src/io/gml.c:..." without a newline. */
+static void test_igraph_warning_line(void **state) {
+    (void)state;
+    ag_test_write_text(dir, "b.graphml",
+                       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                       "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+                       "<key id=\"b\" for=\"node\" attr.name=\"b\" attr.type=\"boolean\"/>\n"
+                       "<key id=\"c\" for=\"node\" attr.name=\"c\" attr.type=\"string\"/>\n"
+                       "<graph edgedefault=\"undirected\">\n"
+                       "<node id=\"n0\"><data key=\"b\">true</data><data key=\"c\">x</data></node>\n"
+                       "<node id=\"n1\"><data key=\"b\">false</data><data key=\"c\">y</data></node>\n"
+                       "<node id=\"n2\"><data key=\"b\">true</data><data key=\"c\">x</data></node>\n"
+                       "<edge source=\"n0\" target=\"n1\"/><edge source=\"n1\" target=\"n2\"/>\n"
+                       "</graph>\n</graphml>\n");
+    char args[1024];
+    ag_cli_run_t r;
+    snprintf(args, sizeof args, "train %s/b.graphml --label-attr c --train-nodes 0,1 --epochs 1 --threads 1 --quiet "
+             "-o %s/b.safetensors", dir, dir);
+    ag_cli_run_ok(&r, "%s", args);
+    snprintf(args, sizeof args, "label --model %s/b.safetensors %s/b.graphml -o %s/b.gml", dir, dir, dir);
+    ag_cli_run_ok(&r, "%s", args);
+    assert_string_equal(r.err, "attn-graph: warning: The boolean vertex attribute 'b' was converted to numeric.\n");
+}
+
 /* A directed graph: one attention attribute per edge (the target attending to the source); each
  * vertex's incoming weights and self-loop weight sum to 1 on the written file. */
 static void test_explain_directed(void **state) {
@@ -589,6 +614,7 @@ int main(void) {
         cmocka_unit_test(test_label_names),
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_explain_directed),
+        cmocka_unit_test(test_igraph_warning_line),
         cmocka_unit_test(test_bad_options_and_models),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -3,6 +3,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <igraph.h>
 #include "cli.h"
 #include "predict.h"
 
@@ -43,7 +44,17 @@ int ag_cli_fail_in(const char *path, ag_error_t err) {
     }
 }
 
+/* igraph's warnings outside the library's guarded calls (writing a GML file, which has no boolean
+ * type, converts boolean attributes to numbers) in the program's voice, one line each; igraph's
+ * default prints its source file and line and no newline. */
+static void print_igraph_warning(const char *reason, const char *file, int line) {
+    (void)file;
+    (void)line;
+    fprintf(stderr, "attn-graph: warning: %s\n", reason && reason[0] ? reason : "(igraph gave no reason)");
+}
+
 int main(int argc, char **argv) {
+    igraph_set_warning_handler(print_igraph_warning);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? AG_EXIT_USAGE : AG_EXIT_OK;
