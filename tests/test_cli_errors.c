@@ -173,6 +173,13 @@ static void test_table_width(void **state) {
         "without one)\n",
         "eval --model graphs/models/karate.safetensors graphs/social/karate.gml --node-table @/t2.csv "
         "--train-nodes 0,33");
+    /* a model of string classes scored against a numeric label attribute: bad input (3), not usage */
+    run_expect(0, "", "train graphs/social/karate.gml --label-attr club_name --train-nodes 0,33 --epochs 1 "
+                      "--threads 1 --quiet -o @/names.safetensors");
+    run_expect(3,
+        "attn-graph: graphs/social/karate.gml: vertex attribute 'club': the values are numbers but the given class "
+        "'Mr. Hi' is not\n",
+        "eval --model @/names.safetensors graphs/social/karate.gml --label-attr club --train-nodes 0,33");
     /* the right width works */
     ag_cli_run_t r =
         run_expect(0, "", "label --model @/table.safetensors graphs/social/karate.gml --node-table @/t2.csv");

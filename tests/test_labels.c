@@ -69,7 +69,7 @@ static void test_numeric_labels(void **state) {
                         "vertex attribute 'num': vertex 4 has value 1.5, which is not in the class list");
     assert_null(l.y);
     const char *not_num[] = {"2", "ten"};
-    assert_int_equal(ag_labels_from_attr(&l, &g, "num", not_num, 2), AG_EINVAL);
+    assert_int_equal(ag_labels_from_attr(&l, &g, "num", not_num, 2), AG_EVALUE);
     assert_string_equal(ag_error_message(),
                         "vertex attribute 'num': the values are numbers but the given class 'ten' is not");
     assert_int_equal(ag_labels_from_attr(&l, &g, "flag", NULL, 0), AG_SUCCESS);

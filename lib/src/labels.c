@@ -64,7 +64,8 @@ static ag_error_t classify(const column_t *col, const char *const *given, int64_
                 goto done;
             }
             if (col->numeric && ag_csv_parse_double(given[k], &keys[k].num) != 0) {
-                rc = AG_ERROR(AG_EINVAL, "%s: the values are numbers but the given class '%s' is not", what, given[k]);
+                /* no value can be in such a list: the data and the list disagree (as for an unknown class) */
+                rc = AG_ERROR(AG_EVALUE, "%s: the values are numbers but the given class '%s' is not", what, given[k]);
                 goto done;
             }
             keys[k].str = given[k];

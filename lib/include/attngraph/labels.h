@@ -47,8 +47,9 @@ typedef struct ag_labels_t {
  *                  given names must be numbers ("0", "1", "2.5").
  * \param n_classes Length of classes.
  * \return AG_SUCCESS; AG_EATTR (no such vertex attribute), AG_EVALUE (a value outside the given
- *   class list: names the vertex and the value), AG_EINVAL (a given class repeated, or not a number
- *   for a numeric attribute), AG_ENOMEM.
+ *   class list: names the vertex and the value; or a given class that is not a number for a
+ *   numeric attribute, which no value can match), AG_EINVAL (a given class empty or repeated),
+ *   AG_ENOMEM.
  * Time complexity: O(N log N).
  */
 ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const char *attr,
