@@ -101,7 +101,7 @@ static void test_train_eval_label(void **state) {
     ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
     /* inferred from the values: a regression, scored by RMSE while training */
-    assert_non_null(strstr(r.err, "attn-graph: node-regression, 120 nodes, 1 features, 1 outputs"));
+    assert_non_null(strstr(r.err, "attn-graph: node-regression, 120 nodes, 1 feature, 1 output, "));
     assert_non_null(strstr(r.err, "(val rmse "));
     assert_memory_equal(r.out, "test: rmse ", 11);
     double rmse = number_after(r.out, "rmse "), mae = number_after(r.out, "mae ");

@@ -814,7 +814,7 @@ static void test_tu_option(void **state) {
            dir, dir, dir);
     assert_non_null(strstr(tr.err, "attn-graph: note: the graphs have no usable vertex attribute: the degree is the "
                                    "feature, standardised (as --degree --normalize standard)\n"));
-    assert_non_null(strstr(tr.err, "graph-classification, 24 graphs, 1 features"));
+    assert_non_null(strstr(tr.err, "graph-classification, 24 graphs, 1 feature, "));
     ag_cli_run_ok(&ev, "eval --model %s/d.safetensors --tu %s --split %s/split.csv --split-column part", dir, dir, dir);
     assert_string_equal(ev.out, tr.out);
     ag_cli_run_ok(&ev, "info %s/d.safetensors", dir);

@@ -624,11 +624,12 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     }
     if (!t.quiet)
         fprintf(stderr,
-                "attn-graph: %s, %lld %s, %lld features%s, %lld outputs, %lld parameters; train %lld, val %lld, test "
-                "%lld\n",
+                "attn-graph: %s, %lld %s, %lld feature%s%s, %lld output%s, %lld parameters; train %lld, val %lld, "
+                "test %lld\n",
                 ag_task_name(task), (long long)(d->graph_level ? d->ds.n_graphs : p.set.n_rows),
-                d->graph_level ? "graphs" : "nodes", (long long)F, Fe > 0 ? " (+ edge features)" : "",
-                (long long)p.n_out, (long long)ag_param_list_size(ag_model_params(model)), (long long)d->fold.n_train,
+                d->graph_level ? "graphs" : "nodes", (long long)F, F == 1 ? "" : "s", Fe > 0 ? " (+ edge features)" : "",
+                (long long)p.n_out, p.n_out == 1 ? "" : "s", (long long)ag_param_list_size(ag_model_params(model)),
+                (long long)d->fold.n_train,
                 (long long)d->fold.n_val, (long long)d->fold.n_test);
     if (resume && t.checkpoint) {
         /* temporary files of checkpoints a killed run was writing: never complete, never read */

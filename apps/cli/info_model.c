@@ -114,7 +114,7 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
                 f->lap_pe_scaled ? "times sqrt(N)" : "unit norm: a featuriser of version 1");
     if (f->rw_pe_k)
         fprintf(out, "%s %lld random-walk columns", f->degree || f->lap_pe_k ? "," : "", (long long)f->rw_pe_k);
-    fprintf(out, "\nnode features: %lld columns", (long long)f->n_features);
+    fprintf(out, "\nnode features: %lld column%s", (long long)f->n_features, f->n_features == 1 ? "" : "s");
     if (table_width) fprintf(out, " from the graph and %lld from the node table", (long long)table_width);
     fprintf(out, "; edge features: %lld\n", (long long)n_edge_features);
 }
@@ -147,7 +147,9 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
     fprintf(out, "parameters: %lld%s\n", (long long)ag_param_list_size(ag_model_params(b->model)),
             b->n_members > 1 ? " per member" : "");
     print_inputs(out, &b->featurizer, c->edge_dim, b->table.width);
-    if (b->table.width) fprintf(out, "node table: %lld columns, %s\n", (long long)b->table.width, norm_name(b->table.norm));
+    if (b->table.width)
+        fprintf(out, "node table: %lld column%s, %s\n", (long long)b->table.width, b->table.width == 1 ? "" : "s",
+                norm_name(b->table.norm));
     else fputs("node table: none\n", out);
 
     fputs("architecture:\n", out);
