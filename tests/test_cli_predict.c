@@ -424,7 +424,8 @@ static void test_explain(void **state) {
 }
 
 /* igraph's own warnings (a boolean attribute written to GML, which has no booleans) come in the
- * program's voice, one line each, not as igraph's "Warning at src/io/gml.c:..." without a newline. */
+ * program's voice, one line each, not as igraph's "Warning at src/io/gml.c:..." without a newline;
+ * the GML written is then read by the same model. */
 static void test_igraph_warning_line(void **state) {
     (void)state;
     ag_test_write_text(dir, "b.graphml",
@@ -446,6 +447,25 @@ static void test_igraph_warning_line(void **state) {
     snprintf(args, sizeof args, "label --model %s/b.safetensors %s/b.graphml -o %s/b.gml", dir, dir, dir);
     ag_cli_run_ok(&r, "%s", args);
     assert_string_equal(r.err, "attn-graph: warning: The boolean vertex attribute 'b' was converted to numeric.\n");
+    /* ... and the model reads its 0/1 back as the boolean it was: the same labels and probabilities
+     * (the id column differs: GraphML's ids are "n0".., GML's numbers) */
+    ag_cli_run_t from[2];
+    ag_cli_run_ok(&from[0], "label --model %s/b.safetensors %s/b.graphml", dir, dir);
+    ag_cli_run_ok(&from[1], "label --model %s/b.safetensors %s/b.gml", dir, dir);
+    char rest[2][512];
+    for (int k = 0; k < 2; k++) {
+        size_t n = 0;
+        for (const char *l = from[k].out; *l; l = strchr(l, '\n') + 1) {
+            const char *c = strchr(strchr(l, ',') + 1, ','); /* after vertex and id */
+            size_t len = (size_t)(strchr(c, '\n') - c) + 1;
+            assert_true(n + len < sizeof rest[k]);
+            memcpy(rest[k] + n, c, len);
+            n += len;
+        }
+        rest[k][n] = '\0';
+    }
+    assert_int_equal(ag_cli_count_lines(from[1].out), 4);
+    assert_string_equal(rest[1], rest[0]);
 }
 
 /* A directed graph: one attention attribute per edge (the target attending to the source); each

@@ -387,6 +387,42 @@ static void test_transform_errors(void **state) {
     igraph_destroy(&a);
 }
 
+/* A boolean attribute read back from GML, which stores booleans as 0/1 numbers: the same
+ * columns; any other number, or a string, is still refused with its vertex and value. */
+static void test_boolean_read_as_numbers(void **state) {
+    (void)state;
+    igraph_t a, b;
+    make_a(&a);
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    ag_featurizer_t f;
+    const igraph_t *gs[] = {&a};
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    ag_fmat_t X = {0}, Xb = {0}, E = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &a, &X, &E), AG_SUCCESS);
+    igraph_copy(&b, &a);
+    igraph_cattribute_remove_v(&b, "aromatic");
+    for (int i = 0; i < 4; i++) SETVAN(&b, "aromatic", i, i % 2 == 0 ? 1.0 : 0.0);
+    assert_int_equal(ag_featurizer_transform(&f, &b, &Xb, &E), AG_SUCCESS);
+    assert_int_equal(Xb.cols, X.cols);
+    assert_memory_equal(Xb.data, X.data, (size_t)(X.rows * X.cols) * sizeof(float));
+    SETVAN(&b, "aromatic", 2, 0.5);
+    assert_int_equal(ag_featurizer_transform(&f, &b, &Xb, &E), AG_EATTR);
+    assert_string_equal(ag_error_message(), "numeric vertex attribute 'aromatic' is 0.5 on vertex 2 (the model expects "
+                                            "boolean vertex attribute 'aromatic': true/false, or 0/1 as GML stores "
+                                            "booleans)");
+    igraph_cattribute_remove_v(&b, "aromatic");
+    for (int i = 0; i < 4; i++) SETVAS(&b, "aromatic", i, "yes");
+    assert_int_equal(ag_featurizer_transform(&f, &b, &Xb, &E), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "(the model expects boolean vertex attribute 'aromatic')"));
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&Xb);
+    ag_fmat_destroy(&E);
+    ag_featurizer_destroy(&f);
+    igraph_destroy(&b);
+    igraph_destroy(&a);
+}
+
 static void test_no_edges(void **state) {
     (void)state;
     igraph_t a, g;
@@ -839,6 +875,7 @@ int main(void) {
         cmocka_unit_test(test_selection),
         cmocka_unit_test(test_fit_errors),
         cmocka_unit_test(test_transform_errors),
+        cmocka_unit_test(test_boolean_read_as_numbers),
         cmocka_unit_test(test_no_edges),
         cmocka_unit_test(test_normalisation),
         cmocka_unit_test(test_structural_columns),

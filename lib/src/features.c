@@ -303,11 +303,14 @@ static ag_error_t read_strings(const igraph_t *ig, int is_edge, const ag_feature
 }
 
 /* Writes attribute a of every vertex (or edge) of ig into out (rows x ld) at columns a->offset..
- * The caller has checked that the attribute exists with the right type. */
-static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, int64_t rows, float *out, int64_t ld) {
+ * The caller has checked that the attribute exists with the type `data`: a's own, or numeric for
+ * a boolean a (igraph's GML writer stores booleans as 0/1, so a graph a model labelled and wrote
+ * to GML is read back that way), whose values must then be 0 or 1. */
+static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, ag_attr_type_t data,
+                              int64_t rows, float *out, int64_t ld) {
     igraph_error_t rc;
     const char *el = elem_name(is_edge);
-    if (a->type == AG_ATTR_NUMERIC) {
+    if (data == AG_ATTR_NUMERIC) {
         igraph_vector_t v;
         ag_i_igraph_enter();
         rc = igraph_vector_init(&v, 0);
@@ -321,6 +324,12 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
         ag_error_t err = AG_SUCCESS;
         for (int64_t r = 0; r < rows; r++) {
             double x = VECTOR(v)[r];
+            if (a->type == AG_ATTR_BOOLEAN && x != 0.0 && x != 1.0) {
+                err = AG_ERROR(AG_EATTR, "numeric %s attribute '%s' is %g on %s %lld (the model expects boolean %s "
+                               "attribute '%s': true/false, or 0/1 as GML stores booleans)", el, a->name, x, el,
+                               (long long)r, el, a->name);
+                break;
+            }
             if (isnan(x)) {
                 err = AG_ERROR(AG_EVALUE, "numeric %s attribute '%s' is missing on %s %lld (NaN)", el, a->name, el, (long long)r);
                 break;
@@ -378,11 +387,11 @@ static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature
         if (t < 0)
             err = AG_ERROR(AG_EATTR, "attribute '%s' is missing (the model expects %s %s attribute '%s')", a->name,
                            kind_name(a->type), elem_name(is_edge), a->name);
-        else if (!usable_kind(t, &kind) || kind != a->type)
+        else if (!usable_kind(t, &kind) || (kind != a->type && !(a->type == AG_ATTR_BOOLEAN && kind == AG_ATTR_NUMERIC)))
             err = AG_ERROR(AG_EATTR, "%s attribute '%s' is %s (the model expects %s %s attribute '%s')", elem_name(is_edge),
                            a->name, igraph_type_name(t), kind_name(a->type), elem_name(is_edge), a->name);
         else
-            err = encode_attr(ig, is_edge, a, rows, out, ld);
+            err = encode_attr(ig, is_edge, a, kind, rows, out, ld);
     }
     attr_list_destroy(&l);
     return err;
