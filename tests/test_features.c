@@ -277,7 +277,10 @@ static void test_fit_errors(void **state) {
     const char *l1[] = {"mass"};
     cfg.vertex_attrs = l1;
     cfg.n_vertex_attrs = 1;
+    /* one graph is named by its caller (its file); several by index */
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_EATTR);
+    assert_string_equal(ag_error_message(), "vertex attribute 'mass' is missing");
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EATTR);
     assert_string_equal(ag_error_message(), "vertex attribute 'mass' is missing from graph 0");
     const char *l2[] = {"z*"};
     cfg.vertex_attrs = l2;
@@ -289,7 +292,7 @@ static void test_fit_errors(void **state) {
     cfg.edge_attrs = l3;
     cfg.n_edge_attrs = 1;
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_EATTR);
-    assert_string_equal(ag_error_message(), "edge attribute 'weight' is missing from graph 0");
+    assert_string_equal(ag_error_message(), "edge attribute 'weight' is missing");
     ag_featurizer_config_init(&cfg);
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 0), AG_EINVAL);
     cfg.lap_pe_k = -1;
@@ -300,6 +303,8 @@ static void test_fit_errors(void **state) {
     for (int i = 0; i < 4; i++) SETVAN(&c, "charge", i, i == 2 ? NAN : 1);
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EVALUE);
     assert_string_equal(ag_error_message(), "graph 1: numeric vertex attribute 'charge' is missing on vertex 2 (NaN)");
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs + 1, 1), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "numeric vertex attribute 'charge' is missing on vertex 2 (NaN)");
     SETVAN(&c, "charge", 2, 0);
     SETEAN(&c, "bond", 1, INFINITY);
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EVALUE);

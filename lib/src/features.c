@@ -621,10 +621,13 @@ static ag_error_t explain_missing(const igraph_t *const *graphs, int64_t count, 
         int t = attr_list_type(&l, name);
         attr_list_destroy(&l);
         ag_attr_type_t kind;
-        if (t < 0) return AG_ERROR(AG_EATTR, "%s attribute '%s' is missing from graph %lld", elem_name(is_edge), name, (long long)g);
+        /* one graph's callers name its file; several graphs need the index */
+        char where[48] = "";
+        if (count > 1) snprintf(where, sizeof where, " %s graph %lld", t < 0 ? "from" : "in", (long long)g);
+        if (t < 0) return AG_ERROR(AG_EATTR, "%s attribute '%s' is missing%s", elem_name(is_edge), name, where);
         if (!usable_kind(t, &kind))
-            return AG_ERROR(AG_EATTR, "%s attribute '%s' is %s in graph %lld: only numeric, string and boolean attributes can be features",
-                            elem_name(is_edge), name, igraph_type_name(t), (long long)g);
+            return AG_ERROR(AG_EATTR, "%s attribute '%s' is %s%s: only numeric, string and boolean attributes can be features",
+                            elem_name(is_edge), name, igraph_type_name(t), where);
     }
     return AG_ERROR(AG_EATTR, "%s attribute '%s' is missing: no graph has %ss", elem_name(is_edge), name, elem_name(is_edge));
 }
@@ -777,8 +780,10 @@ static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_ed
     return err;
 }
 
-/* Re-raises the last error with "graph g: " in front. */
-static ag_error_t in_graph(ag_error_t code, int64_t g) {
+/* Re-raises the last error with "graph g: " in front, when there are several graphs to tell
+ * apart (one graph's callers name its file). */
+static ag_error_t in_graph(ag_error_t code, int64_t g, int64_t count) {
+    if (count == 1) return code;
     char msg[900];
     snprintf(msg, sizeof msg, "%s", ag_error_message());
     return AG_ERROR(code, "graph %lld: %s", (long long)g, msg);
@@ -803,7 +808,7 @@ static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, i
         ag_fmat_t x;
         err = transform_raw(f, graphs[g], &x);
         if (err != AG_SUCCESS) {
-            err = in_graph(err, g);
+            err = in_graph(err, g, count);
             break;
         }
         if (want)
@@ -899,7 +904,7 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
             err = ag_fmat_init(&e, m, f->n_edge_features);
             if (err == AG_SUCCESS) {
                 err = encode_attrs(graphs[g], 1, f->eattrs, f->n_eattrs, m, e.data, f->n_edge_features);
-                if (err != AG_SUCCESS) err = in_graph(err, g);
+                if (err != AG_SUCCESS) err = in_graph(err, g, count);
             }
             ag_fmat_destroy(&e);
         }
