@@ -52,18 +52,23 @@ static void test_json(void **state) {
     expect_list(s.folds[1].test, s.folds[1].n_test, (int64_t[]){1}, 1);
     ag_split_destroy(&s);
     assert_int_equal(ag_split_read_json(&s, DATA "split.json", 4), AG_EVALUE);
-    assert_non_null(strstr(ag_error_message(), "split.json: fold 0: \"test\"[0] = 4 is out of range (4 items)"));
+    assert_non_null(strstr(ag_error_message(), "split.json: \"test\"[0] = 4 is out of range (4 items)"));
     assert_null(s.folds);
     struct {
         const char *text;
         ag_error_t code;
         const char *fragment;
     } bad[] = {
-        {"{\"train\": [0, 1], \"test\": [1]}", AG_EVALUE, "fold 0: index 1 is in \"test\" and in train"},
-        {"{\"train\": [0, 0]}", AG_EVALUE, "fold 0: index 0 is in \"train\" and in it again"},
-        {"{\"train\": [0.5]}", AG_EPARSE, "fold 0: \"train\"[0] is not an integer"},
-        {"{\"train\": 3}", AG_EPARSE, "fold 0: \"train\" is not an array"},
-        {"{\"test\": [1]}", AG_EPARSE, "fold 0 has no \"train\" list"},
+        {"{\"train\": [0, 1], \"test\": [1]}", AG_EVALUE, ".json: index 1 is in \"test\" and in train"},
+        {"{\"train\": [0, 0]}", AG_EVALUE, ".json: index 0 is in \"train\" and in it again"},
+        {"{\"train\": [0.5]}", AG_EPARSE, ".json: \"train\"[0] is not an integer"},
+        {"{\"train\": 3}", AG_EPARSE, ".json: \"train\" is not an array"},
+        {"{\"test\": [1]}", AG_EPARSE, ".json has no \"train\" list"},
+        /* in a list of folds, the fold is named */
+        {"{\"folds\": [{\"train\": [0]}, {\"train\": [1], \"val\": [1]}]}", AG_EVALUE,
+         ".json: fold 1: index 1 is in \"val\" and in train"},
+        {"{\"folds\": [{\"train\": [0]}, 3]}", AG_EPARSE, ".json: fold 1 is not a JSON object"},
+        {"{\"folds\": [{\"test\": [0]}]}", AG_EPARSE, ".json: fold 0 has no \"train\" list"},
         {"[1, 2]", AG_EPARSE, "the split is not a JSON object"},
         {"{\"folds\": []}", AG_EPARSE, "\"folds\" is not a non-empty array"},
         {"{\"train\": [0,}", AG_EPARSE, ":1:"},

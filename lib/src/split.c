@@ -66,36 +66,45 @@ static ag_error_t fold_from_parts(ag_fold_t *fold, const unsigned char *part, in
 
 /* ---- split.json */
 
+/* Where a message points: "PATH: fold F" in a list of folds, "PATH" in a plain split (fold < 0). */
+static const char *json_where(char *buf, size_t cap, const char *path, int64_t fold) {
+    if (fold < 0) snprintf(buf, cap, "%s", path);
+    else snprintf(buf, cap, "%s: fold %lld", path, (long long)fold);
+    return buf;
+}
+
 static ag_error_t json_list(const ag_json_t *obj, const char *key, int which, unsigned char *part, int64_t n,
                             const char *path, int64_t fold) {
     const ag_json_t *a = ag_json_get(obj, key);
     if (!a) return AG_SUCCESS;
+    char w[600];
     if (a->type != AG_JSON_ARRAY)
-        return AG_ERROR(AG_EPARSE, "%s: fold %lld: \"%s\" is not an array", path, (long long)fold, key);
+        return AG_ERROR(AG_EPARSE, "%s: \"%s\" is not an array", json_where(w, sizeof w, path, fold), key);
     for (int64_t k = 0; k < a->count; k++) {
         const ag_json_t *v = &a->items[k];
         if (v->type != AG_JSON_NUMBER || v->number != floor(v->number))
-            return AG_ERROR(AG_EPARSE, "%s: fold %lld: \"%s\"[%lld] is not an integer", path, (long long)fold, key,
+            return AG_ERROR(AG_EPARSE, "%s: \"%s\"[%lld] is not an integer", json_where(w, sizeof w, path, fold), key,
                             (long long)k);
         double x = v->number;
         if (x < 0 || x >= (double)n)
-            return AG_ERROR(AG_EVALUE, "%s: fold %lld: \"%s\"[%lld] = %.0f is out of range (%lld items)", path,
-                            (long long)fold, key, (long long)k, x, (long long)n);
+            return AG_ERROR(AG_EVALUE, "%s: \"%s\"[%lld] = %.0f is out of range (%lld items)",
+                            json_where(w, sizeof w, path, fold), key, (long long)k, x, (long long)n);
         int64_t i = (int64_t)x;
         if (part[i] != PART_NONE)
-            return AG_ERROR(AG_EVALUE, "%s: fold %lld: index %lld is in \"%s\" and in %s", path, (long long)fold,
+            return AG_ERROR(AG_EVALUE, "%s: index %lld is in \"%s\" and in %s", json_where(w, sizeof w, path, fold),
                             (long long)i, key, part[i] == which ? "it again" : part_names[part[i]]);
         part[i] = (unsigned char)which;
     }
     return AG_SUCCESS;
 }
 
+/* One fold: a member of "folds" (f >= 0) or the whole document of a plain split (f < 0). */
 static ag_error_t json_fold(ag_fold_t *fold, const ag_json_t *obj, unsigned char *part, int64_t n, const char *path,
                             int64_t f) {
-    if (obj->type != AG_JSON_OBJECT)
-        return AG_ERROR(AG_EPARSE, "%s: fold %lld is not a JSON object", path, (long long)f);
+    char w[600];
+    if (obj->type != AG_JSON_OBJECT) return AG_ERROR(AG_EPARSE, "%s is not a JSON object", json_where(w, sizeof w, path, f));
     if (!ag_json_get(obj, "train"))
-        return AG_ERROR(AG_EPARSE, "%s: fold %lld has no \"train\" list", path, (long long)f);
+        return AG_ERROR(AG_EPARSE, "%s has no \"train\" list", json_where(w, sizeof w, path, f));
     memset(part, 0, (size_t)n);
     AG_CHECK(json_list(obj, "train", PART_TRAIN, part, n, path, f));
     const char *val_key = ag_json_get(obj, "val") ? "val" : "valid";
@@ -129,7 +138,7 @@ ag_error_t ag_split_read_json(ag_split_t *split, const char *path, int64_t n_ite
             TRY(json_fold(&split->folds[f], &folds->items[f], part, n_items, path, f));
     } else {
         TRY(alloc_folds(split, n_items, 1));
-        TRY(json_fold(&split->folds[0], doc, part, n_items, path, 0));
+        TRY(json_fold(&split->folds[0], doc, part, n_items, path, -1));
     }
 done:
     if (rc != AG_SUCCESS) ag_split_destroy(split);
