@@ -180,6 +180,11 @@ static void test_table_width(void **state) {
         "attn-graph: graphs/social/karate.gml: vertex attribute 'club': the values are numbers but the given class "
         "'Mr. Hi' is not\n",
         "eval --model @/names.safetensors graphs/social/karate.gml --label-attr club --train-nodes 0,33");
+    /* a graph without the attribute the table's ids are matched to: the message names the graph */
+    run_expect(3,
+        "attn-graph: graphs/formats/sample.edgelist: the graph has no vertex attribute 'id' to match the table's ids "
+        "to (another attribute: --table-id-attr, ag_table_options_t.vertex_attr)\n",
+        "train graphs/formats/sample.edgelist --label-attr cls --node-table @/t2.csv");
     /* the right width works */
     ag_cli_run_t r =
         run_expect(0, "", "label --model @/table.safetensors graphs/social/karate.gml --node-table @/t2.csv");

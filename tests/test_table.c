@@ -229,14 +229,16 @@ static void test_errors(void **state) {
     o.vertex_attr = "color";
     ag_node_table_t t;
     assert_int_equal(ag_table_read(&t, DATA "nodes.csv", &g, &o), AG_EATTR);
-    assert_string_equal(ag_error_message(), "the graph has no vertex attribute 'color' to match table ids to");
+    assert_string_equal(ag_error_message(), "the graph has no vertex attribute 'color' to match the table's ids to (another "
+                                            "attribute: --table-id-attr, ag_table_options_t.vertex_attr)");
     /* a graph made without an attribute handler has no `id`; vertex indices still work */
     igraph_attribute_table_t *old = igraph_set_attribute_table(NULL);
     igraph_t bare;
     assert_int_equal(igraph_empty(&bare, 4, IGRAPH_UNDIRECTED), IGRAPH_SUCCESS);
     igraph_set_attribute_table(old);
     assert_int_equal(ag_table_read(&t, DATA "small.features", &bare, NULL), AG_EATTR);
-    assert_string_equal(ag_error_message(), "the graph has no vertex attribute 'id' to match table ids to");
+    assert_string_equal(ag_error_message(), "the graph has no vertex attribute 'id' to match the table's ids to (another "
+                                            "attribute: --table-id-attr, ag_table_options_t.vertex_attr)");
     o.vertex_attr = NULL;
     o.match_index = 1;
     assert_int_equal(ag_table_read(&t, DATA "small.features", &bare, &o), AG_SUCCESS);

@@ -339,7 +339,8 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
         if (o->table_id_attr) topt.vertex_attr = o->table_id_attr;
         if (ends_with(o->node_table, ".content")) topt.last_is_label = 1; /* LINQS: the class ends each line */
         rc = ag_table_read(&d->table, o->node_table, &d->graph, &topt);
-        if (rc) return ag_cli_fail(rc);
+        /* the table's own errors start with its path; the others are about the graph's ids */
+        if (rc) return ag_cli_fail_in(strncmp(ag_error_message(), o->node_table, strlen(o->node_table)) ? o->graph : NULL, rc);
         d->have_table = 1;
     }
     return load_split(d, o, cmd, (int64_t)igraph_vcount(&d->graph));

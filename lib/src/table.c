@@ -94,7 +94,8 @@ static ag_error_t vindex_build(vindex_t *ix, const igraph_t *graph, const char *
     igraph_attribute_type_t type;
     AG_CHECK(ag_i_attr_type(graph, IGRAPH_ATTRIBUTE_VERTEX, attr, &type));
     if (type == IGRAPH_ATTRIBUTE_UNSPECIFIED)
-        return AG_ERROR(AG_EATTR, "the graph has no vertex attribute '%s' to match table ids to", attr);
+        return AG_ERROR(AG_EATTR, "the graph has no vertex attribute '%s' to match the table's ids to (another "
+                        "attribute: --table-id-attr, ag_table_options_t.vertex_attr)", attr);
     if (type == IGRAPH_ATTRIBUTE_NUMERIC) {
         ix->numeric = 1;
         if (igraph_vector_init(&ix->nums, 0) != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory in igraph");
