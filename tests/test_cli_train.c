@@ -732,7 +732,10 @@ static void test_unlabelled_training_part(void **state) {
     assert_int_equal(r.code, 3);
     assert_non_null(strstr(r.err, "none of the 2 training vertices has a label or target"));
     assert_string_equal(r.out, "");
-    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 1,2 --epochs 2 --quiet", dir);
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 1,2 --epochs 2", dir);
+    /* the summary says how many of each part can be scored */
+    assert_non_null(strstr(r.err, "; train 2 (1 labelled), val 0, test 2 (1 labelled)\n"));
+    assert_non_null(strstr(r.out, "(n 1)"));
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 

@@ -622,15 +622,29 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         tc.checkpoint_user = &ck;
         tc.checkpoint_every = t.checkpoint_every > 0 ? t.checkpoint_every : 1;
     }
-    if (!t.quiet)
+    if (!t.quiet) {
+        /* a node task's parts may hold unlabelled vertices, which no score counts: say how many are not */
+        char parts[3][48];
+        const int64_t *idx[3] = {d->fold.train, d->fold.val, d->fold.test};
+        const int64_t n_idx[3] = {d->fold.n_train, d->fold.n_val, d->fold.n_test};
+        for (int k = 0; k < 3; k++) {
+            int64_t labelled = 0;
+            for (int64_t i = 0; i < n_idx[k] && !d->graph_level; i++)
+                for (int64_t j = 0; j < p.set.n_cols; j++)
+                    if (!isnan(p.set.targets[idx[k][i] * p.set.n_cols + j])) {
+                        labelled++;
+                        break;
+                    }
+            if (d->graph_level || labelled == n_idx[k]) snprintf(parts[k], sizeof parts[k], "%lld", (long long)n_idx[k]);
+            else snprintf(parts[k], sizeof parts[k], "%lld (%lld labelled)", (long long)n_idx[k], (long long)labelled);
+        }
         fprintf(stderr,
-                "attn-graph: %s, %lld %s, %lld feature%s%s, %lld output%s, %lld parameters; train %lld, val %lld, "
-                "test %lld\n",
+                "attn-graph: %s, %lld %s, %lld feature%s%s, %lld output%s, %lld parameters; train %s, val %s, test %s\n",
                 ag_task_name(task), (long long)(d->graph_level ? d->ds.n_graphs : p.set.n_rows),
                 d->graph_level ? "graphs" : "nodes", (long long)F, F == 1 ? "" : "s", Fe > 0 ? " (+ edge features)" : "",
                 (long long)p.n_out, p.n_out == 1 ? "" : "s", (long long)ag_param_list_size(ag_model_params(model)),
-                (long long)d->fold.n_train,
-                (long long)d->fold.n_val, (long long)d->fold.n_test);
+                parts[0], parts[1], parts[2]);
+    }
     if (resume && t.checkpoint) {
         /* temporary files of checkpoints a killed run was writing: never complete, never read */
         size_t n = strlen(t.checkpoint) + 8;
