@@ -216,24 +216,33 @@ static void test_preset_choice(void **state) {
     fake_prepared(&raw, 2, 0, 42.0f);     /* raw numbers (an age) */
     fake_prepared(&raw_table, 0, 2, 1.5f);
     fake_prepared(&neg, 1, 0, -1.01f);
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs), "gat");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &table), "gat");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &both), "gat");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &none), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &raw), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &raw_table), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &neg), "transformer");
+    ag_preset_reason_t why;
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, &why), "gat");
+    assert_int_equal(why, AG_PRESET_DATA_FEATURES);
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &raw, &why), "transformer");
+    assert_int_equal(why, AG_PRESET_RAW_VALUES);
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &none, &why), "transformer");
+    assert_int_equal(why, AG_PRESET_STRUCTURE_ONLY);
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_REGRESSION, &attrs, &why), "transformer");
+    assert_int_equal(why, AG_PRESET_TASK);
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &table, NULL), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &both, NULL), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &none, NULL), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &raw, NULL), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &raw_table, NULL), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &neg, NULL), "transformer");
     /* one value out of range is enough; the structural column's 5 never counts */
     attrs.set.examples[0].X.data[2 * 5 + 3] = 1.5f;
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "transformer");
     attrs.set.examples[0].X.data[2 * 5 + 3] = NAN;
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "transformer");
     attrs.set.examples[0].X.data[2 * 5 + 3] = 1.0f;
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "gat");
     /* other tasks: the transformer */
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_NODE_REGRESSION, &attrs), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_CLASSIFICATION, &attrs), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_MULTITASK, &attrs), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_NODE_REGRESSION, &attrs, NULL), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_CLASSIFICATION, &attrs, NULL), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_MULTITASK, &attrs, NULL), "transformer");
     /* each option that describes the model keeps the transformer */
     ag_net_train_options_t d[15];
     for (int i = 0; i < 15; i++) ag_net_train_options_init(&d[i]);
@@ -252,19 +261,23 @@ static void test_preset_choice(void **state) {
     d[12].no_residual = 1;
     d[13].virtual_node = 1;
     d[14].head_hidden = 0;
-    for (int i = 0; i < 15; i++) assert_string_equal(ag_net_train_options_preset(&d[i], nc, &attrs), "transformer");
+    for (int i = 0; i < 15; i++) {
+        assert_string_equal(ag_net_train_options_preset(&d[i], nc, &attrs, &why), "transformer");
+        assert_int_equal(why, AG_PRESET_MODEL_OPTIONS);
+    }
     /* training options do not: the preset's defaults apply under them */
     o.dropout = 0.5;
     o.lr = 0.01;
     o.epochs = 10;
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "gat");
     /* a preset given is returned as given, valid or not (model_config checks it) */
     o.preset = "transformer";
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, &why), "transformer");
+    assert_int_equal(why, AG_PRESET_GIVEN);
     o.preset = "gat";
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_REGRESSION, &raw), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_REGRESSION, &raw, NULL), "gat");
     o.preset = "nonsense";
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs), "nonsense");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "nonsense");
     ag_prepared_t *all[] = {&attrs, &table, &both, &none, &raw, &raw_table, &neg};
     for (int i = 0; i < 7; i++) ag_trainset_destroy(&all[i]->set);
 }

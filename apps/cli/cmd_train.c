@@ -524,7 +524,12 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     ag_model_config_t mc;
     int64_t F = p.set.examples[0].X.cols, Fe = p.featurizer.n_edge_features;
     if (!t.net.preset) {
-        t.net.preset = ag_net_train_options_preset(&t.net, task, &p);
+        ag_preset_reason_t why;
+        t.net.preset = ag_net_train_options_preset(&t.net, task, &p, &why);
+        if (why == AG_PRESET_RAW_VALUES && !t.quiet && first_run)
+            fprintf(stderr, "attn-graph: note: node classification on features from the data with values beyond "
+                    "[-1, 1]: the transformer, whose blocks normalise (the gat preset has no normalisation layer; "
+                    "--normalize l1 brings each row within [-1, 1])\n");
         if (!strcmp(t.net.preset, "gat")) {
             /* the preset's training defaults too, under the options given */
             if (ag_net_train_options_train_config(&t.net, task, &tc)) {

@@ -427,7 +427,7 @@ static ag_error_t feature_config(const ag_net_train_options_t *o, ag_featurizer_
 static int choose_preset(const ag_net_train_options_t *o, ag_task_t task, const ag_prepared_t *p,
                          ag_net_train_options_t *chosen) {
     *chosen = *o;
-    chosen->preset = ag_net_train_options_preset(o, task, p);
+    chosen->preset = ag_net_train_options_preset(o, task, p, NULL);
     return p->featurizer.n_edge_features > 0 && !ag_net_train_options_uses_edges(chosen, task);
 }
 

@@ -32,21 +32,31 @@ ag_error_t ag_i_option_index(const char *opt, const char *v, const char *const *
     return AG_ERROR(AG_EINVAL, "option %s: unknown value '%s' (expected %s)", opt, v, list);
 }
 
-const char *ag_net_train_options_preset(const ag_net_train_options_t *t, ag_task_t task, const ag_prepared_t *p) {
+const char *ag_net_train_options_preset(const ag_net_train_options_t *t, ag_task_t task, const ag_prepared_t *p,
+                                        ag_preset_reason_t *why) {
+    ag_preset_reason_t r;
+    if (!why) why = &r;
+    *why = AG_PRESET_GIVEN;
     if (t->preset) return t->preset;
     const int described = t->layers > 0 || t->heads > 0 || t->head_dim > 0 || t->hidden > 0 || t->hops > 0 ||
                           t->mask || t->score || t->attn_norm || t->readout || t->edge_mode || t->norm || t->no_ffn ||
                           t->no_residual || t->virtual_node || t->head_hidden >= 0;
     const int64_t Fa = p->featurizer.n_attr_features, Ft = p->table.width;
-    if (task != AG_TASK_NODE_CLASSIFICATION || described || Fa + Ft == 0 || p->set.n_examples != 1)
-        return "transformer";
+    *why = task != AG_TASK_NODE_CLASSIFICATION || p->set.n_examples != 1 ? AG_PRESET_TASK
+           : described                                                   ? AG_PRESET_MODEL_OPTIONS
+           : Fa + Ft == 0                                                ? AG_PRESET_STRUCTURE_ONLY
+                                                                         : AG_PRESET_DATA_FEATURES;
+    if (*why != AG_PRESET_DATA_FEATURES) return "transformer";
     /* the data columns: the attributes' first, the feature matrix's last */
     const ag_fmat_t *X = &p->set.examples[0].X;
     const int64_t F = X->cols;
     for (int64_t i = 0; i < X->rows; i++) {
         const float *row = X->data + i * F;
         for (int64_t j = 0; j < F; j++)
-            if ((j < Fa || j >= F - Ft) && !(fabsf(row[j]) <= 1.0f)) return "transformer";
+            if ((j < Fa || j >= F - Ft) && !(fabsf(row[j]) <= 1.0f)) {
+                *why = AG_PRESET_RAW_VALUES;
+                return "transformer";
+            }
     }
     return "gat";
 }

@@ -29,6 +29,16 @@
 extern "C" {
 #endif
 
+/** Why ag_net_train_options_preset chose its preset. */
+typedef enum {
+    AG_PRESET_GIVEN = 0,       /* opts->preset was set */
+    AG_PRESET_DATA_FEATURES,   /* gat: node classification on data features within [-1, 1] */
+    AG_PRESET_RAW_VALUES,      /* transformer: some data feature beyond [-1, 1] */
+    AG_PRESET_MODEL_OPTIONS,   /* transformer: an option describes the model */
+    AG_PRESET_STRUCTURE_ONLY,  /* transformer: no feature column comes from the data */
+    AG_PRESET_TASK             /* transformer: not node classification */
+} ag_preset_reason_t;
+
 /**
  * \function ag_net_train_options_preset
  * The preset a run trains: opts->preset when set; otherwise chosen from the task and the data.
@@ -53,10 +63,14 @@ extern "C" {
  * \param task The task being trained.
  * \param p    The prepared training data (for node classification: the one graph's features,
  *             the featuriser's attribute columns first and the feature matrix's last).
+ * \param why  If not NULL, set to AG_PRESET_GIVEN, AG_PRESET_DATA_FEATURES (gat),
+ *             AG_PRESET_RAW_VALUES (transformer: data features beyond [-1, 1]),
+ *             AG_PRESET_MODEL_OPTIONS, AG_PRESET_STRUCTURE_ONLY or AG_PRESET_TASK (transformer).
  * \return "gat" or "transformer" (static strings), or opts->preset itself.
  * Time complexity: O(N x F) for node classification without a preset given, else O(1).
  */
-const char *ag_net_train_options_preset(const ag_net_train_options_t *opts, ag_task_t task, const ag_prepared_t *p);
+const char *ag_net_train_options_preset(const ag_net_train_options_t *opts, ag_task_t task, const ag_prepared_t *p,
+                                        ag_preset_reason_t *why);
 
 /**
  * \function ag_net_train_options_uses_edges
