@@ -709,6 +709,12 @@ static void test_default_preset(void **state) {
     /* rows normalised (l1): within [-1, 1] again */
     ag_cli_run_ok(&sc, "train %s --node-table %s/raw.csv --normalize l1", karate, dir);
     assert_non_null(strstr(sc.err, "the gat preset"));
+    /* an edge mode with no edge attribute to read says so */
+    ag_cli_run_ok(&sc, "train %s --node-table %s/t.csv --edge-mode bias", karate, dir);
+    assert_non_null(strstr(sc.err, "note: --edge-mode bias has nothing to read: the graph has no usable edge "
+                                   "attribute (--edge-attrs none)\n"));
+    ag_cli_run_ok(&sc, "train %s --node-table %s/t.csv --edge-mode none", karate, dir);
+    assert_null(strstr(sc.err, "nothing to read"));
     /* structure only (the degree): the transformer */
     ag_cli_run_ok(&sc, "train %s --vertex-attrs none --degree", karate);
     assert_null(strstr(sc.err, "gat preset"));

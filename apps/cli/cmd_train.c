@@ -564,6 +564,10 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         F = p.set.examples[0].X.cols; /* the same vertex columns */
         Fe = 0;
     }
+    if (Fe == 0 && t.net.edge_mode && strcmp(t.net.edge_mode, "none") != 0 && !t.quiet && first_run)
+        fprintf(stderr, "attn-graph: note: --edge-mode %s has nothing to read: the %s no usable edge attribute%s\n",
+                t.net.edge_mode, d->graph_level ? "graphs have" : "graph has",
+                fc.edge_select == AG_SELECT_NONE ? " (--edge-attrs none)" : "");
     if (ag_net_train_options_model_config(&t.net, task, F, Fe, p.n_out, &mc)) {
         code = option_error();
         goto done;
