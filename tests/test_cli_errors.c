@@ -173,6 +173,20 @@ static void test_table_width(void **state) {
         "without one)\n",
         "eval --model graphs/models/karate.safetensors graphs/social/karate.gml --node-table @/t2.csv "
         "--train-nodes 0,33");
+    /* label and explain refuse it too, writing nothing */
+    run_expect(3,
+        "attn-graph: label: @/t2.csv: the model graphs/models/karate.safetensors takes no node table (it was trained "
+        "without one)\n",
+        "label --model graphs/models/karate.safetensors graphs/social/karate.gml --node-table @/t2.csv -o @/no.csv");
+    run_expect(3,
+        "attn-graph: explain: @/t2.csv: the model graphs/models/karate.safetensors takes no node table (it was "
+        "trained without one)\n",
+        "explain --model graphs/models/karate.safetensors graphs/social/karate.gml --node-table @/t2.csv -o @/no.gml");
+    char no[512];
+    snprintf(no, sizeof no, "%s/no.csv", dir);
+    assert_int_equal(access(no, F_OK), -1);
+    snprintf(no, sizeof no, "%s/no.gml", dir);
+    assert_int_equal(access(no, F_OK), -1);
     /* a model of string classes scored against a numeric label attribute: bad input (3), not usage */
     run_expect(0, "", "train graphs/social/karate.gml --label-attr club_name --train-nodes 0,33 --epochs 1 "
                       "--threads 1 --quiet -o @/names.safetensors");

@@ -253,11 +253,10 @@ void cli_run_destroy(cli_run_t *r) {
 int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model_path, const char *table_path,
                         const char *id_attr, const igraph_t *ig, ag_node_table_t *t, int *have) {
     *have = 0;
-    if (b->table.width == 0) {
-        if (table_path)
-            fprintf(stderr, "attn-graph: warning: %s: %s takes no node table; --node-table ignored\n", cmd, model_path);
-        return AG_EXIT_OK;
-    }
+    if (b->table.width == 0)
+        /* a table for a model that takes none is a table of the wrong width (none): refused as eval
+         * refuses it, rather than ignored, since it usually means another model was meant */
+        return table_path ? cli_check_table_width(cmd, table_path, -1, model_path, 0) : AG_EXIT_OK;
     if (!table_path) {
         fprintf(stderr, "attn-graph: %s: %s takes a node table of %lld columns: give --node-table FILE\n", cmd,
                 model_path, (long long)b->table.width);
