@@ -341,16 +341,19 @@ static void test_label(void **state) {
 }
 
 /* Sum of the attention each vertex pays (Fwd of its edges to higher ids, Rev of those to lower
- * ids, its self-loop) for layer l, head h of a written undirected graph; checks each is 1. */
+ * ids, its self-loop, and with a virtual node its weight on the token) for layer l, head h of a
+ * written undirected graph; checks each is 1. */
 static void check_sums(const igraph_t *g, int l, int h) {
-    char fwd[64], rev[64], self[64];
+    char fwd[64], rev[64], self[64], to_token[64];
     snprintf(fwd, sizeof fwd, "attnL%dH%dFwd", l, h);
     snprintf(rev, sizeof rev, "attnL%dH%dRev", l, h);
     snprintf(self, sizeof self, "selfAttnL%dH%d", l, h);
+    snprintf(to_token, sizeof to_token, "attnToTokenL%dH%d", l, h);
+    const int token = igraph_cattribute_has_attr(g, IGRAPH_ATTRIBUTE_VERTEX, to_token);
     igraph_integer_t N = igraph_vcount(g), E = igraph_ecount(g);
     double *sum = calloc((size_t)N, sizeof(double));
     assert_non_null(sum);
-    for (igraph_integer_t v = 0; v < N; v++) sum[v] = VAN(g, self, v);
+    for (igraph_integer_t v = 0; v < N; v++) sum[v] = VAN(g, self, v) + (token ? VAN(g, to_token, v) : 0.0);
     for (igraph_integer_t e = 0; e < E; e++) {
         double a = EAN(g, fwd, e), b = EAN(g, rev, e);
         assert_true(a > 0.0 && a <= 1.0 && b > 0.0 && b <= 1.0);
@@ -404,6 +407,7 @@ static void test_explain(void **state) {
     read_back(&g, out, 0);
     assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_EDGE, "attnL1H1Fwd"));
     assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, "selfAttnL0H0"));
+    assert_false(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, "attnToTokenL0H0")); /* no token */
     assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_GRAPH, "pred"));
     igraph_integer_t E = igraph_ecount(&g);
     igraph_destroy(&g);
@@ -414,6 +418,21 @@ static void test_explain(void **state) {
     assert_non_null(strstr(buf, ">N</text>"));
     assert_non_null(strstr(buf, ">O</text>"));
     free(buf);
+    /* the shipped Tox21 model has a graph token: each atom's weight on it (attnToToken) completes
+     * the atom's sum to 1, in every layer and head */
+    snprintf(out, sizeof out, "%s/caffeine-token.gml", dir);
+    snprintf(args, sizeof args, "explain --model graphs/models/tox21.safetensors graphs/molecules/caffeine.gml -o %s",
+             out);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    read_back(&g, out, 0);
+    assert_true(igraph_cattribute_has_attr(&g, IGRAPH_ATTRIBUTE_VERTEX, "tokenAttnL0H0"));
+    for (int l = 0; l < 4; l++)
+        for (int h = 0; h < 8; h++) check_sums(&g, l, h);
+    double to_token = 0.0;
+    for (igraph_integer_t v = 0; v < igraph_vcount(&g); v++) to_token += VAN(&g, "attnToTokenL0H0", v);
+    assert_true(to_token > 0.0); /* not an attribute of zeros */
+    igraph_destroy(&g);
     /* a layer the model does not have; no -o */
     snprintf(args, sizeof args, "explain --model %s graphs/molecules/caffeine.gml -o %s --layer 2", tox, out);
     ag_cli_run(&r, NULL, args);

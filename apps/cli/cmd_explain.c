@@ -7,7 +7,8 @@
  * attnL<L>H<H>Fwd (v attends to u: the message from -> to) and ...Rev (u attends to v); a
  * directed edge u -> v has one, written as attnL<L>H<H>. Self-loops added by the attention mask
  * have no igraph edge: their weights are the vertex attributes selfAttnL<L>H<H>; with a virtual
- * node, the token's weights over the vertices are tokenAttnL<L>H<H>. The names are
+ * node, the token's weights over the vertices are tokenAttnL<L>H<H> and each vertex's weight on
+ * the token attnToTokenL<L>H<H>. The names are
  * letters and digits only because igraph's GML writer drops any other byte of a key: GML and
  * GraphML outputs carry the same names. Fwd and Rev are named by vertex ids, not by how a file
  * writes the edge: igraph's GML writer puts an undirected edge's higher id first, its GraphML
@@ -36,9 +37,10 @@ static void explain_usage(FILE *out) {
         "  self-loops added by the mask: vertex attribute selfAttnL<L>H<H> (0 where there is none);\n"
         "  models with a virtual node: vertex attribute tokenAttnL<L>H<H>, the graph token attending\n"
         "                     to the vertex (what the token readout looks at; sums to 1 over vertices\n"
-        "                     with the token's own self-loop).\n"
+        "                     with the token's own self-loop), and attnToTokenL<L>H<H>, the vertex\n"
+        "                     attending to the token.\n"
         "With softmax attention each vertex's weights (Fwd of its edges to higher ids, Rev of those to\n"
-        "lower ids, its selfAttn) sum to 1. The prediction is added too: vertex attribute 'pred' (node\n"
+        "lower ids, its selfAttn, its attnToToken) sum to 1. The prediction is added too: vertex attribute 'pred' (node\n"
         "models: the class name, or the value) or graph attribute 'pred' (graph models).\n"
         "Without --model the shipped tox21.safetensors is used (see 'attn-graph classify --help').\n"
         "Of an ensemble (train --ensemble) the weights are its first member's; 'pred' is the ensemble's.\n"
@@ -70,6 +72,7 @@ typedef struct layer_attn_t {
     float *rev;   /* (E x H) from-vertex attending to to-vertex (undirected only) */
     float *self;  /* (N x H) added self-loop weights, 0 where none */
     float *token; /* (N x H) the graph token attending to each vertex (virtual-node models), else NULL */
+    float *to_token; /* (N x H) each vertex attending to the graph token (virtual-node models), else NULL */
 } layer_attn_t;
 
 static void layer_attn_free(layer_attn_t *la) {
@@ -77,12 +80,14 @@ static void layer_attn_free(layer_attn_t *la) {
     free(la->rev);
     free(la->self);
     free(la->token);
+    free(la->to_token);
 }
 
 /* Reads layer l's weights after the forward pass and maps mask entries to igraph edges.
- * Entries without an igraph edge other than added self-loops (k-hop pairs, a vertex attending to
- * the graph token) are not written. With a virtual node, row N of the mask is the token: its
- * weights over the vertices become la->token (what the graph-level readout looks at). */
+ * Entries without an igraph edge other than added self-loops and the graph token (k-hop and full
+ * mask pairs) are not written. With a virtual node, row N of the mask is the token: its weights
+ * over the vertices become la->token (what the graph-level readout looks at), and each vertex's
+ * weight on the token (source N) la->to_token, so that a vertex's written weights still sum to 1. */
 static int map_layer(ag_model_t *model, ag_batch_t *batch, int l, const igraph_t *ig, layer_attn_t *la) {
     int64_t H = ag_model_attention_heads(model, l), N = igraph_vcount(ig), E = igraph_ecount(ig);
     memset(la, 0, sizeof *la);
@@ -95,8 +100,11 @@ static int map_layer(ag_model_t *model, ag_batch_t *batch, int l, const igraph_t
     la->fwd = calloc((size_t)(E > 0 ? E : 1) * (size_t)H, sizeof(float));
     la->rev = calloc((size_t)(E > 0 ? E : 1) * (size_t)H, sizeof(float));
     la->self = calloc((size_t)(N > 0 ? N : 1) * (size_t)H, sizeof(float));
-    if (has_token) la->token = calloc((size_t)(N > 0 ? N : 1) * (size_t)H, sizeof(float));
-    if (!alpha || !la->fwd || !la->rev || !la->self || (has_token && !la->token)) {
+    if (has_token) {
+        la->token = calloc((size_t)(N > 0 ? N : 1) * (size_t)H, sizeof(float));
+        la->to_token = calloc((size_t)(N > 0 ? N : 1) * (size_t)H, sizeof(float));
+    }
+    if (!alpha || !la->fwd || !la->rev || !la->self || (has_token && (!la->token || !la->to_token))) {
         free(alpha);
         layer_attn_free(la);
         fprintf(stderr, "attn-graph: explain: out of memory\n");
@@ -114,6 +122,7 @@ static int map_layer(ag_model_t *model, ag_batch_t *batch, int l, const igraph_t
             float *dst = NULL;
             if (e < 0) {
                 if (j == i) dst = la->self + i * H;
+                else if (has_token && j == N) dst = la->to_token + i * H;
             } else if (IGRAPH_TO(ig, e) == i && IGRAPH_FROM(ig, e) == j) {
                 dst = la->fwd + e * H;
                 if (i == j) memcpy(la->rev + e * H, alpha + k * H, (size_t)H * sizeof(float));
@@ -148,15 +157,14 @@ static int set_layer_attributes(igraph_t *ig, const layer_attn_t *la, int l) {
             cli_attr_remove(ig, IGRAPH_ATTRIBUTE_EDGE, name);
             if (E > 0) bad = SETEANV(ig, name, &ev) != IGRAPH_SUCCESS;
         }
-        snprintf(name, sizeof name, "selfAttnL%dH%lld", l, (long long)h);
-        for (int64_t v = 0; v < N; v++) VECTOR(vv)[v] = la->self[v * H + h];
-        cli_attr_remove(ig, IGRAPH_ATTRIBUTE_VERTEX, name);
-        if (!bad && N > 0) bad = SETVANV(ig, name, &vv) != IGRAPH_SUCCESS;
-        if (!la->token) continue;
-        snprintf(name, sizeof name, "tokenAttnL%dH%lld", l, (long long)h);
-        for (int64_t v = 0; v < N; v++) VECTOR(vv)[v] = la->token[v * H + h];
-        cli_attr_remove(ig, IGRAPH_ATTRIBUTE_VERTEX, name);
-        if (!bad && N > 0) bad = SETVANV(ig, name, &vv) != IGRAPH_SUCCESS;
+        static const char *const vertex_names[3] = {"selfAttn", "tokenAttn", "attnToToken"};
+        const float *vertex_weights[3] = {la->self, la->token, la->to_token}; /* each (N x H) or NULL */
+        for (int k = 0; k < 3 && !bad && vertex_weights[k]; k++) {
+            snprintf(name, sizeof name, "%sL%dH%lld", vertex_names[k], l, (long long)h);
+            for (int64_t v = 0; v < N; v++) VECTOR(vv)[v] = vertex_weights[k][v * H + h];
+            cli_attr_remove(ig, IGRAPH_ATTRIBUTE_VERTEX, name);
+            if (N > 0) bad = SETVANV(ig, name, &vv) != IGRAPH_SUCCESS;
+        }
     }
     igraph_vector_destroy(&ev);
     igraph_vector_destroy(&vv);
