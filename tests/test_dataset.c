@@ -319,6 +319,18 @@ static void test_tu(void **state) {
     assert_int_equal(ds.targets.kinds[0], AG_TASK_REGRESSION);
     assert_float_equal(y_at(&ds.targets, 1, 0), -3.0f, 0.0f);
     ag_dataset_destroy(&ds);
+    /* an attribute of few integers is still a number, not a class code; the labels stay classes */
+    ag_test_write_text(dir, "T_graph_attributes.txt", "4\n7\n");
+    assert_int_equal(ag_dataset_load_tu(&ds, prefix, &o), AG_SUCCESS);
+    assert_true(ds.targets.kinds_given);
+    assert_int_equal(ag_task_infer(&ds.targets), AG_TASK_GRAPH_REGRESSION);
+    ag_dataset_destroy(&ds);
+    const char *label[] = {"label"};
+    o.graph_attrs = label;
+    assert_int_equal(ag_dataset_load_tu(&ds, prefix, &o), AG_SUCCESS);
+    assert_int_equal(ag_task_infer(&ds.targets), AG_TASK_GRAPH_CLASSIFICATION);
+    ag_dataset_destroy(&ds);
+    o.graph_attrs = attrs;
     /* allocation failures: each one reported, nothing left */
     expect_alloc_failures(ag_dataset_load_tu, prefix, NULL);
     /* damaged files, each named with its line */

@@ -452,14 +452,22 @@ ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_datas
                 }
             }
             attrs = auto_attrs;
+        } else {
+            /* named columns keep their file's meaning: graph_labels are classes and graph_attributes
+             * numbers, whatever values they hold (an integer attribute is not a class code) */
+            for (int64_t c = 0; c < T && c < 64; c++)
+                kinds[c] = !strcmp(attrs[c], "label") ? AG_TASK_MULTICLASS : AG_TASK_REGRESSION;
         }
         if (T == 0) {
             rc = AG_ERROR(AG_EFILE, "%sgraph_labels.txt: no such file, and no %sgraph_attributes.txt: nothing to predict",
                           prefix, prefix);
             goto done;
         }
-        TRY(ag_targets_from_graphs(&ds->targets, ds->graphs, G, attrs, T, opts->graph_attrs ? NULL : kinds,
-                                   (const char *const *)ds->files));
+        if (T > 64) {
+            rc = AG_ERROR(AG_EINVAL, "at most 64 target columns, not %lld", (long long)T);
+            goto done;
+        }
+        TRY(ag_targets_from_graphs(&ds->targets, ds->graphs, G, attrs, T, kinds, (const char *const *)ds->files));
     }
 done:
     if (rc != AG_SUCCESS) {

@@ -501,6 +501,7 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
     for (int64_t j = 0; j < n_tasks; j++) {
         int64_t c = cols[j];
         ag_task_kind_t kind = opts->kinds ? opts->kinds[j] : AG_TASK_AUTO;
+        t->kinds_given |= kind != AG_TASK_AUTO;
         if (!(t->tasks[j] = ag_i_strdup(header[c]))) {
             rc = AG_ERROR(AG_ENOMEM, "out of memory copying task names");
             goto done;
@@ -623,6 +624,7 @@ ag_error_t ag_targets_from_graphs(ag_targets_t *t, const igraph_t *graphs, int64
         }
         column_t col = {seen == 1, num, strs, n_graphs};
         TRY(fill_task(t, j, &col, kinds ? kinds[j] : AG_TASK_AUTO, what));
+        t->kinds_given |= kinds && kinds[j] != AG_TASK_AUTO;
     }
 done:
     if (rc != AG_SUCCESS) ag_targets_destroy(t);

@@ -189,6 +189,7 @@ ag_task_t ag_task_infer(const ag_targets_t *t) {
     if (t->n_tasks > 1) return all_binary ? AG_TASK_GRAPH_MULTITASK : AG_TASK_GRAPH_REGRESSION;
     if (t->n_tasks == 1 && (t->kinds[0] == AG_TASK_BINARY || t->kinds[0] == AG_TASK_MULTICLASS))
         return AG_TASK_GRAPH_CLASSIFICATION;
+    if (t->kinds_given) return AG_TASK_GRAPH_REGRESSION; /* numbers by their source's meaning */
     /* A numeric column of few integer values is a class label (0..9, or 1, 2, 3). */
     double seen[11];
     int n_seen = 0;

@@ -87,6 +87,8 @@ typedef struct ag_targets_t {
     char ***classes;        /* (T) class names of a multi-class task (sorted), NULL for the others */
     int64_t *n_classes;     /* (T) 0 unless multi-class; 2 for binary */
     char **files;           /* (G) the table's file column as written; NULL when not from a table */
+    int kinds_given;        /* 1: the kinds were given (forced kinds, a TU file's meaning), not
+                               read from the values: ag_task_infer keeps a regression column one */
 } ag_targets_t;
 
 /** Options of ag_targets_read_csv(); zero-initialise or use ag_targets_options_init(). */

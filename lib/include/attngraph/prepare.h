@@ -88,7 +88,9 @@ void ag_prepared_destroy(ag_prepared_t *p);
  * \function ag_task_infer
  * The task a dataset's targets suggest: several columns all binary -> graph-multitask; one
  * binary or multi-class column, or one numeric column of at most 10 distinct integer values ->
- * graph-classification; anything else -> graph-regression.
+ * graph-classification, unless its kind was given as regression (targets->kinds_given: forced
+ * kinds, or a TU folder's graph_attributes, which are numbers whatever values they hold);
+ * anything else -> graph-regression.
  */
 ag_task_t ag_task_infer(const ag_targets_t *targets);
 
