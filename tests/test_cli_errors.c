@@ -173,6 +173,9 @@ static void test_table_width(void **state) {
         "without one)\n",
         "eval --model graphs/models/karate.safetensors graphs/social/karate.gml --node-table @/t2.csv "
         "--train-nodes 0,33");
+    /* a part with nothing to score: an error, not a line of NaNs */
+    run_expect(3, "attn-graph: eval: the split's val part has nothing to score (it is empty)\n",
+               "eval --model graphs/models/karate.safetensors graphs/social/karate.gml --train-nodes 0,33 --part val");
     /* label and explain refuse it too, writing nothing */
     run_expect(3,
         "attn-graph: label: @/t2.csv: the model graphs/models/karate.safetensors takes no node table (it was trained "

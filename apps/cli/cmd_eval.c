@@ -190,6 +190,16 @@ int ag_cmd_eval(int argc, char **argv) {
         code = ag_cli_fail(rc == AG_EINVAL ? AG_EMISMATCH : rc);
         goto done;
     }
+    if (sc.n == 0) {
+        /* every metric would be NaN: the part is empty, or none of it is labelled */
+        if (n == 0)
+            fprintf(stderr, "attn-graph: eval: the split's %s part has nothing to score (it is empty)\n", part);
+        else
+            fprintf(stderr, "attn-graph: eval: the split's %s part has nothing to score (%lld %s, none labelled)\n",
+                    part, (long long)n, graph_level ? (n == 1 ? "graph" : "graphs") : (n == 1 ? "vertex" : "vertices"));
+        code = AG_EXIT_INPUT;
+        goto done;
+    }
     if (cli_smooth_wanted(&smooth, &b)) {
         /* the training part's classes are the known ones, as train --smooth has them */
         cli_smooth_note(&smooth, model_path);
