@@ -173,6 +173,15 @@ static void test_table_width(void **state) {
         "without one)\n",
         "eval --model graphs/models/karate.safetensors graphs/social/karate.gml --node-table @/t2.csv "
         "--train-nodes 0,33");
+    /* classification asked for measurements: refused, not one class per value */
+    char sol[1024];
+    snprintf(sol, sizeof sol, "file,sol\n%s/graphs/molecules/aspirin.gml,-1.5\n%s/graphs/molecules/caffeine.gml,-0.75\n"
+             "%s/graphs/molecules/paracetamol.gml,2\n", AG_SOURCE_DIR, AG_SOURCE_DIR, AG_SOURCE_DIR);
+    write_text("sol.csv", sol);
+    snprintf(sol, sizeof sol,
+             "attn-graph: graph classification needs class labels: target 'sol' holds the non-integer -1.5 "
+             "(%s/graphs/molecules/aspirin.gml); train it as graph-regression\n", AG_SOURCE_DIR);
+    run_expect(3, sol, "train --labels @/sol.csv --task graph-classification --epochs 1 --threads 1 --quiet");
     /* a part with nothing to score: an error, not a line of NaNs */
     run_expect(3, "attn-graph: eval: the split's val part has nothing to score (it is empty)\n",
                "eval --model graphs/models/karate.safetensors graphs/social/karate.gml --train-nodes 0,33 --part val");
