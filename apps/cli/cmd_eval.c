@@ -101,13 +101,14 @@ int ag_cmd_eval(int argc, char **argv) {
     }
     if (threads > 0) ag_set_num_threads((int)threads);
     ag_bundle_t b;
-    ag_error_t rc = ag_bundle_load(model_path, &b);
-    if (rc) return ag_cli_fail(rc);
+    ag_error_t rc;
+    int code = cli_load_model(model_path, &b); /* the exit codes classify, label and explain give */
+    if (code != AG_EXIT_OK) return code;
     for (int k = 0; k < n_more; k++) {
         ag_bundle_t other;
-        if ((rc = ag_bundle_load(more[k], &other)) != AG_SUCCESS) {
+        if ((code = cli_load_model(more[k], &other)) != AG_EXIT_OK) {
             ag_bundle_destroy(&b);
-            return ag_cli_fail(rc);
+            return code;
         }
         if ((rc = ag_bundle_merge(&b, &other)) != AG_SUCCESS) {
             fprintf(stderr, "attn-graph: eval: %s cannot join %s in an ensemble: %s\n", more[k], model_path,
@@ -120,7 +121,7 @@ int ag_cmd_eval(int argc, char **argv) {
     const ag_model_config_t *mc = ag_model_config(b.model);
     ag_task_t task = mc->task;
     int graph_level = ag_task_is_graph_level(task);
-    int code = AG_EXIT_OK;
+    code = AG_EXIT_OK;
     cli_data_t d;
     memset(&d, 0, sizeof d);
     ag_prepared_t p;
