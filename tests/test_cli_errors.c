@@ -182,6 +182,17 @@ static void test_table_width(void **state) {
              "attn-graph: graph classification needs class labels: target 'sol' holds the non-integer -1.5 "
              "(%s/graphs/molecules/aspirin.gml); train it as graph-regression\n", AG_SOURCE_DIR);
     run_expect(3, sol, "train --labels @/sol.csv --task graph-classification --epochs 1 --threads 1 --quiet");
+    /* eval --target: the data's column for the model's target, whatever its name */
+    snprintf(sol, sizeof sol, "file,logS\n%s/graphs/molecules/aspirin.gml,-1.5\n%s/graphs/molecules/caffeine.gml,"
+             "-0.75\n%s/graphs/molecules/paracetamol.gml,2\n", AG_SOURCE_DIR, AG_SOURCE_DIR, AG_SOURCE_DIR);
+    write_text("logs.csv", sol);
+    run_expect(0, "", "train --labels @/sol.csv --split-random 1,0,0 --epochs 2 --threads 1 --hidden 8 --heads 2 "
+                      "--quiet -o @/sol.safetensors");
+    ag_cli_run_t named = run_expect(0, "", "eval --model @/sol.safetensors --labels @/sol.csv --part all");
+    ag_cli_run_t renamed =
+        run_expect(0, "", "eval --model @/sol.safetensors --labels @/logs.csv --target logS --part all");
+    assert_string_equal(renamed.out, named.out);
+    assert_non_null(strstr(named.out, "all: rmse "));
     /* a part with nothing to score: an error, not a line of NaNs */
     run_expect(3, "attn-graph: eval: the split's val part has nothing to score (it is empty)\n",
                "eval --model graphs/models/karate.safetensors graphs/social/karate.gml --train-nodes 0,33 --part val");

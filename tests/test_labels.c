@@ -339,8 +339,32 @@ static void test_shared_tox21_esol(void **state) {
     ag_targets_destroy(&t);
 }
 
+/* Renaming the tasks: all at once, in order; a wrong count or an empty name leaves them as they were. */
+static void test_targets_rename(void **state) {
+    (void)state;
+    ag_targets_t t;
+    memset(&t, 0, sizeof t);
+    t.n_tasks = 2;
+    t.tasks = calloc(2, sizeof(char *));
+    assert_non_null(t.tasks);
+    t.tasks[0] = ag_i_strdup("a");
+    t.tasks[1] = ag_i_strdup("b");
+    const char *names[] = {"x", "y"}, *bad[] = {"x", ""};
+    assert_int_equal(ag_targets_rename(&t, names, 1), AG_EMISMATCH);
+    assert_string_equal(ag_error_message(), "ag_targets_rename: 1 names for 2 tasks");
+    assert_int_equal(ag_targets_rename(&t, bad, 2), AG_EINVAL);
+    assert_string_equal(t.tasks[0], "a");
+    assert_int_equal(ag_targets_rename(&t, names, 2), AG_SUCCESS);
+    assert_string_equal(t.tasks[0], "x");
+    assert_string_equal(t.tasks[1], "y");
+    ag_i_free(t.tasks[0]);
+    ag_i_free(t.tasks[1]);
+    free(t.tasks);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_targets_rename),
         cmocka_unit_test(test_numeric_labels),    cmocka_unit_test(test_string_labels),
         cmocka_unit_test(test_targets_table),     cmocka_unit_test(test_targets_from_graphs),
         cmocka_unit_test(test_shared_tox21_esol),

@@ -163,6 +163,14 @@ int ag_cmd_eval(int argc, char **argv) {
     if (code == AG_EXIT_OK && d.have_table)
         code = cli_check_table_width(CMD, o.node_table, d.table.features.cols, model_path, b.table.width);
     if (code != AG_EXIT_OK) goto done;
+    if (graph_level && o.targets && task != AG_TASK_GRAPH_CLASSIFICATION && d.ds.targets.n_tasks == b.n_names) {
+        /* --target names the data's columns for the model's targets, in order: they take the
+         * model's names, which the featurised set is checked against */
+        if ((rc = ag_targets_rename(&d.ds.targets, (const char *const *)b.names, b.n_names)) != AG_SUCCESS) {
+            code = ag_cli_fail(rc);
+            goto done;
+        }
+    }
     if (graph_level)
         rc = ag_prepare_graphs_with(&p, &d.ds, task, &b.featurizer, (const char *const *)b.names, b.n_names);
     else if (task == AG_TASK_NODE_REGRESSION)

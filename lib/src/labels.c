@@ -265,6 +265,23 @@ const char *ag_task_kind_name(ag_task_kind_t kind) {
 
 void ag_targets_options_init(ag_targets_options_t *opts) { memset(opts, 0, sizeof *opts); }
 
+ag_error_t ag_targets_rename(ag_targets_t *t, const char *const *names, int64_t n) {
+    if (!t || n != t->n_tasks)
+        return AG_ERROR(AG_EMISMATCH, "ag_targets_rename: %lld names for %lld tasks", (long long)n,
+                        (long long)(t ? t->n_tasks : 0));
+    for (int64_t j = 0; j < n; j++)
+        if (!names || !names[j] || !names[j][0])
+            return AG_ERROR(AG_EINVAL, "ag_targets_rename: name %lld is missing or empty", (long long)j);
+    char **copy = NULL;
+    AG_CHECK(ag_i_strings_dup(&copy, names, n));
+    for (int64_t j = 0; j < n; j++) {
+        ag_i_free(t->tasks[j]);
+        t->tasks[j] = copy[j];
+    }
+    ag_i_free(copy);
+    return AG_SUCCESS;
+}
+
 void ag_targets_destroy(ag_targets_t *t) {
     if (!t) return;
     for (int64_t j = 0; j < t->n_tasks; j++) {

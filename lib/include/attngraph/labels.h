@@ -91,6 +91,16 @@ typedef struct ag_targets_t {
                                read from the values: ag_task_infer keeps a regression column one */
 } ag_targets_t;
 
+/**
+ * \function ag_targets_rename
+ * Gives the tasks new names, in order (a model's, when the data name its target columns
+ * otherwise: `attn-graph eval --target`). All or nothing.
+ * \return AG_SUCCESS; AG_EMISMATCH (n is not the number of tasks); AG_EINVAL (a NULL or empty
+ *         name); AG_ENOMEM (the names unchanged).
+ * Time complexity: O(total length of the names).
+ */
+ag_error_t ag_targets_rename(ag_targets_t *t, const char *const *names, int64_t n);
+
 /** Options of ag_targets_read_csv(); zero-initialise or use ag_targets_options_init(). */
 typedef struct ag_targets_options_t {
     const char *file_column;      /* NULL = "file" */
