@@ -193,6 +193,16 @@ static void test_table_width(void **state) {
         run_expect(0, "", "eval --model @/sol.safetensors --labels @/logs.csv --target logS --part all");
     assert_string_equal(renamed.out, named.out);
     assert_non_null(strstr(named.out, "all: rmse "));
+    /* several columns taken by default are named in a note */
+    snprintf(sol, sizeof sol, "file,a,b\n%s/graphs/molecules/aspirin.gml,-1.5,3\n%s/graphs/molecules/caffeine.gml,"
+             "-0.75,4\n", AG_SOURCE_DIR, AG_SOURCE_DIR);
+    write_text("two.csv", sol);
+    char args[512];
+    snprintf(args, sizeof args, "train --labels %s/two.csv --split-random 1,0,0 --epochs 1 --threads 1", dir);
+    ag_cli_run(&named, NULL, args);
+    assert_int_equal(named.code, 0);
+    assert_non_null(strstr(named.err, "attn-graph: note: 2 target columns (every numeric column; --target to choose): "
+                                      "a, b\n"));
     /* a part with nothing to score: an error, not a line of NaNs */
     run_expect(3, "attn-graph: eval: the split's val part has nothing to score (it is empty)\n",
                "eval --model graphs/models/karate.safetensors graphs/social/karate.gml --train-nodes 0,33 --part val");

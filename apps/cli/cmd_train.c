@@ -501,6 +501,14 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                         "attn-graph: note: vertex attribute '%s' mirrors the label '%s' and is not used as a feature\n",
                         p.excluded[i], o->label_attr);
     }
+    if (rc == AG_SUCCESS && d->graph_level && !o->targets && d->ds.targets.n_tasks > 1 && !t.quiet && first_run) {
+        /* several columns were taken by default: name them, as a table may hold more than targets */
+        fprintf(stderr, "attn-graph: note: %lld target columns (every %s; --target to choose):",
+                (long long)d->ds.targets.n_tasks, o->tu ? "graph attribute" : "numeric column");
+        for (int64_t j = 0; j < d->ds.targets.n_tasks; j++)
+            fprintf(stderr, "%s %s", j ? "," : "", d->ds.targets.tasks[j]);
+        fputc('\n', stderr);
+    }
     if (rc == AG_SUCCESS && !fc.degree && p.featurizer.degree && !t.quiet && first_run)
         fprintf(stderr, "attn-graph: note: the %s no usable vertex attribute: the degree is the feature, "
                 "standardised (as --degree --normalize standard)\n", d->graph_level ? "graphs have" : "graph has");
