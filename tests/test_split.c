@@ -113,6 +113,19 @@ static void test_csv(void **state) {
 
     assert_int_equal(ag_split_read_csv(&s, DATA "dataset/split.csv", "nope", files, 3), AG_EATTR);
     assert_non_null(strstr(ag_error_message(), "split.csv:1: no column 'nope' in the header"));
+    /* the labels table's file column, when the split has it; else 'file' */
+    char *named = write_temp("graph,part\ngraphs/g3.gml,train\ngraphs/g2.gml,test\ngraphs/g1.gml,val\n", ".csv");
+    assert_int_equal(ag_split_read_csv_named(&s, named, "part", "graph", files, 3), AG_SUCCESS);
+    expect_list(s.folds[0].train, s.folds[0].n_train, (int64_t[]){2}, 1);
+    expect_list(s.folds[0].test, s.folds[0].n_test, (int64_t[]){0}, 1);
+    ag_split_destroy(&s);
+    assert_int_equal(ag_split_read_csv(&s, named, "part", files, 3), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), ":1: no 'file' column in the header"));
+    assert_int_equal(ag_split_read_csv_named(&s, named, "part", "mol", files, 3), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), ":1: no 'mol' or 'file' column in the header"));
+    unlink(named);
+    assert_int_equal(ag_split_read_csv_named(&s, DATA "dataset/split.csv", "random_split", "mol", files, 3), AG_SUCCESS);
+    ag_split_destroy(&s);
     const char *two[] = {"graphs/g2.gml", "graphs/g1.gml"};
     assert_int_equal(ag_split_read_csv(&s, DATA "dataset/split.csv", "random_split", two, 2), AG_EMISMATCH);
     assert_non_null(strstr(ag_error_message(), "split.csv:2: file 'graphs/g3.gml' is not in the dataset"));

@@ -239,12 +239,13 @@ static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, 
     } else if (o->split && ends_with(o->split, ".json")) {
         rc = ag_split_read_json(&d->split, o->split, n_items);
     } else if (o->split) {
-        rc = ag_split_read_csv(&d->split, o->split, o->split_column ? o->split_column : "random_split", files, n_items);
+        rc = ag_split_read_csv_named(&d->split, o->split, o->split_column ? o->split_column : "random_split",
+                                     o->file_column, files, n_items);
     } else if (o->folds) {
         rc = ends_with(o->folds, ".json")
                      ? ag_split_read_json(&d->split, o->folds, n_items)
-                     : ag_split_read_csv(&d->split, o->folds, o->split_column ? o->split_column : "fold", files,
-                                         n_items);
+                     : ag_split_read_csv_named(&d->split, o->folds, o->split_column ? o->split_column : "fold",
+                                               o->file_column, files, n_items);
     } else {
         double f[3] = {0.8, 0.1, 0.1};
         if (o->split_random) {

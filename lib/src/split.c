@@ -167,6 +167,11 @@ static int part_of(const char *s) {
 
 ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *column, const char *const *files,
                              int64_t n_files) {
+    return ag_split_read_csv_named(split, path, column, NULL, files, n_files);
+}
+
+ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const char *column, const char *file_column,
+                                   const char *const *files, int64_t n_files) {
     ag_error_t rc = AG_SUCCESS;
     ag_csv_t csv;
     name_key_t *keys = NULL; /* (n_files) sorted file names */
@@ -198,13 +203,19 @@ ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *co
         rc = AG_ERROR(AG_EPARSE, "%s: empty file (a header row is expected)", path);
         goto done;
     }
-    int64_t n_cols = csv.n_fields, col = ag_csv_find(&csv, column), file_col = ag_csv_find(&csv, "file");
+    /* the labels table's file column when the split has it too, else the usual 'file' */
+    int64_t n_cols = csv.n_fields, col = ag_csv_find(&csv, column),
+            file_col = file_column ? ag_csv_find(&csv, file_column) : -1;
+    if (file_col < 0) file_col = ag_csv_find(&csv, "file");
     if (col < 0) {
         rc = AG_ERROR(AG_EATTR, "%s:1: no column '%s' in the header", path, column);
         goto done;
     }
     if (files && file_col < 0) {
-        rc = AG_ERROR(AG_EATTR, "%s:1: no 'file' column in the header", path);
+        if (file_column && strcmp(file_column, "file") != 0)
+            rc = AG_ERROR(AG_EATTR, "%s:1: no '%s' or 'file' column in the header", path, file_column);
+        else
+            rc = AG_ERROR(AG_EATTR, "%s:1: no 'file' column in the header", path);
         goto done;
     }
     for (;;) {

@@ -80,6 +80,15 @@ ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *co
                              const char *const *files, int64_t n_files);
 
 /**
+ * \function ag_split_read_csv_named
+ * ag_split_read_csv with the rows' file names in column `file_column` when the table has it (the
+ * labels table's file column, `--file-column`), else in `file`; NULL is `file`.
+ * \return As ag_split_read_csv; AG_EATTR names both columns when neither is there.
+ */
+ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const char *column, const char *file_column,
+                                   const char *const *files, int64_t n_files);
+
+/**
  * \function ag_split_random
  * A seeded random split of n items: round(train * n) train items, round(val * n) validation
  * items, the rest test. Deterministic for a seed.
