@@ -839,7 +839,8 @@ static void test_tu_option(void **state) {
     snprintf(args, sizeof args, "train --tu %s/NOPE --quiet", dir);
     ag_cli_run(&ev, NULL, args);
     assert_int_equal(ev.code, 3);
-    assert_non_null(strstr(ev.err, "NOPE_A.txt: No such file or directory"));
+    assert_non_null(strstr(ev.err, "/NOPE: no such folder, and no "));
+    assert_non_null(strstr(ev.err, "/NOPE_A.txt (give the folder of a TU dataset, or its prefix DIR/NAME)\n"));
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 

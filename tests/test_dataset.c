@@ -380,7 +380,8 @@ static void test_tu(void **state) {
     snprintf(path, sizeof path, "%s/T_A.txt", dir);
     unlink(path);
     assert_int_equal(ag_dataset_load_tu(&ds, prefix, NULL), AG_EFILE);
-    assert_non_null(strstr(ag_error_message(), "T_A.txt: No such file or directory"));
+    assert_non_null(strstr(ag_error_message(), "/T: no such folder, and no "));
+    assert_non_null(strstr(ag_error_message(), "/T_A.txt (give the folder of a TU dataset, or its prefix DIR/NAME)"));
     assert_int_equal(ag_dataset_load_tu(&ds, dir, NULL), AG_EFILE);
     assert_non_null(strstr(ag_error_message(), ": no *_A.txt file"));
     ag_test_write_text(dir, "U_A.txt", "1, 1\n");

@@ -202,6 +202,12 @@ static ag_error_t file_prefix(const char *path, char *buf, size_t n) {
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
         w = snprintf(buf, n, "%.*s_", (int)len, path);
         if (w < 0 || (size_t)w >= n) return AG_ERROR(AG_EINVAL, "%s: path too long", path);
+        char probe[1100];
+        snprintf(probe, sizeof probe, "%sA.txt", buf);
+        /* neither a folder nor a prefix: say that, not that PATH_A.txt is missing */
+        if (access(probe, F_OK) != 0)
+            return AG_ERROR(AG_EFILE, "%s: no such folder, and no %s (give the folder of a TU dataset, or its prefix "
+                            "DIR/NAME)", path, probe);
         return AG_SUCCESS;
     }
     size_t b = len;
