@@ -255,6 +255,8 @@ static void test_models(void **state) {
         "attn-graph: label: graphs/models/tox21.safetensors is a graph-multitask model: label needs a node-level one "
         "(use 'attn-graph classify')\n",
         "label --model graphs/models/tox21.safetensors graphs/social/karate.gml");
+    /* standard input once only */
+    run_expect(2, "attn-graph: classify: '-' (standard input) given twice\n", "classify - graphs/molecules/aspirin.gml -");
     /* a model file that cannot be opened is a model error for eval too, as for the others */
     run_expect(4, "attn-graph: @/none.safetensors: cannot open: No such file or directory\n",
                "eval --model @/none.safetensors graphs/social/karate.gml --train-nodes 0,33");

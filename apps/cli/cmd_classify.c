@@ -192,6 +192,14 @@ int ag_cmd_classify(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         if (only_files || a[0] != '-' || !strcmp(a, "-")) {
+            int stdin_again = 0;
+            for (int k = 0; k < n_files && !strcmp(a, "-"); k++) stdin_again |= !strcmp(files[k], "-");
+            if (stdin_again) {
+                /* the first '-' reads standard input to its end: a second would find it empty */
+                fprintf(stderr, "attn-graph: classify: '-' (standard input) given twice\n");
+                free(files);
+                return AG_EXIT_USAGE;
+            }
             files[n_files++] = a;
             continue;
         }
