@@ -433,6 +433,18 @@ static void test_explain(void **state) {
     for (igraph_integer_t v = 0; v < igraph_vcount(&g); v++) to_token += VAN(&g, "attnToTokenL0H0", v);
     assert_true(to_token > 0.0); /* not an attribute of zeros */
     igraph_destroy(&g);
+    /* a molecule without bonds: no edge, and the drawing says so rather than "attention 0.000 to 0.000" */
+    ag_test_write_text(dir, "methane.gml",
+                       "graph [ directed 0 node [ id 0 element \"C\" atomic_num 6 charge 0 aromatic 0 hydrogens 4 "
+                       "hybridization \"SP3\" degree 0 in_ring 0 ] ]\n");
+    snprintf(args, sizeof args, "explain --model graphs/models/tox21.safetensors %s/methane.gml -o %s --svg %s", dir,
+             out, svg);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    buf = (char *)ag_test_read_file(svg, &n);
+    assert_non_null(strstr(buf, "; no edge to draw</text>"));
+    assert_int_equal(count_of(buf, "<line "), 0);
+    free(buf);
     /* a layer the model does not have; no -o */
     snprintf(args, sizeof args, "explain --model %s graphs/molecules/caffeine.gml -o %s --layer 2", tox, out);
     ag_cli_run(&r, NULL, args);

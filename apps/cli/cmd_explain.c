@@ -317,8 +317,12 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     fputs("<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">", f);
     xml_text(f, graph_path);
     fputs("</text>\n", f);
-    fprintf(f, "<text x=\"10\" y=\"38\" font-size=\"11\">%s model; layer %d, mean of %lld head%s; edge width and colour:"
-               " attention %.3f to %.3f</text>\n", ag_task_name(task), layer, (long long)H, H == 1 ? "" : "s", emin, emax);
+    fprintf(f, "<text x=\"10\" y=\"38\" font-size=\"11\">%s model; layer %d, mean of %lld head%s; ", ag_task_name(task),
+            layer, (long long)H, H == 1 ? "" : "s");
+    if (igraph_ecount(ig) > 0)
+        fprintf(f, "edge width and colour: attention %.3f to %.3f</text>\n", emin, emax);
+    else
+        fputs("no edge to draw</text>\n", f);
     if (ag_task_is_graph_level(task)) {
         prediction_text(pred, sizeof pred, b, task, Y);
         fputs("<text x=\"10\" y=\"52\" font-size=\"11\">", f);
