@@ -458,22 +458,25 @@ ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_datas
                 }
             }
             attrs = auto_attrs;
-        } else {
-            /* named columns keep their file's meaning: graph_labels are classes and graph_attributes
-             * numbers, whatever values they hold (an integer attribute is not a class code) */
-            for (int64_t c = 0; c < T && c < 64; c++)
-                kinds[c] = !strcmp(attrs[c], "label") ? AG_TASK_MULTICLASS : AG_TASK_REGRESSION;
         }
         if (T == 0) {
             rc = AG_ERROR(AG_EFILE, "%sgraph_labels.txt: no such file, and no %sgraph_attributes.txt: nothing to predict",
                           prefix, prefix);
             goto done;
         }
-        if (T > 64) {
-            rc = AG_ERROR(AG_EINVAL, "at most 64 target columns, not %lld", (long long)T);
-            goto done;
+        ag_task_kind_t *named = NULL; /* (T) */
+        if (opts->graph_attrs) {
+            /* named columns keep their file's meaning: graph_labels are classes and graph_attributes
+             * numbers, whatever values they hold (an integer attribute is not a class code) */
+            TRY(ag_i_alloc_array(&p, T, sizeof(ag_task_kind_t), "target kinds"));
+            named = p;
+            for (int64_t c = 0; c < T; c++)
+                named[c] = !strcmp(attrs[c], "label") ? AG_TASK_MULTICLASS : AG_TASK_REGRESSION;
         }
-        TRY(ag_targets_from_graphs(&ds->targets, ds->graphs, G, attrs, T, kinds, (const char *const *)ds->files));
+        rc = ag_targets_from_graphs(&ds->targets, ds->graphs, G, attrs, T, named ? named : kinds,
+                                    (const char *const *)ds->files);
+        ag_i_free(named);
+        if (rc != AG_SUCCESS) goto done;
     }
 done:
     if (rc != AG_SUCCESS) {
