@@ -388,6 +388,9 @@ static void test_training_errors(void **state) {
     int64_t two[2] = {0, 1};
     float kept[2] = {set.targets[0], set.targets[1]};
     set.targets[0] = set.targets[1] = NAN;
+    assert_int_equal(ag_trainset_count_labelled(&set, two, 2), 0);
+    int64_t three[3] = {0, 1, 2};
+    assert_int_equal(ag_trainset_count_labelled(&set, three, 3), 1);
     assert_int_equal(ag_train(m, &set, two, 2, NULL, 0, &tc, &res), AG_EVALUE);
     assert_string_equal(ag_error_message(), "none of the 2 training vertices has a label or target");
     assert_int_equal(ag_train(m, &set, two, 1, NULL, 0, &tc, &res), AG_EVALUE);

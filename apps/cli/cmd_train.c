@@ -645,14 +645,8 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         const int64_t *idx[3] = {d->fold.train, d->fold.val, d->fold.test};
         const int64_t n_idx[3] = {d->fold.n_train, d->fold.n_val, d->fold.n_test};
         for (int k = 0; k < 3; k++) {
-            int64_t labelled = 0;
-            for (int64_t i = 0; i < n_idx[k] && !d->graph_level; i++)
-                for (int64_t j = 0; j < p.set.n_cols; j++)
-                    if (!isnan(p.set.targets[idx[k][i] * p.set.n_cols + j])) {
-                        labelled++;
-                        break;
-                    }
-            if (d->graph_level || labelled == n_idx[k]) snprintf(parts[k], sizeof parts[k], "%lld", (long long)n_idx[k]);
+            int64_t labelled = d->graph_level ? n_idx[k] : ag_trainset_count_labelled(&p.set, idx[k], n_idx[k]);
+            if (labelled == n_idx[k]) snprintf(parts[k], sizeof parts[k], "%lld", (long long)n_idx[k]);
             else snprintf(parts[k], sizeof parts[k], "%lld (%lld labelled)", (long long)n_idx[k], (long long)labelled);
         }
         fprintf(stderr,

@@ -45,6 +45,17 @@ ag_error_t ag_trainset_resize(ag_trainset_t *set, int64_t n_examples, int64_t n_
     return AG_SUCCESS;
 }
 
+int64_t ag_trainset_count_labelled(const ag_trainset_t *set, const int64_t *idx, int64_t n) {
+    int64_t labelled = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const float *y = set->targets + idx[i] * set->n_cols; /* (T) */
+        int64_t j = 0;
+        while (j < set->n_cols && isnan(y[j])) j++;
+        labelled += j < set->n_cols;
+    }
+    return labelled;
+}
+
 void ag_trainset_destroy(ag_trainset_t *set) {
     for (int64_t i = 0; i < set->n_examples; i++) {
         ag_graph_destroy(&set->examples[i].graph);
@@ -791,14 +802,7 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
     AG_CHECK(check_indices(train_idx, n_train, set->n_rows, "training"));
     AG_CHECK(check_indices(val_idx, n_val, set->n_rows, "validation"));
     /* without one target the loss is 0/0: NaN weights that "train" to the end and exit cleanly */
-    int64_t labelled = 0;
-    for (int64_t i = 0; i < n_train && !labelled; i++)
-        for (int64_t j = 0; j < set->n_cols; j++)
-            if (!isnan(set->targets[train_idx[i] * set->n_cols + j])) {
-                labelled = 1;
-                break;
-            }
-    if (!labelled)
+    if (ag_trainset_count_labelled(set, train_idx, n_train) == 0)
         return AG_ERROR(AG_EVALUE, "none of the %lld training %s has a label or target", (long long)n_train,
                         ag_task_is_graph_level(c->task) ? (n_train == 1 ? "graph" : "graphs")
                                                         : (n_train == 1 ? "vertex" : "vertices"));

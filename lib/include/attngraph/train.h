@@ -66,6 +66,11 @@ ag_error_t ag_trainset_resize(ag_trainset_t *set, int64_t n_examples, int64_t n_
 /** \function ag_trainset_destroy */
 void ag_trainset_destroy(ag_trainset_t *set);
 
+/** \function ag_trainset_count_labelled
+ * How many of the rows idx (n of them, in range) have at least one target (not NaN): the rows a
+ * loss or a score can use. O(n x T). */
+int64_t ag_trainset_count_labelled(const ag_trainset_t *set, const int64_t *idx, int64_t n);
+
 /** What training optimises for early stopping and reports. */
 typedef enum ag_metric_t {
     AG_METRIC_AUTO = 0, /* accuracy (classification), mean ROC-AUC (multi-task), RMSE (regression) */
