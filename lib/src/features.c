@@ -878,10 +878,10 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
     ag_error_t err = f->degree ? check_one_kind(f, graphs, count) : AG_SUCCESS;
     if (err == AG_SUCCESS) err = select_attrs(cfg, graphs, count, 0, &f->vattrs, &f->n_vattrs);
     if (err == AG_SUCCESS) err = select_attrs(cfg, graphs, count, 1, &f->eattrs, &f->n_eattrs);
-    if (err == AG_SUCCESS && cfg->degree_if_featureless && f->n_vattrs == 0 && !f->degree && !f->lap_pe_k &&
-        !f->rw_pe_k) {
-        /* no column at all: the degree instead, standardised, since raw degrees run to the hundreds
-         * on social graphs (AG_NORM_L1_ROWS would leave them raw, having no attribute to act on) */
+    if (err == AG_SUCCESS && cfg->degree_if_featureless && f->n_vattrs == 0 && !f->degree) {
+        /* no attribute column: the degree too, standardised, since raw degrees run to the hundreds
+         * on social graphs (AG_NORM_L1_ROWS would leave them raw, having no attribute to act on);
+         * positional columns say where a vertex is, not how connected it is */
         f->degree = 1;
         f->norm = AG_NORM_STANDARDIZE;
         err = check_one_kind(f, graphs, count);

@@ -87,10 +87,11 @@ typedef struct ag_featurizer_config_t {
     int degree;                       /* 1: append degree column(s); default 0 */
     int64_t lap_pe_k;                 /* Laplacian PE columns; default 0 */
     int64_t rw_pe_k;                  /* random-walk PE columns; default 0 */
-    /* 1: when the fit finds no column at all (no usable vertex attribute, no degree, no PE), the
-     * degree column(s) are used instead, standardised whatever norm says: a dataset
+    /* 1: when the fit finds no usable vertex attribute and degree is not set, the degree
+     * column(s) are added (beside any PE columns), standardised whatever norm says: a dataset
      * without node labels (IMDB-BINARY, COLLAB) still trains on its structure. The fitted
-     * featuriser then has degree set though cfg had not. Default 0 (no column is an error). */
+     * featuriser then has degree set though cfg had not. Default 0 (no attribute and no other
+     * column is an error). */
     int degree_if_featureless;
 } ag_featurizer_config_t;
 
