@@ -58,6 +58,7 @@ static fixture_t FX;
 static ag_net_train_options_t tiny_options(void) {
     ag_net_train_options_t o;
     ag_net_train_options_init(&o);
+    o.preset = "transformer"; /* the tests read its 2 heads, inputs and attention without a graph token */
     o.epochs = 8;
     o.hidden = 8;
     o.heads = 2;
@@ -400,6 +401,27 @@ static void test_graph_train_deterministic_and_indices(void **state) {
     igraph_vector_int_destroy(&va);
 }
 
+/* Without a preset, graph tasks train the graph preset, as `attn-graph train` does: its 8
+ * random-walk columns beside the 5 attribute columns, standardised, and the graph token. */
+static void test_graph_train_default_preset(void **state) {
+    (void)state;
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    o.epochs = 2;
+    ag_net_t *net = NULL;
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &FX.y, NULL, NULL, &o, NULL), AG_SUCCESS);
+    assert_int_equal(ag_net_n_inputs(net), 13);
+    const ag_featurizer_t *f = &ag_net_bundle(net)->featurizer;
+    assert_int_equal(f->rw_pe_k, 8);
+    assert_int_equal(f->norm, AG_NORM_STANDARDIZE);
+    const ag_model_config_t *mc = ag_model_config(ag_net_bundle(net)->model);
+    assert_int_equal(mc->n_blocks, 4);
+    assert_int_equal(mc->blocks[0].attn.score, AG_SCORE_GATV2);
+    assert_int_equal(mc->blocks[0].attn.edge_mode, AG_EDGE_BIAS);
+    assert_int_equal(mc->readouts[0], AG_READOUT_VNODE);
+    ag_net_destroy(net);
+}
+
 static void test_graph_train_errors(void **state) {
     (void)state;
     ag_net_t *net = NULL;
@@ -738,6 +760,7 @@ int main(void) {
         cmocka_unit_test(test_attention_directed),
         cmocka_unit_test(test_graph_save_load_identical),
         cmocka_unit_test(test_graph_train_deterministic_and_indices),
+        cmocka_unit_test(test_graph_train_default_preset),
         cmocka_unit_test(test_graph_train_errors),
         cmocka_unit_test(test_nodes_default_preset),
         cmocka_unit_test(test_nodes_with_features_round_trip),

@@ -49,12 +49,12 @@ static int setup(void **state) {
     fclose(f);
     char args[1024];
     snprintf(args, sizeof args,
-             "train --labels tests/data/mutag-mini/labels.csv --epochs 3 --hidden 8 --layers 2 --heads 2 "
-             "--batch-size 4 --threads 1 --quiet -o %s", mutag);
+             "train --labels tests/data/mutag-mini/labels.csv --preset transformer --epochs 3 --hidden 8 --layers 2 "
+             "--heads 2 --batch-size 4 --threads 1 --quiet -o %s", mutag);
     train(args);
     snprintf(args, sizeof args,
-             "train --labels %s --split-random 1,0,0 --epochs 3 --hidden 8 --layers 2 --heads 2 --threads 1 --quiet "
-             "-o %s", csv, tox);
+             "train --labels %s --split-random 1,0,0 --preset transformer --epochs 3 --hidden 8 --layers 2 --heads 2 "
+             "--threads 1 --quiet -o %s", csv, tox);
     train(args);
     snprintf(args, sizeof args,
              "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --preset gat --epochs 20 "

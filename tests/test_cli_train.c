@@ -783,7 +783,9 @@ static void test_tu_option(void **state) {
            dir, dir, dir);
     assert_true(strncmp(tr.out, "test: accuracy ", 15) == 0);
     assert_non_null(strstr(tr.out, "(n 4)"));
-    assert_non_null(strstr(tr.err, "graph-classification, 24 graphs, 5 features")); /* node_label 0-2 + other, degree */
+    /* node_label 0-2 + other, degree, and the graph preset's 8 random-walk columns */
+    assert_non_null(strstr(tr.err, "graph-classification, 24 graphs, 13 features"));
+    assert_non_null(strstr(tr.err, "attn-graph: note: a graph task: the graph preset (4 blocks of 8 GATv2 heads"));
     ag_cli_run_ok(&ev, "eval --model %s/m.safetensors --tu %s/SHAPES --split %s/split.csv --split-column part", dir, dir, dir);
     assert_string_equal(ev.out, tr.out);
     /* --kfold 4 --fold 3: 6 test graphs of 24, and the same fold for eval (seeded) */
@@ -808,7 +810,7 @@ static void test_tu_option(void **state) {
     }
     /* graphs without a usable attribute (node labels left out here; IMDB-BINARY has none): the
      * dataset is named as the cause, not its first graph ('1') */
-    snprintf(args, sizeof args, "train --tu %s --kfold 4 --fold 3 --vertex-attrs none --quiet", dir);
+    snprintf(args, sizeof args, "train --tu %s --kfold 4 --fold 3 --vertex-attrs none --rw-pe 0 --quiet", dir);
     ag_cli_run(&ev, NULL, args);
     assert_int_equal(ev.code, 2);
     assert_string_equal(ev.err, "attn-graph: no feature columns: the 18 graphs the features are fitted on have no "
@@ -823,9 +825,10 @@ static void test_tu_option(void **state) {
            "train --tu %s --split %s/split.csv --split-column part --epochs 3 --hidden 8 --heads 2 --threads 1 "
            "-o %s/d.safetensors",
            dir, dir, dir);
-    assert_non_null(strstr(tr.err, "attn-graph: note: the graphs have no usable vertex attribute: the degree is the "
-                                   "feature, standardised (as --degree --normalize standard)\n"));
-    assert_non_null(strstr(tr.err, "graph-classification, 24 graphs, 1 feature, "));
+    assert_non_null(strstr(tr.err, "attn-graph: note: the graphs have no usable vertex attribute: the degree is a "
+                                   "feature beside the positional columns, standardised (as --degree --normalize "
+                                   "standard)\n"));
+    assert_non_null(strstr(tr.err, "graph-classification, 24 graphs, 9 features, ")); /* and 8 random-walk columns */
     ag_cli_run_ok(&ev, "eval --model %s/d.safetensors --tu %s --split %s/split.csv --split-column part", dir, dir, dir);
     assert_string_equal(ev.out, tr.out);
     ag_cli_run_ok(&ev, "info %s/d.safetensors", dir);
@@ -835,6 +838,9 @@ static void test_tu_option(void **state) {
     const char *note = strstr(ev.err, "attn-graph: note: the graphs have no usable vertex attribute");
     assert_non_null(note);
     assert_null(strstr(note + 1, "attn-graph: note: the graphs have no usable vertex attribute"));
+    note = strstr(ev.err, "attn-graph: note: a graph task: the graph preset");
+    assert_non_null(note);
+    assert_null(strstr(note + 1, "attn-graph: note: a graph task"));
     assert_non_null(strstr(ev.out, "\ncv: accuracy "));
     snprintf(args, sizeof args, "train --tu %s/NOPE --quiet", dir);
     ag_cli_run(&ev, NULL, args);

@@ -223,7 +223,12 @@ static void test_preset_choice(void **state) {
     assert_int_equal(why, AG_PRESET_RAW_VALUES);
     assert_string_equal(ag_net_train_options_preset(&o, nc, &none, &why), "transformer");
     assert_int_equal(why, AG_PRESET_STRUCTURE_ONLY);
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_REGRESSION, &attrs, &why), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_REGRESSION, &attrs, &why), "graph");
+    assert_int_equal(why, AG_PRESET_TASK);
+    /* a graph task's preset does not read the data, which may not exist yet */
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_MULTITASK, NULL, &why), "graph");
+    assert_int_equal(why, AG_PRESET_TASK);
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_NODE_REGRESSION, &attrs, &why), "transformer");
     assert_int_equal(why, AG_PRESET_TASK);
     assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "gat");
     assert_string_equal(ag_net_train_options_preset(&o, nc, &table, NULL), "gat");
@@ -239,10 +244,10 @@ static void test_preset_choice(void **state) {
     assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "transformer");
     attrs.set.examples[0].X.data[2 * 5 + 3] = 1.0f;
     assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "gat");
-    /* other tasks: the transformer */
+    /* other tasks: the transformer for node regression, the graph preset for graph tasks */
     assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_NODE_REGRESSION, &attrs, NULL), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_CLASSIFICATION, &attrs, NULL), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_MULTITASK, &attrs, NULL), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_CLASSIFICATION, &attrs, NULL), "graph");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_MULTITASK, &attrs, NULL), "graph");
     /* each option that describes the model keeps the transformer */
     ag_net_train_options_t d[15];
     for (int i = 0; i < 15; i++) ag_net_train_options_init(&d[i]);
@@ -334,7 +339,7 @@ static void test_bad_values(void **state) {
         const char **field;
         const char *value, *message;
     } bad[] = {
-        {&o.preset, "gcn", "option preset: unknown value 'gcn' (expected transformer or gat)"},
+        {&o.preset, "gcn", "option preset: unknown value 'gcn' (expected transformer, gat or graph)"},
         {&o.mask, "all", "option mask: unknown value 'all' (expected neighbours, khop or full)"},
         {&o.score, "add", "option score: unknown value 'add' (expected dot, gat or gatv2)"},
         {&o.attn_norm, "none", "option attn_norm: unknown value 'none' (expected softmax or relu)"},
@@ -367,6 +372,83 @@ static void path_graph(igraph_t *g, igraph_integer_t n) {
     assert_int_equal(igraph_ring(g, n, IGRAPH_UNDIRECTED, 0, 0), IGRAPH_SUCCESS);
     for (igraph_integer_t v = 0; v < n; v++)
         assert_int_equal(SETVAN(g, "x", v, (igraph_real_t)v), IGRAPH_SUCCESS);
+}
+
+/* The graph preset: the transformer with the molecule sets' choices, each option still applying. */
+static void test_graph_preset(void **state) {
+    (void)state;
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    o.preset = "graph";
+    ag_model_config_t mc;
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_REGRESSION, 5, 2, 1, &mc), AG_SUCCESS);
+    assert_int_equal(mc.n_blocks, 4);
+    assert_int_equal(mc.hidden, 64);
+    for (int l = 0; l < 4; l++) {
+        assert_int_equal(mc.blocks[l].attn.heads, 8);
+        assert_int_equal(mc.blocks[l].attn.head_dim, 8); /* 64 / 8 */
+        assert_int_equal(mc.blocks[l].attn.score, AG_SCORE_GATV2);
+        assert_int_equal(mc.blocks[l].attn.edge_mode, AG_EDGE_BIAS);
+        assert_int_equal(mc.blocks[l].ffn_hidden, 128);
+    }
+    assert_int_equal(mc.n_readouts, 1);
+    assert_int_equal(mc.readouts[0], AG_READOUT_VNODE);
+    assert_int_equal(mc.virtual_node, 1);
+    /* no edge features: no edge term; options given win */
+    o.layers = 2;
+    o.heads = 4;
+    o.score = "dot";
+    o.readout = "mean";
+    o.edge_mode = "key";
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_CLASSIFICATION, 5, 0, 2, &mc), AG_SUCCESS);
+    assert_int_equal(mc.n_blocks, 2);
+    assert_int_equal(mc.blocks[1].attn.heads, 4);
+    assert_int_equal(mc.blocks[1].attn.score, AG_SCORE_DOT);
+    assert_int_equal(mc.blocks[1].attn.edge_mode, AG_EDGE_KEY);
+    assert_int_equal(mc.readouts[0], AG_READOUT_MEAN);
+    assert_int_equal(mc.virtual_node, 0);
+    o.edge_mode = NULL;
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_CLASSIFICATION, 5, 0, 2, &mc), AG_SUCCESS);
+    assert_int_equal(mc.blocks[0].attn.edge_mode, AG_EDGE_NONE);
+    assert_int_equal(ag_net_train_options_uses_edges(&o, AG_TASK_GRAPH_CLASSIFICATION), 1); /* bias */
+    /* training: a cosine schedule, clipping, the usual early stop; options given win */
+    ag_train_config_t tc;
+    assert_int_equal(ag_net_train_options_train_config(&o, AG_TASK_GRAPH_REGRESSION, &tc), AG_SUCCESS);
+    assert_int_equal(tc.lr_schedule, AG_LR_COSINE);
+    assert_int_equal(tc.patience, 30);
+    assert_float_equal(tc.clip_norm, 1.0, 0.0);
+    assert_int_equal(tc.epochs, 200);
+    o.schedule = "constant";
+    o.patience = 0;
+    o.clip = 0;
+    assert_int_equal(ag_net_train_options_train_config(&o, AG_TASK_GRAPH_REGRESSION, &tc), AG_SUCCESS);
+    assert_int_equal(tc.lr_schedule, AG_LR_CONSTANT);
+    assert_int_equal(tc.patience, 0);
+    assert_float_equal(tc.clip_norm, 0.0, 0.0);
+    /* featurisation: standardised, 8 random-walk columns, unless given; nothing for other presets
+     * or node tasks */
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    ag_net_train_options_feature_defaults(&o, AG_TASK_GRAPH_REGRESSION, "graph", &fc);
+    assert_int_equal(fc.norm, AG_NORM_STANDARDIZE);
+    assert_int_equal(fc.rw_pe_k, 8);
+    ag_featurizer_config_init(&fc);
+    o.normalize = "none";
+    o.rw_pe = 0;
+    ag_net_train_options_feature_defaults(&o, AG_TASK_GRAPH_REGRESSION, "graph", &fc);
+    assert_int_equal(fc.norm, AG_NORM_NONE);
+    assert_int_equal(fc.rw_pe_k, 0);
+    ag_net_train_options_init(&o);
+    ag_net_train_options_feature_defaults(&o, AG_TASK_GRAPH_REGRESSION, "transformer", &fc);
+    ag_net_train_options_feature_defaults(&o, AG_TASK_GRAPH_REGRESSION, NULL, &fc);
+    ag_net_train_options_feature_defaults(&o, AG_TASK_NODE_CLASSIFICATION, "graph", &fc);
+    assert_int_equal(fc.norm, AG_NORM_NONE);
+    assert_int_equal(fc.rw_pe_k, 0);
+    /* node tasks refuse it */
+    o.preset = "graph";
+    expect_model_error(&o, AG_TASK_NODE_CLASSIFICATION,
+                       "option preset: 'graph' is the model of graph tasks (a graph token as readout); node "
+                       "tasks take transformer or gat");
 }
 
 /* The flipped columns are the featuriser's Laplacian columns, for graph tasks only, unless
@@ -423,6 +505,7 @@ int main(void) {
         cmocka_unit_test(test_model_config_gat),
         cmocka_unit_test(test_preset_choice),
         cmocka_unit_test(test_uses_edges),
+        cmocka_unit_test(test_graph_preset),
         cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_sign_flip),
     };

@@ -58,29 +58,35 @@ static void train_usage(FILE *out) {
         "  --edge-attrs P[,P]     edge attributes, 'all' (default) or 'none'\n"
         "  --exclude-attrs P[,P]  never use these (added to 'id'; the label attribute and attributes that\n"
         "                         mirror it are always excluded)\n"
-        "  --normalize N          none (default), standard (per column) or l1 (per row); also for the node table\n"
+        "  --normalize N          none (default; graph preset: standard), standard (per column) or l1 (per\n"
+        "                         row); also for the node table\n"
         "  --degree               add degree column(s) (graphs with no usable attribute get them anyway,\n"
         "                         standardised, unless --vertex-attrs or --node-table is given)\n"
         "  --lap-pe K             add K Laplacian-eigenvector columns\n"
-        "  --rw-pe K              add K random-walk return-probability columns\n"
+        "  --rw-pe K              add K random-walk return-probability columns (graph preset: 8 unless given)\n"
         "  --no-sign-flip         graph tasks: train on the Laplacian columns' signs as computed\n"
         "                         (default: a random sign per graph, column and step, as an\n"
         "                         eigenvector has none; node tasks never flip their one graph's)\n"
         "Model:\n"
-        "  --preset P             transformer (3 pre-norm blocks, 4 heads, hidden 64, FFN) or gat (the GAT\n"
-        "                         paper's Cora model; also lr 0.005, weight decay 5e-4, patience 100).\n"
-        "                         Default: gat for node classification on features from the data (vertex\n"
-        "                         attributes or a node table) within [-1, 1] (indicators, one-hot, bags of\n"
-        "                         words), without the model options below; transformer otherwise\n"
-        "  --layers L             attention blocks (default 3; gat 2)\n"
-        "  --heads H              heads per block (default 4; gat: first block 8)\n"
+        "  --preset P             transformer (3 pre-norm blocks, 4 heads, hidden 64, FFN), gat (the GAT\n"
+        "                         paper's Cora model; also lr 0.005, weight decay 5e-4, patience 100) or\n"
+        "                         graph (graph tasks: the transformer with 4 blocks of 8 GATv2 heads, a graph\n"
+        "                         token as readout, edge features as score biases; also --normalize\n"
+        "                         standard, --rw-pe 8, --clip 1, --schedule cosine). Each option given\n"
+        "                         still applies.\n"
+        "                         Default: graph for graph tasks; gat for node classification on features\n"
+        "                         from the data (vertex attributes or a node table) within [-1, 1]\n"
+        "                         (indicators, one-hot, bags of words), without the model options below;\n"
+        "                         transformer otherwise\n"
+        "  --layers L             attention blocks (default 3; gat 2; graph 4)\n"
+        "  --heads H              heads per block (default 4; gat: first block 8; graph 8)\n"
         "  --head-dim D           size per head (default hidden/heads; gat 8)\n"
         "  --hidden W             width of the input projection and the blocks (default 64; gat: none)\n"
         "  --mask M               neighbours (default), khop or full\n"
         "  --hops K               for --mask khop (default 2)\n"
-        "  --score S              dot (default), gat or gatv2\n"
+        "  --score S              dot (default), gat or gatv2 (graph preset)\n"
         "  --attn-norm N          softmax (default) or relu\n"
-        "  --readout R[,R]        graph tasks: mean (default), sum, max, attention or vnode (the graph\n"
+        "  --readout R[,R]        graph tasks: mean, sum, max, attention or vnode (the graph preset's: the graph\n"
         "                         token's final state; implies --virtual-node); several, e.g. vnode,sum,\n"
         "                         are concatenated for the head\n"
         "  --head-hidden W        graph tasks: width of the head's hidden layer (default: --hidden; 0: a\n"
@@ -89,7 +95,8 @@ static void train_usage(FILE *out) {
         "                         graph and that every node attends to, in every block (default off)\n"
         "  --dropout P            dropout on each block's input (default 0.1; gat 0.6)\n"
         "  --attn-dropout P       dropout on attention weights (default 0; gat 0.6)\n"
-        "  --edge-mode E          none, key or bias (default: key when edge attributes are used, else none)\n"
+        "  --edge-mode E          none, key or bias (default: key when edge attributes are used, graph: bias;\n"
+        "                         else none)\n"
         "  --no-ffn               no feed-forward sub-blocks\n"
         "  --norm N               pre (default), post or none (LayerNorm placement)\n"
         "  --no-residual          no residual connections\n"
@@ -101,10 +108,10 @@ static void train_usage(FILE *out) {
         "  --batch-size N         graphs per mini-batch (default 32)\n"
         "  --patience N           stop after N epochs without validation improvement (default 30; 0 = never)\n"
         "  --min-epochs N         no early stop and no best-epoch choice before epoch N (default 0: none)\n"
-        "  --clip X               clip the global gradient norm to X (default off)\n"
+        "  --clip X               clip the global gradient norm to X (default off; graph 1)\n"
         "  --huber DELTA          regression: train on the Huber loss, squared within DELTA standard\n"
         "                         deviations of the target and linear beyond (default: mean squared error)\n"
-        "  --schedule S           constant (default), cosine or step\n"
+        "  --schedule S           constant (default), cosine (graph) or step\n"
         "  --warmup N             warm-up epochs (default 0)\n"
         "  --seed S               seed of the model, the shuffling, dropout and random splits (default 1)\n"
         "  --ensemble K           train K models with seeds S, S+1, ..., S+K-1 (each keeps its own best\n"
@@ -287,7 +294,7 @@ static int feature_config(const cli_data_opts_t *o, ag_featurizer_config_t *fc, 
     }
     fc->degree = o->degree;
     fc->lap_pe_k = o->lap_pe;
-    fc->rw_pe_k = o->rw_pe;
+    fc->rw_pe_k = o->rw_pe > 0 ? o->rw_pe : 0;
     /* graphs without node labels (IMDB-BINARY) train on their degrees, as PyG users add them by
      * hand; an explicit --vertex-attrs or a node table is a choice and is kept */
     fc->degree_if_featureless = !o->vertex_attrs && !o->node_table;
@@ -463,7 +470,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     ag_train_config_t tc = job->tc;
     const int64_t K = job->K;
     const char *resume = job->resume, *args = job->args, *cwd = job->cwd;
-    const ag_featurizer_config_t fc = job->fc;
+    ag_featurizer_config_t fc = job->fc; /* the preset's featurisation added for graph tasks */
     int code = AG_EXIT_OK;
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
@@ -478,12 +485,27 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     ag_train_state_t state;
     memset(&state, 0, sizeof state);
     int have_state = 0;
+    int graph_note = 0; /* the graph preset was chosen here: said once the options are known to be valid */
     if (d->graph_level) {
         if (!task_given) task = ag_task_infer(&d->ds.targets);
         if (!ag_task_is_graph_level(task)) {
             fprintf(stderr, "attn-graph: train: --task %s needs a GRAPH argument, not --labels\n", ag_task_name(task));
             code = AG_EXIT_USAGE;
             goto done;
+        }
+        /* the graph preset featurises too, so it is resolved before featurising */
+        if (!t.net.preset) t.net.preset = ag_net_train_options_preset(&t.net, task, NULL, NULL);
+        ag_net_train_options_t given = t.net;
+        given.normalize = o->normalize;
+        given.rw_pe = o->rw_pe;
+        ag_net_train_options_feature_defaults(&given, task, t.net.preset, &fc);
+        if (!strcmp(t.net.preset, "graph")) {
+            /* the preset's training defaults too, under the options given */
+            if (ag_net_train_options_train_config(&t.net, task, &tc)) {
+                code = option_error();
+                goto done;
+            }
+            graph_note = !job->t.net.preset && !t.quiet && first_run;
         }
         rc = prepare(&p, o, d, task, &fc);
     } else {
@@ -510,8 +532,10 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         fputc('\n', stderr);
     }
     if (rc == AG_SUCCESS && !fc.degree && p.featurizer.degree && !t.quiet && first_run)
-        fprintf(stderr, "attn-graph: note: the %s no usable vertex attribute: the degree is the feature, "
-                "standardised (as --degree --normalize standard)\n", d->graph_level ? "graphs have" : "graph has");
+        fprintf(stderr, "attn-graph: note: the %s no usable vertex attribute: the degree is %s, "
+                "standardised (as --degree --normalize standard)\n", d->graph_level ? "graphs have" : "graph has",
+                p.featurizer.lap_pe_k || p.featurizer.rw_pe_k ? "a feature beside the positional columns"
+                                                              : "the feature");
     if (rc) {
         /* graph tasks' messages name the graph file; one graph's do not */
         code = ag_cli_fail_in(d->graph_level ? NULL : o->graph, rc);
@@ -580,6 +604,11 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         code = option_error();
         goto done;
     }
+    if (graph_note)
+        fprintf(stderr, "attn-graph: note: a graph task: the graph preset (4 blocks of 8 GATv2 heads, a graph token as "
+                "readout, a cosine schedule%s; --preset transformer for the plain transformer)\n",
+                !o->normalize && o->rw_pe < 0 ? ", standardised columns and 8 random-walk columns"
+                : !o->normalize ? ", standardised columns" : o->rw_pe < 0 ? ", 8 random-walk columns" : "");
     code = cli_check_memory(CMD, t.max_memory, &mc, &p.set, tc.batch_size, 1, K);
     if (code != AG_EXIT_OK) goto done;
     if (!(members = calloc((size_t)K, sizeof *members))) {

@@ -11,6 +11,7 @@ void cli_data_opts_init(cli_data_opts_t *o) {
     memset(o, 0, sizeof *o);
     o->fold = -1;
     o->seed = 1;
+    o->rw_pe = -1; /* not given: the preset's (graph: 8) */
 }
 
 int cli_opt(const char *cmd, const char *name, int argc, char **argv, int *i, const char **value) {

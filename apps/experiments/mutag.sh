@@ -15,7 +15,7 @@ D=$1
 . "$(dirname "$0")/common.sh"
 # The folds have no validation part, so training runs a fixed number of epochs (see docs/results.md
 # for how the configuration and the epoch count were chosen on inner validation graphs).
-MODEL=${MUTAG_ARGS:---degree --rw-pe 8 --edge-mode bias --readout vnode --schedule cosine}
+MODEL=${MUTAG_ARGS:---preset transformer --degree --rw-pe 8 --edge-mode bias --readout vnode --schedule cosine}
 EPOCHS=${MUTAG_EPOCHS:-100}
 DATA="--labels $D/mutag/labels.csv --target label --vertex-attrs element --edge-attrs bond_type"
 if [ "${MUTAG_PROTOCOL:-test}" = inner ]; then

@@ -11,7 +11,7 @@
 [ $# -eq 1 ] || { echo "usage: $0 TU_DIR" >&2; exit 2; }
 DIR=$1
 . "$(dirname "$0")/common.sh"
-MODEL=${TU_ARGS:---degree --rw-pe 8 --edge-mode bias --readout vnode --schedule cosine --epochs 100}
+MODEL=${TU_ARGS:---preset transformer --degree --rw-pe 8 --edge-mode bias --readout vnode --schedule cosine --epochs 100}
 FOLDS=${TU_FOLDS:-10}
 SEED=${TU_SEED:-1}
 k=0

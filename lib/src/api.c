@@ -555,6 +555,9 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
     if (rc == AG_SUCCESS) rc = feature_config(o, &fc, &fl, &norm);
+    /* the graph preset featurises too (a graph task's preset does not depend on the data) */
+    if (rc == AG_SUCCESS)
+        ag_net_train_options_feature_defaults(o, task, ag_net_train_options_preset(o, task, NULL, NULL), &fc);
     if (rc == AG_SUCCESS) rc = ag_prepare_graphs(&p, &d.ds, task, &fc, tr, n_tr);
     ag_net_train_options_t chosen;
     if (rc == AG_SUCCESS && choose_preset(o, task, &p, &chosen)) {

@@ -213,12 +213,14 @@ typedef struct ag_net_train_options_t {
     const char *vertex_attrs;  /* comma-separated names or fnmatch patterns, "all" (NULL) or "none" */
     const char *edge_attrs;    /* the same for edge attributes */
     const char *exclude_attrs; /* comma-separated; added to "id" */
-    const char *normalize;     /* "none" (NULL), "standard" or "l1"; also for a node feature matrix */
+    const char *normalize;     /* "none", "standard" or "l1"; also for a node feature matrix; NULL:
+                                  the preset's (graph: standard; else none) */
     int degree;                /* 1: degree column(s) */
     igraph_integer_t lap_pe;   /* Laplacian PE columns (-1 or 0: none) */
-    igraph_integer_t rw_pe;    /* random-walk PE columns (-1 or 0: none) */
+    igraph_integer_t rw_pe;    /* random-walk PE columns (0: none; -1: the preset's, graph: 8, else none) */
     /* model */
-    const char *preset;        /* "transformer" or "gat" (node classification); NULL: chosen
+    const char *preset;        /* "transformer", "gat" (node classification) or "graph" (graph
+                                  tasks); NULL: chosen
                                   from the task and the data (options.h's
                                   ag_net_train_options_preset), as the CLI does */
     igraph_integer_t layers, heads, head_dim, hidden, hops;

@@ -36,7 +36,7 @@ typedef enum {
     AG_PRESET_RAW_VALUES,      /* transformer: some data feature beyond [-1, 1] */
     AG_PRESET_MODEL_OPTIONS,   /* transformer: an option describes the model */
     AG_PRESET_STRUCTURE_ONLY,  /* transformer: no feature column comes from the data */
-    AG_PRESET_TASK             /* transformer: not node classification */
+    AG_PRESET_TASK             /* graph for graph tasks, transformer for node regression */
 } ag_preset_reason_t;
 
 /**
@@ -57,16 +57,24 @@ typedef enum {
  * transformer's did not; standardising every column instead lost on Cora (0.750) and Twitch-EN
  * (0.527). Its model has no edge term: training then leaves the edge attributes out
  * (ag_net_train_options_uses_edges).
+ * Graph tasks get "graph": the transformer with the choices that won on the validation data of
+ * all three molecule sets (docs/results.md: Tox21, ESOL, MUTAG): 4 blocks of 8 GATv2 heads, a
+ * graph token as readout, edge features as score biases, gradient clipping at norm 1 and a cosine
+ * schedule over the epochs (early stopping as usual), on standardised columns with 8 random-walk
+ * columns (ag_net_train_options_feature_defaults). Compared with the transformer's defaults
+ * (best validation figures): see docs/cli.md.
  * ag_net_train_options_train_config and ag_net_train_options_model_config read a NULL preset as
  * "transformer"; the program and ag_net_train_nodes/ag_net_train_graphs call this function first.
  * \param opts Options.
  * \param task The task being trained.
  * \param p    The prepared training data (for node classification: the one graph's features,
- *             the featuriser's attribute columns first and the feature matrix's last).
+ *             the featuriser's attribute columns first and the feature matrix's last); not read
+ *             for a graph task, where it may be NULL (the preset decides how to featurise).
  * \param why  If not NULL, set to AG_PRESET_GIVEN, AG_PRESET_DATA_FEATURES (gat),
  *             AG_PRESET_RAW_VALUES (transformer: data features beyond [-1, 1]),
- *             AG_PRESET_MODEL_OPTIONS, AG_PRESET_STRUCTURE_ONLY or AG_PRESET_TASK (transformer).
- * \return "gat" or "transformer" (static strings), or opts->preset itself.
+ *             AG_PRESET_MODEL_OPTIONS, AG_PRESET_STRUCTURE_ONLY (transformer) or AG_PRESET_TASK
+ *             (graph, or transformer for node regression).
+ * \return "gat", "graph" or "transformer" (static strings), or opts->preset itself.
  * Time complexity: O(N x F) for node classification without a preset given, else O(1).
  */
 const char *ag_net_train_options_preset(const ag_net_train_options_t *opts, ag_task_t task, const ag_prepared_t *p,
@@ -88,7 +96,8 @@ int ag_net_train_options_uses_edges(const ag_net_train_options_t *opts, ag_task_
 /**
  * \function ag_net_train_options_train_config
  * The training configuration of the options: the task's defaults (ag_train_config_default), the
- * preset's (gat: lr 0.005, weight decay 5e-4, patience 100), then every option that is set
+ * preset's (gat: lr 0.005, weight decay 5e-4, patience 100; graph: cosine schedule, clipping at
+ * norm 1), then every option that is set
  * (optimizer, schedule, metric, lr, weight_decay, clip, huber, epochs, batch_size, patience, warmup, seed,
  * no_train_metric, progress). `threads` is left to the caller (a process-wide setting).
  * \param opts Options (ag_net_train_options_init for the defaults).
@@ -101,6 +110,20 @@ int ag_net_train_options_uses_edges(const ag_net_train_options_t *opts, ag_task_
 ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *opts, ag_task_t task,
                                              ag_train_config_t *tc);
 
+/**
+ * \function ag_net_train_options_feature_defaults
+ * The featurisation a preset asks for when the options leave it unset: the graph preset (graph
+ * tasks) standardises every column (opts->normalize NULL) and adds 8 random-walk columns
+ * (opts->rw_pe < 0); other presets change nothing. Call it on the configuration made from the
+ * options, before featurising, with the preset ag_net_train_options_preset returns.
+ * \param opts   Options.
+ * \param task   The task being trained.
+ * \param preset The resolved preset (NULL reads as "transformer").
+ * \param fc     In/out: norm and rw_pe_k may be set.
+ * Time complexity: O(1).
+ */
+void ag_net_train_options_feature_defaults(const ag_net_train_options_t *opts, ag_task_t task, const char *preset,
+                                          ag_featurizer_config_t *fc);
 /**
  * \function ag_net_train_options_sign_flip
  * Which columns training flips the signs of (tc->flip_col0, tc->flip_cols): the featuriser's
@@ -121,10 +144,12 @@ void ag_net_train_options_sign_flip(const ag_net_train_options_t *opts, ag_task_
  * The model configuration of the options for inputs of F node features and Fe edge features and
  * n_out outputs: the preset (transformer: ag_model_config_default with width `hidden` (64), head
  * size hidden/heads, FFN 2 x hidden; gat: ag_model_config_gat with `layers` >= 2 blocks, the
- * heads and head size applying to all but the output block), then every option that is set. The
- * edge mode defaults to "key" for the transformer when Fe > 0, else "none". The seed is opts->seed.
+ * heads and head size applying to all but the output block; graph: the transformer's with 4 blocks
+ * of 8 GATv2 heads and the graph token as readout), then every option that is set. The edge mode
+ * defaults, when Fe > 0, to "key" for the transformer and "bias" for graph, else "none". The seed
+ * is opts->seed.
  * \param opts  Options (ag_net_train_options_init for the defaults).
- * \param task  The task; the gat preset is for node classification only.
+ * \param task  The task; the gat preset is for node classification only, graph for graph tasks.
  * \param F     Node features per node.
  * \param Fe    Edge features per edge (0: none).
  * \param n_out Outputs (classes, tasks or targets).
