@@ -744,6 +744,27 @@ static void test_unlabelled_training_part(void **state) {
     /* the summary says how many of each part can be scored */
     assert_non_null(strstr(r.err, "; train 2 (1 labelled), val 0, test 2 (1 labelled)\n"));
     assert_non_null(strstr(r.out, "(n 1)"));
+    /* a graph task whose split leaves no training graph: bad input (3), said before featurising
+     * (the featuriser is fitted on the training graphs) */
+    char split[300], cmd[600];
+    snprintf(split, sizeof split, "%s/split.csv", dir);
+    FILE *f = fopen(split, "w");
+    assert_non_null(f);
+    size_t n;
+    snprintf(cmd, sizeof cmd, "%s/tests/data/mutag-mini/labels.csv", AG_SOURCE_DIR);
+    char *labels = (char *)ag_test_read_file(cmd, &n);
+    assert_non_null(labels);
+    fputs("file,random_split\n", f);
+    for (char *line = strchr(labels, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        const char *comma = strchr(line + 1, ',');
+        fprintf(f, "%.*s,test\n", (int)(comma - line - 1), line + 1);
+    }
+    fclose(f);
+    free(labels);
+    snprintf(cmd, sizeof cmd, "train --labels tests/data/mutag-mini/labels.csv --target label --split %s", split);
+    ag_cli_run(&r, NULL, cmd);
+    assert_int_equal(r.code, 3);
+    assert_string_equal(r.err, "attn-graph: train: the split's training part is empty\n");
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
@@ -785,7 +806,8 @@ static void test_tu_option(void **state) {
     assert_non_null(strstr(tr.out, "(n 4)"));
     /* node_label 0-2 + other, degree, and the graph preset's 8 random-walk columns */
     assert_non_null(strstr(tr.err, "graph-classification, 24 graphs, 13 features"));
-    assert_non_null(strstr(tr.err, "attn-graph: note: a graph task: the graph preset (4 blocks of 8 GATv2 heads"));
+    assert_non_null(strstr(tr.err, "attn-graph: note: a graph task: the graph preset under the options given (its "
+                                   "defaults: 4 blocks of 8 GATv2 heads"));
     ag_cli_run_ok(&ev, "eval --model %s/m.safetensors --tu %s/SHAPES --split %s/split.csv --split-column part", dir, dir, dir);
     assert_string_equal(ev.out, tr.out);
     /* --kfold 4 --fold 3: 6 test graphs of 24, and the same fold for eval (seeded) */

@@ -507,6 +507,12 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             }
             graph_note = !job->t.net.preset && !t.quiet && first_run;
         }
+        if (d->fold.n_train == 0) {
+            /* before featurising: the featuriser is fitted on the training graphs */
+            fprintf(stderr, "attn-graph: train: the split's training part is empty\n");
+            code = AG_EXIT_INPUT;
+            goto done;
+        }
         rc = prepare(&p, o, d, task, &fc);
     } else {
         if (task_given && ag_task_is_graph_level(task)) {
@@ -605,10 +611,10 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         goto done;
     }
     if (graph_note)
-        fprintf(stderr, "attn-graph: note: a graph task: the graph preset (4 blocks of 8 GATv2 heads, a graph token as "
-                "readout, a cosine schedule%s; --preset transformer for the plain transformer)\n",
-                !o->normalize && o->rw_pe < 0 ? ", standardised columns and 8 random-walk columns"
-                : !o->normalize ? ", standardised columns" : o->rw_pe < 0 ? ", 8 random-walk columns" : "");
+        fprintf(stderr, "attn-graph: note: a graph task: the graph preset under the options given (its defaults: 4 "
+                "blocks of 8 GATv2 heads, a graph token as readout, edge features as score biases, clipping at 1, a "
+                "cosine schedule, standardised columns, 8 random-walk columns; --preset transformer for the plain "
+                "transformer)\n");
     code = cli_check_memory(CMD, t.max_memory, &mc, &p.set, tc.batch_size, 1, K);
     if (code != AG_EXIT_OK) goto done;
     if (!(members = calloc((size_t)K, sizeof *members))) {
@@ -631,6 +637,10 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         if (rc) {
             code = rc == AG_ENOMEM ? AG_EXIT_FAILURE : AG_EXIT_MODEL;
             fprintf(stderr, "attn-graph: %s\n", ag_error_message());
+            if (rc == AG_EMODEL && d->graph_level && !job->t.net.preset && strstr(ag_error_message(), "architecture"))
+                fprintf(stderr, "attn-graph: note: graph tasks have trained the graph preset by default since "
+                        "2026-12-03; a run checkpointed before then without --preset trained the transformer: "
+                        "start it again with --preset transformer\n");
         } else if (!crc || strcmp(crc, ck.data_crc) != 0) {
             fprintf(stderr, "attn-graph: %s: the data (graphs, features, targets or split) differ from those the "
                     "checkpoint was made with; it cannot be continued on them\n", resume);
