@@ -420,6 +420,24 @@ static void test_graph_train_default_preset(void **state) {
     assert_int_equal(mc->blocks[0].attn.edge_mode, AG_EDGE_BIAS);
     assert_int_equal(mc->readouts[0], AG_READOUT_VNODE);
     ag_net_destroy(net);
+    /* graphs without attributes: their degree beside the random-walk columns, as the program's */
+    igraph_t bare[4];
+    igraph_matrix_t y;
+    igraph_matrix_init(&y, 4, 1);
+    for (int g = 0; g < 4; g++) {
+        igraph_ring(&bare[g], 5 + g, IGRAPH_UNDIRECTED, 0, g % 2 == 0);
+        MATRIX(y, g, 0) = g % 2;
+    }
+    assert_int_equal(ag_net_train_graphs(&net, bare, 4, &y, NULL, NULL, &o, NULL), AG_SUCCESS);
+    assert_int_equal(ag_net_n_inputs(net), 9);
+    assert_int_equal(ag_net_bundle(net)->featurizer.degree, 1);
+    ag_net_destroy(net);
+    o.vertex_attrs = "none"; /* a choice: no degree then, the random-walk columns alone */
+    assert_int_equal(ag_net_train_graphs(&net, bare, 4, &y, NULL, NULL, &o, NULL), AG_SUCCESS);
+    assert_int_equal(ag_net_n_inputs(net), 8);
+    ag_net_destroy(net);
+    for (int g = 0; g < 4; g++) igraph_destroy(&bare[g]);
+    igraph_matrix_destroy(&y);
 }
 
 static void test_graph_train_errors(void **state) {

@@ -555,6 +555,8 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
     if (rc == AG_SUCCESS) rc = feature_config(o, &fc, &fl, &norm);
+    /* graphs without attributes train on their degrees, as the program's; vertex_attrs is a choice */
+    fc.degree_if_featureless = !o->vertex_attrs;
     /* the graph preset featurises too (a graph task's preset does not depend on the data) */
     if (rc == AG_SUCCESS)
         ag_net_train_options_feature_defaults(o, task, ag_net_train_options_preset(o, task, NULL, NULL), &fc);

@@ -263,8 +263,9 @@ void ag_net_train_options_init(ag_net_train_options_t *opts);
 /**
  * \function ag_net_train_graphs
  * Builds and trains a graph-level model on G graphs, as `attn-graph train --labels` does: the
- * featuriser is fitted on the training graphs' attributes, the model is trained with early stopping
- * on the validation graphs, and the best weights are kept.
+ * featuriser is fitted on the training graphs' attributes (graphs without a usable vertex
+ * attribute get their degree, unless opts->vertex_attrs is set), the model is trained with early
+ * stopping on the validation graphs, and the best weights are kept.
  * \param net      Output: a new handle on success, NULL on failure.
  * \param graphs   (G) graphs with igraph's C attribute handler; not modified, not kept.
  * \param n_graphs G >= 1.
