@@ -329,8 +329,8 @@ static void test_cross_validation(void **state) {
     /* the progress names the fold */
     ag_cli_run_ok(&cv, "train --labels tests/data/mutag-mini/labels.csv --target label --epochs 1 --hidden 8 --layers 1 "
                   "--heads 2 --threads 1 --kfold 2");
-    assert_non_null(strstr(cv.err, "attn-graph: fold 1/2\n"));
-    assert_non_null(strstr(cv.err, "attn-graph: fold 2/2\n"));
+    assert_non_null(strstr(cv.err, "attn-graph: fold 0 (1 of 2)\n"));
+    assert_non_null(strstr(cv.err, "attn-graph: fold 1 (2 of 2)\n"));
 
     /* what belongs to one run is refused before any training */
     const char *one_run[] = {"-o m.safetensors", "--checkpoint c.safetensors", "--plot p.svg", "--log l.csv"};
@@ -744,6 +744,11 @@ static void test_unlabelled_training_part(void **state) {
     /* the summary says how many of each part can be scored */
     assert_non_null(strstr(r.err, "; train 2 (1 labelled), val 0, test 2 (1 labelled)\n"));
     assert_non_null(strstr(r.out, "(n 1)"));
+    /* a test part with nothing to score: no line of NaN scores, a note instead, and success */
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 2", dir);
+    assert_string_equal(r.out, "");
+    assert_non_null(strstr(r.err, "\nattn-graph: note: the split's test part has 2 vertices, none labelled: nothing "
+                                  "to score, no test line\n"));
     /* a graph task whose split leaves no training graph: bad input (3), said before featurising
      * (the featuriser is fitted on the training graphs) */
     char split[300], cmd[600];
@@ -754,10 +759,10 @@ static void test_unlabelled_training_part(void **state) {
     snprintf(cmd, sizeof cmd, "%s/tests/data/mutag-mini/labels.csv", AG_SOURCE_DIR);
     char *labels = (char *)ag_test_read_file(cmd, &n);
     assert_non_null(labels);
-    fputs("file,random_split\n", f);
+    fputs("file,random_split,everything\n", f);
     for (char *line = strchr(labels, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
         const char *comma = strchr(line + 1, ',');
-        fprintf(f, "%.*s,test\n", (int)(comma - line - 1), line + 1);
+        fprintf(f, "%.*s,test,train\n", (int)(comma - line - 1), line + 1);
     }
     fclose(f);
     free(labels);
@@ -765,6 +770,17 @@ static void test_unlabelled_training_part(void **state) {
     ag_cli_run(&r, NULL, cmd);
     assert_int_equal(r.code, 3);
     assert_string_equal(r.err, "attn-graph: train: the split's training part is empty\n");
+    /* every graph in training (a model to ship): no test line, a note, success */
+    ag_cli_run_ok(&r, "train --labels tests/data/mutag-mini/labels.csv --target label --split %s --split-column "
+                      "everything --epochs 2", split);
+    assert_string_equal(r.out, "");
+    assert_non_null(strstr(r.err, "\nattn-graph: note: the split's test part is empty: nothing to score, no test "
+                                  "line\n"));
+    /* --quiet: nothing at all, as for a model trained to be shipped */
+    ag_cli_run_ok(&r, "train --labels tests/data/mutag-mini/labels.csv --target label --split %s --split-column "
+                      "everything --epochs 2 --quiet", split);
+    assert_string_equal(r.out, "");
+    assert_string_equal(r.err, "");
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 

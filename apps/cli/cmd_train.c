@@ -841,7 +841,8 @@ static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t
     /* the data are loaded once: each fold only prepares (its own normalisation statistics) and trains */
     for (int64_t f = 0; f < n && code == AG_EXIT_OK; f++) {
         d->fold = d->split.folds[f];
-        if (!t->quiet) fprintf(stderr, "attn-graph: fold %lld/%lld\n", (long long)f + 1, (long long)n);
+        /* numbered from 0 as the stdout lines and --fold are, with the count beside it */
+        if (!t->quiet) fprintf(stderr, "attn-graph: fold %lld (%lld of %lld)\n", (long long)f, (long long)f + 1, (long long)n);
         code = train_one(job, o, d, &all[f], &task, f == 0);
         if (code == AG_EXIT_OK) cli_print_fold_scores(stdout, f, task, &all[f], t->json);
     }
@@ -923,7 +924,19 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     } else if (code == AG_EXIT_OK) {
         ag_scores_t sc;
         code = train_one(&job, &o, &d, &sc, &task, 1);
-        if (code == AG_EXIT_OK) cli_print_scores(stdout, "test", task, &sc, t.json);
+        if (code == AG_EXIT_OK && sc.n > 0) {
+            cli_print_scores(stdout, "test", task, &sc, t.json);
+        } else if (code == AG_EXIT_OK && !t.quiet) {
+            /* a model trained on everything (to ship it, say) is no error; a line of NaN scores would
+             * read as one, so say why there is no test line instead */
+            if (d.fold.n_test == 0)
+                fprintf(stderr, "attn-graph: note: the split's test part is empty: nothing to score, no test line\n");
+            else
+                fprintf(stderr, "attn-graph: note: the split's test part has %lld %s, none labelled: nothing to "
+                        "score, no test line\n", (long long)d.fold.n_test,
+                        d.graph_level ? (d.fold.n_test == 1 ? "graph" : "graphs")
+                                      : (d.fold.n_test == 1 ? "vertex" : "vertices"));
+        }
     }
     cli_data_destroy(&d);
     for (int i = 0; i < 3; i++) free(fl.buf[i]);
