@@ -130,6 +130,10 @@ static void test_errors(void **state) {
     f = fopen(path, "w");
     fputs("graph [ directed 0 node [ id 0 ]\n", f); /* unclosed */
     fclose(f);
+    snprintf(path, sizeof path, "%s/directed.gml", dir);
+    f = fopen(path, "w");
+    fputs("graph [ directed 1 node [ id 0 ] node [ id 1 ] edge [ source 0 target 1 ] ]\n", f);
+    fclose(f);
     snprintf(table, sizeof table, "%s/labels.csv", dir);
     struct {
         const char *text;
@@ -142,6 +146,11 @@ static void test_errors(void **state) {
         {"file,y\ngood.gml,1\ngood.xyz,0\n", AG_EFORMAT, "good.xyz: unknown file extension"},
         {"file,y\ngood.gml,1\n,0\n", AG_EFILE, "labels.csv: row 2 has an empty file name"},
         {"name,y\ngood.gml,1\n", AG_EATTR, "labels.csv:1: no 'file' column"},
+        /* one block-diagonal batch cannot be both: said with both files, not batch positions */
+        {"file,y\ngood.gml,1\ndirected.gml,0\n", AG_EMISMATCH, "directed.gml (data row 2 of "},
+        {"file,y\ndirected.gml,1\ngood.gml,0\n", AG_EMISMATCH,
+         "labels.csv) is undirected but the dataset's first graph, directed.gml, is directed: a dataset's graphs "
+         "must all be directed or all undirected"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         f = fopen(table, "w");
@@ -157,10 +166,19 @@ static void test_errors(void **state) {
     ag_dataset_t ds;
     assert_int_equal(ag_dataset_load_dir(&ds, dir, NULL), AG_EPARSE);
     assert_non_null(strstr(ag_error_message(), "/bad.gml"));
+    snprintf(path, sizeof path, "%s/bad.gml", dir);
+    unlink(path);
     unlink(table);
+    /* the folder's first file by name is directed.gml */
+    assert_int_equal(ag_dataset_load_dir(&ds, dir, NULL), AG_EMISMATCH);
+    char want[400];
+    snprintf(want, sizeof want, "good.gml (in folder %s) is undirected but the dataset's first graph, directed.gml, "
+             "is directed", dir);
+    if (!strstr(ag_error_message(), want)) fail_msg("got \"%s\"", ag_error_message());
+    assert_null(ds.graphs);
     snprintf(path, sizeof path, "%s/good.gml", dir);
     unlink(path);
-    snprintf(path, sizeof path, "%s/bad.gml", dir);
+    snprintf(path, sizeof path, "%s/directed.gml", dir);
     unlink(path);
     rmdir(dir);
 }

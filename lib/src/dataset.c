@@ -55,6 +55,21 @@ static ag_error_t read_listed(igraph_t *graph, const char *path, const ag_datase
     return AG_ERROR(rc, "%s (listed in data row %lld of %s)", msg, (long long)row + 1, table);
 }
 
+/* Graph k against graph 0: a batch of training graphs is one block-diagonal graph, which is directed
+ * or not as a whole, so a mix is refused here, where the files can still be named (a mini-batch
+ * only knows its positions). */
+static ag_error_t same_direction(const ag_dataset_t *ds, int64_t k, const char *table, const char *folder) {
+    const int d0 = igraph_is_directed(&ds->graphs[0]), dk = igraph_is_directed(&ds->graphs[k]);
+    if (k == 0 || d0 == dk) return AG_SUCCESS;
+    char where[600];
+    if (table) snprintf(where, sizeof where, "data row %lld of %s", (long long)k + 1, table);
+    else snprintf(where, sizeof where, "in folder %s", folder);
+    return AG_ERROR(AG_EMISMATCH,
+                    "%s (%s) is %s but the dataset's first graph, %s, is %s: a dataset's graphs must all be directed "
+                    "or all undirected",
+                    ds->files[k], where, dk ? "directed" : "undirected", ds->files[0], d0 ? "directed" : "undirected");
+}
+
 /* dir + "/" + name, or name alone when it is absolute or dir is empty. */
 static char *join(const char *dir, const char *name) {
     size_t a = strlen(dir), b = strlen(name);
@@ -124,6 +139,11 @@ ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_da
         if (rc != AG_SUCCESS) {
             ag_i_free(ds->files[loaded]);
             ds->files[loaded] = NULL;
+            goto done;
+        }
+        rc = same_direction(ds, loaded, labels_csv, NULL);
+        if (rc != AG_SUCCESS) {
+            loaded++; /* graph `loaded` was read: destroyed with the others */
             goto done;
         }
     }
@@ -198,6 +218,11 @@ ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_datas
         if (rc != AG_SUCCESS) goto done;
         ds->files[loaded] = names[loaded];
         names[loaded] = NULL;
+        rc = same_direction(ds, loaded, NULL, dir);
+        if (rc != AG_SUCCESS) {
+            loaded++; /* graph `loaded` was read: destroyed with the others */
+            goto done;
+        }
     }
     ds->n_graphs = n;
     if (opts->n_graph_attrs > 0)

@@ -61,6 +61,7 @@ void ag_dataset_options_init(ag_dataset_options_t *opts);
  *   listed file (AG_EFILE: missing or unreadable, AG_EPARSE: igraph cannot parse it or it has no
  *   vertices, AG_EFORMAT: unknown extension), with the file's path and its data row in the table
  *   ("d/bad.gml: Parse error in GML file, line 2 (...) (listed in data row 1 of d/l.csv)");
+ *   AG_EMISMATCH (a directed graph among undirected ones, or the reverse, naming both files);
  *   AG_EINVAL (opts->format is not an ag_format_t); AG_ENOMEM.
  * Time complexity: O(total size of the files).
  */
@@ -73,7 +74,8 @@ ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_da
  * that format), with targets from graph attributes (opts->graph_attrs).
  * \return AG_SUCCESS; AG_EFILE (cannot list the folder, or it holds no graph file), AG_EINVAL
  *   (opts->format is not an ag_format_t), AG_EPARSE
- *   (names the file), the errors of ag_targets_from_graphs(), AG_ENOMEM.
+ *   (names the file), AG_EMISMATCH (directed and undirected graphs mixed, naming both files), the
+ *   errors of ag_targets_from_graphs(), AG_ENOMEM.
  */
 ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_dataset_options_t *opts);
 
