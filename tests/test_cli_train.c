@@ -880,6 +880,17 @@ static void test_tu_option(void **state) {
     assert_non_null(note);
     assert_null(strstr(note + 1, "attn-graph: note: a graph task"));
     assert_non_null(strstr(ev.out, "\ncv: accuracy "));
+    /* a usage error found after featurising is the only line: no note about the data before it */
+    snprintf(args, sizeof args, "train --tu %s --smooth auto", dir);
+    ag_cli_run(&ev, NULL, args);
+    assert_int_equal(ev.code, 2);
+    assert_string_equal(ev.err, "attn-graph: train: --smooth is for node classification (the classes of one graph's "
+                                "vertices), not graph-classification\n");
+    snprintf(args, sizeof args, "train --tu %s --preset gat", dir);
+    ag_cli_run(&ev, NULL, args);
+    assert_int_equal(ev.code, 2);
+    assert_string_equal(ev.err, "attn-graph: train: --preset gat is the node-classification model of the GAT paper; "
+                                "use --score gat for graph tasks\n");
     snprintf(args, sizeof args, "train --tu %s/NOPE --quiet", dir);
     ag_cli_run(&ev, NULL, args);
     assert_int_equal(ev.code, 3);

@@ -462,6 +462,30 @@ static ag_error_t prepare(ag_prepared_t *p, const cli_data_opts_t *o, const cli_
 /* One training on the fold d->fold of the loaded data, its test scores in *sc; *task_out is the
  * task trained. Prints the progress and errors, not the scores (nor, unless first_run, the notes
  * about the data that every fold of a cross-validation would repeat); returns the exit code. */
+/* What featurising decided that the options did not say; printed once the options are known to
+ * be valid, so that a usage error is not preceded by notes about the data. */
+static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_prepared_t *p,
+                       const ag_featurizer_config_t *fc) {
+    if (!d->graph_level)
+        for (int64_t i = 1; i < p->n_excluded; i++)
+            fprintf(stderr,
+                    "attn-graph: note: vertex attribute '%s' mirrors the label '%s' and is not used as a feature\n",
+                    p->excluded[i], o->label_attr);
+    if (d->graph_level && !o->targets && d->ds.targets.n_tasks > 1) {
+        /* several columns were taken by default: name them, as a table may hold more than targets */
+        fprintf(stderr, "attn-graph: note: %lld target columns (every %s; --target to choose):",
+                (long long)d->ds.targets.n_tasks, o->tu ? "graph attribute" : "numeric column");
+        for (int64_t j = 0; j < d->ds.targets.n_tasks; j++)
+            fprintf(stderr, "%s %s", j ? "," : "", d->ds.targets.tasks[j]);
+        fputc('\n', stderr);
+    }
+    if (!fc->degree && p->featurizer.degree)
+        fprintf(stderr, "attn-graph: note: the %s no usable vertex attribute: the degree is %s, "
+                "standardised (as --degree --normalize standard)\n", d->graph_level ? "graphs have" : "graph has",
+                p->featurizer.lap_pe_k || p->featurizer.rw_pe_k ? "a feature beside the positional columns"
+                                                                : "the feature");
+}
+
 static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli_data_t *d, ag_scores_t *sc,
                      ag_task_t *task_out, int first_run) {
     train_opts_t t = job->t;
@@ -523,25 +547,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         }
         if (!task_given) task = node_task_infer(&d->graph, o->label_attr);
         rc = prepare(&p, o, d, task, &fc);
-        if (rc == AG_SUCCESS && !t.quiet)
-            for (int64_t i = 1; i < p.n_excluded; i++)
-                fprintf(stderr,
-                        "attn-graph: note: vertex attribute '%s' mirrors the label '%s' and is not used as a feature\n",
-                        p.excluded[i], o->label_attr);
     }
-    if (rc == AG_SUCCESS && d->graph_level && !o->targets && d->ds.targets.n_tasks > 1 && !t.quiet && first_run) {
-        /* several columns were taken by default: name them, as a table may hold more than targets */
-        fprintf(stderr, "attn-graph: note: %lld target columns (every %s; --target to choose):",
-                (long long)d->ds.targets.n_tasks, o->tu ? "graph attribute" : "numeric column");
-        for (int64_t j = 0; j < d->ds.targets.n_tasks; j++)
-            fprintf(stderr, "%s %s", j ? "," : "", d->ds.targets.tasks[j]);
-        fputc('\n', stderr);
-    }
-    if (rc == AG_SUCCESS && !fc.degree && p.featurizer.degree && !t.quiet && first_run)
-        fprintf(stderr, "attn-graph: note: the %s no usable vertex attribute: the degree is %s, "
-                "standardised (as --degree --normalize standard)\n", d->graph_level ? "graphs have" : "graph has",
-                p.featurizer.lap_pe_k || p.featurizer.rw_pe_k ? "a feature beside the positional columns"
-                                                              : "the feature");
     if (rc) {
         /* graph tasks' messages name the graph file; one graph's do not */
         code = ag_cli_fail_in(d->graph_level ? NULL : o->graph, rc);
@@ -610,6 +616,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         code = option_error();
         goto done;
     }
+    if (!t.quiet && first_run) data_notes(o, d, &p, &fc);
     if (graph_note)
         fprintf(stderr, "attn-graph: note: a graph task: the graph preset under the options given (its defaults: 4 "
                 "blocks of 8 GATv2 heads, a graph token as readout, edge features as score biases, clipping at 1, a "
