@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 #include "cli_testutil.h"
+#include "golden_testutil.h"
 
 static char dir[64];
 
@@ -297,6 +298,46 @@ static void test_regression_target(void **state) {
         "train graphs/social/karate.gml --label-attr club --task graph-regression --quiet");
 }
 
+/* A Latin-1 file's text would reach the model file's JSON header, which must be UTF-8: refused
+ * before training (exit 3, naming attribute, vertex and value), not after it when saving. */
+static void test_not_utf8(void **state) {
+    (void)state;
+    write_text("latin1.gml", "graph [\n directed 0\n node [ id 0 name \"caf\xE9\" club \"A\" ]\n"
+                             " node [ id 1 name \"bob\" club \"B\" ]\n node [ id 2 name \"eve\" club \"A\" ]\n"
+                             " edge [ source 0 target 1 ]\n edge [ source 1 target 2 ]\n]\n");
+    run_expect(3,
+        "attn-graph: @/latin1.gml: vertex attribute 'name' of vertex 0 is 'caf\\xE9', which is not valid UTF-8: a "
+        "model file stores the values of a text attribute as UTF-8; convert the graph file to UTF-8 (e.g. iconv -f "
+        "latin1 -t utf-8) or leave the attribute out\n",
+        "train @/latin1.gml --label-attr club --epochs 1 --quiet -o @/latin1.safetensors");
+    struct stat st;
+    char path[256];
+    snprintf(path, sizeof path, "%s/latin1.safetensors", dir);
+    assert_int_not_equal(stat(path, &st), 0);
+    run_expect(3,
+        "attn-graph: @/latin1.gml: vertex attribute 'name': vertex 0 has value 'caf\\xE9', which is not valid "
+        "UTF-8: a model file stores class names as UTF-8 text; convert the file to UTF-8 (e.g. iconv -f latin1 -t "
+        "utf-8)\n",
+        "train @/latin1.gml --label-attr name --epochs 1 --quiet -o @/latin1.safetensors");
+    assert_int_not_equal(stat(path, &st), 0);
+    /* left out, it trains */
+    run_expect(0, "", "train @/latin1.gml --label-attr club --exclude-attrs name --epochs 1 --quiet -o "
+                      "@/latin1.safetensors");
+    assert_int_equal(stat(path, &st), 0);
+    /* what the program writes stays UTF-8: the Latin-1 byte becomes U+FFFD in JSON and in the SVG */
+    ag_cli_run_t r = run_expect(0, "", "info --json @/latin1.gml");
+    assert_non_null(strstr(r.out, "\"example\": \"caf\xEF\xBF\xBD\""));
+    run_expect(0, "", "explain --model @/latin1.safetensors @/latin1.gml -o @/latin1.graphml --svg @/latin1.svg");
+    snprintf(path, sizeof path, "%s/latin1.svg", dir);
+    size_t n;
+    char *svg = (char *)ag_test_read_file(path, &n);
+    char why[300];
+    int64_t paths = 0;
+    if (!ag_xml_check(svg, "path", &paths, why, sizeof why)) fail_msg("latin1.svg: %s", why);
+    assert_non_null(strstr(svg, ">caf\xEF\xBF\xBD<"));
+    free(svg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify_misfits),
@@ -304,6 +345,7 @@ int main(void) {
         cmocka_unit_test(test_table_width),
         cmocka_unit_test(test_models),
         cmocka_unit_test(test_regression_target),
+        cmocka_unit_test(test_not_utf8),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -150,6 +150,37 @@ static void test_small_work_runs_on_the_caller(void **state) {
     ag_set_num_threads(0);
 }
 
+/* Well-formed UTF-8 and what is not (the Unicode standard's table 3-7), and the printable form
+ * error messages use. */
+static void test_utf8(void **state) {
+    (void)state;
+    assert_int_equal(ag_utf8_sequence("a", 1), 1);
+    assert_int_equal(ag_utf8_sequence("\xC3\xA9", 2), 2);         /* e acute */
+    assert_int_equal(ag_utf8_sequence("\xE2\x82\xAC", 3), 3);     /* euro sign */
+    assert_int_equal(ag_utf8_sequence("\xF0\x9F\x98\x80", 4), 4); /* U+1F600 */
+    assert_int_equal(ag_utf8_sequence("\xF4\x8F\xBF\xBF", 4), 4); /* U+10FFFF, the last */
+    assert_int_equal(ag_utf8_sequence("\xC3\xA9", 1), 0);         /* cut short */
+    assert_int_equal(ag_utf8_sequence("\xE9", 1), 0);              /* Latin-1 e acute */
+    assert_int_equal(ag_utf8_sequence("\x80", 1), 0);              /* stray continuation */
+    assert_int_equal(ag_utf8_sequence("\xC0\xAF", 2), 0);         /* overlong '/' */
+    assert_int_equal(ag_utf8_sequence("\xE0\x80\xAF", 3), 0);     /* overlong '/' */
+    assert_int_equal(ag_utf8_sequence("\xED\xA0\x80", 3), 0);     /* surrogate U+D800 */
+    assert_int_equal(ag_utf8_sequence("\xF4\x90\x80\x80", 4), 0); /* U+110000 */
+    assert_int_equal(ag_utf8_sequence("\xC3" "A", 2), 0);             /* no continuation */
+    assert_int_equal(ag_utf8_sequence("", 0), 0);
+    size_t bad = 99;
+    assert_true(ag_utf8_valid("", &bad));
+    assert_true(ag_utf8_valid("caf\xC3\xA9 \xE2\x82\xAC", &bad));
+    assert_int_equal(bad, 99);
+    assert_false(ag_utf8_valid("caf\xE9!", &bad));
+    assert_int_equal(bad, 3);
+    char buf[16];
+    assert_string_equal(ag_i_utf8_show("caf\xE9!", buf, sizeof buf), "caf\\xE9!");
+    assert_string_equal(ag_i_utf8_show("\xC3\xA9t\xE9", buf, sizeof buf), "\xC3\xA9t\\xE9");
+    assert_string_equal(ag_i_utf8_show("abcdefghijklmnopqrstuvwxyz", buf, sizeof buf), "abcdefghijk...");
+    assert_string_equal(ag_i_utf8_show("x", buf, 1), "");
+}
+
 int main(void) {
     igraph_set_error_handler(igraph_error_handler_ignore);
     const struct CMUnitTest tests[] = {
@@ -158,6 +189,7 @@ int main(void) {
         cmocka_unit_test(test_fmat_overflow_and_alloc_failure),
         cmocka_unit_test(test_igraph_guard_does_not_abort),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_utf8),
         cmocka_unit_test(test_small_work_runs_on_the_caller),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

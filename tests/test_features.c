@@ -309,6 +309,29 @@ static void test_fit_errors(void **state) {
     SETEAN(&c, "bond", 1, INFINITY);
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EVALUE);
     assert_string_equal(ag_error_message(), "graph 1: numeric edge attribute 'bond' is infinite on edge 1");
+    SETEAN(&c, "bond", 1, 1);
+    /* Latin-1 text would reach the model file's JSON header: refused at fit, naming the vertex */
+    SETVAS(&c, "element", 3, "caf\xE9");
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EATTR);
+    assert_string_equal(ag_error_message(),
+                        "graph 1: vertex attribute 'element' of vertex 3 is 'caf\\xE9', which is not valid UTF-8: a model "
+                        "file stores the values of a text attribute as UTF-8; convert the graph file to UTF-8 (e.g. iconv "
+                        "-f latin1 -t utf-8) or leave the attribute out");
+    assert_null(f.vattrs);
+    SETVAS(&c, "element", 3, "\xC3\xA9"); /* the same letter in UTF-8 */
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_SUCCESS);
+    ag_featurizer_destroy(&f);
+    SETEAS(&a, "bond_type", 0, "SINGLE\xC3"); /* cut short */
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_EATTR);
+    assert_string_equal(ag_error_message(),
+                        "edge attribute 'bond_type' of edge 0 is 'SINGLE\\xC3', which is not valid UTF-8: a model file "
+                        "stores the values of a text attribute as UTF-8; convert the graph file to UTF-8 (e.g. iconv -f "
+                        "latin1 -t utf-8) or leave the attribute out");
+    SETEAS(&a, "bond_type", 0, "SINGLE");
+    SETVAN(&a, "w\xFC", 0, 1); /* an attribute's name (GraphML allows any) */
+    for (int i = 1; i < 4; i++) SETVAN(&a, "w\xFC", i, 1);
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "the name of vertex attribute 'w\\xFC' is not valid UTF-8"));
     igraph_destroy(&a);
     igraph_destroy(&c);
 }

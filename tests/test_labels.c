@@ -114,6 +114,21 @@ static void test_string_labels(void **state) {
     ag_labels_destroy(&l);
     assert_int_equal(ag_labels_from_strings(&l, vals, 5, outsider, 2, "t.csv"), AG_EVALUE);
     assert_string_equal(ag_error_message(), "t.csv: vertex 0 has value 'x', which is not in the class list");
+    /* class names are stored in the model file's JSON header: Latin-1 is refused before training */
+    const char *latin1[] = {"x", "\xE9t\xE9", "w"};
+    assert_int_equal(ag_labels_from_strings(&l, latin1, 3, NULL, 0, "t.csv"), AG_EVALUE);
+    assert_string_equal(ag_error_message(),
+                        "t.csv: vertex 1 has value '\\xE9t\\xE9', which is not valid UTF-8: a model file stores class "
+                        "names as UTF-8 text; convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)");
+    assert_null(l.y);
+    const char *given_latin1[] = {"x", "w\xFC"};
+    assert_int_equal(ag_labels_from_strings(&l, vals, 5, given_latin1, 2, "t.csv"), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "t.csv: class 'w\\xFC' of the given list is not valid UTF-8 (a model file "
+                                            "stores class names as UTF-8 text)");
+    const char *utf8[] = {"x", "\xC3\xA9t\xC3\xA9", "w"};
+    assert_int_equal(ag_labels_from_strings(&l, utf8, 3, NULL, 0, "t.csv"), AG_SUCCESS);
+    assert_string_equal(l.classes[2], "\xC3\xA9t\xC3\xA9");
+    ag_labels_destroy(&l);
     int reached = 0;
     for (int64_t k = 1; k < 20 && !reached; k++) {
         ag_i_alloc_fail_at(k);
@@ -154,6 +169,23 @@ static void test_targets_table(void **state) {
     assert_float_equal(y_at(&t, 1, 2), -2.0f, 0.0f);
     assert_float_equal(y_at(&t, 2, 2), 3.25f, 0.0f);
     ag_targets_destroy(&t);
+    ag_targets_destroy(&t);
+
+    /* a column's name becomes a task name in the model file: Latin-1 is refused */
+    const char *p1 = write_temp("file,t\xE4sk\na.gml,1\nb.gml,0\n");
+    assert_int_equal(ag_targets_read_csv(&t, p1, NULL), AG_EVALUE);
+    char want_msg[400];
+    snprintf(want_msg, sizeof want_msg,
+             "%s:1: the name of column 2, 't\\xE4sk', is not valid UTF-8: a model file stores task names as UTF-8 "
+             "text; convert the table to UTF-8 (e.g. iconv -f latin1 -t utf-8)", p1);
+    assert_string_equal(ag_error_message(), want_msg);
+    unlink(p1);
+    assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", NULL), AG_SUCCESS);
+    const char *three[] = {"a", "b\xE4", "c"};
+    assert_int_equal(ag_targets_rename(&t, three, 3), AG_EINVAL);
+    assert_string_equal(ag_error_message(),
+                        "ag_targets_rename: name 1 is not valid UTF-8 (a model file stores task names as UTF-8 text)");
+    assert_string_equal(t.tasks[1], "t2");
     ag_targets_destroy(&t);
 
     ag_targets_options_t o;

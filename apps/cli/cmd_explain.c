@@ -192,15 +192,29 @@ static void prediction_text(char *buf, size_t cap, const ag_bundle_t *b, ag_task
     if (!buf[0]) snprintf(buf, cap, "-");
 }
 
+/* Text for an SVG: XML's escapes; control characters dropped (XML 1.0 has no way to write them)
+ * and each byte that is not well-formed UTF-8 (a Latin-1 name) written as U+FFFD, so that the
+ * file stays well-formed XML. */
 static void xml_text(FILE *f, const char *s) {
-    for (; *s; s++) {
+    for (size_t n = strlen(s); *s; s++, n--) {
         switch (*s) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '"': fputs("&quot;", f); break;
         default:
-            if ((unsigned char)*s >= 0x20 || *s == '\t') fputc(*s, f);
+            if ((unsigned char)*s >= 0x80) {
+                size_t len = ag_utf8_sequence(s, n);
+                if (len == 0) {
+                    fputs("\xEF\xBF\xBD", f);
+                } else {
+                    fwrite(s, 1, len, f);
+                    s += len - 1;
+                    n -= len - 1;
+                }
+            } else if ((unsigned char)*s >= 0x20 || *s == '\t') {
+                fputc(*s, f);
+            }
         }
     }
 }

@@ -82,8 +82,21 @@ void cli_json_string_n(FILE *out, const char *s, size_t n) {
         case '\b': fputs("\\b", out); break;
         case '\f': fputs("\\f", out); break;
         default:
-            if (*p < 0x20) fprintf(out, "\\u%04x", *p);
-            else fputc(*p, out);
+            if (*p < 0x20) {
+                fprintf(out, "\\u%04x", *p);
+            } else if (*p < 0x80) {
+                fputc(*p, out);
+            } else {
+                /* JSON is UTF-8: a byte of another encoding (a Latin-1 name) becomes U+FFFD, as
+                 * Python's errors="replace" does, so the output still parses */
+                size_t len = ag_utf8_sequence((const char *)p, (size_t)(e - p));
+                if (len == 0) {
+                    fputs("\xEF\xBF\xBD", out);
+                } else {
+                    fwrite(p, 1, len, out);
+                    p += len - 1;
+                }
+            }
         }
     }
     fputc('"', out);

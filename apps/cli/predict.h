@@ -31,8 +31,8 @@ void cli_igraph_catch(void);
 const char *cli_igraph_message(void);
 
 /* A JSON string: JSON's short escapes where it has one (\" \\ \n \r \t \b \f), \u00XX for the other
- * control characters; bytes >= 0x80 pass through (graph files are UTF-8). Every JSON output of the
- * program goes through it. And a number (null when not finite). */
+ * control characters; well-formed UTF-8 passes through, and each byte that is not becomes U+FFFD
+ * (a Latin-1 name still gives valid JSON). Every JSON output of the program goes through it. And a number (null when not finite). */
 void cli_json_string(FILE *out, const char *s);
 /* The same for the n bytes at s (a NUL among them is written as \u0000). */
 void cli_json_string_n(FILE *out, const char *s, size_t n);

@@ -643,6 +643,12 @@ static ag_error_t add_attr(ag_feature_attr_t *a, int64_t *n, const cand_t *c, in
         return AG_ERROR(AG_EATTR, "%s attribute '%s' is %s in graph %lld but %s in graph %lld", elem_name(is_edge), c->name,
                         igraph_type_name(c->conflict_type), (long long)c->conflict_graph, kind_name(c->type), (long long)first);
     if (already(a, *n, c->name)) return AG_SUCCESS;
+    if (!ag_utf8_valid(c->name, NULL)) {
+        char shown[200];
+        return AG_ERROR(AG_EATTR, "the name of %s attribute '%s' is not valid UTF-8: a model file stores its feature "
+                        "attributes' names as UTF-8 text; convert the graph file to UTF-8 (e.g. iconv -f latin1 -t utf-8) "
+                        "or leave the attribute out", elem_name(is_edge), ag_i_utf8_show(c->name, shown, sizeof shown));
+    }
     a[*n].name = ag_i_strdup(c->name);
     if (!a[*n].name) return AG_ERROR(AG_ENOMEM, "out of memory copying an attribute name");
     a[*n].type = c->type;
@@ -707,7 +713,7 @@ static ag_error_t select_attrs(const ag_featurizer_config_t *cfg, const igraph_t
 }
 
 /* Merges the distinct values of string attribute a in graph ig into its sorted vocabulary. */
-static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_edge, int64_t g) {
+static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_edge) {
     int64_t rows = elem_count(ig, is_edge);
     if (rows == 0) return AG_SUCCESS;
     igraph_strvector_t v;
@@ -722,8 +728,8 @@ static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_ed
     ag_i_igraph_leave();
     if (rc == IGRAPH_ENOMEM) return AG_ERROR(AG_ENOMEM, "out of memory reading %s attribute '%s'", elem_name(is_edge), a->name);
     if (rc != IGRAPH_SUCCESS)
-        return ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "graph %lld: reading string %s attribute '%s'", (long long)g,
-                                 elem_name(is_edge), a->name);
+        return ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading string %s attribute '%s'", elem_name(is_edge),
+                                 a->name);
     const char **vals = NULL;
     char **merged = NULL;
     void *p;
@@ -734,6 +740,18 @@ static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_ed
         ag_i_igraph_enter();
         for (int64_t r = 0; r < rows; r++) vals[r] = igraph_strvector_get(&v, r);
         ag_i_igraph_leave();
+        /* The vocabulary goes into the model file's JSON header, which must be UTF-8: a Latin-1
+         * file would otherwise train to the end and fail only when the model is saved. */
+        for (int64_t r = 0; r < rows && err == AG_SUCCESS; r++)
+            if (!ag_utf8_valid(vals[r], NULL)) {
+                char shown[200];
+                err = AG_ERROR(AG_EATTR, "%s attribute '%s' of %s %lld is '%s', which is not valid UTF-8: a model file "
+                               "stores the values of a text attribute as UTF-8; convert the graph file to UTF-8 (e.g. "
+                               "iconv -f latin1 -t utf-8) or leave the attribute out", elem_name(is_edge), a->name,
+                               elem_name(is_edge), (long long)r, ag_i_utf8_show(vals[r], shown, sizeof shown));
+            }
+    }
+    if (err == AG_SUCCESS) {
         qsort(vals, (size_t)rows, sizeof(char *), cmp_str_ptr);
         /* "" is what igraph gives a vertex lacking the attribute in GML: it is "missing", not a
          * category, and goes to the other slot (the width rule of summary.h counts it so). */
@@ -891,7 +909,8 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
         int64_t n = is_edge ? f->n_eattrs : f->n_vattrs;
         for (int64_t i = 0; i < n && err == AG_SUCCESS; i++)
             if (attrs[i].type == AG_ATTR_STRING)
-                for (int64_t g = 0; g < count && err == AG_SUCCESS; g++) err = grow_vocab(&attrs[i], graphs[g], is_edge, g);
+                for (int64_t g = 0; g < count && err == AG_SUCCESS; g++)
+                    if ((err = grow_vocab(&attrs[i], graphs[g], is_edge)) == AG_EATTR) err = in_graph(err, g, count);
     }
     if (err == AG_SUCCESS) err = layout(f);
     if (err == AG_SUCCESS) err = fit_stats(f, graphs, count);

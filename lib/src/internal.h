@@ -42,6 +42,11 @@ void *ag_i_malloc(size_t size);
 void *ag_i_calloc(size_t count, size_t size);
 void *ag_i_realloc(void *ptr, size_t size);
 void ag_i_free(void *ptr);
+
+/* s made printable for an error message: well-formed UTF-8 kept, every other byte written as
+ * \xHH (so a Latin-1 name shows where it breaks), cut with "..." to fit cap bytes. Returns buf. */
+const char *ag_i_utf8_show(const char *s, char *buf, size_t cap);
+
 char *ag_i_strdup(const char *s);
 /* An array of n strings: freed with each string (NULL is fine); copied whole, or AG_ENOMEM with
  * nothing left allocated (an array of at least one slot even for n = 0). */

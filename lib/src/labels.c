@@ -63,6 +63,12 @@ static ag_error_t classify(const column_t *col, const char *const *given, int64_
                 rc = AG_ERROR(AG_EINVAL, "%s: class %lld of the given list is empty", what, (long long)k);
                 goto done;
             }
+            if (!ag_utf8_valid(given[k], NULL)) {
+                char shown[200];
+                rc = AG_ERROR(AG_EINVAL, "%s: class '%s' of the given list is not valid UTF-8 (a model file stores class "
+                              "names as UTF-8 text)", what, ag_i_utf8_show(given[k], shown, sizeof shown));
+                goto done;
+            }
             if (col->numeric && ag_csv_parse_double(given[k], &keys[k].num) != 0) {
                 /* no value can be in such a list: the data and the list disagree (as for an unknown class) */
                 rc = AG_ERROR(AG_EVALUE, "%s: the values are numbers but the given class '%s' is not", what, given[k]);
@@ -88,10 +94,18 @@ static ag_error_t classify(const column_t *col, const char *const *given, int64_
         keys = p;
         for (int64_t i = 0; i < col->n; i++) {
             if (is_missing(col, i)) continue;
-            if (col->numeric)
+            if (col->numeric) {
                 keys[nk].num = col->num[i];
-            else
+            } else if (!ag_utf8_valid(col->str[i], NULL)) {
+                /* class names go into the model file's JSON header: caught here, before training */
+                char shown[200];
+                rc = AG_ERROR(AG_EVALUE, "%s: %s %lld has value '%s', which is not valid UTF-8: a model file stores "
+                              "class names as UTF-8 text; convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)",
+                              what, item, (long long)i, ag_i_utf8_show(col->str[i], shown, sizeof shown));
+                goto done;
+            } else {
                 keys[nk].str = col->str[i];
+            }
             nk++;
         }
         qsort(keys, (size_t)nk, sizeof(ckey_t), col->numeric ? cmp_ckey_num : cmp_ckey_str);
@@ -272,6 +286,9 @@ ag_error_t ag_targets_rename(ag_targets_t *t, const char *const *names, int64_t 
     for (int64_t j = 0; j < n; j++)
         if (!names || !names[j] || !names[j][0])
             return AG_ERROR(AG_EINVAL, "ag_targets_rename: name %lld is missing or empty", (long long)j);
+        else if (!ag_utf8_valid(names[j], NULL))
+            return AG_ERROR(AG_EINVAL, "ag_targets_rename: name %lld is not valid UTF-8 (a model file stores task "
+                            "names as UTF-8 text)", (long long)j);
     char **copy = NULL;
     AG_CHECK(ag_i_strings_dup(&copy, names, n));
     for (int64_t j = 0; j < n; j++) {
@@ -519,6 +536,13 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
         int64_t c = cols[j];
         ag_task_kind_t kind = opts->kinds ? opts->kinds[j] : AG_TASK_AUTO;
         t->kinds_given |= kind != AG_TASK_AUTO;
+        if (!ag_utf8_valid(header[c], NULL)) {
+            char shown[200];
+            rc = AG_ERROR(AG_EVALUE, "%s:1: the name of column %lld, '%s', is not valid UTF-8: a model file stores task "
+                          "names as UTF-8 text; convert the table to UTF-8 (e.g. iconv -f latin1 -t utf-8)", path,
+                          (long long)c + 1, ag_i_utf8_show(header[c], shown, sizeof shown));
+            goto done;
+        }
         if (!(t->tasks[j] = ag_i_strdup(header[c]))) {
             rc = AG_ERROR(AG_ENOMEM, "out of memory copying task names");
             goto done;
@@ -588,6 +612,11 @@ ag_error_t ag_targets_from_graphs(ag_targets_t *t, const igraph_t *graphs, int64
     strs = p;
     for (int64_t j = 0; j < n_attrs; j++) {
         const char *a = attrs[j];
+        if (a && !ag_utf8_valid(a, NULL)) {
+            rc = AG_ERROR(AG_EINVAL, "ag_targets_from_graphs: attribute name %lld is not valid UTF-8 (a model file "
+                          "stores task names as UTF-8 text)", (long long)j);
+            goto done;
+        }
         if (!(t->tasks[j] = ag_i_strdup(a))) {
             rc = AG_ERROR(AG_ENOMEM, "out of memory copying task names");
             goto done;

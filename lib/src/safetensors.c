@@ -86,33 +86,15 @@ uint32_t ag_crc32(uint32_t crc, const void *data, size_t n) {
     return ~crc;
 }
 
-/* 1 if s[0..n) is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF):
- * JSON text must be, and Python's reader decodes the header strictly. */
+/* 1 if s[0..n) is well-formed UTF-8: JSON text must be, and Python's reader decodes the header
+ * strictly. */
 static int utf8_valid(const unsigned char *s, size_t n) {
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = s[i];
-        size_t len;
-        unsigned cp;
-        if (c < 0x80) { i++; continue; }
-        if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
-        else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
-        else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
-        else return 0;
-        if (i + len > n) return 0;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80) return 0;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-            (cp >= 0xD800 && cp <= 0xDFFF))
-            return 0;
-        i += len;
-    }
+    for (size_t i = 0, len; i < n; i += len)
+        if ((len = ag_utf8_sequence((const char *)s + i, n - i)) == 0) return 0;
     return 1;
 }
 
-static int utf8_valid_str(const char *s) { return utf8_valid((const unsigned char *)s, strlen(s)); }
+static int utf8_valid_str(const char *s) { return ag_utf8_valid(s, NULL); }
 
 static void put_le64(unsigned char *b, uint64_t v) {
     for (int i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));

@@ -73,6 +73,26 @@ int ag_get_num_threads(void);
  * The CBLAS provider this build was linked with ("blis", "openblas" or "netlib"). */
 const char *ag_blas_name(void);
 
+/**
+ * \function ag_utf8_sequence
+ * The length (1 to 4) of the well-formed UTF-8 sequence that starts at s[0], or 0 when the bytes
+ * there are not one (a stray continuation byte, an overlong form, a surrogate, a code point past
+ * U+10FFFF, or a sequence cut short by the n bytes available). Model files store vocabularies and
+ * class names as JSON, which must be UTF-8; writers of JSON, XML or SVG can use it to replace a
+ * bad byte (with U+FFFD) instead of producing a file no reader accepts.
+ *
+ * \param s The bytes.
+ * \param n How many bytes are readable at s (at least 1).
+ */
+size_t ag_utf8_sequence(const char *s, size_t n);
+
+/**
+ * \function ag_utf8_valid
+ * 1 if the NUL-terminated string s is well-formed UTF-8 throughout, else 0 (and *bad, when not
+ * NULL, is the offset of the first byte that is not).
+ */
+int ag_utf8_valid(const char *s, size_t *bad);
+
 /** \function ag_version
  * The library version as "MAJOR.MINOR.PATCH". */
 const char *ag_version(void);
