@@ -138,11 +138,30 @@ static void test_label_explain_eval_misfits(void **state) {
     assert_int_not_equal(stat(path, &st), 0);
     ag_cli_run_t r = run_expect(3,
         "attn-graph: @/noname.gml: attribute 'name' is missing (the model expects string vertex attribute 'name')\n",
-        "label @/noname.gml");
+        "label --model graphs/models/karate.safetensors @/noname.gml");
     assert_string_equal(r.out, "");
-    run_expect(3,
-        "attn-graph: @/noname.gml: attribute 'name' is missing (the model expects string vertex attribute 'name')\n",
-        "label @/noname.gml -o @/x.graphml");
+    /* with the default model, a graph that has none of its attributes also gets a note naming
+     * that model (a social graph given to the molecule model, say) */
+    snprintf(path, sizeof path, "label %s/noname.gml -o %s/x.graphml", dir, dir);
+    ag_cli_run(&r, NULL, path);
+    assert_int_equal(r.code, 3);
+    const char *note = strchr(r.err, '\n');
+    assert_non_null(note);
+    assert_true(strncmp(note + 1, "attn-graph: note: no --model given: label used its default model, the shipped "
+                                  "model of the Karate club's factions (", 102) == 0);
+    assert_non_null(strstr(note, "karate.safetensors); give --model for another (docs/cli.md, 'Default models')\n"));
+    assert_int_equal(ag_cli_count_lines(r.err), 2);
+    snprintf(path, sizeof path, "explain graphs/social/karate.gml -o %s/y.gml", dir);
+    ag_cli_run(&r, NULL, path);
+    assert_int_equal(r.code, 3);
+    assert_non_null(strstr(r.err, "attn-graph: note: no --model given: explain used its default model, the shipped "
+                                  "Tox21 toxicity model, for molecules with the attributes of the shared Tox21 files ("));
+    ag_cli_run(&r, NULL, "classify graphs/social/karate.gml graphs/molecules/aspirin.gml");
+    assert_int_equal(r.code, 3);
+    assert_int_equal(ag_cli_count_lines(r.out), 1);
+    assert_int_equal(ag_cli_count_lines(r.err), 2);
+    assert_non_null(strstr(r.err, "attn-graph: note: no --model given: classify used its default model, the shipped "
+                                  "Tox21 toxicity model"));
     snprintf(path, sizeof path, "%s/x.graphml", dir);
     assert_int_not_equal(stat(path, &st), 0);
     run_expect(3,

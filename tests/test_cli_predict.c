@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 #include "cli_testutil.h"
+#include "golden_testutil.h"
 #include <igraph.h>
 
 static char dir[64];
@@ -503,7 +504,7 @@ static void test_igraph_warning_line(void **state) {
  * vertex's incoming weights and self-loop weight sum to 1 on the written file. */
 static void test_explain_directed(void **state) {
     (void)state;
-    char gml[256], model[256], out[256], args[1024];
+    char gml[256], model[256], out[256], args[1400];
     snprintf(gml, sizeof gml, "%s/karate-directed.gml", dir);
     snprintf(model, sizeof model, "%s/directed.safetensors", dir);
     snprintf(out, sizeof out, "%s/directed.graphml", dir);
@@ -514,9 +515,23 @@ static void test_explain_directed(void **state) {
              "--quiet -o %s", gml, model);
     train(args);
     ag_cli_run_t r;
-    snprintf(args, sizeof args, "explain --model %s %s -o %s", model, gml, out);
+    char svg[256];
+    snprintf(svg, sizeof svg, "%s/directed.svg", dir);
+    snprintf(args, sizeof args, "explain --model %s %s -o %s --svg %s", model, gml, out, svg);
     ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    /* the drawing: one arrowhead marker, used by every edge, whose line stops at the circle's rim */
+    size_t len;
+    char *doc = (char *)ag_test_read_file(svg, &len), why[256];
+    int64_t lines, markers, ends = 0;
+    if (!ag_xml_check(doc, "line", &lines, why, sizeof why)) fail_msg("%s: %s", svg, why);
+    assert_true(ag_xml_check(doc, "marker", &markers, why, sizeof why));
+    assert_int_equal(markers, 1);
+    for (const char *q = doc; (q = strstr(q, "marker-end=\"url(#arrow)\"")) != NULL; q++) ends++;
+    assert_int_equal(lines, 78);
+    assert_int_equal(ends, 78);
+    assert_non_null(strstr(doc, "<title>0->1: "));
+    free(doc);
     igraph_t g;
     read_back(&g, out, 1);
     assert_true(igraph_is_directed(&g));
@@ -534,12 +549,86 @@ static void test_explain_directed(void **state) {
     igraph_destroy(&g);
 }
 
+/* The drawing of a node model with 22 classes of long names: the legend wraps inside the canvas,
+ * lists 20 classes (cut to 24 characters) and says the rest reuse colours; long vertex names sit
+ * beside their circles, cut to 16 characters, inside the canvas too. */
+static void test_explain_legend(void **state) {
+    (void)state;
+    char gml[256], model[256], out[256], svg[256], args[1400];
+    snprintf(gml, sizeof gml, "%s/classes.gml", dir);
+    snprintf(model, sizeof model, "%s/classes.safetensors", dir);
+    snprintf(out, sizeof out, "%s/classes-attn.gml", dir);
+    snprintf(svg, sizeof svg, "%s/classes.svg", dir);
+    FILE *f = fopen(gml, "w");
+    assert_non_null(f);
+    fputs("graph [\n directed 0\n", f);
+    for (int v = 0; v < 44; v++)
+        fprintf(f, " node [ id %d name \"member number %d of the club\" x %d topic \"topic number %02d, a long "
+                   "class name\" ]\n", v, v, v % 5, v % 22);
+    for (int v = 0; v < 44; v++) fprintf(f, " edge [ source %d target %d ]\n", v, (v + 1) % 44);
+    fputs("]\n", f);
+    fclose(f);
+    snprintf(args, sizeof args,
+             "train %s --label-attr topic --exclude-attrs name --epochs 1 --hidden 8 --layers 1 --heads 2 --threads 1 "
+             "--quiet -o %s", gml, model);
+    train(args);
+    ag_cli_run_t r;
+    snprintf(args, sizeof args, "explain --model %s %s -o %s --svg %s", model, gml, out, svg);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    size_t len;
+    char *doc = (char *)ag_test_read_file(svg, &len), why[256];
+    int64_t circles;
+    if (!ag_xml_check(doc, "circle", &circles, why, sizeof why)) fail_msg("%s: %s", svg, why);
+    assert_int_equal(circles, 44 + 20);
+    double width = 0, height = 0;
+    assert_int_equal(sscanf(doc, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lf\" height=\"%lf\"", &width,
+                            &height), 2);
+    assert_non_null(strstr(doc, ">(22 classes; those past 20 not listed, their colours repeat)</text>"));
+    assert_non_null(strstr(doc, ">topic number 00, a long\xE2\x80\xA6</text>")); /* 24 characters */
+    assert_non_null(strstr(doc, "<title>topic number 00, a long class name</title>"));
+    assert_non_null(strstr(doc, ">member number 1\xE2\x80\xA6</text>")); /* 16 characters */
+    assert_null(strstr(doc, "of the club</text>"));
+    /* every legend circle and every text's start inside the canvas; the legend takes 3 rows */
+    double max_cy = 0;
+    int legend = 0;
+    for (const char *q = doc; (q = strstr(q, "<circle cx=\"")) != NULL; q++) {
+        double cx, cy, rr;
+        assert_int_equal(sscanf(q, "<circle cx=\"%lf\" cy=\"%lf\" r=\"%lf\"", &cx, &cy, &rr), 3);
+        assert_true(cx - rr >= 0 && cx + rr <= width && cy + rr <= height);
+        if (rr == 5) {
+            legend++;
+            if (cy > max_cy) max_cy = cy;
+        }
+    }
+    assert_int_equal(legend, 20);
+    assert_true(max_cy > 48 + 2 * 16 - 1);
+    for (const char *q = doc; (q = strstr(q, "<text x=\"")) != NULL; q++) {
+        double x;
+        assert_int_equal(sscanf(q, "<text x=\"%lf\"", &x), 1);
+        const char *gt = strchr(q, '>'), *end = strstr(q, "</text>");
+        /* 0.62 em per character (the drawing's estimate) must still end inside */
+        double px = 11;
+        const char *fs = strstr(q, "font-size=\"");
+        if (fs && fs < gt) px = atof(fs + 11);
+        int chars = 0;
+        for (const char *c = gt + 1; c < end; c++) chars += ((unsigned char)*c & 0xC0) != 0x80;
+        /* the legend's names and the labels beside circles (the header lines at x 10 are the
+         * caption's, as long as the file's name) */
+        int centred = strstr(q, "text-anchor=\"middle\"") && strstr(q, "text-anchor=\"middle\"") < gt;
+        if (!centred && x > 10.5 && x + 0.62 * px * chars > width + 1)
+            fail_msg("text at x %.1f, %d characters of %.0f px, ends past the width %.0f", x, chars, px, width);
+    }
+    free(doc);
+}
+
 /* Usage errors exit 2, a bad or missing model exits 4, --help exits 0; one line on stderr. */
 static void test_bad_options_and_models(void **state) {
     (void)state;
     const char *usage[] = {"classify", "classify --bogus x.gml", "classify --threads 0 x.gml",
                            "classify --format nope x.gml", "classify --model", "label", "label a.gml b.gml",
-                           "label --layer 1 a.gml", "explain", "explain a.gml", "explain a.gml -o x.csv"};
+                           "label --layer 1 a.gml", "explain", "explain a.gml", "explain a.gml -o x.csv",
+                           "explain a.gml -o x.gml --svg x.png"};
     for (size_t i = 0; i < sizeof usage / sizeof *usage; i++) {
         ag_cli_run_t r;
         ag_cli_run(&r, NULL, usage[i]);
@@ -665,6 +754,7 @@ int main(void) {
         cmocka_unit_test(test_label_names),
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_explain_directed),
+        cmocka_unit_test(test_explain_legend),
         cmocka_unit_test(test_igraph_warning_line),
         cmocka_unit_test(test_bad_options_and_models),
     };

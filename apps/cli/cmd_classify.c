@@ -263,7 +263,7 @@ int ag_cmd_classify(int argc, char **argv) {
         return AG_EXIT_FAILURE;
     }
     int64_t n_pend = 0;
-    int failed = 0, fatal = 0;
+    int failed = 0, fatal = 0, other_kind = 0;
     for (int i = 0; i < n_files && !fatal; i++) {
         const char *path = files[i];
         igraph_t ig;
@@ -278,6 +278,7 @@ int ag_cmd_classify(int argc, char **argv) {
         p->path = path;
         rc = ag_bundle_featurize(&b, &ig, NULL, &p->X, &p->E);
         if (rc == AG_SUCCESS) cli_warn_unseen(&b, &ig, path);
+        else other_kind |= cli_shares_no_attribute(&b, &ig);
         if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&p->g, &ig);
         igraph_destroy(&ig);
         if (rc == AG_SUCCESS && n_pend > 0 && p->g.directed != pend[0].g.directed) {
@@ -321,5 +322,6 @@ int ag_cmd_classify(int argc, char **argv) {
     ag_bundle_destroy(&b);
     free(files);
     if (code) return code;
+    if (other_kind && model_path == defpath) cli_default_model_hint(CMD, model_path);
     return failed ? AG_EXIT_INPUT : AG_EXIT_OK;
 }

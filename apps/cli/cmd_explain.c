@@ -219,9 +219,50 @@ static void xml_text(FILE *f, const char *s) {
     }
 }
 
-/* tab10: categorical colours for predicted classes. */
-static const char *const PALETTE[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                        "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+/* Categorical colours for predicted classes: tab10, then tab20's light halves (classes past 20
+ * reuse them, and the legend says so). */
+#define N_PALETTE 20
+static const char *const PALETTE[N_PALETTE] = {
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+    "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5"};
+
+/* 1 when white text reads better than black on the colour "#rrggbb" (relative luminance). */
+static int is_dark(const char *hex) {
+    unsigned r = 0, g = 0, b = 0;
+    if (sscanf(hex, "#%2x%2x%2x", &r, &g, &b) != 3) return 0;
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b < 150.0;
+}
+
+/* Characters (code points; a byte that is not UTF-8 counts as one) in s. */
+static int text_chars(const char *s) {
+    int k = 0;
+    for (size_t n = strlen(s), len; n > 0; s += len, n -= len, k++)
+        if ((len = ag_utf8_sequence(s, n)) == 0) len = 1;
+    return k;
+}
+
+/* s cut to at most max characters, the last one an ellipsis when cut, never inside a UTF-8
+ * sequence. */
+static void shorten(char *dst, size_t cap, const char *s, int max) {
+    size_t n = strlen(s), i = 0, len;
+    int k = 0;
+    if (text_chars(s) <= max) {
+        snprintf(dst, cap, "%s", s);
+        return;
+    }
+    for (; i < n && k < max - 1; i += len, k++)
+        if ((len = ag_utf8_sequence(s + i, n - i)) == 0) len = 1;
+    snprintf(dst, cap, "%.*s\xE2\x80\xA6", (int)(i < cap - 4 ? i : cap - 4), s);
+}
+
+/* The legend's last entry when it lists only the first shown of C classes. */
+static void legend_more(char *buf, size_t cap, int64_t C, int shown) {
+    snprintf(buf, cap, "(%lld classes; those past %d not listed, their colours repeat)", (long long)C, shown);
+}
+
+/* Rough width in pixels of text in DejaVu Sans at font size px (0.62 em per character on
+ * average): enough to keep labels and legend entries apart and on the canvas. */
+static double text_width(const char *s, double px) { return 0.62 * px * text_chars(s); }
 
 /* Linear blend of two RGB colours. */
 static void blend(char *buf, size_t cap, const int a[3], const int b[3], double t) {
@@ -307,12 +348,6 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     }
     double span = fmax(maxx - minx, maxy - miny);
     if (span <= 0) span = 1;
-    double radius = N <= 60 ? 12.0 : N <= 300 ? 8.0 : N <= 2000 ? 4.0 : 2.0;
-    double side = N <= 60 ? 560.0 : N <= 300 ? 800.0 : 1200.0, margin = 30.0 + radius, top = 56.0;
-    double sx = (side - 2 * margin) / span;
-    double width = (maxx - minx) * sx + 2 * margin, height = (maxy - miny) * sx + 2 * margin + top;
-    if (width < 600) width = 600;
-    double offx = (width - (maxx - minx) * sx) / 2;
     const char *lab = NULL;
     int lab_numeric = 0;
     const char *cands[2] = {"element", "name"};
@@ -325,6 +360,46 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
             lab_numeric = t == IGRAPH_ATTRIBUTE_NUMERIC;
         }
     }
+    double radius = N <= 60 ? 12.0 : N <= 300 ? 8.0 : N <= 2000 ? 4.0 : 2.0;
+    /* Labels of up to 2 characters (elements, small indices) sit inside their circle; longer ones
+     * (names) beside it, cut to LABEL_MAX characters, so the canvas gets room on the right. */
+    enum { LABEL_MAX = 16 };
+    double label_px = N <= 60 ? 11.0 : 9.0, pad = 0.0;
+    char text[256], shown[256];
+    for (int64_t v = 0; v < N && N <= 300; v++) {
+        vertex_label(text, sizeof text, ig, v, lab, lab_numeric);
+        shorten(shown, sizeof shown, text, LABEL_MAX);
+        if (text_chars(shown) > 2) pad = fmax(pad, 3.0 + text_width(shown, label_px));
+    }
+    double side = N <= 60 ? 560.0 : N <= 300 ? 800.0 : 1200.0, margin = 30.0 + radius, top = 56.0;
+    double sx = (side - 2 * margin) / span;
+    double width = (maxx - minx) * sx + 2 * margin + pad;
+    if (width < 600) width = 600;
+    /* The class legend runs after the caption on the third line and wraps at the canvas's width:
+     * each row moves the drawing down. */
+    enum { LEGEND_MAX = 20, NAME_MAX = 24 };
+    double legend_x0 = 185.0, row_h = 16.0;
+    char more[96] = "";
+    int legend_rows = 1;
+    if (task == AG_TASK_NODE_CLASSIFICATION) {
+        double x = legend_x0;
+        for (int64_t c = 0; c < C && c < LEGEND_MAX; c++) {
+            shorten(shown, sizeof shown, b->names[c], NAME_MAX);
+            double w = 24.0 + text_width(shown, 11.0);
+            if (x > 10.0 && x + w > width - 10.0) {
+                legend_rows++;
+                x = 10.0;
+            }
+            x += w;
+        }
+        if (C > LEGEND_MAX) {
+            legend_more(more, sizeof more, C, LEGEND_MAX);
+            if (x > 10.0 && x + text_width(more, 11.0) > width - 10.0) legend_rows++;
+        }
+        top += row_h * (legend_rows - 1);
+    }
+    double height = (maxy - miny) * sx + 2 * margin + top;
+    double offx = (width - pad - (maxx - minx) * sx) / 2;
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                "font-family=\"DejaVu Sans, Arial, sans-serif\">\n", width, height, width, height);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
@@ -351,16 +426,36 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         xml_text(f, pred);
         fputs("; node colour: attention received</text>\n", f);
     } else if (task == AG_TASK_NODE_CLASSIFICATION) {
-        double x;
+        double x = legend_x0, y = 52.0;
         fputs("<text x=\"10\" y=\"52\" font-size=\"11\">node colour: predicted class</text>\n", f);
-        x = 185;
-        for (int64_t c = 0; c < C && c < 10; c++) {
-            fprintf(f, "<circle cx=\"%.1f\" cy=\"48\" r=\"5\" fill=\"%s\"/><text x=\"%.1f\" y=\"52\" font-size=\"11\">",
-                    x, PALETTE[c % 10], x + 8);
+        for (int64_t c = 0; c < C && c < LEGEND_MAX; c++) {
+            shorten(shown, sizeof shown, b->names[c], NAME_MAX);
+            double w = 24.0 + text_width(shown, 11.0);
+            if (x > 10.0 && x + w > width - 10.0) {
+                x = 10.0;
+                y += row_h;
+            }
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"><title>", x + 5, y - 4,
+                    PALETTE[c % N_PALETTE]);
             xml_text(f, b->names[c]);
+            fprintf(f, "</title></circle><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">", x + 13, y);
+            xml_text(f, shown);
             fputs("</text>\n", f);
-            x += 16 + 7.0 * (double)strlen(b->names[c]);
+            x += w;
         }
+        if (C > LEGEND_MAX) {
+            if (x > 10.0 && x + text_width(more, 11.0) > width - 10.0) {
+                x = 10.0;
+                y += row_h;
+            }
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555555\">%s</text>\n", x, y, more);
+        }
+    }
+    if (directed && E > 0) {
+        /* an arrowhead where the edge ends: a directed edge u->v means v attends to u */
+        fputs("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerUnits=\"userSpaceOnUse\" "
+              "markerWidth=\"9\" markerHeight=\"9\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#555555\"/>"
+              "</marker></defs>\n", f);
     }
     static const int lo[3] = {205, 210, 220}, hi[3] = {200, 20, 30};
     fputs("<g stroke-linecap=\"round\">\n", f);
@@ -368,36 +463,44 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
         double t = emax > emin ? (ea[e] - emin) / (emax - emin) : 0.5;
         blend(col, sizeof col, lo, hi, t);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.2f\">"
-                   "<title>%lld-%lld: %.4f</title></line>\n",
-                (MATRIX(xy, u, 0) - minx) * sx + offx, (MATRIX(xy, u, 1) - miny) * sx + margin + top,
-                (MATRIX(xy, v, 0) - minx) * sx + offx, (MATRIX(xy, v, 1) - miny) * sx + margin + top, col,
-                (N <= 300 ? 1.5 : 0.5) + (N <= 300 ? 6.0 : 2.0) * t, (long long)u, (long long)v, ea[e]);
+        double x1 = (MATRIX(xy, u, 0) - minx) * sx + offx, y1 = (MATRIX(xy, u, 1) - miny) * sx + margin + top;
+        double x2 = (MATRIX(xy, v, 0) - minx) * sx + offx, y2 = (MATRIX(xy, v, 1) - miny) * sx + margin + top;
+        double len = hypot(x2 - x1, y2 - y1);
+        if (directed && len > radius) {
+            /* end at the circle's rim, where the arrowhead can be seen */
+            x2 -= (x2 - x1) * radius / len;
+            y2 -= (y2 - y1) * radius / len;
+        }
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.2f\"%s>"
+                   "<title>%lld%s%lld: %.4f</title></line>\n",
+                x1, y1, x2, y2, col, (N <= 300 ? 1.5 : 0.5) + (N <= 300 ? 6.0 : 2.0) * t,
+                directed ? " marker-end=\"url(#arrow)\"" : "", (long long)u, directed ? "->" : "-", (long long)v, ea[e]);
     }
     fputs("</g>\n<g stroke=\"#333333\" stroke-width=\"1\">\n", f);
     static const int nlo[3] = {255, 255, 255}, nhi[3] = {230, 85, 13};
-    char text[256];
     for (int64_t v = 0; v < N; v++) {
         double x = (MATRIX(xy, v, 0) - minx) * sx + offx, y = (MATRIX(xy, v, 1) - miny) * sx + margin + top;
-        int dark = 0;
         if (task == AG_TASK_NODE_CLASSIFICATION) {
-            snprintf(col, sizeof col, "%s", PALETTE[cli_argmax(Y + v * C, C) % 10]);
-            dark = 1;
+            snprintf(col, sizeof col, "%s", PALETTE[cli_argmax(Y + v * C, C) % N_PALETTE]);
         } else {
             double t = nmax > nmin ? (na[v] - nmin) / (nmax - nmin) : 0.5;
             blend(col, sizeof col, nlo, nhi, t);
-            dark = t > 0.6;
         }
         vertex_label(text, sizeof text, ig, v, lab, lab_numeric);
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"><title>", x, y, radius, col);
         xml_text(f, text);
         fprintf(f, " (vertex %lld): attention received %.3f</title></circle>\n", (long long)v, na[v]);
-        if (N <= 300) {
+        if (N > 300) continue;
+        shorten(shown, sizeof shown, text, LABEL_MAX);
+        if (text_chars(shown) <= 2)
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" text-anchor=\"middle\" stroke=\"none\" fill=\"%s\">",
-                    x, y + radius * 0.38, radius * (strlen(text) > 2 ? 0.8 : 1.05), dark ? "white" : "black");
-            xml_text(f, text);
-            fputs("</text>\n", f);
-        }
+                    x, y + radius * 0.38, radius * 1.05, is_dark(col) ? "white" : "black");
+        else /* beside the circle, on a white halo so that edges do not cross it out */
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" stroke=\"white\" stroke-width=\"3\" "
+                       "paint-order=\"stroke\" fill=\"#222222\">",
+                    x + radius + 2, y + label_px * 0.35, label_px);
+        xml_text(f, shown);
+        fputs("</text>\n", f);
     }
     fputs("</g>\n</svg>\n", f);
     free(ea);
@@ -437,6 +540,10 @@ int ag_cmd_explain(int argc, char **argv) {
     cli_out_kind_t kind = cli_out_kind(o.out_path);
     if (kind != CLI_OUT_GML && kind != CLI_OUT_GRAPHML) {
         fprintf(stderr, "attn-graph: explain: -o %s: give a .gml or .graphml file\n", o.out_path);
+        return AG_EXIT_USAGE;
+    }
+    if (svg_path && !cli_ends_with_ci(svg_path, ".svg")) {
+        fprintf(stderr, "attn-graph: explain: --svg %s: give a .svg file (the drawing is SVG)\n", svg_path);
         return AG_EXIT_USAGE;
     }
     cli_prediction_t p;

@@ -40,6 +40,22 @@ const char *cli_default_model(const char *cmd, const char *name, char *buf, size
     return NULL;
 }
 
+int cli_shares_no_attribute(const ag_bundle_t *b, const igraph_t *ig) {
+    const ag_featurizer_t *f = &b->featurizer;
+    for (int64_t i = 0; i < f->n_vattrs; i++)
+        if (igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, f->vattrs[i].name)) return 0;
+    return f->n_vattrs > 0;
+}
+
+void cli_default_model_hint(const char *cmd, const char *path) {
+    const char *what = strstr(path, "tox21.safetensors") ? "the shipped Tox21 toxicity model, for molecules with the "
+                                                           "attributes of the shared Tox21 files"
+                       : strstr(path, "karate.safetensors") ? "the shipped model of the Karate club's factions"
+                                                            : "a shipped model";
+    fprintf(stderr, "attn-graph: note: no --model given: %s used its default model, %s (%s); give --model for "
+            "another (docs/cli.md, 'Default models')\n", cmd, what, path);
+}
+
 int cli_load_model(const char *path, ag_bundle_t *b) {
     ag_error_t rc = ag_bundle_load(path, b);
     if (rc == AG_SUCCESS) return AG_EXIT_OK;
@@ -396,6 +412,9 @@ int cli_prediction_run(cli_prediction_t *p, const cli_graph_opts_t *o, const cha
                                &p->have_table);
     if (code == AG_EXIT_OK)
         code = cli_run_model(&p->b, &p->ig, p->have_table ? &p->table.features : NULL, o->graph_path, &p->run);
+    /* a graph of another kind than the model the user did not choose: say which model that was */
+    if (code == AG_EXIT_INPUT && o->model_path == o->default_path && cli_shares_no_attribute(&p->b, &p->ig))
+        cli_default_model_hint(cmd, o->model_path);
     return code;
 }
 

@@ -22,6 +22,14 @@ int ag_cmd_explain(int argc, char **argv);
  * returns NULL (after printing where it looked) if none exists. */
 const char *cli_default_model(const char *cmd, const char *name, char *buf, size_t cap);
 
+/* 1 when the model reads vertex attributes and the graph has none of them: a graph of another kind
+ * (a social network given to a molecule model). */
+int cli_shares_no_attribute(const ag_bundle_t *b, const igraph_t *ig);
+
+/* The note after such a graph met the default model (no --model given): which model that was, and
+ * that --model chooses another. */
+void cli_default_model_hint(const char *cmd, const char *path);
+
 /* Loads a model; prints the error and returns its exit code (4 for a bad model) on failure. */
 int cli_load_model(const char *path, ag_bundle_t *b);
 
