@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -210,6 +211,21 @@ static void test_warning_of_composite_attribute(void **state) {
     /* the next read starts clean */
     assert_int_equal(ag_graph_read(&ig, FORMATS "sample.gml", AG_FORMAT_AUTO, 0), AG_SUCCESS);
     assert_string_equal(ag_graph_read_warning(), "");
+    /* a GraphML file with an 'id' attribute (igraph's writer makes one from a GML graph) keeps it,
+     * without igraph's warning that the <node id> strings were not stored over it */
+    char path2[] = "/tmp/ag_graph_read_XXXXXX.graphml";
+    int fd = mkstemps(path2, 8);
+    assert_true(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    assert_non_null(out);
+    assert_int_equal(igraph_write_graph_graphml(&ig, out, 0), IGRAPH_SUCCESS);
+    fclose(out);
+    igraph_destroy(&ig);
+    assert_int_equal(ag_graph_read(&ig, path2, AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    assert_string_equal(ag_graph_read_warning(), "");
+    assert_true(igraph_cattribute_has_attr(&ig, IGRAPH_ATTRIBUTE_VERTEX, "id"));
+    assert_float_equal(VAN(&ig, "id", 4), 4.0, 0.0);
+    unlink(path2);
     igraph_destroy(&ig);
 }
 

@@ -239,7 +239,12 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
     igraph_error_t irc = parse(ig, f, format, directed);
     ag_i_igraph_leave();
     const char *warning = ag_i_igraph_last_warning();
-    if (warning[0]) snprintf(read_warning, sizeof read_warning, "%s: %s", name, warning);
+    /* A GraphML file with an 'id' data key (what igraph writes for a graph read from GML, ours
+     * included) keeps that attribute, and igraph then warns that it did not store the <node id>
+     * strings in its place: nothing the user can act on, or was lost from their data. */
+    static const char own_ids[] = "Could not add vertex ids, there is already an 'id' vertex attribute";
+    if (warning[0] && !(format == AG_FORMAT_GRAPHML && strncmp(warning, own_ids, sizeof own_ids - 1) == 0))
+        snprintf(read_warning, sizeof read_warning, "%s: %s", name, warning);
     const int read_failed = ferror(f);
     const int read_errno = errno;
     if (!is_stdin || copy) fclose(f);
