@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +309,24 @@ static void test_explain_svg(void **state) {
         assert_int_equal(paths, 0);
         assert_memory_equal(doc, "<svg ", 5);
         if (!strstr(doc, runs[k].said)) fail_msg("%s: no '%s'", svg, runs[k].said);
+        /* no two vertices drawn over each other (Kamada-Kawai put Karate's 33 and 34 so) */
+        double cxy[64][2], rad = 0;
+        int nv = 0;
+        for (const char *q = doc; (q = strstr(q, "<circle cx=\"")) != NULL; q++) {
+            double cx, cy, rr;
+            assert_int_equal(sscanf(q, "<circle cx=\"%lf\" cy=\"%lf\" r=\"%lf\"", &cx, &cy, &rr), 3);
+            if (rr == 5.0) continue; /* the legend's */
+            assert_true(nv < 64);
+            cxy[nv][0] = cx;
+            cxy[nv][1] = cy;
+            rad = rr;
+            nv++;
+        }
+        assert_int_equal(nv, igraph_vcount(&g));
+        for (int i = 0; i < nv; i++)
+            for (int j = i + 1; j < nv; j++)
+                if (hypot(cxy[i][0] - cxy[j][0], cxy[i][1] - cxy[j][1]) < 2 * rad - 0.2)
+                    fail_msg("%s: vertices %d and %d overlap", svg, i, j);
         free(doc);
         doc = (char *)ag_test_read_file(out, &len);
         int64_t edges;

@@ -288,6 +288,32 @@ static int layout(const igraph_t *ig, igraph_matrix_t *xy) {
     return igraph_layout_drl(ig, xy, 0, &opt, NULL) == IGRAPH_SUCCESS ? 0 : -1;
 }
 
+/* Pushes apart circles closer than gap (centre to centre) in the N x 2 canvas positions pos, kept
+ * inside [x0, x1] x [y0, y1]: Kamada-Kawai draws hubs that share most neighbours (Karate's 33 and
+ * 34) almost on top of each other. Pairs in a fixed order, so drawings repeat. */
+static void separate(double *pos, int64_t N, double gap, double x0, double x1, double y0, double y1) {
+    for (int iter = 0; iter < 100; iter++) {
+        int moved = 0;
+        for (int64_t i = 0; i < N; i++)
+            for (int64_t j = i + 1; j < N; j++) {
+                double dx = pos[2 * j] - pos[2 * i], dy = pos[2 * j + 1] - pos[2 * i + 1], d = hypot(dx, dy);
+                if (d >= gap - 1e-9) continue;
+                if (d < 1e-9) { /* the same point: apart along x */
+                    dx = 1.0;
+                    dy = 0.0;
+                    d = 1.0;
+                }
+                double shift = 0.5 * (gap - hypot(pos[2 * j] - pos[2 * i], pos[2 * j + 1] - pos[2 * i + 1])) / d;
+                pos[2 * i] = fmin(x1, fmax(x0, pos[2 * i] - dx * shift));
+                pos[2 * i + 1] = fmin(y1, fmax(y0, pos[2 * i + 1] - dy * shift));
+                pos[2 * j] = fmin(x1, fmax(x0, pos[2 * j] + dx * shift));
+                pos[2 * j + 1] = fmin(y1, fmax(y0, pos[2 * j + 1] + dy * shift));
+                moved = 1;
+            }
+        if (!moved) break;
+    }
+}
+
 /* The vertex's label: its element, else its name, else its index. */
 static void vertex_label(char *buf, size_t cap, const igraph_t *ig, int64_t v, const char *attr, int numeric) {
     if (!attr) snprintf(buf, cap, "%lld", (long long)v);
@@ -400,6 +426,19 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     }
     double height = (maxy - miny) * sx + 2 * margin + top;
     double offx = (width - pad - (maxx - minx) * sx) / 2;
+    double *pos = malloc(sizeof(double) * 2 * (size_t)(N > 0 ? N : 1)); /* (N x 2) canvas x, y */
+    if (!pos) {
+        free(ea);
+        free(na);
+        igraph_matrix_destroy(&xy);
+        return -1;
+    }
+    for (int64_t v = 0; v < N; v++) {
+        pos[2 * v] = (MATRIX(xy, v, 0) - minx) * sx + offx;
+        pos[2 * v + 1] = (MATRIX(xy, v, 1) - miny) * sx + margin + top;
+    }
+    if (N <= 300)
+        separate(pos, N, 2 * radius + 2, radius + 2, width - pad - radius - 2, top + radius + 2, height - radius - 2);
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                "font-family=\"DejaVu Sans, Arial, sans-serif\">\n", width, height, width, height);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
@@ -463,8 +502,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
         double t = emax > emin ? (ea[e] - emin) / (emax - emin) : 0.5;
         blend(col, sizeof col, lo, hi, t);
-        double x1 = (MATRIX(xy, u, 0) - minx) * sx + offx, y1 = (MATRIX(xy, u, 1) - miny) * sx + margin + top;
-        double x2 = (MATRIX(xy, v, 0) - minx) * sx + offx, y2 = (MATRIX(xy, v, 1) - miny) * sx + margin + top;
+        double x1 = pos[2 * u], y1 = pos[2 * u + 1], x2 = pos[2 * v], y2 = pos[2 * v + 1];
         double len = hypot(x2 - x1, y2 - y1);
         if (directed && len > radius) {
             /* end at the circle's rim, where the arrowhead can be seen */
@@ -479,7 +517,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     fputs("</g>\n<g stroke=\"#333333\" stroke-width=\"1\">\n", f);
     static const int nlo[3] = {255, 255, 255}, nhi[3] = {230, 85, 13};
     for (int64_t v = 0; v < N; v++) {
-        double x = (MATRIX(xy, v, 0) - minx) * sx + offx, y = (MATRIX(xy, v, 1) - miny) * sx + margin + top;
+        double x = pos[2 * v], y = pos[2 * v + 1];
         if (task == AG_TASK_NODE_CLASSIFICATION) {
             snprintf(col, sizeof col, "%s", PALETTE[cli_argmax(Y + v * C, C) % N_PALETTE]);
         } else {
@@ -503,6 +541,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         fputs("</text>\n", f);
     }
     fputs("</g>\n</svg>\n", f);
+    free(pos);
     free(ea);
     free(na);
     igraph_matrix_destroy(&xy);
