@@ -113,7 +113,27 @@ static void test_classify_misfits(void **state) {
         "attn-graph: @/nobond.gml: attribute 'bond_type' is missing (the model expects string edge attribute "
         "'bond_type')\n",
         "classify --json --model graphs/models/mutag.safetensors @/nobond.gml");
-    assert_string_equal(r.out, "");
+    char want[1024];
+    snprintf(want, sizeof want,
+             "{\"file\": \"%s/nobond.gml\", \"error\": \"%s/nobond.gml: attribute 'bond_type' is missing (the model "
+             "expects string edge attribute 'bond_type')\"}\n", dir, dir);
+    assert_string_equal(r.out, want);
+    /* --json: an object per file, the failed ones in their place (a missing file too) */
+    r = run_expect(3,
+        "attn-graph: @/nocharge.gml: attribute 'charge' is missing (the model expects numeric vertex attribute "
+        "'charge')\n"
+        "attn-graph: @/none.gml: No such file or directory\n",
+        "classify --json graphs/molecules/aspirin.gml @/nocharge.gml graphs/molecules/caffeine.gml @/none.gml");
+    assert_int_equal(ag_cli_count_lines(r.out), 4);
+    const char *second = strchr(r.out, '\n') + 1, *third = strchr(second, '\n') + 1, *fourth = strchr(third, '\n') + 1;
+    assert_memory_equal(r.out, "{\"file\": \"graphs/molecules/aspirin.gml\", \"task\": ", 48);
+    snprintf(want, sizeof want, "{\"file\": \"%s/nocharge.gml\", \"error\": \"%s/nocharge.gml: attribute 'charge' is "
+             "missing (the model expects numeric vertex attribute 'charge')\"}\n", dir, dir);
+    assert_memory_equal(second, want, strlen(want));
+    assert_memory_equal(third, "{\"file\": \"graphs/molecules/caffeine.gml\", \"task\": ", 49);
+    snprintf(want, sizeof want, "{\"file\": \"%s/none.gml\", \"error\": \"%s/none.gml: No such file or directory\"}\n",
+             dir, dir);
+    assert_string_equal(fourth, want);
     /* every misfit is named, in argument order */
     run_expect(3,
         "attn-graph: @/nobond.gml: attribute 'bond_type' is missing (the model expects string edge attribute "

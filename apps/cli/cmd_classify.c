@@ -28,7 +28,8 @@ static void classify_usage(FILE *out) {
         "$ATTN_GRAPH_MODELS, then the installed models folder, then the source tree's graphs/models.\n"
         "\n"
         "  --model FILE      a model saved by 'attn-graph train' (graph task)\n"
-        "  --json            one JSON object per file instead of the text line\n"
+        "  --json            one JSON object per file instead of the text line (a file that failed:\n"
+        "                    {\"file\": ..., \"error\": ...}, its stderr line)\n"
         "  --format F        gml, graphml, edgelist, ncol, lgl, pajek, dimacs, dl or auto (by extension;\n"
         "                    for '-', standard input, by its text: GML, GraphML, Pajek, DL or LGL)\n"
         "  --directed        read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
@@ -123,6 +124,16 @@ static void print_json(const ag_bundle_t *b, ag_task_t task, const char *path, c
     fputs("}}\n", stdout);
 }
 
+/* --json's line for a file that failed: what stderr says, so that a program reading the objects
+ * sees every file it gave, in order. */
+static void print_json_error(const char *path, const char *message) {
+    fputs("{\"file\": ", stdout);
+    cli_json_string(stdout, path);
+    fputs(", \"error\": ", stdout);
+    cli_json_string(stdout, message);
+    fputs("}\n", stdout);
+}
+
 /* Predicts the pending graphs as one block-diagonal batch, prints them in order, clears them.
  * Returns 0, or an exit code for a failure that stops the command. */
 static int flush(ag_bundle_t *b, pending_t *pend, int64_t n, int json) {
@@ -179,6 +190,15 @@ done:
     free(Ee);
     free(Y);
     return code;
+}
+
+/* --json and a file that failed: the pending files before it are predicted and printed first, so
+ * that the objects stay in argument order, then its error object. Returns flush's code. */
+static int json_failure(ag_bundle_t *b, pending_t *pend, int64_t *n_pend, const char *path, const char *message) {
+    int c = flush(b, pend, *n_pend, 1);
+    *n_pend = 0;
+    if (c == 0) print_json_error(path, message);
+    return c;
 }
 
 int ag_cmd_classify(int argc, char **argv) {
@@ -272,6 +292,10 @@ int ag_cmd_classify(int argc, char **argv) {
         if (rc) {
             fprintf(stderr, "attn-graph: %s\n", ag_error_message());
             failed = 1;
+            if (json && (code = json_failure(&b, pend, &n_pend, path, ag_error_message())) != 0) {
+                fatal = 1;
+                break;
+            }
             continue;
         }
         pending_t *p = &pend[n_pend];
@@ -301,6 +325,14 @@ int ag_cmd_classify(int argc, char **argv) {
             fprintf(stderr, "attn-graph: %s: %s\n", path, ag_error_message());
             pending_clear(p);
             failed = 1;
+            if (json && !fatal) {
+                char msg[1024];
+                snprintf(msg, sizeof msg, "%s: %s", path, ag_error_message());
+                if ((code = json_failure(&b, pend, &n_pend, path, msg)) != 0) {
+                    fatal = 1;
+                    break;
+                }
+            }
             continue;
         }
         if (++n_pend == BATCH) {
