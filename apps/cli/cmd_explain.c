@@ -387,7 +387,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         }
     }
     double radius = N <= 60 ? 12.0 : N <= 300 ? 8.0 : N <= 2000 ? 4.0 : 2.0;
-    /* Labels of up to 2 characters (elements, small indices) sit inside their circle; longer ones
+    /* Labels of up to 3 characters (elements, indices) sit inside their circle; longer ones
      * (names) beside it, cut to LABEL_MAX characters, so the canvas gets room on the right. */
     enum { LABEL_MAX = 16 };
     double label_px = N <= 60 ? 11.0 : 9.0, pad = 0.0;
@@ -395,7 +395,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     for (int64_t v = 0; v < N && N <= 300; v++) {
         vertex_label(text, sizeof text, ig, v, lab, lab_numeric);
         shorten(shown, sizeof shown, text, LABEL_MAX);
-        if (text_chars(shown) > 2) pad = fmax(pad, 3.0 + text_width(shown, label_px));
+        if (text_chars(shown) > 3) pad = fmax(pad, 3.0 + text_width(shown, label_px));
     }
     double side = N <= 60 ? 560.0 : N <= 300 ? 800.0 : 1200.0, margin = 30.0 + radius, top = 56.0;
     double sx = (side - 2 * margin) / span;
@@ -530,9 +530,9 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         fprintf(f, " (vertex %lld): attention received %.3f</title></circle>\n", (long long)v, na[v]);
         if (N > 300) continue;
         shorten(shown, sizeof shown, text, LABEL_MAX);
-        if (text_chars(shown) <= 2)
+        if (text_chars(shown) <= 3)
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" text-anchor=\"middle\" stroke=\"none\" fill=\"%s\">",
-                    x, y + radius * 0.38, radius * 1.05, is_dark(col) ? "white" : "black");
+                    x, y + radius * 0.38, radius * (text_chars(shown) <= 2 ? 1.05 : 0.8), is_dark(col) ? "white" : "black");
         else /* beside the circle, on a white halo so that edges do not cross it out */
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" stroke=\"white\" stroke-width=\"3\" "
                        "paint-order=\"stroke\" fill=\"#222222\">",
