@@ -315,7 +315,7 @@ static void test_label(void **state) {
     ag_cli_run(&s, NULL, args);
     assert_int_equal(s.code, 0);
     assert_int_equal(ag_cli_count_lines(s.out), 35);
-    const char *head = "vertex,id,pred,prob0,prob1\n0,0,";
+    const char *head = "vertex,id,name,pred,prob0,prob1\n0,0,1,";
     assert_memory_equal(s.out, head, strlen(head));
     size_t n;
     char *buf = (char *)ag_test_read_file(out, &n);

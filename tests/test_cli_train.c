@@ -379,16 +379,17 @@ static void test_smooth(void **state) {
     ag_cli_run_ok(&lab, "label --model %s/k.safetensors graphs/social/karate.gml --smooth 0", dir);
     int ones = 0, rows = 0;
     for (const char *l = strchr(lab.out, '\n') + 1; *l; l = strchr(l, '\n') + 1, rows++) {
-        int v, id, pred;
+        int v, id, name, pred;
         char probs[32];
-        assert_int_equal(sscanf(l, "%d,%d,%d,%31s", &v, &id, &pred, probs), 4);
+        assert_int_equal(sscanf(l, "%d,%d,%d,%d,%31s", &v, &id, &name, &pred, probs), 5);
+        assert_int_equal(name, v + 1); /* the 'name' column beside 'id' */
         assert_string_equal(probs, pred ? "0.000000,1.000000" : "1.000000,0.000000");
         ones += pred;
     }
     assert_int_equal(rows, 34);
     assert_int_equal(ones, 17);
     ag_cli_run_ok(&lab, "label --model %s/k.safetensors graphs/social/karate.gml --smooth 0.5", dir);
-    assert_non_null(strstr(lab.out, "\n0,0,0,0."));
+    assert_non_null(strstr(lab.out, "\n0,0,1,0,0."));
     /* errors */
     struct {
         const char *args, *err;

@@ -68,25 +68,37 @@ static void csv_field(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-/* The column identifying vertices beside their index: 'id', else 'name' (numeric or string), else none. */
-static const char *id_column(const igraph_t *ig, igraph_attribute_type_t *type) {
+/* The columns identifying vertices beside their index: 'id' and 'name', each when the graph has it
+ * as a number or a string. Both, since a GML file always numbers its vertices with 'id', and a
+ * social graph's names are what its reader knows them by. */
+typedef struct id_columns_t {
+    const char *attr[2];
+    igraph_attribute_type_t type[2];
+    int n;
+} id_columns_t;
+
+static void id_columns(const igraph_t *ig, id_columns_t *ids) {
     static const char *const cands[2] = {"id", "name"};
+    ids->n = 0;
     for (int i = 0; i < 2; i++) {
-        if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, cands[i])) continue;
-        if (igraph_cattribute_table.gettype(ig, type, IGRAPH_ATTRIBUTE_VERTEX, cands[i]) != IGRAPH_SUCCESS) return NULL;
-        return *type == IGRAPH_ATTRIBUTE_NUMERIC || *type == IGRAPH_ATTRIBUTE_STRING ? cands[i] : NULL;
+        igraph_attribute_type_t t;
+        if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, cands[i]) ||
+            igraph_cattribute_table.gettype(ig, &t, IGRAPH_ATTRIBUTE_VERTEX, cands[i]) != IGRAPH_SUCCESS ||
+            (t != IGRAPH_ATTRIBUTE_NUMERIC && t != IGRAPH_ATTRIBUTE_STRING))
+            continue;
+        ids->attr[ids->n] = cands[i];
+        ids->type[ids->n++] = t;
     }
-    return NULL;
 }
 
 static int write_csv(FILE *f, const ag_bundle_t *b, ag_task_t task, const igraph_t *ig, const float *Y) {
     int64_t N = igraph_vcount(ig), C = b->n_names;
-    igraph_attribute_type_t idtype = IGRAPH_ATTRIBUTE_NUMERIC;
-    const char *idcol = id_column(ig, &idtype);
+    id_columns_t ids;
+    id_columns(ig, &ids);
     const char *const *names = (const char *const *)b->names;
     char name[512];
     fputs("vertex", f);
-    if (idcol) fprintf(f, ",%s", idcol);
+    for (int k = 0; k < ids.n; k++) fprintf(f, ",%s", ids.attr[k]);
     if (task == AG_TASK_NODE_CLASSIFICATION || C == 1) fputs(",pred", f);
     for (int64_t c = 0; c < C; c++) {
         cli_attr_name(name, sizeof name, task == AG_TASK_NODE_CLASSIFICATION ? "prob" : "pred", names, C, c);
@@ -96,10 +108,10 @@ static int write_csv(FILE *f, const ag_bundle_t *b, ag_task_t task, const igraph
     for (int64_t v = 0; v < N; v++) {
         const float *y = Y + v * C;
         fprintf(f, "%lld", (long long)v);
-        if (idcol) {
+        for (int k = 0; k < ids.n; k++) {
             fputc(',', f);
-            if (idtype == IGRAPH_ATTRIBUTE_NUMERIC) fprintf(f, "%.15g", VAN(ig, idcol, v));
-            else csv_field(f, VAS(ig, idcol, v));
+            if (ids.type[k] == IGRAPH_ATTRIBUTE_NUMERIC) fprintf(f, "%.15g", VAN(ig, ids.attr[k], v));
+            else csv_field(f, VAS(ig, ids.attr[k], v));
         }
         if (task == AG_TASK_NODE_CLASSIFICATION) {
             fputc(',', f);
@@ -116,16 +128,16 @@ static int write_csv(FILE *f, const ag_bundle_t *b, ag_task_t task, const igraph
 /* One JSON object per vertex per line, keyed like classify --json: the raw class or target names. */
 static int write_json(FILE *f, const ag_bundle_t *b, ag_task_t task, const igraph_t *ig, const float *Y) {
     int64_t N = igraph_vcount(ig), C = b->n_names;
-    igraph_attribute_type_t idtype = IGRAPH_ATTRIBUTE_NUMERIC;
-    const char *idcol = id_column(ig, &idtype);
+    id_columns_t ids;
+    id_columns(ig, &ids);
     int classify = task == AG_TASK_NODE_CLASSIFICATION;
     for (int64_t v = 0; v < N; v++) {
         const float *y = Y + v * C;
         fprintf(f, "{\"vertex\": %lld", (long long)v);
-        if (idcol) {
-            fprintf(f, ", \"%s\": ", idcol);
-            double id = idtype == IGRAPH_ATTRIBUTE_NUMERIC ? VAN(ig, idcol, v) : 0.0;
-            if (idtype != IGRAPH_ATTRIBUTE_NUMERIC) cli_json_string(f, VAS(ig, idcol, v));
+        for (int k = 0; k < ids.n; k++) {
+            fprintf(f, ", \"%s\": ", ids.attr[k]);
+            double id = ids.type[k] == IGRAPH_ATTRIBUTE_NUMERIC ? VAN(ig, ids.attr[k], v) : 0.0;
+            if (ids.type[k] != IGRAPH_ATTRIBUTE_NUMERIC) cli_json_string(f, VAS(ig, ids.attr[k], v));
             else if (isfinite(id)) fprintf(f, "%.15g", id); /* all digits, as the CSV: ids above 1e6 too */
             else fputs("null", f);
         }
