@@ -271,7 +271,7 @@ static void test_golden_cases(void **state) {
 }
 
 /* explain --svg on shipped molecules (Tox21 and MUTAG models) and on karate (its GAT): well-formed,
- * one <line> per edge, one <circle> per vertex (plus the class legend for karate), no <path>, and
+ * one <path> per edge, one <circle> per vertex (plus the class legend for karate), no <line>, and
  * the prediction said under the title. */
 static void test_explain_svg(void **state) {
     (void)state;
@@ -301,12 +301,12 @@ static void test_explain_svg(void **state) {
         size_t len;
         char *doc = (char *)ag_test_read_file(svg, &len);
         int64_t lines, circles, paths;
-        if (!ag_xml_check(doc, "line", &lines, why, sizeof why)) fail_msg("%s: %s", svg, why);
+        if (!ag_xml_check(doc, "path", &paths, why, sizeof why)) fail_msg("%s: %s", svg, why);
         assert_true(ag_xml_check(doc, "circle", &circles, why, sizeof why));
-        assert_true(ag_xml_check(doc, "path", &paths, why, sizeof why));
-        assert_int_equal(lines, igraph_ecount(&g));
+        assert_true(ag_xml_check(doc, "line", &lines, why, sizeof why));
+        assert_int_equal(paths, igraph_ecount(&g));
         assert_int_equal(circles, igraph_vcount(&g) + runs[k].legend);
-        assert_int_equal(paths, 0);
+        assert_int_equal(lines, 0);
         assert_memory_equal(doc, "<svg ", 5);
         if (!strstr(doc, runs[k].said)) fail_msg("%s: no '%s'", svg, runs[k].said);
         /* no two vertices drawn over each other (Kamada-Kawai put Karate's 33 and 34 so) */

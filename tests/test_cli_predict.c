@@ -395,7 +395,7 @@ static void test_explain(void **state) {
     size_t n;
     char *buf = (char *)ag_test_read_file(svg, &n);
     assert_memory_equal(buf, "<svg ", 5);
-    assert_int_equal(count_of(buf, "<line "), 78);
+    assert_int_equal(count_of(buf, "<path "), 78);
     assert_int_equal(count_of(buf, "<circle "), 34 + 2); /* vertices and the two legend dots */
     assert_non_null(strstr(buf, "</svg>\n"));
     /* a molecule with a graph model, GML out: the same keys as GraphML; labelled atoms */
@@ -414,7 +414,7 @@ static void test_explain(void **state) {
     igraph_destroy(&g);
     free(buf);
     buf = (char *)ag_test_read_file(svg, &n);
-    assert_int_equal(count_of(buf, "<line "), (int)E);
+    assert_int_equal(count_of(buf, "<path "), (int)E);
     assert_non_null(strstr(buf, "layer 0, mean of 2 heads"));
     assert_non_null(strstr(buf, ">N</text>"));
     assert_non_null(strstr(buf, ">O</text>"));
@@ -444,7 +444,7 @@ static void test_explain(void **state) {
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
     buf = (char *)ag_test_read_file(svg, &n);
     assert_non_null(strstr(buf, "; no edge to draw</text>"));
-    assert_int_equal(count_of(buf, "<line "), 0);
+    assert_int_equal(count_of(buf, "<path "), 0);
     free(buf);
     /* a layer the model does not have; no -o */
     snprintf(args, sizeof args, "explain --model %s graphs/molecules/caffeine.gml -o %s --layer 2", tox, out);
@@ -524,7 +524,7 @@ static void test_explain_directed(void **state) {
     size_t len;
     char *doc = (char *)ag_test_read_file(svg, &len), why[256];
     int64_t lines, markers, ends = 0;
-    if (!ag_xml_check(doc, "line", &lines, why, sizeof why)) fail_msg("%s: %s", svg, why);
+    if (!ag_xml_check(doc, "path", &lines, why, sizeof why)) fail_msg("%s: %s", svg, why);
     assert_true(ag_xml_check(doc, "marker", &markers, why, sizeof why));
     assert_int_equal(markers, 1);
     for (const char *q = doc; (q = strstr(q, "marker-end=\"url(#arrow)\"")) != NULL; q++) ends++;

@@ -493,11 +493,11 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     if (directed && E > 0) {
         /* an arrowhead where the edge ends: a directed edge u->v means v attends to u */
         fputs("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerUnits=\"userSpaceOnUse\" "
-              "markerWidth=\"9\" markerHeight=\"9\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#555555\"/>"
+              "markerWidth=\"9\" markerHeight=\"9\" orient=\"auto\"><polygon points=\"0,0 10,5 0,10\" fill=\"#555555\"/>"
               "</marker></defs>\n", f);
     }
     static const int lo[3] = {205, 210, 220}, hi[3] = {200, 20, 30};
-    fputs("<g stroke-linecap=\"round\">\n", f);
+    fputs("<g stroke-linecap=\"round\" fill=\"none\">\n", f);
     for (int64_t e = 0; e < E; e++) {
         int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
         double t = emax > emin ? (ea[e] - emin) / (emax - emin) : 0.5;
@@ -509,8 +509,8 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
             x2 -= (x2 - x1) * radius / len;
             y2 -= (y2 - y1) * radius / len;
         }
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.2f\"%s>"
-                   "<title>%lld%s%lld: %.4f</title></line>\n",
+        fprintf(f, "<path d=\"M%.1f %.1fL%.1f %.1f\" stroke=\"%s\" stroke-width=\"%.2f\"%s>"
+                   "<title>%lld%s%lld: %.4f</title></path>\n",
                 x1, y1, x2, y2, col, (N <= 300 ? 1.5 : 0.5) + (N <= 300 ? 6.0 : 2.0) * t,
                 directed ? " marker-end=\"url(#arrow)\"" : "", (long long)u, directed ? "->" : "-", (long long)v, ea[e]);
     }
