@@ -53,6 +53,10 @@ static void test_karate(void **state) {
     assert_non_null(strstr(r.err, "epoch 100/100"));
     assert_non_null(strstr(r.err, "ETA"));
     assert_non_null(strstr(r.err, "'club_name' mirrors the label 'club'"));
+    /* Karate's names are one per vertex: taken, as all attributes are, with a note on leaving them out */
+    assert_non_null(strstr(r.err, "note: vertex attribute 'name' has a different value on each of the 34 vertices: "
+                                  "its 35 one-hot columns identify vertices"));
+    assert_non_null(strstr(r.err, "--exclude-attrs name to leave it out"));
     /* eval on the saved model: the label attribute comes from the model, the line is the same */
     ag_cli_run_t e;
     snprintf(args, sizeof args, "eval --model %s graphs/social/karate.gml --train-nodes 0,33 --json", model);
@@ -927,9 +931,33 @@ static void test_bad_input_and_model(void **state) {
     assert_non_null(strstr(r.err, "/nonexistent-dir/"));
 }
 
+/* The identifier note is for a one-per-vertex string taken without being asked for: not when
+ * --vertex-attrs names it, nor when it is excluded; a pattern that matches it is not naming it. */
+static void test_identifier_note(void **state) {
+    (void)state;
+    static const char *const quiet[] = {
+        "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --epochs 2 --threads 1 "
+        "--vertex-attrs name",
+        "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --epochs 2 --threads 1 "
+        "--exclude-attrs name",
+    };
+    for (size_t i = 0; i < sizeof quiet / sizeof *quiet; i++) {
+        ag_cli_run_t r;
+        ag_cli_run(&r, NULL, quiet[i]);
+        if (r.code != 0) fail_msg("%s: exit %d: %s", quiet[i], r.code, r.err);
+        if (strstr(r.err, "identify vertices")) fail_msg("%s: %s", quiet[i], r.err);
+    }
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --epochs 2 "
+                         "--threads 1 --vertex-attrs 'n*'");
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.err, "vertex attribute 'name' has a different value on each of the 34 vertices"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
+        cmocka_unit_test(test_identifier_note),
         cmocka_unit_test_setup_teardown(test_train_save_eval, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folds_and_random_split, setup, teardown),
         cmocka_unit_test(test_cross_validation),

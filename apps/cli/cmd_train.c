@@ -462,6 +462,30 @@ static ag_error_t prepare(ag_prepared_t *p, const cli_data_opts_t *o, const cli_
 /* One training on the fold d->fold of the loaded data, its test scores in *sc; *task_out is the
  * task trained. Prints the progress and errors, not the scores (nor, unless first_run, the notes
  * about the data that every fold of a cross-validation would repeat); returns the exit code. */
+/* A string attribute with a different value on every vertex (a user name, an account id) taken
+ * without being named: its one-hot block is an identity matrix, which lets the model memorise
+ * vertices of this graph (as Karate's shipped model does on purpose) but says nothing about a
+ * vertex of another graph, where every value falls in the "other" column. PyG users meet this
+ * as "identity features"; a user who did not ask for them should hear how to leave them out. */
+static void identifier_notes(const cli_data_t *d, const ag_featurizer_t *f, const ag_featurizer_config_t *fc) {
+    const igraph_integer_t n = igraph_vcount(&d->graph);
+    if (n < 2) return;
+    for (int64_t a = 0; a < f->n_vattrs; a++) {
+        const ag_feature_attr_t *at = &f->vattrs[a];
+        if (at->type != AG_ATTR_STRING || at->vocab_size < n) continue;
+        int named = 0;
+        if (fc->vertex_select == AG_SELECT_LIST)
+            for (int64_t i = 0; i < fc->n_vertex_attrs && !named; i++)
+                named = strcmp(fc->vertex_attrs[i], at->name) == 0;
+        if (named) continue;
+        fprintf(stderr,
+                "attn-graph: note: vertex attribute '%s' has a different value on each of the %lld vertices: "
+                "its %lld one-hot columns identify vertices (the model can learn this graph's vertices by "
+                "name, not another graph's); --exclude-attrs %s to leave it out\n",
+                at->name, (long long)n, (long long)at->width, at->name);
+    }
+}
+
 /* What featurising decided that the options did not say; printed once the options are known to
  * be valid, so that a usage error is not preceded by notes about the data. */
 static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_prepared_t *p,
@@ -471,6 +495,7 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
             fprintf(stderr,
                     "attn-graph: note: vertex attribute '%s' mirrors the label '%s' and is not used as a feature\n",
                     p->excluded[i], o->label_attr);
+    if (!d->graph_level) identifier_notes(d, &p->featurizer, fc);
     if (d->graph_level && !o->targets && d->ds.targets.n_tasks > 1) {
         /* several columns were taken by default: name them, as a table may hold more than targets */
         fprintf(stderr, "attn-graph: note: %lld target columns (every %s; --target to choose):",
