@@ -453,6 +453,20 @@ static void test_explain(void **state) {
     snprintf(args, sizeof args, "explain --model %s graphs/molecules/caffeine.gml", tox);
     ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 2);
+    /* both outputs or neither: a drawing that cannot be written leaves no -o file, and the reverse */
+    snprintf(out, sizeof out, "%s/both-or-neither.graphml", dir);
+    snprintf(args, sizeof args, "explain --model %s graphs/molecules/caffeine.gml -o %s --svg %s/no-dir/c.svg", tox,
+             out, dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 1);
+    assert_non_null(strstr(r.err, "no-dir/c.svg"));
+    assert_int_equal(access(out, F_OK), -1);
+    snprintf(svg, sizeof svg, "%s/both-or-neither.svg", dir);
+    snprintf(args, sizeof args, "explain --model %s graphs/molecules/caffeine.gml -o %s/no-dir/c.graphml --svg %s",
+             tox, dir, svg);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 1);
+    assert_int_equal(access(svg, F_OK), -1);
 }
 
 /* igraph's own warnings (a boolean attribute written to GML, which has no booleans) come in the

@@ -632,16 +632,23 @@ int ag_cmd_explain(int argc, char **argv) {
             code = AG_EXIT_FAILURE;
         }
     }
-    if (code == AG_EXIT_OK) code = cli_write_graph_file(CMD, &p.ig, kind, o.out_path);
+    /* The drawing is made first, into a temporary file: a drawing that fails leaves no -o file
+     * behind either, so the command writes both of its outputs or neither. */
+    cli_atomic_t svg;
+    int svg_open = 0;
     if (code == AG_EXIT_OK && svg_path) {
-        cli_atomic_t out;
         cli_igraph_catch();
-        if (cli_atomic_open(&out, CMD, svg_path) < 0) code = AG_EXIT_FAILURE;
-        else if (write_svg(out.f, &p.ig, &la[layer], (int)layer, &p.b, task, p.run.Y, o.graph_path) < 0) {
+        svg_open = cli_atomic_open(&svg, CMD, svg_path) == 0;
+        if (!svg_open) code = AG_EXIT_FAILURE;
+        else if (write_svg(svg.f, &p.ig, &la[layer], (int)layer, &p.b, task, p.run.Y, o.graph_path) < 0) {
             fprintf(stderr, "attn-graph: explain: cannot draw %s: %s\n", svg_path, cli_igraph_message());
-            cli_atomic_abort(&out);
             code = AG_EXIT_FAILURE;
-        } else if (cli_atomic_commit(&out, CMD) < 0) code = AG_EXIT_FAILURE;
+        }
+    }
+    if (code == AG_EXIT_OK) code = cli_write_graph_file(CMD, &p.ig, kind, o.out_path);
+    if (svg_open) {
+        if (code != AG_EXIT_OK) cli_atomic_abort(&svg);
+        else if (cli_atomic_commit(&svg, CMD) < 0) code = AG_EXIT_FAILURE;
     }
     for (int l = 0; l < L; l++) layer_attn_free(&la[l]);
     cli_prediction_destroy(&p);
