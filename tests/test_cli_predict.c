@@ -125,6 +125,26 @@ static void test_classify_lines(void **state) {
     const char *third = strstr(r.out, "tests/data/mutag-mini/molecules/0007.gml\t");
     assert_non_null(third);
     assert_memory_equal(third, one.out, strlen(one.out));
+    /* a name with a tab, a quote and a backslash stays one field: quoted with C escapes; the rest of
+     * the line is the unquoted file's */
+    char odd[256];
+    snprintf(odd, sizeof odd, "%s/a\tb\"c\\d.gml", dir);
+    FILE *f = fopen(odd, "wb");
+    assert_non_null(f);
+    size_t n;
+    char *gml = (char *)ag_test_read_file(AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0007.gml", &n);
+    assert_int_equal(fwrite(gml, 1, n, f), n);
+    free(gml);
+    assert_int_equal(fclose(f), 0);
+    ag_cli_run_t q;
+    snprintf(args, sizeof args, "classify --model %s \"$(printf '%s/a\\tb\\042c\\134d.gml')\"", mutag, dir);
+    ag_cli_run(&q, NULL, args);
+    if (q.code != 0) fail_msg("exit %d: %s", q.code, q.err);
+    char want[256];
+    snprintf(want, sizeof want, "\"%s/a\\tb\\\"c\\\\d.gml\"\t", dir);
+    assert_memory_equal(q.out, want, strlen(want));
+    const char *rest = strchr(one.out, '\t');
+    assert_string_equal(q.out + strlen(want) - 1, rest);
 }
 
 /* Multi-task: every probability in [0, 1], the predicted tasks are those >= 0.5; --json keys. */
