@@ -58,25 +58,11 @@ static void pending_clear(pending_t *p) {
 }
 
 /* A file name as the line's first field. A name holding a tab or a line break would split the
- * line for every reader of tab-separated text, so such a name is written quoted with C escapes,
- * as git writes unusual paths ("a\tb.gml"); any other name is written as it is. */
+ * line for every reader of tab-separated text, so such a name is written as a JSON string (quoted,
+ * with C-style escapes, as git writes unusual paths); any other name is written as it is. */
 static void print_path_field(const char *path) {
-    if (!strpbrk(path, "\t\n\r")) {
-        fputs(path, stdout);
-        return;
-    }
-    fputc('"', stdout);
-    for (const char *c = path; *c; c++) {
-        switch (*c) {
-        case '\t': fputs("\\t", stdout); break;
-        case '\n': fputs("\\n", stdout); break;
-        case '\r': fputs("\\r", stdout); break;
-        case '"': fputs("\\\"", stdout); break;
-        case '\\': fputs("\\\\", stdout); break;
-        default: fputc(*c, stdout);
-        }
-    }
-    fputc('"', stdout);
+    if (strpbrk(path, "\t\n\r")) cli_json_string(stdout, path);
+    else fputs(path, stdout);
 }
 
 static void print_text(const ag_bundle_t *b, ag_task_t task, const char *path, const float *y) {
