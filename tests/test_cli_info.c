@@ -404,14 +404,15 @@ static void test_checkpoint(void **state) {
     assert_non_null(strstr(r.out, "\nmodel: node-classification, "));
     assert_non_null(strstr(r.out, "\ntraining: 4 optimiser steps in "));
     assert_non_null(strstr(r.out, "; best epoch "));
-    assert_non_null(strstr(r.out, "(validation accuracy 0."));
+    /* 17 validation vertices: early stopping watches the loss (ag_metric_for_validation) */
+    assert_non_null(strstr(r.out, "(validation loss 0."));
     snprintf(want, sizeof want, "\ncontinue with: attn-graph train --resume %s/c.st\n", dir);
     assert_non_null(strstr(r.out, want));
     ag_cli_run_ok(&r, "info --json %s/c.st", dir);
     assert_json_lines(r.out, 1);
     assert_non_null(strstr(r.out, "\"kind\": \"checkpoint\""));
     assert_non_null(strstr(r.out, "\"epoch\": 4, \"epochs\": 5, \"steps\": 4, "));
-    assert_non_null(strstr(r.out, "\"metric\": \"accuracy\""));
+    assert_non_null(strstr(r.out, "\"metric\": \"loss\""));
     assert_non_null(strstr(r.out, "\"status\": \"resumable\""));
     assert_non_null(strstr(r.out, "\"arguments\": [\"graphs/social/karate.gml\", \"--label-attr\", \"club\", "));
     /* a run whose last epoch wrote a checkpoint has nothing left to resume */
@@ -420,7 +421,7 @@ static void test_checkpoint(void **state) {
     assert_non_null(strstr(r.out, "\nstatus: the run finished (its model is the file given to -o)\n"));
     assert_null(strstr(r.out, "continue with"));
     /* nor one that early stopping ended (patience 2: its last checkpoint is 2 epochs after the best) */
-    train_and_describe(&r, "--epochs 50 --patience 2", NULL, dir, "es.ckpt");
+    train_and_describe(&r, "--epochs 50 --patience 2 --metric accuracy", NULL, dir, "es.ckpt");
     assert_non_null(strstr(r.out, "), 2 epochs since\n"));
     assert_non_null(strstr(r.out, "\nstatus: early stopping ended the run (2 epochs without improvement)\n"));
     assert_null(strstr(r.out, "continue with"));

@@ -954,10 +954,29 @@ static void test_identifier_note(void **state) {
     assert_non_null(strstr(r.err, "vertex attribute 'name' has a different value on each of the 34 vertices"));
 }
 
+/* Node classification with a small labelled validation part stops on its loss, with a note; a
+ * --metric given is kept, and so is accuracy on a larger part. */
+static void test_small_validation(void **state) {
+    (void)state;
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, "train graphs/social/karate.gml --label-attr club --split-random 0.5,0.5 --epochs 3 "
+                         "--threads 1");
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.err, "note: the validation part has 17 labelled vertices (under 100): early stopping "
+                                  "watches its loss"));
+    assert_non_null(strstr(r.err, "best epoch 3 (val loss "));
+    ag_cli_run(&r, NULL, "train graphs/social/karate.gml --label-attr club --split-random 0.5,0.5 --epochs 3 "
+                         "--threads 1 --metric accuracy");
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_null(strstr(r.err, "early stopping watches"));
+    assert_non_null(strstr(r.err, "(val accuracy "));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
         cmocka_unit_test(test_identifier_note),
+        cmocka_unit_test(test_small_validation),
         cmocka_unit_test_setup_teardown(test_train_save_eval, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folds_and_random_split, setup, teardown),
         cmocka_unit_test(test_cross_validation),

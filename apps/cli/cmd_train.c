@@ -642,6 +642,15 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         goto done;
     }
     if (!t.quiet && first_run) data_notes(o, d, &p, &fc);
+    if (!d->graph_level) {
+        const int64_t n_val = ag_trainset_count_labelled(&p.set, d->fold.val, d->fold.n_val);
+        const ag_metric_t m = ag_metric_for_validation(tc.metric, task, n_val);
+        if (m != tc.metric && !t.quiet && first_run)
+            fprintf(stderr, "attn-graph: note: the validation part has %lld labelled vertices (under %d): early "
+                    "stopping watches its loss, which keeps improving after its accuracy stops moving (--metric "
+                    "accuracy to watch that)\n", (long long)n_val, AG_SMALL_VALIDATION);
+        tc.metric = m;
+    }
     if (graph_note)
         fprintf(stderr, "attn-graph: note: a graph task: the graph preset under the options given (its defaults: 4 "
                 "blocks of 8 GATv2 heads, a graph token as readout, edge features as score biases, clipping at 1, a "

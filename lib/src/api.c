@@ -442,6 +442,7 @@ static ag_error_t build_and_train(ag_net_t **net, ag_prepared_t *p, ag_task_t ta
     AG_CHECK(ag_net_train_options_model_config(o, task, p->set.examples[0].X.cols, p->featurizer.n_edge_features,
                                                p->n_out, &mc));
     ag_net_train_options_sign_flip(o, task, &p->featurizer, &tc);
+    tc.metric = ag_metric_for_validation(tc.metric, task, ag_trainset_count_labelled(&p->set, val, n_val));
     if (o->threads > 0) ag_set_num_threads(o->threads);
     ag_model_t *model = NULL;
     AG_CHECK(ag_model_create(&model, &mc));

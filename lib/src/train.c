@@ -102,6 +102,13 @@ ag_metric_t ag_metric_for_task(ag_metric_t m, ag_task_t task) {
     return AG_METRIC_RMSE;
 }
 
+ag_metric_t ag_metric_for_validation(ag_metric_t m, ag_task_t task, int64_t n_val_labelled) {
+    if (m == AG_METRIC_AUTO && task == AG_TASK_NODE_CLASSIFICATION && n_val_labelled > 0 &&
+        n_val_labelled < AG_SMALL_VALIDATION)
+        return AG_METRIC_LOSS;
+    return m;
+}
+
 double ag_scores_get(const ag_scores_t *s, ag_metric_t metric, ag_task_t task) {
     switch (ag_metric_for_task(metric, task)) {
     case AG_METRIC_LOSS: return s->loss;
