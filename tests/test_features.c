@@ -415,6 +415,43 @@ static void test_transform_errors(void **state) {
     igraph_destroy(&a);
 }
 
+/* The reverse: a numeric 0/1 attribute (GML molecules' `aromatic`) read from a graph that has it
+ * as booleans (GraphML written by networkx from Python's True/False) gives the same columns; a
+ * string is still refused. */
+static void test_numbers_read_from_booleans(void **state) {
+    (void)state;
+    igraph_t a, n;
+    make_a(&a);
+    igraph_copy(&n, &a);
+    igraph_cattribute_remove_v(&n, "aromatic");
+    for (int i = 0; i < 4; i++) SETVAN(&n, "aromatic", i, VAB(&a, "aromatic", i) ? 1.0 : 0.0);
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    cfg.norm = AG_NORM_STANDARDIZE; /* the column's statistics apply to the boolean's 0/1 too */
+    ag_featurizer_t f;
+    const igraph_t *gs[] = {&n};
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    assert_int_equal(f.vattrs[0].type, AG_ATTR_NUMERIC);
+    assert_string_equal(f.vattrs[0].name, "aromatic");
+    ag_fmat_t X = {0}, Xa = {0}, E = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &n, &X, &E), AG_SUCCESS);
+    assert_int_equal(ag_featurizer_transform(&f, &a, &Xa, &E), AG_SUCCESS);
+    assert_int_equal(Xa.cols, X.cols);
+    assert_memory_equal(Xa.data, X.data, (size_t)(X.rows * X.cols) * sizeof(float));
+    /* not all equal: the test would pass on two zero matrices otherwise */
+    assert_true(X.data[0 * X.cols] != X.data[1 * X.cols]);
+    igraph_cattribute_remove_v(&a, "aromatic");
+    for (int i = 0; i < 4; i++) SETVAS(&a, "aromatic", i, "yes");
+    assert_int_equal(ag_featurizer_transform(&f, &a, &Xa, &E), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "(the model expects numeric vertex attribute 'aromatic')"));
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&Xa);
+    ag_fmat_destroy(&E);
+    ag_featurizer_destroy(&f);
+    igraph_destroy(&n);
+    igraph_destroy(&a);
+}
+
 /* A boolean attribute read back from GML, which stores booleans as 0/1 numbers: the same
  * columns; any other number, or a string, is still refused with its vertex and value. */
 static void test_boolean_read_as_numbers(void **state) {
@@ -904,6 +941,7 @@ int main(void) {
         cmocka_unit_test(test_fit_errors),
         cmocka_unit_test(test_transform_errors),
         cmocka_unit_test(test_boolean_read_as_numbers),
+        cmocka_unit_test(test_numbers_read_from_booleans),
         cmocka_unit_test(test_no_edges),
         cmocka_unit_test(test_normalisation),
         cmocka_unit_test(test_structural_columns),

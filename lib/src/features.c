@@ -305,7 +305,9 @@ static ag_error_t read_strings(const igraph_t *ig, int is_edge, const ag_feature
 /* Writes attribute a of every vertex (or edge) of ig into out (rows x ld) at columns a->offset..
  * The caller has checked that the attribute exists with the type `data`: a's own, or numeric for
  * a boolean a (igraph's GML writer stores booleans as 0/1, so a graph a model labelled and wrote
- * to GML is read back that way), whose values must then be 0 or 1. */
+ * to GML is read back that way), whose values must then be 0 or 1, or boolean for a numeric a,
+ * read as 0/1 (a GML-trained molecule model given GraphML whose writer, networkx for one, typed
+ * Python's True/False flags as booleans: one column either way). */
 static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, ag_attr_type_t data,
                               int64_t rows, float *out, int64_t ld) {
     igraph_error_t rc;
@@ -346,7 +348,7 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
         ag_i_igraph_leave();
         return err;
     }
-    if (a->type == AG_ATTR_BOOLEAN) {
+    if (data == AG_ATTR_BOOLEAN) {
         igraph_vector_bool_t v;
         ag_i_igraph_enter();
         rc = igraph_vector_bool_init(&v, 0);
@@ -387,7 +389,9 @@ static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature
         if (t < 0)
             err = AG_ERROR(AG_EATTR, "attribute '%s' is missing (the model expects %s %s attribute '%s')", a->name,
                            kind_name(a->type), elem_name(is_edge), a->name);
-        else if (!usable_kind(t, &kind) || (kind != a->type && !(a->type == AG_ATTR_BOOLEAN && kind == AG_ATTR_NUMERIC)))
+        else if (!usable_kind(t, &kind) ||
+                 (kind != a->type && !(a->type == AG_ATTR_BOOLEAN && kind == AG_ATTR_NUMERIC) &&
+                  !(a->type == AG_ATTR_NUMERIC && kind == AG_ATTR_BOOLEAN)))
             err = AG_ERROR(AG_EATTR, "%s attribute '%s' is %s (the model expects %s %s attribute '%s')", elem_name(is_edge),
                            a->name, igraph_type_name(t), kind_name(a->type), elem_name(is_edge), a->name);
         else
