@@ -415,6 +415,19 @@ static void test_transform_errors(void **state) {
     igraph_destroy(&a);
 }
 
+/* g's 'aromatic' made a string on its 4 vertices: f refuses it, naming the type it expects. */
+static void assert_string_aromatic_refused(const ag_featurizer_t *f, igraph_t *g, const char *expects) {
+    igraph_cattribute_remove_v(g, "aromatic");
+    for (int i = 0; i < 4; i++) SETVAS(g, "aromatic", i, "yes");
+    ag_fmat_t X = {0}, E = {0};
+    assert_int_equal(ag_featurizer_transform(f, g, &X, &E), AG_EATTR);
+    char want[128];
+    snprintf(want, sizeof want, "(the model expects %s vertex attribute 'aromatic')", expects);
+    assert_non_null(strstr(ag_error_message(), want));
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&E);
+}
+
 /* The reverse: a numeric 0/1 attribute (GML molecules' `aromatic`) read from a graph that has it
  * as booleans (GraphML written by networkx from Python's True/False) gives the same columns; a
  * string is still refused. */
@@ -440,10 +453,7 @@ static void test_numbers_read_from_booleans(void **state) {
     assert_memory_equal(Xa.data, X.data, (size_t)(X.rows * X.cols) * sizeof(float));
     /* not all equal: the test would pass on two zero matrices otherwise */
     assert_true(X.data[0 * X.cols] != X.data[1 * X.cols]);
-    igraph_cattribute_remove_v(&a, "aromatic");
-    for (int i = 0; i < 4; i++) SETVAS(&a, "aromatic", i, "yes");
-    assert_int_equal(ag_featurizer_transform(&f, &a, &Xa, &E), AG_EATTR);
-    assert_non_null(strstr(ag_error_message(), "(the model expects numeric vertex attribute 'aromatic')"));
+    assert_string_aromatic_refused(&f, &a, "numeric");
     ag_fmat_destroy(&X);
     ag_fmat_destroy(&Xa);
     ag_fmat_destroy(&E);
@@ -476,10 +486,7 @@ static void test_boolean_read_as_numbers(void **state) {
     assert_string_equal(ag_error_message(), "numeric vertex attribute 'aromatic' is 0.5 on vertex 2 (the model expects "
                                             "boolean vertex attribute 'aromatic': true/false, or 0/1 as GML stores "
                                             "booleans)");
-    igraph_cattribute_remove_v(&b, "aromatic");
-    for (int i = 0; i < 4; i++) SETVAS(&b, "aromatic", i, "yes");
-    assert_int_equal(ag_featurizer_transform(&f, &b, &Xb, &E), AG_EATTR);
-    assert_non_null(strstr(ag_error_message(), "(the model expects boolean vertex attribute 'aromatic')"));
+    assert_string_aromatic_refused(&f, &b, "boolean");
     ag_fmat_destroy(&X);
     ag_fmat_destroy(&Xb);
     ag_fmat_destroy(&E);
