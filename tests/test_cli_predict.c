@@ -3,6 +3,7 @@
  * order, probabilities, JSON keys, failing files, stdin, written graphs read back with igraph,
  * attention sums per destination on the written file, the SVG, bad options and bad models. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -586,13 +587,99 @@ static void test_explain_directed(void **state) {
 /* The drawing of a node model with 22 classes of long names: the legend wraps inside the canvas,
  * lists 20 classes (cut to 24 characters) and says the rest reuse colours; long vertex names sit
  * beside their circles, cut to 16 characters, inside the canvas too. */
+/* Trains a one-epoch node model on DIR/STEM.gml (label attribute label, names excluded), runs
+ * explain on it with -o and --svg, and returns the SVG's text (to free), checked well-formed,
+ * its <circle> count in *circles (when not NULL). */
+static char *train_and_draw(const char *stem, const char *label, int64_t *circles) {
+    char args[1400], why[256], svg[256];
+    snprintf(args, sizeof args,
+             "train %s/%s.gml --label-attr %s --exclude-attrs name --epochs 1 --hidden 8 --layers 1 --heads 2 "
+             "--threads 1 --quiet -o %s/%s.safetensors", dir, stem, label, dir, stem);
+    train(args);
+    ag_cli_run_t r;
+    snprintf(svg, sizeof svg, "%s/%s.svg", dir, stem);
+    snprintf(args, sizeof args, "explain --model %s/%s.safetensors %s/%s.gml -o %s/%s-attn.gml --svg %s", dir, stem,
+             dir, stem, dir, stem, svg);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    size_t len;
+    char *doc = (char *)ag_test_read_file(svg, &len);
+    if (!ag_xml_check(doc, "circle", circles, why, sizeof why)) fail_msg("%s: %s", svg, why);
+    return doc;
+}
+
+/* Names beside their circles on a crowded drawing: none crosses another name or another vertex's
+ * circle (by the drawing's own width estimate), every name is either written or counted in the
+ * line under the drawing, and the names come after the last circle. */
+static void test_explain_names_do_not_cross(void **state) {
+    (void)state;
+    enum { NV = 160 };
+    char gml[256];
+    snprintf(gml, sizeof gml, "%s/crowd.gml", dir);
+    FILE *f = fopen(gml, "w");
+    assert_non_null(f);
+    fputs("graph [\n directed 0\n", f);
+    for (int v = 0; v < NV; v++)
+        fprintf(f, " node [ id %d name \"account %04d\" x %d club %d ]\n", v, v, v % 3, v % 2);
+    for (int v = 0; v < NV; v++) {
+        fprintf(f, " edge [ source %d target %d ]\n", v, (v + 1) % NV);
+        fprintf(f, " edge [ source %d target %d ]\n", v, (v * 7 + 3) % NV == v ? (v + 2) % NV : (v * 7 + 3) % NV);
+    }
+    fputs("]\n", f);
+    fclose(f);
+    char *doc = train_and_draw("crowd", "club", NULL);
+    static double cx[NV + 8], cy[NV + 8], bx0[NV], by0[NV], bx1[NV], by1[NV];
+    double rad = 0;
+    int nc = 0, nb = 0;
+    const char *last_circle = NULL;
+    for (const char *q = doc; (q = strstr(q, "<circle cx=\"")) != NULL; q++) {
+        double rr;
+        assert_true(nc < NV + 8);
+        assert_int_equal(sscanf(q, "<circle cx=\"%lf\" cy=\"%lf\" r=\"%lf\"", &cx[nc], &cy[nc], &rr), 3);
+        if (rr != 5) rad = rr; /* not a legend dot */
+        if (rr != 5) last_circle = q;
+        nc += rr != 5;
+    }
+    assert_int_equal(nc, NV);
+    for (const char *q = doc; (q = strstr(q, "paint-order=\"stroke\"")) != NULL; q++) {
+        const char *t = q;
+        while (t > doc && strncmp(t, "<text ", 6) != 0) t--;
+        assert_true(t > last_circle);
+        double x, y, px;
+        assert_int_equal(sscanf(t, "<text x=\"%lf\" y=\"%lf\" font-size=\"%lf\"", &x, &y, &px), 3);
+        const char *gt = strchr(q, '>'), *end = strstr(q, "</text>");
+        double w = 0.62 * px * (double)(end - gt - 1);
+        int left = strstr(t, "text-anchor=\"end\"") && strstr(t, "text-anchor=\"end\"") < gt;
+        assert_true(nb < NV);
+        bx0[nb] = left ? x - w : x;
+        bx1[nb] = left ? x : x + w;
+        by0[nb] = y - px;
+        by1[nb] = y;
+        for (int k = 0; k < nb; k++)
+            if (bx0[nb] < bx1[k] - 0.5 && bx0[k] < bx1[nb] - 0.5 && by0[nb] < by1[k] - 0.5 && by0[k] < by1[nb] - 0.5)
+                fail_msg("name at %.1f,%.1f crosses the one at %.1f,%.1f", x, y, bx0[k], by1[k]);
+        for (int c = 0; c < nc; c++) { /* its own circle included: a name starts 2 px beyond the rim */
+            double dx = fmax(fmax(bx0[nb] - cx[c], cx[c] - bx1[nb]), 0);
+            double dy = fmax(fmax(by0[nb] - cy[c], cy[c] - by1[nb]), 0);
+            if (dx * dx + dy * dy < (rad - 0.5) * (rad - 0.5)) fail_msg("name at %.1f,%.1f crosses a circle", x, y);
+        }
+        nb++;
+    }
+    long hidden = 0;
+    const char *note = strstr(doc, " names not written where they would cross");
+    if (note) {
+        while (note > doc && note[-1] != '>') note--;
+        hidden = strtol(note, NULL, 10);
+    }
+    if (nb + hidden != NV) fail_msg("%d names written and %ld counted as hidden, of %d", nb, hidden, NV);
+    assert_true(nb > NV / 4); /* most of a readable drawing's names are still there */
+    free(doc);
+}
+
 static void test_explain_legend(void **state) {
     (void)state;
-    char gml[256], model[256], out[256], svg[256], args[1400];
+    char gml[256];
     snprintf(gml, sizeof gml, "%s/classes.gml", dir);
-    snprintf(model, sizeof model, "%s/classes.safetensors", dir);
-    snprintf(out, sizeof out, "%s/classes-attn.gml", dir);
-    snprintf(svg, sizeof svg, "%s/classes.svg", dir);
     FILE *f = fopen(gml, "w");
     assert_non_null(f);
     fputs("graph [\n directed 0\n", f);
@@ -602,18 +689,8 @@ static void test_explain_legend(void **state) {
     for (int v = 0; v < 44; v++) fprintf(f, " edge [ source %d target %d ]\n", v, (v + 1) % 44);
     fputs("]\n", f);
     fclose(f);
-    snprintf(args, sizeof args,
-             "train %s --label-attr topic --exclude-attrs name --epochs 1 --hidden 8 --layers 1 --heads 2 --threads 1 "
-             "--quiet -o %s", gml, model);
-    train(args);
-    ag_cli_run_t r;
-    snprintf(args, sizeof args, "explain --model %s %s -o %s --svg %s", model, gml, out, svg);
-    ag_cli_run(&r, NULL, args);
-    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
-    size_t len;
-    char *doc = (char *)ag_test_read_file(svg, &len), why[256];
     int64_t circles;
-    if (!ag_xml_check(doc, "circle", &circles, why, sizeof why)) fail_msg("%s: %s", svg, why);
+    char *doc = train_and_draw("classes", "topic", &circles);
     assert_int_equal(circles, 44 + 20);
     double width = 0, height = 0;
     assert_int_equal(sscanf(doc, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lf\" height=\"%lf\"", &width,
@@ -650,7 +727,10 @@ static void test_explain_legend(void **state) {
         /* the legend's names and the labels beside circles (the header lines at x 10 are the
          * caption's, as long as the file's name) */
         int centred = strstr(q, "text-anchor=\"middle\"") && strstr(q, "text-anchor=\"middle\"") < gt;
-        if (!centred && x > 10.5 && x + 0.62 * px * chars > width + 1)
+        int ends = strstr(q, "text-anchor=\"end\"") && strstr(q, "text-anchor=\"end\"") < gt;
+        if (ends && x - 0.62 * px * chars < -1)
+            fail_msg("text ending at x %.1f, %d characters of %.0f px, starts left of the canvas", x, chars, px);
+        if (!centred && !ends && x > 10.5 && x + 0.62 * px * chars > width + 1)
             fail_msg("text at x %.1f, %d characters of %.0f px, ends past the width %.0f", x, chars, px, width);
     }
     free(doc);
@@ -789,6 +869,7 @@ int main(void) {
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_explain_directed),
         cmocka_unit_test(test_explain_legend),
+        cmocka_unit_test(test_explain_names_do_not_cross),
         cmocka_unit_test(test_igraph_warning_line),
         cmocka_unit_test(test_bad_options_and_models),
     };

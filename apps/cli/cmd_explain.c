@@ -321,6 +321,78 @@ static void vertex_label(char *buf, size_t cap, const igraph_t *ig, int64_t v, c
     else snprintf(buf, cap, "%s", VAS(ig, attr, v));
 }
 
+/* A vertex's fill: its predicted class's colour (node classification, y its C outputs), else white
+ * to orange by the attention it receives (a, between amin and amax). */
+static void vertex_fill(char *col, size_t cap, ag_task_t task, const float *y, int64_t C, double a, double amin,
+                        double amax) {
+    static const int lo[3] = {255, 255, 255}, hi[3] = {230, 85, 13};
+    if (task == AG_TASK_NODE_CLASSIFICATION) snprintf(col, cap, "%s", PALETTE[cli_argmax(y, C) % N_PALETTE]);
+    else blend(col, cap, lo, hi, amax > amin ? (a - amin) / (amax - amin) : 0.5);
+}
+
+/* A label's box on the canvas. */
+typedef struct box_t {
+    double x0, y0, x1, y1;
+} box_t;
+
+static int boxes_overlap(const box_t *a, const box_t *b) {
+    return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
+}
+
+/* Whether box b touches a circle of radius r at (cx, cy). */
+static int box_hits_circle(const box_t *b, double cx, double cy, double r) {
+    double dx = cx < b->x0 ? b->x0 - cx : cx > b->x1 ? cx - b->x1 : 0.0;
+    double dy = cy < b->y0 ? b->y0 - cy : cy > b->y1 ? cy - b->y1 : 0.0;
+    return dx * dx + dy * dy < r * r;
+}
+
+/* Where each name that sits beside its circle goes: right of it, else left of it, else nowhere
+ * (its tooltip still has it), so that no name is drawn over another name or over another
+ * vertex's circle; on a few hundred vertices names written regardless crossed each other by the
+ * dozen. The vertices that receive the most attention are placed first, as the ones a reader
+ * looks for; ties by index, so a drawing repeats. side[v]: 1 right, -1 left, 0 hidden (also for
+ * names drawn inside their circle, which the caller handles). Returns how many were hidden, or
+ * -1 when out of memory. */
+static int64_t place_labels(const double *pos, const double *na, const double *wid, int64_t N, double radius,
+                            double px, double width, signed char *side) {
+    int64_t *order = malloc(sizeof(int64_t) * (size_t)(N > 0 ? N : 1)); /* (N) vertices, most attention first */
+    box_t *placed = malloc(sizeof(box_t) * (size_t)(N > 0 ? N : 1));   /* (N) the names drawn so far */
+    if (!order || !placed) {
+        free(order);
+        free(placed);
+        return -1;
+    }
+    for (int64_t v = 0; v < N; v++) order[v] = v;
+    for (int64_t i = 1; i < N; i++) /* insertion sort: N <= 300, and it is stable */
+        for (int64_t j = i; j > 0 && na[order[j]] > na[order[j - 1]]; j--) {
+            int64_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    int64_t n_placed = 0, hidden = 0;
+    for (int64_t i = 0; i < N; i++) {
+        int64_t v = order[i];
+        side[v] = 0;
+        if (wid[v] <= 0.0) continue;
+        const double x = pos[2 * v], y = pos[2 * v + 1];
+        for (int s = 1; s >= -1 && !side[v]; s -= 2) {
+            box_t b = {s > 0 ? x + radius + 2 : x - radius - 2 - wid[v], y - 0.75 * px,
+                       s > 0 ? x + radius + 2 + wid[v] : x - radius - 2, y + 0.35 * px};
+            int ok = b.x0 >= 0.0 && b.x1 <= width;
+            for (int64_t k = 0; k < n_placed && ok; k++) ok = !boxes_overlap(&b, &placed[k]);
+            for (int64_t u = 0; u < N && ok; u++) ok = u == v || !box_hits_circle(&b, pos[2 * u], pos[2 * u + 1], radius);
+            if (ok) {
+                side[v] = (signed char)s;
+                placed[n_placed++] = b;
+            }
+        }
+        if (!side[v]) hidden++;
+    }
+    free(order);
+    free(placed);
+    return hidden;
+}
+
 static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int layer, const ag_bundle_t *b,
                      ag_task_t task, const float *Y, const char *graph_path) {
     int64_t N = igraph_vcount(ig), E = igraph_ecount(ig), H = la->H, C = b->n_names;
@@ -439,6 +511,19 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     }
     if (N <= 300)
         separate(pos, N, 2 * radius + 2, radius + 2, width - pad - radius - 2, top + radius + 2, height - radius - 2);
+    /* names beside their circle: placed where they cross nothing, the others left to tooltips */
+    double *wid = calloc((size_t)(N > 0 ? N : 1), sizeof(double)); /* (N) width of a name drawn beside, or 0 */
+    signed char *lside = calloc((size_t)(N > 0 ? N : 1), 1);       /* (N) 1 right, -1 left, 0 none */
+    int64_t hidden = 0;
+    if (wid && lside && N <= 300)
+        for (int64_t v = 0; v < N; v++) {
+            vertex_label(text, sizeof text, ig, v, lab, lab_numeric);
+            shorten(shown, sizeof shown, text, LABEL_MAX);
+            if (text_chars(shown) > 3) wid[v] = text_width(shown, label_px);
+        }
+    int rc = -1;
+    if (!wid || !lside || (hidden = place_labels(pos, na, wid, N, radius, label_px, width, lside)) < 0) goto done;
+    if (hidden > 0) height += 16.0; /* a line under the drawing says why names are missing */
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                "font-family=\"DejaVu Sans, Arial, sans-serif\">\n", width, height, width, height);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
@@ -515,37 +600,51 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
                 directed ? " marker-end=\"url(#arrow)\"" : "", (long long)u, directed ? "->" : "-", (long long)v, ea[e]);
     }
     fputs("</g>\n<g stroke=\"#333333\" stroke-width=\"1\">\n", f);
-    static const int nlo[3] = {255, 255, 255}, nhi[3] = {230, 85, 13};
     for (int64_t v = 0; v < N; v++) {
         double x = pos[2 * v], y = pos[2 * v + 1];
-        if (task == AG_TASK_NODE_CLASSIFICATION) {
-            snprintf(col, sizeof col, "%s", PALETTE[cli_argmax(Y + v * C, C) % N_PALETTE]);
-        } else {
-            double t = nmax > nmin ? (na[v] - nmin) / (nmax - nmin) : 0.5;
-            blend(col, sizeof col, nlo, nhi, t);
-        }
+        vertex_fill(col, sizeof col, task, task == AG_TASK_NODE_CLASSIFICATION ? Y + v * C : NULL, C, na[v], nmin,
+                    nmax);
         vertex_label(text, sizeof text, ig, v, lab, lab_numeric);
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"><title>", x, y, radius, col);
         xml_text(f, text);
         fprintf(f, " (vertex %lld): attention received %.3f</title></circle>\n", (long long)v, na[v]);
-        if (N > 300) continue;
+    }
+    /* names after every circle, so that no later circle covers one */
+    for (int64_t v = 0; v < N && N <= 300; v++) {
+        double x = pos[2 * v], y = pos[2 * v + 1];
+        vertex_label(text, sizeof text, ig, v, lab, lab_numeric);
         shorten(shown, sizeof shown, text, LABEL_MAX);
-        if (text_chars(shown) <= 3)
+        if (wid[v] <= 0.0) {
+            vertex_fill(col, sizeof col, task, task == AG_TASK_NODE_CLASSIFICATION ? Y + v * C : NULL, C, na[v], nmin,
+                        nmax);
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" text-anchor=\"middle\" stroke=\"none\" fill=\"%s\">",
                     x, y + radius * 0.38, radius * (text_chars(shown) <= 2 ? 1.05 : 0.8), is_dark(col) ? "white" : "black");
-        else /* beside the circle, on a white halo so that edges do not cross it out */
-            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" stroke=\"white\" stroke-width=\"3\" "
+        } else if (lside[v]) { /* beside the circle, on a white halo so that edges do not cross it out */
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\"%s stroke=\"white\" stroke-width=\"3\" "
                        "paint-order=\"stroke\" fill=\"#222222\">",
-                    x + radius + 2, y + label_px * 0.35, label_px);
+                    lside[v] > 0 ? x + radius + 2 : x - radius - 2, y + label_px * 0.35, label_px,
+                    lside[v] > 0 ? "" : " text-anchor=\"end\"");
+        } else {
+            continue;
+        }
         xml_text(f, shown);
         fputs("</text>\n", f);
     }
-    fputs("</g>\n</svg>\n", f);
+    fputs("</g>\n", f);
+    if (hidden > 0)
+        fprintf(f, "<text x=\"10\" y=\"%.0f\" font-size=\"11\" fill=\"#555555\">%lld name%s not written where %s "
+                   "would cross another name or a vertex (each vertex's tooltip has its name)</text>\n",
+                height - 8.0, (long long)hidden, hidden == 1 ? "" : "s", hidden == 1 ? "it" : "they");
+    fputs("</svg>\n", f);
+    rc = ferror(f) ? -1 : 0;
+done:
+    free(wid);
+    free(lside);
     free(pos);
     free(ea);
     free(na);
     igraph_matrix_destroy(&xy);
-    return ferror(f) ? -1 : 0;
+    return rc;
 }
 
 int ag_cmd_explain(int argc, char **argv) {
