@@ -587,14 +587,14 @@ static void test_explain_directed(void **state) {
 /* The drawing of a node model with 22 classes of long names: the legend wraps inside the canvas,
  * lists 20 classes (cut to 24 characters) and says the rest reuse colours; long vertex names sit
  * beside their circles, cut to 16 characters, inside the canvas too. */
-/* Trains a one-epoch node model on DIR/STEM.gml (label attribute label, names excluded), runs
- * explain on it with -o and --svg, and returns the SVG's text (to free), checked well-formed,
- * its <circle> count in *circles (when not NULL). */
-static char *train_and_draw(const char *stem, const char *label, int64_t *circles) {
+/* Trains a node model on DIR/STEM.gml (label attribute label; opts: the other options, NULL for
+ * a one-epoch small model without the names), runs explain on it with -o DIR/STEM-attn.gml and
+ * --svg, and returns the SVG's text (to free), checked well-formed, its <circle> count in
+ * *circles (when not NULL). */
+static char *train_and_draw(const char *stem, const char *label, const char *opts, int64_t *circles) {
     char args[1400], why[256], svg[256];
-    snprintf(args, sizeof args,
-             "train %s/%s.gml --label-attr %s --exclude-attrs name --epochs 1 --hidden 8 --layers 1 --heads 2 "
-             "--threads 1 --quiet -o %s/%s.safetensors", dir, stem, label, dir, stem);
+    snprintf(args, sizeof args, "train %s/%s.gml --label-attr %s %s --threads 1 --quiet -o %s/%s.safetensors", dir,
+             stem, label, opts ? opts : "--exclude-attrs name --epochs 1 --hidden 8 --layers 1 --heads 2", dir, stem);
     train(args);
     ag_cli_run_t r;
     snprintf(svg, sizeof svg, "%s/%s.svg", dir, stem);
@@ -627,7 +627,7 @@ static void test_explain_names_do_not_cross(void **state) {
     }
     fputs("]\n", f);
     fclose(f);
-    char *doc = train_and_draw("crowd", "club", NULL);
+    char *doc = train_and_draw("crowd", "club", NULL, NULL);
     static double cx[NV + 8], cy[NV + 8], bx0[NV], by0[NV], bx1[NV], by1[NV];
     double rad = 0;
     int nc = 0, nb = 0;
@@ -689,8 +689,11 @@ static void test_explain_legend(void **state) {
     for (int v = 0; v < 44; v++) fprintf(f, " edge [ source %d target %d ]\n", v, (v + 1) % 44);
     fputs("]\n", f);
     fclose(f);
+    /* trained on every vertex, names as identity features: every class is predicted */
+    char opts[400] = "--epochs 200 --train-nodes 0";
+    for (int v = 1; v < 44; v++) snprintf(opts + strlen(opts), sizeof opts - strlen(opts), ",%d", v);
     int64_t circles;
-    char *doc = train_and_draw("classes", "topic", &circles);
+    char *doc = train_and_draw("classes", "topic", opts, &circles);
     assert_int_equal(circles, 44 + 20);
     double width = 0, height = 0;
     assert_int_equal(sscanf(doc, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lf\" height=\"%lf\"", &width,
@@ -733,6 +736,49 @@ static void test_explain_legend(void **state) {
         if (!centred && !ends && x > 10.5 && x + 0.62 * px * chars > width + 1)
             fail_msg("text at x %.1f, %d characters of %.0f px, ends past the width %.0f", x, chars, px, width);
     }
+    free(doc);
+
+    /* one epoch without the names: a few classes predicted, and those are what the legend lists,
+     * each vertex in its class's legend colour */
+    doc = train_and_draw("classes", "topic", NULL, &circles);
+    char out[256];
+    snprintf(out, sizeof out, "%s/classes-attn.gml", dir);
+    igraph_t g;
+    read_back(&g, out, 0);
+    char colour_of[22][8];
+    memset(colour_of, 0, sizeof colour_of);
+    int predicted = 0;
+    for (int v = 0; v < 44; v++) {
+        int k = atoi(VAS(&g, "pred", v) + strlen("topic number "));
+        predicted += colour_of[k][0] == 0;
+        colour_of[k][0] = '?';
+    }
+    assert_true(predicted < 20);
+    assert_int_equal(circles, 44 + predicted);
+    char want[128];
+    snprintf(want, sizeof want, ">(the %d class%s predicted here, of the model's 22)</text>", predicted,
+             predicted == 1 ? "" : "es");
+    assert_non_null(strstr(doc, want));
+    int legend_seen = 0;
+    for (const char *q = doc; (q = strstr(q, "r=\"5\" fill=\"")) != NULL; q++) {
+        const char *t = strstr(q, "<title>topic number ");
+        assert_non_null(t);
+        int k = atoi(t + strlen("<title>topic number "));
+        assert_int_equal(colour_of[k][0], '?'); /* a predicted class */
+        memcpy(colour_of[k], q + strlen("r=\"5\" fill=\""), 7);
+        legend_seen++;
+    }
+    assert_int_equal(legend_seen, predicted);
+    for (int v = 0; v < 44; v++) {
+        char title[64];
+        snprintf(title, sizeof title, " (vertex %d): attention", v);
+        const char *t = strstr(doc, title), *c = t;
+        assert_non_null(t);
+        while (strncmp(c, "fill=\"", 6) != 0) c--;
+        int k = atoi(VAS(&g, "pred", v) + strlen("topic number "));
+        if (strncmp(c + 6, colour_of[k], 7) != 0) fail_msg("vertex %d (class %d) not in its legend colour", v, k);
+    }
+    igraph_destroy(&g);
     free(doc);
 }
 

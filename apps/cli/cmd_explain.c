@@ -256,8 +256,44 @@ static void shorten(char *dst, size_t cap, const char *s, int max) {
 }
 
 /* The legend's last entry when it lists only the first shown of C classes. */
-static void legend_more(char *buf, size_t cap, int64_t C, int shown) {
-    snprintf(buf, cap, "(%lld classes; those past %d not listed, their colours repeat)", (long long)C, shown);
+/* The classes a drawing's legend lists, in class order, into listed (C), and each class's palette
+ * slot into slot (C); returns how many are listed. A model of up to `most` classes lists them all,
+ * predicted or not, each in its own colour, so that two drawings of one model agree. A model of
+ * more (an integer age trained as 39 classes) lists the classes predicted on this graph, whose
+ * colours are then their ranks among them: listing the model's first classes instead named
+ * classes no vertex had, while vertices of unlisted classes wore their colours. Y: (N x C). */
+static int64_t legend_classes(const float *Y, int64_t N, int64_t C, int most, int64_t *listed, int *slot) {
+    int64_t n = 0;
+    if (C <= most) {
+        for (int64_t c = 0; c < C; c++) {
+            listed[n++] = c;
+            slot[c] = (int)c;
+        }
+        return n;
+    }
+    for (int64_t c = 0; c < C; c++) slot[c] = -1;
+    for (int64_t v = 0; v < N; v++) slot[cli_argmax(Y + v * C, C)] = 0;
+    for (int64_t c = 0; c < C; c++)
+        if (slot[c] == 0 || slot[c] > 0) {
+            slot[c] = (int)(n % N_PALETTE);
+            listed[n++] = c;
+        }
+    return n;
+}
+
+/* The legend's closing remark: how the classes listed relate to the model's (none when all are
+ * listed). */
+static void legend_more(char *buf, size_t cap, int64_t C, int64_t n_listed, int most) {
+    buf[0] = '\0';
+    if (C <= most) return;
+    if (n_listed == C)
+        snprintf(buf, cap, "(%lld classes; those past %d not listed, their colours repeat)", (long long)C, most);
+    else if (n_listed <= most)
+        snprintf(buf, cap, "(the %lld class%s predicted here, of the model's %lld)", (long long)n_listed,
+                 n_listed == 1 ? "" : "es", (long long)C);
+    else
+        snprintf(buf, cap, "(%lld of the model's %lld classes predicted here; those past %d not listed, their "
+                 "colours repeat)", (long long)n_listed, (long long)C, most);
 }
 
 /* Rough width in pixels of text in DejaVu Sans at font size px (0.62 em per character on
@@ -321,12 +357,13 @@ static void vertex_label(char *buf, size_t cap, const igraph_t *ig, int64_t v, c
     else snprintf(buf, cap, "%s", VAS(ig, attr, v));
 }
 
-/* A vertex's fill: its predicted class's colour (node classification, y its C outputs), else white
+/* A vertex's fill: its predicted class's colour (node classification, y its C outputs, slot each
+ * class's palette slot), else white
  * to orange by the attention it receives (a, between amin and amax). */
-static void vertex_fill(char *col, size_t cap, ag_task_t task, const float *y, int64_t C, double a, double amin,
-                        double amax) {
+static void vertex_fill(char *col, size_t cap, ag_task_t task, const float *y, int64_t C, const int *slot, double a,
+                        double amin, double amax) {
     static const int lo[3] = {255, 255, 255}, hi[3] = {230, 85, 13};
-    if (task == AG_TASK_NODE_CLASSIFICATION) snprintf(col, cap, "%s", PALETTE[cli_argmax(y, C) % N_PALETTE]);
+    if (task == AG_TASK_NODE_CLASSIFICATION) snprintf(col, cap, "%s", PALETTE[slot[cli_argmax(y, C)]]);
     else blend(col, cap, lo, hi, amax > amin ? (a - amin) / (amax - amin) : 0.5);
 }
 
@@ -399,18 +436,15 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     int directed = igraph_is_directed(ig);
     igraph_matrix_t xy;
     if (igraph_matrix_init(&xy, 0, 0) != IGRAPH_SUCCESS) return -1;
-    if (N > 0 && layout(ig, &xy) < 0) {
-        igraph_matrix_destroy(&xy);
-        return -1;
-    }
-    double *ea = malloc((size_t)(E > 0 ? E : 1) * sizeof(double)); /* (E) mean over heads, directions averaged */
-    double *na = calloc((size_t)(N > 0 ? N : 1), sizeof(double));  /* (N) attention received as a source */
-    if (!ea || !na) {
-        free(ea);
-        free(na);
-        igraph_matrix_destroy(&xy);
-        return -1;
-    }
+    int rc = -1;
+    double *ea = NULL, *na = NULL, *pos = NULL, *wid = NULL;
+    signed char *lside = NULL;
+    int64_t *listed = NULL, n_listed = 0; /* (C) the classes the legend lists */
+    int *slot = NULL;                     /* (C) each class's palette slot */
+    if (N > 0 && layout(ig, &xy) < 0) goto done;
+    ea = malloc((size_t)(E > 0 ? E : 1) * sizeof(double)); /* (E) mean over heads, directions averaged */
+    na = calloc((size_t)(N > 0 ? N : 1), sizeof(double));  /* (N) attention received as a source */
+    if (!ea || !na) goto done;
     double emin = 0.0, emax = 0.0, nmin = 0.0, nmax = 0.0;
     for (int64_t e = 0; e < E; e++) {
         double fw = 0.0, rv = 0.0;
@@ -477,12 +511,17 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
      * each row moves the drawing down. */
     enum { LEGEND_MAX = 20, NAME_MAX = 24 };
     double legend_x0 = 185.0, row_h = 16.0;
-    char more[96] = "";
+    char more[128] = "";
     int legend_rows = 1;
     if (task == AG_TASK_NODE_CLASSIFICATION) {
+        listed = malloc(sizeof(int64_t) * (size_t)C);
+        slot = malloc(sizeof(int) * (size_t)C);
+        if (!listed || !slot) goto done;
+        n_listed = legend_classes(Y, N, C, LEGEND_MAX, listed, slot);
+        legend_more(more, sizeof more, C, n_listed, LEGEND_MAX);
         double x = legend_x0;
-        for (int64_t c = 0; c < C && c < LEGEND_MAX; c++) {
-            shorten(shown, sizeof shown, b->names[c], NAME_MAX);
+        for (int64_t i = 0; i < n_listed && i < LEGEND_MAX; i++) {
+            shorten(shown, sizeof shown, b->names[listed[i]], NAME_MAX);
             double w = 24.0 + text_width(shown, 11.0);
             if (x > 10.0 && x + w > width - 10.0) {
                 legend_rows++;
@@ -490,21 +529,13 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
             }
             x += w;
         }
-        if (C > LEGEND_MAX) {
-            legend_more(more, sizeof more, C, LEGEND_MAX);
-            if (x > 10.0 && x + text_width(more, 11.0) > width - 10.0) legend_rows++;
-        }
+        if (more[0] && x > 10.0 && x + text_width(more, 11.0) > width - 10.0) legend_rows++;
         top += row_h * (legend_rows - 1);
     }
     double height = (maxy - miny) * sx + 2 * margin + top;
     double offx = (width - pad - (maxx - minx) * sx) / 2;
-    double *pos = malloc(sizeof(double) * 2 * (size_t)(N > 0 ? N : 1)); /* (N x 2) canvas x, y */
-    if (!pos) {
-        free(ea);
-        free(na);
-        igraph_matrix_destroy(&xy);
-        return -1;
-    }
+    pos = malloc(sizeof(double) * 2 * (size_t)(N > 0 ? N : 1)); /* (N x 2) canvas x, y */
+    if (!pos) goto done;
     for (int64_t v = 0; v < N; v++) {
         pos[2 * v] = (MATRIX(xy, v, 0) - minx) * sx + offx;
         pos[2 * v + 1] = (MATRIX(xy, v, 1) - miny) * sx + margin + top;
@@ -512,8 +543,8 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     if (N <= 300)
         separate(pos, N, 2 * radius + 2, radius + 2, width - pad - radius - 2, top + radius + 2, height - radius - 2);
     /* names beside their circle: placed where they cross nothing, the others left to tooltips */
-    double *wid = calloc((size_t)(N > 0 ? N : 1), sizeof(double)); /* (N) width of a name drawn beside, or 0 */
-    signed char *lside = calloc((size_t)(N > 0 ? N : 1), 1);       /* (N) 1 right, -1 left, 0 none */
+    wid = calloc((size_t)(N > 0 ? N : 1), sizeof(double)); /* (N) width of a name drawn beside, or 0 */
+    lside = calloc((size_t)(N > 0 ? N : 1), 1);            /* (N) 1 right, -1 left, 0 none */
     int64_t hidden = 0;
     if (wid && lside && N <= 300)
         for (int64_t v = 0; v < N; v++) {
@@ -521,7 +552,6 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
             shorten(shown, sizeof shown, text, LABEL_MAX);
             if (text_chars(shown) > 3) wid[v] = text_width(shown, label_px);
         }
-    int rc = -1;
     if (!wid || !lside || (hidden = place_labels(pos, na, wid, N, radius, label_px, width, lside)) < 0) goto done;
     if (hidden > 0) height += 16.0; /* a line under the drawing says why names are missing */
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
@@ -552,7 +582,8 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     } else if (task == AG_TASK_NODE_CLASSIFICATION) {
         double x = legend_x0, y = 52.0;
         fputs("<text x=\"10\" y=\"52\" font-size=\"11\">node colour: predicted class</text>\n", f);
-        for (int64_t c = 0; c < C && c < LEGEND_MAX; c++) {
+        for (int64_t i = 0; i < n_listed && i < LEGEND_MAX; i++) {
+            const int64_t c = listed[i];
             shorten(shown, sizeof shown, b->names[c], NAME_MAX);
             double w = 24.0 + text_width(shown, 11.0);
             if (x > 10.0 && x + w > width - 10.0) {
@@ -560,14 +591,14 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
                 y += row_h;
             }
             fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"><title>", x + 5, y - 4,
-                    PALETTE[c % N_PALETTE]);
+                    PALETTE[slot[c]]);
             xml_text(f, b->names[c]);
             fprintf(f, "</title></circle><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">", x + 13, y);
             xml_text(f, shown);
             fputs("</text>\n", f);
             x += w;
         }
-        if (C > LEGEND_MAX) {
+        if (more[0]) {
             if (x > 10.0 && x + text_width(more, 11.0) > width - 10.0) {
                 x = 10.0;
                 y += row_h;
@@ -602,8 +633,8 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     fputs("</g>\n<g stroke=\"#333333\" stroke-width=\"1\">\n", f);
     for (int64_t v = 0; v < N; v++) {
         double x = pos[2 * v], y = pos[2 * v + 1];
-        vertex_fill(col, sizeof col, task, task == AG_TASK_NODE_CLASSIFICATION ? Y + v * C : NULL, C, na[v], nmin,
-                    nmax);
+        vertex_fill(col, sizeof col, task, task == AG_TASK_NODE_CLASSIFICATION ? Y + v * C : NULL, C, slot, na[v],
+                    nmin, nmax);
         vertex_label(text, sizeof text, ig, v, lab, lab_numeric);
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"><title>", x, y, radius, col);
         xml_text(f, text);
@@ -615,8 +646,8 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         vertex_label(text, sizeof text, ig, v, lab, lab_numeric);
         shorten(shown, sizeof shown, text, LABEL_MAX);
         if (wid[v] <= 0.0) {
-            vertex_fill(col, sizeof col, task, task == AG_TASK_NODE_CLASSIFICATION ? Y + v * C : NULL, C, na[v], nmin,
-                        nmax);
+            vertex_fill(col, sizeof col, task, task == AG_TASK_NODE_CLASSIFICATION ? Y + v * C : NULL, C, slot,
+                        na[v], nmin, nmax);
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" text-anchor=\"middle\" stroke=\"none\" fill=\"%s\">",
                     x, y + radius * 0.38, radius * (text_chars(shown) <= 2 ? 1.05 : 0.8), is_dark(col) ? "white" : "black");
         } else if (lside[v]) { /* beside the circle, on a white halo so that edges do not cross it out */
@@ -638,6 +669,8 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     fputs("</svg>\n", f);
     rc = ferror(f) ? -1 : 0;
 done:
+    free(listed);
+    free(slot);
     free(wid);
     free(lside);
     free(pos);
