@@ -728,6 +728,45 @@ static void test_default_preset(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* A graph that attn-graph's label or explain wrote carries the previous model's answers (pred,
+ * prob<class>, attention weights): they are not features, a note names them, and naming one in
+ * --vertex-attrs takes it. */
+static void test_own_outputs_not_features(void **state) {
+    (void)state;
+    char dir[256];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_own_outputs", 0), 0);
+    ag_test_write_text(dir, "g.gml",
+                       "graph [ directed 0\n"
+                       " node [ id 0 x 1 cls \"a\" pred \"a\" proba 0.9 probb 0.1 selfAttnL0H0 0.5 ]\n"
+                       " node [ id 1 x 2 cls \"b\" pred \"a\" proba 0.6 probb 0.4 selfAttnL0H0 0.5 ]\n"
+                       " node [ id 2 x 3 cls \"a\" pred \"b\" proba 0.2 probb 0.8 selfAttnL0H0 0.5 ]\n"
+                       " node [ id 3 x 4 cls \"b\" pred \"b\" proba 0.3 probb 0.7 selfAttnL0H0 0.5 ]\n"
+                       " edge [ source 0 target 1 w 1 attnL0H0Fwd 0.5 ] edge [ source 1 target 2 w 2 attnL0H0Fwd 0.5 ]\n"
+                       " edge [ source 2 target 3 w 1 attnL0H0Fwd 0.5 ] ]\n");
+    ag_cli_run_t r;
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 2 --preset transformer -o %s/m.st",
+                  dir, dir);
+    assert_non_null(strstr(r.err, "note: vertex attributes that attn-graph's label or explain writes are not used as "
+                                  "features (a previous model's answers; --vertex-attrs NAME takes one): pred, proba, "
+                                  "probb, selfAttnL0H0\n"));
+    assert_non_null(strstr(r.err, "note: edge attributes that attn-graph's label or explain writes are not used as "
+                                  "features (a previous model's answers; --edge-attrs NAME takes one): attnL0H0Fwd\n"));
+    ag_cli_run_ok(&r, "info --json %s/m.st", dir);
+    assert_non_null(strstr(r.out, "\"vertex_attributes\":[{\"name\":\"x\",\"type\":\"numeric\"}]"));
+    assert_non_null(strstr(r.out, "\"edge_attributes\":[{\"name\":\"w\",\"type\":\"numeric\"}]"));
+    assert_null(strstr(r.out, "proba"));
+    assert_null(strstr(r.out, "attnL0H0Fwd"));
+    assert_null(strstr(r.out, "selfAttnL0H0"));
+    /* named, it is taken, and the note leaves it out */
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 2 --vertex-attrs x,proba -o %s/m.st",
+                  dir, dir);
+    assert_non_null(strstr(r.err, "(a previous model's answers; --vertex-attrs NAME takes one): pred, probb, "
+                                  "selfAttnL0H0\n"));
+    ag_cli_run_ok(&r, "info --json %s/m.st", dir);
+    assert_non_null(strstr(r.out, "{\"name\":\"proba\",\"type\":\"numeric\"}"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 /* A training part whose vertices have no label exits 3 with the reason, instead of training on
  * nothing (a NaN loss) and exiting 0. */
 static void test_unlabelled_training_part(void **state) {
@@ -977,6 +1016,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
         cmocka_unit_test(test_identifier_note),
         cmocka_unit_test(test_small_validation),
+        cmocka_unit_test(test_own_outputs_not_features),
         cmocka_unit_test_setup_teardown(test_train_save_eval, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folds_and_random_split, setup, teardown),
         cmocka_unit_test(test_cross_validation),

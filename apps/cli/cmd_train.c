@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <fnmatch.h>
 #include <string.h>
 #include <unistd.h>
 #include "attngraph/options.h"
@@ -56,8 +57,9 @@ static void train_usage(FILE *out) {
         "Features:\n"
         "  --vertex-attrs P[,P]   vertex attributes (names or fnmatch patterns), 'all' (default) or 'none'\n"
         "  --edge-attrs P[,P]     edge attributes, 'all' (default) or 'none'\n"
-        "  --exclude-attrs P[,P]  never use these (added to 'id'; the label attribute and attributes that\n"
-        "                         mirror it are always excluded)\n"
+        "  --exclude-attrs P[,P]  never use these (added to 'id' and to what label and explain write: pred,\n"
+        "                         prob*, attnL* ...; the label attribute and attributes that mirror it\n"
+        "                         are always excluded)\n"
         "  --normalize N          none (default; graph preset: standard), standard (per column) or l1 (per\n"
         "                         row); also for the node table\n"
         "  --degree               add degree column(s) (graphs with no usable attribute get them anyway,\n"
@@ -242,9 +244,15 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
 }
 
 /* The featuriser configuration from the feature options; lists live in bufs. */
+/* What attn-graph's own outputs add to a graph: `label` the prediction and each class's
+ * probability, `explain` the attention weights. A graph labelled or explained and trained on
+ * again would otherwise learn from the previous model's answers. */
+static const char *const OWN_OUTPUTS[] = {"pred", "prob*", "attnL*", "selfAttnL*", "attnToTokenL*", "tokenAttnL*"};
+enum { N_OWN_OUTPUTS = sizeof OWN_OUTPUTS / sizeof *OWN_OUTPUTS };
+
 typedef struct feat_lists_t {
     char *buf[3];
-    const char *v[CLI_MAX_LIST], *e[CLI_MAX_LIST], *x[CLI_MAX_LIST + 1];
+    const char *v[CLI_MAX_LIST], *e[CLI_MAX_LIST], *x[CLI_MAX_LIST + 1 + N_OWN_OUTPUTS];
 } feat_lists_t;
 
 static int list_option(const char *s, char **buf, const char **items, int *n, ag_attr_select_t *sel) {
@@ -279,6 +287,7 @@ static int feature_config(const cli_data_opts_t *o, ag_featurizer_config_t *fc, 
     fc->n_edge_attrs = ne;
     l->x[0] = "id";
     nx = 1;
+    for (int i = 0; i < N_OWN_OUTPUTS; i++) l->x[nx++] = OWN_OUTPUTS[i];
     if (o->exclude_attrs) {
         l->buf[2] = strdup(o->exclude_attrs);
         if (!l->buf[2]) return AG_EXIT_FAILURE;
@@ -486,6 +495,38 @@ static void identifier_notes(const cli_data_t *d, const ag_featurizer_t *f, cons
     }
 }
 
+/* Names the attributes of ig (of kind `kind`) left out as attn-graph's own outputs (OWN_OUTPUTS),
+ * unless --vertex-attrs/--edge-attrs names one, which takes it. */
+static void own_output_note(const igraph_t *ig, igraph_attribute_elemtype_t kind, const ag_featurizer_config_t *fc) {
+    igraph_strvector_t names;
+    if (igraph_strvector_init(&names, 0) != IGRAPH_SUCCESS) return;
+    igraph_error_t e = kind == IGRAPH_ATTRIBUTE_VERTEX
+                           ? igraph_cattribute_list(ig, NULL, NULL, &names, NULL, NULL, NULL)
+                           : igraph_cattribute_list(ig, NULL, NULL, NULL, NULL, &names, NULL);
+    const int is_v = kind == IGRAPH_ATTRIBUTE_VERTEX;
+    const ag_attr_select_t sel = is_v ? fc->vertex_select : fc->edge_select;
+    const char *const *listed = is_v ? fc->vertex_attrs : fc->edge_attrs;
+    const int64_t n_listed = is_v ? fc->n_vertex_attrs : fc->n_edge_attrs;
+    int count = 0;
+    for (igraph_integer_t i = 0; e == IGRAPH_SUCCESS && sel != AG_SELECT_NONE && i < igraph_strvector_size(&names);
+         i++) {
+        const char *a = igraph_strvector_get(&names, i);
+        int own = 0, named = 0;
+        for (int k = 0; k < N_OWN_OUTPUTS && !own; k++) own = fnmatch(OWN_OUTPUTS[k], a, 0) == 0;
+        for (int64_t k = 0; sel == AG_SELECT_LIST && k < n_listed && !named; k++) named = !strcmp(listed[k], a);
+        if (!own || named) continue;
+        if (count == 0)
+            fprintf(stderr, "attn-graph: note: %s attributes that attn-graph's label or explain writes are not used as "
+                    "features (a previous model's answers; --%s-attrs NAME takes one):", is_v ? "vertex" : "edge",
+                    is_v ? "vertex" : "edge");
+        if (count < 6) fprintf(stderr, "%s %s", count ? "," : "", a);
+        count++;
+    }
+    if (count > 6) fprintf(stderr, " and %d more", count - 6);
+    if (count) fputc('\n', stderr);
+    igraph_strvector_destroy(&names);
+}
+
 /* What featurising decided that the options did not say; printed once the options are known to
  * be valid, so that a usage error is not preceded by notes about the data. */
 static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_prepared_t *p,
@@ -495,7 +536,11 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
             fprintf(stderr,
                     "attn-graph: note: vertex attribute '%s' mirrors the label '%s' and is not used as a feature\n",
                     p->excluded[i], o->label_attr);
-    if (!d->graph_level) identifier_notes(d, &p->featurizer, fc);
+    if (!d->graph_level) {
+        identifier_notes(d, &p->featurizer, fc);
+        own_output_note(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, fc);
+        own_output_note(&d->graph, IGRAPH_ATTRIBUTE_EDGE, fc);
+    }
     if (d->graph_level && !o->targets && d->ds.targets.n_tasks > 1) {
         /* several columns were taken by default: name them, as a table may hold more than targets */
         fprintf(stderr, "attn-graph: note: %lld target columns (every %s; --target to choose):",
