@@ -538,6 +538,16 @@ static void test_nodes_default_preset(void **state) {
     assert_int_equal(c->edge_dim, 1);
     assert_int_equal(c->blocks[0].attn.edge_mode, AG_EDGE_KEY);
     ag_net_destroy(net);
+    /* what attn-graph's explain writes is no feature, as in attn-graph train: the edges still
+     * give one column (w) */
+    for (igraph_integer_t e = 0; e < igraph_ecount(&g); e++) SETEAN(&g, "attnL0H0Fwd", e, 0.5);
+    assert_int_equal(ag_net_train_nodes(&net, &g, &F, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);
+    assert_int_equal(ag_net_bundle(net)->featurizer.n_edge_features, 1);
+    assert_string_equal(ag_net_bundle(net)->featurizer.eattrs[0].name, "w");
+    ag_net_destroy(net);
+    const char *const *own;
+    assert_int_equal(ag_featurizer_output_patterns(&own), 6);
+    assert_string_equal(own[0], "pred");
     igraph_destroy(&g);
     igraph_matrix_destroy(&F);
 }

@@ -744,6 +744,12 @@ static void test_own_outputs_not_features(void **state) {
                        " edge [ source 0 target 1 w 1 attnL0H0Fwd 0.5 ] edge [ source 1 target 2 w 2 attnL0H0Fwd 0.5 ]\n"
                        " edge [ source 2 target 3 w 1 attnL0H0Fwd 0.5 ] ]\n");
     ag_cli_run_t r;
+    /* --exclude-attrs adds to the list: w out, the outputs still out */
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 2 --preset transformer "
+                  "--exclude-attrs w -o %s/m.st", dir, dir);
+    ag_cli_run_ok(&r, "info --json %s/m.st", dir);
+    assert_non_null(strstr(r.out, "\"vertex_attributes\":[{\"name\":\"x\",\"type\":\"numeric\"}]"));
+    assert_non_null(strstr(r.out, "\"edge_attributes\":[]"));
     ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 2 --preset transformer -o %s/m.st",
                   dir, dir);
     assert_non_null(strstr(r.err, "note: vertex attributes that attn-graph's label or explain writes are not used as "

@@ -244,15 +244,12 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
 }
 
 /* The featuriser configuration from the feature options; lists live in bufs. */
-/* What attn-graph's own outputs add to a graph: `label` the prediction and each class's
- * probability, `explain` the attention weights. A graph labelled or explained and trained on
- * again would otherwise learn from the previous model's answers. */
-static const char *const OWN_OUTPUTS[] = {"pred", "prob*", "attnL*", "selfAttnL*", "attnToTokenL*", "tokenAttnL*"};
-enum { N_OWN_OUTPUTS = sizeof OWN_OUTPUTS / sizeof *OWN_OUTPUTS };
+/* room for the patterns of ag_featurizer_output_patterns() in the exclusion list */
+enum { MAX_OWN_OUTPUTS = 16 };
 
 typedef struct feat_lists_t {
     char *buf[3];
-    const char *v[CLI_MAX_LIST], *e[CLI_MAX_LIST], *x[CLI_MAX_LIST + 1 + N_OWN_OUTPUTS];
+    const char *v[CLI_MAX_LIST], *e[CLI_MAX_LIST], *x[CLI_MAX_LIST + 1 + MAX_OWN_OUTPUTS];
 } feat_lists_t;
 
 static int list_option(const char *s, char **buf, const char **items, int *n, ag_attr_select_t *sel) {
@@ -287,11 +284,13 @@ static int feature_config(const cli_data_opts_t *o, ag_featurizer_config_t *fc, 
     fc->n_edge_attrs = ne;
     l->x[0] = "id";
     nx = 1;
-    for (int i = 0; i < N_OWN_OUTPUTS; i++) l->x[nx++] = OWN_OUTPUTS[i];
+    const char *const *own;
+    const int64_t n_own = ag_featurizer_output_patterns(&own);
+    for (int64_t i = 0; i < n_own && i < MAX_OWN_OUTPUTS; i++) l->x[nx++] = own[i];
     if (o->exclude_attrs) {
         l->buf[2] = strdup(o->exclude_attrs);
         if (!l->buf[2]) return AG_EXIT_FAILURE;
-        nx += cli_split_list(l->buf[2], l->x + 1);
+        nx += cli_split_list(l->buf[2], l->x + nx);
     }
     fc->exclude = l->x;
     fc->n_exclude = nx;
@@ -495,7 +494,8 @@ static void identifier_notes(const cli_data_t *d, const ag_featurizer_t *f, cons
     }
 }
 
-/* Names the attributes of ig (of kind `kind`) left out as attn-graph's own outputs (OWN_OUTPUTS),
+/* Names the attributes of ig (of kind `kind`) left out as attn-graph's own outputs
+ * (ag_featurizer_output_patterns),
  * unless --vertex-attrs/--edge-attrs names one, which takes it. */
 static void own_output_note(const igraph_t *ig, igraph_attribute_elemtype_t kind, const ag_featurizer_config_t *fc) {
     igraph_strvector_t names;
@@ -507,12 +507,14 @@ static void own_output_note(const igraph_t *ig, igraph_attribute_elemtype_t kind
     const ag_attr_select_t sel = is_v ? fc->vertex_select : fc->edge_select;
     const char *const *listed = is_v ? fc->vertex_attrs : fc->edge_attrs;
     const int64_t n_listed = is_v ? fc->n_vertex_attrs : fc->n_edge_attrs;
+    const char *const *own_outputs;
+    const int64_t n_own = ag_featurizer_output_patterns(&own_outputs);
     int count = 0;
     for (igraph_integer_t i = 0; e == IGRAPH_SUCCESS && sel != AG_SELECT_NONE && i < igraph_strvector_size(&names);
          i++) {
         const char *a = igraph_strvector_get(&names, i);
         int own = 0, named = 0;
-        for (int k = 0; k < N_OWN_OUTPUTS && !own; k++) own = fnmatch(OWN_OUTPUTS[k], a, 0) == 0;
+        for (int64_t k = 0; k < n_own && !own; k++) own = fnmatch(own_outputs[k], a, 0) == 0;
         for (int64_t k = 0; sel == AG_SELECT_LIST && k < n_listed && !named; k++) named = !strcmp(listed[k], a);
         if (!own || named) continue;
         if (count == 0)

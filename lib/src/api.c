@@ -403,8 +403,11 @@ static ag_error_t feature_config(const ag_net_train_options_t *o, ag_featurizer_
     AG_CHECK(select_option(o->edge_attrs, &fc->edge_select, &l->buf[1], &l->items[1], &n));
     fc->edge_attrs = l->items[1];
     fc->n_edge_attrs = n;
-    AG_CHECK(split_list(o->exclude_attrs, &l->buf[2], &l->items[2], 1, &n));
+    const char *const *own;
+    const int64_t n_own = ag_featurizer_output_patterns(&own);
+    AG_CHECK(split_list(o->exclude_attrs, &l->buf[2], &l->items[2], 1 + n_own, &n));
     l->items[2][0] = "id";
+    for (int64_t i = 0; i < n_own; i++) l->items[2][1 + i] = own[i];
     fc->exclude = l->items[2];
     fc->n_exclude = n;
     *norm = AG_NORM_NONE;

@@ -32,6 +32,12 @@ void ag_featurizer_config_init(ag_featurizer_config_t *cfg) {
     cfg->norm = AG_NORM_NONE;
 }
 
+int64_t ag_featurizer_output_patterns(const char *const **patterns) {
+    static const char *const own[] = {"pred", "prob*", "attnL*", "selfAttnL*", "attnToTokenL*", "tokenAttnL*"};
+    *patterns = own;
+    return (int64_t)(sizeof own / sizeof *own);
+}
+
 int64_t ag_featurizer_attr_width(ag_attr_type_t type, int64_t distinct_values) {
     return type == AG_ATTR_STRING ? distinct_values + 1 : 1;
 }

@@ -212,7 +212,7 @@ typedef struct ag_net_train_options_t {
                                   integer values -> classification; else regression) */
     const char *vertex_attrs;  /* comma-separated names or fnmatch patterns, "all" (NULL) or "none" */
     const char *edge_attrs;    /* the same for edge attributes */
-    const char *exclude_attrs; /* comma-separated; added to "id" */
+    const char *exclude_attrs; /* comma-separated; added to "id" and ag_featurizer_output_patterns() */
     const char *normalize;     /* "none", "standard" or "l1"; also for a node feature matrix; NULL:
                                   the preset's (graph: standard; else none) */
     int degree;                /* 1: degree column(s) */

@@ -139,6 +139,16 @@ typedef struct ag_featurizer_t {
 void ag_featurizer_config_init(ag_featurizer_config_t *cfg);
 
 /**
+ * \function ag_featurizer_output_patterns
+ * The attribute names (fnmatch patterns) that attn-graph's own outputs add to a graph: `label`
+ * writes "pred" and "prob<class>", `explain` "attnL<L>H<H>...", "selfAttnL...", "attnToTokenL...",
+ * "tokenAttnL...". attn-graph train and ag_net_train_nodes/_graphs exclude them besides "id", so
+ * that a graph labelled or explained and trained on again does not learn from the previous
+ * model's answers. Sets *patterns to the static list and returns its length.
+ */
+int64_t ag_featurizer_output_patterns(const char *const **patterns);
+
+/**
  * \function ag_featurizer_fit
  * Fits a featuriser on graphs: decides the columns, builds string vocabularies over all graphs,
  * computes normalisation statistics over all their vertices.
