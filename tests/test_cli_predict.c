@@ -587,6 +587,44 @@ static void test_explain_directed(void **state) {
 /* The drawing of a node model with 22 classes of long names: the legend wraps inside the canvas,
  * lists 20 classes (cut to 24 characters) and says the rest reuse colours; long vertex names sit
  * beside their circles, cut to 16 characters, inside the canvas too. */
+/* Whether segments p-q and r-s cross inside both. */
+static int cross(const double *p, const double *q, const double *r, const double *s) {
+    double d1 = (s[0] - r[0]) * (p[1] - r[1]) - (s[1] - r[1]) * (p[0] - r[0]);
+    double d2 = (s[0] - r[0]) * (q[1] - r[1]) - (s[1] - r[1]) * (q[0] - r[0]);
+    double d3 = (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]);
+    double d4 = (q[0] - p[0]) * (s[1] - p[1]) - (q[1] - p[1]) * (s[0] - p[0]);
+    return d1 * d2 < 0 && d3 * d4 < 0;
+}
+
+/* A steroid's fused rings (Kamada-Kawai from a circle drew three bonds crossing): drawn with no
+ * two bonds crossing, as a chemist draws them. */
+static void test_explain_fused_rings(void **state) {
+    (void)state;
+    char args[1024], out[256], svg[256];
+    snprintf(out, sizeof out, "%s/steroid.graphml", dir);
+    snprintf(svg, sizeof svg, "%s/steroid.svg", dir);
+    snprintf(args, sizeof args, "explain tests/data/cholesterol.gml -o %s --svg %s", out, svg);
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    size_t len;
+    char *doc = (char *)ag_test_read_file(svg, &len);
+    static double seg[64][4];
+    int n = 0;
+    for (const char *q = doc; (q = strstr(q, "<path d=\"M")) != NULL; q++) {
+        assert_true(n < 64);
+        assert_int_equal(sscanf(q, "<path d=\"M%lf %lfL%lf %lf", &seg[n][0], &seg[n][1], &seg[n][2], &seg[n][3]), 4);
+        n++;
+    }
+    assert_int_equal(n, 31); /* 28 atoms, 4 rings */
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (cross(seg[a], seg[a] + 2, seg[b], seg[b] + 2))
+                fail_msg("bonds %d and %d cross: %.1f,%.1f-%.1f,%.1f and %.1f,%.1f-%.1f,%.1f", a, b, seg[a][0], seg[a][1],
+                         seg[a][2], seg[a][3], seg[b][0], seg[b][1], seg[b][2], seg[b][3]);
+    free(doc);
+}
+
 /* Trains a node model on DIR/STEM.gml (label attribute label; opts: the other options, NULL for
  * a one-epoch small model without the names), runs explain on it with -o DIR/STEM-attn.gml and
  * --svg, and returns the SVG's text (to free), checked well-formed, its <circle> count in
@@ -915,6 +953,7 @@ int main(void) {
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_explain_directed),
         cmocka_unit_test(test_explain_legend),
+        cmocka_unit_test(test_explain_fused_rings),
         cmocka_unit_test(test_explain_names_do_not_cross),
         cmocka_unit_test(test_igraph_warning_line),
         cmocka_unit_test(test_bad_options_and_models),

@@ -308,14 +308,74 @@ static void blend(char *buf, size_t cap, const int a[3], const int b[3], double 
              (int)lround(a[2] + (b[2] - a[2]) * t));
 }
 
+/* Whether segments p1-p2 and p3-p4 cross at a point inside both (touching ends do not count). */
+static int segments_cross(const double *p1, const double *p2, const double *p3, const double *p4) {
+    double d1 = (p4[0] - p3[0]) * (p1[1] - p3[1]) - (p4[1] - p3[1]) * (p1[0] - p3[0]);
+    double d2 = (p4[0] - p3[0]) * (p2[1] - p3[1]) - (p4[1] - p3[1]) * (p2[0] - p3[0]);
+    double d3 = (p2[0] - p1[0]) * (p3[1] - p1[1]) - (p2[1] - p1[1]) * (p3[0] - p1[0]);
+    double d4 = (p2[0] - p1[0]) * (p4[1] - p1[1]) - (p2[1] - p1[1]) * (p4[0] - p1[0]);
+    return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0));
+}
+
+/* Pairs of edges without a common end that cross in the drawing xy (N x 2). */
+static int64_t crossings(const igraph_t *ig, const igraph_matrix_t *xy) {
+    int64_t E = igraph_ecount(ig), n = 0;
+    for (int64_t a = 0; a < E; a++) {
+        int64_t u = IGRAPH_FROM(ig, a), v = IGRAPH_TO(ig, a);
+        double pu[2] = {MATRIX(*xy, u, 0), MATRIX(*xy, u, 1)}, pv[2] = {MATRIX(*xy, v, 0), MATRIX(*xy, v, 1)};
+        for (int64_t b = a + 1; b < E; b++) {
+            int64_t w = IGRAPH_FROM(ig, b), x = IGRAPH_TO(ig, b);
+            if (w == u || w == v || x == u || x == v) continue;
+            double pw[2] = {MATRIX(*xy, w, 0), MATRIX(*xy, w, 1)}, px[2] = {MATRIX(*xy, x, 0), MATRIX(*xy, x, 1)};
+            n += segments_cross(pu, pv, pw, px);
+        }
+    }
+    return n;
+}
+
+static int kamada_kawai(const igraph_t *ig, igraph_matrix_t *xy, int from_xy) {
+    int64_t N = igraph_vcount(ig);
+    return igraph_layout_kamada_kawai(ig, xy, from_xy, 50 * (N > 0 ? N : 1), 0.0, (double)N, NULL, NULL, NULL, NULL,
+                                      NULL) == IGRAPH_SUCCESS ? 0 : -1;
+}
+
 /* Node positions from igraph: Kamada-Kawai up to 500 vertices, Fruchterman-Reingold up to 5000,
- * DrL above; igraph's random generator is seeded so drawings repeat. */
+ * DrL above; igraph's random generator is seeded so drawings repeat. Kamada-Kawai started from a
+ * circle folds fused rings over each other (a steroid's four rings came out with three bonds
+ * crossing): up to KK_TRIES_MAX vertices it also starts from KK_TRIES - 1 seeded random
+ * placements and keeps the drawing with the fewest crossing edges (the circle's on a tie). */
 static int layout(const igraph_t *ig, igraph_matrix_t *xy) {
+    enum { KK_TRIES = 8, KK_TRIES_MAX = 150 };
     int64_t N = igraph_vcount(ig);
     igraph_rng_seed(igraph_rng_default(), 42);
-    if (N <= 500)
-        return igraph_layout_kamada_kawai(ig, xy, 0, 50 * (N > 0 ? N : 1), 0.0, (double)N, NULL, NULL, NULL, NULL,
-                                          NULL) == IGRAPH_SUCCESS ? 0 : -1;
+    if (N <= 500) {
+        if (kamada_kawai(ig, xy, 0) < 0) return -1;
+        if (N > KK_TRIES_MAX || igraph_ecount(ig) < 2) return 0;
+        int64_t best = crossings(ig, xy);
+        igraph_matrix_t t;
+        if (igraph_matrix_init(&t, N, 2) != IGRAPH_SUCCESS) return -1;
+        const double side = sqrt((double)N);
+        for (int k = 1; k < KK_TRIES && best > 0; k++) {
+            for (int64_t v = 0; v < N; v++) {
+                MATRIX(t, v, 0) = igraph_rng_get_unif(igraph_rng_default(), -side, side);
+                MATRIX(t, v, 1) = igraph_rng_get_unif(igraph_rng_default(), -side, side);
+            }
+            if (kamada_kawai(ig, &t, 1) < 0) {
+                igraph_matrix_destroy(&t);
+                return -1;
+            }
+            int64_t c = crossings(ig, &t);
+            if (c < best) {
+                best = c;
+                if (igraph_matrix_update(xy, &t) != IGRAPH_SUCCESS) {
+                    igraph_matrix_destroy(&t);
+                    return -1;
+                }
+            }
+        }
+        igraph_matrix_destroy(&t);
+        return 0;
+    }
     if (N <= 5000)
         return igraph_layout_fruchterman_reingold(ig, xy, 0, 500, sqrt((double)N), IGRAPH_LAYOUT_AUTOGRID, NULL, NULL,
                                                   NULL, NULL, NULL) == IGRAPH_SUCCESS ? 0 : -1;
