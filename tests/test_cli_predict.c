@@ -596,33 +596,76 @@ static int cross(const double *p, const double *q, const double *r, const double
     return d1 * d2 < 0 && d3 * d4 < 0;
 }
 
-/* A steroid's fused rings (Kamada-Kawai from a circle drew three bonds crossing): drawn with no
- * two bonds crossing, as a chemist draws them. */
-static void test_explain_fused_rings(void **state) {
-    (void)state;
+/* explain --svg of a shipped-model molecule from tests/data: the bonds' ends into seg (n x 4,
+ * at most 64), the atoms' centres into at (at most 64 x 2); returns the number of bonds, and the
+ * number of atoms in *n_at. */
+static int draw_molecule(const char *file, double seg[][4], double at[][2], int *n_at) {
     char args[1024], out[256], svg[256];
-    snprintf(out, sizeof out, "%s/steroid.graphml", dir);
-    snprintf(svg, sizeof svg, "%s/steroid.svg", dir);
-    snprintf(args, sizeof args, "explain tests/data/cholesterol.gml -o %s --svg %s", out, svg);
+    snprintf(out, sizeof out, "%s/molecule.graphml", dir);
+    snprintf(svg, sizeof svg, "%s/molecule.svg", dir);
+    snprintf(args, sizeof args, "explain tests/data/%s -o %s --svg %s", file, out, svg);
     ag_cli_run_t r;
     ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
     size_t len;
     char *doc = (char *)ag_test_read_file(svg, &len);
-    static double seg[64][4];
     int n = 0;
     for (const char *q = doc; (q = strstr(q, "<path d=\"M")) != NULL; q++) {
         assert_true(n < 64);
         assert_int_equal(sscanf(q, "<path d=\"M%lf %lfL%lf %lf", &seg[n][0], &seg[n][1], &seg[n][2], &seg[n][3]), 4);
         n++;
     }
+    *n_at = 0;
+    for (const char *q = doc; (q = strstr(q, "<circle cx=\"")) != NULL; q++) {
+        assert_true(*n_at < 64);
+        assert_int_equal(sscanf(q, "<circle cx=\"%lf\" cy=\"%lf\"", &at[*n_at][0], &at[*n_at][1]), 2);
+        (*n_at)++;
+    }
+    free(doc);
+    return n;
+}
+
+/* A salt's ion is drawn beside the molecule, not in a far corner: within 2.5 mean bond lengths
+ * of its nearest atom. */
+static void test_explain_components_close(void **state) {
+    (void)state;
+    static double seg[64][4], at[64][2];
+    int n_at;
+    int n = draw_molecule("sodium-benzoate.gml", seg, at, &n_at);
+    assert_int_equal(n, 9);
+    assert_int_equal(n_at, 10);
+    double bond = 0;
+    for (int i = 0; i < n; i++) bond += hypot(seg[i][2] - seg[i][0], seg[i][3] - seg[i][1]) / n;
+    /* the atom no bond touches is the sodium */
+    int na = -1;
+    for (int v = 0; v < n_at; v++) {
+        int touched = 0;
+        for (int i = 0; i < n && !touched; i++)
+            touched = (fabs(seg[i][0] - at[v][0]) < 0.2 && fabs(seg[i][1] - at[v][1]) < 0.2) ||
+                      (fabs(seg[i][2] - at[v][0]) < 0.2 && fabs(seg[i][3] - at[v][1]) < 0.2);
+        if (!touched) na = v;
+    }
+    assert_true(na >= 0);
+    double nearest = INFINITY;
+    for (int v = 0; v < n_at; v++)
+        if (v != na) nearest = fmin(nearest, hypot(at[v][0] - at[na][0], at[v][1] - at[na][1]));
+    if (nearest > 2.5 * bond) fail_msg("the ion is %.1f px from the molecule, %.1f bonds", nearest, nearest / bond);
+}
+
+/* A steroid's fused rings (Kamada-Kawai from a circle drew three bonds crossing): drawn with no
+ * two bonds crossing, as a chemist draws them. */
+static void test_explain_fused_rings(void **state) {
+    (void)state;
+    static double seg[64][4], at[64][2];
+    int n_at;
+    int n = draw_molecule("cholesterol.gml", seg, at, &n_at);
     assert_int_equal(n, 31); /* 28 atoms, 4 rings */
+    assert_int_equal(n_at, 28);
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++)
             if (cross(seg[a], seg[a] + 2, seg[b], seg[b] + 2))
-                fail_msg("bonds %d and %d cross: %.1f,%.1f-%.1f,%.1f and %.1f,%.1f-%.1f,%.1f", a, b, seg[a][0], seg[a][1],
-                         seg[a][2], seg[a][3], seg[b][0], seg[b][1], seg[b][2], seg[b][3]);
-    free(doc);
+                fail_msg("bonds %d and %d cross: %.1f,%.1f-%.1f,%.1f and %.1f,%.1f-%.1f,%.1f", a, b, seg[a][0],
+                         seg[a][1], seg[a][2], seg[a][3], seg[b][0], seg[b][1], seg[b][2], seg[b][3]);
 }
 
 /* Trains a node model on DIR/STEM.gml (label attribute label; opts: the other options, NULL for
@@ -954,6 +997,7 @@ int main(void) {
         cmocka_unit_test(test_explain_directed),
         cmocka_unit_test(test_explain_legend),
         cmocka_unit_test(test_explain_fused_rings),
+        cmocka_unit_test(test_explain_components_close),
         cmocka_unit_test(test_explain_names_do_not_cross),
         cmocka_unit_test(test_igraph_warning_line),
         cmocka_unit_test(test_bad_options_and_models),

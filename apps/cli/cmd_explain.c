@@ -339,12 +339,93 @@ static int kamada_kawai(const igraph_t *ig, igraph_matrix_t *xy, int from_xy) {
                                       NULL) == IGRAPH_SUCCESS ? 0 : -1;
 }
 
+/* Places the connected components of a drawing side by side, largest first, in rows about as
+ * wide as the drawing is tall, a gap of 1.5 mean edge lengths apart: the layouts put a component
+ * far from the others (a salt's Na+ in a corner, a social graph's isolated vertex squeezing the
+ * rest into 60% of the canvas). Each component keeps its own shape. */
+static int pack_components(const igraph_t *ig, igraph_matrix_t *xy) {
+    int64_t N = igraph_vcount(ig), E = igraph_ecount(ig);
+    igraph_vector_int_t memb, csize;
+    igraph_integer_t nc = 0;
+    if (igraph_vector_int_init(&memb, 0) != IGRAPH_SUCCESS) return -1;
+    if (igraph_vector_int_init(&csize, 0) != IGRAPH_SUCCESS) {
+        igraph_vector_int_destroy(&memb);
+        return -1;
+    }
+    int rc = igraph_connected_components(ig, &memb, &csize, &nc, IGRAPH_WEAK) == IGRAPH_SUCCESS ? 0 : -1;
+    double *box = NULL; /* (nc x 4) each component's min x, min y, max x, max y */
+    int64_t *order = NULL; /* (nc) components, largest first */
+    double *at = NULL;  /* (nc x 2) where each component's box goes */
+    if (rc == 0 && nc > 1) {
+        box = malloc(sizeof(double) * 4 * (size_t)nc);
+        order = malloc(sizeof(int64_t) * (size_t)nc);
+        at = malloc(sizeof(double) * 2 * (size_t)nc);
+        rc = box && order && at ? 0 : -1;
+    }
+    if (rc == 0 && nc > 1) {
+        for (int64_t c = 0; c < nc; c++) {
+            box[4 * c] = box[4 * c + 1] = INFINITY;
+            box[4 * c + 2] = box[4 * c + 3] = -INFINITY;
+            order[c] = c;
+        }
+        for (int64_t v = 0; v < N; v++) {
+            double *b = box + 4 * VECTOR(memb)[v];
+            b[0] = fmin(b[0], MATRIX(*xy, v, 0));
+            b[1] = fmin(b[1], MATRIX(*xy, v, 1));
+            b[2] = fmax(b[2], MATRIX(*xy, v, 0));
+            b[3] = fmax(b[3], MATRIX(*xy, v, 1));
+        }
+        double unit = 0.0;
+        for (int64_t e = 0; e < E; e++) {
+            int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
+            unit += hypot(MATRIX(*xy, u, 0) - MATRIX(*xy, v, 0), MATRIX(*xy, u, 1) - MATRIX(*xy, v, 1)) / (double)E;
+        }
+        if (!(unit > 0.0)) unit = 1.0;
+        const double gap = 1.5 * unit;
+        for (int64_t i = 1; i < nc; i++) /* insertion sort, stable: ties keep component order */
+            for (int64_t j = i; j > 0 && VECTOR(csize)[order[j]] > VECTOR(csize)[order[j - 1]]; j--) {
+                int64_t t = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = t;
+            }
+        double area = 0.0, limit = box[4 * order[0] + 2] - box[4 * order[0]];
+        for (int64_t c = 0; c < nc; c++)
+            area += (box[4 * c + 2] - box[4 * c] + gap) * (box[4 * c + 3] - box[4 * c + 1] + gap);
+        limit = fmax(limit, sqrt(area));
+        double x = 0.0, y = 0.0, row_h = 0.0;
+        for (int64_t i = 0; i < nc; i++) {
+            const double *b = box + 4 * order[i];
+            double w = b[2] - b[0], h = b[3] - b[1];
+            if (x > 0.0 && x + w > limit) {
+                x = 0.0;
+                y += row_h + gap;
+                row_h = 0.0;
+            }
+            at[2 * order[i]] = x;
+            at[2 * order[i] + 1] = y;
+            x += w + gap;
+            row_h = fmax(row_h, h);
+        }
+        for (int64_t v = 0; v < N; v++) {
+            int64_t c = VECTOR(memb)[v];
+            MATRIX(*xy, v, 0) += at[2 * c] - box[4 * c];
+            MATRIX(*xy, v, 1) += at[2 * c + 1] - box[4 * c + 1];
+        }
+    }
+    free(box);
+    free(order);
+    free(at);
+    igraph_vector_int_destroy(&memb);
+    igraph_vector_int_destroy(&csize);
+    return rc;
+}
+
 /* Node positions from igraph: Kamada-Kawai up to 500 vertices, Fruchterman-Reingold up to 5000,
  * DrL above; igraph's random generator is seeded so drawings repeat. Kamada-Kawai started from a
  * circle folds fused rings over each other (a steroid's four rings came out with three bonds
  * crossing): up to KK_TRIES_MAX vertices it also starts from KK_TRIES - 1 seeded random
  * placements and keeps the drawing with the fewest crossing edges (the circle's on a tie). */
-static int layout(const igraph_t *ig, igraph_matrix_t *xy) {
+static int layout_raw(const igraph_t *ig, igraph_matrix_t *xy) {
     enum { KK_TRIES = 8, KK_TRIES_MAX = 150 };
     int64_t N = igraph_vcount(ig);
     igraph_rng_seed(igraph_rng_default(), 42);
@@ -382,6 +463,10 @@ static int layout(const igraph_t *ig, igraph_matrix_t *xy) {
     igraph_layout_drl_options_t opt;
     if (igraph_layout_drl_options_init(&opt, IGRAPH_LAYOUT_DRL_DEFAULT) != IGRAPH_SUCCESS) return -1;
     return igraph_layout_drl(ig, xy, 0, &opt, NULL) == IGRAPH_SUCCESS ? 0 : -1;
+}
+
+static int layout(const igraph_t *ig, igraph_matrix_t *xy) {
+    return layout_raw(ig, xy) < 0 ? -1 : pack_components(ig, xy);
 }
 
 /* Pushes apart circles closer than gap (centre to centre) in the N x 2 canvas positions pos, kept
