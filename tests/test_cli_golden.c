@@ -280,11 +280,11 @@ static void test_explain_svg(void **state) {
         int legend;
         const char *said; /* the prediction line under the title */
     } runs[4] = {{"graphs/molecules/caffeine.gml", NULL, 0,
-                  ">no task predicted positive (highest: NR-ER, p 0.040); node colour: attention received<"},
+                  ">no task predicted positive (highest: NR-ER, p 0.040); node colour: attention received, "},
                  {"graphs/molecules/3-nitrophenol.gml", NULL, 0,
-                  ">tasks predicted positive: SR-ARE,SR-MMP; node colour: attention received<"},
+                  ">tasks predicted positive: SR-ARE,SR-MMP; node colour: attention received, "},
                  {"graphs/molecules/benzidine.gml", "graphs/models/mutag.safetensors", 0,
-                  ">prediction: 0 (p 0.857); node colour: attention received<"},
+                  ">prediction: 0 (p 0.857); node colour: attention received, "},
                  {"graphs/social/karate.gml", "graphs/models/karate.safetensors", 2,
                   ">node colour: predicted class<"}};
     for (int k = 0; k < 4; k++) {
@@ -309,6 +309,17 @@ static void test_explain_svg(void **state) {
         assert_int_equal(lines, 0);
         assert_memory_equal(doc, "<svg ", 5);
         if (!strstr(doc, runs[k].said)) fail_msg("%s: no '%s'", svg, runs[k].said);
+        /* the caption's lines end inside the canvas (0.62 em per character, the drawing's estimate) */
+        double width;
+        assert_int_equal(sscanf(doc, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lf\"", &width), 1);
+        for (const char *q = doc; (q = strstr(q, "<text x=\"10\" y=\"")) != NULL; q++) {
+            const char *gt = strchr(q, '>'), *end = strstr(q, "</text>");
+            int chars = 0;
+            for (const char *c = gt + 1; c < end; c++) chars += ((unsigned char)*c & 0xC0) != 0x80;
+            double px = strstr(q, "font-size=\"14\"") == strstr(q, "font-size=") ? 14 : 11;
+            if (10 + 0.62 * px * chars > width + 1) fail_msg("%s: a caption line of %d characters passes %.0f", svg, chars,
+                                                              width);
+        }
         /* no two vertices drawn over each other (Kamada-Kawai put Karate's 33 and 34 so) */
         double cxy[64][2], rad = 0;
         int nv = 0;

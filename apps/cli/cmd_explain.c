@@ -652,6 +652,30 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     double sx = (side - 2 * margin) / span;
     double width = (maxx - minx) * sx + 2 * margin + pad;
     if (width < 600) width = 600;
+    /* the title and the caption's lines under it, the canvas as wide as they are */
+    char line2[256], line3[768] = "";
+    int at = snprintf(line2, sizeof line2, "%s model; layer %d, mean of %lld head%s; ", ag_task_name(task), layer,
+                      (long long)H, H == 1 ? "" : "s");
+    if (E > 0)
+        snprintf(line2 + at, sizeof line2 - (size_t)at, "edge width and colour: attention %.3f to %.3f", emin, emax);
+    else
+        snprintf(line2 + at, sizeof line2 - (size_t)at, "no edge to draw");
+    if (ag_task_is_graph_level(task)) {
+        char pred[512];
+        prediction_text(pred, sizeof pred, b, task, Y);
+        if (task == AG_TASK_GRAPH_MULTITASK && !strcmp(pred, "-")) {
+            /* the attribute's "-" is for programs; a reader of the picture wants the nearest miss */
+            int64_t c = cli_argmax(Y, b->n_names);
+            snprintf(line3, sizeof line3, "no task predicted positive (highest: %s, p %.3f)", b->names[c], Y[c]);
+        } else {
+            snprintf(line3, sizeof line3, "%s%s", task == AG_TASK_GRAPH_MULTITASK ? "tasks predicted positive: "
+                                                                                  : "prediction: ", pred);
+        }
+        at = (int)strlen(line3);
+        snprintf(line3 + at, sizeof line3 - (size_t)at, "; node colour: attention received, %.3f to %.3f", nmin, nmax);
+    }
+    width = fmax(width, fmax(20.0 + text_width(line2, 11.0), 20.0 + text_width(line3, 11.0)));
+    width = fmax(width, 20.0 + text_width(graph_path, 14.0));
     /* The class legend runs after the caption on the third line and wraps at the canvas's width:
      * each row moves the drawing down. */
     enum { LEGEND_MAX = 20, NAME_MAX = 24 };
@@ -702,28 +726,16 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                "font-family=\"DejaVu Sans, Arial, sans-serif\">\n", width, height, width, height);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    char pred[512], col[16];
+    char col[16];
     fputs("<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">", f);
     xml_text(f, graph_path);
+    fputs("</text>\n<text x=\"10\" y=\"38\" font-size=\"11\">", f);
+    xml_text(f, line2);
     fputs("</text>\n", f);
-    fprintf(f, "<text x=\"10\" y=\"38\" font-size=\"11\">%s model; layer %d, mean of %lld head%s; ", ag_task_name(task),
-            layer, (long long)H, H == 1 ? "" : "s");
-    if (igraph_ecount(ig) > 0)
-        fprintf(f, "edge width and colour: attention %.3f to %.3f</text>\n", emin, emax);
-    else
-        fputs("no edge to draw</text>\n", f);
     if (ag_task_is_graph_level(task)) {
-        prediction_text(pred, sizeof pred, b, task, Y);
         fputs("<text x=\"10\" y=\"52\" font-size=\"11\">", f);
-        if (task == AG_TASK_GRAPH_MULTITASK && !strcmp(pred, "-")) {
-            /* the attribute's "-" is for programs; a reader of the picture wants the nearest miss */
-            int64_t c = cli_argmax(Y, b->n_names);
-            snprintf(pred, sizeof pred, "no task predicted positive (highest: %s, p %.3f)", b->names[c], Y[c]);
-        } else {
-            fputs(task == AG_TASK_GRAPH_MULTITASK ? "tasks predicted positive: " : "prediction: ", f);
-        }
-        xml_text(f, pred);
-        fputs("; node colour: attention received</text>\n", f);
+        xml_text(f, line3);
+        fputs("</text>\n", f);
     } else if (task == AG_TASK_NODE_CLASSIFICATION) {
         double x = legend_x0, y = 52.0;
         fputs("<text x=\"10\" y=\"52\" font-size=\"11\">node colour: predicted class</text>\n", f);
