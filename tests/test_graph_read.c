@@ -180,12 +180,17 @@ static void test_error_paths(void **state) {
                       BROKEN "bad-vertex.net: Out-of-range vertex IDs when adding edges. (Invalid vertex ID)");
     assert_read_fails(BROKEN "no-problem.dimacs", AG_FORMAT_AUTO, AG_EPARSE,
                       BROKEN "no-problem.dimacs: 'a' lines are allowed only in MAX problem files. (Parse error)");
+    /* a GML file read as another format: the parser's message, then what the text looks like */
+    assert_read_fails(FORMATS "sample.gml", AG_FORMAT_EDGELIST, AG_EPARSE,
+                      FORMATS "sample.gml: Unexpected character 'C' while parsing integer. (Parse error); read as "
+                              "edgelist, but its first lines look like gml (--format gml)");
     assert_read_fails(BROKEN "bad-format.dl", AG_FORMAT_AUTO, AG_EPARSE,
                       BROKEN "bad-format.dl: Parse error in DL file, line 2 (syntax error, unexpected end of file) "
                              "(Parse error)");
-    /* a GML file read as GraphML */
+    /* a GML file read as GraphML: libxml's message, then what the text looks like */
     assert_read_fails(FORMATS "sample.gml", AG_FORMAT_GRAPHML, AG_EPARSE,
-                      FORMATS "sample.gml: Line 1: Document is empty (Parse error)");
+                      FORMATS "sample.gml: Line 1: Document is empty (Parse error); read as graphml, but its first "
+                              "lines look like gml (--format gml)");
 
     assert_read_fails(BROKEN "missing.gml", AG_FORMAT_AUTO, AG_EFILE,
                       BROKEN "missing.gml: No such file or directory");

@@ -20,6 +20,9 @@ int ag_cli_fail(ag_error_t err);
 /* The same as "attn-graph: PATH: <library message>", for messages that do not name their file. */
 int ag_cli_fail_in(const char *path, ag_error_t err);
 
+/* The file igraph's warnings are about from now on (NULL: none), so that they name it. */
+void ag_cli_warning_path(const char *path);
+
 /* Each subcommand: argv[0] is the subcommand name. Returns an exit code. */
 int ag_cmd_info(int argc, char **argv);
 int ag_cmd_train(int argc, char **argv);

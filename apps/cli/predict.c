@@ -197,9 +197,11 @@ void cli_atomic_abort(cli_atomic_t *a) {
 
 int cli_write_graph(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, FILE *f, const char *path) {
     cli_igraph_catch();
+    ag_cli_warning_path(path); /* GML has no booleans: igraph warns that it wrote them as numbers */
     igraph_error_t e = kind == CLI_OUT_GML
                                ? igraph_write_graph_gml(ig, f, IGRAPH_WRITE_GML_DEFAULT_SW, NULL, "attn-graph")
                                : igraph_write_graph_graphml(ig, f, 1);
+    ag_cli_warning_path(NULL);
     if (e != IGRAPH_SUCCESS) {
         fprintf(stderr, "attn-graph: %s: cannot write %s: %s\n", cmd, path, cli_igraph_message());
         return -1;

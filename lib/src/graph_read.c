@@ -234,6 +234,18 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
         }
     }
 
+    /* the first bytes, to say what the text looks like should the parser refuse it (a GML file
+     * given --format graphml gets libxml's "Document is empty") */
+    char head[1024];
+    size_t n_head = 0;
+    if (copy) {
+        n_head = fread(head, 1, sizeof head, f);
+        if (fseek(f, 0, SEEK_SET) != 0) n_head = 0;
+    } else if (!is_stdin) {
+        n_head = fread(head, 1, sizeof head, f);
+        if (fseek(f, 0, SEEK_SET) != 0) n_head = 0;
+        clearerr(f);
+    }
     ag_i_igraph_enter();
     if (!igraph_has_attribute_table()) igraph_set_attribute_table(&igraph_cattribute_table);
     igraph_error_t irc = parse(ig, f, format, directed);
@@ -261,7 +273,17 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
         case IGRAPH_EFILE:
             if (read_failed) return AG_ERROR(AG_EFILE, "%s: %s", name, strerror(read_errno));
             return ag_i_igraph_error(AG_EFILE, __FILE__, __LINE__, "%s", name);
-        default: return ag_i_igraph_error(AG_EPARSE, __FILE__, __LINE__, "%s", name);
+        default: {
+            ag_error_t rc = ag_i_igraph_error(AG_EPARSE, __FILE__, __LINE__, "%s", name);
+            if (n_head == 0) return rc;
+            char msg[512]; /* sniffing sets the message when it recognises nothing */
+            snprintf(msg, sizeof msg, "%s", ag_error_message());
+            ag_format_t looks;
+            if (ag_format_sniff(head, n_head, &looks) == AG_SUCCESS && looks != format)
+                return AG_ERROR(AG_EPARSE, "%s; read as %s, but its first lines look like %s (--format %s)", msg,
+                                ag_format_name(format), ag_format_name(looks), ag_format_name(looks));
+            return AG_ERROR(AG_EPARSE, "%s", msg);
+        }
         }
     }
     if (read_failed) {
