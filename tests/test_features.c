@@ -302,9 +302,11 @@ static void test_fit_errors(void **state) {
     DELVA(&c, "charge"); /* back to numeric */
     for (int i = 0; i < 4; i++) SETVAN(&c, "charge", i, i == 2 ? NAN : 1);
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EVALUE);
-    assert_string_equal(ag_error_message(), "graph 1: numeric vertex attribute 'charge' is missing on vertex 2 (NaN)");
+    assert_string_equal(ag_error_message(), "graph 1: numeric vertex attribute 'charge' is missing on vertex 2 (NaN; every "
+                                            "vertex needs a number)");
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs + 1, 1), AG_EVALUE);
-    assert_string_equal(ag_error_message(), "numeric vertex attribute 'charge' is missing on vertex 2 (NaN)");
+    assert_string_equal(ag_error_message(),
+                        "numeric vertex attribute 'charge' is missing on vertex 2 (NaN; every vertex needs a number)");
     SETVAN(&c, "charge", 2, 0);
     SETEAN(&c, "bond", 1, INFINITY);
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EVALUE);
@@ -386,7 +388,8 @@ static void test_transform_errors(void **state) {
     read_gml(&g, path);
     unlink(path);
     assert_int_equal(ag_featurizer_transform(&f, &g, &X, &E), AG_EVALUE);
-    assert_string_equal(ag_error_message(), "numeric vertex attribute 'charge' is missing on vertex 1 (NaN)");
+    assert_string_equal(ag_error_message(),
+                        "numeric vertex attribute 'charge' is missing on vertex 1 (NaN; every vertex needs a number)");
     SETVAN(&g, "charge", 1, -INFINITY);
     assert_int_equal(ag_featurizer_transform(&f, &g, &X, &E), AG_EVALUE);
     assert_string_equal(ag_error_message(), "numeric vertex attribute 'charge' is infinite on vertex 1");

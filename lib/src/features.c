@@ -339,7 +339,8 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
                 break;
             }
             if (isnan(x)) {
-                err = AG_ERROR(AG_EVALUE, "numeric %s attribute '%s' is missing on %s %lld (NaN)", el, a->name, el, (long long)r);
+                err = AG_ERROR(AG_EVALUE, "numeric %s attribute '%s' is missing on %s %lld (NaN; every %s needs a "
+                               "number)", el, a->name, el, (long long)r, el);
                 break;
             }
             if (!(fabs(x) <= FLT_MAX)) {
