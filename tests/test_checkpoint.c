@@ -568,7 +568,7 @@ static void test_cli_killed_and_resumed(void **state) {
     assert_non_null(strstr(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert_non_null(strstr(svg, "</svg>\n"));
     assert_non_null(strstr(svg, ">training loss</text>"));
-    assert_non_null(strstr(svg, ">validation accuracy</text>"));
+    assert_non_null(strstr(svg, ">validation loss</text>")); /* mutag-mini: a small validation part */
     assert_non_null(strstr(svg, ">epoch</text>"));
     int polylines = 0;
     for (const char *q = svg; (q = strstr(q, "<polyline")); q++) polylines++;

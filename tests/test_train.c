@@ -403,8 +403,8 @@ static void test_training_errors(void **state) {
     assert_int_equal(ag_metric_from_name("roc_auc", &mt), AG_SUCCESS);
     assert_int_equal(mt, AG_METRIC_ROC_AUC);
     assert_int_equal(ag_metric_from_name("bogus", &mt), AG_EINVAL);
-    /* a small labelled validation part makes AUTO the loss for node classification only; a metric
-     * given, an empty part, a part of AG_SMALL_VALIDATION and graph tasks keep theirs */
+    /* a small labelled validation part makes AUTO the loss for classification only; a metric
+     * given, an empty part, a part of AG_SMALL_VALIDATION, multi-task and regression keep theirs */
     assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_NODE_CLASSIFICATION, 1), AG_METRIC_LOSS);
     assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_NODE_CLASSIFICATION, AG_SMALL_VALIDATION - 1),
                      AG_METRIC_LOSS);
@@ -413,7 +413,10 @@ static void test_training_errors(void **state) {
     assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_NODE_CLASSIFICATION, 0), AG_METRIC_AUTO);
     assert_int_equal(ag_metric_for_validation(AG_METRIC_ACCURACY, AG_TASK_NODE_CLASSIFICATION, 9), AG_METRIC_ACCURACY);
     assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_NODE_REGRESSION, 9), AG_METRIC_AUTO);
-    assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_GRAPH_CLASSIFICATION, 9), AG_METRIC_AUTO);
+    assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_GRAPH_CLASSIFICATION, 9), AG_METRIC_LOSS);
+    assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_GRAPH_CLASSIFICATION, 100), AG_METRIC_AUTO);
+    assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_GRAPH_MULTITASK, 9), AG_METRIC_AUTO);
+    assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_GRAPH_REGRESSION, 9), AG_METRIC_AUTO);
     ag_model_destroy(m);
     ag_trainset_destroy(&set);
 }

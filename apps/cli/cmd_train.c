@@ -689,13 +689,14 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         goto done;
     }
     if (!t.quiet && first_run) data_notes(o, d, &p, &fc);
-    if (!d->graph_level) {
+    {
         const int64_t n_val = ag_trainset_count_labelled(&p.set, d->fold.val, d->fold.n_val);
         const ag_metric_t m = ag_metric_for_validation(tc.metric, task, n_val);
         if (m != tc.metric && !t.quiet && first_run)
-            fprintf(stderr, "attn-graph: note: the validation part has %lld labelled vertices (under %d): early "
+            fprintf(stderr, "attn-graph: note: the validation part has %lld labelled %s (under %d): early "
                     "stopping watches its loss, which keeps improving after its accuracy stops moving (--metric "
-                    "accuracy to watch that)\n", (long long)n_val, AG_SMALL_VALIDATION);
+                    "accuracy to watch that)\n", (long long)n_val, d->graph_level ? "graphs" : "vertices",
+                    AG_SMALL_VALIDATION);
         tc.metric = m;
     }
     if (graph_note)

@@ -34,7 +34,7 @@ with open(out, "w") as f:
         t += 1
 PY
         run "inner$k" $DATA --split "$LOGDIR/split$k.csv" --split-column part $MODEL --epochs "$EPOCHS" \
-            --patience 0 --no-train-metric --quiet --seed 1
+            --patience 0 --no-train-metric --metric accuracy --quiet --seed 1
     done
     python3 - "$LOGDIR" "$EPOCHS" <<'PY'
 import csv, json, sys
