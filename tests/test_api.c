@@ -121,6 +121,21 @@ static void test_queries(void **state) {
     igraph_strvector_init(&v, 0);
     igraph_strvector_init(&e, 0);
     igraph_strvector_init(&names, 0);
+    /* a NULL handle is an error code or an empty answer, never a crash */
+    assert_int_equal((int)ag_net_task(NULL), -1);
+    assert_int_equal(ag_net_n_outputs(NULL), 0);
+    assert_int_equal(ag_net_n_inputs(NULL), 0);
+    assert_int_equal(ag_net_feature_width(NULL), 0);
+    assert_int_equal(ag_net_n_layers(NULL), 0);
+    assert_null(ag_net_output_name(NULL, 0));
+    assert_null(ag_net_bundle(NULL));
+    assert_int_equal(ag_net_output_names(NULL, &names), AG_EINVAL);
+    assert_int_equal(ag_net_output_names(net, NULL), AG_EINVAL);
+    assert_int_equal(ag_net_input_attrs(NULL, &v, &e), AG_EINVAL);
+    ag_net_train_options_init(NULL);
+    ag_net_t *loaded = (ag_net_t *)&v; /* any non-NULL value: a failed load sets NULL */
+    assert_int_equal(ag_net_load(&loaded, NULL), AG_EINVAL);
+    assert_null(loaded);
     assert_int_equal(ag_net_input_attrs(net, &v, &e), AG_SUCCESS);
     assert_int_equal(igraph_strvector_size(&v), 2);
     assert_string_equal(igraph_strvector_get(&v, 0), "charge");

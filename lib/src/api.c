@@ -60,8 +60,8 @@ static ag_error_t index_list(const igraph_vector_int_t *v, int64_t n, const char
 /* ---- the handle */
 
 ag_error_t ag_net_load(ag_net_t **net, const char *path) {
+    if (net) *net = NULL; /* NULL on every failure, a NULL path included */
     if (!net || !path) return AG_ERROR(AG_EINVAL, "ag_net_load: NULL argument");
-    *net = NULL;
     ag_net_t *n = ag_i_calloc(1, sizeof *n);
     if (!n) return AG_ERROR(AG_ENOMEM, "out of memory");
     ag_error_t rc = ag_bundle_load(path, &n->b);
@@ -84,22 +84,22 @@ void ag_net_destroy(ag_net_t *net) {
     ag_i_free(net);
 }
 
-ag_task_t ag_net_task(const ag_net_t *net) { return ag_model_config(net->b.model)->task; }
+ag_task_t ag_net_task(const ag_net_t *net) { return net ? ag_model_config(net->b.model)->task : (ag_task_t)-1; }
 
-igraph_integer_t ag_net_n_outputs(const ag_net_t *net) { return ag_model_config(net->b.model)->n_out; }
+igraph_integer_t ag_net_n_outputs(const ag_net_t *net) { return net ? ag_model_config(net->b.model)->n_out : 0; }
 
-igraph_integer_t ag_net_n_inputs(const ag_net_t *net) { return ag_model_config(net->b.model)->in_dim; }
+igraph_integer_t ag_net_n_inputs(const ag_net_t *net) { return net ? ag_model_config(net->b.model)->in_dim : 0; }
 
 igraph_integer_t ag_net_feature_width(const ag_net_t *net) {
-    return net->b.table.width > 0 ? net->b.table.width : ag_net_n_inputs(net);
+    return !net ? 0 : net->b.table.width > 0 ? net->b.table.width : ag_net_n_inputs(net);
 }
 
-int ag_net_n_layers(const ag_net_t *net) { return ag_model_config(net->b.model)->n_blocks; }
+int ag_net_n_layers(const ag_net_t *net) { return net ? ag_model_config(net->b.model)->n_blocks : 0; }
 
-ag_bundle_t *ag_net_bundle(ag_net_t *net) { return &net->b; }
+ag_bundle_t *ag_net_bundle(ag_net_t *net) { return net ? &net->b : NULL; }
 
 const char *ag_net_output_name(const ag_net_t *net, igraph_integer_t i) {
-    return i >= 0 && i < net->b.n_names ? net->b.names[i] : NULL;
+    return net && i >= 0 && i < net->b.n_names ? net->b.names[i] : NULL;
 }
 
 static ag_error_t fill_strvector(igraph_strvector_t *sv, const ag_feature_attr_t *a, int64_t n) {
@@ -112,12 +112,14 @@ static ag_error_t fill_strvector(igraph_strvector_t *sv, const ag_feature_attr_t
 }
 
 ag_error_t ag_net_input_attrs(const ag_net_t *net, igraph_strvector_t *vertex_attrs, igraph_strvector_t *edge_attrs) {
+    if (!net) return AG_ERROR(AG_EINVAL, "ag_net_input_attrs: NULL handle");
     if (vertex_attrs) AG_CHECK(fill_strvector(vertex_attrs, net->b.featurizer.vattrs, net->b.featurizer.n_vattrs));
     if (edge_attrs) AG_CHECK(fill_strvector(edge_attrs, net->b.featurizer.eattrs, net->b.featurizer.n_eattrs));
     return AG_SUCCESS;
 }
 
 ag_error_t ag_net_output_names(const ag_net_t *net, igraph_strvector_t *names) {
+    if (!net || !names) return AG_ERROR(AG_EINVAL, "ag_net_output_names: NULL argument");
     ag_i_igraph_enter();
     igraph_error_t rc = igraph_strvector_resize(names, net->b.n_names);
     for (int64_t i = 0; i < net->b.n_names && rc == IGRAPH_SUCCESS; i++)

@@ -9,6 +9,7 @@
 #include "internal.h"
 
 void ag_net_train_options_init(ag_net_train_options_t *o) {
+    if (!o) return;
     memset(o, 0, sizeof *o);
     o->lap_pe = o->rw_pe = -1;
     o->layers = o->heads = o->head_dim = o->hidden = o->hops = o->head_hidden = -1;

@@ -79,16 +79,17 @@ void ag_net_destroy(ag_net_t *net);
 
 /** \function ag_net_task
  * What the model predicts (model.h: AG_TASK_NODE_CLASSIFICATION, AG_TASK_GRAPH_CLASSIFICATION,
- * AG_TASK_GRAPH_MULTITASK, AG_TASK_GRAPH_REGRESSION, ...); ag_task_name() gives its name. O(1). */
+ * AG_TASK_GRAPH_MULTITASK, AG_TASK_GRAPH_REGRESSION, ...); ag_task_name() gives its name;
+ * (ag_task_t)-1 for a NULL handle. O(1). */
 ag_task_t ag_net_task(const ag_net_t *net);
 
 /** \function ag_net_n_outputs
- * C classes (classification) or T tasks / regression targets. O(1). */
+ * C classes (classification) or T tasks / regression targets; 0 for a NULL handle. O(1). */
 igraph_integer_t ag_net_n_outputs(const ag_net_t *net);
 
 /** \function ag_net_output_name
  * The name of class or task i (0 <= i < ag_net_n_outputs()), owned by the handle, or NULL if i is
- * out of range. Graph classification trained from C: the class values ("0", "1", ...); node
+ * out of range or net is NULL. Graph classification trained from C: the class values ("0", "1", ...); node
  * classification trained from C: "0" .. "C-1". O(1). */
 const char *ag_net_output_name(const ag_net_t *net, igraph_integer_t i);
 
@@ -96,7 +97,7 @@ const char *ag_net_output_name(const ag_net_t *net, igraph_integer_t i);
  * \function ag_net_output_names
  * All class or task names, in output order.
  * \param names  Caller-initialised string vector; resized to ag_net_n_outputs().
- * \return AG_SUCCESS, AG_ENOMEM. Time complexity: O(C).
+ * \return AG_SUCCESS, AG_EINVAL (NULL net or names), AG_ENOMEM. Time complexity: O(C).
  */
 ag_error_t ag_net_output_names(const ag_net_t *net, igraph_strvector_t *names);
 
@@ -105,23 +106,24 @@ ag_error_t ag_net_output_names(const ag_net_t *net, igraph_strvector_t *names);
  * The graph attributes the model reads, in column order.
  * \param vertex_attrs  Caller-initialised; resized to the vertex attribute names (may be NULL).
  * \param edge_attrs    Caller-initialised; resized to the edge attribute names (may be NULL).
- * \return AG_SUCCESS, AG_ENOMEM. Time complexity: O(number of attributes).
+ * \return AG_SUCCESS, AG_EINVAL (NULL net), AG_ENOMEM. Time complexity: O(number of attributes).
  */
 ag_error_t ag_net_input_attrs(const ag_net_t *net, igraph_strvector_t *vertex_attrs, igraph_strvector_t *edge_attrs);
 
 /** \function ag_net_n_inputs
- * F: the width of the model's node input X (attribute, structural and node-table columns). O(1). */
+ * F: the width of the model's node input X (attribute, structural and node-table columns); 0 for a
+ * NULL handle. O(1). */
 igraph_integer_t ag_net_n_inputs(const ag_net_t *net);
 
 /** \function ag_net_feature_width
  * The number of columns a caller's feature matrix must have: the node-table width when the model
  * was trained with one (then features are required), else ag_net_n_inputs() (then features are
- * optional and replace X). O(1). */
+ * optional and replace X); 0 for a NULL handle. O(1). */
 igraph_integer_t ag_net_feature_width(const ag_net_t *net);
 
 /** \function ag_net_bundle
  * The lower-level bundle (modelfile.h) for advanced use (featuriser columns, the ag_model_t),
- * owned by the handle. O(1). */
+ * owned by the handle; NULL for a NULL handle. O(1). */
 ag_bundle_t *ag_net_bundle(ag_net_t *net);
 
 /**
@@ -194,7 +196,8 @@ ag_error_t ag_net_attention(ag_net_t *net, const igraph_t *graph, const igraph_m
                             igraph_matrix_t *self_alpha);
 
 /** \function ag_net_n_layers
- * The number of attention blocks (valid layers of ag_net_attention are 0 .. n-1). O(1). */
+ * The number of attention blocks (valid layers of ag_net_attention are 0 .. n-1); 0 for a NULL
+ * handle. O(1). */
 int ag_net_n_layers(const ag_net_t *net);
 
 /**
