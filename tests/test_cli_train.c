@@ -728,21 +728,26 @@ static void test_default_preset(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* A fresh temporary directory named for the test, holding g.gml with the text gml. */
+static void temp_graph(char *dir, size_t cap, const char *name, const char *gml) {
+    assert_int_equal(ag_test_temp_dir(dir, cap, name, 0), 0);
+    ag_test_write_text(dir, "g.gml", gml);
+}
+
 /* A graph that attn-graph's label or explain wrote carries the previous model's answers (pred,
  * prob<class>, attention weights): they are not features, a note names them, and naming one in
  * --vertex-attrs takes it. */
 static void test_own_outputs_not_features(void **state) {
     (void)state;
     char dir[256];
-    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_own_outputs", 0), 0);
-    ag_test_write_text(dir, "g.gml",
-                       "graph [ directed 0\n"
-                       " node [ id 0 x 1 cls \"a\" pred \"a\" proba 0.9 probb 0.1 selfAttnL0H0 0.5 ]\n"
-                       " node [ id 1 x 2 cls \"b\" pred \"a\" proba 0.6 probb 0.4 selfAttnL0H0 0.5 ]\n"
-                       " node [ id 2 x 3 cls \"a\" pred \"b\" proba 0.2 probb 0.8 selfAttnL0H0 0.5 ]\n"
-                       " node [ id 3 x 4 cls \"b\" pred \"b\" proba 0.3 probb 0.7 selfAttnL0H0 0.5 ]\n"
-                       " edge [ source 0 target 1 w 1 attnL0H0Fwd 0.5 ] edge [ source 1 target 2 w 2 attnL0H0Fwd 0.5 ]\n"
-                       " edge [ source 2 target 3 w 1 attnL0H0Fwd 0.5 ] ]\n");
+    temp_graph(dir, sizeof dir, "cli_own_outputs",
+               "graph [ directed 0\n"
+               " node [ id 0 x 1 cls \"a\" pred \"a\" proba 0.9 probb 0.1 selfAttnL0H0 0.5 ]\n"
+               " node [ id 1 x 2 cls \"b\" pred \"a\" proba 0.6 probb 0.4 selfAttnL0H0 0.5 ]\n"
+               " node [ id 2 x 3 cls \"a\" pred \"b\" proba 0.2 probb 0.8 selfAttnL0H0 0.5 ]\n"
+               " node [ id 3 x 4 cls \"b\" pred \"b\" proba 0.3 probb 0.7 selfAttnL0H0 0.5 ]\n"
+               " edge [ source 0 target 1 w 1 attnL0H0Fwd 0.5 ] edge [ source 1 target 2 w 2 attnL0H0Fwd 0.5 ]\n"
+               " edge [ source 2 target 3 w 1 attnL0H0Fwd 0.5 ] ]\n");
     ag_cli_run_t r;
     /* --exclude-attrs adds to the list: w out, the outputs still out */
     ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 2 --preset transformer "
@@ -773,16 +778,53 @@ static void test_own_outputs_not_features(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* A graph without vertex attributes trains on the degree, and the note points to the positional
+ * columns; a graph dataset with unlabelled graphs says how many of each part are labelled. */
+static void test_structure_note_and_labelled_graphs(void **state) {
+    (void)state;
+    char dir[256];
+    temp_graph(dir, sizeof dir, "cli_structure",
+               "graph [ directed 0\n node [ id 0 cls \"a\" ] node [ id 1 cls \"b\" ] node [ id 2 ]\n"
+               " node [ id 3 cls \"a\" ]\n edge [ source 0 target 1 ] edge [ source 1 target 2 ]\n"
+               " edge [ source 2 target 3 ] ]\n");
+    ag_cli_run_t r;
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1", dir);
+    assert_non_null(strstr(r.err, "note: the graph has no usable vertex attribute: the degree is the feature, "
+                                  "standardised (as --degree --normalize standard); where a vertex sits in the graph "
+                                  "may say more: --lap-pe 16 --rw-pe 16\n"));
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1 --rw-pe 2", dir);
+    assert_null(strstr(r.err, "may say more"));
+    /* the mini MUTAG with two labels blanked, split by the 3 rows of each part */
+    ag_test_write_text(dir, "labels.csv", "file,label\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0001.gml,1\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0002.gml,0\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0003.gml,\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0004.gml,1\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0005.gml,0\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0006.gml,\n");
+    ag_test_write_text(dir, "split.csv", "file,part\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0001.gml,train\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0002.gml,train\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0003.gml,train\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0004.gml,val\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0005.gml,test\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0006.gml,test\n");
+    ag_cli_run_ok(&r, "train --labels %s/labels.csv --target label --split %s/split.csv --split-column part "
+                  "--epochs 1", dir, dir);
+    assert_non_null(strstr(r.err, "; train 3 (2 labelled), val 1, test 2 (1 labelled)\n"));
+    assert_non_null(strstr(r.out, "(n 1)"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 /* A training part whose vertices have no label exits 3 with the reason, instead of training on
  * nothing (a NaN loss) and exiting 0. */
 static void test_unlabelled_training_part(void **state) {
     (void)state;
     char dir[256];
-    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_unlabelled", 0), 0);
-    ag_test_write_text(dir, "g.gml",
-                       "graph [ directed 0\n node [ id 0 x 1 cls \"a\" ] node [ id 1 x 2 cls \"b\" ]\n"
-                       " node [ id 2 x 3 ] node [ id 3 x 4 ]\n edge [ source 0 target 1 ] edge [ source 1 target 2 ]\n"
-                       " edge [ source 2 target 3 ] ]\n");
+    temp_graph(dir, sizeof dir, "cli_unlabelled",
+               "graph [ directed 0\n node [ id 0 x 1 cls \"a\" ] node [ id 1 x 2 cls \"b\" ]\n"
+               " node [ id 2 x 3 ] node [ id 3 x 4 ]\n edge [ source 0 target 1 ] edge [ source 1 target 2 ]\n"
+               " edge [ source 2 target 3 ] ]\n");
     ag_cli_run_t r;
     char args[512];
     snprintf(args, sizeof args, "train %s/g.gml --label-attr cls --train-nodes 2,3 --epochs 2 --quiet", dir);
@@ -1023,6 +1065,7 @@ int main(void) {
         cmocka_unit_test(test_identifier_note),
         cmocka_unit_test(test_small_validation),
         cmocka_unit_test(test_own_outputs_not_features),
+        cmocka_unit_test(test_structure_note_and_labelled_graphs),
         cmocka_unit_test_setup_teardown(test_train_save_eval, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folds_and_random_split, setup, teardown),
         cmocka_unit_test(test_cross_validation),
