@@ -354,7 +354,27 @@ static void test_bad_values(void **state) {
     }
     ag_net_train_options_init(&o);
     o.layers = AG_MODEL_MAX_BLOCKS + 1;
-    expect_model_error(&o, AG_TASK_NODE_CLASSIFICATION, "option layers: at most 16, not 17");
+    expect_model_error(&o, AG_TASK_NODE_CLASSIFICATION, "option layers: -1 (the default) or an integer in [1, 16], "
+                                                        "not 17");
+    /* below the range too, as the CLI refuses --heads 0, rather than becoming the default */
+    ag_net_train_options_init(&o);
+    o.heads = 0;
+    expect_model_error(&o, AG_TASK_NODE_CLASSIFICATION, "option heads: -1 (the default) or an integer in [1, 4096], "
+                                                        "not 0");
+    ag_net_train_options_init(&o);
+    o.epochs = -5;
+    expect_train_error(&o, "option epochs: -1 (the default) or an integer in [1, 100000000], not -5");
+    ag_net_train_options_init(&o);
+    o.lr = -0.5;
+    expect_train_error(&o, "option lr: -1 (the default) or a number in [1e-12, 100], not -0.5");
+    ag_net_train_options_init(&o);
+    o.dropout = 1.5;
+    expect_model_error(&o, AG_TASK_GRAPH_CLASSIFICATION, "option dropout: -1 (the default) or a number in [0, 0.99], "
+                                                         "not 1.5");
+    ag_net_train_options_init(&o);
+    o.rw_pe = 0; /* 0 is a value: none */
+    ag_model_config_t mc;
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_CLASSIFICATION, 4, 0, 2, &mc), AG_SUCCESS);
     ag_net_train_options_init(&o);
     o.head_hidden = 8;
     expect_model_error(&o, AG_TASK_NODE_CLASSIFICATION,

@@ -75,8 +75,45 @@ int ag_net_train_options_uses_edges(const ag_net_train_options_t *t, ag_task_t t
     return 0;
 }
 
+/* An integer option: -1 (the default) or within [lo, hi]. */
+static ag_error_t int_option(const char *name, igraph_integer_t v, igraph_integer_t lo, igraph_integer_t hi) {
+    if (v == -1 || (v >= lo && v <= hi)) return AG_SUCCESS;
+    return AG_ERROR(AG_EINVAL, "option %s: -1 (the default) or an integer in [%lld, %lld], not %lld", name,
+                    (long long)lo, (long long)hi, (long long)v);
+}
+
+/* A number option: -1 (the default) or within [lo, hi]. */
+static ag_error_t real_option(const char *name, double v, double lo, double hi) {
+    if (v == -1.0 || (v >= lo && v <= hi)) return AG_SUCCESS;
+    return AG_ERROR(AG_EINVAL, "option %s: -1 (the default) or a number in [%g, %g], not %g", name, lo, hi, v);
+}
+
+/* The options' values against the ranges the CLI takes (docs/cli.md), so that a library caller's
+ * heads = 0 is refused as `--heads 0` is rather than quietly becoming the default. */
+static ag_error_t check_ranges(const ag_net_train_options_t *t) {
+    AG_CHECK(int_option("layers", t->layers, 1, AG_MODEL_MAX_BLOCKS));
+    AG_CHECK(int_option("heads", t->heads, 1, 4096));
+    AG_CHECK(int_option("head_dim", t->head_dim, 1, 1 << 20));
+    AG_CHECK(int_option("hidden", t->hidden, 1, 1 << 20));
+    AG_CHECK(int_option("hops", t->hops, 1, 64));
+    AG_CHECK(int_option("head_hidden", t->head_hidden, 0, 1 << 20));
+    AG_CHECK(int_option("lap_pe", t->lap_pe, 0, 1000));
+    AG_CHECK(int_option("rw_pe", t->rw_pe, 0, 1000));
+    AG_CHECK(int_option("epochs", t->epochs, 1, 100000000));
+    AG_CHECK(int_option("batch_size", t->batch_size, 1, 1 << 30));
+    AG_CHECK(int_option("patience", t->patience, 0, 100000000));
+    AG_CHECK(int_option("warmup", t->warmup, 0, 100000000));
+    AG_CHECK(real_option("lr", t->lr, 1e-12, 100.0));
+    AG_CHECK(real_option("weight_decay", t->weight_decay, 0.0, 100.0));
+    AG_CHECK(real_option("clip", t->clip, 0.0, 1e9));
+    AG_CHECK(real_option("dropout", t->dropout, 0.0, 0.99));
+    AG_CHECK(real_option("attn_dropout", t->attn_dropout, 0.0, 0.99));
+    return AG_SUCCESS;
+}
+
 ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *t, ag_task_t task, ag_train_config_t *tc) {
     ag_train_config_default(tc, task);
+    AG_CHECK(check_ranges(t));
     if (t->preset && !strcmp(t->preset, "gat")) {
         tc->optim.lr = 0.005f;
         tc->optim.weight_decay = 5e-4f;
@@ -120,6 +157,7 @@ ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *t, ag
 
 ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *t, ag_task_t task, int64_t F, int64_t Fe,
                                              int64_t n_out, ag_model_config_t *mc) {
+    AG_CHECK(check_ranges(t));
     static const char *const presets[] = {"transformer", "gat", "graph"};
     int preset = 0, k;
     if (t->preset) AG_CHECK(ag_i_option_index("preset", t->preset, presets, 3, &preset));
