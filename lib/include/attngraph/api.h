@@ -171,7 +171,8 @@ ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igr
  * \function ag_net_attention
  * Runs the model on a graph and returns the attention weights of block `layer` (0-based) per igraph
  * edge and head: how much a destination attends to a source, after normalisation (softmax over each
- * destination's sources, so a destination's weights of one head sum to 1), without dropout.
+ * destination's sources, so a destination's weights of one head sum to 1, less, in a model with a
+ * graph token (the graph preset), its weight on the token, which is not returned), without dropout.
  * For edge e with from = IGRAPH_FROM(graph, e) and to = IGRAPH_TO(graph, e) (igraph's stored ends:
  * what igraph_write_graph_gml writes as source and target; note that for undirected graphs
  * igraph_edge() and igraph_get_edgelist() return them the other way round, smaller id first):
