@@ -813,6 +813,20 @@ static void test_structure_note_and_labelled_graphs(void **state) {
                   "--epochs 1", dir, dir);
     assert_non_null(strstr(r.err, "; train 3 (2 labelled), val 1, test 2 (1 labelled)\n"));
     assert_non_null(strstr(r.out, "(n 1)"));
+    /* a small count is classes by the documented rule, and a note says how to predict a number */
+    ag_test_write_text(dir, "counts.csv", "file,rings\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0001.gml,2\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0002.gml,3\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0003.gml,4\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0004.gml,2\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0005.gml,3\n"
+                       AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0006.gml,4\n");
+    ag_cli_run_ok(&r, "train --labels %s/counts.csv --split %s/split.csv --split-column part --epochs 1", dir, dir);
+    assert_non_null(strstr(r.err, "note: the target's 3 integer values (2 to 4) are taken as classes; --task "
+                                  "graph-regression to predict it as a number\n"));
+    ag_cli_run_ok(&r, "train --labels %s/counts.csv --split %s/split.csv --split-column part --epochs 1 --task "
+                  "graph-classification", dir, dir);
+    assert_null(strstr(r.err, "are taken as classes"));
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 

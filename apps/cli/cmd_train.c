@@ -694,6 +694,20 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         goto done;
     }
     if (!t.quiet && first_run) data_notes(o, d, &p, &fc);
+    if (!t.quiet && first_run && !task_given && !o->tu && task == AG_TASK_GRAPH_CLASSIFICATION && p.n_out > 2) {
+        /* a small count (a diameter of 2..10) is taken as classes by the documented rule: say so,
+         * since a user may have meant a number to predict */
+        int numeric = 1;
+        for (int64_t c = 0; c < p.n_out && numeric; c++) {
+            char *end;
+            (void)strtod(p.names[c], &end);
+            numeric = end != p.names[c] && *end == '\0';
+        }
+        if (numeric)
+            fprintf(stderr, "attn-graph: note: the target's %lld integer values (%s to %s) are taken as classes; "
+                    "--task graph-regression to predict it as a number\n", (long long)p.n_out, p.names[0],
+                    p.names[p.n_out - 1]);
+    }
     {
         const int64_t n_val = ag_trainset_count_labelled(&p.set, d->fold.val, d->fold.n_val);
         const ag_metric_t m = ag_metric_for_validation(tc.metric, task, n_val);
