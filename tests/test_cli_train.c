@@ -794,6 +794,13 @@ static void test_structure_note_and_labelled_graphs(void **state) {
                                   "may say more: --lap-pe 16 --rw-pe 16\n"));
     ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1 --rw-pe 2", dir);
     assert_null(strstr(r.err, "may say more"));
+    assert_null(strstr(r.err, "value -1"));
+    /* -1, PyG's mark of an unlabelled vertex, is a class here, and a note says so */
+    ag_test_write_text(dir, "m.gml", "graph [ directed 0\n node [ id 0 y 1 ] node [ id 1 y -1 ] node [ id 2 y 0 ]\n"
+                       " edge [ source 0 target 1 ] edge [ source 1 target 2 ] ]\n");
+    ag_cli_run_ok(&r, "train %s/m.gml --label-attr y --train-nodes 0,1 --epochs 1", dir);
+    assert_non_null(strstr(r.err, "note: the label attribute's value -1 is a class here; a vertex without a label has "
+                                  "none (NaN, an empty string, or no value)\n"));
     /* the mini MUTAG with two labels blanked, split by the 3 rows of each part */
     ag_test_write_text(dir, "labels.csv", "file,label\n"
                        AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0001.gml,1\n"

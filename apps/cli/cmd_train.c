@@ -694,6 +694,11 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         goto done;
     }
     if (!t.quiet && first_run) data_notes(o, d, &p, &fc);
+    if (!t.quiet && first_run && task == AG_TASK_NODE_CLASSIFICATION)
+        for (int64_t c = 0; c < p.n_out; c++)
+            if (!strcmp(p.names[c], "-1")) /* PyG's mark of an unlabelled vertex, a class here */
+                fprintf(stderr, "attn-graph: note: the label attribute's value -1 is a class here; a vertex without "
+                        "a label has none (NaN, an empty string, or no value)\n");
     if (!t.quiet && first_run && !task_given && !o->tu && task == AG_TASK_GRAPH_CLASSIFICATION && p.n_out > 2) {
         /* a small count (a diameter of 2..10) is taken as classes by the documented rule: say so,
          * since a user may have meant a number to predict */
