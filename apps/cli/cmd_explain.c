@@ -255,7 +255,6 @@ static void shorten(char *dst, size_t cap, const char *s, int max) {
     snprintf(dst, cap, "%.*s\xE2\x80\xA6", (int)(i < cap - 4 ? i : cap - 4), s);
 }
 
-/* The legend's last entry when it lists only the first shown of C classes. */
 /* The classes a drawing's legend lists, in class order, into listed (C), and each class's palette
  * slot into slot (C); returns how many are listed. A model of up to `most` classes lists them all,
  * predicted or not, each in its own colour, so that two drawings of one model agree. A model of
@@ -274,7 +273,7 @@ static int64_t legend_classes(const float *Y, int64_t N, int64_t C, int most, in
     for (int64_t c = 0; c < C; c++) slot[c] = -1;
     for (int64_t v = 0; v < N; v++) slot[cli_argmax(Y + v * C, C)] = 0;
     for (int64_t c = 0; c < C; c++)
-        if (slot[c] == 0 || slot[c] > 0) {
+        if (slot[c] >= 0) {
             slot[c] = (int)(n % N_PALETTE);
             listed[n++] = c;
         }
@@ -643,10 +642,14 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     enum { LABEL_MAX = 16 };
     double label_px = N <= 60 ? 11.0 : 9.0, pad = 0.0;
     char text[256], shown[256];
+    wid = calloc((size_t)(N > 0 ? N : 1), sizeof(double)); /* (N) width of a name drawn beside, or 0 */
+    if (!wid) goto done;
     for (int64_t v = 0; v < N && N <= 300; v++) {
         vertex_label(text, sizeof text, ig, v, lab, lab_numeric);
         shorten(shown, sizeof shown, text, LABEL_MAX);
-        if (text_chars(shown) > 3) pad = fmax(pad, 3.0 + text_width(shown, label_px));
+        if (text_chars(shown) <= 3) continue; /* inside the circle */
+        wid[v] = text_width(shown, label_px);
+        pad = fmax(pad, 3.0 + wid[v]);
     }
     double side = N <= 60 ? 560.0 : N <= 300 ? 800.0 : 1200.0, margin = 30.0 + radius, top = 56.0;
     double sx = (side - 2 * margin) / span;
@@ -712,16 +715,9 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     if (N <= 300)
         separate(pos, N, 2 * radius + 2, radius + 2, width - pad - radius - 2, top + radius + 2, height - radius - 2);
     /* names beside their circle: placed where they cross nothing, the others left to tooltips */
-    wid = calloc((size_t)(N > 0 ? N : 1), sizeof(double)); /* (N) width of a name drawn beside, or 0 */
-    lside = calloc((size_t)(N > 0 ? N : 1), 1);            /* (N) 1 right, -1 left, 0 none */
+    lside = calloc((size_t)(N > 0 ? N : 1), 1); /* (N) 1 right, -1 left, 0 none */
     int64_t hidden = 0;
-    if (wid && lside && N <= 300)
-        for (int64_t v = 0; v < N; v++) {
-            vertex_label(text, sizeof text, ig, v, lab, lab_numeric);
-            shorten(shown, sizeof shown, text, LABEL_MAX);
-            if (text_chars(shown) > 3) wid[v] = text_width(shown, label_px);
-        }
-    if (!wid || !lside || (hidden = place_labels(pos, na, wid, N, radius, label_px, width, lside)) < 0) goto done;
+    if (!lside || (hidden = place_labels(pos, na, wid, N, radius, label_px, width, lside)) < 0) goto done;
     if (hidden > 0) height += 16.0; /* a line under the drawing says why names are missing */
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                "font-family=\"DejaVu Sans, Arial, sans-serif\">\n", width, height, width, height);

@@ -243,10 +243,10 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     return 0;
 }
 
-/* The featuriser configuration from the feature options; lists live in bufs. */
 /* room for the patterns of ag_featurizer_output_patterns() in the exclusion list */
 enum { MAX_OWN_OUTPUTS = 16 };
 
+/* The featuriser configuration from the feature options; lists live in bufs. */
 typedef struct feat_lists_t {
     char *buf[3];
     const char *v[CLI_MAX_LIST], *e[CLI_MAX_LIST], *x[CLI_MAX_LIST + 1 + MAX_OWN_OUTPUTS];
@@ -467,9 +467,13 @@ static ag_error_t prepare(ag_prepared_t *p, const cli_data_opts_t *o, const cli_
     return ag_prepare_nodes(p, &d->graph, o->label_attr, NULL, 0, table, fc->norm, fc);
 }
 
-/* One training on the fold d->fold of the loaded data, its test scores in *sc; *task_out is the
- * task trained. Prints the progress and errors, not the scores (nor, unless first_run, the notes
- * about the data that every fold of a cross-validation would repeat); returns the exit code. */
+/* Whether --vertex-attrs (or --edge-attrs: names, n of them, under sel) names attribute a plainly. */
+static int named_in(ag_attr_select_t sel, const char *const *names, int64_t n, const char *a) {
+    for (int64_t i = 0; sel == AG_SELECT_LIST && i < n; i++)
+        if (!strcmp(names[i], a)) return 1;
+    return 0;
+}
+
 /* A string attribute with a different value on every vertex (a user name, an account id) taken
  * without being named: its one-hot block is an identity matrix, which lets the model memorise
  * vertices of this graph (as Karate's shipped model does on purpose) but says nothing about a
@@ -481,11 +485,7 @@ static void identifier_notes(const cli_data_t *d, const ag_featurizer_t *f, cons
     for (int64_t a = 0; a < f->n_vattrs; a++) {
         const ag_feature_attr_t *at = &f->vattrs[a];
         if (at->type != AG_ATTR_STRING || at->vocab_size < n) continue;
-        int named = 0;
-        if (fc->vertex_select == AG_SELECT_LIST)
-            for (int64_t i = 0; i < fc->n_vertex_attrs && !named; i++)
-                named = strcmp(fc->vertex_attrs[i], at->name) == 0;
-        if (named) continue;
+        if (named_in(fc->vertex_select, fc->vertex_attrs, fc->n_vertex_attrs, at->name)) continue;
         fprintf(stderr,
                 "attn-graph: note: vertex attribute '%s' has a different value on each of the %lld vertices: "
                 "its %lld one-hot columns identify vertices (the model can learn this graph's vertices by "
@@ -495,8 +495,7 @@ static void identifier_notes(const cli_data_t *d, const ag_featurizer_t *f, cons
 }
 
 /* Names the attributes of ig (of kind `kind`) left out as attn-graph's own outputs
- * (ag_featurizer_output_patterns),
- * unless --vertex-attrs/--edge-attrs names one, which takes it. */
+ * (ag_featurizer_output_patterns), unless --vertex-attrs/--edge-attrs names one, which takes it. */
 static void own_output_note(const igraph_t *ig, igraph_attribute_elemtype_t kind, const ag_featurizer_config_t *fc) {
     igraph_strvector_t names;
     if (igraph_strvector_init(&names, 0) != IGRAPH_SUCCESS) return;
@@ -513,10 +512,9 @@ static void own_output_note(const igraph_t *ig, igraph_attribute_elemtype_t kind
     for (igraph_integer_t i = 0; e == IGRAPH_SUCCESS && sel != AG_SELECT_NONE && i < igraph_strvector_size(&names);
          i++) {
         const char *a = igraph_strvector_get(&names, i);
-        int own = 0, named = 0;
+        int own = 0;
         for (int64_t k = 0; k < n_own && !own; k++) own = fnmatch(own_outputs[k], a, 0) == 0;
-        for (int64_t k = 0; sel == AG_SELECT_LIST && k < n_listed && !named; k++) named = !strcmp(listed[k], a);
-        if (!own || named) continue;
+        if (!own || named_in(sel, listed, n_listed, a)) continue;
         if (count == 0)
             fprintf(stderr, "attn-graph: note: %s attributes that attn-graph's label or explain writes are not used as "
                     "features (a previous model's answers; --%s-attrs NAME takes one):", is_v ? "vertex" : "edge",
@@ -563,6 +561,9 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
     }
 }
 
+/* One training on the fold d->fold of the loaded data, its test scores in *sc; *task_out is the
+ * task trained. Prints the progress and errors, not the scores (nor, unless first_run, the notes
+ * about the data that every fold of a cross-validation would repeat); returns the exit code. */
 static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli_data_t *d, ag_scores_t *sc,
                      ag_task_t *task_out, int first_run) {
     train_opts_t t = job->t;

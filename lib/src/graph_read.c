@@ -234,18 +234,6 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
         }
     }
 
-    /* the first bytes, to say what the text looks like should the parser refuse it (a GML file
-     * given --format graphml gets libxml's "Document is empty") */
-    char head[1024];
-    size_t n_head = 0;
-    if (copy) {
-        n_head = fread(head, 1, sizeof head, f);
-        if (fseek(f, 0, SEEK_SET) != 0) n_head = 0;
-    } else if (!is_stdin) {
-        n_head = fread(head, 1, sizeof head, f);
-        if (fseek(f, 0, SEEK_SET) != 0) n_head = 0;
-        clearerr(f);
-    }
     ag_i_igraph_enter();
     if (!igraph_has_attribute_table()) igraph_set_attribute_table(&igraph_cattribute_table);
     igraph_error_t irc = parse(ig, f, format, directed);
@@ -259,6 +247,12 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
         snprintf(read_warning, sizeof read_warning, "%s: %s", name, warning);
     const int read_failed = ferror(f);
     const int read_errno = errno;
+    /* on a parse error only, the first bytes, to say what the text looks like (a GML file given
+     * --format graphml gets libxml's "Document is empty"); a pipe cannot be rewound */
+    char head[1024];
+    size_t n_head = 0;
+    if (irc != IGRAPH_SUCCESS && !read_failed && (!is_stdin || copy) && fseek(f, 0, SEEK_SET) == 0)
+        n_head = fread(head, 1, sizeof head, f);
     if (!is_stdin || copy) fclose(f);
     ag_i_free(copy);
 
