@@ -386,6 +386,57 @@ static void test_graph_save_load_identical(void **state) {
     unlink(path);
 }
 
+/* Each task's figure is that task's own: a multi-task net's ROC-AUC per task equals the metric of
+ * its column of the predictions over the graphs where it has a label, and their mean is the
+ * scores' mean; a task of one class has none. A classification net has one task, its accuracy. */
+static void test_graph_task_figures(void **state) {
+    (void)state;
+    igraph_matrix_t y;
+    igraph_matrix_init(&y, G_MOLS, 3);
+    for (int g = 0; g < G_MOLS; g++) {
+        MATRIX(y, g, 0) = MATRIX(FX.y, g, 0);
+        MATRIX(y, g, 1) = g % 4 == 1 ? NAN : (double)(strlen(MOLS[g]) > 3);
+        MATRIX(y, g, 2) = g % 5 == 0 ? NAN : 1.0;
+    }
+    ag_net_train_options_t o = tiny_options();
+    o.task = "graph-multitask";
+    ag_net_t *net = NULL;
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &y, NULL, NULL, &o, NULL), AG_SUCCESS);
+    ag_scores_t s;
+    igraph_vector_t per, p;
+    igraph_vector_init(&per, 0);
+    igraph_vector_init(&p, 0);
+    assert_int_equal(ag_net_evaluate_graph_tasks(net, FX.mols, G_MOLS, &y, NULL, &s, &per), AG_SUCCESS);
+    assert_int_equal(igraph_vector_size(&per), 3);
+    float prob[3][G_MOLS], truth[3][G_MOLS]; /* (T x G) each task's predictions and labels */
+    for (int g = 0; g < G_MOLS; g++) {
+        assert_int_equal(ag_net_predict_graph(net, &FX.mols[g], NULL, &p), AG_SUCCESS);
+        for (int j = 0; j < 3; j++) {
+            prob[j][g] = (float)VECTOR(p)[j];
+            truth[j][g] = (float)MATRIX(y, g, j);
+        }
+    }
+    for (int j = 0; j < 2; j++) {
+        double auc;
+        assert_int_equal(ag_metric_roc_auc(prob[j], truth[j], G_MOLS, &auc), AG_SUCCESS);
+        assert_float_equal(VECTOR(per)[j], auc, 1e-12);
+    }
+    assert_true(isnan(VECTOR(per)[2]));
+    assert_float_equal(s.roc_auc, (VECTOR(per)[0] + VECTOR(per)[1]) / 2.0, 1e-12);
+    assert_int_equal(s.n, G_MOLS + 9 + 9);
+    assert_int_equal(ag_net_evaluate_graph_tasks(net, FX.mols, G_MOLS, &y, NULL, &s, NULL), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "NULL per_task"));
+    ag_net_destroy(net);
+
+    ag_scores_t c;
+    assert_int_equal(ag_net_evaluate_graph_tasks(FX.gnet, FX.mols, G_MOLS, &FX.y, NULL, &c, &per), AG_SUCCESS);
+    assert_int_equal(igraph_vector_size(&per), 1);
+    assert_true(VECTOR(per)[0] == c.accuracy);
+    igraph_vector_destroy(&per);
+    igraph_vector_destroy(&p);
+    igraph_matrix_destroy(&y);
+}
+
 /* Training twice with the same seed gives the same weights; train/val index vectors are used. */
 static void test_graph_train_deterministic_and_indices(void **state) {
     (void)state;
@@ -802,6 +853,7 @@ int main(void) {
         cmocka_unit_test(test_attention_matches_model),
         cmocka_unit_test(test_attention_directed),
         cmocka_unit_test(test_graph_save_load_identical),
+        cmocka_unit_test(test_graph_task_figures),
         cmocka_unit_test(test_graph_train_deterministic_and_indices),
         cmocka_unit_test(test_graph_train_default_preset),
         cmocka_unit_test(test_graph_train_errors),

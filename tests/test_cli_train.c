@@ -112,6 +112,84 @@ static void test_train_save_eval(void **state) {
     free(buf);
 }
 
+/* A labels table of mutag-mini's molecules (absolute paths) with the given header and, per row g
+ * with the molecule's label y, the cells cells(g, y) writes; returned in tab (a temp file). */
+static void tasks_table(char *tab, size_t cap, const char *header, void (*cells)(FILE *, int, int)) {
+    snprintf(tab, cap, "/tmp/ag_cli_tasks_XXXXXX");
+    int fd = mkstemp(tab);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w"), *in = fopen(AG_SOURCE_DIR "/tests/data/mutag-mini/labels.csv", "r");
+    assert_non_null(f);
+    assert_non_null(in);
+    char line[256], name[128];
+    int y, g = 0;
+    assert_non_null(fgets(line, sizeof line, in)); /* its header */
+    fprintf(f, "%s\n", header);
+    while (fgets(line, sizeof line, in) && sscanf(line, "%127[^,],%d", name, &y) == 2) {
+        fprintf(f, "%s/tests/data/mutag-mini/%s,", AG_SOURCE_DIR, name);
+        cells(f, g++, y);
+        fputc('\n', f);
+    }
+    fclose(in);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(g, 28);
+}
+
+static void three_tasks(FILE *f, int g, int y) {
+    /* the label, its opposite on two rows in three, and a task of ones (no ROC-AUC) on three in four */
+    fprintf(f, "%d,", y);
+    if (g % 3) fprintf(f, "%d", 1 - y);
+    fputs(g % 4 ? ",1" : ",", f);
+}
+
+static void two_targets(FILE *f, int g, int y) {
+    fprintf(f, "%.2f,", 2.5 * y - 0.1 * g);
+    if (g % 5) fprintf(f, "%d", g % 7 + 10);
+}
+
+/* A model of several tasks or targets: train and eval print each one's figures under the line over
+ * all of them (a "tasks" array in JSON), the same from both; a task with one class has no ROC-AUC. */
+static void test_per_task_lines(void **state) {
+    (void)state;
+    char tab[64];
+    tasks_table(tab, sizeof tab, "file,label,opposite,ones", three_tasks);
+    const char *opts = "--split-random 0.5,0.2,0.3 --epochs 3 --hidden 16 --layers 1 --heads 2 --threads 1 --quiet";
+    ag_cli_run_t tr, ev;
+    ag_cli_run_ok(&tr, "train --labels %s %s -o %s", tab, opts, model);
+    assert_int_equal(ag_cli_count_lines(tr.out), 4);
+    assert_true(strncmp(tr.out, "test: roc_auc ", 14) == 0);
+    const char *l = strstr(tr.out, "\n  label: roc_auc "), *o = strstr(tr.out, "\n  opposite: roc_auc "),
+               *one = strstr(tr.out, "\n  ones: roc_auc nan, loss ");
+    assert_true(l && o && one && l < o && o < one);
+    ag_cli_run_ok(&ev, "eval --model %s --labels %s %s", model, tab, "--split-random 0.5,0.2,0.3");
+    assert_string_equal(ev.out, tr.out);
+    ag_cli_run_ok(&ev, "eval --model %s --labels %s --split-random 0.5,0.2,0.3 --part all --json", model, tab);
+    assert_int_equal(ag_cli_count_lines(ev.out), 1);
+    assert_non_null(strstr(ev.out, "\"task\": \"graph-multitask\", \"n\": 67, \"roc_auc\": "));
+    assert_non_null(strstr(ev.out, ", \"tasks\": [{\"name\": \"label\", \"n\": 28, \"roc_auc\": "));
+    assert_non_null(strstr(ev.out, "}, {\"name\": \"opposite\", \"n\": 18, \"roc_auc\": "));
+    assert_non_null(strstr(ev.out, "}, {\"name\": \"ones\", \"n\": 21, \"roc_auc\": null, \"loss\": "));
+    assert_true(strcmp(ev.out + strlen(ev.out) - 4, "}]}\n") == 0);
+    unlink(tab);
+
+    tasks_table(tab, sizeof tab, "file,value,size", two_targets);
+    ag_cli_run_ok(&tr, "train --labels %s %s -o %s", tab, opts, model);
+    assert_int_equal(ag_cli_count_lines(tr.out), 3);
+    assert_true(strncmp(tr.out, "test: rmse ", 11) == 0);
+    l = strstr(tr.out, "\n  value: rmse ");
+    o = strstr(tr.out, "\n  size: rmse ");
+    assert_true(l && o && l < o);
+    ag_cli_run_ok(&ev, "eval --model %s --labels %s --split-random 0.5,0.2,0.3 --part all --json", model, tab);
+    assert_non_null(strstr(ev.out, "\"tasks\": [{\"name\": \"value\", \"n\": 28, \"rmse\": "));
+    assert_non_null(strstr(ev.out, "{\"name\": \"size\", \"n\": 22, \"rmse\": "));
+    unlink(tab);
+
+    /* one task: the line alone, as before */
+    ag_cli_run_ok(&tr, "train --labels tests/data/mutag-mini/labels.csv %s", opts);
+    assert_int_equal(ag_cli_count_lines(tr.out), 1);
+    assert_null(strstr(tr.out, "  "));
+}
+
 /* --ensemble 3 --seed 2: three members with their own progress and log lines; the saved file
  * re-scores to the line train printed, and so do the three models trained alone with seeds 2, 3
  * and 4 given to eval together (members are those models, bit for bit). */
@@ -1088,6 +1166,7 @@ int main(void) {
         cmocka_unit_test(test_own_outputs_not_features),
         cmocka_unit_test(test_structure_note_and_labelled_graphs),
         cmocka_unit_test_setup_teardown(test_train_save_eval, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_per_task_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folds_and_random_split, setup, teardown),
         cmocka_unit_test(test_cross_validation),
         cmocka_unit_test(test_smooth),

@@ -70,7 +70,8 @@ static ag_model_t *small_model(const ag_prepared_t *p, ag_task_t task, uint64_t 
     ag_model_t *m;
     if (ag_model_create(&m, &mc) != AG_SUCCESS) fail_msg("%s", ag_error_message());
     if (task == AG_TASK_GRAPH_REGRESSION) {
-        float mean[1] = {-3.25f}, sd[1] = {2.125f};
+        float mean[2] = {-3.25f, 1.5f}, sd[2] = {2.125f, 0.75f}; /* (n_out <= 2) */
+        assert_true(mc.n_out <= 2);
         assert_int_equal(ag_model_set_target_scaling(m, mean, sd), AG_SUCCESS);
     }
     return m;
@@ -189,6 +190,128 @@ static void test_evaluation(void **state) {
     ag_bundle_destroy(&b);
     ag_prepared_destroy(&p);
     ag_dataset_destroy(&ds);
+}
+
+/* mutag-mini's molecules with the targets a task's figures are checked on, written to path2:
+ * multi-task: the label; its opposite on two rows in three; 1 on three rows in four (one class:
+ * no ROC-AUC). Regression: a value from the label and the row, and the vertex count on four rows
+ * in five. Missing is an empty cell. */
+static void tasks_table(const ag_dataset_t *ds, ag_task_t task) {
+    FILE *f = fopen(path2, "w");
+    assert_non_null(f);
+    fputs(task == AG_TASK_GRAPH_MULTITASK ? "file,label,opposite,ones\n" : "file,value,size\n", f);
+    for (int64_t g = 0; g < ds->n_graphs; g++) {
+        int y = (int)ds->targets.y.data[g];
+        fprintf(f, "%s/tests/data/mutag-mini/%s,", AG_SOURCE_DIR, ds->files[g]);
+        if (task == AG_TASK_GRAPH_MULTITASK) {
+            fprintf(f, "%d,", y);
+            if (g % 3) fprintf(f, "%d", 1 - y);
+            fputs(g % 4 ? ",1\n" : ",\n", f);
+        } else {
+            fprintf(f, "%.2f,", 2.5 * y - 0.1 * (double)g);
+            if (g % 5) fprintf(f, "%d", (int)igraph_vcount(&ds->graphs[g]));
+            fputc('\n', f);
+        }
+    }
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Each task's figures of an ensemble are those of its own column of the ensemble's predictions,
+ * over the rows where it is present; the figures over all tasks are their combination (the mean
+ * ROC-AUC over the tasks that have one; the loss and squared error weighted by each task's rows).
+ * A classification model has one task, its scores. */
+static void test_per_task_figures(void **state) {
+    (void)state;
+    ag_dataset_t mini;
+    mutag_dataset(&mini);
+    ag_task_t tasks[2] = {AG_TASK_GRAPH_MULTITASK, AG_TASK_GRAPH_REGRESSION};
+    for (int k = 0; k < 2; k++) {
+        tasks_table(&mini, tasks[k]);
+        ag_dataset_t ds;
+        assert_int_equal(ag_dataset_load(&ds, path2, NULL), AG_SUCCESS);
+        ag_bundle_t b;
+        ag_prepared_t p;
+        ensemble_bundle(&b, &p, &ds, tasks[k]);
+        const int64_t G = ds.n_graphs, T = tasks[k] == AG_TASK_GRAPH_MULTITASK ? 3 : 2;
+        assert_int_equal(ag_model_n_tasks(b.model), T);
+        int64_t idx[64];
+        float y[64][3]; /* (G x T) the ensemble's predictions */
+        assert_true(G <= 64);
+        for (int64_t g = 0; g < G; g++) {
+            idx[g] = g;
+            ag_batch_t batch;
+            batch_of(&batch, &p, g);
+            assert_int_equal(ag_bundle_predict_batch(&b, &batch, y[g]), AG_SUCCESS);
+            ag_batch_destroy(&batch);
+        }
+        ag_scores_t all, per[3];
+        assert_int_equal(ag_bundle_evaluate_tasks(&b, &p.set, idx, G, &all, per), AG_SUCCESS);
+        int64_t n_sum = 0, defined = 0;
+        double auc_sum = 0, loss_sum = 0, se_sum = 0;
+        for (int64_t j = 0; j < T; j++) {
+            float col[64], truth[64]; /* (G) task j's predictions and targets */
+            int64_t present = 0;
+            double se = 0, ae = 0;
+            for (int64_t g = 0; g < G; g++) {
+                col[g] = y[g][j];
+                truth[g] = p.set.targets[g * T + j];
+                if (isnan(truth[g])) continue;
+                present++;
+                se += ((double)col[g] - truth[g]) * ((double)col[g] - truth[g]);
+                ae += fabs((double)col[g] - truth[g]);
+            }
+            assert_int_equal(per[j].n, present);
+            assert_true(isfinite(per[j].loss) && per[j].loss > 0);
+            n_sum += present;
+            loss_sum += per[j].loss * (double)present;
+            if (tasks[k] == AG_TASK_GRAPH_MULTITASK) {
+                double auc;
+                assert_int_equal(ag_metric_roc_auc(col, truth, G, &auc), AG_SUCCESS);
+                if (j == 2) {
+                    assert_true(isnan(per[j].roc_auc)); /* the task of ones */
+                } else {
+                    assert_float_equal(per[j].roc_auc, auc, 1e-12);
+                    auc_sum += auc;
+                    defined++;
+                }
+                assert_true(isnan(per[j].rmse));
+            } else {
+                assert_float_equal(per[j].rmse, sqrt(se / (double)present), 1e-5 * (1 + per[j].rmse));
+                assert_float_equal(per[j].mae, ae / (double)present, 1e-5 * (1 + per[j].mae));
+                se_sum += se;
+                assert_true(isnan(per[j].roc_auc));
+            }
+        }
+        assert_int_equal(all.n, n_sum);
+        assert_float_equal(all.loss, loss_sum / (double)n_sum, 1e-6 * (1 + all.loss));
+        if (tasks[k] == AG_TASK_GRAPH_MULTITASK) {
+            assert_int_equal(defined, 2);
+            assert_float_equal(all.roc_auc, auc_sum / 2.0, 1e-12);
+        } else {
+            assert_float_equal(all.rmse, sqrt(se_sum / (double)n_sum), 1e-5 * (1 + all.rmse));
+        }
+        /* the figures over all tasks are ag_bundle_evaluate()'s, bit for bit */
+        ag_scores_t plain;
+        assert_int_equal(ag_bundle_evaluate(&b, &p.set, idx, G, &plain), AG_SUCCESS);
+        assert_memory_equal(&plain, &all, sizeof plain);
+        ag_bundle_destroy(&b);
+        ag_prepared_destroy(&p);
+        ag_dataset_destroy(&ds);
+    }
+
+    ag_bundle_t b;
+    ag_prepared_t p;
+    ensemble_bundle(&b, &p, &mini, AG_TASK_GRAPH_CLASSIFICATION);
+    assert_int_equal(ag_model_n_tasks(b.model), 1);
+    int64_t idx[3] = {0, 1, 2};
+    ag_scores_t all, one;
+    assert_int_equal(ag_bundle_evaluate_tasks(&b, &p.set, idx, 3, &all, &one), AG_SUCCESS);
+    assert_memory_equal(&all, &one, sizeof all);
+    assert_int_equal(ag_bundle_evaluate_tasks(NULL, &p.set, idx, 3, &all, &one), AG_EINVAL);
+    assert_msg_contains("no model");
+    ag_bundle_destroy(&b);
+    ag_prepared_destroy(&p);
+    ag_dataset_destroy(&mini);
 }
 
 static void metadata_of(const char *file, const char *key, char *out, size_t cap) {
@@ -369,6 +492,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_prediction_is_the_members_mean, setup, teardown),
         cmocka_unit_test_setup_teardown(test_evaluation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_per_task_figures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mismatched_members, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damaged_members_record, setup, teardown),

@@ -127,6 +127,8 @@ int ag_cmd_eval(int argc, char **argv) {
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
     int64_t *owned = NULL, *owned_train = NULL;
+    cli_task_scores_t ts; /* each task's figures, for a model of several tasks */
+    memset(&ts, 0, sizeof ts);
     if (o.task) {
         ag_task_t t2;
         if (ag_task_from_name(o.task, &t2) || t2 != task) {
@@ -194,7 +196,13 @@ int ag_cmd_eval(int argc, char **argv) {
     code = cli_check_memory(CMD, max_memory, ag_model_config(b.model), &p.set, 256, 0, b.n_members);
     if (code != AG_EXIT_OK) goto done;
     ag_scores_t sc;
-    rc = ag_bundle_evaluate(&b, &p.set, idx, n, &sc);
+    const int64_t n_tasks = ag_model_n_tasks(b.model);
+    if (n_tasks > 1 && cli_task_scores_init(&ts, (const char *const *)b.names, n_tasks) < 0) {
+        fprintf(stderr, "attn-graph: eval: out of memory\n");
+        code = AG_EXIT_FAILURE;
+        goto done;
+    }
+    rc = ag_bundle_evaluate_tasks(&b, &p.set, idx, n, &sc, n_tasks > 1 ? ts.s : NULL);
     if (rc) {
         code = ag_cli_fail(rc == AG_EINVAL ? AG_EMISMATCH : rc);
         goto done;
@@ -221,8 +229,9 @@ int ag_cmd_eval(int argc, char **argv) {
         code = cli_smoothed_scores(b.members, b.n_members, &p.set, known, n_known, idx, n, &smooth.cfg, &sc);
         if (code != AG_EXIT_OK) goto done;
     }
-    cli_print_scores(stdout, part, task, &sc, json);
+    cli_print_task_scores(stdout, part, task, &sc, &ts, json);
 done:
+    cli_task_scores_destroy(&ts);
     free(owned);
     free(owned_train);
     ag_prepared_destroy(&p);

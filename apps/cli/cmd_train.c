@@ -564,8 +564,10 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
 /* One training on the fold d->fold of the loaded data, its test scores in *sc; *task_out is the
  * task trained. Prints the progress and errors, not the scores (nor, unless first_run, the notes
  * about the data that every fold of a cross-validation would repeat); returns the exit code. */
+/* ts, when not NULL, gets each task's test figures (a multi-task or regression model's, more than
+ * one task); it is left empty otherwise. */
 static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli_data_t *d, ag_scores_t *sc,
-                     ag_task_t *task_out, int first_run) {
+                     cli_task_scores_t *ts, ag_task_t *task_out, int first_run) {
     train_opts_t t = job->t;
     ag_task_t task = job->task;
     const int task_given = job->task_given;
@@ -905,7 +907,13 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             goto done;
         }
     }
-    rc = ag_ensemble_evaluate(members, K, &p.set, d->fold.test, d->fold.n_test, sc);
+    const int64_t n_tasks = ag_model_n_tasks(members[0]);
+    if (ts && n_tasks > 1 && p.names && cli_task_scores_init(ts, (const char *const *)p.names, n_tasks) < 0) {
+        fprintf(stderr, "attn-graph: train: out of memory\n");
+        code = AG_EXIT_FAILURE;
+        goto done;
+    }
+    rc = ag_ensemble_evaluate_tasks(members, K, &p.set, d->fold.test, d->fold.n_test, sc, ts ? ts->s : NULL);
     if (rc) {
         code = ag_cli_fail(rc);
         goto done;
@@ -957,7 +965,7 @@ static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t
         d->fold = d->split.folds[f];
         /* numbered from 0 as the stdout lines and --fold are, with the count beside it */
         if (!t->quiet) fprintf(stderr, "attn-graph: fold %lld (%lld of %lld)\n", (long long)f, (long long)f + 1, (long long)n);
-        code = train_one(job, o, d, &all[f], &task, f == 0);
+        code = train_one(job, o, d, &all[f], NULL, &task, f == 0);
         if (code == AG_EXIT_OK) cli_print_fold_scores(stdout, f, task, &all[f], t->json);
     }
     if (code == AG_EXIT_OK) cli_print_cv_summary(stdout, task, all, n, t->json);
@@ -1037,9 +1045,11 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         code = train_cv(&job, &o, &d);
     } else if (code == AG_EXIT_OK) {
         ag_scores_t sc;
-        code = train_one(&job, &o, &d, &sc, &task, 1);
+        cli_task_scores_t ts;
+        memset(&ts, 0, sizeof ts);
+        code = train_one(&job, &o, &d, &sc, &ts, &task, 1);
         if (code == AG_EXIT_OK && sc.n > 0) {
-            cli_print_scores(stdout, "test", task, &sc, t.json);
+            cli_print_task_scores(stdout, "test", task, &sc, &ts, t.json);
         } else if (code == AG_EXIT_OK && !t.quiet) {
             /* a model trained on everything (to ship it, say) is no error; a line of NaN scores would
              * read as one, so say why there is no test line instead */
@@ -1051,6 +1061,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
                         d.graph_level ? (d.fold.n_test == 1 ? "graph" : "graphs")
                                       : (d.fold.n_test == 1 ? "vertex" : "vertices"));
         }
+        cli_task_scores_destroy(&ts);
     }
     cli_data_destroy(&d);
     for (int i = 0; i < 3; i++) free(fl.buf[i]);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "learn.h"
+#include "predict.h"
 
 void cli_data_opts_init(cli_data_opts_t *o) {
     memset(o, 0, sizeof *o);
@@ -402,10 +403,23 @@ static int shown_in_line(ag_task_t task, const char *name, const ag_scores_t *s)
            strcmp(name, "roc_auc") != 0 || isfinite(s->roc_auc);
 }
 
-/* fold < 0: a plain part's line; else the line of that fold of a cross-validation */
-static void print_scores(FILE *out, const char *part, int64_t fold, ag_task_t task, const ag_scores_t *s, int json) {
-    const char *const *names;
+/* The metrics of one task of a multi-task or regression model's line: the task's own figures
+ * (its accuracy-like metrics do not exist). */
+static int task_line_metrics(ag_task_t task, const char *const **names) {
+    static const char *const multitask[] = {"roc_auc", "loss"};
+    static const char *const values[] = {"rmse", "mae", "loss"};
+    if (task == AG_TASK_GRAPH_MULTITASK) return *names = multitask, 2;
+    return *names = values, 3;
+}
+
+/* fold < 0: a plain part's line; else the line of that fold of a cross-validation. tasks, when it
+ * holds more than one task, adds each task's figures: a line each, or a "tasks" array. */
+static void print_scores(FILE *out, const char *part, int64_t fold, ag_task_t task, const ag_scores_t *s,
+                         const cli_task_scores_t *tasks, int json) {
+    const char *const *names, *const *tnames;
     int k = task_metrics(task, &names);
+    int kt = task_line_metrics(task, &tnames);
+    const int64_t T = tasks && tasks->n > 1 ? tasks->n : 0;
     if (json) {
         fprintf(out, "{\"part\": \"%s\", ", part);
         if (fold >= 0) fprintf(out, "\"fold\": %lld, ", (long long)fold);
@@ -415,7 +429,18 @@ static void print_scores(FILE *out, const char *part, int64_t fold, ag_task_t ta
             fprintf(out, ", \"%s\": ", names[i]);
             json_num(out, metric_of(s, names[i]));
         }
-        fputs("}\n", out);
+        if (T > 0) fputs(", \"tasks\": [", out);
+        for (int64_t j = 0; j < T; j++) {
+            fputs(j ? ", {\"name\": " : "{\"name\": ", out);
+            cli_json_string(out, tasks->names[j]);
+            fprintf(out, ", \"n\": %lld", (long long)tasks->s[j].n);
+            for (int i = 0; i < kt; i++) {
+                fprintf(out, ", \"%s\": ", tnames[i]);
+                json_num(out, metric_of(&tasks->s[j], tnames[i]));
+            }
+            fputs("}", out);
+        }
+        fputs(T > 0 ? "]}\n" : "}\n", out);
     } else {
         if (fold >= 0) fprintf(out, "fold %lld %s:", (long long)fold, part);
         else fprintf(out, "%s:", part);
@@ -423,16 +448,53 @@ static void print_scores(FILE *out, const char *part, int64_t fold, ag_task_t ta
             if (shown_in_line(task, names[i], s))
                 fprintf(out, "%s %s %.4f", shown++ ? "," : "", names[i], metric_of(s, names[i]));
         fprintf(out, " (n %lld)\n", (long long)s->n);
+        /* a task with one class among its rows has no ROC-AUC: nan, as the mean leaves it out */
+        for (int64_t j = 0; j < T; j++) {
+            fprintf(out, "  %s:", tasks->names[j]);
+            for (int i = 0; i < kt; i++)
+                fprintf(out, "%s %s %.4f", i ? "," : "", tnames[i], metric_of(&tasks->s[j], tnames[i]));
+            fprintf(out, " (n %lld)\n", (long long)tasks->s[j].n);
+        }
     }
     fflush(out);
 }
 
 void cli_print_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s, int json) {
-    print_scores(out, part, -1, task, s, json);
+    print_scores(out, part, -1, task, s, NULL, json);
+}
+
+void cli_print_task_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s,
+                           const cli_task_scores_t *tasks, int json) {
+    print_scores(out, part, -1, task, s, tasks, json);
 }
 
 void cli_print_fold_scores(FILE *out, int64_t fold, ag_task_t task, const ag_scores_t *s, int json) {
-    print_scores(out, "test", fold, task, s, json);
+    print_scores(out, "test", fold, task, s, NULL, json);
+}
+
+int cli_task_scores_init(cli_task_scores_t *t, const char *const *names, int64_t n) {
+    memset(t, 0, sizeof *t);
+    if (n < 1) return 0;
+    t->s = calloc((size_t)n, sizeof *t->s);
+    t->names = calloc((size_t)n, sizeof *t->names);
+    if (!t->s || !t->names) {
+        cli_task_scores_destroy(t);
+        return -1;
+    }
+    t->n = n;
+    for (int64_t j = 0; j < n; j++)
+        if (!(t->names[j] = strdup(names[j]))) {
+            cli_task_scores_destroy(t);
+            return -1;
+        }
+    return 0;
+}
+
+void cli_task_scores_destroy(cli_task_scores_t *t) {
+    for (int64_t j = 0; t->names && j < t->n; j++) free(t->names[j]);
+    free(t->names);
+    free(t->s);
+    memset(t, 0, sizeof *t);
 }
 
 void cli_print_cv_summary(FILE *out, ag_task_t task, const ag_scores_t *folds, int64_t n_folds, int json) {

@@ -92,6 +92,24 @@ int cli_part(const cli_data_t *d, const char *part, int64_t n_all, const int64_t
  * or as one JSON object. */
 void cli_print_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s, int json);
 
+/* The figures of each task of a multi-task or regression model (ag_ensemble_evaluate_tasks) with
+ * the tasks' names. */
+typedef struct cli_task_scores_t {
+    ag_scores_t *s; /* (n) */
+    char **names;   /* (n) owned copies */
+    int64_t n;
+} cli_task_scores_t;
+
+/* n entries named by copies of names (nothing for n < 1); -1 when out of memory. */
+int cli_task_scores_init(cli_task_scores_t *t, const char *const *names, int64_t n);
+void cli_task_scores_destroy(cli_task_scores_t *t);
+
+/* cli_print_scores(), then each task's figures when there are several: a line each
+ * ("  NR-AR: roc_auc 0.7712, loss 0.1534 (n 726)") or a "tasks" array of objects with "name",
+ * "n" and the task's metrics. */
+void cli_print_task_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s,
+                           const cli_task_scores_t *tasks, int json);
+
 /* Correct and Smooth as the options of train, eval and label asked for it. */
 typedef struct cli_smooth_t {
     ag_smooth_config_t cfg;

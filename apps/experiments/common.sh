@@ -59,3 +59,27 @@ if extra:
 print(json.dumps(out))
 PY
 }
+
+# task_summary DATASET METRIC [FILTER]: one JSON line per task of a model of several tasks (the
+# "tasks" array of train's test line): METRIC's mean and sample std over the runs whose name starts
+# with FILTER, over the runs where the task has it (a task with one class in a test part has none).
+task_summary() {
+    python3 - "$RESULTS" "$1" "$2" "${3:-}" <<'PY'
+import json, math, sys
+path, ds, metric, prefix = sys.argv[1:5]
+vals = {}
+for l in open(path):
+    d = json.loads(l)
+    if not d["run"].startswith(prefix):
+        continue
+    for t in d.get("tasks", []):
+        if t.get(metric) is not None:
+            vals.setdefault(t["name"], []).append(float(t[metric]))
+for name, v in vals.items():
+    n = len(v)
+    mean = sum(v) / n
+    std = math.sqrt(sum((x - mean) ** 2 for x in v) / (n - 1)) if n > 1 else 0.0
+    print(json.dumps({"dataset": ds, "task": name, "metric": metric, "mean": round(mean, 4),
+                      "std": round(std, 4), "runs": n}))
+PY
+}

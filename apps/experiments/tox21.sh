@@ -1,6 +1,7 @@
 #!/bin/sh
 # Tox21: 12 binary tasks with missing labels; mean test ROC-AUC over the tasks.
 # random_split of split.csv over AG_SEEDS model seeds (default 3), then one run on scaffold_split.
+# Each task's ROC-AUC (mean and std over the runs) goes to stderr, a JSON line per task.
 # usage: apps/experiments/tox21.sh DATASETS_DIR
 [ $# -eq 1 ] || { echo "usage: $0 DATASETS_DIR" >&2; exit 2; }
 D=$1
@@ -21,5 +22,7 @@ for s in $(seq 1 "$SEEDS"); do
     run "random-seed$s" $ARGS --split-column random_split --seed "$s" $out
 done
 run "scaffold-seed1" $ARGS --split-column scaffold_split --seed 1
+task_summary tox21-scaffold roc_auc scaffold >&2
 summary tox21-scaffold roc_auc scaffold >&2
+task_summary tox21 roc_auc random >&2
 summary tox21 roc_auc random

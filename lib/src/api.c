@@ -585,14 +585,32 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
     return rc;
 }
 
+static ag_error_t evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_integer_t n_graphs,
+                                  const igraph_matrix_t *targets, const igraph_vector_int_t *idx,
+                                  ag_scores_t *scores, igraph_vector_t *per_task, const char *fn);
+
 ag_error_t ag_net_evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_integer_t n_graphs,
                                   const igraph_matrix_t *targets, const igraph_vector_int_t *idx,
                                   ag_scores_t *scores) {
-    if (!net || !scores) return AG_ERROR(AG_EINVAL, "ag_net_evaluate_graphs: NULL net or scores");
+    return evaluate_graphs(net, graphs, n_graphs, targets, idx, scores, NULL, "ag_net_evaluate_graphs");
+}
+
+ag_error_t ag_net_evaluate_graph_tasks(ag_net_t *net, const igraph_t *graphs, igraph_integer_t n_graphs,
+                                       const igraph_matrix_t *targets, const igraph_vector_int_t *idx,
+                                       ag_scores_t *scores, igraph_vector_t *per_task) {
+    if (!per_task) return AG_ERROR(AG_EINVAL, "ag_net_evaluate_graph_tasks: NULL per_task vector");
+    return evaluate_graphs(net, graphs, n_graphs, targets, idx, scores, per_task, "ag_net_evaluate_graph_tasks");
+}
+
+/* ag_net_evaluate_graphs(), and each task's figure into per_task when it is not NULL; fn names the
+ * caller in messages. */
+static ag_error_t evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_integer_t n_graphs,
+                                  const igraph_matrix_t *targets, const igraph_vector_int_t *idx,
+                                  ag_scores_t *scores, igraph_vector_t *per_task, const char *fn) {
+    if (!net || !scores) return AG_ERROR(AG_EINVAL, "%s: NULL net or scores", fn);
     ag_task_t task = ag_net_task(net);
     if (!ag_task_is_graph_level(task))
-        return AG_ERROR(AG_EINVAL, "ag_net_evaluate_graphs: the model is %s; use ag_net_evaluate_nodes",
-                        ag_task_name(task));
+        return AG_ERROR(AG_EINVAL, "%s: the model is %s; use ag_net_evaluate_nodes", fn, ag_task_name(task));
     graph_data_t d;
     AG_CHECK(graph_data(&d, graphs, n_graphs, targets, net->b.names, net->b.n_names));
     int64_t *ix = NULL, n = n_graphs;
@@ -607,7 +625,15 @@ ag_error_t ag_net_evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_
         rc = ag_i_alloc_array((void **)&ix, n_graphs, sizeof(int64_t), "idx");
         for (int64_t g = 0; g < n_graphs && rc == AG_SUCCESS; g++) ix[g] = g;
     }
-    if (rc == AG_SUCCESS) rc = ag_bundle_evaluate(&net->b, &p.set, ix, n, scores);
+    const int64_t T = ag_model_n_tasks(net->b.model);
+    ag_scores_t *each = NULL; /* (T) */
+    if (rc == AG_SUCCESS && per_task) rc = ag_i_alloc_array((void **)&each, T, sizeof *each, "per-task scores");
+    if (rc == AG_SUCCESS) rc = ag_bundle_evaluate_tasks(&net->b, &p.set, ix, n, scores, each);
+    if (rc == AG_SUCCESS && per_task && igraph_vector_resize(per_task, T) != IGRAPH_SUCCESS)
+        rc = AG_ERROR(AG_ENOMEM, "%s: cannot resize per_task to %lld tasks", fn, (long long)T);
+    for (int64_t j = 0; rc == AG_SUCCESS && per_task && j < T; j++)
+        VECTOR(*per_task)[j] = ag_scores_get(&each[j], AG_METRIC_AUTO, task);
+    ag_i_free(each);
     ag_prepared_destroy(&p);
     ag_i_free(ix);
     graph_data_destroy(&d);

@@ -637,6 +637,12 @@ ag_error_t ag_bundle_evaluate(ag_bundle_t *b, const ag_trainset_t *set, const in
     return ag_ensemble_evaluate(b->members, b->n_members, set, idx, n, scores);
 }
 
+ag_error_t ag_bundle_evaluate_tasks(ag_bundle_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n,
+                                   ag_scores_t *scores, ag_scores_t *per_task) {
+    if (!b || !b->members) return AG_ERROR(AG_EINVAL, "ag_bundle_evaluate_tasks: the bundle has no model");
+    return ag_ensemble_evaluate_tasks(b->members, b->n_members, set, idx, n, scores, per_task);
+}
+
 ag_error_t ag_bundle_merge(ag_bundle_t *dst, ag_bundle_t *src) {
     if (!dst || !src || !dst->members || !src->members)
         return AG_ERROR(AG_EINVAL, "ag_bundle_merge: a bundle without model");

@@ -444,11 +444,56 @@ ag_error_t ag_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_
     return ag_ensemble_evaluate(&model, 1, set, idx, n, s);
 }
 
-ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_trainset_t *set, const int64_t *idx,
-                                int64_t n, ag_scores_t *s) {
+static void scores_clear(ag_scores_t *s) {
     s->loss = s->accuracy = s->macro_f1 = s->roc_auc = s->rmse = s->mae = NAN;
     s->n = 0;
+}
+
+int64_t ag_model_n_tasks(const ag_model_t *model) {
+    const ag_model_config_t *c = ag_model_config(model);
+    return is_classification(c->task) ? 1 : c->n_out;
+}
+
+/* One task's (column j's) figures of a multi-task or regression evaluation: the model's own loss
+ * on that column alone, and its ROC-AUC or its errors in target units. raw, scaled, pred and truth
+ * are (n x C) as ag_ensemble_evaluate() filled them; col_* are (n) scratch. */
+static ag_error_t task_scores(const ag_model_config_t *c, const float *raw, const float *scaled, const float *pred,
+                              const float *truth, int64_t n, int64_t j, float *col_a, float *col_b, float *col_d,
+                              ag_scores_t *t) {
+    const int64_t C = c->n_out;
+    scores_clear(t);
+    for (int64_t i = 0; i < n; i++) {
+        col_a[i] = raw[i * C + j];
+        col_b[i] = scaled[i * C + j];
+    }
+    ag_error_t rc = c->task == AG_TASK_GRAPH_MULTITASK
+                            ? ag_loss_bce_logits(col_a, col_b, n, 1, NULL, 1.0f, col_d, &t->loss, &t->n)
+                            : ag_loss_mse(col_a, col_b, n, 1, 1.0f, col_d, &t->loss, &t->n);
+    if (rc != AG_SUCCESS || t->n == 0) {
+        if (t->n == 0) t->loss = NAN;
+        return rc;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        col_a[i] = pred[i * C + j];
+        col_b[i] = truth[i * C + j];
+    }
+    if (c->task == AG_TASK_GRAPH_MULTITASK) return ag_metric_roc_auc(col_a, col_b, n, &t->roc_auc);
+    AG_CHECK(ag_metric_rmse(col_a, col_b, n, &t->rmse));
+    return ag_metric_mae(col_a, col_b, n, &t->mae);
+}
+
+ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_trainset_t *set, const int64_t *idx,
+                                int64_t n, ag_scores_t *s) {
+    return ag_ensemble_evaluate_tasks(models, k, set, idx, n, s, NULL);
+}
+
+ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, const ag_trainset_t *set,
+                                      const int64_t *idx, int64_t n, ag_scores_t *s, ag_scores_t *per_task) {
+    scores_clear(s);
     AG_CHECK(check_members(models, k));
+    const int64_t T = ag_model_n_tasks(models[0]);
+    if (per_task)
+        for (int64_t j = 0; j < T; j++) scores_clear(&per_task[j]);
     ag_model_t *model = models[0];
     const ag_model_config_t *c = ag_model_config(model);
     AG_CHECK(check_set(model, set));
@@ -485,20 +530,31 @@ ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_t
                 rc = ag_metric_roc_auc(pred, truth, n, &s->roc_auc);
                 if (rc != AG_SUCCESS) { ag_error_clear(); rc = AG_SUCCESS; s->roc_auc = NAN; }
             }
-        } else if (c->task == AG_TASK_GRAPH_MULTITASK) {
-            int64_t defined;
-            ag_sigmoid(raw, n * C, pred);
-            rc = ag_metric_roc_auc_tasks(pred, lb.targets, n, C, NULL, &s->roc_auc, &defined);
+            if (rc == AG_SUCCESS && per_task) per_task[0] = *s;
         } else {
-            const float *mean, *std;
-            ag_model_target_scaling(model, &mean, &std);
-            for (int64_t i = 0; i < n; i++)
-                for (int64_t j = 0; j < C; j++) {
-                    pred[i * C + j] = raw[i * C + j] * std[j] + mean[j];
-                    truth[i * C + j] = set->targets[idx[i] * C + j];
-                }
-            rc = ag_metric_rmse(pred, truth, n * C, &s->rmse);
-            if (rc == AG_SUCCESS) rc = ag_metric_mae(pred, truth, n * C, &s->mae);
+            if (c->task == AG_TASK_GRAPH_MULTITASK) {
+                int64_t defined;
+                ag_sigmoid(raw, n * C, pred);
+                memcpy(truth, lb.targets, sizeof(float) * (size_t)nC);
+                rc = ag_metric_roc_auc_tasks(pred, truth, n, C, NULL, &s->roc_auc, &defined);
+            } else {
+                const float *mean, *std;
+                ag_model_target_scaling(model, &mean, &std);
+                for (int64_t i = 0; i < n; i++)
+                    for (int64_t j = 0; j < C; j++) {
+                        pred[i * C + j] = raw[i * C + j] * std[j] + mean[j];
+                        truth[i * C + j] = set->targets[idx[i] * C + j];
+                    }
+                rc = ag_metric_rmse(pred, truth, n * C, &s->rmse);
+                if (rc == AG_SUCCESS) rc = ag_metric_mae(pred, truth, n * C, &s->mae);
+            }
+            /* lb.targets still holds the loss's targets (standardised for regression) */
+            float *cols = NULL; /* (3 x n) one column's outputs, targets and gradients */
+            if (rc == AG_SUCCESS && per_task)
+                rc = ag_i_alloc_array((void **)&cols, 3 * n, sizeof(float), "per-task columns");
+            for (int64_t j = 0; rc == AG_SUCCESS && per_task && j < C; j++)
+                rc = task_scores(c, raw, lb.targets, pred, truth, n, j, cols, cols + n, cols + 2 * n, &per_task[j]);
+            ag_i_free(cols);
         }
     }
     ag_i_free(raw);
@@ -513,8 +569,7 @@ ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_t
 
 ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, const int64_t *idx, int64_t n,
                                 ag_scores_t *s) {
-    s->loss = s->accuracy = s->macro_f1 = s->roc_auc = s->rmse = s->mae = NAN;
-    s->n = 0;
+    scores_clear(s);
     if (!is_classification(set->task) || set->n_classes < 1 || set->n_cols != 1)
         return AG_ERROR(AG_EINVAL, "scores of probabilities: the set is not a classification set");
     AG_CHECK(check_indices(idx, n, set->n_rows, "evaluation"));

@@ -324,6 +324,20 @@ ag_error_t ag_net_evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_
                                   ag_scores_t *scores);
 
 /**
+ * \function ag_net_evaluate_graph_tasks
+ * ag_net_evaluate_graphs(), and each task's own figure over the graphs where it has a target: a
+ * multi-task model's ROC-AUC per task (NaN for a task whose targets there are one class, which
+ * the mean in scores->roc_auc leaves out), a regression model's RMSE per target in its units; a
+ * classification model has one task, its accuracy. Task j is column j of targets (the model's
+ * names, ag_net_output_names()).
+ * \param per_task Caller-initialised vector, resized to the model's task count.
+ * \return As ag_net_evaluate_graphs(); AG_EINVAL (NULL per_task).
+ */
+ag_error_t ag_net_evaluate_graph_tasks(ag_net_t *net, const igraph_t *graphs, igraph_integer_t n_graphs,
+                                       const igraph_matrix_t *targets, const igraph_vector_int_t *idx,
+                                       ag_scores_t *scores, igraph_vector_t *per_task);
+
+/**
  * \function ag_net_evaluate_nodes
  * Scores a node-classification model on the listed vertices (NULL: every labelled one).
  * \param labels  (N) class ids 0 .. C-1 or -1 (unlabelled, not counted).

@@ -80,7 +80,8 @@ ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column);
 /** unction ag_bundle_set_smooth
  * Records the Correct and Smooth weights (smooth.h) a node-classification model is to be used with,
  * or forgets them (NULL). Stored in the file as "smooth" (bundle version 3); a bundle merged into
- * another keeps the other's. eturn AG_SUCCESS; AG_EINVAL (not a node-classification model, an
+ * another keeps the other's. 
+eturn AG_SUCCESS; AG_EINVAL (not a node-classification model, an
  * alpha outside [0, 1), iterations outside 0..100000). */
 ag_error_t ag_bundle_set_smooth(ag_bundle_t *b, const ag_smooth_config_t *cfg);
 
@@ -119,6 +120,15 @@ ag_error_t ag_bundle_predict_batch(ag_bundle_t *b, ag_batch_t *batch, float *out
  */
 ag_error_t ag_bundle_evaluate(ag_bundle_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n,
                               ag_scores_t *scores);
+
+/**
+ * \function ag_bundle_evaluate_tasks
+ * ag_ensemble_evaluate_tasks() with the bundle's members: the figures of each task (for multi-task
+ * and regression models, those of b->names, in order) as well as over all of them.
+ * \param per_task ag_model_n_tasks(b->model) entries, caller-allocated, or NULL.
+ */
+ag_error_t ag_bundle_evaluate_tasks(ag_bundle_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n,
+                                   ag_scores_t *scores, ag_scores_t *per_task);
 
 /** \function ag_bundle_destroy
  * Frees everything; safe on a zeroed bundle and twice. */

@@ -344,6 +344,29 @@ ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_t
                                 int64_t n, ag_scores_t *scores);
 
 /**
+ * \function ag_model_n_tasks
+ * How many tasks a model's figures can be broken into (ag_ensemble_evaluate_tasks()): its outputs
+ * for multi-task and regression models (one per task or target), 1 for classification.
+ */
+int64_t ag_model_n_tasks(const ag_model_t *model);
+
+/**
+ * \function ag_ensemble_evaluate_tasks
+ * ag_ensemble_evaluate(), and the figures of each task on its own: a multi-task model's loss and
+ * ROC-AUC of each task (NaN where a task has one class among the rows: the rows MoleculeNet's mean
+ * leaves out), a regression model's loss, RMSE and MAE of each target in its own units, each over
+ * the rows where that task's label or target is present (per_task[j].n). The loss of a task is the
+ * training loss on its column alone: binary cross-entropy, or the squared error of the
+ * standardised target. A classification model has one task, its scores.
+ * \param scores   Output: the figures over all tasks, as ag_ensemble_evaluate().
+ * \param per_task Output, may be NULL: ag_model_n_tasks() entries, caller-allocated.
+ * \return As ag_ensemble_evaluate().
+ * Time complexity: k forward passes, then O(T n log n) for T tasks.
+ */
+ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, const ag_trainset_t *set,
+                                      const int64_t *idx, int64_t n, ag_scores_t *scores, ag_scores_t *per_task);
+
+/**
  * \function ag_scores_from_probs
  * Scores class probabilities given from outside the model (such as ag_label_smooth_csr()'s) on
  * the listed rows of a classification set, as ag_evaluate() scores a model's: accuracy, macro-F1,
