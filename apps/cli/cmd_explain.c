@@ -338,6 +338,19 @@ static int kamada_kawai(const igraph_t *ig, igraph_matrix_t *xy, int from_xy) {
                                       NULL) == IGRAPH_SUCCESS ? 0 : -1;
 }
 
+/* An index and the key it is ordered by (by_key_desc). */
+typedef struct keyed_t {
+    double key;
+    int64_t i;
+} keyed_t;
+
+/* Largest key first, ties by index: a total order, so qsort gives one result and drawings repeat. */
+static int by_key_desc(const void *pa, const void *pb) {
+    const keyed_t *a = pa, *b = pb;
+    if (a->key != b->key) return a->key > b->key ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
 /* Places the connected components of a drawing side by side, largest first, in rows about as
  * wide as the drawing is tall, a gap of 1.5 mean edge lengths apart: the layouts put a component
  * far from the others (a salt's Na+ in a corner, a social graph's isolated vertex squeezing the
@@ -352,12 +365,12 @@ static int pack_components(const igraph_t *ig, igraph_matrix_t *xy) {
         return -1;
     }
     int rc = igraph_connected_components(ig, &memb, &csize, &nc, IGRAPH_WEAK) == IGRAPH_SUCCESS ? 0 : -1;
-    double *box = NULL; /* (nc x 4) each component's min x, min y, max x, max y */
-    int64_t *order = NULL; /* (nc) components, largest first */
-    double *at = NULL;  /* (nc x 2) where each component's box goes */
+    double *box = NULL;    /* (nc x 4) each component's min x, min y, max x, max y */
+    keyed_t *order = NULL; /* (nc) components by size, largest first */
+    double *at = NULL;     /* (nc x 2) where each component's box goes */
     if (rc == 0 && nc > 1) {
         box = malloc(sizeof(double) * 4 * (size_t)nc);
-        order = malloc(sizeof(int64_t) * (size_t)nc);
+        order = malloc(sizeof(keyed_t) * (size_t)nc);
         at = malloc(sizeof(double) * 2 * (size_t)nc);
         rc = box && order && at ? 0 : -1;
     }
@@ -365,7 +378,7 @@ static int pack_components(const igraph_t *ig, igraph_matrix_t *xy) {
         for (int64_t c = 0; c < nc; c++) {
             box[4 * c] = box[4 * c + 1] = INFINITY;
             box[4 * c + 2] = box[4 * c + 3] = -INFINITY;
-            order[c] = c;
+            order[c] = (keyed_t){(double)VECTOR(csize)[c], c};
         }
         for (int64_t v = 0; v < N; v++) {
             double *b = box + 4 * VECTOR(memb)[v];
@@ -381,27 +394,22 @@ static int pack_components(const igraph_t *ig, igraph_matrix_t *xy) {
         }
         if (!(unit > 0.0)) unit = 1.0;
         const double gap = 1.5 * unit;
-        for (int64_t i = 1; i < nc; i++) /* insertion sort, stable: ties keep component order */
-            for (int64_t j = i; j > 0 && VECTOR(csize)[order[j]] > VECTOR(csize)[order[j - 1]]; j--) {
-                int64_t t = order[j];
-                order[j] = order[j - 1];
-                order[j - 1] = t;
-            }
-        double area = 0.0, limit = box[4 * order[0] + 2] - box[4 * order[0]];
+        qsort(order, (size_t)nc, sizeof *order, by_key_desc);
+        double area = 0.0, limit = box[4 * order[0].i + 2] - box[4 * order[0].i];
         for (int64_t c = 0; c < nc; c++)
             area += (box[4 * c + 2] - box[4 * c] + gap) * (box[4 * c + 3] - box[4 * c + 1] + gap);
         limit = fmax(limit, sqrt(area));
         double x = 0.0, y = 0.0, row_h = 0.0;
         for (int64_t i = 0; i < nc; i++) {
-            const double *b = box + 4 * order[i];
+            const double *b = box + 4 * order[i].i;
             double w = b[2] - b[0], h = b[3] - b[1];
             if (x > 0.0 && x + w > limit) {
                 x = 0.0;
                 y += row_h + gap;
                 row_h = 0.0;
             }
-            at[2 * order[i]] = x;
-            at[2 * order[i] + 1] = y;
+            at[2 * order[i].i] = x;
+            at[2 * order[i].i + 1] = y;
             x += w + gap;
             row_h = fmax(row_h, h);
         }
@@ -536,23 +544,18 @@ static int box_hits_circle(const box_t *b, double cx, double cy, double r) {
  * -1 when out of memory. */
 static int64_t place_labels(const double *pos, const double *na, const double *wid, int64_t N, double radius,
                             double px, double width, signed char *side) {
-    int64_t *order = malloc(sizeof(int64_t) * (size_t)(N > 0 ? N : 1)); /* (N) vertices, most attention first */
+    keyed_t *order = malloc(sizeof(keyed_t) * (size_t)(N > 0 ? N : 1)); /* (N) vertices, most attention first */
     box_t *placed = malloc(sizeof(box_t) * (size_t)(N > 0 ? N : 1));   /* (N) the names drawn so far */
     if (!order || !placed) {
         free(order);
         free(placed);
         return -1;
     }
-    for (int64_t v = 0; v < N; v++) order[v] = v;
-    for (int64_t i = 1; i < N; i++) /* insertion sort: N <= 300, and it is stable */
-        for (int64_t j = i; j > 0 && na[order[j]] > na[order[j - 1]]; j--) {
-            int64_t t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
+    for (int64_t v = 0; v < N; v++) order[v] = (keyed_t){na[v], v};
+    qsort(order, (size_t)N, sizeof *order, by_key_desc);
     int64_t n_placed = 0, hidden = 0;
     for (int64_t i = 0; i < N; i++) {
-        int64_t v = order[i];
+        int64_t v = order[i].i;
         side[v] = 0;
         if (wid[v] <= 0.0) continue;
         const double x = pos[2 * v], y = pos[2 * v + 1];
