@@ -246,6 +246,36 @@ static void test_selection(void **state) {
     const char *n3[] = {"aromatic", "charge", "element=C", "element=N", "element=O", "element=<other>", "y"};
     assert_names(&f, 0, n3, 7);
     ag_featurizer_destroy(&f);
+    /* the defaults leave out attn-graph's own outputs (a labelled or explained graph's answers) as
+     * well as "id"; exclude_more adds to them and a plain listed name still takes one */
+    for (int v = 0; v < 4; v++) {
+        SETVAN(&a, "pred", v, v % 2);
+        SETVAN(&a, "prob1", v, 0.25 * v);
+    }
+    for (int e = 0; e < 3; e++) SETEAN(&a, "attnL0H0", e, 0.5);
+    ag_featurizer_config_init(&cfg);
+    const char *more[] = {"x*", "bond*"};
+    cfg.exclude_more = more;
+    cfg.n_exclude_more = 2;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    assert_names(&f, 0, n3, 7);
+    assert_int_equal(f.n_edge_features, 0);
+    ag_featurizer_destroy(&f);
+    cfg.n_exclude_more = 0;
+    const char *l3[] = {"prob1", "y"};
+    cfg.vertex_select = AG_SELECT_LIST;
+    cfg.vertex_attrs = l3;
+    cfg.n_vertex_attrs = 2;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    assert_names(&f, 0, l3, 2);
+    ag_featurizer_destroy(&f);
+    cfg.exclude_more = NULL;
+    cfg.n_exclude_more = 1;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "1 more exclusions but no array"));
+    const char *const *own;
+    assert_int_equal(ag_featurizer_output_patterns(&own), 6);
+    assert_string_equal(own[0], "pred");
     ag_fmat_destroy(&X);
     ag_fmat_destroy(&E);
     igraph_destroy(&a);

@@ -243,13 +243,10 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     return 0;
 }
 
-/* room for the patterns of ag_featurizer_output_patterns() in the exclusion list */
-enum { MAX_OWN_OUTPUTS = 16 };
-
 /* The featuriser configuration from the feature options; lists live in bufs. */
 typedef struct feat_lists_t {
     char *buf[3];
-    const char *v[CLI_MAX_LIST], *e[CLI_MAX_LIST], *x[CLI_MAX_LIST + 1 + MAX_OWN_OUTPUTS];
+    const char *v[CLI_MAX_LIST], *e[CLI_MAX_LIST], *x[CLI_MAX_LIST];
 } feat_lists_t;
 
 static int list_option(const char *s, char **buf, const char **items, int *n, ag_attr_select_t *sel) {
@@ -282,18 +279,14 @@ static int feature_config(const cli_data_opts_t *o, ag_featurizer_config_t *fc, 
     fc->edge_select = sel;
     fc->edge_attrs = l->e;
     fc->n_edge_attrs = ne;
-    l->x[0] = "id";
-    nx = 1;
-    const char *const *own;
-    const int64_t n_own = ag_featurizer_output_patterns(&own);
-    for (int64_t i = 0; i < n_own && i < MAX_OWN_OUTPUTS; i++) l->x[nx++] = own[i];
     if (o->exclude_attrs) {
+        /* besides the defaults: "id" and the program's own outputs */
         l->buf[2] = strdup(o->exclude_attrs);
         if (!l->buf[2]) return AG_EXIT_FAILURE;
-        nx += cli_split_list(l->buf[2], l->x + nx);
+        nx = cli_split_list(l->buf[2], l->x);
     }
-    fc->exclude = l->x;
-    fc->n_exclude = nx;
+    fc->exclude_more = l->x;
+    fc->n_exclude_more = nx;
     if (o->normalize) {
         static const char *const names[] = {"none", "standard", "l1"};
         int k;

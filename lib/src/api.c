@@ -364,12 +364,12 @@ static void feat_lists_destroy(feat_lists_t *l) {
     }
 }
 
-/* Splits a comma-separated list into items (first `extra` slots left for the caller). */
-static ag_error_t split_list(const char *s, char **buf, const char ***items, int64_t extra, int64_t *n) {
-    int64_t cap = extra + 1;
+/* Splits a comma-separated list into items (empty items dropped). */
+static ag_error_t split_list(const char *s, char **buf, const char ***items, int64_t *n) {
+    int64_t cap = 1;
     for (const char *p = s; p && *p; p++) cap += *p == ',';
     AG_CHECK(ag_i_alloc_array((void **)items, cap, sizeof(char *), "option list"));
-    *n = extra;
+    *n = 0;
     if (!s) return AG_SUCCESS;
     if (!(*buf = ag_i_strdup(s))) return AG_ERROR(AG_ENOMEM, "out of memory");
     for (char *tok = *buf; tok;) {
@@ -392,7 +392,7 @@ static ag_error_t select_option(const char *s, ag_attr_select_t *sel, char **buf
         return AG_SUCCESS;
     }
     *sel = AG_SELECT_LIST;
-    return split_list(s, buf, items, 0, n);
+    return split_list(s, buf, items, n);
 }
 
 static ag_error_t feature_config(const ag_net_train_options_t *o, ag_featurizer_config_t *fc, feat_lists_t *l,
@@ -405,13 +405,10 @@ static ag_error_t feature_config(const ag_net_train_options_t *o, ag_featurizer_
     AG_CHECK(select_option(o->edge_attrs, &fc->edge_select, &l->buf[1], &l->items[1], &n));
     fc->edge_attrs = l->items[1];
     fc->n_edge_attrs = n;
-    const char *const *own;
-    const int64_t n_own = ag_featurizer_output_patterns(&own);
-    AG_CHECK(split_list(o->exclude_attrs, &l->buf[2], &l->items[2], 1 + n_own, &n));
-    l->items[2][0] = "id";
-    for (int64_t i = 0; i < n_own; i++) l->items[2][1 + i] = own[i];
-    fc->exclude = l->items[2];
-    fc->n_exclude = n;
+    /* besides the defaults: "id" and attn-graph's own outputs */
+    AG_CHECK(split_list(o->exclude_attrs, &l->buf[2], &l->items[2], &n));
+    fc->exclude_more = l->items[2];
+    fc->n_exclude_more = n;
     *norm = AG_NORM_NONE;
     if (o->normalize) {
         static const char *const names[] = {"none", "standard", "l1"};

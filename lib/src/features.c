@@ -21,21 +21,23 @@
 /* Upper bound on PE sizes and vocabulary sizes accepted from a model file. */
 #define MAX_K 1000000
 
-static const char *const default_exclude[] = {"id"};
+/* "id", then attn-graph's own outputs (ag_featurizer_output_patterns) */
+static const char *const default_exclude[] = {"id",       "pred",          "prob*",
+                                              "attnL*",   "selfAttnL*",    "attnToTokenL*",
+                                              "tokenAttnL*"};
 
 void ag_featurizer_config_init(ag_featurizer_config_t *cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->vertex_select = AG_SELECT_ALL;
     cfg->edge_select = AG_SELECT_ALL;
     cfg->exclude = default_exclude;
-    cfg->n_exclude = 1;
+    cfg->n_exclude = (int64_t)(sizeof default_exclude / sizeof *default_exclude);
     cfg->norm = AG_NORM_NONE;
 }
 
 int64_t ag_featurizer_output_patterns(const char *const **patterns) {
-    static const char *const own[] = {"pred", "prob*", "attnL*", "selfAttnL*", "attnToTokenL*", "tokenAttnL*"};
-    *patterns = own;
-    return (int64_t)(sizeof own / sizeof *own);
+    *patterns = default_exclude + 1;
+    return (int64_t)(sizeof default_exclude / sizeof *default_exclude) - 1;
 }
 
 int64_t ag_featurizer_attr_width(ag_attr_type_t type, int64_t distinct_values) {
@@ -548,6 +550,8 @@ static int is_pattern(const char *s) { return strpbrk(s, "*?[") != NULL; }
 static int excluded(const ag_featurizer_config_t *cfg, const char *name) {
     for (int64_t i = 0; i < cfg->n_exclude; i++)
         if (cfg->exclude[i] && fnmatch(cfg->exclude[i], name, 0) == 0) return 1;
+    for (int64_t i = 0; i < cfg->n_exclude_more; i++)
+        if (cfg->exclude_more[i] && fnmatch(cfg->exclude_more[i], name, 0) == 0) return 1;
     return 0;
 }
 
@@ -898,6 +902,9 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
         return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: unknown attribute selection mode");
     if (cfg->n_exclude < 0 || (cfg->n_exclude > 0 && !cfg->exclude))
         return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: %lld exclusions but no array", (long long)cfg->n_exclude);
+    if (cfg->n_exclude_more < 0 || (cfg->n_exclude_more > 0 && !cfg->exclude_more))
+        return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: %lld more exclusions but no array",
+                        (long long)cfg->n_exclude_more);
     f->norm = cfg->norm;
     f->degree = cfg->degree ? 1 : 0;
     f->lap_pe_k = cfg->lap_pe_k;

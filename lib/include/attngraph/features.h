@@ -80,9 +80,14 @@ typedef struct ag_featurizer_config_t {
     const char *const *edge_attrs;    /* (n_edge_attrs) names or patterns, for AG_SELECT_LIST */
     int64_t n_edge_attrs;
     /* (n_exclude) names or patterns never taken by AG_SELECT_ALL or by a pattern (a plain name
-     * listed explicitly is always taken). Applies to vertex and edge attributes. Default {"id"}. */
+     * listed explicitly is always taken). Applies to vertex and edge attributes. Default: "id"
+     * and the patterns of ag_featurizer_output_patterns(). */
     const char *const *exclude;
     int64_t n_exclude;
+    /* (n_exclude_more) more of them, excluded as well as exclude's: a user's own list
+     * (`--exclude-attrs`) set here keeps the defaults. Default none. */
+    const char *const *exclude_more;
+    int64_t n_exclude_more;
     ag_feature_norm_t norm;           /* default AG_NORM_NONE */
     int degree;                       /* 1: append degree column(s); default 0 */
     int64_t lap_pe_k;                 /* Laplacian PE columns; default 0 */
@@ -133,8 +138,8 @@ typedef struct ag_featurizer_t {
 
 /**
  * \function ag_featurizer_config_init
- * Default configuration: all usable vertex and edge attributes except "id", no normalisation,
- * no structural columns.
+ * Default configuration: all usable vertex and edge attributes except "id" and attn-graph's own
+ * outputs (ag_featurizer_output_patterns()), no normalisation, no structural columns.
  */
 void ag_featurizer_config_init(ag_featurizer_config_t *cfg);
 
@@ -142,9 +147,10 @@ void ag_featurizer_config_init(ag_featurizer_config_t *cfg);
  * \function ag_featurizer_output_patterns
  * The attribute names (fnmatch patterns) that attn-graph's own outputs add to a graph: `label`
  * writes "pred" and "prob<class>", `explain` "attnL<L>H<H>...", "selfAttnL...", "attnToTokenL...",
- * "tokenAttnL...". attn-graph train and ag_net_train_nodes/_graphs exclude them besides "id", so
- * that a graph labelled or explained and trained on again does not learn from the previous
- * model's answers. Sets *patterns to the static list and returns its length.
+ * "tokenAttnL...". ag_featurizer_config_init() excludes them besides "id" (and so do attn-graph
+ * train and ag_net_train_nodes/_graphs), so that a graph labelled or explained and trained on
+ * again does not learn from the previous model's answers. Sets *patterns to the static list and
+ * returns its length.
  */
 int64_t ag_featurizer_output_patterns(const char *const **patterns);
 
