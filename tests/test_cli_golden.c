@@ -271,21 +271,23 @@ static void test_golden_cases(void **state) {
 }
 
 /* explain --svg on shipped molecules (Tox21 and MUTAG models) and on karate (its GAT): well-formed,
- * one <path> per edge, one <circle> per vertex (plus the class legend for karate), no <line>, and
- * the prediction said under the title. */
+ * one <path> per edge, one <circle> per vertex (plus the class legend for karate), a <line> beside
+ * each double or aromatic bond (caffeine: 2 C=O and 10 aromatic bonds; 3-nitrophenol: the nitro
+ * group's N=O and 6 aromatic; benzidine: 12 aromatic) and none on karate, and the prediction said
+ * under the title. */
 static void test_explain_svg(void **state) {
     (void)state;
     const struct {
         const char *graph, *model;
-        int legend;
+        int legend, marks;
         const char *said; /* the prediction line under the title */
-    } runs[4] = {{"graphs/molecules/caffeine.gml", NULL, 0,
+    } runs[4] = {{"graphs/molecules/caffeine.gml", NULL, 0, 12,
                   ">no task predicted positive (highest: NR-ER, p 0.040); node colour: attention received, "},
-                 {"graphs/molecules/3-nitrophenol.gml", NULL, 0,
+                 {"graphs/molecules/3-nitrophenol.gml", NULL, 0, 7,
                   ">tasks predicted positive: SR-ARE,SR-MMP; node colour: attention received, "},
-                 {"graphs/molecules/benzidine.gml", "graphs/models/mutag.safetensors", 0,
+                 {"graphs/molecules/benzidine.gml", "graphs/models/mutag.safetensors", 0, 12,
                   ">prediction: 0 (p 0.857); node colour: attention received, "},
-                 {"graphs/social/karate.gml", "graphs/models/karate.safetensors", 2,
+                 {"graphs/social/karate.gml", "graphs/models/karate.safetensors", 2, 0,
                   ">node colour: predicted class<"}};
     for (int k = 0; k < 4; k++) {
         char args[1024], svg[256], out[256], why[256];
@@ -306,7 +308,8 @@ static void test_explain_svg(void **state) {
         assert_true(ag_xml_check(doc, "line", &lines, why, sizeof why));
         assert_int_equal(paths, igraph_ecount(&g));
         assert_int_equal(circles, igraph_vcount(&g) + runs[k].legend);
-        assert_int_equal(lines, 0);
+        assert_int_equal(lines, runs[k].marks);
+        assert_true(!strstr(doc, "; thin lines: bond order (dashed: aromatic)<") == !runs[k].marks);
         assert_memory_equal(doc, "<svg ", 5);
         if (!strstr(doc, runs[k].said)) fail_msg("%s: no '%s'", svg, runs[k].said);
         /* the caption's lines end inside the canvas (0.62 em per character, the drawing's estimate) */

@@ -467,6 +467,43 @@ static void test_explain(void **state) {
     assert_non_null(strstr(buf, "; no edge to draw</text>"));
     assert_int_equal(count_of(buf, "<path "), 0);
     free(buf);
+    /* acetonitrile's triple bond: a thin line on each side of its stroke; the single bond none */
+    ag_test_write_text(dir, "acetonitrile.gml",
+                       "graph [ directed 0\n"
+                       "node [ id 0 element \"C\" atomic_num 6 charge 0 aromatic 0 hydrogens 3 hybridization \"SP3\" "
+                       "degree 1 in_ring 0 ]\n"
+                       "node [ id 1 element \"C\" atomic_num 6 charge 0 aromatic 0 hydrogens 0 hybridization \"SP\" "
+                       "degree 2 in_ring 0 ]\n"
+                       "node [ id 2 element \"N\" atomic_num 7 charge 0 aromatic 0 hydrogens 0 hybridization \"SP\" "
+                       "degree 1 in_ring 0 ]\n"
+                       "edge [ source 0 target 1 bond 1.0 bond_type \"SINGLE\" conjugated 0 in_ring 0 ]\n"
+                       "edge [ source 1 target 2 bond 3.0 bond_type \"TRIPLE\" conjugated 0 in_ring 0 ] ]\n");
+    snprintf(args, sizeof args, "explain --model graphs/models/tox21.safetensors %s/acetonitrile.gml -o %s --svg %s",
+             dir, out, svg);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    buf = (char *)ag_test_read_file(svg, &n);
+    assert_int_equal(count_of(buf, "<path "), 2);
+    assert_int_equal(count_of(buf, "<line "), 2);
+    assert_int_equal(count_of(buf, "stroke-dasharray"), 0);
+    assert_non_null(strstr(buf, "; thin lines: bond order (dashed: aromatic)"));
+    /* the two lines lie on either side of the C-N stroke, parallel to it */
+    double l[2][4];
+    const char *q = strstr(buf, "<line ");
+    for (int i = 0; i < 2; i++, q = strstr(q + 1, "<line ")) {
+        assert_int_equal(sscanf(q, "<line x1=\"%lf\" y1=\"%lf\" x2=\"%lf\" y2=\"%lf\"", &l[i][0], &l[i][1],
+                                &l[i][2], &l[i][3]), 4);
+    }
+    double mx = (l[0][0] + l[0][2] + l[1][0] + l[1][2]) / 4, my = (l[0][1] + l[0][3] + l[1][1] + l[1][3]) / 4;
+    double gap = hypot((l[0][0] + l[0][2]) / 2 - (l[1][0] + l[1][2]) / 2, (l[0][1] + l[0][3]) / 2 - (l[1][1] + l[1][3]) / 2);
+    assert_float_equal(gap, 12.0, 0.2); /* 6 px each side */
+    const char *p2 = strstr(buf, "<path d=\"M");
+    p2 = strstr(p2 + 1, "<path d=\"M"); /* the second edge: 1-2 */
+    double s[4];
+    assert_int_equal(sscanf(p2, "<path d=\"M%lf %lfL%lf %lf", &s[0], &s[1], &s[2], &s[3]), 4);
+    assert_float_equal(mx, (s[0] + s[2]) / 2, 0.2);
+    assert_float_equal(my, (s[1] + s[3]) / 2, 0.2);
+    free(buf);
     /* a layer the model does not have; no -o */
     snprintf(args, sizeof args, "explain --model %s graphs/molecules/caffeine.gml -o %s --layer 2", tox, out);
     ag_cli_run(&r, NULL, args);
