@@ -455,6 +455,23 @@ static void test_explain(void **state) {
     for (igraph_integer_t v = 0; v < igraph_vcount(&g); v++) to_token += VAN(&g, "attnToTokenL0H0", v);
     assert_true(to_token > 0.0); /* not an attribute of zeros */
     igraph_destroy(&g);
+    /* igraph's GML writer keyed atomic_num as atomicnum, bond_type as bondtype: the written molecule
+     * still fits the model, and is classified as the original is */
+    buf = (char *)ag_test_read_file(out, &n);
+    assert_non_null(strstr(buf, "atomicnum 6"));
+    assert_null(strstr(buf, "atomic_num"));
+    free(buf);
+    ag_cli_run_t again;
+    ag_cli_run_ok(&r, "classify graphs/molecules/caffeine.gml");
+    ag_cli_run_ok(&again, "classify %s", out);
+    assert_string_equal(strchr(again.out, '\t'), strchr(r.out, '\t'));
+    /* and drawn again, its bond orders come from bondtype: caffeine's 2 double and 10 aromatic */
+    snprintf(args, sizeof args, "explain %s -o %s/caffeine-again.gml --svg %s", out, dir, svg);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    buf = (char *)ag_test_read_file(svg, &n);
+    assert_int_equal(count_of(buf, "<line "), 12);
+    free(buf);
     /* a molecule without bonds: no edge, and the drawing says so rather than "attention 0.000 to 0.000" */
     ag_test_write_text(dir, "methane.gml",
                        "graph [ directed 0 node [ id 0 element \"C\" atomic_num 6 charge 0 aromatic 0 hydrogens 4 "

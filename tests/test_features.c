@@ -80,6 +80,18 @@ static void fit_a_default(ag_featurizer_t *f, igraph_t *a, igraph_t *b) {
     assert_int_equal(ag_featurizer_fit(f, &cfg, gs, 1), AG_SUCCESS);
 }
 
+/* ag_featurizer_unseen on g finds attr (edge or vertex) with count of total, example first. */
+static void expect_unseen(const ag_featurizer_t *f, const igraph_t *g, const char *attr, int is_edge, int64_t count,
+                          int64_t total, const char *example) {
+    ag_unseen_t u;
+    assert_int_equal(ag_featurizer_unseen(f, g, &u), AG_SUCCESS);
+    assert_string_equal(u.attr, attr);
+    assert_int_equal(u.is_edge, is_edge);
+    assert_int_equal(u.count, count);
+    assert_int_equal(u.total, total);
+    assert_string_equal(u.example, example);
+}
+
 static void test_encoders(void **state) {
     (void)state;
     igraph_t a, b;
@@ -113,6 +125,25 @@ static void test_encoders(void **state) {
     /* Ee may be NULL */
     assert_int_equal(ag_featurizer_transform(&f, &a, &X, NULL), AG_SUCCESS);
     assert_fmat(&X, 4, 9, wx, 0.0f);
+    /* igraph's GML writer keys bond_type as "bondtype": the same columns from it; and the unseen
+     * count finds it too (b's QUADRUPLE) */
+    igraph_t g;
+    assert_int_equal(igraph_copy(&g, &a), IGRAPH_SUCCESS);
+    for (igraph_integer_t e = 0; e < igraph_ecount(&g); e++) SETEAS(&g, "bondtype", e, EAS(&a, "bond_type", e));
+    DELEA(&g, "bond_type");
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, &E), AG_SUCCESS);
+    assert_fmat(&X, 4, 9, wx, 0.0f);
+    assert_fmat(&E, 3, 5, we, 0.0f);
+    igraph_destroy(&g);
+    assert_int_equal(igraph_copy(&g, &b), IGRAPH_SUCCESS);
+    SETEAS(&g, "bondtype", 0, EAS(&b, "bond_type", 0));
+    DELEA(&g, "bond_type");
+    expect_unseen(&f, &g, "bond_type", 1, 1, 1, "QUADRUPLE");
+    /* neither name: the model's name in the message */
+    DELEA(&g, "bondtype");
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, &E), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "attribute 'bond_type' is missing (the model expects string edge"));
+    igraph_destroy(&g);
     ag_featurizer_destroy(&f);
     ag_featurizer_destroy(&f); /* idempotent */
     /* fitting on both graphs builds the vocabulary over both, sorted; "" (missing) is not a value */
@@ -135,18 +166,6 @@ static void test_encoders(void **state) {
     ag_fmat_destroy(&E);
     igraph_destroy(&a);
     igraph_destroy(&b);
-}
-
-/* ag_featurizer_unseen on g finds attr (edge or vertex) with count of total, example first. */
-static void expect_unseen(const ag_featurizer_t *f, const igraph_t *g, const char *attr, int is_edge, int64_t count,
-                          int64_t total, const char *example) {
-    ag_unseen_t u;
-    assert_int_equal(ag_featurizer_unseen(f, g, &u), AG_SUCCESS);
-    assert_string_equal(u.attr, attr);
-    assert_int_equal(u.is_edge, is_edge);
-    assert_int_equal(u.count, count);
-    assert_int_equal(u.total, total);
-    assert_string_equal(u.example, example);
 }
 
 /* The string attribute whose values the vocabulary knows least: B has element S (unseen), C and ""

@@ -524,11 +524,11 @@ static void vertex_fill(char *col, size_t cap, ag_task_t task, const float *y, i
 /* Bond orders a molecule's edges carry, drawn as chemists draw them beside the attention stroke. */
 enum { BOND_NONE = 0, BOND_DOUBLE = 2, BOND_TRIPLE = 3, BOND_AROMATIC = 4 };
 
-/* A bond's order from the edge attribute "bond_type" (RDKit's names SINGLE, DOUBLE, TRIPLE,
- * AROMATIC, as the shared molecules and MUTAG carry them); BOND_NONE for a single bond, another
- * name, or a graph without the attribute as a string. */
-static int bond_kind(const igraph_t *ig, int64_t e) {
-    const char *t = EAS(ig, "bond_type", e);
+/* A bond's order from the string edge attribute attr ("bond_type": RDKit's names SINGLE, DOUBLE,
+ * TRIPLE, AROMATIC, as the shared molecules and MUTAG carry them); BOND_NONE for a single bond or
+ * another name. */
+static int bond_kind(const igraph_t *ig, const char *attr, int64_t e) {
+    const char *t = EAS(ig, attr, e);
     return !strcasecmp(t, "DOUBLE") ? BOND_DOUBLE : !strcasecmp(t, "TRIPLE") ? BOND_TRIPLE
            : !strcasecmp(t, "AROMATIC") ? BOND_AROMATIC : BOND_NONE;
 }
@@ -712,12 +712,18 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     int at = snprintf(line2, sizeof line2, "%s model; layer %d, mean of %lld head%s; ", ag_task_name(task), layer,
                       (long long)H, H == 1 ? "" : "s");
     /* bond orders on molecule-sized drawings only: beside strokes a few pixels apart they would blur */
-    igraph_attribute_type_t bond_type = IGRAPH_ATTRIBUTE_UNSPECIFIED;
-    if (N <= 300 && igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_EDGE, "bond_type") &&
-        igraph_cattribute_table.gettype(ig, &bond_type, IGRAPH_ATTRIBUTE_EDGE, "bond_type") != IGRAPH_SUCCESS)
-        bond_type = IGRAPH_ATTRIBUTE_UNSPECIFIED;
+    /* "bondtype": the key igraph's GML writer gives bond_type (explain's own GML output, say) */
+    const char *bonds = NULL;
+    for (int i = 0; i < 2 && N <= 300 && !bonds; i++) {
+        const char *name = i ? "bondtype" : "bond_type";
+        igraph_attribute_type_t t;
+        if (igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_EDGE, name) &&
+            igraph_cattribute_table.gettype(ig, &t, IGRAPH_ATTRIBUTE_EDGE, name) == IGRAPH_SUCCESS &&
+            t == IGRAPH_ATTRIBUTE_STRING)
+            bonds = name;
+    }
     int64_t n_marked = 0;
-    for (int64_t e = 0; e < E && bond_type == IGRAPH_ATTRIBUTE_STRING; e++) n_marked += bond_kind(ig, e) != BOND_NONE;
+    for (int64_t e = 0; e < E && bonds; e++) n_marked += bond_kind(ig, bonds, e) != BOND_NONE;
     if (E > 0)
         snprintf(line2 + at, sizeof line2 - (size_t)at, "edge width and colour: attention %.3f to %.3f%s", emin, emax,
                  n_marked ? "; thin lines: bond order (dashed: aromatic)" : "");
@@ -843,7 +849,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
                 x1, y1, x2, y2, col, (N <= 300 ? 1.5 : 0.5) + (N <= 300 ? 6.0 : 2.0) * t,
                 directed ? " marker-end=\"url(#arrow)\"" : "", (long long)u, directed ? "->" : "-", (long long)v, ea[e]);
         /* clear of the widest stroke (7.5 px) */
-        if (n_marked) bond_marks(f, ig, pos, u, v, bond_kind(ig, e), radius, 6.0);
+        if (n_marked) bond_marks(f, ig, pos, u, v, bond_kind(ig, bonds, e), radius, 6.0);
     }
     fputs("</g>\n<g stroke=\"#333333\" stroke-width=\"1\">\n", f);
     for (int64_t v = 0; v < N; v++) {

@@ -296,28 +296,43 @@ static ag_error_t read_error(igraph_error_t rc, const char *el, const char *name
     return ag_i_igraph_error(AG_EIGRAPH, __FILE__, __LINE__, "reading %s attribute '%s'", el, name);
 }
 
-/* The values of string attribute a of every vertex (or edge) of ig into v, initialised here; the
- * caller destroys it (inside the igraph guard). */
-static ag_error_t read_strings(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, igraph_strvector_t *v) {
+/* The name under which the graph of list l holds the model's attribute `name` (as graph_name()
+ * returns it), or NULL: the name itself, else the name without the bytes other than ASCII letters
+ * and digits, which is how igraph's GML writer keys it ("atomic_num" becomes "atomicnum", so a
+ * molecule that attn-graph label or explain, or any igraph program, wrote as GML would otherwise
+ * no longer fit the model that labelled it). buf (cap bytes) holds that second form. */
+static const char *graph_name(const attr_list_t *l, const char *name, char *buf, size_t cap) {
+    if (attr_list_type(l, name) >= 0) return name;
+    size_t n = 0;
+    for (const char *c = name; *c && n + 1 < cap; c++)
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')) buf[n++] = *c;
+    buf[n] = '\0';
+    return n > 0 && strcmp(buf, name) != 0 && attr_list_type(l, buf) >= 0 ? buf : NULL;
+}
+
+/* The values of string attribute `name` of every vertex (or edge) of ig into v, initialised here;
+ * the caller destroys it (inside the igraph guard). */
+static ag_error_t read_strings(const igraph_t *ig, int is_edge, const char *name, igraph_strvector_t *v) {
     ag_i_igraph_enter();
     igraph_error_t rc = igraph_strvector_init(v, 0);
     if (rc == IGRAPH_SUCCESS) {
-        rc = is_edge ? igraph_cattribute_EASV(ig, a->name, igraph_ess_all(IGRAPH_EDGEORDER_ID), v)
-                     : igraph_cattribute_VASV(ig, a->name, igraph_vss_all(), v);
+        rc = is_edge ? igraph_cattribute_EASV(ig, name, igraph_ess_all(IGRAPH_EDGEORDER_ID), v)
+                     : igraph_cattribute_VASV(ig, name, igraph_vss_all(), v);
         if (rc != IGRAPH_SUCCESS) igraph_strvector_destroy(v);
     }
     ag_i_igraph_leave();
-    return rc == IGRAPH_SUCCESS ? AG_SUCCESS : read_error(rc, elem_name(is_edge), a->name);
+    return rc == IGRAPH_SUCCESS ? AG_SUCCESS : read_error(rc, elem_name(is_edge), name);
 }
 
-/* Writes attribute a of every vertex (or edge) of ig into out (rows x ld) at columns a->offset..
+/* Writes attribute a of every vertex (or edge) of ig, which holds it as gname (graph_name()), into
+ * out (rows x ld) at columns a->offset..
  * The caller has checked that the attribute exists with the type `data`: a's own, or numeric for
  * a boolean a (igraph's GML writer stores booleans as 0/1, so a graph a model labelled and wrote
  * to GML is read back that way), whose values must then be 0 or 1, or boolean for a numeric a,
  * read as 0/1 (a GML-trained molecule model given GraphML whose writer, networkx for one, typed
  * Python's True/False flags as booleans: one column either way). */
-static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, ag_attr_type_t data,
-                              int64_t rows, float *out, int64_t ld) {
+static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, const char *gname,
+                              ag_attr_type_t data, int64_t rows, float *out, int64_t ld) {
     igraph_error_t rc;
     const char *el = elem_name(is_edge);
     if (data == AG_ATTR_NUMERIC) {
@@ -325,28 +340,28 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
         ag_i_igraph_enter();
         rc = igraph_vector_init(&v, 0);
         if (rc == IGRAPH_SUCCESS) {
-            rc = is_edge ? igraph_cattribute_EANV(ig, a->name, igraph_ess_all(IGRAPH_EDGEORDER_ID), &v)
-                         : igraph_cattribute_VANV(ig, a->name, igraph_vss_all(), &v);
+            rc = is_edge ? igraph_cattribute_EANV(ig, gname, igraph_ess_all(IGRAPH_EDGEORDER_ID), &v)
+                         : igraph_cattribute_VANV(ig, gname, igraph_vss_all(), &v);
             if (rc != IGRAPH_SUCCESS) igraph_vector_destroy(&v);
         }
         ag_i_igraph_leave();
-        if (rc != IGRAPH_SUCCESS) return read_error(rc, el, a->name);
+        if (rc != IGRAPH_SUCCESS) return read_error(rc, el, gname);
         ag_error_t err = AG_SUCCESS;
         for (int64_t r = 0; r < rows; r++) {
             double x = VECTOR(v)[r];
             if (a->type == AG_ATTR_BOOLEAN && x != 0.0 && x != 1.0) {
                 err = AG_ERROR(AG_EATTR, "numeric %s attribute '%s' is %g on %s %lld (the model expects boolean %s "
-                               "attribute '%s': true/false, or 0/1 as GML stores booleans)", el, a->name, x, el,
+                               "attribute '%s': true/false, or 0/1 as GML stores booleans)", el, gname, x, el,
                                (long long)r, el, a->name);
                 break;
             }
             if (isnan(x)) {
                 err = AG_ERROR(AG_EVALUE, "numeric %s attribute '%s' is missing on %s %lld (NaN; every %s needs a "
-                               "number)", el, a->name, el, (long long)r, el);
+                               "number)", el, gname, el, (long long)r, el);
                 break;
             }
             if (!(fabs(x) <= FLT_MAX)) {
-                err = AG_ERROR(AG_EVALUE, "numeric %s attribute '%s' is %s on %s %lld", el, a->name,
+                err = AG_ERROR(AG_EVALUE, "numeric %s attribute '%s' is %s on %s %lld", el, gname,
                                isinf(x) ? "infinite" : "out of float32 range", el, (long long)r);
                 break;
             }
@@ -362,12 +377,12 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
         ag_i_igraph_enter();
         rc = igraph_vector_bool_init(&v, 0);
         if (rc == IGRAPH_SUCCESS) {
-            rc = is_edge ? igraph_cattribute_EABV(ig, a->name, igraph_ess_all(IGRAPH_EDGEORDER_ID), &v)
-                         : igraph_cattribute_VABV(ig, a->name, igraph_vss_all(), &v);
+            rc = is_edge ? igraph_cattribute_EABV(ig, gname, igraph_ess_all(IGRAPH_EDGEORDER_ID), &v)
+                         : igraph_cattribute_VABV(ig, gname, igraph_vss_all(), &v);
             if (rc != IGRAPH_SUCCESS) igraph_vector_bool_destroy(&v);
         }
         ag_i_igraph_leave();
-        if (rc != IGRAPH_SUCCESS) return read_error(rc, el, a->name);
+        if (rc != IGRAPH_SUCCESS) return read_error(rc, el, gname);
         for (int64_t r = 0; r < rows; r++) out[r * ld + a->offset] = VECTOR(v)[r] ? 1.0f : 0.0f;
         ag_i_igraph_enter();
         igraph_vector_bool_destroy(&v);
@@ -375,7 +390,7 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
         return AG_SUCCESS;
     }
     igraph_strvector_t v;
-    AG_CHECK(read_strings(ig, is_edge, a, &v));
+    AG_CHECK(read_strings(ig, is_edge, gname, &v));
     ag_i_igraph_enter();
     for (int64_t r = 0; r < rows; r++) out[r * ld + a->offset + vocab_index(a, igraph_strvector_get(&v, r))] = 1.0f;
     igraph_strvector_destroy(&v);
@@ -393,7 +408,9 @@ static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature
     ag_error_t err = AG_SUCCESS;
     for (int64_t i = 0; i < n_attrs && err == AG_SUCCESS; i++) {
         const ag_feature_attr_t *a = &attrs[i];
-        int t = attr_list_type(&l, a->name);
+        char buf[256];
+        const char *gname = graph_name(&l, a->name, buf, sizeof buf);
+        int t = gname ? attr_list_type(&l, gname) : -1;
         ag_attr_type_t kind;
         if (t < 0)
             err = AG_ERROR(AG_EATTR, "attribute '%s' is missing (the model expects %s %s attribute '%s')", a->name,
@@ -402,9 +419,9 @@ static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature
                  (kind != a->type && !(a->type == AG_ATTR_BOOLEAN && kind == AG_ATTR_NUMERIC) &&
                   !(a->type == AG_ATTR_NUMERIC && kind == AG_ATTR_BOOLEAN)))
             err = AG_ERROR(AG_EATTR, "%s attribute '%s' is %s (the model expects %s %s attribute '%s')", elem_name(is_edge),
-                           a->name, igraph_type_name(t), kind_name(a->type), elem_name(is_edge), a->name);
+                           gname, igraph_type_name(t), kind_name(a->type), elem_name(is_edge), a->name);
         else
-            err = encode_attr(ig, is_edge, a, kind, rows, out, ld);
+            err = encode_attr(ig, is_edge, a, gname, kind, rows, out, ld);
     }
     attr_list_destroy(&l);
     return err;
@@ -412,10 +429,10 @@ static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature
 
 /* Counts the non-empty values of string attribute a outside its vocabulary into *count, and keeps
  * the first in example when *count was 0. */
-static ag_error_t count_unseen(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, int64_t *count,
-                               char *example, size_t cap) {
+static ag_error_t count_unseen(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, const char *gname,
+                               int64_t *count, char *example, size_t cap) {
     igraph_strvector_t v;
-    AG_CHECK(read_strings(ig, is_edge, a, &v));
+    AG_CHECK(read_strings(ig, is_edge, gname, &v));
     ag_i_igraph_enter();
     int64_t n = (int64_t)igraph_strvector_size(&v);
     *count = 0;
@@ -441,10 +458,12 @@ ag_error_t ag_featurizer_unseen(const ag_featurizer_t *f, const igraph_t *ig, ag
         AG_CHECK(attr_list_get(ig, is_edge, &l));
         for (int64_t i = 0; i < n_attrs && err == AG_SUCCESS; i++) {
             const ag_feature_attr_t *a = &attrs[i];
-            if (a->type != AG_ATTR_STRING || attr_list_type(&l, a->name) != IGRAPH_ATTRIBUTE_STRING) continue;
+            char buf[256];
+            const char *gname = graph_name(&l, a->name, buf, sizeof buf);
+            if (a->type != AG_ATTR_STRING || !gname || attr_list_type(&l, gname) != IGRAPH_ATTRIBUTE_STRING) continue;
             int64_t count = 0;
             char example[sizeof worst->example];
-            err = count_unseen(ig, is_edge, a, &count, example, sizeof example);
+            err = count_unseen(ig, is_edge, a, gname, &count, example, sizeof example);
             /* count / total > worst->count / worst->total, without division */
             if (err == AG_SUCCESS && count > 0 && (!worst->attr || count * worst->total > worst->count * total)) {
                 worst->attr = a->name;

@@ -185,7 +185,10 @@ void ag_featurizer_lap_columns(const ag_featurizer_t *f, int64_t *col0, int64_t 
 
 /**
  * \function ag_featurizer_transform
- * Featurises one graph with the fitted columns.
+ * Featurises one graph with the fitted columns. Each attribute is read under its own name or,
+ * when the graph has no attribute of that name, under the key igraph's GML writer gives it (its
+ * ASCII letters and digits: "atomic_num" as "atomicnum"), so a graph written to GML by igraph,
+ * attn-graph's label and explain included, still fits the model it was written with.
  * \param f   A fitted (or loaded) featuriser.
  * \param ig  The graph.
  * \param X   Output, (N x F); zero-initialised ({0}) or a valid matrix, resized on success.
