@@ -181,7 +181,9 @@ int64_t ag_attention_out_dim(const ag_attention_config_t *cfg);
 
 /** \function ag_attention_params
  * Appends the layer's parameter tensors to list under prefix (names Wq, Wk, Wv, a_src, a_dst, a,
- * We, Wo, bo). */
+ * We, Wo, bo).
+ * \return AG_SUCCESS; AG_EINVAL (a NULL or uninitialised layer, a NULL list, a full name longer than
+ *         AG_PARAM_NAME_MAX - 1); AG_ENOMEM. */
 ag_error_t ag_attention_params(ag_attention_t *layer, ag_param_list_t *list, const char *prefix);
 
 /**
@@ -201,6 +203,10 @@ ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, co
  * \function ag_attention_backward
  * Needs the cache of the last forward on the same mask and inputs. Adds the parameter gradients
  * into the layer's grads, dL/dX into dX (N x F) and dL/dE into dE (E x Fe, may be NULL).
+ * \return AG_SUCCESS; AG_EINVAL (a NULL or uninitialised layer, a NULL X or dY, a mask not built,
+ *         no training forward on this mask (none, an inference one, or one on another mask), missing
+ *         E); AG_ELIMIT (sizes overflow); AG_ENOMEM. After a failure the grads may be partly
+ *         accumulated.
  */
 ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
                                  const float *E, const float *dY, float *dX, float *dE);
@@ -215,6 +221,8 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
  * They are recomputed from the last forward's cached projections, the current attention vectors
  * and W^e, and the E given to that forward: call it before changing parameters or freeing E.
  * \param alpha  Output, (M x H), caller allocates M*H floats.
+ * \return AG_SUCCESS; AG_EINVAL (a NULL or uninitialised layer, a NULL alpha, a mask not built, no
+ *         forward pass on this mask); AG_ENOMEM.
  */
 ag_error_t ag_attention_weights(const ag_attention_t *layer, const ag_mask_t *mask, float *alpha);
 

@@ -81,11 +81,14 @@ typedef enum ag_format_t {
 const char *ag_format_name(ag_format_t format);
 
 /** \function ag_format_from_name
- * Parses a format name as given to --format. Returns AG_EFORMAT for an unknown name. */
+ * Parses a format name as given to --format ("auto" included), without case.
+ * \return AG_SUCCESS; AG_EINVAL (a NULL argument); AG_EFORMAT (an unknown name). */
 ag_error_t ag_format_from_name(const char *name, ag_format_t *format);
 
 /** \function ag_format_from_path
- * Chooses a format by the file extension. Returns AG_EFORMAT if the extension is unknown. */
+ * Chooses a format by the file extension (without case).
+ * \return AG_SUCCESS; AG_EINVAL (a NULL argument); AG_EFORMAT (no extension or an unknown one, or
+ *         "-", standard input). */
 ag_error_t ag_format_from_path(const char *path, ag_format_t *format);
 
 /**

@@ -58,8 +58,12 @@ ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const
 /**
  * \function ag_labels_from_strings
  * Node labels from one string per vertex (e.g. ag_node_table_t.labels); NULL or "" = unlabelled.
- * \param what  Names the source in messages ("cora.content").
- * Other parameters and errors as ag_labels_from_attr() (string values).
+ * \param what  Names the source in messages ("cora.content"); NULL for "labels".
+ * Other parameters as ag_labels_from_attr().
+ * \return AG_SUCCESS; AG_EINVAL (negative n, values NULL with n > 0, negative n_classes, classes
+ *         NULL with n_classes > 0, a given class empty, repeated or not UTF-8); AG_EVALUE (a value
+ *         outside the given class list, or not UTF-8 when the list is built: names the vertex);
+ *         AG_ELIMIT (more than 2^31-1 classes); AG_ENOMEM. labels is zeroed on failure.
  * Time complexity: O(N log N).
  */
 ag_error_t ag_labels_from_strings(ag_labels_t *labels, const char *const *values, int64_t n,

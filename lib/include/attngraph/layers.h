@@ -75,7 +75,8 @@ ag_error_t ag_linear_init(ag_linear_t *layer, const ag_linear_config_t *cfg, uin
 void ag_linear_destroy(ag_linear_t *layer);
 
 /** \function ag_linear_params
- * Appends "W" (F x O, decay 1) and "b" (O, decay 0, when bias) under prefix. */
+ * Appends "W" (F x O, decay 1) and "b" (O, decay 0, when bias) under prefix.
+ * \return AG_SUCCESS; AG_EINVAL (a full name longer than AG_PARAM_NAME_MAX - 1); AG_ENOMEM. */
 ag_error_t ag_linear_params(ag_linear_t *layer, ag_param_list_t *list, const char *prefix);
 
 /**
@@ -135,7 +136,8 @@ ag_error_t ag_layernorm_init(ag_layernorm_t *layer, const ag_layernorm_config_t 
 void ag_layernorm_destroy(ag_layernorm_t *layer);
 
 /** \function ag_layernorm_params
- * Appends "gamma" and "beta" (F each, decay 0) under prefix. */
+ * Appends "gamma" and "beta" (F each, decay 0) under prefix.
+ * \return As ag_linear_params(). */
 ag_error_t ag_layernorm_params(ag_layernorm_t *layer, ag_param_list_t *list, const char *prefix);
 
 /**
@@ -217,7 +219,8 @@ ag_error_t ag_act_init(ag_act_t *layer, const ag_act_config_t *cfg, uint64_t see
 void ag_act_destroy(ag_act_t *layer);
 
 /** \function ag_act_params
- * Activations have no parameters: appends nothing. */
+ * Activations have no parameters: appends nothing.
+ * \return AG_SUCCESS, always. */
 ag_error_t ag_act_params(ag_act_t *layer, ag_param_list_t *list, const char *prefix);
 
 /** \function ag_act_forward
@@ -260,7 +263,8 @@ ag_error_t ag_dropout_init(ag_dropout_t *layer, const ag_dropout_config_t *cfg, 
 void ag_dropout_destroy(ag_dropout_t *layer);
 
 /** \function ag_dropout_params
- * Dropout has no parameters: appends nothing. */
+ * Dropout has no parameters: appends nothing.
+ * \return AG_SUCCESS, always. */
 ag_error_t ag_dropout_params(ag_dropout_t *layer, ag_param_list_t *list, const char *prefix);
 
 /** \function ag_dropout_keep
@@ -320,7 +324,8 @@ ag_error_t ag_ffn_init(ag_ffn_t *layer, const ag_ffn_config_t *cfg, uint64_t see
 void ag_ffn_destroy(ag_ffn_t *layer);
 
 /** \function ag_ffn_params
- * Appends "lin1.W", "lin1.b", "lin2.W", "lin2.b" under prefix. */
+ * Appends "lin1.W", "lin1.b", "lin2.W", "lin2.b" under prefix.
+ * \return As ag_linear_params(). */
 ag_error_t ag_ffn_params(ag_ffn_t *layer, ag_param_list_t *list, const char *prefix);
 
 /** \function ag_ffn_forward

@@ -22,7 +22,8 @@ typedef struct ag_fmat_t {
 } ag_fmat_t;
 
 /** \function ag_fmat_init
- * Allocates a zero-filled rows x cols matrix. Returns AG_ELIMIT if rows * cols overflows. */
+ * Allocates a zero-filled rows x cols matrix (m is empty on failure).
+ * \return AG_SUCCESS; AG_EINVAL (a negative size); AG_ELIMIT (rows * cols overflows); AG_ENOMEM. */
 ag_error_t ag_fmat_init(ag_fmat_t *m, int64_t rows, int64_t cols);
 
 /** \function ag_fmat_destroy
@@ -30,19 +31,23 @@ ag_error_t ag_fmat_init(ag_fmat_t *m, int64_t rows, int64_t cols);
 void ag_fmat_destroy(ag_fmat_t *m);
 
 /** \function ag_fmat_resize
- * Changes the shape; contents become zero. */
+ * Changes the shape; contents become zero.
+ * \return As ag_fmat_init(); m is unchanged on failure. */
 ag_error_t ag_fmat_resize(ag_fmat_t *m, int64_t rows, int64_t cols);
 
 /** \function ag_fmat_copy
- * Initialises dst as a copy of src. */
+ * Initialises dst as a copy of src.
+ * \return AG_SUCCESS; AG_ENOMEM. */
 ag_error_t ag_fmat_copy(ag_fmat_t *dst, const ag_fmat_t *src);
 
 /** \function ag_fmat_to_igraph
- * Writes m into a caller-initialised igraph matrix (double, column-major), resizing it. */
+ * Writes m into a caller-initialised igraph matrix (double, column-major), resizing it.
+ * \return AG_SUCCESS; AG_ENOMEM (igraph could not resize out). */
 ag_error_t ag_fmat_to_igraph(const ag_fmat_t *m, igraph_matrix_t *out);
 
 /** \function ag_fmat_from_igraph
- * Initialises m from an igraph matrix. Returns AG_EVALUE if a value is NaN or infinite. */
+ * Initialises m from an igraph matrix (m is empty on failure).
+ * \return AG_SUCCESS; AG_EVALUE (a NaN or infinite value: names its row and column); AG_ENOMEM. */
 ag_error_t ag_fmat_from_igraph(ag_fmat_t *m, const igraph_matrix_t *in);
 
 #ifdef __cplusplus

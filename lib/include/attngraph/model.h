@@ -101,7 +101,8 @@ typedef struct ag_model_config_t {
 
 /** \function ag_task_name / ag_task_from_name
  * "node-classification", "node-regression", "graph-classification", "graph-multitask",
- * "graph-regression". */
+ * "graph-regression".
+ * \return ag_task_from_name: AG_SUCCESS; AG_EINVAL (not one of these names; case counts). */
 const char *ag_task_name(ag_task_t task);
 ag_error_t ag_task_from_name(const char *name, ag_task_t *task);
 
@@ -137,7 +138,10 @@ void ag_model_config_gat(ag_model_config_t *cfg, int64_t in_dim, int64_t n_out);
 
 /** \function ag_model_config_to_json / ag_model_config_from_json
  * The configuration as a JSON object (the model file keeps it); from_json validates every field
- * and returns AG_EMODEL naming the first bad one. `json` is a lib/src/json.h value. */
+ * on its own (ag_model_create() checks how they fit together). `json` is a lib/src/json.h value.
+ * \return to_json: AG_SUCCESS; AG_ENOMEM (sb->failed is set, also if it was before the call).
+ *         from_json: AG_SUCCESS; AG_EMODEL (not an object; a field missing, of the wrong type or
+ *         out of range: names the first one). */
 struct ag_strbuf_t;
 struct ag_json_t;
 ag_error_t ag_model_config_to_json(const ag_model_config_t *cfg, struct ag_strbuf_t *sb);
@@ -210,6 +214,10 @@ const ag_param_list_t *ag_model_params(const ag_model_t *model);
  * task logits, or standardised regression values. With training = 1 dropout is active and the
  * activations are kept for ag_model_backward().
  * \param out  Caller-allocated, rows x n_out.
+ * \return AG_SUCCESS; AG_EINVAL (a batch without X, or without E when a block uses edge features,
+ *         even if the batch has no edge; training without rng; a malformed graph; more than
+ *         AG_BATCH_MAX_MASKS distinct masks); AG_ELIMIT (more than 2^31-1 nodes, graph tokens
+ *         included; a size overflows); AG_ENOMEM.
  */
 ag_error_t ag_model_forward(ag_model_t *model, ag_batch_t *batch, int training, ag_rng_t *rng,
                             float *out);
@@ -218,6 +226,8 @@ ag_error_t ag_model_forward(ag_model_t *model, ag_batch_t *batch, int training, 
  * \function ag_model_backward
  * Adds the gradients of every parameter for dout (same shape as out) into the parameter list's
  * grads; the caller zeroes them between steps (ag_param_list_zero_grad).
+ * \return AG_SUCCESS; AG_EINVAL (the last forward was not a training one on this batch);
+ *         AG_ELIMIT, AG_ENOMEM (backward temporaries).
  */
 ag_error_t ag_model_backward(ag_model_t *model, ag_batch_t *batch, const float *dout);
 
@@ -230,13 +240,17 @@ int64_t ag_model_out_rows(const ag_model_t *model, const ag_batch_t *batch);
  * (see ag_attention_weights), and the mask itself. With alpha NULL only the mask is returned
  * (its n_entries sizes alpha). With a virtual node the mask is that of ag_mask_build_vnode():
  * node i of graph g is row i + g and the graph's token the row after its last node; for a batch
- * of one graph, rows 0..N-1 are its vertices and row N is the token (entries with edge -1). */
+ * of one graph, rows 0..N-1 are its vertices and row N is the token (entries with edge -1).
+ * \return AG_SUCCESS; AG_EINVAL (layer out of range, no forward pass on this batch); AG_ELIMIT,
+ *         AG_ENOMEM (building the mask); with alpha, as ag_attention_weights(). */
 ag_error_t ag_model_attention_weights(const ag_model_t *model, ag_batch_t *batch, int layer,
                                       const ag_mask_t **mask, float *alpha);
 
 /** \function ag_model_set_target_scaling
  * Regression: stores the targets' mean and standard deviation (n_out each); predictions are
- * out * std + mean. Kept in the model file. std values must be positive. */
+ * out * std + mean. Kept in the model file. std values must be positive.
+ * \return AG_SUCCESS; AG_EVALUE (a std not positive and finite, a mean not finite: names the
+ *         output; nothing is stored). */
 ag_error_t ag_model_set_target_scaling(ag_model_t *model, const float *mean, const float *std);
 
 /** \function ag_model_target_scaling

@@ -77,12 +77,12 @@ ag_error_t ag_bundle_init(ag_bundle_t *b, ag_model_t **model, ag_featurizer_t *f
  * forgets it (NULL). \return AG_SUCCESS, AG_ENOMEM. */
 ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column);
 
-/** unction ag_bundle_set_smooth
+/** \function ag_bundle_set_smooth
  * Records the Correct and Smooth weights (smooth.h) a node-classification model is to be used with,
  * or forgets them (NULL). Stored in the file as "smooth" (bundle version 3); a bundle merged into
- * another keeps the other's. 
-eturn AG_SUCCESS; AG_EINVAL (not a node-classification model, an
- * alpha outside [0, 1), iterations outside 0..100000). */
+ * another keeps the other's.
+ * \return AG_SUCCESS; AG_EINVAL (a bundle without model, not a node-classification model, an alpha
+ *         outside [0, 1), iterations outside 0..100000). */
 ag_error_t ag_bundle_set_smooth(ag_bundle_t *b, const ag_smooth_config_t *cfg);
 
 /**
@@ -111,12 +111,14 @@ ag_error_t ag_bundle_merge(ag_bundle_t *dst, ag_bundle_t *src);
  * \function ag_bundle_predict_batch
  * The bundle's predictions for a batch already featurised with its featuriser: one model's, or the
  * ensemble's mean (ag_ensemble_predict_batch). \param out  Caller-allocated rows x n_out floats.
+ * \return AG_EINVAL (a bundle without model); otherwise as ag_ensemble_predict_batch().
  */
 ag_error_t ag_bundle_predict_batch(ag_bundle_t *b, ag_batch_t *batch, float *out);
 
 /**
  * \function ag_bundle_evaluate
  * ag_evaluate() with the bundle's model, or ag_ensemble_evaluate() with its members.
+ * \return AG_EINVAL (a bundle without model); otherwise as ag_ensemble_evaluate().
  */
 ag_error_t ag_bundle_evaluate(ag_bundle_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n,
                               ag_scores_t *scores);
@@ -126,6 +128,7 @@ ag_error_t ag_bundle_evaluate(ag_bundle_t *b, const ag_trainset_t *set, const in
  * ag_ensemble_evaluate_tasks() with the bundle's members: the figures of each task (for multi-task
  * and regression models, those of b->names, in order) as well as over all of them.
  * \param per_task ag_model_n_tasks(b->model) entries, caller-allocated, or NULL.
+ * \return AG_EINVAL (a bundle without model); otherwise as ag_ensemble_evaluate_tasks().
  */
 ag_error_t ag_bundle_evaluate_tasks(ag_bundle_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n,
                                    ag_scores_t *scores, ag_scores_t *per_task);
@@ -169,6 +172,7 @@ ag_error_t ag_bundle_from_safetensors(const ag_safetensors_t *file, ag_bundle_t 
 /**
  * \function ag_bundle_featurize
  * The model inputs of one graph (see ag_inputs_featurize()).
+ * \return As ag_inputs_featurize().
  */
 ag_error_t ag_bundle_featurize(const ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, ag_fmat_t *X,
                                ag_fmat_t *E);

@@ -130,13 +130,21 @@ ag_error_t ag_prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char *la
  * \function ag_prepare_graphs_with
  * Evaluation data for a loaded model: the dataset featurised with a given featuriser (not fitted)
  * and targets laid out for the task with the given names (class names must match the model's).
+ * \return AG_SUCCESS; AG_EINVAL (not a graph task, classification with several target columns,
+ *         multi-task with a non-binary column, regression with a string column); AG_EVALUE (a class
+ *         not among names); AG_EMISMATCH (target columns other than names, feature widths differ
+ *         across graphs); the errors of ag_inputs_featurize() and ag_graph_from_igraph(), with the
+ *         graph's name; AG_ENOMEM. p holds nothing on failure.
  */
 ag_error_t ag_prepare_graphs_with(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
                                   const ag_featurizer_t *f, const char *const *names, int64_t n_names);
 
 /** \function ag_prepare_nodes_with
  * The same for a node task: labels mapped to the model's classes, inputs from the model's
- * featuriser and table normalisation. */
+ * featuriser and table normalisation.
+ * \return AG_SUCCESS; the errors of ag_labels_from_attr() (AG_EATTR: no such attribute; AG_EVALUE:
+ *         a label outside the classes), of ag_inputs_featurize() (AG_EMISMATCH: the table is missing
+ *         or of another shape) and of ag_graph_from_igraph(); AG_ENOMEM. p holds nothing on failure. */
 ag_error_t ag_prepare_nodes_with(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
                                  const ag_featurizer_t *f, const ag_table_norm_t *t, const ag_fmat_t *table,
                                  const char *const *classes, int64_t n_classes);
@@ -157,7 +165,10 @@ ag_error_t ag_prepare_node_values(ag_prepared_t *p, const igraph_t *ig, const ch
 
 /** \function ag_prepare_node_values_with
  * The same for a loaded node-regression model: inputs from its featuriser and table
- * normalisation, targets from target_attr. */
+ * normalisation, targets from target_attr.
+ * \return AG_SUCCESS; AG_EATTR (no such attribute, or not numeric); AG_EVALUE (an infinite value,
+ *         or no labelled vertex); the errors of ag_inputs_featurize() and ag_graph_from_igraph();
+ *         AG_ENOMEM. p holds nothing on failure. */
 ag_error_t ag_prepare_node_values_with(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
                                        const ag_featurizer_t *f, const ag_table_norm_t *t, const ag_fmat_t *table);
 

@@ -104,6 +104,7 @@ ag_error_t ag_safetensors_write(const char *path, const ag_tensor_t *tensors, in
  * \function ag_safetensors_write_params
  * Writes the values of a parameter list (shape [rows] for vectors, [rows, cols] for matrices)
  * with ag_safetensors_write(). Gradients are not written.
+ * \return As ag_safetensors_write() (two parameters of one name: AG_EINVAL).
  */
 ag_error_t ag_safetensors_write_params(const char *path, const ag_param_list_t *params,
                                        const ag_metadata_t *meta);

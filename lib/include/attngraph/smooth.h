@@ -70,7 +70,9 @@ ag_error_t ag_label_smooth(const igraph_t *graph, const igraph_matrix_t *probs, 
  * \param probs  (N x C) probabilities.
  * \param known  (N) classes or -1.
  * \param out    (N x C) the result; must not overlap probs.
- * Errors as ag_label_smooth().
+ * \return AG_SUCCESS; AG_EINVAL (an alpha out of range, negative iterations, C < 1, a negative or
+ *         non-finite probability: names the vertex); AG_EVALUE (a known class outside 0 .. C-1:
+ *         names the vertex); AG_ELIMIT (N x C overflows); AG_ENOMEM.
  */
 ag_error_t ag_label_smooth_csr(const ag_graph_t *graph, const float *probs, int64_t C, const int32_t *known,
                                const ag_smooth_config_t *cfg, float *out);

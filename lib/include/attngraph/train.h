@@ -60,7 +60,10 @@ typedef struct ag_trainset_t {
 void ag_trainset_init(ag_trainset_t *set, ag_task_t task);
 
 /** \function ag_trainset_resize
- * Allocates n_examples zeroed examples and an (n_rows x n_cols) target table filled with NaN. */
+ * Allocates n_examples zeroed examples and an (n_rows x n_cols) target table filled with NaN,
+ * after freeing what the set held (task and n_classes are kept).
+ * \return AG_SUCCESS; AG_ELIMIT (a negative size, or n_rows x n_cols overflows); AG_ENOMEM. The
+ *         set is empty on failure. */
 ag_error_t ag_trainset_resize(ag_trainset_t *set, int64_t n_examples, int64_t n_rows, int64_t n_cols);
 
 /** \function ag_trainset_destroy */
@@ -83,7 +86,8 @@ typedef enum ag_metric_t {
 } ag_metric_t;
 
 /** \function ag_metric_name / ag_metric_from_name
- * "auto", "loss", "accuracy", "macro_f1", "roc_auc", "rmse", "mae". */
+ * "auto", "loss", "accuracy", "macro_f1", "roc_auc", "rmse", "mae".
+ * \return ag_metric_from_name: AG_SUCCESS; AG_EINVAL (not one of these names; case counts). */
 const char *ag_metric_name(ag_metric_t metric);
 ag_error_t ag_metric_from_name(const char *name, ag_metric_t *metric);
 
@@ -132,7 +136,8 @@ struct ag_train_state_t;
 
 /** Called after every checkpoint_every-th epoch with the model (holding the epoch's weights) and
  * the complete training state; typically writes both with ag_train_state_save(). A non-zero
- * return stops training and is returned by ag_train() (the callback records the message). */
+ * return stops training at once and is returned by ag_train() (the callback records the message);
+ * the model then keeps that epoch's weights, not the best ones. */
 typedef ag_error_t ag_checkpoint_fn(const ag_model_t *model, const struct ag_train_state_t *state, void *user);
 
 typedef struct ag_train_config_t {
@@ -318,7 +323,13 @@ typedef struct ag_scores_t {
 } ag_scores_t;
 
 /** \function ag_evaluate
- * Scores the model on the listed examples (evaluation mode: no dropout). */
+ * Scores the model on the listed examples (evaluation mode: no dropout).
+ * \return AG_SUCCESS; AG_EINVAL (a NULL model; a set that does not fit the model: task, graph count
+ *         of a node task, target rows or columns; an index out of range; an infinite regression
+ *         target); AG_EMISMATCH (an example's feature shapes differ from the model's, directed and
+ *         undirected graphs together); AG_EVALUE (a class target that is not an integer in 0..C-1,
+ *         a multi-task target outside [0, 1], a NaN output of a multi-task model); the errors of
+ *         ag_model_forward(); AG_ELIMIT, AG_ENOMEM. */
 ag_error_t ag_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n,
                        ag_scores_t *scores);
 
@@ -383,6 +394,9 @@ ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, co
  * Predictions for the listed examples: (n x n_out) rows of class probabilities (softmax), task
  * probabilities (sigmoid), or regression values in target units.
  * \param out  Caller-allocated n x n_out floats.
+ * \return AG_SUCCESS; AG_EINVAL (an index out of range); AG_EMISMATCH (directed and undirected
+ *         graphs together); otherwise as ag_model_forward(). The set is not checked against the
+ *         model (ag_evaluate() checks it).
  */
 ag_error_t ag_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, float *out);
 
@@ -390,6 +404,7 @@ ag_error_t ag_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t
  * \function ag_predict_batch
  * The same for one graph or batch outside a training set: rows are nodes (node tasks) or graphs.
  * \param out  Caller-allocated rows x n_out floats.
+ * \return AG_EINVAL (a NULL model); otherwise as ag_model_forward() (training 0).
  */
 ag_error_t ag_predict_batch(ag_model_t *model, ag_batch_t *batch, float *out);
 
