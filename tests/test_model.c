@@ -345,6 +345,45 @@ static void test_backward_needs_training_forward(void **state) {
     ag_graph_destroy(&g);
 }
 
+/* A batch of lone vertices (a salt's ions, methane) has no edges, and the batcher gives it no edge
+ * features: models that read edge features (key or bias) still run forward and backward on it,
+ * and give what the same batch with an empty edge array gives; a NULL batch is refused. */
+static void test_batch_without_edges(void **state) {
+    (void)state;
+    ag_graph_t g;
+    assert_int_equal(ag_test_igraph_graph(&g, 3, NULL, 0), AG_SUCCESS);
+    float X[3 * 4], out[3 * 2], out2[3 * 2], dout[3 * 2] = {1, -1, 0.5f, 0, 0, 2}, none[1] = {0};
+    ag_test_fill_signed(X, 3 * 4, 7, 1.0f);
+    for (int k = 0; k < 2; k++) {
+        ag_model_config_t cfg;
+        ag_model_config_default(&cfg, AG_TASK_NODE_CLASSIFICATION);
+        cfg.in_dim = 4;
+        cfg.edge_dim = 2;
+        cfg.n_out = 2;
+        cfg.blocks[0].attn.edge_mode = k ? AG_EDGE_BIAS : AG_EDGE_KEY;
+        ag_model_t *m;
+        assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);
+        ag_batch_t b, c;
+        ag_batch_init(&b, &g, X, NULL);
+        ag_batch_init(&c, &g, X, none);
+        assert_int_equal(ag_model_forward(m, &b, 0, NULL, out), AG_SUCCESS);
+        assert_int_equal(ag_model_forward(m, &c, 0, NULL, out2), AG_SUCCESS);
+        assert_memory_equal(out, out2, sizeof out);
+        ag_rng_t rng;
+        ag_rng_init(&rng, 1);
+        assert_int_equal(ag_model_forward(m, &b, 1, &rng, out), AG_SUCCESS);
+        assert_int_equal(ag_model_backward(m, &b, dout), AG_SUCCESS);
+        assert_int_equal(ag_model_forward(m, NULL, 0, NULL, out), AG_EINVAL);
+        assert_non_null(strstr(ag_error_message(), "NULL batch"));
+        assert_int_equal(ag_model_backward(m, NULL, dout), AG_EINVAL);
+        assert_int_equal(ag_predict_batch(m, NULL, out), AG_EINVAL);
+        ag_batch_destroy(&b);
+        ag_batch_destroy(&c);
+        ag_model_destroy(m);
+    }
+    ag_graph_destroy(&g);
+}
+
 int main(void) {
     igraph_set_error_handler(igraph_error_handler_ignore);
     const struct CMUnitTest tests[] = {
@@ -355,6 +394,7 @@ int main(void) {
         cmocka_unit_test(test_config_json_roundtrip),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_backward_needs_training_forward),
+        cmocka_unit_test(test_batch_without_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

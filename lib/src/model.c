@@ -931,7 +931,17 @@ static ag_error_t readout_backward(ag_model_t *m, op_t *op, const ag_graph_t *g,
     return AG_SUCCESS;
 }
 
+/* The batch's edge features for an attention layer that reads them. A batch without edges (lone
+ * atoms, isolated vertices: the batcher gives it no E) has none to read, and its attention entries
+ * are self-loops, token or full-mask pairs whose edge term is zero; an empty array stands in for
+ * E there, which attention would otherwise refuse as missing. */
+static const float *batch_edges(const ag_batch_t *batch) {
+    static const float none[1] = {0.0f};
+    return batch->E || batch->graph->n_edges > 0 ? batch->E : none;
+}
+
 static ag_error_t model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_rng_t *rng, float *out) {
+    if (!batch || !batch->graph) return AG_ERROR(AG_EINVAL, "model forward: NULL batch or batch without a graph");
     const ag_graph_t *g = batch->graph;
     int64_t N = g->n_nodes, G = g->n_graphs;
     if (!batch->X && N > 0) return AG_ERROR(AG_EINVAL, "model forward: the batch has no features");
@@ -978,7 +988,7 @@ static ag_error_t model_forward(ag_model_t *m, ag_batch_t *batch, int training, 
         case OP_ATTENTION: {
             const ag_mask_t *mask;
             AG_CHECK(batch_mask(batch, &m->cfg.blocks[op->block], m->cfg.virtual_node, &mask));
-            const float *E = op->u.attn.cfg.edge_mode != AG_EDGE_NONE ? batch->E : NULL;
+            const float *E = op->u.attn.cfg.edge_mode != AG_EDGE_NONE ? batch_edges(batch) : NULL;
             /* the batch's own X keeps its sparse form across inference calls */
             AG_CHECK(ag_i_attention_forward_xs(&op->u.attn, mask, in, in == batch->X ? &batch->x_sparse : NULL, E, y,
                                                training, rng));
@@ -1003,6 +1013,7 @@ static ag_error_t model_forward(ag_model_t *m, ag_batch_t *batch, int training, 
 }
 
 static ag_error_t model_backward(ag_model_t *m, ag_batch_t *batch, const float *dout) {
+    if (!batch || !batch->graph) return AG_ERROR(AG_EINVAL, "model backward: NULL batch or batch without a graph");
     const ag_graph_t *g = batch->graph;
     int64_t N = g->n_nodes, G = g->n_graphs;
     if (!m->last_training || m->last_nodes != N || m->last_graphs != G)
@@ -1032,7 +1043,7 @@ static ag_error_t model_backward(ag_model_t *m, ag_batch_t *batch, const float *
         case OP_ATTENTION: {
             const ag_mask_t *mask;
             AG_CHECK(batch_mask(batch, &m->cfg.blocks[op->block], m->cfg.virtual_node, &mask));
-            const float *E = op->u.attn.cfg.edge_mode != AG_EDGE_NONE ? batch->E : NULL;
+            const float *E = op->u.attn.cfg.edge_mode != AG_EDGE_NONE ? batch_edges(batch) : NULL;
             AG_CHECK(ag_attention_backward(&op->u.attn, mask, in, E, dy, dx, NULL));
             break;
         }

@@ -214,8 +214,8 @@ const ag_param_list_t *ag_model_params(const ag_model_t *model);
  * task logits, or standardised regression values. With training = 1 dropout is active and the
  * activations are kept for ag_model_backward().
  * \param out  Caller-allocated, rows x n_out.
- * \return AG_SUCCESS; AG_EINVAL (a batch without X, or without E when a block uses edge features,
- *         even if the batch has no edge; training without rng; a malformed graph; more than
+ * \return AG_SUCCESS; AG_EINVAL (a NULL batch; a batch without X, or without E when it has edges
+ *         and a block uses edge features; training without rng; a malformed graph; more than
  *         AG_BATCH_MAX_MASKS distinct masks); AG_ELIMIT (more than 2^31-1 nodes, graph tokens
  *         included; a size overflows); AG_ENOMEM.
  */
