@@ -421,6 +421,53 @@ static void test_training_errors(void **state) {
     ag_trainset_destroy(&set);
 }
 
+/* ag_predict reads only the set's inputs, so it checks those: a set built for another model is an
+ * error, not a read past its features. */
+static void test_predict_errors(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    make_sbm(&set);
+    ag_model_t *m = small_node_model();
+    int64_t idx[2] = {0, 79};
+    float out[4];
+    assert_int_equal(ag_predict(m, &set, idx, 2, out), AG_SUCCESS);
+    for (int i = 0; i < 2; i++) assert_float_equal(out[2 * i] + out[2 * i + 1], 1.0f, 1e-5f);
+    /* features 3 wide for a model of 4 inputs */
+    set.examples[0].X.cols = 3;
+    assert_int_equal(ag_predict(m, &set, idx, 2, out), AG_EMISMATCH);
+    assert_string_equal(ag_error_message(), "graph 0 has 80 x 3 node features; the model expects 80 x 4");
+    set.examples[0].X.cols = 4;
+    /* the targets are not read: a prediction set may have none */
+    set.n_cols = 0;
+    assert_int_equal(ag_predict(m, &set, idx, 2, out), AG_SUCCESS);
+    set.n_cols = 1;
+    set.task = AG_TASK_NODE_REGRESSION;
+    assert_int_equal(ag_predict(m, &set, idx, 2, out), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "the data are for node-regression and the model is for node-classification");
+    set.task = AG_TASK_NODE_CLASSIFICATION;
+    set.n_examples = 0; /* a node task reads examples[0] */
+    assert_int_equal(ag_predict(m, &set, idx, 2, out), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "a node task needs exactly one graph, not 0");
+    set.n_examples = 1;
+    assert_int_equal(ag_predict(m, NULL, idx, 2, out), AG_EINVAL);
+    assert_int_equal(ag_predict(NULL, &set, idx, 2, out), AG_EINVAL);
+    assert_int_equal(ag_predict(m, &set, NULL, 2, out), AG_EINVAL);
+    assert_int_equal(ag_predict(m, &set, idx, 2, NULL), AG_EINVAL);
+    int64_t bad[1] = {80};
+    assert_int_equal(ag_predict(m, &set, bad, 1, out), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "prediction index 80 is out of range (0..79)");
+    /* negative sizes are invalid arguments and leave the set as it was */
+    assert_int_equal(ag_trainset_resize(&set, -1, 80, 1), AG_EINVAL);
+    assert_string_equal(ag_error_message(),
+                        "a training set of -1 examples and 80 x 1 targets: sizes must not be negative");
+    assert_int_equal(ag_trainset_resize(&set, 1, 80, -1), AG_EINVAL);
+    assert_int_equal(set.n_rows, 80);
+    assert_int_equal(ag_predict(m, &set, idx, 2, out), AG_SUCCESS);
+    assert_int_equal(ag_trainset_resize(NULL, 1, 1, 1), AG_EINVAL);
+    ag_model_destroy(m);
+    ag_trainset_destroy(&set);
+}
+
 int main(void) {
     igraph_set_error_handler(igraph_error_handler_ignore);
     const struct CMUnitTest tests[] = {
@@ -431,6 +478,7 @@ int main(void) {
         cmocka_unit_test(test_sign_flip),
         cmocka_unit_test(test_sign_flip_nodes),
         cmocka_unit_test(test_training_errors),
+        cmocka_unit_test(test_predict_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,10 @@ void ag_trainset_init(ag_trainset_t *set, ag_task_t task) {
 }
 
 ag_error_t ag_trainset_resize(ag_trainset_t *set, int64_t n_examples, int64_t n_rows, int64_t n_cols) {
+    if (!set) return AG_ERROR(AG_EINVAL, "NULL training set");
+    if (n_examples < 0 || n_rows < 0 || n_cols < 0)
+        return AG_ERROR(AG_EINVAL, "a training set of %lld examples and %lld x %lld targets: sizes must not be negative",
+                        (long long)n_examples, (long long)n_rows, (long long)n_cols);
     ag_task_t task = set->task;
     int64_t n_classes = set->n_classes;
     ag_trainset_destroy(set);
@@ -224,24 +228,16 @@ static void flip_signs(float *X, int64_t n, int64_t F, int64_t col0, int64_t nco
     }
 }
 
-/* Checks the set against the model (shapes and task) once per call. */
-static ag_error_t check_set(const ag_model_t *model, const ag_trainset_t *set) {
+/* Checks the set's inputs against the model (task, graphs, feature shapes): what a forward pass
+ * reads, so that a set built for another model is an error and not a read past its features. */
+static ag_error_t check_inputs(const ag_model_t *model, const ag_trainset_t *set) {
+    if (!model || !set) return AG_ERROR(AG_EINVAL, "NULL model or set");
     const ag_model_config_t *c = ag_model_config(model);
     if (set->task != c->task)
         return AG_ERROR(AG_EINVAL, "the data are for %s and the model is for %s", ag_task_name(set->task),
                         ag_task_name(c->task));
-    int graph_level = ag_task_is_graph_level(c->task);
-    if (!graph_level && set->n_examples != 1)
+    if (!ag_task_is_graph_level(c->task) && set->n_examples != 1)
         return AG_ERROR(AG_EINVAL, "a node task needs exactly one graph, not %lld", (long long)set->n_examples);
-    if (graph_level && set->n_rows != set->n_examples)
-        return AG_ERROR(AG_EINVAL, "%lld target rows for %lld graphs", (long long)set->n_rows, (long long)set->n_examples);
-    if (!graph_level && set->n_rows != set->examples[0].graph.n_nodes)
-        return AG_ERROR(AG_EINVAL, "%lld target rows for %lld nodes", (long long)set->n_rows,
-                        (long long)set->examples[0].graph.n_nodes);
-    int64_t want_cols = is_classification(c->task) ? 1 : c->n_out;
-    if (set->n_cols != want_cols)
-        return AG_ERROR(AG_EINVAL, "the targets have %lld columns and the model expects %lld", (long long)set->n_cols,
-                        (long long)want_cols);
     for (int64_t i = 0; i < set->n_examples; i++) {
         const ag_example_t *ex = &set->examples[i];
         if (ex->X.cols != c->in_dim || ex->X.rows != ex->graph.n_nodes)
@@ -253,6 +249,23 @@ static ag_error_t check_set(const ag_model_t *model, const ag_trainset_t *set) {
                             (long long)i, (long long)ex->E.rows, (long long)ex->E.cols, (long long)ex->graph.n_edges,
                             (long long)c->edge_dim);
     }
+    return AG_SUCCESS;
+}
+
+/* Checks the set against the model (inputs, then the target table) once per call. */
+static ag_error_t check_set(const ag_model_t *model, const ag_trainset_t *set) {
+    AG_CHECK(check_inputs(model, set));
+    const ag_model_config_t *c = ag_model_config(model);
+    int graph_level = ag_task_is_graph_level(c->task);
+    if (graph_level && set->n_rows != set->n_examples)
+        return AG_ERROR(AG_EINVAL, "%lld target rows for %lld graphs", (long long)set->n_rows, (long long)set->n_examples);
+    if (!graph_level && set->n_rows != set->examples[0].graph.n_nodes)
+        return AG_ERROR(AG_EINVAL, "%lld target rows for %lld nodes", (long long)set->n_rows,
+                        (long long)set->examples[0].graph.n_nodes);
+    int64_t want_cols = is_classification(c->task) ? 1 : c->n_out;
+    if (set->n_cols != want_cols)
+        return AG_ERROR(AG_EINVAL, "the targets have %lld columns and the model expects %lld", (long long)set->n_cols,
+                        (long long)want_cols);
     return AG_SUCCESS;
 }
 
@@ -634,6 +647,8 @@ static void finish_predictions(const ag_model_t *model, float *out, int64_t rows
 }
 
 ag_error_t ag_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, float *out) {
+    AG_CHECK(check_inputs(model, set));
+    if (n > 0 && (!idx || !out)) return AG_ERROR(AG_EINVAL, "prediction: NULL indices or output for %lld rows", (long long)n);
     AG_CHECK(check_indices(idx, n, ag_task_is_graph_level(ag_model_config(model)->task) ? set->n_examples
                                                                                           : set->examples[0].graph.n_nodes,
                            "prediction"));

@@ -62,8 +62,9 @@ void ag_trainset_init(ag_trainset_t *set, ag_task_t task);
 /** \function ag_trainset_resize
  * Allocates n_examples zeroed examples and an (n_rows x n_cols) target table filled with NaN,
  * after freeing what the set held (task and n_classes are kept).
- * \return AG_SUCCESS; AG_ELIMIT (a negative size, or n_rows x n_cols overflows); AG_ENOMEM. The
- *         set is empty on failure. */
+ * \return AG_SUCCESS; AG_EINVAL (a NULL set, a negative size); AG_ELIMIT (n_rows x n_cols
+ *         overflows); AG_ENOMEM. The set is empty on failure (unchanged for a NULL set or a
+ *         negative size). */
 ag_error_t ag_trainset_resize(ag_trainset_t *set, int64_t n_examples, int64_t n_rows, int64_t n_cols);
 
 /** \function ag_trainset_destroy */
@@ -394,9 +395,10 @@ ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, co
  * Predictions for the listed examples: (n x n_out) rows of class probabilities (softmax), task
  * probabilities (sigmoid), or regression values in target units.
  * \param out  Caller-allocated n x n_out floats.
- * \return AG_SUCCESS; AG_EINVAL (an index out of range); AG_EMISMATCH (directed and undirected
- *         graphs together); otherwise as ag_model_forward(). The set is not checked against the
- *         model (ag_evaluate() checks it).
+ * \return AG_SUCCESS; AG_EINVAL (a NULL argument, a set for another task, a node task's set of
+ *         other than one graph, an index out of range); AG_EMISMATCH (a graph's node or edge
+ *         features of another width than the model's, directed and undirected graphs together);
+ *         otherwise as ag_model_forward(). The set's targets are not read.
  */
 ag_error_t ag_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, float *out);
 
