@@ -293,6 +293,89 @@ static void test_config_json_roundtrip(void **state) {
     ag_strbuf_destroy(&sb);
 }
 
+/* Parses text as a configuration; returns from_json's code and leaves the seed in *seed. */
+static ag_error_t config_from_text(const char *text, uint64_t *seed) {
+    ag_json_t *j;
+    assert_int_equal(ag_json_parse(text, strlen(text), "config", &j), AG_SUCCESS);
+    ag_model_config_t back;
+    ag_error_t rc = ag_model_config_from_json(&back, j);
+    if (rc == AG_SUCCESS) *seed = back.seed;
+    ag_json_free(j);
+    return rc;
+}
+
+/* to_json writes names indexed by the enum fields, so it refuses values out of range instead of
+ * reading past its tables; from_json reads the seed as exactly 1-20 digits up to 2^64-1. */
+static void test_config_json_checks(void **state) {
+    (void)state;
+    ag_model_config_t cfg;
+    ag_model_config_default(&cfg, AG_TASK_GRAPH_REGRESSION);
+    cfg.in_dim = 3;
+    cfg.n_out = 1;
+    ag_strbuf_t sb;
+    ag_strbuf_init(&sb);
+    cfg.blocks[1].attn.score = (ag_score_t)3;
+    assert_int_equal(ag_model_config_to_json(&cfg, &sb), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "model configuration: blocks[1].score is 3, not one of the 3 known values");
+    cfg.blocks[1].attn.score = AG_SCORE_DOT;
+    cfg.blocks[0].ffn_act = (ag_act_kind_t)-1;
+    assert_int_equal(ag_model_config_to_json(&cfg, &sb), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "blocks[0].ffn_act is -1"));
+    cfg.blocks[0].ffn_act = AG_ACT_GELU;
+    cfg.task = (ag_task_t)9;
+    assert_int_equal(ag_model_config_to_json(&cfg, &sb), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "config.task is 9"));
+    cfg.task = AG_TASK_GRAPH_REGRESSION;
+    cfg.readouts[0] = AG_READOUT_COUNT;
+    assert_int_equal(ag_model_config_to_json(&cfg, &sb), AG_EINVAL);
+    cfg.readouts[0] = AG_READOUT_MEAN;
+    cfg.n_readouts = AG_READOUT_COUNT + 1;
+    assert_int_equal(ag_model_config_to_json(&cfg, &sb), AG_EINVAL);
+    cfg.n_readouts = 1;
+    cfg.n_blocks = AG_MODEL_MAX_BLOCKS + 1;
+    assert_int_equal(ag_model_config_to_json(&cfg, &sb), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "blocks, not 1 to"));
+    cfg.n_blocks = 2;
+    assert_int_equal(sb.len, 0); /* nothing written by a refused call */
+    assert_int_equal(ag_model_config_to_json(NULL, &sb), AG_EINVAL);
+    assert_int_equal(ag_model_config_to_json(&cfg, NULL), AG_EINVAL);
+    cfg.seed = 12345;
+    assert_int_equal(ag_model_config_to_json(&cfg, &sb), AG_SUCCESS);
+    /* the seed, edited in the text */
+    char *at = strstr(sb.data, "\"seed\": \"12345\"");
+    assert_non_null(at);
+    size_t head = (size_t)(at - sb.data) + 9, tail = head + 5; /* the digits are [head, tail) */
+    static const struct {
+        const char *digits;
+        int ok;
+        uint64_t value;
+    } cases[] = {{"0", 1, 0},
+                 {"18446744073709551615", 1, UINT64_MAX},
+                 {"18446744073709551616", 0, 0}, /* 2^64 */
+                 {"99999999999999999999", 0, 0},
+                 {"000000000000000000007", 0, 0}, /* 21 digits */
+                 {"", 0, 0},
+                 {"12a", 0, 0},
+                 {"-1", 0, 0},
+                 {" 7", 0, 0},
+                 {"+7", 0, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[4096];
+        assert_true(sb.len + 32 < sizeof text);
+        snprintf(text, sizeof text, "%.*s%s%s", (int)head, sb.data, cases[i].digits, sb.data + tail);
+        uint64_t seed = 1;
+        ag_error_t rc = config_from_text(text, &seed);
+        if (cases[i].ok) {
+            if (rc != AG_SUCCESS) fail_msg("seed '%s': %s", cases[i].digits, ag_error_message());
+            assert_true(seed == cases[i].value);
+        } else {
+            if (rc != AG_EMODEL) fail_msg("seed '%s' was taken", cases[i].digits);
+            assert_non_null(strstr(ag_error_message(), "config.seed must be a decimal string"));
+        }
+    }
+    ag_strbuf_destroy(&sb);
+}
+
 static void test_config_errors(void **state) {
     (void)state;
     ag_model_config_t cfg;
@@ -340,9 +423,42 @@ static void test_backward_needs_training_forward(void **state) {
     float out2[8 * 2];
     assert_int_equal(ag_model_forward(m, &b, 0, NULL, out2), AG_SUCCESS);
     assert_memory_equal(out, out2, sizeof out);
+    /* backward needs the very batch of the last training forward: another batch of the same sizes
+     * (other features) is refused, as is the same batch made to wrap other data, and a second
+     * backward of one forward (the layers' caches are spent: it would add half a gradient) */
+    float Y[8 * 5];
+    ag_test_fill_signed(Y, 8 * 5, 9, 1.0f);
+    ag_batch_t c;
+    ag_batch_init(&c, &g, Y, NULL);
+    ag_rng_t rng;
+    ag_rng_init(&rng, 3);
+    assert_int_equal(ag_model_forward(m, &b, 1, &rng, out), AG_SUCCESS);
+    assert_int_equal(ag_model_backward(m, &c, out), AG_EINVAL);
+    assert_string_equal(ag_error_message(),
+                        "model backward: no training forward pass on this batch since the last backward");
+    const ag_mask_t *mask;
+    assert_int_equal(ag_model_attention_weights(m, &c, 0, &mask, NULL), AG_EINVAL);
+    assert_int_equal(ag_model_attention_weights(m, &b, 0, &mask, NULL), AG_SUCCESS);
+    b.X = Y;
+    assert_int_equal(ag_model_backward(m, &b, out), AG_EINVAL);
+    b.X = X;
+    ag_graph_t g2; /* a graph of other edges */
+    assert_int_equal(ag_test_igraph_graph(&g2, 8, ring_edges, 6), AG_SUCCESS);
+    b.graph = &g2;
+    assert_int_equal(ag_model_backward(m, &b, out), AG_EINVAL);
+    b.graph = &g;
+    if (ag_model_backward(m, &b, out) != AG_SUCCESS) fail_msg("%s", ag_error_message());
+    assert_int_equal(ag_model_backward(m, &b, out), AG_EINVAL);
+    /* a forward refused before it computes anything leaves the last one usable */
+    assert_int_equal(ag_model_forward(m, &b, 1, &rng, out), AG_SUCCESS);
+    c.X = NULL;
+    assert_int_equal(ag_model_forward(m, &c, 1, &rng, out), AG_EINVAL);
+    if (ag_model_backward(m, &b, out) != AG_SUCCESS) fail_msg("%s", ag_error_message());
+    ag_batch_destroy(&c);
     ag_batch_destroy(&b);
     ag_model_destroy(m);
     ag_graph_destroy(&g);
+    ag_graph_destroy(&g2);
 }
 
 /* A batch of lone vertices (a salt's ions, methane) has no edges, and the batcher gives it no edge
@@ -392,6 +508,7 @@ int main(void) {
         cmocka_unit_test(test_inference_shortcuts_bit_identical),
         cmocka_unit_test(test_graph_model_gradients),
         cmocka_unit_test(test_config_json_roundtrip),
+        cmocka_unit_test(test_config_json_checks),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_backward_needs_training_forward),
         cmocka_unit_test(test_batch_without_edges),

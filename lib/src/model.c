@@ -71,7 +71,14 @@ struct ag_model_t {
     float *target_mean, *target_std;      /* (n_out) regression scaling: out * std + mean */
     int64_t val_cap[AG_MODEL_MAX_OPS + 1];  /* floats each buffer holds */
     int64_t grad_cap[AG_MODEL_MAX_OPS + 1];
-    int64_t last_nodes, last_graphs;      /* sizes of the last forward, -1 before any */
+    /* The last forward pass that completed, which backward and the attention weights read: its
+     * batch, what the batch wrapped and its sizes (a batch rebuilt in place on other data at the
+     * same address shows as other sizes or pointers); last_batch NULL before any or after one
+     * that failed, whose activations are partial. */
+    const ag_batch_t *last_batch;
+    const ag_graph_t *last_graph;
+    const float *last_X, *last_E;
+    int64_t last_nodes, last_graphs, last_edges;
     int last_training;
     int64_t *vn_ptr;  /* (G+1) virtual node: graph ranges of the widened batch, tokens last */
     int64_t vn_cap;
@@ -223,7 +230,42 @@ static void json_flt(ag_strbuf_t *sb, const char *key, float v, int *first) {
     ag_strbuf_json_float(sb, v);
 }
 
+/* An enum field holds one of its names' indices: to_json indexes the names with it. */
+static ag_error_t check_enum(int v, int n, const char *where, const char *key) {
+    if (v < 0 || v >= n)
+        return AG_ERROR(AG_EINVAL, "model configuration: %s.%s is %d, not one of the %d known values", where, key, v, n);
+    return AG_SUCCESS;
+}
+
+/* What to_json reads by index or loop bound, checked before it writes anything. */
+static ag_error_t check_writable(const ag_model_config_t *cfg) {
+    AG_CHECK(check_enum((int)cfg->task, COUNT(task_names), "config", "task"));
+    AG_CHECK(check_enum((int)cfg->head_act, COUNT(act_names), "config", "head_act"));
+    if (cfg->n_readouts < 1 || cfg->n_readouts > AG_READOUT_COUNT)
+        return AG_ERROR(AG_EINVAL, "model configuration: %d readouts, not 1 to %d", cfg->n_readouts, AG_READOUT_COUNT);
+    for (int r = 0; r < cfg->n_readouts; r++)
+        AG_CHECK(check_enum((int)cfg->readouts[r], AG_READOUT_COUNT, "config", "readout"));
+    if (cfg->n_blocks < 1 || cfg->n_blocks > AG_MODEL_MAX_BLOCKS)
+        return AG_ERROR(AG_EINVAL, "model configuration: %d blocks, not 1 to %d", cfg->n_blocks, AG_MODEL_MAX_BLOCKS);
+    for (int l = 0; l < cfg->n_blocks; l++) {
+        const ag_block_config_t *b = &cfg->blocks[l];
+        char where[32];
+        snprintf(where, sizeof where, "blocks[%d]", l);
+        AG_CHECK(check_enum((int)b->attn.score, COUNT(score_names), where, "score"));
+        AG_CHECK(check_enum((int)b->attn.norm, COUNT(attnnorm_names), where, "attn_norm"));
+        AG_CHECK(check_enum((int)b->attn.combine, COUNT(combine_names), where, "combine"));
+        AG_CHECK(check_enum((int)b->attn.edge_mode, COUNT(edge_names), where, "edge_mode"));
+        AG_CHECK(check_enum((int)b->mask, COUNT(mask_names), where, "mask"));
+        AG_CHECK(check_enum((int)b->act, COUNT(act_names), where, "act"));
+        AG_CHECK(check_enum((int)b->norm, COUNT(normplace_names), where, "norm"));
+        AG_CHECK(check_enum((int)b->ffn_act, COUNT(act_names), where, "ffn_act"));
+    }
+    return AG_SUCCESS;
+}
+
 ag_error_t ag_model_config_to_json(const ag_model_config_t *cfg, ag_strbuf_t *sb) {
+    if (!cfg || !sb) return AG_ERROR(AG_EINVAL, "model configuration: NULL configuration or buffer");
+    AG_CHECK(check_writable(cfg));
     int first = 1;
     ag_strbuf_append(sb, "{", 1);
     json_str(sb, "task", ag_task_name(cfg->task), &first);
@@ -235,7 +277,7 @@ ag_error_t ag_model_config_to_json(const ag_model_config_t *cfg, ag_strbuf_t *sb
     /* one name, or several joined by commas ("vnode,sum"): a single readout reads as before */
     json_key(sb, "readout", &first);
     ag_strbuf_append(sb, "\"", 1);
-    for (int r = 0; r < cfg->n_readouts && r < AG_READOUT_COUNT; r++) {
+    for (int r = 0; r < cfg->n_readouts; r++) {
         const char *name = ag_readout_kind_name(cfg->readouts[r]);
         if (r) ag_strbuf_append(sb, ",", 1);
         ag_strbuf_append(sb, name, strlen(name));
@@ -324,6 +366,25 @@ static ag_error_t get_readouts(const ag_json_t *o, ag_model_config_t *cfg) {
 
 #define BIG ((int64_t)1 << 40)
 
+/* The seed is a string because JSON numbers (doubles) cannot hold every 64-bit value: 1 to 20
+ * decimal digits, nothing else, at most 2^64-1. */
+static ag_error_t parse_seed(const ag_json_t *v, uint64_t *out) {
+    const char *p = v && v->type == AG_JSON_STRING ? v->string : NULL;
+    size_t n = p ? strlen(p) : 0;
+    int ok = n >= 1 && n <= 20;
+    uint64_t x = 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        unsigned d = (unsigned)(p[i] - '0');
+        if (p[i] < '0' || p[i] > '9' || x > (UINT64_MAX - d) / 10) ok = 0;
+        else x = x * 10 + d;
+    }
+    if (!ok)
+        return AG_ERROR(AG_EMODEL, "model configuration: config.seed must be a decimal string of 0 to %llu",
+                        (unsigned long long)UINT64_MAX);
+    *out = x;
+    return AG_SUCCESS;
+}
+
 ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const ag_json_t *j) {
     int64_t iv;
     int e = 0;
@@ -348,9 +409,7 @@ ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const ag_json_t *j)
         cfg->virtual_node = (int)iv;
     }
     const ag_json_t *seed = ag_json_get(j, "seed");
-    if (!seed || seed->type != AG_JSON_STRING)
-        return AG_ERROR(AG_EMODEL, "model configuration: config.seed must be a decimal string");
-    cfg->seed = strtoull(seed->string, NULL, 10);
+    AG_CHECK(parse_seed(seed, &cfg->seed));
     const ag_json_t *blocks = ag_json_get(j, "blocks");
     if (!blocks || blocks->type != AG_JSON_ARRAY || blocks->count < 1 || blocks->count > AG_MODEL_MAX_BLOCKS)
         return AG_ERROR(AG_EMODEL, "model configuration: blocks must be an array of 1 to %d blocks",
@@ -662,7 +721,8 @@ ag_error_t ag_model_create(ag_model_t **model, const ag_model_config_t *cfg) {
     ag_model_t *m = ag_i_calloc(1, sizeof *m);
     if (!m) return AG_ERROR(AG_ENOMEM, "out of memory creating a model");
     m->cfg = *cfg;
-    m->last_nodes = m->last_graphs = -1;
+    m->last_batch = NULL;
+    m->last_nodes = m->last_graphs = m->last_edges = -1;
     ag_param_list_init(&m->params);
     ag_error_t rc = ag_i_alloc_array((void **)&m->target_mean, 2 * cfg->n_out, sizeof(float), "target scaling");
     if (rc == AG_SUCCESS) {
@@ -949,6 +1009,7 @@ static ag_error_t model_forward(ag_model_t *m, ag_batch_t *batch, int training, 
         return AG_ERROR(AG_EINVAL, "model forward: the model expects %lld edge features per edge and the batch has none",
                         (long long)m->cfg.edge_dim);
     if (training && !rng) return AG_ERROR(AG_EINVAL, "model forward: training needs an rng");
+    m->last_batch = NULL; /* from here on the activations are overwritten: none valid until done */
     int64_t T;
     AG_CHECK(vnode_ranges(m, g, &T));
     AG_CHECK(reserve(m, N, G, T, training));
@@ -1006,18 +1067,31 @@ static ag_error_t model_forward(ag_model_t *m, ag_batch_t *batch, int training, 
     }
     int64_t rows = ag_model_out_rows(m, batch);
     memcpy(out, vp[m->n_ops], (size_t)(rows * m->cfg.n_out) * sizeof(float));
+    m->last_batch = batch;
+    m->last_graph = g;
+    m->last_X = batch->X;
+    m->last_E = batch->E;
     m->last_nodes = N;
     m->last_graphs = G;
+    m->last_edges = g->n_edges;
     m->last_training = training;
     return AG_SUCCESS;
+}
+
+/* Whether batch is the one the last completed forward pass ran on. */
+static int is_last_batch(const ag_model_t *m, const ag_batch_t *batch) {
+    const ag_graph_t *g = batch->graph;
+    return m->last_batch == batch && m->last_graph == g && m->last_X == batch->X && m->last_E == batch->E &&
+           m->last_nodes == g->n_nodes && m->last_graphs == g->n_graphs && m->last_edges == g->n_edges;
 }
 
 static ag_error_t model_backward(ag_model_t *m, ag_batch_t *batch, const float *dout) {
     if (!batch || !batch->graph) return AG_ERROR(AG_EINVAL, "model backward: NULL batch or batch without a graph");
     const ag_graph_t *g = batch->graph;
     int64_t N = g->n_nodes, G = g->n_graphs;
-    if (!m->last_training || m->last_nodes != N || m->last_graphs != G)
-        return AG_ERROR(AG_EINVAL, "model backward: no training forward pass on this batch");
+    if (!m->last_training || !is_last_batch(m, batch))
+        return AG_ERROR(AG_EINVAL, "model backward: no training forward pass on this batch since the last backward");
+    m->last_training = 0; /* the layers spend their caches: a second backward would add half a gradient */
     int64_t T = m->cfg.virtual_node ? (g->graph_ptr ? G : 1) : 0; /* the forward's vn_ptr still holds */
     for (int k = 1; k <= m->n_ops; k++)
         if (m->needs_grad[k])
@@ -1066,7 +1140,7 @@ ag_error_t ag_model_attention_weights(const ag_model_t *m, ag_batch_t *batch, in
                                       float *alpha) {
     if (layer < 0 || layer >= m->cfg.n_blocks)
         return AG_ERROR(AG_EINVAL, "the model has %d attention blocks, not a block %d", m->cfg.n_blocks, layer);
-    if (m->last_nodes != batch->graph->n_nodes)
+    if (!batch || !batch->graph || !is_last_batch(m, batch))
         return AG_ERROR(AG_EINVAL, "attention weights: run a forward pass on this batch first");
     const op_t *op = &m->ops[m->attn_op[layer]];
     AG_CHECK(batch_mask(batch, &m->cfg.blocks[layer], m->cfg.virtual_node, mask));

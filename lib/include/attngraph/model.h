@@ -139,9 +139,12 @@ void ag_model_config_gat(ag_model_config_t *cfg, int64_t in_dim, int64_t n_out);
 /** \function ag_model_config_to_json / ag_model_config_from_json
  * The configuration as a JSON object (the model file keeps it); from_json validates every field
  * on its own (ag_model_create() checks how they fit together). `json` is a lib/src/json.h value.
- * \return to_json: AG_SUCCESS; AG_ENOMEM (sb->failed is set, also if it was before the call).
+ * \return to_json: AG_SUCCESS; AG_EINVAL (a NULL argument; an enum field out of range, or a
+ *         count of readouts or blocks outside 1..its maximum: names the first one, and nothing
+ *         is written); AG_ENOMEM (sb->failed is set, also if it was before the call).
  *         from_json: AG_SUCCESS; AG_EMODEL (not an object; a field missing, of the wrong type or
- *         out of range: names the first one). */
+ *         out of range, a seed other than 1 to 20 decimal digits up to 2^64-1: names the first
+ *         one). */
 struct ag_strbuf_t;
 struct ag_json_t;
 ag_error_t ag_model_config_to_json(const ag_model_config_t *cfg, struct ag_strbuf_t *sb);
@@ -226,8 +229,10 @@ ag_error_t ag_model_forward(ag_model_t *model, ag_batch_t *batch, int training, 
  * \function ag_model_backward
  * Adds the gradients of every parameter for dout (same shape as out) into the parameter list's
  * grads; the caller zeroes them between steps (ag_param_list_zero_grad).
- * \return AG_SUCCESS; AG_EINVAL (the last forward was not a training one on this batch);
- *         AG_ELIMIT, AG_ENOMEM (backward temporaries).
+ * One backward per training forward: the layers spend what the forward cached.
+ * \return AG_SUCCESS; AG_EINVAL (a NULL batch; the last forward that completed was not a
+ *         training one on this batch, the batch wrapping the same graph, X and E; a backward
+ *         already ran since that forward); AG_ELIMIT, AG_ENOMEM (backward temporaries).
  */
 ag_error_t ag_model_backward(ag_model_t *model, ag_batch_t *batch, const float *dout);
 
