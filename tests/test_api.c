@@ -437,6 +437,10 @@ static void test_graph_task_figures(void **state) {
     igraph_matrix_destroy(&y);
 }
 
+static void raise_after_3(const ag_epoch_log_t *log, void *user) {
+    if (log->epoch == 3) *(volatile sig_atomic_t *)user = 1;
+}
+
 /* Training twice with the same seed gives the same weights; train/val index vectors are used. */
 static void test_graph_train_deterministic_and_indices(void **state) {
     (void)state;
@@ -456,6 +460,26 @@ static void test_graph_train_deterministic_and_indices(void **state) {
     for (int64_t i = 0; i < pa->count; i++)
         assert_memory_equal(pa->items[i].value, pb->items[i].value,
                             (size_t)(pa->items[i].shape[0] * pa->items[i].shape[1]) * sizeof(float));
+    ag_net_destroy(b);
+    /* the stop flag, raised by the progress callback after epoch 3 of 30: the same weights */
+    volatile sig_atomic_t flag = 0;
+    o.epochs = 30;
+    o.stop = &flag;
+    o.progress = raise_after_3;
+    o.progress_user = (void *)&flag;
+    ag_train_result_t cut;
+    assert_int_equal(ag_net_train_graphs(&b, FX.mols, G_MOLS, &FX.y, &tr, &va, &o, &cut), AG_SUCCESS);
+    assert_int_equal(cut.stopped, 1);
+    assert_int_equal(cut.epochs_run, 3);
+    assert_int_equal(res.stopped, 0);
+    assert_int_equal(cut.best_epoch, res.best_epoch);
+    pb = ag_model_params(ag_net_bundle(b)->model);
+    for (int64_t i = 0; i < pa->count; i++)
+        assert_memory_equal(pa->items[i].value, pb->items[i].value,
+                            (size_t)(pa->items[i].shape[0] * pa->items[i].shape[1]) * sizeof(float));
+    o.stop = NULL;
+    o.progress = NULL;
+    o.epochs = 3;
     ag_net_destroy(a);
     ag_net_destroy(b);
     /* an index out of range */

@@ -71,6 +71,11 @@ static void test_train_config_gat_and_overrides(void **state) {
     assert_int_equal(tc.metric, AG_METRIC_MACRO_F1);
     assert_int_equal(tc.seed, 99);
     assert_int_equal(tc.eval_train, 0);
+    assert_null(tc.stop);
+    volatile sig_atomic_t flag = 0;
+    o.stop = &flag;
+    assert_int_equal(ag_net_train_options_train_config(&o, AG_TASK_NODE_CLASSIFICATION, &tc), AG_SUCCESS);
+    assert_ptr_equal(tc.stop, &flag);
 }
 
 static void test_model_config_transformer(void **state) {

@@ -239,16 +239,21 @@ static void test_regression_counts_nodes(void **state) {
     }
 }
 
-/* Trains the SBM model briefly and returns all its weights. */
-static float *train_weights(int threads, int64_t *count) {
-    ag_set_num_threads(threads);
-    ag_trainset_t set;
-    make_sbm(&set);
-    int64_t tr[20], va[20];
+/* The SBM set with a training and a validation list of 20 nodes each (every fourth node). */
+static void make_sbm_split(ag_trainset_t *set, int64_t tr[20], int64_t va[20]) {
+    make_sbm(set);
     for (int i = 0; i < 20; i++) {
         tr[i] = 4 * i;
         va[i] = 4 * i + 1;
     }
+}
+
+/* Trains the SBM model briefly and returns all its weights. */
+static float *train_weights(int threads, int64_t *count) {
+    ag_set_num_threads(threads);
+    ag_trainset_t set;
+    int64_t tr[20], va[20];
+    make_sbm_split(&set, tr, va);
     ag_model_t *m = small_node_model();
     ag_train_config_t tc;
     ag_train_config_default(&tc, AG_TASK_NODE_CLASSIFICATION);
@@ -421,6 +426,94 @@ static void test_training_errors(void **state) {
     ag_trainset_destroy(&set);
 }
 
+/* A progress callback that raises the stop flag after a given epoch. */
+typedef struct stop_at_t {
+    int64_t epoch;
+    volatile sig_atomic_t flag;
+    int64_t calls;
+} stop_at_t;
+
+static void stop_after(const ag_epoch_log_t *log, void *user) {
+    stop_at_t *s = user;
+    s->calls++;
+    if (log->epoch == s->epoch) s->flag = 1;
+}
+
+/* Trains the SBM model (validation on) for `epochs` epochs, stopped after epoch `stop_epoch` (0:
+ * never; -1: before the call); returns its weights and the result. */
+static float *stop_run(int64_t epochs, int64_t stop_epoch, int64_t min_epochs, ag_train_result_t *res,
+                       int64_t *count, int64_t *calls) {
+    ag_trainset_t set;
+    int64_t tr[20], va[20];
+    make_sbm_split(&set, tr, va);
+    ag_model_t *m = small_node_model();
+    ag_train_config_t tc;
+    ag_train_config_default(&tc, AG_TASK_NODE_CLASSIFICATION);
+    tc.epochs = epochs;
+    tc.patience = 0;
+    tc.min_epochs = min_epochs;
+    tc.optim.lr = 0.01f;
+    tc.metric = AG_METRIC_LOSS;
+    stop_at_t s = {stop_epoch, stop_epoch < 0, 0};
+    tc.progress = stop_after;
+    tc.progress_user = &s;
+    if (stop_epoch) tc.stop = &s.flag;
+    assert_int_equal(ag_train(m, &set, tr, 20, va, 20, &tc, res), AG_SUCCESS);
+    float *w = weights_of(m, count);
+    *calls = s.calls;
+    ag_model_destroy(m);
+    ag_trainset_destroy(&set);
+    return w;
+}
+
+/* The stop flag ends a run between epochs with the best weights so far: exactly the weights of a
+ * run configured for that many epochs. */
+static void test_stop_flag(void **state) {
+    (void)state;
+    ag_train_result_t full, cut, none, early;
+    int64_t n1, n2, n3, n4, n5, calls;
+    float *w_full = stop_run(6, 0, 0, &full, &n1, &calls);
+    assert_int_equal(full.stopped, 0);
+    assert_int_equal(full.epochs_run, 6);
+    float *w_cut = stop_run(40, 6, 0, &cut, &n2, &calls);
+    assert_int_equal(cut.stopped, 1);
+    assert_int_equal(cut.epochs_run, 6);
+    assert_int_equal(calls, 6); /* the progress line of the last epoch, then no more */
+    assert_int_equal(cut.best_epoch, full.best_epoch);
+    assert_true(cut.best_epoch >= 1);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(w_full, w_cut, (size_t)n1 * sizeof(float));
+    assert_true(cut.best_val_metric == full.best_val_metric);
+    /* before min_epochs nothing is kept yet: the epoch the flag ends is, as a run's last epoch */
+    ag_train_result_t short_run;
+    int64_t n6;
+    float *w_short = stop_run(3, 0, 10, &short_run, &n6, &calls);
+    assert_int_equal(short_run.best_epoch, 3);
+    float *w_early = stop_run(40, 3, 10, &early, &n4, &calls);
+    assert_int_equal(early.stopped, 1);
+    assert_int_equal(early.epochs_run, 3);
+    assert_int_equal(early.best_epoch, 3);
+    assert_memory_equal(w_short, w_early, (size_t)n1 * sizeof(float));
+    assert_true(early.best_val_metric == short_run.best_val_metric);
+    /* a flag raised before the call: no epoch, the initial weights */
+    float *w_none = stop_run(40, -1, 0, &none, &n3, &calls);
+    assert_int_equal(none.stopped, 1);
+    assert_int_equal(none.epochs_run, 0);
+    assert_int_equal(none.best_epoch, 0);
+    assert_int_equal(calls, 0);
+    ag_model_t *m = small_node_model();
+    float *w_init = weights_of(m, &n5);
+    ag_model_destroy(m);
+    assert_memory_equal(w_none, w_init, (size_t)n1 * sizeof(float));
+    assert_true(memcmp(w_none, w_full, (size_t)n1 * sizeof(float)) != 0);
+    free(w_full);
+    free(w_cut);
+    free(w_short);
+    free(w_early);
+    free(w_none);
+    free(w_init);
+}
+
 /* ag_predict reads only the set's inputs, so it checks those: a set built for another model is an
  * error, not a read past its features. */
 static void test_predict_errors(void **state) {
@@ -479,6 +572,7 @@ int main(void) {
         cmocka_unit_test(test_sign_flip_nodes),
         cmocka_unit_test(test_training_errors),
         cmocka_unit_test(test_predict_errors),
+        cmocka_unit_test(test_stop_flag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -152,6 +152,7 @@ ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *t, ag
     if (t->no_train_metric) tc->eval_train = 0;
     tc->progress = t->progress;
     tc->progress_user = t->progress_user;
+    tc->stop = t->stop;
     return AG_SUCCESS;
 }
 

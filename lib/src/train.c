@@ -968,7 +968,8 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
 
     double t_start = now_seconds() - st.seconds, prior_seconds = st.seconds;
     int64_t done_before = st.epoch;
-    for (int64_t epoch = st.epoch + 1; epoch <= cfg->epochs; epoch++) {
+    int stopped = cfg->stop && *cfg->stop;
+    for (int64_t epoch = st.epoch + 1; epoch <= cfg->epochs && !stopped; epoch++) {
         /* a run that stopped early stays stopped when resumed from its last checkpoint */
         if (cfg->patience > 0 && st.since_best >= cfg->patience) break;
         double t0 = now_seconds(), loss_sum = 0.0, lr = cfg->optim.lr;
@@ -1086,10 +1087,21 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
             rc = cfg->checkpoint(model, &st, cfg->checkpoint_user);
             if (rc != AG_SUCCESS) goto done;
         }
+        /* Between epochs only, so that the weights are a whole epoch's: one that nothing kept yet
+         * (all before min_epochs) is kept, as the last epoch of a run always is. */
+        if (cfg->stop && *cfg->stop) {
+            stopped = 1;
+            if (st.best_epoch == 0) {
+                st.best_epoch = result->best_epoch = epoch;
+                st.best_metric = log.val_metric;
+                snapshot(params, st.best, 1);
+            }
+        }
     }
     snapshot(params, st.best, 0);
     result->best_val_metric = st.best_metric;
     result->seconds = now_seconds() - t_start;
+    result->stopped = stopped;
 done:
     ag_train_state_destroy(&st);
     batcher_destroy(&b);

@@ -249,6 +249,8 @@ typedef struct ag_net_train_options_t {
     int no_train_metric;       /* 1: skip scoring the training part every epoch */
     ag_progress_fn *progress;  /* called after every epoch (train.h), or NULL */
     void *progress_user;
+    const volatile sig_atomic_t *stop; /* not NULL: training ends after the epoch under way once
+                                  *stop is set, with the best weights so far (train.h's stop) */
     int virtual_node;          /* 1: one learned graph token per graph (model.h); default 0 */
     igraph_integer_t min_epochs; /* no early stop and no best-epoch choice before this epoch (<= 0: none) */
     igraph_integer_t head_hidden; /* graph tasks: width of the head's hidden layer after the readout

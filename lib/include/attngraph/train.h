@@ -28,6 +28,7 @@
 #ifndef ATTNGRAPH_TRAIN_H
 #define ATTNGRAPH_TRAIN_H
 
+#include <signal.h>
 #include "attngraph/matrix.h"
 #include "attngraph/model.h"
 #include "attngraph/optim.h"
@@ -138,7 +139,8 @@ struct ag_train_state_t;
 /** Called after every checkpoint_every-th epoch with the model (holding the epoch's weights) and
  * the complete training state; typically writes both with ag_train_state_save(). A non-zero
  * return stops training at once and is returned by ag_train() (the callback records the message);
- * the model then keeps that epoch's weights, not the best ones. */
+ * the model then keeps that epoch's weights, not the best ones. To end the run and keep the best
+ * weights, set the flag cfg->stop points to and return AG_SUCCESS. */
 typedef ag_error_t ag_checkpoint_fn(const ag_model_t *model, const struct ag_train_state_t *state, void *user);
 
 typedef struct ag_train_config_t {
@@ -169,6 +171,13 @@ typedef struct ag_train_config_t {
      * target, which is standardised) instead of the mean squared error; 0: MSE. Scores and the
      * reported evaluation loss stay the mean squared error. */
     float huber_delta;
+    /* If not NULL, a flag the caller may set at any time, from a signal handler (SIGINT) or a
+     * progress or checkpoint callback: training then ends when the epoch under way ends (after
+     * its progress and checkpoint calls), the best weights so far are restored as early stopping
+     * restores them (that epoch's when none was kept yet, min_epochs not reached), and
+     * result->stopped is 1. A flag set before the call trains no epoch (best_epoch 0, the
+     * initial weights). */
+    const volatile sig_atomic_t *stop;
 } ag_train_config_t;
 
 /** \function ag_train_config_default
@@ -181,6 +190,7 @@ typedef struct ag_train_result_t {
     int64_t best_epoch;     /* 1-based; the model holds this epoch's weights */
     double best_val_metric; /* NaN without validation examples (then the last epoch is kept) */
     double seconds;
+    int stopped;            /* 1: cfg->stop ended the run (see ag_train_config_t) */
 } ag_train_result_t;
 
 /**
