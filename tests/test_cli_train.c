@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1158,6 +1159,88 @@ static void test_small_validation(void **state) {
     assert_non_null(strstr(r.err, "(val accuracy "));
 }
 
+/* Ctrl-C (SIGINT) during training: the run ends when the epoch under way ends, writes the model
+ * of that epoch (no validation part: the last epoch is kept), prints its test line and exits 130;
+ * the file is the very one a run configured for that many epochs writes. The signal is sent once
+ * the log shows three epochs, so the handler is in place; when is not asserted. */
+static void test_interrupt(void **state) {
+    (void)state;
+    char dir[256], log[320], out[320], err[320], m1[320];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "interrupt", 1), 0);
+    snprintf(log, sizeof log, "%s/log.csv", dir);
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    snprintf(m1, sizeof m1, "%s/m1.safetensors", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (chdir(AG_SOURCE_DIR) || !freopen(out, "w", stdout) || !freopen(err, "w", stderr)) _exit(126);
+        setenv("OMP_WAIT_POLICY", "passive", 1);
+        execl(AG_CLI_PATH, AG_CLI_PATH, "train", "graphs/social/karate.gml", "--label-attr", "club", "--train-nodes",
+              "0,33", "--preset", "gat", "--patience", "0", "--schedule", "constant", "--epochs", "100000000",
+              "--json", "--quiet", "--log", log, "-o", m1, (char *)NULL);
+        _exit(127);
+    }
+    int lines = 0;
+    for (int tries = 0; lines < 4; tries++) { /* the header and three epochs */
+        if (tries > 60000) {
+            kill(pid, SIGKILL);
+            fail_msg("no three epochs in the log after 10 minutes");
+        }
+        usleep(10000);
+        size_t n;
+        FILE *f = fopen(log, "r");
+        if (!f) continue;
+        fclose(f);
+        char *text = (char *)ag_test_read_file(log, &n);
+        lines = ag_cli_count_lines(text);
+        free(text);
+    }
+    assert_int_equal(kill(pid, SIGINT), 0);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFEXITED(status)) fail_msg("train ended by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : -1);
+    size_t n;
+    char *e = (char *)ag_test_read_file(err, &n), *o = (char *)ag_test_read_file(out, &n);
+    if (WEXITSTATUS(status) != 130) fail_msg("exit %d: %s", WEXITSTATUS(status), e);
+    long long epoch = 0, kept = 0;
+    const char *at = strstr(e, "attn-graph: interrupted after epoch ");
+    assert_non_null(at);
+    assert_int_equal(sscanf(at, "attn-graph: interrupted after epoch %lld of 100000000: epoch %lld's weights are kept",
+                            &epoch, &kept), 2);
+    assert_true(epoch >= 3);
+    assert_true(kept == epoch);
+    /* the epoch under way was finished, and it was the last */
+    char *text = (char *)ag_test_read_file(log, &n);
+    assert_int_equal(ag_cli_count_lines(text), epoch + 1);
+    assert_true(n > 1 && text[n - 1] == '\n');
+    text[n - 1] = '\0';
+    char last[32];
+    snprintf(last, sizeof last, "%lld,", epoch);
+    assert_non_null(strrchr(text, '\n'));
+    assert_true(!strncmp(strrchr(text, '\n') + 1, last, strlen(last)));
+    free(text);
+    assert_non_null(strstr(o, "{\"part\": \"test\""));
+    /* the run of exactly that many epochs writes the same file and prints the same line */
+    ag_cli_run_t r;
+    ag_cli_run_ok(&r,
+                  "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --preset gat --patience 0 "
+                  "--schedule constant --epochs %lld --json --quiet -o %s/m2.safetensors",
+                  epoch, dir);
+    assert_string_equal(r.out, o);
+    char m2[320];
+    snprintf(m2, sizeof m2, "%s/m2.safetensors", dir);
+    size_t n1, n2;
+    unsigned char *b1 = ag_test_read_file(m1, &n1), *b2 = ag_test_read_file(m2, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1);
+    free(b1);
+    free(b2);
+    free(e);
+    free(o);
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
@@ -1178,6 +1261,7 @@ int main(void) {
         cmocka_unit_test(test_tu_option),
         cmocka_unit_test(test_default_preset),
         cmocka_unit_test(test_unlabelled_training_part),
+        cmocka_unit_test(test_interrupt),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,7 +12,9 @@ enum {
     AG_EXIT_FAILURE = 1,   /* an unexpected failure (out of memory, I/O) */
     AG_EXIT_USAGE = 2,     /* bad command line */
     AG_EXIT_INPUT = 3,     /* bad input file (graph, table, labels, split) */
-    AG_EXIT_MODEL = 4      /* bad or mismatched model file */
+    AG_EXIT_MODEL = 4,     /* bad or mismatched model file */
+    AG_EXIT_INTERRUPTED = 130 /* train stopped by Ctrl-C (128 + SIGINT, as a shell reports it):
+                                 what the epochs so far gave is still written and scored */
 };
 
 /* Prints "attn-graph: <library message>" to stderr and returns the exit code for err. */

@@ -2,6 +2,7 @@
  * cmd_train.c: `attn-graph train`, train a model on a dataset of graphs or on one graph's nodes.
  */
 #include <glob.h>
+#include <signal.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -143,10 +144,12 @@ static void train_usage(FILE *out) {
         "                         is bit-identical to that of an uninterrupted run\n"
         "  --max-memory SIZE      refuse to start a run estimated to need more (e.g. 4G, 512M; default: the\n"
         "                         machine's available memory)\n"
+        "  Ctrl-C                 during training: stop when the epoch under way ends, keep the best epoch so\n"
+        "                         far, write and score it as usual, exit 130 (Ctrl-C again: quit at once)\n"
         "  --help                 this message\n"
         "\n"
         "Exit codes: 0 success, 1 unexpected failure or a run larger than --max-memory, 2 bad command line,\n"
-        "3 bad input file, 4 bad or mismatched checkpoint.\n");
+        "3 bad input file, 4 bad or mismatched checkpoint, 130 stopped by Ctrl-C (the model is written).\n");
 }
 
 typedef struct train_opts_t {
@@ -554,6 +557,20 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
     }
 }
 
+/* Ctrl-C during training: the library ends the run when the epoch under way ends, with the best
+ * weights so far, and train writes and scores them as usual. SA_RESETHAND makes a second Ctrl-C
+ * the default one, which ends the process at once. */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig) {
+    (void)sig;
+    static const char msg[] = "\nattn-graph: interrupted: training stops when this epoch ends, and what it has "
+                              "learnt is kept (Ctrl-C again to quit at once)\n";
+    interrupted = 1;
+    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)w;
+}
+
 /* One training on the fold d->fold of the loaded data, its test scores in *sc; *task_out is the
  * task trained. Prints the progress and errors, not the scores (nor, unless first_run, the notes
  * about the data that every fold of a cross-validation would repeat); returns the exit code. */
@@ -565,7 +582,8 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     ag_task_t task = job->task;
     const int task_given = job->task_given;
     ag_train_config_t tc = job->tc;
-    const int64_t K = job->K;
+    int64_t K = job->K; /* then the members trained, fewer when Ctrl-C ended the run */
+    const int64_t n_members = job->K;
     const char *resume = job->resume, *args = job->args, *cwd = job->cwd;
     ag_featurizer_config_t fc = job->fc; /* the preset's featurisation added for graph tasks */
     int code = AG_EXIT_OK;
@@ -823,7 +841,15 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                 (long long)tc.epochs);
     /* member m of an ensemble is the model `--seed S+m` alone would train on the same split */
     const uint64_t seed0 = mc.seed;
-    for (int64_t m = 0; m < K; m++) {
+    struct sigaction sa, old_sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    const int handler = !interrupted && sigaction(SIGINT, &sa, &old_sa) == 0;
+    tc.stop = &interrupted;
+    int64_t trained = 0;
+    for (int64_t m = 0; m < K && !interrupted; m++) {
         if (m > 0) {
             mc.seed = tc.seed = seed0 + (uint64_t)m;
             if ((rc = ag_model_create(&members[m], &mc)) != AG_SUCCESS) {
@@ -842,9 +868,19 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         rc = ag_train_resume(model, &p.set, d->fold.train, d->fold.n_train, d->fold.val, d->fold.n_val, &tc,
                              resume ? &state : NULL, &res);
         if (rc) {
+            if (handler) sigaction(SIGINT, &old_sa, NULL);
             code = ag_cli_fail(rc);
             if (rc == AG_EFILE) code = AG_EXIT_FAILURE; /* writing a checkpoint is I/O, not bad input */
             goto done;
+        }
+        if (res.stopped && res.epochs_run == (resume ? state.epoch : 0)) break; /* no epoch of its own */
+        trained = m + 1;
+        if (res.stopped) {
+            fprintf(stderr, "attn-graph: interrupted after epoch %lld of %lld: epoch %lld's weights are kept",
+                    (long long)res.epochs_run, (long long)tc.epochs, (long long)res.best_epoch);
+            if (K > 1) fprintf(stderr, "; an ensemble of %lld of the %lld members", (long long)trained, (long long)K);
+            if (t.checkpoint) fprintf(stderr, "; --resume %s continues the run", t.checkpoint);
+            fprintf(stderr, "\n");
         }
         if (!t.quiet) {
             const ag_metric_t shown = ag_metric_for_task(tc.metric, task);
@@ -857,6 +893,13 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                         (long long)res.epochs_run, res.seconds);
         }
     }
+    if (handler) sigaction(SIGINT, &old_sa, NULL);
+    if (trained == 0) {
+        fprintf(stderr, "attn-graph: interrupted before an epoch ended: nothing to write or score\n");
+        code = AG_EXIT_INTERRUPTED;
+        goto done;
+    }
+    K = trained;
     model = members[0];
     if (t.smooth.automatic) {
         /* chosen before saving: the model file keeps the weights taken (or none) */
@@ -925,7 +968,7 @@ done:
     if (log) fclose(log);
     if (have_state) ag_train_state_destroy(&state);
     cli_history_destroy(&pr.history);
-    for (int64_t m = 0; members && m < K; m++) ag_model_destroy(members[m]);
+    for (int64_t m = 0; members && m < n_members; m++) ag_model_destroy(members[m]);
     free(members);
     ag_prepared_destroy(&p);
     return code;
@@ -954,14 +997,20 @@ static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t
     ag_task_t task = job->task;
     int code = AG_EXIT_OK;
     /* the data are loaded once: each fold only prepares (its own normalisation statistics) and trains */
-    for (int64_t f = 0; f < n && code == AG_EXIT_OK; f++) {
+    int64_t f = 0;
+    for (; f < n && code == AG_EXIT_OK && !interrupted; f++) {
         d->fold = d->split.folds[f];
         /* numbered from 0 as the stdout lines and --fold are, with the count beside it */
         if (!t->quiet) fprintf(stderr, "attn-graph: fold %lld (%lld of %lld)\n", (long long)f, (long long)f + 1, (long long)n);
         code = train_one(job, o, d, &all[f], NULL, &task, f == 0);
         if (code == AG_EXIT_OK) cli_print_fold_scores(stdout, f, task, &all[f], t->json);
     }
-    if (code == AG_EXIT_OK) cli_print_cv_summary(stdout, task, all, n, t->json);
+    if (code == AG_EXIT_OK && interrupted)
+        /* a mean over the folds that ran would read as the cross-validation's figure */
+        fprintf(stderr, "attn-graph: interrupted: %lld of %lld folds ran (the last one cut short); no summary\n",
+                (long long)f, (long long)n);
+    else if (code == AG_EXIT_OK)
+        cli_print_cv_summary(stdout, task, all, n, t->json);
     free(all);
     return code;
 }
@@ -1058,7 +1107,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     }
     cli_data_destroy(&d);
     for (int i = 0; i < 3; i++) free(fl.buf[i]);
-    return code;
+    return code == AG_EXIT_OK && interrupted ? AG_EXIT_INTERRUPTED : code;
 }
 
 /* Options that do not change the result: given afresh with --resume, never stored. */
