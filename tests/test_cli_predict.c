@@ -567,29 +567,66 @@ static void test_igraph_warning_line(void **state) {
     ag_cli_run_ok(&r, "%s", args);
     snprintf(args, sizeof args, "label --model %s/b.safetensors %s/b.graphml -o %s/b.gml", dir, dir, dir);
     ag_cli_run_ok(&r, "%s", args);
-    char want[400];
-    snprintf(want, sizeof want, "attn-graph: warning: %s/b.gml: The boolean vertex attribute 'b' was converted to "
-             "numeric.\n", dir);
+    char want[600];
+    snprintf(want, sizeof want,
+             "attn-graph: note: %s/b.gml: GML numbers its vertices: the string vertex ids ('id', as GraphML names "
+             "its nodes) are written as 'name'\n"
+             "attn-graph: warning: %s/b.gml: The boolean vertex attribute 'b' was converted to numeric.\n",
+             dir, dir);
     assert_string_equal(r.err, want);
-    /* ... and the model reads its 0/1 back as the boolean it was: the same labels and probabilities
-     * (the id column differs: GraphML's ids are "n0".., GML's numbers) */
+    /* ... and the model reads its 0/1 back as the boolean it was: the same labels and probabilities,
+     * and GraphML's ids ("n0", ...) are the GML's names: the GML's lines are the GraphML's with
+     * GML's numeric id inserted (vertex,id,name,... against vertex,id,...) */
     ag_cli_run_t from[2];
     ag_cli_run_ok(&from[0], "label --model %s/b.safetensors %s/b.graphml", dir, dir);
     ag_cli_run_ok(&from[1], "label --model %s/b.safetensors %s/b.gml", dir, dir);
-    char rest[2][512];
-    for (int k = 0; k < 2; k++) {
-        size_t n = 0;
-        for (const char *l = from[k].out; *l; l = strchr(l, '\n') + 1) {
-            const char *c = strchr(strchr(l, ',') + 1, ','); /* after vertex and id */
-            size_t len = (size_t)(strchr(c, '\n') - c) + 1;
-            assert_true(n + len < sizeof rest[k]);
-            memcpy(rest[k] + n, c, len);
-            n += len;
-        }
-        rest[k][n] = '\0';
+    assert_true(!strncmp(from[0].out, "vertex,id,pred,", 15));
+    assert_true(!strncmp(from[1].out, "vertex,id,name,pred,", 20));
+    char rest[512];
+    size_t n = 0;
+    for (const char *l = from[1].out; *l; l = strchr(l, '\n') + 1) {
+        const char *id = strchr(l, ',') + 1, *after = strchr(id, ','); /* drop the second field */
+        size_t head = (size_t)(id - l), len = (size_t)(strchr(after, '\n') - after); /* its newline included */
+        assert_true(n + head + len < sizeof rest);
+        memcpy(rest + n, l, head);
+        memcpy(rest + n + head, after + 1, len);
+        n += head + len;
     }
+    rest[n] = '\0';
     assert_int_equal(ag_cli_count_lines(from[1].out), 4);
-    assert_string_equal(rest[1], rest[0]);
+    /* the header's 'name' replaces its 'id' */
+    assert_true(!strncmp(rest, "vertex,name,pred,", 17));
+    assert_string_equal(strchr(rest, '\n'), strchr(from[0].out, '\n'));
+    /* with 'name' and 'label' taken, the ids are dropped, and the warning says so */
+    ag_test_write_text(dir, "c.graphml",
+                       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                       "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+                       "<key id=\"b\" for=\"node\" attr.name=\"b\" attr.type=\"double\"/>\n"
+                       "<key id=\"c\" for=\"node\" attr.name=\"c\" attr.type=\"string\"/>\n"
+                       "<key id=\"m\" for=\"node\" attr.name=\"name\" attr.type=\"string\"/>\n"
+                       "<key id=\"l\" for=\"node\" attr.name=\"label\" attr.type=\"string\"/>\n"
+                       "<graph edgedefault=\"undirected\">\n"
+                       "<node id=\"n0\"><data key=\"b\">1</data><data key=\"c\">x</data><data key=\"m\">A</data>"
+                       "<data key=\"l\">p</data></node>\n"
+                       "<node id=\"n1\"><data key=\"b\">0</data><data key=\"c\">y</data><data key=\"m\">B</data>"
+                       "<data key=\"l\">q</data></node>\n"
+                       "<edge source=\"n0\" target=\"n1\"/>\n"
+                       "</graph>\n</graphml>\n");
+    snprintf(args, sizeof args, "label --model %s/b.safetensors %s/c.graphml -o %s/c.gml", dir, dir, dir);
+    ag_cli_run_ok(&r, "%s", args);
+    snprintf(want, sizeof want,
+             "attn-graph: warning: %s/c.gml: GML numbers its vertices and the graph has 'name' and 'label' already: "
+             "its string vertex ids ('id') are not written; write GraphML (.graphml) to keep them\n",
+             dir);
+    assert_string_equal(r.err, want);
+    char path[512];
+    snprintf(path, sizeof path, "%s/c.gml", dir);
+    size_t len;
+    char *gml = (char *)ag_test_read_file(path, &len);
+    assert_non_null(strstr(gml, "name \"A\""));
+    assert_non_null(strstr(gml, "label \"q\""));
+    assert_null(strstr(gml, "n0"));
+    free(gml);
 }
 
 /* A directed graph: one attention attribute per edge (the target attending to the source); each

@@ -195,13 +195,69 @@ void cli_atomic_abort(cli_atomic_t *a) {
     unlink(a->tmp);
 }
 
+/* GML numbers its vertices: igraph's writer takes a numeric 'id' attribute as the numbers and
+ * drops a string one, such as the node ids igraph reads from GraphML ("a", "n12"). Returns 1 when
+ * the ids are strings, with *key the attribute to write them under instead: the first of 'name'
+ * and 'label' the graph lacks, or NULL when both are taken. */
+static int string_ids(const igraph_t *ig, const char **key) {
+    *key = NULL;
+    igraph_attribute_type_t t;
+    if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "id") ||
+        igraph_cattribute_table.gettype(ig, &t, IGRAPH_ATTRIBUTE_VERTEX, "id") != IGRAPH_SUCCESS ||
+        t != IGRAPH_ATTRIBUTE_STRING)
+        return 0;
+    static const char *const keys[2] = {"name", "label"};
+    for (int k = 0; k < 2 && !*key; k++)
+        if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, keys[k])) *key = keys[k];
+    return 1;
+}
+
+/* A copy of ig with its string ids under key instead of 'id'; 0, or -1 with the error printed. */
+static int move_ids(const char *cmd, const igraph_t *ig, const char *key, igraph_t *out, const char *path) {
+    igraph_strvector_t ids;
+    if (igraph_strvector_init(&ids, 0) != IGRAPH_SUCCESS) {
+        fprintf(stderr, "attn-graph: %s: out of memory writing %s\n", cmd, path);
+        return -1;
+    }
+    int ok = igraph_copy(out, ig) == IGRAPH_SUCCESS;
+    if (ok && (igraph_cattribute_VASV(ig, "id", igraph_vss_all(), &ids) != IGRAPH_SUCCESS ||
+               igraph_cattribute_VAS_setv(out, key, &ids) != IGRAPH_SUCCESS)) {
+        igraph_destroy(out);
+        ok = 0;
+    }
+    igraph_strvector_destroy(&ids);
+    if (!ok) {
+        fprintf(stderr, "attn-graph: %s: cannot write %s: %s\n", cmd, path, cli_igraph_message());
+        return -1;
+    }
+    igraph_cattribute_remove_v(out, "id");
+    return 0;
+}
+
 int cli_write_graph(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, FILE *f, const char *path) {
     cli_igraph_catch();
+    const char *key = NULL;
+    igraph_t moved;
+    int have_moved = 0;
+    if (kind == CLI_OUT_GML && string_ids(ig, &key)) {
+        if (!key) {
+            fprintf(stderr, "attn-graph: warning: %s: GML numbers its vertices and the graph has 'name' and 'label' "
+                    "already: its string vertex ids ('id') are not written; write GraphML (.graphml) to keep them\n",
+                    path);
+        } else {
+            if (move_ids(cmd, ig, key, &moved, path) < 0) return -1;
+            have_moved = 1;
+            fprintf(stderr, "attn-graph: note: %s: GML numbers its vertices: the string vertex ids ('id', as GraphML "
+                    "names its nodes) are written as '%s'\n", path, key);
+        }
+    }
     ag_cli_warning_path(path); /* GML has no booleans: igraph warns that it wrote them as numbers */
+    const igraph_t *w = have_moved ? &moved : ig;
     igraph_error_t e = kind == CLI_OUT_GML
-                               ? igraph_write_graph_gml(ig, f, IGRAPH_WRITE_GML_DEFAULT_SW, NULL, "attn-graph")
-                               : igraph_write_graph_graphml(ig, f, 1);
+                               ? igraph_write_graph_gml(w, f, IGRAPH_WRITE_GML_DEFAULT_SW, NULL, "attn-graph")
+                               : igraph_write_graph_graphml(w, f, 1);
     ag_cli_warning_path(NULL);
+    if (have_moved) igraph_destroy(&moved);
     if (e != IGRAPH_SUCCESS) {
         fprintf(stderr, "attn-graph: %s: cannot write %s: %s\n", cmd, path, cli_igraph_message());
         return -1;
