@@ -14,6 +14,7 @@
 #include <attngraph/posenc.h>
 #include "internal.h"
 #include "json.h"
+#include "featurizer_json.h"
 
 void ag_i_alloc_fail_at(int64_t n);
 

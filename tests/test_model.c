@@ -12,6 +12,7 @@
 #include <attngraph/model.h>
 #include "igraph_testutil.h"
 #include "json.h"
+#include "model_json.h"
 
 /* L = sum(out .* R); returns L in double. */
 static double loss_of(ag_model_t *m, ag_batch_t *b, const float *R, float *out, int64_t n_out) {

@@ -22,6 +22,7 @@
 #include <attngraph/prepare.h>
 #include "igraph_testutil.h"
 #include "json.h"
+#include "model_json.h"
 
 /* Graph A: the path 0-1-2-3 (edges 0, 1, 2); graph B: 0-1 (batch edge 3). Widened rows: A's nodes
  * 0..3, A's token 4, B's nodes 5, 6, B's token 7. */

@@ -16,6 +16,7 @@
 #include "attngraph/train.h"
 #include "internal.h"
 #include "json.h"
+#include "model_json.h"
 
 #define CHECKPOINT_VERSION 1
 

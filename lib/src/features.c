@@ -11,6 +11,7 @@
 #include "attngraph/posenc.h"
 #include "internal.h"
 #include "json.h"
+#include "featurizer_json.h"
 
 #define FEATURIZER_FORMAT "attngraph.featurizer"
 /* Version 2: Laplacian PE columns scaled by sqrt(N) (lap_pe_scaled). A featuriser without

@@ -13,6 +13,7 @@
 #include "attngraph/model.h"
 #include "internal.h"
 #include "json.h"
+#include "model_json.h"
 #include "layers_internal.h"
 
 typedef enum op_kind_t {

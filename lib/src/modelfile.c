@@ -12,6 +12,8 @@
 #include "attngraph/train.h"
 #include "internal.h"
 #include "json.h"
+#include "model_json.h"
+#include "featurizer_json.h"
 
 void ag_bundle_destroy(ag_bundle_t *b) {
     if (!b) return;

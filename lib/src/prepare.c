@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "attr_type.h"
 #include "json.h"
+#include "featurizer_json.h"
 
 /* ---- node-table normalisation */
 

@@ -49,10 +49,6 @@
 extern "C" {
 #endif
 
-/* The library's internal JSON value and string buffer (lib/src/json.h), used by model files. */
-struct ag_json_t;
-struct ag_strbuf_t;
-
 /** How vertex features are normalised with statistics fixed at fit time. */
 typedef enum ag_feature_norm_t {
     AG_NORM_NONE = 0,
@@ -248,25 +244,6 @@ const char *ag_featurizer_edge_column_name(const ag_featurizer_t *f, int64_t j);
  * The width rule: 1 for numeric and boolean attributes, distinct_values + 1 for strings
  * (distinct non-empty values), as in summary.h. */
 int64_t ag_featurizer_attr_width(ag_attr_type_t type, int64_t distinct_values);
-
-/**
- * \function ag_featurizer_to_json
- * Appends the featuriser as one JSON object (version, columns, vocabularies, statistics,
- * structural settings) to sb. Floats are written so that they read back bit-identical.
- * Check sb->failed for allocation failure.
- */
-void ag_featurizer_to_json(const ag_featurizer_t *f, struct ag_strbuf_t *sb);
-
-/**
- * \function ag_featurizer_from_json
- * Rebuilds a featuriser from the object ag_featurizer_to_json wrote; transforms are identical.
- * Everything is validated: any missing, mistyped, out-of-range or inconsistent member gives
- * AG_EMODEL with a message naming it.
- * \param f    Output, uninitialised; free with ag_featurizer_destroy().
- * \param obj  The parsed JSON object (struct ag_json_t from the library's JSON reader).
- * \return AG_SUCCESS, AG_EMODEL, AG_ENOMEM.
- */
-ag_error_t ag_featurizer_from_json(ag_featurizer_t *f, const struct ag_json_t *obj);
 
 /** \function ag_featurizer_destroy
  * Frees everything; safe on a zeroed or already destroyed featuriser. */

@@ -136,20 +136,6 @@ void ag_model_config_default(ag_model_config_t *cfg, ag_task_t task);
  */
 void ag_model_config_gat(ag_model_config_t *cfg, int64_t in_dim, int64_t n_out);
 
-/** \function ag_model_config_to_json / ag_model_config_from_json
- * The configuration as a JSON object (the model file keeps it); from_json validates every field
- * on its own (ag_model_create() checks how they fit together). `json` is a lib/src/json.h value.
- * \return to_json: AG_SUCCESS; AG_EINVAL (a NULL argument; an enum field out of range, or a
- *         count of readouts or blocks outside 1..its maximum: names the first one, and nothing
- *         is written); AG_ENOMEM (sb->failed is set, also if it was before the call).
- *         from_json: AG_SUCCESS; AG_EMODEL (not an object; a field missing, of the wrong type or
- *         out of range, a seed other than 1 to 20 decimal digits up to 2^64-1: names the first
- *         one). */
-struct ag_strbuf_t;
-struct ag_json_t;
-ag_error_t ag_model_config_to_json(const ag_model_config_t *cfg, struct ag_strbuf_t *sb);
-ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const struct ag_json_t *json);
-
 #define AG_BATCH_MAX_MASKS 8
 
 /** The input of one forward pass: a graph or block-diagonal batch with its features, and what is

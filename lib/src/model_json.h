@@ -1,0 +1,24 @@
+/*
+ * model_json.h: the model configuration as JSON, the form model files and checkpoints keep it in.
+ * Internal: it takes json.h's types, which the public headers do not expose; a caller outside the
+ * library reads a configuration from a model file (ag_bundle_load) instead.
+ */
+#ifndef AG_MODEL_JSON_H
+#define AG_MODEL_JSON_H
+
+#include "attngraph/model.h"
+#include "json.h"
+
+/** \function ag_model_config_to_json / ag_model_config_from_json
+ * The configuration as a JSON object (the model file keeps it); from_json validates every field
+ * on its own (ag_model_create() checks how they fit together).
+ * \return to_json: AG_SUCCESS; AG_EINVAL (a NULL argument; an enum field out of range, or a
+ *         count of readouts or blocks outside 1..its maximum: names the first one, and nothing
+ *         is written); AG_ENOMEM (sb->failed is set, also if it was before the call).
+ *         from_json: AG_SUCCESS; AG_EMODEL (not an object; a field missing, of the wrong type or
+ *         out of range, a seed other than 1 to 20 decimal digits up to 2^64-1: names the first
+ *         one). */
+ag_error_t ag_model_config_to_json(const ag_model_config_t *cfg, ag_strbuf_t *sb);
+ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const ag_json_t *json);
+
+#endif
