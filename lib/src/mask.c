@@ -202,8 +202,15 @@ static ag_error_t build_graphs(ag_mask_t *mask, const ag_graph_t *g) {
 static ag_error_t check_graph(const ag_graph_t *g) {
     if (g->n_nodes < 0 || g->n_nodes > INT32_MAX)
         return AG_ERROR(AG_ELIMIT, "mask: graph has %lld nodes (at most 2^31-1)", (long long)g->n_nodes);
-    if (!g->indptr || (g->indptr[g->n_nodes] > 0 && (!g->src || !g->edge)))
+    if (!g->indptr || (g->n_entries > 0 && (!g->src || !g->edge)))
         return AG_ERROR(AG_EINVAL, "mask: graph has no CSR");
+    /* the CSR is read through indptr: a malformed one is an error here, not a read past src */
+    if (g->indptr[0] != 0 || g->indptr[g->n_nodes] != g->n_entries)
+        return AG_ERROR(AG_EINVAL, "mask: the CSR's offsets run from %lld to %lld, not from 0 to its %lld entries",
+                        (long long)g->indptr[0], (long long)g->indptr[g->n_nodes], (long long)g->n_entries);
+    for (int64_t i = 0; i < g->n_nodes; i++)
+        if (g->indptr[i + 1] < g->indptr[i])
+            return AG_ERROR(AG_EINVAL, "mask: the CSR's offsets decrease at vertex %lld", (long long)i);
     if (g->graph_ptr) {
         if (g->n_graphs < 1 || g->graph_ptr[0] != 0 || g->graph_ptr[g->n_graphs] != g->n_nodes)
             return AG_ERROR(AG_EINVAL, "mask: graph ranges do not cover the %lld nodes", (long long)g->n_nodes);
@@ -216,6 +223,9 @@ static ag_error_t check_graph(const ag_graph_t *g) {
             if (g->src[k] < 0 || g->src[k] >= g->n_nodes)
                 return AG_ERROR(AG_EINVAL, "mask: entry %lld of vertex %lld has source %d out of range",
                                 (long long)k, (long long)i, g->src[k]);
+            else if (g->edge[k] < -1 || g->edge[k] >= g->n_edges) /* -1: an added self-loop */
+                return AG_ERROR(AG_EINVAL, "mask: entry %lld of vertex %lld has edge id %lld, not -1 or in 0..%lld",
+                                (long long)k, (long long)i, (long long)g->edge[k], (long long)g->n_edges - 1);
     return AG_SUCCESS;
 }
 

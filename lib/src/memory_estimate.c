@@ -59,6 +59,7 @@ static int64_t mask_entries(acc_t *acc, const ag_block_config_t *b, int64_t N, i
 
 ag_error_t ag_model_estimate_memory(const ag_model_config_t *c, int64_t N, int64_t E, int64_t G, int training,
                                     int64_t *bytes) {
+    if (!bytes) return AG_ERROR(AG_EINVAL, "memory estimate: NULL output");
     *bytes = 0;
     if (!c || N < 0 || E < 0 || G < 0)
         return AG_ERROR(AG_EINVAL, "memory estimate: sizes must not be negative (N %lld, E %lld, G %lld)", (long long)N,

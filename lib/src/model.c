@@ -114,6 +114,7 @@ const char *ag_task_name(ag_task_t task) {
 }
 
 ag_error_t ag_task_from_name(const char *name, ag_task_t *task) {
+    if (!name || !task) return AG_ERROR(AG_EINVAL, "task name: NULL name or output");
     int i = name_index(task_names, COUNT(task_names), name);
     if (i < 0)
         return AG_ERROR(AG_EINVAL, "unknown task '%s' (expected node-classification, node-regression, "
@@ -717,6 +718,7 @@ static ag_error_t build(ag_model_t *m) {
 }
 
 ag_error_t ag_model_create(ag_model_t **model, const ag_model_config_t *cfg) {
+    if (!model || !cfg) return AG_ERROR(AG_EINVAL, "model: NULL output or configuration");
     *model = NULL;
     AG_CHECK(validate(cfg));
     ag_model_t *m = ag_i_calloc(1, sizeof *m);
@@ -1002,6 +1004,7 @@ static const float *batch_edges(const ag_batch_t *batch) {
 }
 
 static ag_error_t model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_rng_t *rng, float *out) {
+    if (!m || !out) return AG_ERROR(AG_EINVAL, "model forward: NULL model or output");
     if (!batch || !batch->graph) return AG_ERROR(AG_EINVAL, "model forward: NULL batch or batch without a graph");
     const ag_graph_t *g = batch->graph;
     int64_t N = g->n_nodes, G = g->n_graphs;
@@ -1087,6 +1090,7 @@ static int is_last_batch(const ag_model_t *m, const ag_batch_t *batch) {
 }
 
 static ag_error_t model_backward(ag_model_t *m, ag_batch_t *batch, const float *dout) {
+    if (!m || !dout) return AG_ERROR(AG_EINVAL, "model backward: NULL model or output gradient");
     if (!batch || !batch->graph) return AG_ERROR(AG_EINVAL, "model backward: NULL batch or batch without a graph");
     const ag_graph_t *g = batch->graph;
     int64_t N = g->n_nodes, G = g->n_graphs;
@@ -1139,6 +1143,7 @@ static ag_error_t model_backward(ag_model_t *m, ag_batch_t *batch, const float *
 
 ag_error_t ag_model_attention_weights(const ag_model_t *m, ag_batch_t *batch, int layer, const ag_mask_t **mask,
                                       float *alpha) {
+    if (!m || !mask) return AG_ERROR(AG_EINVAL, "attention weights: NULL model or mask output");
     if (layer < 0 || layer >= m->cfg.n_blocks)
         return AG_ERROR(AG_EINVAL, "the model has %d attention blocks, not a block %d", m->cfg.n_blocks, layer);
     if (!batch || !batch->graph || !is_last_batch(m, batch))

@@ -139,6 +139,11 @@ static ag_error_t append_members(ag_bundle_t *b, ag_model_t **models, int64_t n)
 ag_error_t ag_bundle_add_member(ag_bundle_t *b, ag_model_t **model) {
     if (!b || !b->members) return AG_ERROR(AG_EINVAL, "ag_bundle_add_member: the bundle has no model");
     if (!model || !*model) return AG_ERROR(AG_EINVAL, "ag_bundle_add_member: NULL model");
+    /* the bundle takes ownership: a model it holds already would be destroyed twice */
+    for (int64_t m = 0; m < b->n_members; m++)
+        if (b->members[m] == *model)
+            return AG_ERROR(AG_EINVAL, "ag_bundle_add_member: the model is member %lld of the bundle already",
+                            (long long)m);
     AG_CHECK(check_member(b->model, *model, b->n_members));
     return append_members(b, model, 1);
 }
@@ -603,6 +608,8 @@ ag_error_t ag_bundle_featurize(const ag_bundle_t *b, const igraph_t *ig, const a
 }
 
 ag_error_t ag_bundle_predict_graph(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, ag_fmat_t *out) {
+    if (!b || !b->model || !b->members) return AG_ERROR(AG_EINVAL, "ag_bundle_predict_graph: the bundle has no model");
+    if (!ig || !out) return AG_ERROR(AG_EINVAL, "ag_bundle_predict_graph: NULL graph or output");
     ag_fmat_t X = {0}, E = {0}, Y = {0};
     ag_graph_t g;
     memset(&g, 0, sizeof g);
@@ -648,6 +655,7 @@ ag_error_t ag_bundle_evaluate_tasks(ag_bundle_t *b, const ag_trainset_t *set, co
 ag_error_t ag_bundle_merge(ag_bundle_t *dst, ag_bundle_t *src) {
     if (!dst || !src || !dst->members || !src->members)
         return AG_ERROR(AG_EINVAL, "ag_bundle_merge: a bundle without model");
+    if (dst == src) return AG_ERROR(AG_EINVAL, "ag_bundle_merge: a bundle merged into itself");
     /* everything but the weights must be the same; compared as it would be written */
     static const char *const shared[] = {"featurizer", "labels", "node_table", "target_mean", "target_std"};
     static const char *const what[] = {"featuriser (attributes, vocabularies, normalisation)", "task or class names",

@@ -241,6 +241,11 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
                                 int64_t n_names) {
     const ag_targets_t *t = &ds->targets;
     int64_t G = ds->n_graphs, T = t->n_tasks;
+    /* the table is read row by graph: one of another size would be read past its end */
+    if (T > 0 && (t->n_graphs != G || t->y.rows != G || t->y.cols != T || (G > 0 && !t->y.data)))
+        return AG_ERROR(AG_EMISMATCH, "the targets are a %lld x %lld table for %lld graphs and %lld tasks; the "
+                        "dataset has %lld graphs", (long long)t->y.rows, (long long)t->y.cols, (long long)t->n_graphs,
+                        (long long)T, (long long)G);
     if (task == AG_TASK_GRAPH_CLASSIFICATION) {
         if (T != 1)
             return AG_ERROR(AG_EINVAL, "graph classification takes one target column, not %lld (use --target)",

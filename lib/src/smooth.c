@@ -99,6 +99,8 @@ static void correct(const ag_graph_t *g, const float *w_src, const float *probs,
 
 ag_error_t ag_label_smooth_csr(const ag_graph_t *graph, const float *probs, int64_t C, const int32_t *known,
                                const ag_smooth_config_t *cfg, float *out) {
+    if (!graph || !probs || !known || !cfg || !out)
+        return AG_ERROR(AG_EINVAL, "label smoothing: NULL graph, probabilities, known vertices, configuration or output");
     const int64_t N = graph->n_nodes;
     AG_CHECK(check_inputs(N, probs, C, known, cfg));
     int64_t NC;
@@ -148,6 +150,8 @@ ag_error_t ag_label_smooth_csr(const ag_graph_t *graph, const float *probs, int6
 
 ag_error_t ag_label_smooth(const igraph_t *graph, const igraph_matrix_t *probs, const igraph_vector_int_t *known,
                            const ag_smooth_config_t *cfg, igraph_matrix_t *result) {
+    if (!graph || !probs || !known || !cfg || !result)
+        return AG_ERROR(AG_EINVAL, "label smoothing: NULL graph, probabilities, known vertices, configuration or result");
     ag_graph_t g;
     AG_CHECK(ag_graph_from_igraph(&g, graph));
     const int64_t N = g.n_nodes, C = igraph_matrix_ncol(probs);

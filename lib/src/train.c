@@ -82,6 +82,7 @@ const char *ag_metric_name(ag_metric_t metric) {
 }
 
 ag_error_t ag_metric_from_name(const char *name, ag_metric_t *metric) {
+    if (!name || !metric) return AG_ERROR(AG_EINVAL, "metric name: NULL name or output");
     for (int i = 0; i <= AG_METRIC_MAE; i++)
         if (!strcmp(metric_names[i], name)) {
             *metric = (ag_metric_t)i;
@@ -270,6 +271,7 @@ static ag_error_t check_set(const ag_model_t *model, const ag_trainset_t *set) {
 }
 
 static ag_error_t check_indices(const int64_t *idx, int64_t n, int64_t limit, const char *what) {
+    if (n > 0 && !idx) return AG_ERROR(AG_EINVAL, "%s: NULL indices for %lld rows", what, (long long)n);
     for (int64_t i = 0; i < n; i++)
         if (idx[i] < 0 || idx[i] >= limit)
             return AG_ERROR(AG_EINVAL, "%s index %lld is out of range (0..%lld)", what, (long long)idx[i],
@@ -502,8 +504,10 @@ ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_t
 
 ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, const ag_trainset_t *set,
                                       const int64_t *idx, int64_t n, ag_scores_t *s, ag_scores_t *per_task) {
+    if (!s) return AG_ERROR(AG_EINVAL, "evaluation: NULL scores");
     scores_clear(s);
     AG_CHECK(check_members(models, k));
+    if (!set || (n > 0 && !idx)) return AG_ERROR(AG_EINVAL, "evaluation: NULL set or indices for %lld rows", (long long)n);
     const int64_t T = ag_model_n_tasks(models[0]);
     if (per_task)
         for (int64_t j = 0; j < T; j++) scores_clear(&per_task[j]);
@@ -582,7 +586,10 @@ ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, cons
 
 ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, const int64_t *idx, int64_t n,
                                 ag_scores_t *s) {
+    if (!s) return AG_ERROR(AG_EINVAL, "scores of probabilities: NULL scores");
     scores_clear(s);
+    if (!probs || !set || (n > 0 && !idx))
+        return AG_ERROR(AG_EINVAL, "scores of probabilities: NULL probabilities, set or indices");
     if (!is_classification(set->task) || set->n_classes < 1 || set->n_cols != 1)
         return AG_ERROR(AG_EINVAL, "scores of probabilities: the set is not a classification set");
     AG_CHECK(check_indices(idx, n, set->n_rows, "evaluation"));
@@ -598,6 +605,11 @@ ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, co
     for (int64_t i = 0; rc == AG_SUCCESS && i < n; i++) {
         float y = set->targets[idx[i]];
         if (isnan(y)) continue;
+        if (!(y >= 0.0f && y < (float)C && y == floorf(y))) {
+            rc = AG_ERROR(AG_EVALUE, "row %lld: label %g is not a class id in 0..%lld", (long long)idx[i], (double)y,
+                          (long long)C - 1);
+            break;
+        }
         const float *row = probs + idx[i] * C;
         int64_t best = 0;
         for (int64_t c = 1; c < C; c++)
@@ -663,6 +675,7 @@ ag_error_t ag_predict_batch(ag_model_t *model, ag_batch_t *batch, float *out) {
 
 ag_error_t ag_ensemble_predict_batch(ag_model_t *const *models, int64_t k, ag_batch_t *batch, float *out) {
     AG_CHECK(check_members(models, k));
+    if (!out) return AG_ERROR(AG_EINVAL, "prediction: NULL output");
     int small = ag_i_small_begin(batch && batch->graph ? batch->graph->n_nodes : 0);
     /* no batch: the forward pass reports it */
     const int64_t rows = batch && batch->graph ? ag_model_out_rows(models[0], batch) : 0;
@@ -871,6 +884,7 @@ ag_error_t ag_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *
 ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
                            const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg,
                            const ag_train_state_t *resume, ag_train_result_t *result) {
+    if (!result || !cfg || !model || !set) return AG_ERROR(AG_EINVAL, "training: NULL model, set, configuration or result");
     const ag_model_config_t *c = ag_model_config(model);
     memset(result, 0, sizeof *result);
     result->best_val_metric = NAN;

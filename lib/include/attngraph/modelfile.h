@@ -91,7 +91,7 @@ ag_error_t ag_bundle_set_smooth(ag_bundle_t *b, const ag_smooth_config_t *cfg);
  * member. It must have the configuration of the bundle's model except the seed, and the same target
  * scaling (it was trained on the same rows); the featuriser is the bundle's, so it must also have
  * been trained on inputs made by it.
- * \return AG_SUCCESS; AG_EINVAL (NULL model); AG_EMISMATCH (another configuration or scaling: the
+ * \return AG_SUCCESS; AG_EINVAL (NULL model, a model the bundle holds already); AG_EMISMATCH (another configuration or scaling: the
  *         message says which); AG_ENOMEM. On failure nothing is taken.
  */
 ag_error_t ag_bundle_add_member(ag_bundle_t *b, ag_model_t **model);
@@ -102,7 +102,7 @@ ag_error_t ag_bundle_add_member(ag_bundle_t *b, ag_model_t **model);
  * src's members join dst's, then src is destroyed. The two must have been trained on the same data
  * with the same options but the seed: same configuration, featuriser, names, node-table
  * normalisation and target scaling.
- * \return AG_SUCCESS (src destroyed); AG_EINVAL (a bundle without model); AG_EMISMATCH (naming the
+ * \return AG_SUCCESS (src destroyed); AG_EINVAL (a bundle without model, src == dst); AG_EMISMATCH (naming the
  *         part that differs); AG_ENOMEM. On failure both bundles are unchanged.
  */
 ag_error_t ag_bundle_merge(ag_bundle_t *dst, ag_bundle_t *src);

@@ -104,7 +104,8 @@ ag_task_t ag_task_infer(const ag_targets_t *targets);
  * \param p       Output, uninitialised; free with ag_prepared_destroy(). Zeroed on failure.
  * \return AG_SUCCESS; AG_EINVAL (classification with several columns, multi-task with a non-binary
  *         column); the featuriser's errors, with the graph's file name ("molecules/0007.gml: ...");
- *         AG_EMISMATCH (feature widths differ across graphs, naming the graph); AG_ENOMEM.
+ *         AG_EMISMATCH (feature widths differ across graphs, naming the graph; a target table of
+ *         another number of rows than ds has graphs); AG_ENOMEM.
  */
 ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
                              const ag_featurizer_config_t *cfg, const int64_t *fit_idx, int64_t n_fit);

@@ -395,7 +395,8 @@ ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, cons
  * the ROC-AUC of class 1 for two classes, and as the loss the mean negative log-probability of the
  * true class (a probability under 1e-7 counts as 1e-7). Rows without a label are skipped.
  * \param probs  (set->n_rows x set->n_classes) probabilities, one row per set row.
- * \return AG_SUCCESS; AG_EINVAL (not a classification set, an index out of range).
+ * \return AG_SUCCESS; AG_EINVAL (a NULL argument, not a classification set, an index out of
+ *         range); AG_EVALUE (a label that is not a class id in 0..C-1).
  */
 ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, const int64_t *idx, int64_t n,
                                 ag_scores_t *scores);
