@@ -36,6 +36,7 @@ static void eval_usage(FILE *out) {
         "  GRAPH, --label-attr ATTR (default: the model's), --node-table FILE, --table-id-attr ATTR,\n"
         "  --directed, --format F, --split FILE, --split-column COL, --folds FILE --fold K, --kfold K --fold I, --split-random A,B[,C],\n"
         "  --seed S, --train-nodes I,J,...\n"
+        "  --task T               a check: exit 2 unless the model is for task T (the model sets the task)\n"
         "  --help                 this message\n"
         "\n"
         "Exit codes: 0 success, 1 unexpected failure, 2 bad command line, 3 bad input file,\n"

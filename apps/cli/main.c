@@ -26,7 +26,8 @@ static const command_t commands[] = {
 static void usage(FILE *out) {
     fprintf(out, "usage: attn-graph <command> [options] [args]\n\ncommands:\n");
     for (const command_t *c = commands; c->name; c++) fprintf(out, "  %-10s %s\n", c->name, c->summary);
-    fprintf(out, "\n'attn-graph <command> --help' describes a command; see docs/cli.md.\n");
+    fprintf(out, "\n'attn-graph <command> --help' describes a command; see docs/cli.md.\n"
+                 "'attn-graph --version' prints the version and the BLAS in use.\n");
 }
 
 int ag_cli_fail(ag_error_t err) { return ag_cli_fail_in(NULL, err); }
