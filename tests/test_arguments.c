@@ -15,6 +15,7 @@
 #include <attngraph/dataset.h>
 #include <attngraph/modelfile.h>
 #include <attngraph/prepare.h>
+#include <attngraph/safetensors.h>
 #include <attngraph/smooth.h>
 #include <attngraph/train.h>
 #include "igraph_testutil.h"
@@ -224,12 +225,39 @@ static void test_targets_of_other_size(void **state) {
     ag_dataset_destroy(&ds);
 }
 
+/* Loaders with NULL arguments: an error, not a write through NULL or a "(null)" file name. */
+static void test_loader_nulls(void **state) {
+    (void)state;
+    ag_bundle_t b;
+    assert_int_equal(ag_bundle_load(NULL, &b), AG_EINVAL);
+    assert_int_equal(ag_bundle_load(AG_SOURCE_DIR "/graphs/models/karate.safetensors", NULL), AG_EINVAL);
+    assert_int_equal(ag_bundle_from_safetensors(NULL, NULL), AG_EINVAL);
+    assert_int_equal(ag_bundle_set_target_column(NULL, "y"), AG_EINVAL);
+    assert_int_equal(ag_bundle_featurize(NULL, NULL, NULL, NULL, NULL), AG_EINVAL);
+    ag_safetensors_t f;
+    assert_int_equal(ag_safetensors_read(&f, NULL, 0), AG_EINVAL);
+    assert_int_equal(ag_safetensors_read(NULL, AG_SOURCE_DIR "/graphs/models/karate.safetensors", 0), AG_EINVAL);
+    assert_int_equal(ag_dataset_load(NULL, AG_SOURCE_DIR "/tests/data/mutag-mini/labels.csv", NULL), AG_EINVAL);
+    assert_int_equal(ag_dataset_load_dir(NULL, AG_SOURCE_DIR "/tests/data/mutag-mini/molecules", NULL), AG_EINVAL);
+    assert_int_equal(ag_dataset_load_tu(NULL, AG_SOURCE_DIR "/tests/data", NULL), AG_EINVAL);
+    /* a NULL name among the graph attributes taken as targets */
+    ag_dataset_options_t o;
+    ag_dataset_options_init(&o);
+    const char *attrs[1] = {NULL};
+    o.graph_attrs = attrs;
+    o.n_graph_attrs = 1;
+    ag_dataset_t ds;
+    assert_int_equal(ag_dataset_load_dir(&ds, AG_SOURCE_DIR "/tests/data/mutag-mini/molecules", &o), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "attribute name 0 is NULL"));
+}
+
 int main(void) {
     igraph_set_error_handler(igraph_error_handler_ignore);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_malformed_graph),       cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_training_arguments),    cmocka_unit_test(test_bundle_ownership),
         cmocka_unit_test(test_smooth_nulls),          cmocka_unit_test(test_targets_of_other_size),
+        cmocka_unit_test(test_loader_nulls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -104,6 +104,7 @@ static ag_error_t alloc_graphs(ag_dataset_t *ds, int64_t n) {
 }
 
 ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_dataset_options_t *opts) {
+    if (!ds) return AG_ERROR(AG_EINVAL, "dataset: NULL output");
     ag_dataset_options_t defaults;
     ag_error_t rc = AG_SUCCESS;
     char *dir = NULL, *path = NULL;
@@ -159,6 +160,7 @@ done:
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_dataset_options_t *opts) {
+    if (!ds) return AG_ERROR(AG_EINVAL, "dataset: NULL output");
     ag_dataset_options_t defaults;
     ag_error_t rc = AG_SUCCESS;
     char **names = NULL;

@@ -237,6 +237,7 @@ static ag_error_t file_prefix(const char *path, char *buf, size_t n) {
 }
 
 ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_dataset_options_t *opts) {
+    if (!ds) return AG_ERROR(AG_EINVAL, "dataset: NULL output");
     ag_dataset_options_t defaults;
     ag_error_t rc = AG_SUCCESS;
     tu_table_t A = {0}, ind = {0}, glab = {0}, gattr = {0}, nlab = {0}, nattr = {0}, elab = {0}, eattr = {0};

@@ -612,7 +612,11 @@ ag_error_t ag_targets_from_graphs(ag_targets_t *t, const igraph_t *graphs, int64
     strs = p;
     for (int64_t j = 0; j < n_attrs; j++) {
         const char *a = attrs[j];
-        if (a && !ag_utf8_valid(a, NULL)) {
+        if (!a) {
+            rc = AG_ERROR(AG_EINVAL, "ag_targets_from_graphs: attribute name %lld is NULL", (long long)j);
+            goto done;
+        }
+        if (!ag_utf8_valid(a, NULL)) {
             rc = AG_ERROR(AG_EINVAL, "ag_targets_from_graphs: attribute name %lld is not valid UTF-8 (a model file "
                           "stores task names as UTF-8 text)", (long long)j);
             goto done;

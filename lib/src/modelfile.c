@@ -54,7 +54,9 @@ static ag_error_t check_parts(const ag_model_t *model, const ag_featurizer_t *f,
 
 ag_error_t ag_bundle_init(ag_bundle_t *b, ag_model_t **model, ag_featurizer_t *f, ag_table_norm_t *table,
                           const char *const *names, int64_t n_names, const char *label_attr) {
+    if (!b) return AG_ERROR(AG_EINVAL, "ag_bundle_init: NULL bundle");
     memset(b, 0, sizeof *b);
+    if (n_names > 0 && !names) return AG_ERROR(AG_EINVAL, "ag_bundle_init: NULL names for %lld outputs", (long long)n_names);
     if (!model || !*model || !f) return AG_ERROR(AG_EINVAL, "ag_bundle_init: NULL model or featuriser");
     AG_CHECK(check_parts(*model, f, table, n_names, AG_EINVAL, ""));
     void *mem;
@@ -177,6 +179,7 @@ ag_error_t ag_bundle_set_smooth(ag_bundle_t *b, const ag_smooth_config_t *cfg) {
 }
 
 ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column) {
+    if (!b) return AG_ERROR(AG_EINVAL, "ag_bundle_set_target_column: NULL bundle");
     char *c = NULL;
     if (column && !(c = ag_i_strdup(column))) return AG_ERROR(AG_ENOMEM, "out of memory");
     ag_i_free(b->target_column);
@@ -580,6 +583,7 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
 }
 
 ag_error_t ag_bundle_from_safetensors(const ag_safetensors_t *file, ag_bundle_t *b) {
+    if (!b) return AG_ERROR(AG_EINVAL, "ag_bundle_from_safetensors: NULL bundle");
     memset(b, 0, sizeof *b);
     if (!file || !file->path)
         return AG_ERROR(AG_EINVAL, "ag_bundle_from_safetensors: the file was not read by ag_safetensors_read");
@@ -592,6 +596,7 @@ ag_error_t ag_bundle_from_safetensors(const ag_safetensors_t *file, ag_bundle_t 
 }
 
 ag_error_t ag_bundle_load(const char *path, ag_bundle_t *b) {
+    if (!b || !path) return AG_ERROR(AG_EINVAL, "ag_bundle_load: NULL path or bundle");
     memset(b, 0, sizeof *b);
     ag_safetensors_t file;
     AG_CHECK(ag_safetensors_read(&file, path, AG_SAFETENSORS_STRICT));
@@ -604,6 +609,7 @@ ag_error_t ag_bundle_load(const char *path, ag_bundle_t *b) {
 
 ag_error_t ag_bundle_featurize(const ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, ag_fmat_t *X,
                                ag_fmat_t *E) {
+    if (!b) return AG_ERROR(AG_EINVAL, "ag_bundle_featurize: NULL bundle");
     return ag_inputs_featurize(&b->featurizer, &b->table, ig, table, X, E);
 }
 

@@ -626,6 +626,7 @@ int ag_safetensors_sniff(const unsigned char *head, size_t n) {
 }
 
 ag_error_t ag_safetensors_read(ag_safetensors_t *file, const char *path, int flags) {
+    if (!file || !path) return AG_ERROR(AG_EINVAL, "safetensors: NULL file or path");
     memset(file, 0, sizeof *file);
     ag_metadata_init(&file->metadata);
     unsigned char *buf = NULL;
