@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <attngraph/attngraph.h>
+#include <attngraph/api.h>
 #include <attngraph/dataset.h>
 #include <attngraph/modelfile.h>
 #include <attngraph/prepare.h>
@@ -251,13 +252,42 @@ static void test_loader_nulls(void **state) {
     assert_non_null(strstr(ag_error_message(), "attribute name 0 is NULL"));
 }
 
+/* Sizes whose products overflow, and class ids a float32 target cannot hold. */
+static void test_size_limits(void **state) {
+    (void)state;
+    double f1;
+    int32_t t[1] = {0}, pr[1] = {0};
+    assert_int_equal(ag_metric_macro_f1(t, pr, 1, INT64_MAX / 2, &f1), AG_ELIMIT);
+    assert_non_null(strstr(ag_error_message(), "overflow"));
+    assert_int_equal(ag_metric_macro_f1(t, pr, 1, 2, &f1), AG_SUCCESS);
+    igraph_t ig;
+    igraph_ring(&ig, 6, IGRAPH_UNDIRECTED, 0, 1);
+    igraph_matrix_t X;
+    igraph_matrix_init(&X, 6, 2);
+    for (int v = 0; v < 6; v++) MATRIX(X, v, v % 2) = 1.0;
+    igraph_vector_int_t y;
+    igraph_vector_int_init_int(&y, 6, 0, 1, 0, 1, -1, (int)(1 << 24));
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    o.epochs = 1;
+    ag_net_t *net = NULL;
+    assert_int_equal(ag_net_train_nodes(&net, &ig, &X, &y, NULL, NULL, &o, NULL), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "label of vertex 5 is 16777216; class ids are at most 16777215");
+    VECTOR(y)[5] = 1;
+    assert_int_equal(ag_net_train_nodes(&net, &ig, &X, &y, NULL, NULL, &o, NULL), AG_SUCCESS);
+    ag_net_destroy(net);
+    igraph_vector_int_destroy(&y);
+    igraph_matrix_destroy(&X);
+    igraph_destroy(&ig);
+}
+
 int main(void) {
     igraph_set_error_handler(igraph_error_handler_ignore);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_malformed_graph),       cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_training_arguments),    cmocka_unit_test(test_bundle_ownership),
         cmocka_unit_test(test_smooth_nulls),          cmocka_unit_test(test_targets_of_other_size),
-        cmocka_unit_test(test_loader_nulls),
+        cmocka_unit_test(test_loader_nulls),          cmocka_unit_test(test_size_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -651,6 +651,9 @@ static ag_error_t label_classes(const igraph_vector_int_t *labels, int64_t N, in
         if (y < -1)
             return AG_ERROR(AG_EVALUE, "label of vertex %lld is %lld; labels are 0..C-1, or -1 for unlabelled",
                             (long long)v, (long long)y);
+        if (y >= (int64_t)1 << 24) /* a class id is stored as a float32 target: exact below 2^24 */
+            return AG_ERROR(AG_EVALUE, "label of vertex %lld is %lld; class ids are at most 16777215",
+                            (long long)v, (long long)y);
         if (y >= 0) k++;
         if (y + 1 > c) c = y + 1;
     }

@@ -34,6 +34,7 @@ ag_error_t ag_metric_macro_f1(const int32_t *truth, const int32_t *pred, int64_t
                             (int)pred[i], (long long)(C - 1));
     }
     int64_t *counts; /* (C x 3) TP, FP, FN */
+    if (C > INT64_MAX / 3) return AG_ERROR(AG_ELIMIT, "macro-F1: %lld classes overflow the counts", (long long)C);
     AG_CHECK(ag_i_alloc_array((void **)&counts, C * 3, sizeof(int64_t), "macro-F1 counts"));
     int64_t labelled = 0;
     for (int64_t i = 0; i < n_rows; i++) {

@@ -205,7 +205,8 @@ static ag_error_t batcher_make(batcher_t *b, const ag_trainset_t *set, const int
     int64_t no = 0, eo = 0;
     for (int64_t i = 0; i < n; i++) {
         const ag_example_t *ex = &set->examples[idx[i]];
-        memcpy(b->X + no * F, ex->X.data, (size_t)(ex->graph.n_nodes * F) * sizeof(float));
+        if (ex->graph.n_nodes > 0) /* an empty graph may have no feature buffer at all */
+            memcpy(b->X + no * F, ex->X.data, (size_t)(ex->graph.n_nodes * F) * sizeof(float));
         no += ex->graph.n_nodes;
         if (Fe > 0 && ex->graph.n_edges > 0) {
             memcpy(b->E + eo * Fe, ex->E.data, (size_t)(ex->graph.n_edges * Fe) * sizeof(float));
@@ -937,7 +938,11 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
     sched.warmup_steps = cfg->warmup_epochs * steps_per_epoch;
     sched.step_size = steps_per_epoch * (cfg->epochs / 3 > 0 ? cfg->epochs / 3 : 1);
     sched.gamma = 0.5f;
-    sched.total_steps = cfg->epochs * steps_per_epoch;
+    if (ag_i_mul_overflow(cfg->epochs, steps_per_epoch, &sched.total_steps)) {
+        ag_optim_destroy(&st.optim);
+        return AG_ERROR(AG_ELIMIT, "%lld epochs of %lld steps overflow the step count", (long long)cfg->epochs,
+                        (long long)steps_per_epoch);
+    }
     sched.min_lr = cfg->optim.lr * 0.01f;
 
     float *out = NULL, *dout = NULL;
