@@ -14,6 +14,8 @@
 #include <attngraph/attngraph.h>
 #include <attngraph/api.h>
 #include <attngraph/dataset.h>
+#include <attngraph/loss.h>
+#include <attngraph/metrics.h>
 #include <attngraph/modelfile.h>
 #include <attngraph/prepare.h>
 #include <attngraph/safetensors.h>
@@ -281,6 +283,42 @@ static void test_size_limits(void **state) {
     igraph_destroy(&ig);
 }
 
+/* Metrics and losses with NULL arrays or outputs; a model configuration with an unknown enum
+ * value it does not use. */
+static void test_metric_loss_nulls(void **state) {
+    (void)state;
+    double r, l;
+    int32_t t[2] = {0, 1};
+    float s[2] = {0.2f, 0.8f}, y[2] = {0.0f, 1.0f};
+    assert_int_equal(ag_metric_accuracy(t, t, 2, &r), AG_SUCCESS);
+    assert_float_equal(r, 1.0, 0.0);
+    assert_int_equal(ag_metric_accuracy(NULL, t, 2, &r), AG_EINVAL);
+    assert_int_equal(ag_metric_accuracy(t, t, 2, NULL), AG_EINVAL);
+    assert_int_equal(ag_metric_macro_f1(t, NULL, 2, 2, &r), AG_EINVAL);
+    assert_int_equal(ag_metric_roc_auc(s, y, 2, &r), AG_SUCCESS);
+    assert_float_equal(r, 1.0, 0.0);
+    assert_int_equal(ag_metric_roc_auc(NULL, y, 2, &r), AG_EINVAL);
+    assert_int_equal(ag_metric_roc_auc_tasks(s, NULL, 2, 1, NULL, &r, NULL), AG_EINVAL);
+    assert_int_equal(ag_metric_roc_auc_tasks(s, y, 2, 1, NULL, NULL, NULL), AG_EINVAL);
+    assert_int_equal(ag_metric_rmse(s, y, 2, NULL), AG_EINVAL);
+    assert_int_equal(ag_metric_mae(NULL, y, 2, &r), AG_EINVAL);
+    assert_int_equal(ag_loss_cross_entropy(NULL, t, 1, 2, NULL, 1.0f, NULL, &l, NULL), AG_EINVAL);
+    assert_int_equal(ag_loss_cross_entropy(s, t, 1, 2, NULL, 1.0f, NULL, NULL, NULL), AG_EINVAL);
+    assert_int_equal(ag_loss_cross_entropy(s, t, 1, 2, NULL, 1.0f, NULL, &l, NULL), AG_SUCCESS);
+    assert_int_equal(ag_loss_bce_logits(s, NULL, 2, 1, NULL, 1.0f, NULL, &l, NULL), AG_EINVAL);
+    assert_int_equal(ag_loss_mse(s, y, 2, 1, 1.0f, NULL, NULL, NULL), AG_EINVAL);
+    assert_int_equal(ag_loss_huber(NULL, y, 2, 1, 1.0, 1.0f, NULL, &l, NULL), AG_EINVAL);
+    ag_model_config_t cfg;
+    ag_model_config_default(&cfg, AG_TASK_NODE_CLASSIFICATION);
+    cfg.in_dim = 3;
+    cfg.n_out = 2;
+    cfg.blocks[0].attn.edge_mode = (ag_edge_mode_t)99; /* no edge features: unused, still refused */
+    ag_model_t *m = NULL;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "blocks[0].edge_mode is 99"));
+    assert_null(m);
+}
+
 int main(void) {
     igraph_set_error_handler(igraph_error_handler_ignore);
     const struct CMUnitTest tests[] = {
@@ -288,6 +326,7 @@ int main(void) {
         cmocka_unit_test(test_training_arguments),    cmocka_unit_test(test_bundle_ownership),
         cmocka_unit_test(test_smooth_nulls),          cmocka_unit_test(test_targets_of_other_size),
         cmocka_unit_test(test_loader_nulls),          cmocka_unit_test(test_size_limits),
+        cmocka_unit_test(test_metric_loss_nulls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

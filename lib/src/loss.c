@@ -50,6 +50,8 @@ static ag_error_t check_sizes(const char *what, int64_t n_rows, int64_t n_cols, 
 ag_error_t ag_loss_cross_entropy(const float *logits, const int32_t *labels, int64_t n_rows,
                                  int64_t n_classes, const float *class_weight, float scale,
                                  float *dlogits, double *loss, int64_t *n_counted) {
+    if (!loss || (n_rows > 0 && (!logits || !labels)))
+        return AG_ERROR(AG_EINVAL, "cross-entropy: NULL logits, labels or loss");
     AG_CHECK(check_sizes("cross-entropy", n_rows, n_classes, "classes"));
     const int64_t N = n_rows, C = n_classes;
     AG_CHECK(check_weights("cross-entropy: weight of class", class_weight, C));
@@ -101,6 +103,8 @@ ag_error_t ag_loss_cross_entropy(const float *logits, const int32_t *labels, int
 ag_error_t ag_loss_bce_logits(const float *logits, const float *targets, int64_t n_rows, int64_t n_tasks,
                               const float *pos_weight, float scale, float *dlogits, double *loss,
                               int64_t *n_counted) {
+    if (!loss || (n_rows > 0 && (!logits || !targets)))
+        return AG_ERROR(AG_EINVAL, "binary cross-entropy: NULL logits, targets or loss");
     AG_CHECK(check_sizes("binary cross-entropy", n_rows, n_tasks, "tasks"));
     const int64_t N = n_rows, T = n_tasks;
     AG_CHECK(check_weights("binary cross-entropy: pos_weight of task", pos_weight, T));
@@ -146,6 +150,8 @@ ag_error_t ag_loss_bce_logits(const float *logits, const float *targets, int64_t
 static ag_error_t regression_loss(const char *what, const float *pred, const float *targets, int64_t n_rows,
                                   int64_t n_tasks, double delta, float scale, float *dpred, double *loss,
                                   int64_t *n_counted) {
+    if (!loss || (n_rows > 0 && (!pred || !targets)))
+        return AG_ERROR(AG_EINVAL, "%s: NULL predictions, targets or loss", what);
     AG_CHECK(check_sizes(what, n_rows, n_tasks, "targets per row"));
     const int64_t N = n_rows, T = n_tasks;
     int64_t counted = 0;

@@ -7,6 +7,8 @@
 #include "internal.h"
 
 ag_error_t ag_metric_accuracy(const int32_t *truth, const int32_t *pred, int64_t n_rows, double *result) {
+    if (!result || (n_rows > 0 && (!truth || !pred))) return AG_ERROR(AG_EINVAL, "accuracy: NULL arrays or result");
+
     if (n_rows < 0) return AG_ERROR(AG_EINVAL, "accuracy: negative number of rows (%lld)", (long long)n_rows);
     int64_t total = 0, right = 0;
     for (int64_t i = 0; i < n_rows; i++) {
@@ -20,6 +22,7 @@ ag_error_t ag_metric_accuracy(const int32_t *truth, const int32_t *pred, int64_t
 
 ag_error_t ag_metric_macro_f1(const int32_t *truth, const int32_t *pred, int64_t n_rows, int64_t n_classes,
                               double *result) {
+    if (!result || (n_rows > 0 && (!truth || !pred))) return AG_ERROR(AG_EINVAL, "macro-F1: NULL arrays or result");
     if (n_rows < 0 || n_classes < 1)
         return AG_ERROR(AG_EINVAL, "macro-F1: invalid sizes (%lld rows, %lld classes)", (long long)n_rows,
                         (long long)n_classes);
@@ -114,6 +117,7 @@ static ag_error_t roc_auc_column(const float *scores, const float *targets, int6
 }
 
 ag_error_t ag_metric_roc_auc(const float *scores, const float *targets, int64_t n_rows, double *result) {
+    if (!result || (n_rows > 0 && (!scores || !targets))) return AG_ERROR(AG_EINVAL, "ROC-AUC: NULL arrays or result");
     if (n_rows < 0) return AG_ERROR(AG_EINVAL, "ROC-AUC: negative number of rows (%lld)", (long long)n_rows);
     scored_t *buf; /* (N) */
     AG_CHECK(ag_i_alloc_array((void **)&buf, n_rows, sizeof *buf, "ROC-AUC buffer"));
@@ -124,6 +128,7 @@ ag_error_t ag_metric_roc_auc(const float *scores, const float *targets, int64_t 
 
 ag_error_t ag_metric_roc_auc_tasks(const float *scores, const float *targets, int64_t n_rows, int64_t n_tasks,
                                    double *per_task, double *mean, int64_t *n_defined) {
+    if (!mean || (n_rows > 0 && (!scores || !targets))) return AG_ERROR(AG_EINVAL, "ROC-AUC: NULL arrays or mean");
     if (n_rows < 0 || n_tasks < 1)
         return AG_ERROR(AG_EINVAL, "ROC-AUC: invalid sizes (%lld rows, %lld tasks)", (long long)n_rows,
                         (long long)n_tasks);
@@ -167,9 +172,11 @@ static ag_error_t regression_error(const float *pred, const float *targets, int6
 }
 
 ag_error_t ag_metric_rmse(const float *pred, const float *targets, int64_t n, double *result) {
+    if (!result || (n > 0 && (!pred || !targets))) return AG_ERROR(AG_EINVAL, "RMSE: NULL arrays or result");
     return regression_error(pred, targets, n, 1, result);
 }
 
 ag_error_t ag_metric_mae(const float *pred, const float *targets, int64_t n, double *result) {
+    if (!result || (n > 0 && (!pred || !targets))) return AG_ERROR(AG_EINVAL, "MAE: NULL arrays or result");
     return regression_error(pred, targets, n, 0, result);
 }

@@ -244,7 +244,7 @@ static ag_error_t check_writable(const ag_model_config_t *cfg) {
     AG_CHECK(check_enum((int)cfg->task, COUNT(task_names), "config", "task"));
     AG_CHECK(check_enum((int)cfg->head_act, COUNT(act_names), "config", "head_act"));
     if (cfg->n_readouts < 1 || cfg->n_readouts > AG_READOUT_COUNT)
-        return AG_ERROR(AG_EINVAL, "model configuration: %d readouts, not 1 to %d", cfg->n_readouts, AG_READOUT_COUNT);
+        return AG_ERROR(AG_EINVAL, "model configuration: 1 to %d readouts, not %d", AG_READOUT_COUNT, cfg->n_readouts);
     for (int r = 0; r < cfg->n_readouts; r++)
         AG_CHECK(check_enum((int)cfg->readouts[r], AG_READOUT_COUNT, "config", "readout"));
     if (cfg->n_blocks < 1 || cfg->n_blocks > AG_MODEL_MAX_BLOCKS)
@@ -625,6 +625,9 @@ static ag_error_t validate(const ag_model_config_t *c) {
     }
     if (!(c->input_dropout >= 0.0f && c->input_dropout < 1.0f) || !(c->head_dropout >= 0.0f && c->head_dropout < 1.0f))
         return AG_ERROR(AG_EINVAL, "model configuration: dropout must be in [0, 1)");
+    /* last, after the messages above: every enum in range, even one the configuration does not
+     * use (edge_mode without edge features), as the model file writes them all by name */
+    AG_CHECK(check_writable(c));
     return AG_SUCCESS;
 }
 

@@ -318,8 +318,10 @@ ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igrap
  * Scores a graph-level model on the listed graphs (NULL: all): every metric the task allows
  * (train.h's ag_scores_t, NaN where undefined). Targets as for ag_net_train_graphs(); for
  * classification their values must be among the model's class names.
- * \return AG_SUCCESS; AG_EINVAL; AG_EMISMATCH (target columns differ from the model's outputs);
- *         AG_EVALUE (a class value the model does not know); the featurisation errors; AG_ENOMEM.
+ * \return AG_SUCCESS; AG_EINVAL (also target columns other than the model's: several for a
+ *         classification model, or another count); AG_EMISMATCH (another number of target rows
+ *         than graphs); AG_EVALUE (a class value the model does not know); the featurisation
+ *         errors; AG_ENOMEM.
  */
 ag_error_t ag_net_evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_integer_t n_graphs,
                                   const igraph_matrix_t *targets, const igraph_vector_int_t *idx,
