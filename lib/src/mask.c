@@ -219,13 +219,14 @@ static ag_error_t check_graph(const ag_graph_t *g) {
                 return AG_ERROR(AG_EINVAL, "mask: graph range %lld is decreasing", (long long)gi);
     }
     for (int64_t i = 0; i < g->n_nodes; i++)
-        for (int64_t k = g->indptr[i]; k < g->indptr[i + 1]; k++)
+        for (int64_t k = g->indptr[i]; k < g->indptr[i + 1]; k++) {
             if (g->src[k] < 0 || g->src[k] >= g->n_nodes)
                 return AG_ERROR(AG_EINVAL, "mask: entry %lld of vertex %lld has source %d out of range",
                                 (long long)k, (long long)i, g->src[k]);
-            else if (g->edge[k] < -1 || g->edge[k] >= g->n_edges) /* -1: an added self-loop */
+            if (g->edge[k] < -1 || g->edge[k] >= g->n_edges) /* -1: an added self-loop */
                 return AG_ERROR(AG_EINVAL, "mask: entry %lld of vertex %lld has edge id %lld, not -1 or in 0..%lld",
                                 (long long)k, (long long)i, (long long)g->edge[k], (long long)g->n_edges - 1);
+        }
     return AG_SUCCESS;
 }
 

@@ -8,7 +8,6 @@
 
 ag_error_t ag_metric_accuracy(const int32_t *truth, const int32_t *pred, int64_t n_rows, double *result) {
     if (!result || (n_rows > 0 && (!truth || !pred))) return AG_ERROR(AG_EINVAL, "accuracy: NULL arrays or result");
-
     if (n_rows < 0) return AG_ERROR(AG_EINVAL, "accuracy: negative number of rows (%lld)", (long long)n_rows);
     int64_t total = 0, right = 0;
     for (int64_t i = 0; i < n_rows; i++) {
@@ -157,6 +156,8 @@ ag_error_t ag_metric_roc_auc_tasks(const float *scores, const float *targets, in
 
 static ag_error_t regression_error(const float *pred, const float *targets, int64_t n, int squared,
                                    double *result) {
+    if (!result || (n > 0 && (!pred || !targets)))
+        return AG_ERROR(AG_EINVAL, "%s: NULL arrays or result", squared ? "RMSE" : "MAE");
     if (n < 0) return AG_ERROR(AG_EINVAL, "%s: negative number of values (%lld)", squared ? "RMSE" : "MAE", (long long)n);
     double acc = 0.0;
     int64_t count = 0;
@@ -172,11 +173,9 @@ static ag_error_t regression_error(const float *pred, const float *targets, int6
 }
 
 ag_error_t ag_metric_rmse(const float *pred, const float *targets, int64_t n, double *result) {
-    if (!result || (n > 0 && (!pred || !targets))) return AG_ERROR(AG_EINVAL, "RMSE: NULL arrays or result");
     return regression_error(pred, targets, n, 1, result);
 }
 
 ag_error_t ag_metric_mae(const float *pred, const float *targets, int64_t n, double *result) {
-    if (!result || (n > 0 && (!pred || !targets))) return AG_ERROR(AG_EINVAL, "MAE: NULL arrays or result");
     return regression_error(pred, targets, n, 0, result);
 }

@@ -614,19 +614,16 @@ static ag_error_t validate(const ag_model_config_t *c) {
     }
     for (int l = 0; l < c->n_blocks; l++) {
         const ag_block_config_t *b = &c->blocks[l];
-        if ((int)b->mask < 0 || (int)b->mask >= COUNT(mask_names))
-            return AG_ERROR(AG_EINVAL, "model configuration: block %d has an unknown mask", l);
         if (b->mask == AG_MASK_KHOP && b->hops < 1)
             return AG_ERROR(AG_EINVAL, "model configuration: block %d: k-hop attention needs hops >= 1", l);
-        if ((int)b->norm < 0 || (int)b->norm >= COUNT(normplace_names))
-            return AG_ERROR(AG_EINVAL, "model configuration: block %d has an unknown norm placement", l);
         if (!(b->dropout >= 0.0f && b->dropout < 1.0f) || !(b->ffn_dropout >= 0.0f && b->ffn_dropout < 1.0f))
             return AG_ERROR(AG_EINVAL, "model configuration: block %d: dropout must be in [0, 1)", l);
     }
     if (!(c->input_dropout >= 0.0f && c->input_dropout < 1.0f) || !(c->head_dropout >= 0.0f && c->head_dropout < 1.0f))
         return AG_ERROR(AG_EINVAL, "model configuration: dropout must be in [0, 1)");
-    /* last, after the messages above: every enum in range, even one the configuration does not
-     * use (edge_mode without edge features), as the model file writes them all by name */
+    /* every enum in range (the blocks' mask and norm among them), even one the configuration does
+     * not use (edge_mode without edge features), as the model file writes them all by name; last,
+     * so that the checks above keep their own messages */
     AG_CHECK(check_writable(c));
     return AG_SUCCESS;
 }
