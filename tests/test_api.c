@@ -547,6 +547,16 @@ static void test_graph_train_errors(void **state) {
     assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &y, NULL, NULL, NULL, NULL), AG_EMISMATCH);
     assert_string_equal(ag_error_message(), "the targets matrix has 5 rows for 12 graphs");
     igraph_matrix_destroy(&y);
+    /* the doc's "fewer than 2 classes": 0 in every graph, then no value at all */
+    igraph_matrix_init(&y, G_MOLS, 1);
+    o = tiny_options();
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &y, NULL, NULL, &o, NULL), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "target 'target' has fewer than 2 classes: every graph with a value has 0");
+    igraph_matrix_fill(&y, NAN);
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &y, NULL, NULL, &o, NULL), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "target 'target' has no value in any graph");
+    assert_null(net);
+    igraph_matrix_destroy(&y);
     /* a graph without the attribute the others have is reported by index */
     igraph_t mols[2];
     make_mol(&mols[0], "CCO", 0);

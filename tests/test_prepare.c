@@ -356,14 +356,34 @@ static void test_graph_lacking_features(void **state) {
     assert_null(p.set.examples);
     ag_dataset_destroy(&ds);
     unlink(path);
-    /* one graph with a binary label still has both classes */
-    snprintf(text, sizeof text, "file,y\n%s/graphs/molecules/aspirin.gml,1\n", AG_SOURCE_DIR);
+    /* one class in every graph (0/1 targets too) is nothing to classify; the message gives the
+     * one value there is (no value at all: test_api.c) */
+    const char *one_class[] = {"1\n", "0\n", "2\n"};
+    const char *says[] = {"every graph with a value has 1", "every graph with a value has 0",
+                          "every graph with a value has 2"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(text, sizeof text, "file,y\n%s/graphs/molecules/aspirin.gml,%s%s/graphs/molecules/caffeine.gml,%s",
+                 AG_SOURCE_DIR, one_class[i], AG_SOURCE_DIR, one_class[i]);
+        path = temp_file(text, ".csv");
+        assert_int_equal(ag_dataset_load(&ds, path, NULL), AG_SUCCESS);
+        assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_EVALUE);
+        assert_msg_contains("target 'y' ");
+        assert_msg_contains(says[i]);
+        assert_null(p.set.examples);
+        ag_dataset_destroy(&ds);
+        unlink(path);
+    }
+    /* both classes, 0 first, whichever comes first in the file */
+    snprintf(text, sizeof text, "file,y\n%s/graphs/molecules/aspirin.gml,1\n%s/graphs/molecules/caffeine.gml,0\n",
+             AG_SOURCE_DIR, AG_SOURCE_DIR);
     path = temp_file(text, ".csv");
     assert_int_equal(ag_dataset_load(&ds, path, NULL), AG_SUCCESS);
     assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_SUCCESS);
     assert_int_equal(p.n_out, 2);
+    assert_string_equal(p.names[0], "0");
     assert_string_equal(p.names[1], "1");
     assert_true(p.set.targets[0] == 1.0f);
+    assert_true(p.set.targets[1] == 0.0f);
     ag_prepared_destroy(&p);
     ag_dataset_destroy(&ds);
     unlink(path);

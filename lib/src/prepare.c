@@ -258,7 +258,7 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
                 n_built = t->n_classes[0];
             } else {
                 double *vals = NULL;
-                AG_CHECK(ag_i_alloc_array((void **)&vals, G + 2, sizeof(double), "class values")); /* + 2: binary */
+                AG_CHECK(ag_i_alloc_array((void **)&vals, G, sizeof(double), "class values"));
                 int64_t n = 0;
                 for (int64_t g = 0; g < G; g++) {
                     float v = t->y.data[g * T];
@@ -277,12 +277,15 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
                 int64_t u = 0;
                 for (int64_t i = 0; i < n; i++)
                     if (i == 0 || vals[i] != vals[u - 1]) vals[u++] = vals[i];
-                if (t->kinds[0] == AG_TASK_BINARY) { /* always both classes, even if one is absent */
-                    vals[0] = 0.0;
-                    vals[1] = 1.0;
-                    u = 2;
+                if (u < 2) {
+                    /* one value in every graph: a model of it would learn a constant */
+                    double only = u ? vals[0] : 0.0;
+                    ag_i_free(vals);
+                    return u == 0 ? AG_ERROR(AG_EVALUE, "target '%s' has no value in any graph", t->tasks[0])
+                                  : AG_ERROR(AG_EVALUE, "target '%s' has fewer than 2 classes: every graph "
+                                             "with a value has %g", t->tasks[0], only);
                 }
-                ag_error_t rc = ag_i_alloc_array((void **)&built, u > 0 ? u : 1, sizeof(char *), "class names");
+                ag_error_t rc = ag_i_alloc_array((void **)&built, u, sizeof(char *), "class names");
                 for (int64_t i = 0; i < u && rc == AG_SUCCESS; i++) {
                     char buf[64];
                     snprintf(buf, sizeof buf, "%.17g", vals[i]);
