@@ -25,9 +25,10 @@
 
 static const int ring[] = {0, 1, 1, 2, 2, 3, 3, 0};
 
-static ag_model_t *node_model(int64_t edge_dim) {
+/* A default model of 3 input columns and 2 outputs for the task. */
+static ag_model_t *task_model(ag_task_t task, int64_t edge_dim) {
     ag_model_config_t cfg;
-    ag_model_config_default(&cfg, AG_TASK_NODE_CLASSIFICATION);
+    ag_model_config_default(&cfg, task);
     cfg.in_dim = 3;
     cfg.edge_dim = edge_dim;
     cfg.n_out = 2;
@@ -46,7 +47,7 @@ static void test_malformed_graph(void **state) {
     float X[4 * 3], E[4 * 2], out[4 * 2];
     ag_test_fill_signed(X, 12, 1, 1.0f);
     ag_test_fill_signed(E, 8, 2, 1.0f);
-    ag_model_t *m = node_model(2);
+    ag_model_t *m = task_model(AG_TASK_NODE_CLASSIFICATION, 2);
     ag_batch_t b;
     ag_batch_init(&b, &g, X, E);
     assert_int_equal(ag_model_forward(m, &b, 0, NULL, out), AG_SUCCESS);
@@ -120,7 +121,7 @@ static void test_training_arguments(void **state) {
     assert_int_equal(ag_fmat_init(&set.examples[0].X, 4, 3), AG_SUCCESS);
     ag_test_fill_signed(set.examples[0].X.data, 12, 3, 1.0f);
     for (int i = 0; i < 4; i++) set.targets[i] = (float)(i % 2);
-    ag_model_t *m = node_model(0);
+    ag_model_t *m = task_model(AG_TASK_NODE_CLASSIFICATION, 0);
     ag_train_config_t tc;
     ag_train_config_default(&tc, AG_TASK_NODE_CLASSIFICATION);
     tc.epochs = 2;
@@ -319,6 +320,120 @@ static void test_metric_loss_nulls(void **state) {
     assert_null(m);
 }
 
+/* Preparation, featurisation, graphs, parameters, safetensors and checkpoints with NULL
+ * arguments: AG_EINVAL, never a crash (the outputs are still left empty where they exist). */
+static void test_preparation_nulls(void **state) {
+    (void)state;
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    ag_prepared_t p;
+    ag_dataset_t ds;
+    memset(&ds, 0, sizeof ds);
+    igraph_t ig;
+    igraph_ring(&ig, 4, IGRAPH_UNDIRECTED, 0, 1);
+    assert_int_equal(ag_prepare_graphs(NULL, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_EINVAL);
+    assert_int_equal(ag_prepare_graphs(&p, NULL, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_EINVAL);
+    assert_null(p.set.examples);
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, NULL, NULL, 0), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "ag_prepare_graphs: NULL dataset or configuration");
+    assert_int_equal(ag_prepare_graphs_with(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, NULL, NULL, 0), AG_EINVAL);
+    assert_int_equal(ag_prepare_nodes(&p, &ig, NULL, NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EINVAL);
+    assert_int_equal(ag_prepare_nodes(&p, NULL, "y", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EINVAL);
+    assert_int_equal(ag_prepare_nodes_with(&p, &ig, "y", NULL, NULL, NULL, NULL, 0), AG_EINVAL);
+    assert_int_equal(ag_prepare_node_values(&p, &ig, "y", NULL, AG_NORM_NONE, NULL), AG_EINVAL);
+    assert_int_equal(ag_prepare_node_values_with(NULL, &ig, "y", NULL, NULL, NULL), AG_EINVAL);
+    assert_int_equal(ag_prepare_node_values_with(&p, &ig, NULL, NULL, NULL, NULL), AG_EINVAL);
+    ag_table_norm_t tn;
+    ag_fmat_t A = {0};
+    assert_int_equal(ag_table_norm_fit(NULL, &A, AG_NORM_NONE), AG_EINVAL);
+    assert_int_equal(ag_table_norm_fit(&tn, NULL, AG_NORM_NONE), AG_EINVAL);
+    assert_int_equal(ag_inputs_featurize(NULL, NULL, &ig, NULL, &A, NULL), AG_EINVAL);
+    const igraph_t *one[1] = {&ig};
+    assert_int_equal(ag_featurizer_fit(NULL, &fc, one, 1), AG_EINVAL);
+    ag_featurizer_t f;
+    fc.degree_if_featureless = 1;
+    assert_int_equal(ag_featurizer_fit(&f, &fc, one, 1), AG_SUCCESS);
+    assert_int_equal(ag_inputs_featurize(&f, NULL, &ig, NULL, NULL, NULL), AG_EINVAL);
+    assert_int_equal(ag_inputs_featurize(&f, NULL, &ig, NULL, &A, NULL), AG_SUCCESS);
+    assert_int_equal(A.rows, 4);
+    ag_fmat_destroy(&A);
+    ag_featurizer_destroy(&f);
+    ag_graph_t g;
+    assert_int_equal(ag_graph_from_igraph(NULL, &ig), AG_EINVAL);
+    assert_int_equal(ag_graph_from_igraph(&g, &ig), AG_SUCCESS);
+    const ag_graph_t *gs[1] = {&g};
+    assert_int_equal(ag_graph_batch(NULL, gs, 1), AG_EINVAL);
+    ag_graph_destroy(&g);
+    /* parameters: no list or name, no values for a non-empty tensor; a NULL gradient is allowed */
+    ag_param_list_t pl;
+    ag_param_list_init(&pl);
+    float w[2] = {1.0f, 2.0f};
+    assert_int_equal(ag_param_list_add(NULL, "a", "w", 1, 2, 1, w, NULL, 0), AG_EINVAL);
+    assert_int_equal(ag_param_list_add(&pl, "a", NULL, 1, 2, 1, w, NULL, 0), AG_EINVAL);
+    assert_int_equal(ag_param_list_add(&pl, "a", "w", 1, 2, 1, NULL, NULL, 0), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "parameter 'w' has no values");
+    assert_int_equal(ag_param_list_add(&pl, "a", "w", 1, 2, 1, w, NULL, 0), AG_SUCCESS);
+    ag_safetensors_t file;
+    memset(&file, 0, sizeof file);
+    assert_int_equal(ag_safetensors_write_params("x.safetensors", NULL, NULL), AG_EINVAL);
+    assert_int_equal(ag_safetensors_to_params(NULL, &pl), AG_EINVAL);
+    assert_int_equal(ag_safetensors_to_params(&file, NULL), AG_EINVAL);
+    assert_int_equal(ag_safetensors_read_params(AG_SOURCE_DIR "/graphs/models/karate.safetensors", NULL, NULL),
+                     AG_EINVAL);
+    ag_param_list_destroy(&pl);
+    /* checkpoints */
+    ag_model_t *m = task_model(AG_TASK_NODE_CLASSIFICATION, 0), *got = NULL;
+    ag_train_state_t st;
+    memset(&st, 0, sizeof st);
+    assert_int_equal(ag_train_state_save(NULL, m, &st, NULL), AG_EINVAL);
+    assert_int_equal(ag_train_state_save("x.safetensors", NULL, &st, NULL), AG_EINVAL);
+    assert_int_equal(ag_train_state_save("x.safetensors", m, NULL, NULL), AG_EINVAL);
+    assert_int_equal(ag_train_state_load("x.safetensors", m, NULL, NULL), AG_EINVAL);
+    assert_int_equal(ag_train_state_load(NULL, m, &st, NULL), AG_EINVAL);
+    assert_int_equal(ag_train_state_load("x.safetensors", NULL, &st, NULL), AG_EINVAL);
+    assert_int_equal(ag_train_state_open(&file, NULL, &st), AG_EINVAL);
+    assert_int_equal(ag_train_state_open(&file, &got, NULL), AG_EINVAL);
+    assert_int_equal(ag_train_state_open(&file, &got, &st), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "ag_train_state_open: the file was not read");
+    assert_null(got);
+    ag_model_destroy(m);
+    igraph_destroy(&ig);
+}
+
+/* Epochs times steps per epoch, and the warm-up's steps, that overflow int64: AG_ELIMIT before
+ * the first step (2 graphs in batches of 1: 2 steps per epoch). The facade caps epochs at 10^8,
+ * so only ag_train's own callers can get there. */
+static void test_step_overflow(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    ag_trainset_init(&set, AG_TASK_GRAPH_CLASSIFICATION);
+    set.n_classes = 2;
+    assert_int_equal(ag_trainset_resize(&set, 2, 2, 1), AG_SUCCESS);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(ag_test_igraph_graph(&set.examples[i].graph, 4, ring, 4 - i), AG_SUCCESS);
+        assert_int_equal(ag_fmat_init(&set.examples[i].X, 4, 3), AG_SUCCESS);
+        ag_test_fill_signed(set.examples[i].X.data, 12, (uint64_t)i + 5, 1.0f);
+        set.targets[i] = (float)i;
+    }
+    ag_model_t *m = task_model(AG_TASK_GRAPH_CLASSIFICATION, 0);
+    ag_train_config_t tc;
+    ag_train_config_default(&tc, AG_TASK_GRAPH_CLASSIFICATION);
+    tc.batch_size = 1;
+    tc.epochs = INT64_MAX / 2 + 1;
+    ag_train_result_t res;
+    int64_t idx[2] = {0, 1};
+    assert_int_equal(ag_train(m, &set, idx, 2, NULL, 0, &tc, &res), AG_ELIMIT);
+    assert_non_null(strstr(ag_error_message(), "4611686018427387904 epochs (0 of warm-up) of 2 steps overflow"));
+    tc.epochs = 2;
+    tc.warmup_epochs = INT64_MAX / 2 + 1;
+    assert_int_equal(ag_train(m, &set, idx, 2, NULL, 0, &tc, &res), AG_ELIMIT);
+    tc.warmup_epochs = 4; /* outlasting the 2 epochs is allowed: the rate never reaches its maximum */
+    assert_int_equal(ag_train(m, &set, idx, 2, NULL, 0, &tc, &res), AG_SUCCESS);
+    assert_int_equal(res.epochs_run, 2);
+    ag_model_destroy(m);
+    ag_trainset_destroy(&set);
+}
+
 int main(void) {
     igraph_set_error_handler(igraph_error_handler_ignore);
     const struct CMUnitTest tests[] = {
@@ -326,7 +441,8 @@ int main(void) {
         cmocka_unit_test(test_training_arguments),    cmocka_unit_test(test_bundle_ownership),
         cmocka_unit_test(test_smooth_nulls),          cmocka_unit_test(test_targets_of_other_size),
         cmocka_unit_test(test_loader_nulls),          cmocka_unit_test(test_size_limits),
-        cmocka_unit_test(test_metric_loss_nulls),
+        cmocka_unit_test(test_metric_loss_nulls),     cmocka_unit_test(test_preparation_nulls),
+        cmocka_unit_test(test_step_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,6 +74,7 @@ static ag_error_t build_meta(ag_metadata_t *m, const ag_model_t *model, const ag
 
 ag_error_t ag_train_state_save(const char *path, const ag_model_t *model, const ag_train_state_t *st,
                                const ag_metadata_t *extra) {
+    if (!path || !model || !st) return AG_ERROR(AG_EINVAL, "ag_train_state_save: NULL path, model or state");
     const ag_param_list_t *params = ag_model_params(model);
     if (st->n_params != ag_param_list_size(params) || st->optim.size != st->n_params)
         return AG_ERROR(AG_EINVAL, "%s: the training state is not for this model", path);
@@ -280,7 +281,9 @@ static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_tr
 }
 
 ag_error_t ag_train_state_load(const char *path, ag_model_t *model, ag_train_state_t *st, ag_metadata_t *extra) {
+    if (!st) return AG_ERROR(AG_EINVAL, "ag_train_state_load: NULL state");
     memset(st, 0, sizeof *st);
+    if (!path || !model) return AG_ERROR(AG_EINVAL, "ag_train_state_load: NULL path or model");
     ag_safetensors_t f;
     AG_CHECK(ag_safetensors_read(&f, path, AG_SAFETENSORS_STRICT));
     ag_error_t rc = load_state(&f, model, st);
@@ -292,6 +295,7 @@ ag_error_t ag_train_state_load(const char *path, ag_model_t *model, ag_train_sta
 }
 
 ag_error_t ag_train_state_open(const ag_safetensors_t *f, ag_model_t **model, ag_train_state_t *st) {
+    if (!model || !st) return AG_ERROR(AG_EINVAL, "ag_train_state_open: NULL model or state output");
     memset(st, 0, sizeof *st);
     *model = NULL;
     if (!f || !f->path) return AG_ERROR(AG_EINVAL, "ag_train_state_open: the file was not read");

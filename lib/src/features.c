@@ -909,6 +909,7 @@ static ag_error_t check_one_kind(const ag_featurizer_t *f, const igraph_t *const
 }
 
 ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *cfg, const igraph_t *const *graphs, int64_t count) {
+    if (!f) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: NULL output");
     memset(f, 0, sizeof *f);
     if (!cfg || !graphs) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: NULL argument");
     if (count < 1) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: no graphs to fit on (count = %lld)", (long long)count);

@@ -78,6 +78,7 @@ static void sort_row(int32_t *src, int64_t *eid, int64_t len, entry_t *scratch) 
 }
 
 ag_error_t ag_graph_from_igraph(ag_graph_t *graph, const igraph_t *ig) {
+    if (!graph) return AG_ERROR(AG_EINVAL, "ag_graph_from_igraph: NULL output");
     memset(graph, 0, sizeof *graph);
     if (!ig) return AG_ERROR(AG_EINVAL, "ag_graph_from_igraph: graph is NULL");
     ag_i_igraph_enter();
@@ -146,6 +147,7 @@ done:
 }
 
 ag_error_t ag_graph_batch(ag_graph_t *batch, const ag_graph_t *const *graphs, int64_t count) {
+    if (!batch) return AG_ERROR(AG_EINVAL, "ag_graph_batch: NULL output");
     memset(batch, 0, sizeof *batch);
     if (count <= 0) return AG_ERROR(AG_EINVAL, "ag_graph_batch: count is %lld, must be positive", (long long)count);
     if (!graphs) return AG_ERROR(AG_EINVAL, "ag_graph_batch: graphs is NULL");

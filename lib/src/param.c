@@ -18,8 +18,10 @@ void ag_param_list_destroy(ag_param_list_t *list) {
 
 ag_error_t ag_param_list_add(ag_param_list_t *list, const char *prefix, const char *name, int ndim,
                              int64_t rows, int64_t cols, float *value, float *grad, int decay) {
+    if (!list || !name) return AG_ERROR(AG_EINVAL, "ag_param_list_add: NULL list or name");
     if (ndim < 1 || ndim > 2 || rows < 0 || cols < 0)
         return AG_ERROR(AG_EINVAL, "parameter '%s' has an invalid shape", name);
+    if (!value && rows > 0 && cols > 0) return AG_ERROR(AG_EINVAL, "parameter '%s' has no values", name);
     if (list->count == list->capacity) {
         int64_t cap = list->capacity ? 2 * list->capacity : 16;
         ag_param_t *items = ag_i_realloc(list->items, (size_t)cap * sizeof *items);

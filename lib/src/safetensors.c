@@ -340,6 +340,7 @@ ag_error_t ag_safetensors_write(const char *path, const ag_tensor_t *tensors, in
 
 ag_error_t ag_safetensors_write_params(const char *path, const ag_param_list_t *params,
                                        const ag_metadata_t *meta) {
+    if (!params) return AG_ERROR(AG_EINVAL, "ag_safetensors_write_params: NULL parameter list");
     ag_tensor_t *ts;
     AG_CHECK(ag_i_alloc_array((void **)&ts, params->count, sizeof *ts, "tensor list"));
     for (int64_t i = 0; i < params->count; i++) {
@@ -672,6 +673,7 @@ ag_error_t ag_safetensors_read(ag_safetensors_t *file, const char *path, int fla
 }
 
 ag_error_t ag_safetensors_to_params(const ag_safetensors_t *file, const ag_param_list_t *params) {
+    if (!file || !params) return AG_ERROR(AG_EINVAL, "ag_safetensors_to_params: NULL file or parameter list");
     const char *path = file->path ? file->path : "model file";
     /* names missing from the file, then names the model lacks, then shapes: all before copying */
     char list[640];
@@ -718,6 +720,7 @@ ag_error_t ag_safetensors_to_params(const ag_safetensors_t *file, const ag_param
 }
 
 ag_error_t ag_safetensors_read_params(const char *path, const ag_param_list_t *params, ag_metadata_t *metadata) {
+    if (!params) return AG_ERROR(AG_EINVAL, "ag_safetensors_read_params: NULL parameter list");
     ag_safetensors_t file;
     AG_CHECK(ag_safetensors_read(&file, path, AG_SAFETENSORS_STRICT));
     ag_error_t rc = ag_safetensors_to_params(&file, params);

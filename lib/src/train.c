@@ -935,14 +935,15 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
     memset(&sched, 0, sizeof sched);
     sched.kind = cfg->lr_schedule;
     sched.base_lr = cfg->optim.lr;
-    sched.warmup_steps = cfg->warmup_epochs * steps_per_epoch;
+    int64_t warmup = cfg->warmup_epochs > 0 ? cfg->warmup_epochs : 0; /* may outlast the epochs */
+    if (ag_i_mul_overflow(cfg->epochs, steps_per_epoch, &sched.total_steps) ||
+        ag_i_mul_overflow(warmup, steps_per_epoch, &sched.warmup_steps)) {
+        ag_optim_destroy(&st.optim);
+        return AG_ERROR(AG_ELIMIT, "%lld epochs (%lld of warm-up) of %lld steps overflow the step count",
+                        (long long)cfg->epochs, (long long)warmup, (long long)steps_per_epoch);
+    }
     sched.step_size = steps_per_epoch * (cfg->epochs / 3 > 0 ? cfg->epochs / 3 : 1);
     sched.gamma = 0.5f;
-    if (ag_i_mul_overflow(cfg->epochs, steps_per_epoch, &sched.total_steps)) {
-        ag_optim_destroy(&st.optim);
-        return AG_ERROR(AG_ELIMIT, "%lld epochs of %lld steps overflow the step count", (long long)cfg->epochs,
-                        (long long)steps_per_epoch);
-    }
     sched.min_lr = cfg->optim.lr * 0.01f;
 
     float *out = NULL, *dout = NULL;

@@ -40,9 +40,10 @@ void ag_param_list_init(ag_param_list_t *list);
 void ag_param_list_destroy(ag_param_list_t *list);
 
 /** \function ag_param_list_add
- * Appends one tensor named prefix + "." + name (or name alone if prefix is empty or NULL).
- * \return AG_SUCCESS; AG_EINVAL (ndim not 1 or 2, a negative size, a full name longer than
- *         AG_PARAM_NAME_MAX - 1); AG_ENOMEM. */
+ * Appends one tensor named prefix + "." + name (or name alone if prefix is empty or NULL). grad
+ * may be NULL for a tensor that is only saved or loaded, never trained.
+ * \return AG_SUCCESS; AG_EINVAL (NULL list or name, NULL value for a non-empty tensor, ndim not 1
+ *         or 2, a negative size, a full name longer than AG_PARAM_NAME_MAX - 1); AG_ENOMEM. */
 ag_error_t ag_param_list_add(ag_param_list_t *list, const char *prefix, const char *name, int ndim,
                              int64_t rows, int64_t cols, float *value, float *grad, int decay);
 
