@@ -171,6 +171,22 @@ static void test_per_task_lines(void **state) {
     assert_non_null(strstr(ev.out, "}, {\"name\": \"opposite\", \"n\": 18, \"roc_auc\": "));
     assert_non_null(strstr(ev.out, "}, {\"name\": \"ones\", \"n\": 21, \"roc_auc\": null, \"loss\": "));
     assert_true(strcmp(ev.out + strlen(ev.out) - 4, "}]}\n") == 0);
+    /* cross-validation: each fold's block, task lines included, is what `--fold I` alone prints */
+    const char *cv = "--epochs 2 --hidden 16 --layers 1 --heads 2 --threads 1 --quiet --kfold 2 --seed 3";
+    ag_cli_run_ok(&tr, "train --labels %s %s", tab, cv);
+    ag_cli_run_ok(&ev, "train --labels %s %s --fold 1", tab, cv);
+    assert_int_equal(ag_cli_count_lines(ev.out), 4);
+    assert_int_equal(ag_cli_count_lines(tr.out), 2 * 4 + 1);
+    assert_true(strncmp(tr.out, "fold 0 test: roc_auc ", 21) == 0);
+    assert_true(strncmp(strchr(tr.out, '\n'), "\n  label: roc_auc ", 18) == 0);
+    const char *f1 = strstr(tr.out, "\nfold 1 test: roc_auc ");
+    assert_non_null(f1);
+    assert_memory_equal(f1 + 8, ev.out, strlen(ev.out));
+    assert_true(strncmp(f1 + 1 + strlen(ev.out) + 7, "cv: roc_auc ", 12) == 0);
+    ag_cli_run_ok(&tr, "train --labels %s %s --json", tab, cv);
+    assert_int_equal(ag_cli_count_lines(tr.out), 3);
+    assert_non_null(strstr(tr.out, "\"fold\": 1, \"task\": \"graph-multitask\""));
+    assert_non_null(strstr(strstr(tr.out, "\"fold\": 1"), "\"tasks\": [{\"name\": \"label\", \"n\": "));
     unlink(tab);
 
     tasks_table(tab, sizeof tab, "file,value,size", two_targets);

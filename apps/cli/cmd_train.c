@@ -1002,8 +1002,11 @@ static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t
         d->fold = d->split.folds[f];
         /* numbered from 0 as the stdout lines and --fold are, with the count beside it */
         if (!t->quiet) fprintf(stderr, "attn-graph: fold %lld (%lld of %lld)\n", (long long)f, (long long)f + 1, (long long)n);
-        code = train_one(job, o, d, &all[f], NULL, &task, f == 0);
-        if (code == AG_EXIT_OK) cli_print_fold_scores(stdout, f, task, &all[f], t->json);
+        cli_task_scores_t ts; /* each task's figures on this fold's test part (several tasks) */
+        memset(&ts, 0, sizeof ts);
+        code = train_one(job, o, d, &all[f], &ts, &task, f == 0);
+        if (code == AG_EXIT_OK) cli_print_fold_scores(stdout, f, task, &all[f], &ts, t->json);
+        cli_task_scores_destroy(&ts);
     }
     if (code == AG_EXIT_OK && interrupted)
         /* a mean over the folds that ran would read as the cross-validation's figure */

@@ -468,8 +468,9 @@ void cli_print_task_scores(FILE *out, const char *part, ag_task_t task, const ag
     print_scores(out, part, -1, task, s, tasks, json);
 }
 
-void cli_print_fold_scores(FILE *out, int64_t fold, ag_task_t task, const ag_scores_t *s, int json) {
-    print_scores(out, "test", fold, task, s, NULL, json);
+void cli_print_fold_scores(FILE *out, int64_t fold, ag_task_t task, const ag_scores_t *s,
+                           const cli_task_scores_t *tasks, int json) {
+    print_scores(out, "test", fold, task, s, tasks, json);
 }
 
 int cli_task_scores_init(cli_task_scores_t *t, const char *const *names, int64_t n) {

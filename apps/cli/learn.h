@@ -155,8 +155,9 @@ int cli_smoothed_scores(ag_model_t *const *members, int64_t K, const ag_trainset
                         ag_scores_t *sc);
 
 /* One fold of a cross-validation: "fold 3 test: accuracy ... (n 19)", or the JSON object with a
- * "fold" member. */
-void cli_print_fold_scores(FILE *out, int64_t fold, ag_task_t task, const ag_scores_t *s, int json);
+ * "fold" member; each task's figures below it as cli_print_task_scores() prints them. */
+void cli_print_fold_scores(FILE *out, int64_t fold, ag_task_t task, const ag_scores_t *s,
+                           const cli_task_scores_t *tasks, int json);
 
 /* The cross-validation's line: each metric's mean and sample standard deviation over the folds
  * ("cv: accuracy 0.8936 +- 0.0561, ... (10 folds, n 188)"), or one JSON object with NAME_mean and
