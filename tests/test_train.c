@@ -249,21 +249,27 @@ static void make_sbm_split(ag_trainset_t *set, int64_t tr[20], int64_t va[20]) {
 }
 
 /* Trains the SBM model briefly and returns all its weights. */
-static float *train_weights(int threads, int64_t *count) {
-    ag_set_num_threads(threads);
+/* The weights (count of them) of small_node_model() trained by tc on the planted-partition split. */
+static float *sbm_weights(const ag_train_config_t *tc, ag_train_result_t *res, int64_t *count) {
     ag_trainset_t set;
     int64_t tr[20], va[20];
     make_sbm_split(&set, tr, va);
     ag_model_t *m = small_node_model();
+    assert_int_equal(ag_train(m, &set, tr, 20, va, 20, tc, res), AG_SUCCESS);
+    float *w = weights_of(m, count);
+    ag_model_destroy(m);
+    ag_trainset_destroy(&set);
+    return w;
+}
+
+static float *train_weights(int threads, int64_t *count) {
+    ag_set_num_threads(threads);
     ag_train_config_t tc;
     ag_train_config_default(&tc, AG_TASK_NODE_CLASSIFICATION);
     tc.epochs = 8;
     tc.seed = 5;
     ag_train_result_t res;
-    assert_int_equal(ag_train(m, &set, tr, 20, va, 20, &tc, &res), AG_SUCCESS);
-    float *w = weights_of(m, count);
-    ag_model_destroy(m);
-    ag_trainset_destroy(&set);
+    float *w = sbm_weights(&tc, &res, count);
     ag_set_num_threads(0);
     return w;
 }
@@ -443,10 +449,6 @@ static void stop_after(const ag_epoch_log_t *log, void *user) {
  * never; -1: before the call); returns its weights and the result. */
 static float *stop_run(int64_t epochs, int64_t stop_epoch, int64_t min_epochs, ag_train_result_t *res,
                        int64_t *count, int64_t *calls) {
-    ag_trainset_t set;
-    int64_t tr[20], va[20];
-    make_sbm_split(&set, tr, va);
-    ag_model_t *m = small_node_model();
     ag_train_config_t tc;
     ag_train_config_default(&tc, AG_TASK_NODE_CLASSIFICATION);
     tc.epochs = epochs;
@@ -458,11 +460,8 @@ static float *stop_run(int64_t epochs, int64_t stop_epoch, int64_t min_epochs, a
     tc.progress = stop_after;
     tc.progress_user = &s;
     if (stop_epoch) tc.stop = &s.flag;
-    assert_int_equal(ag_train(m, &set, tr, 20, va, 20, &tc, res), AG_SUCCESS);
-    float *w = weights_of(m, count);
+    float *w = sbm_weights(&tc, res, count);
     *calls = s.calls;
-    ag_model_destroy(m);
-    ag_trainset_destroy(&set);
     return w;
 }
 
