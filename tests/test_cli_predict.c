@@ -1056,6 +1056,36 @@ static void test_label_names(void **state) {
         char key[64];
         snprintf(key, sizeof key, "\"%s\": ", sets[k][1]);
         assert_non_null(strstr(r.out, key));
+        /* -o OUT.jsonl: those lines; -o OUT.json: the same objects as one array's elements */
+        char jpath[256];
+        snprintf(jpath, sizeof jpath, "%s/names%d.jsonl", dir, k);
+        snprintf(args, sizeof args, "label --model %s %s -o %s", model, gml, jpath);
+        ag_cli_run_t w;
+        ag_cli_run(&w, NULL, args);
+        assert_int_equal(w.code, 0);
+        size_t n;
+        char *text = (char *)ag_test_read_file(jpath, &n);
+        assert_int_equal(n, strlen(r.out));
+        assert_memory_equal(text, r.out, n);
+        free(text);
+        snprintf(jpath, sizeof jpath, "%s/names%d.json", dir, k);
+        snprintf(args, sizeof args, "label --json --model %s %s -o %s", model, gml, jpath);
+        ag_cli_run(&w, NULL, args);
+        assert_int_equal(w.code, 0);
+        text = (char *)ag_test_read_file(jpath, &n);
+        char want[8192];
+        size_t used = 0;
+        used += (size_t)snprintf(want, sizeof want, "[\n");
+        for (const char *line = r.out; *line; line = strchr(line, '\n') + 1) {
+            const char *nl = strchr(line, '\n');
+            used += (size_t)snprintf(want + used, sizeof want - used, "%.*s%s\n", (int)(nl - line), line,
+                                     nl[1] ? "," : "");
+        }
+        used += (size_t)snprintf(want + used, sizeof want - used, "]\n");
+        assert_true(used < sizeof want);
+        assert_int_equal(n, used);
+        assert_memory_equal(text, want, n);
+        free(text);
         const char *exts[2] = {"gml", "graphml"};
         for (int x = 0; x < 2; x++) {
             char out[256];

@@ -12,7 +12,7 @@ static const char *const CMD = "label";
 
 static void label_usage(FILE *out) {
     fprintf(out,
-        "usage: attn-graph label [--model MODEL.safetensors] GRAPH [-o OUT.gml|OUT.graphml|OUT.csv|OUT.json]\n"
+        "usage: attn-graph label [--model MODEL.safetensors] GRAPH [-o OUT.gml|OUT.graphml|OUT.csv|OUT.json|OUT.jsonl]\n"
         "                        [--json] [--format F] [--directed] [--node-table FILE]\n"
         "                        [--table-id-attr ATTR] [--threads N]\n"
         "                        [--smooth ALPHA [--correct ALPHA] | --no-smooth]\n"
@@ -22,11 +22,12 @@ static void label_usage(FILE *out) {
         "node regression adds 'pred' (one target) or 'pred<Target>'. <Class> and <Target> keep only\n"
         "the letters and digits of the name (so GML and GraphML carry the same names; the class index\n"
         "when that would make two names equal). The graph is written as GML or GraphML by the\n"
-        "extension of OUT, as a CSV table with -o OUT.csv, or as JSON lines with -o OUT.json; without\n"
-        "-o the CSV (or with --json the JSON lines) goes to stdout.\n"
+        "extension of OUT, as a CSV table with -o OUT.csv, as a JSON array of one object per vertex\n"
+        "with -o OUT.json, or as JSON lines (one object per line) with -o OUT.jsonl; without -o the\n"
+        "CSV (or with --json the JSON lines) goes to stdout.\n"
         "CSV columns: vertex (0-based index), id or name (when the graph has that vertex attribute),\n"
         "pred, then prob<Class>... (classification) or pred<Target>... (several targets).\n"
-        "JSON: one object per vertex per line, e.g.\n"
+        "JSON: one object per vertex (per line, or an array's elements with -o OUT.json), e.g.\n"
         "  {\"vertex\": 0, \"id\": 0, \"prediction\": \"0\", \"probabilities\": {\"0\": 0.91, \"1\": 0.09}}\n"
         "  {\"vertex\": 0, \"id\": 0, \"prediction\": 0.6, \"values\": {\"y\": 0.6}}   (regression)\n"
         "Files are written atomically (a temporary file renamed over OUT).\n"
@@ -34,8 +35,8 @@ static void label_usage(FILE *out) {
         "the installed models folder, then the source tree's graphs/models.\n"
         "\n"
         "  --model FILE         a node-level model saved by 'attn-graph train'\n"
-        "  -o, --output OUT     output file (.gml, .graphml, .csv, .json)\n"
-        "  --json               JSON lines instead of CSV (stdout, or an OUT ending in .json)\n"
+        "  -o, --output OUT     output file (.gml, .graphml, .csv, .json, .jsonl)\n"
+        "  --json               JSON lines instead of CSV on stdout (with -o: as OUT's extension says)\n"
         "  --format F           input format (gml, graphml, edgelist, ...; auto: by extension, for '-' by its text)\n"
         "  --directed           read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
         "  --node-table FILE    the node feature table, when the model was trained with one\n"
@@ -125,12 +126,16 @@ static int write_csv(FILE *f, const ag_bundle_t *b, ag_task_t task, const igraph
     return ferror(f) ? -1 : 0;
 }
 
-/* One JSON object per vertex per line, keyed like classify --json: the raw class or target names. */
-static int write_json(FILE *f, const ag_bundle_t *b, ag_task_t task, const igraph_t *ig, const float *Y) {
+/* One JSON object per vertex, keyed like classify --json: the raw class or target names; one per
+ * line (JSON lines), or as the elements of one array, which json.load() and pandas.read_json()
+ * read as a file named .json. */
+static int json_objects(FILE *f, const ag_bundle_t *b, ag_task_t task, const igraph_t *ig, const float *Y,
+                        int array) {
     int64_t N = igraph_vcount(ig), C = b->n_names;
     id_columns_t ids;
     id_columns(ig, &ids);
     int classify = task == AG_TASK_NODE_CLASSIFICATION;
+    if (array) fputs(N ? "[\n" : "[", f);
     for (int64_t v = 0; v < N; v++) {
         const float *y = Y + v * C;
         fprintf(f, "{\"vertex\": %lld", (long long)v);
@@ -161,9 +166,18 @@ static int write_json(FILE *f, const ag_bundle_t *b, ag_task_t task, const igrap
             fputs(": ", f);
             cli_json_number(f, y[c]);
         }
-        fputs("}}\n", f);
+        fputs(array && v + 1 < N ? "}},\n" : "}}\n", f);
     }
+    if (array) fputs("]\n", f);
     return ferror(f) ? -1 : 0;
+}
+
+static int write_json_lines(FILE *f, const ag_bundle_t *b, ag_task_t task, const igraph_t *ig, const float *Y) {
+    return json_objects(f, b, task, ig, Y, 0);
+}
+
+static int write_json_array(FILE *f, const ag_bundle_t *b, ag_task_t task, const igraph_t *ig, const float *Y) {
+    return json_objects(f, b, task, ig, Y, 1);
 }
 
 /* Adds the prediction attributes to ig (replacing any of the same names). */
@@ -218,11 +232,11 @@ int ag_cmd_label(int argc, char **argv) {
     const char *out_path = o.out_path;
     cli_out_kind_t kind = out_path ? cli_out_kind(out_path) : json ? CLI_OUT_JSON : CLI_OUT_CSV;
     if (kind != CLI_OUT_GML && kind != CLI_OUT_GRAPHML && kind != CLI_OUT_CSV && kind != CLI_OUT_JSON) {
-        fprintf(stderr, "attn-graph: label: -o %s: give a .gml, .graphml, .csv or .json file\n", out_path);
+        fprintf(stderr, "attn-graph: label: -o %s: give a .gml, .graphml, .csv, .json or .jsonl file\n", out_path);
         return AG_EXIT_USAGE;
     }
     if (json && kind != CLI_OUT_JSON) {
-        fprintf(stderr, "attn-graph: label: --json writes JSON lines: give -o OUT.json or no -o, not -o %s\n",
+        fprintf(stderr, "attn-graph: label: --json writes JSON: give -o OUT.json, -o OUT.jsonl or no -o, not -o %s\n",
                 out_path);
         return AG_EXIT_USAGE;
     }
@@ -241,7 +255,9 @@ int ag_cmd_label(int argc, char **argv) {
     if (code == AG_EXIT_OK) {
         cli_igraph_catch();
         int (*table)(FILE *, const ag_bundle_t *, ag_task_t, const igraph_t *, const float *) =
-                kind == CLI_OUT_JSON ? write_json : write_csv;
+                kind != CLI_OUT_JSON                              ? write_csv
+                : out_path && cli_ends_with_ci(out_path, ".json") ? write_json_array
+                                                                  : write_json_lines;
         if (!out_path) {
             if (table(stdout, &p.b, task, &p.ig, p.run.Y) < 0 || fflush(stdout) != 0) {
                 fprintf(stderr, "attn-graph: label: cannot write the table: %s\n", cli_igraph_message());
