@@ -12,7 +12,8 @@ static const char *const CMD = "label";
 
 static void label_usage(FILE *out) {
     fprintf(out,
-        "usage: attn-graph label [--model MODEL.safetensors] GRAPH [-o OUT.gml|OUT.graphml|OUT.csv|OUT.json|OUT.jsonl]\n"
+        "usage: attn-graph label [--model MODEL.safetensors] GRAPH\n"
+        "                        [-o OUT.gml|OUT.graphml|OUT.csv|OUT.json|OUT.jsonl]\n"
         "                        [--json] [--format F] [--directed] [--node-table FILE]\n"
         "                        [--table-id-attr ATTR] [--threads N]\n"
         "                        [--smooth ALPHA [--correct ALPHA] | --no-smooth]\n"
