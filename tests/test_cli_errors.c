@@ -53,6 +53,8 @@ static int setup(void **state) {
     edit_copy("graphs/molecules/aspirin.gml", "numelem.gml", "element", " 6");
     edit_copy("graphs/molecules/aspirin.gml", "nobond.gml", "bond_type", NULL);
     edit_copy("graphs/social/karate.gml", "noname.gml", "name", NULL);
+    edit_copy("graphs/molecules/aspirin.gml", "directed.gml", "directed", " 1");
+    edit_copy("graphs/social/karate.gml", "kdirected.gml", "directed", " 1");
     write_table("t2.csv", 2);
     write_table("t3.csv", 3);
     write_text("bad.safetensors", "hello\n");
@@ -134,6 +136,15 @@ static void test_classify_misfits(void **state) {
     snprintf(want, sizeof want, "{\"file\": \"%s/none.gml\", \"error\": \"%s/none.gml: No such file or directory\"}\n",
              dir, dir);
     assert_string_equal(fourth, want);
+    /* a directed graph for a model of undirected ones: its edges would be read one way, and the
+     * predictions confidently wrong (SR-MMP 0.67 against 0.01 for ibuprofen) */
+    const char *directed = "the graph is directed but the model was trained on undirected graphs (edges would be "
+                           "read one way); give it as undirected (GML 'directed 0', GraphML "
+                           "edgedefault=\"undirected\")\n";
+    snprintf(want, sizeof want, "attn-graph: @/directed.gml: %s", directed);
+    run_expect(3, want, "classify @/directed.gml");
+    snprintf(want, sizeof want, "attn-graph: @/kdirected.gml: %s", directed);
+    run_expect(3, want, "label @/kdirected.gml");
     /* every misfit is named, in argument order */
     run_expect(3,
         "attn-graph: @/nobond.gml: attribute 'bond_type' is missing (the model expects string edge attribute "

@@ -460,7 +460,9 @@ static void test_transform_errors(void **state) {
     SETVAN(&g, "charge", 0, 1);
     SETVAN(&g, "charge", 1, 1);
     assert_int_equal(ag_featurizer_transform(&f, &g, &X, NULL), AG_EMISMATCH);
-    assert_string_equal(ag_error_message(), "the graph is directed but the featuriser was fitted on undirected graphs (degree columns differ)");
+    assert_string_equal(ag_error_message(), "the graph is directed but the model was trained on undirected graphs (edges "
+                        "would be read one way); give it as undirected (GML 'directed 0', GraphML "
+                        "edgedefault=\"undirected\")");
     igraph_destroy(&g);
     ag_featurizer_destroy(&f);
     ag_fmat_destroy(&X);

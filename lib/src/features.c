@@ -483,9 +483,14 @@ ag_error_t ag_featurizer_unseen(const ag_featurizer_t *f, const igraph_t *ig, ag
 /* X's attribute and degree columns, unnormalised; PE columns stay zero. */
 static ag_error_t transform_raw(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X) {
     int64_t n = elem_count(ig, 0);
-    if (f->degree && graph_directed(ig) != f->directed)
-        return AG_ERROR(AG_EMISMATCH, "the graph is %s but the featuriser was fitted on %s graphs (degree columns differ)",
-                        f->directed ? "undirected" : "directed", f->directed ? "directed" : "undirected");
+    /* not only the degree columns: the attention masks and the positional encodings read a
+     * directed graph's edges one way, so its predictions would be confidently wrong */
+    if (graph_directed(ig) != f->directed)
+        return AG_ERROR(AG_EMISMATCH, "the graph is %s but the model was trained on %s graphs (edges would be read "
+                        "%s); give it as %s (GML 'directed %d', GraphML edgedefault=\"%s\")",
+                        f->directed ? "undirected" : "directed", f->directed ? "directed" : "undirected",
+                        f->directed ? "both ways" : "one way", f->directed ? "directed" : "undirected",
+                        f->directed ? 1 : 0, f->directed ? "directed" : "undirected");
     AG_CHECK(ag_fmat_init(X, n, f->n_features));
     ag_error_t err = encode_attrs(ig, 0, f->vattrs, f->n_vattrs, n, X->data, f->n_features);
     if (err == AG_SUCCESS && f->degree && n > 0) {
