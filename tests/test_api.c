@@ -600,12 +600,28 @@ static void test_nodes_default_preset(void **state) {
     o.epochs = 2;
     o.threads = 1;
     ag_net_t *net = NULL;
-    /* raw degrees (up to 17): the transformer, whose blocks normalise */
+    /* raw degrees (up to 17): standardised (the constant column of 1s left as it is), and the
+     * transformer, whose blocks normalise */
     assert_int_equal(ag_net_train_nodes(&net, &FX.karate, &F, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);
     const ag_model_config_t *c = ag_model_config(ag_net_bundle(net)->model);
     assert_int_equal(c->n_blocks, 3);
     assert_int_equal(c->blocks[0].attn.score, AG_SCORE_DOT);
+    const ag_table_norm_t *tn = &ag_net_bundle(net)->table;
+    assert_int_equal(tn->norm, AG_NORM_STANDARDIZE);
+    assert_float_equal(tn->mean[0], 156.0 / 34.0, 1e-5); /* 78 edges */
+    assert_float_equal(tn->mean[1], 0.0, 0.0);
+    assert_float_equal(tn->std[1], 1.0, 0.0);
     ag_net_destroy(net);
+    /* kept raw when asked: the transformer still */
+    o.normalize = "none";
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, &F, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);
+    assert_int_equal(ag_net_bundle(net)->table.norm, AG_NORM_NONE);
+    assert_int_equal(ag_model_config(ag_net_bundle(net)->model)->blocks[0].attn.score, AG_SCORE_DOT);
+    ag_net_destroy(net);
+    o.normalize = "nope";
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, &F, &FX.club, NULL, NULL, &o, NULL), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "option normalize: unknown value 'nope' (expected none, standard, "
+                                               "l1 or auto)"));
     /* rows normalised to sum 1: the gat preset */
     o.normalize = "l1";
     assert_int_equal(ag_net_train_nodes(&net, &FX.karate, &F, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);

@@ -800,12 +800,39 @@ static void test_default_preset(void **state) {
                   "--edge-mode none");
     assert_non_null(strstr(sc.err, "note: the model has no edge term (--edge-mode none)"));
     assert_null(strstr(sc.err, "(+ edge features)"));
+    /* raw values: standardised by default (--normalize auto), and the transformer */
     ag_cli_run_ok(&sc, "train %s --node-table %s/raw.csv", karate, dir);
     assert_null(strstr(sc.err, "the gat preset ("));
-    assert_non_null(strstr(sc.err, "note: node classification on features from the data with values beyond [-1, 1]: "
-                                   "the transformer, whose blocks normalise"));
+    assert_non_null(strstr(sc.err, "note: node classification on features from the data with raw values (beyond "
+                                   "[-1, 1]): 'f' standardised (--normalize auto, the default for node tasks; "
+                                   "--normalize none keeps the raw values), and the transformer, whose blocks "
+                                   "normalise (--preset gat for the GAT paper's model)\n"));
     ag_cli_run_ok(&tr, "train %s --node-table %s/raw.csv --preset transformer --quiet", karate, dir);
     assert_string_equal(sc.out, tr.out);
+    ag_cli_run_ok(&tr, "train %s --node-table %s/raw.csv --normalize auto --quiet", karate, dir);
+    assert_string_equal(sc.out, tr.out);
+    /* standardised as --normalize standard would, a single column being raw */
+    ag_cli_run_ok(&tr, "train %s --node-table %s/raw.csv --normalize standard --quiet", karate, dir);
+    assert_string_equal(sc.out, tr.out);
+    /* kept raw when asked: the transformer still, with the note saying why */
+    ag_cli_run_ok(&tr, "train %s --node-table %s/raw.csv --normalize none", karate, dir);
+    assert_non_null(strstr(tr.err, "note: node classification on features from the data with values beyond [-1, 1]: "
+                                   "the transformer, whose blocks normalise (the gat preset has no normalisation "
+                                   "layer)\n"));
+    assert_string_not_equal(sc.out, tr.out);
+    /* a raw column beside an indicator: only the raw one is standardised */
+    snprintf(table, sizeof table, "id,age,flag\n");
+    for (int v = 0; v < 34; v++)
+        snprintf(table + strlen(table), sizeof table - strlen(table), "%d,%d,%d\n", v, 20 + v, v % 2);
+    ag_test_write_text(dir, "mixed.csv", table);
+    ag_cli_run_ok(&sc, "train %s --node-table %s/mixed.csv -o %s/mixed.safetensors", karate, dir, dir);
+    assert_non_null(strstr(sc.err, "): 'age' standardised (--normalize auto"));
+    ag_cli_run_ok(&info, "info %s/mixed.safetensors", dir);
+    assert_non_null(strstr(info.out, "node table: 2 columns, 1 standardised, the others as is\n"));
+    ag_cli_run_ok(&sc, "train %s --node-table %s/mixed.csv --normalize standard -o %s/std.safetensors", karate, dir,
+                  dir);
+    ag_cli_run_ok(&info, "info %s/std.safetensors", dir);
+    assert_non_null(strstr(info.out, "node table: 2 columns, standardised\n"));
     /* rows normalised (l1): within [-1, 1] again */
     ag_cli_run_ok(&sc, "train %s --node-table %s/raw.csv --normalize l1", karate, dir);
     assert_non_null(strstr(sc.err, "the gat preset"));
@@ -1157,6 +1184,63 @@ static void test_identifier_note(void **state) {
     assert_non_null(strstr(r.err, "vertex attribute 'name' has a different value on each of the 34 vertices"));
 }
 
+/* A planted three-community graph of 120 members (edges within a community with probability
+ * 0.15, across 0.01), each with an age of 18 to 80, a city and a user name that say nothing of
+ * the community: only the structure does. A fixed LCG makes it the same on every machine. */
+static void planted_communities(const char *dir) {
+    enum { N = 120 };
+    static char gml[64 * 1024];
+    uint32_t x = 12345u;
+#define NEXT() (x = x * 1664525u + 1013904223u, (double)(x >> 8) / 16777216.0)
+    static const char *const comm[3] = {"alpha", "beta", "gamma"}, *const city[4] = {"Lille", "Lyon", "Nice", "Paris"};
+    size_t len = (size_t)snprintf(gml, sizeof gml, "graph [ directed 0\n");
+    for (int v = 0; v < N; v++) {
+        int age = 18 + (int)(NEXT() * 63.0);
+        len += (size_t)snprintf(gml + len, sizeof gml - len,
+                                "node [ id %d name \"user_%04d\" community \"%s\" city \"%s\" age %d ]\n", v, v,
+                                comm[v / 40], city[(int)(NEXT() * 4.0)], age);
+    }
+    for (int u = 0; u < N; u++)
+        for (int v = u + 1; v < N; v++)
+            if (NEXT() < (u / 40 == v / 40 ? 0.15 : 0.01))
+                len += (size_t)snprintf(gml + len, sizeof gml - len, "edge [ source %d target %d ]\n", u, v);
+#undef NEXT
+    assert_true(len + 2 < sizeof gml);
+    snprintf(gml + len, sizeof gml - len, "]\n");
+    ag_test_write_text(dir, "planted.gml", gml);
+}
+
+/* The default run on a graph whose one raw column (an age) sits beside one-hot columns learns the
+ * communities from the structure: the age is standardised (--normalize auto). Without it the
+ * transformer's first epochs fitted the age, validation loss never went below epoch 1's, and early
+ * stopping kept that epoch's chance-level model (a QA report: test accuracy 0.33 for seeds 2 and 3
+ * on a 180-vertex graph of this kind). */
+static void test_raw_column_default(void **state) {
+    (void)state;
+    char dir[256];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_raw_column", 0), 0);
+    planted_communities(dir);
+    for (int seed = 1; seed <= 3; seed++) {
+        ag_cli_run_t r;
+        ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --seed %d --json", dir, seed);
+        assert_non_null(strstr(r.err, "'age' standardised (--normalize auto"));
+        const char *acc = strstr(r.out, "\"accuracy\": ");
+        assert_non_null(acc);
+        double a = atof(acc + strlen("\"accuracy\": "));
+        print_message("seed %d: test accuracy %.4f\n", seed, a);
+        assert_true(a >= 0.9);
+        assert_null(strstr(r.err, "warning"));
+    }
+    /* kept raw, seed 3 stops at epoch 1's model, as the report's runs did: a warning says so,
+     * even under --quiet */
+    ag_cli_run_t r;
+    ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --seed 3 --normalize none --quiet",
+                  dir);
+    assert_string_equal(r.err, "attn-graph: warning: early stopping kept epoch 1's model: no later epoch improved the "
+                               "validation loss in the next 30 (--patience; 0 trains every epoch)\n");
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 /* Node classification with a small labelled validation part stops on its loss, with a note; a
  * --metric given is kept, and so is accuracy on a larger part. */
 static void test_small_validation(void **state) {
@@ -1262,6 +1346,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
         cmocka_unit_test(test_identifier_note),
         cmocka_unit_test(test_small_validation),
+        cmocka_unit_test(test_raw_column_default),
         cmocka_unit_test(test_own_outputs_not_features),
         cmocka_unit_test(test_structure_note_and_labelled_graphs),
         cmocka_unit_test_setup_teardown(test_train_save_eval, setup, teardown),

@@ -596,6 +596,10 @@ static void test_no_edges(void **state) {
     igraph_destroy(&g);
 }
 
+static void to_text(const ag_featurizer_t *f, ag_strbuf_t *sb);
+static ag_error_t load_text(const char *text, ag_featurizer_t *f);
+static void assert_same_transform(const ag_featurizer_t *f, const ag_featurizer_t *g, const igraph_t *ig);
+
 static void test_normalisation(void **state) {
     (void)state;
     igraph_t a;
@@ -653,6 +657,50 @@ static void test_normalisation(void **state) {
     const char *names[] = {"x0", "x1", "charge", "degree"};
     assert_names(&f, 0, names, 4);
     ag_featurizer_destroy(&f);
+    /* raw columns only (--normalize auto): x0 (1..4) and the constant y (7) are beyond [-1, 1] and
+     * standardised; the boolean, the one-hot block, a column within [-1, 1] and the degree are left
+     * as they are. The fitted featuriser holds AG_NORM_STANDARDIZE, as a model file stores it. */
+    const double half[] = {0.5, -1, 0.25, 1};
+    for (int i = 0; i < 4; i++) SETVAN(&a, "half", i, half[i]);
+    const char *l3[] = {"x0", "aromatic", "element", "half", "y"};
+    cfg.vertex_attrs = l3;
+    cfg.n_vertex_attrs = 5;
+    cfg.norm = AG_NORM_STANDARDIZE_RAW;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    assert_int_equal(f.norm, AG_NORM_STANDARDIZE);
+    assert_int_equal(f.n_features, 9);
+    const float rm[] = {2.5f, 0, 0, 0, 0, 0, 0, 7, 0}, rs[] = {1.1180340f, 1, 1, 1, 1, 1, 1, 1, 1};
+    for (int c = 0; c < 9; c++) {
+        assert_float_equal(f.mean[c], rm[c], 1e-6);
+        assert_float_equal(f.std[c], rs[c], 1e-6);
+    }
+    assert_int_equal(ag_featurizer_transform(&f, &a, &X, NULL), AG_SUCCESS);
+    /* columns: x0, aromatic, element C N O <other>, half, y, degree */
+    const float w3[] = {-1.3416408f, 1, 1, 0, 0, 0, 0.5f,  0, 1, -0.4472136f, 0, 0, 1, 0, 0, -1, 0, 2,
+                        0.4472136f,  1, 1, 0, 0, 0, 0.25f, 0, 2, 1.3416408f, 0, 0, 0, 1, 0, 1, 0, 1};
+    assert_fmat(&X, 4, 9, w3, 1e-6f);
+    /* stored and read back as any standardised featuriser */
+    ag_strbuf_t sb;
+    to_text(&f, &sb);
+    ag_featurizer_t back;
+    assert_int_equal(load_text(sb.data, &back), AG_SUCCESS);
+    ag_strbuf_destroy(&sb);
+    assert_same_transform(&f, &back, &a);
+    ag_featurizer_destroy(&back);
+    ag_featurizer_destroy(&f);
+    /* a graph with no attribute gets its degree standardised (degree_if_featureless), raw mode or not */
+    cfg.vertex_select = AG_SELECT_NONE;
+    cfg.degree = 0;
+    cfg.degree_if_featureless = 1;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    assert_int_equal(f.n_features, 1);
+    assert_float_equal(f.mean[0], 1.5f, 1e-6);
+    assert_float_equal(f.std[0], 0.5f, 1e-6);
+    ag_featurizer_destroy(&f);
+    /* past the last mode: refused */
+    cfg.norm = (ag_feature_norm_t)(AG_NORM_STANDARDIZE_RAW + 1);
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "unknown normalisation 4"));
     ag_fmat_destroy(&X);
     igraph_destroy(&a);
 }

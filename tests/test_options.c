@@ -206,6 +206,13 @@ static void fake_prepared(ag_prepared_t *p, int64_t Fa, int64_t Ft, float v) {
     p->table.width = Ft;
 }
 
+/* Node classification on p trains the transformer for its raw values. */
+static void assert_raw_values(const ag_net_train_options_t *o, const ag_prepared_t *p) {
+    ag_preset_reason_t why;
+    assert_string_equal(ag_net_train_options_preset(o, AG_TASK_NODE_CLASSIFICATION, p, &why), "transformer");
+    assert_int_equal(why, AG_PRESET_RAW_VALUES);
+}
+
 /* The default preset follows the task and the data: where features come from and their scale;
  * any option that describes the model, or the preset given, keeps what the user asked for. */
 static void test_preset_choice(void **state) {
@@ -249,6 +256,30 @@ static void test_preset_choice(void **state) {
     assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "transformer");
     attrs.set.examples[0].X.data[2 * 5 + 3] = 1.0f;
     assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "gat");
+    /* a column standardised by --normalize auto held raw values, even where its z-scores all lie
+     * within [-1, 1] (0 and 2, half each, give -1 and 1): attributes' and node table's alike;
+     * columns left alone (mean 0, std 1) do not count, nor the structural column's statistics */
+    float mean[6] = {0}, sd[6] = {1, 1, 1, 1, 1, 1};
+    ag_featurizer_t *f = &attrs.featurizer;
+    ag_table_norm_t *tn = &table.table;
+    f->norm = tn->norm = AG_NORM_STANDARDIZE;
+    f->mean = tn->mean = mean;
+    f->std = tn->std = sd;
+    for (int k = 0; k < 3; k++) {
+        mean[2] = k == 1 ? 1.0f : 0.0f;
+        sd[3] = k == 2 ? 1.5f : 1.0f;
+        for (int which = 0; which < 2; which++) {
+            const ag_prepared_t *p = which ? &table : &attrs;
+            if (k == 0) assert_string_equal(ag_net_train_options_preset(&o, nc, p, NULL), "gat");
+            else assert_raw_values(&o, p);
+        }
+    }
+    sd[3] = 1.0f;
+    mean[4] = 7.0f; /* the attributes' structural column; the table's fifth */
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "gat");
+    assert_raw_values(&o, &table);
+    f->mean = f->std = tn->mean = tn->std = NULL;
+    f->norm = tn->norm = AG_NORM_NONE;
     /* other tasks: the transformer for node regression, the graph preset for graph tasks */
     assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_NODE_REGRESSION, &attrs, NULL), "transformer");
     assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_CLASSIFICATION, &attrs, NULL), "graph");
@@ -466,9 +497,23 @@ static void test_graph_preset(void **state) {
     ag_net_train_options_init(&o);
     ag_net_train_options_feature_defaults(&o, AG_TASK_GRAPH_REGRESSION, "transformer", &fc);
     ag_net_train_options_feature_defaults(&o, AG_TASK_GRAPH_REGRESSION, NULL, &fc);
-    ag_net_train_options_feature_defaults(&o, AG_TASK_NODE_CLASSIFICATION, "graph", &fc);
     assert_int_equal(fc.norm, AG_NORM_NONE);
     assert_int_equal(fc.rw_pe_k, 0);
+    /* node tasks standardise their raw columns whatever the preset, and add no random walks */
+    const ag_task_t node_tasks[2] = {AG_TASK_NODE_CLASSIFICATION, AG_TASK_NODE_REGRESSION};
+    const char *presets[3] = {"graph", "gat", NULL};
+    for (int k = 0; k < 6; k++) {
+        ag_featurizer_config_init(&fc);
+        ag_net_train_options_feature_defaults(&o, node_tasks[k % 2], presets[k / 2], &fc);
+        assert_int_equal(fc.norm, AG_NORM_STANDARDIZE_RAW);
+        assert_int_equal(fc.rw_pe_k, 0);
+    }
+    /* a normalisation given is kept */
+    o.normalize = "l1";
+    fc.norm = AG_NORM_L1_ROWS;
+    ag_net_train_options_feature_defaults(&o, AG_TASK_NODE_CLASSIFICATION, NULL, &fc);
+    assert_int_equal(fc.norm, AG_NORM_L1_ROWS);
+    o.normalize = NULL;
     /* node tasks refuse it */
     o.preset = "graph";
     expect_model_error(&o, AG_TASK_NODE_CLASSIFICATION,

@@ -331,6 +331,32 @@ static void test_node_table(void **state) {
     assert_msg_contains("3 x 3");
     ag_fmat_destroy(&bad);
     ag_prepared_destroy(&p);
+    /* raw columns only: column 1 (3, 2, 0) is standardised; column 0 after -0.5 (0.5, 1.5, -0.5)
+     * too; a column within [-1, 1] (0.5, -1, 0) is left as it is, with the statistics of identity */
+    vals[0] = 0.5f;
+    vals[2] = 1.5f;
+    vals[4] = -0.5f;
+    memcpy(t.data, vals, sizeof vals);
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "cls", NULL, 0, &t, AG_NORM_STANDARDIZE_RAW, &fc), AG_SUCCESS);
+    assert_int_equal(p.table.norm, AG_NORM_STANDARDIZE);
+    assert_float_equal(p.table.mean[0], 0.5f, 1e-6f);
+    assert_float_equal(p.table.mean[1], 5.0f / 3.0f, 1e-6f);
+    ag_prepared_destroy(&p);
+    float within[6] = {0.5f, 3, -1, 2, 0, 0};
+    memcpy(t.data, within, sizeof within);
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "cls", NULL, 0, &t, AG_NORM_STANDARDIZE_RAW, &fc), AG_SUCCESS);
+    assert_float_equal(p.table.mean[0], 0.0f, 0.0f);
+    assert_float_equal(p.table.std[0], 1.0f, 0.0f);
+    assert_float_equal(p.table.mean[1], 5.0f / 3.0f, 1e-6f);
+    X = &p.set.examples[0].X;
+    assert_float_equal(X->data[0], 0.5f, 0.0f);
+    assert_float_equal(X->data[2], -1.0f, 0.0f);
+    assert_float_equal(X->data[3], (2.0f - 5.0f / 3.0f) / p.table.std[1], 1e-6f);
+    ag_prepared_destroy(&p);
+    /* past the last mode: refused */
+    ag_table_norm_t tn;
+    assert_int_equal(ag_table_norm_fit(&tn, &t, (ag_feature_norm_t)(AG_NORM_STANDARDIZE_RAW + 1)), AG_EINVAL);
+    assert_msg_contains("unknown node-table normalisation 4");
     ag_fmat_destroy(&t);
     igraph_destroy(&ig);
     unlink(gml);

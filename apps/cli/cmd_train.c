@@ -61,8 +61,9 @@ static void train_usage(FILE *out) {
         "  --exclude-attrs P[,P]  never use these (added to 'id' and to what label and explain write: pred,\n"
         "                         prob*, attnL* ...; the label attribute and attributes that mirror it\n"
         "                         are always excluded)\n"
-        "  --normalize N          none (default; graph preset: standard), standard (per column) or l1 (per\n"
-        "                         row); also for the node table\n"
+        "  --normalize N          auto (node tasks' default: standard for the columns with values beyond\n"
+        "                         [-1, 1], such as an age; the others as they are), none, standard (per\n"
+        "                         column; graph preset's default) or l1 (per row); also for the node table\n"
         "  --degree               add degree column(s) (graphs with no usable attribute get them anyway,\n"
         "                         standardised, unless --vertex-attrs or --node-table is given)\n"
         "  --lap-pe K             add K Laplacian-eigenvector columns\n"
@@ -291,10 +292,12 @@ static int feature_config(const cli_data_opts_t *o, ag_featurizer_config_t *fc, 
     fc->exclude_more = l->x;
     fc->n_exclude_more = nx;
     if (o->normalize) {
-        static const char *const names[] = {"none", "standard", "l1"};
+        static const char *const names[] = {"none", "standard", "l1", "auto"};
+        static const ag_feature_norm_t norms[] = {AG_NORM_NONE, AG_NORM_STANDARDIZE, AG_NORM_L1_ROWS,
+                                                  AG_NORM_STANDARDIZE_RAW};
         int k;
-        if (name_in("--normalize", o->normalize, names, 3, &k) < 0) return AG_EXIT_USAGE;
-        fc->norm = k == 1 ? AG_NORM_STANDARDIZE : k == 2 ? AG_NORM_L1_ROWS : AG_NORM_NONE;
+        if (name_in("--normalize", o->normalize, names, 4, &k) < 0) return AG_EXIT_USAGE;
+        fc->norm = norms[k];
     }
     fc->degree = o->degree;
     fc->lap_pe_k = o->lap_pe;
@@ -455,6 +458,37 @@ typedef struct train_job_t {
 } train_job_t;
 
 /* The training set of the fold d->fold, featurised by fc (fitted on the training part). */
+/* The data columns --normalize auto standardised (raw values: an age, a count), named into buf as
+ * "age, score and 2 more columns" for a note; returns how many. */
+static int standardised_columns(const ag_prepared_t *p, const cli_data_t *d, char *buf, size_t cap) {
+    const ag_featurizer_t *f = &p->featurizer;
+    const ag_table_norm_t *t = &p->table;
+    int n = 0, named = 0;
+    buf[0] = '\0';
+    const int64_t Fa = f->n_attr_features, Ft = t->width;
+    for (int64_t j = 0; j < Fa + Ft; j++) {
+        const float *mean = j < Fa ? f->mean : t->mean, *sd = j < Fa ? f->std : t->std;
+        const int64_t c = j < Fa ? j : j - Fa;
+        if ((j < Fa ? f->norm : t->norm) != AG_NORM_STANDARDIZE || !mean || (mean[c] == 0.0f && sd[c] == 1.0f))
+            continue;
+        const char *name = j < Fa ? ag_featurizer_column_name(f, c)
+                           : d->table.columns ? d->table.columns[c]
+                                              : NULL;
+        if (n < 3 && name) {
+            size_t len = strlen(buf);
+            snprintf(buf + len, cap - len, "%s'%s'", named ? ", " : "", name);
+            named++;
+        }
+        n++;
+    }
+    if (n > named) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, cap - len, "%s%d %scolumn%s", named ? " and " : "", n - named, named ? "more " : "",
+                 n - named == 1 ? "" : "s");
+    }
+    return n;
+}
+
 static ag_error_t prepare(ag_prepared_t *p, const cli_data_opts_t *o, const cli_data_t *d, ag_task_t task,
                           const ag_featurizer_config_t *fc) {
     const ag_fmat_t *table = d->have_table ? &d->table.features : NULL;
@@ -637,6 +671,9 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             goto done;
         }
         if (!task_given) task = node_task_infer(&d->graph, o->label_attr);
+        ag_net_train_options_t given = t.net;
+        given.normalize = o->normalize;
+        ag_net_train_options_feature_defaults(&given, task, NULL, &fc);
         rc = prepare(&p, o, d, task, &fc);
     }
     if (rc) {
@@ -661,10 +698,18 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     if (!t.net.preset) {
         ag_preset_reason_t why;
         t.net.preset = ag_net_train_options_preset(&t.net, task, &p, &why);
-        if (why == AG_PRESET_RAW_VALUES && !t.quiet && first_run)
-            fprintf(stderr, "attn-graph: note: node classification on features from the data with values beyond "
-                    "[-1, 1]: the transformer, whose blocks normalise (the gat preset has no normalisation layer; "
-                    "--normalize l1 brings each row within [-1, 1])\n");
+        if (why == AG_PRESET_RAW_VALUES && !t.quiet && first_run) {
+            char cols[256];
+            if (standardised_columns(&p, d, cols, sizeof cols))
+                fprintf(stderr, "attn-graph: note: node classification on features from the data with raw values "
+                        "(beyond [-1, 1]): %s standardised (--normalize auto, the default for node tasks; "
+                        "--normalize none keeps the raw values), and the transformer, whose blocks normalise (--preset gat "
+                        "for the GAT paper's model)\n", cols);
+            else
+                fprintf(stderr, "attn-graph: note: node classification on features from the data with values "
+                        "beyond [-1, 1]: the transformer, whose blocks normalise (the gat preset has no "
+                        "normalisation layer)\n");
+        }
         if (!strcmp(t.net.preset, "gat")) {
             /* the preset's training defaults too, under the options given */
             if (ag_net_train_options_train_config(&t.net, task, &tc)) {
@@ -892,6 +937,12 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                 fprintf(stderr, "attn-graph: %lld epochs in %.1fs; no validation part: the last epoch is kept\n",
                         (long long)res.epochs_run, res.seconds);
         }
+        if (d->fold.n_val > 0 && !res.stopped && res.best_epoch == 1 && res.epochs_run > 1 &&
+            res.epochs_run < tc.epochs)
+            /* a model of one epoch is rarely what was meant: said even under --quiet */
+            fprintf(stderr, "attn-graph: warning: early stopping kept epoch 1's model: no later epoch improved the "
+                    "validation %s in the next %lld (--patience; 0 trains every epoch)\n",
+                    ag_metric_name(ag_metric_for_task(tc.metric, task)), (long long)tc.patience);
     }
     if (handler) sigaction(SIGINT, &old_sa, NULL);
     if (trained == 0) {

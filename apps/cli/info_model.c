@@ -89,11 +89,13 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
                     }
                     if (a->vocab_size > VOCAB_SHOWN) fprintf(out, " ... (%lld values)", (long long)a->vocab_size);
                     fputs(", and one column for any other value\n", out);
-                } else if (!k && f->norm == AG_NORM_STANDARDIZE) {
+                } else if (!k && f->norm == AG_NORM_STANDARDIZE &&
+                           (f->mean[a->offset] != 0.0f || f->std[a->offset] != 1.0f)) {
+                    /* (mean 0, std 1: a column --normalize auto left as it is) */
                     fprintf(out, "standardised (mean %.4g, std %.4g)\n", (double)f->mean[a->offset],
                             (double)f->std[a->offset]);
                 } else {
-                    fprintf(out, "%s\n", k ? "as is" : norm_name(f->norm));
+                    fprintf(out, "%s\n", k || f->norm == AG_NORM_STANDARDIZE ? "as is" : norm_name(f->norm));
                 }
             }
         }
@@ -101,8 +103,9 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
     fputs("structure:", out);
     if (!f->degree && !f->lap_pe_k && !f->rw_pe_k) fputs(" none", out);
     if (f->degree) fputs(f->directed ? " in- and out-degree" : " degree", out);
-    if (f->degree && f->norm == AG_NORM_STANDARDIZE) {
-        const int64_t c = f->n_attr_features; /* the degree column(s) follow the attributes' */
+    const int64_t c = f->n_attr_features; /* the degree column(s) follow the attributes' */
+    if (f->degree && f->norm == AG_NORM_STANDARDIZE &&
+        (f->mean[c] != 0.0f || f->std[c] != 1.0f || (f->directed && (f->mean[c + 1] != 0.0f || f->std[c + 1] != 1.0f)))) {
         if (f->directed)
             fprintf(out, " (standardised: in mean %.4g, std %.4g; out mean %.4g, std %.4g)", (double)f->mean[c],
                     (double)f->std[c], (double)f->mean[c + 1], (double)f->std[c + 1]);
@@ -147,10 +150,20 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
     fprintf(out, "parameters: %lld%s\n", (long long)ag_param_list_size(ag_model_params(b->model)),
             b->n_members > 1 ? " per member" : "");
     print_inputs(out, &b->featurizer, c->edge_dim, b->table.width);
-    if (b->table.width)
-        fprintf(out, "node table: %lld column%s, %s\n", (long long)b->table.width, b->table.width == 1 ? "" : "s",
-                norm_name(b->table.norm));
-    else fputs("node table: none\n", out);
+    if (b->table.width) {
+        int64_t k = 0; /* columns standardised (--normalize auto leaves some with mean 0, std 1) */
+        for (int64_t j = 0; b->table.norm == AG_NORM_STANDARDIZE && j < b->table.width; j++)
+            k += b->table.mean[j] != 0.0f || b->table.std[j] != 1.0f;
+        fprintf(out, "node table: %lld column%s, ", (long long)b->table.width, b->table.width == 1 ? "" : "s");
+        if (b->table.norm != AG_NORM_STANDARDIZE || k == b->table.width)
+            fprintf(out, "%s\n", norm_name(b->table.norm));
+        else if (k == 0)
+            fputs("as is\n", out);
+        else
+            fprintf(out, "%lld standardised, the others as is\n", (long long)k);
+    } else {
+        fputs("node table: none\n", out);
+    }
 
     fputs("architecture:\n", out);
     int64_t width = c->in_dim;

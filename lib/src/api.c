@@ -411,10 +411,12 @@ static ag_error_t feature_config(const ag_net_train_options_t *o, ag_featurizer_
     fc->n_exclude_more = n;
     *norm = AG_NORM_NONE;
     if (o->normalize) {
-        static const char *const names[] = {"none", "standard", "l1"};
+        static const char *const names[] = {"none", "standard", "l1", "auto"};
+        static const ag_feature_norm_t norms[] = {AG_NORM_NONE, AG_NORM_STANDARDIZE, AG_NORM_L1_ROWS,
+                                                  AG_NORM_STANDARDIZE_RAW};
         int k;
-        AG_CHECK(ag_i_option_index("normalize", o->normalize, names, 3, &k));
-        *norm = k == 1 ? AG_NORM_STANDARDIZE : k == 2 ? AG_NORM_L1_ROWS : AG_NORM_NONE;
+        AG_CHECK(ag_i_option_index("normalize", o->normalize, names, 4, &k));
+        *norm = norms[k];
     }
     fc->norm = *norm;
     fc->degree = o->degree;
@@ -759,6 +761,11 @@ ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igrap
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
     if (rc == AG_SUCCESS) rc = feature_config(o, &fc, &fl, &norm);
+    if (rc == AG_SUCCESS) {
+        /* raw columns standardised unless the options say otherwise, the node table's too */
+        ag_net_train_options_feature_defaults(o, AG_TASK_NODE_CLASSIFICATION, NULL, &fc);
+        norm = fc.norm;
+    }
     if (rc == AG_SUCCESS) rc = prepare_nodes(&p, graph, features, labels, C, &fc, norm);
     ag_net_train_options_t chosen;
     if (rc == AG_SUCCESS && choose_preset(o, AG_TASK_NODE_CLASSIFICATION, &p, &chosen)) {

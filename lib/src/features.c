@@ -847,18 +847,21 @@ static ag_error_t in_graph(ag_error_t code, int64_t g, int64_t count) {
     return AG_ERROR(code, "graph %lld: %s", (long long)g, msg);
 }
 
-static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count) {
+/* raw_only: AG_NORM_STANDARDIZE_RAW, whose attribute columns within [-1, 1] and degree columns
+ * keep mean 0 and std 1. */
+static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count, int raw_only) {
     int64_t S = stat_cols(f);
-    double *shift = NULL, *sum = NULL, *sq = NULL;
+    double *shift = NULL, *sum = NULL, *sq = NULL, *amax = NULL; /* (S) each */
     void *p;
     int64_t rows = 0;
     int want = f->norm == AG_NORM_STANDARDIZE;
     ag_error_t err = AG_SUCCESS;
     if (want) {
-        err = ag_i_alloc_array(&p, 3 * S, sizeof(double), "normalisation sums");
+        err = ag_i_alloc_array(&p, 4 * S, sizeof(double), "normalisation sums");
         shift = p;
         sum = shift + S;
         sq = sum + S;
+        amax = sq + S;
     }
     /* Every graph is encoded once here, also without normalisation: it validates the values
      * (NaN, infinities) at fit time, with the graph's index in the message. */
@@ -877,6 +880,7 @@ static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, i
                     double d = (double)x.data[r * x.cols + c] - shift[c];
                     sum[c] += d;
                     sq[c] += d * d;
+                    if (fabs((double)x.data[r * x.cols + c]) > amax[c]) amax[c] = fabs((double)x.data[r * x.cols + c]);
                 }
             }
         rows += x.rows;
@@ -898,6 +902,10 @@ static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, i
              * (every difference is 0), so no tolerance is needed; a deviation too small for a
              * normal float32 counts as 0. */
             f->std[c] = (float)sd >= FLT_MIN ? (float)sd : 1.0f;
+            if (raw_only && (c >= f->n_attr_features || amax[c] <= 1.0)) {
+                f->mean[c] = 0.0f;
+                f->std[c] = 1.0f;
+            }
         }
     }
     ag_i_free(shift);
@@ -923,7 +931,7 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
     if (cfg->lap_pe_k < 0 || cfg->rw_pe_k < 0 || cfg->lap_pe_k > MAX_K || cfg->rw_pe_k > MAX_K)
         return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: PE sizes must be in 0..%d (lap_pe_k %lld, rw_pe_k %lld)", MAX_K,
                         (long long)cfg->lap_pe_k, (long long)cfg->rw_pe_k);
-    if ((unsigned)cfg->norm > AG_NORM_L1_ROWS) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: unknown normalisation %d", (int)cfg->norm);
+    if ((unsigned)cfg->norm > AG_NORM_STANDARDIZE_RAW) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: unknown normalisation %d", (int)cfg->norm);
     if ((unsigned)cfg->vertex_select > AG_SELECT_NONE || (unsigned)cfg->edge_select > AG_SELECT_NONE)
         return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: unknown attribute selection mode");
     if (cfg->n_exclude < 0 || (cfg->n_exclude > 0 && !cfg->exclude))
@@ -931,7 +939,8 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
     if (cfg->n_exclude_more < 0 || (cfg->n_exclude_more > 0 && !cfg->exclude_more))
         return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: %lld more exclusions but no array",
                         (long long)cfg->n_exclude_more);
-    f->norm = cfg->norm;
+    int raw_only = cfg->norm == AG_NORM_STANDARDIZE_RAW;
+    f->norm = raw_only ? AG_NORM_STANDARDIZE : cfg->norm;
     f->degree = cfg->degree ? 1 : 0;
     f->lap_pe_k = cfg->lap_pe_k;
     f->lap_pe_scaled = 1;
@@ -946,6 +955,7 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
          * positional columns say where a vertex is, not how connected it is */
         f->degree = 1;
         f->norm = AG_NORM_STANDARDIZE;
+        raw_only = 0;
         err = check_one_kind(f, graphs, count);
     }
     for (int is_edge = 0; is_edge < 2 && err == AG_SUCCESS; is_edge++) {
@@ -957,7 +967,7 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
                     if ((err = grow_vocab(&attrs[i], graphs[g], is_edge)) == AG_EATTR) err = in_graph(err, g, count);
     }
     if (err == AG_SUCCESS) err = layout(f);
-    if (err == AG_SUCCESS) err = fit_stats(f, graphs, count);
+    if (err == AG_SUCCESS) err = fit_stats(f, graphs, count, raw_only);
     if (err == AG_SUCCESS) {
         /* Edge values are validated at fit time too. */
         for (int64_t g = 0; g < count && err == AG_SUCCESS; g++) {

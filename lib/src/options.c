@@ -52,6 +52,13 @@ const char *ag_net_train_options_preset(const ag_net_train_options_t *t, ag_task
            : Fa + Ft == 0                                                ? AG_PRESET_STRUCTURE_ONLY
                                                                          : AG_PRESET_DATA_FEATURES;
     if (*why != AG_PRESET_DATA_FEATURES) return "transformer";
+    /* a column standardised by AG_NORM_STANDARDIZE_RAW held raw values, whatever its z-scores */
+    const ag_featurizer_t *f = &p->featurizer;
+    for (int64_t j = 0; f->norm == AG_NORM_STANDARDIZE && f->mean && j < Fa; j++)
+        if (f->mean[j] != 0.0f || f->std[j] != 1.0f) *why = AG_PRESET_RAW_VALUES;
+    for (int64_t j = 0; p->table.norm == AG_NORM_STANDARDIZE && p->table.mean && j < Ft; j++)
+        if (p->table.mean[j] != 0.0f || p->table.std[j] != 1.0f) *why = AG_PRESET_RAW_VALUES;
+    if (*why == AG_PRESET_RAW_VALUES) return "transformer";
     /* the data columns: the attributes' first, the feature matrix's last */
     const ag_fmat_t *X = &p->set.examples[0].X;
     const int64_t F = X->cols;
@@ -264,7 +271,13 @@ ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *t, ag
 
 void ag_net_train_options_feature_defaults(const ag_net_train_options_t *t, ag_task_t task, const char *preset,
                                           ag_featurizer_config_t *fc) {
-    if (!preset || strcmp(preset, "graph") != 0 || !ag_task_is_graph_level(task)) return;
+    if (!ag_task_is_graph_level(task)) {
+        /* whatever the preset: the gat preset has no normalisation layer, and the transformer
+         * stopped early at chance on a graph whose one raw column (an age) sat beside one-hot ones */
+        if (!t->normalize) fc->norm = AG_NORM_STANDARDIZE_RAW;
+        return;
+    }
+    if (!preset || strcmp(preset, "graph") != 0) return;
     if (!t->normalize) fc->norm = AG_NORM_STANDARDIZE;
     if (t->rw_pe < 0) fc->rw_pe_k = 8;
 }

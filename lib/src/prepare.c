@@ -25,10 +25,12 @@ ag_error_t ag_table_norm_fit(ag_table_norm_t *t, const ag_fmat_t *table, ag_feat
     if (!t) return AG_ERROR(AG_EINVAL, "ag_table_norm_fit: NULL output");
     memset(t, 0, sizeof *t);
     if (!table) return AG_ERROR(AG_EINVAL, "ag_table_norm_fit: NULL table");
-    if ((unsigned)norm > AG_NORM_L1_ROWS) return AG_ERROR(AG_EINVAL, "unknown node-table normalisation %d", (int)norm);
+    if ((unsigned)norm > AG_NORM_STANDARDIZE_RAW)
+        return AG_ERROR(AG_EINVAL, "unknown node-table normalisation %d", (int)norm);
+    const int raw_only = norm == AG_NORM_STANDARDIZE_RAW;
     t->width = table->cols;
-    t->norm = norm;
-    if (norm != AG_NORM_STANDARDIZE) return AG_SUCCESS;
+    t->norm = raw_only ? AG_NORM_STANDARDIZE : norm;
+    if (t->norm != AG_NORM_STANDARDIZE) return AG_SUCCESS;
     int64_t F = table->cols, N = table->rows;
     void *a, *b;
     AG_CHECK(ag_i_alloc_array(&a, F > 0 ? F : 1, sizeof(float), "node-table statistics"));
@@ -40,11 +42,12 @@ ag_error_t ag_table_norm_fit(ag_table_norm_t *t, const ag_fmat_t *table, ag_feat
     t->mean = a;
     t->std = b;
     for (int64_t j = 0; j < F; j++) {
-        double shift = N > 0 ? table->data[j] : 0.0, s = 0.0, sq = 0.0;
+        double shift = N > 0 ? table->data[j] : 0.0, s = 0.0, sq = 0.0, amax = 0.0;
         for (int64_t i = 0; i < N; i++) {
             double d = (double)table->data[i * F + j] - shift;
             s += d;
             sq += d * d;
+            if (fabs((double)table->data[i * F + j]) > amax) amax = fabs((double)table->data[i * F + j]);
         }
         double mean = N > 0 ? s / (double)N : 0.0;
         double var = N > 0 ? sq / (double)N - mean * mean : 0.0;
@@ -52,6 +55,11 @@ ag_error_t ag_table_norm_fit(ag_table_norm_t *t, const ag_fmat_t *table, ag_feat
         double m = shift + mean;
         t->mean[j] = (float)m;
         t->std[j] = sd < 1e-6 * (fabs(m) > 1.0 ? fabs(m) : 1.0) ? 1.0f : (float)sd;
+        if (raw_only && amax <= 1.0) {
+            /* within [-1, 1] already (an indicator, a bag-of-words entry): left as it is */
+            t->mean[j] = 0.0f;
+            t->std[j] = 1.0f;
+        }
     }
     return AG_SUCCESS;
 }

@@ -217,8 +217,10 @@ typedef struct ag_net_train_options_t {
     const char *vertex_attrs;  /* comma-separated names or fnmatch patterns, "all" (NULL) or "none" */
     const char *edge_attrs;    /* the same for edge attributes */
     const char *exclude_attrs; /* comma-separated; added to "id" and ag_featurizer_output_patterns() */
-    const char *normalize;     /* "none", "standard" or "l1"; also for a node feature matrix; NULL:
-                                  the preset's (graph: standard; else none) */
+    const char *normalize;     /* "none", "standard", "l1" or "auto" (standard for the columns
+                                  with values beyond [-1, 1], AG_NORM_STANDARDIZE_RAW); also for a
+                                  node feature matrix; NULL: node tasks auto, graph preset standard,
+                                  else none */
     int degree;                /* 1: degree column(s) */
     igraph_integer_t lap_pe;   /* Laplacian PE columns (-1 or 0: none) */
     igraph_integer_t rw_pe;    /* random-walk PE columns (0: none; -1: the preset's, graph: 8, else none) */

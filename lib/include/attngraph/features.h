@@ -57,7 +57,17 @@ typedef enum ag_feature_norm_t {
     AG_NORM_STANDARDIZE,
     /* Each row's attribute columns divided by their L1 norm (rows summing to 0 stay as they are).
      * Degree and PE columns are left alone. For count / bag-of-words attributes. */
-    AG_NORM_L1_ROWS
+    AG_NORM_L1_ROWS,
+    /* AG_NORM_STANDARDIZE for the attribute columns whose values at fit time go beyond [-1, 1]
+     * (raw numbers: an age, a count, a year); the others (0/1 indicators, one-hot categories,
+     * values already within [-1, 1]) and the degree columns are left as they are. A fit never
+     * keeps this value: the fitted featuriser (or node-table normalisation) holds
+     * AG_NORM_STANDARDIZE with mean 0 and std 1 for the columns left alone, so that model files
+     * store it as they store AG_NORM_STANDARDIZE. Node tasks' default in ag_net_train_* and
+     * `attn-graph train` (`--normalize auto`): one raw column among indicators otherwise
+     * dominates the first projection, and a model without a normalisation layer (the gat preset)
+     * or one stopped early learns nothing but it. */
+    AG_NORM_STANDARDIZE_RAW
 } ag_feature_norm_t;
 
 /** Which attributes become features. */

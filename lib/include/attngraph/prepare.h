@@ -42,7 +42,9 @@ typedef struct ag_table_norm_t {
 
 /** \function ag_table_norm_fit
  * Fixes the normalisation of a node table's columns (statistics over all its rows, as the
- * featuriser does for attribute columns; a constant column gets std 1).
+ * featuriser does for attribute columns; a constant column gets std 1). AG_NORM_STANDARDIZE_RAW
+ * standardises the columns with a value beyond [-1, 1] and stores AG_NORM_STANDARDIZE, with mean 0
+ * and std 1 for the others.
  * \return AG_SUCCESS, AG_EINVAL (unknown norm), AG_ENOMEM. */
 ag_error_t ag_table_norm_fit(ag_table_norm_t *t, const ag_fmat_t *table, ag_feature_norm_t norm);
 
