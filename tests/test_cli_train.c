@@ -444,6 +444,27 @@ static void test_cross_validation(void **state) {
         assert_string_equal(cv.err, want);
         assert_string_equal(cv.out, "");
     }
+    /* a file that cannot be written is refused before loading and training (a run of hours was
+     * lost to a mistyped -o: it was found when the model was saved), and leaves nothing behind */
+    char dir[256];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_unwritable", 0), 0);
+    for (int i = 0; i < 4; i++) {
+        char args[768], want[512];
+        const char *opt = i == 0 ? "-o" : named[i];
+        snprintf(args, sizeof args, "train %s %s %s/missing/f", common, opt, dir);
+        ag_cli_run(&cv, NULL, args);
+        assert_int_equal(cv.code, 1);
+        snprintf(want, sizeof want, "attn-graph: train: cannot write %s/missing/f: No such file or directory\n", dir);
+        assert_string_equal(cv.err, want);
+        assert_string_equal(cv.out, "");
+        snprintf(args, sizeof args, "train %s %s %s", common, opt, dir);
+        ag_cli_run(&cv, NULL, args);
+        assert_int_equal(cv.code, 1);
+        snprintf(want, sizeof want, "attn-graph: train: cannot write %s: it is a directory\n", dir);
+        assert_string_equal(cv.err, want);
+    }
+    assert_int_equal(ag_test_count_files(dir), 0);
+    assert_int_equal(ag_test_remove_dir(dir), 0);
     /* eval scores one model on one fold: --fold stays required there */
     ag_cli_run(&cv, NULL, "eval --model graphs/models/mutag.safetensors --labels tests/data/mutag-mini/labels.csv "
                "--folds tests/data/mutag-mini/folds.csv");

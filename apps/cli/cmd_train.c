@@ -829,6 +829,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         code = AG_EXIT_FAILURE;
         goto done;
     }
+
     if (log) {
         /* a resumed run's log starts over with the epochs before the checkpoint: no line is lost or
          * repeated, whatever happened after the checkpoint */
@@ -1029,16 +1030,6 @@ done:
  * make (same seed, same models, same test scores), then each test metric's mean and spread. */
 static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t *d) {
     const train_opts_t *t = &job->t;
-    const char *one = t->output       ? "--output"
-                      : t->checkpoint ? "--checkpoint"
-                      : t->plot       ? "--plot"
-                      : t->log        ? "--log"
-                                      : NULL;
-    if (one) {
-        fprintf(stderr, "attn-graph: train: %s is for one run, and without --fold every fold is trained; add --fold I "
-                "to train fold I alone with it\n", one);
-        return AG_EXIT_USAGE;
-    }
     const int64_t n = d->split.n_folds;
     ag_scores_t *all = malloc(sizeof *all * (size_t)n); /* (folds) test scores */
     if (!all) {
@@ -1135,6 +1126,20 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     int code = feature_config(&o, &job.fc, &fl);
     const int cv = (o.kfold > 0 || o.folds) && o.fold < 0;
     if (cv) o.fold = 0; /* the split is read as for fold 0; train_cv then takes each fold of it */
+    const char *const files[4] = {t.output, t.checkpoint, t.plot, t.log};
+    static const char *const file_options[4] = {"--output", "--checkpoint", "--plot", "--log"};
+    for (int k = 0; k < 4 && code == AG_EXIT_OK; k++) {
+        char why[256];
+        if (files[k] && cv) {
+            fprintf(stderr, "attn-graph: train: %s is for one run, and without --fold every fold is trained; add "
+                    "--fold I to train fold I alone with it\n", file_options[k]);
+            code = AG_EXIT_USAGE;
+        } else if (files[k] && cli_check_writable(files[k], why, sizeof why) < 0) {
+            /* before loading and training: a run is not lost to a mistyped path */
+            fprintf(stderr, "attn-graph: train: cannot write %s: %s\n", files[k], why);
+            code = AG_EXIT_FAILURE;
+        }
+    }
     if (code == AG_EXIT_OK) code = cli_data_load(&d, &o, CMD, NULL, 0, AG_TASK_AUTO);
     if (code == AG_EXIT_OK && cv) {
         o.fold = -1;

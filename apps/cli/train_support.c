@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "train_support.h"
 
@@ -60,6 +61,32 @@ int cli_history_from_text(cli_history_t *h, const char *text) {
         c = end + 1;
         if (cli_history_push(h, &e) < 0) return -1;
     }
+    return 0;
+}
+
+int cli_check_writable(const char *path, char *err, size_t errn) {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errn, "it is a directory");
+        return -1;
+    }
+    size_t tlen = strlen(path) + 16;
+    char *tmp = malloc(tlen);
+    if (!tmp) {
+        snprintf(err, errn, "out of memory");
+        return -1;
+    }
+    snprintf(tmp, tlen, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        /* the directory's reason (missing, not writable), which the file's name would hide */
+        snprintf(err, errn, "%s", strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    close(fd);
+    unlink(tmp);
+    free(tmp);
     return 0;
 }
 

@@ -41,6 +41,11 @@ int cli_plot_curves(const char *path, const cli_history_t *h, const char *metric
  * fsync; on failure nothing is left behind. Returns 0, or -1 with a reason in err. */
 int cli_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errn);
 
+/* Whether an atomic write to path (a temporary file beside it renamed over it) can succeed: path
+ * is not a directory and a file can be created in its directory (one is, then removed). Checked
+ * before training, so that a mistyped -o costs no run. Returns 0, or -1 with a reason in err. */
+int cli_check_writable(const char *path, char *err, size_t errn);
+
 /* "4G", "512M", "100k", "1.5G", "123456" (bytes; K, M, G, T powers of 1024, an optional trailing
  * 'B' or 'iB'). Returns 0, or -1 if malformed. */
 int cli_parse_size(const char *s, int64_t *bytes);

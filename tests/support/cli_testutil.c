@@ -2,6 +2,7 @@
  * cli_testutil.c: running the program from tests (cli_testutil.h).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,6 +89,16 @@ int ag_test_remove_dir(const char *dir) {
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd) == 0 ? 0 : -1;
+}
+
+int ag_test_count_files(const char *dir) {
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
 }
 
 unsigned char *ag_test_read_file(const char *path, size_t *n) {

@@ -39,6 +39,9 @@ int ag_test_temp_dir(char *buf, size_t cap, const char *name, int in_memory);
 /* Removes dir and everything in it; returns 0 or -1 (for a cmocka teardown). */
 int ag_test_remove_dir(const char *dir);
 
+/* Entries of dir other than . and .. (fails the test when it cannot be read). */
+int ag_test_count_files(const char *dir);
+
 /* The whole file, NUL-terminated (malloc'ed; *n is its length without the NUL). Fails the test
  * when it cannot be read. */
 unsigned char *ag_test_read_file(const char *path, size_t *n);
