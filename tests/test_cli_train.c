@@ -465,6 +465,22 @@ static void test_cross_validation(void **state) {
     }
     assert_int_equal(ag_test_count_files(dir), 0);
     assert_int_equal(ag_test_remove_dir(dir), 0);
+    /* more folds than graphs: said in the program's words (it was the library's internal message) */
+    ag_cli_run(&cv, NULL, "train --labels tests/data/mutag-mini/labels.csv --kfold 29");
+    assert_int_equal(cv.code, 2);
+    assert_string_equal(cv.err, "attn-graph: train: --kfold 29: the dataset has 28 graphs; K may be 2 to 28\n");
+    ag_cli_run(&cv, NULL, "train --labels tests/data/mutag-mini/labels.csv --kfold 29 --fold 3");
+    assert_string_equal(cv.err, "attn-graph: train: --kfold 29: the dataset has 28 graphs; K may be 2 to 28\n");
+    char one_dir[256];
+    assert_int_equal(ag_test_temp_dir(one_dir, sizeof one_dir, "cli_one_graph", 0), 0);
+    ag_test_write_text(one_dir, "labels.csv",
+                       "file,label\n" AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0001.gml,1\n");
+    char args[400];
+    snprintf(args, sizeof args, "train --labels %s/labels.csv --kfold 2", one_dir);
+    ag_cli_run(&cv, NULL, args);
+    assert_int_equal(cv.code, 2);
+    assert_string_equal(cv.err, "attn-graph: train: --kfold 2: the dataset has 1 graph; folds need 2 or more\n");
+    assert_int_equal(ag_test_remove_dir(one_dir), 0);
     /* eval scores one model on one fold: --fold stays required there */
     ag_cli_run(&cv, NULL, "eval --model graphs/models/mutag.safetensors --labels tests/data/mutag-mini/labels.csv "
                "--folds tests/data/mutag-mini/folds.csv");

@@ -230,6 +230,16 @@ static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, 
         return train_nodes_fold(d, o->train_nodes, n_items, cmd);
     }
     const char *const *files = d->graph_level ? (const char *const *)d->ds.files : NULL;
+    if (o->kfold > d->ds.n_graphs) {
+        /* each fold tests at least one graph */
+        if (d->ds.n_graphs < 2)
+            fprintf(stderr, "attn-graph: %s: --kfold %lld: the dataset has %lld graph; folds need 2 or more\n", cmd,
+                    (long long)o->kfold, (long long)d->ds.n_graphs);
+        else
+            fprintf(stderr, "attn-graph: %s: --kfold %lld: the dataset has %lld graphs; K may be 2 to %lld\n", cmd,
+                    (long long)o->kfold, (long long)d->ds.n_graphs, (long long)d->ds.n_graphs);
+        return AG_EXIT_USAGE;
+    }
     if (o->kfold > 0) {
         int32_t *y = kfold_strata(d);
         if (!y) {
