@@ -485,12 +485,12 @@ static ag_error_t transform_raw(const ag_featurizer_t *f, const igraph_t *ig, ag
     int64_t n = elem_count(ig, 0);
     /* not only the degree columns: the attention masks and the positional encodings read a
      * directed graph's edges one way, so its predictions would be confidently wrong */
-    if (graph_directed(ig) != f->directed)
-        return AG_ERROR(AG_EMISMATCH, "the graph is %s but the model was trained on %s graphs (edges would be read "
-                        "%s); give it as %s (GML 'directed %d', GraphML edgedefault=\"%s\")",
-                        f->directed ? "undirected" : "directed", f->directed ? "directed" : "undirected",
-                        f->directed ? "both ways" : "one way", f->directed ? "directed" : "undirected",
-                        f->directed ? 1 : 0, f->directed ? "directed" : "undirected");
+    static const char *const why[2] = {
+            "the graph is directed but the model was trained on undirected graphs (edges would be read one way); "
+            "give it as undirected (GML 'directed 0', GraphML edgedefault=\"undirected\")",
+            "the graph is undirected but the model was trained on directed graphs (edges would be read both ways); "
+            "give it as directed (GML 'directed 1', GraphML edgedefault=\"directed\")"};
+    if (graph_directed(ig) != f->directed) return AG_ERROR(AG_EMISMATCH, "%s", why[f->directed ? 1 : 0]);
     AG_CHECK(ag_fmat_init(X, n, f->n_features));
     ag_error_t err = encode_attrs(ig, 0, f->vattrs, f->n_vattrs, n, X->data, f->n_features);
     if (err == AG_SUCCESS && f->degree && n > 0) {

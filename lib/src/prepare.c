@@ -368,12 +368,19 @@ static ag_error_t check_graph_task(ag_task_t task) {
     return AG_SUCCESS;
 }
 
-ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
-                             const ag_featurizer_config_t *cfg, const int64_t *fit_idx, int64_t n_fit) {
-    if (!p) return AG_ERROR(AG_EINVAL, "ag_prepare_graphs: NULL output");
+/* The opening every ag_prepare_* shares: p emptied and set for task (so that destroying it is
+ * always safe), then args_ok checked; fn and what name the call and its arguments. */
+static ag_error_t prepared_begin(ag_prepared_t *p, ag_task_t task, int args_ok, const char *fn, const char *what) {
+    if (!p) return AG_ERROR(AG_EINVAL, "%s: NULL output", fn);
     memset(p, 0, sizeof *p);
     ag_trainset_init(&p->set, task);
-    if (!ds || !cfg) return AG_ERROR(AG_EINVAL, "ag_prepare_graphs: NULL dataset or configuration");
+    if (!args_ok) return AG_ERROR(AG_EINVAL, "%s: NULL %s", fn, what);
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
+                             const ag_featurizer_config_t *cfg, const int64_t *fit_idx, int64_t n_fit) {
+    AG_CHECK(prepared_begin(p, task, ds && cfg, "ag_prepare_graphs", "dataset or configuration"));
     AG_CHECK(check_graph_task(task));
     if (ds->n_graphs < 1) return AG_ERROR(AG_EINVAL, "the dataset has no graphs");
     if (!fit_idx) n_fit = ds->n_graphs;
@@ -402,10 +409,7 @@ ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t
 
 ag_error_t ag_prepare_graphs_with(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task, const ag_featurizer_t *f,
                                   const char *const *names, int64_t n_names) {
-    if (!p) return AG_ERROR(AG_EINVAL, "ag_prepare_graphs_with: NULL output");
-    memset(p, 0, sizeof *p);
-    ag_trainset_init(&p->set, task);
-    if (!ds || !f) return AG_ERROR(AG_EINVAL, "ag_prepare_graphs_with: NULL dataset or featuriser");
+    AG_CHECK(prepared_begin(p, task, ds && f, "ag_prepare_graphs_with", "dataset or featuriser"));
     AG_CHECK(check_graph_task(task));
     ag_error_t rc = featurizer_copy(&p->featurizer, f);
     if (rc == AG_SUCCESS) rc = graph_targets(p, ds, task, names, n_names);
@@ -517,11 +521,8 @@ static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char
 ag_error_t ag_prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char *label_attr, const char *const *classes,
                             int64_t n_classes, const ag_fmat_t *table, ag_feature_norm_t table_norm,
                             const ag_featurizer_config_t *cfg) {
-    if (!p) return AG_ERROR(AG_EINVAL, "ag_prepare_nodes: NULL output");
-    memset(p, 0, sizeof *p);
-    ag_trainset_init(&p->set, AG_TASK_NODE_CLASSIFICATION);
-    if (!ig || !label_attr || !cfg)
-        return AG_ERROR(AG_EINVAL, "ag_prepare_nodes: NULL graph, label attribute or configuration");
+    AG_CHECK(prepared_begin(p, AG_TASK_NODE_CLASSIFICATION, ig && label_attr && cfg,
+                            "ag_prepare_nodes", "graph, label attribute or configuration"));
     ag_error_t rc = prepare_nodes(p, ig, label_attr, classes, n_classes, table, table_norm, cfg);
     if (rc != AG_SUCCESS) ag_prepared_destroy(p);
     return rc;
@@ -530,11 +531,8 @@ ag_error_t ag_prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char *la
 ag_error_t ag_prepare_nodes_with(ag_prepared_t *p, const igraph_t *ig, const char *label_attr, const ag_featurizer_t *f,
                                  const ag_table_norm_t *t, const ag_fmat_t *table, const char *const *classes,
                                  int64_t n_classes) {
-    if (!p) return AG_ERROR(AG_EINVAL, "ag_prepare_nodes_with: NULL output");
-    memset(p, 0, sizeof *p);
-    ag_trainset_init(&p->set, AG_TASK_NODE_CLASSIFICATION);
-    if (!ig || !label_attr || !f)
-        return AG_ERROR(AG_EINVAL, "ag_prepare_nodes_with: NULL graph, label attribute or featuriser");
+    AG_CHECK(prepared_begin(p, AG_TASK_NODE_CLASSIFICATION, ig && label_attr && f,
+                            "ag_prepare_nodes_with", "graph, label attribute or featuriser"));
     ag_labels_t lab;
     AG_CHECK(ag_labels_from_attr(&lab, ig, label_attr, classes, n_classes));
     ag_error_t rc = featurizer_copy(&p->featurizer, f);
@@ -611,11 +609,8 @@ static ag_error_t prepare_node_values(ag_prepared_t *p, const igraph_t *ig, cons
 ag_error_t ag_prepare_node_values(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
                                   const ag_fmat_t *table, ag_feature_norm_t table_norm,
                                   const ag_featurizer_config_t *cfg) {
-    if (!p) return AG_ERROR(AG_EINVAL, "ag_prepare_node_values: NULL output");
-    memset(p, 0, sizeof *p);
-    ag_trainset_init(&p->set, AG_TASK_NODE_REGRESSION);
-    if (!ig || !target_attr || !cfg)
-        return AG_ERROR(AG_EINVAL, "ag_prepare_node_values: NULL graph, target attribute or configuration");
+    AG_CHECK(prepared_begin(p, AG_TASK_NODE_REGRESSION, ig && target_attr && cfg,
+                            "ag_prepare_node_values", "graph, target attribute or configuration"));
     ag_error_t rc = prepare_node_values(p, ig, target_attr, table, table_norm, cfg);
     if (rc != AG_SUCCESS) ag_prepared_destroy(p);
     return rc;
@@ -623,11 +618,8 @@ ag_error_t ag_prepare_node_values(ag_prepared_t *p, const igraph_t *ig, const ch
 
 ag_error_t ag_prepare_node_values_with(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
                                        const ag_featurizer_t *f, const ag_table_norm_t *t, const ag_fmat_t *table) {
-    if (!p) return AG_ERROR(AG_EINVAL, "ag_prepare_node_values_with: NULL output");
-    memset(p, 0, sizeof *p);
-    ag_trainset_init(&p->set, AG_TASK_NODE_REGRESSION);
-    if (!ig || !target_attr || !f)
-        return AG_ERROR(AG_EINVAL, "ag_prepare_node_values_with: NULL graph, target attribute or featuriser");
+    AG_CHECK(prepared_begin(p, AG_TASK_NODE_REGRESSION, ig && target_attr && f,
+                            "ag_prepare_node_values_with", "graph, target attribute or featuriser"));
     ag_error_t rc = node_values(p, ig, target_attr);
     if (rc == AG_SUCCESS) rc = featurizer_copy(&p->featurizer, f);
     if (rc == AG_SUCCESS) rc = table_norm_copy(&p->table, t);
