@@ -762,19 +762,20 @@ static void test_explain_fused_rings(void **state) {
                          seg[a][1], seg[a][2], seg[a][3], seg[b][0], seg[b][1], seg[b][2], seg[b][3]);
 }
 
-/* Trains a node model on DIR/STEM.gml (label attribute label; opts: the other options, NULL for
- * a one-epoch small model without the names), runs explain on it with -o DIR/STEM-attn.gml and
- * --svg, and returns the SVG's text (to free), checked well-formed, its <circle> count in
- * *circles (when not NULL). */
-static char *train_and_draw(const char *stem, const char *label, const char *opts, int64_t *circles) {
-    char args[1400], why[256], svg[256];
-    snprintf(args, sizeof args, "train %s/%s.gml --label-attr %s %s --threads 1 --quiet -o %s/%s.safetensors", dir,
-             stem, label, opts ? opts : "--exclude-attrs name --epochs 1 --hidden 8 --layers 1 --heads 2", dir, stem);
+/* Trains a node model on DIR/FILE, a graph STEM.gml or STEM.graphml (label attribute label; opts:
+ * the other options, NULL for a one-epoch small model without the names), runs explain on it with
+ * -o DIR/STEM-attn.gml and --svg, and returns the SVG's text (to free), checked well-formed, its
+ * <circle> count in *circles (when not NULL). */
+static char *train_and_draw(const char *file, const char *label, const char *opts, int64_t *circles) {
+    char args[1400], why[256], svg[256], stem[128];
+    snprintf(stem, sizeof stem, "%.*s", (int)(strrchr(file, '.') - file), file);
+    snprintf(args, sizeof args, "train %s/%s --label-attr %s %s --threads 1 --quiet -o %s/%s.safetensors", dir, file,
+             label, opts ? opts : "--exclude-attrs name --epochs 1 --hidden 8 --layers 1 --heads 2", dir, stem);
     train(args);
     ag_cli_run_t r;
     snprintf(svg, sizeof svg, "%s/%s.svg", dir, stem);
-    snprintf(args, sizeof args, "explain --model %s/%s.safetensors %s/%s.gml -o %s/%s-attn.gml --svg %s", dir, stem,
-             dir, stem, dir, stem, svg);
+    snprintf(args, sizeof args, "explain --model %s/%s.safetensors %s/%s -o %s/%s-attn.gml --svg %s", dir, stem, dir,
+             file, dir, stem, svg);
     ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
     size_t len;
@@ -802,7 +803,7 @@ static void test_explain_names_do_not_cross(void **state) {
     }
     fputs("]\n", f);
     fclose(f);
-    char *doc = train_and_draw("crowd", "club", NULL, NULL);
+    char *doc = train_and_draw("crowd.gml", "club", NULL, NULL);
     static double cx[NV + 8], cy[NV + 8], bx0[NV], by0[NV], bx1[NV], by1[NV];
     double rad = 0;
     int nc = 0, nb = 0;
@@ -868,7 +869,7 @@ static void test_explain_legend(void **state) {
     char opts[400] = "--epochs 200 --train-nodes 0";
     for (int v = 1; v < 44; v++) snprintf(opts + strlen(opts), sizeof opts - strlen(opts), ",%d", v);
     int64_t circles;
-    char *doc = train_and_draw("classes", "topic", opts, &circles);
+    char *doc = train_and_draw("classes.gml", "topic", opts, &circles);
     assert_int_equal(circles, 44 + 20);
     double width = 0, height = 0;
     assert_int_equal(sscanf(doc, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lf\" height=\"%lf\"", &width,
@@ -915,7 +916,7 @@ static void test_explain_legend(void **state) {
 
     /* one epoch without the names: a few classes predicted, and those are what the legend lists,
      * each vertex in its class's legend colour */
-    doc = train_and_draw("classes", "topic", NULL, &circles);
+    doc = train_and_draw("classes.gml", "topic", NULL, &circles);
     char out[256];
     snprintf(out, sizeof out, "%s/classes-attn.gml", dir);
     igraph_t g;
@@ -954,6 +955,37 @@ static void test_explain_legend(void **state) {
         if (strncmp(c + 6, colour_of[k], 7) != 0) fail_msg("vertex %d (class %d) not in its legend colour", v, k);
     }
     igraph_destroy(&g);
+    free(doc);
+}
+
+/* A GraphML file whose vertices have only their node ids (igraph's string attribute 'id'): the
+ * drawing names them by those ids, in the names beside the circles and in the tooltips, as label
+ * prints them, rather than by index. */
+static void test_explain_graphml_ids(void **state) {
+    (void)state;
+    static const char *const ids[6] = {"alice", "bob", "carol", "dave", "erin", "frank"};
+    char path[256];
+    snprintf(path, sizeof path, "%s/ids.graphml", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+          "<key id=\"x\" for=\"node\" attr.name=\"x\" attr.type=\"double\"/>\n"
+          "<key id=\"g\" for=\"node\" attr.name=\"group\" attr.type=\"string\"/>\n"
+          "<graph edgedefault=\"undirected\">\n", f);
+    for (int v = 0; v < 6; v++)
+        fprintf(f, "<node id=\"%s\"><data key=\"x\">%d</data><data key=\"g\">%s</data></node>\n", ids[v], v % 2,
+                v < 3 ? "a" : "b");
+    for (int v = 0; v < 6; v++) fprintf(f, "<edge source=\"%s\" target=\"%s\"/>\n", ids[v], ids[(v + 1) % 6]);
+    fputs("</graph>\n</graphml>\n", f);
+    fclose(f);
+    char *doc = train_and_draw("ids.graphml", "group", "--epochs 1 --hidden 8 --layers 1 --heads 2", NULL);
+    for (int v = 0; v < 6; v++) {
+        char want[64];
+        snprintf(want, sizeof want, "<title>%s (vertex %d): ", ids[v], v);
+        if (!strstr(doc, want)) fail_msg("no tooltip '%s'", want);
+        snprintf(want, sizeof want, ">%s</text>", ids[v]);
+        if (!strstr(doc, want)) fail_msg("no name '%s'", want);
+    }
     free(doc);
 }
 
@@ -1120,6 +1152,7 @@ int main(void) {
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_explain_directed),
         cmocka_unit_test(test_explain_legend),
+        cmocka_unit_test(test_explain_graphml_ids),
         cmocka_unit_test(test_explain_fused_rings),
         cmocka_unit_test(test_explain_components_close),
         cmocka_unit_test(test_explain_names_do_not_cross),

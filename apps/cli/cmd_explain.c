@@ -504,11 +504,31 @@ static void separate(double *pos, int64_t N, double gap, double x0, double x1, d
     }
 }
 
-/* The vertex's label: its element, else its name, else its index. */
+/* The vertex's label: the attribute label_attr picked, else its index. */
 static void vertex_label(char *buf, size_t cap, const igraph_t *ig, int64_t v, const char *attr, int numeric) {
     if (!attr) snprintf(buf, cap, "%lld", (long long)v);
     else if (numeric) snprintf(buf, cap, "%.10g", VAN(ig, attr, v));
     else snprintf(buf, cap, "%s", VAS(ig, attr, v));
+}
+
+/* The vertex attribute a drawing labels vertices with (numeric in *numeric), NULL for their
+ * indices: a molecule's element, else the name or label a user gave, else the id: igraph keeps
+ * GraphML's node ids ("alice", "n12") as the string attribute 'id', and those are what the user
+ * wrote and what label and classify print, so a drawing of such a file numbered by index could not
+ * be matched to it. A GML file's numeric ids are its own numbering too. */
+static const char *label_attr(const igraph_t *ig, int *numeric) {
+    static const char *const cands[4] = {"element", "name", "label", "id"};
+    for (int c = 0; c < 4; c++) {
+        igraph_attribute_type_t t;
+        if (igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, cands[c]) &&
+            igraph_cattribute_table.gettype(ig, &t, IGRAPH_ATTRIBUTE_VERTEX, cands[c]) == IGRAPH_SUCCESS &&
+            (t == IGRAPH_ATTRIBUTE_STRING || t == IGRAPH_ATTRIBUTE_NUMERIC)) {
+            *numeric = t == IGRAPH_ATTRIBUTE_NUMERIC;
+            return cands[c];
+        }
+    }
+    *numeric = 0;
+    return NULL;
 }
 
 /* A vertex's fill: its predicted class's colour (node classification, y its C outputs, slot each
@@ -676,18 +696,8 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     }
     double span = fmax(maxx - minx, maxy - miny);
     if (span <= 0) span = 1;
-    const char *lab = NULL;
     int lab_numeric = 0;
-    const char *cands[2] = {"element", "name"};
-    for (int c = 0; c < 2 && !lab; c++) {
-        igraph_attribute_type_t t;
-        if (igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, cands[c]) &&
-            igraph_cattribute_table.gettype(ig, &t, IGRAPH_ATTRIBUTE_VERTEX, cands[c]) == IGRAPH_SUCCESS &&
-            (t == IGRAPH_ATTRIBUTE_STRING || t == IGRAPH_ATTRIBUTE_NUMERIC)) {
-            lab = cands[c];
-            lab_numeric = t == IGRAPH_ATTRIBUTE_NUMERIC;
-        }
-    }
+    const char *lab = label_attr(ig, &lab_numeric);
     double radius = N <= 60 ? 12.0 : N <= 300 ? 8.0 : N <= 2000 ? 4.0 : 2.0;
     /* Labels of up to 3 characters (elements, indices) sit inside their circle; longer ones
      * (names) beside it, cut to LABEL_MAX characters, so the canvas gets room on the right. */
