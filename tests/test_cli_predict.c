@@ -392,6 +392,116 @@ static void check_sums(const igraph_t *g, int l, int h) {
     free(sum);
 }
 
+/* One <path> of an explain drawing: its tooltip's "u->v" or "u-v", its d, stroke width, arrowhead
+ * size (its marker's markerWidth, 0 without one) and the box around the points of d (ends and
+ * control points). */
+typedef struct svg_edge_t {
+    char ends[32], d[200];
+    double width, head, x0, y0, x1, y1;
+} svg_edge_t;
+
+/* The <path>s of doc into out (at most max); returns how many. */
+static int svg_edges(const char *doc, svg_edge_t *out, int max) {
+    int n = 0;
+    for (const char *q = doc; (q = strstr(q, "<path d=\"")) != NULL; q++) {
+        assert_true(n < max);
+        svg_edge_t *e = &out[n++];
+        const char *end = strstr(q, "</path>");
+        assert_int_equal(sscanf(q, "<path d=\"%199[^\"]\"", e->d), 1);
+        const char *w = strstr(q, "stroke-width=\""), *m = strstr(q, "marker-end=\"url(#"), *t = strstr(q, "<title>");
+        assert_true(w && w < end && t && t < end);
+        e->width = atof(w + strlen("stroke-width=\""));
+        assert_int_equal(sscanf(t, "<title>%31[^:]", e->ends), 1);
+        e->head = 0;
+        if (m && m < end) {
+            char id[64], want[96];
+            assert_int_equal(sscanf(m, "marker-end=\"url(#%63[^)])", id), 1);
+            snprintf(want, sizeof want, "<marker id=\"%s\"", id);
+            const char *def = strstr(doc, want);
+            assert_non_null(def);
+            const char *mw = strstr(def, "markerWidth=\"");
+            assert_non_null(mw);
+            e->head = atof(mw + strlen("markerWidth=\""));
+        }
+        /* the numbers of d, in x y pairs after M, L, Q and C */
+        e->x0 = e->y0 = INFINITY;
+        e->x1 = e->y1 = -INFINITY;
+        const char *c = e->d;
+        for (int k = 0; *c; k++) {
+            while (*c && strchr("MLQC ", *c)) c++;
+            if (!*c) break;
+            char *after;
+            double x = strtod(c, &after);
+            assert_true(after != c);
+            c = after;
+            if (k % 2 == 0) {
+                e->x0 = fmin(e->x0, x);
+                e->x1 = fmax(e->x1, x);
+            } else {
+                e->y0 = fmin(e->y0, x);
+                e->y1 = fmax(e->y1, x);
+            }
+        }
+    }
+    return n;
+}
+
+/* explain --svg of a small graph with self-loops (two on one vertex) and four copies of one edge
+ * (three one way, one back), drawn with model: each loop is a loop around
+ * more than a circle's width (it was a path from the centre to itself, not drawn), the copies
+ * and the loops on one vertex each have their own path (they lay on each other), and on a
+ * directed graph every arrowhead is at least 2.4 times as wide as its stroke (a 9 px arrowhead
+ * vanished under 7.5 px strokes). */
+static void check_loops_and_copies(const char *model, int directed) {
+    char gml[256], out[256], svg[256];
+    snprintf(gml, sizeof gml, "%s/loops.gml", dir);
+    snprintf(out, sizeof out, "%s/loops.graphml", dir);
+    snprintf(svg, sizeof svg, "%s/loops.svg", dir);
+    FILE *f = fopen(gml, "w");
+    assert_non_null(f);
+    fprintf(f, "graph [ directed %d\n", directed);
+    for (int v = 0; v < 6; v++) fprintf(f, " node [ id %d name \"%d\" ]\n", v, v + 1);
+    static const int edges[][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 4}, {4, 4}, {3, 4}, {3, 4}, {4, 5}, {5, 0},
+                                   {4, 3}, {2, 2}};
+    for (int k = 0; k < 12; k++)
+        fprintf(f, " edge [ source %d target %d weight 1 ]\n", edges[k][0], edges[k][1]);
+    fputs("]\n", f);
+    fclose(f);
+    ag_cli_run_t r;
+    char args[1024];
+    snprintf(args, sizeof args, "explain --model %s %s -o %s --svg %s", model, gml, out, svg);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    size_t len;
+    char *doc = (char *)ag_test_read_file(svg, &len);
+    static svg_edge_t e[16];
+    int n = svg_edges(doc, e, 16);
+    assert_int_equal(n, 12);
+    int loops = 0, copies = 0, widest = 0, lo[16], hi[16];
+    for (int i = 0; i < n; i++) {
+        int a, b;
+        assert_int_equal(sscanf(e[i].ends, directed ? "%d->%d" : "%d-%d", &a, &b), 2);
+        lo[i] = a < b ? a : b;
+        hi[i] = a < b ? b : a;
+        if (a == b) {
+            loops++;
+            if (fmax(e[i].x1 - e[i].x0, e[i].y1 - e[i].y0) < 24.0)
+                fail_msg("loop %s drawn %.1f x %.1f px: %s", e[i].ends, e[i].x1 - e[i].x0, e[i].y1 - e[i].y0, e[i].d);
+        }
+        copies += lo[i] == 3 && hi[i] == 4;
+        for (int j = 0; j < i; j++)
+            if (lo[i] == lo[j] && hi[i] == hi[j] && !strcmp(e[i].d, e[j].d))
+                fail_msg("the copies %s and %s are drawn on each other: %s", e[j].ends, e[i].ends, e[i].d);
+        if (directed && e[i].head < 2.4 * e[i].width)
+            fail_msg("%s: an arrowhead of %.0f px on a stroke of %.2f px", e[i].ends, e[i].head, e[i].width);
+        widest += e[i].width > 7.4;
+    }
+    assert_int_equal(loops, 3);
+    assert_int_equal(copies, 4);
+    assert_true(widest >= 1); /* the strongest edge has the widest stroke, 7.5 px */
+    free(doc);
+}
+
 /* explain: attention attributes of every layer and head summing to 1 per destination on the
  * written file; the SVG has one line per edge. */
 static void test_explain(void **state) {
@@ -419,6 +529,7 @@ static void test_explain(void **state) {
     assert_int_equal(count_of(buf, "<path "), 78);
     assert_int_equal(count_of(buf, "<circle "), 34 + 2); /* vertices and the two legend dots */
     assert_non_null(strstr(buf, "</svg>\n"));
+    check_loops_and_copies(karate, 0);
     /* a molecule with a graph model, GML out: the same keys as GraphML; labelled atoms */
     snprintf(out, sizeof out, "%s/caffeine.gml", dir);
     snprintf(svg, sizeof svg, "%s/caffeine.svg", dir);
@@ -630,7 +741,8 @@ static void test_igraph_warning_line(void **state) {
 }
 
 /* A directed graph: one attention attribute per edge (the target attending to the source); each
- * vertex's incoming weights and self-loop weight sum to 1 on the written file. */
+ * vertex's incoming weights and self-loop weight sum to 1 on the written file; its drawing's
+ * arrowheads, loops and copies of an edge (check_loops_and_copies). */
 static void test_explain_directed(void **state) {
     (void)state;
     char gml[256], model[256], out[256], args[1400];
@@ -655,12 +767,13 @@ static void test_explain_directed(void **state) {
     int64_t lines, markers, ends = 0;
     if (!ag_xml_check(doc, "path", &lines, why, sizeof why)) fail_msg("%s: %s", svg, why);
     assert_true(ag_xml_check(doc, "marker", &markers, why, sizeof why));
-    assert_int_equal(markers, 1);
-    for (const char *q = doc; (q = strstr(q, "marker-end=\"url(#arrow)\"")) != NULL; q++) ends++;
+    assert_true(markers >= 1); /* one per arrowhead size */
+    for (const char *q = doc; (q = strstr(q, "marker-end=\"url(#arrow")) != NULL; q++) ends++;
     assert_int_equal(lines, 78);
     assert_int_equal(ends, 78);
     assert_non_null(strstr(doc, "<title>0->1: "));
     free(doc);
+    check_loops_and_copies(model, 1);
     igraph_t g;
     read_back(&g, out, 1);
     assert_true(igraph_is_directed(&g));

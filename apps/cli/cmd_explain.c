@@ -588,6 +588,107 @@ static void bond_marks(FILE *f, const igraph_t *ig, const double *pos, int64_t u
     }
 }
 
+/* Edges joining the same two vertices (in either direction, or a vertex to itself): each edge's
+ * rank among them (rank, E: by edge id) and their number (count, E), so that copies can be drawn
+ * apart. Returns 0, or -1 when out of memory. */
+static int parallel_edges(const igraph_t *ig, int64_t *rank, int64_t *count) {
+    int64_t E = igraph_ecount(ig), N = igraph_vcount(ig);
+    keyed_t *order = malloc(sizeof(keyed_t) * (size_t)(E > 0 ? E : 1)); /* (E) edges by their ends */
+    if (!order) return -1;
+    for (int64_t e = 0; e < E; e++) {
+        int64_t a = IGRAPH_FROM(ig, e), b = IGRAPH_TO(ig, e);
+        order[e] = (keyed_t){(double)(a < b ? a : b) * (double)N + (double)(a < b ? b : a), e};
+    }
+    qsort(order, (size_t)E, sizeof *order, by_key_desc);
+    for (int64_t i = 0, j; i < E; i = j) {
+        for (j = i; j < E && order[j].key == order[i].key; j++) rank[order[j].i] = j - i;
+        for (int64_t k = i; k < j; k++) count[order[k].i] = j - i;
+    }
+    free(order);
+    return 0;
+}
+
+/* The unit vector from vertex v away from its other neighbours' mean position (straight up when
+ * it has none, or they balance out): where a self-loop has room. */
+static void away_from_neighbours(const igraph_t *ig, const double *pos, int64_t v, double *dx, double *dy) {
+    double sx = 0.0, sy = 0.0;
+    igraph_vector_int_t nb;
+    if (igraph_vector_int_init(&nb, 0) == IGRAPH_SUCCESS) {
+        if (igraph_neighbors(ig, &nb, v, IGRAPH_ALL) == IGRAPH_SUCCESS)
+            for (igraph_integer_t i = 0; i < igraph_vector_int_size(&nb); i++) {
+                int64_t w = VECTOR(nb)[i];
+                sx += pos[2 * v] - pos[2 * w];
+                sy += pos[2 * v + 1] - pos[2 * w + 1];
+            }
+        igraph_vector_int_destroy(&nb);
+    }
+    double len = hypot(sx, sy);
+    *dx = len > 1e-6 ? sx / len : 0.0;
+    *dy = len > 1e-6 ? sy / len : -1.0;
+}
+
+/* Edge e's stroke as an SVG path's d, into buf. A single edge is a straight line between the
+ * centres. Copy k of n edges joining the same two vertices is a quadratic curve whose middle lies
+ * (k - (n - 1) / 2) * bend px to one side of the line from the lower vertex id to the higher, so
+ * that copies (and the two directions of a directed pair) do not lie on each other. A self-loop
+ * is a cubic loop leaving and entering the rim on the side away from the vertex's neighbours,
+ * copy k larger than copy k - 1: as a line from the centre to itself it had no length and was not
+ * drawn. With an arrowhead (head > 0, its length in px) the tip is on the target's rim and the
+ * stroke stops 0.6 head short of it along its end direction, where the marker (refX 4 of 10)
+ * is anchored: a stroke running on to the tip is wider there than the arrowhead and blunts it. */
+static void edge_path(char *buf, size_t cap, const igraph_t *ig, const double *pos, int64_t e, int64_t k, int64_t n,
+                      double radius, double bend, double head) {
+    int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
+    double x1 = pos[2 * u], y1 = pos[2 * u + 1], x2 = pos[2 * v], y2 = pos[2 * v + 1];
+    double c1x = x1, c1y = y1, c2x = x1, c2y = y1; /* the control points (c2: the one before the end) */
+    char kind = 'L';
+    if (u == v) {
+        double dx, dy;
+        away_from_neighbours(ig, pos, v, &dx, &dy);
+        const double nx = -dy, ny = dx, rim = 0.6, spread = 0.5, reach = radius * (4.0 + 2.0 * (double)k);
+        x1 = pos[2 * v] + radius * (dx * cos(rim) - nx * sin(rim));
+        y1 = pos[2 * v + 1] + radius * (dy * cos(rim) - ny * sin(rim));
+        x2 = pos[2 * v] + radius * (dx * cos(rim) + nx * sin(rim));
+        y2 = pos[2 * v + 1] + radius * (dy * cos(rim) + ny * sin(rim));
+        c1x = pos[2 * v] + reach * (dx * cos(spread) - nx * sin(spread));
+        c1y = pos[2 * v + 1] + reach * (dy * cos(spread) - ny * sin(spread));
+        c2x = pos[2 * v] + reach * (dx * cos(spread) + nx * sin(spread));
+        c2y = pos[2 * v + 1] + reach * (dy * cos(spread) + ny * sin(spread));
+        kind = 'C';
+    } else if (n > 1) {
+        const int64_t a = u < v ? u : v, b = u < v ? v : u;
+        double ax = pos[2 * a], ay = pos[2 * a + 1], bx = pos[2 * b], by = pos[2 * b + 1], len = hypot(bx - ax, by - ay);
+        double off = 2.0 * ((double)k - 0.5 * (double)(n - 1)) * bend; /* a quadratic's middle is half its control's */
+        if (len < 1e-6) len = 1.0;
+        c2x = 0.5 * (ax + bx) - (by - ay) / len * off;
+        c2y = 0.5 * (ay + by) + (bx - ax) / len * off;
+        kind = 'Q';
+        if (head > 0.0) { /* the tip where the curve meets the rim, near enough: towards its control point */
+            double d = hypot(c2x - x2, c2y - y2);
+            if (d > radius) {
+                x2 += (c2x - x2) * radius / d;
+                y2 += (c2y - y2) * radius / d;
+            }
+        }
+    } else if (head > 0.0) {
+        double len = hypot(x2 - x1, y2 - y1);
+        if (len > radius) {
+            x2 -= (x2 - x1) * radius / len;
+            y2 -= (y2 - y1) * radius / len;
+        }
+    }
+    if (head > 0.0) {
+        double tx = x2 - c2x, ty = y2 - c2y, len = hypot(tx, ty);
+        if (len > 0.6 * head) {
+            x2 -= tx * 0.6 * head / len;
+            y2 -= ty * 0.6 * head / len;
+        }
+    }
+    if (kind == 'L') snprintf(buf, cap, "M%.1f %.1fL%.1f %.1f", x1, y1, x2, y2);
+    else if (kind == 'Q') snprintf(buf, cap, "M%.1f %.1fQ%.1f %.1f %.1f %.1f", x1, y1, c2x, c2y, x2, y2);
+    else snprintf(buf, cap, "M%.1f %.1fC%.1f %.1f %.1f %.1f %.1f %.1f", x1, y1, c1x, c1y, c2x, c2y, x2, y2);
+}
+
 /* A label's box on the canvas. */
 typedef struct box_t {
     double x0, y0, x1, y1;
@@ -653,14 +754,20 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     igraph_matrix_t xy;
     if (igraph_matrix_init(&xy, 0, 0) != IGRAPH_SUCCESS) return -1;
     int rc = -1;
-    double *ea = NULL, *na = NULL, *pos = NULL, *wid = NULL;
+    double *ea = NULL, *na = NULL, *pos = NULL, *wid = NULL, *sw = NULL;
+    int64_t *rank = NULL, *copies = NULL; /* (E) each edge's place among the edges joining its ends */
+    int *head = NULL;                     /* (E) its arrowhead's size in px, 0 when undirected */
     signed char *lside = NULL;
     int64_t *listed = NULL, n_listed = 0; /* (C) the classes the legend lists */
     int *slot = NULL;                     /* (C) each class's palette slot */
     if (N > 0 && layout(ig, &xy) < 0) goto done;
     ea = malloc((size_t)(E > 0 ? E : 1) * sizeof(double)); /* (E) mean over heads, directions averaged */
     na = calloc((size_t)(N > 0 ? N : 1), sizeof(double));  /* (N) attention received as a source */
-    if (!ea || !na) goto done;
+    sw = malloc((size_t)(E > 0 ? E : 1) * sizeof(double)); /* (E) stroke widths */
+    head = malloc((size_t)(E > 0 ? E : 1) * sizeof(int));
+    rank = malloc((size_t)(E > 0 ? E : 1) * sizeof(int64_t));
+    copies = malloc((size_t)(E > 0 ? E : 1) * sizeof(int64_t));
+    if (!ea || !na || !sw || !head || !rank || !copies || parallel_edges(ig, rank, copies) < 0) goto done;
     double emin = 0.0, emax = 0.0, nmin = 0.0, nmax = 0.0;
     for (int64_t e = 0; e < E; e++) {
         double fw = 0.0, rv = 0.0;
@@ -835,31 +942,40 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555555\">%s</text>\n", x, y, more);
         }
     }
+    /* Stroke widths first: the arrowheads are sized by them. A 9 px arrowhead vanished under a
+     * stroke of up to 7.5 px; one 2.5 strokes wide (9 px at the least), in whole pixels, keeps a
+     * few markers for the file. */
+    enum { HEAD_MIN = 9, HEAD_MAX = 24 };
+    int heads_used[HEAD_MAX + 1] = {0};
+    for (int64_t e = 0; e < E; e++) {
+        double t = emax > emin ? (ea[e] - emin) / (emax - emin) : 0.5;
+        sw[e] = (N <= 300 ? 1.5 : 0.5) + (N <= 300 ? 6.0 : 2.0) * t;
+        head[e] = directed ? (int)fmin(HEAD_MAX, fmax(HEAD_MIN, ceil(2.5 * sw[e]))) : 0;
+        heads_used[head[e]] = 1;
+    }
     if (directed && E > 0) {
-        /* an arrowhead where the edge ends: a directed edge u->v means v attends to u */
-        fputs("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerUnits=\"userSpaceOnUse\" "
-              "markerWidth=\"9\" markerHeight=\"9\" orient=\"auto\"><polygon points=\"0,0 10,5 0,10\" fill=\"#555555\"/>"
-              "</marker></defs>\n", f);
+        /* arrowheads where the edges end: a directed edge u->v means v attends to u */
+        fputs("<defs>", f);
+        for (int px = HEAD_MIN; px <= HEAD_MAX; px++)
+            if (heads_used[px])
+                fprintf(f, "<marker id=\"arrow%d\" viewBox=\"0 0 10 10\" refX=\"4\" refY=\"5\" "
+                           "markerUnits=\"userSpaceOnUse\" markerWidth=\"%d\" markerHeight=\"%d\" orient=\"auto\">"
+                           "<polygon points=\"0,0 10,5 0,10\" fill=\"#555555\"/></marker>", px, px, px);
+        fputs("</defs>\n", f);
     }
     static const int lo[3] = {205, 210, 220}, hi[3] = {200, 20, 30};
+    char d[160], marker[40] = "";
     fputs("<g stroke-linecap=\"round\" fill=\"none\">\n", f);
     for (int64_t e = 0; e < E; e++) {
         int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
-        double t = emax > emin ? (ea[e] - emin) / (emax - emin) : 0.5;
-        blend(col, sizeof col, lo, hi, t);
-        double x1 = pos[2 * u], y1 = pos[2 * u + 1], x2 = pos[2 * v], y2 = pos[2 * v + 1];
-        double len = hypot(x2 - x1, y2 - y1);
-        if (directed && len > radius) {
-            /* end at the circle's rim, where the arrowhead can be seen */
-            x2 -= (x2 - x1) * radius / len;
-            y2 -= (y2 - y1) * radius / len;
-        }
-        fprintf(f, "<path d=\"M%.1f %.1fL%.1f %.1f\" stroke=\"%s\" stroke-width=\"%.2f\"%s>"
-                   "<title>%lld%s%lld: %.4f</title></path>\n",
-                x1, y1, x2, y2, col, (N <= 300 ? 1.5 : 0.5) + (N <= 300 ? 6.0 : 2.0) * t,
-                directed ? " marker-end=\"url(#arrow)\"" : "", (long long)u, directed ? "->" : "-", (long long)v, ea[e]);
-        /* clear of the widest stroke (7.5 px) */
-        if (n_marked) bond_marks(f, ig, pos, u, v, bond_kind(ig, bonds, e), radius, 6.0);
+        blend(col, sizeof col, lo, hi, emax > emin ? (ea[e] - emin) / (emax - emin) : 0.5);
+        /* copies bent apart by more than the widest stroke (7.5 px, or 2.5 above 300 vertices) */
+        edge_path(d, sizeof d, ig, pos, e, rank[e], copies[e], radius, N <= 300 ? 10.0 : 4.0, head[e]);
+        if (directed) snprintf(marker, sizeof marker, " marker-end=\"url(#arrow%d)\"", head[e]);
+        fprintf(f, "<path d=\"%s\" stroke=\"%s\" stroke-width=\"%.2f\"%s><title>%lld%s%lld: %.4f</title></path>\n", d,
+                col, sw[e], marker, (long long)u, directed ? "->" : "-", (long long)v, ea[e]);
+        /* clear of the widest stroke (7.5 px); beside straight strokes only */
+        if (n_marked && copies[e] == 1 && u != v) bond_marks(f, ig, pos, u, v, bond_kind(ig, bonds, e), radius, 6.0);
     }
     fputs("</g>\n<g stroke=\"#333333\" stroke-width=\"1\">\n", f);
     for (int64_t v = 0; v < N; v++) {
@@ -900,6 +1016,10 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     fputs("</svg>\n", f);
     rc = ferror(f) ? -1 : 0;
 done:
+    free(sw);
+    free(head);
+    free(rank);
+    free(copies);
     free(listed);
     free(slot);
     free(wid);
