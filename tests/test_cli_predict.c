@@ -28,6 +28,14 @@ static int count_of(const char *s, const char *what) {
     return n;
 }
 
+/* DIR/name, its path into path (cap), opened for writing. */
+static FILE *create_in_dir(char *path, size_t cap, const char *name) {
+    snprintf(path, cap, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    return f;
+}
+
 static void train(const char *args) {
     ag_cli_run_t r;
     ag_cli_run(&r, NULL, args);
@@ -454,11 +462,9 @@ static int svg_edges(const char *doc, svg_edge_t *out, int max) {
  * vanished under 7.5 px strokes). */
 static void check_loops_and_copies(const char *model, int directed) {
     char gml[256], out[256], svg[256];
-    snprintf(gml, sizeof gml, "%s/loops.gml", dir);
     snprintf(out, sizeof out, "%s/loops.graphml", dir);
     snprintf(svg, sizeof svg, "%s/loops.svg", dir);
-    FILE *f = fopen(gml, "w");
-    assert_non_null(f);
+    FILE *f = create_in_dir(gml, sizeof gml, "loops.gml");
     fprintf(f, "graph [ directed %d\n", directed);
     for (int v = 0; v < 6; v++) fprintf(f, " node [ id %d name \"%d\" ]\n", v, v + 1);
     static const int edges[][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 4}, {4, 4}, {3, 4}, {3, 4}, {4, 5}, {5, 0},
@@ -803,14 +809,16 @@ static int cross(const double *p, const double *q, const double *r, const double
     return d1 * d2 < 0 && d3 * d4 < 0;
 }
 
-/* explain --svg of a shipped-model molecule from tests/data: the bonds' ends into seg (n x 4,
- * at most 64), the atoms' centres into at (at most 64 x 2); returns the number of bonds, and the
- * number of atoms in *n_at. */
-static int draw_molecule(const char *file, double seg[][4], double at[][2], int *n_at) {
+/* explain --svg of a molecule (path: from the source tree, or absolute) with the default model,
+ * or with model when not NULL: the edges' ends into seg (n x 4, at most 128), the vertices'
+ * centres into at (at most 64 x 2, legend dots left out); returns the number of edges, and the
+ * number of vertices in *n_at. */
+static int draw_graph(const char *path, const char *model, double seg[][4], double at[][2], int *n_at) {
     char args[1024], out[256], svg[256];
     snprintf(out, sizeof out, "%s/molecule.graphml", dir);
     snprintf(svg, sizeof svg, "%s/molecule.svg", dir);
-    snprintf(args, sizeof args, "explain tests/data/%s -o %s --svg %s", file, out, svg);
+    snprintf(args, sizeof args, "explain %s%s %s -o %s --svg %s", model ? "--model " : "", model ? model : "", path,
+             out, svg);
     ag_cli_run_t r;
     ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
@@ -818,54 +826,131 @@ static int draw_molecule(const char *file, double seg[][4], double at[][2], int 
     char *doc = (char *)ag_test_read_file(svg, &len);
     int n = 0;
     for (const char *q = doc; (q = strstr(q, "<path d=\"M")) != NULL; q++) {
-        assert_true(n < 64);
+        assert_true(n < 128);
         assert_int_equal(sscanf(q, "<path d=\"M%lf %lfL%lf %lf", &seg[n][0], &seg[n][1], &seg[n][2], &seg[n][3]), 4);
         n++;
     }
     *n_at = 0;
     for (const char *q = doc; (q = strstr(q, "<circle cx=\"")) != NULL; q++) {
+        double rad;
         assert_true(*n_at < 64);
-        assert_int_equal(sscanf(q, "<circle cx=\"%lf\" cy=\"%lf\"", &at[*n_at][0], &at[*n_at][1]), 2);
-        (*n_at)++;
+        assert_int_equal(sscanf(q, "<circle cx=\"%lf\" cy=\"%lf\" r=\"%lf\"", &at[*n_at][0], &at[*n_at][1], &rad), 3);
+        *n_at += rad != 5.0; /* not a legend dot */
     }
     free(doc);
     return n;
 }
 
-/* A salt's ion is drawn beside the molecule, not in a far corner: within 2.5 mean bond lengths
- * of its nearest atom. */
+/* The box around the vertices of at (n_at x 2) that an edge of seg (n x 4) touches, into box
+ * (x0, y0, x1, y1); which vertices those are into touched (n_at). */
+static void edge_box(double seg[][4], int n, double at[][2], int n_at, double box[4], int *touched) {
+    box[0] = box[1] = INFINITY;
+    box[2] = box[3] = -INFINITY;
+    for (int v = 0; v < n_at; v++) {
+        touched[v] = 0;
+        for (int i = 0; i < n && !touched[v]; i++)
+            touched[v] = (fabs(seg[i][0] - at[v][0]) < 0.2 && fabs(seg[i][1] - at[v][1]) < 0.2) ||
+                         (fabs(seg[i][2] - at[v][0]) < 0.2 && fabs(seg[i][3] - at[v][1]) < 0.2);
+        if (!touched[v]) continue;
+        box[0] = fmin(box[0], at[v][0]);
+        box[1] = fmin(box[1], at[v][1]);
+        box[2] = fmax(box[2], at[v][0]);
+        box[3] = fmax(box[3], at[v][1]);
+    }
+}
+
+/* How far the point (x, y) is from the box (x0, y0, x1, y1); 0 inside. */
+static double box_distance(const double box[4], double x, double y) {
+    return hypot(fmax(fmax(box[0] - x, x - box[2]), 0.0), fmax(fmax(box[1] - y, y - box[3]), 0.0));
+}
+
+/* The mean length of the edges of seg (n x 4). */
+static double mean_length(double seg[][4], int n) {
+    double sum = 0;
+    for (int i = 0; i < n; i++) sum += hypot(seg[i][2] - seg[i][0], seg[i][3] - seg[i][1]);
+    return sum / n;
+}
+
+/* A salt's ion is drawn beside the molecule, not in a far corner: within 1.25 mean bond lengths
+ * of the molecule's box (it was 1.5, on the box's top edge) and level with its middle. */
 static void test_explain_components_close(void **state) {
     (void)state;
-    static double seg[64][4], at[64][2];
-    int n_at;
-    int n = draw_molecule("sodium-benzoate.gml", seg, at, &n_at);
+    static double seg[128][4], at[64][2];
+    int n_at, touched[64];
+    int n = draw_graph("tests/data/sodium-benzoate.gml", NULL, seg, at, &n_at);
     assert_int_equal(n, 9);
     assert_int_equal(n_at, 10);
-    double bond = 0;
-    for (int i = 0; i < n; i++) bond += hypot(seg[i][2] - seg[i][0], seg[i][3] - seg[i][1]) / n;
+    double bond = mean_length(seg, n), box[4];
+    edge_box(seg, n, at, n_at, box, touched);
     /* the atom no bond touches is the sodium */
     int na = -1;
-    for (int v = 0; v < n_at; v++) {
-        int touched = 0;
-        for (int i = 0; i < n && !touched; i++)
-            touched = (fabs(seg[i][0] - at[v][0]) < 0.2 && fabs(seg[i][1] - at[v][1]) < 0.2) ||
-                      (fabs(seg[i][2] - at[v][0]) < 0.2 && fabs(seg[i][3] - at[v][1]) < 0.2);
-        if (!touched) na = v;
-    }
-    assert_true(na >= 0);
-    double nearest = INFINITY;
     for (int v = 0; v < n_at; v++)
-        if (v != na) nearest = fmin(nearest, hypot(at[v][0] - at[na][0], at[v][1] - at[na][1]));
-    if (nearest > 2.5 * bond) fail_msg("the ion is %.1f px from the molecule, %.1f bonds", nearest, nearest / bond);
+        if (!touched[v]) na = v;
+    assert_true(na >= 0);
+    double d = box_distance(box, at[na][0], at[na][1]);
+    if (d > 1.25 * bond) fail_msg("the ion is %.1f px from the molecule, %.2f bonds", d, d / bond);
+    double middle = 0.5 * (box[1] + box[3]);
+    if (fabs(at[na][1] - middle) > 0.25 * (box[3] - box[1]))
+        fail_msg("the ion at y %.1f, the molecule from %.1f to %.1f", at[na][1], box[1], box[3]);
+}
+
+/* Components without edges: a salt of two lone ions is drawn at the scale of a molecule (the two
+ * were stretched to the canvas's ends, 476 px apart), and a social graph's isolated vertices lie
+ * within 1.25 mean edge lengths of the rest's box (they were 1.5 away) while the rest keeps its
+ * size. */
+static void test_explain_isolated_close(void **state) {
+    (void)state;
+    static double seg[128][4], at[64][2];
+    char path[256];
+    FILE *f = create_in_dir(path, sizeof path, "nacl.gml");
+    fputs("graph [\n directed 0\n"
+          " node [ id 0 element \"Na\" atomic_num 11 charge 1 aromatic 0 hydrogens 0 hybridization \"S\" degree 0 "
+          "in_ring 0 ]\n"
+          " node [ id 1 element \"Cl\" atomic_num 17 charge -1 aromatic 0 hydrogens 0 hybridization \"S\" degree 0 "
+          "in_ring 0 ]\n]\n", f);
+    fclose(f);
+    int n_at, touched[64];
+    assert_int_equal(draw_graph(path, NULL, seg, at, &n_at), 0);
+    assert_int_equal(n_at, 2);
+    double apart = hypot(at[1][0] - at[0][0], at[1][1] - at[0][1]);
+    if (apart > 150.0) fail_msg("the two ions are %.1f px apart", apart);
+
+    /* Karate with three vertices of no edge */
+    snprintf(path, sizeof path, "%s/karate-isolated.gml", dir);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "sed '$d' '%s/graphs/social/karate.gml' > '%s'", AG_SOURCE_DIR, path);
+    assert_int_equal(system(cmd), 0);
+    f = fopen(path, "a");
+    assert_non_null(f);
+    for (int v = 34; v < 37; v++) fprintf(f, "  node [ id %d name \"%d\" club 0 ]\n", v, v + 1);
+    fputs("]\n", f);
+    fclose(f);
+    static double seg0[128][4], at0[64][2];
+    int n0, n = draw_graph(path, karate, seg, at, &n_at);
+    assert_int_equal(n, 78);
+    assert_int_equal(n_at, 37);
+    double unit = mean_length(seg, n), box[4], box0[4];
+    edge_box(seg, n, at, n_at, box, touched);
+    for (int v = 0; v < n_at; v++) {
+        if (touched[v]) continue;
+        assert_true(v >= 34);
+        double d = box_distance(box, at[v][0], at[v][1]);
+        if (d > 1.25 * unit) fail_msg("vertex %d is %.1f px from the rest, %.2f edge lengths", v, d, d / unit);
+    }
+    /* the rest as large as Karate drawn alone */
+    assert_int_equal(draw_graph("graphs/social/karate.gml", karate, seg0, at0, &n0), 78);
+    edge_box(seg0, 78, at0, n0, box0, touched);
+    double w = fmax(box[2] - box[0], box[3] - box[1]), w0 = fmax(box0[2] - box0[0], box0[3] - box0[1]);
+    if (w < 0.8 * w0) fail_msg("Karate drawn %.1f px wide beside isolated vertices, %.1f alone", w, w0);
 }
 
 /* A steroid's fused rings (Kamada-Kawai from a circle drew three bonds crossing): drawn with no
  * two bonds crossing, as a chemist draws them. */
 static void test_explain_fused_rings(void **state) {
     (void)state;
-    static double seg[64][4], at[64][2];
+    static double seg[128][4], at[64][2];
     int n_at;
-    int n = draw_molecule("cholesterol.gml", seg, at, &n_at);
+    int n = draw_graph("tests/data/cholesterol.gml", NULL, seg, at, &n_at);
     assert_int_equal(n, 31); /* 28 atoms, 4 rings */
     assert_int_equal(n_at, 28);
     for (int a = 0; a < n; a++)
@@ -1078,9 +1163,7 @@ static void test_explain_graphml_ids(void **state) {
     (void)state;
     static const char *const ids[6] = {"alice", "bob", "carol", "dave", "erin", "frank"};
     char path[256];
-    snprintf(path, sizeof path, "%s/ids.graphml", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
+    FILE *f = create_in_dir(path, sizeof path, "ids.graphml");
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
           "<key id=\"x\" for=\"node\" attr.name=\"x\" attr.type=\"double\"/>\n"
           "<key id=\"g\" for=\"node\" attr.name=\"group\" attr.type=\"string\"/>\n"
@@ -1268,6 +1351,7 @@ int main(void) {
         cmocka_unit_test(test_explain_graphml_ids),
         cmocka_unit_test(test_explain_fused_rings),
         cmocka_unit_test(test_explain_components_close),
+        cmocka_unit_test(test_explain_isolated_close),
         cmocka_unit_test(test_explain_names_do_not_cross),
         cmocka_unit_test(test_igraph_warning_line),
         cmocka_unit_test(test_bad_options_and_models),

@@ -353,12 +353,28 @@ static int by_key_desc(const void *pa, const void *pb) {
     return (a->i > b->i) - (a->i < b->i);
 }
 
+/* The mean length of the edges in the drawing xy (N x 2), self-loops left out (they have none);
+ * 0 without such edges. */
+static double mean_edge_length(const igraph_t *ig, const igraph_matrix_t *xy) {
+    double sum = 0.0;
+    int64_t n = 0;
+    for (int64_t e = 0; e < igraph_ecount(ig); e++) {
+        int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
+        if (u == v) continue;
+        sum += hypot(MATRIX(*xy, u, 0) - MATRIX(*xy, v, 0), MATRIX(*xy, u, 1) - MATRIX(*xy, v, 1));
+        n++;
+    }
+    return n > 0 ? sum / (double)n : 0.0;
+}
+
 /* Places the connected components of a drawing side by side, largest first, in rows about as
- * wide as the drawing is tall, a gap of 1.5 mean edge lengths apart: the layouts put a component
- * far from the others (a salt's Na+ in a corner, a social graph's isolated vertex squeezing the
- * rest into 60% of the canvas). Each component keeps its own shape. */
+ * wide as the drawing is tall, one mean edge length apart (one layout unit without edges), each
+ * centred on its row's middle: the layouts put a component far from the others (a salt's Na+ in
+ * a corner, a social graph's isolated vertex squeezing the rest into 60% of the canvas); 1.5
+ * lengths apart and on the row's top, a salt's ion still sat in the canvas's corner. Each
+ * component keeps its own shape. */
 static int pack_components(const igraph_t *ig, igraph_matrix_t *xy) {
-    int64_t N = igraph_vcount(ig), E = igraph_ecount(ig);
+    int64_t N = igraph_vcount(ig);
     igraph_vector_int_t memb, csize;
     igraph_integer_t nc = 0;
     if (igraph_vector_int_init(&memb, 0) != IGRAPH_SUCCESS) return -1;
@@ -370,11 +386,13 @@ static int pack_components(const igraph_t *ig, igraph_matrix_t *xy) {
     double *box = NULL;    /* (nc x 4) each component's min x, min y, max x, max y */
     keyed_t *order = NULL; /* (nc) components by size, largest first */
     double *at = NULL;     /* (nc x 2) where each component's box goes */
+    double *row_h = NULL;  /* (nc) the height of each row of components (at most nc rows) */
     if (rc == 0 && nc > 1) {
         box = malloc(sizeof(double) * 4 * (size_t)nc);
         order = malloc(sizeof(keyed_t) * (size_t)nc);
         at = malloc(sizeof(double) * 2 * (size_t)nc);
-        rc = box && order && at ? 0 : -1;
+        row_h = calloc((size_t)nc, sizeof(double));
+        rc = box && order && at && row_h ? 0 : -1;
     }
     if (rc == 0 && nc > 1) {
         for (int64_t c = 0; c < nc; c++) {
@@ -389,31 +407,33 @@ static int pack_components(const igraph_t *ig, igraph_matrix_t *xy) {
             b[2] = fmax(b[2], MATRIX(*xy, v, 0));
             b[3] = fmax(b[3], MATRIX(*xy, v, 1));
         }
-        double unit = 0.0;
-        for (int64_t e = 0; e < E; e++) {
-            int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
-            unit += hypot(MATRIX(*xy, u, 0) - MATRIX(*xy, v, 0), MATRIX(*xy, u, 1) - MATRIX(*xy, v, 1)) / (double)E;
-        }
-        if (!(unit > 0.0)) unit = 1.0;
-        const double gap = 1.5 * unit;
+        double gap = mean_edge_length(ig, xy);
+        if (!(gap > 0.0)) gap = 1.0;
         qsort(order, (size_t)nc, sizeof *order, by_key_desc);
         double area = 0.0, limit = box[4 * order[0].i + 2] - box[4 * order[0].i];
         for (int64_t c = 0; c < nc; c++)
             area += (box[4 * c + 2] - box[4 * c] + gap) * (box[4 * c + 3] - box[4 * c + 1] + gap);
         limit = fmax(limit, sqrt(area));
-        double x = 0.0, y = 0.0, row_h = 0.0;
+        /* rows first (at: x and row number), then each row's top from the heights above it */
+        double x = 0.0;
+        int64_t row = 0;
         for (int64_t i = 0; i < nc; i++) {
             const double *b = box + 4 * order[i].i;
             double w = b[2] - b[0], h = b[3] - b[1];
             if (x > 0.0 && x + w > limit) {
                 x = 0.0;
-                y += row_h + gap;
-                row_h = 0.0;
+                row++;
             }
             at[2 * order[i].i] = x;
-            at[2 * order[i].i + 1] = y;
+            at[2 * order[i].i + 1] = (double)row;
             x += w + gap;
-            row_h = fmax(row_h, h);
+            row_h[row] = fmax(row_h[row], h);
+        }
+        for (int64_t r = 1; r <= row; r++) row_h[r] += row_h[r - 1] + gap; /* row r's bottom */
+        for (int64_t c = 0; c < nc; c++) {
+            int64_t r = (int64_t)at[2 * c + 1];
+            double top = r > 0 ? row_h[r - 1] + gap : 0.0, height = row_h[r] - top;
+            at[2 * c + 1] = top + 0.5 * (height - (box[4 * c + 3] - box[4 * c + 1]));
         }
         for (int64_t v = 0; v < N; v++) {
             int64_t c = VECTOR(memb)[v];
@@ -424,6 +444,7 @@ static int pack_components(const igraph_t *ig, igraph_matrix_t *xy) {
     free(box);
     free(order);
     free(at);
+    free(row_h);
     igraph_vector_int_destroy(&memb);
     igraph_vector_int_destroy(&csize);
     return rc;
@@ -821,7 +842,11 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         pad = fmax(pad, 3.0 + wid[v]);
     }
     double side = N <= 60 ? 560.0 : N <= 300 ? 800.0 : 1200.0, margin = 30.0 + radius, top = 56.0;
-    double sx = (side - 2 * margin) / span;
+    /* A small drawing (a salt's two ions, a few atoms) stretched to the canvas had bonds of 250 to
+     * 480 px and ions at its two ends; a mean edge length (a layout unit without edges, the
+     * packing's gap) of at most UNIT_PX keeps it at the scale of larger drawings. */
+    const double UNIT_PX = 120.0, unit = mean_edge_length(ig, &xy);
+    double sx = fmin((side - 2 * margin) / span, UNIT_PX / (unit > 0.0 ? unit : 1.0));
     double width = (maxx - minx) * sx + 2 * margin + pad;
     if (width < 600) width = 600;
     /* the title and the caption's lines under it, the canvas as wide as they are */
