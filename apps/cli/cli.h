@@ -22,6 +22,12 @@ int ag_cli_fail(ag_error_t err);
 /* The same as "attn-graph: PATH: <library message>", for messages that do not name their file. */
 int ag_cli_fail_in(const char *path, ag_error_t err);
 
+/* Prints "attn-graph: MESSAGE" (MESSAGE from fmt) to stderr and keeps MESSAGE, which
+ * ag_cli_last_error() returns until the next error: ag_cli_fail and ag_cli_fail_in report through
+ * it. */
+void ag_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *ag_cli_last_error(void);
+
 /* The file igraph's warnings are about from now on (NULL: none), so that they name it. */
 void ag_cli_warning_path(const char *path);
 

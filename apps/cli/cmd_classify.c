@@ -132,16 +132,6 @@ static void print_json(const ag_bundle_t *b, ag_task_t task, const char *path, c
     fputs("}}\n", stdout);
 }
 
-/* --json's line for a file that failed: what stderr says, so that a program reading the objects
- * sees every file it gave, in order. */
-static void print_json_error(const char *path, const char *message) {
-    fputs("{\"file\": ", stdout);
-    cli_json_string(stdout, path);
-    fputs(", \"error\": ", stdout);
-    cli_json_string(stdout, message);
-    fputs("}\n", stdout);
-}
-
 /* Predicts the pending graphs as one block-diagonal batch, prints them in order, clears them.
  * Returns 0, or an exit code for a failure that stops the command. */
 static int flush(ag_bundle_t *b, pending_t *pend, int64_t n, int json) {
@@ -205,7 +195,7 @@ done:
 static int json_failure(ag_bundle_t *b, pending_t *pend, int64_t *n_pend, const char *path, const char *message) {
     int c = flush(b, pend, *n_pend, 1);
     *n_pend = 0;
-    if (c == 0) print_json_error(path, message);
+    if (c == 0) cli_json_error(stdout, path, NULL, message);
     return c;
 }
 

@@ -150,7 +150,7 @@ int ag_cli_info_checkpoint(const ag_safetensors_t *file, int json, int first) {
     if ((rc = ag_train_state_plan(&state, &epochs, &patience, &metric)) != AG_SUCCESS) {
         code = ag_cli_fail_in(file->path, rc);
     } else if (hist && (cli_history_from_text(&history, hist) < 0 || history.n != state.epoch)) {
-        fprintf(stderr, "attn-graph: %s: the checkpoint's epoch history is malformed\n", file->path);
+        ag_cli_error("%s: the checkpoint's epoch history is malformed", file->path);
         code = AG_EXIT_MODEL;
     } else {
         const ag_model_config_t *config = ag_model_config(model);

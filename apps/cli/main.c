@@ -1,6 +1,7 @@
 /*
  * main.c: the attn-graph program's entry point and subcommand dispatch.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <igraph.h>
@@ -30,11 +31,24 @@ static void usage(FILE *out) {
                  "'attn-graph --version' prints the version and the BLAS in use.\n");
 }
 
+/* Kept so that `info --json` can repeat a failed file's stderr line in its JSON object. */
+static char last_error[2048];
+
+const char *ag_cli_last_error(void) { return last_error; }
+
+void ag_cli_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "attn-graph: %s\n", last_error);
+}
+
 int ag_cli_fail(ag_error_t err) { return ag_cli_fail_in(NULL, err); }
 
 int ag_cli_fail_in(const char *path, ag_error_t err) {
-    if (path) fprintf(stderr, "attn-graph: %s: %s\n", path, ag_error_message());
-    else fprintf(stderr, "attn-graph: %s\n", ag_error_message());
+    if (path) ag_cli_error("%s: %s", path, ag_error_message());
+    else ag_cli_error("%s", ag_error_message());
     switch (err) {
     case AG_SUCCESS: return AG_EXIT_OK;
     case AG_EINVAL: return AG_EXIT_USAGE;

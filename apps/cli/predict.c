@@ -123,6 +123,18 @@ void cli_json_number(FILE *out, double x) {
     else fprintf(out, "%.6g", x);
 }
 
+void cli_json_error(FILE *out, const char *path, const char *kind, const char *message) {
+    fputs("{\"file\": ", out);
+    cli_json_string(out, path);
+    if (kind) {
+        fputs(", \"kind\": ", out);
+        cli_json_string(out, kind);
+    }
+    fputs(", \"error\": ", out);
+    cli_json_string(out, message);
+    fputs("}\n", out);
+}
+
 int cli_ends_with_ci(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
     if (m > n) return 0;

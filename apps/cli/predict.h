@@ -45,6 +45,10 @@ void cli_json_string(FILE *out, const char *s);
 /* The same for the n bytes at s (a NUL among them is written as \u0000). */
 void cli_json_string_n(FILE *out, const char *s, size_t n);
 void cli_json_number(FILE *out, double x);
+/* --json's line for a file that failed, {"file": PATH, "kind": KIND, "error": MESSAGE} (no "kind"
+ * when kind is NULL) with MESSAGE its stderr line, so that a program reading the objects sees
+ * every file it gave, in order. */
+void cli_json_error(FILE *out, const char *path, const char *kind, const char *message);
 
 /* 1 if s ends with suffix (lowercase), in any case: "M.SafeTensors" ends with ".safetensors". */
 int cli_ends_with_ci(const char *s, const char *suffix);
