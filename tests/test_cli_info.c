@@ -175,6 +175,46 @@ static void test_bad_file(void **state) {
     assert_int_equal(ag_cli_count_lines(r.err), 1);
 }
 
+/* --json gives a failed file an object too, its stderr line as the error, in argument order, so a
+ * script reading the objects sees which files failed; the exit code is still the first failure's
+ * (3 here, before the damaged model's 4). */
+static void test_bad_file_json(void **state) {
+    (void)state;
+    char dir[256], args[1024];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_info_bad_json", 0), 0);
+    ag_test_write_text(dir, "cut.safetensors", "{}");
+    ag_cli_run_t r;
+    snprintf(args, sizeof args, "info --json graphs/social/karate.gml no-such-file.gml tests/data/broken/truncated.gml "
+             "%s/cut.safetensors graphs/molecules/aspirin.gml", dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 3);
+    assert_json_lines(r.out, 5);
+    const char *karate = strstr(r.out, "{\"file\": \"graphs/social/karate.gml\", \"format\": \"gml\"");
+    const char *missing = strstr(r.out, "\n{\"file\": \"no-such-file.gml\", \"kind\": \"error\", \"error\": "
+                                        "\"no-such-file.gml: No such file or directory\"}\n");
+    const char *truncated = strstr(r.out, "\n{\"file\": \"tests/data/broken/truncated.gml\", \"kind\": \"error\", "
+                                          "\"error\": \"tests/data/broken/truncated.gml: Parse error in GML file, line 10 "
+                                          "(syntax error, unexpected end of file, expecting string or number or [) "
+                                          "(Parse error)\"}\n");
+    char cut[1024];
+    snprintf(cut, sizeof cut, "\n{\"file\": \"%s/cut.safetensors\", \"kind\": \"error\", \"error\": \"%s/cut.safetensors: "
+             "file too short (2 bytes; a safetensors file starts with an 8-byte header length)\"}\n", dir, dir);
+    const char *model = strstr(r.out, cut);
+    const char *aspirin = strstr(r.out, "\n{\"file\": \"graphs/molecules/aspirin.gml\", \"format\": \"gml\"");
+    assert_true(karate == r.out);
+    assert_non_null(missing);
+    assert_true(missing < truncated && truncated < model && model < aspirin);
+    /* stderr is as without --json: one line per failed file */
+    assert_int_equal(ag_cli_count_lines(r.err), 3);
+    assert_non_null(strstr(r.err, "attn-graph: no-such-file.gml: No such file or directory\n"));
+    /* a damaged model first: its exit code, 4 */
+    snprintf(args, sizeof args, "info --json %s/cut.safetensors no-such-file.gml", dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 4);
+    assert_json_lines(r.out, 2);
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 static void test_warning_is_printed(void **state) {
     (void)state;
     ag_cli_run_t r;
@@ -471,6 +511,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_output),
         cmocka_unit_test(test_json_output),
+        cmocka_unit_test(test_bad_file_json),
         cmocka_unit_test(test_bad_file),
         cmocka_unit_test(test_warning_is_printed),
         cmocka_unit_test(test_usage),

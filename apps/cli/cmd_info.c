@@ -29,7 +29,8 @@ static void info_usage(FILE *out) {
             "               default: by file extension; for '-', stdin, by its text: GML,\n"
             "               GraphML, Pajek, DL or LGL; others need --format).\n"
             "  --directed   read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
-            "  --json       one JSON object per file per line\n"
+            "  --json       one JSON object per file per line; a file that failed gets\n"
+            "               {\"file\": ..., \"kind\": \"error\", \"error\": ...}, its stderr line\n"
             "  --help       this message\n"
             "\n"
             "Every file is processed; the exit code is that of the first file that failed\n"
@@ -202,8 +203,16 @@ int ag_cmd_info(int argc, char **argv) {
     /* Keep going after a bad file so that one run reports on all of them. */
     for (int f = 0, first = 1; f < n_files && code != AG_EXIT_USAGE; f++) {
         int c = info_file(files[f], format, directed, json, first);
-        if (c == AG_EXIT_OK) first = 0;
-        else if (code == AG_EXIT_OK) code = c;
+        if (c == AG_EXIT_OK) {
+            first = 0;
+            continue;
+        }
+        if (code == AG_EXIT_OK) code = c;
+        /* every failure reports through ag_cli_error: its stderr line is the JSON's message */
+        if (json) {
+            cli_json_error(stdout, files[f], "error", ag_cli_last_error());
+            fflush(stdout);
+        }
     }
     free(files);
     return code;
