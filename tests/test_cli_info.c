@@ -137,8 +137,10 @@ static void test_json_output(void **state) {
     assert_true(fd >= 0);
     FILE *f = fdopen(fd, "w");
     /* GML writes a quote as &quot;; the tab, form feed and 0x01 are raw control characters JSON
-     * must escape (the first two have short escapes) */
-    fputs("graph [\n directed 1\n note \"say &quot;hi&quot; C:\\ tab\there\f\001\"\n node [ id 0 ]\n node [ id 1 ]\n"
+     * must escape (the first two have short escapes); DEL and U+0085 (a C1 control) are escaped
+     * too, so that none reaches a terminal */
+    fputs("graph [\n directed 1\n note \"say &quot;hi&quot; C:\\ tab\there\f\001\177\302\205\"\n node [ id 0 ]\n"
+          " node [ id 1 ]\n"
           " edge [ source 0 target 1 ]\n edge [ source 1 target 1 ]\n]\n", f);
     fclose(f);
     char args[256];
@@ -149,7 +151,7 @@ static void test_json_output(void **state) {
     assert_true(json_line_ok(r.out, strlen(r.out) - 1));
     assert_non_null(strstr(r.out, "\"directed\": true, \"nodes\": 2, \"edges\": 2, \"self_loops\": 1"));
     assert_non_null(strstr(r.out, "\"in_degree\": {\"min\": 0, \"max\": 2}"));
-    assert_non_null(strstr(r.out, "\"example\": \"say \\\"hi\\\" C:\\\\ tab\\there\\f\\u0001\""));
+    assert_non_null(strstr(r.out, "\"example\": \"say \\\"hi\\\" C:\\\\ tab\\there\\f\\u0001\\u007f\\u0085\""));
 }
 
 static void test_bad_file(void **state) {

@@ -241,6 +241,22 @@ static void read_back(igraph_t *g, const char *path, int graphml) {
     assert_int_equal(e, IGRAPH_SUCCESS);
 }
 
+/* Writes gml as dir/name (its path into path) and labels it with Karate's model into r. */
+static void label_karate(ag_cli_run_t *r, const char *name, const char *gml, char *path, size_t cap) {
+    ag_test_write_text(dir, name, gml);
+    snprintf(path, cap, "%s/%s", dir, name);
+    ag_cli_run_ok(r, "label --threads 1 --model %s %s", karate, path);
+}
+
+/* The warning of a graph none of whose names Karate's model knows, example as printed. */
+static void no_name_known(char *want, size_t cap, const char *path, const char *example) {
+    snprintf(want, cap,
+             "attn-graph: warning: %s: no vertex has a value of 'name' the model saw in training (e.g. %s): "
+             "all get its 'other' column (is this the kind of graph the model was trained on? 'attn-graph info "
+             "MODEL' lists the values it knows)\n",
+             path, example);
+}
+
 /* label: GML, GraphML and CSV, each with the prediction of every vertex; stdout CSV. */
 /* String values a model never saw get its 'other' column, and a warning says so: none for the
  * shipped molecules and the default model; one line naming the attribute, the count and an example
@@ -284,24 +300,28 @@ static void test_unseen_warning(void **state) {
              path);
     assert_string_equal(r.err, want);
     /* another graph for Karate's model: no member name known */
-    ag_test_write_text(dir, "named.gml",
-                       "graph [\n directed 0\n node [ id 0 name \"Myriel\" ]\n node [ id 1 name \"Napoleon\" ]\n"
-                       " node [ id 2 name \"Cravatte\" ]\n edge [ source 0 target 1 weight 1 ]\n"
-                       " edge [ source 0 target 2 weight 2 ]\n]\n");
-    snprintf(path, sizeof path, "%s/named.gml", dir);
-    snprintf(args, sizeof args, "label --threads 1 --model %s %s", karate, path);
-    ag_cli_run(&r, NULL, args);
-    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    label_karate(&r, "named.gml",
+                 "graph [\n directed 0\n node [ id 0 name \"Myriel\" ]\n node [ id 1 name \"Napoleon\" ]\n"
+                 " node [ id 2 name \"Cravatte\" ]\n edge [ source 0 target 1 weight 1 ]\n"
+                 " edge [ source 0 target 2 weight 2 ]\n]\n", path, sizeof path);
     assert_int_equal(ag_cli_count_lines(r.out), 4); /* header and 3 vertices */
-    snprintf(want, sizeof want,
-             "attn-graph: warning: %s: no vertex has a value of 'name' the model saw in training (e.g. 'Myriel'): "
-             "all get its 'other' column (is this the kind of graph the model was trained on? 'attn-graph info "
-             "MODEL' lists the values it knows)\n",
-             path);
+    no_name_known(want, sizeof want, path, "'Myriel'");
     assert_string_equal(r.err, want);
     snprintf(args, sizeof args, "explain --threads 1 --model %s %s -o %s/named-attn.gml", karate, path, dir);
     ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_string_equal(r.err, want);
+    /* the example is the graph's bytes: control characters (C0, DEL, C1 U+0085) are escaped as in
+     * JSON, never written raw to the terminal; a value with a space is quoted the same way */
+    label_karate(&r, "control.gml",
+                 "graph [\n directed 0\n node [ id 0 name \"c\001t\033l\177\302\205\" ]\n"
+                 " node [ id 1 name \"Mr Hi\" ]\n edge [ source 0 target 1 weight 1 ]\n]\n", path, sizeof path);
+    no_name_known(want, sizeof want, path, "\"c\\u0001t\\u001bl\\u007f\\u0085\"");
+    assert_string_equal(r.err, want);
+    label_karate(&r, "space.gml",
+                 "graph [\n directed 0\n node [ id 0 name \"Mr Hi\" ]\n node [ id 1 name \"x\" ]\n"
+                 " edge [ source 0 target 1 weight 1 ]\n]\n", path, sizeof path);
+    no_name_known(want, sizeof want, path, "\"Mr Hi\"");
     assert_string_equal(r.err, want);
 }
 

@@ -24,16 +24,6 @@ static const char *norm_name(ag_feature_norm_t norm) {
     }
 }
 
-/* A vocabulary value or class name as it is, or quoted and escaped as JSON when it is empty or
- * holds a space, a quote or a control character (the list is space-separated). */
-static void print_value(FILE *out, const char *v) {
-    int plain = v[0] != '\0';
-    for (const unsigned char *p = (const unsigned char *)v; *p && plain; p++)
-        if (*p <= ' ' || *p == '"') plain = 0;
-    if (plain) fputs(v, out);
-    else cli_json_string(out, v);
-}
-
 /* The width a block hands on: W^O's, or the heads' concatenation or mean. */
 static int64_t block_width(const ag_block_config_t *b) {
     if (b->attn.out_proj) return b->attn.out_dim;
@@ -85,7 +75,7 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
                     fputs("one-hot:", out);
                     for (int64_t v = 0; v < a->vocab_size && v < VOCAB_SHOWN; v++) {
                         fputc(' ', out);
-                        print_value(out, a->vocab[v]);
+                        cli_print_value(out, a->vocab[v], 0);
                     }
                     if (a->vocab_size > VOCAB_SHOWN) fprintf(out, " ... (%lld values)", (long long)a->vocab_size);
                     fputs(", and one column for any other value\n", out);
@@ -132,7 +122,7 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
     fprintf(out, "outputs: %lld %s%s:", (long long)b->n_names, what, b->n_names == 1 ? "" : classes ? "es" : "s");
     for (int64_t i = 0; i < b->n_names; i++) {
         fputc(' ', out);
-        print_value(out, b->names[i]);
+        cli_print_value(out, b->names[i], 0);
     }
     if (b->label_attr) fprintf(out, " (vertex attribute '%s')", b->label_attr);
     if (b->target_column) fprintf(out, " (target '%s')", b->target_column);

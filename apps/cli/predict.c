@@ -98,7 +98,9 @@ void cli_json_string_n(FILE *out, const char *s, size_t n) {
         case '\b': fputs("\\b", out); break;
         case '\f': fputs("\\f", out); break;
         default:
-            if (*p < 0x20) {
+            /* DEL and the C1 controls (U+0080-U+009F) may stand raw in JSON, but escaped no
+             * control character of a value reaches a terminal that shows the output */
+            if (*p < 0x20 || *p == 0x7f) {
                 fprintf(out, "\\u%04x", *p);
             } else if (*p < 0x80) {
                 fputc(*p, out);
@@ -108,6 +110,9 @@ void cli_json_string_n(FILE *out, const char *s, size_t n) {
                 size_t len = ag_utf8_sequence((const char *)p, (size_t)(e - p));
                 if (len == 0) {
                     fputs("\xEF\xBF\xBD", out);
+                } else if (len == 2 && *p == 0xC2 && p[1] < 0xA0) {
+                    fprintf(out, "\\u%04x", p[1]);
+                    p++;
                 } else {
                     fwrite(p, 1, len, out);
                     p += len - 1;
@@ -116,6 +121,25 @@ void cli_json_string_n(FILE *out, const char *s, size_t n) {
         }
     }
     fputc('"', out);
+}
+
+int cli_value_plain(const char *v) {
+    const size_t n = strlen(v);
+    if (n == 0) return 0;
+    for (size_t i = 0; i < n;) {
+        const unsigned char c = (unsigned char)v[i];
+        if (c <= ' ' || c == '"' || c == 0x7f) return 0;
+        const size_t len = ag_utf8_sequence(v + i, n - i);
+        if (len == 0 || (c == 0xC2 && (unsigned char)v[i + 1] < 0xA0)) return 0; /* not UTF-8, or C1 */
+        i += len;
+    }
+    return 1;
+}
+
+void cli_print_value(FILE *out, const char *v, char quote) {
+    if (!cli_value_plain(v)) cli_json_string(out, v);
+    else if (quote) fprintf(out, "%c%s%c", quote, v, quote);
+    else fputs(v, out);
 }
 
 void cli_json_number(FILE *out, double x) {
@@ -299,16 +323,17 @@ void cli_warn_unseen(const ag_bundle_t *b, const igraph_t *ig, const char *path)
     if (ag_featurizer_unseen(&b->featurizer, ig, &u) != AG_SUCCESS || !u.attr) return;
     const char *el = u.is_edge ? "edge" : "vertex", *els = u.total == 1 ? el : u.is_edge ? "edges" : "vertices";
     if (u.count == u.total)
-        fprintf(stderr,
-                "attn-graph: warning: %s: no %s has a value of '%s' the model saw in training (e.g. '%s'): all "
-                "get its 'other' column (is this the kind of graph the model was trained on? 'attn-graph info "
-                "MODEL' lists the values it knows)\n",
-                path, el, u.attr, u.example);
+        fprintf(stderr, "attn-graph: warning: %s: no %s has a value of '%s' the model saw in training (e.g. ", path, el,
+                u.attr);
     else
         fprintf(stderr, "attn-graph: warning: %s: %lld of %lld %s %s a value of '%s' the model never saw in training "
-                "(e.g. '%s'): %s its 'other' column\n",
-                path, (long long)u.count, (long long)u.total, els, u.count == 1 ? "has" : "have", u.attr, u.example,
-                u.count == 1 ? "it gets" : "they get");
+                "(e.g. ", path, (long long)u.count, (long long)u.total, els, u.count == 1 ? "has" : "have", u.attr);
+    cli_print_value(stderr, u.example, '\''); /* the graph's bytes: a control character is escaped */
+    if (u.count == u.total)
+        fputs("): all get its 'other' column (is this the kind of graph the model was trained on? 'attn-graph info "
+              "MODEL' lists the values it knows)\n", stderr);
+    else
+        fprintf(stderr, "): %s its 'other' column\n", u.count == 1 ? "it gets" : "they get");
 }
 
 int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, cli_run_t *r) {

@@ -39,7 +39,7 @@ void cli_igraph_catch(void);
 const char *cli_igraph_message(void);
 
 /* A JSON string: JSON's short escapes where it has one (\" \\ \n \r \t \b \f), \u00XX for the other
- * control characters; well-formed UTF-8 passes through, and each byte that is not becomes U+FFFD
+ * control characters (C0, DEL and C1); other well-formed UTF-8 passes through, and each byte that is not becomes U+FFFD
  * (a Latin-1 name still gives valid JSON). Every JSON output of the program goes through it. And a number (null when not finite). */
 void cli_json_string(FILE *out, const char *s);
 /* The same for the n bytes at s (a NUL among them is written as \u0000). */
@@ -49,6 +49,14 @@ void cli_json_number(FILE *out, double x);
  * when kind is NULL) with MESSAGE its stderr line, so that a program reading the objects sees
  * every file it gave, in order. */
 void cli_json_error(FILE *out, const char *path, const char *kind, const char *message);
+
+/* 1 when a value (vocabulary entry, class name, attribute value) can be shown as it is among other
+ * text: not empty, well-formed UTF-8, no space, '"' or control character. */
+int cli_value_plain(const char *v);
+/* A value in a space-separated list (quote 0) or a message (quote '\''): as it is, between the
+ * quotes when given, if plain; else as a JSON string ("New York", "c\u0001"), so that an empty
+ * value shows and no control character of a graph reaches the terminal raw. */
+void cli_print_value(FILE *out, const char *v, char quote);
 
 /* 1 if s ends with suffix (lowercase), in any case: "M.SafeTensors" ends with ".safetensors". */
 int cli_ends_with_ci(const char *s, const char *suffix);
