@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -679,6 +680,82 @@ static void test_explain(void **state) {
     ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 1);
     assert_int_equal(access(svg, F_OK), -1);
+}
+
+/* 1 when dir holds a file whose name starts with prefix (an output or its temporary file). */
+static int left_behind(const char *prefix) {
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(d)) != NULL;) found = !strncmp(e->d_name, prefix, strlen(prefix));
+    closedir(d);
+    return found;
+}
+
+/* GraphML is XML 1.0, which cannot hold a control character other than tab, line feed and
+ * carriage return, not even as &#1;: a graph with one in a string is refused before OUT is opened
+ * (exit 3), naming the attribute, the vertex, edge or graph and the value, and how many more there
+ * are, and pointing to GML, which carries it (igraph said only "Forbidden control character 0x01
+ * found in igraph_i_xml_escape", exit 1). Tabs and line breaks are written. */
+static void test_graphml_control_chars(void **state) {
+    (void)state;
+    ag_cli_run_t r;
+    char args[1024], want[1024];
+    ag_test_write_text(dir, "control.gml",
+                       "graph [\n directed 0\n node [ id 0 name \"Mr Hi\" ]\n node [ id 1 name \"c\001t\" ]\n"
+                       " node [ id 2 name \"x\033\" ]\n edge [ source 0 target 1 note \"ok\" ]\n"
+                       " edge [ source 1 target 2 note \"a\002\" ]\n]\n");
+    snprintf(args, sizeof args, "label --threads 1 --model %s %s/control.gml -o %s/control.graphml", karate, dir, dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 3);
+    snprintf(want, sizeof want,
+             "attn-graph: label: cannot write %s/control.graphml: vertex 1's attribute 'name' holds control character "
+             "0x01 (\"c\\u0001t\"), which GraphML cannot hold (XML 1.0 forbids it, even escaped; 2 more strings hold "
+             "such characters); write GML (-o %s/control.gml), which keeps every byte, or remove the characters from "
+             "the graph\n", dir, dir);
+    const char *last = strchr(r.err, '\n'); /* after the warning that no name is known */
+    assert_non_null(last);
+    assert_string_equal(last + 1, want);
+    assert_false(left_behind("control.graphml"));
+    /* GML carries the bytes: written, and read back as they were */
+    snprintf(args, sizeof args, "label --threads 1 --model %s %s/control.gml -o %s/control-out.gml", karate, dir, dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    igraph_t g;
+    snprintf(args, sizeof args, "%s/control-out.gml", dir);
+    read_back(&g, args, 0);
+    assert_string_equal(VAS(&g, "name", 1), "c\001t");
+    assert_string_equal(EAS(&g, "note", 1), "a\002");
+    igraph_destroy(&g);
+    /* a graph attribute; explain's drawing is not left either */
+    ag_test_write_text(dir, "titled.gml",
+                       "graph [\n directed 0\n title \"t\037\"\n node [ id 0 name \"a\" ]\n node [ id 1 name \"b\" ]\n"
+                       " edge [ source 0 target 1 ]\n]\n");
+    snprintf(args, sizeof args, "explain --threads 1 --model %s %s/titled.gml -o %s/titled.xml --svg %s/titled.svg",
+             karate, dir, dir, dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 3);
+    snprintf(want, sizeof want,
+             "attn-graph: explain: cannot write %s/titled.xml: graph attribute 'title' holds control character 0x1F "
+             "(\"t\\u001f\"), which GraphML cannot hold (XML 1.0 forbids it, even escaped); write GML (-o "
+             "%s/titled.gml), which keeps every byte, or remove the characters from the graph\n", dir, dir);
+    last = strchr(r.err, '\n');
+    assert_non_null(last);
+    assert_string_equal(last + 1, want);
+    assert_false(left_behind("titled.xml"));
+    assert_false(left_behind("titled.svg"));
+    /* tab and line feed are XML characters: written and read back */
+    ag_test_write_text(dir, "tabbed.gml",
+                       "graph [\n directed 0\n node [ id 0 name \"a\tb\" ]\n node [ id 1 name \"c\nd\" ]\n"
+                       " edge [ source 0 target 1 ]\n]\n");
+    snprintf(args, sizeof args, "label --threads 1 --model %s %s/tabbed.gml -o %s/tabbed.graphml", karate, dir, dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    snprintf(args, sizeof args, "%s/tabbed.graphml", dir);
+    read_back(&g, args, 1);
+    assert_string_equal(VAS(&g, "name", 0), "a\tb");
+    assert_string_equal(VAS(&g, "name", 1), "c\nd");
+    igraph_destroy(&g);
 }
 
 /* igraph's own warnings (a boolean attribute written to GML, which has no booleans) come in the
@@ -1373,6 +1450,7 @@ int main(void) {
         cmocka_unit_test(test_explain_components_close),
         cmocka_unit_test(test_explain_isolated_close),
         cmocka_unit_test(test_explain_names_do_not_cross),
+        cmocka_unit_test(test_graphml_control_chars),
         cmocka_unit_test(test_igraph_warning_line),
         cmocka_unit_test(test_bad_options_and_models),
     };

@@ -301,7 +301,108 @@ int cli_write_graph(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, FI
     return 0;
 }
 
+/* XML 1.0 has no place for the C0 controls but tab, line feed and carriage return: not even as a
+ * character reference (&#1; is not well-formed), so igraph's GraphML writer stops at one with a
+ * bare "Forbidden control character". */
+static int xml_forbidden(unsigned char c) { return c < 0x20 && c != '\t' && c != '\n' && c != '\r'; }
+
+static const char *xml_forbidden_in(const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (xml_forbidden(*p)) return (const char *)p;
+    return NULL;
+}
+
+/* The first string of ig that GraphML cannot hold (an attribute's name or a string value), and
+ * how many there are. */
+typedef struct xml_misfit_t {
+    int64_t count;
+    igraph_attribute_elemtype_t kind; /* of the first */
+    const char *attr;
+    int64_t element;                  /* the vertex or edge; -1: the graph, or the attribute's name */
+    const char *text;                 /* the string holding the character */
+    unsigned char c;
+} xml_misfit_t;
+
+static void xml_misfit_note(xml_misfit_t *m, igraph_attribute_elemtype_t kind, const char *attr, int64_t element,
+                            const char *text) {
+    const char *at = xml_forbidden_in(text);
+    if (!at) return;
+    if (m->count++ == 0) *m = (xml_misfit_t){1, kind, attr, element, text, (unsigned char)*at};
+}
+
+/* Refuses (exit 3, naming the attribute, the vertex or edge and the value) a graph whose strings
+ * GraphML cannot hold, before OUT is opened. Replacing the character would rewrite names silently
+ * (two vertices could end up with one name), so the user chooses: GML carries every byte. */
+static int check_graphml(const char *cmd, const igraph_t *ig, const char *path) {
+    igraph_strvector_t names[3];
+    igraph_vector_int_t types[3];
+    static const igraph_attribute_elemtype_t kinds[3] = {IGRAPH_ATTRIBUTE_GRAPH, IGRAPH_ATTRIBUTE_VERTEX,
+                                                         IGRAPH_ATTRIBUTE_EDGE};
+    if (!igraph_has_attribute_table() || !ig->attr) return AG_EXIT_OK; /* no attributes, nothing to refuse */
+    cli_igraph_catch();
+    int k = 0;
+    for (; k < 3; k++) {
+        if (igraph_strvector_init(&names[k], 0) != IGRAPH_SUCCESS) break;
+        if (igraph_vector_int_init(&types[k], 0) != IGRAPH_SUCCESS) {
+            igraph_strvector_destroy(&names[k]);
+            break;
+        }
+    }
+    int ok = k == 3 && igraph_cattribute_list(ig, &names[0], &types[0], &names[1], &types[1], &names[2],
+                                              &types[2]) == IGRAPH_SUCCESS;
+    xml_misfit_t m = {0};
+    for (int j = 0; j < 3 && ok; j++) {
+        const int64_t n = kinds[j] == IGRAPH_ATTRIBUTE_GRAPH    ? 1
+                          : kinds[j] == IGRAPH_ATTRIBUTE_VERTEX ? (int64_t)igraph_vcount(ig)
+                                                                : (int64_t)igraph_ecount(ig);
+        for (igraph_integer_t i = 0; i < igraph_strvector_size(&names[j]); i++) {
+            const char *a = igraph_strvector_get(&names[j], i);
+            xml_misfit_note(&m, kinds[j], a, -1, a);
+            if (VECTOR(types[j])[i] != IGRAPH_ATTRIBUTE_STRING) continue;
+            for (int64_t e = 0; e < n; e++)
+                xml_misfit_note(&m, kinds[j], a, kinds[j] == IGRAPH_ATTRIBUTE_GRAPH ? -1 : e,
+                                kinds[j] == IGRAPH_ATTRIBUTE_GRAPH    ? GAS(ig, a)
+                                : kinds[j] == IGRAPH_ATTRIBUTE_VERTEX ? VAS(ig, a, e)
+                                                                      : EAS(ig, a, e));
+        }
+    }
+    int code = AG_EXIT_OK;
+    if (!ok) {
+        fprintf(stderr, "attn-graph: %s: cannot write %s: %s\n", cmd, path, cli_igraph_message());
+        code = AG_EXIT_FAILURE;
+    } else if (m.count) {
+        const char *what = m.kind == IGRAPH_ATTRIBUTE_GRAPH ? "graph" : m.kind == IGRAPH_ATTRIBUTE_VERTEX ? "vertex" : "edge";
+        fprintf(stderr, "attn-graph: %s: cannot write %s: ", cmd, path);
+        if (m.text == m.attr) fprintf(stderr, "the name of %s attribute ", what);
+        else if (m.element < 0) fputs("graph attribute ", stderr);
+        else fprintf(stderr, "%s %lld's attribute ", what, (long long)m.element);
+        cli_print_value(stderr, m.attr, '\'');
+        fprintf(stderr, " holds control character 0x%02X", m.c);
+        if (m.text != m.attr) {
+            fputs(" (", stderr);
+            cli_json_string(stderr, m.text);
+            fputc(')', stderr);
+        }
+        fputs(", which GraphML cannot hold (XML 1.0 forbids it, even escaped", stderr);
+        if (m.count > 1) fprintf(stderr, "; %lld more strings hold such characters", (long long)(m.count - 1));
+        /* the suggestion keeps OUT's name: a.graphml -> a.gml */
+        const size_t ext = cli_ends_with_ci(path, ".xml") ? 4 : 8;
+        fprintf(stderr, "); write GML (-o %.*s.gml), which keeps every byte, or remove the characters from the "
+                "graph\n", (int)(strlen(path) - ext), path);
+        code = AG_EXIT_INPUT;
+    }
+    for (int j = 0; j < k; j++) {
+        igraph_strvector_destroy(&names[j]);
+        igraph_vector_int_destroy(&types[j]);
+    }
+    return code;
+}
+
 int cli_write_graph_file(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, const char *path) {
+    if (kind == CLI_OUT_GRAPHML) {
+        int code = check_graphml(cmd, ig, path);
+        if (code) return code;
+    }
     cli_atomic_t out;
     if (cli_atomic_open(&out, cmd, path) < 0) return AG_EXIT_FAILURE;
     if (cli_write_graph(cmd, ig, kind, out.f, path) < 0) {
