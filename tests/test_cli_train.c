@@ -464,6 +464,27 @@ static void test_cross_validation(void **state) {
         assert_string_equal(cv.err, want);
     }
     assert_int_equal(ag_test_count_files(dir), 0);
+    /* an output that is an input, or another output, is refused before anything is read: the
+     * graph was replaced by the model, or the log by the model */
+    ag_test_write_text(dir, "g.gml", "graph [ directed 0 node [ id 0 c \"a\" ] node [ id 1 c \"b\" ] "
+                       "edge [ source 0 target 1 ] ]");
+    char args[1024], want[1024];
+    snprintf(args, sizeof args, "train %s/g.gml --label-attr c -o %s/../%s/g.gml", dir, dir, strrchr(dir, '/') + 1);
+    ag_cli_run(&cv, NULL, args);
+    assert_int_equal(cv.code, 2);
+    snprintf(want, sizeof want, "attn-graph: train: --output %s/../%s/g.gml is also the graph read: it would be "
+             "overwritten; give another file\n", dir, strrchr(dir, '/') + 1);
+    assert_string_equal(cv.err, want);
+    ag_cli_run(&cv, NULL, "train --labels tests/data/mutag-mini/labels.csv --log tests/data/mutag-mini/labels.csv");
+    assert_string_equal(cv.err, "attn-graph: train: --log tests/data/mutag-mini/labels.csv is also --labels: it would "
+                                "be overwritten; give another file\n");
+    snprintf(args, sizeof args, "train %s/g.gml --label-attr c -o %s/m --plot %s/m", dir, dir, dir);
+    ag_cli_run(&cv, NULL, args);
+    assert_int_equal(cv.code, 2);
+    snprintf(want, sizeof want, "attn-graph: train: --output and --plot name the same file %s/m: one would overwrite "
+             "the other\n", dir);
+    assert_string_equal(cv.err, want);
+    assert_int_equal(ag_test_count_files(dir), 1);
     assert_int_equal(ag_test_remove_dir(dir), 0);
     /* more folds than graphs: said in the program's words (it was the library's internal message) */
     ag_cli_run(&cv, NULL, "train --labels tests/data/mutag-mini/labels.csv --kfold 29");
@@ -475,7 +496,6 @@ static void test_cross_validation(void **state) {
     assert_int_equal(ag_test_temp_dir(one_dir, sizeof one_dir, "cli_one_graph", 0), 0);
     ag_test_write_text(one_dir, "labels.csv",
                        "file,label\n" AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0001.gml,1\n");
-    char args[400];
     snprintf(args, sizeof args, "train --labels %s/labels.csv --kfold 2", one_dir);
     ag_cli_run(&cv, NULL, args);
     assert_int_equal(cv.code, 2);

@@ -1060,6 +1060,26 @@ static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t
     return code;
 }
 
+/* Output k (files[k], given as names[k]) must not be an input of the run nor an output before it:
+ * `-o graph.gml` replaced the user's graph with the model, and `-o f --log f` lost the log. */
+static int clobber_check(const cli_data_opts_t *o, const char *const *files, const char *const *names, int k) {
+    const char *const inputs[5] = {o->graph, o->labels, o->node_table, o->split, o->folds};
+    static const char *const input_names[5] = {"the graph read", "--labels", "--node-table", "--split", "--folds"};
+    for (int i = 0; i < 5; i++)
+        if (inputs[i] && cli_same_file(files[k], inputs[i])) {
+            fprintf(stderr, "attn-graph: train: %s %s is also %s: it would be overwritten; give another file\n",
+                    names[k], files[k], input_names[i]);
+            return AG_EXIT_USAGE;
+        }
+    for (int j = 0; j < k; j++)
+        if (files[j] && cli_same_file(files[k], files[j])) {
+            fprintf(stderr, "attn-graph: train: %s and %s name the same file %s: one would overwrite the other\n",
+                    names[j], names[k], files[k]);
+            return AG_EXIT_USAGE;
+        }
+    return AG_EXIT_OK;
+}
+
 /* The run itself; `resume` is the checkpoint to continue (absolute path) or NULL; `args` is the
  * command line to store in checkpoints and `cwd` the directory it runs in. */
 static int train_run(int argc, char **argv, const char *resume, const char *args, const char *cwd) {
@@ -1134,6 +1154,8 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
             fprintf(stderr, "attn-graph: train: %s is for one run, and without --fold every fold is trained; add "
                     "--fold I to train fold I alone with it\n", file_options[k]);
             code = AG_EXIT_USAGE;
+        } else if (files[k] && (code = clobber_check(&o, files, file_options, k)) != AG_EXIT_OK) {
+            break;
         } else if (files[k] && cli_check_writable(files[k], why, sizeof why) < 0) {
             /* before loading and training: a run is not lost to a mistyped path */
             fprintf(stderr, "attn-graph: train: cannot write %s: %s\n", files[k], why);

@@ -90,6 +90,30 @@ int cli_check_writable(const char *path, char *err, size_t errn) {
     return 0;
 }
 
+/* path's directory resolved, then "/" and its last component, into buf (cap bytes); 0 or -1. */
+static int canonical_path(const char *path, char *buf, size_t cap) {
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    char *real = realpath(dir, NULL);
+    if (!real) return -1;
+    int n = snprintf(buf, cap, "%s/%s", real, slash ? slash + 1 : path);
+    free(real);
+    return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+int cli_same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    const int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ea != eb) return 0; /* one exists and the other does not */
+    char ca[4352], cb[4352];
+    if (canonical_path(a, ca, sizeof ca) < 0 || canonical_path(b, cb, sizeof cb) < 0) return !strcmp(a, b);
+    return !strcmp(ca, cb);
+}
+
 int cli_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errn) {
     size_t tlen = strlen(path) + 32;
     char *tmp = malloc(tlen);

@@ -46,6 +46,10 @@ int cli_write_atomic(const char *path, const char *data, size_t len, char *err, 
  * before training, so that a mistyped -o costs no run. Returns 0, or -1 with a reason in err. */
 int cli_check_writable(const char *path, char *err, size_t errn);
 
+/* 1 when a and b name the same file: the same inode when both exist, else the same directory
+ * (resolved through links and "..") and the same last component. */
+int cli_same_file(const char *a, const char *b);
+
 /* "4G", "512M", "100k", "1.5G", "123456" (bytes; K, M, G, T powers of 1024, an optional trailing
  * 'B' or 'iB'). Returns 0, or -1 if malformed. */
 int cli_parse_size(const char *s, int64_t *bytes);
