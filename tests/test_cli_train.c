@@ -860,10 +860,12 @@ static void test_default_preset(void **state) {
     /* raw values: standardised by default (--normalize auto), and the transformer */
     ag_cli_run_ok(&sc, "train %s --node-table %s/raw.csv", karate, dir);
     assert_null(strstr(sc.err, "the gat preset ("));
-    assert_non_null(strstr(sc.err, "note: node classification on features from the data with raw values (beyond "
-                                   "[-1, 1]): 'f' standardised (--normalize auto, the default for node tasks; "
-                                   "--normalize none keeps the raw values), and the transformer, whose blocks "
-                                   "normalise (--preset gat for the GAT paper's model)\n"));
+    assert_non_null(strstr(sc.err, "attn-graph: note: columns with raw values (beyond [-1, 1]) standardised: 'f' "
+                                   "(--normalize auto, the default for node tasks; --normalize none keeps them as "
+                                   "they are)\n"));
+    assert_non_null(strstr(sc.err, "attn-graph: note: node classification on features from the data with raw values "
+                                   "(beyond [-1, 1]): the transformer, whose blocks normalise (the gat preset has no "
+                                   "normalisation layer; --preset gat to take it)\n"));
     ag_cli_run_ok(&tr, "train %s --node-table %s/raw.csv --preset transformer --quiet", karate, dir);
     assert_string_equal(sc.out, tr.out);
     ag_cli_run_ok(&tr, "train %s --node-table %s/raw.csv --normalize auto --quiet", karate, dir);
@@ -873,9 +875,9 @@ static void test_default_preset(void **state) {
     assert_string_equal(sc.out, tr.out);
     /* kept raw when asked: the transformer still, with the note saying why */
     ag_cli_run_ok(&tr, "train %s --node-table %s/raw.csv --normalize none", karate, dir);
-    assert_non_null(strstr(tr.err, "note: node classification on features from the data with values beyond [-1, 1]: "
-                                   "the transformer, whose blocks normalise (the gat preset has no normalisation "
-                                   "layer)\n"));
+    assert_non_null(strstr(tr.err, "note: node classification on features from the data with raw values (beyond "
+                                   "[-1, 1]): the transformer"));
+    assert_null(strstr(tr.err, "standardised"));
     assert_string_not_equal(sc.out, tr.out);
     /* a raw column beside an indicator: only the raw one is standardised */
     snprintf(table, sizeof table, "id,age,flag\n");
@@ -883,11 +885,12 @@ static void test_default_preset(void **state) {
         snprintf(table + strlen(table), sizeof table - strlen(table), "%d,%d,%d\n", v, 20 + v, v % 2);
     ag_test_write_text(dir, "mixed.csv", table);
     ag_cli_run_ok(&sc, "train %s --node-table %s/mixed.csv -o %s/mixed.safetensors", karate, dir, dir);
-    assert_non_null(strstr(sc.err, "): 'age' standardised (--normalize auto"));
+    assert_non_null(strstr(sc.err, "standardised: 'age' (--normalize auto"));
     ag_cli_run_ok(&info, "info %s/mixed.safetensors", dir);
     assert_non_null(strstr(info.out, "node table: 2 columns, 1 standardised, the others as is\n"));
     ag_cli_run_ok(&sc, "train %s --node-table %s/mixed.csv --normalize standard -o %s/std.safetensors", karate, dir,
                   dir);
+    assert_null(strstr(sc.err, "standardised:")); /* asked for: no note, and not of 'auto' */
     ag_cli_run_ok(&info, "info %s/std.safetensors", dir);
     assert_non_null(strstr(info.out, "node table: 2 columns, standardised\n"));
     /* rows normalised (l1): within [-1, 1] again */
@@ -1280,7 +1283,8 @@ static void test_raw_column_default(void **state) {
     for (int seed = 1; seed <= 3; seed++) {
         ag_cli_run_t r;
         ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --seed %d --json", dir, seed);
-        assert_non_null(strstr(r.err, "'age' standardised (--normalize auto"));
+        assert_non_null(strstr(r.err, "note: columns with raw values (beyond [-1, 1]) standardised: 'age' "
+                                      "(--normalize auto"));
         const char *acc = strstr(r.out, "\"accuracy\": ");
         assert_non_null(acc);
         double a = atof(acc + strlen("\"accuracy\": "));
@@ -1295,6 +1299,18 @@ static void test_raw_column_default(void **state) {
                   dir);
     assert_string_equal(r.err, "attn-graph: warning: early stopping kept epoch 1's model: no later epoch improved the "
                                "validation loss in the next 30 (--patience; 0 trains every epoch)\n");
+    /* ... and without early stopping, where the first warning's advice led */
+    ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --seed 3 --normalize none --quiet "
+                  "--patience 0 --epochs 20", dir);
+    assert_string_equal(r.err, "attn-graph: warning: epoch 1's model is kept: none of the 19 epochs after it improved "
+                               "the validation loss (a lower --lr, or features on another scale, may let it learn)\n");
+    /* the columns standardised are named whatever the preset, and for node regression */
+    ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --epochs 1 --preset gat", dir);
+    assert_non_null(strstr(r.err, "standardised: 'age' (--normalize auto"));
+    ag_test_write_text(dir, "reg.gml", "graph [ directed 0 node [ id 0 y 1.5 n 30 ] node [ id 1 y 2 n 40 ] "
+                       "node [ id 2 y 0.5 n 50 ] edge [ source 0 target 1 ] edge [ source 1 target 2 ] ]");
+    ag_cli_run_ok(&r, "train %s/reg.gml --label-attr y --threads 1 --epochs 1 --split-random 0.67,0.33", dir);
+    assert_non_null(strstr(r.err, "standardised: 'n' (--normalize auto"));
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 

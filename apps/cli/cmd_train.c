@@ -457,9 +457,8 @@ typedef struct train_job_t {
     ag_featurizer_config_t fc; /* points into train_run's option lists; fc.norm is the node table's too */
 } train_job_t;
 
-/* The training set of the fold d->fold, featurised by fc (fitted on the training part). */
 /* The data columns --normalize auto standardised (raw values: an age, a count), named into buf as
- * "age, score and 2 more columns" for a note; returns how many. */
+ * "'age', 'score' and 2 more columns" (six names at most) for a note; returns how many. */
 static int standardised_columns(const ag_prepared_t *p, const cli_data_t *d, char *buf, size_t cap) {
     const ag_featurizer_t *f = &p->featurizer;
     const ag_table_norm_t *t = &p->table;
@@ -474,7 +473,7 @@ static int standardised_columns(const ag_prepared_t *p, const cli_data_t *d, cha
         const char *name = j < Fa ? ag_featurizer_column_name(f, c)
                            : d->table.columns ? d->table.columns[c]
                                               : NULL;
-        if (n < 3 && name) {
+        if (n < 6 && name) {
             size_t len = strlen(buf);
             snprintf(buf + len, cap - len, "%s'%s'", named ? ", " : "", name);
             named++;
@@ -489,6 +488,7 @@ static int standardised_columns(const ag_prepared_t *p, const cli_data_t *d, cha
     return n;
 }
 
+/* The training set of the fold d->fold, featurised by fc (fitted on the training part). */
 static ag_error_t prepare(ag_prepared_t *p, const cli_data_opts_t *o, const cli_data_t *d, ag_task_t task,
                           const ag_featurizer_config_t *fc) {
     const ag_fmat_t *table = d->have_table ? &d->table.features : NULL;
@@ -695,21 +695,19 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     }
     ag_model_config_t mc;
     int64_t F = p.set.examples[0].X.cols, Fe = p.featurizer.n_edge_features;
+    const int auto_norm = !o->normalize || !strcmp(o->normalize, "auto");
+    char cols[512];
+    if (!d->graph_level && auto_norm && !t.quiet && first_run && standardised_columns(&p, d, cols, sizeof cols))
+        /* whatever the preset: the user should know the model reads z-scores of these columns */
+        fprintf(stderr, "attn-graph: note: columns with raw values (beyond [-1, 1]) standardised: %s (--normalize "
+                "auto, the default for node tasks; --normalize none keeps them as they are)\n", cols);
     if (!t.net.preset) {
         ag_preset_reason_t why;
         t.net.preset = ag_net_train_options_preset(&t.net, task, &p, &why);
-        if (why == AG_PRESET_RAW_VALUES && !t.quiet && first_run) {
-            char cols[256];
-            if (standardised_columns(&p, d, cols, sizeof cols))
-                fprintf(stderr, "attn-graph: note: node classification on features from the data with raw values "
-                        "(beyond [-1, 1]): %s standardised (--normalize auto, the default for node tasks; "
-                        "--normalize none keeps the raw values), and the transformer, whose blocks normalise (--preset gat "
-                        "for the GAT paper's model)\n", cols);
-            else
-                fprintf(stderr, "attn-graph: note: node classification on features from the data with values "
-                        "beyond [-1, 1]: the transformer, whose blocks normalise (the gat preset has no "
-                        "normalisation layer)\n");
-        }
+        if (why == AG_PRESET_RAW_VALUES && !t.quiet && first_run)
+            fprintf(stderr, "attn-graph: note: node classification on features from the data with raw values "
+                    "(beyond [-1, 1]): the transformer, whose blocks normalise (the gat preset has no normalisation "
+                    "layer; --preset gat to take it)\n");
         if (!strcmp(t.net.preset, "gat")) {
             /* the preset's training defaults too, under the options given */
             if (ag_net_train_options_train_config(&t.net, task, &tc)) {
@@ -938,12 +936,18 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                 fprintf(stderr, "attn-graph: %lld epochs in %.1fs; no validation part: the last epoch is kept\n",
                         (long long)res.epochs_run, res.seconds);
         }
-        if (d->fold.n_val > 0 && !res.stopped && res.best_epoch == 1 && res.epochs_run > 1 &&
-            res.epochs_run < tc.epochs)
+        if (d->fold.n_val > 0 && !res.stopped && res.best_epoch == 1 && res.epochs_run > 1) {
             /* a model of one epoch is rarely what was meant: said even under --quiet */
-            fprintf(stderr, "attn-graph: warning: early stopping kept epoch 1's model: no later epoch improved the "
-                    "validation %s in the next %lld (--patience; 0 trains every epoch)\n",
-                    ag_metric_name(ag_metric_for_task(tc.metric, task)), (long long)tc.patience);
+            const char *metric = ag_metric_name(ag_metric_for_task(tc.metric, task));
+            if (res.epochs_run < tc.epochs)
+                fprintf(stderr, "attn-graph: warning: early stopping kept epoch 1's model: no later epoch improved "
+                        "the validation %s in the next %lld (--patience; 0 trains every epoch)\n", metric,
+                        (long long)tc.patience);
+            else
+                fprintf(stderr, "attn-graph: warning: epoch 1's model is kept: none of the %lld epochs after it "
+                        "improved the validation %s (a lower --lr, or features on another scale, may let it "
+                        "learn)\n", (long long)res.epochs_run - 1, metric);
+        }
     }
     if (handler) sigaction(SIGINT, &old_sa, NULL);
     if (trained == 0) {
