@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
+#include <float.h>
 #include <math.h>
 #include <cmocka.h>
 #include <attngraph/attngraph.h>
@@ -51,6 +52,15 @@ static void test_fmat_roundtrip_igraph(void **state) {
     assert_int_equal(ag_fmat_from_igraph(&bad, &im), AG_EVALUE);
     assert_non_null(strstr(ag_error_message(), "row 1, column 0 is NaN"));
     assert_null(bad.data);
+    /* finite as a double, infinite as a float32: refused too; the largest float32 is not */
+    MATRIX(im, 1, 0) = -1e300;
+    assert_int_equal(ag_fmat_from_igraph(&bad, &im), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "matrix value at row 1, column 0 (-1e+300) is out of float32 range");
+    assert_null(bad.data);
+    MATRIX(im, 1, 0) = FLT_MAX;
+    assert_int_equal(ag_fmat_from_igraph(&bad, &im), AG_SUCCESS);
+    assert_float_equal(bad.data[3], FLT_MAX, 0.0);
+    ag_fmat_destroy(&bad);
     igraph_matrix_destroy(&im);
     ag_fmat_destroy(&back);
     ag_fmat_destroy(&m);

@@ -1,6 +1,7 @@
 /*
  * matrix.c: the float32 row-major matrix and its conversion to and from igraph matrices.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "attngraph/matrix.h"
@@ -62,6 +63,12 @@ ag_error_t ag_fmat_from_igraph(ag_fmat_t *m, const igraph_matrix_t *in) {
             if (!isfinite(v)) {
                 ag_fmat_destroy(m);
                 return AG_ERROR(AG_EVALUE, "matrix value at row %lld, column %lld is %s", (long long)r, (long long)c, isnan(v) ? "NaN" : "infinite");
+            }
+            if (fabs(v) > FLT_MAX) {
+                /* the cast would make it infinite, and every prediction it reaches NaN */
+                ag_fmat_destroy(m);
+                return AG_ERROR(AG_EVALUE, "matrix value at row %lld, column %lld (%g) is out of float32 range",
+                                (long long)r, (long long)c, v);
             }
             m->data[r * cols + c] = (float)v;
         }
