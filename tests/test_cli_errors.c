@@ -289,7 +289,8 @@ static void test_table_width(void **state) {
     assert_int_equal(ag_cli_count_lines(r.out), 35);
     /* info says what the model needs: no attribute, the table's columns */
     r = run_expect(0, "", "info @/table.safetensors");
-    assert_non_null(strstr(r.out, "\n  edge    weight  numeric        1  as is\n"));
+    /* (karate's weights, 1 to 7, are standardised by the default --normalize auto) */
+    assert_non_null(strstr(r.out, "\n  edge    weight  numeric        1  standardised (mean 2.962, std 1.203)\n"));
     assert_null(strstr(r.out, "  vertex  "));
     assert_non_null(strstr(r.out, "\nnode features: 0 columns from the graph and 2 from the node table; edge features: "));
     assert_non_null(strstr(r.out, "\nnode table: 2 columns, "));

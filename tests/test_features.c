@@ -609,6 +609,7 @@ static void test_no_edges(void **state) {
 static void to_text(const ag_featurizer_t *f, ag_strbuf_t *sb);
 static ag_error_t load_text(const char *text, ag_featurizer_t *f);
 static void assert_same_transform(const ag_featurizer_t *f, const ag_featurizer_t *g, const igraph_t *ig);
+static char *mutate(const char *text, const char *from, const char *to);
 
 static void test_normalisation(void **state) {
     (void)state;
@@ -689,14 +690,50 @@ static void test_normalisation(void **state) {
     const float w3[] = {-1.3416408f, 1, 1, 0, 0, 0, 0.5f,  0, 1, -0.4472136f, 0, 0, 1, 0, 0, -1, 0, 2,
                         0.4472136f,  1, 1, 0, 0, 0, 0.25f, 0, 2, 1.3416408f, 0, 0, 0, 1, 0, 1, 0, 1};
     assert_fmat(&X, 4, 9, w3, 1e-6f);
-    /* stored and read back as any standardised featuriser */
+    /* the edges too: bond (1, 2, 1.5) standardised, the bond_type one-hot block left */
+    ag_fmat_t E = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &a, &X, &E), AG_SUCCESS);
+    const float we[] = {-1.2247449f, 0, 0, 1, 0, 1.2247449f, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    assert_fmat(&E, 3, 5, we, 1e-6f);
+    assert_float_equal(f.edge_mean[0], 1.5f, 1e-6);
+    assert_float_equal(f.edge_std[0], 0.4082483f, 1e-6);
+    for (int c = 1; c < 5; c++) {
+        assert_float_equal(f.edge_mean[c], 0.0f, 0.0);
+        assert_float_equal(f.edge_std[c], 1.0f, 0.0);
+    }
+    ag_fmat_destroy(&E);
+    /* stored (as version 3, which earlier readers refuse) and read back */
     ag_strbuf_t sb;
     to_text(&f, &sb);
+    assert_non_null(strstr(sb.data, "\"version\":3,"));
+    assert_non_null(strstr(sb.data, "\"edge_std\":[0.408248"));
     ag_featurizer_t back;
     assert_int_equal(load_text(sb.data, &back), AG_SUCCESS);
-    ag_strbuf_destroy(&sb);
     assert_same_transform(&f, &back, &a);
     ag_featurizer_destroy(&back);
+    char *v2 = mutate(sb.data, "\"version\":3", "\"version\":2");
+    assert_int_equal(load_text(v2, &back), AG_EMODEL);
+    assert_string_equal(ag_error_message(), "featuriser: version 2 has no 'edge_mean' and 'edge_std'");
+    free(v2);
+    char *bad_len = mutate(sb.data, "\"edge_mean\":[", "\"edge_mean\":[0,");
+    assert_int_equal(load_text(bad_len, &back), AG_EMODEL);
+    assert_string_equal(ag_error_message(), "featuriser: 'edge_mean' has 6 values, expected 5");
+    free(bad_len);
+    ag_strbuf_destroy(&sb);
+    /* edges within [-1, 1] keep no statistics, and the file its earlier version */
+    cfg.edge_select = AG_SELECT_LIST;
+    const char *bt[] = {"bond_type"};
+    cfg.edge_attrs = bt;
+    cfg.n_edge_attrs = 1;
+    ag_featurizer_t fe;
+    assert_int_equal(ag_featurizer_fit(&fe, &cfg, gs, 1), AG_SUCCESS);
+    assert_null(fe.edge_mean);
+    to_text(&fe, &sb);
+    assert_non_null(strstr(sb.data, "\"version\":1,"));
+    assert_null(strstr(sb.data, "edge_mean"));
+    ag_strbuf_destroy(&sb);
+    ag_featurizer_destroy(&fe);
+    cfg.edge_select = AG_SELECT_ALL;
     ag_featurizer_destroy(&f);
     /* a graph with no attribute gets its degree standardised (degree_if_featureless), raw mode or not */
     cfg.vertex_select = AG_SELECT_NONE;
@@ -894,7 +931,8 @@ static void test_json_round_trip(void **state) {
     struct {
         const char *from, *to, *msg;
     } bad[] = {
-        {"\"version\":2", "\"version\":3", "featuriser: version 3 is not supported (this library reads versions 1 to 2)"},
+        {"\"version\":2", "\"version\":4", "featuriser: version 4 is not supported (this library reads versions 1 to 3)"},
+        {"\"version\":2", "\"version\":3", "featuriser: version 3 needs 'edge_mean' and 'edge_std'"},
         {"\"version\":2", "\"version\":0", "featuriser: 'version' = 0 is not an integer in 1..2147483647"},
         {"\"format\":\"attngraph.featurizer\"", "\"format\":\"other\"", "featuriser: format is 'other', expected 'attngraph.featurizer'"},
         {"\"normalization\":\"standardize\"", "\"normalization\":\"zscore\"", "featuriser: unknown normalization 'zscore'"},

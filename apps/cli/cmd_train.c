@@ -464,18 +464,23 @@ static int standardised_columns(const ag_prepared_t *p, const cli_data_t *d, cha
     const ag_table_norm_t *t = &p->table;
     int n = 0, named = 0;
     buf[0] = '\0';
-    const int64_t Fa = f->n_attr_features, Ft = t->width;
-    for (int64_t j = 0; j < Fa + Ft; j++) {
-        const float *mean = j < Fa ? f->mean : t->mean, *sd = j < Fa ? f->std : t->std;
-        const int64_t c = j < Fa ? j : j - Fa;
-        if ((j < Fa ? f->norm : t->norm) != AG_NORM_STANDARDIZE || !mean || (mean[c] == 0.0f && sd[c] == 1.0f))
+    const int64_t Fa = f->n_attr_features, Ft = t->width, Fe = f->edge_mean ? f->n_edge_features : 0;
+    for (int64_t j = 0; j < Fa + Ft + Fe; j++) {
+        /* the attributes' columns, the node table's, then the edges' */
+        const int part = j < Fa ? 0 : j < Fa + Ft ? 1 : 2;
+        const int64_t c = part == 0 ? j : part == 1 ? j - Fa : j - Fa - Ft;
+        const float *mean = part == 0 ? f->mean : part == 1 ? t->mean : f->edge_mean;
+        const float *sd = part == 0 ? f->std : part == 1 ? t->std : f->edge_std;
+        if ((part == 0 && f->norm != AG_NORM_STANDARDIZE) || (part == 1 && t->norm != AG_NORM_STANDARDIZE) || !mean ||
+            (mean[c] == 0.0f && sd[c] == 1.0f))
             continue;
-        const char *name = j < Fa ? ag_featurizer_column_name(f, c)
+        const char *name = part == 0 ? ag_featurizer_column_name(f, c)
+                           : part == 2 ? f->edge_names[c]
                            : d->table.columns ? d->table.columns[c]
                                               : NULL;
         if (n < 6 && name) {
             size_t len = strlen(buf);
-            snprintf(buf + len, cap - len, "%s'%s'", named ? ", " : "", name);
+            snprintf(buf + len, cap - len, "%s'%s'%s", named ? ", " : "", name, part == 2 ? " (edges)" : "");
             named++;
         }
         n++;
@@ -695,12 +700,6 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     }
     ag_model_config_t mc;
     int64_t F = p.set.examples[0].X.cols, Fe = p.featurizer.n_edge_features;
-    const int auto_norm = !o->normalize || !strcmp(o->normalize, "auto");
-    char cols[512];
-    if (!d->graph_level && auto_norm && !t.quiet && first_run && standardised_columns(&p, d, cols, sizeof cols))
-        /* whatever the preset: the user should know the model reads z-scores of these columns */
-        fprintf(stderr, "attn-graph: note: columns with raw values (beyond [-1, 1]) standardised: %s (--normalize "
-                "auto, the default for node tasks; --normalize none keeps them as they are)\n", cols);
     if (!t.net.preset) {
         ag_preset_reason_t why;
         t.net.preset = ag_net_train_options_preset(&t.net, task, &p, &why);
@@ -742,6 +741,13 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         F = p.set.examples[0].X.cols; /* the same vertex columns */
         Fe = 0;
     }
+    const int auto_norm = !o->normalize || !strcmp(o->normalize, "auto");
+    char cols[512];
+    if (!d->graph_level && auto_norm && !t.quiet && first_run && standardised_columns(&p, d, cols, sizeof cols))
+        /* whatever the preset (after the edge columns a model without an edge term drops): the user
+         * should know the model reads z-scores of these columns */
+        fprintf(stderr, "attn-graph: note: columns with raw values (beyond [-1, 1]) standardised: %s (--normalize "
+                "auto, the default for node tasks; --normalize none keeps them as they are)\n", cols);
     if (Fe == 0 && t.net.edge_mode && strcmp(t.net.edge_mode, "none") != 0 && !t.quiet && first_run)
         fprintf(stderr, "attn-graph: note: --edge-mode %s has nothing to read: the %s no usable edge attribute%s\n",
                 t.net.edge_mode, d->graph_level ? "graphs have" : "graph has",

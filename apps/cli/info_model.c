@@ -69,6 +69,7 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
             const int64_t n = k ? f->n_eattrs : f->n_vattrs;
             for (int64_t i = 0; i < n; i++) {
                 const ag_feature_attr_t *a = &attrs[i];
+                const float *mean; /* the column's statistics, when standardised */
                 fprintf(out, "  %-6s  %-*s  %-7s  %7lld  ", k ? "edge" : "vertex", name_w, a->name,
                         ag_attr_type_name(a->type), (long long)a->width);
                 if (a->type == AG_ATTR_STRING) {
@@ -79,11 +80,11 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
                     }
                     if (a->vocab_size > VOCAB_SHOWN) fprintf(out, " ... (%lld values)", (long long)a->vocab_size);
                     fputs(", and one column for any other value\n", out);
-                } else if (!k && f->norm == AG_NORM_STANDARDIZE &&
-                           (f->mean[a->offset] != 0.0f || f->std[a->offset] != 1.0f)) {
+                } else if ((mean = k ? f->edge_mean : f->norm == AG_NORM_STANDARDIZE ? f->mean : NULL) &&
+                           (mean[a->offset] != 0.0f || (k ? f->edge_std : f->std)[a->offset] != 1.0f)) {
                     /* (mean 0, std 1: a column --normalize auto left as it is) */
-                    fprintf(out, "standardised (mean %.4g, std %.4g)\n", (double)f->mean[a->offset],
-                            (double)f->std[a->offset]);
+                    fprintf(out, "standardised (mean %.4g, std %.4g)\n", (double)mean[a->offset],
+                            (double)(k ? f->edge_std : f->std)[a->offset]);
                 } else {
                     fprintf(out, "%s\n", k || f->norm == AG_NORM_STANDARDIZE ? "as is" : norm_name(f->norm));
                 }

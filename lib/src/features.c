@@ -18,7 +18,9 @@
  * Laplacian columns is written as version 1, which it is exactly, so that such model files stay
  * readable by earlier attn-graph versions; one with scaled columns as version 2, which they refuse
  * rather than featurise differently. */
-#define FEATURIZER_VERSION 2
+#define FEATURIZER_VERSION 3
+/* Version 3: edge columns standardised ("edge_mean", "edge_std"); written only by a featuriser
+ * that has them, so that earlier versions refuse it rather than read raw edge values. */
 /* Upper bound on PE sizes and vocabulary sizes accepted from a model file. */
 #define MAX_K 1000000
 
@@ -64,6 +66,8 @@ void ag_featurizer_destroy(ag_featurizer_t *f) {
     ag_i_free(f->eattrs);
     ag_i_free(f->mean);
     ag_i_free(f->std);
+    ag_i_free(f->edge_mean);
+    ag_i_free(f->edge_std);
     ag_i_strings_free(f->names, f->n_features);
     ag_i_strings_free(f->edge_names, f->n_edge_features);
     memset(f, 0, sizeof *f);
@@ -553,6 +557,9 @@ ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig,
         err = ag_fmat_init(&e, m, f->n_edge_features);
         /* A graph without edges has no edge attributes in igraph: 0 rows, nothing to check. */
         if (err == AG_SUCCESS) err = encode_attrs(ig, 1, f->eattrs, f->n_eattrs, m, e.data, f->n_edge_features);
+        const int64_t Fe = f->n_edge_features;
+        for (int64_t r = 0; err == AG_SUCCESS && f->edge_mean && r < m; r++)
+            for (int64_t c = 0; c < Fe; c++) e.data[r * Fe + c] = (e.data[r * Fe + c] - f->edge_mean[c]) / f->edge_std[c];
     }
     if (err != AG_SUCCESS) {
         ag_fmat_destroy(&x);
@@ -912,6 +919,51 @@ static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, i
     return err;
 }
 
+/* AG_NORM_STANDARDIZE_RAW's edge statistics: every edge of the fitted graphs; edge_mean and
+ * edge_std stay NULL when no edge column goes beyond [-1, 1]. */
+static ag_error_t fit_edge_stats(ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count) {
+    const int64_t Fe = f->n_edge_features;
+    if (Fe == 0) return AG_SUCCESS;
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, 4 * Fe, sizeof(double), "edge normalisation sums"));
+    double *shift = p, *sum = shift + Fe, *sq = sum + Fe, *amax = sq + Fe; /* (Fe) each */
+    int64_t rows = 0;
+    ag_error_t err = AG_SUCCESS;
+    for (int64_t g = 0; err == AG_SUCCESS && g < count; g++) {
+        ag_fmat_t e = {0};
+        const int64_t m = elem_count(graphs[g], 1);
+        err = ag_fmat_init(&e, m, Fe);
+        if (err == AG_SUCCESS) err = encode_attrs(graphs[g], 1, f->eattrs, f->n_eattrs, m, e.data, Fe);
+        if (err != AG_SUCCESS) err = in_graph(err, g, count);
+        for (int64_t r = 0; err == AG_SUCCESS && r < m; r++, rows++)
+            for (int64_t c = 0; c < Fe; c++) {
+                const double x = e.data[r * Fe + c];
+                if (rows == 0) shift[c] = x;
+                sum[c] += x - shift[c];
+                sq[c] += (x - shift[c]) * (x - shift[c]);
+                if (fabs(x) > amax[c]) amax[c] = fabs(x);
+            }
+        ag_fmat_destroy(&e);
+    }
+    int raw = 0;
+    for (int64_t c = 0; c < Fe; c++) raw |= amax[c] > 1.0;
+    if (err == AG_SUCCESS && raw) {
+        err = ag_i_alloc_array(&p, Fe, sizeof(float), "edge feature means");
+        f->edge_mean = p;
+        if (err == AG_SUCCESS) err = ag_i_alloc_array(&p, Fe, sizeof(float), "edge feature standard deviations");
+        if (err == AG_SUCCESS) f->edge_std = p;
+        for (int64_t c = 0; err == AG_SUCCESS && c < Fe; c++) {
+            const double mu = sum[c] / (double)rows, var = sq[c] / (double)rows - mu * mu;
+            const float sd = var > 0 ? (float)sqrt(var) : 0.0f;
+            /* as the vertex columns: within [-1, 1] left alone, a constant column only centred */
+            f->edge_mean[c] = amax[c] > 1.0 ? (float)(shift[c] + mu) : 0.0f;
+            f->edge_std[c] = amax[c] > 1.0 && sd >= FLT_MIN ? sd : 1.0f;
+        }
+    }
+    ag_i_free(shift);
+    return err;
+}
+
 /* Degree columns need every graph of one kind: 1 or 2 columns per vertex. */
 static ag_error_t check_one_kind(const ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count) {
     for (int64_t g = 1; g < count; g++)
@@ -968,6 +1020,7 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
     }
     if (err == AG_SUCCESS) err = layout(f);
     if (err == AG_SUCCESS) err = fit_stats(f, graphs, count, raw_only);
+    if (err == AG_SUCCESS && cfg->norm == AG_NORM_STANDARDIZE_RAW) err = fit_edge_stats(f, graphs, count);
     if (err == AG_SUCCESS) {
         /* Edge values are validated at fit time too. */
         for (int64_t g = 0; g < count && err == AG_SUCCESS; g++) {
@@ -1023,7 +1076,7 @@ static void floats_to_json(const float *x, int64_t n, ag_strbuf_t *sb) {
 void ag_featurizer_to_json(const ag_featurizer_t *f, ag_strbuf_t *sb) {
     ag_strbuf_printf(sb, "{\"format\":\"%s\",\"version\":%d,\"normalization\":\"%s\",\"degree\":%s,\"directed\":%s,"
                          "\"lap_pe_k\":%lld,\"rw_pe_k\":%lld,\"n_features\":%lld,\"n_edge_features\":%lld,\"vertex_attributes\":",
-                     FEATURIZER_FORMAT, f->lap_pe_k > 0 && f->lap_pe_scaled ? FEATURIZER_VERSION : 1, norm_name(f->norm), f->degree ? "true" : "false",
+                     FEATURIZER_FORMAT, f->edge_mean ? 3 : f->lap_pe_k > 0 && f->lap_pe_scaled ? 2 : 1, norm_name(f->norm), f->degree ? "true" : "false",
                      f->directed ? "true" : "false", (long long)f->lap_pe_k, (long long)f->rw_pe_k, (long long)f->n_features,
                      (long long)f->n_edge_features);
     attrs_to_json(f->vattrs, f->n_vattrs, sb);
@@ -1034,6 +1087,12 @@ void ag_featurizer_to_json(const ag_featurizer_t *f, ag_strbuf_t *sb) {
         floats_to_json(f->mean, stat_cols(f), sb);
         ag_strbuf_append(sb, ",\"std\":", 7);
         floats_to_json(f->std, stat_cols(f), sb);
+    }
+    if (f->edge_mean) {
+        ag_strbuf_append(sb, ",\"edge_mean\":", 13);
+        floats_to_json(f->edge_mean, f->n_edge_features, sb);
+        ag_strbuf_append(sb, ",\"edge_std\":", 12);
+        floats_to_json(f->edge_std, f->n_edge_features, sb);
     }
     ag_strbuf_append(sb, "}", 1);
 }
@@ -1165,6 +1224,14 @@ static ag_error_t from_json(ag_featurizer_t *f, const ag_json_t *obj) {
         AG_CHECK(floats_from_json(obj, "std", stat_cols(f), 1, &f->std));
     } else if (ag_json_get(obj, "mean") || ag_json_get(obj, "std")) {
         return AG_ERROR(AG_EMODEL, "featuriser: 'mean'/'std' given but normalization is '%s'", norm_name(f->norm));
+    }
+    const int edge_stats = ag_json_get(obj, "edge_mean") || ag_json_get(obj, "edge_std");
+    if (edge_stats != (version >= 3))
+        return AG_ERROR(AG_EMODEL, "featuriser: version %lld %s 'edge_mean' and 'edge_std'", (long long)version,
+                        version >= 3 ? "needs" : "has no");
+    if (edge_stats) {
+        AG_CHECK(floats_from_json(obj, "edge_mean", f->n_edge_features, 0, &f->edge_mean));
+        AG_CHECK(floats_from_json(obj, "edge_std", f->n_edge_features, 1, &f->edge_std));
     }
     return AG_SUCCESS;
 }
