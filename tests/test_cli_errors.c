@@ -57,6 +57,10 @@ static int setup(void **state) {
     edit_copy("graphs/social/karate.gml", "kdirected.gml", "directed", " 1");
     write_table("t2.csv", 2);
     write_table("t3.csv", 3);
+    /* headerless (the whitespace form): read by position, so only its width can be checked */
+    char t3[2048] = "";
+    for (int v = 0; v < 34; v++) snprintf(t3 + strlen(t3), sizeof t3 - strlen(t3), "%d 1 %d 0\n", v, v % 3);
+    write_text("t3.txt", t3);
     write_text("bad.safetensors", "hello\n");
     write_text("nan.gml", "graph [\n directed 0\n node [ id 0 x 0.5 y NaN ]\n node [ id 1 x 0.2 y nan ]\n"
                           " node [ id 2 x 0.1 ]\n edge [ source 0 target 1 ]\n edge [ source 1 target 2 ]\n]\n");
@@ -205,17 +209,29 @@ static void test_label_explain_eval_misfits(void **state) {
 static void test_table_width(void **state) {
     (void)state;
     run_expect(3,
-        "attn-graph: label: @/t3.csv: the node table has 3 feature columns; the model @/table.safetensors expects 2 "
+        "attn-graph: label: @/t3.txt: the node table has 3 feature columns; the model @/table.safetensors expects 2 "
         "(the width of the table it was trained with)\n",
-        "label --model @/table.safetensors graphs/social/karate.gml --node-table @/t3.csv");
+        "label --model @/table.safetensors graphs/social/karate.gml --node-table @/t3.txt");
     run_expect(3,
-        "attn-graph: explain: @/t3.csv: the node table has 3 feature columns; the model @/table.safetensors expects "
+        "attn-graph: explain: @/t3.txt: the node table has 3 feature columns; the model @/table.safetensors expects "
         "2 (the width of the table it was trained with)\n",
-        "explain --model @/table.safetensors graphs/social/karate.gml --node-table @/t3.csv -o @/y.gml");
+        "explain --model @/table.safetensors graphs/social/karate.gml --node-table @/t3.txt -o @/y.gml");
     run_expect(3,
-        "attn-graph: eval: @/t3.csv: the node table has 3 feature columns; the model @/table.safetensors expects 2 "
+        "attn-graph: eval: @/t3.txt: the node table has 3 feature columns; the model @/table.safetensors expects 2 "
         "(the width of the table it was trained with)\n",
+        "eval --model @/table.safetensors graphs/social/karate.gml --node-table @/t3.txt --train-nodes 0,33");
+    /* with a header, the columns are matched by name: a third column is left out, a missing one refused */
+    run_expect(0,
+        "attn-graph: note: @/t3.csv: the node table's columns are taken by name in the model's order; those the "
+        "model was not trained with are left out\n",
         "eval --model @/table.safetensors graphs/social/karate.gml --node-table @/t3.csv --train-nodes 0,33");
+    char other[2048] = "id,f1,g\n";
+    for (int v = 0; v < 34; v++) snprintf(other + strlen(other), sizeof other - strlen(other), "%d,1,%d\n", v, v % 2);
+    write_text("other.csv", other);
+    run_expect(3,
+        "attn-graph: explain: @/other.csv: the node table has no column 'f0', which the model @/table.safetensors "
+        "was trained with (its 2 columns are matched by name)\n",
+        "explain --model @/table.safetensors graphs/social/karate.gml --node-table @/other.csv -o @/y.gml");
     run_expect(2,
         "attn-graph: label: @/table.safetensors takes a node table of 2 columns: give --node-table FILE\n",
         "label --model @/table.safetensors graphs/social/karate.gml");
@@ -293,7 +309,7 @@ static void test_table_width(void **state) {
     assert_non_null(strstr(r.out, "\n  edge    weight  numeric        1  standardised (mean 2.962, std 1.203)\n"));
     assert_null(strstr(r.out, "  vertex  "));
     assert_non_null(strstr(r.out, "\nnode features: 0 columns from the graph and 2 from the node table; edge features: "));
-    assert_non_null(strstr(r.out, "\nnode table: 2 columns, "));
+    assert_non_null(strstr(r.out, "\nnode table: 2 columns (f0 f1), "));
 }
 
 /* Models of the wrong kind and bad model files: exit 4. */

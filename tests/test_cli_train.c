@@ -887,12 +887,44 @@ static void test_default_preset(void **state) {
     ag_cli_run_ok(&sc, "train %s --node-table %s/mixed.csv -o %s/mixed.safetensors", karate, dir, dir);
     assert_non_null(strstr(sc.err, "standardised: 'age' (--normalize auto"));
     ag_cli_run_ok(&info, "info %s/mixed.safetensors", dir);
-    assert_non_null(strstr(info.out, "node table: 2 columns, 1 standardised, the others as is\n"));
+    assert_non_null(strstr(info.out, "node table: 2 columns (age flag), 1 standardised, the others as is\n"));
+    /* a table of the same columns in another order, or with one more, is read by name: the same
+     * predictions, with a note; one without a column the model needs is refused */
+    snprintf(table, sizeof table, "id,extra,flag,age\n");
+    for (int v = 0; v < 34; v++)
+        snprintf(table + strlen(table), sizeof table - strlen(table), "%d,%d,%d,%d\n", v, 7 * v, v % 2, 20 + v);
+    ag_test_write_text(dir, "swapped.csv", table);
+    snprintf(table, sizeof table, "id,flag\n");
+    for (int v = 0; v < 34; v++) snprintf(table + strlen(table), sizeof table - strlen(table), "%d,%d\n", v, v % 2);
+    ag_test_write_text(dir, "short.csv", table);
+    ag_cli_run_t a, b2;
+    ag_cli_run_ok(&a, "label --model %s/mixed.safetensors graphs/social/karate.gml --node-table %s/mixed.csv", dir,
+                  dir);
+    ag_cli_run_ok(&b2, "label --model %s/mixed.safetensors graphs/social/karate.gml --node-table %s/swapped.csv", dir,
+                  dir);
+    assert_string_equal(a.out, b2.out);
+    assert_string_equal(a.err, "");
+    char want[1024];
+    snprintf(want, sizeof want, "attn-graph: note: %s/swapped.csv: the node table's columns are taken by name in the "
+             "model's order; those the model was not trained with are left out\n", dir);
+    assert_string_equal(b2.err, want);
+    ag_cli_run_ok(&a, "eval --model %s/mixed.safetensors graphs/social/karate.gml --node-table %s/mixed.csv", dir, dir);
+    ag_cli_run_ok(&b2, "eval --model %s/mixed.safetensors graphs/social/karate.gml --node-table %s/swapped.csv", dir,
+                  dir);
+    assert_string_equal(a.out, b2.out);
+    char args[1024];
+    snprintf(args, sizeof args, "label --model %s/mixed.safetensors graphs/social/karate.gml --node-table %s/short.csv",
+             dir, dir);
+    ag_cli_run(&b2, NULL, args);
+    assert_int_equal(b2.code, 3);
+    snprintf(want, sizeof want, "attn-graph: label: %s/short.csv: the node table has no column 'age', which the model "
+             "%s/mixed.safetensors was trained with (its 2 columns are matched by name)\n", dir, dir);
+    assert_string_equal(b2.err, want);
     ag_cli_run_ok(&sc, "train %s --node-table %s/mixed.csv --normalize standard -o %s/std.safetensors", karate, dir,
                   dir);
     assert_null(strstr(sc.err, "standardised:")); /* asked for: no note, and not of 'auto' */
     ag_cli_run_ok(&info, "info %s/std.safetensors", dir);
-    assert_non_null(strstr(info.out, "node table: 2 columns, standardised\n"));
+    assert_non_null(strstr(info.out, "node table: 2 columns (age flag), standardised\n"));
     /* rows normalised (l1): within [-1, 1] again */
     ag_cli_run_ok(&sc, "train %s --node-table %s/raw.csv --normalize l1", karate, dir);
     assert_non_null(strstr(sc.err, "the gat preset"));

@@ -195,7 +195,16 @@ static void test_node_table_round_trip(void **state) {
     assert_int_equal(c.table.norm, AG_NORM_STANDARDIZE);
     assert_memory_equal(c.table.mean, b.table.mean, 3 * sizeof(float));
     assert_memory_equal(c.table.std, b.table.std, 3 * sizeof(float));
+    assert_null(c.table.columns); /* none were recorded: none are written */
     assert_same_predictions(&b, &c, &ig, &table);
+    /* the names of the columns are kept, for prediction to match a table's by name */
+    const char *cols[3] = {"age", "income", "flag"};
+    assert_int_equal(ag_table_norm_set_columns(&b.table, cols, 2), AG_EINVAL);
+    assert_int_equal(ag_table_norm_set_columns(&b.table, cols, 3), AG_SUCCESS);
+    ag_bundle_destroy(&c);
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
+    for (int j = 0; j < 3; j++) assert_string_equal(c.table.columns[j], cols[j]);
     /* without the table, or with a table of another width: a clear mismatch */
     ag_fmat_t y = {0};
     assert_int_equal(ag_bundle_predict_graph(&c, &ig, NULL, &y), AG_EMISMATCH);
@@ -367,6 +376,10 @@ static void test_corrupted_files(void **state) {
     expect_bad("node_table");
     rewrite("node_table", "{\"width\": 3, \"normalization\": \"none\"}");
     expect_bad("node-table columns");
+    rewrite("node_table", "{\"width\": 2, \"normalization\": \"none\", \"columns\": [\"a\"]}");
+    expect_bad("node_table.columns is not an array of 2 names");
+    rewrite("node_table", "{\"width\": 2, \"normalization\": \"none\", \"columns\": [\"a\", \"\"]}");
+    expect_bad("node_table.columns[1] is not a non-empty string");
     /* the untouched file still loads */
     rewrite("unknown_key", "ignored");
     ag_bundle_t c;

@@ -63,8 +63,28 @@ static void test_csv(void **state) {
     expect_row(&t.features, 1, (float[]){2, 2.25f, 0.5f});
     expect_row(&t.features, 2, (float[]){3.5f, -1, 0});
     expect_row(&t.features, 3, (float[]){4, 50, 6});
+    /* columns taken by name: a new order, one dropped; a name the table lacks leaves it unchanged */
+    int moved = -1;
+    const char *zx[] = {"z", "x"}, *xyw[] = {"x", "y", "w"}, *xyz[] = {"x", "y", "z"};
+    assert_int_equal(ag_node_table_select(&t, xyz, 3, &moved), AG_SUCCESS);
+    assert_int_equal(moved, 0);
+    assert_int_equal(ag_node_table_select(&t, xyw, 3, &moved), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "the node table has no column 'w'");
+    assert_int_equal(moved, 0);
+    assert_int_equal(t.features.cols, 3);
+    expect_row(&t.features, 3, (float[]){4, 50, 6});
+    assert_int_equal(ag_node_table_select(&t, zx, 2, &moved), AG_SUCCESS);
+    assert_int_equal(moved, 1);
+    assert_int_equal(t.features.cols, 2);
+    assert_string_equal(t.columns[0], "z");
+    assert_string_equal(t.columns[1], "x");
+    expect_row(&t.features, 1, (float[]){0.5f, 2});
+    expect_row(&t.features, 3, (float[]){6, 4});
+    assert_int_equal(ag_node_table_select(NULL, zx, 2, NULL), AG_EINVAL);
     ag_node_table_destroy(&t);
     ag_node_table_destroy(&t);
+    assert_int_equal(ag_node_table_select(&t, zx, 2, NULL), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "ag_node_table_select: the table has no column names");
     igraph_destroy(&g);
 }
 

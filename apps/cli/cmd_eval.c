@@ -164,7 +164,7 @@ int ag_cmd_eval(int argc, char **argv) {
     int64_t n_targets = task == AG_TASK_GRAPH_CLASSIFICATION ? (tcol ? 1 : 0) : b.n_names;
     code = cli_data_load(&d, &o, CMD, targets, n_targets, AG_TASK_AUTO);
     if (code == AG_EXIT_OK && d.have_table)
-        code = cli_check_table_width(CMD, o.node_table, d.table.features.cols, model_path, b.table.width);
+        code = cli_align_table(CMD, o.node_table, model_path, &b.table, &d.table);
     if (code != AG_EXIT_OK) goto done;
     if (graph_level && o.targets && task != AG_TASK_GRAPH_CLASSIFICATION && d.ds.targets.n_tasks == b.n_names) {
         /* --target names the data's columns for the model's targets, in order: they take the

@@ -498,8 +498,13 @@ static ag_error_t prepare(ag_prepared_t *p, const cli_data_opts_t *o, const cli_
                           const ag_featurizer_config_t *fc) {
     const ag_fmat_t *table = d->have_table ? &d->table.features : NULL;
     if (d->graph_level) return ag_prepare_graphs(p, &d->ds, task, fc, d->fold.train, d->fold.n_train);
-    if (task == AG_TASK_NODE_REGRESSION) return ag_prepare_node_values(p, &d->graph, o->label_attr, table, fc->norm, fc);
-    return ag_prepare_nodes(p, &d->graph, o->label_attr, NULL, 0, table, fc->norm, fc);
+    ag_error_t rc = task == AG_TASK_NODE_REGRESSION
+                            ? ag_prepare_node_values(p, &d->graph, o->label_attr, table, fc->norm, fc)
+                            : ag_prepare_nodes(p, &d->graph, o->label_attr, NULL, 0, table, fc->norm, fc);
+    /* the model keeps the header's names, so that prediction can match a table's columns by name */
+    if (rc == AG_SUCCESS && table && d->table.columns)
+        rc = ag_table_norm_set_columns(&p->table, (const char *const *)d->table.columns, table->cols);
+    return rc;
 }
 
 /* Whether --vertex-attrs (or --edge-attrs: names, n of them, under sel) names attribute a plainly. */

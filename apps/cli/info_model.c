@@ -145,7 +145,14 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
         int64_t k = 0; /* columns standardised (--normalize auto leaves some with mean 0, std 1) */
         for (int64_t j = 0; b->table.norm == AG_NORM_STANDARDIZE && j < b->table.width; j++)
             k += b->table.mean[j] != 0.0f || b->table.std[j] != 1.0f;
-        fprintf(out, "node table: %lld column%s, ", (long long)b->table.width, b->table.width == 1 ? "" : "s");
+        fprintf(out, "node table: %lld column%s", (long long)b->table.width, b->table.width == 1 ? "" : "s");
+        for (int64_t j = 0; b->table.columns && j < b->table.width && j < VOCAB_SHOWN; j++) {
+            fputs(j ? " " : " (", out);
+            cli_print_value(out, b->table.columns[j], 0);
+        }
+        if (b->table.columns)
+            fprintf(out, "%s)", b->table.width > VOCAB_SHOWN ? " ..." : "");
+        fputs(", ", out);
         if (b->table.norm != AG_NORM_STANDARDIZE || k == b->table.width)
             fprintf(out, "%s\n", norm_name(b->table.norm));
         else if (k == 0)

@@ -495,7 +495,25 @@ int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model
     ag_error_t rc = ag_table_read(t, table_path, ig, &topt);
     if (rc) return ag_cli_fail(rc);
     *have = 1;
-    return cli_check_table_width(cmd, table_path, t->features.cols, model_path, b->table.width);
+    return cli_align_table(cmd, table_path, model_path, &b->table, t);
+}
+
+int cli_align_table(const char *cmd, const char *table_path, const char *model_path, const ag_table_norm_t *tn,
+                    ag_node_table_t *t) {
+    const int64_t W = t->features.cols;
+    if (!tn->columns || !t->columns) return cli_check_table_width(cmd, table_path, W, model_path, tn->width);
+    int moved;
+    ag_error_t rc = ag_node_table_select(t, (const char *const *)tn->columns, tn->width, &moved);
+    if (rc == AG_EVALUE) {
+        fprintf(stderr, "attn-graph: %s: %s: %s, which the model %s was trained with (its %lld columns are matched by "
+                "name)\n", cmd, table_path, ag_error_message(), model_path, (long long)tn->width);
+        return AG_EXIT_INPUT;
+    }
+    if (rc != AG_SUCCESS) return ag_cli_fail(rc);
+    if (moved)
+        fprintf(stderr, "attn-graph: note: %s: the node table's columns are taken by name in the model's order%s\n",
+                table_path, W > tn->width ? "; those the model was not trained with are left out" : "");
+    return AG_EXIT_OK;
 }
 
 int cli_check_table_width(const char *cmd, const char *table_path, int64_t width, const char *model_path,

@@ -114,6 +114,14 @@ void cli_run_destroy(cli_run_t *r);
 int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model_path, const char *table_path,
                         const char *id_attr, const igraph_t *ig, ag_node_table_t *t, int *have);
 
+/* Matches a node table's columns to the model's by name when both have names (the model's
+ * b->table.columns; a header): t's features and names are reordered to the model's, a column the
+ * model was not trained with is dropped (a note says so), one the model needs and the table lacks
+ * is refused (exit 3). Without names, the width is checked (cli_check_table_width). Returns an
+ * exit code. */
+int cli_align_table(const char *cmd, const char *table_path, const char *model_path, const ag_table_norm_t *tn,
+                    ag_node_table_t *t);
+
 /* Refuses (exit 3, one line naming the table, its width and the model's) a node table whose width
  * is not the one the model was trained with. */
 int cli_check_table_width(const char *cmd, const char *table_path, int64_t width, const char *model_path,

@@ -240,6 +240,15 @@ static ag_error_t build_metadata(const ag_bundle_t *b, ag_metadata_t *m, ag_strb
             ag_strbuf_append(sb, ",\"std\":", 7);
             floats_json(sb, b->table.std, b->table.width);
         }
+        if (b->table.columns) {
+            /* read by this version to match a table's columns by name; ignored by earlier ones */
+            ag_strbuf_append(sb, ",\"columns\":[", 12);
+            for (int64_t j = 0; j < b->table.width; j++) {
+                if (j) ag_strbuf_append(sb, ",", 1);
+                ag_strbuf_json_string(sb, b->table.columns[j]);
+            }
+            ag_strbuf_append(sb, "]", 1);
+        }
         ag_strbuf_append(sb, "}", 1);
         AG_CHECK(put(m, "node_table", sb));
     }
@@ -414,6 +423,21 @@ static ag_error_t load_table(ag_bundle_t *b, const ag_json_t *j, const char *pat
     else if (!strcmp(n->string, "l1_rows")) b->table.norm = AG_NORM_L1_ROWS;
     else if (!strcmp(n->string, "standardize")) b->table.norm = AG_NORM_STANDARDIZE;
     else return AG_ERROR(AG_EMODEL, "%s: node_table.normalization '%s' is unknown", path, n->string);
+    const ag_json_t *cols = ag_json_get(j, "columns");
+    if (cols) {
+        if (cols->type != AG_JSON_ARRAY || cols->count != b->table.width)
+            return AG_ERROR(AG_EMODEL, "%s: node_table.columns is not an array of %lld names", path,
+                            (long long)b->table.width);
+        void *p;
+        AG_CHECK(ag_i_alloc_array(&p, b->table.width, sizeof(char *), "node-table column names"));
+        b->table.columns = p;
+        for (int64_t i = 0; i < b->table.width; i++) {
+            const ag_json_t *c = &cols->items[i];
+            if (c->type != AG_JSON_STRING || !c->string[0])
+                return AG_ERROR(AG_EMODEL, "%s: node_table.columns[%lld] is not a non-empty string", path, (long long)i);
+            if (!(b->table.columns[i] = ag_i_strdup(c->string))) return AG_ERROR(AG_ENOMEM, "out of memory");
+        }
+    }
     if (b->table.norm != AG_NORM_STANDARDIZE) return AG_SUCCESS;
     void *p;
     AG_CHECK(ag_i_alloc_array(&p, b->table.width, sizeof(float), "node-table statistics"));

@@ -18,7 +18,23 @@ void ag_table_norm_destroy(ag_table_norm_t *t) {
     if (!t) return;
     ag_i_free(t->mean);
     ag_i_free(t->std);
+    ag_i_strings_free(t->columns, t->width);
     memset(t, 0, sizeof *t);
+}
+
+ag_error_t ag_table_norm_set_columns(ag_table_norm_t *t, const char *const *names, int64_t n) {
+    if (!t) return AG_ERROR(AG_EINVAL, "ag_table_norm_set_columns: NULL table normalisation");
+    if (names && n != t->width)
+        return AG_ERROR(AG_EINVAL, "ag_table_norm_set_columns: %lld names for a table of %lld columns", (long long)n,
+                        (long long)t->width);
+    for (int64_t j = 0; names && j < n; j++)
+        if (!names[j] || !names[j][0])
+            return AG_ERROR(AG_EINVAL, "ag_table_norm_set_columns: column %lld has no name", (long long)j);
+    char **copy = NULL;
+    if (names) AG_CHECK(ag_i_strings_dup(&copy, names, n));
+    ag_i_strings_free(t->columns, t->width);
+    t->columns = copy;
+    return AG_SUCCESS;
 }
 
 ag_error_t ag_table_norm_fit(ag_table_norm_t *t, const ag_fmat_t *table, ag_feature_norm_t norm) {
@@ -151,6 +167,7 @@ static ag_error_t table_norm_copy(ag_table_norm_t *dst, const ag_table_norm_t *s
     if (!src) return AG_SUCCESS;
     dst->width = src->width;
     dst->norm = src->norm;
+    if (src->columns) AG_CHECK(ag_i_strings_dup(&dst->columns, (const char *const *)src->columns, src->width));
     if (src->norm != AG_NORM_STANDARDIZE || src->width == 0) return AG_SUCCESS;
     void *a, *b;
     AG_CHECK(ag_i_alloc_array(&a, src->width, sizeof(float), "node-table statistics"));

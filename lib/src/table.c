@@ -19,6 +19,53 @@ void ag_table_options_init(ag_table_options_t *opts) {
     opts->format = AG_TABLE_AUTO;
 }
 
+ag_error_t ag_node_table_select(ag_node_table_t *table, const char *const *columns, int64_t n, int *moved) {
+    if (moved) *moved = 0;
+    if (!table || (!columns && n > 0) || n < 0) return AG_ERROR(AG_EINVAL, "ag_node_table_select: NULL argument");
+    if (!table->columns) return AG_ERROR(AG_EINVAL, "ag_node_table_select: the table has no column names");
+    const int64_t N = table->features.rows, W = table->features.cols;
+    int64_t *from = NULL; /* (n) the table's column of each name */
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, n > 0 ? n : 1, sizeof(int64_t), "column order"));
+    from = p;
+    int change = n != W;
+    for (int64_t j = 0; j < n; j++) {
+        from[j] = -1;
+        for (int64_t k = 0; k < W && from[j] < 0; k++)
+            if (columns[j] && !strcmp(columns[j], table->columns[k])) from[j] = k;
+        if (from[j] < 0) {
+            ag_i_free(from);
+            return AG_ERROR(AG_EVALUE, "the node table has no column '%s'", columns[j] ? columns[j] : "(null)");
+        }
+        change |= from[j] != j;
+    }
+    ag_error_t rc = AG_SUCCESS;
+    if (change) {
+        ag_fmat_t X = {0};
+        char **names = NULL;
+        rc = ag_fmat_init(&X, N, n);
+        if (rc == AG_SUCCESS) rc = ag_i_alloc_array(&p, n > 0 ? n : 1, sizeof(char *), "column names");
+        if (rc == AG_SUCCESS) names = p;
+        for (int64_t j = 0; rc == AG_SUCCESS && j < n; j++)
+            if (!(names[j] = ag_i_strdup(table->columns[from[j]]))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+        if (rc == AG_SUCCESS) {
+            for (int64_t i = 0; i < N; i++)
+                for (int64_t j = 0; j < n; j++) X.data[i * n + j] = table->features.data[i * W + from[j]];
+            for (int64_t k = 0; k < W; k++) ag_i_free(table->columns[k]);
+            ag_i_free(table->columns);
+            table->columns = names;
+            ag_fmat_destroy(&table->features);
+            table->features = X;
+        } else {
+            ag_i_strings_free(names, n);
+            ag_fmat_destroy(&X);
+        }
+    }
+    ag_i_free(from);
+    if (rc == AG_SUCCESS && moved) *moved = change;
+    return rc;
+}
+
 void ag_node_table_destroy(ag_node_table_t *table) {
     if (!table) return;
     int64_t n = table->features.rows, f = table->features.cols;

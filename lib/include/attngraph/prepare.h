@@ -38,6 +38,11 @@ typedef struct ag_table_norm_t {
     ag_feature_norm_t norm; /* NONE, STANDARDIZE (per column, stats below) or L1_ROWS (per row) */
     float *mean;            /* (Ft) STANDARDIZE only */
     float *std;             /* (Ft) STANDARDIZE only; never 0 */
+    /* (Ft) the table's column names at training (ag_table_norm_set_columns), or NULL (a headerless
+     * table, a feature matrix, a model file written before): prediction matches a new table's
+     * columns to these by name, since a table exported in another column order would otherwise be
+     * read silently wrong */
+    char **columns;
 } ag_table_norm_t;
 
 /** \function ag_table_norm_fit
@@ -47,6 +52,11 @@ typedef struct ag_table_norm_t {
  * and std 1 for the others.
  * \return AG_SUCCESS, AG_EINVAL (unknown norm), AG_ENOMEM. */
 ag_error_t ag_table_norm_fit(ag_table_norm_t *t, const ag_fmat_t *table, ag_feature_norm_t norm);
+
+/** \function ag_table_norm_set_columns
+ * Records (copies of) the table's n column names, n being its width, or forgets them (names NULL).
+ * \return AG_SUCCESS; AG_EINVAL (n is not the width, a NULL or empty name); AG_ENOMEM. */
+ag_error_t ag_table_norm_set_columns(ag_table_norm_t *t, const char *const *names, int64_t n);
 
 /** \function ag_table_norm_destroy
  * Frees the statistics; safe on a zeroed value. */

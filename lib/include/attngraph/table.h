@@ -90,6 +90,21 @@ void ag_table_options_init(ag_table_options_t *opts);
 ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_t *graph,
                          const ag_table_options_t *opts);
 
+/**
+ * \function ag_node_table_select
+ * Keeps the feature columns named columns[0..n-1], in that order, and drops the others: how a
+ * model trained on a table reads a new one whose columns come in another order or with more of
+ * them. The table must have a header (table->columns).
+ * \param table   In/out: a table read by ag_table_read.
+ * \param columns The names, each present in the table (the first column of that name is taken).
+ * \param n       How many.
+ * \param moved   Output, or NULL: 1 when the table changed (another order, or columns dropped).
+ * \return AG_SUCCESS; AG_EINVAL (NULL arguments, a table without names); AG_EVALUE (a name the
+ *         table lacks: "the node table has no column 'age'"), the table unchanged; AG_ENOMEM.
+ * Time complexity: O(n x F + N x n).
+ */
+ag_error_t ag_node_table_select(ag_node_table_t *table, const char *const *columns, int64_t n, int *moved);
+
 /** \function ag_node_table_destroy
  * Frees a node table; safe on a zeroed or already destroyed one. */
 void ag_node_table_destroy(ag_node_table_t *table);
