@@ -1341,6 +1341,37 @@ static void test_raw_column_default(void **state) {
                   "--patience 0 --epochs 20", dir);
     assert_string_equal(r.err, "attn-graph: warning: epoch 1's model is kept: none of the 19 epochs after it improved "
                                "the validation loss (a lower --lr, or features on another scale, may let it learn)\n");
+    /* classes without a training vertex: said, even under --quiet */
+    ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --epochs 2 --train-nodes 0 --quiet",
+                  dir);
+    assert_string_equal(r.err, "attn-graph: warning: 2 of the 3 classes have no labelled vertex in the training part "
+                               "('beta', 'gamma'): the model cannot learn to predict them\n");
+    ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --epochs 2 --train-nodes 0,50 --quiet",
+                  dir);
+    assert_string_equal(r.err, "attn-graph: warning: 1 of the 3 classes has no labelled vertex in the training part "
+                               "('gamma'): the model cannot learn to predict it\n");
+    ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --epochs 2 --train-nodes 0,50,90 "
+                  "--quiet", dir);
+    assert_string_equal(r.err, "");
+    /* graphs too: a split whose training graphs are all of class 1 */
+    char split[4096] = "file,random_split\n";
+    FILE *lab = fopen(AG_SOURCE_DIR "/tests/data/mutag-mini/labels.csv", "r");
+    assert_non_null(lab);
+    char line[256];
+    assert_non_null(fgets(line, sizeof line, lab)); /* the header */
+    while (fgets(line, sizeof line, lab)) {
+        char *comma = strchr(line, ',');
+        assert_non_null(comma);
+        *comma = '\0';
+        snprintf(split + strlen(split), sizeof split - strlen(split), "%s,%s\n", line,
+                 comma[1] == '1' ? "train" : "test");
+    }
+    fclose(lab);
+    ag_test_write_text(dir, "split.csv", split);
+    ag_cli_run_ok(&r, "train --labels tests/data/mutag-mini/labels.csv --split %s/split.csv --threads 1 --epochs 1 "
+                  "--quiet", dir);
+    assert_string_equal(r.err, "attn-graph: warning: 1 of the 2 classes has no labelled graph in the training part "
+                               "('0'): the model cannot learn to predict it\n");
     /* a raw edge attribute (a message count) is standardised too: kept raw, it held the
      * transformer at 0.17-0.33 test accuracy for seeds 1-3 */
     planted_communities(dir, "msgs.gml", 1);

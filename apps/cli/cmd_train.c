@@ -493,6 +493,33 @@ static int standardised_columns(const ag_prepared_t *p, const cli_data_t *d, cha
     return n;
 }
 
+/* Classes without a labelled example in the training part: the model cannot learn them, and a
+ * test figure then measures the split more than the model (--train-nodes 0 trained one vertex of
+ * one class out of three, silently). Said even under --quiet, for every fold. */
+static void warn_missing_classes(const ag_prepared_t *p, const int64_t *train, int64_t n_train, int graph_level) {
+    const int64_t C = p->set.n_classes;
+    char *seen = calloc((size_t)(C > 0 ? C : 1), 1); /* (C) */
+    if (!seen) return;
+    for (int64_t i = 0; i < n_train; i++) {
+        const float y = p->set.targets[train[i] * p->set.n_cols];
+        if (!isnan(y) && y >= 0 && y < (float)C) seen[(int64_t)y] = 1;
+    }
+    int64_t missing = 0;
+    char list[256] = "";
+    for (int64_t c = 0; c < C; c++) {
+        if (seen[c]) continue;
+        size_t len = strlen(list);
+        if (missing < 5 && p->names)
+            snprintf(list + len, sizeof list - len, "%s'%s'", missing ? ", " : "", p->names[c]);
+        missing++;
+    }
+    free(seen);
+    if (missing == 0) return;
+    fprintf(stderr, "attn-graph: warning: %lld of the %lld classes ha%s no labelled %s in the training part (%s%s): "
+            "the model cannot learn to predict %s\n", (long long)missing, (long long)C, missing == 1 ? "s" : "ve",
+            graph_level ? "graph" : "vertex", list, missing > 5 ? ", ..." : "", missing == 1 ? "it" : "them");
+}
+
 /* The training set of the fold d->fold, featurised by fc (fitted on the training part). */
 static ag_error_t prepare(ag_prepared_t *p, const cli_data_opts_t *o, const cli_data_t *d, ag_task_t task,
                           const ag_featurizer_config_t *fc) {
@@ -697,6 +724,8 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         goto done;
     }
     if ((code = cli_smooth_check(CMD, &t.smooth, task)) != AG_EXIT_OK) goto done;
+    if (task == AG_TASK_NODE_CLASSIFICATION || task == AG_TASK_GRAPH_CLASSIFICATION)
+        warn_missing_classes(&p, d->fold.train, d->fold.n_train, d->graph_level);
     if (t.smooth.automatic && d->fold.n_val == 0) {
         fprintf(stderr, "attn-graph: train: --smooth auto chooses the weights on the validation part, and the split "
                 "has none; give the weights\n");
