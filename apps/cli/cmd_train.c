@@ -594,6 +594,66 @@ static void own_output_note(const igraph_t *ig, igraph_attribute_elemtype_t kind
     igraph_strvector_destroy(&names);
 }
 
+/* Whether attribute a is left out by the configuration's exclusions (defaults and --exclude-attrs). */
+static int excluded_by(const ag_featurizer_config_t *fc, const char *a) {
+    for (int64_t k = 0; k < fc->n_exclude; k++)
+        if (fnmatch(fc->exclude[k], a, 0) == 0) return 1;
+    for (int64_t k = 0; k < fc->n_exclude_more; k++)
+        if (fnmatch(fc->exclude_more[k], a, 0) == 0) return 1;
+    return 0;
+}
+
+/* Graph g of a dataset as messages name it: its file, or "graph 12" (prepare.c's rule). */
+static const char *graph_label(const cli_data_t *d, int64_t g, char *buf, size_t n) {
+    if (d->ds.files && !d->ds.named_by_id) return d->ds.files[g];
+    if (d->ds.files) snprintf(buf, n, "graph %s", d->ds.files[g]);
+    else snprintf(buf, n, "graph %lld", (long long)g + 1);
+    return buf;
+}
+
+/* Attributes that some training graphs have and others lack: every attribute (the default
+ * selection) means those every graph has, so one molecule without 'element' silently dropped the
+ * atoms' elements from the whole model. Named, with the first graph lacking each. */
+static void uncommon_attr_notes(const cli_data_t *d, const ag_featurizer_config_t *fc) {
+    for (int is_v = 1; is_v >= 0; is_v--) {
+        if ((is_v ? fc->vertex_select : fc->edge_select) != AG_SELECT_ALL || d->fold.n_train < 2) continue;
+        igraph_strvector_t names; /* each training graph's in turn */
+        if (igraph_strvector_init(&names, 0) != IGRAPH_SUCCESS) return;
+        /* an attribute is uncommon when some graph lacks it and some has it: those of any graph
+         * that another lacks; looking at every graph's names finds each such name */
+        for (int64_t i = 0; i < d->fold.n_train; i++) {
+            const igraph_t *gi = &d->ds.graphs[d->fold.train[i]];
+            igraph_error_t e = is_v ? igraph_cattribute_list(gi, NULL, NULL, &names, NULL, NULL, NULL)
+                                    : igraph_cattribute_list(gi, NULL, NULL, NULL, NULL, &names, NULL);
+            for (igraph_integer_t k = 0; e == IGRAPH_SUCCESS && k < igraph_strvector_size(&names); k++) {
+                const char *a = igraph_strvector_get(&names, k);
+                if (excluded_by(fc, a)) continue;
+                const igraph_attribute_elemtype_t kind = is_v ? IGRAPH_ATTRIBUTE_VERTEX : IGRAPH_ATTRIBUTE_EDGE;
+                /* said once: at the first graph that has it, when an earlier one lacks it, or at
+                 * graph 0 when a later one lacks it */
+                int64_t lacking = -1, earlier = 0;
+                for (int64_t j = 0; j < i && !earlier; j++)
+                    earlier = igraph_cattribute_has_attr(&d->ds.graphs[d->fold.train[j]], kind, a);
+                if (earlier) continue;
+                for (int64_t j = 0; j < d->fold.n_train && lacking < 0; j++)
+                    if (!igraph_cattribute_has_attr(&d->ds.graphs[d->fold.train[j]], kind, a)) lacking = j;
+                /* a graph without edges has no edge attributes at all in igraph: not a lack */
+                if (lacking >= 0 && !is_v && igraph_ecount(&d->ds.graphs[d->fold.train[lacking]]) == 0) lacking = -1;
+                if (lacking < 0) continue;
+                int64_t n_lacking = 0;
+                for (int64_t j = 0; j < d->fold.n_train; j++)
+                    n_lacking += !igraph_cattribute_has_attr(&d->ds.graphs[d->fold.train[j]], kind, a);
+                char name[64];
+                fprintf(stderr, "attn-graph: note: %s attribute '%s' is not used: %lld of the %lld training graphs "
+                        "lack%s it (%s%s); give it to every graph to use it\n", is_v ? "vertex" : "edge", a,
+                        (long long)n_lacking, (long long)d->fold.n_train, n_lacking == 1 ? "s" : "",
+                        graph_label(d, d->fold.train[lacking], name, sizeof name), n_lacking > 1 ? ", ..." : "");
+            }
+        }
+        igraph_strvector_destroy(&names);
+    }
+}
+
 /* What featurising decided that the options did not say; printed once the options are known to
  * be valid, so that a usage error is not preceded by notes about the data. */
 static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_prepared_t *p,
@@ -608,6 +668,7 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
         own_output_note(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, fc);
         own_output_note(&d->graph, IGRAPH_ATTRIBUTE_EDGE, fc);
     }
+    if (d->graph_level) uncommon_attr_notes(d, fc);
     if (d->graph_level && !o->targets && d->ds.targets.n_tasks > 1) {
         /* several columns were taken by default: name them, as a table may hold more than targets */
         fprintf(stderr, "attn-graph: note: %lld target columns (every %s; --target to choose):",

@@ -287,7 +287,11 @@ void ag_net_train_options_init(ag_net_train_options_t *opts);
  * \return AG_SUCCESS; AG_EINVAL (G < 1, an index out of range, a bad option value: the message
  *         names the option and the accepted values; a node task); AG_EMISMATCH (targets do not
  *         have G rows); AG_EVALUE (fewer than 2 classes); the featuriser's errors naming the graph
- *         ("graph 3: attribute 'charge' is missing ..."); AG_ENOMEM.
+ *         ("graph 3: attribute 'charge' is missing ..." for an attribute named in vertex_attrs);
+ *         AG_ENOMEM. With every attribute (vertex_attrs NULL), one that some training graph lacks
+ *         is left out of the model, as features.h's fit does: name it in vertex_attrs to require it
+ *         (ag_net_input_attrs lists what the model reads; `attn-graph train` names such attributes
+ *         in a note).
  * Time complexity: epochs x (total nodes and attention entries) x model width.
  */
 ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_integer_t n_graphs,
