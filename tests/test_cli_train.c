@@ -908,7 +908,20 @@ static void test_default_preset(void **state) {
     snprintf(want, sizeof want, "attn-graph: note: %s/swapped.csv: the node table's columns are taken by name in the "
              "model's order; those the model was not trained with are left out\n", dir);
     assert_string_equal(b2.err, want);
+    /* a column in another unit (ages x 10): a warning, from label and from eval; the usual one: none */
+    snprintf(table, sizeof table, "id,age,flag\n");
+    for (int v = 0; v < 34; v++)
+        snprintf(table + strlen(table), sizeof table - strlen(table), "%d,%d,%d\n", v, 10 * (20 + v), v % 2);
+    ag_test_write_text(dir, "x10.csv", table);
+    ag_cli_run_ok(&b2, "label --model %s/mixed.safetensors graphs/social/karate.gml --node-table %s/x10.csv", dir,
+                  dir);
+    assert_string_equal(b2.err, "attn-graph: warning: graphs/social/karate.gml: node-table column 'age' lies far from "
+                                "its training values: its mean here is 33.5 standard deviations above the training "
+                                "mean (36.5, std 9.811); another unit or scale? The model has not seen such values\n");
+    ag_cli_run_ok(&b2, "eval --model %s/mixed.safetensors graphs/social/karate.gml --node-table %s/x10.csv", dir, dir);
+    assert_non_null(strstr(b2.err, "node-table column 'age' lies far from its training values"));
     ag_cli_run_ok(&a, "eval --model %s/mixed.safetensors graphs/social/karate.gml --node-table %s/mixed.csv", dir, dir);
+    assert_null(strstr(a.err, "lies far"));
     ag_cli_run_ok(&b2, "eval --model %s/mixed.safetensors graphs/social/karate.gml --node-table %s/swapped.csv", dir,
                   dir);
     assert_string_equal(a.out, b2.out);
@@ -1394,6 +1407,17 @@ static void test_raw_column_default(void **state) {
         assert_non_null(acc);
         assert_true(atof(acc + strlen("\"accuracy\": ")) >= 0.9);
     }
+    /* the same graph with ages and counts in another unit (x 10): each named in a warning */
+    ag_cli_run_ok(&r, "train %s/msgs.gml --label-attr community --threads 1 --epochs 2 --quiet -o %s/msgs.st", dir, dir);
+    char sed[1024];
+    snprintf(sed, sizeof sed, "sed 's/age \\([0-9]*\\)/age \\10/; s/msgs \\([0-9]*\\)/msgs \\10/' %s/msgs.gml > %s/x10.gml",
+             dir, dir);
+    assert_int_equal(system(sed), 0);
+    ag_cli_run_ok(&r, "label --model %s/msgs.st %s/x10.gml", dir, dir);
+    assert_non_null(strstr(r.err, "x10.gml: vertex attribute 'age' lies far from its training values: its mean here is "));
+    assert_non_null(strstr(r.err, "x10.gml: edge attribute 'msgs' lies far from its training values: its mean here is "));
+    ag_cli_run_ok(&r, "label --model %s/msgs.st %s/msgs.gml", dir, dir);
+    assert_string_equal(r.err, "");
     /* the columns standardised are named whatever the preset, and for node regression */
     ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --epochs 1 --preset gat", dir);
     assert_non_null(strstr(r.err, "standardised: 'age' (--normalize auto"));

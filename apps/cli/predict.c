@@ -437,11 +437,50 @@ void cli_warn_unseen(const ag_bundle_t *b, const igraph_t *ig, const char *path)
         fprintf(stderr, "): %s its 'other' column\n", u.count == 1 ? "it gets" : "they get");
 }
 
+/* The mean z-score of column c of M (N x F): how far, in training standard deviations, the column's
+ * mean on this graph lies from its training mean. */
+static double column_shift(const ag_fmat_t *M, int64_t c) {
+    double s = 0.0;
+    for (int64_t i = 0; i < M->rows; i++) s += M->data[i * M->cols + c];
+    return M->rows ? s / (double)M->rows : 0.0;
+}
+
+void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t *E, const char *path) {
+    /* five deviations: the mean of a large graph's vertices does not wander that far by chance */
+    const double limit = 5.0;
+    if (ag_task_is_graph_level(ag_model_config(b->model)->task)) return;
+    const ag_featurizer_t *f = &b->featurizer;
+    for (int k = 0; k < 3; k++) {
+        /* the vertex attributes, the node table, the edge attributes */
+        const int64_t n = k == 0 ? f->n_vattrs : k == 1 ? b->table.width : f->n_eattrs;
+        const float *mean = k == 0 ? (f->norm == AG_NORM_STANDARDIZE ? f->mean : NULL)
+                            : k == 1 ? (b->table.norm == AG_NORM_STANDARDIZE ? b->table.mean : NULL)
+                                     : f->edge_mean;
+        const float *sd = k == 0 ? f->std : k == 1 ? b->table.std : f->edge_std;
+        const ag_fmat_t *M = k == 2 ? E : X;
+        if (!mean || !M || M->rows < 2) continue;
+        for (int64_t i = 0; i < n; i++) {
+            const ag_feature_attr_t *a = k == 0 ? &f->vattrs[i] : k == 2 ? &f->eattrs[i] : NULL;
+            if (a && a->type != AG_ATTR_NUMERIC) continue; /* one-hot and 0/1 columns cannot drift in scale */
+            const int64_t c = a ? a->offset : i, col = k == 1 ? f->n_features + i : c;
+            if (mean[c] == 0.0f && sd[c] == 1.0f) continue; /* left as it was: no statistics */
+            const double z = column_shift(M, col);
+            if (!(fabs(z) > limit)) continue;
+            fprintf(stderr, "attn-graph: warning: %s: %s '%s' lies far from its training values: its mean here is "
+                    "%.1f standard deviations %s the training mean (%.4g, std %.4g); another unit or scale? The "
+                    "model has not seen such values\n", path, k == 0 ? "vertex attribute" : k == 1 ? "node-table "
+                    "column" : "edge attribute", a ? a->name : b->table.columns ? b->table.columns[i] : "?",
+                    fabs(z), z > 0 ? "above" : "below", (double)mean[c], (double)sd[c]);
+        }
+    }
+}
+
 int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, cli_run_t *r) {
     memset(r, 0, sizeof *r);
     const ag_model_config_t *mc = ag_model_config(b->model);
     ag_error_t rc = ag_bundle_featurize(b, ig, table, &r->X, &r->E);
     if (rc == AG_SUCCESS) cli_warn_unseen(b, ig, path);
+    if (rc == AG_SUCCESS) cli_warn_shifted(b, &r->X, &r->E, path);
     if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&r->g, ig);
     if (rc != AG_SUCCESS) {
         fprintf(stderr, "attn-graph: %s: %s\n", path, ag_error_message());

@@ -106,6 +106,10 @@ typedef struct cli_run_t {
  * the model's vocabularies (ag_featurizer_unseen: the attribute where most are), since their
  * vertices or edges then get the attribute's 'other' column. */
 void cli_warn_unseen(const ag_bundle_t *b, const igraph_t *ig, const char *path);
+/* Warns (a node model's inputs X and edge features E, featurised) of each standardised numeric
+ * column whose mean on this graph lies over 5 training standard deviations from its training mean:
+ * a column in another unit (incomes x 10 took a model from 0.94 to 0.35 accuracy, silently). */
+void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t *E, const char *path);
 int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, cli_run_t *r);
 void cli_run_destroy(cli_run_t *r);
 
