@@ -464,6 +464,11 @@ static void test_cross_validation(void **state) {
         assert_string_equal(cv.err, want);
     }
     assert_int_equal(ag_test_count_files(dir), 0);
+    /* a directory that exists but takes no file: said so, not "no such file" of the file itself */
+    ag_cli_run(&cv, NULL, "train graphs/social/karate.gml --label-attr club --log /proc/version");
+    assert_int_equal(cv.code, 1);
+    assert_string_equal(cv.err, "attn-graph: train: cannot write /proc/version: no file can be created in /proc (No "
+                                "such file or directory)\n");
     /* an output that is an input, or another output, is refused before anything is read: the
      * graph was replaced by the model, or the log by the model */
     ag_test_write_text(dir, "g.gml", "graph [ directed 0 node [ id 0 c \"a\" ] node [ id 1 c \"b\" ] "

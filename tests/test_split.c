@@ -59,14 +59,14 @@ static void test_json(void **state) {
         ag_error_t code;
         const char *fragment;
     } bad[] = {
-        {"{\"train\": [0, 1], \"test\": [1]}", AG_EVALUE, ".json: index 1 is in \"test\" and in train"},
-        {"{\"train\": [0, 0]}", AG_EVALUE, ".json: index 0 is in \"train\" and in it again"},
+        {"{\"train\": [0, 1], \"test\": [1]}", AG_EVALUE, ".json: index 1 is in \"test\" and in \"train\""},
+        {"{\"train\": [0, 0]}", AG_EVALUE, ".json: index 0 is in \"train\" twice"},
         {"{\"train\": [0.5]}", AG_EPARSE, ".json: \"train\"[0] is not an integer"},
         {"{\"train\": 3}", AG_EPARSE, ".json: \"train\" is not an array"},
         {"{\"test\": [1]}", AG_EPARSE, ".json has no \"train\" list"},
         /* in a list of folds, the fold is named */
         {"{\"folds\": [{\"train\": [0]}, {\"train\": [1], \"val\": [1]}]}", AG_EVALUE,
-         ".json: fold 1: index 1 is in \"val\" and in train"},
+         ".json: fold 1: index 1 is in \"val\" and in \"train\""},
         {"{\"folds\": [{\"train\": [0]}, 3]}", AG_EPARSE, ".json: fold 1 is not a JSON object"},
         {"{\"folds\": [{\"test\": [0]}]}", AG_EPARSE, ".json: fold 0 has no \"train\" list"},
         {"[1, 2]", AG_EPARSE, "the split is not a JSON object"},

@@ -80,7 +80,16 @@ int cli_check_writable(const char *path, char *err, size_t errn) {
     int fd = mkstemp(tmp);
     if (fd < 0) {
         /* the directory's reason (missing, not writable), which the file's name would hide */
-        snprintf(err, errn, "%s", strerror(errno));
+        const int e = errno;
+        /* the directory may exist and refuse files (/proc): then say so, not "no such file" */
+        char dir[4096];
+        const char *slash = strrchr(path, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash > path ? slash - path : 1) : 1, slash ? path : ".");
+        struct stat ds;
+        if (e == ENOENT && stat(dir, &ds) == 0 && S_ISDIR(ds.st_mode))
+            snprintf(err, errn, "no file can be created in %s (%s)", dir, strerror(e));
+        else
+            snprintf(err, errn, "%s", strerror(e));
         free(tmp);
         return -1;
     }

@@ -91,8 +91,9 @@ static ag_error_t json_list(const ag_json_t *obj, const char *key, int which, un
                             json_where(w, sizeof w, path, fold), key, (long long)k, x, (long long)n);
         int64_t i = (int64_t)x;
         if (part[i] != PART_NONE)
-            return AG_ERROR(AG_EVALUE, "%s: index %lld is in \"%s\" and in %s", json_where(w, sizeof w, path, fold),
-                            (long long)i, key, part[i] == which ? "it again" : part_names[part[i]]);
+            return AG_ERROR(AG_EVALUE, "%s: index %lld is in \"%s\" %s%s%s", json_where(w, sizeof w, path, fold),
+                            (long long)i, key, part[i] == which ? "twice" : "and in \"",
+                            part[i] == which ? "" : part_names[part[i]], part[i] == which ? "" : "\"");
         part[i] = (unsigned char)which;
     }
     return AG_SUCCESS;
