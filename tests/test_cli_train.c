@@ -1197,8 +1197,8 @@ static void test_tu_option(void **state) {
     ag_cli_run(&ev, NULL, args);
     assert_int_equal(ev.code, 2);
     assert_string_equal(ev.err, "attn-graph: no feature columns: the 18 graphs the features are fitted on have no "
-                        "usable vertex attribute; choose vertex attributes, --degree, a positional encoding or a "
-                        "node table\n");
+                        "usable vertex attribute; choose vertex attributes, degree columns (--degree, option degree), a "
+                        "positional encoding or a node table\n");
     /* without node labels and without --vertex-attrs, the degree is the feature (IMDB-BINARY's case),
      * standardised; the model keeps it, so eval featurises the same way */
     char path[512];

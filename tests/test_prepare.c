@@ -157,7 +157,7 @@ static void test_graph_task_layouts(void **state) {
     assert_msg_contains("column 'c' is regression");
     /* classification needs one column */
     assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_EINVAL);
-    assert_msg_contains("one target column, not 3");
+    assert_msg_contains("one target column, not 3 (choose one: --target COLUMN, or a one-column target matrix)");
     /* node tasks are not graph tasks */
     assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_NODE_CLASSIFICATION, &fc, NULL, 0), AG_EINVAL);
     /* no column at all: the dataset's fault, said before any graph is featurised (so without a
@@ -167,7 +167,8 @@ static void test_graph_task_layouts(void **state) {
     int64_t fit[] = {0, 2};
     assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_EINVAL);
     assert_string_equal(ag_error_message(), "no feature columns: the 2 graphs the features are fitted on have no usable "
-                        "vertex attribute; choose vertex attributes, --degree, a positional encoding or a node table");
+                        "vertex attribute; choose vertex attributes, degree columns (--degree, option degree), a "
+                        "positional encoding or a node table");
     assert_null(p.set.examples);
     /* asked to, the fit falls back on the degree, standardised on the fitted graphs 0 and 2 */
     fc.degree_if_featureless = 1;

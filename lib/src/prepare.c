@@ -81,7 +81,8 @@ ag_error_t ag_table_norm_fit(ag_table_norm_t *t, const ag_fmat_t *table, ag_feat
 }
 
 /* What to do about inputs without any feature column, said by both checks (one graph's, a dataset's). */
-#define NO_FEATURES_HINT "choose vertex attributes, --degree, a positional encoding or a node table"
+#define NO_FEATURES_HINT                                                                                     \
+    "choose vertex attributes, degree columns (--degree, option degree), a positional encoding or a node table"
 
 ag_error_t ag_inputs_featurize(const ag_featurizer_t *f, const ag_table_norm_t *t, const igraph_t *ig,
                                const ag_fmat_t *table, ag_fmat_t *X, ag_fmat_t *E) {
@@ -276,8 +277,9 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
                         (long long)T, (long long)G);
     if (task == AG_TASK_GRAPH_CLASSIFICATION) {
         if (T != 1)
-            return AG_ERROR(AG_EINVAL, "graph classification takes one target column, not %lld (use --target)",
-                            (long long)T);
+            return AG_ERROR(AG_EINVAL,
+                            "graph classification takes one target column, not %lld (choose one: --target COLUMN, "
+                            "or a one-column target matrix)", (long long)T);
         char **built = NULL;
         int64_t n_built = 0;
         if (!names) {
