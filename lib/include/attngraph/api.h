@@ -28,7 +28,7 @@
  * Thread safety: igraph 0.10 as built here is not thread-safe (its error handler, warnings and
  * cleanup stack are process globals), and every function below except the pure queries
  * (ag_net_task, ag_net_n_outputs, ag_net_n_inputs, ag_net_feature_width, ag_net_output_name,
- * ag_net_bundle) calls igraph. So at most one thread at a time may call them, even on different
+ * ag_net_n_layers, ag_net_bundle) calls igraph. So at most one thread at a time may call them, even on different
  * handles; serialise with a mutex. A handle also keeps the activations of its last forward pass,
  * so it is never safe to use one handle from two threads. Parallelism comes from inside: the
  * kernels use OpenMP and the BLAS (ag_set_num_threads(), common.h, a process-wide setting), with
