@@ -97,7 +97,8 @@ ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_datas
  * numeric `node_attr` (`node_attr1`, ...), and likewise `edge_label`, `edge_attr`; the graph
  * label the string graph attribute `label`, graph attributes the numeric `graph_attr` (...).
  * Targets: opts->graph_attrs when given, else `label` (classes) when the labels file exists,
- * else every `graph_attr` column (regression).
+ * else every `graph_attr` column (regression). Installs igraph's C attribute handler if none is
+ * set (a process-wide igraph setting), as ag_graph_read() does.
  * \param ds    Output, uninitialised; free with ag_dataset_destroy(). Zeroed on failure.
  * \param path  The folder holding the files, named as they are (`data/MUTAG` for
  *              `data/MUTAG/MUTAG_A.txt`), or the prefix itself (`data/MUTAG/MUTAG`).
