@@ -9,6 +9,7 @@
 #include <string.h>
 #include "attngraph/features.h"
 #include "attngraph/posenc.h"
+#include "colstats.h"
 #include "internal.h"
 #include "json.h"
 #include "featurizer_json.h"
@@ -857,19 +858,11 @@ static ag_error_t in_graph(ag_error_t code, int64_t g, int64_t count) {
 /* raw_only: AG_NORM_STANDARDIZE_RAW, whose attribute columns within [-1, 1] and degree columns
  * keep mean 0 and std 1. */
 static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count, int raw_only) {
-    int64_t S = stat_cols(f);
-    double *shift = NULL, *sum = NULL, *sq = NULL, *amax = NULL; /* (S) each */
+    const int64_t S = stat_cols(f);
+    const int want = f->norm == AG_NORM_STANDARDIZE;
+    ag_colstats_t st = {0};
     void *p;
-    int64_t rows = 0;
-    int want = f->norm == AG_NORM_STANDARDIZE;
-    ag_error_t err = AG_SUCCESS;
-    if (want) {
-        err = ag_i_alloc_array(&p, 4 * S, sizeof(double), "normalisation sums");
-        shift = p;
-        sum = shift + S;
-        sq = sum + S;
-        amax = sq + S;
-    }
+    ag_error_t err = want ? ag_i_colstats_init(&st, S, "normalisation sums") : AG_SUCCESS;
     /* Every graph is encoded once here, also without normalisation: it validates the values
      * (NaN, infinities) at fit time, with the graph's index in the message. */
     for (int64_t g = 0; err == AG_SUCCESS && g < count; g++) {
@@ -879,18 +872,7 @@ static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, i
             err = in_graph(err, g, count);
             break;
         }
-        if (want)
-            for (int64_t r = 0; r < x.rows; r++) {
-                if (rows == 0 && r == 0)
-                    for (int64_t c = 0; c < S; c++) shift[c] = x.data[c];
-                for (int64_t c = 0; c < S; c++) {
-                    double d = (double)x.data[r * x.cols + c] - shift[c];
-                    sum[c] += d;
-                    sq[c] += d * d;
-                    if (fabs((double)x.data[r * x.cols + c]) > amax[c]) amax[c] = fabs((double)x.data[r * x.cols + c]);
-                }
-            }
-        rows += x.rows;
+        if (want) ag_i_colstats_add(&st, x.data, x.rows, x.cols);
         ag_fmat_destroy(&x);
     }
     if (err == AG_SUCCESS && want) {
@@ -901,21 +883,15 @@ static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, i
             f->std = p;
         }
         for (int64_t c = 0; err == AG_SUCCESS && c < S; c++) {
-            double mu = rows ? sum[c] / (double)rows : 0.0;
-            double var = rows ? sq[c] / (double)rows - mu * mu : 0.0;
-            double sd = var > 0 ? sqrt(var) : 0.0;
-            f->mean[c] = (float)(shift[c] + mu);
-            /* A constant column is only centred. The shifted sums make its deviation exactly 0
-             * (every difference is 0), so no tolerance is needed; a deviation too small for a
-             * normal float32 counts as 0. */
-            f->std[c] = (float)sd >= FLT_MIN ? (float)sd : 1.0f;
-            if (raw_only && (c >= f->n_attr_features || amax[c] <= 1.0)) {
+            if (raw_only && (c >= f->n_attr_features || !ag_i_colstats_raw(&st, c))) {
                 f->mean[c] = 0.0f;
                 f->std[c] = 1.0f;
+            } else {
+                ag_i_colstats_get(&st, c, 0.0, &f->mean[c], &f->std[c]);
             }
         }
     }
-    ag_i_free(shift);
+    ag_i_colstats_destroy(&st);
     return err;
 }
 
@@ -924,43 +900,37 @@ static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, i
 static ag_error_t fit_edge_stats(ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count) {
     const int64_t Fe = f->n_edge_features;
     if (Fe == 0) return AG_SUCCESS;
-    void *p;
-    AG_CHECK(ag_i_alloc_array(&p, 4 * Fe, sizeof(double), "edge normalisation sums"));
-    double *shift = p, *sum = shift + Fe, *sq = sum + Fe, *amax = sq + Fe; /* (Fe) each */
-    int64_t rows = 0;
+    ag_colstats_t st;
+    AG_CHECK(ag_i_colstats_init(&st, Fe, "edge normalisation sums"));
     ag_error_t err = AG_SUCCESS;
     for (int64_t g = 0; err == AG_SUCCESS && g < count; g++) {
-        ag_fmat_t e = {0};
+        ag_fmat_t e = {0}; /* (E x Fe) */
         const int64_t m = elem_count(graphs[g], 1);
         err = ag_fmat_init(&e, m, Fe);
         if (err == AG_SUCCESS) err = encode_attrs(graphs[g], 1, f->eattrs, f->n_eattrs, m, e.data, Fe);
         if (err != AG_SUCCESS) err = in_graph(err, g, count);
-        for (int64_t r = 0; err == AG_SUCCESS && r < m; r++, rows++)
-            for (int64_t c = 0; c < Fe; c++) {
-                const double x = e.data[r * Fe + c];
-                if (rows == 0) shift[c] = x;
-                sum[c] += x - shift[c];
-                sq[c] += (x - shift[c]) * (x - shift[c]);
-                if (fabs(x) > amax[c]) amax[c] = fabs(x);
-            }
+        else ag_i_colstats_add(&st, e.data, m, Fe);
         ag_fmat_destroy(&e);
     }
     int raw = 0;
-    for (int64_t c = 0; c < Fe; c++) raw |= amax[c] > 1.0;
+    for (int64_t c = 0; c < Fe; c++) raw |= ag_i_colstats_raw(&st, c);
     if (err == AG_SUCCESS && raw) {
+        void *p;
         err = ag_i_alloc_array(&p, Fe, sizeof(float), "edge feature means");
         f->edge_mean = p;
         if (err == AG_SUCCESS) err = ag_i_alloc_array(&p, Fe, sizeof(float), "edge feature standard deviations");
         if (err == AG_SUCCESS) f->edge_std = p;
+        /* as the vertex columns: within [-1, 1] left alone, a constant column only centred */
         for (int64_t c = 0; err == AG_SUCCESS && c < Fe; c++) {
-            const double mu = sum[c] / (double)rows, var = sq[c] / (double)rows - mu * mu;
-            const float sd = var > 0 ? (float)sqrt(var) : 0.0f;
-            /* as the vertex columns: within [-1, 1] left alone, a constant column only centred */
-            f->edge_mean[c] = amax[c] > 1.0 ? (float)(shift[c] + mu) : 0.0f;
-            f->edge_std[c] = amax[c] > 1.0 && sd >= FLT_MIN ? sd : 1.0f;
+            if (ag_i_colstats_raw(&st, c)) {
+                ag_i_colstats_get(&st, c, 0.0, &f->edge_mean[c], &f->edge_std[c]);
+            } else {
+                f->edge_mean[c] = 0.0f;
+                f->edge_std[c] = 1.0f;
+            }
         }
     }
-    ag_i_free(shift);
+    ag_i_colstats_destroy(&st);
     return err;
 }
 

@@ -9,6 +9,7 @@
 #include "attngraph/prepare.h"
 #include "internal.h"
 #include "attr_type.h"
+#include "colstats.h"
 #include "json.h"
 #include "featurizer_json.h"
 
@@ -47,36 +48,33 @@ ag_error_t ag_table_norm_fit(ag_table_norm_t *t, const ag_fmat_t *table, ag_feat
     t->width = table->cols;
     t->norm = raw_only ? AG_NORM_STANDARDIZE : norm;
     if (t->norm != AG_NORM_STANDARDIZE) return AG_SUCCESS;
-    int64_t F = table->cols, N = table->rows;
+    const int64_t F = table->cols;
+    ag_colstats_t st;
+    AG_CHECK(ag_i_colstats_init(&st, F, "node-table statistics"));
+    ag_i_colstats_add(&st, table->data, table->rows, F);
     void *a, *b;
-    AG_CHECK(ag_i_alloc_array(&a, F > 0 ? F : 1, sizeof(float), "node-table statistics"));
-    if (ag_i_alloc_array(&b, F > 0 ? F : 1, sizeof(float), "node-table statistics") != AG_SUCCESS) {
+    ag_error_t rc = ag_i_alloc_array(&a, F > 0 ? F : 1, sizeof(float), "node-table statistics");
+    if (rc == AG_SUCCESS && (rc = ag_i_alloc_array(&b, F > 0 ? F : 1, sizeof(float), "node-table statistics")) != AG_SUCCESS)
         ag_i_free(a);
+    if (rc != AG_SUCCESS) {
+        ag_i_colstats_destroy(&st);
         memset(t, 0, sizeof *t);
-        return AG_ENOMEM;
+        return rc;
     }
     t->mean = a;
     t->std = b;
     for (int64_t j = 0; j < F; j++) {
-        double shift = N > 0 ? table->data[j] : 0.0, s = 0.0, sq = 0.0, amax = 0.0;
-        for (int64_t i = 0; i < N; i++) {
-            double d = (double)table->data[i * F + j] - shift;
-            s += d;
-            sq += d * d;
-            if (fabs((double)table->data[i * F + j]) > amax) amax = fabs((double)table->data[i * F + j]);
-        }
-        double mean = N > 0 ? s / (double)N : 0.0;
-        double var = N > 0 ? sq / (double)N - mean * mean : 0.0;
-        double sd = var > 0.0 ? sqrt(var) : 0.0;
-        double m = shift + mean;
-        t->mean[j] = (float)m;
-        t->std[j] = sd < 1e-6 * (fabs(m) > 1.0 ? fabs(m) : 1.0) ? 1.0f : (float)sd;
-        if (raw_only && amax <= 1.0) {
+        if (raw_only && !ag_i_colstats_raw(&st, j)) {
             /* within [-1, 1] already (an indicator, a bag-of-words entry): left as it is */
             t->mean[j] = 0.0f;
             t->std[j] = 1.0f;
+        } else {
+            /* a relative tolerance: a spread below a millionth of the column's magnitude is float32
+             * rounding, not a signal to scale up */
+            ag_i_colstats_get(&st, j, 1e-6, &t->mean[j], &t->std[j]);
         }
     }
+    ag_i_colstats_destroy(&st);
     return AG_SUCCESS;
 }
 
