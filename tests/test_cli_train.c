@@ -1400,6 +1400,17 @@ static void test_raw_column_default(void **state) {
     ag_cli_run_ok(&r, "train --labels %s/labels.csv --threads 1 --epochs 1", dir);
     assert_non_null(strstr(r.err, "attn-graph: note: vertex attribute 'element' is not used: 1 of the 22 training "
                                   "graphs lacks it (molecules/0005.gml); give it to every graph to use it\n"));
+    /* lacking from the first graphs too (the name is first met on a later graph), and an edge
+     * attribute: one graph lacks it, another has no edges at all, which is no lack (igraph keeps
+     * no edge attribute on a graph without edges) */
+    snprintf(cmd, sizeof cmd, "cd %s/molecules && sed -i 's/ element \"[A-Za-z]*\"//' 0001.gml 0002.gml && "
+             "sed -i 's/ bond_order [0-9.]*//' 0009.gml && sed -i '/edge \\[/d' 0010.gml", dir);
+    assert_int_equal(system(cmd), 0);
+    ag_cli_run_ok(&r, "train --labels %s/labels.csv --threads 1 --epochs 1", dir);
+    assert_non_null(strstr(r.err, "attn-graph: note: vertex attribute 'element' is not used: 3 of the 22 training "
+                                  "graphs lack it (molecules/0001.gml, ...); give it to every graph to use it\n"
+                                  "attn-graph: note: edge attribute 'bond_order' is not used: 1 of the 22 training "
+                                  "graphs lacks it (molecules/0009.gml); give it to every graph to use it\n"));
     ag_cli_run_ok(&r, "train --labels tests/data/mutag-mini/labels.csv --threads 1 --epochs 1");
     assert_null(strstr(r.err, "is not used"));
     /* a raw edge attribute (a message count) is standardised too: kept raw, it held the

@@ -296,6 +296,21 @@ static void test_selection(void **state) {
     const char *const *own;
     assert_int_equal(ag_featurizer_output_patterns(&own), 6);
     assert_string_equal(own[0], "pred");
+    /* the exclusion query: the defaults ("id" and the outputs' patterns), then a user's own list */
+    ag_featurizer_config_t q;
+    ag_featurizer_config_init(&q);
+    assert_int_equal(ag_featurizer_config_excludes(&q, "id"), 1);
+    assert_int_equal(ag_featurizer_config_excludes(&q, "prob2"), 1);
+    assert_int_equal(ag_featurizer_config_excludes(&q, "attnL1H2"), 1);
+    assert_int_equal(ag_featurizer_config_excludes(&q, "charge"), 0);
+    const char *mine[] = {"char*"};
+    q.exclude_more = mine;
+    q.n_exclude_more = 1;
+    assert_int_equal(ag_featurizer_config_excludes(&q, "charge"), 1);
+    assert_int_equal(ag_featurizer_config_excludes(&q, "id"), 1);
+    assert_int_equal(ag_featurizer_config_excludes(&q, "y"), 0);
+    assert_int_equal(ag_featurizer_config_excludes(NULL, "id"), 0);
+    assert_int_equal(ag_featurizer_config_excludes(&q, NULL), 0);
     ag_fmat_destroy(&X);
     ag_fmat_destroy(&E);
     igraph_destroy(&a);

@@ -594,15 +594,6 @@ static void own_output_note(const igraph_t *ig, igraph_attribute_elemtype_t kind
     igraph_strvector_destroy(&names);
 }
 
-/* Whether attribute a is left out by the configuration's exclusions (defaults and --exclude-attrs). */
-static int excluded_by(const ag_featurizer_config_t *fc, const char *a) {
-    for (int64_t k = 0; k < fc->n_exclude; k++)
-        if (fnmatch(fc->exclude[k], a, 0) == 0) return 1;
-    for (int64_t k = 0; k < fc->n_exclude_more; k++)
-        if (fnmatch(fc->exclude_more[k], a, 0) == 0) return 1;
-    return 0;
-}
-
 /* Graph g of a dataset as messages name it: its file, or "graph 12" (prepare.c's rule). */
 static const char *graph_label(const cli_data_t *d, int64_t g, char *buf, size_t n) {
     if (d->ds.files && !d->ds.named_by_id) return d->ds.files[g];
@@ -611,45 +602,67 @@ static const char *graph_label(const cli_data_t *d, int64_t g, char *buf, size_t
     return buf;
 }
 
+/* One attribute name met in the training graphs, for uncommon_attr_notes. */
+typedef struct {
+    char *name;             /* a copy: the list of names is refilled for each graph */
+    int64_t last_seen;      /* the training graph (index into the fold) that last had it */
+    int64_t n_lacking;      /* the graphs with vertices (edges) that lack it */
+    int64_t first_lacking;  /* the first of them, -1 if none */
+} attr_tally_t;
+
 /* Attributes that some training graphs have and others lack: every attribute (the default
- * selection) means those every graph has, so one molecule without 'element' silently dropped the
- * atoms' elements from the whole model. Named, with the first graph lacking each. */
+ * selection) means those every graph with vertices (edges) has, ag_featurizer_fit's rule, so one
+ * molecule without 'element' silently dropped the atoms' elements from the whole model. Named, with
+ * the first graph lacking each, in the order the graphs first show them. One pass over the graphs:
+ * each graph's names are tallied, then every name it did not show counts it as lacking. */
 static void uncommon_attr_notes(const cli_data_t *d, const ag_featurizer_config_t *fc) {
+    const int64_t G = d->fold.n_train;
     for (int is_v = 1; is_v >= 0; is_v--) {
-        if ((is_v ? fc->vertex_select : fc->edge_select) != AG_SELECT_ALL || d->fold.n_train < 2) continue;
+        if ((is_v ? fc->vertex_select : fc->edge_select) != AG_SELECT_ALL || G < 2) continue;
         igraph_strvector_t names; /* each training graph's in turn */
         if (igraph_strvector_init(&names, 0) != IGRAPH_SUCCESS) return;
-        /* an attribute is uncommon when some graph lacks it and some has it: those of any graph
-         * that another lacks; looking at every graph's names finds each such name */
-        for (int64_t i = 0; i < d->fold.n_train; i++) {
+        attr_tally_t *t = NULL; /* (n) distinct names, in order of first appearance */
+        int64_t n = 0, cap = 0, eligible = 0, first_eligible = -1;
+        int ok = 1;
+        for (int64_t i = 0; ok && i < G; i++) {
             const igraph_t *gi = &d->ds.graphs[d->fold.train[i]];
-            igraph_error_t e = is_v ? igraph_cattribute_list(gi, NULL, NULL, &names, NULL, NULL, NULL)
-                                    : igraph_cattribute_list(gi, NULL, NULL, NULL, NULL, &names, NULL);
-            for (igraph_integer_t k = 0; e == IGRAPH_SUCCESS && k < igraph_strvector_size(&names); k++) {
+            /* igraph keeps no edge attribute on a graph without edges: no lack there */
+            if ((is_v ? igraph_vcount(gi) : igraph_ecount(gi)) == 0) continue;
+            ok = (is_v ? igraph_cattribute_list(gi, NULL, NULL, &names, NULL, NULL, NULL)
+                       : igraph_cattribute_list(gi, NULL, NULL, NULL, NULL, &names, NULL)) == IGRAPH_SUCCESS;
+            for (igraph_integer_t k = 0; ok && k < igraph_strvector_size(&names); k++) {
                 const char *a = igraph_strvector_get(&names, k);
-                if (excluded_by(fc, a)) continue;
-                const igraph_attribute_elemtype_t kind = is_v ? IGRAPH_ATTRIBUTE_VERTEX : IGRAPH_ATTRIBUTE_EDGE;
-                /* said once: at the first graph that has it, when an earlier one lacks it, or at
-                 * graph 0 when a later one lacks it */
-                int64_t lacking = -1, earlier = 0;
-                for (int64_t j = 0; j < i && !earlier; j++)
-                    earlier = igraph_cattribute_has_attr(&d->ds.graphs[d->fold.train[j]], kind, a);
-                if (earlier) continue;
-                for (int64_t j = 0; j < d->fold.n_train && lacking < 0; j++)
-                    if (!igraph_cattribute_has_attr(&d->ds.graphs[d->fold.train[j]], kind, a)) lacking = j;
-                /* a graph without edges has no edge attributes at all in igraph: not a lack */
-                if (lacking >= 0 && !is_v && igraph_ecount(&d->ds.graphs[d->fold.train[lacking]]) == 0) lacking = -1;
-                if (lacking < 0) continue;
-                int64_t n_lacking = 0;
-                for (int64_t j = 0; j < d->fold.n_train; j++)
-                    n_lacking += !igraph_cattribute_has_attr(&d->ds.graphs[d->fold.train[j]], kind, a);
-                char name[64];
-                fprintf(stderr, "attn-graph: note: %s attribute '%s' is not used: %lld of the %lld training graphs "
-                        "lack%s it (%s%s); give it to every graph to use it\n", is_v ? "vertex" : "edge", a,
-                        (long long)n_lacking, (long long)d->fold.n_train, n_lacking == 1 ? "s" : "",
-                        graph_label(d, d->fold.train[lacking], name, sizeof name), n_lacking > 1 ? ", ..." : "");
+                if (ag_featurizer_config_excludes(fc, a)) continue;
+                int64_t j = 0;
+                while (j < n && strcmp(t[j].name, a) != 0) j++;
+                if (j == n) {
+                    if (n == cap) {
+                        attr_tally_t *grown = realloc(t, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *t);
+                        if (!(ok = grown != NULL)) break;
+                        t = grown;
+                    }
+                    /* every earlier graph with vertices (edges) lacked it */
+                    t[n] = (attr_tally_t){strdup(a), i, eligible, eligible ? first_eligible : -1};
+                    if (!(ok = t[n].name != NULL)) break;
+                    n++;
+                }
+                t[j].last_seen = i;
             }
+            for (int64_t j = 0; ok && j < n; j++)
+                if (t[j].last_seen != i && t[j].n_lacking++ == 0) t[j].first_lacking = i;
+            if (eligible++ == 0) first_eligible = i;
         }
+        for (int64_t j = 0; ok && j < n; j++) {
+            if (t[j].n_lacking == 0) continue;
+            char label[64];
+            fprintf(stderr, "attn-graph: note: %s attribute '%s' is not used: %lld of the %lld training graphs "
+                    "lack%s it (%s%s); give it to every graph to use it\n", is_v ? "vertex" : "edge", t[j].name,
+                    (long long)t[j].n_lacking, (long long)G, t[j].n_lacking == 1 ? "s" : "",
+                    graph_label(d, d->fold.train[t[j].first_lacking], label, sizeof label),
+                    t[j].n_lacking > 1 ? ", ..." : "");
+        }
+        for (int64_t j = 0; j < n; j++) free(t[j].name);
+        free(t);
         igraph_strvector_destroy(&names);
     }
 }

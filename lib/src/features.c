@@ -580,7 +580,8 @@ ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig,
 
 static int is_pattern(const char *s) { return strpbrk(s, "*?[") != NULL; }
 
-static int excluded(const ag_featurizer_config_t *cfg, const char *name) {
+int ag_featurizer_config_excludes(const ag_featurizer_config_t *cfg, const char *name) {
+    if (!cfg || !name) return 0;
     for (int64_t i = 0; i < cfg->n_exclude; i++)
         if (cfg->exclude[i] && fnmatch(cfg->exclude[i], name, 0) == 0) return 1;
     for (int64_t i = 0; i < cfg->n_exclude_more; i++)
@@ -724,7 +725,7 @@ static ag_error_t select_attrs(const ag_featurizer_config_t *cfg, const igraph_t
     int64_t m = 0;
     if (err == AG_SUCCESS && sel == AG_SELECT_ALL) {
         for (int64_t i = 0; err == AG_SUCCESS && i < n; i++)
-            if (c[i].common && !excluded(cfg, c[i].name)) err = add_attr(a, &m, &c[i], is_edge, first);
+            if (c[i].common && !ag_featurizer_config_excludes(cfg, c[i].name)) err = add_attr(a, &m, &c[i], is_edge, first);
     } else if (err == AG_SUCCESS) {
         for (int64_t k = 0; err == AG_SUCCESS && k < n_list; k++) {
             const char *pat = list[k];
@@ -735,7 +736,7 @@ static ag_error_t select_attrs(const ag_featurizer_config_t *cfg, const igraph_t
             if (is_pattern(pat)) {
                 int64_t hits = 0;
                 for (int64_t i = 0; err == AG_SUCCESS && i < n; i++)
-                    if (c[i].common && fnmatch(pat, c[i].name, 0) == 0 && !excluded(cfg, c[i].name)) {
+                    if (c[i].common && fnmatch(pat, c[i].name, 0) == 0 && !ag_featurizer_config_excludes(cfg, c[i].name)) {
                         err = add_attr(a, &m, &c[i], is_edge, first);
                         hits++;
                     }

@@ -157,6 +157,13 @@ typedef struct ag_featurizer_t {
 void ag_featurizer_config_init(ag_featurizer_config_t *cfg);
 
 /**
+ * \function ag_featurizer_config_excludes
+ * Whether cfg's exclusions (exclude, then exclude_more: names or fnmatch patterns) leave attribute
+ * `name` out, as ag_featurizer_fit() decides it. Returns 1 or 0; 0 for a NULL argument.
+ */
+int ag_featurizer_config_excludes(const ag_featurizer_config_t *cfg, const char *name);
+
+/**
  * \function ag_featurizer_output_patterns
  * The attribute names (fnmatch patterns) that attn-graph's own outputs add to a graph: `label`
  * writes "pred" and "prob<class>", `explain` "attnL<L>H<H>...", "selfAttnL...", "attnToTokenL...",
