@@ -405,9 +405,11 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
 }
 
 /* Encodes all attributes of one kind of element into out (rows x ld, zero-filled by the caller),
- * checking first that each exists with the fitted type. */
+ * checking first that each exists with the fitted type. fitting: a value that cannot be encoded
+ * (NaN, infinite) comes with the way to train without its attribute; at prediction the model
+ * needs it. */
 static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature_attr_t *attrs, int64_t n_attrs,
-                               int64_t rows, float *out, int64_t ld) {
+                               int64_t rows, float *out, int64_t ld, int fitting) {
     if (n_attrs == 0 || rows == 0) return AG_SUCCESS;
     attr_list_t l;
     AG_CHECK(attr_list_get(ig, is_edge, &l));
@@ -428,6 +430,12 @@ static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature
                            gname, igraph_type_name(t), kind_name(a->type), elem_name(is_edge), a->name);
         else
             err = encode_attr(ig, is_edge, a, gname, kind, rows, out, ld);
+        if (err == AG_EVALUE && fitting) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "%s", ag_error_message());
+            err = AG_ERROR(AG_EVALUE, "%s; to train without it, leave it out (--exclude-attrs %s, option exclude_attrs "
+                           "or exclude_more)", msg, gname);
+        }
     }
     attr_list_destroy(&l);
     return err;
@@ -486,7 +494,7 @@ ag_error_t ag_featurizer_unseen(const ag_featurizer_t *f, const igraph_t *ig, ag
 }
 
 /* X's attribute and degree columns, unnormalised; PE columns stay zero. */
-static ag_error_t transform_raw(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X) {
+static ag_error_t transform_raw(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X, int fitting) {
     int64_t n = elem_count(ig, 0);
     /* not only the degree columns: the attention masks and the positional encodings read a
      * directed graph's edges one way, so its predictions would be confidently wrong */
@@ -497,7 +505,7 @@ static ag_error_t transform_raw(const ag_featurizer_t *f, const igraph_t *ig, ag
             "give it as directed (GML 'directed 1', GraphML edgedefault=\"directed\")"};
     if (graph_directed(ig) != f->directed) return AG_ERROR(AG_EMISMATCH, "%s", why[f->directed ? 1 : 0]);
     AG_CHECK(ag_fmat_init(X, n, f->n_features));
-    ag_error_t err = encode_attrs(ig, 0, f->vattrs, f->n_vattrs, n, X->data, f->n_features);
+    ag_error_t err = encode_attrs(ig, 0, f->vattrs, f->n_vattrs, n, X->data, f->n_features, fitting);
     if (err == AG_SUCCESS && f->degree && n > 0) {
         ag_fmat_t d = {0};
         err = ag_posenc_degree(ig, &d);
@@ -523,7 +531,7 @@ void ag_featurizer_lap_columns(const ag_featurizer_t *f, int64_t *col0, int64_t 
 ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X, ag_fmat_t *Ee) {
     if (!f || !ig || !X) return AG_ERROR(AG_EINVAL, "ag_featurizer_transform: NULL argument");
     ag_fmat_t x, e = {0}, pe = {0};
-    AG_CHECK(transform_raw(f, ig, &x));
+    AG_CHECK(transform_raw(f, ig, &x, 0));
     int64_t n = x.rows, F = f->n_features;
     ag_error_t err = AG_SUCCESS;
     int64_t col = stat_cols(f);
@@ -557,7 +565,7 @@ ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig,
         int64_t m = elem_count(ig, 1);
         err = ag_fmat_init(&e, m, f->n_edge_features);
         /* A graph without edges has no edge attributes in igraph: 0 rows, nothing to check. */
-        if (err == AG_SUCCESS) err = encode_attrs(ig, 1, f->eattrs, f->n_eattrs, m, e.data, f->n_edge_features);
+        if (err == AG_SUCCESS) err = encode_attrs(ig, 1, f->eattrs, f->n_eattrs, m, e.data, f->n_edge_features, 0);
         const int64_t Fe = f->n_edge_features;
         for (int64_t r = 0; err == AG_SUCCESS && f->edge_mean && r < m; r++)
             for (int64_t c = 0; c < Fe; c++) e.data[r * Fe + c] = (e.data[r * Fe + c] - f->edge_mean[c]) / f->edge_std[c];
@@ -868,7 +876,7 @@ static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, i
      * (NaN, infinities) at fit time, with the graph's index in the message. */
     for (int64_t g = 0; err == AG_SUCCESS && g < count; g++) {
         ag_fmat_t x;
-        err = transform_raw(f, graphs[g], &x);
+        err = transform_raw(f, graphs[g], &x, 1);
         if (err != AG_SUCCESS) {
             err = in_graph(err, g, count);
             break;
@@ -908,7 +916,7 @@ static ag_error_t fit_edge_stats(ag_featurizer_t *f, const igraph_t *const *grap
         ag_fmat_t e = {0}; /* (E x Fe) */
         const int64_t m = elem_count(graphs[g], 1);
         err = ag_fmat_init(&e, m, Fe);
-        if (err == AG_SUCCESS) err = encode_attrs(graphs[g], 1, f->eattrs, f->n_eattrs, m, e.data, Fe);
+        if (err == AG_SUCCESS) err = encode_attrs(graphs[g], 1, f->eattrs, f->n_eattrs, m, e.data, Fe, 1);
         if (err != AG_SUCCESS) err = in_graph(err, g, count);
         else ag_i_colstats_add(&st, e.data, m, Fe);
         ag_fmat_destroy(&e);
@@ -1000,7 +1008,7 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
             ag_fmat_t e;
             err = ag_fmat_init(&e, m, f->n_edge_features);
             if (err == AG_SUCCESS) {
-                err = encode_attrs(graphs[g], 1, f->eattrs, f->n_eattrs, m, e.data, f->n_edge_features);
+                err = encode_attrs(graphs[g], 1, f->eattrs, f->n_eattrs, m, e.data, f->n_edge_features, 1);
                 if (err != AG_SUCCESS) err = in_graph(err, g, count);
             }
             ag_fmat_destroy(&e);
