@@ -451,16 +451,21 @@ static void test_cross_validation(void **state) {
     for (int i = 0; i < 4; i++) {
         char args[768], want[512];
         const char *opt = i == 0 ? "-o" : named[i];
-        snprintf(args, sizeof args, "train %s %s %s/missing/f", common, opt, dir);
+        const char *ext = i == 2 ? ".svg" : ""; /* a plot must be named .svg */
+        snprintf(args, sizeof args, "train %s %s %s/missing/f%s", common, opt, dir, ext);
         ag_cli_run(&cv, NULL, args);
         assert_int_equal(cv.code, 1);
-        snprintf(want, sizeof want, "attn-graph: train: cannot write %s/missing/f: No such file or directory\n", dir);
+        snprintf(want, sizeof want, "attn-graph: train: cannot write %s/missing/f%s: No such file or directory\n", dir,
+                 ext);
         assert_string_equal(cv.err, want);
         assert_string_equal(cv.out, "");
         snprintf(args, sizeof args, "train %s %s %s", common, opt, dir);
         ag_cli_run(&cv, NULL, args);
-        assert_int_equal(cv.code, 1);
-        snprintf(want, sizeof want, "attn-graph: train: cannot write %s: it is a directory\n", dir);
+        assert_int_equal(cv.code, i == 2 ? 2 : 1);
+        if (i == 2)
+            snprintf(want, sizeof want, "attn-graph: train: --plot %s: give a .svg file (the plot is SVG)\n", dir);
+        else
+            snprintf(want, sizeof want, "attn-graph: train: cannot write %s: it is a directory\n", dir);
         assert_string_equal(cv.err, want);
     }
     assert_int_equal(ag_test_count_files(dir), 0);
@@ -483,12 +488,16 @@ static void test_cross_validation(void **state) {
     ag_cli_run(&cv, NULL, "train --labels tests/data/mutag-mini/labels.csv --log tests/data/mutag-mini/labels.csv");
     assert_string_equal(cv.err, "attn-graph: train: --log tests/data/mutag-mini/labels.csv is also --labels: it would "
                                 "be overwritten; give another file\n");
-    snprintf(args, sizeof args, "train %s/g.gml --label-attr c -o %s/m --plot %s/m", dir, dir, dir);
+    snprintf(args, sizeof args, "train %s/g.gml --label-attr c -o %s/m.svg --plot %s/m.svg", dir, dir, dir);
     ag_cli_run(&cv, NULL, args);
     assert_int_equal(cv.code, 2);
-    snprintf(want, sizeof want, "attn-graph: train: --output and --plot name the same file %s/m: one would overwrite "
-             "the other\n", dir);
+    snprintf(want, sizeof want, "attn-graph: train: --output and --plot name the same file %s/m.svg: one would "
+             "overwrite the other\n", dir);
     assert_string_equal(cv.err, want);
+    /* the plot is SVG whatever its name: a viewer would not open p.png */
+    ag_cli_run(&cv, NULL, "train graphs/social/karate.gml --label-attr club --plot p.png");
+    assert_int_equal(cv.code, 2);
+    assert_string_equal(cv.err, "attn-graph: train: --plot p.png: give a .svg file (the plot is SVG)\n");
     assert_int_equal(ag_test_count_files(dir), 1);
     assert_int_equal(ag_test_remove_dir(dir), 0);
     /* more folds than graphs: said in the program's words (it was the library's internal message) */

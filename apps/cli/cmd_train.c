@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "attngraph/options.h"
 #include "learn.h"
+#include "predict.h"
 #include "train_support.h"
 
 static const char *const CMD = "train";
@@ -1233,6 +1234,11 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         /* a checkpoint holds one run's state and a plot one run's curves */
         fprintf(stderr, "attn-graph: train: --ensemble cannot be combined with %s; train a member alone with its "
                 "--seed for that\n", t.checkpoint ? "--checkpoint" : "--plot");
+        return AG_EXIT_USAGE;
+    }
+    if (t.plot && !cli_ends_with_ci(t.plot, ".svg")) {
+        /* as explain --svg: a viewer would not open p.png holding SVG */
+        fprintf(stderr, "attn-graph: train: --plot %s: give a .svg file (the plot is SVG)\n", t.plot);
         return AG_EXIT_USAGE;
     }
     if (t.smooth.correct_given && !t.smooth.given) return cli_smooth_check(CMD, &t.smooth, AG_TASK_NODE_CLASSIFICATION);
