@@ -291,8 +291,8 @@ static void test_table_width(void **state) {
     run_expect(0, "", "train graphs/social/karate.gml --label-attr club_name --train-nodes 0,33 --epochs 1 "
                       "--threads 1 --quiet -o @/names.safetensors");
     run_expect(3,
-        "attn-graph: graphs/social/karate.gml: vertex attribute 'club': the values are numbers but the given class "
-        "'Mr. Hi' is not\n",
+        "attn-graph: graphs/social/karate.gml: vertex attribute 'club': the values are numbers but class 'Mr. Hi' is "
+        "not (the 2 classes given: 'Mr. Hi', 'Officer'): is it the attribute or column the classes came from?\n",
         "eval --model @/names.safetensors graphs/social/karate.gml --label-attr club --train-nodes 0,33");
     /* a graph without the attribute the table's ids are matched to: the message names the graph */
     run_expect(3,

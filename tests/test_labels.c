@@ -66,12 +66,14 @@ static void test_numeric_labels(void **state) {
     const char *outsider[] = {"2", "10"};
     assert_int_equal(ag_labels_from_attr(&l, &g, "num", outsider, 2), AG_EVALUE);
     assert_string_equal(ag_error_message(),
-                        "vertex attribute 'num': vertex 4 has value 1.5, which is not in the class list");
+                        "vertex attribute 'num': vertex 4 has value 1.5, which is not a class (the 2 classes given: "
+                        "'2', '10')");
     assert_null(l.y);
     const char *not_num[] = {"2", "ten"};
     assert_int_equal(ag_labels_from_attr(&l, &g, "num", not_num, 2), AG_EVALUE);
     assert_string_equal(ag_error_message(),
-                        "vertex attribute 'num': the values are numbers but the given class 'ten' is not");
+                        "vertex attribute 'num': the values are numbers but class 'ten' is not (the 2 classes given: "
+                        "'2', 'ten'): is it the attribute or column the classes came from?");
     assert_int_equal(ag_labels_from_attr(&l, &g, "flag", NULL, 0), AG_SUCCESS);
     int32_t want3[] = {1, 0, 0, 1, 0};
     assert_memory_equal(l.y, want3, sizeof want3);
@@ -100,7 +102,14 @@ static void test_string_labels(void **state) {
     const char *outsider[] = {"a", "b"};
     assert_int_equal(ag_labels_from_attr(&l, &g, "str", outsider, 2), AG_EVALUE);
     assert_string_equal(ag_error_message(),
-                        "vertex attribute 'str': vertex 3 has value 'c', which is not in the class list");
+                        "vertex attribute 'str': vertex 3 has value 'c', which is not a class (the 2 classes given: 'a', "
+                        "'b')");
+    /* a long list is cut at five */
+    const char *many[] = {"a", "b", "d", "e", "f", "g", "h"};
+    assert_int_equal(ag_labels_from_attr(&l, &g, "str", many, 7), AG_EVALUE);
+    assert_string_equal(ag_error_message(),
+                        "vertex attribute 'str': vertex 3 has value 'c', which is not a class (the 7 classes given: 'a', "
+                        "'b', 'd', 'e', 'f', ...)");
     const char *dup[] = {"a", "b", "a"};
     assert_int_equal(ag_labels_from_attr(&l, &g, "str", dup, 3), AG_EINVAL);
     assert_string_equal(ag_error_message(), "vertex attribute 'str': class 'a' appears twice in the given list");
@@ -113,7 +122,7 @@ static void test_string_labels(void **state) {
     assert_memory_equal(l.y, want3, sizeof want3);
     ag_labels_destroy(&l);
     assert_int_equal(ag_labels_from_strings(&l, vals, 5, outsider, 2, "t.csv"), AG_EVALUE);
-    assert_string_equal(ag_error_message(), "t.csv: vertex 0 has value 'x', which is not in the class list");
+    assert_string_equal(ag_error_message(), "t.csv: vertex 0 has value 'x', which is not a class (the 2 classes given: 'a', 'b')");
     /* class names are stored in the model file's JSON header: Latin-1 is refused before training */
     const char *latin1[] = {"x", "\xE9t\xE9", "w"};
     assert_int_equal(ag_labels_from_strings(&l, latin1, 3, NULL, 0, "t.csv"), AG_EVALUE);

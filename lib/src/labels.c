@@ -42,6 +42,15 @@ static int is_missing(const column_t *c, int64_t i) {
     return c->numeric ? isnan(c->num[i]) : (!c->str[i] || c->str[i][0] == '\0');
 }
 
+/* The given classes as messages show them: "the 3 classes given: 'a', 'b', 'c'", five at most. */
+static const char *given_list(const char *const *given, int64_t n, char *buf, size_t cap) {
+    int len = snprintf(buf, cap, "the %lld class%s given: ", (long long)n, n == 1 ? "" : "es");
+    for (int64_t k = 0; k < n && k < 5 && len > 0 && (size_t)len < cap; k++)
+        len += snprintf(buf + len, cap - (size_t)len, "%s'%s'", k ? ", " : "", given[k]);
+    if (len > 0 && (size_t)len < cap && n > 5) snprintf(buf + len, cap - (size_t)len, ", ...");
+    return buf;
+}
+
 /* Maps every value of col to a class index (-1 if missing) and returns the class names.
  * `what` names the source and `item` the kind of row ("vertex", "graph") in messages. */
 static ag_error_t classify(const column_t *col, const char *const *given, int64_t n_given, int32_t *out,
@@ -70,8 +79,12 @@ static ag_error_t classify(const column_t *col, const char *const *given, int64_
                 goto done;
             }
             if (col->numeric && ag_csv_parse_double(given[k], &keys[k].num) != 0) {
-                /* no value can be in such a list: the data and the list disagree (as for an unknown class) */
-                rc = AG_ERROR(AG_EVALUE, "%s: the values are numbers but the given class '%s' is not", what, given[k]);
+                /* no value can be in such a list: the data and the list disagree (as for an unknown class);
+                 * most likely another attribute than the one the classes came from */
+                char list[300];
+                rc = AG_ERROR(AG_EVALUE, "%s: the values are numbers but class '%s' is not (%s): is it the "
+                              "attribute or column the classes came from?", what, given[k],
+                              given_list(given, n_given, list, sizeof list));
                 goto done;
             }
             keys[k].str = given[k];
@@ -142,12 +155,12 @@ static ag_error_t classify(const column_t *col, const char *const *given, int64_
             key.str = col->str[i];
         const ckey_t *hit = bsearch(&key, keys, (size_t)nk, sizeof(ckey_t), col->numeric ? cmp_ckey_num : cmp_ckey_str);
         if (!hit) {
-            if (col->numeric)
-                rc = AG_ERROR(AG_EVALUE, "%s: %s %lld has value %.17g, which is not in the class list", what, item,
-                              (long long)i, col->num[i]);
-            else
-                rc = AG_ERROR(AG_EVALUE, "%s: %s %lld has value '%s', which is not in the class list", what, item,
-                              (long long)i, col->str[i]);
+            /* only a given list can miss a value: one derived from the column holds them all */
+            char list[300], num[40];
+            if (col->numeric) snprintf(num, sizeof num, "%.17g", col->num[i]);
+            rc = AG_ERROR(AG_EVALUE, "%s: %s %lld has value %s%s%s, which is not a class (%s)", what, item, (long long)i,
+                          col->numeric ? "" : "'", col->numeric ? num : col->str[i], col->numeric ? "" : "'",
+                          given_list(given, n_given, list, sizeof list));
             goto done;
         }
         out[i] = hit->cls;
