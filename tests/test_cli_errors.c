@@ -394,7 +394,8 @@ static void test_not_utf8(void **state) {
     /* what the program writes stays UTF-8: the Latin-1 byte becomes U+FFFD in JSON and in the SVG */
     ag_cli_run_t r = run_expect(0, "", "info --json @/latin1.gml");
     assert_non_null(strstr(r.out, "\"example\": \"caf\xEF\xBF\xBD\""));
-    run_expect(0, "", "explain --model @/latin1.safetensors @/latin1.gml -o @/latin1.graphml --svg @/latin1.svg");
+    /* (GraphML refuses the byte: test_cli_predict) */
+    run_expect(0, "", "explain --model @/latin1.safetensors @/latin1.gml -o @/latin1-out.gml --svg @/latin1.svg");
     snprintf(path, sizeof path, "%s/latin1.svg", dir);
     size_t n;
     char *svg = (char *)ag_test_read_file(path, &n);

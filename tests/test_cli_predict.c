@@ -692,6 +692,18 @@ static int left_behind(const char *prefix) {
     return found;
 }
 
+/* Runs args, which must be refused with exit 3 and `want` as the line after the first (a warning
+ * that no name is known comes first), leaving no file named out behind. */
+static void expect_graphml_refused(const char *args, const char *want, const char *out) {
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 3);
+    const char *last = strchr(r.err, '\n');
+    assert_non_null(last);
+    assert_string_equal(last + 1, want);
+    assert_false(left_behind(out));
+}
+
 /* GraphML is XML 1.0, which cannot hold a control character other than tab, line feed and
  * carriage return, not even as &#1;: a graph with one in a string is refused before OUT is opened
  * (exit 3), naming the attribute, the vertex, edge or graph and the value, and how many more there
@@ -706,17 +718,12 @@ static void test_graphml_control_chars(void **state) {
                        " node [ id 2 name \"x\033\" ]\n edge [ source 0 target 1 note \"ok\" ]\n"
                        " edge [ source 1 target 2 note \"a\002\" ]\n]\n");
     snprintf(args, sizeof args, "label --threads 1 --model %s %s/control.gml -o %s/control.graphml", karate, dir, dir);
-    ag_cli_run(&r, NULL, args);
-    assert_int_equal(r.code, 3);
     snprintf(want, sizeof want,
              "attn-graph: label: cannot write %s/control.graphml: vertex 1's attribute 'name' holds control character "
-             "0x01 (\"c\\u0001t\"), which GraphML cannot hold (XML 1.0 forbids it, even escaped; 2 more strings hold "
-             "such characters); write GML (-o %s/control.gml), which keeps every byte, or remove the characters from "
+             "0x01 (\"c\\u0001t\"), which GraphML cannot hold (XML 1.0 forbids it, even escaped; 2 more strings "
+             "GraphML cannot hold); write GML (-o %s/control.gml), which keeps every byte, or remove the characters from "
              "the graph\n", dir, dir);
-    const char *last = strchr(r.err, '\n'); /* after the warning that no name is known */
-    assert_non_null(last);
-    assert_string_equal(last + 1, want);
-    assert_false(left_behind("control.graphml"));
+    expect_graphml_refused(args, want, "control.graphml");
     /* GML carries the bytes: written, and read back as they were */
     snprintf(args, sizeof args, "label --threads 1 --model %s %s/control.gml -o %s/control-out.gml", karate, dir, dir);
     ag_cli_run(&r, NULL, args);
@@ -733,21 +740,28 @@ static void test_graphml_control_chars(void **state) {
                        " edge [ source 0 target 1 ]\n]\n");
     snprintf(args, sizeof args, "explain --threads 1 --model %s %s/titled.gml -o %s/titled.xml --svg %s/titled.svg",
              karate, dir, dir, dir);
-    ag_cli_run(&r, NULL, args);
-    assert_int_equal(r.code, 3);
     snprintf(want, sizeof want,
              "attn-graph: explain: cannot write %s/titled.xml: graph attribute 'title' holds control character 0x1F "
              "(\"t\\u001f\"), which GraphML cannot hold (XML 1.0 forbids it, even escaped); write GML (-o "
              "%s/titled.gml), which keeps every byte, or remove the characters from the graph\n", dir, dir);
-    last = strchr(r.err, '\n');
-    assert_non_null(last);
-    assert_string_equal(last + 1, want);
-    assert_false(left_behind("titled.xml"));
+    expect_graphml_refused(args, want, "titled.xml");
     assert_false(left_behind("titled.svg"));
-    /* tab and line feed are XML characters: written and read back */
+    /* a Latin-1 byte: igraph writes the file as UTF-8 XML, which igraph itself then could not read
+     * ("Input is not proper UTF-8") */
+    ag_test_write_text(dir, "latin1.gml",
+                       "graph [\n directed 0\n node [ id 0 name \"caf\xE9\" ]\n node [ id 1 name \"caf\xC3\xA9\" ]\n"
+                       " edge [ source 0 target 1 ]\n]\n");
+    snprintf(args, sizeof args, "label --threads 1 --model %s %s/latin1.gml -o %s/latin1.graphml", karate, dir, dir);
+    snprintf(want, sizeof want,
+             "attn-graph: label: cannot write %s/latin1.graphml: vertex 0's attribute 'name' holds byte 0xE9 "
+             "(\"caf\xEF\xBF\xBD\"), which GraphML cannot hold (a GraphML file is UTF-8 XML and the byte is not UTF-8: "
+             "readers refuse it); write GML (-o %s/latin1.gml), which keeps every byte, or convert the input to UTF-8 "
+             "(e.g. iconv -f latin1 -t utf-8)\n", dir, dir);
+    expect_graphml_refused(args, want, "latin1.graphml");
+    /* tab and line feed are XML characters, UTF-8 text is what the file holds: written and read back */
     ag_test_write_text(dir, "tabbed.gml",
                        "graph [\n directed 0\n node [ id 0 name \"a\tb\" ]\n node [ id 1 name \"c\nd\" ]\n"
-                       " edge [ source 0 target 1 ]\n]\n");
+                       " node [ id 2 name \"caf\xC3\xA9\" ]\n edge [ source 0 target 1 ]\n edge [ source 1 target 2 ]\n]\n");
     snprintf(args, sizeof args, "label --threads 1 --model %s %s/tabbed.gml -o %s/tabbed.graphml", karate, dir, dir);
     ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
@@ -755,6 +769,7 @@ static void test_graphml_control_chars(void **state) {
     read_back(&g, args, 1);
     assert_string_equal(VAS(&g, "name", 0), "a\tb");
     assert_string_equal(VAS(&g, "name", 1), "c\nd");
+    assert_string_equal(VAS(&g, "name", 2), "caf\xC3\xA9");
     igraph_destroy(&g);
 }
 

@@ -65,7 +65,8 @@ static void explain_usage(FILE *out) {
         "  --help               this message\n"
         "\n"
         "Exit codes: 0 success, 1 unexpected failure (cannot write), 2 bad command line, 3 bad input\n"
-        "file (or a control character GraphML cannot hold: write GML), 4 bad or mismatched model file.\n");
+        "file (or text GraphML cannot hold, a control character or a byte that is not UTF-8: write GML),\n"
+        "4 bad or mismatched model file.\n");
 }
 
 /* Attention of one layer mapped to the graph. */

@@ -52,8 +52,9 @@ static void label_usage(FILE *out) {
         "  --help               this message\n"
         "\n"
         "Exit codes: 0 success, 1 unexpected failure (cannot write OUT), 2 bad command line, 3 bad input\n"
-        "file, a graph that does not fit the model, or one with a control character GraphML cannot\n"
-        "hold (-o OUT.graphml; GML can), 4 bad or mismatched model file (not a node-level model).\n");
+        "file, a graph that does not fit the model, or one with text GraphML cannot hold (a control\n"
+        "character, a byte that is not UTF-8: -o OUT.graphml; GML can), 4 bad or mismatched model file\n"
+        "(not a node-level model).\n");
 }
 
 /* A CSV field, quoted when it holds a comma, quote or line break. */

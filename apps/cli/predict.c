@@ -321,13 +321,19 @@ typedef struct xml_misfit_t {
     int64_t element;                  /* the vertex or edge; -1: the graph, or the attribute's name */
     const char *text;                 /* the string holding the character */
     unsigned char c;
+    int not_utf8;                     /* c is a byte that is not UTF-8 (a Latin-1 file's), else a control */
 } xml_misfit_t;
 
 static void xml_misfit_note(xml_misfit_t *m, igraph_attribute_elemtype_t kind, const char *attr, int64_t element,
                             const char *text) {
+    /* igraph writes the file as UTF-8 XML: a Latin-1 byte made a file that igraph itself, and
+     * every XML reader, then refused ("Input is not proper UTF-8") */
+    size_t bad = 0;
     const char *at = xml_forbidden_in(text);
+    const int not_utf8 = !at && !ag_utf8_valid(text, &bad);
+    if (not_utf8) at = text + bad;
     if (!at) return;
-    if (m->count++ == 0) *m = (xml_misfit_t){1, kind, attr, element, text, (unsigned char)*at};
+    if (m->count++ == 0) *m = (xml_misfit_t){1, kind, attr, element, text, (unsigned char)*at, not_utf8};
 }
 
 /* Refuses (exit 3, naming the attribute, the vertex or edge and the value) a graph whose strings
@@ -377,18 +383,21 @@ static int check_graphml(const char *cmd, const igraph_t *ig, const char *path) 
         else if (m.element < 0) fputs("graph attribute ", stderr);
         else fprintf(stderr, "%s %lld's attribute ", what, (long long)m.element);
         cli_print_value(stderr, m.attr, '\'');
-        fprintf(stderr, " holds control character 0x%02X", m.c);
+        fprintf(stderr, m.not_utf8 ? " holds byte 0x%02X" : " holds control character 0x%02X", m.c);
         if (m.text != m.attr) {
             fputs(" (", stderr);
             cli_json_string(stderr, m.text);
             fputc(')', stderr);
         }
-        fputs(", which GraphML cannot hold (XML 1.0 forbids it, even escaped", stderr);
-        if (m.count > 1) fprintf(stderr, "; %lld more strings hold such characters", (long long)(m.count - 1));
+        fputs(m.not_utf8 ? ", which GraphML cannot hold (a GraphML file is UTF-8 XML and the byte is not UTF-8: "
+                           "readers refuse it"
+                         : ", which GraphML cannot hold (XML 1.0 forbids it, even escaped", stderr);
+        if (m.count > 1) fprintf(stderr, "; %lld more strings GraphML cannot hold", (long long)(m.count - 1));
         /* the suggestion keeps OUT's name: a.graphml -> a.gml */
         const size_t ext = cli_ends_with_ci(path, ".xml") ? 4 : 8;
-        fprintf(stderr, "); write GML (-o %.*s.gml), which keeps every byte, or remove the characters from the "
-                "graph\n", (int)(strlen(path) - ext), path);
+        fprintf(stderr, "); write GML (-o %.*s.gml), which keeps every byte, or %s\n", (int)(strlen(path) - ext), path,
+                m.not_utf8 ? "convert the input to UTF-8 (e.g. iconv -f latin1 -t utf-8)"
+                           : "remove the characters from the graph");
         code = AG_EXIT_INPUT;
     }
     for (int j = 0; j < k; j++) {
