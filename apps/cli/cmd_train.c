@@ -462,29 +462,28 @@ typedef struct train_job_t {
  * "'age', 'score' and 2 more columns" (six names at most) for a note; returns how many. */
 static int standardised_columns(const ag_prepared_t *p, const cli_data_t *d, char *buf, size_t cap) {
     const ag_featurizer_t *f = &p->featurizer;
-    const ag_table_norm_t *t = &p->table;
     int n = 0, named = 0;
     buf[0] = '\0';
-    const int64_t Fa = f->n_attr_features, Ft = t->width, Fe = f->edge_mean ? f->n_edge_features : 0;
-    for (int64_t j = 0; j < Fa + Ft + Fe; j++) {
-        /* the attributes' columns, the node table's, then the edges' */
-        const int part = j < Fa ? 0 : j < Fa + Ft ? 1 : 2;
-        const int64_t c = part == 0 ? j : part == 1 ? j - Fa : j - Fa - Ft;
-        const float *mean = part == 0 ? f->mean : part == 1 ? t->mean : f->edge_mean;
-        const float *sd = part == 0 ? f->std : part == 1 ? t->std : f->edge_std;
-        if ((part == 0 && f->norm != AG_NORM_STANDARDIZE) || (part == 1 && t->norm != AG_NORM_STANDARDIZE) || !mean ||
-            (mean[c] == 0.0f && sd[c] == 1.0f))
-            continue;
-        const char *name = part == 0 ? ag_featurizer_column_name(f, c)
-                           : part == 2 ? f->edge_names[c]
-                           : d->table.columns ? d->table.columns[c]
-                                              : NULL;
-        if (n < 6 && name) {
-            size_t len = strlen(buf);
-            snprintf(buf + len, cap - len, "%s'%s'%s", named ? ", " : "", name, part == 2 ? " (edges)" : "");
-            named++;
+    for (cli_col_part_t part = CLI_COL_VERTEX; part <= CLI_COL_EDGE; part++) {
+        /* the attributes' columns (not the degree's: auto leaves it), the node table's, the edges' */
+        const int64_t count = part == CLI_COL_VERTEX ? f->n_attr_features
+                              : part == CLI_COL_TABLE ? p->table.width
+                                                      : f->n_edge_features;
+        for (int64_t c = 0; c < count; c++) {
+            float mean, sd;
+            if (!cli_column_standardised(f, &p->table, part, c, &mean, &sd)) continue;
+            const char *name = part == CLI_COL_VERTEX ? ag_featurizer_column_name(f, c)
+                               : part == CLI_COL_EDGE ? f->edge_names[c]
+                               : d->table.columns     ? d->table.columns[c]
+                                                      : NULL;
+            if (n < 6 && name) {
+                size_t len = strlen(buf);
+                snprintf(buf + len, cap - len, "%s'%s'%s", named ? ", " : "", name,
+                         part == CLI_COL_EDGE ? " (edges)" : "");
+                named++;
+            }
+            n++;
         }
-        n++;
     }
     if (n > named) {
         size_t len = strlen(buf);

@@ -69,7 +69,7 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
             const int64_t n = k ? f->n_eattrs : f->n_vattrs;
             for (int64_t i = 0; i < n; i++) {
                 const ag_feature_attr_t *a = &attrs[i];
-                const float *mean; /* the column's statistics, when standardised */
+                float mean, sd; /* the column's statistics, when standardised */
                 fprintf(out, "  %-6s  %-*s  %-7s  %7lld  ", k ? "edge" : "vertex", name_w, a->name,
                         ag_attr_type_name(a->type), (long long)a->width);
                 if (a->type == AG_ATTR_STRING) {
@@ -80,11 +80,8 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
                     }
                     if (a->vocab_size > VOCAB_SHOWN) fprintf(out, " ... (%lld values)", (long long)a->vocab_size);
                     fputs(", and one column for any other value\n", out);
-                } else if ((mean = k ? f->edge_mean : f->norm == AG_NORM_STANDARDIZE ? f->mean : NULL) &&
-                           (mean[a->offset] != 0.0f || (k ? f->edge_std : f->std)[a->offset] != 1.0f)) {
-                    /* (mean 0, std 1: a column --normalize auto left as it is) */
-                    fprintf(out, "standardised (mean %.4g, std %.4g)\n", (double)mean[a->offset],
-                            (double)(k ? f->edge_std : f->std)[a->offset]);
+                } else if (cli_column_standardised(f, NULL, k ? CLI_COL_EDGE : CLI_COL_VERTEX, a->offset, &mean, &sd)) {
+                    fprintf(out, "standardised (mean %.4g, std %.4g)\n", (double)mean, (double)sd);
                 } else {
                     fprintf(out, "%s\n", k || f->norm == AG_NORM_STANDARDIZE ? "as is" : norm_name(f->norm));
                 }
@@ -95,13 +92,14 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
     if (!f->degree && !f->lap_pe_k && !f->rw_pe_k) fputs(" none", out);
     if (f->degree) fputs(f->directed ? " in- and out-degree" : " degree", out);
     const int64_t c = f->n_attr_features; /* the degree column(s) follow the attributes' */
-    if (f->degree && f->norm == AG_NORM_STANDARDIZE &&
-        (f->mean[c] != 0.0f || f->std[c] != 1.0f || (f->directed && (f->mean[c + 1] != 0.0f || f->std[c + 1] != 1.0f)))) {
+    float m[2] = {0.0f, 0.0f}, sd[2] = {1.0f, 1.0f}; /* in and out (or the one) */
+    if (f->degree && (cli_column_standardised(f, NULL, CLI_COL_VERTEX, c, &m[0], &sd[0]) |
+                      (f->directed && cli_column_standardised(f, NULL, CLI_COL_VERTEX, c + 1, &m[1], &sd[1])))) {
         if (f->directed)
-            fprintf(out, " (standardised: in mean %.4g, std %.4g; out mean %.4g, std %.4g)", (double)f->mean[c],
-                    (double)f->std[c], (double)f->mean[c + 1], (double)f->std[c + 1]);
+            fprintf(out, " (standardised: in mean %.4g, std %.4g; out mean %.4g, std %.4g)", (double)m[0],
+                    (double)sd[0], (double)m[1], (double)sd[1]);
         else
-            fprintf(out, " (standardised: mean %.4g, std %.4g)", (double)f->mean[c], (double)f->std[c]);
+            fprintf(out, " (standardised: mean %.4g, std %.4g)", (double)m[0], (double)sd[0]);
     }
     if (f->lap_pe_k)
         fprintf(out, "%s %lld Laplacian eigenvector columns (%s)", f->degree ? "," : "", (long long)f->lap_pe_k,
@@ -143,8 +141,10 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
     print_inputs(out, &b->featurizer, c->edge_dim, b->table.width);
     if (b->table.width) {
         int64_t k = 0; /* columns standardised (--normalize auto leaves some with mean 0, std 1) */
-        for (int64_t j = 0; b->table.norm == AG_NORM_STANDARDIZE && j < b->table.width; j++)
-            k += b->table.mean[j] != 0.0f || b->table.std[j] != 1.0f;
+        for (int64_t j = 0; j < b->table.width; j++) {
+            float mean, sd;
+            k += cli_column_standardised(&b->featurizer, &b->table, CLI_COL_TABLE, j, &mean, &sd);
+        }
         fprintf(out, "node table: %lld column%s", (long long)b->table.width, b->table.width == 1 ? "" : "s");
         for (int64_t j = 0; b->table.columns && j < b->table.width && j < VOCAB_SHOWN; j++) {
             fputs(j ? " " : " (", out);

@@ -454,32 +454,41 @@ static double column_shift(const ag_fmat_t *M, int64_t c) {
     return M->rows ? s / (double)M->rows : 0.0;
 }
 
+int cli_column_standardised(const ag_featurizer_t *f, const ag_table_norm_t *t, cli_col_part_t part, int64_t c,
+                            float *mean, float *std) {
+    const float *m = part == CLI_COL_EDGE    ? f->edge_mean
+                     : part == CLI_COL_TABLE ? (t && t->norm == AG_NORM_STANDARDIZE ? t->mean : NULL)
+                                             : (f->norm == AG_NORM_STANDARDIZE ? f->mean : NULL);
+    const float *s = part == CLI_COL_EDGE ? f->edge_std : part == CLI_COL_TABLE ? t->std : f->std;
+    if (!m || (m[c] == 0.0f && s[c] == 1.0f)) return 0;
+    *mean = m[c];
+    *std = s[c];
+    return 1;
+}
+
 void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t *E, const char *path) {
     /* five deviations: the mean of a large graph's vertices does not wander that far by chance */
     const double limit = 5.0;
     if (ag_task_is_graph_level(ag_model_config(b->model)->task)) return;
     const ag_featurizer_t *f = &b->featurizer;
-    for (int k = 0; k < 3; k++) {
-        /* the vertex attributes, the node table, the edge attributes */
-        const int64_t n = k == 0 ? f->n_vattrs : k == 1 ? b->table.width : f->n_eattrs;
-        const float *mean = k == 0 ? (f->norm == AG_NORM_STANDARDIZE ? f->mean : NULL)
-                            : k == 1 ? (b->table.norm == AG_NORM_STANDARDIZE ? b->table.mean : NULL)
-                                     : f->edge_mean;
-        const float *sd = k == 0 ? f->std : k == 1 ? b->table.std : f->edge_std;
-        const ag_fmat_t *M = k == 2 ? E : X;
-        if (!mean || !M || M->rows < 2) continue;
+    static const char *const part_name[3] = {"vertex attribute", "node-table column", "edge attribute"};
+    for (cli_col_part_t k = CLI_COL_VERTEX; k <= CLI_COL_EDGE; k++) {
+        const int64_t n = k == CLI_COL_VERTEX ? f->n_vattrs : k == CLI_COL_TABLE ? b->table.width : f->n_eattrs;
+        const ag_fmat_t *M = k == CLI_COL_EDGE ? E : X;
+        if (!M || M->rows < 2) continue;
         for (int64_t i = 0; i < n; i++) {
-            const ag_feature_attr_t *a = k == 0 ? &f->vattrs[i] : k == 2 ? &f->eattrs[i] : NULL;
+            const ag_feature_attr_t *a = k == CLI_COL_VERTEX ? &f->vattrs[i] : k == CLI_COL_EDGE ? &f->eattrs[i] : NULL;
             if (a && a->type != AG_ATTR_NUMERIC) continue; /* one-hot and 0/1 columns cannot drift in scale */
-            const int64_t c = a ? a->offset : i, col = k == 1 ? f->n_features + i : c;
-            if (mean[c] == 0.0f && sd[c] == 1.0f) continue; /* left as it was: no statistics */
-            const double z = column_shift(M, col);
+            const int64_t c = a ? a->offset : i; /* the node table's columns follow the graph's in X */
+            float mean, sd;
+            if (!cli_column_standardised(f, &b->table, k, c, &mean, &sd)) continue;
+            const double z = column_shift(M, k == CLI_COL_TABLE ? f->n_features + i : c);
             if (!(fabs(z) > limit)) continue;
             fprintf(stderr, "attn-graph: warning: %s: %s '%s' lies far from its training values: its mean here is "
                     "%.1f standard deviations %s the training mean (%.4g, std %.4g); another unit or scale? The "
-                    "model has not seen such values\n", path, k == 0 ? "vertex attribute" : k == 1 ? "node-table "
-                    "column" : "edge attribute", a ? a->name : b->table.columns ? b->table.columns[i] : "?",
-                    fabs(z), z > 0 ? "above" : "below", (double)mean[c], (double)sd[c]);
+                    "model has not seen such values\n", path, part_name[k],
+                    a ? a->name : b->table.columns ? b->table.columns[i] : "?", fabs(z), z > 0 ? "above" : "below",
+                    (double)mean, (double)sd);
         }
     }
 }

@@ -106,6 +106,14 @@ typedef struct cli_run_t {
  * the model's vocabularies (ag_featurizer_unseen: the attribute where most are), since their
  * vertices or edges then get the attribute's 'other' column. */
 void cli_warn_unseen(const ag_bundle_t *b, const igraph_t *ig, const char *path);
+/* Where a data column lies: the graph's columns of X (attributes, then degree), the node table's
+ * (its own index), or the edges' columns of E. */
+typedef enum { CLI_COL_VERTEX, CLI_COL_TABLE, CLI_COL_EDGE } cli_col_part_t;
+/* 1, with the column's training mean and std, when column c of `part` is standardised; 0 when its
+ * values are used as they are (no statistics, or mean 0 and std 1: a column --normalize auto left
+ * alone). t may be NULL for a model without a node table. */
+int cli_column_standardised(const ag_featurizer_t *f, const ag_table_norm_t *t, cli_col_part_t part, int64_t c,
+                            float *mean, float *std);
 /* Warns (a node model's inputs X and edge features E, featurised) of each standardised numeric
  * column whose mean on this graph lies over 5 training standard deviations from its training mean:
  * a column in another unit (incomes x 10 took a model from 0.94 to 0.35 accuracy, silently). */
