@@ -70,6 +70,12 @@ static void test_csv(void **state) {
     assert_int_equal(moved, 0);
     assert_int_equal(ag_node_table_select(&t, xyw, 3, &moved), AG_EVALUE);
     assert_string_equal(ag_error_message(), "the node table has no column 'w'");
+    /* a near miss (case, spaces around) is named */
+    const char *upper[] = {"X", " y "};
+    assert_int_equal(ag_node_table_select(&t, upper, 2, &moved), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "the node table has no column 'X' (it has 'x', which differs in case or spaces)");
+    assert_int_equal(ag_node_table_select(&t, upper + 1, 1, &moved), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "the node table has no column ' y ' (it has 'y', which differs in case or spaces)");
     assert_int_equal(moved, 0);
     assert_int_equal(t.features.cols, 3);
     expect_row(&t.features, 3, (float[]){4, 50, 6});
@@ -218,6 +224,19 @@ static void test_errors(void **state) {
     expect_error(&g, "id,x\n10,\"1\n20,2\n", ".csv", NULL, AG_EPARSE, ":2: unterminated quoted field");
     expect_error(&g, "id,x\n10,\"1\"x\n", ".csv", NULL, AG_EPARSE, ":2: text after the closing quote of field 2");
     expect_error(&g, "", ".csv", NULL, AG_EPARSE, ": empty file");
+    /* a table exported without its header: the first row is not taken for one */
+    expect_error(&g, "10,1\n20,2\n30,3\n40,4\n", ".csv", NULL, AG_EPARSE,
+                 ":1: the first line is a row, not a header (its id '10' is a vertex's and every other field a number)");
+    /* numbers as names are fine when the first field is no vertex's id */
+    ag_node_table_t t2;
+    char *numeric = write_temp("id,2020,2021\n10,1,2\n20,3,4\n30,5,6\n40,7,8\n", ".csv");
+    assert_int_equal(ag_table_read(&t2, numeric, &g, NULL), AG_SUCCESS);
+    unlink(numeric);
+    assert_string_equal(t2.columns[1], "2021");
+    ag_node_table_destroy(&t2);
+    /* columns are matched by name: each needs its own */
+    snprintf(buf, sizeof buf, "id,x,y,x\n10,1,2,3\n%s", "20,2,2,2\n30,3,3,3\n40,4,4,4\n");
+    expect_error(&g, buf, ".csv", NULL, AG_EPARSE, ":1: column 'x' appears twice in the header");
     ag_table_options_t o;
     ag_table_options_init(&o);
     o.id_column = "key";

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "attngraph/table.h"
 #include "attr_type.h"
 #include "csv.h"
@@ -17,6 +18,17 @@
 void ag_table_options_init(ag_table_options_t *opts) {
     memset(opts, 0, sizeof *opts);
     opts->format = AG_TABLE_AUTO;
+}
+
+/* Whether a and b differ only in ASCII case and in spaces around them: ' Income' for 'income', a
+ * near miss worth naming when a column is not found. */
+static int near_name(const char *a, const char *b) {
+    while (*a == ' ') a++;
+    while (*b == ' ') b++;
+    size_t na = strlen(a), nb = strlen(b);
+    while (na > 0 && a[na - 1] == ' ') na--;
+    while (nb > 0 && b[nb - 1] == ' ') nb--;
+    return na == nb && strncasecmp(a, b, na) == 0;
 }
 
 ag_error_t ag_node_table_select(ag_node_table_t *table, const char *const *columns, int64_t n, int *moved) {
@@ -35,6 +47,12 @@ ag_error_t ag_node_table_select(ag_node_table_t *table, const char *const *colum
             if (columns[j] && !strcmp(columns[j], table->columns[k])) from[j] = k;
         if (from[j] < 0) {
             ag_i_free(from);
+            int64_t near = -1;
+            for (int64_t k = 0; columns[j] && k < W && near < 0; k++)
+                if (near_name(columns[j], table->columns[k])) near = k;
+            if (near >= 0)
+                return AG_ERROR(AG_EVALUE, "the node table has no column '%s' (it has '%s', which differs in case or spaces)",
+                                columns[j], table->columns[near]);
             return AG_ERROR(AG_EVALUE, "the node table has no column '%s'", columns[j] ? columns[j] : "(null)");
         }
         change |= from[j] != j;
@@ -294,6 +312,37 @@ static ag_error_t alloc_labels(ag_node_table_t *t, int64_t n) {
     return AG_SUCCESS;
 }
 
+static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* The header of a delimited table, its feature fields cols[0..f-1]: refuses a first line that is a
+ * row (a table exported without a header lost its first vertex, and the message then said only
+ * that vertex had no row), and a name given twice (a model matches a new table's columns by name,
+ * so a repeated one would take the first column's values for both). */
+static ag_error_t check_header(reader_t *r, int64_t id_col, const int64_t *cols, int64_t f) {
+    const char *const *h = (const char *const *)r->csv.fields;
+    int row = vindex_find(&r->ix, h[id_col]) >= 0;
+    for (int64_t j = 0; j < f && row; j++) {
+        double x;
+        row = ag_csv_parse_double(h[cols[j]], &x) == 0;
+    }
+    if (row)
+        return AG_ERROR(AG_EPARSE, "%s:%lld: the first line is a row, not a header (its id '%s' is a vertex's and "
+                        "every other field a number): a CSV/TSV node table starts with a header such as 'id,f1,f2'",
+                        r->path, (long long)r->csv.line, h[id_col]);
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, f > 0 ? f : 1, sizeof(char *), "column names"));
+    const char **sorted = p; /* (f) */
+    for (int64_t j = 0; j < f; j++) sorted[j] = h[cols[j]];
+    qsort(sorted, (size_t)f, sizeof *sorted, cmp_name);
+    ag_error_t rc = AG_SUCCESS;
+    for (int64_t j = 1; j < f && rc == AG_SUCCESS; j++)
+        if (!strcmp(sorted[j - 1], sorted[j]))
+            rc = AG_ERROR(AG_EPARSE, "%s:%lld: column '%s' appears twice in the header: columns are matched by name, "
+                          "so each needs its own", r->path, (long long)r->csv.line, sorted[j]);
+    ag_i_free(sorted);
+    return rc;
+}
+
 static ag_error_t read_delimited(reader_t *r, ag_node_table_t *t, const ag_table_options_t *o) {
     ag_error_t rc = AG_SUCCESS;
     int64_t *cols = NULL; /* (F) field index of each feature */
@@ -342,6 +391,7 @@ static ag_error_t read_delimited(reader_t *r, ag_node_table_t *t, const ag_table
         for (int64_t c = 0; c < n_fields; c++)
             if (c != id_col && c != label_col) cols[f++] = c;
     }
+    TRY(check_header(r, id_col, cols, f));
     TRY(ag_fmat_init(&t->features, r->ix.n, f));
     TRY(ag_i_alloc_array(&p, f, sizeof(char *), "column names"));
     t->columns = p;

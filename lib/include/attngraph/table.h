@@ -79,13 +79,14 @@ void ag_table_options_init(ag_table_options_t *opts);
  * \param opts   Options, or NULL for the defaults.
  * \return AG_SUCCESS;
  *   AG_EFILE (cannot read), AG_EPARSE (path:line: malformed line, quote, wrong number of fields,
- *   non-numeric value naming the column, bad idx:value), AG_EATTR (the id column, a chosen column or
+ *   non-numeric value naming the column, bad idx:value; a delimited table whose first line is a
+ *   row, not a header, or whose header names a column twice), AG_EATTR (the id column, a chosen column or
  *   the vertex attribute does not exist; two vertices share an id), AG_EMISMATCH (path:line: an id
  *   matching no vertex, naming the id; a vertex with no row, naming its index and id; a duplicate
  *   id naming both lines), AG_EVALUE (path:line: NaN or infinite value; sparse index beyond the
  *   given width), AG_ELIMIT (path:line: a sparse feature index of 2^31-1 or more), AG_EINVAL (bad
  *   options), AG_ENOMEM.
- * Time complexity: O(file size + N log N).
+ * Time complexity: O(file size + N log N + F log F).
  */
 ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_t *graph,
                          const ag_table_options_t *opts);
@@ -96,11 +97,13 @@ ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_
  * model trained on a table reads a new one whose columns come in another order or with more of
  * them. The table must have a header (table->columns).
  * \param table   In/out: a table read by ag_table_read.
- * \param columns The names, each present in the table (the first column of that name is taken).
+ * \param columns The names, each present in the table (the first column of that name is taken;
+ *                ag_table_read refuses a header that repeats a name).
  * \param n       How many.
  * \param moved   Output, or NULL: 1 when the table changed (another order, or columns dropped).
  * \return AG_SUCCESS; AG_EINVAL (NULL arguments, a table without names); AG_EVALUE (a name the
- *         table lacks: "the node table has no column 'age'"), the table unchanged; AG_ENOMEM.
+ *         table lacks: "the node table has no column 'age'", naming a column that differs only in
+ *         case or surrounding spaces, "(it has 'Age', ...)"), the table unchanged; AG_ENOMEM.
  * Time complexity: O(n x F + N x n).
  */
 ag_error_t ag_node_table_select(ag_node_table_t *table, const char *const *columns, int64_t n, int *moved);
