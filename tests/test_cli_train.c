@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include <cmocka.h>
@@ -469,6 +470,18 @@ static void test_cross_validation(void **state) {
         assert_string_equal(cv.err, want);
     }
     assert_int_equal(ag_test_count_files(dir), 0);
+    /* a FIFO (or a device such as /dev/null) would be replaced by the renamed output: refused */
+    char fifo[320];
+    snprintf(fifo, sizeof fifo, "%s/pipe.svg", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    ag_cli_run(&cv, dir, "train " AG_SOURCE_DIR "/graphs/social/karate.gml --label-attr club --plot pipe.svg");
+    assert_int_equal(cv.code, 1);
+    assert_non_null(strstr(cv.err, "pipe.svg: it is not a regular file (a device or a FIFO), which the output, written "
+                                   "beside it and renamed, would replace\n"));
+    struct stat fst;
+    assert_int_equal(stat(fifo, &fst), 0);
+    assert_true(S_ISFIFO(fst.st_mode));
+    assert_int_equal(unlink(fifo), 0);
     /* a directory that exists but takes no file: said so, not "no such file" of the file itself */
     ag_cli_run(&cv, NULL, "train graphs/social/karate.gml --label-attr club --log /proc/version");
     assert_int_equal(cv.code, 1);

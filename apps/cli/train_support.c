@@ -70,6 +70,13 @@ int cli_check_writable(const char *path, char *err, size_t errn) {
         snprintf(err, errn, "it is a directory");
         return -1;
     }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* files are written beside the path and renamed over it: as root, --plot /dev/null
+         * replaced the system's /dev/null with an SVG */
+        snprintf(err, errn, "it is not a regular file (a device or a FIFO), which the output, written beside it "
+                 "and renamed, would replace");
+        return -1;
+    }
     size_t tlen = strlen(path) + 16;
     char *tmp = malloc(tlen);
     if (!tmp) {
