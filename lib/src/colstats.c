@@ -36,7 +36,12 @@ void ag_i_colstats_add(ag_colstats_t *s, const float *data, int64_t n, int64_t s
 
 int ag_i_colstats_raw(const ag_colstats_t *s, int64_t c) { return s->amax[c] > 1.0; }
 
-void ag_i_colstats_get(const ag_colstats_t *s, int64_t c, double rel_tol, float *mean, float *std) {
+void ag_i_colstats_get(const ag_colstats_t *s, int64_t c, double rel_tol, int raw_only, float *mean, float *std) {
+    if (raw_only && !ag_i_colstats_raw(s, c)) {
+        *mean = 0.0f;
+        *std = 1.0f;
+        return;
+    }
     const double n = (double)s->rows;
     const double mu = s->rows ? s->sum[c] / n : 0.0;
     const double var = s->rows ? s->sq[c] / n - mu * mu : 0.0;

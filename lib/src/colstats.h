@@ -27,8 +27,9 @@ int ag_i_colstats_raw(const ag_colstats_t *s, int64_t c);
 
 /* Column c's mean and standard deviation. A deviation that counts as 0 (a constant column) gives
  * std 1, so the column is only centred: with rel_tol 0, one below the smallest normal float32;
- * otherwise one below rel_tol * max(|mean|, 1). */
-void ag_i_colstats_get(const ag_colstats_t *s, int64_t c, double rel_tol, float *mean, float *std);
+ * otherwise one below rel_tol * max(|mean|, 1). raw_only (AG_NORM_STANDARDIZE_RAW): a column
+ * within [-1, 1] gets mean 0 and std 1, left as it is. */
+void ag_i_colstats_get(const ag_colstats_t *s, int64_t c, double rel_tol, int raw_only, float *mean, float *std);
 
 void ag_i_colstats_destroy(ag_colstats_t *s);
 

@@ -892,11 +892,12 @@ static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, i
             f->std = p;
         }
         for (int64_t c = 0; err == AG_SUCCESS && c < S; c++) {
-            if (raw_only && (c >= f->n_attr_features || !ag_i_colstats_raw(&st, c))) {
+            if (raw_only && c >= f->n_attr_features) {
+                /* degree columns: --normalize auto leaves them as they are */
                 f->mean[c] = 0.0f;
                 f->std[c] = 1.0f;
             } else {
-                ag_i_colstats_get(&st, c, 0.0, &f->mean[c], &f->std[c]);
+                ag_i_colstats_get(&st, c, 0.0, raw_only, &f->mean[c], &f->std[c]);
             }
         }
     }
@@ -930,14 +931,8 @@ static ag_error_t fit_edge_stats(ag_featurizer_t *f, const igraph_t *const *grap
         if (err == AG_SUCCESS) err = ag_i_alloc_array(&p, Fe, sizeof(float), "edge feature standard deviations");
         if (err == AG_SUCCESS) f->edge_std = p;
         /* as the vertex columns: within [-1, 1] left alone, a constant column only centred */
-        for (int64_t c = 0; err == AG_SUCCESS && c < Fe; c++) {
-            if (ag_i_colstats_raw(&st, c)) {
-                ag_i_colstats_get(&st, c, 0.0, &f->edge_mean[c], &f->edge_std[c]);
-            } else {
-                f->edge_mean[c] = 0.0f;
-                f->edge_std[c] = 1.0f;
-            }
-        }
+        for (int64_t c = 0; err == AG_SUCCESS && c < Fe; c++)
+            ag_i_colstats_get(&st, c, 0.0, 1, &f->edge_mean[c], &f->edge_std[c]);
     }
     ag_i_colstats_destroy(&st);
     return err;

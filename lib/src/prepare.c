@@ -63,17 +63,10 @@ ag_error_t ag_table_norm_fit(ag_table_norm_t *t, const ag_fmat_t *table, ag_feat
     }
     t->mean = a;
     t->std = b;
-    for (int64_t j = 0; j < F; j++) {
-        if (raw_only && !ag_i_colstats_raw(&st, j)) {
-            /* within [-1, 1] already (an indicator, a bag-of-words entry): left as it is */
-            t->mean[j] = 0.0f;
-            t->std[j] = 1.0f;
-        } else {
-            /* a relative tolerance: a spread below a millionth of the column's magnitude is float32
-             * rounding, not a signal to scale up */
-            ag_i_colstats_get(&st, j, 1e-6, &t->mean[j], &t->std[j]);
-        }
-    }
+    /* a relative tolerance: a spread below a millionth of the column's magnitude is float32
+     * rounding, not a signal to scale up; under raw_only an indicator or a bag-of-words entry,
+     * within [-1, 1] already, is left as it is */
+    for (int64_t j = 0; j < F; j++) ag_i_colstats_get(&st, j, 1e-6, raw_only, &t->mean[j], &t->std[j]);
     ag_i_colstats_destroy(&st);
     return AG_SUCCESS;
 }
