@@ -92,9 +92,10 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
     if (!f->degree && !f->lap_pe_k && !f->rw_pe_k) fputs(" none", out);
     if (f->degree) fputs(f->directed ? " in- and out-degree" : " degree", out);
     const int64_t c = f->n_attr_features; /* the degree column(s) follow the attributes' */
-    float m[2] = {0.0f, 0.0f}, sd[2] = {1.0f, 1.0f}; /* in and out (or the one) */
-    if (f->degree && (cli_column_standardised(f, NULL, CLI_COL_VERTEX, c, &m[0], &sd[0]) |
-                      (f->directed && cli_column_standardised(f, NULL, CLI_COL_VERTEX, c + 1, &m[1], &sd[1])))) {
+    float m[2] = {0.0f, 0.0f}, sd[2] = {1.0f, 1.0f}; /* in and out (or the one); as is: 0 and 1 */
+    const int in = f->degree && cli_column_standardised(f, NULL, CLI_COL_VERTEX, c, &m[0], &sd[0]);
+    const int out_std = f->degree && f->directed && cli_column_standardised(f, NULL, CLI_COL_VERTEX, c + 1, &m[1], &sd[1]);
+    if (in || out_std) {
         if (f->directed)
             fprintf(out, " (standardised: in mean %.4g, std %.4g; out mean %.4g, std %.4g)", (double)m[0],
                     (double)sd[0], (double)m[1], (double)sd[1]);

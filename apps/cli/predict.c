@@ -459,8 +459,9 @@ int cli_column_standardised(const ag_featurizer_t *f, const ag_table_norm_t *t, 
     const float *m = part == CLI_COL_EDGE    ? f->edge_mean
                      : part == CLI_COL_TABLE ? (t && t->norm == AG_NORM_STANDARDIZE ? t->mean : NULL)
                                              : (f->norm == AG_NORM_STANDARDIZE ? f->mean : NULL);
+    if (!m) return 0; /* (t may be NULL only when there is no table part to read) */
     const float *s = part == CLI_COL_EDGE ? f->edge_std : part == CLI_COL_TABLE ? t->std : f->std;
-    if (!m || (m[c] == 0.0f && s[c] == 1.0f)) return 0;
+    if (m[c] == 0.0f && s[c] == 1.0f) return 0;
     *mean = m[c];
     *std = s[c];
     return 1;

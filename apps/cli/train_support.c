@@ -66,11 +66,12 @@ int cli_history_from_text(cli_history_t *h, const char *text) {
 
 int cli_check_writable(const char *path, char *err, size_t errn) {
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    const int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
         snprintf(err, errn, "it is a directory");
         return -1;
     }
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (exists && !S_ISREG(st.st_mode)) {
         /* files are written beside the path and renamed over it: as root, --plot /dev/null
          * replaced the system's /dev/null with an SVG */
         snprintf(err, errn, "it is not a regular file (a device or a FIFO), which the output, written beside it "
