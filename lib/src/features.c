@@ -905,25 +905,26 @@ static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, i
     return err;
 }
 
-/* AG_NORM_STANDARDIZE_RAW's edge statistics: every edge of the fitted graphs; edge_mean and
- * edge_std stay NULL when no edge column goes beyond [-1, 1]. */
-static ag_error_t fit_edge_stats(ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count) {
+/* Encodes every fitted graph's edges once: it validates their values (NaN, infinities) at fit
+ * time, with the graph's index in the message, and with stats (AG_NORM_STANDARDIZE_RAW) fits the
+ * edge statistics; edge_mean and edge_std stay NULL when no edge column goes beyond [-1, 1]. */
+static ag_error_t fit_edges(ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count, int stats) {
     const int64_t Fe = f->n_edge_features;
     if (Fe == 0) return AG_SUCCESS;
-    ag_colstats_t st;
-    AG_CHECK(ag_i_colstats_init(&st, Fe, "edge normalisation sums"));
-    ag_error_t err = AG_SUCCESS;
+    ag_colstats_t st = {0};
+    ag_error_t err = stats ? ag_i_colstats_init(&st, Fe, "edge normalisation sums") : AG_SUCCESS;
     for (int64_t g = 0; err == AG_SUCCESS && g < count; g++) {
-        ag_fmat_t e = {0}; /* (E x Fe) */
         const int64_t m = elem_count(graphs[g], 1);
+        if (m == 0) continue; /* igraph keeps no edge attribute on a graph without edges */
+        ag_fmat_t e = {0}; /* (E x Fe) */
         err = ag_fmat_init(&e, m, Fe);
         if (err == AG_SUCCESS) err = encode_attrs(graphs[g], 1, f->eattrs, f->n_eattrs, m, e.data, Fe, 1);
         if (err != AG_SUCCESS) err = in_graph(err, g, count);
-        else ag_i_colstats_add(&st, e.data, m, Fe);
+        else if (stats) ag_i_colstats_add(&st, e.data, m, Fe);
         ag_fmat_destroy(&e);
     }
     int raw = 0;
-    for (int64_t c = 0; c < Fe; c++) raw |= ag_i_colstats_raw(&st, c);
+    for (int64_t c = 0; stats && c < Fe; c++) raw |= ag_i_colstats_raw(&st, c);
     if (err == AG_SUCCESS && raw) {
         void *p;
         err = ag_i_alloc_array(&p, Fe, sizeof(float), "edge feature means");
@@ -994,21 +995,7 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
     }
     if (err == AG_SUCCESS) err = layout(f);
     if (err == AG_SUCCESS) err = fit_stats(f, graphs, count, raw_only);
-    if (err == AG_SUCCESS && cfg->norm == AG_NORM_STANDARDIZE_RAW) err = fit_edge_stats(f, graphs, count);
-    if (err == AG_SUCCESS) {
-        /* Edge values are validated at fit time too. */
-        for (int64_t g = 0; g < count && err == AG_SUCCESS; g++) {
-            int64_t m = elem_count(graphs[g], 1);
-            if (m == 0 || f->n_eattrs == 0) continue;
-            ag_fmat_t e;
-            err = ag_fmat_init(&e, m, f->n_edge_features);
-            if (err == AG_SUCCESS) {
-                err = encode_attrs(graphs[g], 1, f->eattrs, f->n_eattrs, m, e.data, f->n_edge_features, 1);
-                if (err != AG_SUCCESS) err = in_graph(err, g, count);
-            }
-            ag_fmat_destroy(&e);
-        }
-    }
+    if (err == AG_SUCCESS) err = fit_edges(f, graphs, count, cfg->norm == AG_NORM_STANDARDIZE_RAW);
     if (err != AG_SUCCESS) ag_featurizer_destroy(f);
     return err;
 }
