@@ -1429,7 +1429,7 @@ static void test_label_names(void **state) {
         const char *exts[2] = {"gml", "graphml"};
         for (int x = 0; x < 2; x++) {
             char out[256];
-            snprintf(out, sizeof out, "%s/names%d.%s", dir, k, exts[x]);
+            snprintf(out, sizeof out, "%s/labelled%d.%s", dir, k, exts[x]);
             snprintf(args, sizeof args, "label --model %s %s -o %s", model, gml, out);
             ag_cli_run(&r, NULL, args);
             assert_int_equal(r.code, 0);
@@ -1447,6 +1447,82 @@ static void test_label_names(void **state) {
     }
 }
 
+/* label's and explain's outputs: never an input (the node table and the graph were overwritten),
+ * never over a FIFO or a device (the rename replaced it), through a symbolic link to its file. */
+static void test_outputs_guarded(void **state) {
+    (void)state;
+    char d[256], args[1024], want[1024], path[320];
+    assert_int_equal(ag_test_temp_dir(d, sizeof d, "cli_outputs", 0), 0);
+    size_t n;
+    char *graph = (char *)ag_test_read_file(AG_SOURCE_DIR "/graphs/social/karate.gml", &n);
+    ag_test_write_text(d, "k.gml", graph);
+    free(graph);
+    ag_cli_run_t r;
+    snprintf(args, sizeof args, "label --model %s %s/k.gml -o %s/./k.gml", karate, d, d);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 2);
+    snprintf(want, sizeof want, "attn-graph: label: -o %s/./k.gml is also the graph read: it would be overwritten; "
+             "give another file\n", d);
+    assert_string_equal(r.err, want);
+    /* the model, through a link named as a table */
+    snprintf(path, sizeof path, "%s/m.csv", d);
+    assert_int_equal(symlink(karate, path), 0);
+    ag_cli_run(&r, d, "label --model m.csv k.gml -o m.csv");
+    assert_int_equal(r.code, 2);
+    assert_string_equal(r.err, "attn-graph: label: -o m.csv is also --model: it would be overwritten; give another "
+                               "file\n");
+    unlink(path);
+    ag_cli_run(&r, d, "explain --model " AG_SOURCE_DIR "/graphs/models/tox21.safetensors "
+               AG_SOURCE_DIR "/graphs/molecules/aspirin.gml -o a.gml --svg a.gml.svg --node-table a.gml.svg");
+    assert_int_equal(r.code, 2);
+    assert_string_equal(r.err, "attn-graph: explain: --svg a.gml.svg is also --node-table: it would be overwritten; "
+                               "give another file\n");
+    ag_cli_run(&r, d, "explain " AG_SOURCE_DIR "/graphs/molecules/aspirin.gml -o a.gml --svg a.svg");
+    assert_int_equal(r.code, 0);
+    ag_cli_run(&r, d, "explain a.gml -o a.gml");
+    assert_int_equal(r.code, 2);
+    assert_string_equal(r.err, "attn-graph: explain: -o a.gml is also the graph read: it would be overwritten; give "
+                               "another file\n");
+    /* a FIFO is refused before the model runs, and stays a FIFO */
+    snprintf(path, sizeof path, "%s/pipe.svg", d);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    ag_cli_run(&r, d, "explain " AG_SOURCE_DIR "/graphs/molecules/aspirin.gml -o b.gml --svg pipe.svg");
+    assert_int_equal(r.code, 1);
+    assert_string_equal(r.err, "attn-graph: explain: cannot write pipe.svg: it is not a regular file (a device or a "
+                               "FIFO), which the output, written beside it and renamed, would replace\n");
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    unlink(path);
+    /* a link is written through: it stays a link, its file gets the table and keeps its mode */
+    assert_int_equal(mkdir(strcat(strcpy(path, d), "/res"), 0755), 0);
+    ag_test_write_text(path, "real.csv", "old\n");
+    assert_int_equal(chmod(strcat(path, "/real.csv"), 0640), 0);
+    assert_int_equal(symlink("res/real.csv", strcat(strcpy(path, d), "/out.csv")), 0);
+    snprintf(args, sizeof args, "label --model %s k.gml -o out.csv", karate);
+    ag_cli_run(&r, d, args);
+    assert_int_equal(r.code, 0);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    ag_cli_run_t s;
+    snprintf(args, sizeof args, "label --model %s k.gml", karate);
+    ag_cli_run(&s, d, args);
+    char *text = (char *)ag_test_read_file(strcat(strcpy(path, d), "/res/real.csv"), &n);
+    assert_string_equal(text, s.out);
+    free(text);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640);
+    /* a link to nothing: refused, nothing created */
+    assert_int_equal(symlink("res/none.csv", strcat(strcpy(path, d), "/none.csv")), 0);
+    snprintf(args, sizeof args, "label --model %s k.gml -o none.csv", karate);
+    ag_cli_run(&r, d, args);
+    assert_int_equal(r.code, 1);
+    assert_string_equal(r.err, "attn-graph: label: cannot write none.csv: it is a symbolic link to res/none.csv, "
+                               "which cannot be followed (No such file or directory)\n");
+    assert_int_equal(ag_test_count_files(strcat(strcpy(path, d), "/res")), 1);
+    assert_int_equal(ag_test_remove_dir(d), 0);
+}
+
 int main(void) {
     igraph_set_attribute_table(&igraph_cattribute_table);
     igraph_set_warning_handler(igraph_warning_handler_ignore); /* GraphML: "already an 'id' attribute" */
@@ -1457,6 +1533,7 @@ int main(void) {
         cmocka_unit_test(test_unseen_warning),
         cmocka_unit_test(test_label),
         cmocka_unit_test(test_label_names),
+        cmocka_unit_test(test_outputs_guarded),
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_explain_directed),
         cmocka_unit_test(test_explain_legend),

@@ -527,6 +527,35 @@ static void test_cross_validation(void **state) {
     ag_cli_run(&cv, NULL, args);
     assert_int_equal(cv.code, 2);
     assert_string_equal(cv.err, "attn-graph: train: --kfold 2: the dataset has 1 graph; folds need 2 or more\n");
+    /* an output that is one of the graph files the labels table lists (a molecule was replaced by
+     * a checkpoint), named as listed or through a link: refused, the molecule left as it was */
+    size_t mol_len;
+    char *mol = (char *)ag_test_read_file(AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0002.gml", &mol_len);
+    assert_non_null(mol);
+    ag_test_write_text(one_dir, "0002.gml", mol);
+    ag_test_write_text(one_dir, "labels.csv", "file,label\n" AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0001.gml,1\n"
+                       "0002.gml,0\n");
+    snprintf(args, sizeof args, "train --labels %s/labels.csv --epochs 1 --checkpoint %s/0002.gml", one_dir, one_dir);
+    ag_cli_run(&cv, NULL, args);
+    assert_int_equal(cv.code, 2);
+    snprintf(want, sizeof want, "attn-graph: train: --checkpoint %s/0002.gml is also the graph file %s/0002.gml that "
+             "%s/labels.csv lists: it would be overwritten; give another file\n", one_dir, one_dir, one_dir);
+    assert_string_equal(cv.err, want);
+    char link[320];
+    snprintf(link, sizeof link, "%s/m.safetensors", one_dir);
+    assert_int_equal(symlink("0002.gml", link), 0);
+    snprintf(args, sizeof args, "train --labels labels.csv --epochs 1 -o m.safetensors");
+    ag_cli_run(&cv, one_dir, args);
+    assert_int_equal(cv.code, 2);
+    assert_string_equal(cv.err, "attn-graph: train: --output m.safetensors is also the graph file 0002.gml that "
+                                "labels.csv lists: it would be overwritten; give another file\n");
+    size_t after_len;
+    char *after = (char *)ag_test_read_file(link, &after_len);
+    assert_non_null(after);
+    assert_int_equal(after_len, mol_len);
+    assert_memory_equal(after, mol, mol_len);
+    free(after);
+    free(mol);
     assert_int_equal(ag_test_remove_dir(one_dir), 0);
     /* eval scores one model on one fold: --fold stays required there */
     ag_cli_run(&cv, NULL, "eval --model graphs/models/mutag.safetensors --labels tests/data/mutag-mini/labels.csv "

@@ -528,14 +528,53 @@ static void test_failed_writes_leave_nothing(void **state) {
     assert_int_equal(ag_safetensors_write_params(p, &a.list, NULL), AG_EFILE);
     assert_msg_contains("cannot create a temporary file beside it");
     assert_int_equal(count_entries(dir), 0);
-    /* the destination is a directory: the temporary is written, the rename fails, it is removed */
+    /* the destination is a directory, or a FIFO (a device alike), which the rename would
+     * replace: refused before anything is written */
     snprintf(p, sizeof p, "%s/adir", dir);
     assert_int_equal(mkdir(p, 0755), 0);
     assert_int_equal(ag_safetensors_write_params(p, &a.list, NULL), AG_EFILE);
-    assert_msg_contains("cannot rename");
+    assert_msg_contains("adir: it is a directory, which the model file, written beside it and renamed, would replace");
     assert_int_equal(count_entries(dir), 1);
     assert_int_equal(count_entries(p), 0);
     rmdir(p);
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    assert_int_equal(ag_safetensors_write_params(p, &a.list, NULL), AG_EFILE);
+    assert_msg_contains("fifo: it is not a regular file (a device or a FIFO)");
+    struct stat fst;
+    assert_int_equal(stat(p, &fst), 0);
+    assert_true(S_ISFIFO(fst.st_mode));
+    assert_int_equal(count_entries(dir), 1);
+    unlink(p);
+    /* a symbolic link is written through: it stays a link, its file gets the model and keeps its
+     * permissions; a link to nothing is refused */
+    char target[420];
+    snprintf(target, sizeof target, "%s/real.safetensors", dir);
+    FILE *tf = fopen(target, "w");
+    assert_non_null(tf);
+    fclose(tf);
+    assert_int_equal(chmod(target, 0640), 0);
+    snprintf(p, sizeof p, "%s/link.safetensors", dir);
+    assert_int_equal(symlink("real.safetensors", p), 0);
+    assert_int_equal(ag_safetensors_write_params(p, &a.list, NULL), AG_SUCCESS);
+    assert_int_equal(lstat(p, &fst), 0);
+    assert_true(S_ISLNK(fst.st_mode));
+    assert_int_equal(stat(target, &fst), 0);
+    assert_true(fst.st_size > 0);
+    assert_int_equal(fst.st_mode & 0777, 0640);
+    model_t back;
+    model_init(&back, 0.0f, 3);
+    assert_int_equal(ag_safetensors_read_params(target, &back.list, NULL), AG_SUCCESS);
+    assert_memory_equal(back.W, a.W, sizeof a.W);
+    ag_param_list_destroy(&back.list);
+    assert_int_equal(count_entries(dir), 2);
+    unlink(p);
+    unlink(target);
+    assert_int_equal(symlink("none.safetensors", p), 0);
+    assert_int_equal(ag_safetensors_write_params(p, &a.list, NULL), AG_EFILE);
+    assert_msg_contains("link.safetensors: a symbolic link that cannot be followed");
+    assert_int_equal(count_entries(dir), 1);
+    unlink(p);
     /* a full disk, simulated with a file-size limit: the old file survives intact */
     assert_int_equal(ag_safetensors_write_params(fpath, &a.list, NULL), AG_SUCCESS);
     long before_size;

@@ -1094,6 +1094,12 @@ int ag_cmd_explain(int argc, char **argv) {
         fprintf(stderr, "attn-graph: explain: --svg %s: give a .svg file (the drawing is SVG)\n", svg_path);
         return AG_EXIT_USAGE;
     }
+    const char *const outs[2] = {o.out_path, svg_path};
+    static const char *const out_names[2] = {"-o", "--svg"};
+    const char *const ins[3] = {o.graph_path, o.model_path, o.table_path};
+    static const char *const in_names[3] = {"the graph read", "--model", "--node-table"};
+    code = cli_check_outputs(CMD, outs, out_names, 2, ins, in_names, 3);
+    if (code) return code;
     cli_prediction_t p;
     code = cli_prediction_load(&p, &o, CMD, "tox21.safetensors");
     if (code) return code;

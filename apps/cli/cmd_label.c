@@ -242,6 +242,11 @@ int ag_cmd_label(int argc, char **argv) {
                 out_path);
         return AG_EXIT_USAGE;
     }
+    const char *const ins[3] = {o.graph_path, o.model_path, o.table_path};
+    static const char *const in_names[3] = {"the graph read", "--model", "--node-table"};
+    static const char *const out_names[1] = {"-o"};
+    code = cli_check_outputs(CMD, &out_path, out_names, 1, ins, in_names, 3);
+    if (code) return code;
     cli_prediction_t p;
     code = cli_prediction_load(&p, &o, CMD, "karate.safetensors");
     ag_task_t task = code ? AG_TASK_NODE_CLASSIFICATION : ag_model_config(p.b.model)->task;

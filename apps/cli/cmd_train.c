@@ -1178,26 +1178,6 @@ static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t
     return code;
 }
 
-/* Output k (files[k], given as names[k]) must not be an input of the run nor an output before it:
- * `-o graph.gml` replaced the user's graph with the model, and `-o f --log f` lost the log. */
-static int clobber_check(const cli_data_opts_t *o, const char *const *files, const char *const *names, int k) {
-    const char *const inputs[5] = {o->graph, o->labels, o->node_table, o->split, o->folds};
-    static const char *const input_names[5] = {"the graph read", "--labels", "--node-table", "--split", "--folds"};
-    for (int i = 0; i < 5; i++)
-        if (inputs[i] && cli_same_file(files[k], inputs[i])) {
-            fprintf(stderr, "attn-graph: train: %s %s is also %s: it would be overwritten; give another file\n",
-                    names[k], files[k], input_names[i]);
-            return AG_EXIT_USAGE;
-        }
-    for (int j = 0; j < k; j++)
-        if (files[j] && cli_same_file(files[k], files[j])) {
-            fprintf(stderr, "attn-graph: train: %s and %s name the same file %s: one would overwrite the other\n",
-                    names[j], names[k], files[k]);
-            return AG_EXIT_USAGE;
-        }
-    return AG_EXIT_OK;
-}
-
 /* The run itself; `resume` is the checkpoint to continue (absolute path) or NULL; `args` is the
  * command line to store in checkpoints and `cwd` the directory it runs in. */
 static int train_run(int argc, char **argv, const char *resume, const char *args, const char *cwd) {
@@ -1271,21 +1251,20 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     if (cv) o.fold = 0; /* the split is read as for fold 0; train_cv then takes each fold of it */
     const char *const files[4] = {t.output, t.checkpoint, t.plot, t.log};
     static const char *const file_options[4] = {"--output", "--checkpoint", "--plot", "--log"};
-    for (int k = 0; k < 4 && code == AG_EXIT_OK; k++) {
-        char why[256];
+    for (int k = 0; k < 4 && code == AG_EXIT_OK; k++)
         if (files[k] && cv) {
             fprintf(stderr, "attn-graph: train: %s is for one run, and without --fold every fold is trained; add "
                     "--fold I to train fold I alone with it\n", file_options[k]);
             code = AG_EXIT_USAGE;
-        } else if (files[k] && (code = clobber_check(&o, files, file_options, k)) != AG_EXIT_OK) {
-            break;
-        } else if (files[k] && cli_check_writable(files[k], why, sizeof why) < 0) {
-            /* before loading and training: a run is not lost to a mistyped path */
-            fprintf(stderr, "attn-graph: train: cannot write %s: %s\n", files[k], why);
-            code = AG_EXIT_FAILURE;
         }
-    }
+    const char *const inputs[5] = {o.graph, o.labels, o.node_table, o.split, o.folds};
+    static const char *const input_names[5] = {"the graph read", "--labels", "--node-table", "--split", "--folds"};
+    /* before loading and training: a run is not lost to a mistyped path */
+    if (code == AG_EXIT_OK) code = cli_check_outputs(CMD, files, file_options, 4, inputs, input_names, 5);
     if (code == AG_EXIT_OK) code = cli_data_load(&d, &o, CMD, NULL, 0, AG_TASK_AUTO);
+    if (code == AG_EXIT_OK && o.labels && !d.ds.named_by_id)
+        /* `--checkpoint molecules/0001.gml` overwrote a molecule of the dataset */
+        code = cli_check_outputs_graphs(CMD, files, file_options, 4, o.labels, d.ds.files, d.ds.n_graphs);
     if (code == AG_EXIT_OK && cv) {
         o.fold = -1;
         code = train_cv(&job, &o, &d);

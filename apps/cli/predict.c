@@ -179,57 +179,6 @@ cli_out_kind_t cli_out_kind(const char *path) {
     return CLI_OUT_UNKNOWN;
 }
 
-int cli_atomic_open(cli_atomic_t *a, const char *cmd, const char *path) {
-    a->f = NULL;
-    a->path = path;
-    if ((size_t)snprintf(a->tmp, sizeof a->tmp, "%s.tmpXXXXXX", path) >= sizeof a->tmp) {
-        fprintf(stderr, "attn-graph: %s: cannot write %s: path too long\n", cmd, path);
-        return -1;
-    }
-    int fd = mkstemp(a->tmp);
-    if (fd < 0) {
-        fprintf(stderr, "attn-graph: %s: cannot write %s: %s\n", cmd, path, strerror(errno));
-        return -1;
-    }
-    /* mkstemp makes the file 0600; an output file gets the usual permissions */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
-    a->f = fdopen(fd, "w");
-    if (!a->f) {
-        fprintf(stderr, "attn-graph: %s: cannot write %s: %s\n", cmd, path, strerror(errno));
-        close(fd);
-        unlink(a->tmp);
-        return -1;
-    }
-    return 0;
-}
-
-int cli_atomic_commit(cli_atomic_t *a, const char *cmd) {
-    int bad = ferror(a->f) || fflush(a->f) != 0 || fsync(fileno(a->f)) != 0;
-    int saved = errno;
-    if (fclose(a->f) != 0 && !bad) {
-        bad = 1;
-        saved = errno;
-    }
-    a->f = NULL;
-    if (!bad && rename(a->tmp, a->path) != 0) {
-        bad = 1;
-        saved = errno;
-    }
-    if (bad) {
-        fprintf(stderr, "attn-graph: %s: cannot write %s: %s\n", cmd, a->path, strerror(saved));
-        unlink(a->tmp);
-        return -1;
-    }
-    return 0;
-}
-
-void cli_atomic_abort(cli_atomic_t *a) {
-    if (a->f) fclose(a->f);
-    a->f = NULL;
-    unlink(a->tmp);
-}
 
 /* GML numbers its vertices: igraph's writer takes a numeric 'id' attribute as the numbers and
  * drops a string one, such as the node ids igraph reads from GraphML ("a", "n12"). Returns 1 when

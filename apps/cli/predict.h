@@ -11,6 +11,7 @@
 #include <attngraph/modelfile.h>
 #include "cli.h"
 #include "learn.h"
+#include "outfile.h"
 
 int ag_cmd_classify(int argc, char **argv);
 int ag_cmd_label(int argc, char **argv);
@@ -65,20 +66,6 @@ int cli_ends_with_ci(const char *s, const char *suffix);
 typedef enum { CLI_OUT_GML, CLI_OUT_GRAPHML, CLI_OUT_CSV, CLI_OUT_SVG, CLI_OUT_JSON, CLI_OUT_UNKNOWN } cli_out_kind_t;
 cli_out_kind_t cli_out_kind(const char *path);
 
-/* An output file written atomically: a temporary file beside `path`, renamed over it on commit,
- * removed on abort, so `path` never holds a partial file. */
-typedef struct cli_atomic_t {
-    FILE *f;
-    char tmp[4096];
-    const char *path;
-} cli_atomic_t;
-
-/* Returns 0, or prints "attn-graph: CMD: cannot write PATH: reason" and returns -1. */
-int cli_atomic_open(cli_atomic_t *a, const char *cmd, const char *path);
-/* Flushes, syncs, closes and renames; returns 0 or prints the error and returns -1 (the
- * temporary file is removed). */
-int cli_atomic_commit(cli_atomic_t *a, const char *cmd);
-void cli_atomic_abort(cli_atomic_t *a);
 
 /* Writes the graph as GML or GraphML to f; returns 0 or prints the error and returns -1. */
 int cli_write_graph(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, FILE *f, const char *path);

@@ -1,7 +1,6 @@
 /*
  * train_support.h: what `attn-graph train` needs beside the training itself: the per-epoch
- * history (for the log, the plot and checkpoints), the learning-curve SVG, memory limits, and
- * files written atomically.
+ * history (for the log, the plot and checkpoints), the learning-curve SVG and memory limits.
  */
 #ifndef AG_CLI_TRAIN_SUPPORT_H
 #define AG_CLI_TRAIN_SUPPORT_H
@@ -10,6 +9,7 @@
 #include <stdio.h>
 #include <attngraph/model.h>
 #include <attngraph/train.h>
+#include "outfile.h"
 
 /* One epoch as the progress callback saw it. */
 typedef struct cli_epoch_t {
@@ -37,18 +37,6 @@ int cli_history_from_text(cli_history_t *h, const char *text);
  * Returns 0, or -1 with a reason in err. */
 int cli_plot_curves(const char *path, const cli_history_t *h, const char *metric, char *err, size_t errn);
 
-/* Writes `len` bytes to path atomically: a temporary file beside it, fsync, rename, directory
- * fsync; on failure nothing is left behind. Returns 0, or -1 with a reason in err. */
-int cli_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errn);
-
-/* Whether an atomic write to path (a temporary file beside it renamed over it) can succeed: path
- * is not a directory and a file can be created in its directory (one is, then removed). Checked
- * before training, so that a mistyped -o costs no run. Returns 0, or -1 with a reason in err. */
-int cli_check_writable(const char *path, char *err, size_t errn);
-
-/* 1 when a and b name the same file: the same inode when both exist, else the same directory
- * (resolved through links and "..") and the same last component. */
-int cli_same_file(const char *a, const char *b);
 
 /* "4G", "512M", "100k", "1.5G", "123456" (bytes; K, M, G, T powers of 1024, an optional trailing
  * 'B' or 'iB'). Returns 0, or -1 if malformed. */

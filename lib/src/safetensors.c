@@ -300,20 +300,42 @@ ag_error_t ag_safetensors_write(const char *path, const ag_tensor_t *tensors, in
         return rc;
     }
 
+    /* a symbolic link is written through (it stays a link, as with a shell's `>`); a directory, a
+     * device or a FIFO is refused, since the file renamed over it would replace it */
+    struct stat st;
+    char *real = NULL;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && !(real = realpath(path, NULL))) {
+        rc = AG_ERROR(AG_EFILE, "%s: a symbolic link that cannot be followed: %s", path, strerror(errno));
+    }
+    const char *target = real ? real : path;
+    const int exists = rc == AG_SUCCESS && stat(target, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode))
+        rc = AG_ERROR(AG_EFILE, "%s: it is %s, which the model file, written beside it and renamed, would replace",
+                      path, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file (a device or a FIFO)");
+    if (rc != AG_SUCCESS) {
+        free(real);
+        ag_strbuf_destroy(&header);
+        ag_i_free(chunk);
+        return rc;
+    }
+
     /* a unique temporary name beside the destination, so that rename() stays in one file system */
     static int64_t serial = 0;
     int64_t my_serial;
 #pragma omp atomic capture
     my_serial = ++serial;
-    size_t tlen = strlen(path) + 64;
+    size_t tlen = strlen(target) + 64;
     char *tmp = ag_i_malloc(tlen);
     if (!tmp) {
+        free(real);
         ag_strbuf_destroy(&header);
         ag_i_free(chunk);
         return AG_ERROR(AG_ENOMEM, "%s: out of memory", path);
     }
-    snprintf(tmp, tlen, "%s.tmp.%ld.%lld", path, (long)getpid(), (long long)my_serial);
+    snprintf(tmp, tlen, "%s.tmp.%ld.%lld", target, (long)getpid(), (long long)my_serial);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    /* a file replaced keeps its permissions */
+    if (fd >= 0 && exists) (void)fchmod(fd, st.st_mode & 07777);
     if (fd < 0) {
         rc = AG_ERROR(AG_EFILE, "%s: cannot create a temporary file beside it (%s): %s", path, tmp, strerror(errno));
     } else {
@@ -326,12 +348,13 @@ ag_error_t ag_safetensors_write(const char *path, const ag_tensor_t *tensors, in
             if (fclose(f) != 0 && rc == AG_SUCCESS)
                 rc = AG_ERROR(AG_EFILE, "%s: cannot close: %s", tmp, strerror(errno));
         }
-        if (rc == AG_SUCCESS && rename(tmp, path) != 0)
+        if (rc == AG_SUCCESS && rename(tmp, target) != 0)
             rc = AG_ERROR(AG_EFILE, "%s: cannot rename %s over it: %s", path, tmp, strerror(errno));
         if (rc != AG_SUCCESS) unlink(tmp);
-        else sync_dir_of(path);
+        else sync_dir_of(target);
     }
     (void)nbytes;
+    free(real);
     ag_i_free(tmp);
     ag_strbuf_destroy(&header);
     ag_i_free(chunk);
