@@ -237,6 +237,19 @@ static void test_errors(void **state) {
     /* columns are matched by name: each needs its own */
     snprintf(buf, sizeof buf, "id,x,y,x\n10,1,2,3\n%s", "20,2,2,2\n30,3,3,3\n40,4,4,4\n");
     expect_error(&g, buf, ".csv", NULL, AG_EPARSE, ":1: column 'x' appears twice in the header");
+    /* ... and a name: a trailing separator as spreadsheets export, with values or without */
+    expect_error(&g, "id,x,\n10,1,5\n20,2,5\n30,3,5\n40,4,5\n", ".csv", NULL, AG_EPARSE,
+                 ":1: column 3 of the header has no name (a trailing separator?): columns are matched by name; "
+                 "name it, or remove the column");
+    expect_error(&g, "id, ,x\n10,,1\n20,,2\n30,,3\n40,,4\n", ".csv", NULL, AG_EPARSE,
+                 ":1: column 2 of the header has no name");
+    /* the id column may be unnamed (pandas writes its index so) */
+    char *unnamed_id = write_temp(",x\n10,1\n20,2\n30,3\n40,4\n", ".csv");
+    assert_int_equal(ag_table_read(&t2, unnamed_id, &g, NULL), AG_SUCCESS);
+    unlink(unnamed_id);
+    assert_int_equal(t2.features.cols, 1);
+    assert_string_equal(t2.columns[0], "x");
+    ag_node_table_destroy(&t2);
     ag_table_options_t o;
     ag_table_options_init(&o);
     o.id_column = "key";

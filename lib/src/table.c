@@ -316,8 +316,8 @@ static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *
 
 /* The header of a delimited table, its feature fields cols[0..f-1]: refuses a first line that is a
  * row (a table exported without a header lost its first vertex, and the message then said only
- * that vertex had no row), and a name given twice (a model matches a new table's columns by name,
- * so a repeated one would take the first column's values for both). */
+ * that vertex had no row), a column without a name, and a name given twice (a model matches a new
+ * table's columns by name, so a repeated one would take the first column's values for both). */
 static ag_error_t check_header(reader_t *r, int64_t id_col, const int64_t *cols, int64_t f) {
     const char *const *h = (const char *const *)r->csv.fields;
     int row = vindex_find(&r->ix, h[id_col]) >= 0;
@@ -329,6 +329,16 @@ static ag_error_t check_header(reader_t *r, int64_t id_col, const int64_t *cols,
         return AG_ERROR(AG_EPARSE, "%s:%lld: the first line is a row, not a header (its id '%s' is a vertex's and "
                         "every other field a number): a CSV/TSV node table starts with a header such as 'id,f1,f2'",
                         r->path, (long long)r->csv.line, h[id_col]);
+    for (int64_t j = 0; j < f; j++) {
+        /* a spreadsheet's trailing separator: matched by name, such a column could never be
+         * matched, and training named it '' */
+        const char *c = h[cols[j]];
+        while (*c == ' ' || *c == '\t') c++;
+        if (!*c)
+            return AG_ERROR(AG_EPARSE, "%s:%lld: column %lld of the header has no name (a trailing separator?): "
+                            "columns are matched by name; name it, or remove the column", r->path,
+                            (long long)r->csv.line, (long long)cols[j] + 1);
+    }
     void *p;
     AG_CHECK(ag_i_alloc_array(&p, f > 0 ? f : 1, sizeof(char *), "column names"));
     const char **sorted = p; /* (f) */
