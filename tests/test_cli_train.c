@@ -1485,6 +1485,28 @@ static void test_raw_column_default(void **state) {
     assert_non_null(strstr(r.err, "x10.gml: edge attribute 'msgs' lies far from its training values: its mean here is "));
     ag_cli_run_ok(&r, "label --model %s/msgs.st %s/msgs.gml", dir, dir);
     assert_string_equal(r.err, "");
+    /* a centred column x10 keeps its mean, and a fraction (within [-1, 1]: used as it is) given as
+     * a percentage: both leave the values the model saw, both named */
+    FILE *sg = fopen(strcat(strcpy(cmd, dir), "/centred.gml"), "w");
+    assert_non_null(sg);
+    fprintf(sg, "graph [ directed 0\n");
+    for (int v = 0; v <= 40; v++)
+        fprintf(sg, "node [ id %d d %d fr 0.%d c \"%s\" ]\n", v, v - 20, v % 10, abs(v - 20) > 10 ? "far" : "near");
+    for (int v = 0; v <= 40; v++) fprintf(sg, "edge [ source %d target %d ]\n", v, (v + 1) % 41);
+    fprintf(sg, "]\n");
+    fclose(sg);
+    ag_cli_run_ok(&r, "train %s/centred.gml --label-attr c --threads 1 --epochs 2 --quiet -o %s/c.st", dir, dir);
+    snprintf(sed, sizeof sed, "sed 's/ d \\([-0-9]*\\)/ d \\10/; s/fr 0\\.\\([0-9]\\)/fr \\10/' %s/centred.gml > %s/c10.gml",
+             dir, dir);
+    assert_int_equal(system(sed), 0);
+    ag_cli_run_ok(&r, "label --model %s/c.st %s/c10.gml", dir, dir);
+    assert_non_null(strstr(r.err, "c10.gml: vertex attribute 'd' lies far from its training values: its values here "
+                                  "spread 10.0 times as wide as in training (std 118.3 against 11.83; mean 0 against 0)"));
+    assert_non_null(strstr(r.err, "c10.gml: vertex attribute 'fr' lies far from its training values: its values here "
+                                  "reach 90 (mean 43.9, std 29.21) while in training all were within [-1, 1], so the "
+                                  "model takes them as they are; another unit or scale?"));
+    ag_cli_run_ok(&r, "label --model %s/c.st %s/centred.gml", dir, dir);
+    assert_string_equal(r.err, "");
     /* the columns standardised are named whatever the preset, and for node regression */
     ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --epochs 1 --preset gat", dir);
     assert_non_null(strstr(r.err, "standardised: 'age' (--normalize auto"));

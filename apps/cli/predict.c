@@ -395,12 +395,20 @@ void cli_warn_unseen(const ag_bundle_t *b, const igraph_t *ig, const char *path)
         fprintf(stderr, "): %s its 'other' column\n", u.count == 1 ? "it gets" : "they get");
 }
 
-/* The mean z-score of column c of M (N x F): how far, in training standard deviations, the column's
- * mean on this graph lies from its training mean. */
-static double column_shift(const ag_fmat_t *M, int64_t c) {
-    double s = 0.0;
+/* Column c of M (N x F) on this graph: its mean, standard deviation and largest magnitude. For a
+ * standardised column these are in training standard deviations around the training mean. */
+static void column_stats(const ag_fmat_t *M, int64_t c, double *mean, double *sd, double *amax) {
+    double s = 0.0, q = 0.0, a = 0.0;
     for (int64_t i = 0; i < M->rows; i++) s += M->data[i * M->cols + c];
-    return M->rows ? s / (double)M->rows : 0.0;
+    const double m = M->rows ? s / (double)M->rows : 0.0;
+    for (int64_t i = 0; i < M->rows; i++) {
+        const double x = M->data[i * M->cols + c];
+        q += (x - m) * (x - m);
+        if (fabs(x) > a) a = fabs(x);
+    }
+    *mean = m;
+    *sd = M->rows ? sqrt(q / (double)M->rows) : 0.0;
+    *amax = a;
 }
 
 int cli_column_standardised(const ag_featurizer_t *f, const ag_table_norm_t *t, cli_col_part_t part, int64_t c,
@@ -417,7 +425,9 @@ int cli_column_standardised(const ag_featurizer_t *f, const ag_table_norm_t *t, 
 }
 
 void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t *E, const char *path) {
-    /* five deviations: the mean of a large graph's vertices does not wander that far by chance */
+    /* five deviations: the mean of a large graph's vertices does not wander that far by chance,
+     * nor their spread grow fivefold (a centred column given x10 kept its mean, and accuracy went
+     * from 0.985 to 0.51 unwarned) */
     const double limit = 5.0;
     if (ag_task_is_graph_level(ag_model_config(b->model)->task)) return;
     const ag_featurizer_t *f = &b->featurizer;
@@ -425,20 +435,35 @@ void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t 
     for (cli_col_part_t k = CLI_COL_VERTEX; k <= CLI_COL_EDGE; k++) {
         const int64_t n = k == CLI_COL_VERTEX ? f->n_vattrs : k == CLI_COL_TABLE ? b->table.width : f->n_eattrs;
         const ag_fmat_t *M = k == CLI_COL_EDGE ? E : X;
-        if (!M || M->rows < 2) continue;
+        /* under --normalize none the training range is unknown: nothing to compare with */
+        const int fitted = k == CLI_COL_EDGE ? f->edge_mean != NULL
+                           : k == CLI_COL_TABLE ? b->table.norm == AG_NORM_STANDARDIZE
+                                                : f->norm == AG_NORM_STANDARDIZE;
+        if (!M || M->rows < 2 || !fitted) continue;
         for (int64_t i = 0; i < n; i++) {
             const ag_feature_attr_t *a = k == CLI_COL_VERTEX ? &f->vattrs[i] : k == CLI_COL_EDGE ? &f->eattrs[i] : NULL;
             if (a && a->type != AG_ATTR_NUMERIC) continue; /* one-hot and 0/1 columns cannot drift in scale */
             const int64_t c = a ? a->offset : i; /* the node table's columns follow the graph's in X */
-            float mean, sd;
-            if (!cli_column_standardised(f, &b->table, k, c, &mean, &sd)) continue;
-            const double z = column_shift(M, k == CLI_COL_TABLE ? f->n_features + i : c);
-            if (!(fabs(z) > limit)) continue;
-            fprintf(stderr, "attn-graph: warning: %s: %s '%s' lies far from its training values: its mean here is "
-                    "%.1f standard deviations %s the training mean (%.4g, std %.4g); another unit or scale? The "
-                    "model has not seen such values\n", path, part_name[k],
-                    a ? a->name : b->table.columns ? b->table.columns[i] : "?", fabs(z), z > 0 ? "above" : "below",
-                    (double)mean, (double)sd);
+            float mean = 0.0f, sd = 1.0f;
+            /* not standardised: its training values were all within [-1, 1] (--normalize auto left
+             * it as it was), so that values here, taken as they are, compare with the same limit */
+            const int as_is = !cli_column_standardised(f, &b->table, k, c, &mean, &sd);
+            double m, s, amax;
+            column_stats(M, k == CLI_COL_TABLE ? f->n_features + i : c, &m, &s, &amax);
+            if (!(fabs(m) > limit || s > limit)) continue;
+            const char *name = a ? a->name : b->table.columns ? b->table.columns[i] : "?";
+            fprintf(stderr, "attn-graph: warning: %s: %s '%s' lies far from its training values: ", path, part_name[k],
+                    name);
+            if (as_is)
+                fprintf(stderr, "its values here reach %.4g (mean %.4g, std %.4g) while in training all were within "
+                        "[-1, 1], so the model takes them as they are", amax, m, s);
+            else if (fabs(m) > limit)
+                fprintf(stderr, "its mean here is %.1f standard deviations %s the training mean (%.4g, std %.4g)",
+                        fabs(m), m > 0 ? "above" : "below", (double)mean, (double)sd);
+            else
+                fprintf(stderr, "its values here spread %.1f times as wide as in training (std %.4g against %.4g; "
+                        "mean %.4g against %.4g)", s, s * sd, (double)sd, mean + m * sd, (double)mean);
+            fputs("; another unit or scale? The model has not seen such values\n", stderr);
         }
     }
 }
