@@ -249,9 +249,26 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
 }
 
 /* The featuriser configuration from the feature options; lists live in bufs. */
+/* One attribute name met in the dataset's graphs, for uncommon_attrs_find. */
+typedef struct {
+    char *name;             /* a copy: the list of names is refilled for each graph */
+    int64_t last_seen;      /* the graph that last had it */
+    int64_t n_lacking;      /* the graphs with vertices (edges) that lack it */
+    int64_t first_lacking;  /* the first of them, -1 if none */
+} attr_tally_t;
+
+/* The attributes some graphs of a dataset have and others lack; [1] vertex, [0] edge. */
+typedef struct uncommon_t {
+    attr_tally_t *t[2]; /* (n[k]) distinct names, in order of first appearance; lacking when n_lacking > 0 */
+    int64_t n[2];
+} uncommon_t;
+
 typedef struct feat_lists_t {
     char *buf[3];
     const char *v[CLI_MAX_LIST], *e[CLI_MAX_LIST], *x[CLI_MAX_LIST];
+    const char **xs;  /* x and the attributes some graphs lack (exclude_uncommon), or NULL */
+    char **escaped;   /* (n_escaped) those attributes as patterns */
+    int64_t n_escaped;
 } feat_lists_t;
 
 static int list_option(const char *s, char **buf, const char **items, int *n, ag_attr_select_t *sel) {
@@ -456,6 +473,7 @@ typedef struct train_job_t {
     const char *args;      /* the command line to store in checkpoints, one argument per line */
     const char *cwd;       /* the directory it runs in */
     ag_featurizer_config_t fc; /* points into train_run's option lists; fc.norm is the node table's too */
+    uncommon_t uncommon;       /* graph tasks: the attributes some graphs lack, left out by fc */
 } train_job_t;
 
 /* The data columns --normalize auto standardised (raw values: an age, a count), named into buf as
@@ -602,30 +620,32 @@ static const char *graph_label(const cli_data_t *d, int64_t g, char *buf, size_t
     return buf;
 }
 
-/* One attribute name met in the training graphs, for uncommon_attr_notes. */
-typedef struct {
-    char *name;             /* a copy: the list of names is refilled for each graph */
-    int64_t last_seen;      /* the training graph (index into the fold) that last had it */
-    int64_t n_lacking;      /* the graphs with vertices (edges) that lack it */
-    int64_t first_lacking;  /* the first of them, -1 if none */
-} attr_tally_t;
+static void uncommon_destroy(uncommon_t *u) {
+    for (int k = 0; k < 2; k++) {
+        for (int64_t j = 0; j < u->n[k]; j++) free(u->t[k][j].name);
+        free(u->t[k]);
+    }
+    memset(u, 0, sizeof *u);
+}
 
-/* Attributes that some training graphs have and others lack: every attribute (the default
- * selection) means those every graph with vertices (edges) has, ag_featurizer_fit's rule, so one
- * molecule without 'element' silently dropped the atoms' elements from the whole model. Named, with
- * the first graph lacking each, in the order the graphs first show them. One pass over the graphs:
- * each graph's names are tallied, then every name it did not show counts it as lacking. */
-static void uncommon_attr_notes(const cli_data_t *d, const ag_featurizer_config_t *fc) {
-    const int64_t G = d->fold.n_train;
-    for (int is_v = 1; is_v >= 0; is_v--) {
+/* Every attribute (the default selection) means those every graph with vertices (edges) has, the
+ * featuriser's rule: decided over the whole dataset, not the training part alone, since a graph of
+ * the validation or test part lacking one ended the run (its featurisation failed) while the same
+ * graph among the training ones dropped the attribute: the outcome hung on the split. One pass:
+ * each graph's names are tallied, then every name it did not show counts it as lacking. Returns 0,
+ * or -1 when out of memory. */
+static int uncommon_attrs_find(const cli_data_t *d, const ag_featurizer_config_t *fc, uncommon_t *u) {
+    memset(u, 0, sizeof *u);
+    const int64_t G = d->ds.n_graphs;
+    int ok = 1;
+    for (int is_v = 1; ok && is_v >= 0; is_v--) {
         if ((is_v ? fc->vertex_select : fc->edge_select) != AG_SELECT_ALL || G < 2) continue;
-        igraph_strvector_t names; /* each training graph's in turn */
-        if (igraph_strvector_init(&names, 0) != IGRAPH_SUCCESS) return;
-        attr_tally_t *t = NULL; /* (n) distinct names, in order of first appearance */
+        igraph_strvector_t names; /* each graph's in turn */
+        if (igraph_strvector_init(&names, 0) != IGRAPH_SUCCESS) return -1;
+        attr_tally_t *t = NULL;
         int64_t n = 0, cap = 0, eligible = 0, first_eligible = -1;
-        int ok = 1;
         for (int64_t i = 0; ok && i < G; i++) {
-            const igraph_t *gi = &d->ds.graphs[d->fold.train[i]];
+            const igraph_t *gi = &d->ds.graphs[i];
             /* igraph keeps no edge attribute on a graph without edges: no lack there */
             if ((is_v ? igraph_vcount(gi) : igraph_ecount(gi)) == 0) continue;
             ok = (is_v ? igraph_cattribute_list(gi, NULL, NULL, &names, NULL, NULL, NULL)
@@ -652,25 +672,78 @@ static void uncommon_attr_notes(const cli_data_t *d, const ag_featurizer_config_
                 if (t[j].last_seen != i && t[j].n_lacking++ == 0) t[j].first_lacking = i;
             if (eligible++ == 0) first_eligible = i;
         }
-        for (int64_t j = 0; ok && j < n; j++) {
-            if (t[j].n_lacking == 0) continue;
-            char label[64];
-            fprintf(stderr, "attn-graph: note: %s attribute '%s' is not used: %lld of the %lld training graphs "
-                    "lack%s it (%s%s); give it to every graph to use it\n", is_v ? "vertex" : "edge", t[j].name,
-                    (long long)t[j].n_lacking, (long long)G, t[j].n_lacking == 1 ? "s" : "",
-                    graph_label(d, d->fold.train[t[j].first_lacking], label, sizeof label),
-                    t[j].n_lacking > 1 ? ", ..." : "");
-        }
-        for (int64_t j = 0; j < n; j++) free(t[j].name);
-        free(t);
+        u->t[is_v] = t;
+        u->n[is_v] = n;
         igraph_strvector_destroy(&names);
     }
+    if (!ok) uncommon_destroy(u);
+    return ok ? 0 : -1;
+}
+
+/* Which part of the fold graph g is in, for a note. */
+static const char *part_of(const cli_data_t *d, int64_t g) {
+    const int64_t *idx[3] = {d->fold.train, d->fold.val, d->fold.test};
+    const int64_t n[3] = {d->fold.n_train, d->fold.n_val, d->fold.n_test};
+    static const char *const names[3] = {"training", "validation", "test"};
+    for (int k = 0; k < 3; k++)
+        for (int64_t i = 0; i < n[k]; i++)
+            if (idx[k][i] == g) return names[k];
+    return "unused";
+}
+
+/* Names each attribute uncommon_attrs_find found lacking, with the first graph lacking it and its
+ * part, so that one molecule without 'element' does not silently drop the atoms' elements from the
+ * whole model. */
+static void uncommon_attr_notes(const cli_data_t *d, const uncommon_t *u) {
+    for (int is_v = 1; is_v >= 0; is_v--)
+        for (int64_t j = 0; j < u->n[is_v]; j++) {
+            const attr_tally_t *a = &u->t[is_v][j];
+            if (a->n_lacking == 0) continue;
+            char label[64];
+            fprintf(stderr, "attn-graph: note: %s attribute '%s' is not used: %lld of the %lld graphs lack%s it "
+                    "(%s, a %s graph%s); give it to every graph to use it\n", is_v ? "vertex" : "edge", a->name,
+                    (long long)a->n_lacking, (long long)d->ds.n_graphs, a->n_lacking == 1 ? "s" : "",
+                    graph_label(d, a->first_lacking, label, sizeof label), part_of(d, a->first_lacking),
+                    a->n_lacking > 1 ? ", ..." : "");
+        }
+}
+
+/* fc's exclusions with the attributes u found lacking added (as fnmatch patterns matching the
+ * name alone), into l: the training graphs may all have one that a validation graph lacks. */
+static int exclude_uncommon(ag_featurizer_config_t *fc, const uncommon_t *u, feat_lists_t *l) {
+    int64_t m = fc->n_exclude_more;
+    for (int k = 0; k < 2; k++)
+        for (int64_t j = 0; j < u->n[k]; j++) m += u->t[k][j].n_lacking > 0;
+    if (m == fc->n_exclude_more) return 0;
+    l->xs = malloc((size_t)m * sizeof *l->xs);
+    l->escaped = calloc((size_t)m, sizeof *l->escaped);
+    if (!l->xs || !l->escaped) return -1;
+    int64_t n = 0;
+    for (int64_t i = 0; i < fc->n_exclude_more; i++) l->xs[n++] = fc->exclude_more[i];
+    for (int k = 0; k < 2; k++)
+        for (int64_t j = 0; j < u->n[k]; j++) {
+            if (u->t[k][j].n_lacking == 0) continue;
+            const char *a = u->t[k][j].name;
+            char *e = malloc(2 * strlen(a) + 1);
+            if (!e) return -1;
+            char *w = e;
+            for (; *a; a++) {
+                if (strchr("*?[\\", *a)) *w++ = '\\';
+                *w++ = *a;
+            }
+            *w = '\0';
+            l->escaped[l->n_escaped++] = e;
+            l->xs[n++] = e;
+        }
+    fc->exclude_more = l->xs;
+    fc->n_exclude_more = n;
+    return 0;
 }
 
 /* What featurising decided that the options did not say; printed once the options are known to
  * be valid, so that a usage error is not preceded by notes about the data. */
 static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_prepared_t *p,
-                       const ag_featurizer_config_t *fc) {
+                       const ag_featurizer_config_t *fc, const uncommon_t *u) {
     if (!d->graph_level)
         for (int64_t i = 1; i < p->n_excluded; i++)
             fprintf(stderr,
@@ -681,7 +754,7 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
         own_output_note(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, fc);
         own_output_note(&d->graph, IGRAPH_ATTRIBUTE_EDGE, fc);
     }
-    if (d->graph_level) uncommon_attr_notes(d, fc);
+    if (d->graph_level) uncommon_attr_notes(d, u);
     if (d->graph_level && !o->targets && d->ds.targets.n_tasks > 1) {
         /* several columns were taken by default: name them, as a table may hold more than targets */
         fprintf(stderr, "attn-graph: note: %lld target columns (every %s; --target to choose):",
@@ -864,7 +937,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         code = option_error();
         goto done;
     }
-    if (!t.quiet && first_run) data_notes(o, d, &p, &fc);
+    if (!t.quiet && first_run) data_notes(o, d, &p, &fc, &job->uncommon);
     if (!t.quiet && first_run && task == AG_TASK_NODE_CLASSIFICATION)
         for (int64_t c = 0; c < p.n_out; c++)
             if (!strcmp(p.names[c], "-1")) /* PyG's mark of an unlabelled vertex, a class here */
@@ -1241,7 +1314,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     if (ag_net_train_options_train_config(&t.net, task, &tc)) return option_error();
     if (t.threads > 0) ag_set_num_threads((int)t.threads);
 
-    train_job_t job = {t, task, task_given, tc, K, resume, args, cwd, {0}};
+    train_job_t job = {t, task, task_given, tc, K, resume, args, cwd, {0}, {{0}, {0}}};
     feat_lists_t fl;
     memset(&fl, 0, sizeof fl);
     cli_data_t d;
@@ -1265,6 +1338,11 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     if (code == AG_EXIT_OK && o.labels && !d.ds.named_by_id)
         /* `--checkpoint molecules/0001.gml` overwrote a molecule of the dataset */
         code = cli_check_outputs_graphs(CMD, files, file_options, 4, o.labels, d.ds.files, d.ds.n_graphs);
+    if (code == AG_EXIT_OK && d.graph_level &&
+        (uncommon_attrs_find(&d, &job.fc, &job.uncommon) < 0 || exclude_uncommon(&job.fc, &job.uncommon, &fl) < 0)) {
+        fprintf(stderr, "attn-graph: train: out of memory\n");
+        code = AG_EXIT_FAILURE;
+    }
     if (code == AG_EXIT_OK && cv) {
         o.fold = -1;
         code = train_cv(&job, &o, &d);
@@ -1290,6 +1368,10 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     }
     cli_data_destroy(&d);
     for (int i = 0; i < 3; i++) free(fl.buf[i]);
+    for (int64_t i = 0; i < fl.n_escaped; i++) free(fl.escaped[i]);
+    free(fl.escaped);
+    free(fl.xs);
+    uncommon_destroy(&job.uncommon);
     return code == AG_EXIT_OK && interrupted ? AG_EXIT_INTERRUPTED : code;
 }
 
