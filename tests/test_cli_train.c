@@ -971,9 +971,31 @@ static void test_default_preset(void **state) {
     ag_test_write_text(dir, "x10.csv", table);
     ag_cli_run_ok(&b2, "label --model %s/mixed.safetensors graphs/social/karate.gml --node-table %s/x10.csv", dir,
                   dir);
-    assert_string_equal(b2.err, "attn-graph: warning: graphs/social/karate.gml: node-table column 'age' lies far from "
-                                "its training values: its mean here is 33.5 standard deviations above the training "
-                                "mean (36.5, std 9.811); another unit or scale? The model has not seen such values\n");
+    snprintf(want, sizeof want, "attn-graph: warning: %s/x10.csv: node-table column 'age' lies far from its training "
+             "values: its mean here is 33.5 standard deviations above the training mean (36.5, std 9.811); another "
+             "unit or scale? The model has not seen such values\n", dir);
+    assert_string_equal(b2.err, want);
+    /* names on one side only: read by position, with a note saying the names could not be checked
+     * (columns in another order were read wrong without a word) */
+    table[0] = '\0';
+    for (int v = 0; v < 34; v++)
+        snprintf(table + strlen(table), sizeof table - strlen(table), "%d %d %d\n", v, 20 + v, v % 2);
+    ag_test_write_text(dir, "plain.txt", table);
+    ag_cli_run_ok(&b2, "label --model %s/mixed.safetensors graphs/social/karate.gml --node-table %s/plain.txt", dir,
+                  dir);
+    assert_string_equal(a.out, b2.out);
+    snprintf(want, sizeof want, "attn-graph: note: %s/plain.txt: the table has no header, so its columns are taken by "
+             "position as the model's ('age', 'flag', in that order): a header would let them be matched by name\n",
+             dir);
+    assert_string_equal(b2.err, want);
+    ag_cli_run_ok(&b2, "train %s --node-table %s/plain.txt --quiet -o %s/plain.safetensors", karate, dir, dir);
+    ag_cli_run_ok(&b2, "label --model %s/plain.safetensors graphs/social/karate.gml --node-table %s/mixed.csv", dir,
+                  dir);
+    snprintf(want, sizeof want, "attn-graph: note: %s/mixed.csv: the model was trained on a table without a header, so "
+             "the columns are taken by position, not by their names ('age', 'flag')\n", dir);
+    assert_string_equal(b2.err, want);
+    ag_cli_run_ok(&b2, "label --model %s/plain.safetensors graphs/social/karate.gml --node-table %s/x10.csv", dir, dir);
+    assert_non_null(strstr(b2.err, "x10.csv: node-table column 1 lies far from its training values"));
     ag_cli_run_ok(&b2, "eval --model %s/mixed.safetensors graphs/social/karate.gml --node-table %s/x10.csv", dir, dir);
     assert_non_null(strstr(b2.err, "node-table column 'age' lies far from its training values"));
     ag_cli_run_ok(&a, "eval --model %s/mixed.safetensors graphs/social/karate.gml --node-table %s/mixed.csv", dir, dir);

@@ -188,7 +188,7 @@ int ag_cmd_eval(int argc, char **argv) {
         code = ag_cli_fail_in(graph_level ? NULL : o.graph, rc);
         goto done;
     }
-    if (!graph_level) cli_warn_shifted(&b, &p.set.examples[0].X, &p.set.examples[0].E, o.graph);
+    if (!graph_level) cli_warn_shifted(&b, &p.set.examples[0].X, &p.set.examples[0].E, o.graph, o.node_table);
     const int64_t *idx;
     int64_t n;
     if (cli_part(&d, part, p.set.n_rows, &idx, &n, &owned) < 0) {

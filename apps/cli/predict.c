@@ -424,7 +424,8 @@ int cli_column_standardised(const ag_featurizer_t *f, const ag_table_norm_t *t, 
     return 1;
 }
 
-void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t *E, const char *path) {
+void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t *E, const char *path,
+                      const char *table_path) {
     /* five deviations: the mean of a large graph's vertices does not wander that far by chance,
      * nor their spread grow fivefold (a centred column given x10 kept its mean, and accuracy went
      * from 0.985 to 0.51 unwarned) */
@@ -451,9 +452,11 @@ void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t 
             double m, s, amax;
             column_stats(M, k == CLI_COL_TABLE ? f->n_features + i : c, &m, &s, &amax);
             if (!(fabs(m) > limit || s > limit)) continue;
-            const char *name = a ? a->name : b->table.columns ? b->table.columns[i] : "?";
-            fprintf(stderr, "attn-graph: warning: %s: %s '%s' lies far from its training values: ", path, part_name[k],
-                    name);
+            if (a) fprintf(stderr, "attn-graph: warning: %s: %s '%s'", path, part_name[k], a->name);
+            else if (b->table.columns)
+                fprintf(stderr, "attn-graph: warning: %s: %s '%s'", table_path, part_name[k], b->table.columns[i]);
+            else fprintf(stderr, "attn-graph: warning: %s: %s %lld", table_path, part_name[k], (long long)i + 1);
+            fputs(" lies far from its training values: ", stderr);
             if (as_is)
                 fprintf(stderr, "its values here reach %.4g (mean %.4g, std %.4g) while in training all were within "
                         "[-1, 1], so the model takes them as they are", amax, m, s);
@@ -468,12 +471,13 @@ void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t 
     }
 }
 
-int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, cli_run_t *r) {
+int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, const char *table_path,
+                  cli_run_t *r) {
     memset(r, 0, sizeof *r);
     const ag_model_config_t *mc = ag_model_config(b->model);
     ag_error_t rc = ag_bundle_featurize(b, ig, table, &r->X, &r->E);
     if (rc == AG_SUCCESS) cli_warn_unseen(b, ig, path);
-    if (rc == AG_SUCCESS) cli_warn_shifted(b, &r->X, &r->E, path);
+    if (rc == AG_SUCCESS) cli_warn_shifted(b, &r->X, &r->E, path, table_path);
     if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&r->g, ig);
     if (rc != AG_SUCCESS) {
         fprintf(stderr, "attn-graph: %s: %s\n", path, ag_error_message());
@@ -533,7 +537,27 @@ int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model
 int cli_align_table(const char *cmd, const char *table_path, const char *model_path, const ag_table_norm_t *tn,
                     ag_node_table_t *t) {
     const int64_t W = t->features.cols;
-    if (!tn->columns || !t->columns) return cli_check_table_width(cmd, table_path, W, model_path, tn->width);
+    if (!tn->columns || !t->columns) {
+        const int code = cli_check_table_width(cmd, table_path, W, model_path, tn->width);
+        if (code != AG_EXIT_OK || (!tn->columns && !t->columns)) return code;
+        /* one side has names, the other none: nothing can be checked, and columns in another
+         * order would be read wrong without a word (0.33 accuracy against 1.00) */
+        char names[256] = "";
+        const char *const *c = (const char *const *)(tn->columns ? tn->columns : t->columns);
+        for (int64_t j = 0; j < W && j < 5; j++) {
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof names - len, "%s'%s'", j ? ", " : "", c[j]);
+        }
+        if (tn->columns)
+            fprintf(stderr, "attn-graph: note: %s: the table has no header, so its columns are taken by position "
+                    "as the model's (%s%s, in that order): a header would let them be matched by name\n", table_path,
+                    names, W > 5 ? ", ..." : "");
+        else
+            fprintf(stderr, "attn-graph: note: %s: the model was trained on a table without a header, so the "
+                    "columns are taken by position, not by their names (%s%s)\n", table_path, names,
+                    W > 5 ? ", ..." : "");
+        return code;
+    }
     int moved;
     ag_error_t rc = ag_node_table_select(t, (const char *const *)tn->columns, tn->width, &moved);
     if (rc == AG_EVALUE) {
@@ -657,7 +681,8 @@ int cli_prediction_run(cli_prediction_t *p, const cli_graph_opts_t *o, const cha
     code = cli_read_node_table(cmd, &p->b, o->model_path, o->table_path, o->table_id, &p->ig, &p->table,
                                &p->have_table);
     if (code == AG_EXIT_OK)
-        code = cli_run_model(&p->b, &p->ig, p->have_table ? &p->table.features : NULL, o->graph_path, &p->run);
+        code = cli_run_model(&p->b, &p->ig, p->have_table ? &p->table.features : NULL, o->graph_path, o->table_path,
+                             &p->run);
     /* a graph of another kind than the model the user did not choose: say which model that was */
     if (code == AG_EXIT_INPUT && o->model_path == o->default_path && cli_shares_no_attribute(&p->b, &p->ig))
         cli_default_model_hint(cmd, o->model_path);

@@ -101,11 +101,16 @@ typedef enum { CLI_COL_VERTEX, CLI_COL_TABLE, CLI_COL_EDGE } cli_col_part_t;
  * alone). t may be NULL for a model without a node table. */
 int cli_column_standardised(const ag_featurizer_t *f, const ag_table_norm_t *t, cli_col_part_t part, int64_t c,
                             float *mean, float *std);
-/* Warns (a node model's inputs X and edge features E, featurised) of each standardised numeric
- * column whose mean on this graph lies over 5 training standard deviations from its training mean:
- * a column in another unit (incomes x 10 took a model from 0.94 to 0.35 accuracy, silently). */
-void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t *E, const char *path);
-int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, cli_run_t *r);
+/* Warns (a node model's inputs X and edge features E, featurised) of each numeric column whose mean
+ * on this graph lies over 5 training standard deviations from its training mean, or whose spread
+ * is over 5 times the training one (a column left as it is: mean 0, deviation 1): a column in
+ * another unit (incomes x 10 took a model from 0.94 to 0.35 accuracy, silently). A graph column is
+ * named with path, a node-table column with table_path. */
+void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t *E, const char *path,
+                      const char *table_path);
+/* Featurises ig (and table, read from table_path, or NULL) and runs the model on it. */
+int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, const char *table_path,
+                  cli_run_t *r);
 void cli_run_destroy(cli_run_t *r);
 
 /* Reads the node table a model needs (when b->table.width > 0): --node-table is required then.
