@@ -916,8 +916,8 @@ static void test_default_preset(void **state) {
     /* raw values: standardised by default (--normalize auto), and the transformer */
     ag_cli_run_ok(&sc, "train %s --node-table %s/raw.csv", karate, dir);
     assert_null(strstr(sc.err, "the gat preset ("));
-    assert_non_null(strstr(sc.err, "attn-graph: note: columns with raw values (beyond [-1, 1]) standardised: 'f' "
-                                   "(--normalize auto, the default for node tasks; --normalize none keeps them as "
+    assert_non_null(strstr(sc.err, "attn-graph: note: columns with raw values (beyond [-1, 1]) standardised: 'f' (node "
+                                   "table) (--normalize auto, the default for node tasks; --normalize none keeps them as "
                                    "they are)\n"));
     assert_non_null(strstr(sc.err, "attn-graph: note: node classification on features from the data with raw values "
                                    "(beyond [-1, 1]): the transformer, whose blocks normalise (the gat preset has no "
@@ -941,9 +941,10 @@ static void test_default_preset(void **state) {
         snprintf(table + strlen(table), sizeof table - strlen(table), "%d,%d,%d\n", v, 20 + v, v % 2);
     ag_test_write_text(dir, "mixed.csv", table);
     ag_cli_run_ok(&sc, "train %s --node-table %s/mixed.csv -o %s/mixed.safetensors", karate, dir, dir);
-    assert_non_null(strstr(sc.err, "standardised: 'age' (--normalize auto"));
+    assert_non_null(strstr(sc.err, "standardised: 'age' (node table) (--normalize auto"));
     ag_cli_run_ok(&info, "info %s/mixed.safetensors", dir);
-    assert_non_null(strstr(info.out, "node table: 2 columns (age flag), 1 standardised, the others as is\n"));
+    assert_non_null(strstr(info.out, "node table: 2 columns (age flag), 1 standardised, the others as is\n"
+                                     "  table   age  standardised (mean 36.5, std 9.811)\narchitecture:"));
     /* a table of the same columns in another order, or with one more, is read by name: the same
      * predictions, with a note; one without a column the model needs is refused */
     snprintf(table, sizeof table, "id,extra,flag,age\n");
@@ -1426,12 +1427,19 @@ static void test_raw_column_default(void **state) {
     ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --seed 3 --normalize none --quiet",
                   dir);
     assert_string_equal(r.err, "attn-graph: warning: early stopping kept epoch 1's model: no later epoch improved the "
-                               "validation loss in the next 30 (--patience; 0 trains every epoch)\n");
+                               "validation loss in the next 30 epochs (--patience; 0 trains every epoch)\n");
     /* ... and without early stopping, where the first warning's advice led */
     ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --seed 3 --normalize none --quiet "
                   "--patience 0 --epochs 20", dir);
     assert_string_equal(r.err, "attn-graph: warning: epoch 1's model is kept: none of the 19 epochs after it improved "
                                "the validation loss (a lower --lr, or features on another scale, may let it learn)\n");
+    ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --seed 3 --normalize none --quiet "
+                  "--patience 0 --epochs 2", dir);
+    assert_string_equal(r.err, "attn-graph: warning: epoch 1's model is kept: epoch 2 did not improve the validation "
+                               "loss (a lower --lr, or features on another scale, may let it learn)\n");
+    ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --seed 3 --normalize none --epochs 1",
+                  dir);
+    assert_non_null(strstr(r.err, "attn-graph: 1 epoch in "));
     /* classes without a training vertex: said, even under --quiet */
     ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --epochs 2 --train-nodes 0 --quiet",
                   dir);

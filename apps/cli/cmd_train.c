@@ -497,7 +497,7 @@ static int standardised_columns(const ag_prepared_t *p, const cli_data_t *d, cha
             if (n < 6 && name) {
                 size_t len = strlen(buf);
                 snprintf(buf + len, cap - len, "%s'%s'%s", named ? ", " : "", name,
-                         part == CLI_COL_EDGE ? " (edges)" : "");
+                         part == CLI_COL_EDGE ? " (edges)" : part == CLI_COL_TABLE ? " (node table)" : "");
                 named++;
             }
             n++;
@@ -1116,24 +1116,27 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         if (!t.quiet) {
             const ag_metric_t shown = ag_metric_for_task(tc.metric, task);
             if (d->fold.n_val > 0)
-                fprintf(stderr, "attn-graph: %lld epochs in %.1fs; best epoch %lld (val %s %.4f)\n",
-                        (long long)res.epochs_run, res.seconds, (long long)res.best_epoch, ag_metric_name(shown),
+                fprintf(stderr, "attn-graph: %lld epoch%s in %.1fs; best epoch %lld (val %s %.4f)\n",
+                        (long long)res.epochs_run, res.epochs_run == 1 ? "" : "s", res.seconds, (long long)res.best_epoch, ag_metric_name(shown),
                         res.best_val_metric);
             else
-                fprintf(stderr, "attn-graph: %lld epochs in %.1fs; no validation part: the last epoch is kept\n",
-                        (long long)res.epochs_run, res.seconds);
+                fprintf(stderr, "attn-graph: %lld epoch%s in %.1fs; no validation part: the last epoch is kept\n",
+                        (long long)res.epochs_run, res.epochs_run == 1 ? "" : "s", res.seconds);
         }
         if (d->fold.n_val > 0 && !res.stopped && res.best_epoch == 1 && res.epochs_run > 1) {
             /* a model of one epoch is rarely what was meant: said even under --quiet */
             const char *metric = ag_metric_name(ag_metric_for_task(tc.metric, task));
+            static const char learn_hint[] = " (a lower --lr, or features on another scale, may let it learn)\n";
             if (res.epochs_run < tc.epochs)
                 fprintf(stderr, "attn-graph: warning: early stopping kept epoch 1's model: no later epoch improved "
-                        "the validation %s in the next %lld (--patience; 0 trains every epoch)\n", metric,
-                        (long long)tc.patience);
+                        "the validation %s in the next %lld epoch%s (--patience; 0 trains every epoch)\n", metric,
+                        (long long)tc.patience, tc.patience == 1 ? "" : "s");
+            else if (res.epochs_run == 2)
+                fprintf(stderr, "attn-graph: warning: epoch 1's model is kept: epoch 2 did not improve the validation "
+                        "%s%s", metric, learn_hint);
             else
                 fprintf(stderr, "attn-graph: warning: epoch 1's model is kept: none of the %lld epochs after it "
-                        "improved the validation %s (a lower --lr, or features on another scale, may let it "
-                        "learn)\n", (long long)res.epochs_run - 1, metric);
+                        "improved the validation %s%s", (long long)res.epochs_run - 1, metric, learn_hint);
         }
     }
     if (handler) sigaction(SIGINT, &old_sa, NULL);

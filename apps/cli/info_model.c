@@ -160,6 +160,18 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
             fputs("as is\n", out);
         else
             fprintf(out, "%lld standardised, the others as is\n", (long long)k);
+        /* the statistics, as the graph's columns show theirs: what a new table is held to */
+        int64_t shown = 0;
+        for (int64_t j = 0; j < b->table.width && shown < VOCAB_SHOWN; j++) {
+            float mean, sd;
+            if (!cli_column_standardised(&b->featurizer, &b->table, CLI_COL_TABLE, j, &mean, &sd)) continue;
+            fputs("  table   ", out);
+            if (b->table.columns) cli_print_value(out, b->table.columns[j], 0);
+            else fprintf(out, "column %lld", (long long)j + 1);
+            fprintf(out, "  standardised (mean %.4g, std %.4g)\n", (double)mean, (double)sd);
+            shown++;
+        }
+        if (shown < k) fprintf(out, "  table   ... (%lld more standardised)\n", (long long)(k - shown));
     } else {
         fputs("node table: none\n", out);
     }

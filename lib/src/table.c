@@ -244,6 +244,7 @@ typedef struct reader_t {
     vindex_t ix;
     int64_t *row_line; /* (N) line of the row given to each vertex, 0 = none yet */
     const char *path;
+    char hint[192];    /* appended to "matches no vertex": an id column elsewhere in the header */
 } reader_t;
 
 /* The vertex of the current line's id, checking that it matches one and only once. */
@@ -253,8 +254,8 @@ static ag_error_t place_row(reader_t *r, const char *id, int64_t *vertex) {
         if (r->ix.by_index)
             return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' is not a vertex index (the graph has %lld vertices)",
                             r->path, (long long)r->csv.line, id, (long long)r->ix.n);
-        return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' matches no vertex (vertex attribute '%s')", r->path,
-                        (long long)r->csv.line, id, r->ix.attr);
+        return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' matches no vertex (vertex attribute '%s')%s", r->path,
+                        (long long)r->csv.line, id, r->ix.attr, r->hint);
     }
     if (r->row_line[v] != 0)
         return AG_ERROR(AG_EMISMATCH, "%s:%lld: duplicate id '%s' (first on line %lld)", r->path,
@@ -370,6 +371,14 @@ static ag_error_t read_delimited(reader_t *r, ag_node_table_t *t, const ag_table
                       o->id_column);
         goto done;
     }
+    for (int64_t j = 1; !o->id_column && !r->ix.by_index && j < n_fields; j++)
+        if (!strcmp(r->csv.fields[j], r->ix.attr) || !strcmp(r->csv.fields[j], "id")) {
+            /* the ids are the first column's: a table whose id column came second gave only
+             * "id '1079' matches no vertex" */
+            snprintf(r->hint, sizeof r->hint, "; the first column ('%.40s') is taken as the ids, and column %lld is "
+                     "named '%.40s': put it first", r->csv.fields[0], (long long)j + 1, r->csv.fields[j]);
+            break;
+        }
     if (o->label_column) {
         label_col = ag_csv_find(&r->csv, o->label_column);
         if (label_col < 0 || label_col == id_col) {
