@@ -1428,6 +1428,10 @@ static void test_raw_column_default(void **state) {
                   dir);
     assert_string_equal(r.err, "attn-graph: warning: early stopping kept epoch 1's model: no later epoch improved the "
                                "validation loss in the next 30 epochs (--patience; 0 trains every epoch)\n");
+    ag_cli_run_t q; /* -q is --quiet */
+    ag_cli_run_ok(&q, "train %s/planted.gml --label-attr community --threads 1 --seed 3 --normalize none -q", dir);
+    assert_string_equal(q.err, r.err);
+    assert_string_equal(q.out, r.out);
     /* ... and without early stopping, where the first warning's advice led */
     ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --seed 3 --normalize none --quiet "
                   "--patience 0 --epochs 20", dir);

@@ -135,7 +135,7 @@ static void train_usage(FILE *out) {
         "Output:\n"
         "  -o, --output FILE      save the model (weights, architecture, featuriser, labels) as safetensors\n"
         "  --log FILE.csv         one line per epoch: epoch,loss,train_metric,val_metric,seconds,lr\n"
-        "  --quiet                no progress line on stderr\n"
+        "  -q, --quiet            no progress line on stderr\n"
         "  --json                 print the test metrics as one JSON object\n"
         "  --plot FILE.svg        draw the training loss and the validation metric per epoch (SVG)\n"
         "Interruption and limits:\n"
@@ -239,6 +239,7 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     OPT_FLAG("--no-residual", net.no_residual);
     OPT_FLAG("--virtual-node", net.virtual_node);
     OPT_FLAG("--quiet", quiet);
+    OPT_FLAG("-q", quiet);
     OPT_FLAG("--json", json);
     OPT_FLAG("--no-train-metric", net.no_train_metric);
 #undef OPT_STR
@@ -1386,7 +1387,7 @@ static int local_option(char **argv, int argc, int i, int *width) {
         if (!strncmp(argv[i], with_value[k], n) && argv[i][n] == '=') return *width = 1, 1;
         if (!strcmp(argv[i], with_value[k])) return *width = i + 1 < argc ? 2 : 1, 1;
     }
-    if (!strcmp(argv[i], "--quiet")) return *width = 1, 1;
+    if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) return *width = 1, 1;
     return 0;
 }
 
