@@ -249,7 +249,6 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     return 0;
 }
 
-/* The featuriser configuration from the feature options; lists live in bufs. */
 /* One attribute name met in the dataset's graphs, for uncommon_attrs_find. */
 typedef struct {
     char *name;             /* a copy: the list of names is refilled for each graph */
@@ -264,6 +263,7 @@ typedef struct uncommon_t {
     int64_t n[2];
 } uncommon_t;
 
+/* The featuriser configuration from the feature options; lists live in bufs. */
 typedef struct feat_lists_t {
     char *buf[3];
     const char *v[CLI_MAX_LIST], *e[CLI_MAX_LIST], *x[CLI_MAX_LIST];
@@ -681,15 +681,15 @@ static int uncommon_attrs_find(const cli_data_t *d, const ag_featurizer_config_t
     return ok ? 0 : -1;
 }
 
-/* Which part of the fold graph g is in, for a note. */
+/* Which part of the fold graph g is in, for a note: "a training graph". */
 static const char *part_of(const cli_data_t *d, int64_t g) {
     const int64_t *idx[3] = {d->fold.train, d->fold.val, d->fold.test};
     const int64_t n[3] = {d->fold.n_train, d->fold.n_val, d->fold.n_test};
-    static const char *const names[3] = {"training", "validation", "test"};
+    static const char *const names[3] = {"a training graph", "a validation graph", "a test graph"};
     for (int k = 0; k < 3; k++)
         for (int64_t i = 0; i < n[k]; i++)
             if (idx[k][i] == g) return names[k];
-    return "unused";
+    return "in no part of the split";
 }
 
 /* Names each attribute uncommon_attrs_find found lacking, with the first graph lacking it and its
@@ -702,7 +702,7 @@ static void uncommon_attr_notes(const cli_data_t *d, const uncommon_t *u) {
             if (a->n_lacking == 0) continue;
             char label[64];
             fprintf(stderr, "attn-graph: note: %s attribute '%s' is not used: %lld of the %lld graphs lack%s it "
-                    "(%s, a %s graph%s); give it to every graph to use it\n", is_v ? "vertex" : "edge", a->name,
+                    "(%s, %s%s); give it to every graph to use it\n", is_v ? "vertex" : "edge", a->name,
                     (long long)a->n_lacking, (long long)d->ds.n_graphs, a->n_lacking == 1 ? "s" : "",
                     graph_label(d, a->first_lacking, label, sizeof label), part_of(d, a->first_lacking),
                     a->n_lacking > 1 ? ", ..." : "");

@@ -30,10 +30,11 @@ int cli_output_target(const char *path, char *buf, size_t cap, char *err, size_t
         target = real;
     }
     int ok = 1;
-    if (stat(target, &st) == 0 && S_ISDIR(st.st_mode)) {
+    const int exists = stat(target, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
         snprintf(err, errn, "it is a directory");
         ok = 0;
-    } else if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
+    } else if (exists && !S_ISREG(st.st_mode)) {
         /* the output is renamed over the path: as root, --plot /dev/null replaced the system's
          * /dev/null with an SVG */
         snprintf(err, errn, "it is not a regular file (a device or a FIFO), which the output, written beside it "
