@@ -234,6 +234,12 @@ static void test_targets_table(void **state) {
     o.kinds = NULL;
     assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", &o), AG_EATTR);
     assert_non_null(strstr(ag_error_message(), "targets.csv:1: no target column 'nope' in the header"));
+    const char *twice[] = {"kind", "kind"};
+    o.targets = twice;
+    o.n_targets = 2;
+    assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", &o), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "target 'kind' is named twice: a model has one output per target");
+    assert_null(t.y.data);
     ag_targets_options_init(&o);
     o.file_column = "path";
     assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", &o), AG_EATTR);
@@ -251,7 +257,9 @@ static void test_targets_table(void **state) {
          ": no numeric target column besides 'file' to take by default: name the target (the other columns: "
          "'smiles', 'name')"},
         {"file\na\n", AG_EATTR, ": no target column besides 'file'"},
-        {"file,kind\n", AG_EATTR, ": no numeric target column besides 'file' to take by default"},
+        {"file,kind\n", AG_EPARSE, ": a header and no row: one row per graph is expected"},
+        {"file,y,y\na,1,2\n", AG_EPARSE, ":1: the header names column 'y' twice (columns 2 and 3): rename one"},
+        {"file,y,file\na,1,b\n", AG_EPARSE, ":1: the header names column 'file' twice (columns 1 and 3)"},
         {"file,kind\na,\nb, \n", AG_EATTR, ": no numeric target column besides 'file' to take by default"},
         {"", AG_EPARSE, ": empty file"},
     };

@@ -391,6 +391,18 @@ static int blank(const char *s) {
     return *s == '\0';
 }
 
+/* Whether the header names column c's name again: a model names each output once, and the
+ * repeated file column would leave which one holds the files to chance. Sets *rc to the error. */
+static int header_repeats(const char *path, char *const *header, int64_t n_cols, int64_t c, ag_error_t *rc) {
+    for (int64_t k = 0; k < n_cols; k++)
+        if (k != c && strcmp(header[k], header[c]) == 0) {
+            *rc = AG_ERROR(AG_EPARSE, "%s:1: the header names column '%s' twice (columns %lld and %lld): rename one",
+                           path, header[c], (long long)(k < c ? k : c) + 1, (long long)(k < c ? c : k) + 1);
+            return 1;
+        }
+    return 0;
+}
+
 ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targets_options_t *opts) {
     ag_targets_options_t defaults;
     ag_error_t rc = AG_SUCCESS;
@@ -432,6 +444,7 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
         rc = AG_ERROR(AG_EATTR, "%s:1: no '%s' column in the header", path, file_name);
         goto done;
     }
+    if (header_repeats(path, header, n_cols, file_col, &rc)) goto done;
     /* Rows: row r's cells are cells[(r + 1) * n_cols ...] (row 0 of the array is the header). */
     cap = n_cols;
     for (;;) {
@@ -455,6 +468,11 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
         g++;
     }
     header = cells;
+    if (g == 0) {
+        rc = AG_ERROR(AG_EPARSE, "%s: a header and no row: one row per graph is expected ('%s' and its targets)",
+                      path, file_name);
+        goto done;
+    }
     /* Choose the task columns. */
     void *p;
     TRY(ag_i_alloc_array(&p, n_cols, sizeof(int64_t), "task columns"));
@@ -463,6 +481,12 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
     num = p;
     if (opts->targets) {
         for (int64_t j = 0; j < opts->n_targets; j++) {
+            for (int64_t i = 0; i < j; i++)
+                if (opts->targets[i] && opts->targets[j] && strcmp(opts->targets[i], opts->targets[j]) == 0) {
+                    rc = AG_ERROR(AG_EINVAL, "target '%s' is named twice: a model has one output per target",
+                                  opts->targets[j]);
+                    goto done;
+                }
             int64_t c = -1;
             for (int64_t k = 0; k < n_cols; k++)
                 if (k != file_col && strcmp(header[k], opts->targets[j]) == 0) c = k;
@@ -514,6 +538,8 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
             goto done;
         }
     }
+    for (int64_t j = 0; j < n_tasks; j++)
+        if (header_repeats(path, header, n_cols, cols[j], &rc)) goto done;
     TRY(targets_alloc(t, g, n_tasks));
     TRY(ag_i_alloc_array(&p, g, sizeof(char *), "file names"));
     t->files = p;
