@@ -5,6 +5,7 @@
  * the files that do fit are still predicted. */
 #define _GNU_SOURCE
 #include <setjmp.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,6 +53,7 @@ static int setup(void **state) {
     edit_copy("graphs/molecules/aspirin.gml", "nocharge.gml", "charge", NULL);
     edit_copy("graphs/molecules/aspirin.gml", "numelem.gml", "element", " 6");
     edit_copy("graphs/molecules/aspirin.gml", "nobond.gml", "bond_type", NULL);
+    edit_copy("graphs/molecules/aspirin.gml", "emptyelem.gml", "element", " \"\"");
     edit_copy("graphs/social/karate.gml", "noname.gml", "name", NULL);
     edit_copy("graphs/molecules/aspirin.gml", "directed.gml", "directed", " 1");
     edit_copy("graphs/social/karate.gml", "kdirected.gml", "directed", " 1");
@@ -115,6 +117,11 @@ static void test_classify_misfits(void **state) {
         "attn-graph: @/numelem.gml: vertex attribute 'element' is numeric (the model expects string vertex "
         "attribute 'element')\n",
         "classify @/numelem.gml");
+    /* "" on every vertex is GML's missing value everywhere: not a molecule of "other" atoms */
+    run_expect(3,
+        "attn-graph: @/emptyelem.gml: vertex attribute 'element' is empty on every vertex: it is missing (the model "
+        "expects string vertex attribute 'element')\n",
+        "classify @/emptyelem.gml");
     r = run_expect(3,
         "attn-graph: @/nobond.gml: attribute 'bond_type' is missing (the model expects string edge attribute "
         "'bond_type')\n",
@@ -406,6 +413,60 @@ static void test_not_utf8(void **state) {
     free(svg);
 }
 
+/* train: a metric the task cannot score is a usage error, not an untrained model; a validation part
+ * with one class only is watched on its loss, with a warning even under --quiet. */
+static void test_metric_misfits(void **state) {
+    (void)state;
+    run_expect(2,
+        "attn-graph: train: --metric: metric rmse does not score a graph-classification task: it takes loss, "
+        "accuracy, macro_f1 or roc_auc\n",
+        "train --labels tests/data/mutag-mini/labels.csv --metric rmse --epochs 1 -q -o @/m.safetensors");
+    run_expect(2,
+        "attn-graph: train: --metric: metric accuracy does not score a graph-regression task: it takes loss, rmse "
+        "or mae\n",
+        "train --labels tests/data/mutag-mini/labels.csv --task graph-regression --metric accuracy --epochs 1 -q -o "
+        "@/m.safetensors");
+    /* a third fraction is the rest, or it would be ignored */
+    run_expect(2,
+        "attn-graph: train: --split-random 0.5,0.5,0.5: TRAIN,VAL,TEST add up to 1.5, not 1 (the test part is the "
+        "rest: TRAIN,VAL says the same) (see 'attn-graph train --help')\n",
+        "train --labels tests/data/mutag-mini/labels.csv --split-random 0.5,0.5,0.5 --epochs 1 -q -o @/m.safetensors");
+    char model[128];
+    snprintf(model, sizeof model, "%s/m.safetensors", dir);
+    assert_int_not_equal(access(model, F_OK), 0);
+    /* two tasks, positives in graphs 1-3 and 5 only: the validation graphs 25-32 are all negative */
+    char labels[4096] = "file,NR-AR,NR-AhR\n", split[4096] = "file,random_split\n";
+    for (int i = 1; i <= 40; i++) {
+        snprintf(labels + strlen(labels), sizeof labels - strlen(labels), "%s/tests/data/tox21-mini/%04d.gml,%d,%d\n",
+                 AG_SOURCE_DIR, i, i <= 3, i == 5);
+        snprintf(split + strlen(split), sizeof split - strlen(split), "%s/tests/data/tox21-mini/%04d.gml,%s\n",
+                 AG_SOURCE_DIR, i, i <= 24 ? "train" : i <= 32 ? "valid" : "test");
+    }
+    write_text("tox.csv", labels);
+    write_text("toxsplit.csv", split);
+    ag_cli_run_t r = run_expect(0,
+        "attn-graph: warning: the validation part's 8 labelled graphs have one class only in every task: its roc_auc "
+        "is undefined, so early stopping watches its loss\n",
+        "train --labels @/tox.csv --split @/toxsplit.csv --epochs 3 --threads 1 -q --log @/tox.log -o @/tox.safetensors");
+    char path[256], line[256];
+    snprintf(path, sizeof path, "%s/tox.log", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    /* the validation column holds the loss of each epoch (ROC-AUC would be nan on every one) */
+    int scored = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == 'e') continue; /* the header */
+        const char *p = line;
+        for (int comma = 0; comma < 3 && p; comma++) p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+        assert_non_null(p);
+        double val = strtod(p, NULL);
+        scored += isfinite(val) && val > 0.0;
+    }
+    fclose(f);
+    assert_int_equal(scored, 3);
+    assert_non_null(strstr(r.out, "test: roc_auc nan, loss "));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify_misfits),
@@ -414,6 +475,7 @@ int main(void) {
         cmocka_unit_test(test_models),
         cmocka_unit_test(test_regression_target),
         cmocka_unit_test(test_not_utf8),
+        cmocka_unit_test(test_metric_misfits),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -958,14 +958,37 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                     "--task graph-regression to predict it as a number\n", (long long)p.n_out, p.names[0],
                     p.names[p.n_out - 1]);
     }
+    int64_t val_n = d->fold.n_val; /* the validation rows early stopping reads: none when none is labelled */
     {
+        if (ag_metric_check(tc.metric, task, p.set.n_classes) != AG_SUCCESS) {
+            fprintf(stderr, "attn-graph: %s: --metric: %s\n", CMD, ag_error_message());
+            code = AG_EXIT_USAGE;
+            goto done;
+        }
         const int64_t n_val = ag_trainset_count_labelled(&p.set, d->fold.val, d->fold.n_val);
-        const ag_metric_t m = ag_metric_for_validation(tc.metric, task, n_val);
+        const char *rows = d->graph_level ? "graph" : "vertex";
+        ag_metric_t m = ag_metric_for_validation(tc.metric, task, n_val);
         if (m != tc.metric && !t.quiet && first_run)
             fprintf(stderr, "attn-graph: note: the validation part has %lld labelled %s (under %d): early "
                     "stopping watches its loss, which keeps improving after its accuracy stops moving (--metric "
                     "accuracy to watch that)\n", (long long)n_val, d->graph_level ? "graphs" : "vertices",
                     AG_SMALL_VALIDATION);
+        if (val_n > 0 && n_val == 0) {
+            /* said even under --quiet: the run is not what the split promised */
+            if (first_run)
+                fprintf(stderr, "attn-graph: warning: no %s of the validation part has a label: it cannot choose an "
+                        "epoch; the last epoch is kept\n", rows);
+            val_n = 0;
+        } else if (val_n > 0 && !ag_metric_scorable(m, &p.set, d->fold.val, d->fold.n_val)) {
+            /* a metric that is NaN on every epoch would keep the untrained weights of epoch 0 */
+            if (first_run)
+                fprintf(stderr, "attn-graph: warning: the validation part's %lld labelled %s%s one class only%s: "
+                        "its %s is undefined, so early stopping watches its loss\n", (long long)n_val,
+                        d->graph_level ? (n_val == 1 ? "graph" : "graphs") : (n_val == 1 ? "vertex" : "vertices"),
+                        n_val == 1 ? " has" : " have", task == AG_TASK_GRAPH_MULTITASK ? " in every task" : "",
+                        ag_metric_name(ag_metric_for_task(m, task)));
+            m = AG_METRIC_LOSS;
+        }
         tc.metric = m;
     }
     if (graph_note)
@@ -1097,7 +1120,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                         (unsigned long long)mc.seed);
         }
         ag_train_result_t res;
-        rc = ag_train_resume(model, &p.set, d->fold.train, d->fold.n_train, d->fold.val, d->fold.n_val, &tc,
+        rc = ag_train_resume(model, &p.set, d->fold.train, d->fold.n_train, d->fold.val, val_n, &tc,
                              resume ? &state : NULL, &res);
         if (rc) {
             if (handler) sigaction(SIGINT, &old_sa, NULL);
@@ -1116,7 +1139,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         }
         if (!t.quiet) {
             const ag_metric_t shown = ag_metric_for_task(tc.metric, task);
-            if (d->fold.n_val > 0)
+            if (val_n > 0)
                 fprintf(stderr, "attn-graph: %lld epoch%s in %.1fs; best epoch %lld (val %s %.4f)\n",
                         (long long)res.epochs_run, res.epochs_run == 1 ? "" : "s", res.seconds, (long long)res.best_epoch, ag_metric_name(shown),
                         res.best_val_metric);
@@ -1124,7 +1147,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                 fprintf(stderr, "attn-graph: %lld epoch%s in %.1fs; no validation part: the last epoch is kept\n",
                         (long long)res.epochs_run, res.epochs_run == 1 ? "" : "s", res.seconds);
         }
-        if (d->fold.n_val > 0 && !res.stopped && res.best_epoch == 1 && res.epochs_run > 1) {
+        if (val_n > 0 && !res.stopped && res.best_epoch == 1 && res.epochs_run > 1) {
             /* a model of one epoch is rarely what was meant: said even under --quiet */
             const char *metric = ag_metric_name(ag_metric_for_task(tc.metric, task));
             static const char learn_hint[] = " (a lower --lr, or features on another scale, may let it learn)\n";

@@ -275,6 +275,14 @@ static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, 
                 }
             free(buf);
             if (f[0] + f[1] > 1.0 + 1e-9) return usage_error(cmd, "--split-random fractions add up to more than 1");
+            /* the test part is what train and validation leave: a third fraction only says so, and one
+             * that does not (0.5,0.5,0.5) would be quietly ignored */
+            if (n == 3 && fabs(f[0] + f[1] + f[2] - 1.0) > 1e-6) {
+                char msg[256];
+                snprintf(msg, sizeof msg, "--split-random %s: TRAIN,VAL,TEST add up to %g, not 1 (the test part is "
+                         "the rest: TRAIN,VAL says the same)", o->split_random, f[0] + f[1] + f[2]);
+                return usage_error(cmd, msg);
+            }
         }
         rc = ag_split_random(&d->split, n_items, f[0], f[1], d->graph_level ? o->seed : o->seed);
     }

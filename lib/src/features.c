@@ -338,7 +338,7 @@ static ag_error_t read_strings(const igraph_t *ig, int is_edge, const char *name
  * read as 0/1 (a GML-trained molecule model given GraphML whose writer, networkx for one, typed
  * Python's True/False flags as booleans: one column either way). */
 static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, const char *gname,
-                              ag_attr_type_t data, int64_t rows, float *out, int64_t ld) {
+                              ag_attr_type_t data, int64_t rows, float *out, int64_t ld, int fitting) {
     igraph_error_t rc;
     const char *el = elem_name(is_edge);
     if (data == AG_ATTR_NUMERIC) {
@@ -398,9 +398,20 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
     igraph_strvector_t v;
     AG_CHECK(read_strings(ig, is_edge, gname, &v));
     ag_i_igraph_enter();
-    for (int64_t r = 0; r < rows; r++) out[r * ld + a->offset + vocab_index(a, igraph_strvector_get(&v, r))] = 1.0f;
+    int64_t empty = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        const char *x = igraph_strvector_get(&v, r);
+        empty += x[0] == '\0';
+        out[r * ld + a->offset + vocab_index(a, x)] = 1.0f;
+    }
     igraph_strvector_destroy(&v);
     ag_i_igraph_leave();
+    /* "" is a missing value (what GML gives an element without it): one here and there has the
+     * other slot, but on every element the attribute is not there at all, and the model would
+     * predict from a column it never saw set. */
+    if (!fitting && empty == rows)
+        return AG_ERROR(AG_EATTR, "%s attribute '%s' is empty on every %s: it is missing (the model expects string %s "
+                        "attribute '%s')", el, gname, el, el, a->name);
     return AG_SUCCESS;
 }
 
@@ -429,7 +440,7 @@ static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature
             err = AG_ERROR(AG_EATTR, "%s attribute '%s' is %s (the model expects %s %s attribute '%s')", elem_name(is_edge),
                            gname, igraph_type_name(t), kind_name(a->type), elem_name(is_edge), a->name);
         else
-            err = encode_attr(ig, is_edge, a, gname, kind, rows, out, ld);
+            err = encode_attr(ig, is_edge, a, gname, kind, rows, out, ld, fitting);
         if (err == AG_EVALUE && fitting) {
             char msg[700];
             snprintf(msg, sizeof msg, "%s", ag_error_message());

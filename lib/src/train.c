@@ -114,6 +114,49 @@ ag_metric_t ag_metric_for_validation(ag_metric_t m, ag_task_t task, int64_t n_va
     return m;
 }
 
+ag_error_t ag_metric_check(ag_metric_t metric, ag_task_t task, int64_t n_classes) {
+    const char *allowed;
+    int ok;
+    switch (task) {
+    case AG_TASK_NODE_CLASSIFICATION:
+    case AG_TASK_GRAPH_CLASSIFICATION:
+        ok = metric == AG_METRIC_ACCURACY || metric == AG_METRIC_MACRO_F1 ||
+             (metric == AG_METRIC_ROC_AUC && n_classes == 2);
+        allowed = n_classes == 2 ? "loss, accuracy, macro_f1 or roc_auc"
+                                 : "loss, accuracy or macro_f1 (roc_auc is for 2 classes)";
+        break;
+    case AG_TASK_GRAPH_MULTITASK:
+        ok = metric == AG_METRIC_ROC_AUC;
+        allowed = "loss or roc_auc (the mean over the tasks)";
+        break;
+    default:
+        ok = metric == AG_METRIC_RMSE || metric == AG_METRIC_MAE;
+        allowed = "loss, rmse or mae";
+        break;
+    }
+    if (ok || metric == AG_METRIC_AUTO || metric == AG_METRIC_LOSS) return AG_SUCCESS;
+    if (n_classes > 2 && metric == AG_METRIC_ROC_AUC && is_classification(task))
+        return AG_ERROR(AG_EINVAL, "metric roc_auc scores 2 classes, not the %lld of this %s task; %s", (long long)n_classes,
+                        ag_task_name(task), allowed);
+    return AG_ERROR(AG_EINVAL, "metric %s does not score a %s task: it takes %s", ag_metric_name(metric),
+                    ag_task_name(task), allowed);
+}
+
+int ag_metric_scorable(ag_metric_t metric, const ag_trainset_t *set, const int64_t *idx, int64_t n) {
+    if (!set || (n > 0 && !idx)) return 0;
+    if (ag_metric_for_task(metric, set->task) != AG_METRIC_ROC_AUC) return ag_trainset_count_labelled(set, idx, n) > 0;
+    /* per column: bit 0 a negative seen, bit 1 a positive (binary classification: class 0 or 1) */
+    for (int64_t j = 0; j < set->n_cols; j++) {
+        int seen = 0;
+        for (int64_t i = 0; i < n && seen != 3; i++) {
+            float y = set->targets[idx[i] * set->n_cols + j];
+            if (!isnan(y)) seen |= y > 0.5f ? 2 : 1;
+        }
+        if (seen == 3) return 1;
+    }
+    return 0;
+}
+
 double ag_scores_get(const ag_scores_t *s, ag_metric_t metric, ag_task_t task) {
     switch (ag_metric_for_task(metric, task)) {
     case AG_METRIC_LOSS: return s->loss;
@@ -916,7 +959,14 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
     if (resume) AG_CHECK(check_resume(resume, cfg, params, train_idx, n_train, steps_per_epoch));
     if (is_regression(c->task)) AG_CHECK(fit_target_scaling(model, set, train_idx, n_train));
 
+    AG_CHECK(ag_metric_check(cfg->metric, c->task, set->n_classes));
     ag_metric_t metric = ag_metric_for_task(cfg->metric, c->task);
+    /* A validation part that cannot be scored would never beat the first NaN and keep the
+     * untrained weights: with no label at all it is no validation part (the last epoch is kept),
+     * with one class only for ROC-AUC its loss still tells the epochs apart. */
+    if (n_val > 0 && ag_trainset_count_labelled(set, val_idx, n_val) == 0) n_val = 0;
+    if (n_val > 0 && !ag_metric_scorable(metric, set, val_idx, n_val)) metric = AG_METRIC_LOSS;
+    result->metric = metric;
     int higher = ag_metric_higher_is_better(metric);
     int64_t C = c->n_out;
     int64_t every = cfg->checkpoint_every > 0 ? cfg->checkpoint_every : 1;

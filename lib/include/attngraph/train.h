@@ -115,6 +115,21 @@ ag_metric_t ag_metric_for_task(ag_metric_t metric, ag_task_t task);
  * validation vertices). */
 ag_metric_t ag_metric_for_validation(ag_metric_t metric, ag_task_t task, int64_t n_val_labelled);
 
+/** \function ag_metric_check
+ * Whether a metric can score a task: loss always; accuracy and macro_f1 for node and graph
+ * classification; roc_auc for binary classification (n_classes 2) and multi-task; rmse and mae for
+ * regression. AG_METRIC_AUTO always can.
+ * \return AG_SUCCESS; AG_EINVAL naming the metric, the task and the metrics it allows (a metric the
+ *         task cannot score would be NaN on every epoch and keep the untrained weights). */
+ag_error_t ag_metric_check(ag_metric_t metric, ag_task_t task, int64_t n_classes);
+
+/** \function ag_metric_scorable
+ * Whether the targets of the listed rows let a metric score them, whatever the model predicts:
+ * ROC-AUC needs both classes among the labelled rows (of one task at least, for multi-task), every
+ * other metric one labelled row. AG_METRIC_AUTO is taken as ag_metric_for_task(metric, set->task).
+ * Time complexity: O(n x targets per row). */
+int ag_metric_scorable(ag_metric_t metric, const ag_trainset_t *set, const int64_t *idx, int64_t n);
+
 /** \function ag_metric_higher_is_better */
 int ag_metric_higher_is_better(ag_metric_t metric);
 
@@ -191,6 +206,9 @@ typedef struct ag_train_result_t {
     double best_val_metric; /* NaN without validation examples (then the last epoch is kept) */
     double seconds;
     int stopped;            /* 1: cfg->stop ended the run (see ag_train_config_t) */
+    ag_metric_t metric;     /* the metric early stopping watched: cfg->metric for the task, or
+                               AG_METRIC_LOSS when the validation targets cannot score that one
+                               (ag_metric_scorable: one class only for ROC-AUC) */
 } ag_train_result_t;
 
 /**
