@@ -143,7 +143,7 @@ static void test_errors(void **state) {
         {"file,y\ngood.gml,1\nmissing.gml,0\n", AG_EFILE,
          "/missing.gml: No such file or directory (listed in data row 2 of "},
         {"file,y\ngood.gml,1\nbad.gml,0\n", AG_EPARSE, "/bad.gml: "},
-        {"file,y\ngood.gml,1\ngood.xyz,0\n", AG_EFORMAT, "good.xyz: unknown file extension"},
+        {"file,y\ngood.gml,1\ngood.xyz,0\n", AG_EFILE, "good.xyz: No such file or directory (listed in data row 2 of "},
         {"file,y\ngood.gml,1\n,0\n", AG_EFILE, "labels.csv: row 2 has an empty file name"},
         {"name,y\ngood.gml,1\n", AG_EATTR, "labels.csv:1: no 'file' column"},
         /* one block-diagonal batch cannot be both: said with both files, not batch positions */

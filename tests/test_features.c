@@ -329,6 +329,10 @@ static void test_fit_errors(void **state) {
     const igraph_t *gs[] = {&a, &c};
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EATTR);
     assert_string_equal(ag_error_message(), "vertex attribute 'charge' is string in graph 1 but numeric in graph 0");
+    /* named graphs are named by their names (a dataset's files), not by their place in the list */
+    const char *files[] = {"mols/a.gml", "mols/c.gml"};
+    assert_int_equal(ag_featurizer_fit_named(&f, &cfg, gs, files, 2), AG_EATTR);
+    assert_string_equal(ag_error_message(), "vertex attribute 'charge' is string in mols/c.gml but numeric in mols/a.gml");
     assert_null(f.vattrs);
     /* a type conflict on an excluded attribute does not matter */
     const char *ex[] = {"charge"};
@@ -347,6 +351,8 @@ static void test_fit_errors(void **state) {
     assert_string_equal(ag_error_message(), "vertex attribute 'mass' is missing");
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EATTR);
     assert_string_equal(ag_error_message(), "vertex attribute 'mass' is missing from graph 0");
+    assert_int_equal(ag_featurizer_fit_named(&f, &cfg, gs, files, 2), AG_EATTR);
+    assert_string_equal(ag_error_message(), "vertex attribute 'mass' is missing from mols/a.gml");
     const char *l2[] = {"z*"};
     cfg.vertex_attrs = l2;
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_EATTR);

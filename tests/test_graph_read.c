@@ -132,13 +132,29 @@ static void test_format_names_and_extensions(void **state) {
         assert_int_equal(ag_format_from_path(cases[i].path, &f), AG_SUCCESS);
         assert_int_equal(f, cases[i].format);
     }
+    /* no known extension: a file that is there needs --format; one that is not was mistyped */
+    char dir[] = "/tmp/ag_formats_XXXXXX", sub[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(sub, sizeof sub, "%s/dir.gml", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
     const char *unknown[] = {"graph.txt", "graph", "dir.gml/graph", ".gml", "graph.gml.gz"};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
-        assert_int_equal(ag_format_from_path(unknown[i], &f), AG_EFORMAT);
-        assert_true(!strncmp(ag_error_message(), unknown[i], strlen(unknown[i])));
+        char there[512];
+        snprintf(there, sizeof there, "%s/%s", dir, unknown[i]);
+        FILE *out = fopen(there, "w");
+        assert_non_null(out);
+        fputs("0 1\n", out);
+        fclose(out);
+        assert_int_equal(ag_format_from_path(there, &f), AG_EFORMAT);
+        assert_true(!strncmp(ag_error_message(), there, strlen(there)));
         assert_non_null(strstr(ag_error_message(), "unknown file extension (known: .gml, .graphml,"));
         assert_non_null(strstr(ag_error_message(), "pass --format"));
+        assert_int_equal(ag_format_from_path(unknown[i], &f), AG_EFILE);
+        assert_int_equal(strcmp(ag_error_message() + strlen(unknown[i]), ": No such file or directory"), 0);
+        unlink(there);
     }
+    rmdir(sub);
+    rmdir(dir);
 }
 
 static void assert_read_fails(const char *path, ag_format_t format, ag_error_t code, const char *message) {
@@ -195,9 +211,11 @@ static void test_error_paths(void **state) {
     assert_read_fails(BROKEN "missing.gml", AG_FORMAT_AUTO, AG_EFILE,
                       BROKEN "missing.gml: No such file or directory");
     assert_read_fails(BROKEN, AG_FORMAT_GML, AG_EFILE, BROKEN ": Is a directory");
-    assert_read_fails(FORMATS "sample.txt", AG_FORMAT_AUTO, AG_EFORMAT,
-                      FORMATS "sample.txt: unknown file extension (known: .gml, .graphml, .xml, .edges, .edgelist, "
-                              ".el, .ncol, .lgl, .net, .paj, .pajek, .dimacs, .max, .dl); pass --format");
+    /* no known extension and no such file: the mistyped name, not a format to give */
+    assert_read_fails(FORMATS "sample.txt", AG_FORMAT_AUTO, AG_EFILE, FORMATS "sample.txt: No such file or directory");
+    assert_read_fails(AG_SOURCE_DIR "/CMakeLists.txt", AG_FORMAT_AUTO, AG_EFORMAT,
+                      AG_SOURCE_DIR "/CMakeLists.txt: unknown file extension (known: .gml, .graphml, .xml, .edges, "
+                                    ".edgelist, .el, .ncol, .lgl, .net, .paj, .pajek, .dimacs, .max, .dl); pass --format");
     assert_int_equal(ag_format_from_path("-", &(ag_format_t){AG_FORMAT_AUTO}), AG_EFORMAT);
     assert_string_equal(ag_error_message(), "standard input has no file extension: pass --format (auto, gml, graphml, "
                                             "edgelist, ncol, lgl, pajek, dimacs, dl)");

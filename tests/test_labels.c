@@ -227,7 +227,7 @@ static void test_targets_table(void **state) {
     o.targets = score;
     assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", &o), AG_EVALUE);
     assert_non_null(
-        strstr(ag_error_message(), "targets.csv: column 'score': graph 0 has the value 0.5 in a binary task"));
+        strstr(ag_error_message(), "targets.csv: column 'score': g/a.gml has the value 0.5 in a binary task"));
     const char *absent[] = {"nope"};
     o.targets = absent;
     o.n_targets = 1;

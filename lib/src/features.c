@@ -608,6 +608,13 @@ int ag_featurizer_config_excludes(const ag_featurizer_config_t *cfg, const char 
     return 0;
 }
 
+/* Graph g of a fit as messages name it: its name when the caller gave one, else its index. */
+static const char *graph_label(const char *const *names, int64_t g, char *buf, size_t n) {
+    if (names && names[g]) return names[g];
+    snprintf(buf, n, "graph %lld", (long long)g);
+    return buf;
+}
+
 /* An attribute name with its kind, being considered for selection. */
 typedef struct cand_t {
     char *name;
@@ -681,7 +688,8 @@ static ag_error_t common_attrs(const igraph_t *const *graphs, int64_t count, int
 }
 
 /* Explains why a listed plain name cannot be used: missing from a graph, or of an unusable type. */
-static ag_error_t explain_missing(const igraph_t *const *graphs, int64_t count, int is_edge, const char *name) {
+static ag_error_t explain_missing(const igraph_t *const *graphs, const char *const *names, int64_t count, int is_edge,
+                                  const char *name) {
     for (int64_t g = 0; g < count; g++) {
         if (elem_count(graphs[g], is_edge) == 0) continue;
         attr_list_t l;
@@ -690,8 +698,9 @@ static ag_error_t explain_missing(const igraph_t *const *graphs, int64_t count, 
         attr_list_destroy(&l);
         ag_attr_type_t kind;
         /* one graph's callers name its file; several graphs need the index */
-        char where[48] = "";
-        if (count > 1) snprintf(where, sizeof where, " %s graph %lld", t < 0 ? "from" : "in", (long long)g);
+        char where[320] = "", label[48];
+        if (count > 1)
+            snprintf(where, sizeof where, " %s %s", t < 0 ? "from" : "in", graph_label(names, g, label, sizeof label));
         if (t < 0) return AG_ERROR(AG_EATTR, "%s attribute '%s' is missing%s", elem_name(is_edge), name, where);
         if (!usable_kind(t, &kind))
             return AG_ERROR(AG_EATTR, "%s attribute '%s' is %s%s: only numeric, string and boolean attributes can be features",
@@ -706,10 +715,14 @@ static int already(const ag_feature_attr_t *a, int64_t n, const char *name) {
     return 0;
 }
 
-static ag_error_t add_attr(ag_feature_attr_t *a, int64_t *n, const cand_t *c, int is_edge, int64_t first) {
-    if (c->conflict_graph >= 0)
-        return AG_ERROR(AG_EATTR, "%s attribute '%s' is %s in graph %lld but %s in graph %lld", elem_name(is_edge), c->name,
-                        igraph_type_name(c->conflict_type), (long long)c->conflict_graph, kind_name(c->type), (long long)first);
+static ag_error_t add_attr(ag_feature_attr_t *a, int64_t *n, const cand_t *c, int is_edge, int64_t first,
+                           const char *const *names) {
+    if (c->conflict_graph >= 0) {
+        char l1[48], l2[48];
+        return AG_ERROR(AG_EATTR, "%s attribute '%s' is %s in %s but %s in %s", elem_name(is_edge), c->name,
+                        igraph_type_name(c->conflict_type), graph_label(names, c->conflict_graph, l1, sizeof l1),
+                        kind_name(c->type), graph_label(names, first, l2, sizeof l2));
+    }
     if (already(a, *n, c->name)) return AG_SUCCESS;
     if (!ag_utf8_valid(c->name, NULL)) {
         char shown[200];
@@ -724,8 +737,9 @@ static ag_error_t add_attr(ag_feature_attr_t *a, int64_t *n, const cand_t *c, in
     return AG_SUCCESS;
 }
 
-static ag_error_t select_attrs(const ag_featurizer_config_t *cfg, const igraph_t *const *graphs, int64_t count, int is_edge,
-                               ag_feature_attr_t **out, int64_t *n_out) {
+static ag_error_t select_attrs(const ag_featurizer_config_t *cfg, const igraph_t *const *graphs,
+                               const char *const *names, int64_t count, int is_edge, ag_feature_attr_t **out,
+                               int64_t *n_out) {
     ag_attr_select_t sel = is_edge ? cfg->edge_select : cfg->vertex_select;
     const char *const *list = is_edge ? cfg->edge_attrs : cfg->vertex_attrs;
     int64_t n_list = is_edge ? cfg->n_edge_attrs : cfg->n_vertex_attrs;
@@ -744,7 +758,7 @@ static ag_error_t select_attrs(const ag_featurizer_config_t *cfg, const igraph_t
     int64_t m = 0;
     if (err == AG_SUCCESS && sel == AG_SELECT_ALL) {
         for (int64_t i = 0; err == AG_SUCCESS && i < n; i++)
-            if (c[i].common && !ag_featurizer_config_excludes(cfg, c[i].name)) err = add_attr(a, &m, &c[i], is_edge, first);
+            if (c[i].common && !ag_featurizer_config_excludes(cfg, c[i].name)) err = add_attr(a, &m, &c[i], is_edge, first, names);
     } else if (err == AG_SUCCESS) {
         for (int64_t k = 0; err == AG_SUCCESS && k < n_list; k++) {
             const char *pat = list[k];
@@ -756,7 +770,7 @@ static ag_error_t select_attrs(const ag_featurizer_config_t *cfg, const igraph_t
                 int64_t hits = 0;
                 for (int64_t i = 0; err == AG_SUCCESS && i < n; i++)
                     if (c[i].common && fnmatch(pat, c[i].name, 0) == 0 && !ag_featurizer_config_excludes(cfg, c[i].name)) {
-                        err = add_attr(a, &m, &c[i], is_edge, first);
+                        err = add_attr(a, &m, &c[i], is_edge, first, names);
                         hits++;
                     }
                 if (err == AG_SUCCESS && hits == 0)
@@ -765,7 +779,7 @@ static ag_error_t select_attrs(const ag_featurizer_config_t *cfg, const igraph_t
             } else {
                 int64_t i = 0;
                 while (i < n && !(c[i].common && strcmp(c[i].name, pat) == 0)) i++;
-                err = i < n ? add_attr(a, &m, &c[i], is_edge, first) : explain_missing(graphs, count, is_edge, pat);
+                err = i < n ? add_attr(a, &m, &c[i], is_edge, first, names) : explain_missing(graphs, names, count, is_edge, pat);
             }
         }
     }
@@ -868,16 +882,17 @@ static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_ed
 
 /* Re-raises the last error with "graph g: " in front, when there are several graphs to tell
  * apart (one graph's callers name its file). */
-static ag_error_t in_graph(ag_error_t code, int64_t g, int64_t count) {
-    if (count == 1) return code;
-    char msg[900];
+static ag_error_t in_graph(ag_error_t code, const char *const *names, int64_t g, int64_t count) {
+    if (count == 1 && !(names && names[0])) return code;
+    char msg[900], label[48];
     snprintf(msg, sizeof msg, "%s", ag_error_message());
-    return AG_ERROR(code, "graph %lld: %s", (long long)g, msg);
+    return AG_ERROR(code, "%s: %s", graph_label(names, g, label, sizeof label), msg);
 }
 
 /* raw_only: AG_NORM_STANDARDIZE_RAW, whose attribute columns within [-1, 1] and degree columns
  * keep mean 0 and std 1. */
-static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count, int raw_only) {
+static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, const char *const *names, int64_t count,
+                            int raw_only) {
     const int64_t S = stat_cols(f);
     const int want = f->norm == AG_NORM_STANDARDIZE;
     ag_colstats_t st = {0};
@@ -889,7 +904,7 @@ static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, i
         ag_fmat_t x;
         err = transform_raw(f, graphs[g], &x, 1);
         if (err != AG_SUCCESS) {
-            err = in_graph(err, g, count);
+            err = in_graph(err, names, g, count);
             break;
         }
         if (want) ag_i_colstats_add(&st, x.data, x.rows, x.cols);
@@ -919,7 +934,8 @@ static ag_error_t fit_stats(ag_featurizer_t *f, const igraph_t *const *graphs, i
 /* Encodes every fitted graph's edges once: it validates their values (NaN, infinities) at fit
  * time, with the graph's index in the message, and with stats (AG_NORM_STANDARDIZE_RAW) fits the
  * edge statistics; edge_mean and edge_std stay NULL when no edge column goes beyond [-1, 1]. */
-static ag_error_t fit_edges(ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count, int stats) {
+static ag_error_t fit_edges(ag_featurizer_t *f, const igraph_t *const *graphs, const char *const *names, int64_t count,
+                            int stats) {
     const int64_t Fe = f->n_edge_features;
     if (Fe == 0) return AG_SUCCESS;
     ag_colstats_t st = {0};
@@ -930,7 +946,7 @@ static ag_error_t fit_edges(ag_featurizer_t *f, const igraph_t *const *graphs, i
         ag_fmat_t e = {0}; /* (E x Fe) */
         err = ag_fmat_init(&e, m, Fe);
         if (err == AG_SUCCESS) err = encode_attrs(graphs[g], 1, f->eattrs, f->n_eattrs, m, e.data, Fe, 1);
-        if (err != AG_SUCCESS) err = in_graph(err, g, count);
+        if (err != AG_SUCCESS) err = in_graph(err, names, g, count);
         else if (stats) ag_i_colstats_add(&st, e.data, m, Fe);
         ag_fmat_destroy(&e);
     }
@@ -951,15 +967,23 @@ static ag_error_t fit_edges(ag_featurizer_t *f, const igraph_t *const *graphs, i
 }
 
 /* Degree columns need every graph of one kind: 1 or 2 columns per vertex. */
-static ag_error_t check_one_kind(const ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count) {
+static ag_error_t check_one_kind(const ag_featurizer_t *f, const igraph_t *const *graphs, const char *const *names,
+                                 int64_t count) {
+    char l1[48], l2[48];
     for (int64_t g = 1; g < count; g++)
         if (graph_directed(graphs[g]) != f->directed)
-            return AG_ERROR(AG_EMISMATCH, "graph %lld is %s but graph 0 is %s: degree columns need one kind",
-                            (long long)g, f->directed ? "undirected" : "directed", f->directed ? "directed" : "undirected");
+            return AG_ERROR(AG_EMISMATCH, "%s is %s but %s is %s: degree columns need one kind",
+                            graph_label(names, g, l1, sizeof l1), f->directed ? "undirected" : "directed",
+                            graph_label(names, 0, l2, sizeof l2), f->directed ? "directed" : "undirected");
     return AG_SUCCESS;
 }
 
 ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *cfg, const igraph_t *const *graphs, int64_t count) {
+    return ag_featurizer_fit_named(f, cfg, graphs, NULL, count);
+}
+
+ag_error_t ag_featurizer_fit_named(ag_featurizer_t *f, const ag_featurizer_config_t *cfg, const igraph_t *const *graphs,
+                                   const char *const *names, int64_t count) {
     if (!f) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: NULL output");
     memset(f, 0, sizeof *f);
     if (!cfg || !graphs) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: NULL argument");
@@ -984,9 +1008,9 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
     f->lap_pe_scaled = 1;
     f->rw_pe_k = cfg->rw_pe_k;
     f->directed = graph_directed(graphs[0]);
-    ag_error_t err = f->degree ? check_one_kind(f, graphs, count) : AG_SUCCESS;
-    if (err == AG_SUCCESS) err = select_attrs(cfg, graphs, count, 0, &f->vattrs, &f->n_vattrs);
-    if (err == AG_SUCCESS) err = select_attrs(cfg, graphs, count, 1, &f->eattrs, &f->n_eattrs);
+    ag_error_t err = f->degree ? check_one_kind(f, graphs, names, count) : AG_SUCCESS;
+    if (err == AG_SUCCESS) err = select_attrs(cfg, graphs, names, count, 0, &f->vattrs, &f->n_vattrs);
+    if (err == AG_SUCCESS) err = select_attrs(cfg, graphs, names, count, 1, &f->eattrs, &f->n_eattrs);
     if (err == AG_SUCCESS && cfg->degree_if_featureless && f->n_vattrs == 0 && !f->degree) {
         /* no attribute column: the degree too, standardised, since raw degrees run to the hundreds
          * on social graphs (AG_NORM_L1_ROWS would leave them raw, having no attribute to act on);
@@ -994,7 +1018,7 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
         f->degree = 1;
         f->norm = AG_NORM_STANDARDIZE;
         raw_only = 0;
-        err = check_one_kind(f, graphs, count);
+        err = check_one_kind(f, graphs, names, count);
     }
     for (int is_edge = 0; is_edge < 2 && err == AG_SUCCESS; is_edge++) {
         ag_feature_attr_t *attrs = is_edge ? f->eattrs : f->vattrs;
@@ -1002,11 +1026,11 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
         for (int64_t i = 0; i < n && err == AG_SUCCESS; i++)
             if (attrs[i].type == AG_ATTR_STRING)
                 for (int64_t g = 0; g < count && err == AG_SUCCESS; g++)
-                    if ((err = grow_vocab(&attrs[i], graphs[g], is_edge)) == AG_EATTR) err = in_graph(err, g, count);
+                    if ((err = grow_vocab(&attrs[i], graphs[g], is_edge)) == AG_EATTR) err = in_graph(err, names, g, count);
     }
     if (err == AG_SUCCESS) err = layout(f);
-    if (err == AG_SUCCESS) err = fit_stats(f, graphs, count, raw_only);
-    if (err == AG_SUCCESS) err = fit_edges(f, graphs, count, cfg->norm == AG_NORM_STANDARDIZE_RAW);
+    if (err == AG_SUCCESS) err = fit_stats(f, graphs, names, count, raw_only);
+    if (err == AG_SUCCESS) err = fit_edges(f, graphs, names, count, cfg->norm == AG_NORM_STANDARDIZE_RAW);
     if (err != AG_SUCCESS) ag_featurizer_destroy(f);
     return err;
 }

@@ -68,6 +68,9 @@ ag_error_t ag_format_from_path(const char *path, ag_format_t *format) {
             }
         }
     }
+    /* a mistyped name is the likelier fault: say that rather than ask for a format */
+    struct stat st;
+    if (stat(path, &st) != 0) return AG_ERROR(AG_EFILE, "%s: %s", path, strerror(errno));
     return AG_ERROR(AG_EFORMAT, "%s: unknown file extension (known: " KNOWN_EXTENSIONS "); pass --format", path);
 }
 

@@ -359,11 +359,25 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
                                 t->tasks[j], names[j]);
     }
     for (int64_t j = 0; j < T; j++) {
-        if (task == AG_TASK_GRAPH_MULTITASK && t->kinds[j] != AG_TASK_BINARY)
-            return AG_ERROR(AG_EINVAL, "multi-task classification needs 0/1 targets; column '%s' is %s", t->tasks[j],
-                            ag_task_kind_name(t->kinds[j]));
-        if (task == AG_TASK_GRAPH_REGRESSION && t->kinds[j] == AG_TASK_MULTICLASS)
-            return AG_ERROR(AG_EINVAL, "regression needs numeric targets; column '%s' holds strings", t->tasks[j]);
+        const int multi = task == AG_TASK_GRAPH_MULTITASK && t->kinds[j] != AG_TASK_BINARY;
+        if (!multi && !(task == AG_TASK_GRAPH_REGRESSION && t->kinds[j] == AG_TASK_MULTICLASS)) continue;
+        /* the first value that does not fit, and where, so that the table can be checked */
+        int64_t g = 0;
+        float v = NAN;
+        for (; g < G; g++) {
+            v = t->y.data[g * T + j];
+            if (!isnan(v) && (t->kinds[j] == AG_TASK_MULTICLASS || (v != 0.0f && v != 1.0f))) break;
+        }
+        char value[160] = "", name[64];
+        if (g < G && t->kinds[j] == AG_TASK_MULTICLASS)
+            snprintf(value, sizeof value, " ('%s' for %s)", t->classes[j][(int64_t)v], graph_name(ds, g, name, sizeof name));
+        else if (g < G)
+            snprintf(value, sizeof value, " (%g for %s)", (double)v, graph_name(ds, g, name, sizeof name));
+        if (multi)
+            return AG_ERROR(AG_EINVAL, "multi-task classification needs 0/1 targets; column '%s' is %s%s", t->tasks[j],
+                            ag_task_kind_name(t->kinds[j]), value);
+        return AG_ERROR(AG_EINVAL, "regression needs numeric targets; column '%s' holds strings%s: "
+                        "graph-classification takes them as classes", t->tasks[j], value);
     }
     AG_CHECK(ag_trainset_resize(&p->set, G, G, T));
     memcpy(p->set.targets, t->y.data, (size_t)(G * T) * sizeof(float));
@@ -396,13 +410,20 @@ ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t
     if (!fit_idx) n_fit = ds->n_graphs;
     if (n_fit < 1) return AG_ERROR(AG_EINVAL, "no graphs to fit the featuriser on");
     const igraph_t **fit = NULL;
+    char **names = NULL; /* (n_fit) the graphs as messages name them, not by their place in the fit list */
     ag_error_t rc = ag_i_alloc_array((void **)&fit, n_fit, sizeof(*fit), "graph list");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&names, n_fit, sizeof(*names), "graph names");
     for (int64_t i = 0; i < n_fit && rc == AG_SUCCESS; i++) {
         int64_t g = fit_idx ? fit_idx[i] : i;
+        char buf[64];
         if (g < 0 || g >= ds->n_graphs) rc = AG_ERROR(AG_EINVAL, "graph index %lld out of range", (long long)g);
+        else if (!(names[i] = ag_i_strdup(graph_name(ds, g, buf, sizeof buf))))
+            rc = AG_ERROR(AG_ENOMEM, "out of memory copying graph names");
         else fit[i] = &ds->graphs[g];
     }
-    if (rc == AG_SUCCESS) rc = ag_featurizer_fit(&p->featurizer, cfg, fit, n_fit);
+    if (rc == AG_SUCCESS) rc = ag_featurizer_fit_named(&p->featurizer, cfg, fit, (const char *const *)names, n_fit);
+    for (int64_t i = 0; names && i < n_fit; i++) ag_i_free(names[i]);
+    ag_i_free(names);
     ag_i_free(fit);
     /* Said here, of the dataset, rather than by the first graph featurised, whose name would make it
      * look like that graph's fault. */

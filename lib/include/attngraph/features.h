@@ -197,6 +197,15 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
                              const igraph_t *const *graphs, int64_t count);
 
 /**
+ * \function ag_featurizer_fit_named
+ * ag_featurizer_fit(), with the graphs' names (their files, say) in the messages that point at one
+ * graph ("data/0042.gml: vertex attribute 'x' is missing") instead of its index in `graphs`.
+ * \param names  (count) names, or NULL (then "graph <index>"); a NULL entry is named by its index.
+ */
+ag_error_t ag_featurizer_fit_named(ag_featurizer_t *f, const ag_featurizer_config_t *cfg, const igraph_t *const *graphs,
+                                   const char *const *names, int64_t count);
+
+/**
  * \function ag_featurizer_lap_columns
  * Where the Laplacian eigenvector columns are in X: *col0 (the first) and *n (0 without them).
  * Training flips their signs at random (train.h's flip_col0 and flip_cols).
