@@ -367,6 +367,13 @@ static void test_regression_target(void **state) {
         "train graphs/social/karate.gml --label-attr weight --task node-regression --quiet");
     run_expect(3, "attn-graph: @/nan.gml: target 'y' is missing (NaN) on every vertex\n",
                "train @/nan.gml --label-attr y --task node-regression --quiet");
+    /* float32 holds the targets: 1e39 would be inf and its scaling "mean inf" */
+    write_text("big.gml", "graph [\n directed 0\n node [ id 0 x 0.5 y 1.5 ]\n node [ id 1 x 0.2 y 1e39 ]\n"
+                          " edge [ source 0 target 1 ]\n]\n");
+    run_expect(3,
+        "attn-graph: @/big.gml: vertex 1: target 'y' is 1e+39, beyond the float32 range (3.40282e+38) targets are "
+        "held in; rescale the attribute\n",
+        "train @/big.gml --label-attr y --task node-regression --quiet");
     run_expect(2,
         "attn-graph: train: a GRAPH argument trains node-classification or node-regression, not graph-regression\n",
         "train graphs/social/karate.gml --label-attr club --task graph-regression --quiet");

@@ -252,6 +252,8 @@ static void test_targets_table(void **state) {
     } bad[] = {
         {"file,y\na,1\nb,2\na,3\n", AG_EMISMATCH, ":4: duplicate file 'a' (first on line 2)"},
         {"file,y\na,1\nb,inf\n", AG_EVALUE, ":3: column 'y': value 'inf' is not finite"},
+        {"file,y\na,1\nb,-1e39\n", AG_EVALUE,
+         ": column 'y': b has the value -1e+39, beyond the float32 range (3.40282e+38) targets are held in"},
         {"file,y\na,1,2\n", AG_EPARSE, ":2: 3 fields, the header has 2"},
         {"file,smiles,name\na,CC,x\n", AG_EATTR,
          ": no numeric target column besides 'file' to take by default: name the target (the other columns: "

@@ -417,6 +417,11 @@ static void test_bad_values(void **state) {
                        "option head_hidden: node tasks have a linear head on each node; the option is for graph "
                        "tasks");
     ag_net_train_options_init(&o);
+    o.readout = "mean";
+    expect_model_error(&o, AG_TASK_NODE_REGRESSION,
+                       "option readout: node tasks read each node's own output; the option pools the nodes of a "
+                       "graph, for graph tasks");
+    ag_net_train_options_init(&o);
     o.preset = "gat";
     expect_model_error(&o, AG_TASK_GRAPH_CLASSIFICATION,
                        "option preset: 'gat' is the node-classification model of the GAT paper; use score 'gat' "

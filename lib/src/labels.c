@@ -1,6 +1,7 @@
 /*
  * labels.c: node labels and graph targets (see labels.h).
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,6 +393,11 @@ static ag_error_t fill_task(ag_targets_t *t, int64_t j, const column_t *col, ag_
         if (kind == AG_TASK_BINARY && !isnan(x) && x != 0.0 && x != 1.0)
             return AG_ERROR(AG_EVALUE, "%s: %s has the value %.17g in a binary task", what,
                             row_name(t, i, name, sizeof name), x);
+        /* targets are float32: beyond its range the value would be inf, and the target scaling
+         * inf too, with no word of where it came from */
+        if (fabs(x) > FLT_MAX)
+            return AG_ERROR(AG_EVALUE, "%s: %s has the value %g, beyond the float32 range (%g) targets are held in; "
+                            "rescale the column", what, row_name(t, i, name, sizeof name), x, (double)FLT_MAX);
         y[i * T + j] = (float)x;
     }
     if (kind == AG_TASK_BINARY) t->n_classes[j] = 2;

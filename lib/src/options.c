@@ -253,6 +253,9 @@ ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *t, ag
         mc->n_readouts = 1;
         mc->readouts[0] = AG_READOUT_VNODE;
     }
+    if (t->readout && !ag_task_is_graph_level(task))
+        return AG_ERROR(AG_EINVAL, "option readout: node tasks read each node's own output; the option pools the "
+                        "nodes of a graph, for graph tasks");
     if (t->readout && ag_readout_kinds_from_list(t->readout, mc->readouts, &mc->n_readouts))
         return AG_ERROR(AG_EINVAL, "option readout: unknown value '%s' (expected mean, sum, max, attention or "
                         "vnode, or several of them joined by commas, each once)", t->readout);

@@ -1,6 +1,7 @@
 /*
  * prepare.c: loaded data -> training sets (featuriser, node table, targets laid out per task).
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -600,6 +601,9 @@ static ag_error_t node_values(ag_prepared_t *p, const igraph_t *ig, const char *
     for (int64_t v = 0; v < N && rc == AG_SUCCESS; v++) {
         double x = VECTOR(y)[v];
         if (isinf(x)) rc = AG_ERROR(AG_EVALUE, "vertex %lld: target '%s' is infinite", (long long)v, attr);
+        else if (fabs(x) > FLT_MAX) /* float32 would make it inf, and the target scaling with it */
+            rc = AG_ERROR(AG_EVALUE, "vertex %lld: target '%s' is %g, beyond the float32 range (%g) targets are held "
+                          "in; rescale the attribute", (long long)v, attr, x, (double)FLT_MAX);
         p->set.targets[v] = (float)x;
         labelled += !isnan(x);
     }
