@@ -73,6 +73,11 @@ static void test_json(void **state) {
         {"{\"folds\": []}", AG_EPARSE, "\"folds\" is not a non-empty array"},
         {"{\"train\": [0,}", AG_EPARSE, ":1:"},
         {"{\"train\": [-1]}", AG_EVALUE, "\"train\"[0] = -1 is out of range"},
+        {"{\"train\": [0], \"train\": [1]}", AG_EPARSE, ".json: \"train\" and \"train\" both give the train list"},
+        {"{\"train\": [0], \"val\": [1], \"validation\": [2]}", AG_EPARSE,
+         ".json: \"val\" and \"validation\" both give the val list"},
+        {"{\"folds\": [{\"train\": [0], \"test\": [1], \"test\": [2]}]}", AG_EPARSE,
+         ".json: fold 0: \"test\" and \"test\" both give the test list"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *path = write_temp(bad[i].text, ".json");
@@ -82,6 +87,14 @@ static void test_json(void **state) {
         unlink(path);
     }
     assert_int_equal(ag_split_read_json(&s, DATA "none.json", 3), AG_EFILE);
+    /* "validation" names the validation list as "val" and "valid" do; other keys are not the split's */
+    char *path = write_temp("{\"meta\": {\"seed\": 1}, \"train\": [2], \"validation\": [0], \"test\": [1]}", ".json");
+    assert_int_equal(ag_split_read_json(&s, path, 3), AG_SUCCESS);
+    unlink(path);
+    expect_list(s.folds[0].train, s.folds[0].n_train, (int64_t[]){2}, 1);
+    expect_list(s.folds[0].val, s.folds[0].n_val, (int64_t[]){0}, 1);
+    expect_list(s.folds[0].test, s.folds[0].n_test, (int64_t[]){1}, 1);
+    ag_split_destroy(&s);
 }
 
 static void test_csv(void **state) {

@@ -64,6 +64,13 @@ static ag_error_t fold_from_parts(ag_fold_t *fold, const unsigned char *part, in
     return AG_SUCCESS;
 }
 
+static int part_of(const char *s) {
+    if (strcmp(s, "train") == 0) return PART_TRAIN;
+    if (strcmp(s, "val") == 0 || strcmp(s, "valid") == 0 || strcmp(s, "validation") == 0) return PART_VAL;
+    if (strcmp(s, "test") == 0) return PART_TEST;
+    return PART_NONE;
+}
+
 /* ---- split.json */
 
 /* Where a message points: "PATH: fold F" in a list of folds, "PATH" in a plain split (fold < 0). */
@@ -104,11 +111,23 @@ static ag_error_t json_fold(ag_fold_t *fold, const ag_json_t *obj, unsigned char
                             int64_t f) {
     char w[600];
     if (obj->type != AG_JSON_OBJECT) return AG_ERROR(AG_EPARSE, "%s is not a JSON object", json_where(w, sizeof w, path, f));
+    /* A part's list under two keys (the same twice: a JSON reader keeps one of them; "val" beside
+     * "valid") would quietly be no part of the split. Other keys ("meta") are not the split's. */
+    const char *val_key = "val";
+    for (int64_t k = 0; k < obj->count; k++) {
+        const char *key = obj->keys[k];
+        const int part_key = part_of(key);
+        if (part_key == PART_NONE) continue;
+        if (part_key == PART_VAL) val_key = key;
+        for (int64_t j = 0; j < k; j++)
+            if (part_of(obj->keys[j]) == part_key)
+                return AG_ERROR(AG_EPARSE, "%s: \"%s\" and \"%s\" both give the %s list",
+                                json_where(w, sizeof w, path, f), obj->keys[j], key, part_names[part_key]);
+    }
     if (!ag_json_get(obj, "train"))
         return AG_ERROR(AG_EPARSE, "%s has no \"train\" list", json_where(w, sizeof w, path, f));
     memset(part, 0, (size_t)n);
     AG_CHECK(json_list(obj, "train", PART_TRAIN, part, n, path, f));
-    const char *val_key = ag_json_get(obj, "val") ? "val" : "valid";
     AG_CHECK(json_list(obj, val_key, PART_VAL, part, n, path, f));
     AG_CHECK(json_list(obj, "test", PART_TEST, part, n, path, f));
     return fold_from_parts(fold, part, n);
@@ -159,12 +178,6 @@ static int cmp_name_key(const void *a, const void *b) {
     return strcmp(((const name_key_t *)a)->name, ((const name_key_t *)b)->name);
 }
 
-static int part_of(const char *s) {
-    if (strcmp(s, "train") == 0) return PART_TRAIN;
-    if (strcmp(s, "val") == 0 || strcmp(s, "valid") == 0 || strcmp(s, "validation") == 0) return PART_VAL;
-    if (strcmp(s, "test") == 0) return PART_TEST;
-    return PART_NONE;
-}
 
 ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *column, const char *const *files,
                              int64_t n_files) {
