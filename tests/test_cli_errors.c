@@ -474,6 +474,18 @@ static void test_metric_misfits(void **state) {
     assert_non_null(strstr(r.out, "test: roc_auc nan, loss "));
 }
 
+/* The library's messages name its options (option exclude_attrs); the program's name its flags. */
+static void test_flag_names(void **state) {
+    (void)state;
+    write_text("fa.gml", "graph [\n directed 0\n node [ id 0 x 1 ]\n node [ id 1 x 2 ]\n edge [ source 0 target 1 ]\n]\n");
+    write_text("fb.gml", "graph [\n directed 0\n node [ id 0 x 1 ]\n node [ id 1 x NaN ]\n edge [ source 0 target 1 ]\n]\n");
+    write_text("flags.csv", "file,y\nfa.gml,0\nfb.gml,1\n");
+    run_expect(3,
+        "attn-graph: fb.gml: numeric vertex attribute 'x' is missing on vertex 1 (NaN; every vertex needs a number); "
+        "to train without it, leave it out (--exclude-attrs x)\n",
+        "train --labels @/flags.csv --split-random 1,0 --epochs 1 -q -o @/f.safetensors");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify_misfits),
@@ -483,6 +495,7 @@ int main(void) {
         cmocka_unit_test(test_regression_target),
         cmocka_unit_test(test_not_utf8),
         cmocka_unit_test(test_metric_misfits),
+        cmocka_unit_test(test_flag_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -457,6 +457,14 @@ static void test_checkpoint(void **state) {
     assert_non_null(strstr(r.out, "\"metric\": \"loss\""));
     assert_non_null(strstr(r.out, "\"status\": \"resumable\""));
     assert_non_null(strstr(r.out, "\"arguments\": [\"graphs/social/karate.gml\", \"--label-attr\", \"club\", "));
+    /* a checkpoint is not a model: said so, with where the model is (exit 4, a bad model file) */
+    snprintf(args, sizeof args, "label --model %s/c.st graphs/social/karate.gml", dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 4);
+    snprintf(want, sizeof want, "attn-graph: %s/c.st is a training checkpoint, not a model: the run's model is the file "
+             "its -o names ('attn-graph info %s/c.st' shows the command); 'attn-graph train --resume %s/c.st' finishes "
+             "a run that was stopped\n", dir, dir, dir);
+    assert_string_equal(r.err, want);
     /* a run whose last epoch wrote a checkpoint has nothing left to resume */
     train_and_describe(&r, "--epochs 4 --checkpoint-every 2", NULL, dir, "done.ckpt");
     assert_non_null(strstr(r.out, "\ncheckpoint: a training run after epoch 4 of 4, "));

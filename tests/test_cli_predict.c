@@ -717,12 +717,20 @@ static void test_graphml_control_chars(void **state) {
                        "graph [\n directed 0\n node [ id 0 name \"Mr Hi\" ]\n node [ id 1 name \"c\001t\" ]\n"
                        " node [ id 2 name \"x\033\" ]\n edge [ source 0 target 1 note \"ok\" ]\n"
                        " edge [ source 1 target 2 note \"a\002\" ]\n]\n");
+    snprintf(args, sizeof args, "label --threads 1 --model %s %s/control.gml -o %s/ctl.graphml", karate, dir, dir);
+    snprintf(want, sizeof want,
+             "attn-graph: label: cannot write %s/ctl.graphml: vertex 1's attribute 'name' holds control character "
+             "0x01 (\"c\\u0001t\"), which GraphML cannot hold (XML 1.0 forbids it, even escaped; 2 more strings "
+             "GraphML cannot hold); write GML (-o %s/ctl.gml), which keeps every byte, or remove the characters from "
+             "the graph\n", dir, dir);
+    expect_graphml_refused(args, want, "ctl.graphml");
+    /* OUT's name with .gml is the input here, which -o would refuse: no name is suggested */
     snprintf(args, sizeof args, "label --threads 1 --model %s %s/control.gml -o %s/control.graphml", karate, dir, dir);
     snprintf(want, sizeof want,
              "attn-graph: label: cannot write %s/control.graphml: vertex 1's attribute 'name' holds control character "
              "0x01 (\"c\\u0001t\"), which GraphML cannot hold (XML 1.0 forbids it, even escaped; 2 more strings "
-             "GraphML cannot hold); write GML (-o %s/control.gml), which keeps every byte, or remove the characters from "
-             "the graph\n", dir, dir);
+             "GraphML cannot hold); write GML (-o FILE.gml), which keeps every byte, or remove the characters from "
+             "the graph\n", dir);
     expect_graphml_refused(args, want, "control.graphml");
     /* GML carries the bytes: written, and read back as they were */
     snprintf(args, sizeof args, "label --threads 1 --model %s %s/control.gml -o %s/control-out.gml", karate, dir, dir);
@@ -743,7 +751,7 @@ static void test_graphml_control_chars(void **state) {
     snprintf(want, sizeof want,
              "attn-graph: explain: cannot write %s/titled.xml: graph attribute 'title' holds control character 0x1F "
              "(\"t\\u001f\"), which GraphML cannot hold (XML 1.0 forbids it, even escaped); write GML (-o "
-             "%s/titled.gml), which keeps every byte, or remove the characters from the graph\n", dir, dir);
+             "FILE.gml), which keeps every byte, or remove the characters from the graph\n", dir);
     expect_graphml_refused(args, want, "titled.xml");
     assert_false(left_behind("titled.svg"));
     /* a Latin-1 byte: igraph writes the file as UTF-8 XML, which igraph itself then could not read
@@ -755,8 +763,8 @@ static void test_graphml_control_chars(void **state) {
     snprintf(want, sizeof want,
              "attn-graph: label: cannot write %s/latin1.graphml: vertex 0's attribute 'name' holds byte 0xE9 "
              "(\"caf\xEF\xBF\xBD\"), which GraphML cannot hold (a GraphML file is UTF-8 XML and the byte is not UTF-8: "
-             "readers refuse it); write GML (-o %s/latin1.gml), which keeps every byte, or convert the input to UTF-8 "
-             "(e.g. iconv -f latin1 -t utf-8)\n", dir, dir);
+             "readers refuse it); write GML (-o FILE.gml), which keeps every byte, or convert the input to UTF-8 "
+             "(e.g. iconv -f latin1 -t utf-8)\n", dir);
     expect_graphml_refused(args, want, "latin1.graphml");
     /* tab and line feed are XML characters, UTF-8 text is what the file holds: written and read back */
     ag_test_write_text(dir, "tabbed.gml",

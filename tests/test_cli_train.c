@@ -1271,7 +1271,7 @@ static void test_tu_option(void **state) {
     ag_cli_run(&ev, NULL, args);
     assert_int_equal(ev.code, 2);
     assert_string_equal(ev.err, "attn-graph: no feature columns: the 18 graphs the features are fitted on have no "
-                        "usable vertex attribute; choose vertex attributes, degree columns (--degree, option degree), a "
+                        "usable vertex attribute; choose vertex attributes, degree columns (--degree), a "
                         "positional encoding or a node table\n");
     /* without node labels and without --vertex-attrs, the degree is the feature (IMDB-BINARY's case),
      * standardised; the model keeps it, so eval featurises the same way */

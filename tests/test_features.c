@@ -375,18 +375,18 @@ static void test_fit_errors(void **state) {
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EVALUE);
     /* at fit time, with the way to train without the attribute (at prediction the model needs it) */
     assert_string_equal(ag_error_message(), "graph 1: numeric vertex attribute 'charge' is missing on vertex 2 (NaN; every "
-                                            "vertex needs a number); to train without it, leave it out (--exclude-attrs "
-                                            "charge, option exclude_attrs or exclude_more)");
+                                            "vertex needs a number); to train without it, leave it out (option "
+                                            "exclude_attrs or exclude_more: 'charge')");
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs + 1, 1), AG_EVALUE);
     assert_string_equal(ag_error_message(),
                         "numeric vertex attribute 'charge' is missing on vertex 2 (NaN; every vertex needs a number); to "
-                        "train without it, leave it out (--exclude-attrs charge, option exclude_attrs or exclude_more)");
+                        "train without it, leave it out (option exclude_attrs or exclude_more: 'charge')");
     SETVAN(&c, "charge", 2, 0);
     SETEAN(&c, "bond", 1, INFINITY);
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 2), AG_EVALUE);
     assert_string_equal(ag_error_message(), "graph 1: numeric edge attribute 'bond' is infinite on edge 1; to train "
-                                            "without it, leave it out (--exclude-attrs bond, option exclude_attrs or "
-                                            "exclude_more)");
+                                            "without it, leave it out (option exclude_attrs or exclude_more: "
+                                            "'bond')");
     SETEAN(&c, "bond", 1, 1);
     /* Latin-1 text would reach the model file's JSON header: refused at fit, naming the vertex */
     SETVAS(&c, "element", 3, "caf\xE9");

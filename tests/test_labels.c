@@ -234,6 +234,11 @@ static void test_targets_table(void **state) {
     o.kinds = NULL;
     assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", &o), AG_EATTR);
     assert_non_null(strstr(ag_error_message(), "targets.csv:1: no target column 'nope' in the header"));
+    const char *files[] = {"file"};
+    o.targets = files;
+    o.n_targets = 1;
+    assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", &o), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "targets.csv:1: 'file' is the column of the graphs' files, not a target"));
     const char *twice[] = {"kind", "kind"};
     o.targets = twice;
     o.n_targets = 2;

@@ -167,7 +167,7 @@ static void test_graph_task_layouts(void **state) {
     int64_t fit[] = {0, 2};
     assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_EINVAL);
     assert_string_equal(ag_error_message(), "no feature columns: the 2 graphs the features are fitted on have no usable "
-                        "vertex attribute; choose vertex attributes, degree columns (--degree, option degree), a "
+                        "vertex attribute; choose vertex attributes, degree columns (option degree), a "
                         "positional encoding or a node table");
     assert_null(p.set.examples);
     /* asked to, the fit falls back on the degree, standardised on the fitted graphs 0 and 2 */

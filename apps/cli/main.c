@@ -36,11 +36,35 @@ static char last_error[2048];
 
 const char *ag_cli_last_error(void) { return last_error; }
 
+/* The library names its configuration ("option degree"); the program's user knows its flags. Each
+ * pair is the library's words and the flag's, an optional quoted value following both. */
+static void flag_names(char *msg, size_t cap) {
+    static const char *const names[][2] = {
+        {"option exclude_attrs or exclude_more: '", "--exclude-attrs "},
+        {"option degree", "--degree"},
+    };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        char *at = strstr(msg, names[k][0]);
+        if (!at) continue;
+        const size_t from = strlen(names[k][0]), to = strlen(names[k][1]);
+        char *rest = at + from;
+        /* a quoted value loses its closing quote with its opening one */
+        const int quoted = names[k][0][from - 1] == '\'';
+        char *close = quoted ? strchr(rest, '\'') : NULL;
+        if (quoted && !close) continue;
+        if (close) memmove(close, close + 1, strlen(close + 1) + 1);
+        if (to > from && strlen(msg) + (to - from) >= cap) continue;
+        memmove(at + to, rest, strlen(rest) + 1);
+        memcpy(at, names[k][1], to);
+    }
+}
+
 void ag_cli_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
+    flag_names(last_error, sizeof last_error);
     fprintf(stderr, "attn-graph: %s\n", last_error);
 }
 

@@ -342,9 +342,12 @@ static int check_graphml(const char *cmd, const igraph_t *ig, const char *path) 
                            "readers refuse it"
                          : ", which GraphML cannot hold (XML 1.0 forbids it, even escaped", stderr);
         if (m.count > 1) fprintf(stderr, "; %lld more strings GraphML cannot hold", (long long)(m.count - 1));
-        /* the suggestion keeps OUT's name: a.graphml -> a.gml */
+        /* the suggestion keeps OUT's name (a.graphml -> a.gml), unless a file has it: often the input
+         * itself (label a.gml -o a.graphml), which -o refuses */
         const size_t ext = cli_ends_with_ci(path, ".xml") ? 4 : 8;
-        fprintf(stderr, "); write GML (-o %.*s.gml), which keeps every byte, or %s\n", (int)(strlen(path) - ext), path,
+        char gml[4096];
+        snprintf(gml, sizeof gml, "%.*s.gml", (int)(strlen(path) - ext), path);
+        fprintf(stderr, "); write GML (-o %s), which keeps every byte, or %s\n", file_exists(gml) ? "FILE.gml" : gml,
                 m.not_utf8 ? "convert the input to UTF-8 (e.g. iconv -f latin1 -t utf-8)"
                            : "remove the characters from the graph");
         code = AG_EXIT_INPUT;

@@ -114,7 +114,7 @@ static ag_error_t tu_read(tu_table_t *t, const char *prefix, const char *suffix,
         }
         for (int64_t c = 0; c < n && integers; c++)
             if (row[c] != floor(row[c]) || fabs(row[c]) > 9e15) {
-                rc = AG_ERROR(AG_EPARSE, "%s:%lld: %.17g is not an integer", t->path, (long long)line, row[c]);
+                rc = AG_ERROR(AG_EPARSE, "%s:%lld: %.15g is not an integer", t->path, (long long)line, row[c]);
                 break;
             }
         if (rc != AG_SUCCESS) break;
@@ -281,13 +281,13 @@ ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_datas
     const int64_t N = ind.rows, E = A.rows;
     for (int64_t i = 0; i < N; i++) {
         if (ind.v[i] < 1) {
-            rc = AG_ERROR(AG_EPARSE, "%s: node %lld has graph id %.17g (ids start at 1)", ind.path, (long long)i + 1,
+            rc = AG_ERROR(AG_EPARSE, "%s: node %lld has graph id %.15g (ids start at 1)", ind.path, (long long)i + 1,
                           ind.v[i]);
             goto done;
         }
         /* every graph has a node, so an id above N leaves one empty: refused before G sizes an array */
         if (ind.v[i] > (double)N) {
-            rc = AG_ERROR(AG_EPARSE, "%s: node %lld has graph id %.17g, more than the %lld nodes (ids must run from 1 to G)",
+            rc = AG_ERROR(AG_EPARSE, "%s: node %lld has graph id %.15g, more than the %lld nodes (ids must run from 1 to G)",
                           ind.path, (long long)i + 1, ind.v[i], (long long)N);
             goto done;
         }
@@ -335,7 +335,7 @@ ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_datas
     for (int64_t k = 0; k < E; k++) {
         double a = A.v[2 * k], b = A.v[2 * k + 1];
         if (a < 1 || a > (double)N || b < 1 || b > (double)N) {
-            rc = AG_ERROR(AG_EPARSE, "%s: edge %lld (%.17g, %.17g) names a node outside 1..%lld", A.path, (long long)k + 1,
+            rc = AG_ERROR(AG_EPARSE, "%s: edge %lld (%.15g, %.15g) names a node outside 1..%lld", A.path, (long long)k + 1,
                           a, b, (long long)N);
             goto done;
         }

@@ -444,8 +444,8 @@ static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature
         if (err == AG_EVALUE && fitting) {
             char msg[700];
             snprintf(msg, sizeof msg, "%s", ag_error_message());
-            err = AG_ERROR(AG_EVALUE, "%s; to train without it, leave it out (--exclude-attrs %s, option exclude_attrs "
-                           "or exclude_more)", msg, gname);
+            err = AG_ERROR(AG_EVALUE, "%s; to train without it, leave it out (option exclude_attrs or exclude_more: "
+                           "'%s')", msg, gname);
         }
     }
     attr_list_destroy(&l);

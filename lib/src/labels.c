@@ -391,7 +391,7 @@ static ag_error_t fill_task(ag_targets_t *t, int64_t j, const column_t *col, ag_
     for (int64_t i = 0; i < g; i++) {
         double x = col->num[i];
         if (kind == AG_TASK_BINARY && !isnan(x) && x != 0.0 && x != 1.0)
-            return AG_ERROR(AG_EVALUE, "%s: %s has the value %.17g in a binary task", what,
+            return AG_ERROR(AG_EVALUE, "%s: %s has the value %.15g in a binary task", what,
                             row_name(t, i, name, sizeof name), x);
         /* targets are float32: beyond its range the value would be inf, and the target scaling
          * inf too, with no word of where it came from */
@@ -508,6 +508,11 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
             int64_t c = -1;
             for (int64_t k = 0; k < n_cols; k++)
                 if (k != file_col && strcmp(header[k], opts->targets[j]) == 0) c = k;
+            if (c < 0 && strcmp(header[file_col], opts->targets[j]) == 0) {
+                rc = AG_ERROR(AG_EINVAL, "%s:1: '%s' is the column of the graphs' files, not a target", path,
+                              opts->targets[j]);
+                goto done;
+            }
             if (c < 0) {
                 rc = AG_ERROR(AG_EATTR, "%s:1: no target column '%s' in the header", path, opts->targets[j]);
                 goto done;

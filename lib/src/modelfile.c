@@ -524,6 +524,11 @@ static ag_error_t members_from(const ag_json_t *j, const char *path, int64_t *k,
 
 static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char *path) {
     const char *ver = ag_metadata_get(&file->metadata, "bundle_version");
+    const char *kind = ag_metadata_get(&file->metadata, "kind");
+    if (!ver && kind && !strcmp(kind, "checkpoint"))
+        return AG_ERROR(AG_EMODEL, "%s is a training checkpoint, not a model: the run's model is the file its -o "
+                        "names ('attn-graph info %s' shows the command); 'attn-graph train --resume %s' finishes a "
+                        "run that was stopped", path, path, path);
     if (!ver)
         return AG_ERROR(AG_EMODEL, "%s: metadata 'bundle_version' is missing (not a model saved by attn-graph train?)",
                         path);

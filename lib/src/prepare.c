@@ -74,7 +74,7 @@ ag_error_t ag_table_norm_fit(ag_table_norm_t *t, const ag_fmat_t *table, ag_feat
 
 /* What to do about inputs without any feature column, said by both checks (one graph's, a dataset's). */
 #define NO_FEATURES_HINT                                                                                     \
-    "choose vertex attributes, degree columns (--degree, option degree), a positional encoding or a node table"
+    "choose vertex attributes, degree columns (option degree), a positional encoding or a node table"
 
 ag_error_t ag_inputs_featurize(const ag_featurizer_t *f, const ag_table_norm_t *t, const igraph_t *ig,
                                const ag_fmat_t *table, ag_fmat_t *X, ag_fmat_t *E) {
