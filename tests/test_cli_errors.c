@@ -374,6 +374,17 @@ static void test_regression_target(void **state) {
         "attn-graph: @/big.gml: vertex 1: target 'y' is 1e+39, beyond the float32 range (3.40282e+38) targets are "
         "held in; rescale the attribute\n",
         "train @/big.gml --label-attr y --task node-regression --quiet");
+    /* a graph task's column of strings forced to regression: the data's fault as the node task's (exit 3) */
+    char kinds[1024];
+    snprintf(kinds, sizeof kinds, "file,kind\n%s/tests/data/mutag-mini/molecules/0001.gml,\n"
+             "%s/tests/data/mutag-mini/molecules/0002.gml,ring\n%s/tests/data/mutag-mini/molecules/0003.gml,chain\n",
+             AG_SOURCE_DIR, AG_SOURCE_DIR, AG_SOURCE_DIR);
+    write_text("kinds.csv", kinds);
+    char want[1024];
+    snprintf(want, sizeof want, "attn-graph: regression needs numeric targets; column 'kind' holds strings ('ring' "
+             "for %s/tests/data/mutag-mini/molecules/0002.gml): graph-classification takes them as classes\n",
+             AG_SOURCE_DIR);
+    run_expect(3, want, "train --labels @/kinds.csv --task graph-regression --quiet");
     run_expect(2,
         "attn-graph: train: a GRAPH argument trains node-classification or node-regression, not graph-regression\n",
         "train graphs/social/karate.gml --label-attr club --task graph-regression --quiet");

@@ -153,8 +153,9 @@ static void test_graph_task_layouts(void **state) {
     assert_true(p.set.targets[2] == 2.5f && isnan(p.set.targets[1]) && p.set.targets[5] == -1.0f);
     ag_prepared_destroy(&p);
     /* multi-task needs 0/1 columns: c is not */
-    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_MULTITASK, &fc, NULL, 0), AG_EINVAL);
-    assert_msg_contains("column 'c' is regression");
+    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_MULTITASK, &fc, NULL, 0), AG_EVALUE);
+    assert_msg_contains("column 'c' is regression (2.5 for ");
+    assert_msg_contains("/molecules/0001.gml)");
     /* classification needs one column */
     assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_EINVAL);
     assert_msg_contains("one target column, not 3 (choose one: --target COLUMN, or a one-column target matrix)");

@@ -362,7 +362,8 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
     for (int64_t j = 0; j < T; j++) {
         const int multi = task == AG_TASK_GRAPH_MULTITASK && t->kinds[j] != AG_TASK_BINARY;
         if (!multi && !(task == AG_TASK_GRAPH_REGRESSION && t->kinds[j] == AG_TASK_MULTICLASS)) continue;
-        /* the first value that does not fit, and where, so that the table can be checked */
+        /* the first value that does not fit, and where, so that the table can be checked; the data
+         * are at fault as much as --task, and a node task's non-numeric target is input too (exit 3) */
         int64_t g = 0;
         float v = NAN;
         for (; g < G; g++) {
@@ -375,9 +376,9 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
         else if (g < G)
             snprintf(value, sizeof value, " (%g for %s)", (double)v, graph_name(ds, g, name, sizeof name));
         if (multi)
-            return AG_ERROR(AG_EINVAL, "multi-task classification needs 0/1 targets; column '%s' is %s%s", t->tasks[j],
+            return AG_ERROR(AG_EVALUE, "multi-task classification needs 0/1 targets; column '%s' is %s%s", t->tasks[j],
                             ag_task_kind_name(t->kinds[j]), value);
-        return AG_ERROR(AG_EINVAL, "regression needs numeric targets; column '%s' holds strings%s: "
+        return AG_ERROR(AG_EVALUE, "regression needs numeric targets; column '%s' holds strings%s: "
                         "graph-classification takes them as classes", t->tasks[j], value);
     }
     AG_CHECK(ag_trainset_resize(&p->set, G, G, T));

@@ -114,8 +114,9 @@ ag_task_t ag_task_infer(const ag_targets_t *targets);
  * its class names; numeric integers: their sorted distinct values); multi-task needs every column
  * binary; regression takes every column's values.
  * \param p       Output, uninitialised; free with ag_prepared_destroy(). Zeroed on failure.
- * \return AG_SUCCESS; AG_EINVAL (classification with several columns, multi-task with a non-binary
- *         column); the featuriser's errors, with the graph's file name ("molecules/0007.gml: ...");
+ * \return AG_SUCCESS; AG_EINVAL (classification with several columns); AG_EVALUE (multi-task with a
+ *         column that is not 0/1, regression with a column of strings: naming the first such value and
+ *         its graph); the featuriser's errors, with the graph's file name ("molecules/0007.gml: ...");
  *         AG_EMISMATCH (feature widths differ across graphs, naming the graph; a target table of
  *         another number of rows than ds has graphs); AG_ENOMEM.
  */
