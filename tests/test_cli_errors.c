@@ -483,6 +483,18 @@ static void test_metric_misfits(void **state) {
     fclose(f);
     assert_int_equal(scored, 3);
     assert_non_null(strstr(r.out, "test: roc_auc nan, loss "));
+    /* no label in the validation part: it cannot choose, the last epoch is kept (not epoch 0's) */
+    char unlabelled[4096] = "file,NR-AR,NR-AhR\n";
+    for (int i = 1; i <= 40; i++)
+        snprintf(unlabelled + strlen(unlabelled), sizeof unlabelled - strlen(unlabelled),
+                 i > 24 && i <= 32 ? "%s/tests/data/tox21-mini/%04d.gml,,\n" : "%s/tests/data/tox21-mini/%04d.gml,%d,%d\n",
+                 AG_SOURCE_DIR, i, i % 2, i % 3 == 0);
+    write_text("toxnoval.csv", unlabelled);
+    r = run_expect(0,
+        "attn-graph: warning: no graph of the validation part has a label: it cannot choose an epoch; the last epoch "
+        "is kept\n",
+        "train --labels @/toxnoval.csv --split @/toxsplit.csv --epochs 2 --threads 1 -q -o @/tox.safetensors");
+    assert_non_null(strstr(r.out, "test: roc_auc "));
 }
 
 /* The library's messages name its options (option exclude_attrs); the program's name its flags. */

@@ -1144,8 +1144,9 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                         (long long)res.epochs_run, res.epochs_run == 1 ? "" : "s", res.seconds, (long long)res.best_epoch, ag_metric_name(shown),
                         res.best_val_metric);
             else
-                fprintf(stderr, "attn-graph: %lld epoch%s in %.1fs; no validation part: the last epoch is kept\n",
-                        (long long)res.epochs_run, res.epochs_run == 1 ? "" : "s", res.seconds);
+                fprintf(stderr, "attn-graph: %lld epoch%s in %.1fs; no %svalidation part: the last epoch is kept\n",
+                        (long long)res.epochs_run, res.epochs_run == 1 ? "" : "s", res.seconds,
+                        d->fold.n_val > 0 ? "labelled " : "");
         }
         if (val_n > 0 && !res.stopped && res.best_epoch == 1 && res.epochs_run > 1) {
             /* a model of one epoch is rarely what was meant: said even under --quiet */
