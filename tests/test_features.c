@@ -429,6 +429,46 @@ static void read_gml(igraph_t *g, const char *path) {
     fclose(fp);
 }
 
+/* The default configuration with the listed vertex attributes only. */
+static void config_list(ag_featurizer_config_t *cfg, const char **names, int64_t n) {
+    ag_featurizer_config_init(cfg);
+    cfg->vertex_select = AG_SELECT_LIST;
+    cfg->vertex_attrs = names;
+    cfg->n_vertex_attrs = n;
+}
+
+/* "" on every vertex is the attribute missing: refused when the model knows its values, taken
+ * when the model was fitted on nothing else (a GraphML key declared without values). */
+static void test_all_empty_string(void **state) {
+    (void)state;
+    igraph_t a, g;
+    make_a(&a);
+    const igraph_t *gs[] = {&a};
+    ag_featurizer_config_t cfg;
+    ag_featurizer_t f;
+    const char *l[] = {"element"};
+    config_list(&cfg, l, 1);
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    igraph_small(&g, 3, IGRAPH_UNDIRECTED, 0, 1, 1, 2, -1);
+    for (int i = 0; i < 3; i++) SETVAS(&g, "element", i, i == 1 ? "N" : "");
+    ag_fmat_t X = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, NULL), AG_SUCCESS); /* some "" are fine */
+    ag_fmat_destroy(&X);
+    SETVAS(&g, "element", 1, "");
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, NULL), AG_EATTR);
+    assert_string_equal(ag_error_message(), "vertex attribute 'element' is empty on every vertex: it is missing (the "
+                                            "model expects string vertex attribute 'element')");
+    assert_null(X.data);
+    ag_featurizer_destroy(&f);
+    const igraph_t *empty[] = {&g};
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, empty, 1), AG_SUCCESS);
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, NULL), AG_SUCCESS);
+    ag_fmat_destroy(&X);
+    ag_featurizer_destroy(&f);
+    igraph_destroy(&g);
+    igraph_destroy(&a);
+}
+
 static void test_transform_errors(void **state) {
     (void)state;
     igraph_t a, g;
@@ -436,11 +476,8 @@ static void test_transform_errors(void **state) {
     const igraph_t *gs[] = {&a};
     ag_featurizer_config_t cfg;
     ag_featurizer_t f;
-    ag_featurizer_config_init(&cfg);
-    cfg.vertex_select = AG_SELECT_LIST;
     const char *l[] = {"charge"};
-    cfg.vertex_attrs = l;
-    cfg.n_vertex_attrs = 1;
+    config_list(&cfg, l, 1);
     cfg.degree = 1;
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
     ag_fmat_t X = {0}, E = {0};
@@ -1123,6 +1160,7 @@ int main(void) {
         cmocka_unit_test(test_unseen),
         cmocka_unit_test(test_selection),
         cmocka_unit_test(test_fit_errors),
+        cmocka_unit_test(test_all_empty_string),
         cmocka_unit_test(test_transform_errors),
         cmocka_unit_test(test_boolean_read_as_numbers),
         cmocka_unit_test(test_numbers_read_from_booleans),

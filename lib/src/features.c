@@ -408,8 +408,9 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
     ag_i_igraph_leave();
     /* "" is a missing value (what GML gives an element without it): one here and there has the
      * other slot, but on every element the attribute is not there at all, and the model would
-     * predict from a column it never saw set. */
-    if (!fitting && empty == rows)
+     * predict from a column it never saw set. A model fitted on nothing but "" (a GraphML key
+     * declared without values) saw exactly that: it takes it. */
+    if (!fitting && empty == rows && a->vocab_size > 0)
         return AG_ERROR(AG_EATTR, "%s attribute '%s' is empty on every %s: it is missing (the model expects string %s "
                         "attribute '%s')", el, gname, el, el, a->name);
     return AG_SUCCESS;
