@@ -1225,8 +1225,9 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         code = ag_cli_fail(rc);
         goto done;
     }
-    if (!t.quiet && first_run && d->fold.n_test > 0 && isnan(sc->roc_auc) && task != AG_TASK_GRAPH_REGRESSION &&
-        task != AG_TASK_NODE_REGRESSION && (task == AG_TASK_GRAPH_MULTITASK || p.n_out == 2) &&
+    /* the tasks with a ROC-AUC: multi-task, and 2 classes (n_classes is 0 for all but classification) */
+    if (!t.quiet && first_run && d->fold.n_test > 0 && isnan(sc->roc_auc) &&
+        (task == AG_TASK_GRAPH_MULTITASK || p.set.n_classes == 2) &&
         !ag_metric_scorable(AG_METRIC_ROC_AUC, &p.set, d->fold.test, d->fold.n_test))
         /* a nan beside the other figures reads as a fault of the model */
         fprintf(stderr, "attn-graph: note: the test part's labelled %s one class only%s: its roc_auc is undefined "

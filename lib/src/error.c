@@ -105,3 +105,9 @@ ag_error_t ag_i_igraph_error(ag_error_t code, const char *src_file, int src_line
         return ag_i_set_error(code, src_file, src_line, "%s: %s", context, igraph_msg);
     return ag_i_set_error(code, src_file, src_line, "%s", context);
 }
+
+const char *ag_i_item_name(const char *const *names, const char *item, int64_t i, char *buf, size_t cap) {
+    if (names && names[i]) return names[i];
+    snprintf(buf, cap, "%s %lld", item, (long long)i);
+    return buf;
+}

@@ -609,13 +609,6 @@ int ag_featurizer_config_excludes(const ag_featurizer_config_t *cfg, const char 
     return 0;
 }
 
-/* Graph g of a fit as messages name it: its name when the caller gave one, else its index. */
-static const char *graph_label(const char *const *names, int64_t g, char *buf, size_t n) {
-    if (names && names[g]) return names[g];
-    snprintf(buf, n, "graph %lld", (long long)g);
-    return buf;
-}
-
 /* An attribute name with its kind, being considered for selection. */
 typedef struct cand_t {
     char *name;
@@ -701,7 +694,8 @@ static ag_error_t explain_missing(const igraph_t *const *graphs, const char *con
         /* one graph's callers name its file; several graphs need the index */
         char where[320] = "", label[48];
         if (count > 1)
-            snprintf(where, sizeof where, " %s %s", t < 0 ? "from" : "in", graph_label(names, g, label, sizeof label));
+            snprintf(where, sizeof where, " %s %s", t < 0 ? "from" : "in",
+                     ag_i_item_name(names, "graph", g, label, sizeof label));
         if (t < 0) return AG_ERROR(AG_EATTR, "%s attribute '%s' is missing%s", elem_name(is_edge), name, where);
         if (!usable_kind(t, &kind))
             return AG_ERROR(AG_EATTR, "%s attribute '%s' is %s%s: only numeric, string and boolean attributes can be features",
@@ -721,8 +715,9 @@ static ag_error_t add_attr(ag_feature_attr_t *a, int64_t *n, const cand_t *c, in
     if (c->conflict_graph >= 0) {
         char l1[48], l2[48];
         return AG_ERROR(AG_EATTR, "%s attribute '%s' is %s in %s but %s in %s", elem_name(is_edge), c->name,
-                        igraph_type_name(c->conflict_type), graph_label(names, c->conflict_graph, l1, sizeof l1),
-                        kind_name(c->type), graph_label(names, first, l2, sizeof l2));
+                        igraph_type_name(c->conflict_type),
+                        ag_i_item_name(names, "graph", c->conflict_graph, l1, sizeof l1), kind_name(c->type),
+                        ag_i_item_name(names, "graph", first, l2, sizeof l2));
     }
     if (already(a, *n, c->name)) return AG_SUCCESS;
     if (!ag_utf8_valid(c->name, NULL)) {
@@ -881,13 +876,13 @@ static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_ed
     return err;
 }
 
-/* Re-raises the last error with "graph g: " in front, when there are several graphs to tell
- * apart (one graph's callers name its file). */
+/* Re-raises the last error with graph g's name in front: its file when the caller named the
+ * graphs, else "graph g" when there are several to tell apart (one graph's callers name its file). */
 static ag_error_t in_graph(ag_error_t code, const char *const *names, int64_t g, int64_t count) {
     if (count == 1 && !(names && names[0])) return code;
     char msg[900], label[48];
     snprintf(msg, sizeof msg, "%s", ag_error_message());
-    return AG_ERROR(code, "%s: %s", graph_label(names, g, label, sizeof label), msg);
+    return AG_ERROR(code, "%s: %s", ag_i_item_name(names, "graph", g, label, sizeof label), msg);
 }
 
 /* raw_only: AG_NORM_STANDARDIZE_RAW, whose attribute columns within [-1, 1] and degree columns
@@ -974,8 +969,8 @@ static ag_error_t check_one_kind(const ag_featurizer_t *f, const igraph_t *const
     for (int64_t g = 1; g < count; g++)
         if (graph_directed(graphs[g]) != f->directed)
             return AG_ERROR(AG_EMISMATCH, "%s is %s but %s is %s: degree columns need one kind",
-                            graph_label(names, g, l1, sizeof l1), f->directed ? "undirected" : "directed",
-                            graph_label(names, 0, l2, sizeof l2), f->directed ? "directed" : "undirected");
+                            ag_i_item_name(names, "graph", g, l1, sizeof l1), f->directed ? "undirected" : "directed",
+                            ag_i_item_name(names, "graph", 0, l2, sizeof l2), f->directed ? "directed" : "undirected");
     return AG_SUCCESS;
 }
 

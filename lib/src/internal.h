@@ -47,6 +47,10 @@ void ag_i_free(void *ptr);
  * \xHH (so a Latin-1 name shows where it breaks), cut with "..." to fit cap bytes. Returns buf. */
 const char *ag_i_utf8_show(const char *s, char *buf, size_t cap);
 
+/* Item i as messages name it: names[i] when there is one (a graph's file), else "<item> <i>"
+ * ("graph 3") written into buf. */
+const char *ag_i_item_name(const char *const *names, const char *item, int64_t i, char *buf, size_t cap);
+
 char *ag_i_strdup(const char *s);
 /* An array of n strings: freed with each string (NULL is fine); copied whole, or AG_ENOMEM with
  * nothing left allocated (an array of at least one slot even for n = 0). */

@@ -53,10 +53,11 @@ static const char *given_list(const char *const *given, int64_t n, char *buf, si
 }
 
 /* Maps every value of col to a class index (-1 if missing) and returns the class names.
- * `what` names the source and `item` the kind of row ("vertex", "graph") in messages. */
+ * `what` names the source and `item` the kind of row ("vertex", "graph") in messages; row_names
+ * (or NULL) names each row (a graph's file) instead of its kind and index. */
 static ag_error_t classify(const column_t *col, const char *const *given, int64_t n_given, int32_t *out,
                            char ***names_out, int64_t *n_out, const char *what, const char *item,
-                           char *const *row_names) {
+                           const char *const *row_names) {
     ag_error_t rc = AG_SUCCESS;
     ckey_t *keys = NULL;
     char **names = NULL;
@@ -113,12 +114,11 @@ static ag_error_t classify(const column_t *col, const char *const *given, int64_
                 keys[nk].num = col->num[i];
             } else if (!ag_utf8_valid(col->str[i], NULL)) {
                 /* class names go into the model file's JSON header: caught here, before training */
-                char shown[200], row[320];
-                if (row_names && row_names[i]) snprintf(row, sizeof row, "%s", row_names[i]);
-                else snprintf(row, sizeof row, "%s %lld", item, (long long)i);
+                char shown[200], row[48];
                 rc = AG_ERROR(AG_EVALUE, "%s: %s has value '%s', which is not valid UTF-8: a model file stores "
                               "class names as UTF-8 text; convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)",
-                              what, row, ag_i_utf8_show(col->str[i], shown, sizeof shown));
+                              what, ag_i_item_name(row_names, item, i, row, sizeof row),
+                              ag_i_utf8_show(col->str[i], shown, sizeof shown));
                 goto done;
             } else {
                 keys[nk].str = col->str[i];
@@ -350,16 +350,10 @@ static ag_error_t targets_alloc(ag_targets_t *t, int64_t g, int64_t n_tasks) {
     return AG_SUCCESS;
 }
 
-/* Row i as messages name it: its file when the targets come from a table, else its graph index. */
-static const char *row_name(const ag_targets_t *t, int64_t i, char *buf, size_t n) {
-    if (t->files && t->files[i]) return t->files[i];
-    snprintf(buf, n, "graph %lld", (long long)i);
-    return buf;
-}
-
 /* Fills task column j of t->y from col, deciding (or checking) its kind. */
 static ag_error_t fill_task(ag_targets_t *t, int64_t j, const column_t *col, ag_task_kind_t kind, const char *what) {
     int64_t g = col->n, T = t->n_tasks;
+    const char *const *files = (const char *const *)t->files; /* (G) messages name a row by its file */
     float *y = t->y.data; /* (G x T) */
     if (kind == AG_TASK_AUTO) {
         if (!col->numeric)
@@ -375,7 +369,7 @@ static ag_error_t fill_task(ag_targets_t *t, int64_t j, const column_t *col, ag_
         void *p;
         AG_CHECK(ag_i_alloc_array(&p, g, sizeof(int32_t), "class indices"));
         int32_t *cls = p;
-        ag_error_t rc = classify(col, NULL, 0, cls, &t->classes[j], &t->n_classes[j], what, "graph", t->files);
+        ag_error_t rc = classify(col, NULL, 0, cls, &t->classes[j], &t->n_classes[j], what, "graph", files);
         if (rc == AG_SUCCESS)
             for (int64_t i = 0; i < g; i++) y[i * T + j] = cls[i] < 0 ? NAN : (float)cls[i];
         ag_i_free(cls);
@@ -386,18 +380,20 @@ static ag_error_t fill_task(ag_targets_t *t, int64_t j, const column_t *col, ag_
         for (int64_t i = 0; i < g; i++)
             if (!is_missing(col, i))
                 return AG_ERROR(AG_EVALUE, "%s: %s has the non-number '%s' in a %s task", what,
-                                row_name(t, i, name, sizeof name), col->str[i], ag_task_kind_name(kind));
+                                ag_i_item_name(files, "graph", i, name, sizeof name), col->str[i],
+                                ag_task_kind_name(kind));
     }
     for (int64_t i = 0; i < g; i++) {
         double x = col->num[i];
         if (kind == AG_TASK_BINARY && !isnan(x) && x != 0.0 && x != 1.0)
             return AG_ERROR(AG_EVALUE, "%s: %s has the value %.15g in a binary task", what,
-                            row_name(t, i, name, sizeof name), x);
+                            ag_i_item_name(files, "graph", i, name, sizeof name), x);
         /* targets are float32: beyond its range the value would be inf, and the target scaling
          * inf too, with no word of where it came from */
         if (fabs(x) > FLT_MAX)
             return AG_ERROR(AG_EVALUE, "%s: %s has the value %g, beyond the float32 range (%g) targets are held in; "
-                            "rescale the column", what, row_name(t, i, name, sizeof name), x, (double)FLT_MAX);
+                            "rescale the column", what, ag_i_item_name(files, "graph", i, name, sizeof name), x,
+                            (double)FLT_MAX);
         y[i * T + j] = (float)x;
     }
     if (kind == AG_TASK_BINARY) t->n_classes[j] = 2;

@@ -288,10 +288,10 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
                         /* measurements, not class codes: one class per distinct value would be nonsense */
                         ag_i_free(vals);
                         char where[64];
-                        snprintf(where, sizeof where, "graph %lld", (long long)g);
                         return AG_ERROR(AG_EVALUE, "graph classification needs class labels: target '%s' holds "
                                         "the non-integer %g (%s); train it as graph-regression", t->tasks[0],
-                                        (double)v, t->files && t->files[g] ? t->files[g] : where);
+                                        (double)v,
+                                        ag_i_item_name((const char *const *)t->files, "graph", g, where, sizeof where));
                     }
                     if (!isnan(v)) vals[n++] = v;
                 }
