@@ -223,6 +223,59 @@ static void test_graph_task_layouts(void **state) {
     unlink(path);
 }
 
+/* A mirror may hold a value of its own on the unlabelled vertices ("zz", 7): only the labelled
+ * ones decide. A value per vertex (age) never mirrors, even where only two vertices are labelled. */
+static void test_mirror_with_unlabelled_values(void **state) {
+    (void)state;
+    const char *cls[] = {"a", "a", "a", "b", "b", "b", "", ""};
+    const char *team[] = {"T0", "T0", "T0", "T1", "T1", "T1", "zz", "zz"};
+    const int code[] = {0, 0, 0, 1, 1, 1, 7, 7};
+    for (int few = 0; few < 2; few++) {
+        char gml[4096];
+        int len = snprintf(gml, sizeof gml, "graph [ directed 0\n");
+        for (int v = 0; v < 8; v++)
+            len += snprintf(gml + len, sizeof gml - (size_t)len,
+                            "node [ id %d cls \"%s\" team \"%s\" code %d age %d x %d ]\n", v,
+                            few && v != 0 && v != 3 ? "" : cls[v], team[v], code[v], 20 + v, v % 2);
+        for (int v = 0; v < 7; v++) len += snprintf(gml + len, sizeof gml - (size_t)len, "edge [ source %d target %d ]\n", v, v + 1);
+        snprintf(gml + len, sizeof gml - (size_t)len, "]\n");
+        const char *path = temp_file(gml, ".gml");
+        igraph_t ig;
+        assert_int_equal(ag_graph_read(&ig, path, AG_FORMAT_AUTO, 0), AG_SUCCESS);
+        ag_featurizer_config_t fc;
+        ag_featurizer_config_init(&fc);
+        ag_prepared_t p;
+        assert_int_equal(ag_prepare_nodes(&p, &ig, "cls", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+        if (!few) {
+            assert_int_equal(p.n_excluded, 3);
+            assert_string_equal(p.excluded[0], "cls");
+            int t = 0, c = 0;
+            for (int64_t i = 1; i < p.n_excluded; i++) {
+                t += !strcmp(p.excluded[i], "team");
+                c += !strcmp(p.excluded[i], "code");
+            }
+            assert_true(t == 1 && c == 1);
+            /* age and x are the features */
+            assert_int_equal(p.featurizer.n_vattrs, 2);
+        } else {
+            /* two labelled vertices show no repeat: nothing but the label is left out */
+            assert_int_equal(p.n_excluded, 1);
+            assert_int_equal(p.featurizer.n_vattrs, 4);
+        }
+        ag_prepared_destroy(&p);
+        /* labelled by the numeric mirror, the string one mirrors it back */
+        if (!few) {
+            assert_int_equal(ag_prepare_nodes(&p, &ig, "code", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+            int t = 0;
+            for (int64_t i = 1; i < p.n_excluded; i++) t += !strcmp(p.excluded[i], "team");
+            assert_int_equal(t, 1);
+            ag_prepared_destroy(&p);
+        }
+        igraph_destroy(&ig);
+        unlink(path);
+    }
+}
+
 static void test_node_labels_and_mirrors(void **state) {
     (void)state;
     igraph_t ig;
@@ -423,6 +476,7 @@ int main(void) {
         cmocka_unit_test(test_fit_on_training_graphs),
         cmocka_unit_test(test_graph_task_layouts),
         cmocka_unit_test(test_node_labels_and_mirrors),
+        cmocka_unit_test(test_mirror_with_unlabelled_values),
         cmocka_unit_test(test_node_table),
         cmocka_unit_test(test_graph_lacking_features),
     };

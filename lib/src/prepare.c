@@ -455,24 +455,37 @@ ag_error_t ag_prepare_graphs_with(ag_prepared_t *p, const ag_dataset_t *ds, ag_t
 
 /* Another attribute mirrors the labels if its values map one-to-one onto the classes over the
  * labelled vertices (karate's club_name beside club, Cora's label beside subject): a feature that
- * would hand the model the answer. */
+ * would hand the model the answer. Only the labelled vertices count: a mirror may hold a value
+ * of its own on the unlabelled ones ("unknown", 7), which the labels cannot show. The bijection
+ * must also be seen on more vertices than it has classes, so that some value repeats: over a
+ * handful of labelled vertices any attribute with a value per vertex (an id, an age) would pass. */
 static int mirrors(const ag_labels_t *lab, const ag_labels_t *other) {
-    if (other->n_classes != lab->n_classes || lab->n_classes < 2) return 0;
-    int64_t C = lab->n_classes;
-    int32_t fwd[64], back[64];
-    if (C > 64) return 0;
-    for (int64_t c = 0; c < C; c++) fwd[c] = back[c] = -1;
-    int64_t both = 0;
-    for (int64_t v = 0; v < lab->n; v++) {
+    if (lab->n_classes < 2 || other->n_classes < 2) return 0;
+    int32_t *fwd = ag_i_malloc((size_t)lab->n_classes * sizeof *fwd);    /* (C) the other's value per class */
+    int32_t *back = ag_i_malloc((size_t)other->n_classes * sizeof *back); /* (the other's classes) class per value */
+    if (!fwd || !back) {
+        ag_i_free(fwd);
+        ag_i_free(back);
+        return -1;
+    }
+    for (int64_t c = 0; c < lab->n_classes; c++) fwd[c] = -1;
+    for (int64_t c = 0; c < other->n_classes; c++) back[c] = -1;
+    int64_t both = 0, seen = 0;
+    int m = 1;
+    for (int64_t v = 0; v < lab->n && m; v++) {
         int32_t a = lab->y[v], b = other->y[v];
         if (a < 0) continue;
-        if (b < 0) return 0;
-        if ((fwd[a] >= 0 && fwd[a] != b) || (back[b] >= 0 && back[b] != a)) return 0;
-        fwd[a] = b;
-        back[b] = a;
-        both++;
+        if (b < 0 || (fwd[a] >= 0 && fwd[a] != b) || (back[b] >= 0 && back[b] != a)) m = 0;
+        else {
+            if (fwd[a] < 0) seen++;
+            fwd[a] = b;
+            back[b] = a;
+            both++;
+        }
     }
-    return both > 0;
+    ag_i_free(fwd);
+    ag_i_free(back);
+    return m && seen >= 2 && both > seen;
 }
 
 /* The vertex attributes to leave out: the label attribute and its mirrors. */
@@ -485,7 +498,6 @@ static ag_error_t find_excluded(ag_prepared_t *p, const igraph_t *ig, const char
     for (int64_t i = 0; i < s.n_attrs && rc == AG_SUCCESS; i++) {
         const ag_attr_summary_t *a = &s.attrs[i];
         if (a->kind != AG_ATTR_VERTEX || !strcmp(a->name, label_attr)) continue;
-        if (a->type == AG_ATTR_STRING && a->distinct != lab->n_classes) continue;
         ag_labels_t other;
         ag_error_t lrc = ag_labels_from_attr(&other, ig, a->name, NULL, 0);
         if (lrc == AG_ENOMEM) {
@@ -498,7 +510,8 @@ static ag_error_t find_excluded(ag_prepared_t *p, const igraph_t *ig, const char
         }
         int m = mirrors(lab, &other);
         ag_labels_destroy(&other);
-        if (m && !(p->excluded[p->n_excluded++] = ag_i_strdup(a->name))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+        if (m < 0) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+        else if (m && !(p->excluded[p->n_excluded++] = ag_i_strdup(a->name))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
     }
     ag_graph_summary_destroy(&s);
     return rc;
