@@ -517,6 +517,24 @@ static void test_flag_names(void **state) {
         "train --labels @/flags.csv --split-random 1,0 --epochs 1 -q -o @/f.safetensors");
 }
 
+/* A directory given where a file is read is named as one (exit 3), wherever it is given: fopen()
+ * opens a directory, whose size then read as 2^63 bytes ("out of memory", exit 1). */
+static void test_directory_as_file(void **state) {
+    (void)state;
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/adir", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    run_expect(3, "attn-graph: @/adir: cannot open: Is a directory\n", "train --labels @/adir -q");
+    run_expect(3, "attn-graph: @/adir: cannot open: Is a directory\n",
+               "train --labels tests/data/mutag-mini/labels.csv --split @/adir -q");
+    run_expect(3, "attn-graph: @/adir: cannot open: Is a directory\n",
+               "train --labels tests/data/mutag-mini/labels.csv --folds @/adir --fold 0 -q");
+    run_expect(3, "attn-graph: @/adir: cannot open: Is a directory\n",
+               "train graphs/social/karate.gml --label-attr club --node-table @/adir -q");
+    run_expect(3, "attn-graph: @/adir: Is a directory\n", "classify @/adir");
+    rmdir(sub);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify_misfits),
@@ -527,6 +545,7 @@ int main(void) {
         cmocka_unit_test(test_not_utf8),
         cmocka_unit_test(test_metric_misfits),
         cmocka_unit_test(test_flag_names),
+        cmocka_unit_test(test_directory_as_file),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -153,6 +153,9 @@ static void test_format_names_and_extensions(void **state) {
         assert_int_equal(strcmp(ag_error_message() + strlen(unknown[i]), ": No such file or directory"), 0);
         unlink(there);
     }
+    /* a directory is named as one, not as a file to give a format */
+    assert_int_equal(ag_format_from_path(dir, &f), AG_EFILE);
+    assert_non_null(strstr(ag_error_message(), ": Is a directory"));
     rmdir(sub);
     rmdir(dir);
 }

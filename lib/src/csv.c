@@ -12,7 +12,7 @@ ag_error_t ag_csv_open(ag_csv_t *csv, const char *path) {
     memset(csv, 0, sizeof *csv);
     csv->path = path;
     csv->line = csv->next_line = 1;
-    FILE *f = fopen(path, "rb");
+    FILE *f = ag_i_fopen_read(path);
     if (!f) return AG_ERROR(AG_EFILE, "%s: cannot open: %s", path, strerror(errno));
     if (fseek(f, 0, SEEK_END) != 0) {
         fclose(f);

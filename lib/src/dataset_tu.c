@@ -71,7 +71,7 @@ static ag_error_t tu_read(tu_table_t *t, const char *prefix, const char *suffix,
     memset(t, 0, sizeof *t);
     if (snprintf(t->path, sizeof t->path, "%s%s", prefix, suffix) >= (int)sizeof t->path)
         return AG_ERROR(AG_EINVAL, "%s%s: path too long", prefix, suffix);
-    FILE *f = fopen(t->path, "rb");
+    FILE *f = ag_i_fopen_read(t->path);
     if (!f) {
         if (errno == ENOENT && !required) return AG_SUCCESS;
         return AG_ERROR(AG_EFILE, "%s: %s", t->path, strerror(errno));

@@ -71,6 +71,7 @@ ag_error_t ag_format_from_path(const char *path, ag_format_t *format) {
     /* a mistyped name is the likelier fault: say that rather than ask for a format */
     struct stat st;
     if (stat(path, &st) != 0) return AG_ERROR(AG_EFILE, "%s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode)) return AG_ERROR(AG_EFILE, "%s: %s", path, strerror(EISDIR));
     return AG_ERROR(AG_EFORMAT, "%s: unknown file extension (known: " KNOWN_EXTENSIONS "); pass --format", path);
 }
 
@@ -211,14 +212,8 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
         }
     }
     if (!is_stdin) {
-        f = fopen(path, "rb");
+        f = ag_i_fopen_read(path);
         if (!f) return AG_ERROR(AG_EFILE, "%s: %s", path, strerror(errno));
-        struct stat st;
-        /* fopen() succeeds on a directory; the parsers would then report a baffling read error. */
-        if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-            fclose(f);
-            return AG_ERROR(AG_EFILE, "%s: %s", path, strerror(EISDIR));
-        }
     }
     /* a few bytes can ask igraph for millions of vertices: count them before it allocates (a
      * pipe cannot be rewound, so standard input is counted only when it was copied) */

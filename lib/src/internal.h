@@ -62,6 +62,10 @@ ag_error_t ag_i_strings_dup(char ***out, const char *const *in, int64_t n);
  * as the read left it) without setting a message: each caller names its input its own way. */
 ag_error_t ag_i_read_stream(FILE *f, char **buf, size_t *len);
 
+/* fopen(path, "rb") that fails with errno EISDIR on a directory: fopen() opens one, and the
+ * reader would then take its size for 2^63 bytes or report a baffling read error. */
+FILE *ag_i_fopen_read(const char *path);
+
 /* Overflow-checked a * b for sizes; returns 0 and sets *out on success, non-zero on overflow. */
 int ag_i_mul_overflow(int64_t a, int64_t b, int64_t *out);
 

@@ -265,7 +265,7 @@ ag_error_t ag_json_parse(const char *text, size_t len, const char *what, ag_json
 
 ag_error_t ag_json_parse_file(const char *path, ag_json_t **out) {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    FILE *f = ag_i_fopen_read(path);
     if (!f) return AG_ERROR(AG_EFILE, "%s: cannot open: %s", path, strerror(errno));
     char *buf;
     size_t len;

@@ -88,7 +88,7 @@ ag_error_t ag_format_from_name(const char *name, ag_format_t *format);
 /** \function ag_format_from_path
  * Chooses a format by the file extension (without case).
  * \return AG_SUCCESS; AG_EINVAL (a NULL argument); AG_EFORMAT (no extension or an unknown one, or
- *         "-", standard input); AG_EFILE (no known extension and no such file: the system's reason,
+ *         "-", standard input); AG_EFILE (no known extension and no such file, or a directory: the system's reason,
  *         since a mistyped name is likelier than a format to name). */
 ag_error_t ag_format_from_path(const char *path, ag_format_t *format);
 
