@@ -351,6 +351,54 @@ static void test_explain_svg(void **state) {
     }
 }
 
+/* Benzene's six bonds get the same attention up to float32 rounding: drawn alike, and so are its
+ * six atoms (the scale once stretched that rounding from grey to dark red). */
+static void test_explain_flat_scale(void **state) {
+    (void)state;
+    char gml[2048], path[256], args[1024], svg[256];
+    int len = snprintf(gml, sizeof gml, "graph [\n directed 0\n");
+    for (int i = 0; i < 6; i++)
+        len += snprintf(gml + len, sizeof gml - (size_t)len,
+                        " node [ id %d element \"C\" atomic_num 6 charge 0 aromatic 1 hydrogens 1 hybridization \"SP2\" "
+                        "degree 2 in_ring 1 ]\n", i);
+    for (int i = 0; i < 6; i++)
+        len += snprintf(gml + len, sizeof gml - (size_t)len,
+                        " edge [ source %d target %d bond 1.5 bond_type \"AROMATIC\" conjugated 1 in_ring 1 ]\n", i, (i + 1) % 6);
+    snprintf(gml + len, sizeof gml - (size_t)len, "]\n");
+    snprintf(path, sizeof path, "%s/benzene.gml", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(gml, f);
+    fclose(f);
+    snprintf(svg, sizeof svg, "%s/benzene.svg", dir);
+    snprintf(args, sizeof args, "explain %s -o %s/benzene.graphml --svg %s", path, dir, svg);
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("%s: exit %d: %s", args, r.code, r.err);
+    size_t n;
+    char *doc = (char *)ag_test_read_file(svg, &n);
+    char first[64] = "";
+    int paths = 0;
+    for (const char *q = doc; (q = strstr(q, "<path d=\"")) != NULL; q++, paths++) {
+        const char *s = strstr(q, " stroke=\"");
+        char here[64];
+        assert_int_equal(sscanf(s, " stroke=\"%63[^>]", here), 1);
+        if (!first[0]) snprintf(first, sizeof first, "%s", here);
+        else if (strcmp(here, first)) fail_msg("bond %d drawn %s, bond 0 %s", paths, here, first);
+    }
+    assert_int_equal(paths, 6);
+    first[0] = '\0';
+    int circles = 0;
+    for (const char *q = doc; (q = strstr(q, "<circle cx=\"")) != NULL; q++, circles++) {
+        char here[32];
+        assert_int_equal(sscanf(strstr(q, " fill=\""), " fill=\"%31[^\"]", here), 1);
+        if (!first[0]) snprintf(first, sizeof first, "%s", here);
+        else if (strcmp(here, first)) fail_msg("atom %d filled %s, atom 0 %s", circles, here, first);
+    }
+    assert_int_equal(circles, 6);
+    free(doc);
+}
+
 /* train --plot: well-formed, one <polyline> per curve (loss, training and validation metric)
  * and one dot per epoch on each. */
 static void test_train_plot_svg(void **state) {
@@ -379,6 +427,7 @@ int main(void) {
         cmocka_unit_test(test_xml_checker),
         cmocka_unit_test(test_golden_cases),
         cmocka_unit_test(test_explain_svg),
+        cmocka_unit_test(test_explain_flat_scale),
         cmocka_unit_test(test_train_plot_svg),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -175,6 +175,21 @@ static void test_train_eval_label(void **state) {
         for (int v = 0; v < N; v++) assert_float_equal(VAN(&g, "pred", v), pred[v], 1e-5 + 1e-5 * fabs(pred[v]));
         igraph_destroy(&g);
     }
+    /* the drawing says what its node colours are, and each vertex's tooltip gives its prediction */
+    char svg[256];
+    snprintf(svg, sizeof svg, "%s/reg.svg", dir);
+    snprintf(args, sizeof args, "explain --model %s/m.safetensors %s/planted.gml -o %s/e.gml --svg %s", dir, dir, dir, svg);
+    ag_cli_run(&e, NULL, args);
+    if (e.code != 0) fail_msg("explain --svg: exit %d: %s", e.code, e.err);
+    size_t len;
+    char *doc = (char *)ag_test_read_file(svg, &len);
+    assert_non_null(strstr(doc, ">node colour: attention received, "));
+    const char *t = strstr(doc, "(vertex 0): attention received ");
+    assert_non_null(t);
+    t = strstr(t, "; predicted y=");
+    assert_non_null(t);
+    assert_float_equal(strtod(t + 14, NULL), pred[0], 1e-3 * (1 + fabs(pred[0])));
+    free(doc);
 }
 
 /* deg holds few integer values: classes unless --task node-regression says otherwise. */
