@@ -535,6 +535,29 @@ static void test_directory_as_file(void **state) {
     rmdir(sub);
 }
 
+/* GML keys hold letters and digits only: two attributes that would share one (club_name and
+ * clubname) are refused before OUT is written (GraphML keeps both); the graph's own attributes
+ * that label writes (a labelled graph labelled again) are replaced with a warning. */
+static void test_gml_keys_and_replaced(void **state) {
+    (void)state;
+    edit_copy("graphs/social/karate.gml", "kc.gml", "club", " 0 clubname \"x\"");
+    run_expect(3,
+        "attn-graph: label: cannot write @/kc-out.gml: vertex attributes 'clubname' and 'club_name' would both be "
+        "written as 'clubname' (GML keys hold letters and digits only), and a reader would keep one; rename one of "
+        "them, or write GraphML (-o FILE.graphml), which keeps both names\n",
+        "label --model graphs/models/karate.safetensors @/kc.gml -o @/kc-out.gml");
+    struct stat st;
+    char out[128];
+    snprintf(out, sizeof out, "%s/kc-out.gml", dir);
+    assert_int_equal(stat(out, &st), -1);
+    run_expect(0, "", "label --model graphs/models/karate.safetensors @/kc.gml -o @/kc-out.graphml");
+    run_expect(0, "", "label --model graphs/models/karate.safetensors graphs/social/karate.gml -o @/once.gml");
+    run_expect(0,
+        "attn-graph: warning: @/once.gml: the graph's own vertex attribute 'pred' and 2 more are replaced by what "
+        "label writes under the same names\n",
+        "label --model graphs/models/karate.safetensors @/once.gml -o @/twice.gml");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify_misfits),
@@ -546,6 +569,7 @@ int main(void) {
         cmocka_unit_test(test_metric_misfits),
         cmocka_unit_test(test_flag_names),
         cmocka_unit_test(test_directory_as_file),
+        cmocka_unit_test(test_gml_keys_and_replaced),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1160,6 +1160,7 @@ int ag_cmd_explain(int argc, char **argv) {
             fprintf(stderr, "attn-graph: explain: cannot set attributes: %s\n", cli_igraph_message());
             code = AG_EXIT_FAILURE;
         }
+        cli_attr_replaced_warn(CMD, o.graph_path);
     }
     /* The drawing is made first, into a temporary file: a drawing that fails leaves no -o file
      * behind either, so the command writes both of its outputs or neither. */

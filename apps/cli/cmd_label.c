@@ -285,6 +285,7 @@ int ag_cmd_label(int argc, char **argv) {
             fprintf(stderr, "attn-graph: label: cannot set vertex attributes: %s\n", cli_igraph_message());
             code = AG_EXIT_FAILURE;
         } else {
+            cli_attr_replaced_warn(CMD, o.graph_path);
             code = cli_write_graph_file(CMD, &p.ig, kind, out_path);
         }
     }

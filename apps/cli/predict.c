@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,7 +342,8 @@ static int check_graphml(const char *cmd, const igraph_t *ig, const char *path) 
         fputs(m.not_utf8 ? ", which GraphML cannot hold (a GraphML file is UTF-8 XML and the byte is not UTF-8: "
                            "readers refuse it"
                          : ", which GraphML cannot hold (XML 1.0 forbids it, even escaped", stderr);
-        if (m.count > 1) fprintf(stderr, "; %lld more strings GraphML cannot hold", (long long)(m.count - 1));
+        if (m.count > 1)
+            fprintf(stderr, "; %lld more string%s GraphML cannot hold", (long long)(m.count - 1), m.count > 2 ? "s" : "");
         /* the suggestion keeps OUT's name (a.graphml -> a.gml), unless a file has it: often the input
          * itself (label a.gml -o a.graphml), which -o refuses */
         const size_t ext = cli_ends_with_ci(path, ".xml") ? 4 : 8;
@@ -359,9 +361,57 @@ static int check_graphml(const char *cmd, const igraph_t *ig, const char *path) 
     return code;
 }
 
+/* The key igraph's GML writer gives an attribute (igraph 0.10's gml.c): its letters and digits
+ * (C locale), after "igraph" when it does not start with a letter. */
+static void gml_key(char *key, size_t cap, const char *name) {
+    size_t k = 0;
+    if (!isalpha((unsigned char)name[0])) k = (size_t)snprintf(key, cap, "igraph");
+    for (const char *c = name; *c && k + 1 < cap; c++)
+        if (isalnum((unsigned char)*c)) key[k++] = *c;
+    key[k < cap ? k : cap - 1] = '\0';
+}
+
+/* Refuses (exit 3) a graph two of whose attributes of one kind the GML writer would give one key
+ * (club_name and clubname; a graph's prob-0 beside the prob0 label writes): the file would hold
+ * the key twice, and igraph keeps the last of them, other readers a list. */
+static int check_gml_keys(const char *cmd, const igraph_t *ig, const char *path) {
+    if (!igraph_has_attribute_table() || !ig->attr) return AG_EXIT_OK;
+    igraph_strvector_t names[3];
+    static const char *const what[3] = {"graph", "vertex", "edge"};
+    int k = 0;
+    for (; k < 3; k++)
+        if (igraph_strvector_init(&names[k], 0) != IGRAPH_SUCCESS) break;
+    cli_igraph_catch();
+    int code = k == 3 && igraph_cattribute_list(ig, &names[0], NULL, &names[1], NULL, &names[2], NULL) == IGRAPH_SUCCESS
+                   ? AG_EXIT_OK
+                   : AG_EXIT_FAILURE;
+    if (code) fprintf(stderr, "attn-graph: %s: cannot write %s: %s\n", cmd, path, cli_igraph_message());
+    for (int j = 0; j < 3 && !code; j++) {
+        const igraph_integer_t n = igraph_strvector_size(&names[j]);
+        for (igraph_integer_t a = 0; a < n && !code; a++) {
+            char ka[512], kb[512];
+            gml_key(ka, sizeof ka, igraph_strvector_get(&names[j], a));
+            for (igraph_integer_t b = a + 1; b < n && !code; b++) {
+                gml_key(kb, sizeof kb, igraph_strvector_get(&names[j], b));
+                if (strcmp(ka, kb)) continue;
+                fprintf(stderr, "attn-graph: %s: cannot write %s: %s attributes ", cmd, path, what[j]);
+                cli_print_value(stderr, igraph_strvector_get(&names[j], a), '\'');
+                fputs(" and ", stderr);
+                cli_print_value(stderr, igraph_strvector_get(&names[j], b), '\'');
+                fprintf(stderr, " would both be written as '%s' (GML keys hold letters and digits only), and a reader "
+                                "would keep one; rename one of them, or write GraphML (-o FILE.graphml), which keeps "
+                                "both names\n", ka);
+                code = AG_EXIT_INPUT;
+            }
+        }
+    }
+    for (int j = 0; j < k; j++) igraph_strvector_destroy(&names[j]);
+    return code;
+}
+
 int cli_write_graph_file(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, const char *path) {
-    if (kind == CLI_OUT_GRAPHML) {
-        int code = check_graphml(cmd, ig, path);
+    if (kind == CLI_OUT_GRAPHML || kind == CLI_OUT_GML) {
+        int code = kind == CLI_OUT_GRAPHML ? check_graphml(cmd, ig, path) : check_gml_keys(cmd, ig, path);
         if (code) return code;
     }
     cli_atomic_t out;
@@ -615,11 +665,30 @@ void cli_attr_name(char *buf, size_t cap, const char *prefix, const char *const 
     if (by_index) snprintf(buf, cap, "%s%lld", prefix, (long long)c);
 }
 
+/* What cli_attr_remove replaced since the last cli_attr_replaced_warn: a count and the first. */
+static int64_t n_replaced;
+static char first_replaced[160];
+
 void cli_attr_remove(igraph_t *ig, igraph_attribute_elemtype_t kind, const char *name) {
     if (!igraph_cattribute_has_attr(ig, kind, name)) return;
+    if (n_replaced++ == 0)
+        snprintf(first_replaced, sizeof first_replaced, "%s attribute '%.100s'",
+                 kind == IGRAPH_ATTRIBUTE_VERTEX ? "vertex" : kind == IGRAPH_ATTRIBUTE_EDGE ? "edge" : "graph", name);
     if (kind == IGRAPH_ATTRIBUTE_VERTEX) igraph_cattribute_remove_v(ig, name);
     else if (kind == IGRAPH_ATTRIBUTE_EDGE) igraph_cattribute_remove_e(ig, name);
     else igraph_cattribute_remove_g(ig, name);
+}
+
+void cli_attr_replaced_warn(const char *cmd, const char *graph_path) {
+    if (n_replaced > 0) {
+        fputs("attn-graph: warning: ", stderr);
+        cli_print_value(stderr, graph_path, 0);
+        fprintf(stderr, ": the graph's own %s", first_replaced);
+        if (n_replaced > 1) fprintf(stderr, " and %lld more", (long long)(n_replaced - 1));
+        fprintf(stderr, " %s replaced by what %s writes under the same name%s\n", n_replaced > 1 ? "are" : "is", cmd,
+                n_replaced > 1 ? "s" : "");
+    }
+    n_replaced = 0;
 }
 
 int64_t cli_argmax(const float *y, int64_t C) {

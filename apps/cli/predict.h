@@ -140,6 +140,10 @@ void cli_attr_name(char *buf, size_t cap, const char *prefix, const char *const 
 /* Removes an attribute of the kind (vertex, edge, graph) if the graph has it (igraph warns otherwise). */
 void cli_attr_remove(igraph_t *ig, igraph_attribute_elemtype_t kind, const char *name);
 
+/* Warns on stderr, once, that the attributes cli_attr_remove removed since the last call (the
+ * graph's own pred, a previous run's prob* or attnL*) are replaced in cmd's output; then forgets them. */
+void cli_attr_replaced_warn(const char *cmd, const char *graph_path);
+
 /* The most probable class of one row of C probabilities (the first of equals). */
 int64_t cli_argmax(const float *y, int64_t C);
 
