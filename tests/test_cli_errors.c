@@ -558,6 +558,24 @@ static void test_gml_keys_and_replaced(void **state) {
         "label --model graphs/models/karate.safetensors @/once.gml -o @/twice.gml");
 }
 
+/* classify, label and explain predict with one model file: a second --model is refused, not
+ * silently taken in place of the first (eval takes several: an ensemble). */
+static void test_model_twice(void **state) {
+    (void)state;
+    run_expect(2,
+        "attn-graph: classify: --model given twice ('graphs/models/mutag.safetensors', "
+        "'graphs/models/tox21.safetensors'): classify takes one model file (train --ensemble K makes one file of K "
+        "models)\n",
+        "classify --model graphs/models/mutag.safetensors --model graphs/models/tox21.safetensors "
+        "graphs/molecules/aspirin.gml");
+    run_expect(2,
+        "attn-graph: label: --model given twice ('graphs/models/karate.safetensors', "
+        "'graphs/models/karate.safetensors'): label takes one model file (train --ensemble K makes one file of K "
+        "models)\n",
+        "label --model graphs/models/karate.safetensors --model graphs/models/karate.safetensors "
+        "graphs/social/karate.gml");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify_misfits),
@@ -570,6 +588,7 @@ int main(void) {
         cmocka_unit_test(test_flag_names),
         cmocka_unit_test(test_directory_as_file),
         cmocka_unit_test(test_gml_keys_and_replaced),
+        cmocka_unit_test(test_model_twice),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

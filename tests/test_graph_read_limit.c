@@ -163,8 +163,9 @@ static void test_named_formats_not_limited(void **state) {
     assert_int_equal(read_count("# 21474831\n0\n", ".lgl", AG_FORMAT_LGL, 80), 2);
 }
 
-/* The program: train's --max-memory is also the read limit, and the refusal exits 1 with the
- * library's message before anything is built. */
+/* The program: --max-memory is also the read limit, of train and of the commands that read a
+ * graph to predict or describe it, and the refusal exits 3 (a bad input file) with the library's
+ * message before anything is built. */
 static void test_cli_max_memory(void **state) {
     (void)state;
     char dir[64];
@@ -177,12 +178,23 @@ static void test_cli_max_memory(void **state) {
     assert_int_equal(fclose(f), 0);
     ag_cli_run_t *r = malloc(sizeof *r);
     assert_non_null(r);
-    ag_cli_run(r, dir, "train huge.edges --label-attr club --max-memory 100M -o m.safetensors");
-    assert_int_equal(r->code, 1);
-    assert_string_equal(r->err, "attn-graph: huge.edges:2: vertex id 21474831 makes igraph build 21474832 vertices, "
-                                "about 819.2 MiB (40 bytes each), over the limit of 100.0 MiB " LIMIT_SRC "; edge-list "
-                                "vertex ids are 0-based and every id up to the largest is a vertex: renumber the "
-                                "vertices from 0, or use NCOL for named vertices, or raise the limit (--max-memory)\n");
+    static const char *const cmds[5] = {"train huge.edges --label-attr club --max-memory 100M -o m.safetensors",
+                                        "info --max-memory 100M huge.edges",
+                                        "label --max-memory 100M huge.edges -o x.csv",
+                                        "explain --max-memory 100M --model " AG_SOURCE_DIR
+                                        "/graphs/models/karate.safetensors huge.edges -o x.gml",
+                                        "classify --max-memory 100M --format edgelist huge.edges"};
+    for (int k = 0; k < 5; k++) {
+        ag_cli_run(r, dir, cmds[k]);
+        if (r->code != 3) fail_msg("%s: exit %d: %s", cmds[k], r->code, r->err);
+        assert_string_equal(r->err, "attn-graph: huge.edges:2: vertex id 21474831 makes igraph build 21474832 vertices, "
+                                    "about 819.2 MiB (40 bytes each), over the limit of 100.0 MiB " LIMIT_SRC "; edge-list "
+                                    "vertex ids are 0-based and every id up to the largest is a vertex: renumber the "
+                                    "vertices from 0, or use NCOL for named vertices, or raise the limit (--max-memory)\n");
+    }
+    ag_cli_run(r, dir, "info --max-memory 2X huge.edges");
+    assert_int_equal(r->code, 2);
+    assert_string_equal(r->err, "attn-graph: info: --max-memory takes a size like 4G, 512M or 100000000, not '2X'\n");
     free(r);
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }

@@ -34,6 +34,7 @@ static void classify_usage(FILE *out) {
         "                    for '-', standard input, by its text: GML, GraphML, Pajek, DL or LGL)\n"
         "  --directed        read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
         "  --threads N       OpenMP / BLAS threads\n"
+        "  --max-memory SIZE the most reading a graph may take (e.g. 4G; default: the available memory)\n"
         "  --help            this message\n"
         "\n"
         "A file that cannot be read or does not fit the model (a missing attribute, another type) gets\n"
@@ -231,8 +232,10 @@ int ag_cmd_classify(int argc, char **argv) {
             return AG_EXIT_OK;
         }
         int r = cli_opt(CMD, "--model", argc, argv, &i, &v);
-        if (r > 0) model_path = v;
-        else if (r == 0 && (r = cli_opt(CMD, "--format", argc, argv, &i, &v)) > 0) format_name = v;
+        if (r > 0) r = cli_model_once(CMD, &model_path, v);
+        else if (r == 0 && (r = cli_max_memory_option(CMD, argc, argv, &i)) != 0) {
+            /* taken, or refused */
+        } else if (r == 0 && (r = cli_opt(CMD, "--format", argc, argv, &i, &v)) > 0) format_name = v;
         else if (r == 0 && (r = cli_opt(CMD, "--threads", argc, argv, &i, &v)) > 0) {
             if (cli_int(CMD, "--threads", v, 1, 4096, &threads) < 0) r = -1;
         } else if (r == 0 && !strcmp(a, "--json")) json = r = 1;

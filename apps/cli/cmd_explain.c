@@ -59,6 +59,7 @@ static void explain_usage(FILE *out) {
         "  --node-table FILE    the node feature table, when the model was trained with one\n"
         "  --table-id-attr ATTR vertex attribute matched to the table's ids (default 'id')\n"
         "  --threads N          OpenMP / BLAS threads\n"
+        "  --max-memory SIZE    the most reading the graph may take (e.g. 4G; default: the available memory)\n"
         "  --smooth ALPHA       node classification: 'pred' and the drawing's classes after Correct and\n"
         "  [--correct ALPHA]    Smooth, as 'attn-graph label' (a model trained with --smooth applies its\n"
         "  --no-smooth          own weights unless --no-smooth); attention weights are the model's\n"

@@ -29,6 +29,8 @@ static void info_usage(FILE *out) {
             "               default: by file extension; for '-', stdin, by its text: GML,\n"
             "               GraphML, Pajek, DL or LGL; others need --format).\n"
             "  --directed   read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
+            "  --max-memory SIZE  the most reading a graph may take (e.g. 4G; default: the\n"
+            "               available memory): a file whose counts ask for more is refused\n"
             "  --json       one JSON object per file per line; a file that failed gets\n"
             "               {\"file\": ..., \"kind\": \"error\", \"error\": ...}, its stderr line\n"
             "  --help       this message\n"
@@ -139,12 +141,11 @@ static int info_file(const char *path, ag_format_t format, int directed, int jso
     if (format == AG_FORMAT_AUTO && (cli_ends_with_ci(path, ".safetensors") || is_safetensors(path)))
         return ag_cli_info_model(path, json, first);
     igraph_t ig;
-    ag_error_t rc = ag_graph_read(&ig, path, format, directed);
-    if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());
-    if (rc) return ag_cli_fail(rc);
+    int code = cli_read_graph(&ig, path, format, directed);
+    if (code) return code;
     format = ag_graph_read_format();
     ag_graph_summary_t s;
-    rc = ag_graph_summarize(&ig, &s);
+    ag_error_t rc = ag_graph_summarize(&ig, &s);
     igraph_destroy(&ig);
     if (rc) return ag_cli_fail(rc);
     if (json) {
@@ -192,8 +193,9 @@ int ag_cmd_info(int argc, char **argv) {
                 code = AG_EXIT_USAGE;
             }
         } else {
-            fprintf(stderr, "attn-graph: info: unknown option '%s' (see 'attn-graph info --help')\n", a);
-            code = AG_EXIT_USAGE;
+            const int r = cli_max_memory_option("info", argc, argv, &i);
+            if (r == 0) fprintf(stderr, "attn-graph: info: unknown option '%s' (see 'attn-graph info --help')\n", a);
+            if (r <= 0) code = AG_EXIT_USAGE;
         }
     }
     if (code == AG_EXIT_OK && n_files == 0) {

@@ -49,6 +49,7 @@ static void label_usage(FILE *out) {
         "                       the model's own predictions)\n"
         "  --no-smooth          the model's own predictions, even if it stores smoothing weights\n"
         "  --threads N          OpenMP / BLAS threads\n"
+        "  --max-memory SIZE    the most reading the graph may take (e.g. 4G; default: the available memory)\n"
         "  --help               this message\n"
         "\n"
         "Exit codes: 0 success, 1 unexpected failure (cannot write OUT), 2 bad command line, 3 bad input\n"

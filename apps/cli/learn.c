@@ -345,14 +345,14 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
         } else {
             rc = ag_dataset_load(&d->ds, o->labels, &dopt);
         }
-        if (rc) return ag_cli_fail(rc);
+        /* a listed graph over the reading limit is bad input (3), as a GRAPH of a node task is */
+        if (rc) return rc == AG_ELIMIT ? (ag_cli_fail(rc), AG_EXIT_INPUT) : ag_cli_fail(rc);
         return load_split(d, o, cmd, d->ds.n_graphs);
     }
     if (o->targets) return usage_error(cmd, "--target is for graph tasks (--labels, --tu)");
     if (!o->label_attr) return usage_error(cmd, "a node task needs --label-attr ATTR");
-    rc = ag_graph_read(&d->graph, o->graph, o->format, o->directed);
-    if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());
-    if (rc) return ag_cli_fail(rc);
+    int code = cli_read_graph(&d->graph, o->graph, o->format, o->directed);
+    if (code) return code;
     d->have_graph = 1;
     if (o->node_table) {
         ag_table_options_t topt;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "learn.h"
 #include "predict.h"
+#include "train_support.h"
 
 #ifndef AG_MODELS_INSTALL_DIR
 #define AG_MODELS_INSTALL_DIR ""
@@ -426,8 +427,10 @@ int cli_write_graph_file(const char *cmd, const igraph_t *ig, cli_out_kind_t kin
 int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed) {
     ag_error_t rc = ag_graph_read(ig, path, format, directed);
     if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());
-    if (rc) return ag_cli_fail(rc);
-    return AG_EXIT_OK;
+    if (!rc) return AG_EXIT_OK;
+    const int code = ag_cli_fail(rc);
+    /* a count in the file asking for more vertices than the memory limit: bad input, as classify has it */
+    return rc == AG_ELIMIT ? AG_EXIT_INPUT : code;
 }
 
 void cli_warn_unseen(const ag_bundle_t *b, const igraph_t *ig, const char *path) {
@@ -703,6 +706,29 @@ void cli_graph_opts_init(cli_graph_opts_t *o) {
     o->format = AG_FORMAT_AUTO;
 }
 
+int cli_model_once(const char *cmd, const char **model_path, const char *v) {
+    if (*model_path) {
+        fprintf(stderr, "attn-graph: %s: --model given twice ('%s', '%s'): %s takes one model file (train --ensemble K "
+                        "makes one file of K models)\n", cmd, *model_path, v, cmd);
+        return -1;
+    }
+    *model_path = v;
+    return 1;
+}
+
+int cli_max_memory_option(const char *cmd, int argc, char **argv, int *i) {
+    const char *v = NULL;
+    int r = cli_opt(cmd, "--max-memory", argc, argv, i, &v);
+    if (r <= 0) return r;
+    int64_t limit;
+    if (cli_parse_size(v, &limit) < 0 || limit <= 0) {
+        fprintf(stderr, "attn-graph: %s: --max-memory takes a size like 4G, 512M or 100000000, not '%s'\n", cmd, v);
+        return -1;
+    }
+    ag_graph_read_set_max_memory(limit);
+    return 1;
+}
+
 int cli_graph_option(cli_graph_opts_t *o, const char *cmd, int argc, char **argv, int *i) {
     const char *a = argv[*i], *v = NULL;
     if (a[0] != '-' || !strcmp(a, "-")) {
@@ -714,8 +740,10 @@ int cli_graph_option(cli_graph_opts_t *o, const char *cmd, int argc, char **argv
         return 1;
     }
     int r = cli_opt(cmd, "--model", argc, argv, i, &v);
-    if (r > 0) o->model_path = v;
-    else if (r == 0 && (r = cli_opt(cmd, "-o", argc, argv, i, &v)) > 0) o->out_path = v;
+    if (r > 0) return cli_model_once(cmd, &o->model_path, v);
+    if (r == 0) r = cli_max_memory_option(cmd, argc, argv, i);
+    if (r != 0) return r;
+    if ((r = cli_opt(cmd, "-o", argc, argv, i, &v)) > 0) o->out_path = v;
     else if (r == 0 && (r = cli_opt(cmd, "--output", argc, argv, i, &v)) > 0) o->out_path = v;
     else if (r == 0 && (r = cli_opt(cmd, "--format", argc, argv, i, &v)) > 0) o->format_name = v;
     else if (r == 0 && (r = cli_opt(cmd, "--node-table", argc, argv, i, &v)) > 0) o->table_path = v;

@@ -73,7 +73,17 @@ int cli_write_graph(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, FI
 /* Writes the graph as GML or GraphML to path atomically; returns an exit code (errors printed). */
 int cli_write_graph_file(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, const char *path);
 
-/* Reads a graph (printing igraph's warning, if any); returns an exit code. */
+/* The value of --model, refused (-1, a message on stderr) when one was given already: classify,
+ * label and explain predict with one model file. Returns 1. */
+int cli_model_once(const char *cmd, const char **model_path, const char *v);
+
+/* --max-memory SIZE of the predicting commands and info: the limit of graph reading
+ * (ag_graph_read_set_max_memory()), so that a file declaring a billion vertices can be read on
+ * purpose. Returns 1 (taken), 0 (another option) or -1 (no value, or not a size: said on stderr). */
+int cli_max_memory_option(const char *cmd, int argc, char **argv, int *i);
+
+/* Reads a graph (printing igraph's warning, if any); returns an exit code (3 for a file over the
+ * reading limit of --max-memory as for any bad file). */
 int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed);
 
 /* One forward pass of a model on one graph, kept so attention weights can be read afterwards. */
