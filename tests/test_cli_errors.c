@@ -388,6 +388,14 @@ static void test_regression_target(void **state) {
     run_expect(2,
         "attn-graph: train: a GRAPH argument trains node-classification or node-regression, not graph-regression\n",
         "train graphs/social/karate.gml --label-attr club --task graph-regression --quiet");
+    /* a task empty in every graph is refused beside others as it is alone (it trained, scoring nan) */
+    char tasks[1024];
+    snprintf(tasks, sizeof tasks, "file,a,b\n%s/tests/data/mutag-mini/molecules/0001.gml,1,\n"
+             "%s/tests/data/mutag-mini/molecules/0002.gml,0,\n%s/tests/data/mutag-mini/molecules/0003.gml,1,\n",
+             AG_SOURCE_DIR, AG_SOURCE_DIR, AG_SOURCE_DIR);
+    write_text("tasks.csv", tasks);
+    run_expect(3, "attn-graph: target 'b' has no value in any graph: leave it out of the targets\n",
+               "train --labels @/tasks.csv --target a,b --task graph-multitask --quiet");
 }
 
 /* A Latin-1 file's text would reach the model file's JSON header, which must be UTF-8: refused

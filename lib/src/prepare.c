@@ -359,6 +359,15 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
                 return AG_ERROR(AG_EMISMATCH, "target column %lld is '%s'; the model expects '%s'", (long long)j + 1,
                                 t->tasks[j], names[j]);
     }
+    /* A column empty in every graph teaches nothing and scores nan: refused for training, as a
+     * lone target is above (a model's evaluation data may lack a task's labels) */
+    for (int64_t j = 0; j < T && !names; j++) {
+        int64_t g = 0;
+        while (g < G && isnan(t->y.data[g * T + j])) g++;
+        if (g == G)
+            return AG_ERROR(AG_EVALUE, "target '%s' has no value in any graph: leave it out of the targets",
+                            t->tasks[j]);
+    }
     for (int64_t j = 0; j < T; j++) {
         const int multi = task == AG_TASK_GRAPH_MULTITASK && t->kinds[j] != AG_TASK_BINARY;
         if (!multi && !(task == AG_TASK_GRAPH_REGRESSION && t->kinds[j] == AG_TASK_MULTICLASS)) continue;
