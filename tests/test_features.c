@@ -460,9 +460,22 @@ static void test_all_empty_string(void **state) {
                                             "model expects string vertex attribute 'element')");
     assert_null(X.data);
     ag_featurizer_destroy(&f);
+    /* fitted on graphs where it is empty everywhere (a GraphML key without values): named, it is
+     * refused; taken with all the attributes, it is left out, so that graphs without it fit */
     const igraph_t *empty[] = {&g};
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, empty, 1), AG_EATTR);
+    assert_string_equal(ag_error_message(), "string vertex attribute 'element' is empty on every vertex of the graphs "
+                                            "fitted on: it gives no feature; leave it out");
+    SETVAN(&g, "x", 0, 1.0);
+    SETVAN(&g, "x", 1, 2.0);
+    SETVAN(&g, "x", 2, 4.0);
+    ag_featurizer_config_init(&cfg);
     assert_int_equal(ag_featurizer_fit(&f, &cfg, empty, 1), AG_SUCCESS);
+    assert_int_equal(f.n_vattrs, 1);
+    assert_string_equal(f.vattrs[0].name, "x");
+    DELVA(&g, "element");
     assert_int_equal(ag_featurizer_transform(&f, &g, &X, NULL), AG_SUCCESS);
+    assert_int_equal(X.cols, 1);
     ag_fmat_destroy(&X);
     ag_featurizer_destroy(&f);
     igraph_destroy(&g);

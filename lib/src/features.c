@@ -878,6 +878,30 @@ static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_ed
 
 /* Re-raises the last error with graph g's name in front: its file when the caller named the
  * graphs, else "graph g" when there are several to tell apart (one graph's callers name its file). */
+/* A string attribute empty on every vertex (edge) of the graphs fitted on (a GraphML key declared
+ * and never used) gives a constant column and would make every graph to predict need the
+ * attribute: left out when the attributes were taken all, refused when named. */
+static ag_error_t drop_empty(ag_feature_attr_t *attrs, int64_t *n, int is_edge, int taken_all) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < *n; i++) {
+        if (attrs[i].type != AG_ATTR_STRING || attrs[i].vocab_size > 0) {
+            attrs[m++] = attrs[i];
+            continue;
+        }
+        if (!taken_all) {
+            ag_error_t err = AG_ERROR(AG_EATTR, "string %s attribute '%s' is empty on every %s of the graphs fitted on: "
+                                      "it gives no feature; leave it out", elem_name(is_edge), attrs[i].name,
+                                      elem_name(is_edge));
+            for (int64_t j = i; j < *n; j++) attrs[m++] = attrs[j]; /* the caller frees them all */
+            *n = m;
+            return err;
+        }
+        free_attr(&attrs[i]);
+    }
+    *n = m;
+    return AG_SUCCESS;
+}
+
 static ag_error_t in_graph(ag_error_t code, const char *const *names, int64_t g, int64_t count) {
     if (count == 1 && !(names && names[0])) return code;
     char msg[900], label[48];
@@ -1007,6 +1031,15 @@ ag_error_t ag_featurizer_fit_named(ag_featurizer_t *f, const ag_featurizer_confi
     ag_error_t err = f->degree ? check_one_kind(f, graphs, names, count) : AG_SUCCESS;
     if (err == AG_SUCCESS) err = select_attrs(cfg, graphs, names, count, 0, &f->vattrs, &f->n_vattrs);
     if (err == AG_SUCCESS) err = select_attrs(cfg, graphs, names, count, 1, &f->eattrs, &f->n_eattrs);
+    for (int is_edge = 0; is_edge < 2 && err == AG_SUCCESS; is_edge++) {
+        ag_feature_attr_t *attrs = is_edge ? f->eattrs : f->vattrs;
+        int64_t *n = is_edge ? &f->n_eattrs : &f->n_vattrs;
+        for (int64_t i = 0; i < *n && err == AG_SUCCESS; i++)
+            if (attrs[i].type == AG_ATTR_STRING)
+                for (int64_t g = 0; g < count && err == AG_SUCCESS; g++)
+                    if ((err = grow_vocab(&attrs[i], graphs[g], is_edge)) == AG_EATTR) err = in_graph(err, names, g, count);
+        if (err == AG_SUCCESS) err = drop_empty(attrs, n, is_edge, (is_edge ? cfg->edge_select : cfg->vertex_select) == AG_SELECT_ALL);
+    }
     if (err == AG_SUCCESS && cfg->degree_if_featureless && f->n_vattrs == 0 && !f->degree) {
         /* no attribute column: the degree too, standardised, since raw degrees run to the hundreds
          * on social graphs (AG_NORM_L1_ROWS would leave them raw, having no attribute to act on);
@@ -1015,14 +1048,6 @@ ag_error_t ag_featurizer_fit_named(ag_featurizer_t *f, const ag_featurizer_confi
         f->norm = AG_NORM_STANDARDIZE;
         raw_only = 0;
         err = check_one_kind(f, graphs, names, count);
-    }
-    for (int is_edge = 0; is_edge < 2 && err == AG_SUCCESS; is_edge++) {
-        ag_feature_attr_t *attrs = is_edge ? f->eattrs : f->vattrs;
-        int64_t n = is_edge ? f->n_eattrs : f->n_vattrs;
-        for (int64_t i = 0; i < n && err == AG_SUCCESS; i++)
-            if (attrs[i].type == AG_ATTR_STRING)
-                for (int64_t g = 0; g < count && err == AG_SUCCESS; g++)
-                    if ((err = grow_vocab(&attrs[i], graphs[g], is_edge)) == AG_EATTR) err = in_graph(err, names, g, count);
     }
     if (err == AG_SUCCESS) err = layout(f);
     if (err == AG_SUCCESS) err = fit_stats(f, graphs, names, count, raw_only);
