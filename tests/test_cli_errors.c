@@ -584,6 +584,37 @@ static void test_model_twice(void **state) {
         "graphs/social/karate.gml");
 }
 
+/* eval without --seed draws the random split with the model's seed, as train drew it, so it prints
+ * train's line; models of other seeds joined on a random split get a warning (their training
+ * parts differ). */
+static void test_eval_seed(void **state) {
+    (void)state;
+    char args[512];
+    ag_cli_run_t t, e;
+    snprintf(args, sizeof args, "train graphs/social/karate.gml --label-attr club --seed %d --epochs 5 --threads 1 -q "
+             "-o %s/s%d.safetensors", 5, dir, 5);
+    ag_cli_run(&t, NULL, args);
+    assert_int_equal(t.code, 0);
+    snprintf(args, sizeof args, "train graphs/social/karate.gml --label-attr club --seed 6 --epochs 5 --threads 1 -q "
+             "-o %s/s6.safetensors", dir);
+    ag_cli_run(&e, NULL, args);
+    assert_int_equal(e.code, 0);
+    e = run_expect(0,
+        "attn-graph: note: eval: the random split is drawn with the model's seed 5, as train drew it (--seed S for "
+        "another)\n",
+        "eval --model @/s5.safetensors graphs/social/karate.gml");
+    assert_string_equal(e.out, t.out);
+    run_expect(0,
+        "attn-graph: note: eval: the random split is drawn with the model's seed 5, as train drew it (--seed S for "
+        "another)\nattn-graph: warning: eval: @/s5.safetensors was trained with seed 5 and @/s6.safetensors with 6: "
+        "under a random split (--split-random, --kfold) each seed drew other parts, so the part scored here overlaps "
+        "a model's training part; assemble an ensemble of separate runs on a split file (--split), or train it with "
+        "--ensemble K\n",
+        "eval --model @/s5.safetensors --model @/s6.safetensors graphs/social/karate.gml");
+    /* --seed given: taken as it is, without a note */
+    run_expect(0, "", "eval --model @/s5.safetensors graphs/social/karate.gml --seed 5");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify_misfits),
@@ -597,6 +628,7 @@ int main(void) {
         cmocka_unit_test(test_directory_as_file),
         cmocka_unit_test(test_gml_keys_and_replaced),
         cmocka_unit_test(test_model_twice),
+        cmocka_unit_test(test_eval_seed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

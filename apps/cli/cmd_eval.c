@@ -105,11 +105,18 @@ int ag_cmd_eval(int argc, char **argv) {
     ag_error_t rc;
     int code = cli_load_model(model_path, &b); /* the exit codes classify, label and explain give */
     if (code != AG_EXIT_OK) return code;
+    const uint64_t first_seed = ag_model_config(b.model)->seed;
+    const char *other_seed_model = NULL; /* a model trained with another seed than the first */
+    uint64_t other_seed = first_seed;
     for (int k = 0; k < n_more; k++) {
         ag_bundle_t other;
         if ((code = cli_load_model(more[k], &other)) != AG_EXIT_OK) {
             ag_bundle_destroy(&b);
             return code;
+        }
+        if (!other_seed_model && ag_model_config(other.model)->seed != first_seed) {
+            other_seed_model = more[k];
+            other_seed = ag_model_config(other.model)->seed;
         }
         if ((rc = ag_bundle_merge(&b, &other)) != AG_SUCCESS) {
             fprintf(stderr, "attn-graph: eval: %s cannot join %s in an ensemble: %s\n", more[k], model_path,
@@ -120,6 +127,20 @@ int ag_cmd_eval(int argc, char **argv) {
         }
     }
     const ag_model_config_t *mc = ag_model_config(b.model);
+    if (cli_split_seeded(&o)) {
+        /* The parts train drew with its --seed, which the model keeps: without --seed, the same ones. */
+        if (!o.seed_given && first_seed != o.seed) {
+            fprintf(stderr, "attn-graph: note: eval: the random split is drawn with the model's seed %llu, as train "
+                            "drew it (--seed S for another)\n", (unsigned long long)first_seed);
+            o.seed = first_seed;
+        }
+        if (other_seed_model)
+            fprintf(stderr, "attn-graph: warning: eval: %s was trained with seed %llu and %s with %llu: under a "
+                            "random split (--split-random, --kfold) each seed drew other parts, so the part scored "
+                            "here overlaps a model's training part; assemble an ensemble of separate runs on a split "
+                            "file (--split), or train it with --ensemble K\n", model_path,
+                    (unsigned long long)first_seed, other_seed_model, (unsigned long long)other_seed);
+    }
     ag_task_t task = mc->task;
     int graph_level = ag_task_is_graph_level(task);
     code = AG_EXIT_OK;

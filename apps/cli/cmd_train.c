@@ -1321,7 +1321,8 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     if (t.ensemble > 1 && (t.checkpoint || t.plot)) {
         /* a checkpoint holds one run's state and a plot one run's curves */
         fprintf(stderr, "attn-graph: train: --ensemble cannot be combined with %s; train a member alone with its "
-                "--seed for that\n", t.checkpoint ? "--checkpoint" : "--plot");
+                "--seed for that (on a split file: --split-random draws its parts with --seed too)\n",
+                t.checkpoint ? "--checkpoint" : "--plot");
         return AG_EXIT_USAGE;
     }
     if (t.plot && !cli_ends_with_ci(t.plot, ".svg")) {

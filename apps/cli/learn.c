@@ -15,6 +15,10 @@ void cli_data_opts_init(cli_data_opts_t *o) {
     o->rw_pe = -1; /* not given: the preset's (graph: 8) */
 }
 
+int cli_split_seeded(const cli_data_opts_t *o) {
+    return o->kfold > 0 || (!o->split && !o->folds && !o->train_nodes);
+}
+
 int cli_opt(const char *cmd, const char *name, int argc, char **argv, int *i, const char **value) {
     const char *a = argv[*i];
     size_t n = strlen(name);
@@ -102,6 +106,7 @@ int cli_data_option(cli_data_opts_t *o, const char *cmd, int argc, char **argv, 
     if ((r = cli_opt(cmd, "--seed", argc, argv, i, &v)) != 0) {
         if (r < 0 || cli_int(cmd, "--seed", v, 0, INT64_MAX, &k) < 0) return -1;
         o->seed = (uint64_t)k;
+        o->seed_given = 1;
         return 1;
     }
     if (!strcmp(argv[*i], "--directed")) {

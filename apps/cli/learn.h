@@ -38,6 +38,7 @@ typedef struct cli_data_opts_t {
     int64_t kfold;             /* --kfold K: seeded stratified k-fold of the graphs (0: off) */
     const char *split_random;  /* --split-random 0.8,0.1,0.1 */
     uint64_t seed;             /* --seed */
+    int seed_given;            /* --seed was on the command line */
     const char *task;          /* --task */
     /* features (train only) */
     const char *vertex_attrs, *edge_attrs, *exclude_attrs, *normalize;
@@ -46,6 +47,10 @@ typedef struct cli_data_opts_t {
 } cli_data_opts_t;
 
 void cli_data_opts_init(cli_data_opts_t *o);
+
+/* 1 when the split options draw the parts with --seed (--split-random, given or by default, and
+ * --kfold), so that runs with other seeds score other parts. */
+int cli_split_seeded(const cli_data_opts_t *o);
 
 /* If argv[*i] is a data option, consumes it (and its value) and returns 1; returns 0 if it is not
  * one; returns -1 (after printing the error) on a bad value. `cmd` names the subcommand. */
