@@ -256,6 +256,9 @@ static void test_targets_table(void **state) {
         const char *fragment;
     } bad[] = {
         {"file,y\na,1\nb,2\na,3\n", AG_EMISMATCH, ":4: duplicate file 'a' (first on line 2)"},
+        /* one file under two spellings: it could sit in train and test at once */
+        {"file,y\ng/a,1\nb,2\n./g//x/../a,3\n", AG_EMISMATCH,
+         ":4: duplicate file './g//x/../a': the same as 'g/a' on line 2"},
         {"file,y\na,1\nb,inf\n", AG_EVALUE, ":3: column 'y': value 'inf' is not finite"},
         {"file,y\na,1\nb,-1e39\n", AG_EVALUE,
          ": column 'y': b has the value -1e+39, beyond the float32 range (3.40282e+38) targets are held in"},

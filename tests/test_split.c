@@ -139,6 +139,14 @@ static void test_csv(void **state) {
     unlink(named);
     assert_int_equal(ag_split_read_csv_named(&s, DATA "dataset/split.csv", "random_split", "mol", files, 3), AG_SUCCESS);
     ag_split_destroy(&s);
+    /* a split's spelling of a dataset file: ./graphs/g3.gml and graphs//g1.gml are the dataset's */
+    char *spelt = write_temp("file,part\n./graphs/g3.gml,train\ngraphs/x/../g2.gml,test\ngraphs//g1.gml,val\n", ".csv");
+    assert_int_equal(ag_split_read_csv(&s, spelt, "part", files, 3), AG_SUCCESS);
+    expect_list(s.folds[0].train, s.folds[0].n_train, (int64_t[]){2}, 1);
+    expect_list(s.folds[0].val, s.folds[0].n_val, (int64_t[]){1}, 1);
+    expect_list(s.folds[0].test, s.folds[0].n_test, (int64_t[]){0}, 1);
+    ag_split_destroy(&s);
+    unlink(spelt);
     const char *two[] = {"graphs/g2.gml", "graphs/g1.gml"};
     assert_int_equal(ag_split_read_csv(&s, DATA "dataset/split.csv", "random_split", two, 2), AG_EMISMATCH);
     assert_non_null(strstr(ag_error_message(), "split.csv:2: file 'graphs/g3.gml' is not in the dataset"));
@@ -156,6 +164,7 @@ static void test_csv(void **state) {
          ":3: column 's': 'holdout' is neither train/val/test nor a fold number"},
         {"file,s\na,train\nb,1\n", AG_EVALUE, ":3: column 's': '1' mixes fold numbers with train/val/test"},
         {"file,s\na,train\na,test\n", AG_EMISMATCH, ":3: file 'a' appears twice (first on line 2)"},
+        {"file,s\na,train\n./a,test\n", AG_EMISMATCH, ":3: file './a' appears twice (first on line 2)"},
         {"file,s\na,train,x\n", AG_EPARSE, ":2: 3 fields, the header has 2"},
         {"s\ntrain\n", AG_EATTR, ":1: no 'file' column"},
         /* fold numbers bound the fold count: found by fuzz_split (32666648 folds of 3-item lists) */

@@ -62,6 +62,11 @@ ag_error_t ag_i_strings_dup(char ***out, const char *const *in, int64_t n);
  * as the read left it) without setting a message: each caller names its input its own way. */
 ag_error_t ag_i_read_stream(FILE *f, char **buf, size_t *len);
 
+/* path with "." segments, repeated '/' and "x/.." pairs removed ("./g//a/../b.gml" is "g/b.gml"),
+ * so that two spellings of one file in a table compare equal; NULL when out of memory (the caller
+ * ag_i_free's it). The file system is not asked: a symbolic link's ".." is taken lexically. */
+char *ag_i_path_lexical(const char *path);
+
 /* fopen(path, "rb") that fails with errno EISDIR on a directory: fopen() opens one, and the
  * reader would then take its size for 2^63 bytes or report a baffling read error. */
 FILE *ag_i_fopen_read(const char *path);

@@ -568,13 +568,21 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
             goto done;
         }
     }
-    /* Duplicate files: sort a copy of the names. */
+    /* Duplicate files: sort the names as the file system reads them (./g/a.gml is g/a.gml), so
+     * that one graph cannot sit in two parts of a split under two spellings. */
     {
-        TRY(ag_i_alloc_array(&p, g, sizeof(ckey_t), "file index"));
-        ckey_t *keys = p;
-        for (int64_t r = 0; r < g; r++) keys[r] = (ckey_t){0.0, t->files[r], (int32_t)r};
-        qsort(keys, (size_t)g, sizeof(ckey_t), cmp_ckey_str);
-        for (int64_t r = 1; r < g; r++) {
+        char **norm = NULL; /* (G) */
+        TRY(ag_i_alloc_array(&p, g, sizeof(char *), "file names"));
+        norm = p;
+        ckey_t *keys = NULL;
+        rc = ag_i_alloc_array(&p, g, sizeof(ckey_t), "file index");
+        keys = p;
+        for (int64_t r = 0; r < g && rc == AG_SUCCESS; r++) {
+            if (!(norm[r] = ag_i_path_lexical(t->files[r]))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+            else keys[r] = (ckey_t){0.0, norm[r], (int32_t)r};
+        }
+        if (rc == AG_SUCCESS) qsort(keys, (size_t)g, sizeof(ckey_t), cmp_ckey_str);
+        for (int64_t r = 1; r < g && rc == AG_SUCCESS; r++) {
             if (strcmp(keys[r].str, keys[r - 1].str) == 0) {
                 int64_t a = keys[r - 1].cls, b = keys[r].cls;
                 if (a > b) {
@@ -582,13 +590,17 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
                     a = b;
                     b = tmp;
                 }
-                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: duplicate file '%s' (first on line %lld)", path,
-                              (long long)lines[b], keys[r].str, (long long)lines[a]);
-                ag_i_free(keys);
-                goto done;
+                if (strcmp(t->files[a], t->files[b]) == 0)
+                    rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: duplicate file '%s' (first on line %lld)", path,
+                                  (long long)lines[b], t->files[b], (long long)lines[a]);
+                else
+                    rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: duplicate file '%s': the same as '%s' on line %lld", path,
+                                  (long long)lines[b], t->files[b], t->files[a], (long long)lines[a]);
             }
         }
+        ag_i_strings_free(norm, g);
         ag_i_free(keys);
+        if (rc != AG_SUCCESS) goto done;
     }
     for (int64_t j = 0; j < n_tasks; j++) {
         int64_t c = cols[j];

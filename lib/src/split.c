@@ -189,6 +189,7 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
     ag_error_t rc = AG_SUCCESS;
     ag_csv_t csv;
     name_key_t *keys = NULL; /* (n_files) sorted file names */
+    char **norm = NULL;      /* (n_files) the names as the file system reads them (ag_i_path_lexical) */
     int64_t *value = NULL;   /* (n_files) part (PART_*) or fold number; -1 = no row yet, -2 = empty cell */
     int64_t *line = NULL;    /* (n_files) line of the item's row */
     unsigned char *part = NULL;
@@ -209,7 +210,15 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
     if (files) {
         TRY(ag_i_alloc_array(&p, n_files, sizeof(name_key_t), "file index"));
         keys = p;
-        for (int64_t i = 0; i < n_files; i++) keys[i] = (name_key_t){files[i], i};
+        TRY(ag_i_alloc_array(&p, n_files, sizeof(char *), "file names"));
+        norm = p;
+        for (int64_t i = 0; i < n_files; i++) {
+            if (!(norm[i] = ag_i_path_lexical(files[i]))) {
+                rc = AG_ERROR(AG_ENOMEM, "out of memory");
+                goto done;
+            }
+            keys[i] = (name_key_t){norm[i], i};
+        }
         qsort(keys, (size_t)n_files, sizeof *keys, cmp_name_key);
     }
     TRY(ag_csv_next(&csv, &got));
@@ -238,8 +247,16 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
         TRY(ag_csv_expect_fields(&csv, n_cols));
         int64_t item;
         if (files) {
-            name_key_t key = {csv.fields[file_col], 0};
+            /* ./g/a.gml names the dataset's g/a.gml */
+            char *cell = ag_i_path_lexical(csv.fields[file_col]);
+            if (!cell) {
+                rc = AG_ERROR(AG_ENOMEM, "out of memory");
+                goto done;
+            }
+            name_key_t key = {cell, 0};
             const name_key_t *hit = bsearch(&key, keys, (size_t)n_files, sizeof *keys, cmp_name_key);
+            ag_i_free(cell);
+            key.name = csv.fields[file_col];
             if (!hit) {
                 rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: file '%s' is not in the dataset", path, (long long)csv.line,
                               key.name);
@@ -337,6 +354,7 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
 done:
     if (rc != AG_SUCCESS) ag_split_destroy(split);
     ag_csv_close(&csv);
+    ag_i_strings_free(norm, norm ? n_files : 0);
     ag_i_free(keys);
     ag_i_free(value);
     ag_i_free(line);
