@@ -151,7 +151,8 @@ static void test_classify_misfits(void **state) {
      * predictions confidently wrong (SR-MMP 0.67 against 0.01 for ibuprofen) */
     const char *directed = "the graph is directed but the model was trained on undirected graphs (edges would be "
                            "read one way); give it as undirected (GML 'directed 0', GraphML "
-                           "edgedefault=\"undirected\")\n";
+                           "edgedefault=\"undirected\"; an edge list, NCOL, LGL, DIMACS or DL file: leave out "
+                           "--directed)\n";
     snprintf(want, sizeof want, "attn-graph: @/directed.gml: %s", directed);
     run_expect(3, want, "classify @/directed.gml");
     snprintf(want, sizeof want, "attn-graph: @/kdirected.gml: %s", directed);
@@ -615,6 +616,19 @@ static void test_eval_seed(void **state) {
     run_expect(0, "", "eval --model @/s5.safetensors graphs/social/karate.gml --seed 5");
 }
 
+/* Standard input is "<stdin>" in every message, the reader's and the featuriser's alike. */
+static void test_stdin_named(void **state) {
+    (void)state;
+    ag_cli_run_t r = run_expect(3,
+        "attn-graph: <stdin>: attribute 'charge' is missing (the model expects numeric vertex attribute 'charge')\n",
+        "classify --json - < @/nocharge.gml");
+    assert_string_equal(r.out, "{\"file\": \"-\", \"error\": \"<stdin>: attribute 'charge' is missing (the model "
+                               "expects numeric vertex attribute 'charge')\"}\n");
+    run_expect(3,
+        "attn-graph: <stdin>: attribute 'name' is missing (the model expects string vertex attribute 'name')\n",
+        "label --model graphs/models/karate.safetensors - -o @/stdin.csv < @/noname.gml");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify_misfits),
@@ -629,6 +643,7 @@ int main(void) {
         cmocka_unit_test(test_gml_keys_and_replaced),
         cmocka_unit_test(test_model_twice),
         cmocka_unit_test(test_eval_seed),
+        cmocka_unit_test(test_stdin_named),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

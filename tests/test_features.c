@@ -538,7 +538,8 @@ static void test_transform_errors(void **state) {
     assert_int_equal(ag_featurizer_transform(&f, &g, &X, NULL), AG_EMISMATCH);
     assert_string_equal(ag_error_message(), "the graph is directed but the model was trained on undirected graphs (edges "
                         "would be read one way); give it as undirected (GML 'directed 0', GraphML "
-                        "edgedefault=\"undirected\")");
+                        "edgedefault=\"undirected\"; an edge list, NCOL, LGL, DIMACS or DL file: read it as "
+                        "undirected)");
     /* and the reverse: fitted on that directed graph, an undirected one is refused */
     ag_featurizer_t fd;
     ag_featurizer_config_t cd;
@@ -547,7 +548,8 @@ static void test_transform_errors(void **state) {
     assert_int_equal(ag_featurizer_transform(&fd, &a, &X, NULL), AG_EMISMATCH);
     assert_string_equal(ag_error_message(), "the graph is undirected but the model was trained on directed graphs "
                         "(edges would be read both ways); give it as directed (GML 'directed 1', GraphML "
-                        "edgedefault=\"directed\")");
+                        "edgedefault=\"directed\"; an edge list, NCOL, LGL, DIMACS or DL file: read it as "
+                        "directed)");
     ag_featurizer_destroy(&fd);
     igraph_destroy(&g);
     ag_featurizer_destroy(&f);

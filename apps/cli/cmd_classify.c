@@ -291,9 +291,9 @@ int ag_cmd_classify(int argc, char **argv) {
         ag_error_t rc = ag_graph_read(&ig, path, format, directed);
         if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());
         if (rc) {
-            fprintf(stderr, "attn-graph: %s\n", ag_error_message());
+            ag_cli_error("%s", ag_error_message());
             failed = 1;
-            if (json && (code = json_failure(&b, pend, &n_pend, path, ag_error_message())) != 0) {
+            if (json && (code = json_failure(&b, pend, &n_pend, path, ag_cli_last_error())) != 0) {
                 fatal = 1;
                 break;
             }
@@ -302,7 +302,7 @@ int ag_cmd_classify(int argc, char **argv) {
         pending_t *p = &pend[n_pend];
         p->path = path;
         rc = ag_bundle_featurize(&b, &ig, NULL, &p->X, &p->E);
-        if (rc == AG_SUCCESS) cli_warn_unseen(&b, &ig, path);
+        if (rc == AG_SUCCESS) cli_warn_unseen(&b, &ig, cli_shown_path(path));
         else other_kind |= cli_shares_no_attribute(&b, &ig);
         if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&p->g, &ig);
         igraph_destroy(&ig);
@@ -323,13 +323,12 @@ int ag_cmd_classify(int argc, char **argv) {
         }
         if (rc != AG_SUCCESS) {
             if (rc == AG_ENOMEM) fatal = 1;
-            fprintf(stderr, "attn-graph: %s: %s\n", path, ag_error_message());
+            /* standard input is "<stdin>" in messages, as the reader names it */
+            ag_cli_error("%s: %s", cli_shown_path(path), ag_error_message());
             pending_clear(p);
             failed = 1;
             if (json && !fatal) {
-                char msg[1024];
-                snprintf(msg, sizeof msg, "%s: %s", path, ag_error_message());
-                if ((code = json_failure(&b, pend, &n_pend, path, msg)) != 0) {
+                if ((code = json_failure(&b, pend, &n_pend, path, ag_cli_last_error())) != 0) {
                     fatal = 1;
                     break;
                 }

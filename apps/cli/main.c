@@ -42,6 +42,8 @@ static void flag_names(char *msg, size_t cap) {
     static const char *const names[][2] = {
         {"option exclude_attrs or exclude_more: '", "--exclude-attrs "},
         {"option degree", "--degree"},
+        {"DIMACS or DL file: read it as undirected)", "DIMACS or DL file: leave out --directed)"},
+        {"DIMACS or DL file: read it as directed)", "DIMACS or DL file: give --directed)"},
     };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         char *at = strstr(msg, names[k][0]);

@@ -527,16 +527,19 @@ void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t 
     }
 }
 
+const char *cli_shown_path(const char *path) { return strcmp(path, "-") ? path : "<stdin>"; }
+
 int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, const char *table_path,
                   cli_run_t *r) {
     memset(r, 0, sizeof *r);
+    path = cli_shown_path(path);
     const ag_model_config_t *mc = ag_model_config(b->model);
     ag_error_t rc = ag_bundle_featurize(b, ig, table, &r->X, &r->E);
     if (rc == AG_SUCCESS) cli_warn_unseen(b, ig, path);
     if (rc == AG_SUCCESS) cli_warn_shifted(b, &r->X, &r->E, path, table_path);
     if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&r->g, ig);
     if (rc != AG_SUCCESS) {
-        fprintf(stderr, "attn-graph: %s: %s\n", path, ag_error_message());
+        ag_cli_error("%s: %s", path, ag_error_message());
         cli_run_destroy(r);
         return rc == AG_ENOMEM ? AG_EXIT_FAILURE : AG_EXIT_INPUT;
     }
@@ -820,7 +823,7 @@ int cli_prediction_smooth(cli_prediction_t *p, const cli_graph_opts_t *o, const 
     cli_smooth_note(s, o->model_path);
     ag_labels_t known;
     ag_error_t rc = ag_labels_from_attr(&known, &p->ig, attr, (const char *const *)p->b.names, p->b.n_names);
-    if (rc) return ag_cli_fail_in(o->graph_path, rc);
+    if (rc) return ag_cli_fail_in(cli_shown_path(o->graph_path), rc);
     const int64_t N = p->run.rows, C = p->b.n_names;
     float *out = malloc(sizeof(float) * (size_t)(N > 0 ? N : 1) * (size_t)C); /* (N x C) */
     if (!out) rc = AG_ENOMEM;
@@ -832,5 +835,5 @@ int cli_prediction_smooth(cli_prediction_t *p, const cli_graph_opts_t *o, const 
         fprintf(stderr, "attn-graph: out of memory\n");
         return AG_EXIT_FAILURE;
     }
-    return rc ? ag_cli_fail_in(o->graph_path, rc) : AG_EXIT_OK;
+    return rc ? ag_cli_fail_in(cli_shown_path(o->graph_path), rc) : AG_EXIT_OK;
 }

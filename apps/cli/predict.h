@@ -82,6 +82,9 @@ int cli_model_once(const char *cmd, const char **model_path, const char *v);
  * purpose. Returns 1 (taken), 0 (another option) or -1 (no value, or not a size: said on stderr). */
 int cli_max_memory_option(const char *cmd, int argc, char **argv, int *i);
 
+/* A graph's path as messages name it: "<stdin>" for "-", as the graph reader does. */
+const char *cli_shown_path(const char *path);
+
 /* Reads a graph (printing igraph's warning, if any); returns an exit code (3 for a file over the
  * reading limit of --max-memory as for any bad file). */
 int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed);

@@ -512,9 +512,11 @@ static ag_error_t transform_raw(const ag_featurizer_t *f, const igraph_t *ig, ag
      * directed graph's edges one way, so its predictions would be confidently wrong */
     static const char *const why[2] = {
             "the graph is directed but the model was trained on undirected graphs (edges would be read one way); "
-            "give it as undirected (GML 'directed 0', GraphML edgedefault=\"undirected\")",
+            "give it as undirected (GML 'directed 0', GraphML edgedefault=\"undirected\"; an edge list, NCOL, LGL, "
+            "DIMACS or DL file: read it as undirected)",
             "the graph is undirected but the model was trained on directed graphs (edges would be read both ways); "
-            "give it as directed (GML 'directed 1', GraphML edgedefault=\"directed\")"};
+            "give it as directed (GML 'directed 1', GraphML edgedefault=\"directed\"; an edge list, NCOL, LGL, DIMACS "
+            "or DL file: read it as directed)"};
     if (graph_directed(ig) != f->directed) return AG_ERROR(AG_EMISMATCH, "%s", why[f->directed ? 1 : 0]);
     AG_CHECK(ag_fmat_init(X, n, f->n_features));
     ag_error_t err = encode_attrs(ig, 0, f->vattrs, f->n_vattrs, n, X->data, f->n_features, fitting);
