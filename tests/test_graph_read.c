@@ -264,6 +264,22 @@ static void test_stdin(void **state) {
     assert_int_equal(igraph_ecount(&ig), 6);
     igraph_destroy(&ig);
     /* errors on stdin name it */
+    /* a UTF-8 byte-order mark (Windows editors write one) is passed over, in a file and on
+     * standard input with --format as without */
+    char tmp[] = "/tmp/ag_bom_XXXXXX.gml";
+    int fd = mkstemps(tmp, 4);
+    assert_true(fd >= 0);
+    const char *bom = "\xEF\xBB\xBFgraph [\n directed 0\n node [ id 0 ]\n node [ id 1 ]\n edge [ source 0 target 1 ]\n]\n";
+    assert_int_equal(write(fd, bom, strlen(bom)), (ssize_t)strlen(bom));
+    close(fd);
+    for (int k = 0; k < 3; k++) {
+        if (k > 0 && !freopen(tmp, "r", stdin)) skip();
+        assert_int_equal(ag_graph_read(&ig, k ? "-" : tmp, k == 1 ? AG_FORMAT_GML : AG_FORMAT_AUTO, 0), AG_SUCCESS);
+        assert_int_equal(igraph_vcount(&ig), 2);
+        assert_int_equal(igraph_ecount(&ig), 1);
+        igraph_destroy(&ig);
+    }
+    unlink(tmp);
     if (!freopen(BROKEN "non-number.edgelist", "r", stdin)) skip();
     assert_read_fails("-", AG_FORMAT_EDGELIST, AG_EPARSE,
                       "<stdin>: Unexpected character 'x' while parsing integer. (Parse error)");
@@ -313,6 +329,9 @@ static void test_stdin_recognised(void **state) {
     if (!freopen(tmp, "r", stdin)) skip();
     int64_t old = ag_graph_read_set_max_memory(1 << 20);
     assert_int_equal(ag_graph_read(&ig, "-", AG_FORMAT_AUTO, 0), AG_ELIMIT);
+    assert_int_equal(strncmp(ag_error_message(), "<stdin>:1: ", 11), 0);
+    if (!freopen(tmp, "r", stdin)) skip(); /* and with its format given */
+    assert_int_equal(ag_graph_read(&ig, "-", AG_FORMAT_PAJEK, 0), AG_ELIMIT);
     ag_graph_read_set_max_memory(old);
     assert_int_equal(strncmp(ag_error_message(), "<stdin>:1: ", 11), 0);
     unlink(tmp);
@@ -339,6 +358,7 @@ static void test_format_sniff(void **state) {
         {"\n\t<?xml version=\"1.0\"?>\n<graphml>", AG_FORMAT_GRAPHML},
         {"*Vertices 5\n1 \"a\"\n", AG_FORMAT_PAJEK},
         {"*network x\n*vertices 2\n", AG_FORMAT_PAJEK},
+        {"% written by hand\n%\n*Vertices 3\n", AG_FORMAT_PAJEK}, /* Pajek's comments */
         {"dl n=5\n", AG_FORMAT_DL},
         {"DL\nN=5\n", AG_FORMAT_DL},
     };
@@ -350,7 +370,8 @@ static void test_format_sniff(void **state) {
     /* words that only start like a keyword, the text cut before the keyword ends, and the
      * formats that look alike */
     static const char *const unknown[] = {"graphs [ ]", "grap", "DLX n=5", "*Vertice 5", "0 1\n1 2\n",
-                                          "a b 1.5\n", "p max 5 6\n", "c comment\n"};
+                                          "a b 1.5\n", "p max 5 6\n", "c comment\n",
+                                          "% c\n0 1\n", "% c\n# x\n*Vertices 2\n"};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         ag_format_t f = AG_FORMAT_AUTO;
         assert_int_equal(ag_format_sniff(unknown[i], strlen(unknown[i]), &f), AG_EFORMAT);

@@ -96,23 +96,24 @@ ag_error_t ag_format_sniff(const char *head, size_t len, ag_format_t *format) {
     if (!head || !format) return AG_ERROR(AG_EINVAL, "ag_format_sniff: NULL argument");
     const char *p = head, *end = head + len;
     if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) p += 3; /* a UTF-8 byte-order mark */
-    int comment_lines = 0;
+    int comment_lines = 0, percent_lines = 0;
     for (;;) {
         while (p < end && isspace((unsigned char)*p)) p++;
-        if (p == end || *p != '#') break;
-        /* '#' opens a GML comment line and an LGL vertex line alike: look past them */
-        comment_lines = 1;
+        if (p == end || (*p != '#' && *p != '%')) break;
+        /* '#' opens a GML comment line and an LGL vertex line alike, '%' a Pajek comment: look past them */
+        if (*p == '#') comment_lines = 1;
+        else percent_lines = 1;
         p = next_line(p, end);
     }
     const size_t n = (size_t)(end - p);
     /* GML's usual top-level keys; a GML file whose first key is another needs --format */
     if (starts_with_word(p, n, "graph") || starts_with_word(p, n, "Creator") || starts_with_word(p, n, "Version"))
         *format = AG_FORMAT_GML;
-    else if (comment_lines)
+    else if (comment_lines && !percent_lines)
         *format = AG_FORMAT_LGL;
     else if (n > 0 && *p == '<')
         *format = AG_FORMAT_GRAPHML;
-    else if (starts_with_word(p, n, "*vertices") || starts_with_word(p, n, "*network"))
+    else if ((starts_with_word(p, n, "*vertices") || starts_with_word(p, n, "*network")) && !comment_lines)
         *format = AG_FORMAT_PAJEK;
     else if (starts_with_word(p, n, "DL"))
         *format = AG_FORMAT_DL;
@@ -186,10 +187,11 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
     if (format == AG_FORMAT_AUTO && !is_stdin) AG_CHECK(ag_format_from_path(path, &format));
 
     FILE *f = stdin;
-    /* Standard input has no extension: its format is recognised from its first lines, which
-     * needs it whole in memory (a pipe cannot be rewound); the parser then reads that copy. */
+    /* Standard input is read whole into memory, since a pipe cannot be rewound: its format is
+     * recognised from its first lines, its vertices counted and a byte-order mark passed over
+     * before the parser reads that copy. */
     char *copy = NULL;
-    if (is_stdin && format == AG_FORMAT_AUTO) {
+    if (is_stdin) {
         size_t len;
         ag_error_t rc = ag_i_read_stream(stdin, &copy, &len);
         if (rc != AG_SUCCESS) {
@@ -198,7 +200,8 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
             return rc == AG_ENOMEM ? AG_ERROR(AG_ENOMEM, "%s: out of memory reading it", name)
                                    : AG_ERROR(AG_EFILE, "%s: %s", name, strerror(e));
         }
-        rc = ag_format_sniff(copy, len, &format);
+        if (format != AG_FORMAT_AUTO) rc = len > 0 ? AG_SUCCESS : AG_ERROR(AG_EPARSE, "empty input: no graph");
+        else rc = ag_format_sniff(copy, len, &format);
         if (rc != AG_SUCCESS) {
             char why[256]; /* the message buffer is about to be rewritten: copy it first */
             snprintf(why, sizeof why, "%s", ag_error_message());
@@ -215,9 +218,8 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
         f = ag_i_fopen_read(path);
         if (!f) return AG_ERROR(AG_EFILE, "%s: %s", path, strerror(errno));
     }
-    /* a few bytes can ask igraph for millions of vertices: count them before it allocates (a
-     * pipe cannot be rewound, so standard input is counted only when it was copied) */
-    if ((!is_stdin || copy) && ag_i_graph_format_scanned(format)) {
+    /* a few bytes can ask igraph for millions of vertices: count them before it allocates */
+    if (ag_i_graph_format_scanned(format)) {
         ag_graph_vertex_scan_t scan;
         ag_i_graph_scan_vertices(f, format, &scan);
         const int scan_failed = ferror(f), scan_errno = errno;
@@ -232,6 +234,18 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
         }
     }
 
+    /* A UTF-8 byte-order mark (Windows editors write one) is not text igraph's readers know:
+     * GML's failed with "unexpected ERROR". libxml reads GraphML's itself. */
+    if (format != AG_FORMAT_GRAPHML) {
+        unsigned char bom[3];
+        const size_t got = fread(bom, 1, 3, f);
+        if (!(got == 3 && bom[0] == 0xEF && bom[1] == 0xBB && bom[2] == 0xBF) && fseek(f, 0, SEEK_SET) != 0) {
+            const int e = errno;
+            fclose(f);
+            ag_i_free(copy);
+            return AG_ERROR(AG_EFILE, "%s: cannot rewind: %s", name, strerror(e));
+        }
+    }
     ag_i_igraph_enter();
     if (!igraph_has_attribute_table()) igraph_set_attribute_table(&igraph_cattribute_table);
     igraph_error_t irc = parse(ig, f, format, directed);
@@ -249,9 +263,8 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
      * --format graphml gets libxml's "Document is empty"); a pipe cannot be rewound */
     char head[1024];
     size_t n_head = 0;
-    if (irc != IGRAPH_SUCCESS && !read_failed && (!is_stdin || copy) && fseek(f, 0, SEEK_SET) == 0)
-        n_head = fread(head, 1, sizeof head, f);
-    if (!is_stdin || copy) fclose(f);
+    if (irc != IGRAPH_SUCCESS && !read_failed && fseek(f, 0, SEEK_SET) == 0) n_head = fread(head, 1, sizeof head, f);
+    fclose(f);
     ag_i_free(copy);
 
     if (irc != IGRAPH_SUCCESS) {
