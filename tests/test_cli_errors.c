@@ -629,6 +629,13 @@ static void test_stdin_named(void **state) {
         "label --model graphs/models/karate.safetensors - -o @/stdin.csv < @/noname.gml");
 }
 
+/* An error is one line even when a file name holds a newline or a tab: they are written escaped. */
+static void test_control_characters_escaped(void **state) {
+    (void)state;
+    run_expect(3, "attn-graph: @/nl\\nnosuch.gml: No such file or directory\n", "classify '@/nl\nnosuch.gml'");
+    run_expect(3, "attn-graph: @/a\\tb.gml: No such file or directory\n", "info '@/a\tb.gml'");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify_misfits),
@@ -644,6 +651,7 @@ int main(void) {
         cmocka_unit_test(test_model_twice),
         cmocka_unit_test(test_eval_seed),
         cmocka_unit_test(test_stdin_named),
+        cmocka_unit_test(test_control_characters_escaped),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -61,12 +61,28 @@ static void flag_names(char *msg, size_t cap) {
     }
 }
 
+/* An error is one line: a control character in it (a file named "a\nb.gml") is written as an
+ * escape, "\n", "\t" or "\x1b", so that it can neither break the line nor reach the terminal raw. */
+static void escape_controls(char *msg, size_t cap) {
+    char out[sizeof last_error];
+    size_t k = 0;
+    for (const unsigned char *p = (const unsigned char *)msg; *p && k + 5 < sizeof out; p++) {
+        if (*p >= 0x20 && *p != 0x7f) out[k++] = (char)*p;
+        else if (*p == '\n') k += (size_t)snprintf(out + k, sizeof out - k, "\\n");
+        else if (*p == '\t') k += (size_t)snprintf(out + k, sizeof out - k, "\\t");
+        else k += (size_t)snprintf(out + k, sizeof out - k, "\\x%02x", *p);
+    }
+    out[k] = '\0';
+    snprintf(msg, cap, "%s", out);
+}
+
 void ag_cli_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
     flag_names(last_error, sizeof last_error);
+    escape_controls(last_error, sizeof last_error);
     fprintf(stderr, "attn-graph: %s\n", last_error);
 }
 
