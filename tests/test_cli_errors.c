@@ -636,6 +636,27 @@ static void test_control_characters_escaped(void **state) {
     run_expect(3, "attn-graph: @/a\\tb.gml: No such file or directory\n", "info '@/a\tb.gml'");
 }
 
+/* explain's legend cuts long class names in the middle, so that names differing at their ends
+ * (a long stem and a number) stay apart. */
+static void test_legend_names_apart(void **state) {
+    (void)state;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "sed 's/ club \\([01]\\)/ club \"the_class_with_a_long_name_\\1\"/' '%s/graphs/social/karate.gml' "
+             "> '%s/longcls.gml'", AG_SOURCE_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    ag_cli_run_t r = run_expect(0, "", "train @/longcls.gml --label-attr club --preset gat --epochs 2 --threads 1 -q "
+                                       "-o @/longcls.safetensors");
+    run_expect(0, "", "explain --model @/longcls.safetensors @/longcls.gml -o @/longcls-e.gml --svg @/longcls.svg");
+    char path[256];
+    snprintf(path, sizeof path, "%s/longcls.svg", dir);
+    size_t len;
+    char *doc = (char *)ag_test_read_file(path, &len);
+    assert_non_null(strstr(doc, ">the_class_w\xE2\x80\xA6_long_name_0<"));
+    assert_non_null(strstr(doc, ">the_class_w\xE2\x80\xA6_long_name_1<"));
+    free(doc);
+    (void)r;
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify_misfits),
@@ -652,6 +673,7 @@ int main(void) {
         cmocka_unit_test(test_eval_seed),
         cmocka_unit_test(test_stdin_named),
         cmocka_unit_test(test_control_characters_escaped),
+        cmocka_unit_test(test_legend_names_apart),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -259,12 +259,45 @@ static void shorten(char *dst, size_t cap, const char *s, int max) {
     snprintf(dst, cap, "%.*s\xE2\x80\xA6", (int)(i < cap - 4 ? i : cap - 4), s);
 }
 
+/* s cut to max characters in its middle ("class_number_w…name_14"), for legends where cutting the
+ * end would make two names alike (a number after a long common stem). */
+static void shorten_middle(char *dst, size_t cap, const char *s, int max) {
+    const int chars = text_chars(s);
+    if (chars <= max) {
+        snprintf(dst, cap, "%s", s);
+        return;
+    }
+    const int head = (max - 1) / 2, tail = max - 1 - head;
+    size_t n = strlen(s), i = 0, j, len;
+    int k = 0;
+    for (; i < n && k < head; i += len, k++)
+        if ((len = ag_utf8_sequence(s + i, n - i)) == 0) len = 1;
+    for (j = i; j < n && k < chars - tail; j += len, k++) /* to where the last tail characters start */
+        if ((len = ag_utf8_sequence(s + j, n - j)) == 0) len = 1;
+    snprintf(dst, cap, "%.*s\xE2\x80\xA6%s", (int)i, s, s + j);
+}
+
 /* The classes a drawing's legend lists, in class order, into listed (C), and each class's palette
  * slot into slot (C); returns how many are listed. A model of up to `most` classes lists them all,
  * predicted or not, each in its own colour, so that two drawings of one model agree. A model of
  * more (an integer age trained as 39 classes) lists the classes predicted on this graph, whose
  * colours are then their ranks among them: listing the model's first classes instead named
  * classes no vertex had, while vertices of unlisted classes wore their colours. Y: (N x C). */
+/* Whether the legend cuts its long names in the middle: only when cutting their ends (the usual
+ * "topic number 00, a long…") would show two listed classes alike ("class_number_with_long_…"
+ * for _14 and _20). */
+static int legend_cut_middle(const ag_bundle_t *b, const int64_t *listed, int64_t n, int max) {
+    char a[256], z[256];
+    for (int64_t i = 0; i < n; i++) {
+        shorten(a, sizeof a, b->names[listed[i]], max);
+        for (int64_t j = i + 1; j < n; j++) {
+            shorten(z, sizeof z, b->names[listed[j]], max);
+            if (!strcmp(a, z)) return 1;
+        }
+    }
+    return 0;
+}
+
 static int64_t legend_classes(const float *Y, int64_t N, int64_t C, int most, int64_t *listed, int *slot) {
     int64_t n = 0;
     if (C <= most) {
@@ -902,16 +935,17 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     enum { LEGEND_MAX = 20, NAME_MAX = 24 };
     double legend_x0 = 185.0, row_h = 16.0;
     char more[128] = "";
-    int legend_rows = 1;
+    int legend_rows = 1, cut_middle = 0;
     if (task == AG_TASK_NODE_CLASSIFICATION) {
         listed = malloc(sizeof(int64_t) * (size_t)C);
         slot = malloc(sizeof(int) * (size_t)C);
         if (!listed || !slot) goto done;
         n_listed = legend_classes(Y, N, C, LEGEND_MAX, listed, slot);
+        cut_middle = legend_cut_middle(b, listed, n_listed < LEGEND_MAX ? n_listed : LEGEND_MAX, NAME_MAX);
         legend_more(more, sizeof more, C, n_listed, LEGEND_MAX);
         double x = legend_x0;
         for (int64_t i = 0; i < n_listed && i < LEGEND_MAX; i++) {
-            shorten(shown, sizeof shown, b->names[listed[i]], NAME_MAX);
+            (cut_middle ? shorten_middle : shorten)(shown, sizeof shown, b->names[listed[i]], NAME_MAX);
             double w = 24.0 + text_width(shown, 11.0);
             if (x > 10.0 && x + w > width - 10.0) {
                 legend_rows++;
@@ -955,7 +989,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         fputs("<text x=\"10\" y=\"52\" font-size=\"11\">node colour: predicted class</text>\n", f);
         for (int64_t i = 0; i < n_listed && i < LEGEND_MAX; i++) {
             const int64_t c = listed[i];
-            shorten(shown, sizeof shown, b->names[c], NAME_MAX);
+            (cut_middle ? shorten_middle : shorten)(shown, sizeof shown, b->names[c], NAME_MAX);
             double w = 24.0 + text_width(shown, 11.0);
             if (x > 10.0 && x + w > width - 10.0) {
                 x = 10.0;
