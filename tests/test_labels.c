@@ -280,6 +280,22 @@ static void test_targets_table(void **state) {
             fail_msg("case %zu: got %s \"%s\"", i, ag_error_name(rc), ag_error_message());
         unlink(path);
     }
+    /* A .csv whose header has no comma but semicolons (a spreadsheet with a decimal comma wrote
+     * it) is semicolon-separated; a comma anywhere in the header keeps commas. */
+    {
+        char *path = write_temp("file;y\na;1\nb;2.5\n");
+        assert_int_equal(ag_targets_read_csv(&t, path, NULL), AG_SUCCESS);
+        unlink(path);
+        assert_int_equal(t.n_tasks, 1);
+        assert_string_equal(t.tasks[0], "y");
+        assert_true(y_at(&t, 1, 0) == 2.5f);
+        ag_targets_destroy(&t);
+        path = write_temp("file,y;z\na,1\n");
+        assert_int_equal(ag_targets_read_csv(&t, path, NULL), AG_SUCCESS);
+        unlink(path);
+        assert_string_equal(t.tasks[0], "y;z");
+        ag_targets_destroy(&t);
+    }
     /* No numeric column and one besides the file column: that one, as classes (either order). */
     const char *only[] = {"file,kind\na,er\nb,ba\nc,er\n", "kind,file\ner,a\nba,b\ner,c\n"};
     for (size_t i = 0; i < 2; i++) {

@@ -63,7 +63,6 @@ static int ends_with(const char *s, const char *suffix) {
 }
 
 char ag_csv_sniff(const ag_csv_t *csv) {
-    if (ends_with(csv->path, ".csv")) return ',';
     if (ends_with(csv->path, ".tsv") || ends_with(csv->path, ".tab")) return '\t';
     int64_t tabs = 0, commas = 0, semis = 0;
     for (size_t i = csv->pos; i < csv->len && csv->buf[i] != '\n'; i++) {
@@ -74,6 +73,9 @@ char ag_csv_sniff(const ag_csv_t *csv) {
         else if (csv->buf[i] == ';')
             semis++;
     }
+    /* a .csv is comma-separated unless its header has no comma at all: spreadsheets set to a
+     * decimal comma export "file;label" under that name */
+    if (ends_with(csv->path, ".csv") && (commas > 0 || (semis == 0 && tabs == 0))) return ',';
     if (tabs > commas && tabs >= semis) return '\t';
     if (semis > commas) return ';';
     return ',';

@@ -31,8 +31,9 @@ typedef struct ag_csv_t {
 ag_error_t ag_csv_open(ag_csv_t *csv, const char *path);
 void ag_csv_close(ag_csv_t *csv);
 
-/* The delimiter of a table with a header: by extension (.csv ',', .tsv/.tab '\t'), otherwise the
- * most frequent of tab, comma and semicolon on the first line (comma if none occurs). */
+/* The delimiter of a table with a header: '\t' for .tsv/.tab; ',' for a .csv whose first line has
+ * a comma or no separator at all; otherwise the most frequent of tab, comma and semicolon on the
+ * first line (comma if none occurs), so that a spreadsheet's "file;label" .csv reads. */
 char ag_csv_sniff(const ag_csv_t *csv);
 
 /* Reads the next record into csv->fields. *got is 0 at end of file. Blank lines are skipped.
