@@ -657,6 +657,22 @@ static void test_legend_names_apart(void **state) {
     (void)r;
 }
 
+/* eval says, as classify does, when the graphs scored hold values the model never saw. */
+static void test_eval_unseen(void **state) {
+    (void)state;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "sed '0,/element \"C\"/s//element \"Se\"/' '%s/graphs/molecules/aspirin.gml' > '%s/se.gml'",
+             AG_SOURCE_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "file,label\nse.gml,1\n%s/graphs/molecules/caffeine.gml,0\n", AG_SOURCE_DIR);
+    write_text("unseen.csv", cmd);
+    run_expect(0,
+        "attn-graph: warning: eval: 1 of the 2 graphs scored has values the model never saw (e.g. 'Se' of vertex "
+        "attribute 'element' in se.gml): they get its 'other' column ('attn-graph info MODEL' lists the values it "
+        "knows)\n",
+        "eval --model graphs/models/mutag.safetensors --labels @/unseen.csv --part all");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify_misfits),
@@ -674,6 +690,7 @@ int main(void) {
         cmocka_unit_test(test_stdin_named),
         cmocka_unit_test(test_control_characters_escaped),
         cmocka_unit_test(test_legend_names_apart),
+        cmocka_unit_test(test_eval_unseen),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

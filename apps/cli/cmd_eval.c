@@ -216,6 +216,28 @@ int ag_cmd_eval(int argc, char **argv) {
         code = AG_EXIT_FAILURE;
         goto done;
     }
+    /* values the model never saw, as classify and label say them, once for the part scored */
+    if (!graph_level) {
+        cli_warn_unseen(&b, &d.graph, o.graph);
+    } else {
+        int64_t n_unseen = 0, first = -1;
+        ag_unseen_t u, u0;
+        for (int64_t i = 0; i < n; i++)
+            if (ag_featurizer_unseen(&b.featurizer, &d.ds.graphs[idx[i]], &u) == AG_SUCCESS && u.attr) {
+                if (n_unseen++ == 0) {
+                    first = idx[i];
+                    u0 = u;
+                }
+            }
+        if (n_unseen > 0) {
+            fprintf(stderr, "attn-graph: warning: eval: %lld of the %lld graphs scored %s values the model never saw "
+                            "(e.g. ", (long long)n_unseen, (long long)n, n_unseen == 1 ? "has" : "have");
+            cli_print_value(stderr, u0.example, '\'');
+            fprintf(stderr, " of %s attribute '%s' in ", u0.is_edge ? "edge" : "vertex", u0.attr);
+            cli_print_value(stderr, d.ds.files ? d.ds.files[first] : "?", 0);
+            fputs("): they get its 'other' column ('attn-graph info MODEL' lists the values it knows)\n", stderr);
+        }
+    }
     code = cli_check_memory(CMD, max_memory, ag_model_config(b.model), &p.set, 256, 0, b.n_members);
     if (code != AG_EXIT_OK) goto done;
     ag_scores_t sc;
