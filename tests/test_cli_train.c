@@ -1635,6 +1635,8 @@ static void test_interrupt(void **state) {
                             &epoch, &kept), 2);
     assert_true(epoch >= 3);
     assert_true(kept == epoch);
+    /* --quiet draws no progress line for the notice to end: no blank line */
+    assert_true(e[0] != '\n' && !strstr(e, "\n\n"));
     /* the epoch under way was finished, and it was the last */
     char *text = (char *)ag_test_read_file(log, &n);
     assert_int_equal(ag_cli_count_lines(text), epoch + 1);

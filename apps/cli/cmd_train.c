@@ -780,13 +780,15 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
  * weights so far, and train writes and scores them as usual. SA_RESETHAND makes a second Ctrl-C
  * the default one, which ends the process at once. */
 static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t progress_line; /* a progress line may be open: the message starts a new one */
 
 static void on_sigint(int sig) {
     (void)sig;
     static const char msg[] = "\nattn-graph: interrupted: training stops when this epoch ends, and what it has "
                               "learnt is kept (Ctrl-C again to quit at once)\n";
     interrupted = 1;
-    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    const size_t skip = progress_line ? 0 : 1;
+    ssize_t w = write(STDERR_FILENO, msg + skip, sizeof msg - 1 - skip);
     (void)w;
 }
 
@@ -1101,6 +1103,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     sa.sa_handler = on_sigint;
     sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
+    progress_line = !t.quiet;
     const int handler = !interrupted && sigaction(SIGINT, &sa, &old_sa) == 0;
     tc.stop = &interrupted;
     int64_t trained = 0;
@@ -1134,7 +1137,11 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             fprintf(stderr, "attn-graph: interrupted after epoch %lld of %lld: epoch %lld's weights are kept",
                     (long long)res.epochs_run, (long long)tc.epochs, (long long)res.best_epoch);
             if (K > 1) fprintf(stderr, "; an ensemble of %lld of the %lld members", (long long)trained, (long long)K);
-            if (t.checkpoint) fprintf(stderr, "; --resume %s continues the run", t.checkpoint);
+            if (t.checkpoint) {
+                fputs("; --resume ", stderr);
+                cli_print_shell_word(stderr, t.checkpoint, strlen(t.checkpoint));
+                fputs(" continues the run", stderr);
+            }
             fprintf(stderr, "\n");
         }
         if (!t.quiet) {
@@ -1265,6 +1272,15 @@ static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t
     }
     ag_task_t task = job->task;
     int code = AG_EXIT_OK;
+    /* Ctrl-C between two folds (while the next prepares) stops as one within a fold does: each
+     * fold's training installs the handler again over this one and puts this one back */
+    struct sigaction sa, old_sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    progress_line = !t->quiet;
+    const int handler = !interrupted && sigaction(SIGINT, &sa, &old_sa) == 0;
     /* the data are loaded once: each fold only prepares (its own normalisation statistics) and trains */
     int64_t f = 0;
     for (; f < n && code == AG_EXIT_OK && !interrupted; f++) {
@@ -1277,6 +1293,7 @@ static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t
         if (code == AG_EXIT_OK) cli_print_fold_scores(stdout, f, task, &all[f], &ts, t->json);
         cli_task_scores_destroy(&ts);
     }
+    if (handler) sigaction(SIGINT, &old_sa, NULL);
     if (code == AG_EXIT_OK && interrupted)
         /* a mean over the folds that ran would read as the cross-validation's figure */
         fprintf(stderr, "attn-graph: interrupted: %lld of %lld folds ran (the last one cut short); no summary\n",

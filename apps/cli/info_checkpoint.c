@@ -15,27 +15,14 @@
 #include "predict.h"
 #include "train_support.h"
 
-/* The stored command line (one argument per line) as a shell would take it back: arguments
- * with other characters than these are single-quoted. */
+/* The stored command line (one argument per line) as a shell would take it back. */
 static void print_command(FILE *out, const char *args) {
     fputs("attn-graph train", out);
     for (const char *p = args; *p;) {
         const char *end = strchr(p, '\n');
         size_t n = end ? (size_t)(end - p) : strlen(p);
-        int plain = n > 0;
-        for (size_t i = 0; i < n && plain; i++)
-            plain = (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9') ||
-                    strchr("_./,:=+-@%", p[i]) != NULL;
         fputc(' ', out);
-        if (plain) {
-            fwrite(p, 1, n, out);
-        } else {
-            fputc('\'', out);
-            for (size_t i = 0; i < n; i++)
-                if (p[i] == '\'') fputs("'\\''", out);
-                else fputc(p[i], out);
-            fputc('\'', out);
-        }
+        cli_print_shell_word(out, p, n);
         p += n + (end != NULL);
     }
 }
@@ -102,12 +89,15 @@ static void print_text(FILE *out, const ckpt_info_t *c) {
         fputc('\n', out);
     }
     const char *status = run_status(c);
-    if (strcmp(status, "resumable") == 0)
-        fprintf(out, "continue with: attn-graph train --resume %s\n", c->file->path);
-    else if (strcmp(status, "finished") == 0)
+    if (strcmp(status, "resumable") == 0) {
+        fputs("continue with: attn-graph train --resume ", out);
+        cli_print_shell_word(out, c->file->path, strlen(c->file->path));
+        fputc('\n', out);
+    } else if (strcmp(status, "finished") == 0) {
         fputs("status: the run finished (its model is the file given to -o)\n", out);
-    else
+    } else {
         fprintf(out, "status: early stopping ended the run (%lld epochs without improvement)\n", c->patience);
+    }
 }
 
 static void print_json(FILE *out, const ckpt_info_t *c) {

@@ -86,6 +86,22 @@ int cli_parse_size(const char *s, int64_t *bytes) {
     return 0;
 }
 
+void cli_print_shell_word(FILE *out, const char *s, size_t n) {
+    int plain = n > 0;
+    for (size_t i = 0; i < n && plain; i++)
+        plain = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+                strchr("_./,:=+-@%", s[i]) != NULL;
+    if (plain) {
+        fwrite(s, 1, n, out);
+        return;
+    }
+    fputc('\'', out);
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '\'') fputs("'\\''", out);
+        else fputc(s[i], out);
+    fputc('\'', out);
+}
+
 void cli_set_read_limit(const char *max_memory) {
     int64_t limit;
     if (max_memory && cli_parse_size(max_memory, &limit) == 0 && limit > 0) ag_graph_read_set_max_memory(limit);

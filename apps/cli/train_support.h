@@ -47,6 +47,10 @@ int cli_parse_size(const char *s, int64_t *bytes);
  * reported later by cli_check_memory(). */
 void cli_set_read_limit(const char *max_memory);
 
+/* The n bytes at s as one word a shell takes back: as they are when made of letters, digits and
+ * _./,:=+-@%, else single-quoted (a path with a space in a hint to copy). */
+void cli_print_shell_word(FILE *out, const char *s, size_t n);
+
 
 /* "1.5 GiB", "340 MiB", "12 KiB", "100 B". */
 void cli_format_size(char *buf, size_t n, int64_t bytes);
