@@ -673,6 +673,27 @@ static void test_eval_unseen(void **state) {
         "eval --model graphs/models/mutag.safetensors --labels @/unseen.csv --part all");
 }
 
+/* A validation part scored perfectly at epoch 1 (accuracy 1 on ten graphs that x decides) keeps
+ * epoch 1: the warning says why, instead of suggesting another learning rate. */
+static void test_perfect_validation_hint(void **state) {
+    (void)state;
+    char table[1024] = "file,y\n", name[32], text[256];
+    for (int i = 0; i < 20; i++) {
+        snprintf(name, sizeof name, "sat%d.gml", i);
+        snprintf(text, sizeof text, "graph [\n directed 0\n node [ id 0 x %d ]\n node [ id 1 x %d ]\n"
+                 " edge [ source 0 target 1 ]\n]\n", i % 2 * 10 - 5, i % 2 * 10 - 5);
+        write_text(name, text);
+        snprintf(table + strlen(table), sizeof table - strlen(table), "%s,%d\n", name, i % 2);
+    }
+    write_text("sat.csv", table);
+    run_expect(0,
+        "attn-graph: warning: epoch 1's model is kept: none of the 3 epochs after it improved the validation accuracy "
+        "(its score was already perfect, which no later epoch can beat: choose the epoch by the loss, --metric loss, "
+        "or give a larger validation part)\n",
+        "train --labels @/sat.csv --task graph-classification --epochs 4 --threads 1 --split-random 0.5,0.5 "
+        "--metric accuracy -q");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify_misfits),
@@ -691,6 +712,7 @@ int main(void) {
         cmocka_unit_test(test_control_characters_escaped),
         cmocka_unit_test(test_legend_names_apart),
         cmocka_unit_test(test_eval_unseen),
+        cmocka_unit_test(test_perfect_validation_hint),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

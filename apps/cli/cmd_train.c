@@ -1158,7 +1158,16 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         if (val_n > 0 && !res.stopped && res.best_epoch == 1 && res.epochs_run > 1) {
             /* a model of one epoch is rarely what was meant: said even under --quiet */
             const char *metric = ag_metric_name(ag_metric_for_task(tc.metric, task));
-            static const char learn_hint[] = " (a lower --lr, or features on another scale, may let it learn)\n";
+            const ag_metric_t watched = res.metric;
+            /* a small validation part can be scored perfectly at once (ROC-AUC 1 on a few graphs):
+             * then no epoch can do better, and the learning rate is not what to change */
+            const int perfect = (watched == AG_METRIC_ACCURACY || watched == AG_METRIC_MACRO_F1 ||
+                                 watched == AG_METRIC_ROC_AUC) ? res.best_val_metric >= 1.0
+                                : (watched == AG_METRIC_RMSE || watched == AG_METRIC_MAE) && res.best_val_metric <= 0.0;
+            const char *learn_hint = perfect ? " (its score was already perfect, which no later epoch can beat: "
+                                               "choose the epoch by the loss, --metric loss, or give a larger "
+                                               "validation part)\n"
+                                             : " (a lower --lr, or features on another scale, may let it learn)\n";
             if (res.epochs_run < tc.epochs)
                 fprintf(stderr, "attn-graph: warning: early stopping kept epoch 1's model: no later epoch improved "
                         "the validation %s in the next %lld epoch%s (--patience; 0 trains every epoch)\n", metric,
