@@ -193,6 +193,15 @@ static void test_predict_graph_with_matrix(void **state) {
     assert_int_equal(ag_net_predict_graph(FX.gnet, &FX.mols[4], NULL, &a), AG_SUCCESS);
     assert_int_equal(ag_net_predict_graph(FX.gnet, &FX.mols[4], &M, &b), AG_SUCCESS);
     assert_true(igraph_vector_all_e(&a, &b));
+    /* the matrix replaces the vertex attributes: a copy without them predicts the same (the edge
+     * features still come from the edge attributes) */
+    igraph_t bare;
+    igraph_copy(&bare, &FX.mols[4]);
+    igraph_cattribute_remove_all(&bare, false, true, false);
+    assert_true(ag_net_bundle(FX.gnet)->featurizer.n_edge_features > 0);
+    assert_int_equal(ag_net_predict_graph(FX.gnet, &bare, &M, &b), AG_SUCCESS);
+    assert_true(igraph_vector_all_e(&a, &b));
+    igraph_destroy(&bare);
     /* wrong width */
     igraph_matrix_resize(&M, igraph_vcount(&FX.mols[4]), 3);
     assert_int_equal(ag_net_predict_graph(FX.gnet, &FX.mols[4], &M, &b), AG_EMISMATCH);
@@ -235,6 +244,15 @@ static void test_predict_graph_errors(void **state) {
     igraph_matrix_init(&A, 0, 0);
     assert_int_equal(ag_net_attention(FX.gnet, &FX.mols[0], NULL, 2, &A, NULL, NULL), AG_EINVAL);
     assert_non_null(strstr(ag_error_message(), "has 2 attention blocks"));
+    /* an empty graph is refused, as the file readers refuse it, not given a confident class */
+    igraph_t empty;
+    igraph_empty(&empty, 0, IGRAPH_UNDIRECTED);
+    assert_int_equal(ag_net_predict_graph(FX.gnet, &empty, NULL, &p), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "the graph has no vertices: nothing to predict");
+    igraph_destroy(&empty);
+    /* classify needs somewhere to put the class */
+    assert_int_equal(ag_net_classify_graph(FX.gnet, &FX.mols[0], NULL, NULL, NULL), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "ag_net_classify_graph: NULL label");
     ag_net_t *bad = NULL;
     assert_int_equal(ag_net_load(&bad, "/nonexistent/model.safetensors"), AG_EFILE);
     assert_null(bad);
@@ -557,6 +575,21 @@ static void test_graph_train_errors(void **state) {
     assert_string_equal(ag_error_message(), "target 'target' has no value in any graph");
     assert_null(net);
     igraph_matrix_destroy(&y);
+    /* a graph without vertices among the training graphs */
+    {
+        igraph_t two[2];
+        make_mol(&two[0], "CCO", 0);
+        igraph_empty(&two[1], 0, IGRAPH_UNDIRECTED);
+        igraph_matrix_t y2;
+        igraph_matrix_init(&y2, 2, 1);
+        MATRIX(y2, 1, 0) = 1;
+        assert_int_equal(ag_net_train_graphs(&net, two, 2, &y2, NULL, NULL, &o, NULL), AG_EVALUE);
+        assert_string_equal(ag_error_message(), "graph 1 has no vertices");
+        assert_null(net);
+        igraph_matrix_destroy(&y2);
+        igraph_destroy(&two[0]);
+        igraph_destroy(&two[1]);
+    }
     /* a graph without the attribute the others have is reported by index */
     igraph_t mols[2];
     make_mol(&mols[0], "CCO", 0);

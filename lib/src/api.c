@@ -137,6 +137,8 @@ static ag_error_t net_inputs(const ag_net_t *net, const igraph_t *ig, const igra
                              ag_fmat_t *E) {
     const ag_bundle_t *b = &net->b;
     const ag_model_config_t *c = ag_model_config(b->model);
+    /* as the file readers have it: an empty graph is no molecule nor network to predict */
+    if (vcount(ig) == 0) return AG_ERROR(AG_EVALUE, "the graph has no vertices: nothing to predict");
     if (!features) {
         if (b->table.width > 0)
             return AG_ERROR(AG_EMISMATCH,
@@ -167,14 +169,11 @@ static ag_error_t net_inputs(const ag_net_t *net, const igraph_t *ig, const igra
         ag_fmat_destroy(&T);
         return rc;
     }
-    if (c->edge_dim > 0) { /* the edge features still come from the edge attributes */
-        ag_fmat_t A = {0};
-        rc = ag_featurizer_transform(&b->featurizer, ig, &A, E);
-        ag_fmat_destroy(&A);
-        if (rc != AG_SUCCESS) {
-            ag_fmat_destroy(&T);
-            return rc;
-        }
+    /* the edge features still come from the edge attributes; the vertex attributes need not be there */
+    rc = c->edge_dim > 0 ? ag_featurizer_transform_edges(&b->featurizer, ig, E) : AG_SUCCESS;
+    if (rc != AG_SUCCESS) {
+        ag_fmat_destroy(&T);
+        return rc;
     }
     ag_fmat_destroy(X);
     *X = T;
@@ -282,6 +281,7 @@ ag_error_t ag_net_predict_graph(ag_net_t *net, const igraph_t *graph, const igra
 
 ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                                  igraph_integer_t *label, igraph_vector_t *probs) {
+    if (!label) return AG_ERROR(AG_EINVAL, "ag_net_classify_graph: NULL label");
     if (net && ag_net_task(net) != AG_TASK_GRAPH_CLASSIFICATION)
         return AG_ERROR(AG_EINVAL, "ag_net_classify_graph: the model is %s, not graph-classification",
                         ag_task_name(ag_net_task(net)));
@@ -290,7 +290,7 @@ ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igr
     int64_t best = 0;
     for (int64_t k = 1; k < r.Y.cols; k++)
         if (r.Y.data[k] > r.Y.data[best]) best = k;
-    if (label) *label = best;
+    *label = best;
     ag_error_t rc = probs ? row_to_vector(r.Y.data, r.Y.cols, probs) : AG_SUCCESS;
     run_destroy(&r);
     return rc;
@@ -507,6 +507,8 @@ static ag_error_t graph_data(graph_data_t *d, const igraph_t *graphs, int64_t G,
         char buf[48];
         snprintf(buf, sizeof buf, "graph %lld", (long long)g);
         if (!(d->files[g] = ag_i_strdup(buf))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+        /* a graph without vertices would join a batch as nothing, its target trained on no input */
+        else if (vcount(&graphs[g]) == 0) rc = AG_ERROR(AG_EVALUE, "graph %lld has no vertices", (long long)g);
     }
     for (int64_t j = 0; j < T && rc == AG_SUCCESS; j++) {
         char buf[48];

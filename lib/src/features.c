@@ -505,11 +505,9 @@ ag_error_t ag_featurizer_unseen(const ag_featurizer_t *f, const igraph_t *ig, ag
     return err;
 }
 
-/* X's attribute and degree columns, unnormalised; PE columns stay zero. */
-static ag_error_t transform_raw(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X, int fitting) {
-    int64_t n = elem_count(ig, 0);
-    /* not only the degree columns: the attention masks and the positional encodings read a
-     * directed graph's edges one way, so its predictions would be confidently wrong */
+/* Not only the degree columns: the attention masks and the positional encodings read a directed
+ * graph's edges one way, so its predictions would be confidently wrong. */
+static ag_error_t check_direction(const ag_featurizer_t *f, const igraph_t *ig) {
     static const char *const why[2] = {
             "the graph is directed but the model was trained on undirected graphs (edges would be read one way); "
             "give it as undirected (GML 'directed 0', GraphML edgedefault=\"undirected\"; an edge list, NCOL, LGL, "
@@ -518,6 +516,13 @@ static ag_error_t transform_raw(const ag_featurizer_t *f, const igraph_t *ig, ag
             "give it as directed (GML 'directed 1', GraphML edgedefault=\"directed\"; an edge list, NCOL, LGL, DIMACS "
             "or DL file: read it as directed)"};
     if (graph_directed(ig) != f->directed) return AG_ERROR(AG_EMISMATCH, "%s", why[f->directed ? 1 : 0]);
+    return AG_SUCCESS;
+}
+
+/* X's attribute and degree columns, unnormalised; PE columns stay zero. */
+static ag_error_t transform_raw(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X, int fitting) {
+    int64_t n = elem_count(ig, 0);
+    AG_CHECK(check_direction(f, ig));
     AG_CHECK(ag_fmat_init(X, n, f->n_features));
     ag_error_t err = encode_attrs(ig, 0, f->vattrs, f->n_vattrs, n, X->data, f->n_features, fitting);
     if (err == AG_SUCCESS && f->degree && n > 0) {
@@ -540,6 +545,29 @@ static void put_block(ag_fmat_t *X, int64_t col0, const ag_fmat_t *B) {
 void ag_featurizer_lap_columns(const ag_featurizer_t *f, int64_t *col0, int64_t *n) {
     *col0 = stat_cols(f);
     *n = f->lap_pe_k;
+}
+
+/* The edge features (E x Fe) of ig into *e (uninitialised), standardised as fitted. */
+static ag_error_t edge_features(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *e) {
+    int64_t m = elem_count(ig, 1);
+    AG_CHECK(ag_fmat_init(e, m, f->n_edge_features));
+    /* A graph without edges has no edge attributes in igraph: 0 rows, nothing to check. */
+    ag_error_t err = encode_attrs(ig, 1, f->eattrs, f->n_eattrs, m, e->data, f->n_edge_features, 0);
+    const int64_t Fe = f->n_edge_features;
+    for (int64_t r = 0; err == AG_SUCCESS && f->edge_mean && r < m; r++)
+        for (int64_t c = 0; c < Fe; c++) e->data[r * Fe + c] = (e->data[r * Fe + c] - f->edge_mean[c]) / f->edge_std[c];
+    if (err != AG_SUCCESS) ag_fmat_destroy(e);
+    return err;
+}
+
+ag_error_t ag_featurizer_transform_edges(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *Ee) {
+    if (!f || !ig || !Ee) return AG_ERROR(AG_EINVAL, "ag_featurizer_transform_edges: NULL argument");
+    AG_CHECK(check_direction(f, ig));
+    ag_fmat_t e = {0};
+    AG_CHECK(edge_features(f, ig, &e));
+    ag_fmat_destroy(Ee);
+    *Ee = e;
+    return AG_SUCCESS;
 }
 
 ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X, ag_fmat_t *Ee) {
@@ -575,15 +603,7 @@ ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig,
                 for (int64_t c = 0; c < f->n_attr_features; c++) x.data[r * F + c] /= s;
         }
     }
-    if (err == AG_SUCCESS && Ee) {
-        int64_t m = elem_count(ig, 1);
-        err = ag_fmat_init(&e, m, f->n_edge_features);
-        /* A graph without edges has no edge attributes in igraph: 0 rows, nothing to check. */
-        if (err == AG_SUCCESS) err = encode_attrs(ig, 1, f->eattrs, f->n_eattrs, m, e.data, f->n_edge_features, 0);
-        const int64_t Fe = f->n_edge_features;
-        for (int64_t r = 0; err == AG_SUCCESS && f->edge_mean && r < m; r++)
-            for (int64_t c = 0; c < Fe; c++) e.data[r * Fe + c] = (e.data[r * Fe + c] - f->edge_mean[c]) / f->edge_std[c];
-    }
+    if (err == AG_SUCCESS && Ee) err = edge_features(f, ig, &e);
     if (err != AG_SUCCESS) {
         ag_fmat_destroy(&x);
         ag_fmat_destroy(&e);

@@ -139,8 +139,9 @@ ag_bundle_t *ag_net_bundle(ag_net_t *net);
  * \return AG_SUCCESS; AG_EINVAL (a graph-level model; NULL net or graph; labels for regression);
  *         AG_EATTR (an attribute the model reads is missing or has another type: the message names
  *         it and what the model expects); AG_EVALUE (a NaN or infinite attribute or feature value,
- *         naming the vertex); AG_EMISMATCH (features of the wrong width or row count, or missing
- *         when the model needs a feature matrix); AG_ENOMEM.
+ *         naming the vertex; a graph without vertices); AG_EMISMATCH (features of the wrong width
+ *         or row count, or missing when the model needs a feature matrix; a directed graph for a
+ *         model trained on undirected ones, or the reverse); AG_ENOMEM.
  * Time complexity: featurisation O((N + E) x columns) plus one forward pass
  * O(layers x (M x H x D + N x W^2)) for M attention entries.
  */
@@ -161,8 +162,10 @@ ag_error_t ag_net_predict_graph(ag_net_t *net, const igraph_t *graph, const igra
 /**
  * \function ag_net_classify_graph
  * Graph classification: the most probable class of one graph (index into the output names; the
- * first on ties) and, if probs is not NULL, all class probabilities (resized to C).
- * \return as ag_net_predict_graph(); AG_EINVAL also for a model that is not graph classification.
+ * first on ties) into label (required) and, if probs is not NULL, all class probabilities
+ * (resized to C).
+ * \return as ag_net_predict_graph(); AG_EINVAL also for a model that is not graph classification
+ *         and for a NULL label.
  */
 ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                                  igraph_integer_t *label, igraph_vector_t *probs);
@@ -186,7 +189,9 @@ ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igr
  *   attention adds (the default); NaN for a node without an added self-loop (self-loops switched
  *   off, or the graph has its own self-loop on that node: that one is an edge above).
  * Entries the mask does not contain are NaN: for a k-hop mask a multi-edge shares one entry (the
- * smallest edge id carries it); for the full mask only edges and self-pairs are reported.
+ * smallest edge id carries it); for the full mask only edges and self-pairs are reported, and
+ * every copy of a multi-edge carries the pair's one weight (count it once when summing a node's
+ * weights).
  * \param features  As for ag_net_predict_nodes().
  * \return AG_SUCCESS; AG_EINVAL (layer out of range: the message gives the number of blocks);
  *         the featurisation errors of ag_net_predict_nodes(); AG_ENOMEM.
@@ -286,7 +291,8 @@ void ag_net_train_options_init(ag_net_train_options_t *opts);
  * \param result   Epochs run, best epoch and metric, seconds; may be NULL.
  * \return AG_SUCCESS; AG_EINVAL (G < 1, an index out of range, a bad option value: the message
  *         names the option and the accepted values; a node task); AG_EMISMATCH (targets do not
- *         have G rows); AG_EVALUE (fewer than 2 classes); the featuriser's errors naming the graph
+ *         have G rows; directed and undirected graphs mixed); AG_EVALUE (fewer than 2 classes; a
+ *         graph without vertices); the featuriser's errors naming the graph
  *         ("graph 3: attribute 'charge' is missing ..." for an attribute named in vertex_attrs);
  *         AG_ENOMEM. With every attribute (vertex_attrs NULL), one that some training graph lacks
  *         is left out of the model, as features.h's fit does: name it in vertex_attrs to require it

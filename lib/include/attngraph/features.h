@@ -234,6 +234,18 @@ void ag_featurizer_lap_columns(const ag_featurizer_t *f, int64_t *col0, int64_t 
  */
 ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X, ag_fmat_t *Ee);
 
+/**
+ * unction ag_featurizer_transform_edges
+ * The edge features alone, as ag_featurizer_transform() computes them: for a caller whose own
+ * matrix replaces the vertex features, so that the vertex attributes need not be there.
+ * \param Ee  Output, (E x Fe); zero-initialised ({0}) or a valid matrix, resized on success.
+ * eturn AG_SUCCESS; AG_EINVAL (a NULL argument); AG_EATTR, AG_EVALUE (an edge attribute missing,
+ *         of another type, NaN); AG_EMISMATCH (a directed graph for a featuriser fitted on
+ *         undirected ones, or the reverse); AG_ENOMEM.
+ * Time complexity: O(E x edge columns).
+ */
+ag_error_t ag_featurizer_transform_edges(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *Ee);
+
 /** What ag_featurizer_unseen() found: the string attribute with the largest share of values
  * outside its vocabulary. */
 typedef struct ag_unseen_t {
