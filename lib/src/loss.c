@@ -214,8 +214,10 @@ void ag_softmax_rows(const float *logits, int64_t n_rows, int64_t n_classes, flo
             if (z[c] > m) m = z[c];
         double se = 0.0;
         for (int64_t c = 0; c < C; c++) se += exp((double)z[c] - m);
-        double lse = m + log(se);
-        for (int64_t c = 0; c < C; c++) p[c] = (float)exp((double)z[c] - lse);
+        /* z - m before log(se): m + log(se) rounds back to m for logits near float32's limit,
+         * and equal logits then came out as probabilities 1 and 1 */
+        const double lse = log(se);
+        for (int64_t c = 0; c < C; c++) p[c] = (float)exp(((double)z[c] - m) - lse);
     }
 }
 

@@ -522,6 +522,20 @@ static ag_error_t members_from(const ag_json_t *j, const char *path, int64_t *k,
     return AG_SUCCESS;
 }
 
+/* A NaN or infinite weight (a damaged file whose checksum was rewritten, or a run that diverged)
+ * would give NaN predictions with AG_SUCCESS: such a file is refused as damaged. */
+static ag_error_t finite_weights(const ag_param_list_t *params, const char *path) {
+    for (int64_t i = 0; i < params->count; i++) {
+        const ag_param_t *p = &params->items[i];
+        const int64_t n = p->shape[0] * p->shape[1];
+        for (int64_t j = 0; j < n; j++)
+            if (!isfinite(p->value[j]))
+                return AG_ERROR(AG_EMODEL, "%s: tensor '%s' holds %s at element %lld: the model is damaged", path,
+                                p->name, isnan(p->value[j]) ? "NaN" : "an infinite value", (long long)j);
+    }
+    return AG_SUCCESS;
+}
+
 static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char *path) {
     const char *ver = ag_metadata_get(&file->metadata, "bundle_version");
     const char *kind = ag_metadata_get(&file->metadata, "kind");
@@ -582,6 +596,7 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
     if (rc == AG_SUCCESS) b->model = b->members[0];
     if (rc == AG_SUCCESS && k > 1) rc = member_params(b->members, k, &all);
     if (rc == AG_SUCCESS) rc = ag_safetensors_to_params(file, k > 1 ? &all : ag_model_params(b->model));
+    if (rc == AG_SUCCESS) rc = finite_weights(k > 1 ? &all : ag_model_params(b->model), path);
     if (rc == AG_SUCCESS && (rc = ag_featurizer_from_json(&b->featurizer, jf)) != AG_SUCCESS) rc = bad(rc, path);
     if (rc == AG_SUCCESS) rc = load_labels(b, jl, path);
     if (rc == AG_SUCCESS) rc = load_table(b, jt, path);
