@@ -277,12 +277,6 @@ static void shorten_middle(char *dst, size_t cap, const char *s, int max) {
     snprintf(dst, cap, "%.*s\xE2\x80\xA6%s", (int)i, s, s + j);
 }
 
-/* The classes a drawing's legend lists, in class order, into listed (C), and each class's palette
- * slot into slot (C); returns how many are listed. A model of up to `most` classes lists them all,
- * predicted or not, each in its own colour, so that two drawings of one model agree. A model of
- * more (an integer age trained as 39 classes) lists the classes predicted on this graph, whose
- * colours are then their ranks among them: listing the model's first classes instead named
- * classes no vertex had, while vertices of unlisted classes wore their colours. Y: (N x C). */
 /* Whether the legend cuts its long names in the middle: only when cutting their ends (the usual
  * "topic number 00, a long…") would show two listed classes alike ("class_number_with_long_…"
  * for _14 and _20). */
@@ -298,6 +292,12 @@ static int legend_cut_middle(const ag_bundle_t *b, const int64_t *listed, int64_
     return 0;
 }
 
+/* The classes a drawing's legend lists, in class order, into listed (C), and each class's palette
+ * slot into slot (C); returns how many are listed. A model of up to `most` classes lists them all,
+ * predicted or not, each in its own colour, so that two drawings of one model agree. A model of
+ * more (an integer age trained as 39 classes) lists the classes predicted on this graph, whose
+ * colours are then their ranks among them: listing the model's first classes instead named
+ * classes no vertex had, while vertices of unlisted classes wore their colours. Y: (N x C). */
 static int64_t legend_classes(const float *Y, int64_t N, int64_t C, int most, int64_t *listed, int *slot) {
     int64_t n = 0;
     if (C <= most) {

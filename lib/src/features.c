@@ -898,8 +898,6 @@ static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_ed
     return err;
 }
 
-/* Re-raises the last error with graph g's name in front: its file when the caller named the
- * graphs, else "graph g" when there are several to tell apart (one graph's callers name its file). */
 /* A string attribute empty on every vertex (edge) of the graphs fitted on (a GraphML key declared
  * and never used) gives a constant column and would make every graph to predict need the
  * attribute: left out when the attributes were taken all, refused when named. */
@@ -924,6 +922,8 @@ static ag_error_t drop_empty(ag_feature_attr_t *attrs, int64_t *n, int is_edge, 
     return AG_SUCCESS;
 }
 
+/* Re-raises the last error with graph g's name in front: its file when the caller named the
+ * graphs, else "graph g" when there are several to tell apart (one graph's callers name its file). */
 static ag_error_t in_graph(ag_error_t code, const char *const *names, int64_t g, int64_t count) {
     if (count == 1 && !(names && names[0])) return code;
     char msg[900], label[48];
