@@ -792,6 +792,19 @@ static void on_sigint(int sig) {
     (void)w;
 }
 
+/* Puts on_sigint in place (once per Ctrl-C: SA_RESETHAND), the handler before it into *old;
+ * returns 1 when installed (to be put back with sigaction(SIGINT, old, NULL)), 0 when already
+ * interrupted or refused. */
+static int sigint_install(struct sigaction *old, int quiet) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    progress_line = !quiet;
+    return !interrupted && sigaction(SIGINT, &sa, old) == 0;
+}
+
 /* One training on the fold d->fold of the loaded data, its test scores in *sc; *task_out is the
  * task trained. Prints the progress and errors, not the scores (nor, unless first_run, the notes
  * about the data that every fold of a cross-validation would repeat); returns the exit code. */
@@ -1098,13 +1111,8 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                 (long long)tc.epochs);
     /* member m of an ensemble is the model `--seed S+m` alone would train on the same split */
     const uint64_t seed0 = mc.seed;
-    struct sigaction sa, old_sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sa.sa_flags = SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    progress_line = !t.quiet;
-    const int handler = !interrupted && sigaction(SIGINT, &sa, &old_sa) == 0;
+    struct sigaction old_sa;
+    const int handler = sigint_install(&old_sa, t.quiet);
     tc.stop = &interrupted;
     int64_t trained = 0;
     for (int64_t m = 0; m < K && !interrupted; m++) {
@@ -1283,13 +1291,8 @@ static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t
     int code = AG_EXIT_OK;
     /* Ctrl-C between two folds (while the next prepares) stops as one within a fold does: each
      * fold's training installs the handler again over this one and puts this one back */
-    struct sigaction sa, old_sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sa.sa_flags = SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    progress_line = !t->quiet;
-    const int handler = !interrupted && sigaction(SIGINT, &sa, &old_sa) == 0;
+    struct sigaction old_sa;
+    const int handler = sigint_install(&old_sa, t->quiet);
     /* the data are loaded once: each fold only prepares (its own normalisation statistics) and trains */
     int64_t f = 0;
     for (; f < n && code == AG_EXIT_OK && !interrupted; f++) {

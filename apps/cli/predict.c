@@ -728,7 +728,7 @@ int cli_max_memory_option(const char *cmd, int argc, char **argv, int *i) {
         fprintf(stderr, "attn-graph: %s: --max-memory takes a size like 4G, 512M or 100000000, not '%s'\n", cmd, v);
         return -1;
     }
-    ag_graph_read_set_max_memory(limit);
+    cli_set_read_limit(v); /* as train and eval set it */
     return 1;
 }
 
