@@ -1,10 +1,8 @@
 /*
  * alloc.c: the library's allocation functions, with a hook for allocation-failure injection.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "internal.h"
 
 /* Allocation-failure injection for tests: when fail_at > 0, the fail_at-th allocation from now
@@ -114,17 +112,6 @@ ag_error_t ag_i_read_stream(FILE *f, char **buf, size_t *len) {
         if (got == 0) break;
     }
     return ferror(f) ? AG_EFILE : AG_SUCCESS;
-}
-
-FILE *ag_i_fopen_read(const char *path) {
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        errno = EISDIR;
-        return NULL;
-    }
-    return f;
 }
 
 int ag_i_mul_overflow(int64_t a, int64_t b, int64_t *out) {

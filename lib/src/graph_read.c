@@ -186,7 +186,7 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
     const char *name = is_stdin ? "<stdin>" : path;
     if (format == AG_FORMAT_AUTO && !is_stdin) AG_CHECK(ag_format_from_path(path, &format));
 
-    FILE *f = stdin;
+    FILE *f = NULL; /* the copy of standard input, or the file */
     /* Standard input is read whole into memory, since a pipe cannot be rewound: its format is
      * recognised from its first lines, its vertices counted and a byte-order mark passed over
      * before the parser reads that copy. */

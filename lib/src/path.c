@@ -1,8 +1,23 @@
 /*
- * path.c: file names compared as the file system would read them, without touching it.
+ * path.c: file names compared as the file system would read them, without touching it, and
+ * files opened for reading that are files.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "internal.h"
+
+FILE *ag_i_fopen_read(const char *path) {
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        errno = EISDIR;
+        return NULL;
+    }
+    return f;
+}
 
 char *ag_i_path_lexical(const char *path) {
     const size_t n = strlen(path);
