@@ -23,6 +23,13 @@ pcdir=$(dirname "$(find "$prefix" -name attngraph.pc | head -1)")
 libdir=$(dirname "$pcdir")
 test -f "$libdir/libattngraph.a" && test -e "$libdir/libattngraph.so" && test -f "$prefix/include/attngraph/api.h"
 test -f "$libdir/cmake/attngraph/attngraph-config.cmake"
+# The shared library exports the public API alone: every symbol it defines is declared in an
+# installed header (no internal ag_i_, JSON or CSV helper a program could come to depend on).
+nm -D --defined-only "$libdir/libattngraph.so" | awk '{print $3}' > "$tmp/exported.txt"
+test "$(wc -l < "$tmp/exported.txt")" -gt 200
+while read -r sym; do
+  grep -qw -- "$sym" "$prefix"/include/attngraph/*.h || { echo "check-install: $sym is exported but in no installed header"; exit 1; }
+done < "$tmp/exported.txt"
 
 # The quickstart is the code between the marks of the installed umbrella header.
 mkdir -p "$tmp/examples"

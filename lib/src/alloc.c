@@ -14,7 +14,6 @@ static int64_t alloc_count = 0;
  * everything it allocated (ag_i_alloc_live()); realloc of a live block does not change it. */
 static int64_t live = 0;
 
-int64_t ag_i_alloc_live(void);
 int64_t ag_i_alloc_live(void) {
     int64_t n;
 #pragma omp atomic read
@@ -30,7 +29,6 @@ static void *counted(void *p) {
     return p;
 }
 
-void ag_i_alloc_fail_at(int64_t n);
 void ag_i_alloc_fail_at(int64_t n) {
     fail_at = n;
     alloc_count = 0;

@@ -10,6 +10,8 @@
 #include "blas.h"
 #include "internal.h"
 #include "rng_internal.h"
+/* internal to the library: not exported from the shared library (only the public headers are) */
+#pragma GCC visibility push(hidden)
 
 /* Forward cache: O(N x H x D) per-node tensors and O(N x H) softmax statistics. No per-entry
  * tensor is kept: scores are recomputed from these in the backward pass and for the weights. */
@@ -144,4 +146,5 @@ ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *
 /* The normalised weights (H) of destination i's CSR entries into alpha (rows of H). */
 void ag_i_attn_weights_dst(const ag_attn_ctx_t *c, int64_t i, float *alpha, float *scratch);
 
+#pragma GCC visibility pop
 #endif

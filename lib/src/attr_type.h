@@ -7,10 +7,13 @@
 
 #include <igraph.h>
 #include "attngraph/common.h"
+/* internal to the library: not exported from the shared library (only the public headers are) */
+#pragma GCC visibility push(hidden)
 
 /* Sets *type to the type of attribute `name` of kind `elem` (graph, vertex or edge), or
  * IGRAPH_ATTRIBUTE_UNSPECIFIED if the graph has no such attribute. Runs inside the igraph guard. */
 ag_error_t ag_i_attr_type(const igraph_t *graph, igraph_attribute_elemtype_t elem, const char *name,
                           igraph_attribute_type_t *type);
 
+#pragma GCC visibility pop
 #endif

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 #include "attngraph/common.h"
+/* internal to the library: not exported from the shared library (only the public headers are) */
+#pragma GCC visibility push(hidden)
 
 /* C = alpha * op(A) * op(B) + beta * C, all row-major float32.
  * op(A) is M x K, op(B) is K x N, C is M x N; lda, ldb, ldc are row strides.
@@ -60,4 +62,5 @@ void ag_i_csr_destroy(ag_i_csr_t *S);
 void ag_i_spmm(const ag_i_csr_t *S, const float *B, int64_t ldb, int64_t N, float alpha, float beta,
                float *C, int64_t ldc);
 
+#pragma GCC visibility pop
 #endif

@@ -6,6 +6,8 @@
 #define ATTNGRAPH_COLSTATS_H
 
 #include "attngraph/common.h"
+/* internal to the library: not exported from the shared library (only the public headers are) */
+#pragma GCC visibility push(hidden)
 
 typedef struct {
     int64_t cols;  /* F */
@@ -33,4 +35,5 @@ void ag_i_colstats_get(const ag_colstats_t *s, int64_t c, double rel_tol, int ra
 
 void ag_i_colstats_destroy(ag_colstats_t *s);
 
+#pragma GCC visibility pop
 #endif

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "attngraph/common.h"
+/* internal to the library: not exported from the shared library (only the public headers are) */
+#pragma GCC visibility push(hidden)
 
 /* Delimiter value meaning "runs of spaces and tabs" (Cora's .content, sparse feature lines). */
 #define AG_CSV_WHITESPACE ' '
@@ -51,4 +53,5 @@ int64_t ag_csv_find(const ag_csv_t *csv, const char *name);
 int ag_csv_parse_float(const char *s, float *out);
 int ag_csv_parse_double(const char *s, double *out);
 
+#pragma GCC visibility pop
 #endif

@@ -8,6 +8,8 @@
 
 #include "attngraph/features.h"
 #include "json.h"
+/* internal to the library: not exported from the shared library (only the public headers are) */
+#pragma GCC visibility push(hidden)
 
 /**
  * \function ag_featurizer_to_json
@@ -28,4 +30,5 @@ void ag_featurizer_to_json(const ag_featurizer_t *f, ag_strbuf_t *sb);
  */
 ag_error_t ag_featurizer_from_json(ag_featurizer_t *f, const ag_json_t *obj);
 
+#pragma GCC visibility pop
 #endif

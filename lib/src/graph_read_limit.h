@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 #include "attngraph/graph.h"
+/* internal to the library: not exported from the shared library (only the public headers are) */
+#pragma GCC visibility push(hidden)
 
 typedef struct ag_graph_vertex_scan_t {
     int64_t vertices; /* the vertex count the file asks igraph to build (INT64_MAX: overflows) */
@@ -24,4 +26,5 @@ void ag_i_graph_scan_vertices(FILE *f, ag_format_t format, ag_graph_vertex_scan_
  * the read limit; else AG_SUCCESS. */
 ag_error_t ag_i_graph_check_vertices(const char *name, ag_format_t format, const ag_graph_vertex_scan_t *scan);
 
+#pragma GCC visibility pop
 #endif

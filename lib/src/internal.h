@@ -7,6 +7,8 @@
 #include <igraph.h>
 #include <stdarg.h>
 #include "attngraph/common.h"
+/* internal to the library: not exported from the shared library (only the public headers are) */
+#pragma GCC visibility push(hidden)
 
 /* The hot loops are compiled for AVX-512, AVX2 and the baseline, chosen at load time: the library
  * is installed, so it cannot assume -march=native. Each clone runs the same operations per lane
@@ -130,4 +132,9 @@ ag_error_t ag_i_check_member_scaling(const struct ag_model_t *first, const struc
 struct ag_smooth_config_t;
 ag_error_t ag_i_smooth_alphas_check(const struct ag_smooth_config_t *cfg, ag_error_t code, const char *prefix);
 
+/* Test hooks (alloc.c): the tests declare them themselves. */
+int64_t ag_i_alloc_live(void);
+void ag_i_alloc_fail_at(int64_t n);
+
+#pragma GCC visibility pop
 #endif

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "attngraph/common.h"
+/* internal to the library: not exported from the shared library (only the public headers are) */
+#pragma GCC visibility push(hidden)
 
 typedef enum ag_json_type_t {
     AG_JSON_NULL = 0,
@@ -60,4 +62,5 @@ void ag_strbuf_json_string(ag_strbuf_t *sb, const char *s);
  * JSON cannot hold, are written as null. */
 void ag_strbuf_json_float(ag_strbuf_t *sb, float v);
 
+#pragma GCC visibility pop
 #endif

@@ -8,6 +8,8 @@
 #include "attngraph/attention.h"
 #include "attngraph/layers.h"
 #include "blas.h"
+/* internal to the library: not exported from the shared library (only the public headers are) */
+#pragma GCC visibility push(hidden)
 
 /* Makes *buf hold at least rows x cols floats, given that it holds old_rows x cols now. Contents
  * are not preserved (caches are rewritten by the forward pass that grows them). On failure *buf
@@ -43,4 +45,5 @@ ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mas
 
 ag_error_t ag_i_check_forward(const char *layer, const void *X, const void *Y, int64_t N);
 
+#pragma GCC visibility pop
 #endif

@@ -8,6 +8,8 @@
 
 #include "attngraph/model.h"
 #include "json.h"
+/* internal to the library: not exported from the shared library (only the public headers are) */
+#pragma GCC visibility push(hidden)
 
 /** \function ag_model_config_to_json / ag_model_config_from_json
  * The configuration as a JSON object (the model file keeps it); from_json validates every field
@@ -21,4 +23,5 @@
 ag_error_t ag_model_config_to_json(const ag_model_config_t *cfg, ag_strbuf_t *sb);
 ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const ag_json_t *json);
 
+#pragma GCC visibility pop
 #endif

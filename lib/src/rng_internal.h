@@ -7,6 +7,8 @@
 #define AG_RNG_INTERNAL_H
 
 #include <stdint.h>
+/* internal to the library: not exported from the shared library (only the public headers are) */
+#pragma GCC visibility push(hidden)
 
 static inline uint64_t ag_i_rng_mix(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -25,4 +27,5 @@ static inline float ag_i_rng_uniform_at(uint64_t base, uint64_t index) {
     return (float)(ag_i_rng_mix(base ^ index) >> 40) * (1.0f / 16777216.0f);
 }
 
+#pragma GCC visibility pop
 #endif
