@@ -74,6 +74,14 @@ run_all() { # run_all KIND BINDIR: runs every example built in BINDIR/<name>/<na
   test "$(grep -c '^vertex ' "$out/quick-nodes.txt")" = 34
   grep -o 'predicted [01]' "$out/karate-labelled.gml" | awk '{print $2}' > "$out/written.txt"
   sed 's/^vertex [0-9]*: //' "$out/quick-nodes.txt" | cmp - "$out/written.txt"
+  # its node-regression branch: a model of a numeric vertex attribute, trained by the installed program
+  sed 's/ club \([01]\)/ club \1 y \1.5/' "$src/graphs/social/karate.gml" > "$out/karate-y.gml"
+  "$prefix/bin/attn-graph" train "$out/karate-y.gml" --label-attr y --epochs 3 --threads 1 -q \
+    -o "$out/karate-y.safetensors" > /dev/null 2> "$out/train-y.err" || { cat "$out/train-y.err"; exit 1; }
+  "$bin/quickstart/quickstart" "$out/karate-y.safetensors" "$out/karate-y.gml" > "$out/quick-values.txt"
+  check "$kind quickstart (node values)" "$out/quick-values.txt" '^vertex 0: y -?[0-9]+\.[0-9]{4}$' \
+    '^vertex 33: y -?[0-9]+\.[0-9]{4}$'
+  test "$(grep -c '^vertex ' "$out/quick-values.txt")" = 34
   echo "   $kind: all examples ran and printed what they should"
 }
 

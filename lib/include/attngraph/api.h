@@ -208,10 +208,12 @@ int ag_net_n_layers(const ag_net_t *net);
 
 /**
  * Training options: the options of `attn-graph train` (docs/cli.md), one field per option with the
- * option's name (--head-dim is head_dim). Start from ag_net_train_options_init(): strings NULL
- * and numbers -1 mean the CLI's default (which may depend on the preset); named values take the
+ * option's name (--head-dim is head_dim). Start from ag_net_train_options_init(), which sets the
+ * CLI's defaults: strings NULL and most numbers -1, meaning the default the preset gives; the 0/1
+ * flags, threads, min_epochs and huber 0; seed 1 (each field's comment says). Named values take the
  * CLI's spellings ("khop", "gatv2", "cosine", ...). The split options of the CLI are replaced by
- * the index vectors of the training functions; output options by ag_net_save().
+ * the index vectors of the training functions; output options by ag_net_save(); --ensemble by
+ * ag_bundle_add_member() (modelfile.h); --smooth and --correct by ag_label_smooth() (smooth.h).
  */
 typedef struct ag_net_train_options_t {
     /* data and features */
@@ -293,7 +295,7 @@ void ag_net_train_options_init(ag_net_train_options_t *opts);
  *         names the option and the accepted values; a node task); AG_EMISMATCH (targets do not
  *         have G rows; directed and undirected graphs mixed); AG_EVALUE (fewer than 2 classes; a
  *         graph without vertices); the featuriser's errors naming the graph
- *         ("graph 3: attribute 'charge' is missing ..." for an attribute named in vertex_attrs);
+ *         ("vertex attribute 'charge' is missing from graph 3" for an attribute named in vertex_attrs);
  *         AG_ENOMEM. With every attribute (vertex_attrs NULL), one that some training graph lacks
  *         is left out of the model, as features.h's fit does: name it in vertex_attrs to require it
  *         (ag_net_input_attrs lists what the model reads; `attn-graph train` names such attributes

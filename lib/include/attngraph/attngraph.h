@@ -27,6 +27,13 @@ int main(int argc, char **argv) {                  // usage: app MODEL.safetenso
         rc = ag_net_predict_graph(net, &g, NULL, &out);      // probabilities or values
         for (igraph_integer_t i = 0; rc == AG_SUCCESS && i < igraph_vector_size(&out); i++)
             printf("%s: %.4f\n", ag_net_output_name(net, i), VECTOR(out)[i]);
+    } else if (rc == AG_SUCCESS && ag_net_task(net) == AG_TASK_NODE_REGRESSION) {
+        igraph_matrix_t values;                    // N x T: the values in target units
+        igraph_matrix_init(&values, 0, 0);
+        rc = ag_net_predict_nodes(net, &g, NULL, NULL, &values);
+        for (igraph_integer_t v = 0; rc == AG_SUCCESS && v < igraph_matrix_nrow(&values); v++)
+            printf("vertex %lld: %s %.4f\n", (long long)v, ag_net_output_name(net, 0), MATRIX(values, v, 0));
+        igraph_matrix_destroy(&values);
     } else if (rc == AG_SUCCESS) {
         rc = ag_net_predict_nodes(net, &g, NULL, &labels, NULL);   // one class per vertex
         for (igraph_integer_t v = 0; rc == AG_SUCCESS && v < igraph_vector_int_size(&labels); v++)

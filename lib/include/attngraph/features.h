@@ -4,7 +4,7 @@
  * A featuriser is fitted once on the training graphs: it decides the columns (which attributes,
  * how each is encoded), builds the vocabulary of every string attribute and the normalisation
  * statistics. It then turns any graph into X (N x F) and edge features (E x Fe), always with the
- * same columns, and is stored in model files (ag_featurizer_to_json) so that a trained model
+ * same columns, and is stored in model files (as JSON: docs/model-format.md) so that a trained model
  * featurises new graphs exactly as it did its training graphs.
  *
  * Example:
@@ -239,7 +239,7 @@ ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig,
  * The edge features alone, as ag_featurizer_transform() computes them: for a caller whose own
  * matrix replaces the vertex features, so that the vertex attributes need not be there.
  * \param Ee  Output, (E x Fe); zero-initialised ({0}) or a valid matrix, resized on success.
- * eturn AG_SUCCESS; AG_EINVAL (a NULL argument); AG_EATTR, AG_EVALUE (an edge attribute missing,
+ * \return AG_SUCCESS; AG_EINVAL (a NULL argument); AG_EATTR, AG_EVALUE (an edge attribute missing,
  *         of another type, NaN); AG_EMISMATCH (a directed graph for a featuriser fitted on
  *         undirected ones, or the reverse); AG_ENOMEM.
  * Time complexity: O(E x edge columns).
