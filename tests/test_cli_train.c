@@ -208,6 +208,46 @@ static void test_per_task_lines(void **state) {
     assert_null(strstr(tr.out, "  "));
 }
 
+/* A test part whose labels are one class has no ROC-AUC: the text line leaves it out, --json keeps
+ * the key with null (a script finds the same keys whatever the part held), and cross-validation's
+ * JSON keeps roc_auc_mean and roc_auc_std null when a fold had none. */
+static void test_json_keeps_undefined_metrics(void **state) {
+    (void)state;
+    char dir[128], split[256];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_onecls", 0), 0);
+    snprintf(split, sizeof split, "%s/split.csv", dir);
+    /* the test part: the graphs of class 0 among the first twelve; the rest trains */
+    FILE *in = fopen(AG_SOURCE_DIR "/tests/data/mutag-mini/labels.csv", "r"), *out = fopen(split, "w");
+    assert_non_null(in);
+    assert_non_null(out);
+    char line[256];
+    int row = 0;
+    while (fgets(line, sizeof line, in)) {
+        char *comma = strchr(line, ',');
+        assert_non_null(comma);
+        *comma = '\0';
+        if (row++ == 0) fputs("file,random_split\n", out);
+        else fprintf(out, "%s,%s\n", line, row <= 13 && comma[1] == '0' ? "test" : "train");
+    }
+    fclose(in);
+    assert_int_equal(fclose(out), 0);
+    const char *data = "--labels tests/data/mutag-mini/labels.csv";
+    const char *arch = "--epochs 2 --hidden 8 --layers 1 --heads 1 --threads 1 --quiet";
+    ag_cli_run_t r;
+    ag_cli_run_ok(&r, "train %s --split %s %s", data, split, arch);
+    assert_non_null(strstr(r.out, "test: accuracy "));
+    assert_null(strstr(r.out, "roc_auc"));
+    ag_cli_run_ok(&r, "train %s --split %s %s --json", data, split, arch);
+    assert_non_null(strstr(r.out, ", \"macro_f1\": "));
+    assert_non_null(strstr(r.out, ", \"roc_auc\": null, \"loss\": "));
+    /* 14 folds of 28 graphs: some fold's two graphs are one class */
+    ag_cli_run_ok(&r, "train %s --kfold 14 %s --json", data, arch);
+    assert_non_null(strstr(r.out, "\"roc_auc_mean\": null, \"roc_auc_std\": null"));
+    assert_non_null(strstr(r.out, "\"accuracy_mean\": "));
+    unlink(split);
+    rmdir(dir);
+}
+
 /* --ensemble 3 --seed 2: three members with their own progress and log lines; the saved file
  * re-scores to the line train printed, and so do the three models trained alone with seeds 2, 3
  * and 4 given to eval together (members are those models, bit for bit). */
@@ -1683,6 +1723,7 @@ int main(void) {
         cmocka_unit_test(test_smooth),
         cmocka_unit_test_setup_teardown(test_virtual_node_and_min_epochs, setup, teardown),
         cmocka_unit_test(test_sign_flip_option),
+        cmocka_unit_test(test_json_keeps_undefined_metrics),
         cmocka_unit_test(test_ensemble),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_format_option),

@@ -419,8 +419,9 @@ static double metric_of(const ag_scores_t *s, const char *name) {
     return s->loss;
 }
 
-/* A classification's ROC-AUC only when it has one (binary, both classes present); every other
- * metric always, a multi-task's mean ROC-AUC included (null or nan when no task could be scored). */
+/* The text line shows a classification's ROC-AUC only when it has one (binary, both classes
+ * present); every other metric always, a multi-task's mean ROC-AUC included (nan when no task
+ * could be scored). */
 static int shown_in_line(ag_task_t task, const char *name, const ag_scores_t *s) {
     return !(task == AG_TASK_NODE_CLASSIFICATION || task == AG_TASK_GRAPH_CLASSIFICATION) ||
            strcmp(name, "roc_auc") != 0 || isfinite(s->roc_auc);
@@ -447,8 +448,9 @@ static void print_scores(FILE *out, const char *part, int64_t fold, ag_task_t ta
         fprintf(out, "{\"part\": \"%s\", ", part);
         if (fold >= 0) fprintf(out, "\"fold\": %lld, ", (long long)fold);
         fprintf(out, "\"task\": \"%s\", \"n\": %lld", ag_task_name(task), (long long)s->n);
+        /* every key of the task, null where undefined, so that a script finds the same keys
+         * whatever the part held */
         for (int i = 0; i < k; i++) {
-            if (!shown_in_line(task, names[i], s)) continue;
             fprintf(out, ", \"%s\": ", names[i]);
             json_num(out, metric_of(s, names[i]));
         }
@@ -522,7 +524,8 @@ void cli_task_scores_destroy(cli_task_scores_t *t) {
 }
 
 void cli_print_cv_summary(FILE *out, ag_task_t task, const ag_scores_t *folds, int64_t n_folds, int json) {
-    /* a metric some fold could not score (ROC-AUC of a fold with one class) has no mean: left out */
+    /* a metric some fold could not score (ROC-AUC of a fold with one class) has no mean: left out
+     * of the text line, null in JSON (which keeps every key of the task) */
     const char *const *names;
     int k = task_metrics(task, &names);
     int64_t n = 0;
@@ -538,6 +541,7 @@ void cli_print_cv_summary(FILE *out, ag_task_t task, const ag_scores_t *folds, i
             finite = finite && isfinite(metric_of(&folds[f], names[i]));
             sum += metric_of(&folds[f], names[i]);
         }
+        if (!finite && json) fprintf(out, ", \"%s_mean\": null, \"%s_std\": null", names[i], names[i]);
         if (!finite) continue;
         double mean = sum / (double)n_folds;
         for (int64_t f = 0; f < n_folds; f++) {
