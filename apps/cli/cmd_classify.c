@@ -17,7 +17,7 @@ enum { BATCH = 256 };
 static void classify_usage(FILE *out) {
     fprintf(out,
         "usage: attn-graph classify [--model MODEL.safetensors] [--json] [--format F] [--directed]\n"
-        "                           [--threads N] FILE...\n"
+        "                           [--threads N] [--max-memory SIZE] FILE...\n"
         "\n"
         "Predicts each graph file with a graph-level model (classification, multi-task or regression)\n"
         "and prints one line per file, in argument order, on stdout:\n"

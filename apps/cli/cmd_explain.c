@@ -28,7 +28,7 @@ static void explain_usage(FILE *out) {
     fprintf(out,
         "usage: attn-graph explain [--model MODEL.safetensors] GRAPH -o OUT.gml|OUT.graphml [--svg FILE.svg]\n"
         "                          [--layer L] [--format F] [--directed] [--node-table FILE]\n"
-        "                          [--table-id-attr ATTR] [--threads N]\n"
+        "                          [--table-id-attr ATTR] [--threads N] [--max-memory SIZE]\n"
         "                          [--smooth ALPHA [--correct ALPHA] | --no-smooth]\n"
         "\n"
         "Runs the model on GRAPH and writes the graph (GML or GraphML by the extension of OUT) with the\n"

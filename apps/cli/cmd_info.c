@@ -13,7 +13,7 @@
 
 static void info_usage(FILE *out) {
     fprintf(out,
-            "usage: attn-graph info [--format F] [--directed] [--json] FILE...\n"
+            "usage: attn-graph info [--format F] [--directed] [--json] [--max-memory SIZE] FILE...\n"
             "\n"
             "Prints, per graph file: format, directedness, node and edge counts, self-loops,\n"
             "multi-edges, weakly connected components, degrees, and every vertex, edge and graph\n"
