@@ -701,6 +701,24 @@ static void test_nodes_default_preset(void **state) {
     igraph_matrix_destroy(&F);
 }
 
+/* Saves net, loads it back and checks that it predicts P on Karate with features F, bit for bit;
+ * returns the loaded handle. */
+static ag_net_t *reload_same_nodes(ag_net_t *net, const igraph_matrix_t *F, const igraph_matrix_t *P) {
+    char path[64];
+    temp_path(path, sizeof path);
+    assert_int_equal(ag_net_save(net, path), AG_SUCCESS);
+    ag_net_t *back = NULL;
+    assert_int_equal(ag_net_load(&back, path), AG_SUCCESS);
+    unlink(path);
+    igraph_matrix_t P2;
+    igraph_matrix_init(&P2, 0, 0);
+    assert_int_equal(ag_net_predict_nodes(back, &FX.karate, F, NULL, &P2), AG_SUCCESS);
+    assert_int_equal(igraph_matrix_size(&P2), igraph_matrix_size(P));
+    assert_memory_equal(&MATRIX(*P, 0, 0), &MATRIX(P2, 0, 0), (size_t)igraph_matrix_size(P) * sizeof(double));
+    igraph_matrix_destroy(&P2);
+    return back;
+}
+
 static void test_nodes_with_features_round_trip(void **state) {
     (void)state;
     igraph_matrix_t F;
@@ -730,16 +748,7 @@ static void test_nodes_with_features_round_trip(void **state) {
         assert_true(MATRIX(P, i, 0) == (double)ref.data[2 * i] && MATRIX(P, i, 1) == (double)ref.data[2 * i + 1]);
         assert_int_equal(VECTOR(lab)[i], ref.data[2 * i + 1] > ref.data[2 * i] ? 1 : 0);
     }
-    /* save, load, predict: bit-identical */
-    char path[64];
-    temp_path(path, sizeof path);
-    assert_int_equal(ag_net_save(net, path), AG_SUCCESS);
-    ag_net_t *back = NULL;
-    assert_int_equal(ag_net_load(&back, path), AG_SUCCESS);
-    igraph_matrix_t P2;
-    igraph_matrix_init(&P2, 0, 0);
-    assert_int_equal(ag_net_predict_nodes(back, &FX.karate, &F, NULL, &P2), AG_SUCCESS);
-    assert_memory_equal(&MATRIX(P, 0, 0), &MATRIX(P2, 0, 0), 68 * sizeof(double));
+    ag_net_t *back = reload_same_nodes(net, &F, &P);
     ag_scores_t s;
     assert_int_equal(ag_net_evaluate_nodes(back, &FX.karate, &F, &FX.club, NULL, &s), AG_SUCCESS);
     assert_int_equal(s.n, 34);
@@ -752,13 +761,11 @@ static void test_nodes_with_features_round_trip(void **state) {
     igraph_matrix_resize(&F, 34, 3);
     assert_int_equal(ag_net_predict_nodes(back, &FX.karate, &F, &lab, NULL), AG_EMISMATCH);
     assert_non_null(strstr(ag_error_message(), "has 3 columns; the model expects 2"));
-    unlink(path);
     ag_fmat_destroy(&T);
     ag_fmat_destroy(&ref);
     ag_net_destroy(back);
     ag_net_destroy(net);
     igraph_matrix_destroy(&P);
-    igraph_matrix_destroy(&P2);
     igraph_matrix_destroy(&F);
     igraph_vector_int_destroy(&lab);
     igraph_vector_int_destroy(&val);
@@ -823,6 +830,108 @@ static void test_nodes_errors(void **state) {
     ag_net_destroy(net);
     igraph_vector_int_destroy(&tr);
     igraph_vector_int_destroy(&y);
+}
+
+/* Node regression from C: values 10 + 3 x degree on Zachary's club, half of them trained on, the
+ * degree as the feature matrix. The model predicts in the values' units; evaluate's RMSE and MAE
+ * are those of the predictions; a saved model predicts the same bits; every refusal names its
+ * cause. */
+static void test_node_values(void **state) {
+    (void)state;
+    igraph_matrix_t F;
+    karate_features(&F);
+    igraph_vector_t y;
+    igraph_vector_init(&y, 34);
+    double mean = 0.0, sd = 0.0;
+    for (int i = 0; i < 34; i++) mean += (VECTOR(y)[i] = 10.0 + 3.0 * MATRIX(F, i, 0)) / 34.0;
+    for (int i = 0; i < 34; i++) sd += (VECTOR(y)[i] - mean) * (VECTOR(y)[i] - mean) / 34.0;
+    sd = sqrt(sd);
+    igraph_vector_int_t tr, va;
+    igraph_vector_int_init(&tr, 0);
+    igraph_vector_int_init(&va, 0);
+    for (int i = 0; i < 34; i++) igraph_vector_int_push_back(i % 2 ? &va : &tr, i);
+    ag_net_train_options_t o = tiny_options();
+    o.vertex_attrs = "none";
+    o.layers = 1;
+    o.epochs = 150;
+    o.lr = 0.01;
+    o.dropout = 0.0;
+    ag_net_t *net = NULL;
+    ag_train_result_t res;
+    if (ag_net_train_node_values(&net, &FX.karate, &F, &y, &tr, &va, &o, &res) != AG_SUCCESS)
+        fail_msg("%s", ag_error_message());
+    assert_int_equal(ag_net_task(net), AG_TASK_NODE_REGRESSION);
+    assert_int_equal(ag_net_n_outputs(net), 1);
+    assert_string_equal(ag_net_output_name(net, 0), "target");
+    igraph_matrix_t P;
+    igraph_matrix_init(&P, 0, 0);
+    igraph_vector_int_t lab;
+    igraph_vector_int_init(&lab, 0);
+    assert_int_equal(ag_net_predict_nodes(net, &FX.karate, &F, &lab, &P), AG_EINVAL);
+    assert_int_equal(ag_net_predict_nodes(net, &FX.karate, &F, NULL, &P), AG_SUCCESS);
+    assert_int_equal(igraph_matrix_nrow(&P), 34);
+    assert_int_equal(igraph_matrix_ncol(&P), 1);
+    /* the validation vertices, never trained on: well below the spread of the values */
+    double se = 0.0, ae = 0.0;
+    for (int k = 0; k < 17; k++) {
+        int v = (int)VECTOR(va)[k];
+        se += (MATRIX(P, v, 0) - VECTOR(y)[v]) * (MATRIX(P, v, 0) - VECTOR(y)[v]);
+        ae += fabs(MATRIX(P, v, 0) - VECTOR(y)[v]);
+    }
+    double rmse = sqrt(se / 17.0);
+    if (!(rmse < 0.3 * sd)) fail_msg("validation rmse %g against the values' std %g", rmse, sd);
+    ag_scores_t sc;
+    assert_int_equal(ag_net_evaluate_node_values(net, &FX.karate, &F, &y, &va, &sc), AG_SUCCESS);
+    assert_int_equal(sc.n, 17);
+    assert_float_equal(sc.rmse, rmse, 1e-4 * sd);
+    assert_float_equal(sc.mae, ae / 17.0, 1e-4 * sd);
+    assert_true(isnan(sc.accuracy));
+    /* NaN: unlabelled, not counted; idx NULL: every vertex with a value */
+    VECTOR(y)[0] = NAN;
+    assert_int_equal(ag_net_evaluate_node_values(net, &FX.karate, &F, &y, NULL, &sc), AG_SUCCESS);
+    assert_int_equal(sc.n, 33);
+    ag_net_t *back = reload_same_nodes(net, &F, &P);
+    /* refusals */
+    ag_net_t *bad = NULL;
+    VECTOR(y)[5] = INFINITY;
+    assert_int_equal(ag_net_train_node_values(&bad, &FX.karate, &F, &y, NULL, NULL, &o, NULL), AG_EVALUE);
+    assert_non_null(strstr(ag_error_message(), "vertex 5: value inf is infinite or beyond the float32 range"));
+    VECTOR(y)[5] = 1e300;
+    assert_int_equal(ag_net_train_node_values(&bad, &FX.karate, &F, &y, NULL, NULL, &o, NULL), AG_EVALUE);
+    assert_int_equal(ag_net_evaluate_node_values(net, &FX.karate, &F, &y, NULL, &sc), AG_EVALUE);
+    igraph_vector_fill(&y, NAN);
+    assert_int_equal(ag_net_train_node_values(&bad, &FX.karate, &F, &y, NULL, NULL, &o, NULL), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "no vertex has a value (every value is NaN)");
+    VECTOR(y)[3] = 1.0;
+    assert_int_equal(ag_net_train_node_values(&bad, &FX.karate, &F, &y, &tr, NULL, &o, NULL), AG_EVALUE);
+    assert_non_null(strstr(ag_error_message(), "none of the 17 training vertices has a value"));
+    igraph_vector_resize(&y, 30);
+    assert_int_equal(ag_net_train_node_values(&bad, &FX.karate, &F, &y, NULL, NULL, &o, NULL), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), "30 entries; the graph has 34"));
+    assert_int_equal(ag_net_train_node_values(&bad, &FX.karate, &F, NULL, NULL, NULL, &o, NULL), AG_EINVAL);
+    igraph_vector_resize(&y, 34);
+    igraph_vector_fill(&y, 2.5);
+    o.task = "node-classification";
+    assert_int_equal(ag_net_train_node_values(&bad, &FX.karate, &F, &y, NULL, NULL, &o, NULL), AG_EINVAL);
+    assert_string_equal(ag_error_message(),
+                        "option task: one graph with node values trains node-regression, not node-classification");
+    assert_null(bad);
+    /* the evaluation of each kind refuses the other kind of model */
+    assert_int_equal(ag_net_evaluate_nodes(net, &FX.karate, &F, &FX.club, NULL, &sc), AG_EINVAL);
+    o = tiny_options();
+    o.degree = 1;
+    assert_int_equal(ag_net_train_nodes(&bad, &FX.karate, NULL, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);
+    assert_int_equal(ag_net_evaluate_node_values(bad, &FX.karate, NULL, &y, NULL, &sc), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "is node-classification, not node-regression"));
+    ag_net_destroy(bad);
+    ag_net_destroy(back);
+    ag_net_destroy(net);
+    igraph_matrix_destroy(&P);
+    igraph_matrix_destroy(&F);
+    igraph_vector_int_destroy(&lab);
+    igraph_vector_int_destroy(&tr);
+    igraph_vector_int_destroy(&va);
+    igraph_vector_destroy(&y);
 }
 
 /* The options struct means what the CLI's options mean: the same options and split give the same
@@ -898,7 +1007,16 @@ static void test_allocation_failures(void **state) {
     igraph_matrix_init(&A, 0, 0);
     igraph_matrix_init(&R, 0, 0);
     igraph_matrix_init(&S, 0, 0);
-    for (int which = 0; which < 4; which++) {
+    igraph_vector_t vals; /* node values: the degree, on Zachary's club */
+    igraph_vector_init(&vals, 34);
+    for (int v = 0; v < 34; v++) {
+        igraph_integer_t d;
+        igraph_degree_1(&FX.karate, &d, v, IGRAPH_ALL, IGRAPH_LOOPS);
+        VECTOR(vals)[v] = (double)d;
+    }
+    ag_net_train_options_t on = o;
+    on.degree = 1;
+    for (int which = 0; which < 5; which++) {
         ag_error_t rc = AG_ENOMEM;
         int k;
         for (k = 1; k < 100000 && rc != AG_SUCCESS; k++) {
@@ -907,7 +1025,8 @@ static void test_allocation_failures(void **state) {
             if (which == 0) rc = ag_net_load(&net, path);
             else if (which == 1) rc = ag_net_predict_graph(FX.gnet, &FX.mols[3], NULL, &p);
             else if (which == 2) rc = ag_net_attention(FX.gnet, &FX.mols[3], NULL, 1, &A, &R, &S);
-            else rc = ag_net_train_graphs(&net, FX.mols, 4, &y4, NULL, NULL, &o, NULL);
+            else if (which == 3) rc = ag_net_train_graphs(&net, FX.mols, 4, &y4, NULL, NULL, &o, NULL);
+            else rc = ag_net_train_node_values(&net, &FX.karate, NULL, &vals, NULL, NULL, &on, NULL);
             ag_i_alloc_fail_at(0);
             if (rc != AG_SUCCESS) {
                 if (rc != AG_ENOMEM) fail_msg("case %d, allocation %d: %s", which, k, ag_error_message());
@@ -923,6 +1042,7 @@ static void test_allocation_failures(void **state) {
     igraph_matrix_destroy(&R);
     igraph_matrix_destroy(&S);
     igraph_matrix_destroy(&y4);
+    igraph_vector_destroy(&vals);
     unlink(path);
 }
 
@@ -943,6 +1063,7 @@ int main(void) {
         cmocka_unit_test(test_nodes_default_preset),
         cmocka_unit_test(test_nodes_with_features_round_trip),
         cmocka_unit_test(test_nodes_errors),
+        cmocka_unit_test(test_node_values),
         cmocka_unit_test(test_same_model_as_cli),
         cmocka_unit_test(test_allocation_failures),
     };

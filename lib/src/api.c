@@ -4,6 +4,7 @@
  * Nothing here computes: it converts between igraph's types and the library's, checks shapes with
  * messages a caller can act on, and calls modelfile.c, prepare.c, model.c and train.c.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -546,7 +547,8 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
     ag_task_t task = ag_task_infer(&d.ds.targets);
     ag_error_t rc = o->task ? ag_task_from_name(o->task, &task) : AG_SUCCESS;
     if (rc == AG_SUCCESS && !ag_task_is_graph_level(task))
-        rc = AG_ERROR(AG_EINVAL, "option task: %s is not a graph task (use ag_net_train_nodes)", ag_task_name(task));
+        rc = AG_ERROR(AG_EINVAL, "option task: %s is not a graph task (use ag_net_train_nodes or "
+                      "ag_net_train_node_values)", ag_task_name(task));
     int64_t *tr = NULL, *va = NULL, n_tr = n_graphs, n_va = 0;
     if (rc == AG_SUCCESS && train) rc = index_list(train, n_graphs, "train", &tr, &n_tr);
     if (rc == AG_SUCCESS && !train) {
@@ -666,6 +668,16 @@ static ag_error_t label_classes(const igraph_vector_int_t *labels, int64_t N, in
     return AG_SUCCESS;
 }
 
+/* The single example of a node set (its targets already written), taking over the model inputs. */
+static ag_error_t node_example_take(ag_trainset_t *set, const igraph_t *ig, ag_fmat_t *X, ag_fmat_t *E) {
+    ag_example_t *ex = &set->examples[0];
+    ex->X = *X;
+    ex->E = *E;
+    memset(X, 0, sizeof *X);
+    memset(E, 0, sizeof *E);
+    return ag_graph_from_igraph(&ex->graph, ig);
+}
+
 /* The single example and the target column of a node set, from the model inputs. */
 static ag_error_t node_set(ag_trainset_t *set, const igraph_t *ig, ag_fmat_t *X, ag_fmat_t *E,
                            const igraph_vector_int_t *labels, int64_t C) {
@@ -679,29 +691,57 @@ static ag_error_t node_set(ag_trainset_t *set, const igraph_t *ig, ag_fmat_t *X,
                             (long long)y, (long long)C);
         set->targets[v] = y >= 0 ? (float)y : NAN;
     }
-    ag_example_t *ex = &set->examples[0];
-    ex->X = *X;
-    ex->E = *E;
-    memset(X, 0, sizeof *X);
-    memset(E, 0, sizeof *E);
-    return ag_graph_from_igraph(&ex->graph, ig);
+    return node_example_take(set, ig, X, E);
 }
 
-/* Index list from a vector, or every labelled vertex. */
-static ag_error_t node_index(const igraph_vector_int_t *v, const igraph_vector_int_t *labels, int64_t N,
-                             const char *what, int64_t **out, int64_t *n) {
+/* The value column of a node-regression set (NaN: unlabelled), from the model inputs. */
+static ag_error_t node_value_set(ag_trainset_t *set, const igraph_t *ig, ag_fmat_t *X, ag_fmat_t *E,
+                                 const igraph_vector_t *values) {
+    AG_CHECK(ag_trainset_resize(set, 1, X->rows, 1));
+    for (int64_t v = 0; v < X->rows; v++) set->targets[v] = (float)VECTOR(*values)[v];
+    return node_example_take(set, ig, X, E);
+}
+
+/* values (N): each finite or NaN (unlabelled), within float32, where targets are held. */
+static ag_error_t check_node_values(const igraph_vector_t *values, int64_t N, int64_t *n_labelled) {
+    if (!values) return AG_ERROR(AG_EINVAL, "NULL values vector");
+    if (igraph_vector_size(values) != N)
+        return AG_ERROR(AG_EMISMATCH, "the values vector has %lld entries; the graph has %lld vertices",
+                        (long long)igraph_vector_size(values), (long long)N);
+    int64_t k = 0;
+    for (int64_t v = 0; v < N; v++) {
+        double x = VECTOR(*values)[v];
+        if (isnan(x)) continue;
+        if (!(fabs(x) <= FLT_MAX)) /* float32 would make it inf, and the target scaling with it */
+            return AG_ERROR(AG_EVALUE, "vertex %lld: value %g is infinite or beyond the float32 range (%g); rescale "
+                            "the values (NaN marks an unlabelled vertex)", (long long)v, x, (double)FLT_MAX);
+        k++;
+    }
+    *n_labelled = k;
+    return AG_SUCCESS;
+}
+
+/* Whether vertex v has a target: a label >= 0, or a value that is not NaN. */
+static int node_labelled(const igraph_vector_int_t *labels, const igraph_vector_t *values, int64_t v) {
+    return labels ? VECTOR(*labels)[v] >= 0 : !isnan(VECTOR(*values)[v]);
+}
+
+/* Index list from a vector, or every vertex with a target (labels, or values when labels is NULL). */
+static ag_error_t node_index(const igraph_vector_int_t *v, const igraph_vector_int_t *labels,
+                             const igraph_vector_t *values, int64_t N, const char *what, int64_t **out, int64_t *n) {
     if (v) return index_list(v, N, what, out, n);
     AG_CHECK(ag_i_alloc_array((void **)out, N > 0 ? N : 1, sizeof(int64_t), what));
     *n = 0;
     for (int64_t i = 0; i < N; i++)
-        if (VECTOR(*labels)[i] >= 0) (*out)[(*n)++] = i;
+        if (node_labelled(labels, values, i)) (*out)[(*n)++] = i;
     return AG_SUCCESS;
 }
 
+/* A node set: C classes from labels, or with values (labels NULL) one regression target. */
 static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const igraph_matrix_t *features,
-                                const igraph_vector_int_t *labels, int64_t C, const ag_featurizer_config_t *fc,
-                                ag_feature_norm_t norm) {
-    ag_trainset_init(&p->set, AG_TASK_NODE_CLASSIFICATION);
+                                const igraph_vector_int_t *labels, int64_t C, const igraph_vector_t *values,
+                                const ag_featurizer_config_t *fc, ag_feature_norm_t norm) {
+    ag_trainset_init(&p->set, values ? AG_TASK_NODE_REGRESSION : AG_TASK_NODE_CLASSIFICATION);
     ag_fmat_t table = {0}, X = {0}, E = {0};
     AG_CHECK(ag_featurizer_fit(&p->featurizer, fc, &ig, 1));
     ag_error_t rc = AG_SUCCESS;
@@ -714,8 +754,15 @@ static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const igra
         if (rc == AG_SUCCESS) rc = ag_table_norm_fit(&p->table, &table, norm);
     }
     if (rc == AG_SUCCESS) rc = ag_inputs_featurize(&p->featurizer, &p->table, ig, features ? &table : NULL, &X, &E);
-    if (rc == AG_SUCCESS) rc = node_set(&p->set, ig, &X, &E, labels, C);
-    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&p->names, C, sizeof(char *), "class names");
+    if (rc == AG_SUCCESS)
+        rc = values ? node_value_set(&p->set, ig, &X, &E, values) : node_set(&p->set, ig, &X, &E, labels, C);
+    if (values) C = 1;
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&p->names, C, sizeof(char *), "output names");
+    if (rc == AG_SUCCESS && values) { /* the name graph regression gives one unnamed column */
+        if (!(p->names[0] = ag_i_strdup("target"))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+        p->n_out = 1;
+        C = 0;
+    }
     for (int64_t c = 0; c < C && rc == AG_SUCCESS; c++) {
         char buf[32];
         snprintf(buf, sizeof buf, "%lld", (long long)c);
@@ -728,84 +775,147 @@ static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const igra
     return rc;
 }
 
-ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igraph_matrix_t *features,
-                              const igraph_vector_int_t *labels, const igraph_vector_int_t *train,
-                              const igraph_vector_int_t *val, const ag_net_train_options_t *opts,
-                              ag_train_result_t *result) {
-    if (!net || !graph) return AG_ERROR(AG_EINVAL, "ag_net_train_nodes: NULL net or graph");
-    *net = NULL;
-    ag_net_train_options_t defaults;
-    ag_net_train_options_init(&defaults);
-    const ag_net_train_options_t *o = opts ? opts : &defaults;
-    int64_t N = vcount(graph), C, n_lab;
-    AG_CHECK(label_classes(labels, N, &C, &n_lab));
-    if (n_lab == 0) return AG_ERROR(AG_EVALUE, "no vertex is labelled (every label is -1)");
-    if (C < 2) return AG_ERROR(AG_EVALUE, "the labels hold %lld class; a classifier needs at least 2", (long long)C);
-    if (o->task) {
-        ag_task_t t;
-        AG_CHECK(ag_task_from_name(o->task, &t));
-        if (t != AG_TASK_NODE_CLASSIFICATION)
-            return AG_ERROR(AG_EINVAL, "option task: one graph with node labels trains node-classification, not %s",
-                            ag_task_name(t));
-    }
-    int64_t *tr = NULL, *va = NULL, n_tr = 0, n_va = 0;
-    ag_error_t rc = node_index(train, labels, N, "train", &tr, &n_tr);
-    if (rc == AG_SUCCESS && val) rc = index_list(val, N, "val", &va, &n_va);
-    if (rc == AG_SUCCESS) {
-        int64_t k = 0;
-        for (int64_t i = 0; i < n_tr; i++) k += VECTOR(*labels)[tr[i]] >= 0;
-        if (k == 0) rc = AG_ERROR(AG_EVALUE, "train: none of the %lld training vertices is labelled", (long long)n_tr);
-    }
+/* The part of node training after the targets are checked: features, preset, model, training.
+ * labels and C for classification, or values for regression (labels NULL). */
+static ag_error_t train_node_task(ag_net_t **net, const igraph_t *graph, const igraph_matrix_t *features,
+                                  const igraph_vector_int_t *labels, int64_t C, const igraph_vector_t *values,
+                                  const int64_t *tr, int64_t n_tr, const int64_t *va, int64_t n_va,
+                                  const ag_net_train_options_t *o, ag_train_result_t *result) {
+    const ag_task_t task = values ? AG_TASK_NODE_REGRESSION : AG_TASK_NODE_CLASSIFICATION;
     ag_featurizer_config_t fc;
     ag_feature_norm_t norm;
     feat_lists_t fl;
     memset(&fl, 0, sizeof fl);
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
-    if (rc == AG_SUCCESS) rc = feature_config(o, &fc, &fl, &norm);
+    ag_error_t rc = feature_config(o, &fc, &fl, &norm);
     if (rc == AG_SUCCESS) {
         /* raw columns standardised unless the options say otherwise, the node table's too */
-        ag_net_train_options_feature_defaults(o, AG_TASK_NODE_CLASSIFICATION, NULL, &fc);
+        ag_net_train_options_feature_defaults(o, task, NULL, &fc);
         norm = fc.norm;
     }
-    if (rc == AG_SUCCESS) rc = prepare_nodes(&p, graph, features, labels, C, &fc, norm);
+    if (rc == AG_SUCCESS) rc = prepare_nodes(&p, graph, features, labels, C, values, &fc, norm);
     ag_net_train_options_t chosen;
-    if (rc == AG_SUCCESS && choose_preset(o, AG_TASK_NODE_CLASSIFICATION, &p, &chosen)) {
+    if (rc == AG_SUCCESS && choose_preset(o, task, &p, &chosen)) {
         ag_prepared_destroy(&p);
         fc.edge_select = AG_SELECT_NONE;
         fc.n_edge_attrs = 0;
-        rc = prepare_nodes(&p, graph, features, labels, C, &fc, norm);
+        rc = prepare_nodes(&p, graph, features, labels, C, values, &fc, norm);
     }
-    if (rc == AG_SUCCESS)
-        rc = build_and_train(net, &p, AG_TASK_NODE_CLASSIFICATION, &chosen, tr, n_tr, va, n_va, NULL, result);
+    if (rc == AG_SUCCESS) rc = build_and_train(net, &p, task, &chosen, tr, n_tr, va, n_va, NULL, result);
     ag_prepared_destroy(&p);
     feat_lists_destroy(&fl);
+    return rc;
+}
+
+/* opts->task, when given, must be the one the node data make. */
+static ag_error_t check_node_task(const ag_net_train_options_t *o, ag_task_t task, const char *data) {
+    if (!o->task) return AG_SUCCESS;
+    ag_task_t t;
+    AG_CHECK(ag_task_from_name(o->task, &t));
+    if (t != task)
+        return AG_ERROR(AG_EINVAL, "option task: one graph with %s trains %s, not %s", data, ag_task_name(task),
+                        ag_task_name(t));
+    return AG_SUCCESS;
+}
+
+/* ag_net_train_nodes (labels) and ag_net_train_node_values (values, labels NULL). */
+static ag_error_t train_nodes_entry(ag_net_t **net, const igraph_t *graph, const igraph_matrix_t *features,
+                                    ag_task_t task, const igraph_vector_int_t *labels, const igraph_vector_t *values,
+                                    const igraph_vector_int_t *train, const igraph_vector_int_t *val,
+                                    const ag_net_train_options_t *opts, ag_train_result_t *result, const char *fn) {
+    if (!net || !graph) return AG_ERROR(AG_EINVAL, "%s: NULL net or graph", fn);
+    *net = NULL;
+    ag_net_train_options_t defaults;
+    ag_net_train_options_init(&defaults);
+    const ag_net_train_options_t *o = opts ? opts : &defaults;
+    int64_t N = vcount(graph), C = 0, n_lab;
+    if (task == AG_TASK_NODE_CLASSIFICATION) {
+        AG_CHECK(label_classes(labels, N, &C, &n_lab));
+        if (n_lab == 0) return AG_ERROR(AG_EVALUE, "no vertex is labelled (every label is -1)");
+        if (C < 2)
+            return AG_ERROR(AG_EVALUE, "the labels hold %lld class; a classifier needs at least 2", (long long)C);
+        AG_CHECK(check_node_task(o, AG_TASK_NODE_CLASSIFICATION, "node labels"));
+    } else {
+        AG_CHECK(check_node_values(values, N, &n_lab));
+        if (n_lab == 0) return AG_ERROR(AG_EVALUE, "no vertex has a value (every value is NaN)");
+        AG_CHECK(check_node_task(o, AG_TASK_NODE_REGRESSION, "node values"));
+    }
+    int64_t *tr = NULL, *va = NULL, n_tr = 0, n_va = 0;
+    ag_error_t rc = node_index(train, labels, values, N, "train", &tr, &n_tr);
+    if (rc == AG_SUCCESS && val) rc = index_list(val, N, "val", &va, &n_va);
+    if (rc == AG_SUCCESS) {
+        int64_t k = 0;
+        for (int64_t i = 0; i < n_tr; i++) k += node_labelled(labels, values, tr[i]);
+        if (k == 0)
+            rc = AG_ERROR(AG_EVALUE, "train: none of the %lld training vertices %s", (long long)n_tr,
+                          task == AG_TASK_NODE_CLASSIFICATION ? "is labelled" : "has a value");
+    }
+    if (rc == AG_SUCCESS) rc = train_node_task(net, graph, features, labels, C, values, tr, n_tr, va, n_va, o, result);
     ag_i_free(tr);
     ag_i_free(va);
     return rc;
 }
 
-ag_error_t ag_net_evaluate_nodes(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
-                                 const igraph_vector_int_t *labels, const igraph_vector_int_t *idx,
-                                 ag_scores_t *scores) {
-    AG_CHECK(check_args(net, graph, "ag_net_evaluate_nodes"));
-    if (!scores) return AG_ERROR(AG_EINVAL, "ag_net_evaluate_nodes: NULL scores");
-    if (ag_net_task(net) != AG_TASK_NODE_CLASSIFICATION)
-        return AG_ERROR(AG_EINVAL, "ag_net_evaluate_nodes: the model is %s, not node-classification",
-                        ag_task_name(ag_net_task(net)));
+ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igraph_matrix_t *features,
+                              const igraph_vector_int_t *labels, const igraph_vector_int_t *train,
+                              const igraph_vector_int_t *val, const ag_net_train_options_t *opts,
+                              ag_train_result_t *result) {
+    return train_nodes_entry(net, graph, features, AG_TASK_NODE_CLASSIFICATION, labels, NULL, train, val, opts, result,
+                             "ag_net_train_nodes");
+}
+
+ag_error_t ag_net_train_node_values(ag_net_t **net, const igraph_t *graph, const igraph_matrix_t *features,
+                                    const igraph_vector_t *values, const igraph_vector_int_t *train,
+                                    const igraph_vector_int_t *val, const ag_net_train_options_t *opts,
+                                    ag_train_result_t *result) {
+    return train_nodes_entry(net, graph, features, AG_TASK_NODE_REGRESSION, NULL, values, train, val, opts, result,
+                             "ag_net_train_node_values");
+}
+
+/* ag_net_evaluate_nodes (labels) and ag_net_evaluate_node_values (values, labels NULL). */
+static ag_error_t evaluate_nodes_entry(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                                       ag_task_t task, const igraph_vector_int_t *labels,
+                                       const igraph_vector_t *values, const igraph_vector_int_t *idx,
+                                       ag_scores_t *scores, const char *fn) {
+    AG_CHECK(check_args(net, graph, fn));
+    if (!scores) return AG_ERROR(AG_EINVAL, "%s: NULL scores", fn);
+    if (ag_net_task(net) != task)
+        return AG_ERROR(AG_EINVAL, "%s: the model is %s, not %s", fn, ag_task_name(ag_net_task(net)),
+                        ag_task_name(task));
+    if (task == AG_TASK_NODE_REGRESSION && ag_net_n_outputs(net) != 1)
+        return AG_ERROR(AG_EINVAL, "%s: the model has %lld targets; the values vector holds one", fn,
+                        (long long)ag_net_n_outputs(net));
     int64_t N = vcount(graph), C, n_lab;
-    AG_CHECK(label_classes(labels, N, &C, &n_lab));
+    if (task == AG_TASK_NODE_CLASSIFICATION) AG_CHECK(label_classes(labels, N, &C, &n_lab));
+    else AG_CHECK(check_node_values(values, N, &n_lab));
     ag_trainset_t set;
-    ag_trainset_init(&set, AG_TASK_NODE_CLASSIFICATION);
+    ag_trainset_init(&set, task);
     ag_fmat_t X = {0}, E = {0};
     int64_t *ix = NULL, n = 0;
-    ag_error_t rc = node_index(idx, labels, N, "idx", &ix, &n);
+    ag_error_t rc = node_index(idx, labels, values, N, "idx", &ix, &n);
     if (rc == AG_SUCCESS) rc = net_inputs(net, graph, features, &X, &E);
-    if (rc == AG_SUCCESS) rc = node_set(&set, graph, &X, &E, labels, ag_net_n_outputs(net));
+    if (rc == AG_SUCCESS)
+        rc = task == AG_TASK_NODE_CLASSIFICATION ? node_set(&set, graph, &X, &E, labels, ag_net_n_outputs(net))
+                    : node_value_set(&set, graph, &X, &E, values);
     if (rc == AG_SUCCESS) rc = ag_bundle_evaluate(&net->b, &set, ix, n, scores);
     ag_fmat_destroy(&X);
     ag_fmat_destroy(&E);
     ag_trainset_destroy(&set);
     ag_i_free(ix);
     return rc;
+}
+
+ag_error_t ag_net_evaluate_nodes(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                                 const igraph_vector_int_t *labels, const igraph_vector_int_t *idx,
+                                 ag_scores_t *scores) {
+    return evaluate_nodes_entry(net, graph, features, AG_TASK_NODE_CLASSIFICATION, labels, NULL, idx, scores,
+                                "ag_net_evaluate_nodes");
+}
+
+ag_error_t ag_net_evaluate_node_values(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                                       const igraph_vector_t *values, const igraph_vector_int_t *idx,
+                                       ag_scores_t *scores) {
+    return evaluate_nodes_entry(net, graph, features, AG_TASK_NODE_REGRESSION, NULL, values, idx, scores,
+                                "ag_net_evaluate_node_values");
 }

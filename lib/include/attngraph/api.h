@@ -18,8 +18,9 @@
  *
  * Features of a graph (the `features` argument of the predicting functions):
  * - NULL: taken from the graph's attributes with the model's stored featurisation;
- * - an (N x Ft) matrix when the model was trained with a feature matrix (ag_net_train_nodes with
- *   `features`): the matrix is normalised as in training and appended after the attribute columns;
+ * - an (N x Ft) matrix when the model was trained with a feature matrix (ag_net_train_nodes or
+ *   ag_net_train_node_values with `features`): the matrix is normalised as in training and
+ *   appended after the attribute columns;
  * - an (N x F) matrix when the model was trained from attributes only: it replaces the whole input
  *   X, bypassing the featuriser (F = ag_net_n_inputs()); edge features, if the model has any, are
  *   still read from the edge attributes.
@@ -328,6 +329,30 @@ ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igrap
                               ag_train_result_t *result);
 
 /**
+ * \function ag_net_train_node_values
+ * Builds and trains a node-regression model on one graph, as `attn-graph train GRAPH --label-attr Y`
+ * does for a numeric attribute Y: the loss (mean squared error on values standardised over the
+ * training vertices, or opts->huber's) runs over the training vertices, the whole graph is the
+ * input. The model predicts in the values' units (ag_net_predict_nodes() with labels NULL); its
+ * one output is named "target".
+ * \param graph     The graph; its attributes are features (opts->vertex_attrs), or none.
+ * \param features  (N x Ft) node features, as for ag_net_train_nodes(), or NULL.
+ * \param values    (N) the value of each vertex, NaN for unlabelled.
+ * \param train     Vertex ids to train on, or NULL for every vertex with a value.
+ * \param val       Vertex ids for early stopping (on the RMSE unless opts->metric says), or NULL.
+ * \return AG_SUCCESS; AG_EMISMATCH (values or features with another number of rows than N);
+ *         AG_EVALUE (an infinite value or one beyond float32, naming the vertex; no vertex with a
+ *         value, or none among the training vertices); AG_EINVAL (NULL values; opts->task other
+ *         than "node-regression"; an index out of range; a bad option; no input column); the
+ *         featuriser's errors; AG_ENOMEM.
+ * Time complexity: as ag_net_train_nodes().
+ */
+ag_error_t ag_net_train_node_values(ag_net_t **net, const igraph_t *graph, const igraph_matrix_t *features,
+                                    const igraph_vector_t *values, const igraph_vector_int_t *train,
+                                    const igraph_vector_int_t *val, const ag_net_train_options_t *opts,
+                                    ag_train_result_t *result);
+
+/**
  * \function ag_net_evaluate_graphs
  * Scores a graph-level model on the listed graphs (NULL: all): every metric the task allows
  * (train.h's ag_scores_t, NaN where undefined). Targets as for ag_net_train_graphs(); for
@@ -364,6 +389,19 @@ ag_error_t ag_net_evaluate_graph_tasks(ag_net_t *net, const igraph_t *graphs, ig
 ag_error_t ag_net_evaluate_nodes(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                                  const igraph_vector_int_t *labels, const igraph_vector_int_t *idx,
                                  ag_scores_t *scores);
+
+/**
+ * \function ag_net_evaluate_node_values
+ * Scores a node-regression model of one target on the listed vertices (NULL: every one with a
+ * value): RMSE and MAE in the values' units, and the loss (train.h's ag_scores_t; the class
+ * metrics NaN).
+ * \param values  (N) the value of each vertex, NaN for unlabelled (not counted).
+ * \return AG_SUCCESS; AG_EINVAL (not a node-regression model of one target; NULL argument; an index
+ *         out of range); AG_EMISMATCH; AG_EVALUE (an infinite value); featurisation errors.
+ */
+ag_error_t ag_net_evaluate_node_values(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                                       const igraph_vector_t *values, const igraph_vector_int_t *idx,
+                                       ag_scores_t *scores);
 
 #ifdef __cplusplus
 }
