@@ -934,25 +934,28 @@ static void test_node_values(void **state) {
     igraph_vector_destroy(&y);
 }
 
-/* The options struct means what the CLI's options mean: the same options and split give the same
- * weights through `attn-graph train` and through ag_net_train_nodes. */
-static void test_same_model_as_cli(void **state) {
-    (void)state;
+/* One run of test_same_model_as_cli: the model of vertex attribute attr of gml (club: classes;
+ * y: values) through the program and through the library. */
+static void same_model_as_cli(const char *gml, const char *attr) {
     char path[64], args[1024], err[8192];
     temp_path(path, sizeof path);
-    const char *gml = AG_SOURCE_DIR "/graphs/social/karate.gml";
     snprintf(args, sizeof args,
-             "train '%s' --label-attr club --train-nodes 0,1,32,33 --vertex-attrs none --degree --lap-pe 2 "
+             "train '%s' --label-attr %s --train-nodes 0,1,32,33 --vertex-attrs none --degree --lap-pe 2 "
              "--hidden 8 --heads 2 --layers 2 --epochs 4 --seed 5 --score gatv2 --quiet -o '%s'",
-             gml, path);
+             gml, attr, path);
     if (ag_cli_status(NULL, args, err, sizeof err) != 0) fail_msg("attn-graph %s: %s", args, err);
     ag_net_t *cli = NULL, *api = NULL;
     assert_int_equal(ag_net_load(&cli, path), AG_SUCCESS);
     igraph_t g;
     assert_int_equal(ag_graph_read(&g, gml, AG_FORMAT_AUTO, 0), AG_SUCCESS);
     igraph_vector_int_t y, tr;
+    igraph_vector_t values;
     igraph_vector_int_init(&y, igraph_vcount(&g));
-    for (igraph_integer_t v = 0; v < igraph_vcount(&g); v++) VECTOR(y)[v] = (igraph_integer_t)VAN(&g, "club", v);
+    igraph_vector_init(&values, igraph_vcount(&g));
+    for (igraph_integer_t v = 0; v < igraph_vcount(&g); v++) {
+        VECTOR(values)[v] = VAN(&g, attr, v);
+        VECTOR(y)[v] = (igraph_integer_t)VECTOR(values)[v];
+    }
     igraph_vector_int_init_int(&tr, 4, 0, 1, 32, 33);
     ag_net_train_options_t o;
     ag_net_train_options_init(&o);
@@ -965,7 +968,10 @@ static void test_same_model_as_cli(void **state) {
     o.epochs = 4;
     o.seed = 5;
     o.score = "gatv2";
-    assert_int_equal(ag_net_train_nodes(&api, &g, NULL, &y, &tr, NULL, &o, NULL), AG_SUCCESS);
+    if (ag_net_task(cli) == AG_TASK_NODE_REGRESSION)
+        assert_int_equal(ag_net_train_node_values(&api, &g, NULL, &values, &tr, NULL, &o, NULL), AG_SUCCESS);
+    else assert_int_equal(ag_net_train_nodes(&api, &g, NULL, &y, &tr, NULL, &o, NULL), AG_SUCCESS);
+    assert_int_equal(ag_net_task(api), ag_net_task(cli));
     const ag_param_list_t *pa = ag_model_params(ag_net_bundle(api)->model);
     const ag_param_list_t *pc = ag_model_params(ag_net_bundle(cli)->model);
     assert_int_equal(pa->count, pc->count);
@@ -981,10 +987,29 @@ static void test_same_model_as_cli(void **state) {
     igraph_matrix_destroy(&P1);
     igraph_matrix_destroy(&P2);
     igraph_vector_int_destroy(&y);
+    igraph_vector_destroy(&values);
     igraph_vector_int_destroy(&tr);
     igraph_destroy(&g);
     ag_net_destroy(api);
     ag_net_destroy(cli);
+    unlink(path);
+}
+
+/* The options struct means what the CLI's options mean: the same options and split give the same
+ * weights through `attn-graph train` and through ag_net_train_nodes, or, for a numeric attribute,
+ * ag_net_train_node_values. */
+static void test_same_model_as_cli(void **state) {
+    (void)state;
+    const char *gml = AG_SOURCE_DIR "/graphs/social/karate.gml";
+    same_model_as_cli(gml, "club");
+    /* node regression: a numeric attribute with a fraction, y = club + 0.5 */
+    char path[64], cmd[512];
+    temp_path(path, sizeof path);
+    unlink(path); /* its name with .gml, which the program reads as GML */
+    strcat(path, ".gml");
+    snprintf(cmd, sizeof cmd, "sed 's/ club \\([01]\\)/ club \\1 y \\1.5/' '%s' > '%s'", gml, path);
+    assert_int_equal(system(cmd), 0);
+    same_model_as_cli(path, "y");
     unlink(path);
 }
 
