@@ -657,6 +657,26 @@ static void test_legend_names_apart(void **state) {
     (void)r;
 }
 
+/* A graph-level model warns when one value of a graph lies beyond anything plausible (100 training
+ * deviations: another unit or scale), in classify and label alike; a molecule's own extremes (a
+ * charge of +3 is 25 deviations) and the shipped molecules stay unwarned. */
+static void test_graph_value_far_off(void **state) {
+    (void)state;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "sed 's/atomic_num \\([0-9]*\\)/atomic_num \\100/' '%s/graphs/molecules/aspirin.gml' "
+             "> '%s/asp100.gml'", AG_SOURCE_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    const char *want = "attn-graph: warning: @/asp100.gml: vertex attribute 'atomic_num' lies far from its training "
+                       "values: its value on vertex 2 is 800, 244 standard deviations above the training mean "
+                       "(6.903, std 3.25); another unit or scale? The model has not seen such values\n";
+    run_expect(0, want, "classify --model graphs/models/tox21.safetensors @/asp100.gml");
+    run_expect(0, want, "explain --model graphs/models/tox21.safetensors @/asp100.gml -o @/asp100-e.gml");
+    snprintf(cmd, sizeof cmd, "sed '0,/charge 0/s//charge 3/' '%s/graphs/molecules/aspirin.gml' > '%s/asp3.gml'",
+             AG_SOURCE_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    run_expect(0, "", "classify --model graphs/models/tox21.safetensors @/asp3.gml graphs/molecules/caffeine.gml");
+}
+
 /* eval says, as classify does, when the graphs scored hold values the model never saw. */
 static void test_eval_unseen(void **state) {
     (void)state;
@@ -711,6 +731,7 @@ int main(void) {
         cmocka_unit_test(test_stdin_named),
         cmocka_unit_test(test_control_characters_escaped),
         cmocka_unit_test(test_legend_names_apart),
+        cmocka_unit_test(test_graph_value_far_off),
         cmocka_unit_test(test_eval_unseen),
         cmocka_unit_test(test_perfect_validation_hint),
     };

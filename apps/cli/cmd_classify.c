@@ -302,8 +302,10 @@ int ag_cmd_classify(int argc, char **argv) {
         pending_t *p = &pend[n_pend];
         p->path = path;
         rc = ag_bundle_featurize(&b, &ig, NULL, &p->X, &p->E);
-        if (rc == AG_SUCCESS) cli_warn_unseen(&b, &ig, cli_shown_path(path));
-        else other_kind |= cli_shares_no_attribute(&b, &ig);
+        if (rc == AG_SUCCESS) {
+            cli_warn_unseen(&b, &ig, cli_shown_path(path));
+            cli_warn_shifted(&b, &p->X, &p->E, cli_shown_path(path), NULL);
+        } else other_kind |= cli_shares_no_attribute(&b, &ig);
         if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&p->g, &ig);
         igraph_destroy(&ig);
         if (rc == AG_SUCCESS && n_pend > 0 && p->g.directed != pend[0].g.directed) {
