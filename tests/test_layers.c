@@ -613,6 +613,30 @@ static void test_cache_reuse(void **state) {
     ag_linear_destroy(&lin);
 }
 
+/* A LayerNorm growth that fails after the input cache was replaced (the second of its three
+ * buffers) leaves nothing cached: a backward of the previous row count is refused rather than
+ * run on the new, unfilled input cache with the old statistics. */
+static void test_layernorm_failed_growth(void **state) {
+    (void)state;
+    ag_layernorm_t ln;
+    ag_layernorm_config_t cfg = {4, 1e-5f};
+    assert_int_equal(ag_layernorm_init(&ln, &cfg, 0), AG_SUCCESS);
+    float *X = rand_buf(80, 3, -1, 1), Y[80], dY[80], dX[80];
+    for (int i = 0; i < 80; i++) dY[i] = 1.0f;
+    assert_int_equal(ag_layernorm_forward(&ln, X, Y, 10, 1, NULL), AG_SUCCESS);
+    assert_int_equal(ag_layernorm_backward(&ln, dY, dX, 10), AG_SUCCESS);
+    ag_i_alloc_fail_at(2); /* the input cache grows, the mean cache fails */
+    assert_int_equal(ag_layernorm_forward(&ln, X, Y, 20, 1, NULL), AG_ENOMEM);
+    ag_i_alloc_fail_at(0);
+    assert_non_null(strstr(ag_error_message(), "layer norm mean cache"));
+    assert_int_equal(ag_layernorm_backward(&ln, dY, dX, 10), AG_EINVAL);
+    /* and the layer is usable again */
+    assert_int_equal(ag_layernorm_forward(&ln, X, Y, 20, 1, NULL), AG_SUCCESS);
+    assert_int_equal(ag_layernorm_backward(&ln, dY, dX, 20), AG_SUCCESS);
+    free(X);
+    ag_layernorm_destroy(&ln);
+}
+
 static void test_init_errors(void **state) {
     (void)state;
     ag_linear_t lin;
@@ -766,6 +790,7 @@ int main(void) {
         cmocka_unit_test(test_ffn_matches_composition),
         cmocka_unit_test(test_residual),
         cmocka_unit_test(test_cache_reuse),
+        cmocka_unit_test(test_layernorm_failed_growth),
         cmocka_unit_test(test_init_errors),
         cmocka_unit_test(test_threads_bit_identical),
     };

@@ -106,16 +106,17 @@ ag_error_t ag_layernorm_forward(ag_layernorm_t *layer, const float *X, float *Y,
     (void)rng;
     AG_CHECK(ag_i_check_forward("layer norm", X, Y, N));
     int64_t F = layer->cfg.dim;
+    /* Nothing cached from here on until this pass succeeds: a growth that fails after the input
+     * cache was replaced must not leave a backward of the previous N reading the new buffer. */
+    layer->cached_rows = -1;
     if (training) {
         int64_t cap = layer->cap_rows;
-        /* Grow all three before touching any, so a failure leaves a consistent (smaller) cache. */
         AG_CHECK(ag_i_cache_grow(&layer->x_cache, cap, N, F, "layer norm input cache"));
         AG_CHECK(ag_i_cache_grow(&layer->mean, cap, N, 1, "layer norm mean cache"));
         AG_CHECK(ag_i_cache_grow(&layer->rstd, cap, N, 1, "layer norm rstd cache"));
         if (N > cap) layer->cap_rows = N;
         if (N > 0) memcpy(layer->x_cache, X, (size_t)(N * F) * sizeof(float));
     }
-    layer->cached_rows = -1;
     const float *Xs = training ? layer->x_cache : X; /* Y may alias X: read the copy if there is one */
     float eps = layer->cfg.eps;
     enum { ROWS = 64 };
