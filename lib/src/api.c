@@ -632,8 +632,12 @@ static ag_error_t evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_
     ag_scores_t *each = NULL; /* (T) */
     if (rc == AG_SUCCESS && per_task) rc = ag_i_alloc_array((void **)&each, T, sizeof *each, "per-task scores");
     if (rc == AG_SUCCESS) rc = ag_bundle_evaluate_tasks(&net->b, &p.set, ix, n, scores, each);
-    if (rc == AG_SUCCESS && per_task && igraph_vector_resize(per_task, T) != IGRAPH_SUCCESS)
-        rc = AG_ERROR(AG_ENOMEM, "%s: cannot resize per_task to %lld tasks", fn, (long long)T);
+    if (rc == AG_SUCCESS && per_task) {
+        ag_i_igraph_enter();
+        const igraph_error_t irc = igraph_vector_resize(per_task, T);
+        ag_i_igraph_leave();
+        if (irc != IGRAPH_SUCCESS) rc = AG_ERROR(AG_ENOMEM, "%s: cannot resize per_task to %lld tasks", fn, (long long)T);
+    }
     for (int64_t j = 0; rc == AG_SUCCESS && per_task && j < T; j++)
         VECTOR(*per_task)[j] = ag_scores_get(&each[j], AG_METRIC_AUTO, task);
     ag_i_free(each);

@@ -228,7 +228,7 @@ ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const
     int64_t n = (int64_t)igraph_vcount(graph);
     column_t col = {0, NULL, NULL, n};
     if (type == IGRAPH_ATTRIBUTE_NUMERIC || type == IGRAPH_ATTRIBUTE_BOOLEAN) {
-        if (igraph_vector_init(&num, n) != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory in igraph");
+        AG_IGRAPH_CHECK(igraph_vector_init(&num, n), AG_ENOMEM, "%s", what);
         have_num = 1;
         if (type == IGRAPH_ATTRIBUTE_NUMERIC) {
             ag_i_igraph_enter();
@@ -239,7 +239,10 @@ ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const
                 goto done;
             }
         } else {
-            if (igraph_vector_bool_init(&flags, n) != IGRAPH_SUCCESS) {
+            ag_i_igraph_enter();
+            const igraph_error_t init = igraph_vector_bool_init(&flags, n);
+            ag_i_igraph_leave();
+            if (init != IGRAPH_SUCCESS) {
                 rc = AG_ERROR(AG_ENOMEM, "out of memory in igraph");
                 goto done;
             }
@@ -256,7 +259,7 @@ ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const
         col.numeric = 1;
         col.num = VECTOR(num);
     } else if (type == IGRAPH_ATTRIBUTE_STRING) {
-        if (igraph_strvector_init(&str, 0) != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory in igraph");
+        AG_IGRAPH_CHECK(igraph_strvector_init(&str, 0), AG_ENOMEM, "%s", what);
         have_str = 1;
         ag_i_igraph_enter();
         igraph_error_t irc = igraph_cattribute_VASV(graph, attr, igraph_vss_all(), &str);

@@ -613,7 +613,7 @@ static ag_error_t node_values(ag_prepared_t *p, const igraph_t *ig, const char *
         return AG_ERROR(AG_EATTR, "vertex attribute '%s' is the regression target but is not numeric", attr);
     AG_CHECK(ag_trainset_resize(&p->set, 1, N, 1));
     igraph_vector_t y;
-    if (igraph_vector_init(&y, N) != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory in igraph");
+    AG_IGRAPH_CHECK(igraph_vector_init(&y, N), AG_ENOMEM, "vertex attribute '%s'", attr);
     ag_i_igraph_enter();
     igraph_error_t irc = igraph_cattribute_VANV(ig, attr, igraph_vss_all(), &y);
     ag_i_igraph_leave();

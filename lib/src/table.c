@@ -163,13 +163,12 @@ static ag_error_t vindex_build(vindex_t *ix, const igraph_t *graph, const char *
                         "attribute: --table-id-attr, ag_table_options_t.vertex_attr)", attr);
     if (type == IGRAPH_ATTRIBUTE_NUMERIC) {
         ix->numeric = 1;
-        if (igraph_vector_init(&ix->nums, 0) != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory in igraph");
+        AG_IGRAPH_CHECK(igraph_vector_init(&ix->nums, 0), AG_ENOMEM, "vertex ids");
         ix->have_nums = 1;
         AG_IGRAPH_CHECK(igraph_cattribute_VANV(graph, attr, igraph_vss_all(), &ix->nums), AG_EATTR,
                         "reading vertex attribute '%s'", attr);
     } else if (type == IGRAPH_ATTRIBUTE_STRING) {
-        if (igraph_strvector_init(&ix->strs, 0) != IGRAPH_SUCCESS)
-            return AG_ERROR(AG_ENOMEM, "out of memory in igraph");
+        AG_IGRAPH_CHECK(igraph_strvector_init(&ix->strs, 0), AG_ENOMEM, "vertex ids");
         ix->have_strs = 1;
         AG_IGRAPH_CHECK(igraph_cattribute_VASV(graph, attr, igraph_vss_all(), &ix->strs), AG_EATTR,
                         "reading vertex attribute '%s'", attr);
