@@ -934,6 +934,110 @@ static void test_node_values(void **state) {
     igraph_vector_destroy(&y);
 }
 
+/* Targets handed in as an attribute too (the natural igraph pattern: SETVAN, then the same numbers
+ * as values or labels) are not features: an exact copy of the values, or an attribute mirroring
+ * the labels one-to-one, is left out. Values float32 cannot tell apart are refused; a tiny spread
+ * is still a scale; a bad huber and an empty graph are refused by name. */
+static void test_node_targets_edges(void **state) {
+    (void)state;
+    igraph_t g;
+    igraph_famous(&g, "Zachary");
+    igraph_vector_t y;
+    igraph_vector_init(&y, 34);
+    for (int v = 0; v < 34; v++) {
+        igraph_integer_t d;
+        igraph_degree_1(&g, &d, v, IGRAPH_ALL, IGRAPH_LOOPS);
+        VECTOR(y)[v] = (double)(d * d);
+        SETVAN(&g, "deg", v, (double)d);
+        SETVAN(&g, "copy", v, VECTOR(y)[v]);
+        SETVAN(&g, "cents", v, 100.0 * VECTOR(y)[v] + 3.0); /* another unit and origin */
+        SETVAN(&g, "cls", v, (double)VECTOR(FX.club)[v]);
+        SETVAS(&g, "cname", v, VECTOR(FX.club)[v] ? "Officer" : "Mr Hi");
+    }
+    VECTOR(y)[5] = NAN; /* a copy may hold its own value where the target has none */
+    SETVAN(&g, "copy", 5, 99.0);
+    ag_net_train_options_t o = tiny_options();
+    o.epochs = 2;
+    ag_net_t *net = NULL;
+    igraph_strvector_t va;
+    igraph_strvector_init(&va, 0);
+    if (ag_net_train_node_values(&net, &g, NULL, &y, NULL, NULL, &o, NULL) != AG_SUCCESS)
+        fail_msg("%s", ag_error_message());
+    assert_int_equal(ag_net_input_attrs(net, &va, NULL), AG_SUCCESS);
+    assert_int_equal(igraph_strvector_size(&va), 3); /* cls, cname, deg: not copy or cents */
+    assert_string_equal(igraph_strvector_get(&va, 0), "cls");
+    assert_string_equal(igraph_strvector_get(&va, 1), "cname");
+    assert_string_equal(igraph_strvector_get(&va, 2), "deg");
+    ag_net_destroy(net);
+    /* classification: cls (the same numbers) and cname (one name per class) mirror the labels */
+    assert_int_equal(ag_net_train_nodes(&net, &g, NULL, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);
+    assert_int_equal(ag_net_input_attrs(net, &va, NULL), AG_SUCCESS);
+    assert_int_equal(igraph_strvector_size(&va), 3);
+    assert_string_equal(igraph_strvector_get(&va, 0), "cents");
+    assert_string_equal(igraph_strvector_get(&va, 1), "copy");
+    assert_string_equal(igraph_strvector_get(&va, 2), "deg");
+    ag_net_destroy(net);
+    /* named explicitly, an attribute is taken all the same (as the program's --vertex-attrs) */
+    o.vertex_attrs = "copy";
+    assert_int_equal(ag_net_train_node_values(&net, &g, NULL, &y, NULL, NULL, &o, NULL), AG_SUCCESS);
+    assert_int_equal(ag_net_input_attrs(net, &va, NULL), AG_SUCCESS);
+    assert_int_equal(igraph_strvector_size(&va), 1);
+    ag_net_destroy(net);
+    o.vertex_attrs = "deg";
+    /* 1e9 + a few: float32 steps of 64 there, so refused with the remedy */
+    igraph_vector_t big;
+    igraph_vector_init(&big, 34);
+    for (int v = 0; v < 34; v++) VECTOR(big)[v] = 1e9 + v;
+    assert_int_equal(ag_net_train_node_values(&net, &g, NULL, &big, NULL, NULL, &o, NULL), AG_EVALUE);
+    assert_non_null(strstr(ag_error_message(), "the regression target: its training values differ by "));
+    assert_non_null(strstr(ag_error_message(), "around 1e+09, below what float32 (about 7 significant digits, which the model "
+                                             "computes in) tells apart at that size; subtract an offset first (such as "
+                                             "1e+09)"));
+    assert_null(net);
+    /* a spread of 1e-14 is a scale like any other: predictions in the values' units */
+    for (int v = 0; v < 34; v++) VECTOR(big)[v] = 1e-14 * VECTOR(y)[v == 5 ? 4 : v];
+    o.epochs = 100;
+    o.lr = 0.01;
+    o.layers = 1;
+    o.dropout = 0.0;
+    assert_int_equal(ag_net_train_node_values(&net, &g, NULL, &big, NULL, NULL, &o, NULL), AG_SUCCESS);
+    ag_scores_t sc;
+    assert_int_equal(ag_net_evaluate_node_values(net, &g, NULL, &big, NULL, &sc), AG_SUCCESS);
+    double mean = 0.0, sd = 0.0;
+    for (int v = 0; v < 34; v++) mean += VECTOR(big)[v] / 34.0;
+    for (int v = 0; v < 34; v++) sd += (VECTOR(big)[v] - mean) * (VECTOR(big)[v] - mean) / 34.0;
+    sd = sqrt(sd);
+    if (!(sc.rmse < 0.3 * sd)) fail_msg("rmse %g against the values' std %g", sc.rmse, sd);
+    /* the evaluation of graphs points to the node functions */
+    igraph_matrix_t t1;
+    igraph_matrix_init(&t1, 1, 1);
+    assert_int_equal(ag_net_evaluate_graphs(net, &g, 1, &t1, NULL, &sc), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "use ag_net_evaluate_node_values"));
+    igraph_matrix_destroy(&t1);
+    ag_net_destroy(net);
+    net = NULL;
+    o.huber = -1;
+    assert_int_equal(ag_net_train_node_values(&net, &g, NULL, &y, NULL, NULL, &o, NULL), AG_EINVAL);
+    assert_string_equal(ag_error_message(),
+                        "option huber: 0 (the default: mean squared error) or a number in [1e-06, 1e+06], not -1");
+    o.huber = NAN;
+    assert_int_equal(ag_net_train_node_values(&net, &g, NULL, &y, NULL, NULL, &o, NULL), AG_EINVAL);
+    o.huber = 0;
+    igraph_t empty;
+    igraph_empty(&empty, 0, IGRAPH_UNDIRECTED);
+    igraph_vector_t none;
+    igraph_vector_init(&none, 0);
+    assert_int_equal(ag_net_train_node_values(&net, &empty, NULL, &none, NULL, NULL, &o, NULL), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "ag_net_train_node_values: the graph has no vertices: nothing to train on");
+    assert_null(net);
+    igraph_vector_destroy(&none);
+    igraph_destroy(&empty);
+    igraph_vector_destroy(&big);
+    igraph_strvector_destroy(&va);
+    igraph_vector_destroy(&y);
+    igraph_destroy(&g);
+}
+
 /* One run of test_same_model_as_cli: the model of vertex attribute attr of gml (club: classes;
  * y: values) through the program and through the library. */
 static void same_model_as_cli(const char *gml, const char *attr) {
@@ -1089,6 +1193,7 @@ int main(void) {
         cmocka_unit_test(test_nodes_with_features_round_trip),
         cmocka_unit_test(test_nodes_errors),
         cmocka_unit_test(test_node_values),
+        cmocka_unit_test(test_node_targets_edges),
         cmocka_unit_test(test_same_model_as_cli),
         cmocka_unit_test(test_allocation_failures),
     };

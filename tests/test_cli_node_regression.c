@@ -219,10 +219,33 @@ static void test_task_choice(void **state) {
     assert_string_equal(r.err, expected);
 }
 
+/* A copy of the target under another name (y2 = y, its own value where y has none) is left out
+ * with a note, as a mirror of a class label is; a column that only resembles it (x) stays. */
+static void test_target_copy_left_out(void **state) {
+    (void)state;
+    char cmd[1024], args[1024];
+    snprintf(cmd, sizeof cmd,
+             "sed 's/ y \\([^ ]*\\) / y \\1 y2 \\1 /; s/ id 7 \\(.*\\) y [^ ]* y2 [^ ]* / id 7 \\1 y NaN y2 5 /' "
+             "'%s/planted.gml' > '%s/copy.gml'", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    ag_cli_run_t r;
+    snprintf(args, sizeof args, "train %s/copy.gml --label-attr y --epochs 2 --threads 1 -o %s/copy.safetensors", dir,
+             dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.err, "attn-graph: note: vertex attribute 'y2' mirrors the label 'y' and is not used as a "
+                                  "feature\n"));
+    snprintf(args, sizeof args, "info %s/copy.safetensors", dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 0);
+    if (strstr(r.out, "y2") || !strstr(r.out, "x ")) fail_msg("%s", r.out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_train_eval_label),
         cmocka_unit_test(test_task_choice),
+        cmocka_unit_test(test_target_copy_left_out),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -613,7 +613,8 @@ static ag_error_t evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_
     if (!net || !scores) return AG_ERROR(AG_EINVAL, "%s: NULL net or scores", fn);
     ag_task_t task = ag_net_task(net);
     if (!ag_task_is_graph_level(task))
-        return AG_ERROR(AG_EINVAL, "%s: the model is %s; use ag_net_evaluate_nodes", fn, ag_task_name(task));
+        return AG_ERROR(AG_EINVAL, "%s: the model is %s; use %s", fn, ag_task_name(task),
+                        task == AG_TASK_NODE_REGRESSION ? "ag_net_evaluate_node_values" : "ag_net_evaluate_nodes");
     graph_data_t d;
     AG_CHECK(graph_data(&d, graphs, n_graphs, targets, net->b.names, net->b.n_names));
     int64_t *ix = NULL, n = n_graphs;
@@ -741,13 +742,37 @@ static ag_error_t node_index(const igraph_vector_int_t *v, const igraph_vector_i
     return AG_SUCCESS;
 }
 
+/* The featuriser of a node set, fitted without the attributes that hold the targets: those equal
+ * to the values (regression) or mirroring the labels one-to-one over the labelled vertices
+ * (classification), as the program leaves out --label-attr and its mirrors. */
+static ag_error_t fit_node_featurizer(ag_prepared_t *p, const igraph_t *ig, const igraph_vector_int_t *labels,
+                                      int64_t C, const igraph_vector_t *values, const ag_featurizer_config_t *fc) {
+    ag_error_t rc;
+    if (values) {
+        const int64_t N = igraph_vector_size(values);
+        float *yf = NULL; /* (N) the values as the model holds them */
+        rc = ag_i_alloc_array((void **)&yf, N > 0 ? N : 1, sizeof(float), "values");
+        for (int64_t v = 0; v < N && rc == AG_SUCCESS; v++) yf[v] = (float)VECTOR(*values)[v];
+        if (rc == AG_SUCCESS) rc = ag_i_find_value_copies(p, ig, NULL, yf, N);
+        ag_i_free(yf);
+    } else {
+        const int64_t N = igraph_vector_int_size(labels);
+        ag_labels_t lab = {NULL, N, NULL, C};
+        rc = ag_i_alloc_array((void **)&lab.y, N > 0 ? N : 1, sizeof(int32_t), "labels");
+        for (int64_t v = 0; v < N && rc == AG_SUCCESS; v++) lab.y[v] = (int32_t)VECTOR(*labels)[v];
+        if (rc == AG_SUCCESS) rc = ag_i_find_excluded(p, ig, NULL, &lab);
+        ag_i_free(lab.y);
+    }
+    return rc == AG_SUCCESS ? ag_i_fit_excluding(p, fc, ig) : rc;
+}
+
 /* A node set: C classes from labels, or with values (labels NULL) one regression target. */
 static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const igraph_matrix_t *features,
                                 const igraph_vector_int_t *labels, int64_t C, const igraph_vector_t *values,
                                 const ag_featurizer_config_t *fc, ag_feature_norm_t norm) {
     ag_trainset_init(&p->set, values ? AG_TASK_NODE_REGRESSION : AG_TASK_NODE_CLASSIFICATION);
     ag_fmat_t table = {0}, X = {0}, E = {0};
-    AG_CHECK(ag_featurizer_fit(&p->featurizer, fc, &ig, 1));
+    AG_CHECK(fit_node_featurizer(p, ig, labels, C, values, fc));
     ag_error_t rc = AG_SUCCESS;
     if (features) {
         int64_t N = vcount(ig);
@@ -834,6 +859,7 @@ static ag_error_t train_nodes_entry(ag_net_t **net, const igraph_t *graph, const
     ag_net_train_options_init(&defaults);
     const ag_net_train_options_t *o = opts ? opts : &defaults;
     int64_t N = vcount(graph), C = 0, n_lab;
+    if (N == 0) return AG_ERROR(AG_EVALUE, "%s: the graph has no vertices: nothing to train on", fn);
     if (task == AG_TASK_NODE_CLASSIFICATION) {
         AG_CHECK(label_classes(labels, N, &C, &n_lab));
         if (n_lab == 0) return AG_ERROR(AG_EVALUE, "no vertex is labelled (every label is -1)");

@@ -132,6 +132,24 @@ ag_error_t ag_i_check_member_scaling(const struct ag_model_t *first, const struc
 struct ag_smooth_config_t;
 ag_error_t ag_i_smooth_alphas_check(const struct ag_smooth_config_t *cfg, ag_error_t code, const char *prefix);
 
+/* prepare.c: the vertex attributes a node classifier leaves out, into p->excluded (allocated
+ * here): label_attr (NULL: none, the labels came from elsewhere) and every attribute that mirrors
+ * the labels lab, one-to-one over the labelled vertices. */
+struct ag_prepared_t;
+struct ag_labels_t;
+ag_error_t ag_i_find_excluded(struct ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
+                              const struct ag_labels_t *lab);
+
+/* prepare.c: the same for a regression target y (N, NaN where a vertex has none): skip (NULL:
+ * none) and every numeric vertex attribute that copies y on the vertices with a target: equal as
+ * float32 (two or more vertices), or correlated to 1 - 1e-6 (ten or more: another unit). */
+ag_error_t ag_i_find_value_copies(struct ag_prepared_t *p, const igraph_t *ig, const char *skip, const float *y,
+                                  int64_t N);
+
+/* prepare.c: p->featurizer fitted on ig with cfg's exclusions and p->excluded. */
+struct ag_featurizer_config_t;
+ag_error_t ag_i_fit_excluding(struct ag_prepared_t *p, const struct ag_featurizer_config_t *cfg, const igraph_t *ig);
+
 /* Test hooks (alloc.c): the tests declare them themselves. */
 int64_t ag_i_alloc_live(void);
 void ag_i_alloc_fail_at(int64_t n);

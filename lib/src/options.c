@@ -115,6 +115,10 @@ static ag_error_t check_ranges(const ag_net_train_options_t *t) {
     AG_CHECK(real_option("clip", t->clip, 0.0, 1e9));
     AG_CHECK(real_option("dropout", t->dropout, 0.0, 0.99));
     AG_CHECK(real_option("attn_dropout", t->attn_dropout, 0.0, 0.99));
+    /* huber's default is 0 (the mean squared error), not -1; NaN fails both tests */
+    if (!(t->huber == 0.0 || (t->huber >= 1e-6 && t->huber <= 1e6)))
+        return AG_ERROR(AG_EINVAL, "option huber: 0 (the default: mean squared error) or a number in [1e-06, 1e+06], "
+                        "not %g", t->huber);
     return AG_SUCCESS;
 }
 

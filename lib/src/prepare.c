@@ -497,16 +497,28 @@ static int mirrors(const ag_labels_t *lab, const ag_labels_t *other) {
     return m && seen >= 2 && both > seen;
 }
 
-/* The vertex attributes to leave out: the label attribute and its mirrors. */
-static ag_error_t find_excluded(ag_prepared_t *p, const igraph_t *ig, const char *label_attr, const ag_labels_t *lab) {
+ag_error_t ag_i_fit_excluding(ag_prepared_t *p, const ag_featurizer_config_t *cfg, const igraph_t *ig) {
+    const char **excl = NULL; /* (the configuration's exclusions, then p->excluded) */
+    AG_CHECK(ag_i_alloc_array((void **)&excl, cfg->n_exclude + p->n_excluded + 1, sizeof(char *), "exclusions"));
+    ag_featurizer_config_t c = *cfg;
+    for (int64_t i = 0; i < cfg->n_exclude; i++) excl[i] = cfg->exclude[i];
+    for (int64_t i = 0; i < p->n_excluded; i++) excl[cfg->n_exclude + i] = p->excluded[i];
+    c.exclude = excl;
+    c.n_exclude = cfg->n_exclude + p->n_excluded;
+    ag_error_t rc = ag_featurizer_fit(&p->featurizer, &c, &ig, 1);
+    ag_i_free(excl);
+    return rc;
+}
+
+ag_error_t ag_i_find_excluded(ag_prepared_t *p, const igraph_t *ig, const char *label_attr, const ag_labels_t *lab) {
     ag_graph_summary_t s;
     AG_CHECK(ag_graph_summarize(ig, &s));
     ag_error_t rc = ag_i_alloc_array((void **)&p->excluded, s.n_attrs + 1, sizeof(char *), "exclusions");
-    if (rc == AG_SUCCESS && !(p->excluded[p->n_excluded++] = ag_i_strdup(label_attr)))
+    if (rc == AG_SUCCESS && label_attr && !(p->excluded[p->n_excluded++] = ag_i_strdup(label_attr)))
         rc = AG_ERROR(AG_ENOMEM, "out of memory");
     for (int64_t i = 0; i < s.n_attrs && rc == AG_SUCCESS; i++) {
         const ag_attr_summary_t *a = &s.attrs[i];
-        if (a->kind != AG_ATTR_VERTEX || !strcmp(a->name, label_attr)) continue;
+        if (a->kind != AG_ATTR_VERTEX || (label_attr && !strcmp(a->name, label_attr))) continue;
         ag_labels_t other;
         ag_error_t lrc = ag_labels_from_attr(&other, ig, a->name, NULL, 0);
         if (lrc == AG_ENOMEM) {
@@ -549,23 +561,12 @@ static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char
     ag_error_t rc = AG_SUCCESS;
     if (lab.n_classes < 2) rc = AG_ERROR(AG_EVALUE, "label attribute '%s' has fewer than 2 classes", label_attr);
     if (rc == AG_SUCCESS && !(p->label_attr = ag_i_strdup(label_attr))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
-    if (rc == AG_SUCCESS) rc = find_excluded(p, ig, label_attr, &lab);
+    if (rc == AG_SUCCESS) rc = ag_i_find_excluded(p, ig, label_attr, &lab);
     if (rc == AG_SUCCESS && cfg->vertex_select == AG_SELECT_LIST)
         for (int64_t i = 0; i < cfg->n_vertex_attrs && rc == AG_SUCCESS; i++)
             if (!strcmp(cfg->vertex_attrs[i], label_attr))
                 rc = AG_ERROR(AG_EATTR, "vertex attribute '%s' holds the labels and cannot be a feature", label_attr);
-    const char **excl = NULL;
-    if (rc == AG_SUCCESS)
-        rc = ag_i_alloc_array((void **)&excl, cfg->n_exclude + p->n_excluded, sizeof(char *), "exclusions");
-    if (rc == AG_SUCCESS) {
-        ag_featurizer_config_t c = *cfg;
-        for (int64_t i = 0; i < cfg->n_exclude; i++) excl[i] = cfg->exclude[i];
-        for (int64_t i = 0; i < p->n_excluded; i++) excl[cfg->n_exclude + i] = p->excluded[i];
-        c.exclude = excl;
-        c.n_exclude = cfg->n_exclude + p->n_excluded;
-        rc = ag_featurizer_fit(&p->featurizer, &c, &ig, 1);
-    }
-    ag_i_free(excl);
+    if (rc == AG_SUCCESS) rc = ag_i_fit_excluding(p, cfg, ig);
     if (rc == AG_SUCCESS && table) rc = ag_table_norm_fit(&p->table, table, table_norm);
     if (rc == AG_SUCCESS) rc = node_targets(p, &lab, lab.n);
     if (rc == AG_SUCCESS) rc = node_example(p, ig, table);
@@ -639,6 +640,59 @@ static ag_error_t node_values(ag_prepared_t *p, const igraph_t *ig, const char *
     return rc;
 }
 
+ag_error_t ag_i_find_value_copies(ag_prepared_t *p, const igraph_t *ig, const char *skip, const float *y, int64_t N) {
+    ag_graph_summary_t s;
+    AG_CHECK(ag_graph_summarize(ig, &s));
+    ag_error_t rc = ag_i_alloc_array((void **)&p->excluded, s.n_attrs + 1, sizeof(char *), "exclusions");
+    if (rc == AG_SUCCESS && skip && !(p->excluded[p->n_excluded++] = ag_i_strdup(skip)))
+        rc = AG_ERROR(AG_ENOMEM, "out of memory");
+    igraph_vector_t x; /* (N) one attribute's values */
+    int have_x = 0;
+    if (rc == AG_SUCCESS) {
+        ag_i_igraph_enter();
+        const igraph_error_t irc = igraph_vector_init(&x, 0);
+        ag_i_igraph_leave();
+        if (irc != IGRAPH_SUCCESS) rc = AG_ERROR(AG_ENOMEM, "out of memory in igraph");
+        else have_x = 1;
+    }
+    for (int64_t i = 0; i < s.n_attrs && rc == AG_SUCCESS; i++) {
+        const ag_attr_summary_t *a = &s.attrs[i];
+        if (a->kind != AG_ATTR_VERTEX || a->type != AG_ATTR_NUMERIC || (skip && !strcmp(a->name, skip))) continue;
+        ag_i_igraph_enter();
+        const igraph_error_t irc = igraph_cattribute_VANV(ig, a->name, igraph_vss_all(), &x);
+        ag_i_igraph_leave();
+        if (irc != IGRAPH_SUCCESS) {
+            rc = ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading vertex attribute '%s'", a->name);
+            break;
+        }
+        /* a copy, compared as the model holds the targets (written through float32, still a
+         * copy), or the target in another unit or origin (cents, degrees Fahrenheit): correlation
+         * 1 to six digits over ten or more vertices, which no honest feature reaches by chance */
+        int64_t same = 0, n = 0;
+        double sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0;
+        for (int64_t v = 0; v < N; v++) {
+            const double xv = VECTOR(x)[v], yv = y[v];
+            if (isnan(yv)) continue;
+            if (isnan(xv)) {
+                n = -1;
+                break;
+            }
+            same += (float)xv == y[v];
+            n++;
+            sx += xv, sy += yv, sxx += xv * xv, syy += yv * yv, sxy += xv * yv;
+        }
+        int copy = n >= 2 && same == n;
+        if (!copy && n >= 10) {
+            const double cxx = sxx - sx * sx / (double)n, cyy = syy - sy * sy / (double)n, cxy = sxy - sx * sy / (double)n;
+            copy = cxx > 0.0 && cyy > 0.0 && fabs(cxy) / sqrt(cxx * cyy) >= 1.0 - 1e-6;
+        }
+        if (copy && !(p->excluded[p->n_excluded++] = ag_i_strdup(a->name))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+    }
+    if (have_x) igraph_vector_destroy(&x);
+    ag_graph_summary_destroy(&s);
+    return rc;
+}
+
 static ag_error_t prepare_node_values(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
                                       const ag_fmat_t *table, ag_feature_norm_t table_norm,
                                       const ag_featurizer_config_t *cfg) {
@@ -647,18 +701,8 @@ static ag_error_t prepare_node_values(ag_prepared_t *p, const igraph_t *ig, cons
         for (int64_t i = 0; i < cfg->n_vertex_attrs; i++)
             if (!strcmp(cfg->vertex_attrs[i], target_attr))
                 return AG_ERROR(AG_EATTR, "vertex attribute '%s' is the target and cannot be a feature", target_attr);
-    AG_CHECK(ag_i_alloc_array((void **)&p->excluded, 1, sizeof(char *), "exclusions"));
-    if (!(p->excluded[0] = ag_i_strdup(target_attr))) return AG_ERROR(AG_ENOMEM, "out of memory");
-    p->n_excluded = 1;
-    const char **excl = NULL;
-    AG_CHECK(ag_i_alloc_array((void **)&excl, cfg->n_exclude + 1, sizeof(char *), "exclusions"));
-    ag_featurizer_config_t c = *cfg;
-    for (int64_t i = 0; i < cfg->n_exclude; i++) excl[i] = cfg->exclude[i];
-    excl[cfg->n_exclude] = target_attr;
-    c.exclude = excl;
-    c.n_exclude = cfg->n_exclude + 1;
-    ag_error_t rc = ag_featurizer_fit(&p->featurizer, &c, &ig, 1);
-    ag_i_free(excl);
+    AG_CHECK(ag_i_find_value_copies(p, ig, target_attr, p->set.targets, igraph_vcount(ig)));
+    ag_error_t rc = ag_i_fit_excluding(p, cfg, ig);
     if (rc == AG_SUCCESS && table) rc = ag_table_norm_fit(&p->table, table, table_norm);
     if (rc == AG_SUCCESS) rc = node_example(p, ig, table);
     return rc;

@@ -1,6 +1,7 @@
 /*
  * train.c: the training loop, evaluation and prediction.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -753,13 +754,15 @@ static ag_error_t fit_target_scaling(ag_model_t *model, const ag_trainset_t *set
     int64_t C = ag_model_config(model)->n_out;
     float *ms = NULL;
     AG_CHECK(ag_i_alloc_array((void **)&ms, 2 * C, sizeof(float), "target scaling"));
-    for (int64_t j = 0; j < C; j++) {
-        double sum = 0.0, sq = 0.0;
+    ag_error_t rc = AG_SUCCESS;
+    for (int64_t j = 0; j < C && rc == AG_SUCCESS; j++) {
+        double sum = 0.0, sq = 0.0, amax = 0.0;
         int64_t cnt = 0;
         for (int64_t i = 0; i < n; i++) {
             float t = set->targets[rows[i] * C + j];
             if (isnan(t)) continue;
             sum += t;
+            if (fabs((double)t) > amax) amax = fabs((double)t);
             cnt++;
         }
         double mean = cnt ? sum / (double)cnt : 0.0;
@@ -768,10 +771,21 @@ static ag_error_t fit_target_scaling(ag_model_t *model, const ag_trainset_t *set
             if (!isnan(t)) sq += ((double)t - mean) * ((double)t - mean);
         }
         double sd = cnt > 1 ? sqrt(sq / (double)cnt) : 1.0;
+        /* float32 keeps about 7 significant digits: values a millionth of their magnitude apart
+         * (1e9 + a few, timestamps) reach here rounded to steps of 64, and every prediction and
+         * score would be of those steps, so they are refused with the remedy */
+        if (sd > 0.0 && sd < 1e-6 * amax) {
+            char which[48] = "the regression target";
+            if (C > 1) snprintf(which, sizeof which, "regression target %lld", (long long)j + 1);
+            rc = AG_ERROR(AG_EVALUE, "%s: its training values differ by %.3g (standard deviation) around %.7g, "
+                          "below what float32 (about 7 significant digits, which the model computes in) tells "
+                          "apart at that size; subtract an offset first (such as %.7g)", which, sd, mean, mean);
+        }
         ms[j] = (float)mean;
-        ms[C + j] = sd > 1e-12 ? (float)sd : 1.0f;
+        /* a constant target has no spread to divide by; a tiny one (1e-14) is still a scale */
+        ms[C + j] = sd >= (double)FLT_MIN ? (float)sd : 1.0f;
     }
-    ag_error_t rc = ag_model_set_target_scaling(model, ms, ms + C);
+    if (rc == AG_SUCCESS) rc = ag_model_set_target_scaling(model, ms, ms + C);
     ag_i_free(ms);
     return rc;
 }

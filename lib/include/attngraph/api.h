@@ -315,7 +315,11 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
  * \param graph     The graph; its attributes are features (opts->vertex_attrs), or none.
  * \param features  (N x Ft) node features appended after the attribute columns (normalised by
  *                  opts->normalize with statistics over all N rows, stored in the model), or NULL.
- * \param labels    (N) class of each vertex, 0 .. C-1, or -1 for unlabelled; C = max + 1 >= 2.
+ * \param labels    (N) class of each vertex, 0 .. C-1, or -1 for unlabelled; C = max + 1 >= 2. A
+ *                  vertex attribute that mirrors them (one-to-one with the classes over the
+ *                  labelled vertices, some value repeating: the labels set as an attribute too)
+ *                  is not a feature unless opts->vertex_attrs names it, as `--label-attr`'s
+ *                  mirrors in the program.
  * \param train     Vertex ids to train on, or NULL for every labelled vertex.
  * \param val       Vertex ids for early stopping, or NULL.
  * \return AG_SUCCESS; AG_EMISMATCH (labels or features with another number of rows than N);
@@ -334,7 +338,12 @@ ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igrap
  * does for a numeric attribute Y: the loss (mean squared error on values standardised over the
  * training vertices, or opts->huber's) runs over the training vertices, the whole graph is the
  * input. The model predicts in the values' units (ag_net_predict_nodes() with labels NULL); its
- * one output is named "target".
+ * one output is named "target". A numeric vertex attribute that copies the values over the
+ * vertices that have one (equal as float32, or correlated to 1 - 1e-6 over ten or more: the values
+ * in another unit) is not a feature, unless opts->vertex_attrs names it: the natural pattern of
+ * setting the target as an attribute too does not hand the model its answer. float32, which the
+ * model computes in, keeps about 7 significant digits: values whose spread is below a millionth of
+ * their size (1e9 + a few) are refused; subtract an offset first.
  * \param graph     The graph; its attributes are features (opts->vertex_attrs), or none.
  * \param features  (N x Ft) node features, as for ag_net_train_nodes(), or NULL.
  * \param values    (N) the value of each vertex, NaN for unlabelled.
@@ -342,7 +351,8 @@ ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igrap
  * \param val       Vertex ids for early stopping (on the RMSE unless opts->metric says), or NULL.
  * \return AG_SUCCESS; AG_EMISMATCH (values or features with another number of rows than N);
  *         AG_EVALUE (an infinite value or one beyond float32, naming the vertex; no vertex with a
- *         value, or none among the training vertices); AG_EINVAL (NULL values; opts->task other
+ *         value, or none among the training vertices; values float32 cannot tell apart; a graph
+ *         without vertices); AG_EINVAL (NULL values; opts->task other
  *         than "node-regression"; an index out of range; a bad option; no input column); the
  *         featuriser's errors; AG_ENOMEM.
  * Time complexity: as ag_net_train_nodes().

@@ -166,7 +166,10 @@ ag_error_t ag_prepare_nodes_with(ag_prepared_t *p, const igraph_t *ig, const cha
 /**
  * \function ag_prepare_node_values
  * A node-regression training set from one graph: the target is a numeric vertex attribute (NaN =
- * unlabelled), never a feature itself; features as ag_prepare_nodes(). names is {target_attr}.
+ * unlabelled), never a feature itself, and neither is a numeric attribute that copies it over the
+ * labelled vertices (equal as float32, or correlated to 1 - 1e-6 over ten or more vertices: the
+ * target in another unit); p->excluded lists them, the target first. Features as
+ * ag_prepare_nodes(). names is {target_attr}.
  * The targets are kept in attribute units: ag_train() standardises them with the training rows'
  * statistics and stores those in the model.
  * \return AG_SUCCESS; AG_EATTR (no such attribute, not numeric, or listed as a feature);

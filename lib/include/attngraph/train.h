@@ -216,9 +216,11 @@ typedef struct ag_train_result_t {
  * Trains the model on the listed examples (graph tasks: indices of graphs; node tasks: indices of
  * nodes of the single graph), with early stopping on the validation list, and leaves the best
  * weights in the model. For regression the targets are standardised with the training rows' mean
- * and standard deviation, which are stored in the model (ag_model_set_target_scaling).
+ * and standard deviation, which are stored in the model (ag_model_set_target_scaling); a
+ * constant target keeps deviation 1.
  * \return AG_SUCCESS, AG_EINVAL (empty training list, an index out of range, a task that does not
- *         match the model's), AG_EVALUE (a class id outside 0..C-1), AG_ENOMEM.
+ *         match the model's), AG_EVALUE (a class id outside 0..C-1; regression targets whose
+ *         spread is below a millionth of their size, which float32 cannot tell apart), AG_ENOMEM.
  */
 ag_error_t ag_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
                     const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg,
