@@ -507,21 +507,22 @@ void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t 
         for (int64_t i = 0; i < n; i++) {
             const ag_feature_attr_t *a = k == CLI_COL_VERTEX ? &f->vattrs[i] : k == CLI_COL_EDGE ? &f->eattrs[i] : NULL;
             if (a && a->type != AG_ATTR_NUMERIC) continue; /* one-hot and 0/1 columns cannot drift in scale */
-            const int64_t c = a ? a->offset : i; /* the node table's columns follow the graph's in X */
+            const int64_t c = a ? a->offset : i;
+            const int64_t col = k == CLI_COL_TABLE ? f->n_features + i : c; /* the table's follow the graph's in X */
             float mean = 0.0f, sd = 1.0f;
             /* not standardised: its training values were all within [-1, 1] (--normalize auto left
              * it as it was), so that values here, taken as they are, compare with the same limit */
             const int as_is = !cli_column_standardised(f, &b->table, k, c, &mean, &sd);
             double m, s, amax;
             int64_t at;
-            column_stats(M, k == CLI_COL_TABLE ? f->n_features + i : c, &m, &s, &amax, &at);
+            column_stats(M, col, &m, &s, &amax, &at);
             if (graph_level ? !(amax > value_limit) : !(fabs(m) > limit || s > limit)) continue;
             if (a) fprintf(stderr, "attn-graph: warning: %s: %s '%s'", path, part_name[k], a->name);
             else if (b->table.columns)
                 fprintf(stderr, "attn-graph: warning: %s: %s '%s'", table_path, part_name[k], b->table.columns[i]);
             else fprintf(stderr, "attn-graph: warning: %s: %s %lld", table_path, part_name[k], (long long)i + 1);
             fputs(" lies far from its training values: ", stderr);
-            const double x = M->data[at * M->cols + (k == CLI_COL_TABLE ? f->n_features + i : c)];
+            const double x = M->data[at * M->cols + col];
             if (graph_level && as_is)
                 fprintf(stderr, "its value on %s %lld is %.4g while in training all were within [-1, 1], so the "
                         "model takes it as it is", k == CLI_COL_EDGE ? "edge" : "vertex", (long long)at, x);

@@ -637,7 +637,8 @@ static ag_error_t evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_
         ag_i_igraph_enter();
         const igraph_error_t irc = igraph_vector_resize(per_task, T);
         ag_i_igraph_leave();
-        if (irc != IGRAPH_SUCCESS) rc = AG_ERROR(AG_ENOMEM, "%s: cannot resize per_task to %lld tasks", fn, (long long)T);
+        if (irc != IGRAPH_SUCCESS)
+            rc = AG_ERROR(AG_ENOMEM, "%s: cannot resize per_task to %lld tasks", fn, (long long)T);
     }
     for (int64_t j = 0; rc == AG_SUCCESS && per_task && j < T; j++)
         VECTOR(*per_task)[j] = ag_scores_get(&each[j], AG_METRIC_AUTO, task);
@@ -699,12 +700,13 @@ static ag_error_t node_set(ag_trainset_t *set, const igraph_t *ig, ag_fmat_t *X,
     return node_example_take(set, ig, X, E);
 }
 
-/* The value column of a node-regression set (NaN: unlabelled), from the model inputs. */
-static ag_error_t node_value_set(ag_trainset_t *set, const igraph_t *ig, ag_fmat_t *X, ag_fmat_t *E,
-                                 const igraph_vector_t *values) {
-    AG_CHECK(ag_trainset_resize(set, 1, X->rows, 1));
-    for (int64_t v = 0; v < X->rows; v++) set->targets[v] = (float)VECTOR(*values)[v];
-    return node_example_take(set, ig, X, E);
+/* The value column of a node-regression set (NaN: unlabelled), as float32 as the model holds it;
+ * written before the featuriser is fitted, which compares the attributes with it. */
+static ag_error_t node_value_targets(ag_trainset_t *set, const igraph_vector_t *values) {
+    const int64_t N = igraph_vector_size(values);
+    AG_CHECK(ag_trainset_resize(set, 1, N, 1));
+    for (int64_t v = 0; v < N; v++) set->targets[v] = (float)VECTOR(*values)[v];
+    return AG_SUCCESS;
 }
 
 /* values (N): each finite or NaN (unlabelled), within float32, where targets are held. */
@@ -748,13 +750,8 @@ static ag_error_t node_index(const igraph_vector_int_t *v, const igraph_vector_i
 static ag_error_t fit_node_featurizer(ag_prepared_t *p, const igraph_t *ig, const igraph_vector_int_t *labels,
                                       int64_t C, const igraph_vector_t *values, const ag_featurizer_config_t *fc) {
     ag_error_t rc;
-    if (values) {
-        const int64_t N = igraph_vector_size(values);
-        float *yf = NULL; /* (N) the values as the model holds them */
-        rc = ag_i_alloc_array((void **)&yf, N > 0 ? N : 1, sizeof(float), "values");
-        for (int64_t v = 0; v < N && rc == AG_SUCCESS; v++) yf[v] = (float)VECTOR(*values)[v];
-        if (rc == AG_SUCCESS) rc = ag_i_find_value_copies(p, ig, NULL, yf, N);
-        ag_i_free(yf);
+    if (values) { /* p->set.targets holds them already (node_value_targets) */
+        rc = ag_i_find_value_copies(p, ig, NULL, p->set.targets, igraph_vector_size(values));
     } else {
         const int64_t N = igraph_vector_int_size(labels);
         ag_labels_t lab = {NULL, N, NULL, C};
@@ -772,6 +769,7 @@ static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const igra
                                 const ag_featurizer_config_t *fc, ag_feature_norm_t norm) {
     ag_trainset_init(&p->set, values ? AG_TASK_NODE_REGRESSION : AG_TASK_NODE_CLASSIFICATION);
     ag_fmat_t table = {0}, X = {0}, E = {0};
+    if (values) AG_CHECK(node_value_targets(&p->set, values));
     AG_CHECK(fit_node_featurizer(p, ig, labels, C, values, fc));
     ag_error_t rc = AG_SUCCESS;
     if (features) {
@@ -784,7 +782,7 @@ static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const igra
     }
     if (rc == AG_SUCCESS) rc = ag_inputs_featurize(&p->featurizer, &p->table, ig, features ? &table : NULL, &X, &E);
     if (rc == AG_SUCCESS)
-        rc = values ? node_value_set(&p->set, ig, &X, &E, values) : node_set(&p->set, ig, &X, &E, labels, C);
+        rc = values ? node_example_take(&p->set, ig, &X, &E) : node_set(&p->set, ig, &X, &E, labels, C);
     if (values) C = 1;
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&p->names, C, sizeof(char *), "output names");
     if (rc == AG_SUCCESS && values) { /* the name graph regression gives one unnamed column */
@@ -924,10 +922,11 @@ static ag_error_t evaluate_nodes_entry(ag_net_t *net, const igraph_t *graph, con
     ag_fmat_t X = {0}, E = {0};
     int64_t *ix = NULL, n = 0;
     ag_error_t rc = node_index(idx, labels, values, N, "idx", &ix, &n);
+    if (rc == AG_SUCCESS && task == AG_TASK_NODE_REGRESSION) rc = node_value_targets(&set, values);
     if (rc == AG_SUCCESS) rc = net_inputs(net, graph, features, &X, &E);
     if (rc == AG_SUCCESS)
         rc = task == AG_TASK_NODE_CLASSIFICATION ? node_set(&set, graph, &X, &E, labels, ag_net_n_outputs(net))
-                    : node_value_set(&set, graph, &X, &E, values);
+                                                 : node_example_take(&set, graph, &X, &E);
     if (rc == AG_SUCCESS) rc = ag_bundle_evaluate(&net->b, &set, ix, n, scores);
     ag_fmat_destroy(&X);
     ag_fmat_destroy(&E);

@@ -510,12 +510,17 @@ ag_error_t ag_i_fit_excluding(ag_prepared_t *p, const ag_featurizer_config_t *cf
     return rc;
 }
 
+/* p->excluded sized for every attribute of s, holding first (the target attribute) unless NULL. */
+static ag_error_t exclusions_begin(ag_prepared_t *p, const ag_graph_summary_t *s, const char *first) {
+    AG_CHECK(ag_i_alloc_array((void **)&p->excluded, s->n_attrs + 1, sizeof(char *), "exclusions"));
+    if (first && !(p->excluded[p->n_excluded++] = ag_i_strdup(first))) return AG_ERROR(AG_ENOMEM, "out of memory");
+    return AG_SUCCESS;
+}
+
 ag_error_t ag_i_find_excluded(ag_prepared_t *p, const igraph_t *ig, const char *label_attr, const ag_labels_t *lab) {
     ag_graph_summary_t s;
     AG_CHECK(ag_graph_summarize(ig, &s));
-    ag_error_t rc = ag_i_alloc_array((void **)&p->excluded, s.n_attrs + 1, sizeof(char *), "exclusions");
-    if (rc == AG_SUCCESS && label_attr && !(p->excluded[p->n_excluded++] = ag_i_strdup(label_attr)))
-        rc = AG_ERROR(AG_ENOMEM, "out of memory");
+    ag_error_t rc = exclusions_begin(p, &s, label_attr);
     for (int64_t i = 0; i < s.n_attrs && rc == AG_SUCCESS; i++) {
         const ag_attr_summary_t *a = &s.attrs[i];
         if (a->kind != AG_ATTR_VERTEX || (label_attr && !strcmp(a->name, label_attr))) continue;
@@ -643,9 +648,7 @@ static ag_error_t node_values(ag_prepared_t *p, const igraph_t *ig, const char *
 ag_error_t ag_i_find_value_copies(ag_prepared_t *p, const igraph_t *ig, const char *skip, const float *y, int64_t N) {
     ag_graph_summary_t s;
     AG_CHECK(ag_graph_summarize(ig, &s));
-    ag_error_t rc = ag_i_alloc_array((void **)&p->excluded, s.n_attrs + 1, sizeof(char *), "exclusions");
-    if (rc == AG_SUCCESS && skip && !(p->excluded[p->n_excluded++] = ag_i_strdup(skip)))
-        rc = AG_ERROR(AG_ENOMEM, "out of memory");
+    ag_error_t rc = exclusions_begin(p, &s, skip);
     igraph_vector_t x; /* (N) one attribute's values */
     int have_x = 0;
     if (rc == AG_SUCCESS) {
@@ -683,7 +686,8 @@ ag_error_t ag_i_find_value_copies(ag_prepared_t *p, const igraph_t *ig, const ch
         }
         int copy = n >= 2 && same == n;
         if (!copy && n >= 10) {
-            const double cxx = sxx - sx * sx / (double)n, cyy = syy - sy * sy / (double)n, cxy = sxy - sx * sy / (double)n;
+            const double cxx = sxx - sx * sx / (double)n, cyy = syy - sy * sy / (double)n;
+            const double cxy = sxy - sx * sy / (double)n;
             copy = cxx > 0.0 && cyy > 0.0 && fabs(cxy) / sqrt(cxx * cyy) >= 1.0 - 1e-6;
         }
         if (copy && !(p->excluded[p->n_excluded++] = ag_i_strdup(a->name))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
