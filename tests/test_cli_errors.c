@@ -693,6 +693,28 @@ static void test_eval_unseen(void **state) {
         "eval --model graphs/models/mutag.safetensors --labels @/unseen.csv --part all");
 }
 
+/* eval says, as classify does, when a graph scored holds a value beyond anything plausible: once,
+ * with the count and the first such graph; the shipped molecules alone stay unwarned. */
+static void test_eval_value_far_off(void **state) {
+    (void)state;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "sed 's/atomic_num \\([0-9]*\\)/atomic_num \\100/' '%s/graphs/molecules/aspirin.gml' "
+             "> '%s/asp100.gml' && cp '%s/asp100.gml' '%s/asp100b.gml'", AG_SOURCE_DIR, dir, dir, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "file,logS\n%s/graphs/molecules/caffeine.gml,-1\nasp100.gml,-2\nasp100b.gml,-3\n",
+             AG_SOURCE_DIR);
+    write_text("far.csv", cmd);
+    run_expect(0,
+        "attn-graph: warning: eval: 2 of the 3 graphs scored have a value far from anything in training (e.g. vertex "
+        "attribute 'atomic_num' in asp100.gml: its value on vertex 2 is 800, 222 standard deviations above the "
+        "training mean (7.147, std 3.579)); another unit or scale? The model has not seen such values\n",
+        "eval --model graphs/models/esol.safetensors --labels @/far.csv --part all");
+    snprintf(cmd, sizeof cmd, "file,logS\n%s/graphs/molecules/caffeine.gml,-1\n%s/graphs/molecules/aspirin.gml,-2\n",
+             AG_SOURCE_DIR, AG_SOURCE_DIR);
+    write_text("near.csv", cmd);
+    run_expect(0, "", "eval --model graphs/models/esol.safetensors --labels @/near.csv --part all");
+}
+
 /* A validation part scored perfectly at epoch 1 (accuracy 1 on ten graphs that x decides) keeps
  * epoch 1: the warning says why, instead of suggesting another learning rate. */
 static void test_perfect_validation_hint(void **state) {
@@ -733,6 +755,7 @@ int main(void) {
         cmocka_unit_test(test_legend_names_apart),
         cmocka_unit_test(test_graph_value_far_off),
         cmocka_unit_test(test_eval_unseen),
+        cmocka_unit_test(test_eval_value_far_off),
         cmocka_unit_test(test_perfect_validation_hint),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -237,6 +237,7 @@ int ag_cmd_eval(int argc, char **argv) {
             cli_print_value(stderr, d.ds.files ? d.ds.files[first] : "?", 0);
             fputs("): they get its 'other' column ('attn-graph info MODEL' lists the values it knows)\n", stderr);
         }
+        cli_warn_shifted_graphs(&b, p.set.examples, idx, n, (const char *const *)d.ds.files, CMD);
     }
     code = cli_check_memory(CMD, max_memory, ag_model_config(b.model), &p.set, 256, 0, b.n_members);
     if (code != AG_EXIT_OK) goto done;

@@ -482,66 +482,132 @@ int cli_column_standardised(const ag_featurizer_t *f, const ag_table_norm_t *t, 
     return 1;
 }
 
+/* Five deviations: the mean of a large graph's vertices does not wander that far by chance, nor
+ * their spread grow fivefold (a centred column given x10 kept its mean, and accuracy went from
+ * 0.985 to 0.51 unwarned). */
+#define SHIFT_LIMIT 5.0
+/* A graph of a graph-level model is small (a molecule): its mean and spread are its own, not its
+ * dataset's, so only one value far beyond anything plausible is taken as another unit or scale.
+ * 100 deviations: the real molecules of Tox21 and ESOL reach 29 under the shipped models (a charge
+ * of +3, bismuth's atomic number). */
+#define VALUE_LIMIT 100.0
+
+/* One numeric input column of a featurised graph, measured against the model's training values. */
+typedef struct {
+    cli_col_part_t part;
+    const ag_feature_attr_t *attr; /* NULL for a node-table column */
+    int64_t i;                     /* the column's index within its part */
+    int64_t col;                   /* its column in X (or E) */
+    int as_is;                     /* not standardised: training values were within [-1, 1] */
+    float mean, sd;                /* training mean and deviation when standardised */
+    double m, s, amax;             /* here: mean, deviation, largest magnitude (training units) */
+    int64_t at;                    /* the vertex or edge of amax */
+    double x;                      /* its value in X or E */
+} shifted_col_t;
+
+/* 1 when column i of part k of this graph lies far from the training values (by the graph-level
+ * or node-level rule), with *out filled; 0 otherwise (also for a column that cannot drift). */
+static int shifted_column(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t *E, int graph_level,
+                          cli_col_part_t k, int64_t i, shifted_col_t *out) {
+    const ag_featurizer_t *f = &b->featurizer;
+    const ag_fmat_t *M = k == CLI_COL_EDGE ? E : X;
+    /* under --normalize none the training range is unknown: nothing to compare with */
+    const int fitted = k == CLI_COL_EDGE ? f->edge_mean != NULL
+                       : k == CLI_COL_TABLE ? b->table.norm == AG_NORM_STANDARDIZE
+                                            : f->norm == AG_NORM_STANDARDIZE;
+    if (!M || M->rows < (graph_level ? 1 : 2) || !fitted) return 0;
+    const ag_feature_attr_t *a = k == CLI_COL_VERTEX ? &f->vattrs[i] : k == CLI_COL_EDGE ? &f->eattrs[i] : NULL;
+    if (a && a->type != AG_ATTR_NUMERIC) return 0; /* one-hot and 0/1 columns cannot drift in scale */
+    const int64_t c = a ? a->offset : i;
+    memset(out, 0, sizeof *out);
+    out->part = k;
+    out->attr = a;
+    out->i = i;
+    out->col = k == CLI_COL_TABLE ? f->n_features + i : c; /* the table's follow the graph's in X */
+    out->mean = 0.0f;
+    out->sd = 1.0f;
+    /* not standardised: its training values were all within [-1, 1] (--normalize auto left it as
+     * it was), so that values here, taken as they are, compare with the same limit */
+    out->as_is = !cli_column_standardised(f, &b->table, k, c, &out->mean, &out->sd);
+    column_stats(M, out->col, &out->m, &out->s, &out->amax, &out->at);
+    out->x = M->data[out->at * M->cols + out->col];
+    return graph_level ? out->amax > VALUE_LIMIT : fabs(out->m) > SHIFT_LIMIT || out->s > SHIFT_LIMIT;
+}
+
+/* The number of input columns of part k. */
+static int64_t part_width(const ag_bundle_t *b, cli_col_part_t k) {
+    const ag_featurizer_t *f = &b->featurizer;
+    return k == CLI_COL_VERTEX ? f->n_vattrs : k == CLI_COL_TABLE ? b->table.width : f->n_eattrs;
+}
+
+/* "vertex attribute 'x'" (or the node table's column by name or number) */
+static void print_column_name(const ag_bundle_t *b, const shifted_col_t *sc) {
+    static const char *const part_name[3] = {"vertex attribute", "node-table column", "edge attribute"};
+    if (sc->attr) fprintf(stderr, "%s '%s'", part_name[sc->part], sc->attr->name);
+    else if (b->table.columns) fprintf(stderr, "%s '%s'", part_name[sc->part], b->table.columns[sc->i]);
+    else fprintf(stderr, "%s %lld", part_name[sc->part], (long long)sc->i + 1);
+}
+
+/* What is far about the column, in the training units. */
+static void print_shift(const shifted_col_t *sc, int graph_level) {
+    const char *el = sc->part == CLI_COL_EDGE ? "edge" : "vertex";
+    if (graph_level && sc->as_is)
+        fprintf(stderr, "its value on %s %lld is %.4g while in training all were within [-1, 1], so the model "
+                "takes it as it is", el, (long long)sc->at, sc->x);
+    else if (graph_level)
+        fprintf(stderr, "its value on %s %lld is %.4g, %.0f standard deviations %s the training mean (%.4g, std %.4g)",
+                el, (long long)sc->at, sc->mean + sc->x * sc->sd, sc->amax, sc->x > 0 ? "above" : "below",
+                (double)sc->mean, (double)sc->sd);
+    else if (sc->as_is)
+        fprintf(stderr, "its values here reach %.4g (mean %.4g, std %.4g) while in training all were within "
+                "[-1, 1], so the model takes them as they are", sc->amax, sc->m, sc->s);
+    else if (fabs(sc->m) > SHIFT_LIMIT)
+        fprintf(stderr, "its mean here is %.1f standard deviations %s the training mean (%.4g, std %.4g)",
+                fabs(sc->m), sc->m > 0 ? "above" : "below", (double)sc->mean, (double)sc->sd);
+    else
+        fprintf(stderr, "its values here spread %.1f times as wide as in training (std %.4g against %.4g; mean %.4g "
+                "against %.4g)", sc->s, sc->s * sc->sd, (double)sc->sd, sc->mean + sc->m * sc->sd, (double)sc->mean);
+}
+
 void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t *E, const char *path,
                       const char *table_path) {
-    /* five deviations: the mean of a large graph's vertices does not wander that far by chance,
-     * nor their spread grow fivefold (a centred column given x10 kept its mean, and accuracy went
-     * from 0.985 to 0.51 unwarned) */
-    const double limit = 5.0;
-    /* A graph of a graph-level model is small (a molecule): its mean and spread are its own, not
-     * its dataset's, so only one value far beyond anything plausible is taken as another unit or
-     * scale. 100 deviations: the real molecules of Tox21 and ESOL reach 29 under the shipped
-     * models (a charge of +3, bismuth's atomic number). */
-    const double value_limit = 100.0;
     const int graph_level = ag_task_is_graph_level(ag_model_config(b->model)->task);
-    const ag_featurizer_t *f = &b->featurizer;
-    static const char *const part_name[3] = {"vertex attribute", "node-table column", "edge attribute"};
-    for (cli_col_part_t k = CLI_COL_VERTEX; k <= CLI_COL_EDGE; k++) {
-        const int64_t n = k == CLI_COL_VERTEX ? f->n_vattrs : k == CLI_COL_TABLE ? b->table.width : f->n_eattrs;
-        const ag_fmat_t *M = k == CLI_COL_EDGE ? E : X;
-        /* under --normalize none the training range is unknown: nothing to compare with */
-        const int fitted = k == CLI_COL_EDGE ? f->edge_mean != NULL
-                           : k == CLI_COL_TABLE ? b->table.norm == AG_NORM_STANDARDIZE
-                                                : f->norm == AG_NORM_STANDARDIZE;
-        if (!M || M->rows < (graph_level ? 1 : 2) || !fitted) continue;
-        for (int64_t i = 0; i < n; i++) {
-            const ag_feature_attr_t *a = k == CLI_COL_VERTEX ? &f->vattrs[i] : k == CLI_COL_EDGE ? &f->eattrs[i] : NULL;
-            if (a && a->type != AG_ATTR_NUMERIC) continue; /* one-hot and 0/1 columns cannot drift in scale */
-            const int64_t c = a ? a->offset : i;
-            const int64_t col = k == CLI_COL_TABLE ? f->n_features + i : c; /* the table's follow the graph's in X */
-            float mean = 0.0f, sd = 1.0f;
-            /* not standardised: its training values were all within [-1, 1] (--normalize auto left
-             * it as it was), so that values here, taken as they are, compare with the same limit */
-            const int as_is = !cli_column_standardised(f, &b->table, k, c, &mean, &sd);
-            double m, s, amax;
-            int64_t at;
-            column_stats(M, col, &m, &s, &amax, &at);
-            if (graph_level ? !(amax > value_limit) : !(fabs(m) > limit || s > limit)) continue;
-            if (a) fprintf(stderr, "attn-graph: warning: %s: %s '%s'", path, part_name[k], a->name);
-            else if (b->table.columns)
-                fprintf(stderr, "attn-graph: warning: %s: %s '%s'", table_path, part_name[k], b->table.columns[i]);
-            else fprintf(stderr, "attn-graph: warning: %s: %s %lld", table_path, part_name[k], (long long)i + 1);
+    shifted_col_t sc;
+    for (cli_col_part_t k = CLI_COL_VERTEX; k <= CLI_COL_EDGE; k++)
+        for (int64_t i = 0; i < part_width(b, k); i++) {
+            if (!shifted_column(b, X, E, graph_level, k, i, &sc)) continue;
+            fprintf(stderr, "attn-graph: warning: %s: ", k == CLI_COL_TABLE ? table_path : path);
+            print_column_name(b, &sc);
             fputs(" lies far from its training values: ", stderr);
-            const double x = M->data[at * M->cols + col];
-            if (graph_level && as_is)
-                fprintf(stderr, "its value on %s %lld is %.4g while in training all were within [-1, 1], so the "
-                        "model takes it as it is", k == CLI_COL_EDGE ? "edge" : "vertex", (long long)at, x);
-            else if (graph_level)
-                fprintf(stderr, "its value on %s %lld is %.4g, %.0f standard deviations %s the training mean (%.4g, "
-                        "std %.4g)", k == CLI_COL_EDGE ? "edge" : "vertex", (long long)at, mean + x * sd, amax,
-                        x > 0 ? "above" : "below", (double)mean, (double)sd);
-            else if (as_is)
-                fprintf(stderr, "its values here reach %.4g (mean %.4g, std %.4g) while in training all were within "
-                        "[-1, 1], so the model takes them as they are", amax, m, s);
-            else if (fabs(m) > limit)
-                fprintf(stderr, "its mean here is %.1f standard deviations %s the training mean (%.4g, std %.4g)",
-                        fabs(m), m > 0 ? "above" : "below", (double)mean, (double)sd);
-            else
-                fprintf(stderr, "its values here spread %.1f times as wide as in training (std %.4g against %.4g; "
-                        "mean %.4g against %.4g)", s, s * sd, (double)sd, mean + m * sd, (double)mean);
+            print_shift(&sc, graph_level);
             fputs("; another unit or scale? The model has not seen such values\n", stderr);
         }
+}
+
+void cli_warn_shifted_graphs(const ag_bundle_t *b, const ag_example_t *examples, const int64_t *idx, int64_t n,
+                             const char *const *files, const char *cmd) {
+    int64_t n_far = 0, first = -1;
+    shifted_col_t sc, sc0;
+    for (int64_t j = 0; j < n; j++) {
+        const ag_example_t *ex = &examples[idx[j]];
+        int far = 0;
+        for (cli_col_part_t k = CLI_COL_VERTEX; k <= CLI_COL_EDGE && !far; k++)
+            for (int64_t i = 0; i < part_width(b, k) && !far; i++)
+                far = shifted_column(b, &ex->X, &ex->E, 1, k, i, &sc);
+        if (far && n_far++ == 0) {
+            first = idx[j];
+            sc0 = sc;
+        }
     }
+    if (n_far == 0) return;
+    fprintf(stderr, "attn-graph: warning: %s: %lld of the %lld graphs scored %s a value far from anything in "
+            "training (e.g. ", cmd, (long long)n_far, (long long)n, n_far == 1 ? "has" : "have");
+    print_column_name(b, &sc0);
+    fputs(" in ", stderr);
+    cli_print_value(stderr, files ? files[first] : "?", 0);
+    fputs(": ", stderr);
+    print_shift(&sc0, 1);
+    fputs("); another unit or scale? The model has not seen such values\n", stderr);
 }
 
 const char *cli_shown_path(const char *path) { return strcmp(path, "-") ? path : "<stdin>"; }

@@ -121,6 +121,12 @@ int cli_column_standardised(const ag_featurizer_t *f, const ag_table_norm_t *t, 
  * named with path, a node-table column with table_path. */
 void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t *E, const char *path,
                       const char *table_path);
+/* Warns once for the graphs idx[0..n) of a graph-level model's featurised examples whose inputs
+ * hold a value beyond anything plausible (over 100 training deviations, the rule cli_warn_shifted
+ * applies to one graph): how many, and the first such graph's column, named with files[] (the
+ * data set's paths; NULL when unknown). cmd leads the line ("eval"). */
+void cli_warn_shifted_graphs(const ag_bundle_t *b, const ag_example_t *examples, const int64_t *idx, int64_t n,
+                             const char *const *files, const char *cmd);
 /* Featurises ig (and table, read from table_path, or NULL) and runs the model on it. */
 int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, const char *table_path,
                   cli_run_t *r);
