@@ -373,7 +373,7 @@ static void test_regression_target(void **state) {
                           " edge [ source 0 target 1 ]\n]\n");
     run_expect(3,
         "attn-graph: @/big.gml: vertex 1: target 'y' is 1e+39, beyond the float32 range (3.40282e+38) targets are "
-        "held in; rescale the attribute\n",
+        "held in; rescale the attribute (NaN marks an unlabelled vertex)\n",
         "train @/big.gml --label-attr y --task node-regression --quiet");
     /* a graph task's column of strings forced to regression: the data's fault as the node task's (exit 3) */
     char kinds[1024];

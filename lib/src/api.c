@@ -717,12 +717,9 @@ static ag_error_t check_node_values(const igraph_vector_t *values, int64_t N, in
                         (long long)igraph_vector_size(values), (long long)N);
     int64_t k = 0;
     for (int64_t v = 0; v < N; v++) {
-        double x = VECTOR(*values)[v];
-        if (isnan(x)) continue;
-        if (!(fabs(x) <= FLT_MAX)) /* float32 would make it inf, and the target scaling with it */
-            return AG_ERROR(AG_EVALUE, "vertex %lld: value %g is infinite or beyond the float32 range (%g); rescale "
-                            "the values (NaN marks an unlabelled vertex)", (long long)v, x, (double)FLT_MAX);
-        k++;
+        const double x = VECTOR(*values)[v];
+        AG_CHECK(ag_i_check_node_value(x, v, NULL));
+        k += !isnan(x);
     }
     *n_labelled = k;
     return AG_SUCCESS;

@@ -140,6 +140,9 @@ struct ag_labels_t;
 ag_error_t ag_i_find_excluded(struct ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
                               const struct ag_labels_t *lab);
 
+/* AG_EVALUE when vertex v's regression target x is infinite or beyond float32 (the targets' type),
+ * naming the vertex attribute attr (NULL: the caller's values vector); NaN (unlabelled) passes. */
+ag_error_t ag_i_check_node_value(double x, int64_t v, const char *attr);
 /* prepare.c: the same for a regression target y (N, NaN where a vertex has none): skip (NULL:
  * none) and every numeric vertex attribute that copies y on the vertices with a target: equal as
  * float32 (two or more vertices), or correlated to 1 - 1e-6 (ten or more: another unit). */

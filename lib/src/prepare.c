@@ -608,6 +608,15 @@ ag_error_t ag_prepare_nodes_with(ag_prepared_t *p, const igraph_t *ig, const cha
 
 /* ---- node regression */
 
+ag_error_t ag_i_check_node_value(double x, int64_t v, const char *attr) {
+    if (isnan(x) || fabs(x) <= FLT_MAX) return AG_SUCCESS;
+    /* float32 would make it inf, and the target scaling with it */
+    return AG_ERROR(AG_EVALUE, "vertex %lld: %s%s%s is %g, %s the float32 range (%g) targets are held in; rescale the "
+                    "%s (NaN marks an unlabelled vertex)", (long long)v, attr ? "target '" : "the value",
+                    attr ? attr : "", attr ? "'" : "", x, isinf(x) ? "outside" : "beyond", (double)FLT_MAX,
+                    attr ? "attribute" : "values");
+}
+
 /* The numeric values of a vertex attribute as targets (NaN = unlabelled). */
 static ag_error_t node_values(ag_prepared_t *p, const igraph_t *ig, const char *attr) {
     int64_t N = igraph_vcount(ig);
@@ -629,10 +638,7 @@ static ag_error_t node_values(ag_prepared_t *p, const igraph_t *ig, const char *
     int64_t labelled = 0;
     for (int64_t v = 0; v < N && rc == AG_SUCCESS; v++) {
         double x = VECTOR(y)[v];
-        if (isinf(x)) rc = AG_ERROR(AG_EVALUE, "vertex %lld: target '%s' is infinite", (long long)v, attr);
-        else if (fabs(x) > FLT_MAX) /* float32 would make it inf, and the target scaling with it */
-            rc = AG_ERROR(AG_EVALUE, "vertex %lld: target '%s' is %g, beyond the float32 range (%g) targets are held "
-                          "in; rescale the attribute", (long long)v, attr, x, (double)FLT_MAX);
+        rc = ag_i_check_node_value(x, v, attr);
         p->set.targets[v] = (float)x;
         labelled += !isnan(x);
     }
