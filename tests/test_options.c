@@ -358,6 +358,43 @@ static void expect_model_error(ag_net_train_options_t *o, ag_task_t task, const 
     assert_string_equal(ag_error_message(), message);
 }
 
+/* A list of masks gives one per block, repeated when shorter than the blocks: local and global
+ * blocks can alternate. Entries are checked one by one, and a list longer than the blocks is
+ * refused (its tail would be ignored). */
+static void test_mask_list(void **state) {
+    (void)state;
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    ag_model_config_t mc;
+    o.layers = 5;
+    o.mask = "neighbours,full";
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_REGRESSION, 5, 0, 1, &mc), AG_SUCCESS);
+    const ag_mask_kind_t alternating[5] = {AG_MASK_NEIGHBOURS, AG_MASK_FULL, AG_MASK_NEIGHBOURS, AG_MASK_FULL,
+                                           AG_MASK_NEIGHBOURS};
+    for (int l = 0; l < 5; l++) assert_int_equal(mc.blocks[l].mask, alternating[l]);
+    o.layers = 3;
+    o.hops = 3;
+    o.mask = "full,khop,neighbours";
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_NODE_CLASSIFICATION, 5, 0, 2, &mc), AG_SUCCESS);
+    assert_int_equal(mc.blocks[0].mask, AG_MASK_FULL);
+    assert_int_equal(mc.blocks[1].mask, AG_MASK_KHOP);
+    assert_int_equal(mc.blocks[1].hops, 3);
+    assert_int_equal(mc.blocks[2].mask, AG_MASK_NEIGHBOURS);
+    o.mask = "full,khop,neighbours,full";
+    expect_model_error(&o, AG_TASK_NODE_CLASSIFICATION,
+                       "option mask: 4 masks in 'full,khop,neighbours,full' for 3 blocks (one per block, repeated "
+                       "when fewer)");
+    o.mask = "full,,neighbours";
+    expect_model_error(&o, AG_TASK_NODE_CLASSIFICATION,
+                       "option mask: entry 2 of 'full,,neighbours' is '', not neighbours, khop or full");
+    o.mask = "full,neighbours-of-neighbours";
+    expect_model_error(&o, AG_TASK_NODE_CLASSIFICATION,
+                       "option mask: entry 2 of 'full,neighbours-of-neighbours' is not neighbours, khop or full");
+    o.mask = "neighbours-of-neighbours";
+    expect_model_error(&o, AG_TASK_NODE_CLASSIFICATION,
+                       "option mask: unknown value 'neighbours-of-neighbours' (expected neighbours, khop or full)");
+}
+
 static void test_bad_values(void **state) {
     (void)state;
     ag_net_train_options_t o;
@@ -581,6 +618,7 @@ int main(void) {
         cmocka_unit_test(test_preset_choice),
         cmocka_unit_test(test_uses_edges),
         cmocka_unit_test(test_graph_preset),
+        cmocka_unit_test(test_mask_list),
         cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_sign_flip),
     };

@@ -167,6 +167,34 @@ ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *t, ag
     return AG_SUCCESS;
 }
 
+/* Block l's mask of a list such as "neighbours,full": one name per block, the list repeated when
+ * shorter than the L blocks, so that local and global blocks can alternate (GraphGPS's point:
+ * a global block sees what neighbour blocks take many layers to reach). A single name is a list
+ * of one. */
+static ag_error_t mask_at(const char *list, int l, int L, const char *const *names, int *out) {
+    int n = 1;
+    for (const char *c = list; *c; c++) n += *c == ',';
+    if (n > L)
+        return AG_ERROR(AG_EINVAL, "option mask: %d masks in '%s' for %d block%s (one per block, repeated when fewer)",
+                        n, list, L, L == 1 ? "" : "s");
+    const char *start = list;
+    for (int i = 0; i < l % n; i++) start = strchr(start, ',') + 1;
+    const char *end = strchr(start, ',');
+    const size_t len = end ? (size_t)(end - start) : strlen(start);
+    char one[16];
+    if (len >= sizeof one) {
+        if (n == 1) return ag_i_option_index("mask", list, names, 3, out);
+        return AG_ERROR(AG_EINVAL, "option mask: entry %d of '%s' is not neighbours, khop or full", l % n + 1, list);
+    }
+    memcpy(one, start, len);
+    one[len] = '\0';
+    if (n == 1) return ag_i_option_index("mask", one, names, 3, out);
+    if (ag_i_option_index("mask", one, names, 3, out) != AG_SUCCESS)
+        return AG_ERROR(AG_EINVAL, "option mask: entry %d of '%s' is '%s', not neighbours, khop or full", l % n + 1,
+                        list, one);
+    return AG_SUCCESS;
+}
+
 ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *t, ag_task_t task, int64_t F, int64_t Fe,
                                              int64_t n_out, ag_model_config_t *mc) {
     AG_CHECK(check_ranges(t));
@@ -224,7 +252,7 @@ ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *t, ag
         static const char *const emodes[] = {"none", "key", "bias"};
         static const char *const norms[] = {"none", "pre", "post"};
         if (t->mask) {
-            AG_CHECK(ag_i_option_index("mask", t->mask, masks, 3, &k));
+            AG_CHECK(mask_at(t->mask, l, mc->n_blocks, masks, &k));
             b->mask = (ag_mask_kind_t)k;
         }
         if (t->hops > 0) b->hops = (int)t->hops;

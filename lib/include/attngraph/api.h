@@ -238,7 +238,9 @@ typedef struct ag_net_train_options_t {
                                   from the task and the data (options.h's
                                   ag_net_train_options_preset), as the CLI does */
     igraph_integer_t layers, heads, head_dim, hidden, hops;
-    const char *mask;          /* "neighbours", "khop", "full" */
+    const char *mask;          /* "neighbours", "khop", "full", or one per block joined by
+                                  commas, repeated when fewer than the blocks ("neighbours,full"
+                                  alternates local and global blocks) */
     const char *score;         /* "dot", "gat", "gatv2" */
     const char *attn_norm;     /* "softmax", "relu" */
     const char *readout;       /* "mean", "sum", "max", "attention", "vnode" (the graph token's

@@ -163,6 +163,7 @@ void ag_net_train_options_sign_flip(const ag_net_train_options_t *opts, ag_task_
  * \param mc    Output: the configuration.
  * \return AG_SUCCESS; AG_EINVAL for an unknown value of preset, mask, score, attn_norm, edge_mode,
  *         norm or readout ("option mask: unknown value 'x' (expected neighbours, khop or full)"),
+ *         a mask list with more entries than blocks or an unknown entry,
  *         more than AG_MODEL_MAX_BLOCKS layers, the gat preset on a graph task, or head_hidden
  *         (>= 0) on a node task, whose head is linear on each node.
  * Time complexity: O(layers).
