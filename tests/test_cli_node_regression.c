@@ -239,6 +239,19 @@ static void test_target_copy_left_out(void **state) {
     ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 0);
     if (strstr(r.out, "y2") || !strstr(r.out, "x ")) fail_msg("%s", r.out);
+    /* named on purpose, the copy is refused rather than dropped; with no attribute taken, no note */
+    snprintf(args, sizeof args, "train %s/copy.gml --label-attr y --vertex-attrs x,y2 --epochs 2 --threads 1", dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 3);
+    snprintf(cmd, sizeof cmd, "attn-graph: %s/copy.gml: vertex attribute 'y2' copies the target (the same values, or "
+             "the same in another unit, on the vertices with one) and cannot be a feature: the model would read its "
+             "answer from it\n", dir);
+    assert_string_equal(r.err, cmd);
+    snprintf(args, sizeof args, "train %s/copy.gml --label-attr y --vertex-attrs none --rw-pe 2 --epochs 2 --threads 1",
+             dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_null(strstr(r.err, "mirrors"));
 }
 
 int main(void) {

@@ -307,6 +307,23 @@ static void test_node_labels_and_mirrors(void **state) {
     fc.n_vertex_attrs = 1;
     assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EATTR);
     assert_msg_contains("'club' holds the labels");
+    /* and so is listing one that mirrors it: named on purpose, it is neither dropped nor used */
+    const char *vm[] = {"name", "club_name"};
+    fc.vertex_attrs = vm;
+    fc.n_vertex_attrs = 2;
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EATTR);
+    assert_string_equal(ag_error_message(), "vertex attribute 'club_name' mirrors the labels (one value per class on "
+                                            "the labelled vertices) and cannot be a feature: the model would read "
+                                            "its answer from it");
+    /* a pattern that matches it leaves it out, as selecting all attributes does */
+    const char *vp[] = {"*name"};
+    fc.vertex_attrs = vp;
+    fc.n_vertex_attrs = 1;
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+    assert_int_equal(p.featurizer.n_vattrs, 1);
+    assert_string_equal(p.featurizer.vattrs[0].name, "name");
+    ag_prepared_destroy(&p);
+    fc.vertex_attrs = v;
     /* no feature at all */
     fc.vertex_select = AG_SELECT_NONE;
     assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EINVAL);

@@ -744,15 +744,26 @@ static int exclude_uncommon(ag_featurizer_config_t *fc, const uncommon_t *u, fea
     return 0;
 }
 
+/* Whether --vertex-attrs would have taken vertex attribute name (all of them, or a pattern
+ * matching it): a note that it was left out means nothing otherwise. */
+static int selectable(const ag_featurizer_config_t *fc, const char *name) {
+    if (fc->vertex_select == AG_SELECT_ALL) return 1;
+    if (fc->vertex_select == AG_SELECT_NONE) return 0;
+    for (int64_t k = 0; k < fc->n_vertex_attrs; k++)
+        if (fc->vertex_attrs[k] && fnmatch(fc->vertex_attrs[k], name, 0) == 0) return 1;
+    return 0;
+}
+
 /* What featurising decided that the options did not say; printed once the options are known to
  * be valid, so that a usage error is not preceded by notes about the data. */
 static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_prepared_t *p,
                        const ag_featurizer_config_t *fc, const uncommon_t *u) {
     if (!d->graph_level)
         for (int64_t i = 1; i < p->n_excluded; i++)
-            fprintf(stderr,
-                    "attn-graph: note: vertex attribute '%s' mirrors the label '%s' and is not used as a feature\n",
-                    p->excluded[i], o->label_attr);
+            if (selectable(fc, p->excluded[i]))
+                fprintf(stderr,
+                        "attn-graph: note: vertex attribute '%s' mirrors the label '%s' and is not used as a feature\n",
+                        p->excluded[i], o->label_attr);
     if (!d->graph_level) {
         identifier_notes(d, &p->featurizer, fc);
         own_output_note(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, fc);

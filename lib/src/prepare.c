@@ -498,6 +498,19 @@ static int mirrors(const ag_labels_t *lab, const ag_labels_t *other) {
 }
 
 ag_error_t ag_i_fit_excluding(ag_prepared_t *p, const ag_featurizer_config_t *cfg, const igraph_t *ig) {
+    /* a name listed on purpose is not quietly dropped, nor used: the model would read its answer
+     * from it (the label itself is refused before, in its own words) */
+    if (cfg->vertex_select == AG_SELECT_LIST)
+        for (int64_t k = 0; k < cfg->n_vertex_attrs; k++)
+            for (int64_t i = 0; i < p->n_excluded; i++)
+                if (cfg->vertex_attrs[k] && !strcmp(cfg->vertex_attrs[k], p->excluded[i]))
+                    return AG_ERROR(AG_EATTR, p->set.task == AG_TASK_NODE_REGRESSION
+                                    ? "vertex attribute '%s' copies the target (the same values, or the same in "
+                                      "another unit, on the vertices with one) and cannot be a feature: the model "
+                                      "would read its answer from it"
+                                    : "vertex attribute '%s' mirrors the labels (one value per class on the "
+                                      "labelled vertices) and cannot be a feature: the model would read its answer "
+                                      "from it", p->excluded[i]);
     const char **excl = NULL; /* (the configuration's exclusions, then p->excluded) */
     AG_CHECK(ag_i_alloc_array((void **)&excl, cfg->n_exclude + p->n_excluded + 1, sizeof(char *), "exclusions"));
     ag_featurizer_config_t c = *cfg;
