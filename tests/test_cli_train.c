@@ -1235,6 +1235,13 @@ static void test_unlabelled_training_part(void **state) {
     assert_string_equal(r.out, "");
     assert_non_null(strstr(r.err, "\nattn-graph: note: the split's test part is empty: nothing to score, no test "
                                   "line\n"));
+    /* --json: its object all the same, with n 0 and every metric null, so that a script reading
+     * one line per run always has one (esol.sh's cross-validation has no test part) */
+    ag_cli_run_ok(&r, "train --labels tests/data/mutag-mini/labels.csv --target label --split %s --split-column "
+                      "everything --epochs 2 --quiet --json", split);
+    assert_string_equal(r.out, "{\"part\": \"test\", \"task\": \"graph-classification\", \"n\": 0, \"accuracy\": "
+                               "null, \"macro_f1\": null, \"roc_auc\": null, \"loss\": null}\n");
+    assert_string_equal(r.err, "");
     /* --quiet: nothing at all, as for a model trained to be shipped */
     ag_cli_run_ok(&r, "train --labels tests/data/mutag-mini/labels.csv --target label --split %s --split-column "
                       "everything --epochs 2 --quiet", split);

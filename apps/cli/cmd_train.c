@@ -1431,9 +1431,11 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         cli_task_scores_t ts;
         memset(&ts, 0, sizeof ts);
         code = train_one(&job, &o, &d, &sc, &ts, &task, 1);
-        if (code == AG_EXIT_OK && sc.n > 0) {
-            cli_print_task_scores(stdout, "test", task, &sc, &ts, t.json);
-        } else if (code == AG_EXIT_OK && !t.quiet) {
+        /* --json always prints its object (n 0, every metric null, when nothing was scored): a
+         * script reading stdout gets a line to parse in every run (esol.sh's cross-validation has
+         * no test part) */
+        if (code == AG_EXIT_OK && (sc.n > 0 || t.json)) cli_print_task_scores(stdout, "test", task, &sc, &ts, t.json);
+        if (code == AG_EXIT_OK && sc.n == 0 && !t.quiet && !t.json) {
             /* a model trained on everything (to ship it, say) is no error; a line of NaN scores would
              * read as one, so say why there is no test line instead */
             if (d.fold.n_test == 0)
