@@ -262,6 +262,9 @@ static void test_targets_table(void **state) {
         {"file,y\na,1\nb,inf\n", AG_EVALUE, ":3: column 'y': value 'inf' is not finite"},
         {"file,y\na,1\nb,-1e39\n", AG_EVALUE,
          ": column 'y': b has the value -1e+39, beyond the float32 range (3.40282e+38) targets are held in"},
+        /* three values float32 rounds to one: training would see a constant */
+        {"file,y\na,1000000000\nb,1000000001\nc,1000000002\n", AG_EVALUE,
+         ": column 'y': its values differ by 0.816 (standard deviation) around 1e+09, below what float32"},
         {"file,y\na,1,2\n", AG_EPARSE, ":2: 3 fields, the header has 2"},
         {"file,smiles,name\na,CC,x\n", AG_EATTR,
          ": no numeric target column besides 'file' to take by default: name the target (the other columns: "

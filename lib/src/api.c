@@ -99,6 +99,15 @@ int ag_net_n_layers(const ag_net_t *net) { return net ? ag_model_config(net->b.m
 
 ag_bundle_t *ag_net_bundle(ag_net_t *net) { return net ? &net->b : NULL; }
 
+ag_error_t ag_net_merge(ag_net_t *dst, ag_net_t **src) {
+    if (!dst || !src || !*src) return AG_ERROR(AG_EINVAL, "ag_net_merge: NULL handle");
+    if (dst == *src) return AG_ERROR(AG_EINVAL, "ag_net_merge: a handle cannot join itself");
+    AG_CHECK(ag_bundle_merge(&dst->b, &(*src)->b));
+    ag_i_free(*src); /* its bundle was destroyed by the merge, its members now dst's */
+    *src = NULL;
+    return AG_SUCCESS;
+}
+
 const char *ag_net_output_name(const ag_net_t *net, igraph_integer_t i) {
     return net && i >= 0 && i < net->b.n_names ? net->b.names[i] : NULL;
 }
@@ -520,10 +529,17 @@ static ag_error_t graph_data(graph_data_t *d, const igraph_t *graphs, int64_t G,
         int binary = 1;
         for (int64_t g = 0; g < G && rc == AG_SUCCESS; g++) {
             double v = MATRIX(*targets, g, j);
-            if (isinf(v))
-                rc = AG_ERROR(AG_EVALUE, "targets: row %lld, column %lld is infinite", (long long)g, (long long)j);
+            if (!isnan(v) && !(fabs(v) <= FLT_MAX)) /* float32 would make it inf, and the scaling with it */
+                rc = AG_ERROR(AG_EVALUE, "targets: row %lld, column %lld is %g, %s the float32 range (%g) targets are "
+                              "held in; rescale the column (NaN marks a missing target)", (long long)g, (long long)j,
+                              v, isinf(v) ? "outside" : "beyond", (double)FLT_MAX);
             t->y.data[g * T + j] = (float)v;
             if (!isnan(v) && v != 0.0 && v != 1.0) binary = 0;
+        }
+        if (rc == AG_SUCCESS && !binary && G > 0) {
+            char which[64];
+            snprintf(which, sizeof which, "targets column %lld", (long long)j);
+            rc = ag_i_check_target_spread(&MATRIX(*targets, 0, j), G, which); /* a column is contiguous */
         }
         t->kinds[j] = binary ? AG_TASK_BINARY : AG_TASK_REGRESSION;
         t->n_classes[j] = binary ? 2 : 0;
@@ -721,6 +737,7 @@ static ag_error_t check_node_values(const igraph_vector_t *values, int64_t N, in
         AG_CHECK(ag_i_check_node_value(x, v, NULL));
         k += !isnan(x);
     }
+    AG_CHECK(ag_i_check_target_spread(&VECTOR(*values)[0], N, "the values vector"));
     *n_labelled = k;
     return AG_SUCCESS;
 }
@@ -848,8 +865,9 @@ static ag_error_t train_nodes_entry(ag_net_t **net, const igraph_t *graph, const
                                     ag_task_t task, const igraph_vector_int_t *labels, const igraph_vector_t *values,
                                     const igraph_vector_int_t *train, const igraph_vector_int_t *val,
                                     const ag_net_train_options_t *opts, ag_train_result_t *result, const char *fn) {
-    if (!net || !graph) return AG_ERROR(AG_EINVAL, "%s: NULL net or graph", fn);
-    *net = NULL;
+    if (!net) return AG_ERROR(AG_EINVAL, "%s: NULL net", fn);
+    *net = NULL; /* on every failure, as ag_net_load and ag_net_train_graphs */
+    if (!graph) return AG_ERROR(AG_EINVAL, "%s: NULL graph", fn);
     ag_net_train_options_t defaults;
     ag_net_train_options_init(&defaults);
     const ag_net_train_options_t *o = opts ? opts : &defaults;

@@ -140,6 +140,12 @@ struct ag_labels_t;
 ag_error_t ag_i_find_excluded(struct ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
                               const struct ag_labels_t *lab);
 
+/* train.c: AG_EVALUE when the regression values x (n; NaN skipped) differ by less than a millionth
+ * of their size (a standard deviation above 0 but below 1e-6 x the largest magnitude): float32,
+ * which holds the targets, would round them to a few values or one, and training would then see
+ * a constant. Checked where the doubles still are; which names them ("target 'y'"). */
+ag_error_t ag_i_check_target_spread(const double *x, int64_t n, const char *which);
+
 /* AG_EVALUE when vertex v's regression target x is infinite or beyond float32 (the targets' type),
  * naming the vertex attribute attr (NULL: the caller's values vector); NaN (unlabelled) passes. */
 ag_error_t ag_i_check_node_value(double x, int64_t v, const char *attr);

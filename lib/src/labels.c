@@ -399,6 +399,7 @@ static ag_error_t fill_task(ag_targets_t *t, int64_t j, const column_t *col, ag_
                             (double)FLT_MAX);
         y[i * T + j] = (float)x;
     }
+    if (kind == AG_TASK_REGRESSION) AG_CHECK(ag_i_check_target_spread(col->num, g, what));
     if (kind == AG_TASK_BINARY) t->n_classes[j] = 2;
     return AG_SUCCESS;
 }

@@ -655,6 +655,11 @@ static ag_error_t node_values(ag_prepared_t *p, const igraph_t *ig, const char *
         p->set.targets[v] = (float)x;
         labelled += !isnan(x);
     }
+    if (rc == AG_SUCCESS && N > 0) {
+        char which[300];
+        snprintf(which, sizeof which, "target '%.256s'", attr);
+        rc = ag_i_check_target_spread(&VECTOR(y)[0], N, which);
+    }
     igraph_vector_destroy(&y);
     if (rc == AG_SUCCESS && labelled == 0)
         rc = AG_ERROR(AG_EVALUE, "target '%s' is missing (NaN) on every vertex", attr);

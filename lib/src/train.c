@@ -576,6 +576,7 @@ ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, cons
     rows_ctx_t rows = {set, idx, n};
     if (rc == AG_SUCCESS) rc = mean_of_members(models, k, nC, rows_forward, &rows, raw);
     if (rc == AG_SUCCESS) rc = batch_loss(model, set, idx, n, raw, dtmp, &lb, 0.0f, &s->loss, &s->n);
+    if (rc == AG_SUCCESS && s->n == 0) s->loss = NAN; /* no target among the rows: undefined, as the metrics */
     if (rc == AG_SUCCESS) {
         if (is_classification(c->task)) {
             ag_argmax_rows(raw, n, C, pcls);
@@ -750,6 +751,29 @@ static void snapshot(const ag_param_list_t *p, float *buf, int save) {
 }
 
 /* Standardises regression targets over the training rows and stores the scaling in the model. */
+static ag_error_t spread_error(const char *which, const char *values, double sd, double mean) {
+    return AG_ERROR(AG_EVALUE, "%s: its %s differ by %.3g (standard deviation) around %.7g, below what float32 "
+                    "(about 7 significant digits, which the model computes in) tells apart at that size; subtract "
+                    "an offset first (such as %.7g)", which, values, sd, mean, mean);
+}
+
+ag_error_t ag_i_check_target_spread(const double *x, int64_t n, const char *which) {
+    double sum = 0.0, sq = 0.0, amax = 0.0;
+    int64_t cnt = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!isnan(x[i])) {
+            sum += x[i];
+            amax = fmax(amax, fabs(x[i]));
+            cnt++;
+        }
+    if (cnt < 2) return AG_SUCCESS;
+    const double mean = sum / (double)cnt;
+    for (int64_t i = 0; i < n; i++)
+        if (!isnan(x[i])) sq += (x[i] - mean) * (x[i] - mean);
+    const double sd = sqrt(sq / (double)cnt);
+    return sd > 0.0 && sd < 1e-6 * amax ? spread_error(which, "values", sd, mean) : AG_SUCCESS;
+}
+
 static ag_error_t fit_target_scaling(ag_model_t *model, const ag_trainset_t *set, const int64_t *rows, int64_t n) {
     int64_t C = ag_model_config(model)->n_out;
     float *ms = NULL;
@@ -777,9 +801,7 @@ static ag_error_t fit_target_scaling(ag_model_t *model, const ag_trainset_t *set
         if (sd > 0.0 && sd < 1e-6 * amax) {
             char which[48] = "the regression target";
             if (C > 1) snprintf(which, sizeof which, "regression target %lld", (long long)j + 1);
-            rc = AG_ERROR(AG_EVALUE, "%s: its training values differ by %.3g (standard deviation) around %.7g, "
-                          "below what float32 (about 7 significant digits, which the model computes in) tells "
-                          "apart at that size; subtract an offset first (such as %.7g)", which, sd, mean, mean);
+            rc = spread_error(which, "training values", sd, mean);
         }
         ms[j] = (float)mean;
         /* a constant target has no spread to divide by; a tiny one (1e-14) is still a scale */

@@ -128,6 +128,21 @@ igraph_integer_t ag_net_feature_width(const ag_net_t *net);
 ag_bundle_t *ag_net_bundle(ag_net_t *net);
 
 /**
+ * \function ag_net_merge
+ * Makes dst an ensemble, or a larger one, of its models and src's (as `attn-graph train --ensemble
+ * K`): train K handles with the same options but the seed, then merge them into the first. It
+ * predicts and scores the mean of the members' outputs, and ag_net_save() writes it as one file.
+ * \param dst  The handle that grows.
+ * \param src  In: a handle trained on the same data with the same options but the seed; out:
+ *             NULL, its models now dst's (the handle is freed).
+ * \return AG_SUCCESS; AG_EINVAL (a NULL handle, src the same as dst); AG_EMISMATCH (another
+ *         configuration, featuriser, names, node-table normalisation or target scaling: the
+ *         message names the part that differs); AG_ENOMEM. On failure both handles are unchanged.
+ * Time complexity: O(members).
+ */
+ag_error_t ag_net_merge(ag_net_t *dst, ag_net_t **src);
+
+/**
  * \function ag_net_predict_nodes
  * Node classification: the class of every vertex and the class probabilities (softmax).
  * \param net       A node-classification model (node regression: labels must be NULL and probs
@@ -314,6 +329,7 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
  * \function ag_net_train_nodes
  * Builds and trains a node-classification model on one graph (semi-supervised: the loss runs over
  * the training vertices, the whole graph is the input), as `attn-graph train GRAPH` does.
+ * \param net       Output: a new handle on success, NULL on failure. Free with ag_net_destroy().
  * \param graph     The graph; its attributes are features (opts->vertex_attrs), or none.
  * \param features  (N x Ft) node features appended after the attribute columns (normalised by
  *                  opts->normalize with statistics over all N rows, stored in the model), or NULL.

@@ -235,7 +235,7 @@ void ag_featurizer_lap_columns(const ag_featurizer_t *f, int64_t *col0, int64_t 
 ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X, ag_fmat_t *Ee);
 
 /**
- * unction ag_featurizer_transform_edges
+ * \function ag_featurizer_transform_edges
  * The edge features alone, as ag_featurizer_transform() computes them: for a caller whose own
  * matrix replaces the vertex features, so that the vertex attributes need not be there.
  * \param Ee  Output, (E x Fe); zero-initialised ({0}) or a valid matrix, resized on success.

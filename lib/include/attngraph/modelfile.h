@@ -90,7 +90,9 @@ ag_error_t ag_bundle_set_smooth(ag_bundle_t *b, const ag_smooth_config_t *cfg);
  * Makes the bundle an ensemble, or a larger one: takes ownership of *model (zeroed) as the next
  * member. It must have the configuration of the bundle's model except the seed, and the same target
  * scaling (it was trained on the same rows); the featuriser is the bundle's, so it must also have
- * been trained on inputs made by it.
+ * been trained on inputs made by it. *model must be the caller's own (ag_model_create, or read
+ * alone), not another bundle's model: that bundle would free it again. To join bundles use
+ * ag_bundle_merge(), and ag_net_merge() for ag_net_t handles.
  * \return AG_SUCCESS; AG_EINVAL (NULL model, a model the bundle holds already); AG_EMISMATCH (another configuration or scaling: the
  *         message says which); AG_ENOMEM. On failure nothing is taken.
  */
