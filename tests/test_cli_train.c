@@ -939,6 +939,22 @@ static void test_default_preset(void **state) {
     assert_null(strstr(sc.err, "(+ edge features)"));
     ag_cli_run_ok(&info, "info %s/k.safetensors", dir);
     assert_non_null(strstr(info.out, "edge features: 0"));
+    /* a NaN on one edge, which the gat preset never reads, does not stop it (it did: exit 3), and
+     * the model is the one trained without it; the transformer, which reads it, refuses it */
+    ag_cli_run_t nan_run;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "sed '0,/weight [0-9.]*/s//weight NaN/' '%s/graphs/social/karate.gml' > '%s/knan.gml'",
+             AG_SOURCE_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    ag_cli_run_ok(&nan_run, "train %s/knan.gml --label-attr club --train-nodes 0,33 --epochs 5 --threads 1", dir);
+    assert_non_null(strstr(nan_run.err, "note: the model has no edge term (the gat preset): the edge attributes are "
+                                        "not used"));
+    assert_string_equal(nan_run.out, sc.out);
+    snprintf(cmd, sizeof cmd, "train %s/knan.gml --label-attr club --train-nodes 0,33 --epochs 5 --threads 1 --preset "
+             "transformer", dir);
+    ag_cli_run(&nan_run, NULL, cmd);
+    assert_int_equal(nan_run.code, 3);
+    assert_non_null(strstr(nan_run.err, "numeric edge attribute 'weight' is missing on edge 0"));
     /* ... so that a graph without them is labelled */
     ag_test_write_text(dir, "k.gml", "graph [ directed 0 node [ id 0 name \"1\" ] node [ id 1 name \"2\" ] "
                        "edge [ source 0 target 1 ] ]");

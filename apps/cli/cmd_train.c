@@ -836,6 +836,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     ag_featurizer_config_t fc = job->fc; /* the preset's featurisation added for graph tasks */
     int code = AG_EXIT_OK;
     ag_prepared_t p;
+    int edges_unread = 0; /* featurised without edge attributes, which could not be featurised */
     memset(&p, 0, sizeof p);
     ag_model_t **members = NULL; /* (K) the models, one for a single model; all freed at the end */
     ag_model_t *model = NULL;    /* the member being set up or trained, then members[0] */
@@ -889,6 +890,25 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         given.normalize = o->normalize;
         ag_net_train_options_feature_defaults(&given, task, NULL, &fc);
         rc = prepare(&p, o, d, task, &fc);
+        if (rc != AG_SUCCESS && rc != AG_ENOMEM && fc.edge_select != AG_SELECT_NONE) {
+            /* an edge attribute the model never reads (the gat preset has no edge term) must not
+             * stop the run (a NaN on one edge did): featurised without edge attributes, the run
+             * goes on when the model these options build reads none; else the error stands */
+            ag_featurizer_config_t no_edges = fc;
+            no_edges.edge_select = AG_SELECT_NONE;
+            no_edges.n_edge_attrs = 0;
+            if (prepare(&p, o, d, task, &no_edges) == AG_SUCCESS) {
+                ag_net_train_options_t n = t.net;
+                if (!n.preset) n.preset = ag_net_train_options_preset(&n, task, &p, NULL);
+                if (!ag_net_train_options_uses_edges(&n, task)) {
+                    rc = AG_SUCCESS;
+                    edges_unread = 1;
+                } else {
+                    ag_prepared_destroy(&p);
+                }
+            }
+            if (rc != AG_SUCCESS) rc = prepare(&p, o, d, task, &fc); /* its own message again */
+        }
     }
     if (rc) {
         /* graph tasks' messages name the graph file; one graph's do not */
@@ -935,14 +955,14 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         code = AG_EXIT_USAGE;
         goto done;
     }
-    if (Fe > 0 && !ag_net_train_options_uses_edges(&t.net, task)) {
+    if ((Fe > 0 || edges_unread) && !ag_net_train_options_uses_edges(&t.net, task)) {
         /* a model without an edge term: featurised again without edge attributes, so that its file
          * does not ask prediction for attributes it never reads */
         ag_featurizer_config_t no_edges = fc;
         no_edges.edge_select = AG_SELECT_NONE;
         no_edges.n_edge_attrs = 0;
-        ag_prepared_destroy(&p);
-        if ((rc = prepare(&p, o, d, task, &no_edges)) != AG_SUCCESS) {
+        if (!edges_unread) ag_prepared_destroy(&p);
+        if (!edges_unread && (rc = prepare(&p, o, d, task, &no_edges)) != AG_SUCCESS) {
             code = ag_cli_fail_in(d->graph_level ? NULL : o->graph, rc);
             goto done;
         }
