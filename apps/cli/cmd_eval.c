@@ -130,8 +130,14 @@ int ag_cmd_eval(int argc, char **argv) {
     if (cli_split_seeded(&o)) {
         /* The parts train drew with its --seed, which the model keeps: without --seed, the same ones. */
         if (!o.seed_given && first_seed != o.seed) {
-            fprintf(stderr, "attn-graph: note: eval: the random split is drawn with the model's seed %llu, as train "
-                            "drew it (--seed S for another)\n", (unsigned long long)first_seed);
+            if (o.kfold)
+                fprintf(stderr, "attn-graph: note: eval: the random split is drawn with the model's seed %llu, as "
+                                "train drew it (--seed S for another)\n", (unsigned long long)first_seed);
+            else /* the model keeps the seed, not train's --split-random fractions */
+                fprintf(stderr, "attn-graph: note: eval: the random split is drawn with the model's seed %llu and the "
+                                "fractions %s: train's parts if it had these fractions, which the model does not keep "
+                                "(--split-random A,B as train had them; --seed S for another seed)\n",
+                        (unsigned long long)first_seed, o.split_random ? o.split_random : "0.8,0.1 (the default)");
             o.seed = first_seed;
         }
         if (other_seed_model)
