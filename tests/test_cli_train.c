@@ -823,6 +823,8 @@ static void test_bad_options(void **state) {
         "eval --model x.safetensors --part middle",
         "train --labels tests/data/mutag-mini/labels.csv --format csv",
         "eval --model x.safetensors --labels tests/data/mutag-mini/labels.csv --format",
+        "train graphs/social/karate.gml --label-attr club --train-nodes 0,33,0",
+        "train graphs/social/karate.gml --label-attr club --mask full,khop,full,neighbours",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ag_cli_run_t r;

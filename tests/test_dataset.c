@@ -376,7 +376,10 @@ static void test_tu(void **state) {
         {"T_edge_labels.txt", "1\n", AG_EPARSE, "T_edge_labels.txt: 1 lines, but "},
         {"T_graph_labels.txt", "1\n", AG_EPARSE, "T_graph_labels.txt: 1 lines, but "},
         {"T_graph_labels.txt", "1, 2\n0, 1\n", AG_EPARSE, "T_graph_labels.txt: 2 values per line (one label per graph)"},
-        {"T_node_attributes.txt", "1\n2\n3\n4\ninf\n", AG_EPARSE, "T_node_attributes.txt:5: value inf is not finite"},
+        {"T_node_attributes.txt", "1\n2\n3\n4\ninf\n", AG_EPARSE, "T_node_attributes.txt:5: value 1 ('inf') is not finite"},
+        /* the value and its place, not the rest of the line */
+        {"T_node_attributes.txt", "1, 2\n2, 1\n3, 0\n0.5, nan\n1, 1\n", AG_EPARSE,
+         "T_node_attributes.txt:4: value 2 ('nan') is not finite"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_tu(dir);

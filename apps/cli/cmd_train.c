@@ -972,6 +972,11 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         F = p.set.examples[0].X.cols; /* the same vertex columns */
         Fe = 0;
     }
+    /* before the notes below: a usage error is not preceded by notes about the data */
+    if (ag_net_train_options_model_config(&t.net, task, F, Fe, p.n_out, &mc)) {
+        code = option_error();
+        goto done;
+    }
     const int auto_norm = !o->normalize || !strcmp(o->normalize, "auto");
     char cols[512];
     if (!d->graph_level && auto_norm && !t.quiet && first_run && standardised_columns(&p, d, cols, sizeof cols))
@@ -983,10 +988,6 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         fprintf(stderr, "attn-graph: note: --edge-mode %s has nothing to read: the %s no usable edge attribute%s\n",
                 t.net.edge_mode, d->graph_level ? "graphs have" : "graph has",
                 fc.edge_select == AG_SELECT_NONE ? " (--edge-attrs none)" : "");
-    if (ag_net_train_options_model_config(&t.net, task, F, Fe, p.n_out, &mc)) {
-        code = option_error();
-        goto done;
-    }
     if (!t.quiet && first_run) data_notes(o, d, &p, &fc, &job->uncommon);
     if (!t.quiet && first_run && task == AG_TASK_NODE_CLASSIFICATION)
         for (int64_t c = 0; c < p.n_out; c++)

@@ -183,6 +183,12 @@ static int train_nodes_fold(cli_data_t *d, const char *list, int64_t N, const ch
             free(in);
             return AG_EXIT_USAGE;
         }
+        if (in[v]) { /* a typo in a hand-written list, as a split file's repeated index is */
+            fprintf(stderr, "attn-graph: %s: --train-nodes lists vertex %lld twice\n", cmd, (long long)v);
+            free(buf);
+            free(in);
+            return AG_EXIT_USAGE;
+        }
         in[v] = 1;
     }
     free(buf);

@@ -46,7 +46,8 @@ static int parse_line(char *s, double *out, int64_t cap, int64_t *n, char *why, 
             return -1;
         }
         if (!isfinite(x)) {
-            snprintf(why, whyn, "value %.40s is not finite", s);
+            snprintf(why, whyn, "value %lld ('%.*s') is not finite", (long long)*n + 1,
+                     (int)(end - s < 40 ? end - s : 40), s);
             return -1;
         }
         if (*n == cap) {
