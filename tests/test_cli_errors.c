@@ -728,6 +728,24 @@ static void test_eval_value_far_off(void **state) {
     run_expect(0, "", "eval --model graphs/models/esol.safetensors --labels @/near.csv --part all");
 }
 
+/* A classifier scored on a column of measurements (a regression column named by mistake) says so,
+ * with the value to float32's digits rather than 17 of them. */
+static void test_eval_class_of_measurement(void **state) {
+    (void)state;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "file,w\n%s/graphs/molecules/caffeine.gml,7.069295651951667\n", AG_SOURCE_DIR);
+    write_text("measured.csv", cmd);
+    ag_cli_run_t r;
+    snprintf(cmd, sizeof cmd, "eval --model graphs/models/mutag.safetensors --labels %s/measured.csv --target w "
+             "--part all", dir);
+    ag_cli_run(&r, NULL, cmd);
+    assert_int_equal(r.code, 3);
+    if (!strstr(r.err, "caffeine.gml: class '7.06929588' of target 'w' is not one of the model's 2 classes ('0', "
+                       "'1'); a fractional number is a measurement: is it a regression column, while the model "
+                       "classifies?\n"))
+        fail_msg("%s", r.err);
+}
+
 /* A validation part scored perfectly at epoch 1 (accuracy 1 on ten graphs that x decides) keeps
  * epoch 1: the warning says why, instead of suggesting another learning rate. */
 static void test_perfect_validation_hint(void **state) {
@@ -769,6 +787,7 @@ int main(void) {
         cmocka_unit_test(test_graph_value_far_off),
         cmocka_unit_test(test_eval_unseen),
         cmocka_unit_test(test_eval_value_far_off),
+        cmocka_unit_test(test_eval_class_of_measurement),
         cmocka_unit_test(test_perfect_validation_hint),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

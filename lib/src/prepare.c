@@ -339,8 +339,16 @@ static ag_error_t graph_targets(ag_prepared_t *p, const ag_dataset_t *ds, ag_tas
             if (c == n_names) {
                 char name[64], known[256] = "";
                 class_list(names, n_names, known, sizeof known);
-                rc = AG_ERROR(AG_EVALUE, "%s: class '%s' of target '%s' is not one of the model's %lld classes%s",
-                              graph_name(ds, g, name, sizeof name), buf, t->tasks[0], (long long)n_names, known);
+                /* a number that is no whole one (held as float32: shown to float32's digits) is a
+                 * measurement, not a class: most likely a regression column named by mistake */
+                char *end;
+                const double x = strtod(buf, &end);
+                const int fraction = end != buf && *end == '\0' && isfinite(x) && x != floor(x);
+                if (fraction) snprintf(buf, sizeof buf, "%.9g", x);
+                rc = AG_ERROR(AG_EVALUE, "%s: class '%s' of target '%s' is not one of the model's %lld classes%s%s",
+                              graph_name(ds, g, name, sizeof name), buf, t->tasks[0], (long long)n_names, known,
+                              fraction ? "; a fractional number is a measurement: is it a regression column, while "
+                                         "the model classifies?" : "");
             } else {
                 p->set.targets[g] = (float)c;
             }
