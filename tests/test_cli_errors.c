@@ -306,7 +306,10 @@ static void test_table_width(void **state) {
     run_expect(3,
         "attn-graph: graphs/formats/sample.edgelist: the graph has no vertex attribute 'id' to match the table's ids "
         "to (another attribute: --table-id-attr, ag_table_options_t.vertex_attr)\n",
-        "train graphs/formats/sample.edgelist --label-attr cls --node-table @/t2.csv");
+        "train graphs/formats/sample.edgelist --label-attr cls --node-table @/t2.csv --table-id-attr id");
+    /* without --table-id-attr an edge list's vertices are their indices: the table's are beyond them */
+    run_expect(3, "attn-graph: @/t2.csv:7: id '5' is not a vertex index (the graph has 5 vertices)\n",
+               "train graphs/formats/sample.edgelist --label-attr cls --node-table @/t2.csv");
     /* the right width works */
     ag_cli_run_t r =
         run_expect(0, "", "label --model @/table.safetensors graphs/social/karate.gml --node-table @/t2.csv");

@@ -854,6 +854,45 @@ static void test_bad_options(void **state) {
     assert_non_null(strstr(r.out, "--format F"));
 }
 
+/* PyG's and OGB's layout: an edge list (no attributes: the table's ids are the vertex indices) and
+ * a CSV of features with the labels in a column. --label-attr names the column, which is labels,
+ * not a feature; the model is the one trained on the same graph as GML with the labels in it. */
+static void test_labels_in_node_table(void **state) {
+    (void)state;
+    char dir[256], cmd[1024], table[2048] = "id,f,club\n", plain[2048] = "id,f\n";
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_table_labels", 0), 0);
+    snprintf(cmd, sizeof cmd, "awk '/edge \\[/ {print $4, $6}' '%s/graphs/social/karate.gml' > '%s/k.edges'",
+             AG_SOURCE_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    for (int v = 0; v < 34; v++) {
+        /* the club of each member, as karate.gml has it */
+        static const int officer[34] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0,
+                                        0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+        snprintf(table + strlen(table), sizeof table - strlen(table), "%d,%d,%d\n", v, v % 2, officer[v]);
+        snprintf(plain + strlen(plain), sizeof plain - strlen(plain), "%d,%d\n", v, v % 2);
+    }
+    ag_test_write_text(dir, "t.csv", table);
+    ag_test_write_text(dir, "plain.csv", plain);
+    ag_cli_run_t el, gml, r;
+    ag_cli_run_ok(&el, "train %s/k.edges --node-table %s/t.csv --label-attr club --train-nodes 0,33 --epochs 5 "
+                  "--threads 1 -o %s/el.safetensors", dir, dir, dir);
+    ag_cli_run_ok(&gml, "train graphs/social/karate.gml --vertex-attrs none --edge-attrs none --node-table "
+                  "%s/plain.csv --label-attr club --train-nodes 0,33 --epochs 5 --threads 1", dir);
+    assert_string_equal(el.out, gml.out);
+    assert_non_null(strstr(el.err, "1 feature, 2 outputs"));
+    ag_cli_run_ok(&r, "eval --model %s/el.safetensors %s/k.edges --node-table %s/t.csv --train-nodes 0,33", dir, dir,
+                  dir);
+    assert_string_equal(r.out, el.out);
+    ag_cli_run_ok(&r, "label --model %s/el.safetensors %s/k.edges --node-table %s/t.csv -o %s/el.csv", dir, dir, dir,
+                  dir);
+    /* a column the table does not have: the graph's missing attribute, as before */
+    snprintf(cmd, sizeof cmd, "train %s/k.edges --node-table %s/plain.csv --label-attr club --epochs 5", dir, dir);
+    ag_cli_run(&r, NULL, cmd);
+    assert_int_equal(r.code, 3);
+    assert_non_null(strstr(r.err, "no vertex attribute 'club'"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 /* A dataset of edge lists named .txt, as TU-style collections come: --format reads them (train and
  * eval, the same test line), without it every listed file is refused by its extension; a string
  * class column is the target without --target when it is the only column besides 'file'. */
@@ -1751,6 +1790,7 @@ int main(void) {
         cmocka_unit_test(test_json_keeps_undefined_metrics),
         cmocka_unit_test(test_ensemble),
         cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_labels_in_node_table),
         cmocka_unit_test(test_format_option),
         cmocka_unit_test(test_tu_option),
         cmocka_unit_test(test_default_preset),

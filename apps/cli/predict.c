@@ -653,6 +653,30 @@ void cli_run_destroy(cli_run_t *r) {
     memset(r, 0, sizeof *r);
 }
 
+ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, const char *table_path, const char *id_attr,
+                          const char *label_attr) {
+    ag_table_options_t topt;
+    ag_table_options_init(&topt);
+    if (id_attr) topt.vertex_attr = id_attr;
+    else if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "id")) {
+        /* an NCOL or LGL graph names its vertices; an edge list's are its 0-based indices */
+        if (igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "name")) topt.vertex_attr = "name";
+        else topt.match_index = 1;
+    }
+    const size_t n = strlen(table_path);
+    if (n > 8 && !strcmp(table_path + n - 8, ".content")) topt.last_is_label = 1; /* LINQS: the class ends each line */
+    /* without the label attribute in the graph, the labels may be a column of the table (an edge
+     * list has no attributes: PyG's and OGB's layout), read as labels, not a feature */
+    else if (label_attr && !igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, label_attr))
+        topt.label_column = label_attr;
+    ag_error_t rc = ag_table_read(t, table_path, ig, &topt);
+    if (rc == AG_EATTR && topt.label_column && strstr(ag_error_message(), "no label column")) {
+        topt.label_column = NULL; /* not there: the graph's missing attribute is said where it is needed */
+        rc = ag_table_read(t, table_path, ig, &topt);
+    }
+    return rc;
+}
+
 int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model_path, const char *table_path,
                         const char *id_attr, const igraph_t *ig, ag_node_table_t *t, int *have) {
     *have = 0;
@@ -665,12 +689,7 @@ int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model
                 model_path, (long long)b->table.width);
         return AG_EXIT_USAGE;
     }
-    ag_table_options_t topt;
-    ag_table_options_init(&topt);
-    if (id_attr) topt.vertex_attr = id_attr;
-    size_t n = strlen(table_path);
-    if (n > 8 && !strcmp(table_path + n - 8, ".content")) topt.last_is_label = 1; /* LINQS: the class ends each line */
-    ag_error_t rc = ag_table_read(t, table_path, ig, &topt);
+    ag_error_t rc = cli_table_read(t, ig, table_path, id_attr, b->label_attr);
     if (rc) return ag_cli_fail(rc);
     *have = 1;
     return cli_align_table(cmd, table_path, model_path, &b->table, t);
