@@ -15,6 +15,7 @@
  * writer the lower, and igraph's readers store the higher as `from` whatever the file says.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -932,7 +933,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     width = fmax(width, 20.0 + text_width(graph_path, 14.0));
     /* The class legend runs after the caption on the third line and wraps at the canvas's width:
      * each row moves the drawing down. */
-    enum { LEGEND_MAX = 20, NAME_MAX = 24 };
+    enum { LEGEND_MAX = 20, LEGEND_NAME_MAX = 24 };
     double legend_x0 = 185.0, row_h = 16.0;
     char more[128] = "";
     int legend_rows = 1, cut_middle = 0;
@@ -941,11 +942,11 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         slot = malloc(sizeof(int) * (size_t)C);
         if (!listed || !slot) goto done;
         n_listed = legend_classes(Y, N, C, LEGEND_MAX, listed, slot);
-        cut_middle = legend_cut_middle(b, listed, n_listed < LEGEND_MAX ? n_listed : LEGEND_MAX, NAME_MAX);
+        cut_middle = legend_cut_middle(b, listed, n_listed < LEGEND_MAX ? n_listed : LEGEND_MAX, LEGEND_NAME_MAX);
         legend_more(more, sizeof more, C, n_listed, LEGEND_MAX);
         double x = legend_x0;
         for (int64_t i = 0; i < n_listed && i < LEGEND_MAX; i++) {
-            (cut_middle ? shorten_middle : shorten)(shown, sizeof shown, b->names[listed[i]], NAME_MAX);
+            (cut_middle ? shorten_middle : shorten)(shown, sizeof shown, b->names[listed[i]], LEGEND_NAME_MAX);
             double w = 24.0 + text_width(shown, 11.0);
             if (x > 10.0 && x + w > width - 10.0) {
                 legend_rows++;
@@ -989,7 +990,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         fputs("<text x=\"10\" y=\"52\" font-size=\"11\">node colour: predicted class</text>\n", f);
         for (int64_t i = 0; i < n_listed && i < LEGEND_MAX; i++) {
             const int64_t c = listed[i];
-            (cut_middle ? shorten_middle : shorten)(shown, sizeof shown, b->names[c], NAME_MAX);
+            (cut_middle ? shorten_middle : shorten)(shown, sizeof shown, b->names[c], LEGEND_NAME_MAX);
             double w = 24.0 + text_width(shown, 11.0);
             if (x > 10.0 && x + w > width - 10.0) {
                 x = 10.0;
@@ -1123,7 +1124,8 @@ int ag_cmd_explain(int argc, char **argv) {
         if (r == 0) r = cli_smooth_option(CMD, argc, argv, &i, &smooth, 1);
         if (r == 0 && (r = cli_opt(CMD, "--svg", argc, argv, &i, &v)) > 0) svg_path = v;
         else if (r == 0 && (r = cli_opt(CMD, "--layer", argc, argv, &i, &v)) > 0) {
-            if (cli_int(CMD, "--layer", v, 0, AG_MODEL_MAX_BLOCKS - 1, &layer) < 0) r = -1;
+            /* any integer: its range is the model's, said below with the model's layers */
+            if (cli_int(CMD, "--layer", v, INT_MIN, INT_MAX, &layer) < 0) r = -1;
         }
         if (r == 0) fprintf(stderr, "attn-graph: explain: unknown option '%s' (see 'attn-graph explain --help')\n", a);
         if (r <= 0) return AG_EXIT_USAGE;
@@ -1155,7 +1157,7 @@ int ag_cmd_explain(int argc, char **argv) {
     const ag_model_config_t *mc = ag_model_config(p.b.model);
     ag_task_t task = mc->task;
     int L = mc->n_blocks;
-    if (layer >= L) {
+    if (layer >= L || layer < -1) {
         fprintf(stderr, "attn-graph: explain: --layer %lld: %s has layers 0 to %d\n", (long long)layer, o.model_path,
                 L - 1);
         cli_prediction_destroy(&p);
@@ -1205,7 +1207,7 @@ int ag_cmd_explain(int argc, char **argv) {
         cli_igraph_catch();
         svg_open = cli_atomic_open(&svg, CMD, svg_path) == 0;
         if (!svg_open) code = AG_EXIT_FAILURE;
-        else if (write_svg(svg.f, &p.ig, &la[layer], (int)layer, &p.b, task, p.run.Y, o.graph_path) < 0) {
+        else if (write_svg(svg.f, &p.ig, &la[layer], (int)layer, &p.b, task, p.run.Y, cli_shown_path(o.graph_path)) < 0) {
             fprintf(stderr, "attn-graph: explain: cannot draw %s: %s\n", svg_path, cli_igraph_message());
             code = AG_EXIT_FAILURE;
         }

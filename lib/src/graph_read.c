@@ -72,6 +72,9 @@ ag_error_t ag_format_from_path(const char *path, ag_format_t *format) {
     struct stat st;
     if (stat(path, &st) != 0) return AG_ERROR(AG_EFILE, "%s: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode)) return AG_ERROR(AG_EFILE, "%s: %s", path, strerror(EISDIR));
+    /* the model named where a graph goes (classify MODEL GRAPH, --model forgotten) */
+    if (dot && !strcasecmp(dot + 1, "safetensors"))
+        return AG_ERROR(AG_EFORMAT, "%s: a model file, not a graph (a model is given with --model)", path);
     return AG_ERROR(AG_EFORMAT, "%s: unknown file extension (known: " KNOWN_EXTENSIONS "); pass --format", path);
 }
 
