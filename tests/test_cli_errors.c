@@ -749,6 +749,22 @@ static void test_eval_class_of_measurement(void **state) {
         fail_msg("%s", r.err);
 }
 
+/* A node-table column that mirrors the labels is refused by its name in the table (the library
+ * knows it by place); with the graph's own label attribute, a column of that name is no
+ * exception. */
+static void test_table_column_mirror(void **state) {
+    (void)state;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "awk 'BEGIN {print \"id,f,club\"} /node \\[/ {print $4 \",\" $4 %% 3 \",\" 1 - $8}' "
+             "'%s/graphs/social/karate.gml' > '%s/inv.csv'", AG_SOURCE_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    run_expect(3,
+        "attn-graph: @/inv.csv: column 'club' mirrors the labels (one value per class on the labelled vertices) and "
+        "cannot be a feature: the model would read its answer from it; remove it from the table\n",
+        "train graphs/social/karate.gml --label-attr club --vertex-attrs none --edge-attrs none --node-table "
+        "@/inv.csv --epochs 1");
+}
+
 /* A validation part scored perfectly at epoch 1 (accuracy 1 on ten graphs that x decides) keeps
  * epoch 1: the warning says why, instead of suggesting another learning rate. */
 static void test_perfect_validation_hint(void **state) {
@@ -791,6 +807,7 @@ int main(void) {
         cmocka_unit_test(test_eval_unseen),
         cmocka_unit_test(test_eval_value_far_off),
         cmocka_unit_test(test_eval_class_of_measurement),
+        cmocka_unit_test(test_table_column_mirror),
         cmocka_unit_test(test_perfect_validation_hint),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

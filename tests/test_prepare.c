@@ -276,6 +276,44 @@ static void test_mirror_with_unlabelled_values(void **state) {
     }
 }
 
+/* A node-table column that mirrors the classes, or copies the regression target in another unit,
+ * is refused by its place (the table is the caller's own: every column was asked for); a column
+ * that only correlates is kept. */
+static void test_table_column_copies(void **state) {
+    (void)state;
+    igraph_t ig;
+    assert_int_equal(ag_graph_read(&ig, AG_SOURCE_DIR "/graphs/social/karate.gml", AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    igraph_vector_t club;
+    igraph_vector_init(&club, 0);
+    assert_int_equal(igraph_cattribute_VANV(&ig, "club", igraph_vss_all(), &club), IGRAPH_SUCCESS);
+    ag_fmat_t T;
+    assert_int_equal(ag_fmat_init(&T, 34, 2), AG_SUCCESS);
+    for (int v = 0; v < 34; v++) {
+        T.data[v * 2] = (float)(v % 3);                         /* unrelated */
+        T.data[v * 2 + 1] = 5.0f - 2.0f * (float)VECTOR(club)[v]; /* the club, recoded */
+    }
+    ag_featurizer_config_t fc;
+    ag_featurizer_config_init(&fc);
+    fc.vertex_select = AG_SELECT_NONE;
+    ag_prepared_t p;
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, &T, AG_NORM_NONE, &fc), AG_EATTR);
+    assert_string_equal(ag_error_message(), "node-table column 2 (of 2) mirrors the labels (one value per class on the "
+                                            "labelled vertices) and cannot be a feature: the model would read its "
+                                            "answer from it; remove it from the table");
+    assert_int_equal(ag_prepare_node_values(&p, &ig, "club", &T, AG_NORM_NONE, &fc), AG_EATTR);
+    assert_string_equal(ag_error_message(), "node-table column 2 (of 2) copies the target (the same values, or the "
+                                            "same in another unit, on the vertices with one) and cannot be a "
+                                            "feature: the model would read its answer from it; remove it from the "
+                                            "table");
+    /* the club on all but one vertex: no longer one value per class, so a feature like any other */
+    T.data[5 * 2 + 1] = 4.0f;
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, &T, AG_NORM_NONE, &fc), AG_SUCCESS);
+    ag_prepared_destroy(&p);
+    ag_fmat_destroy(&T);
+    igraph_vector_destroy(&club);
+    igraph_destroy(&ig);
+}
+
 static void test_node_labels_and_mirrors(void **state) {
     (void)state;
     igraph_t ig;
@@ -492,6 +530,7 @@ int main(void) {
         cmocka_unit_test(test_task_inference),
         cmocka_unit_test(test_fit_on_training_graphs),
         cmocka_unit_test(test_graph_task_layouts),
+        cmocka_unit_test(test_table_column_copies),
         cmocka_unit_test(test_node_labels_and_mirrors),
         cmocka_unit_test(test_mirror_with_unlabelled_values),
         cmocka_unit_test(test_node_table),

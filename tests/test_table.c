@@ -237,6 +237,14 @@ static void test_errors(void **state) {
     /* columns are matched by name: each needs its own */
     snprintf(buf, sizeof buf, "id,x,y,x\n10,1,2,3\n%s", "20,2,2,2\n30,3,3,3\n40,4,4,4\n");
     expect_error(&g, buf, ".csv", NULL, AG_EPARSE, ":1: column 'x' appears twice in the header");
+    /* the label column's name on a feature as well: the feature would copy the labels */
+    {
+        ag_table_options_t lo;
+        ag_table_options_init(&lo);
+        lo.label_column = "y";
+        expect_error(&g, "id,y,y\n10,a,1\n20,b,2\n30,a,3\n40,b,4\n", ".csv", &lo, AG_EPARSE,
+                     ":1: column 'y' appears twice in the header (the labels and column 3)");
+    }
     /* ... and a name: a trailing separator as spreadsheets export, with values or without */
     expect_error(&g, "id,x,\n10,1,5\n20,2,5\n30,3,5\n40,4,5\n", ".csv", NULL, AG_EPARSE,
                  ":1: column 3 of the header has no name (a trailing separator?): columns are matched by name; "

@@ -579,6 +579,84 @@ static ag_error_t node_example(ag_prepared_t *p, const igraph_t *ig, const ag_fm
     return ag_graph_from_igraph(&ex->graph, ig);
 }
 
+/* Whether x (N values, stride apart) copies the targets y (N, NaN where a vertex has none) on the
+ * vertices with one: equal as the model holds the targets (written through float32, still a
+ * copy), or the target in another unit or origin (cents, degrees Fahrenheit): correlation 1 to
+ * six digits over ten or more vertices, which no honest feature reaches by chance. */
+static int value_copy(const double *x, int64_t stride, const float *y, int64_t N) {
+    int64_t same = 0, n = 0;
+    double sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0;
+    for (int64_t v = 0; v < N; v++) {
+        const double xv = x[v * stride], yv = y[v];
+        if (isnan(yv)) continue;
+        if (isnan(xv)) return 0;
+        same += (float)xv == y[v];
+        n++;
+        sx += xv, sy += yv, sxx += xv * xv, syy += yv * yv, sxy += xv * yv;
+    }
+    if (n >= 2 && same == n) return 1;
+    if (n < 10) return 0;
+    const double cxx = sxx - sx * sx / (double)n, cyy = syy - sy * sy / (double)n;
+    const double cxy = sxy - sx * sy / (double)n;
+    return cxx > 0.0 && cyy > 0.0 && fabs(cxy) / sqrt(cxx * cyy) >= 1.0 - 1e-6;
+}
+
+/* Whether column j of the node table T (N x F) mirrors the classes y (N, -1 unlabelled; C
+ * classes): one value per class over the labelled vertices, a different one for each, with more
+ * labelled vertices than classes seen (some value repeats): the rule for vertex attributes. */
+static int column_mirrors(const ag_fmat_t *T, int64_t j, const int32_t *y, int64_t C, float *per_class) {
+    for (int64_t c = 0; c < C; c++) per_class[c] = NAN;
+    int64_t labelled = 0, seen = 0;
+    for (int64_t v = 0; v < T->rows; v++) {
+        if (y[v] < 0) continue;
+        const float x = T->data[v * T->cols + j];
+        if (isnan(x)) return 0;
+        if (isnan(per_class[y[v]])) {
+            per_class[y[v]] = x;
+            seen++;
+        } else if (per_class[y[v]] != x) {
+            return 0;
+        }
+        labelled++;
+    }
+    for (int64_t a = 0; a < C; a++)
+        for (int64_t b = a + 1; b < C; b++)
+            if (!isnan(per_class[a]) && per_class[a] == per_class[b]) return 0;
+    return seen >= 2 && labelled > seen;
+}
+
+/* AG_EATTR when a node-table column mirrors the classes (lab) or copies the regression targets
+ * (y, when lab is NULL): the table is the caller's own, every column asked for, so it is refused
+ * by place rather than dropped, as an attribute named in vertex_attrs is. */
+static ag_error_t check_table_copies(const ag_fmat_t *T, const ag_labels_t *lab, const float *y) {
+    if (!T || T->cols == 0) return AG_SUCCESS;
+    float *per_class = NULL; /* (C) */
+    double *col = NULL;      /* (N) */
+    if (lab) AG_CHECK(ag_i_alloc_array((void **)&per_class, lab->n_classes, sizeof(float), "classes"));
+    else AG_CHECK(ag_i_alloc_array((void **)&col, T->rows > 0 ? T->rows : 1, sizeof(double), "table column"));
+    ag_error_t rc = AG_SUCCESS;
+    for (int64_t j = 0; j < T->cols && rc == AG_SUCCESS; j++) {
+        int hit;
+        if (lab) {
+            hit = column_mirrors(T, j, lab->y, lab->n_classes, per_class);
+        } else {
+            for (int64_t v = 0; v < T->rows; v++) col[v] = T->data[v * T->cols + j];
+            hit = value_copy(col, 1, y, T->rows);
+        }
+        if (hit)
+            rc = AG_ERROR(AG_EATTR, lab ? "node-table column %lld (of %lld) mirrors the labels (one value per class "
+                                          "on the labelled vertices) and cannot be a feature: the model would read "
+                                          "its answer from it; remove it from the table"
+                                        : "node-table column %lld (of %lld) copies the target (the same values, or "
+                                          "the same in another unit, on the vertices with one) and cannot be a "
+                                          "feature: the model would read its answer from it; remove it from the "
+                                          "table", (long long)j + 1, (long long)T->cols);
+    }
+    ag_i_free(per_class);
+    ag_i_free(col);
+    return rc;
+}
+
 static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
                                 const char *const *classes, int64_t n_classes, const ag_fmat_t *table,
                                 ag_feature_norm_t table_norm, const ag_featurizer_config_t *cfg) {
@@ -592,6 +670,7 @@ static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char
         for (int64_t i = 0; i < cfg->n_vertex_attrs && rc == AG_SUCCESS; i++)
             if (!strcmp(cfg->vertex_attrs[i], label_attr))
                 rc = AG_ERROR(AG_EATTR, "vertex attribute '%s' holds the labels and cannot be a feature", label_attr);
+    if (rc == AG_SUCCESS) rc = check_table_copies(table, &lab, NULL);
     if (rc == AG_SUCCESS) rc = ag_i_fit_excluding(p, cfg, ig);
     if (rc == AG_SUCCESS && table) rc = ag_table_norm_fit(&p->table, table, table_norm);
     if (rc == AG_SUCCESS) rc = node_targets(p, &lab, lab.n);
@@ -700,29 +779,8 @@ ag_error_t ag_i_find_value_copies(ag_prepared_t *p, const igraph_t *ig, const ch
             rc = ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading vertex attribute '%s'", a->name);
             break;
         }
-        /* a copy, compared as the model holds the targets (written through float32, still a
-         * copy), or the target in another unit or origin (cents, degrees Fahrenheit): correlation
-         * 1 to six digits over ten or more vertices, which no honest feature reaches by chance */
-        int64_t same = 0, n = 0;
-        double sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0;
-        for (int64_t v = 0; v < N; v++) {
-            const double xv = VECTOR(x)[v], yv = y[v];
-            if (isnan(yv)) continue;
-            if (isnan(xv)) {
-                n = -1;
-                break;
-            }
-            same += (float)xv == y[v];
-            n++;
-            sx += xv, sy += yv, sxx += xv * xv, syy += yv * yv, sxy += xv * yv;
-        }
-        int copy = n >= 2 && same == n;
-        if (!copy && n >= 10) {
-            const double cxx = sxx - sx * sx / (double)n, cyy = syy - sy * sy / (double)n;
-            const double cxy = sxy - sx * sy / (double)n;
-            copy = cxx > 0.0 && cyy > 0.0 && fabs(cxy) / sqrt(cxx * cyy) >= 1.0 - 1e-6;
-        }
-        if (copy && !(p->excluded[p->n_excluded++] = ag_i_strdup(a->name))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+        if (value_copy(&VECTOR(x)[0], 1, y, N) && !(p->excluded[p->n_excluded++] = ag_i_strdup(a->name)))
+            rc = AG_ERROR(AG_ENOMEM, "out of memory");
     }
     if (have_x) igraph_vector_destroy(&x);
     ag_graph_summary_destroy(&s);
@@ -738,6 +796,7 @@ static ag_error_t prepare_node_values(ag_prepared_t *p, const igraph_t *ig, cons
             if (!strcmp(cfg->vertex_attrs[i], target_attr))
                 return AG_ERROR(AG_EATTR, "vertex attribute '%s' is the target and cannot be a feature", target_attr);
     AG_CHECK(ag_i_find_value_copies(p, ig, target_attr, p->set.targets, igraph_vcount(ig)));
+    AG_CHECK(check_table_copies(table, NULL, p->set.targets));
     ag_error_t rc = ag_i_fit_excluding(p, cfg, ig);
     if (rc == AG_SUCCESS && table) rc = ag_table_norm_fit(&p->table, table, table_norm);
     if (rc == AG_SUCCESS) rc = node_example(p, ig, table);

@@ -318,7 +318,7 @@ static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *
  * row (a table exported without a header lost its first vertex, and the message then said only
  * that vertex had no row), a column without a name, and a name given twice (a model matches a new
  * table's columns by name, so a repeated one would take the first column's values for both). */
-static ag_error_t check_header(reader_t *r, int64_t id_col, const int64_t *cols, int64_t f) {
+static ag_error_t check_header(reader_t *r, int64_t id_col, int64_t label_col, const int64_t *cols, int64_t f) {
     const char *const *h = (const char *const *)r->csv.fields;
     int row = vindex_find(&r->ix, h[id_col]) >= 0;
     for (int64_t j = 0; j < f && row; j++) {
@@ -350,6 +350,12 @@ static ag_error_t check_header(reader_t *r, int64_t id_col, const int64_t *cols,
             rc = AG_ERROR(AG_EPARSE, "%s:%lld: column '%s' appears twice in the header: columns are matched by name, "
                           "so each needs its own", r->path, (long long)r->csv.line, sorted[j]);
     ag_i_free(sorted);
+    /* the label column's name on a feature too: the feature would be a copy of the labels */
+    for (int64_t j = 0; j < f && rc == AG_SUCCESS && label_col >= 0; j++)
+        if (!strcmp(h[cols[j]], h[label_col]))
+            rc = AG_ERROR(AG_EPARSE, "%s:%lld: column '%s' appears twice in the header (the labels and column %lld): "
+                          "columns are matched by name, so each needs its own", r->path, (long long)r->csv.line,
+                          h[label_col], (long long)cols[j] + 1);
     return rc;
 }
 
@@ -409,7 +415,7 @@ static ag_error_t read_delimited(reader_t *r, ag_node_table_t *t, const ag_table
         for (int64_t c = 0; c < n_fields; c++)
             if (c != id_col && c != label_col) cols[f++] = c;
     }
-    TRY(check_header(r, id_col, cols, f));
+    TRY(check_header(r, id_col, label_col, cols, f));
     TRY(ag_fmat_init(&t->features, r->ix.n, f));
     TRY(ag_i_alloc_array(&p, f, sizeof(char *), "column names"));
     t->columns = p;
