@@ -860,7 +860,9 @@ static void test_node_values(void **state) {
     igraph_vector_t y;
     igraph_vector_init(&y, 34);
     double mean = 0.0, sd = 0.0;
-    for (int i = 0; i < 34; i++) mean += (VECTOR(y)[i] = 10.0 + 3.0 * MATRIX(F, i, 0)) / 34.0;
+    /* the degree, and a little the vertex's parity: an exact linear copy of a feature column would
+     * be refused as the target in another unit */
+    for (int i = 0; i < 34; i++) mean += (VECTOR(y)[i] = 10.0 + 3.0 * MATRIX(F, i, 0) + (i % 2 ? 0.5 : -0.5)) / 34.0;
     for (int i = 0; i < 34; i++) sd += (VECTOR(y)[i] - mean) * (VECTOR(y)[i] - mean) / 34.0;
     sd = sqrt(sd);
     igraph_vector_int_t tr, va;
@@ -965,11 +967,23 @@ static void test_net_merge(void **state) {
     karate_features(&F);
     igraph_vector_t y;
     igraph_vector_init(&y, 34);
-    for (int i = 0; i < 34; i++) VECTOR(y)[i] = 1.0 + 2.0 * MATRIX(F, i, 0);
+    for (int i = 0; i < 34; i++) VECTOR(y)[i] = 1.0 + 2.0 * MATRIX(F, i, 0) + (i % 2 ? 0.5 : -0.5);
     ag_net_train_options_t o = tiny_options();
     o.vertex_attrs = "none";
     o.epochs = 3;
     ag_net_t *a = NULL, *b = NULL, *c = NULL;
+    /* a feature column that is the values in another unit: refused, as the program refuses such a
+     * node-table column */
+    igraph_matrix_t cents;
+    igraph_matrix_init_copy(&cents, &F);
+    for (int i = 0; i < 34; i++) MATRIX(cents, i, 1) = 100.0 * VECTOR(y)[i] + 3.0;
+    assert_int_equal(ag_net_train_node_values(&a, &FX.karate, &cents, &y, NULL, NULL, &o, NULL), AG_EATTR);
+    assert_string_equal(ag_error_message(), "node-table column 2 (of 2) copies the target (the same values, or the "
+                                            "same in another unit, on the vertices with one) and cannot be a "
+                                            "feature: the model would read its answer from it; remove it from the "
+                                            "table");
+    assert_null(a);
+    igraph_matrix_destroy(&cents);
     assert_int_equal(ag_net_train_node_values(&a, &FX.karate, &F, &y, NULL, NULL, &o, NULL), AG_SUCCESS);
     o.seed = 8;
     assert_int_equal(ag_net_train_node_values(&b, &FX.karate, &F, &y, NULL, NULL, &o, NULL), AG_SUCCESS);

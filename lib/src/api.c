@@ -792,6 +792,11 @@ static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const igra
             return AG_ERROR(AG_EMISMATCH, "the feature matrix has %lld rows; the graph has %lld vertices",
                             (long long)igraph_matrix_nrow(features), (long long)N);
         rc = ag_fmat_from_igraph(&table, features);
+        int32_t *cls = NULL; /* (N) the labels as the copy check reads them */
+        if (rc == AG_SUCCESS && labels) rc = ag_i_alloc_array((void **)&cls, N > 0 ? N : 1, sizeof(int32_t), "labels");
+        for (int64_t v = 0; v < N && rc == AG_SUCCESS && labels; v++) cls[v] = (int32_t)VECTOR(*labels)[v];
+        if (rc == AG_SUCCESS) rc = ag_i_check_table_copies(&table, cls, C, labels ? NULL : p->set.targets);
+        ag_i_free(cls);
         if (rc == AG_SUCCESS) rc = ag_table_norm_fit(&p->table, &table, norm);
     }
     if (rc == AG_SUCCESS) rc = ag_inputs_featurize(&p->featurizer, &p->table, ig, features ? &table : NULL, &X, &E);

@@ -146,6 +146,13 @@ ag_error_t ag_i_find_excluded(struct ag_prepared_t *p, const igraph_t *ig, const
  * a constant. Checked where the doubles still are; which names them ("target 'y'"). */
 ag_error_t ag_i_check_target_spread(const double *x, int64_t n, const char *which);
 
+/* prepare.c: AG_EATTR when a column of the node table T (N x F) mirrors the classes (classes: N
+ * class indices, -1 unlabelled, C classes; one value per class over the labelled vertices) or,
+ * with classes NULL, copies the regression targets y (N, NaN where none): the table is the
+ * caller's own, every column asked for, so it is refused by place rather than dropped. */
+struct ag_fmat_t;
+ag_error_t ag_i_check_table_copies(const struct ag_fmat_t *T, const int32_t *classes, int64_t C, const float *y);
+
 /* AG_EVALUE when vertex v's regression target x is infinite or beyond float32 (the targets' type),
  * naming the vertex attribute attr (NULL: the caller's values vector); NaN (unlabelled) passes. */
 ag_error_t ag_i_check_node_value(double x, int64_t v, const char *attr);

@@ -625,20 +625,18 @@ static int column_mirrors(const ag_fmat_t *T, int64_t j, const int32_t *y, int64
     return seen >= 2 && labelled > seen;
 }
 
-/* AG_EATTR when a node-table column mirrors the classes (lab) or copies the regression targets
- * (y, when lab is NULL): the table is the caller's own, every column asked for, so it is refused
- * by place rather than dropped, as an attribute named in vertex_attrs is. */
-static ag_error_t check_table_copies(const ag_fmat_t *T, const ag_labels_t *lab, const float *y) {
+ag_error_t ag_i_check_table_copies(const ag_fmat_t *T, const int32_t *classes, int64_t C, const float *y) {
     if (!T || T->cols == 0) return AG_SUCCESS;
     float *per_class = NULL; /* (C) */
     double *col = NULL;      /* (N) */
-    if (lab) AG_CHECK(ag_i_alloc_array((void **)&per_class, lab->n_classes, sizeof(float), "classes"));
+    const int lab = classes != NULL;
+    if (lab) AG_CHECK(ag_i_alloc_array((void **)&per_class, C > 0 ? C : 1, sizeof(float), "classes"));
     else AG_CHECK(ag_i_alloc_array((void **)&col, T->rows > 0 ? T->rows : 1, sizeof(double), "table column"));
     ag_error_t rc = AG_SUCCESS;
     for (int64_t j = 0; j < T->cols && rc == AG_SUCCESS; j++) {
         int hit;
         if (lab) {
-            hit = column_mirrors(T, j, lab->y, lab->n_classes, per_class);
+            hit = column_mirrors(T, j, classes, C, per_class);
         } else {
             for (int64_t v = 0; v < T->rows; v++) col[v] = T->data[v * T->cols + j];
             hit = value_copy(col, 1, y, T->rows);
@@ -670,7 +668,7 @@ static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char
         for (int64_t i = 0; i < cfg->n_vertex_attrs && rc == AG_SUCCESS; i++)
             if (!strcmp(cfg->vertex_attrs[i], label_attr))
                 rc = AG_ERROR(AG_EATTR, "vertex attribute '%s' holds the labels and cannot be a feature", label_attr);
-    if (rc == AG_SUCCESS) rc = check_table_copies(table, &lab, NULL);
+    if (rc == AG_SUCCESS) rc = ag_i_check_table_copies(table, lab.y, lab.n_classes, NULL);
     if (rc == AG_SUCCESS) rc = ag_i_fit_excluding(p, cfg, ig);
     if (rc == AG_SUCCESS && table) rc = ag_table_norm_fit(&p->table, table, table_norm);
     if (rc == AG_SUCCESS) rc = node_targets(p, &lab, lab.n);
@@ -796,7 +794,7 @@ static ag_error_t prepare_node_values(ag_prepared_t *p, const igraph_t *ig, cons
             if (!strcmp(cfg->vertex_attrs[i], target_attr))
                 return AG_ERROR(AG_EATTR, "vertex attribute '%s' is the target and cannot be a feature", target_attr);
     AG_CHECK(ag_i_find_value_copies(p, ig, target_attr, p->set.targets, igraph_vcount(ig)));
-    AG_CHECK(check_table_copies(table, NULL, p->set.targets));
+    AG_CHECK(ag_i_check_table_copies(table, NULL, 0, p->set.targets));
     ag_error_t rc = ag_i_fit_excluding(p, cfg, ig);
     if (rc == AG_SUCCESS && table) rc = ag_table_norm_fit(&p->table, table, table_norm);
     if (rc == AG_SUCCESS) rc = node_example(p, ig, table);

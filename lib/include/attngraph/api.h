@@ -336,8 +336,9 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
  * \param labels    (N) class of each vertex, 0 .. C-1, or -1 for unlabelled; C = max + 1 >= 2. A
  *                  vertex attribute that mirrors them (one-to-one with the classes over the
  *                  labelled vertices, some value repeating: the labels set as an attribute too)
- *                  is not a feature unless opts->vertex_attrs names it, as `--label-attr`'s
- *                  mirrors in the program.
+ *                  is left out of the features, as `--label-attr`'s mirrors in the program;
+ *                  named in opts->vertex_attrs, or a column of features that mirrors them, it is
+ *                  refused (AG_EATTR): the model would read its answer from it.
  * \param train     Vertex ids to train on, or NULL for every labelled vertex.
  * \param val       Vertex ids for early stopping, or NULL.
  * \return AG_SUCCESS; AG_EMISMATCH (labels or features with another number of rows than N);
@@ -358,8 +359,9 @@ ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igrap
  * input. The model predicts in the values' units (ag_net_predict_nodes() with labels NULL); its
  * one output is named "target". A numeric vertex attribute that copies the values over the
  * vertices that have one (equal as float32, or correlated to 1 - 1e-6 over ten or more: the values
- * in another unit) is not a feature, unless opts->vertex_attrs names it: the natural pattern of
- * setting the target as an attribute too does not hand the model its answer. float32, which the
+ * in another unit) is left out of the features: the natural pattern of setting the target as an
+ * attribute too does not hand the model its answer; named in opts->vertex_attrs, or a column of
+ * features that copies them, it is refused (AG_EATTR). float32, which the
  * model computes in, keeps about 7 significant digits: values whose spread is below a millionth of
  * their size (1e9 + a few) are refused; subtract an offset first.
  * \param graph     The graph; its attributes are features (opts->vertex_attrs), or none.
