@@ -715,9 +715,12 @@ static void test_eval_value_far_off(void **state) {
     (void)state;
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "sed 's/atomic_num \\([0-9]*\\)/atomic_num \\100/' '%s/graphs/molecules/aspirin.gml' "
-             "> '%s/asp100.gml' && cp '%s/asp100.gml' '%s/asp100b.gml'", AG_SOURCE_DIR, dir, dir, dir);
+             "> '%s/asp100.gml' && cp '%s/asp100.gml' '%s/asp100b.gml' && cp '%s/asp100.gml' '%s/asp100c.gml'",
+             AG_SOURCE_DIR, dir, dir, dir, dir, dir);
     assert_int_equal(system(cmd), 0);
-    snprintf(cmd, sizeof cmd, "file,logS\n%s/graphs/molecules/caffeine.gml,-1\nasp100.gml,-2\nasp100b.gml,-3\n",
+    /* asp100c has no target: not scored, so neither counted nor named */
+    snprintf(cmd, sizeof cmd,
+             "file,logS\n%s/graphs/molecules/caffeine.gml,-1\nasp100.gml,-2\nasp100b.gml,-3\nasp100c.gml,\n",
              AG_SOURCE_DIR);
     write_text("far.csv", cmd);
     run_expect(0,

@@ -361,6 +361,13 @@ static void test_node_labels_and_mirrors(void **state) {
     assert_int_equal(p.featurizer.n_vattrs, 1);
     assert_string_equal(p.featurizer.vattrs[0].name, "name");
     ag_prepared_destroy(&p);
+    /* a pattern matching only what is left out says so, rather than that nothing matched */
+    const char *vc[] = {"c*"};
+    fc.vertex_attrs = vc;
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EATTR);
+    assert_string_equal(ag_error_message(), "pattern 'c*' matches only vertex attributes left out (the label or "
+                                            "target, an attribute that mirrors or copies it, or an exclusion): "
+                                            "'club', 'club_name'");
     fc.vertex_attrs = v;
     /* no feature at all */
     fc.vertex_select = AG_SELECT_NONE;

@@ -154,7 +154,7 @@ int ag_cmd_eval(int argc, char **argv) {
     memset(&d, 0, sizeof d);
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
-    int64_t *owned = NULL, *owned_train = NULL;
+    int64_t *owned = NULL, *owned_train = NULL, *scored = NULL; /* scored: (n) the part's graphs with a target */
     cli_task_scores_t ts; /* each task's figures, for a model of several tasks */
     memset(&ts, 0, sizeof ts);
     if (o.task) {
@@ -225,25 +225,33 @@ int ag_cmd_eval(int argc, char **argv) {
     /* values the model never saw, as classify and label say them, once for the part scored */
     if (!graph_level) {
         cli_warn_unseen(&b, &d.graph, o.graph);
-    } else {
+    } else if ((scored = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1))) != NULL) {
+        /* the graphs with a target: those the score line counts */
+        int64_t n_scored = 0;
+        const int64_t T = p.set.n_cols;
+        for (int64_t i = 0; i < n; i++) {
+            int any = 0;
+            for (int64_t j = 0; j < T && !any; j++) any = !isnan(p.set.targets[idx[i] * T + j]);
+            if (any) scored[n_scored++] = idx[i];
+        }
         int64_t n_unseen = 0, first = -1;
         ag_unseen_t u, u0;
-        for (int64_t i = 0; i < n; i++)
-            if (ag_featurizer_unseen(&b.featurizer, &d.ds.graphs[idx[i]], &u) == AG_SUCCESS && u.attr) {
+        for (int64_t i = 0; i < n_scored; i++)
+            if (ag_featurizer_unseen(&b.featurizer, &d.ds.graphs[scored[i]], &u) == AG_SUCCESS && u.attr) {
                 if (n_unseen++ == 0) {
-                    first = idx[i];
+                    first = scored[i];
                     u0 = u;
                 }
             }
         if (n_unseen > 0) {
             fprintf(stderr, "attn-graph: warning: eval: %lld of the %lld graphs scored %s values the model never saw "
-                            "(e.g. ", (long long)n_unseen, (long long)n, n_unseen == 1 ? "has" : "have");
+                            "(e.g. ", (long long)n_unseen, (long long)n_scored, n_unseen == 1 ? "has" : "have");
             cli_print_value(stderr, u0.example, '\'');
             fprintf(stderr, " of %s attribute '%s' in ", u0.is_edge ? "edge" : "vertex", u0.attr);
             cli_print_value(stderr, d.ds.files ? d.ds.files[first] : "?", 0);
             fputs("): they get its 'other' column ('attn-graph info MODEL' lists the values it knows)\n", stderr);
         }
-        cli_warn_shifted_graphs(&b, p.set.examples, idx, n, (const char *const *)d.ds.files, CMD);
+        cli_warn_shifted_graphs(&b, p.set.examples, scored, n_scored, (const char *const *)d.ds.files, CMD);
     }
     code = cli_check_memory(CMD, max_memory, ag_model_config(b.model), &p.set, 256, 0, b.n_members);
     if (code != AG_EXIT_OK) goto done;
@@ -285,6 +293,7 @@ int ag_cmd_eval(int argc, char **argv) {
 done:
     cli_task_scores_destroy(&ts);
     free(owned);
+    free(scored);
     free(owned_train);
     ag_prepared_destroy(&p);
     cli_data_destroy(&d);

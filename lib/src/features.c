@@ -791,9 +791,22 @@ static ag_error_t select_attrs(const ag_featurizer_config_t *cfg, const igraph_t
                         err = add_attr(a, &m, &c[i], is_edge, first, names);
                         hits++;
                     }
-                if (err == AG_SUCCESS && hits == 0)
-                    err = AG_ERROR(AG_EATTR, "pattern '%s' matches no %s attribute of usable type present in every graph",
-                                   pat, elem_name(is_edge));
+                if (err == AG_SUCCESS && hits == 0) {
+                    /* matched, but all left out: say by what, not that nothing matched */
+                    char left[256] = "";
+                    for (int64_t i = 0; i < n; i++)
+                        if (c[i].common && fnmatch(pat, c[i].name, 0) == 0) {
+                            const size_t len = strlen(left);
+                            snprintf(left + len, sizeof left - len, "%s'%s'", len ? ", " : "", c[i].name);
+                        }
+                    if (left[0])
+                        err = AG_ERROR(AG_EATTR, "pattern '%s' matches only %s attributes left out (the label or "
+                                       "target, an attribute that mirrors or copies it, or an exclusion): %s", pat,
+                                       elem_name(is_edge), left);
+                    else
+                        err = AG_ERROR(AG_EATTR, "pattern '%s' matches no %s attribute of usable type present in "
+                                       "every graph", pat, elem_name(is_edge));
+                }
             } else {
                 int64_t i = 0;
                 while (i < n && !(c[i].common && strcmp(c[i].name, pat) == 0)) i++;
