@@ -768,6 +768,20 @@ static void test_table_column_mirror(void **state) {
         "@/inv.csv --epochs 1");
 }
 
+/* A graph most of whose atoms lack a string attribute the model reads is classified with a
+ * warning (it was silent); a few blanks, as the datasets have, stay quiet. */
+static void test_mostly_empty_warned(void **state) {
+    (void)state;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "awk '{ if (/element \"/ && seen++) sub(/element \"[A-Za-z]*\"/, \"element \\\"\\\"\"); "
+             "print }' '%s/graphs/molecules/aspirin.gml' > '%s/blank.gml'", AG_SOURCE_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    run_expect(0,
+        "attn-graph: warning: @/blank.gml: 12 of 13 vertices have no value of vertex attribute 'element' (empty): "
+        "none of its columns is set for them, so the prediction rests on the other attributes\n",
+        "classify --model graphs/models/mutag.safetensors @/blank.gml");
+}
+
 /* A validation part scored perfectly at epoch 1 (accuracy 1 on ten graphs that x decides) keeps
  * epoch 1: the warning says why, instead of suggesting another learning rate. */
 static void test_perfect_validation_hint(void **state) {
@@ -811,6 +825,7 @@ int main(void) {
         cmocka_unit_test(test_eval_value_far_off),
         cmocka_unit_test(test_eval_class_of_measurement),
         cmocka_unit_test(test_table_column_mirror),
+        cmocka_unit_test(test_mostly_empty_warned),
         cmocka_unit_test(test_perfect_validation_hint),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
