@@ -732,6 +732,12 @@ static void test_eval_value_far_off(void **state) {
              AG_SOURCE_DIR, AG_SOURCE_DIR);
     write_text("near.csv", cmd);
     run_expect(0, "", "eval --model graphs/models/esol.safetensors --labels @/near.csv --part all");
+    write_text("onefar.csv", "file,logS\nasp100.gml,-2\n");
+    run_expect(0,
+        "attn-graph: warning: eval: the one graph scored has a value far from anything in training (e.g. vertex "
+        "attribute 'atomic_num' in asp100.gml: its value on vertex 2 is 800, 222 standard deviations above the "
+        "training mean (7.147, std 3.579)); another unit or scale? The model has not seen such values\n",
+        "eval --model graphs/models/esol.safetensors --labels @/onefar.csv --part all");
 }
 
 /* A classifier scored on a column of measurements (a regression column named by mistake) says so,

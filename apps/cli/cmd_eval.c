@@ -244,8 +244,11 @@ int ag_cmd_eval(int argc, char **argv) {
                 }
             }
         if (n_unseen > 0) {
-            fprintf(stderr, "attn-graph: warning: eval: %lld of the %lld graphs scored %s values the model never saw "
-                            "(e.g. ", (long long)n_unseen, (long long)n_scored, n_unseen == 1 ? "has" : "have");
+            if (n_scored == 1)
+                fputs("attn-graph: warning: eval: the one graph scored has values the model never saw (e.g. ", stderr);
+            else
+                fprintf(stderr, "attn-graph: warning: eval: %lld of the %lld graphs scored %s values the model never "
+                        "saw (e.g. ", (long long)n_unseen, (long long)n_scored, n_unseen == 1 ? "has" : "have");
             cli_print_value(stderr, u0.example, '\'');
             fprintf(stderr, " of %s attribute '%s' in ", u0.is_edge ? "edge" : "vertex", u0.attr);
             cli_print_value(stderr, d.ds.files ? d.ds.files[first] : "?", 0);

@@ -631,8 +631,12 @@ void cli_warn_shifted_graphs(const ag_bundle_t *b, const ag_example_t *examples,
         }
     }
     if (n_far == 0) return;
-    fprintf(stderr, "attn-graph: warning: %s: %lld of the %lld graphs scored %s a value far from anything in "
-            "training (e.g. ", cmd, (long long)n_far, (long long)n, n_far == 1 ? "has" : "have");
+    if (n == 1)
+        fprintf(stderr, "attn-graph: warning: %s: the one graph scored has a value far from anything in training "
+                "(e.g. ", cmd);
+    else
+        fprintf(stderr, "attn-graph: warning: %s: %lld of the %lld graphs scored %s a value far from anything in "
+                "training (e.g. ", cmd, (long long)n_far, (long long)n, n_far == 1 ? "has" : "have");
     print_column_name(b, &sc0);
     fputs(" in ", stderr);
     cli_print_value(stderr, files ? files[first] : "?", 0);
