@@ -604,29 +604,30 @@ static void test_eval_seed(void **state) {
     ag_cli_run(&e, NULL, args);
     assert_int_equal(e.code, 0);
     e = run_expect(0,
-        "attn-graph: note: eval: the random split is drawn with the model's seed 5 and the fractions 0.8,0.1 (the "
-        "default): train's parts if it had these fractions, which the model does not keep (--split-random A,B as "
-        "train had them; --seed S for another seed)\n",
+        "attn-graph: note: eval: the random split is drawn with the model's seed 5 and fractions 0.8,0.1, as train "
+        "drew it (--seed S and --split-random A,B for others)\n",
         "eval --model @/s5.safetensors graphs/social/karate.gml");
     assert_string_equal(e.out, t.out);
     run_expect(0,
-        "attn-graph: note: eval: the random split is drawn with the model's seed 5 and the fractions 0.8,0.1 (the "
-        "default): train's parts if it had these fractions, which the model does not keep (--split-random A,B as "
-        "train had them; --seed S for another seed)\nattn-graph: warning: eval: @/s5.safetensors was trained with seed 5 and @/s6.safetensors with 6: "
+        "attn-graph: note: eval: the random split is drawn with the model's seed 5 and fractions 0.8,0.1, as train "
+        "drew it (--seed S and --split-random A,B for others)\nattn-graph: warning: eval: @/s5.safetensors was trained with seed 5 and @/s6.safetensors with 6: "
         "under a random split (--split-random, --kfold) each seed drew other parts, so the part scored here overlaps "
         "a model's training part; assemble an ensemble of separate runs on a split file (--split), or train it with "
         "--ensemble K\n",
         "eval --model @/s5.safetensors --model @/s6.safetensors graphs/social/karate.gml");
-    /* other fractions: named as given, and with them train's parts (the same test line) */
-    snprintf(args, sizeof args, "train graphs/social/karate.gml --label-attr club --seed 5 --epochs 5 --threads 1 -q "
-             "--split-random 0.5,0.2 -o %s/f5.safetensors", dir);
+    /* other fractions: the model keeps them, so eval draws train's parts (the same test line) with
+     * seed 1 too, where no note was printed and the default fractions scored another part */
+    snprintf(args, sizeof args, "train graphs/social/karate.gml --label-attr club --epochs 5 --threads 1 -q "
+             "--split-random 0.5,0.2 -o %s/f1.safetensors", dir);
     ag_cli_run(&t, NULL, args);
     assert_int_equal(t.code, 0);
     e = run_expect(0,
-        "attn-graph: note: eval: the random split is drawn with the model's seed 5 and the fractions 0.5,0.2: train's "
-        "parts if it had these fractions, which the model does not keep (--split-random A,B as train had them; "
-        "--seed S for another seed)\n",
-        "eval --model @/f5.safetensors graphs/social/karate.gml --split-random 0.5,0.2");
+        "attn-graph: note: eval: the random split is drawn with the model's seed 1 and fractions 0.5,0.2, as train "
+        "drew it (--seed S and --split-random A,B for others)\n",
+        "eval --model @/f1.safetensors graphs/social/karate.gml");
+    assert_string_equal(e.out, t.out);
+    /* given again, they are the user's: no note */
+    e = run_expect(0, "", "eval --model @/f1.safetensors graphs/social/karate.gml --split-random 0.5,0.2");
     assert_string_equal(e.out, t.out);
     /* --seed given: taken as it is, without a note */
     run_expect(0, "", "eval --model @/s5.safetensors graphs/social/karate.gml --seed 5");

@@ -375,6 +375,11 @@ static void test_corrupted_files(void **state) {
     expect_bad("must list 2 classes");
     rewrite_replacing("labels", "\"classes\":[\"0\",\"1\"]", "\"classes\":[\"0\",\"0\"]");
     expect_bad("has '0' twice");
+    /* the random split's fractions (eval draws train's parts with them) */
+    rewrite_replacing("labels", "\"target_column\":null", "\"target_column\":null,\"split_random\":[0.7,0.5]");
+    expect_bad("labels.split_random must be [train, val]: two fractions, train above 0, adding up to at most 1");
+    rewrite_replacing("labels", "\"target_column\":null", "\"target_column\":null,\"split_random\":\"0.8,0.1\"");
+    expect_bad("labels.split_random must be [train, val]");
     rewrite_replacing("featurizer", "\"degree\":true", "\"degree\":false");
     expect_bad("featuriser");
     rewrite("target_mean", "[0]");

@@ -127,18 +127,41 @@ int ag_cmd_eval(int argc, char **argv) {
         }
     }
     const ag_model_config_t *mc = ag_model_config(b.model);
+    char fractions[64]; /* the model's --split-random, as the option's text */
     if (cli_split_seeded(&o)) {
-        /* The parts train drew with its --seed, which the model keeps: without --seed, the same ones. */
-        if (!o.seed_given && first_seed != o.seed) {
-            if (o.kfold)
+        /* The parts train drew with its --seed and --split-random, which the model keeps (files
+         * written before 2026-12-06 keep only the seed): without --seed and --split-random, the same
+         * ones. */
+        const int seed_from_model = !o.seed_given && first_seed != o.seed;
+        const int user_fractions = o.split_random != NULL;
+        const int frac_from_model = !o.kfold && !o.split_random && b.has_split_random &&
+                                    !(b.split_random[0] == 0.8 && b.split_random[1] == 0.1);
+        if (frac_from_model) {
+            snprintf(fractions, sizeof fractions, "%.17g,%.17g", b.split_random[0], b.split_random[1]);
+            o.split_random = fractions;
+        }
+        if (seed_from_model) o.seed = first_seed;
+        if (!strcmp(part, "all")) {
+            /* every item is scored: which parts the split makes does not matter */
+        } else if (o.kfold) {
+            if (seed_from_model)
+                fprintf(stderr, "attn-graph: note: eval: the folds are drawn with the model's seed %llu, as train "
+                                "drew them (--seed S for another)\n", (unsigned long long)first_seed);
+        } else if (user_fractions) {
+            if (seed_from_model)
                 fprintf(stderr, "attn-graph: note: eval: the random split is drawn with the model's seed %llu, as "
-                                "train drew it (--seed S for another)\n", (unsigned long long)first_seed);
-            else /* the model keeps the seed, not train's --split-random fractions */
-                fprintf(stderr, "attn-graph: note: eval: the random split is drawn with the model's seed %llu and the "
-                                "fractions %s: train's parts if it had these fractions, which the model does not keep "
-                                "(--split-random A,B as train had them; --seed S for another seed)\n",
-                        (unsigned long long)first_seed, o.split_random ? o.split_random : "0.8,0.1 (the default)");
-            o.seed = first_seed;
+                                "train drew it, and the fractions given (--seed S for another)\n",
+                        (unsigned long long)first_seed);
+        } else if (b.has_split_random) {
+            if (seed_from_model || frac_from_model)
+                fprintf(stderr, "attn-graph: note: eval: the random split is drawn with the model's seed %llu and "
+                                "fractions %g,%g, as train drew it (--seed S and --split-random A,B for others)\n",
+                        (unsigned long long)o.seed, b.split_random[0], b.split_random[1]);
+        } else if (seed_from_model) { /* a model file written before it kept the fractions */
+            fprintf(stderr, "attn-graph: note: eval: the random split is drawn with the model's seed %llu and the "
+                            "fractions 0.8,0.1 (the default): train's parts if it had these fractions, which this "
+                            "model file does not keep (--split-random A,B as train had them; --seed S for another "
+                            "seed)\n", (unsigned long long)first_seed);
         }
         if (other_seed_model)
             fprintf(stderr, "attn-graph: warning: eval: %s was trained with seed %llu and %s with %llu: under a "

@@ -1264,6 +1264,11 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             rc = ag_bundle_set_target_column(&b, d->ds.targets.tasks[0]);
         /* label and eval apply them by default: the model's figure was made with them */
         if (rc == AG_SUCCESS && t.smooth.given) rc = ag_bundle_set_smooth(&b, &t.smooth.cfg);
+        if (rc == AG_SUCCESS && d->split_drawn) { /* eval then draws the same parts */
+            b.split_random[0] = d->split_fractions[0];
+            b.split_random[1] = d->split_fractions[1];
+            b.has_split_random = 1;
+        }
         if (rc == AG_SUCCESS) rc = ag_bundle_save(t.output, &b);
         /* the models stay ours for the test scores: the bundle only borrowed what it took */
         for (int64_t m = 0; m < b.n_members; m++) b.members[m] = NULL;

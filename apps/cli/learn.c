@@ -295,7 +295,10 @@ static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, 
                 return usage_error(cmd, msg);
             }
         }
-        rc = ag_split_random(&d->split, n_items, f[0], f[1], d->graph_level ? o->seed : o->seed);
+        rc = ag_split_random(&d->split, n_items, f[0], f[1], o->seed);
+        d->split_fractions[0] = f[0];
+        d->split_fractions[1] = f[1];
+        d->split_drawn = !o->kfold;
     }
     if (rc) return ag_cli_fail(rc);
     d->have_split = 1;

@@ -80,6 +80,8 @@ typedef struct cli_data_t {
     ag_fold_t fold;        /* the fold used (points into split, or owned lists for --train-nodes) */
     int64_t *owned[3];
     char *target_buf;      /* storage of the --target list */
+    double split_fractions[2]; /* the training and validation fractions of a random split drawn here */
+    int split_drawn;           /* 1: the split is such a random split (not a file, folds or a vertex list) */
     const char *target_names[CLI_MAX_LIST];
 } cli_data_t;
 

@@ -229,6 +229,8 @@ static ag_error_t build_metadata(const ag_bundle_t *b, ag_metadata_t *m, ag_strb
     ag_strbuf_append(sb, ",\"target_column\":", 17);
     if (b->target_column) ag_strbuf_json_string(sb, b->target_column);
     else ag_strbuf_append(sb, "null", 4);
+    /* so that eval draws the parts train drew: the seed is the model's, the fractions are these */
+    if (b->has_split_random) ag_strbuf_printf(sb, ",\"split_random\":[%.17g,%.17g]", b->split_random[0], b->split_random[1]);
     ag_strbuf_append(sb, "}", 1);
     AG_CHECK(put(m, "labels", sb));
     if (b->table.width > 0) {
@@ -385,6 +387,18 @@ static ag_error_t load_labels(ag_bundle_t *b, const ag_json_t *j, const char *pa
         if (!(b->target_column = ag_i_strdup(tc->string))) return AG_ERROR(AG_ENOMEM, "out of memory");
     } else if (tc && tc->type != AG_JSON_NULL) {
         return AG_ERROR(AG_EMODEL, "%s: labels.target_column must be a string or null", path);
+    }
+    const ag_json_t *sr = ag_json_get(j, "split_random"); /* absent before 2026-12-06 */
+    if (sr) {
+        const int ok = sr->type == AG_JSON_ARRAY && sr->count == 2 && sr->items[0].type == AG_JSON_NUMBER &&
+                       sr->items[1].type == AG_JSON_NUMBER && sr->items[0].number > 0.0 &&
+                       sr->items[1].number >= 0.0 && sr->items[0].number + sr->items[1].number <= 1.0 + 1e-9;
+        if (!ok)
+            return AG_ERROR(AG_EMODEL, "%s: labels.split_random must be [train, val]: two fractions, train above 0, "
+                            "adding up to at most 1", path);
+        b->split_random[0] = sr->items[0].number;
+        b->split_random[1] = sr->items[1].number;
+        b->has_split_random = 1;
     }
     return AG_SUCCESS;
 }

@@ -55,6 +55,9 @@ typedef struct ag_bundle_t {
     int64_t n_names;
     char *label_attr;        /* node tasks: vertex attribute that held the labels, or NULL */
     char *target_column;     /* graph classification: labels-table column of the classes, or NULL */
+    double split_random[2];  /* the training and validation fractions of the random split train drew
+                                (with the model's seed), when has_split_random */
+    int has_split_random;    /* 0: trained on a split file, folds or listed vertices */
     /* node classification: the Correct and Smooth weights the model was validated with
      * (ag_bundle_set_smooth), which predictions should apply with the graph's known classes */
     int has_smooth;
