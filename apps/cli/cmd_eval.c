@@ -212,6 +212,7 @@ int ag_cmd_eval(int argc, char **argv) {
     const char *const *targets =
             task == AG_TASK_GRAPH_CLASSIFICATION ? (tcol ? &tcol : NULL) : (const char *const *)b.names;
     int64_t n_targets = task == AG_TASK_GRAPH_CLASSIFICATION ? (tcol ? 1 : 0) : b.n_names;
+    o.model_table = &b.table;
     code = cli_data_load(&d, &o, CMD, targets, n_targets, AG_TASK_AUTO);
     if (code == AG_EXIT_OK && d.have_table)
         code = cli_align_table(CMD, o.node_table, model_path, &b.table, &d.table);

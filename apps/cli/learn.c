@@ -390,7 +390,7 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
     d->have_graph = 1;
     if (o->node_table) {
         const int in_graph = igraph_cattribute_has_attr(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, o->label_attr);
-        rc = cli_table_read(&d->table, &d->graph, o->node_table, o->table_id_attr, o->label_attr);
+        rc = cli_table_read(&d->table, &d->graph, o->node_table, o->table_id_attr, o->label_attr, o->model_table);
         /* the table's own errors start with its path; the others are about the graph's ids */
         if (rc) return ag_cli_fail_in(strncmp(ag_error_message(), o->node_table, strlen(o->node_table)) ? o->graph : NULL, rc);
         d->have_table = 1;

@@ -689,7 +689,7 @@ void cli_run_destroy(cli_run_t *r) {
 }
 
 ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, const char *table_path, const char *id_attr,
-                          const char *label_attr) {
+                          const char *label_attr, const ag_table_norm_t *model) {
     ag_table_options_t topt;
     ag_table_options_init(&topt);
     if (id_attr) topt.vertex_attr = id_attr;
@@ -709,6 +709,13 @@ ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, const char *ta
         topt.label_column = NULL; /* not there: the graph's missing attribute is said where it is needed */
         rc = ag_table_read(t, table_path, ig, &topt);
     }
+    if (rc == AG_EPARSE && model && model->columns && model->width > 0 && strstr(ag_error_message(), "is not a number")) {
+        /* a column the model does not read (a name, a date) need not be a number: read again taking
+         * the model's columns alone; the error stands when one of them is the culprit */
+        topt.columns = (const char *const *)model->columns;
+        topt.n_columns = model->width;
+        rc = ag_table_read(t, table_path, ig, &topt);
+    }
     return rc;
 }
 
@@ -724,7 +731,7 @@ int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model
                 model_path, (long long)b->table.width);
         return AG_EXIT_USAGE;
     }
-    ag_error_t rc = cli_table_read(t, ig, table_path, id_attr, b->label_attr);
+    ag_error_t rc = cli_table_read(t, ig, table_path, id_attr, b->label_attr, &b->table);
     if (rc) return ag_cli_fail(rc);
     *have = 1;
     return cli_align_table(cmd, table_path, model_path, &b->table, t);

@@ -130,9 +130,10 @@ void cli_warn_shifted_graphs(const ag_bundle_t *b, const ag_example_t *examples,
 /* Reads the node table of ig: ids matched to id_attr when given, else to vertex attribute 'id',
  * else 'name' (NCOL, LGL), else to the 0-based vertex indices (an edge list); a LINQS .content
  * file's last field is its label, and so is a column named label_attr (may be NULL) when the graph
- * has no such vertex attribute (t->labels then holds them). */
+ * has no such vertex attribute (t->labels then holds them). With a model (its table's column
+ * names; NULL when training), a column it does not read may hold text. */
 ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, const char *table_path, const char *id_attr,
-                          const char *label_attr);
+                          const char *label_attr, const ag_table_norm_t *model);
 /* Featurises ig (and table, read from table_path, or NULL) and runs the model on it. */
 int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, const char *table_path,
                   cli_run_t *r);
