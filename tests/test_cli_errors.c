@@ -789,6 +789,29 @@ static void test_mostly_empty_warned(void **state) {
         "classify --model graphs/models/mutag.safetensors @/blank.gml");
 }
 
+/* Slips a new user makes: a model file where a graph goes is named as a model; --layer outside the
+ * model's layers says which it has, negative values too; a drawing of standard input is headed
+ * <stdin>. */
+static void test_user_slips(void **state) {
+    (void)state;
+    run_expect(3,
+        "attn-graph: graphs/models/esol.safetensors: a model file, not a graph (a model is given with --model)\n",
+        "classify graphs/models/esol.safetensors");
+    run_expect(2, "attn-graph: explain: --layer -2: graphs/models/tox21.safetensors has layers 0 to 3\n",
+               "explain --model graphs/models/tox21.safetensors graphs/molecules/aspirin.gml -o @/l.gml --layer -2");
+    run_expect(2, "attn-graph: explain: --layer 4: graphs/models/tox21.safetensors has layers 0 to 3\n",
+               "explain --model graphs/models/tox21.safetensors graphs/molecules/aspirin.gml -o @/l.gml --layer 4");
+    run_expect(0, "", "explain --model graphs/models/tox21.safetensors - -o @/s.gml --svg @/s.svg "
+                      "< graphs/molecules/aspirin.gml");
+    char path[512];
+    snprintf(path, sizeof path, "%s/s.svg", dir);
+    size_t len;
+    char *svg = (char *)ag_test_read_file(path, &len);
+    assert_non_null(svg);
+    assert_non_null(strstr(svg, "font-weight=\"bold\">&lt;stdin&gt;<"));
+    free(svg);
+}
+
 /* A validation part scored perfectly at epoch 1 (accuracy 1 on ten graphs that x decides) keeps
  * epoch 1: the warning says why, instead of suggesting another learning rate. */
 static void test_perfect_validation_hint(void **state) {
@@ -833,6 +856,7 @@ int main(void) {
         cmocka_unit_test(test_eval_class_of_measurement),
         cmocka_unit_test(test_table_column_mirror),
         cmocka_unit_test(test_mostly_empty_warned),
+        cmocka_unit_test(test_user_slips),
         cmocka_unit_test(test_perfect_validation_hint),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
