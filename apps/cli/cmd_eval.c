@@ -134,7 +134,7 @@ int ag_cmd_eval(int argc, char **argv) {
          * ones. */
         const int seed_from_model = !o.seed_given && first_seed != o.seed;
         const int user_fractions = o.split_random != NULL;
-        const int frac_from_model = !o.kfold && !o.split_random && b.has_split_random &&
+        const int frac_from_model = !o.kfold && !user_fractions && b.has_split_random &&
                                     !(b.split_random[0] == 0.8 && b.split_random[1] == 0.1);
         if (frac_from_model) {
             snprintf(fractions, sizeof fractions, "%.17g,%.17g", b.split_random[0], b.split_random[1]);

@@ -968,15 +968,18 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         goto done;
     }
     if ((Fe > 0 || edges_unread) && !ag_net_train_options_uses_edges(&t.net, task)) {
-        /* a model without an edge term: featurised again without edge attributes, so that its file
-         * does not ask prediction for attributes it never reads */
-        ag_featurizer_config_t no_edges = fc;
-        no_edges.edge_select = AG_SELECT_NONE;
-        no_edges.n_edge_attrs = 0;
-        if (!edges_unread) ag_prepared_destroy(&p);
-        if (!edges_unread && (rc = prepare(&p, o, d, task, &no_edges)) != AG_SUCCESS) {
-            code = ag_cli_fail_in(d->graph_level ? NULL : o->graph, rc);
-            goto done;
+        /* a model without an edge term: featurised again without edge attributes (unless that is
+         * how it was featurised already), so that its file does not ask prediction for attributes
+         * it never reads */
+        if (Fe > 0) {
+            ag_featurizer_config_t no_edges = fc;
+            no_edges.edge_select = AG_SELECT_NONE;
+            no_edges.n_edge_attrs = 0;
+            ag_prepared_destroy(&p);
+            if ((rc = prepare(&p, o, d, task, &no_edges)) != AG_SUCCESS) {
+                code = ag_cli_fail_in(d->graph_level ? NULL : o->graph, rc);
+                goto done;
+            }
         }
         if (!t.quiet && first_run)
             fprintf(stderr, "attn-graph: note: the model has no edge term (%s): the edge attributes are not used\n",

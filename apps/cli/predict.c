@@ -443,9 +443,9 @@ static void warn_mostly_empty(const ag_bundle_t *b, const igraph_t *ig, const ch
         const ag_feature_attr_t *attrs = is_edge ? f->eattrs : f->vattrs;
         const int64_t n_attrs = is_edge ? f->n_eattrs : f->n_vattrs;
         const igraph_integer_t total = is_edge ? igraph_ecount(ig) : igraph_vcount(ig);
+        const igraph_attribute_elemtype_t kind = is_edge ? IGRAPH_ATTRIBUTE_EDGE : IGRAPH_ATTRIBUTE_VERTEX;
         for (int64_t i = 0; i < n_attrs && total > 0; i++) {
             if (attrs[i].type != AG_ATTR_STRING) continue;
-            const igraph_attribute_elemtype_t kind = is_edge ? IGRAPH_ATTRIBUTE_EDGE : IGRAPH_ATTRIBUTE_VERTEX;
             if (!igraph_cattribute_has_attr(ig, kind, attrs[i].name)) continue; /* its absence is an error */
             igraph_integer_t empty = 0;
             for (igraph_integer_t k = 0; k < total; k++) {

@@ -529,10 +529,11 @@ static ag_error_t graph_data(graph_data_t *d, const igraph_t *graphs, int64_t G,
         int binary = 1;
         for (int64_t g = 0; g < G && rc == AG_SUCCESS; g++) {
             double v = MATRIX(*targets, g, j);
-            if (!isnan(v) && !(fabs(v) <= FLT_MAX)) /* float32 would make it inf, and the scaling with it */
-                rc = AG_ERROR(AG_EVALUE, "targets: row %lld, column %lld is %g, %s the float32 range (%g) targets are "
-                              "held in; rescale the column (NaN marks a missing target)", (long long)g, (long long)j,
-                              v, isinf(v) ? "outside" : "beyond", (double)FLT_MAX);
+            if (!isnan(v) && !(fabs(v) <= FLT_MAX)) {
+                char where[64];
+                snprintf(where, sizeof where, "targets: row %lld, column %lld", (long long)g, (long long)j);
+                rc = ag_i_target_range_error(v, where, "column", "a missing target");
+            }
             t->y.data[g * T + j] = (float)v;
             if (!isnan(v) && v != 0.0 && v != 1.0) binary = 0;
         }

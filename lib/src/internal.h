@@ -153,8 +153,11 @@ ag_error_t ag_i_check_target_spread(const double *x, int64_t n, const char *whic
 struct ag_fmat_t;
 ag_error_t ag_i_check_table_copies(const struct ag_fmat_t *T, const int32_t *classes, int64_t C, const float *y);
 
-/* AG_EVALUE when vertex v's regression target x is infinite or beyond float32 (the targets' type),
- * naming the vertex attribute attr (NULL: the caller's values vector); NaN (unlabelled) passes. */
+/* prepare.c: the AG_EVALUE of a regression target x infinite or beyond float32 (the targets'
+ * type): "WHERE is X, beyond the float32 range ...; rescale the RESCALE (NaN marks MISSING)". */
+ag_error_t ag_i_target_range_error(double x, const char *where, const char *rescale, const char *missing);
+/* That error when vertex v's regression target x is infinite or beyond float32, naming the vertex
+ * attribute attr (NULL: the caller's values vector); NaN (unlabelled) passes. */
 ag_error_t ag_i_check_node_value(double x, int64_t v, const char *attr);
 /* prepare.c: the same for a regression target y (N, NaN where a vertex has none): skip (NULL:
  * none) and every numeric vertex attribute that copies y on the vertices with a target: equal as

@@ -579,15 +579,15 @@ static ag_error_t node_example(ag_prepared_t *p, const igraph_t *ig, const ag_fm
     return ag_graph_from_igraph(&ex->graph, ig);
 }
 
-/* Whether x (N values, stride apart) copies the targets y (N, NaN where a vertex has none) on the
+/* Whether x (N) copies the targets y (N, NaN where a vertex has none) on the
  * vertices with one: equal as the model holds the targets (written through float32, still a
  * copy), or the target in another unit or origin (cents, degrees Fahrenheit): correlation 1 to
  * six digits over ten or more vertices, which no honest feature reaches by chance. */
-static int value_copy(const double *x, int64_t stride, const float *y, int64_t N) {
+static int value_copy(const double *x, const float *y, int64_t N) {
     int64_t same = 0, n = 0;
     double sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0;
     for (int64_t v = 0; v < N; v++) {
-        const double xv = x[v * stride], yv = y[v];
+        const double xv = x[v], yv = y[v];
         if (isnan(yv)) continue;
         if (isnan(xv)) return 0;
         same += (float)xv == y[v];
@@ -639,7 +639,7 @@ ag_error_t ag_i_check_table_copies(const ag_fmat_t *T, const int32_t *classes, i
             hit = column_mirrors(T, j, classes, C, per_class);
         } else {
             for (int64_t v = 0; v < T->rows; v++) col[v] = T->data[v * T->cols + j];
-            hit = value_copy(col, 1, y, T->rows);
+            hit = value_copy(col, y, T->rows);
         }
         if (hit)
             rc = AG_ERROR(AG_EATTR, lab ? "node-table column %lld (of %lld) mirrors the labels (one value per class "
@@ -706,13 +706,18 @@ ag_error_t ag_prepare_nodes_with(ag_prepared_t *p, const igraph_t *ig, const cha
 
 /* ---- node regression */
 
+ag_error_t ag_i_target_range_error(double x, const char *where, const char *rescale, const char *missing) {
+    /* float32 would make it inf, and the target scaling with it */
+    return AG_ERROR(AG_EVALUE, "%s is %g, %s the float32 range (%g) targets are held in; rescale the %s (NaN marks %s)",
+                    where, x, isinf(x) ? "outside" : "beyond", (double)FLT_MAX, rescale, missing);
+}
+
 ag_error_t ag_i_check_node_value(double x, int64_t v, const char *attr) {
     if (isnan(x) || fabs(x) <= FLT_MAX) return AG_SUCCESS;
-    /* float32 would make it inf, and the target scaling with it */
-    return AG_ERROR(AG_EVALUE, "vertex %lld: %s%s%s is %g, %s the float32 range (%g) targets are held in; rescale the "
-                    "%s (NaN marks an unlabelled vertex)", (long long)v, attr ? "target '" : "the value",
-                    attr ? attr : "", attr ? "'" : "", x, isinf(x) ? "outside" : "beyond", (double)FLT_MAX,
-                    attr ? "attribute" : "values");
+    char where[1100];
+    if (attr) snprintf(where, sizeof where, "vertex %lld: target '%s'", (long long)v, attr);
+    else snprintf(where, sizeof where, "vertex %lld: the value", (long long)v);
+    return ag_i_target_range_error(x, where, attr ? "attribute" : "values", "an unlabelled vertex");
 }
 
 /* The numeric values of a vertex attribute as targets (NaN = unlabelled). */
@@ -777,7 +782,7 @@ ag_error_t ag_i_find_value_copies(ag_prepared_t *p, const igraph_t *ig, const ch
             rc = ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading vertex attribute '%s'", a->name);
             break;
         }
-        if (value_copy(&VECTOR(x)[0], 1, y, N) && !(p->excluded[p->n_excluded++] = ag_i_strdup(a->name)))
+        if (value_copy(&VECTOR(x)[0], y, N) && !(p->excluded[p->n_excluded++] = ag_i_strdup(a->name)))
             rc = AG_ERROR(AG_ENOMEM, "out of memory");
     }
     if (have_x) igraph_vector_destroy(&x);

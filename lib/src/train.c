@@ -750,7 +750,6 @@ static void snapshot(const ag_param_list_t *p, float *buf, int save) {
     }
 }
 
-/* Standardises regression targets over the training rows and stores the scaling in the model. */
 static ag_error_t spread_error(const char *which, const char *values, double sd, double mean) {
     return AG_ERROR(AG_EVALUE, "%s: its %s differ by %.3g (standard deviation) around %.7g, below what float32 "
                     "(about 7 significant digits, which the model computes in) tells apart at that size; subtract "
@@ -774,6 +773,7 @@ ag_error_t ag_i_check_target_spread(const double *x, int64_t n, const char *whic
     return sd > 0.0 && sd < 1e-6 * amax ? spread_error(which, "values", sd, mean) : AG_SUCCESS;
 }
 
+/* Standardises regression targets over the training rows and stores the scaling in the model. */
 static ag_error_t fit_target_scaling(ag_model_t *model, const ag_trainset_t *set, const int64_t *rows, int64_t n) {
     int64_t C = ag_model_config(model)->n_out;
     float *ms = NULL;
