@@ -962,6 +962,55 @@ static void test_format_option(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* A checkpoint of a graph task run before the graph preset became the default (2026-12-03):
+ * trained with the transformer, its stored command line names no preset, so --resume now builds
+ * the graph preset: refused as another architecture (exit 4), with the note saying why and what
+ * to do. Made here by taking --preset out of a checkpoint's stored command (the checksum covers
+ * the tensors, not the metadata). */
+static void test_resume_before_graph_preset(void **state) {
+    (void)state;
+    char dir[256], path[320], args[1024];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_resume_preset", 0), 0);
+    ag_cli_run_t r;
+    ag_cli_run_ok(&r, "train --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv "
+                  "--preset transformer --epochs 3 --checkpoint-every 2 --checkpoint %s/c.st --threads 1 --quiet", dir);
+    snprintf(path, sizeof path, "%s/c.st", dir);
+    size_t n;
+    unsigned char *b = ag_test_read_file(path, &n);
+    assert_non_null(b);
+    uint64_t hlen = 0;
+    for (int k = 7; k >= 0; k--) hlen = hlen << 8 | b[k];
+    assert_true(8 + hlen <= n);
+    const char *cut = "--preset\\ntransformer\\n";
+    char *header = malloc(hlen + 1);
+    assert_non_null(header);
+    memcpy(header, b + 8, hlen);
+    header[hlen] = '\0';
+    char *at = strstr(header, cut);
+    assert_non_null(at);
+    memmove(at, at + strlen(cut), strlen(at + strlen(cut)) + 1);
+    const uint64_t nlen = strlen(header);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    for (int k = 0; k < 8; k++) fputc((int)(nlen >> (8 * k) & 0xff), f);
+    fwrite(header, 1, nlen, f);
+    fwrite(b + 8 + hlen, 1, n - 8 - hlen, f);
+    assert_int_equal(fclose(f), 0);
+    free(header);
+    free(b);
+    snprintf(args, sizeof args, "train --resume %s/c.st --threads 1", dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 4);
+    assert_non_null(strstr(r.err, "the checkpoint is for another model architecture"));
+    assert_non_null(strstr(r.err, "note: graph tasks have trained the graph preset by default since 2026-12-03"));
+    /* the same checkpoint with its command intact resumes (the note is the mismatch's alone) */
+    ag_cli_run_ok(&r, "train --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv "
+                  "--preset transformer --epochs 3 --checkpoint-every 2 --checkpoint %s/c.st --threads 1 --quiet", dir);
+    ag_cli_run_ok(&r, "train --resume %s/c.st --threads 1 --quiet", dir);
+    assert_null(strstr(r.err, "graph preset by default"));
+    ag_test_remove_dir(dir);
+}
+
 /* The default preset: node classification on features from the data within [-1, 1] trains the
  * gat preset (the same run as --preset gat, with a note), while raw numbers, structure-only
  * features, a model option or --preset transformer keep the transformer. */
@@ -1819,6 +1868,7 @@ int main(void) {
         cmocka_unit_test(test_format_option),
         cmocka_unit_test(test_tu_option),
         cmocka_unit_test(test_default_preset),
+        cmocka_unit_test(test_resume_before_graph_preset),
         cmocka_unit_test(test_unlabelled_training_part),
         cmocka_unit_test(test_interrupt),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),

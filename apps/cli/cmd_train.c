@@ -1083,7 +1083,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         if (rc) {
             code = rc == AG_ENOMEM ? AG_EXIT_FAILURE : AG_EXIT_MODEL;
             fprintf(stderr, "attn-graph: %s\n", ag_error_message());
-            if (rc == AG_EMODEL && d->graph_level && !job->t.net.preset && strstr(ag_error_message(), "architecture"))
+            if (rc == AG_EMISMATCH && d->graph_level && !job->t.net.preset)
                 fprintf(stderr, "attn-graph: note: graph tasks have trained the graph preset by default since "
                         "2026-12-03; a run checkpointed before then without --preset trained the transformer: "
                         "start it again with --preset transformer\n");

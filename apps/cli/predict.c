@@ -705,13 +705,17 @@ ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, const char *ta
     else if (label_attr && !igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, label_attr))
         topt.label_column = label_attr;
     ag_error_t rc = ag_table_read(t, table_path, ig, &topt);
-    if (rc == AG_EATTR && topt.label_column && strstr(ag_error_message(), "no label column")) {
-        topt.label_column = NULL; /* not there: the graph's missing attribute is said where it is needed */
+    if (rc == AG_EATTR && topt.label_column) {
+        /* not there: the graph's missing attribute is said where it is needed. Any other defect of
+         * this kind (the id column, the vertices' ids) is the table's own and the read gives it again */
+        topt.label_column = NULL;
         rc = ag_table_read(t, table_path, ig, &topt);
     }
-    if (rc == AG_EPARSE && model && model->columns && model->width > 0 && strstr(ag_error_message(), "is not a number")) {
+    if (rc == AG_EPARSE && model && model->columns && model->width > 0) {
         /* a column the model does not read (a name, a date) need not be a number: read again taking
-         * the model's columns alone; the error stands when one of them is the culprit */
+         * the model's columns alone; a defect of the file itself or of one of those columns is
+         * found again (the model's columns are not taken up front, so that one the table lacks is
+         * said by cli_align_table, naming the model) */
         topt.columns = (const char *const *)model->columns;
         topt.n_columns = model->width;
         rc = ag_table_read(t, table_path, ig, &topt);

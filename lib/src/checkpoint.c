@@ -217,7 +217,7 @@ static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_tr
     ag_error_t rc = ag_model_config_to_json(ag_model_config(model), &sb);
     if (rc == AG_SUCCESS && sb.failed) rc = AG_ERROR(AG_ENOMEM, "out of memory reading a checkpoint");
     if (rc == AG_SUCCESS && strcmp(sb.data ? sb.data : "", cfg_text) != 0)
-        rc = AG_ERROR(AG_EMODEL, "%s: the checkpoint is for another model architecture (its configuration differs "
+        rc = AG_ERROR(AG_EMISMATCH, "%s: the checkpoint is for another model architecture (its configuration differs "
                       "from this run's)", f->path);
     ag_strbuf_destroy(&sb);
     AG_CHECK(rc);

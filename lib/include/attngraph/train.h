@@ -273,8 +273,9 @@ ag_error_t ag_train_state_save(const char *path, const ag_model_t *model, const 
  * Everything is validated before the model is touched.
  * \param extra  If not NULL, an initialised list that receives the checkpoint's metadata.
  * \return AG_SUCCESS; AG_EFILE (cannot open); AG_EMODEL for a corrupted or truncated file (checksum),
- *         a file that is not a checkpoint, a checkpoint of another architecture, or a field out
- *         of range, the message naming the file and the defect; AG_ENOMEM.
+ *         a file that is not a checkpoint, or a field out of range, the message naming the file and
+ *         the defect; AG_EMISMATCH for a sound checkpoint of another architecture than the model's;
+ *         AG_ENOMEM.
  */
 ag_error_t ag_train_state_load(const char *path, ag_model_t *model, ag_train_state_t *state,
                                struct ag_metadata_t *extra);
