@@ -1011,6 +1011,35 @@ static void test_resume_before_graph_preset(void **state) {
     ag_test_remove_dir(dir);
 }
 
+/* The default preset on a heterophilous graph: a ring whose neighbours are always of the other
+ * class, with an indicator per vertex (features from the data, within [-1, 1]). The training
+ * labels' edges join classes less often than chance, so the transformer is trained, with a note
+ * giving the figure; --preset gat still takes GAT. */
+static void test_default_preset_heterophily(void **state) {
+    (void)state;
+    char dir[256], gml[16384];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_preset_het", 0), 0);
+    snprintf(gml, sizeof gml, "graph [\n directed 0\n");
+    for (int v = 0; v < 120; v++)
+        snprintf(gml + strlen(gml), sizeof gml - strlen(gml), " node [ id %d cls \"c%d\" f %d ]\n", v, v % 2,
+                 (v / 2) % 2);
+    for (int v = 0; v < 120; v++)
+        snprintf(gml + strlen(gml), sizeof gml - strlen(gml), " edge [ source %d target %d ]\n", v, (v + 1) % 120);
+    snprintf(gml + strlen(gml), sizeof gml - strlen(gml), "]\n");
+    ag_test_write_text(dir, "ring.gml", gml);
+    ag_cli_run_t r;
+    ag_cli_run_ok(&r, "train %s/ring.gml --label-attr cls --epochs 2 --threads 1 -o %s/m.safetensors", dir, dir);
+    assert_non_null(strstr(r.err, "note: node classification on features from the data, but the edges between "
+                                  "training vertices join their classes no more often than chance (adjusted "
+                                  "homophily -1.00 over "));
+    assert_null(strstr(r.err, "the gat preset (the GAT paper's model"));
+    ag_cli_run_ok(&r, "info %s/m.safetensors", dir);
+    assert_non_null(strstr(r.out, "dot scores"));
+    ag_cli_run_ok(&r, "train %s/ring.gml --label-attr cls --epochs 2 --threads 1 --preset gat", dir);
+    assert_null(strstr(r.err, "homophily"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 /* The default preset: node classification on features from the data within [-1, 1] trains the
  * gat preset (the same run as --preset gat, with a note), while raw numbers, structure-only
  * features, a model option or --preset transformer keep the transformer. */
@@ -1868,6 +1897,7 @@ int main(void) {
         cmocka_unit_test(test_format_option),
         cmocka_unit_test(test_tu_option),
         cmocka_unit_test(test_default_preset),
+        cmocka_unit_test(test_default_preset_heterophily),
         cmocka_unit_test(test_resume_before_graph_preset),
         cmocka_unit_test(test_unlabelled_training_part),
         cmocka_unit_test(test_interrupt),

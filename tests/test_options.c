@@ -209,8 +209,132 @@ static void fake_prepared(ag_prepared_t *p, int64_t Fa, int64_t Ft, float v) {
 /* Node classification on p trains the transformer for its raw values. */
 static void assert_raw_values(const ag_net_train_options_t *o, const ag_prepared_t *p) {
     ag_preset_reason_t why;
-    assert_string_equal(ag_net_train_options_preset(o, AG_TASK_NODE_CLASSIFICATION, p, &why), "transformer");
+    assert_string_equal(ag_net_train_options_preset(o, AG_TASK_NODE_CLASSIFICATION, p, NULL, 0, &why), "transformer");
     assert_int_equal(why, AG_PRESET_RAW_VALUES);
+}
+
+/* Prepared node classification on an undirected graph of n vertices with the given edges (pairs)
+ * and classes (NaN: unlabelled), one indicator column from the data (1.0 everywhere). */
+static void graph_prepared(ag_prepared_t *p, int64_t n, const igraph_integer_t *pairs, int64_t n_edges,
+                           const float *cls, int64_t C) {
+    memset(p, 0, sizeof *p);
+    ag_trainset_init(&p->set, AG_TASK_NODE_CLASSIFICATION);
+    assert_int_equal(ag_trainset_resize(&p->set, 1, n, 1), AG_SUCCESS);
+    p->set.n_classes = C;
+    for (int64_t v = 0; v < n; v++) p->set.targets[v] = cls[v];
+    igraph_t ig;
+    igraph_vector_int_t ev;
+    igraph_vector_int_view(&ev, pairs, 2 * n_edges);
+    assert_int_equal(igraph_create(&ig, &ev, n, IGRAPH_UNDIRECTED), IGRAPH_SUCCESS);
+    assert_int_equal(ag_graph_from_igraph(&p->set.examples[0].graph, &ig), AG_SUCCESS);
+    igraph_destroy(&ig);
+    ag_fmat_t *X = &p->set.examples[0].X;
+    assert_int_equal(ag_fmat_init(X, n, 1), AG_SUCCESS);
+    for (int64_t v = 0; v < n; v++) X->data[v] = 1.0f;
+    p->featurizer.n_attr_features = 1;
+    p->featurizer.n_features = 1;
+}
+
+/* The adjusted homophily, by hand: (h_edge - sum_k p_k^2) / (1 - sum_k p_k^2) with p_k the share
+ * of class k among the edges' ends; only edges between two labelled training vertices count. */
+static void test_homophily(void **state) {
+    (void)state;
+    const int64_t all[4] = {0, 1, 2, 3};
+    const float two[4] = {0, 0, 1, 1}, three_one[4] = {0, 0, 0, 1};
+    double h;
+    int64_t m;
+    ag_prepared_t p;
+    /* a 4-cycle, two edges within a class and two across: h_edge 1/2, chance 1/2 */
+    const igraph_integer_t cycle[] = {0, 1, 1, 2, 2, 3, 3, 0};
+    graph_prepared(&p, 4, cycle, 4, two, 2);
+    assert_int_equal(ag_prepared_homophily(&p, all, 4, &h, &m), AG_SUCCESS);
+    assert_true(fabs(h) < 1e-12);
+    assert_int_equal(m, 4);
+    ag_prepared_destroy(&p);
+    /* within classes only: 1; across only: -1 */
+    const igraph_integer_t within[] = {0, 1, 2, 3}, across[] = {0, 2, 1, 3};
+    graph_prepared(&p, 4, within, 2, two, 2);
+    assert_int_equal(ag_prepared_homophily(&p, all, 4, &h, &m), AG_SUCCESS);
+    assert_true(fabs(h - 1.0) < 1e-12);
+    ag_prepared_destroy(&p);
+    graph_prepared(&p, 4, across, 2, two, 2);
+    assert_int_equal(ag_prepared_homophily(&p, all, 4, &h, NULL), AG_SUCCESS);
+    assert_true(fabs(h + 1.0) < 1e-12);
+    ag_prepared_destroy(&p);
+    /* a path 0-1-2-3, classes 0 0 0 1: h_edge 2/3, ends 5/6 and 1/6, chance 26/36: -0.2 */
+    const igraph_integer_t path[] = {0, 1, 1, 2, 2, 3};
+    graph_prepared(&p, 4, path, 3, three_one, 2);
+    assert_int_equal(ag_prepared_homophily(&p, all, 4, &h, &m), AG_SUCCESS);
+    assert_true(fabs(h + 0.2) < 1e-12);
+    assert_int_equal(m, 3);
+    /* training vertices 0-2 alone: two edges, both ends of class 0: no contrast, NaN */
+    assert_int_equal(ag_prepared_homophily(&p, all, 3, &h, &m), AG_SUCCESS);
+    assert_true(isnan(h));
+    assert_int_equal(m, 2);
+    /* an unlabelled training vertex is no end: vertex 1 unlabelled leaves only 2-3 */
+    p.set.targets[1] = NAN;
+    assert_int_equal(ag_prepared_homophily(&p, all, 4, &h, &m), AG_SUCCESS);
+    assert_int_equal(m, 1);
+    assert_true(fabs(h + 1.0) < 1e-12);
+    /* no training vertex: no edge */
+    assert_int_equal(ag_prepared_homophily(&p, NULL, 0, &h, &m), AG_SUCCESS);
+    assert_true(isnan(h));
+    assert_int_equal(m, 0);
+    /* errors: an index outside the graph, a NULL output, a graph task */
+    const int64_t bad[2] = {0, 4};
+    assert_int_equal(ag_prepared_homophily(&p, bad, 2, &h, &m), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "training index 4 outside [0, 4)"));
+    assert_true(isnan(h));
+    assert_int_equal(ag_prepared_homophily(&p, all, 4, NULL, &m), AG_EINVAL);
+    assert_int_equal(ag_prepared_homophily(NULL, all, 4, &h, &m), AG_EINVAL);
+    p.set.task = AG_TASK_GRAPH_CLASSIFICATION;
+    assert_int_equal(ag_prepared_homophily(&p, all, 4, &h, &m), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "not node classification"));
+    p.set.task = AG_TASK_NODE_CLASSIFICATION;
+    ag_prepared_destroy(&p);
+}
+
+/* The default preset reads the training labels' homophily: gat unless at least
+ * AG_PRESET_HOMOPHILY_EDGES edges between training vertices join classes no more often than
+ * chance (adjusted homophily below AG_PRESET_HOMOPHILY_MIN). */
+static void test_preset_homophily(void **state) {
+    (void)state;
+    enum { N = 120 };
+    igraph_integer_t ring[2 * N];
+    float alternate[N], halves[N];
+    int64_t train[N];
+    for (int v = 0; v < N; v++) {
+        ring[2 * v] = v;
+        ring[2 * v + 1] = (v + 1) % N;
+        alternate[v] = (float)(v % 2); /* every edge across */
+        halves[v] = v < N / 2 ? 0.0f : 1.0f;  /* two edges across */
+        train[v] = v;
+    }
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    const ag_task_t nc = AG_TASK_NODE_CLASSIFICATION;
+    ag_preset_reason_t why;
+    ag_prepared_t het, hom;
+    graph_prepared(&het, N, ring, N, alternate, 2);
+    graph_prepared(&hom, N, ring, N, halves, 2);
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &het, train, N, &why), "transformer");
+    assert_int_equal(why, AG_PRESET_HETEROPHILY);
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &hom, train, N, &why), "gat");
+    assert_int_equal(why, AG_PRESET_DATA_FEATURES);
+    /* too few edges to judge (the first 50 vertices: 49 edges), or no split given: gat */
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &het, train, 50, &why), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &het, train, 51, &why), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &het, NULL, 0, &why), "gat");
+    /* a preset given, or an option describing the model, wins */
+    o.preset = "gat";
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &het, train, N, &why), "gat");
+    assert_int_equal(why, AG_PRESET_GIVEN);
+    o.preset = NULL;
+    o.layers = 2;
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &het, train, N, &why), "transformer");
+    assert_int_equal(why, AG_PRESET_MODEL_OPTIONS);
+    ag_prepared_destroy(&het);
+    ag_prepared_destroy(&hom);
 }
 
 /* The default preset follows the task and the data: where features come from and their scale;
@@ -229,33 +353,33 @@ static void test_preset_choice(void **state) {
     fake_prepared(&raw_table, 0, 2, 1.5f);
     fake_prepared(&neg, 1, 0, -1.01f);
     ag_preset_reason_t why;
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, &why), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL, 0, &why), "gat");
     assert_int_equal(why, AG_PRESET_DATA_FEATURES);
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &raw, &why), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &raw, NULL, 0, &why), "transformer");
     assert_int_equal(why, AG_PRESET_RAW_VALUES);
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &none, &why), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &none, NULL, 0, &why), "transformer");
     assert_int_equal(why, AG_PRESET_STRUCTURE_ONLY);
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_REGRESSION, &attrs, &why), "graph");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_REGRESSION, &attrs, NULL, 0, &why), "graph");
     assert_int_equal(why, AG_PRESET_TASK);
     /* a graph task's preset does not read the data, which may not exist yet */
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_MULTITASK, NULL, &why), "graph");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_MULTITASK, NULL, NULL, 0, &why), "graph");
     assert_int_equal(why, AG_PRESET_TASK);
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_NODE_REGRESSION, &attrs, &why), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_NODE_REGRESSION, &attrs, NULL, 0, &why), "transformer");
     assert_int_equal(why, AG_PRESET_TASK);
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "gat");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &table, NULL), "gat");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &both, NULL), "gat");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &none, NULL), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &raw, NULL), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &raw_table, NULL), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &neg, NULL), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL, 0, NULL), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &table, NULL, 0, NULL), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &both, NULL, 0, NULL), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &none, NULL, 0, NULL), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &raw, NULL, 0, NULL), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &raw_table, NULL, 0, NULL), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &neg, NULL, 0, NULL), "transformer");
     /* one value out of range is enough; the structural column's 5 never counts */
     attrs.set.examples[0].X.data[2 * 5 + 3] = 1.5f;
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL, 0, NULL), "transformer");
     attrs.set.examples[0].X.data[2 * 5 + 3] = NAN;
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL, 0, NULL), "transformer");
     attrs.set.examples[0].X.data[2 * 5 + 3] = 1.0f;
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL, 0, NULL), "gat");
     /* a column standardised by --normalize auto held raw values, even where its z-scores all lie
      * within [-1, 1] (0 and 2, half each, give -1 and 1): attributes' and node table's alike;
      * columns left alone (mean 0, std 1) do not count, nor the structural column's statistics */
@@ -270,20 +394,20 @@ static void test_preset_choice(void **state) {
         sd[3] = k == 2 ? 1.5f : 1.0f;
         for (int which = 0; which < 2; which++) {
             const ag_prepared_t *p = which ? &table : &attrs;
-            if (k == 0) assert_string_equal(ag_net_train_options_preset(&o, nc, p, NULL), "gat");
+            if (k == 0) assert_string_equal(ag_net_train_options_preset(&o, nc, p, NULL, 0, NULL), "gat");
             else assert_raw_values(&o, p);
         }
     }
     sd[3] = 1.0f;
     mean[4] = 7.0f; /* the attributes' structural column; the table's fifth */
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL, 0, NULL), "gat");
     assert_raw_values(&o, &table);
     f->mean = f->std = tn->mean = tn->std = NULL;
     f->norm = tn->norm = AG_NORM_NONE;
     /* other tasks: the transformer for node regression, the graph preset for graph tasks */
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_NODE_REGRESSION, &attrs, NULL), "transformer");
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_CLASSIFICATION, &attrs, NULL), "graph");
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_MULTITASK, &attrs, NULL), "graph");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_NODE_REGRESSION, &attrs, NULL, 0, NULL), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_CLASSIFICATION, &attrs, NULL, 0, NULL), "graph");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_MULTITASK, &attrs, NULL, 0, NULL), "graph");
     /* each option that describes the model keeps the transformer */
     ag_net_train_options_t d[15];
     for (int i = 0; i < 15; i++) ag_net_train_options_init(&d[i]);
@@ -303,22 +427,22 @@ static void test_preset_choice(void **state) {
     d[13].virtual_node = 1;
     d[14].head_hidden = 0;
     for (int i = 0; i < 15; i++) {
-        assert_string_equal(ag_net_train_options_preset(&d[i], nc, &attrs, &why), "transformer");
+        assert_string_equal(ag_net_train_options_preset(&d[i], nc, &attrs, NULL, 0, &why), "transformer");
         assert_int_equal(why, AG_PRESET_MODEL_OPTIONS);
     }
     /* training options do not: the preset's defaults apply under them */
     o.dropout = 0.5;
     o.lr = 0.01;
     o.epochs = 10;
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL, 0, NULL), "gat");
     /* a preset given is returned as given, valid or not (model_config checks it) */
     o.preset = "transformer";
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, &why), "transformer");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL, 0, &why), "transformer");
     assert_int_equal(why, AG_PRESET_GIVEN);
     o.preset = "gat";
-    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_REGRESSION, &raw, NULL), "gat");
+    assert_string_equal(ag_net_train_options_preset(&o, AG_TASK_GRAPH_REGRESSION, &raw, NULL, 0, NULL), "gat");
     o.preset = "nonsense";
-    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL), "nonsense");
+    assert_string_equal(ag_net_train_options_preset(&o, nc, &attrs, NULL, 0, NULL), "nonsense");
     ag_prepared_t *all[] = {&attrs, &table, &both, &none, &raw, &raw_table, &neg};
     for (int i = 0; i < 7; i++) ag_trainset_destroy(&all[i]->set);
 }
@@ -616,6 +740,8 @@ int main(void) {
         cmocka_unit_test(test_model_config_transformer),
         cmocka_unit_test(test_model_config_gat),
         cmocka_unit_test(test_preset_choice),
+        cmocka_unit_test(test_homophily),
+        cmocka_unit_test(test_preset_homophily),
         cmocka_unit_test(test_uses_edges),
         cmocka_unit_test(test_graph_preset),
         cmocka_unit_test(test_mask_list),

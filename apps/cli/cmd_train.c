@@ -860,7 +860,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             goto done;
         }
         /* the graph preset featurises too, so it is resolved before featurising */
-        if (!t.net.preset) t.net.preset = ag_net_train_options_preset(&t.net, task, NULL, NULL);
+        if (!t.net.preset) t.net.preset = ag_net_train_options_preset(&t.net, task, NULL, NULL, 0, NULL);
         ag_net_train_options_t given = t.net;
         given.normalize = o->normalize;
         given.rw_pe = o->rw_pe;
@@ -901,7 +901,8 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             no_edges.n_edge_attrs = 0;
             if (prepare(&p, o, d, task, &no_edges) == AG_SUCCESS) {
                 ag_net_train_options_t n = t.net;
-                if (!n.preset) n.preset = ag_net_train_options_preset(&n, task, &p, NULL);
+                if (!n.preset)
+                    n.preset = ag_net_train_options_preset(&n, task, &p, d->fold.train, d->fold.n_train, NULL);
                 if (!ag_net_train_options_uses_edges(&n, task)) {
                     rc = AG_SUCCESS;
                     edges_unread = 1;
@@ -945,7 +946,16 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     int64_t F = p.set.examples[0].X.cols, Fe = p.featurizer.n_edge_features;
     if (!t.net.preset) {
         ag_preset_reason_t why;
-        t.net.preset = ag_net_train_options_preset(&t.net, task, &p, &why);
+        t.net.preset = ag_net_train_options_preset(&t.net, task, &p, d->fold.train, d->fold.n_train, &why);
+        if (why == AG_PRESET_HETEROPHILY && !t.quiet && first_run) {
+            double h;
+            int64_t m;
+            ag_prepared_homophily(&p, d->fold.train, d->fold.n_train, &h, &m);
+            fprintf(stderr, "attn-graph: note: node classification on features from the data, but the edges between "
+                    "training vertices join their classes no more often than chance (adjusted homophily %.2f over %lld "
+                    "edges): the transformer, which keeps each vertex's own features apart from its neighbours' (the "
+                    "gat preset averages them; --preset gat to take it)\n", h, (long long)m);
+        }
         if (why == AG_PRESET_RAW_VALUES && !t.quiet && first_run)
             fprintf(stderr, "attn-graph: note: node classification on features from the data with raw values "
                     "(beyond [-1, 1]): the transformer, whose blocks normalise (the gat preset has no normalisation "

@@ -439,9 +439,9 @@ static ag_error_t feature_config(const ag_net_train_options_t *o, ag_featurizer_
  * resolves it); returns 1 when the data has edge features that model would not read, so that
  * the caller featurises again without them. */
 static int choose_preset(const ag_net_train_options_t *o, ag_task_t task, const ag_prepared_t *p,
-                         ag_net_train_options_t *chosen) {
+                         const int64_t *train, int64_t n_train, ag_net_train_options_t *chosen) {
     *chosen = *o;
-    chosen->preset = ag_net_train_options_preset(o, task, p, NULL);
+    chosen->preset = ag_net_train_options_preset(o, task, p, train, n_train, NULL);
     return p->featurizer.n_edge_features > 0 && !ag_net_train_options_uses_edges(chosen, task);
 }
 
@@ -585,10 +585,10 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
     fc.degree_if_featureless = !o->vertex_attrs;
     /* the graph preset featurises too (a graph task's preset does not depend on the data) */
     if (rc == AG_SUCCESS)
-        ag_net_train_options_feature_defaults(o, task, ag_net_train_options_preset(o, task, NULL, NULL), &fc);
+        ag_net_train_options_feature_defaults(o, task, ag_net_train_options_preset(o, task, NULL, NULL, 0, NULL), &fc);
     if (rc == AG_SUCCESS) rc = ag_prepare_graphs(&p, &d.ds, task, &fc, tr, n_tr);
     ag_net_train_options_t chosen;
-    if (rc == AG_SUCCESS && choose_preset(o, task, &p, &chosen)) {
+    if (rc == AG_SUCCESS && choose_preset(o, task, &p, tr, n_tr, &chosen)) {
         ag_prepared_destroy(&p);
         fc.edge_select = AG_SELECT_NONE;
         fc.n_edge_attrs = 0;
@@ -843,7 +843,7 @@ static ag_error_t train_node_task(ag_net_t **net, const igraph_t *graph, const i
     }
     if (rc == AG_SUCCESS) rc = prepare_nodes(&p, graph, features, labels, C, values, &fc, norm);
     ag_net_train_options_t chosen;
-    if (rc == AG_SUCCESS && choose_preset(o, task, &p, &chosen)) {
+    if (rc == AG_SUCCESS && choose_preset(o, task, &p, tr, n_tr, &chosen)) {
         ag_prepared_destroy(&p);
         fc.edge_select = AG_SELECT_NONE;
         fc.n_edge_attrs = 0;

@@ -34,7 +34,7 @@ ag_error_t ag_i_option_index(const char *opt, const char *v, const char *const *
 }
 
 const char *ag_net_train_options_preset(const ag_net_train_options_t *t, ag_task_t task, const ag_prepared_t *p,
-                                        ag_preset_reason_t *why) {
+                                        const int64_t *train, int64_t n_train, ag_preset_reason_t *why) {
     ag_preset_reason_t r;
     if (!why) why = &r;
     *why = AG_PRESET_GIVEN;
@@ -69,6 +69,16 @@ const char *ag_net_train_options_preset(const ag_net_train_options_t *t, ag_task
                 *why = AG_PRESET_RAW_VALUES;
                 return "transformer";
             }
+    }
+    /* GAT averages its neighbours (no residual keeps a vertex's own features apart): where the
+     * training labels say that edges join classes no more often than chance, it falls below a
+     * model of the features alone (docs/cli.md), and the transformer does not */
+    double h;
+    int64_t m;
+    if (train && n_train > 0 && ag_prepared_homophily(p, train, n_train, &h, &m) == AG_SUCCESS &&
+        m >= AG_PRESET_HOMOPHILY_EDGES && h < AG_PRESET_HOMOPHILY_MIN) {
+        *why = AG_PRESET_HETEROPHILY;
+        return "transformer";
     }
     return "gat";
 }

@@ -37,8 +37,17 @@ typedef enum {
                                   by AG_NORM_STANDARDIZE_RAW (it was beyond) */
     AG_PRESET_MODEL_OPTIONS,   /* transformer: an option describes the model */
     AG_PRESET_STRUCTURE_ONLY,  /* transformer: no feature column comes from the data */
-    AG_PRESET_TASK             /* graph for graph tasks, transformer for node regression */
+    AG_PRESET_TASK,            /* graph for graph tasks, transformer for node regression */
+    AG_PRESET_HETEROPHILY      /* transformer: data features within [-1, 1], but the training labels'
+                                  edges join classes no more often than chance (ag_prepared_homophily
+                                  below AG_PRESET_HOMOPHILY_MIN over AG_PRESET_HOMOPHILY_EDGES edges
+                                  or more) */
 } ag_preset_reason_t;
+
+/* The default preset's homophily rule (ag_net_train_options_preset): gat needs an adjusted
+ * homophily of at least this much, when at least this many edges join two training labels. */
+#define AG_PRESET_HOMOPHILY_MIN 0.05
+#define AG_PRESET_HOMOPHILY_EDGES 50
 
 /**
  * \function ag_net_train_options_preset
@@ -49,7 +58,11 @@ typedef enum {
  * values), when none of the options that describe a model is set (layers, heads, head_dim,
  * hidden, hops, mask, score, attn_norm, readout, edge_mode, norm, no_ffn, no_residual,
  * virtual_node, head_hidden: they describe the transformer, and keep it); "transformer" in every
- * other case. Why (docs/cli.md, seed 1, best validation accuracy): with features from the data
+ * other case; and "transformer" also when train is given and the edges between its labelled
+ * vertices join classes no more often than chance: ag_prepared_homophily() below
+ * AG_PRESET_HOMOPHILY_MIN over AG_PRESET_HOMOPHILY_EDGES edges or more (GAT averages a vertex's
+ * neighbours with no residual, and fell below a model of the features alone on such graphs, where
+ * the transformer did not: docs/cli.md). Why (docs/cli.md, seed 1, best validation accuracy): with features from the data
  * the gat preset was ahead (Cora 0.802 against 0.748, Twitch-EN 0.612 against 0.597, both 0/1
  * features); with structure only the transformer was (LastFM Asia with positional encodings
  * 0.855 against 0.748, with the degree alone 0.695 against 0.245; Cora's graph with the degree
@@ -75,15 +88,17 @@ typedef enum {
  * \param p    The prepared training data (for node classification: the one graph's features,
  *             the featuriser's attribute columns first and the feature matrix's last); not read
  *             for a graph task, where it may be NULL (the preset decides how to featurise).
+ * \param train (n_train) the training vertices, whose labels the homophily rule reads; NULL (with
+ *             n_train 0) leaves that rule out. Validation and test labels are never read.
  * \param why  If not NULL, set to AG_PRESET_GIVEN, AG_PRESET_DATA_FEATURES (gat),
  *             AG_PRESET_RAW_VALUES (transformer: data features beyond [-1, 1]),
- *             AG_PRESET_MODEL_OPTIONS, AG_PRESET_STRUCTURE_ONLY (transformer) or AG_PRESET_TASK
- *             (graph, or transformer for node regression).
+ *             AG_PRESET_MODEL_OPTIONS, AG_PRESET_STRUCTURE_ONLY, AG_PRESET_HETEROPHILY
+ *             (transformer) or AG_PRESET_TASK (graph, or transformer for node regression).
  * \return "gat", "graph" or "transformer" (static strings), or opts->preset itself.
- * Time complexity: O(N x F) for node classification without a preset given, else O(1).
+ * Time complexity: O(N x F + E) for node classification without a preset given, else O(1).
  */
 const char *ag_net_train_options_preset(const ag_net_train_options_t *opts, ag_task_t task, const ag_prepared_t *p,
-                                        ag_preset_reason_t *why);
+                                        const int64_t *train, int64_t n_train, ag_preset_reason_t *why);
 
 /**
  * \function ag_net_train_options_uses_edges

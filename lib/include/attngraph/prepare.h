@@ -164,6 +164,28 @@ ag_error_t ag_prepare_nodes_with(ag_prepared_t *p, const igraph_t *ig, const cha
                                  const char *const *classes, int64_t n_classes);
 
 /**
+ * \function ag_prepared_homophily
+ * How much more often than chance an edge joins two vertices of the same class, over the edges
+ * whose two ends are labelled training vertices: the adjusted homophily of Platonov et al.
+ * (2023), (h_edge - sum_k p_k^2) / (1 - sum_k p_k^2), with h_edge the share of those edges
+ * within a class and p_k the share of class k among their ends. About 0 for edges drawn at random
+ * (whatever the class sizes), 1 when every edge stays within its class, negative when edges
+ * prefer other classes. Only the training labels are read, so that a choice made on it (the
+ * default preset, ag_net_train_options_preset) sees no validation or test label.
+ * \param p        Prepared node-classification data (ag_prepare_nodes()).
+ * \param train    (n_train) vertex indices whose labels may be read.
+ * \param h_adj    Output: the adjusted homophily; NaN when no such edge exists or all their ends
+ *                 are of one class.
+ * \param n_edges  Output (may be NULL): the number of such edges (an undirected edge once;
+ *                 self-loops left out).
+ * \return AG_SUCCESS; AG_EINVAL (NULL p or h_adj, not node classification, an index outside the
+ *         graph); AG_ENOMEM.
+ * Time complexity: O(N + E).
+ */
+ag_error_t ag_prepared_homophily(const ag_prepared_t *p, const int64_t *train, int64_t n_train, double *h_adj,
+                                 int64_t *n_edges);
+
+/**
  * \function ag_prepare_node_values
  * A node-regression training set from one graph: the target is a numeric vertex attribute (NaN =
  * unlabelled), never a feature itself, and neither is a numeric attribute that copies it over the
