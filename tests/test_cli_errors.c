@@ -321,6 +321,16 @@ static void test_table_width(void **state) {
     assert_null(strstr(r.out, "  vertex  "));
     assert_non_null(strstr(r.out, "\nnode features: 0 columns from the graph and 2 from the node table; edge features: "));
     assert_non_null(strstr(r.out, "\nnode table: 2 columns (f0 f1), "));
+    /* a sparse index beyond the supported width is bad input (3), in train as in label (it was 1) */
+    char sparse[2048] = "";
+    for (int v = 0; v < 34; v++)
+        snprintf(sparse + strlen(sparse), sizeof sparse - strlen(sparse), "%d 0:1 %s:1\n", v, v ? "1" : "99999999999");
+    write_text("huge.features", sparse);
+    const char *beyond = "attn-graph: @/huge.features:1: field 3: feature index in '99999999999:1' is beyond the "
+                         "largest supported index 2147483646\n";
+    run_expect(3, beyond, "train graphs/social/karate.gml --label-attr club --vertex-attrs none --node-table "
+               "@/huge.features --epochs 1");
+    run_expect(3, beyond, "label --model @/table.safetensors graphs/social/karate.gml --node-table @/huge.features");
 }
 
 /* Models of the wrong kind and bad model files: exit 4. */
@@ -477,7 +487,8 @@ static void test_metric_misfits(void **state) {
     ag_cli_run_t r = run_expect(0,
         "attn-graph: warning: the validation part's 8 labelled graphs have one class only in every task: its roc_auc "
         "is undefined, so early stopping watches its loss\n",
-        "train --labels @/tox.csv --split @/toxsplit.csv --epochs 3 --threads 1 -q --log @/tox.log -o @/tox.safetensors");
+        "train --labels @/tox.csv --split @/toxsplit.csv --epochs 3 --threads 1 -q --log @/tox.log -o @/tox.safetensors "
+        "--metric roc_auc"); /* asked for: 8 graphs alone would make it the loss already (ag_metric_for_validation) */
     char path[256], line[256];
     snprintf(path, sizeof path, "%s/tox.log", dir);
     FILE *f = fopen(path, "r");
@@ -503,6 +514,10 @@ static void test_metric_misfits(void **state) {
     assert_int_equal(r.code, 0);
     assert_non_null(strstr(r.err, "\nattn-graph: note: the test part's labelled graphs hold one class only in every "
                                   "task: its roc_auc is undefined (nan)\n"));
+    /* with the metric left to choose, 8 validation graphs make it the loss, a note says why */
+    assert_non_null(strstr(r.err, "attn-graph: note: the validation part has 8 labelled graphs (under 100): early "
+                                  "stopping watches its loss, which keeps improving after its ROC-AUC stops moving "
+                                  "(--metric roc_auc to watch that)\n"));
     /* no label in the validation part: it cannot choose, the last epoch is kept (not epoch 0's) */
     char unlabelled[4096] = "file,NR-AR,NR-AhR\n";
     for (int i = 1; i <= 40; i++)
@@ -794,6 +809,15 @@ static void test_mostly_empty_warned(void **state) {
  * <stdin>. */
 static void test_user_slips(void **state) {
     (void)state;
+    /* cross-validation over folds of which one has no test part: refused (it printed NaN figures
+     * and a mean without them); the fold alone still trains */
+    write_text("folds.json", "{\"folds\": [{\"train\": [0, 1, 2, 3, 33], \"test\": [4, 5]}, "
+               "{\"train\": [0, 33], \"val\": [1], \"test\": []}]}");
+    run_expect(3,
+               "attn-graph: train: @/folds.json: fold 1 has an empty test part: cross-validation scores each fold on "
+               "its test part (--fold 1 trains that fold alone)\n",
+               "train graphs/social/karate.gml --label-attr club --folds @/folds.json --epochs 1 --quiet");
+    run_expect(0, "", "train graphs/social/karate.gml --label-attr club --folds @/folds.json --fold 1 --epochs 1 --quiet");
     run_expect(3,
         "attn-graph: graphs/models/esol.safetensors: a model file, not a graph (a model is given with --model)\n",
         "classify graphs/models/esol.safetensors");

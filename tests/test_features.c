@@ -731,6 +731,14 @@ static void test_normalisation(void **state) {
     assert_int_equal(ag_featurizer_transform(&fb, &big, &X, NULL), AG_SUCCESS);
     const float wb[] = {-1, 1};
     assert_fmat(&X, 2, 1, wb, 0.0f);
+    /* a float32 value that overflows in those standard deviations (3e38 - 1e6, over 0.5) is
+     * refused, naming the column and the vertex, and X is left as it was (an infinity reached a
+     * prediction unnoticed) */
+    SETVAN(&big, "big", 1, 3e38);
+    assert_int_equal(ag_featurizer_transform(&fb, &big, &X, NULL), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "feature column 'big' is 3e+38 on vertex 1: beyond float32 in training "
+                        "standard deviations (mean 1e+06, std 0.5), more than the model can read");
+    assert_fmat(&X, 2, 1, wb, 0.0f);
     ag_featurizer_destroy(&fb);
     igraph_destroy(&big);
     /* L1 rows over the attribute columns only; degree untouched */
@@ -779,6 +787,13 @@ static void test_normalisation(void **state) {
         assert_float_equal(f.edge_mean[c], 0.0f, 0.0);
         assert_float_equal(f.edge_std[c], 1.0f, 0.0);
     }
+    /* an edge value beyond float32 once standardised: refused as a vertex's is, E left alone */
+    SETEAN(&a, "bond", 2, 3e38);
+    assert_int_equal(ag_featurizer_transform_edges(&f, &a, &E), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "edge feature column 'bond' is 3e+38 on edge 2: beyond float32 in "
+                        "training standard deviations (mean 1.5, std 0.408248), more than the model can read");
+    assert_fmat(&E, 3, 5, we, 1e-6f);
+    SETEAN(&a, "bond", 2, 1.5);
     ag_fmat_destroy(&E);
     /* stored (as version 3, which earlier readers refuse) and read back */
     ag_strbuf_t sb;

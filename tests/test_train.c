@@ -426,7 +426,9 @@ static void test_training_errors(void **state) {
     assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_NODE_REGRESSION, 9), AG_METRIC_AUTO);
     assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_GRAPH_CLASSIFICATION, 9), AG_METRIC_LOSS);
     assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_GRAPH_CLASSIFICATION, 100), AG_METRIC_AUTO);
-    assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_GRAPH_MULTITASK, 9), AG_METRIC_AUTO);
+    assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_GRAPH_MULTITASK, 9), AG_METRIC_LOSS);
+    assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_GRAPH_MULTITASK, 100), AG_METRIC_AUTO);
+    assert_int_equal(ag_metric_for_validation(AG_METRIC_ROC_AUC, AG_TASK_GRAPH_MULTITASK, 9), AG_METRIC_ROC_AUC);
     assert_int_equal(ag_metric_for_validation(AG_METRIC_AUTO, AG_TASK_GRAPH_REGRESSION, 9), AG_METRIC_AUTO);
     ag_model_destroy(m);
     ag_trainset_destroy(&set);

@@ -1045,9 +1045,10 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         ag_metric_t m = ag_metric_for_validation(tc.metric, task, n_val);
         if (m != tc.metric && !t.quiet && first_run)
             fprintf(stderr, "attn-graph: note: the validation part has %lld labelled %s (under %d): early "
-                    "stopping watches its loss, which keeps improving after its accuracy stops moving (--metric "
-                    "accuracy to watch that)\n", (long long)n_val, d->graph_level ? "graphs" : "vertices",
-                    AG_SMALL_VALIDATION);
+                    "stopping watches its loss, which keeps improving after its %s stops moving (--metric "
+                    "%s to watch that)\n", (long long)n_val, d->graph_level ? "graphs" : "vertices",
+                    AG_SMALL_VALIDATION, task == AG_TASK_GRAPH_MULTITASK ? "ROC-AUC" : "accuracy",
+                    task == AG_TASK_GRAPH_MULTITASK ? "roc_auc" : "accuracy");
         if (val_n > 0 && n_val == 0) {
             /* said even under --quiet: the run is not what the split promised */
             if (first_run)
@@ -1347,6 +1348,14 @@ done:
 static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t *d) {
     const train_opts_t *t = &job->t;
     const int64_t n = d->split.n_folds;
+    /* a fold with nothing to score would print NaN figures and leave the mean without them */
+    for (int64_t f = 0; f < n; f++)
+        if (d->split.folds[f].n_test == 0) {
+            fprintf(stderr, "attn-graph: train: %s: fold %lld has an empty test part: cross-validation scores each "
+                    "fold on its test part (--fold %lld trains that fold alone)\n", o->folds ? o->folds : "--kfold",
+                    (long long)f, (long long)f);
+            return AG_EXIT_INPUT;
+        }
     ag_scores_t *all = malloc(sizeof *all * (size_t)n); /* (folds) test scores */
     if (!all) {
         fprintf(stderr, "attn-graph: train: out of memory\n");

@@ -392,7 +392,11 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
         const int in_graph = igraph_cattribute_has_attr(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, o->label_attr);
         rc = cli_table_read(&d->table, &d->graph, o->node_table, o->table_id_attr, o->label_attr, o->model_table);
         /* the table's own errors start with its path; the others are about the graph's ids */
-        if (rc) return ag_cli_fail_in(strncmp(ag_error_message(), o->node_table, strlen(o->node_table)) ? o->graph : NULL, rc);
+        if (rc) {
+            const int failed =
+                ag_cli_fail_in(strncmp(ag_error_message(), o->node_table, strlen(o->node_table)) ? o->graph : NULL, rc);
+            return rc == AG_ELIMIT ? AG_EXIT_INPUT : failed; /* a sparse index beyond the limit: bad input */
+        }
         d->have_table = 1;
         if (!in_graph && d->table.labels && labels_to_attr(&d->graph, o->label_attr, d->table.labels) < 0) {
             fprintf(stderr, "attn-graph: %s: out of memory\n", cmd);

@@ -265,7 +265,7 @@ ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_datas
     AG_CHECK(file_prefix(path, prefix, sizeof prefix));
     TRY(tu_read(&A, prefix, "A.txt", 1, 1));
     TRY(tu_read(&ind, prefix, "graph_indicator.txt", 1, 1));
-    TRY(tu_read(&glab, prefix, "graph_labels.txt", 0, 0));
+    TRY(tu_read(&glab, prefix, "graph_labels.txt", 0, 1));
     TRY(tu_read(&gattr, prefix, "graph_attributes.txt", 0, 0));
     TRY(tu_read(&nlab, prefix, "node_labels.txt", 0, 1));
     TRY(tu_read(&nattr, prefix, "node_attributes.txt", 0, 0));

@@ -547,6 +547,27 @@ void ag_featurizer_lap_columns(const ag_featurizer_t *f, int64_t *col0, int64_t 
     *n = f->lap_pe_k;
 }
 
+/* x (rows x cols, row stride ld) standardised in place with the fitted statistics of the vertex
+ * or edge columns. A float32 value far enough from the fitted mean overflows in standard
+ * deviations (1e38 against a std of 0.1): refused, naming the column and the row, since the model
+ * cannot read it (an infinity reached a prediction unnoticed). */
+static ag_error_t standardise(const ag_featurizer_t *f, int edges, float *x, int64_t rows, int64_t cols, int64_t ld) {
+    const float *mean = edges ? f->edge_mean : f->mean, *sd = edges ? f->edge_std : f->std;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < cols; c++) {
+            const float raw = x[r * ld + c], z = (raw - mean[c]) / sd[c];
+            if (!isfinite(z)) {
+                const char *name = edges ? ag_featurizer_edge_column_name(f, c) : ag_featurizer_column_name(f, c);
+                return AG_ERROR(AG_EVALUE, "%sfeature column '%s' is %g on %s %lld: beyond float32 in training "
+                                "standard deviations (mean %g, std %g), more than the model can read",
+                                edges ? "edge " : "", name ? name : "?", (double)raw, edges ? "edge" : "vertex",
+                                (long long)r, (double)mean[c], (double)sd[c]);
+            }
+            x[r * ld + c] = z;
+        }
+    return AG_SUCCESS;
+}
+
 /* The edge features (E x Fe) of ig into *e (uninitialised), standardised as fitted. */
 static ag_error_t edge_features(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *e) {
     int64_t m = elem_count(ig, 1);
@@ -554,8 +575,7 @@ static ag_error_t edge_features(const ag_featurizer_t *f, const igraph_t *ig, ag
     /* A graph without edges has no edge attributes in igraph: 0 rows, nothing to check. */
     ag_error_t err = encode_attrs(ig, 1, f->eattrs, f->n_eattrs, m, e->data, f->n_edge_features, 0);
     const int64_t Fe = f->n_edge_features;
-    for (int64_t r = 0; err == AG_SUCCESS && f->edge_mean && r < m; r++)
-        for (int64_t c = 0; c < Fe; c++) e->data[r * Fe + c] = (e->data[r * Fe + c] - f->edge_mean[c]) / f->edge_std[c];
+    if (err == AG_SUCCESS && f->edge_mean) err = standardise(f, 1, e->data, m, Fe, Fe);
     if (err != AG_SUCCESS) ag_fmat_destroy(e);
     return err;
 }
@@ -592,9 +612,7 @@ ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig,
     }
     ag_fmat_destroy(&pe);
     if (err == AG_SUCCESS && f->norm == AG_NORM_STANDARDIZE) {
-        int64_t S = stat_cols(f);
-        for (int64_t r = 0; r < n; r++)
-            for (int64_t c = 0; c < S; c++) x.data[r * F + c] = (x.data[r * F + c] - f->mean[c]) / f->std[c];
+        err = standardise(f, 0, x.data, n, stat_cols(f), F);
     } else if (err == AG_SUCCESS && f->norm == AG_NORM_L1_ROWS) {
         for (int64_t r = 0; r < n; r++) {
             float s = 0.0f;

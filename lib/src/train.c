@@ -109,7 +109,7 @@ ag_metric_t ag_metric_for_task(ag_metric_t m, ag_task_t task) {
 }
 
 ag_metric_t ag_metric_for_validation(ag_metric_t m, ag_task_t task, int64_t n_val_labelled) {
-    if (m == AG_METRIC_AUTO && is_classification(task) && n_val_labelled > 0 &&
+    if (m == AG_METRIC_AUTO && (is_classification(task) || task == AG_TASK_GRAPH_MULTITASK) && n_val_labelled > 0 &&
         n_val_labelled < AG_SMALL_VALIDATION)
         return AG_METRIC_LOSS;
     return m;

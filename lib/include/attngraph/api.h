@@ -196,10 +196,11 @@ ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igr
  * what igraph_write_graph_gml writes as source and target; note that for undirected graphs
  * igraph_edge() and igraph_get_edgelist() return them the other way round, smaller id first):
  * - edge_alpha (|E| x H): the weight of `from` in the attention of `to` over e (for a directed
- *   graph the only direction; for an undirected one what `attn-graph explain` writes as _fwd);
+ *   graph the only direction; for an undirected one what `attn-graph explain` writes as
+ *   attnL<L>H<H>Fwd);
  * - edge_alpha_rev (|E| x H, may be NULL): undirected graphs: the weight of `to` in the attention
- *   of `from` over e (explain's _rev: the other direction of the same edge; a self-loop has one
- *   direction, so both matrices hold the same value); directed graphs: NaN. The mean of the two
+ *   of `from` over e (explain's attnL<L>H<H>Rev: the other direction of the same edge; a self-loop
+ *   has one direction, so both matrices hold the same value); directed graphs: NaN. The mean of the two
  *   matrices is a symmetric per-edge score.
  * - self_alpha (N x H, may be NULL): the weight of each node on itself through the self-loop the
  *   attention adds (the default); NaN for a node without an added self-loop (self-loops switched
