@@ -666,6 +666,16 @@ static void test_control_characters_escaped(void **state) {
     (void)state;
     run_expect(3, "attn-graph: @/nl\\nnosuch.gml: No such file or directory\n", "classify '@/nl\nnosuch.gml'");
     run_expect(3, "attn-graph: @/a\\tb.gml: No such file or directory\n", "info '@/a\tb.gml'");
+    /* a C1 control in UTF-8 (CSI, U+009B) is escaped too, as \u009b */
+    run_expect(3, "attn-graph: @/c\\u009b2J.gml: No such file or directory\n", "info '@/c\xc2\x9b" "2J.gml'");
+    /* an attribute's name is shown escaped in info's table, as its values are */
+    write_text("ctl.graphml", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<graphml "
+               "xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n<key id=\"k0\" for=\"node\" "
+               "attr.name=\"na&#9;me&#x9b;31m\" attr.type=\"string\"/>\n<graph id=\"G\" edgedefault=\"undirected\">\n"
+               "<node id=\"a\"><data key=\"k0\">v</data></node><node id=\"b\"><data key=\"k0\">w</data></node>\n"
+               "<edge source=\"a\" target=\"b\"/>\n</graph>\n</graphml>\n");
+    ag_cli_run_t r = run_expect(0, "", "info @/ctl.graphml");
+    assert_non_null(strstr(r.out, "\n  vertex  \"na\\u0009me\\u009b31m\"  string "));
 }
 
 /* explain's legend cuts long class names in the middle, so that names differing at their ends

@@ -962,6 +962,34 @@ static void test_format_option(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* Copies the checkpoint `from` to `to` with the first `what` of its header (JSON text) replaced by
+ * `with`: the checksum covers the tensors, not the metadata. */
+static void edit_checkpoint_header(const char *from, const char *to, const char *what, const char *with) {
+    size_t n;
+    unsigned char *b = ag_test_read_file(from, &n);
+    assert_non_null(b);
+    uint64_t hlen = 0;
+    for (int k = 7; k >= 0; k--) hlen = hlen << 8 | b[k];
+    assert_true(8 + hlen <= n);
+    char *header = malloc(hlen + strlen(with) + 1);
+    assert_non_null(header);
+    memcpy(header, b + 8, hlen);
+    header[hlen] = '\0';
+    char *at = strstr(header, what);
+    assert_non_null(at);
+    memmove(at + strlen(with), at + strlen(what), strlen(at + strlen(what)) + 1);
+    memcpy(at, with, strlen(with));
+    const uint64_t nlen = strlen(header);
+    FILE *f = fopen(to, "wb");
+    assert_non_null(f);
+    for (int k = 0; k < 8; k++) fputc((int)(nlen >> (8 * k) & 0xff), f);
+    fwrite(header, 1, nlen, f);
+    fwrite(b + 8 + hlen, 1, n - 8 - hlen, f);
+    assert_int_equal(fclose(f), 0);
+    free(header);
+    free(b);
+}
+
 /* A checkpoint of a graph task run before the graph preset became the default (2026-12-03):
  * trained with the transformer, its stored command line names no preset, so --resume now builds
  * the graph preset: refused as another architecture (exit 4), with the note saying why and what
@@ -975,29 +1003,12 @@ static void test_resume_before_graph_preset(void **state) {
     ag_cli_run_ok(&r, "train --labels tests/data/mutag-mini/labels.csv --split tests/data/mutag-mini/split.csv "
                   "--preset transformer --epochs 3 --checkpoint-every 2 --checkpoint %s/c.st --threads 1 --quiet", dir);
     snprintf(path, sizeof path, "%s/c.st", dir);
-    size_t n;
-    unsigned char *b = ag_test_read_file(path, &n);
-    assert_non_null(b);
-    uint64_t hlen = 0;
-    for (int k = 7; k >= 0; k--) hlen = hlen << 8 | b[k];
-    assert_true(8 + hlen <= n);
-    const char *cut = "--preset\\ntransformer\\n";
-    char *header = malloc(hlen + 1);
-    assert_non_null(header);
-    memcpy(header, b + 8, hlen);
-    header[hlen] = '\0';
-    char *at = strstr(header, cut);
-    assert_non_null(at);
-    memmove(at, at + strlen(cut), strlen(at + strlen(cut)) + 1);
-    const uint64_t nlen = strlen(header);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    for (int k = 0; k < 8; k++) fputc((int)(nlen >> (8 * k) & 0xff), f);
-    fwrite(header, 1, nlen, f);
-    fwrite(b + 8 + hlen, 1, n - 8 - hlen, f);
-    assert_int_equal(fclose(f), 0);
-    free(header);
-    free(b);
+    /* a control character in the stored command is shown escaped, as bash's $'...' */
+    snprintf(args, sizeof args, "%s/esc.st", dir);
+    edit_checkpoint_header(path, args, "--epochs", "--ep\\u001bochs");
+    ag_cli_run_ok(&r, "info %s/esc.st", dir);
+    assert_non_null(strstr(r.out, " $'--ep\\x1bochs' 3 "));
+    edit_checkpoint_header(path, path, "--preset\\ntransformer\\n", "");
     snprintf(args, sizeof args, "train --resume %s/c.st --threads 1", dir);
     ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 4);

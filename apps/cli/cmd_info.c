@@ -105,14 +105,17 @@ static void print_text(FILE *out, const char *path, ag_format_t format, const ag
     }
     int name_w = 4;
     for (int64_t i = 0; i < s->n_attrs; i++) {
-        const int len = (int)strlen(s->attrs[i].name);
+        char shown[256];
+        const int len = (int)strlen(cli_display(s->attrs[i].name, shown, sizeof shown));
         if (len > name_w) name_w = len;
     }
     fprintf(out, "attributes:\n  %-6s  %-*s  %-7s  %7s  %13s  %s\n", "kind", name_w, "name", "type", "missing",
             "feature width", "example");
     for (int64_t i = 0; i < s->n_attrs; i++) {
         const ag_attr_summary_t *a = &s->attrs[i];
-        fprintf(out, "  %-6s  %-*s  %-7s  %7lld  ", ag_attr_kind_name(a->kind), name_w, a->name,
+        char shown[256];
+        fprintf(out, "  %-6s  %-*s  %-7s  %7lld  ", ag_attr_kind_name(a->kind), name_w,
+                cli_display(a->name, shown, sizeof shown),
                 ag_attr_type_name(a->type), (long long)a->missing);
         if (a->kind == AG_ATTR_GRAPH) fprintf(out, "%13s  ", "-");
         else fprintf(out, "%13lld  ", (long long)a->feature_width);

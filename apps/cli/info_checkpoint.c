@@ -70,7 +70,8 @@ static void print_text(FILE *out, const ckpt_info_t *c) {
         print_command(out, args);
         fputc('\n', out);
     }
-    if (cwd) fprintf(out, "directory: %s\n", cwd);
+    char shown[1024];
+    if (cwd) fprintf(out, "directory: %s\n", cli_display(cwd, shown, sizeof shown));
     fprintf(out, "model: %s, %lld parameters\n", ag_task_name(c->config->task), (long long)c->params);
     fprintf(out, "training: %lld optimiser steps in %.1f s", (long long)c->state->step, c->state->seconds);
     if (c->state->best_epoch > 0 && isnan(c->state->best_metric))

@@ -56,8 +56,11 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
     for (int k = 0; k < 2; k++) {
         const ag_feature_attr_t *attrs = k ? f->eattrs : f->vattrs;
         const int64_t n = k ? f->n_eattrs : f->n_vattrs;
-        for (int64_t i = 0; i < n; i++)
-            if ((int)strlen(attrs[i].name) > name_w) name_w = (int)strlen(attrs[i].name);
+        for (int64_t i = 0; i < n; i++) {
+            char shown[256];
+            const int len = (int)strlen(cli_display(attrs[i].name, shown, sizeof shown));
+            if (len > name_w) name_w = len;
+        }
     }
     if (f->n_vattrs + f->n_eattrs == 0) {
         fputs("attributes: none\n", out);
@@ -70,7 +73,9 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
             for (int64_t i = 0; i < n; i++) {
                 const ag_feature_attr_t *a = &attrs[i];
                 float mean, sd; /* the column's statistics, when standardised */
-                fprintf(out, "  %-6s  %-*s  %-7s  %7lld  ", k ? "edge" : "vertex", name_w, a->name,
+                char shown[256];
+                fprintf(out, "  %-6s  %-*s  %-7s  %7lld  ", k ? "edge" : "vertex", name_w,
+                        cli_display(a->name, shown, sizeof shown),
                         ag_attr_type_name(a->type), (long long)a->width);
                 if (a->type == AG_ATTR_STRING) {
                     fputs("one-hot:", out);

@@ -144,6 +144,25 @@ void cli_print_value(FILE *out, const char *v, char quote) {
     else fputs(v, out);
 }
 
+const char *cli_display(const char *s, char *buf, size_t cap) {
+    int controls = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && !controls; p++)
+        controls = *p < 0x20 || *p == 0x7f || (*p == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0);
+    if (!controls) return s;
+    if (cap < 8) return "(a name with control characters)";
+    size_t k = 0;
+    buf[k++] = '"';
+    for (const unsigned char *p = (const unsigned char *)s; *p && k + 8 < cap; p++) {
+        if (*p < 0x20 || *p == 0x7f) k += (size_t)snprintf(buf + k, cap - k, "\\u%04x", *p);
+        else if (*p == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0) k += (size_t)snprintf(buf + k, cap - k, "\\u%04x", *++p);
+        else if (*p == '"' || *p == '\\') k += (size_t)snprintf(buf + k, cap - k, "\\%c", *p);
+        else buf[k++] = (char)*p;
+    }
+    buf[k++] = '"';
+    buf[k] = '\0';
+    return buf;
+}
+
 void cli_json_number(FILE *out, double x) {
     if (!isfinite(x)) fputs("null", out);
     else fprintf(out, "%.6g", x);

@@ -58,6 +58,10 @@ int cli_value_plain(const char *v);
  * quotes when given, if plain; else as a JSON string ("New York", "c\u0001"), so that an empty
  * value shows and no control character of a graph reaches the terminal raw. */
 void cli_print_value(FILE *out, const char *v, char quote);
+/* A name (an attribute's, a directory) to show in a table or a line: s itself when it holds no
+ * control character (C0, DEL or a C1 in UTF-8); else s as a JSON string in buf (cap bytes,
+ * truncated to fit), so that a graph's or a checkpoint's bytes never reach the terminal raw. */
+const char *cli_display(const char *s, char *buf, size_t cap);
 
 /* 1 if s ends with suffix (lowercase), in any case: "M.SafeTensors" ends with ".safetensors". */
 int cli_ends_with_ci(const char *s, const char *suffix);

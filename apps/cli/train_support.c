@@ -95,6 +95,27 @@ void cli_print_shell_word(FILE *out, const char *s, size_t n) {
         fwrite(s, 1, n, out);
         return;
     }
+    int controls = 0;
+    for (size_t i = 0; i < n && !controls; i++) {
+        const unsigned char c = (unsigned char)s[i];
+        controls = c < 0x20 || c == 0x7f || (c == 0xC2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+                                              (unsigned char)s[i + 1] < 0xA0);
+    }
+    if (controls) {
+        /* bash's $'...': a control character of a stored command (an edited checkpoint's) is
+         * written as an escape, never raw to the terminal, and the word still pastes */
+        fputs("$'", out);
+        for (size_t i = 0; i < n; i++) {
+            const unsigned char c = (unsigned char)s[i];
+            if (c == '\'' || c == '\\') fprintf(out, "\\%c", c);
+            else if (c < 0x20 || c == 0x7f) fprintf(out, "\\x%02x", c);
+            else if (c == 0xC2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] < 0xA0)
+                fprintf(out, "\\xc2\\x%02x", (unsigned char)s[++i]);
+            else fputc(c, out);
+        }
+        fputc('\'', out);
+        return;
+    }
     fputc('\'', out);
     for (size_t i = 0; i < n; i++)
         if (s[i] == '\'') fputs("'\\''", out);
