@@ -710,15 +710,49 @@ static void test_nodes_default_preset(void **state) {
     igraph_matrix_destroy(&F);
 }
 
-/* Saves net, loads it back and checks that it predicts P on Karate with features F, bit for bit;
- * returns the loaded handle. */
-static ag_net_t *reload_same_nodes(ag_net_t *net, const igraph_matrix_t *F, const igraph_matrix_t *P) {
+/* net saved to a temporary file and loaded back: a new handle. */
+static ag_net_t *reload(const ag_net_t *net) {
     char path[64];
     temp_path(path, sizeof path);
     assert_int_equal(ag_net_save(net, path), AG_SUCCESS);
     ag_net_t *back = NULL;
     assert_int_equal(ag_net_load(&back, path), AG_SUCCESS);
     unlink(path);
+    return back;
+}
+
+/* A node model trained from C names no label attribute (its labels came as a vector), so stored
+ * Correct and Smooth weights had no known classes to propagate in `attn-graph label`:
+ * ag_bundle_set_label_attr names one, kept by the file; graph models have none to name. */
+static void test_bundle_label_attr(void **state) {
+    (void)state;
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    o.vertex_attrs = o.edge_attrs = "none";
+    o.degree = 1;
+    o.epochs = 1;
+    o.threads = 1;
+    ag_net_t *net = NULL;
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);
+    ag_bundle_t *b = ag_net_bundle(net);
+    assert_null(b->label_attr);
+    assert_int_equal(ag_bundle_set_label_attr(b, "club"), AG_SUCCESS);
+    assert_string_equal(b->label_attr, "club");
+    ag_net_t *back = reload(net);
+    assert_string_equal(ag_net_bundle(back)->label_attr, "club");
+    ag_net_destroy(back);
+    assert_int_equal(ag_bundle_set_label_attr(b, NULL), AG_SUCCESS);
+    assert_null(b->label_attr);
+    ag_net_destroy(net);
+    assert_int_equal(ag_bundle_set_label_attr(NULL, "club"), AG_EINVAL);
+    assert_int_equal(ag_bundle_set_label_attr(ag_net_bundle(FX.gnet), "club"), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "a graph-level model reads its targets from a table"));
+}
+
+/* Saves net, loads it back and checks that it predicts P on Karate with features F, bit for bit;
+ * returns the loaded handle. */
+static ag_net_t *reload_same_nodes(ag_net_t *net, const igraph_matrix_t *F, const igraph_matrix_t *P) {
+    ag_net_t *back = reload(net);
     igraph_matrix_t P2;
     igraph_matrix_init(&P2, 0, 0);
     assert_int_equal(ag_net_predict_nodes(back, &FX.karate, F, NULL, &P2), AG_SUCCESS);
@@ -1293,6 +1327,7 @@ int main(void) {
         cmocka_unit_test(test_net_merge),
         cmocka_unit_test(test_node_targets_edges),
         cmocka_unit_test(test_same_model_as_cli),
+        cmocka_unit_test(test_bundle_label_attr),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -646,6 +646,24 @@ static void test_eval_seed(void **state) {
     assert_string_equal(e.out, t.out);
     /* --seed given: taken as it is, without a note */
     run_expect(0, "", "eval --model @/s5.safetensors graphs/social/karate.gml --seed 5");
+    /* graph models of two seeds on a random split have features fitted on two training parts
+     * (the graph preset standardises): they cannot join, and a note says why (it only said they
+     * were not trained on the same data with the same feature options) */
+    for (int seed = 1; seed <= 2; seed++) {
+        snprintf(args, sizeof args, "train --labels tests/data/mutag-mini/labels.csv --split-random 0.8,0.1 --seed %d "
+                 "--epochs 1 --threads 1 -q -o %s/g%d.safetensors", seed, dir, seed);
+        ag_cli_run(&t, NULL, args);
+        assert_int_equal(t.code, 0);
+    }
+    snprintf(args, sizeof args, "eval --model %s/g1.safetensors --model %s/g2.safetensors --labels "
+             "tests/data/mutag-mini/labels.csv", dir, dir);
+    ag_cli_run(&e, NULL, args);
+    assert_int_equal(e.code, 4);
+    assert_non_null(strstr(e.err, " cannot join "));
+    assert_non_null(strstr(e.err, "attn-graph: note: the two were trained with --seed 1 and 2 on a --split-random "
+                                  "split: on a random split (--split-random, or the default without --split) each "
+                                  "seed draws its own training part, on which the features are fitted; train both on "
+                                  "one --split file, or the ensemble at once with train --ensemble K\n"));
 }
 
 /* Standard input is "<stdin>" in every message, the reader's and the featuriser's alike. */

@@ -118,9 +118,19 @@ int ag_cmd_eval(int argc, char **argv) {
             other_seed_model = more[k];
             other_seed = ag_model_config(other.model)->seed;
         }
+        const uint64_t seed_k = ag_model_config(other.model)->seed;
+        const int split_k = other.has_split_random;
         if ((rc = ag_bundle_merge(&b, &other)) != AG_SUCCESS) {
             fprintf(stderr, "attn-graph: eval: %s cannot join %s in an ensemble: %s\n", more[k], model_path,
                     ag_error_message());
+            /* the usual cause: models of a random split with their own seeds, each fitted on its
+             * own training part (standardised columns, vocabularies) */
+            if (rc == AG_EMISMATCH && seed_k != first_seed)
+                fprintf(stderr, "attn-graph: note: the two were trained with --seed %llu and %llu%s: on a random split "
+                        "(--split-random, or the default without --split) each seed draws its own training part, on "
+                        "which the features are fitted; train both on one --split file, or the ensemble at once with "
+                        "train --ensemble K\n", (unsigned long long)first_seed, (unsigned long long)seed_k,
+                        split_k || b.has_split_random ? " on a --split-random split" : "");
             ag_bundle_destroy(&other);
             ag_bundle_destroy(&b);
             return AG_EXIT_MODEL;

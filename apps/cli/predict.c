@@ -973,11 +973,18 @@ void cli_prediction_destroy(cli_prediction_t *p) {
 int cli_prediction_smooth(cli_prediction_t *p, const cli_graph_opts_t *o, const cli_smooth_t *s, const char *cmd) {
     const char *attr = p->b.label_attr;
     const ag_smooth_config_t *cfg = &s->cfg;
-    if (!s->given && !(attr && igraph_cattribute_has_attr(&p->ig, IGRAPH_ATTRIBUTE_VERTEX, attr))) {
+    if (!s->given && !attr) {
+        /* ag_net_train_nodes takes the labels as a vector: such a model names no attribute */
+        fprintf(stderr, "attn-graph: note: %s stores Correct and Smooth weights but names no vertex attribute of "
+                "known classes to propagate (a model trained through the C API: ag_bundle_set_label_attr names one): "
+                "the model's own predictions are written\n", o->model_path);
+        return AG_EXIT_OK;
+    }
+    if (!s->given && !igraph_cattribute_has_attr(&p->ig, IGRAPH_ATTRIBUTE_VERTEX, attr)) {
         /* the model's own weights: a graph without known classes is still labelled, by the model */
         fprintf(stderr, "attn-graph: note: %s's Correct and Smooth propagates the known classes of vertex attribute "
-                "'%s', which %s does not have: the model's own predictions are written\n", o->model_path,
-                attr ? attr : "?", o->graph_path);
+                "'%s', which %s does not have: the model's own predictions are written\n", o->model_path, attr,
+                o->graph_path);
         return AG_EXIT_OK;
     }
     if (!attr) {

@@ -187,6 +187,18 @@ ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column) {
     return AG_SUCCESS;
 }
 
+ag_error_t ag_bundle_set_label_attr(ag_bundle_t *b, const char *attr) {
+    if (!b || !b->model) return AG_ERROR(AG_EINVAL, "ag_bundle_set_label_attr: NULL bundle or a bundle without model");
+    if (ag_task_is_graph_level(ag_model_config(b->model)->task))
+        return AG_ERROR(AG_EINVAL, "ag_bundle_set_label_attr: a graph-level model reads its targets from a table, not "
+                        "from a vertex attribute");
+    char *a = NULL;
+    if (attr && !(a = ag_i_strdup(attr))) return AG_ERROR(AG_ENOMEM, "out of memory");
+    ag_i_free(b->label_attr);
+    b->label_attr = a;
+    return AG_SUCCESS;
+}
+
 /* ---- saving */
 
 static void floats_json(ag_strbuf_t *sb, const float *x, int64_t n) {

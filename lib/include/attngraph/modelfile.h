@@ -80,10 +80,20 @@ ag_error_t ag_bundle_init(ag_bundle_t *b, ag_model_t **model, ag_featurizer_t *f
  * forgets it (NULL). \return AG_SUCCESS, AG_ENOMEM. */
 ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column);
 
+/** \function ag_bundle_set_label_attr
+ * Records (a copy of) the vertex attribute a node model's labels are read from, or forgets it
+ * (NULL): where prediction finds the known classes that stored Correct and Smooth weights
+ * propagate (`attn-graph label`). ag_net_train_nodes() takes the labels as a
+ * vector and names none; the program's train sets it.
+ * \return AG_SUCCESS; AG_EINVAL (a bundle without model, a graph-level model); AG_ENOMEM. */
+ag_error_t ag_bundle_set_label_attr(ag_bundle_t *b, const char *attr);
+
 /** \function ag_bundle_set_smooth
  * Records the Correct and Smooth weights (smooth.h) a node-classification model is to be used with,
  * or forgets them (NULL). Stored in the file as "smooth" (bundle version 3); a bundle merged into
- * another keeps the other's.
+ * another keeps the other's. Prediction applies them with the known classes of the vertex
+ * attribute the bundle names (label_attr; ag_bundle_set_label_attr for a model trained through
+ * ag_net_train_nodes, which names none).
  * \return AG_SUCCESS; AG_EINVAL (a bundle without model, not a node-classification model, an alpha
  *         outside [0, 1), iterations outside 0..100000). */
 ag_error_t ag_bundle_set_smooth(ag_bundle_t *b, const ag_smooth_config_t *cfg);
