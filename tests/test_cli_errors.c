@@ -399,6 +399,15 @@ static void test_regression_target(void **state) {
              "for %s/tests/data/mutag-mini/molecules/0002.gml): graph-classification takes them as classes\n",
              AG_SOURCE_DIR);
     run_expect(3, want, "train --labels @/kinds.csv --task graph-regression --quiet");
+    /* a target of one value on every training graph: warned (classification refuses one class) */
+    char same[1024];
+    snprintf(same, sizeof same, "file,c\n%s/tests/data/mutag-mini/molecules/0001.gml,5\n"
+             "%s/tests/data/mutag-mini/molecules/0002.gml,5\n%s/tests/data/mutag-mini/molecules/0003.gml,5\n",
+             AG_SOURCE_DIR, AG_SOURCE_DIR, AG_SOURCE_DIR);
+    write_text("same.csv", same);
+    run_expect(0, "attn-graph: warning: target 'c' is 5 on every labelled training graph: there is nothing to learn, "
+               "and the model predicts about that value\n",
+               "train --labels @/same.csv --task graph-regression --split-random 0.67,0 --epochs 1 --quiet");
     run_expect(2,
         "attn-graph: train: a GRAPH argument trains node-classification or node-regression, not graph-regression\n",
         "train graphs/social/karate.gml --label-attr club --task graph-regression --quiet");

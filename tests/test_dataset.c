@@ -261,12 +261,19 @@ static void test_tu(void **state) {
     write_tu(dir);
     snprintf(prefix, sizeof prefix, "%s/T", dir);
     ag_dataset_t ds;
-    for (int run = 0; run < 3; run++) {
+    for (int run = 0; run < 4; run++) {
         /* run 1: the folder holds one *_A.txt, its prefix is found; run 2: the graphs' edge lines
-         * interleaved (graph 2's first), each graph keeping the order of its own */
-        if (run == 2) {
-            ag_test_write_text(dir, "T_A.txt", "5, 4\n1, 2\n4, 5\n2, 1\n2, 3\n3, 2\n3, 1\n1, 3\n3, 3\n");
-            ag_test_write_text(dir, "T_edge_labels.txt", "6\n7\n6\n8\n9\n9\n1\n1\n4\n");
+         * interleaved (graph 2's first), each graph keeping the order of its own; run 3: the same
+         * files starting with a UTF-8 byte-order mark (an editor's), passed over as CSVs pass it */
+        if (run >= 2) {
+            const char *bom = run == 3 ? "\xEF\xBB\xBF" : "";
+            char text[256];
+            snprintf(text, sizeof text, "%s5, 4\n1, 2\n4, 5\n2, 1\n2, 3\n3, 2\n3, 1\n1, 3\n3, 3\n", bom);
+            ag_test_write_text(dir, "T_A.txt", text);
+            snprintf(text, sizeof text, "%s6\n7\n6\n8\n9\n9\n1\n1\n4\n", bom);
+            ag_test_write_text(dir, "T_edge_labels.txt", text);
+            snprintf(text, sizeof text, "%s-1\n1\n", bom);
+            ag_test_write_text(dir, "T_graph_labels.txt", text);
         }
         assert_int_equal(ag_dataset_load_tu(&ds, run == 1 ? dir : prefix, NULL), AG_SUCCESS);
         assert_int_equal(ds.n_graphs, 2);

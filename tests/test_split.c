@@ -87,6 +87,17 @@ static void test_json(void **state) {
         unlink(path);
     }
     assert_int_equal(ag_split_read_json(&s, DATA "none.json", 3), AG_EFILE);
+    /* a UTF-8 byte-order mark (an editor's) is passed over, as in CSVs; positions still count it */
+    char *bom = write_temp("\xEF\xBB\xBF{\"train\": [0, 1], \"test\": [2]}", ".json");
+    assert_int_equal(ag_split_read_json(&s, bom, 3), AG_SUCCESS);
+    assert_int_equal(s.folds[0].n_train, 2);
+    assert_int_equal(s.folds[0].n_test, 1);
+    ag_split_destroy(&s);
+    unlink(bom);
+    bom = write_temp("\xEF\xBB\xBF{\"train\": [0, 1], \"test\": x}", ".json");
+    assert_int_equal(ag_split_read_json(&s, bom, 3), AG_EPARSE);
+    assert_non_null(strstr(ag_error_message(), ".json:1:"));
+    unlink(bom);
     /* "validation" names the validation list as "val" and "valid" do; other keys are not the split's */
     char *path = write_temp("{\"meta\": {\"seed\": 1}, \"train\": [2], \"validation\": [0], \"test\": [1]}", ".json");
     assert_int_equal(ag_split_read_json(&s, path, 3), AG_SUCCESS);

@@ -544,6 +544,28 @@ static void warn_missing_classes(const ag_prepared_t *p, const int64_t *train, i
             graph_level ? "graph" : "vertex", list, missing > 5 ? ", ..." : "", missing == 1 ? "it" : "them");
 }
 
+/* Regression targets with one value over the training part: nothing to learn (the model's
+ * standardisation falls back to a spread of 1 and it predicts about that value), where the same
+ * in classification is refused as fewer than 2 classes. Said even under --quiet, for every fold. */
+static void warn_constant_targets(const ag_prepared_t *p, const int64_t *train, int64_t n_train, int graph_level) {
+    const int64_t T = p->set.n_cols;
+    for (int64_t c = 0; c < T; c++) {
+        float first = NAN;
+        int varies = 0, any = 0;
+        for (int64_t i = 0; i < n_train && !varies; i++) {
+            const float y = p->set.targets[train[i] * T + c];
+            if (isnan(y)) continue;
+            if (!any) first = y;
+            varies = any && y != first;
+            any = 1;
+        }
+        if (any && !varies)
+            fprintf(stderr, "attn-graph: warning: target '%s' is %g on every labelled training %s: there is nothing "
+                    "to learn, and the model predicts about that value\n", p->names && p->names[c] ? p->names[c] : "?",
+                    (double)first, graph_level ? "graph" : "vertex");
+    }
+}
+
 /* The training set of the fold d->fold, featurised by fc (fitted on the training part). */
 static ag_error_t prepare(ag_prepared_t *p, const cli_data_opts_t *o, const cli_data_t *d, ag_task_t task,
                           const ag_featurizer_config_t *fc) {
@@ -936,6 +958,8 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     if ((code = cli_smooth_check(CMD, &t.smooth, task)) != AG_EXIT_OK) goto done;
     if (task == AG_TASK_NODE_CLASSIFICATION || task == AG_TASK_GRAPH_CLASSIFICATION)
         warn_missing_classes(&p, d->fold.train, d->fold.n_train, d->graph_level);
+    if (task == AG_TASK_NODE_REGRESSION || task == AG_TASK_GRAPH_REGRESSION)
+        warn_constant_targets(&p, d->fold.train, d->fold.n_train, d->graph_level);
     if (t.smooth.automatic && d->fold.n_val == 0) {
         fprintf(stderr, "attn-graph: train: --smooth auto chooses the weights on the validation part, and the split "
                 "has none; give the weights\n");

@@ -276,6 +276,9 @@ ag_error_t ag_json_parse_file(const char *path, ag_json_t **out) {
         return rc == AG_ENOMEM ? AG_ERROR(AG_ENOMEM, "%s: out of memory reading the file", path)
                                : AG_ERROR(AG_EFILE, "%s: read error", path);
     }
+    /* a UTF-8 byte-order mark (an editor's) is passed over, as graph files' and CSVs' are; line and
+     * column numbers still count from the file's start */
+    if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3)) memset(buf, ' ', 3);
     rc = ag_json_parse(buf, len, path, out);
     ag_i_free(buf);
     return rc;
