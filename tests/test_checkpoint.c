@@ -358,6 +358,20 @@ static void test_bad_checkpoints_are_refused(void **state) {
     expect_load_error(good, wide, AG_EMISMATCH, "another model architecture");
     ag_model_destroy(wide);
     assert_same_weights(b, fresh);
+    /* counters that contradict one another, whatever the data, are the load's to refuse (info
+     * has no data to resume with): an integer beyond int64 is refused, not clamped */
+    ag_test_header_set(good, bad, "since_best", "1000");
+    expect_load_error(bad, b, AG_EMODEL, "checkpoint: inconsistent counters (epoch 1, best epoch 1, 1000 epochs since "
+                      "the best");
+    ag_test_header_set(good, bad, "best_epoch", "2");
+    expect_load_error(bad, b, AG_EMODEL, "inconsistent counters (epoch 1, best epoch 2,");
+    ag_test_header_set(good, bad, "optim_step", "5"); /* 4 steps in epoch 1 */
+    expect_load_error(bad, b, AG_EMODEL, "4 optimiser steps of which 5 in the optimiser)");
+    ag_test_header_set(good, bad, "best_epoch", "18446744073709551616");
+    expect_load_error(bad, b, AG_EMODEL, "checkpoint metadata 'best_epoch' is '18446744073709551616', not an integer");
+    ag_test_header_set(good, bad, "rng_seed", "18446744073709551616");
+    expect_load_error(bad, b, AG_EMODEL, "checkpoint metadata 'rng_seed' is '18446744073709551616', not an unsigned");
+    assert_same_weights(b, fresh);
 
     /* another training configuration or list: refused by ag_train_resume, naming the field */
     ag_train_state_t st;

@@ -962,34 +962,6 @@ static void test_format_option(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
-/* Copies the checkpoint `from` to `to` with the first `what` of its header (JSON text) replaced by
- * `with`: the checksum covers the tensors, not the metadata. */
-static void edit_checkpoint_header(const char *from, const char *to, const char *what, const char *with) {
-    size_t n;
-    unsigned char *b = ag_test_read_file(from, &n);
-    assert_non_null(b);
-    uint64_t hlen = 0;
-    for (int k = 7; k >= 0; k--) hlen = hlen << 8 | b[k];
-    assert_true(8 + hlen <= n);
-    char *header = malloc(hlen + strlen(with) + 1);
-    assert_non_null(header);
-    memcpy(header, b + 8, hlen);
-    header[hlen] = '\0';
-    char *at = strstr(header, what);
-    assert_non_null(at);
-    memmove(at + strlen(with), at + strlen(what), strlen(at + strlen(what)) + 1);
-    memcpy(at, with, strlen(with));
-    const uint64_t nlen = strlen(header);
-    FILE *f = fopen(to, "wb");
-    assert_non_null(f);
-    for (int k = 0; k < 8; k++) fputc((int)(nlen >> (8 * k) & 0xff), f);
-    fwrite(header, 1, nlen, f);
-    fwrite(b + 8 + hlen, 1, n - 8 - hlen, f);
-    assert_int_equal(fclose(f), 0);
-    free(header);
-    free(b);
-}
-
 /* A checkpoint of a graph task run before the graph preset became the default (2026-12-03):
  * trained with the transformer, its stored command line names no preset, so --resume now builds
  * the graph preset: refused as another architecture (exit 4), with the note saying why and what
@@ -1005,10 +977,10 @@ static void test_resume_before_graph_preset(void **state) {
     snprintf(path, sizeof path, "%s/c.st", dir);
     /* a control character in the stored command is shown escaped, as bash's $'...' */
     snprintf(args, sizeof args, "%s/esc.st", dir);
-    edit_checkpoint_header(path, args, "--epochs", "--ep\\u001bochs");
+    ag_test_header_replace(path, args, "--epochs", "--ep\\u001bochs");
     ag_cli_run_ok(&r, "info %s/esc.st", dir);
     assert_non_null(strstr(r.out, " $'--ep\\x1bochs' 3 "));
-    edit_checkpoint_header(path, path, "--preset\\ntransformer\\n", "");
+    ag_test_header_replace(path, path, "--preset\\ntransformer\\n", "");
     snprintf(args, sizeof args, "train --resume %s/c.st --threads 1", dir);
     ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 4);

@@ -8,6 +8,7 @@
  * counters; numbers that must come back bit for bit are written exactly (integers in decimal,
  * the best metric with 17 significant digits).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,8 +140,9 @@ static ag_error_t get_i64(const ag_safetensors_t *f, const char *key, int64_t lo
     const char *s;
     AG_CHECK(get_text(f, key, &s));
     char *end = NULL;
+    errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (!*s || *end || v < lo)
+    if (!*s || *end || v < lo || errno == ERANGE) /* beyond int64: refused, not clamped */
         return AG_ERROR(AG_EMODEL, "%s: checkpoint metadata '%s' is '%s', not an integer >= %lld", f->path, key, s,
                         (long long)lo);
     *out = v;
@@ -151,8 +153,9 @@ static ag_error_t get_u64(const ag_safetensors_t *f, const char *key, uint64_t *
     const char *s;
     AG_CHECK(get_text(f, key, &s));
     char *end = NULL;
+    errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (!*s || *end || *s == '-')
+    if (!*s || *end || *s == '-' || errno == ERANGE)
         return AG_ERROR(AG_EMODEL, "%s: checkpoint metadata '%s' is '%s', not an unsigned integer", f->path, key, s);
     *out = v;
     return AG_SUCCESS;
@@ -260,6 +263,13 @@ static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_tr
     AG_CHECK(get_i64(f, "since_best", 0, &st->since_best));
     AG_CHECK(get_f64(f, "seconds", &st->seconds));
     AG_CHECK(get_i64(f, "optim_step", 0, &k));
+    /* what the counters say of one another, whatever the data: checked here so that `info`, which
+     * has no data, finds what --resume would (ag_train_resume checks them against the data too) */
+    if (st->best_epoch > st->epoch || st->since_best > st->epoch || k > st->step)
+        return AG_ERROR(AG_EMODEL, "%s: checkpoint: inconsistent counters (epoch %lld, best epoch %lld, %lld epochs "
+                        "since the best, %lld optimiser steps of which %lld in the optimiser)", f->path,
+                        (long long)st->epoch, (long long)st->best_epoch, (long long)st->since_best,
+                        (long long)st->step, (long long)k);
     AG_CHECK(parse_order(f, st));
     /* the optimiser state, sized from the model's list, then filled */
     AG_CHECK(ag_optim_init(&st->optim, &oc, params));

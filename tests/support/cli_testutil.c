@@ -134,3 +134,63 @@ int ag_test_files_equal(const char *a, const char *b) {
     free(y);
     return same;
 }
+
+/* from's header with the span [at, at + len) of it replaced by with, written to to. */
+static void header_splice(const char *to, const unsigned char *b, size_t n, uint64_t hlen, size_t at, size_t len,
+                          const char *with) {
+    const size_t w = strlen(with), nlen = (size_t)hlen - len + w, rest = n - 8 - (size_t)hlen;
+    unsigned char *out = malloc(8 + nlen + rest);
+    assert_non_null(out);
+    for (int k = 0; k < 8; k++) out[k] = (unsigned char)((uint64_t)nlen >> (8 * k));
+    memcpy(out + 8, b + 8, at);
+    memcpy(out + 8 + at, with, w);
+    memcpy(out + 8 + at + w, b + 8 + at + len, (size_t)hlen - at - len);
+    memcpy(out + 8 + nlen, b + 8 + hlen, rest);
+    FILE *f = fopen(to, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(out, 1, 8 + nlen + rest, f), 8 + nlen + rest);
+    assert_int_equal(fclose(f), 0);
+    free(out);
+}
+
+/* The file and its header as a NUL-terminated string (malloc'ed, as the file). */
+static unsigned char *header_read(const char *from, size_t *n, uint64_t *hlen, char **header) {
+    unsigned char *b = ag_test_read_file(from, n);
+    *hlen = 0;
+    for (int k = 7; k >= 0; k--) *hlen = *hlen << 8 | b[k];
+    assert_true(*n >= 8 && 8 + *hlen <= *n);
+    *header = malloc((size_t)*hlen + 1);
+    assert_non_null(*header);
+    memcpy(*header, b + 8, (size_t)*hlen);
+    (*header)[*hlen] = '\0';
+    return b;
+}
+
+void ag_test_header_replace(const char *from, const char *to, const char *what, const char *with) {
+    size_t n;
+    uint64_t hlen;
+    char *h;
+    unsigned char *b = header_read(from, &n, &hlen, &h);
+    const char *at = strstr(h, what);
+    assert_non_null(at);
+    header_splice(to, b, n, hlen, (size_t)(at - h), strlen(what), with);
+    free(h);
+    free(b);
+}
+
+void ag_test_header_set(const char *from, const char *to, const char *key, const char *value) {
+    size_t n;
+    uint64_t hlen;
+    char *h;
+    unsigned char *b = header_read(from, &n, &hlen, &h);
+    char pat[128];
+    snprintf(pat, sizeof pat, "\"%s\":\"", key);
+    const char *at = strstr(h, pat);
+    assert_non_null(at);
+    at += strlen(pat);
+    const char *close = strchr(at, '"');
+    assert_non_null(close);
+    header_splice(to, b, n, hlen, (size_t)(at - h), (size_t)(close - at), value);
+    free(h);
+    free(b);
+}

@@ -52,4 +52,11 @@ void ag_test_write_text(const char *dir, const char *name, const char *text);
 /* 1 when the two files hold the same bytes. */
 int ag_test_files_equal(const char *a, const char *b);
 
+/* Writes the safetensors file `from` to `to` with its JSON header edited: the first `what`
+ * replaced by `with` (ag_test_header_replace), or the string value of metadata key `key` set to
+ * `value` (ag_test_header_set), as an edited file arrives. The header's length is rewritten; the
+ * checksum covers the tensors, not the header. Fails the test when what or key is not there. */
+void ag_test_header_replace(const char *from, const char *to, const char *what, const char *with);
+void ag_test_header_set(const char *from, const char *to, const char *key, const char *value);
+
 #endif
