@@ -610,6 +610,13 @@ static void test_model_twice(void **state) {
         "models)\n",
         "label --model graphs/models/karate.safetensors --model graphs/models/karate.safetensors "
         "graphs/social/karate.gml");
+    /* eval joins models, but one file twice (here under two names) is no ensemble */
+    run_expect(2,
+        "attn-graph: eval: --model 'graphs/../graphs/models/karate.safetensors' is the file "
+        "'graphs/models/karate.safetensors' given before: an ensemble joins other models (train --ensemble K makes "
+        "one file of K)\n",
+        "eval --model graphs/models/karate.safetensors --model graphs/../graphs/models/karate.safetensors "
+        "graphs/social/karate.gml");
 }
 
 /* eval without --seed draws the random split with the model's seed, as train drew it, so it prints

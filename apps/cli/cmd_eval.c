@@ -1,6 +1,7 @@
 /*
  * cmd_eval.c: `attn-graph eval`, every metric of a saved model's task on a part of a split.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "learn.h"
@@ -100,6 +101,17 @@ int ag_cmd_eval(int argc, char **argv) {
         fprintf(stderr, "attn-graph: eval: --part takes test, val, train or all, not '%s'\n", part);
         return AG_EXIT_USAGE;
     }
+    /* one file twice is one model counted twice, not an ensemble of two */
+    for (int k = 0; model_path && k < n_more; k++)
+        for (int j = -1; j < k; j++) {
+            const char *earlier = j < 0 ? model_path : more[j];
+            char a[4096], c[4096];
+            if (realpath(earlier, a) && realpath(more[k], c) && !strcmp(a, c)) {
+                fprintf(stderr, "attn-graph: eval: --model '%s' is the file '%s' given before: an ensemble joins "
+                        "other models (train --ensemble K makes one file of K)\n", more[k], earlier);
+                return AG_EXIT_USAGE;
+            }
+        }
     if (threads > 0) ag_set_num_threads((int)threads);
     ag_bundle_t b;
     ag_error_t rc;
