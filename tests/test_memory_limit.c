@@ -198,6 +198,10 @@ static void test_cli_max_memory(void **state) {
     snprintf(args, sizeof args, "%s --max-memory 12Q", data);
     assert_int_equal(ag_cli_status(NULL, args, err, sizeof err), 2);
     if (!strstr(err, "--max-memory takes a size")) fail_msg("%s", err);
+    /* 0 is no size, as info and classify read it (it was a limit of 0 bytes) */
+    snprintf(args, sizeof args, "%s --max-memory 0", data);
+    assert_int_equal(ag_cli_status(NULL, args, err, sizeof err), 2);
+    if (!strstr(err, "--max-memory takes a size like 4G, 512M or 100000000, not '0'")) fail_msg("%s", err);
 
     /* an ensemble keeps every member's evaluation pass: at twice what one model needs, one model
      * trains and eight are refused, with the ensemble named among the remedies */
