@@ -271,6 +271,9 @@ static void test_targets_table(void **state) {
          "'smiles', 'name')"},
         {"file\na\n", AG_EATTR, ": no target column besides 'file'"},
         {"file,kind\n", AG_EPARSE, ": a header and no row: one row per graph is expected"},
+        /* lines ended by a carriage return alone read as one line: said so */
+        {"file,y\ra,1\rb,0\r", AG_EPARSE, "expected ('file' and its targets); its lines end with a carriage return "
+         "alone (as classic Mac OS wrote them): make them newlines"},
         {"file,y,y\na,1,2\n", AG_EPARSE, ":1: the header names column 'y' twice (columns 2 and 3): rename one"},
         {"file,y,file\na,1,b\n", AG_EPARSE, ":1: the header names column 'file' twice (columns 1 and 3)"},
         {"file,kind\na,\nb, \n", AG_EATTR, ": no numeric target column besides 'file' to take by default"},

@@ -255,6 +255,10 @@ static void test_errors(void **state) {
     expect_error(&g, "x,id\n1,10\n2,20\n3,30\n4,40\n", ".csv", NULL, AG_EMISMATCH,
                  ":2: id '1' matches no vertex (vertex attribute 'id'); the first column ('x') is taken as the ids, "
                  "and column 2 is named 'id': put it first");
+    /* the same when the first column's values repeat, naming vertices (it said only "duplicate id") */
+    expect_error(&g, "x,id\n10,10\n10,20\n30,30\n40,40\n", ".csv", NULL, AG_EMISMATCH,
+                 ":3: duplicate id '10' (first on line 2); the first column ('x') is taken as the ids, and column 2 "
+                 "is named 'id': put it first");
     /* the id column may be unnamed (pandas writes its index so) */
     char *unnamed_id = write_temp(",x\n10,1\n20,2\n30,3\n40,4\n", ".csv");
     assert_int_equal(ag_table_read(&t2, unnamed_id, &g, NULL), AG_SUCCESS);

@@ -487,8 +487,13 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
     }
     header = cells;
     if (g == 0) {
-        rc = AG_ERROR(AG_EPARSE, "%s: a header and no row: one row per graph is expected ('%s' and its targets)",
-                      path, file_name);
+        /* a file whose lines end with a carriage return alone (classic Mac OS) reads as one line */
+        int cr = 0;
+        for (int64_t c = 0; c < n_cols && !cr; c++) cr = header[c] && strchr(header[c], '\r') != NULL;
+        rc = AG_ERROR(AG_EPARSE, "%s: a header and no row: one row per graph is expected ('%s' and its targets)%s",
+                      path, file_name,
+                      cr ? "; its lines end with a carriage return alone (as classic Mac OS wrote them): make them "
+                           "newlines" : "");
         goto done;
     }
     /* Choose the task columns. */

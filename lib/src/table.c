@@ -243,7 +243,7 @@ typedef struct reader_t {
     vindex_t ix;
     int64_t *row_line; /* (N) line of the row given to each vertex, 0 = none yet */
     const char *path;
-    char hint[192];    /* appended to "matches no vertex": an id column elsewhere in the header */
+    char hint[192];    /* appended to "matches no vertex" and "duplicate id": an id column elsewhere in the header */
 } reader_t;
 
 /* The vertex of the current line's id, checking that it matches one and only once. */
@@ -257,8 +257,8 @@ static ag_error_t place_row(reader_t *r, const char *id, int64_t *vertex) {
                         (long long)r->csv.line, id, r->ix.attr, r->hint);
     }
     if (r->row_line[v] != 0)
-        return AG_ERROR(AG_EMISMATCH, "%s:%lld: duplicate id '%s' (first on line %lld)", r->path,
-                        (long long)r->csv.line, id, (long long)r->row_line[v]);
+        return AG_ERROR(AG_EMISMATCH, "%s:%lld: duplicate id '%s' (first on line %lld)%s", r->path,
+                        (long long)r->csv.line, id, (long long)r->row_line[v], r->hint);
     r->row_line[v] = r->csv.line;
     *vertex = v;
     return AG_SUCCESS;
@@ -379,7 +379,7 @@ static ag_error_t read_delimited(reader_t *r, ag_node_table_t *t, const ag_table
     for (int64_t j = 1; !o->id_column && !r->ix.by_index && j < n_fields; j++)
         if (!strcmp(r->csv.fields[j], r->ix.attr) || !strcmp(r->csv.fields[j], "id")) {
             /* the ids are the first column's: a table whose id column came second gave only
-             * "id '1079' matches no vertex" */
+             * "id '1079' matches no vertex" (or "duplicate id '0'") */
             snprintf(r->hint, sizeof r->hint, "; the first column ('%.40s') is taken as the ids, and column %lld is "
                      "named '%.40s': put it first", r->csv.fields[0], (long long)j + 1, r->csv.fields[j]);
             break;
