@@ -853,6 +853,15 @@ static void test_mostly_empty_warned(void **state) {
  * <stdin>. */
 static void test_user_slips(void **state) {
     (void)state;
+    /* a test part of a few vertices: its figures come with a note saying how little they weigh */
+    ag_cli_run_t few;
+    ag_cli_run(&few, NULL, "train graphs/social/karate.gml --label-attr club --split-random 0.8,0.15 --epochs 1 "
+               "--threads 1");
+    assert_int_equal(few.code, 0);
+    assert_non_null(strstr(few.out, "test: accuracy "));
+    assert_non_null(strstr(few.err, "attn-graph: note: the test figures are over 2 labelled values only: too few to "
+                                    "tell one model from another; a larger test part (--split-random A,B leaves 1-A-B "
+                                    "to it, or a --split file) gives steadier ones\n"));
     /* cross-validation over folds of which one has no test part: refused (it printed NaN figures
      * and a mean without them); the fold alone still trains */
     write_text("folds.json", "{\"folds\": [{\"train\": [0, 1, 2, 3, 33], \"test\": [4, 5]}, "

@@ -1525,6 +1525,11 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
          * script reading stdout gets a line to parse in every run (esol.sh's cross-validation has
          * no test part) */
         if (code == AG_EXIT_OK && (sc.n > 0 || t.json)) cli_print_task_scores(stdout, "test", task, &sc, &ts, t.json);
+        if (code == AG_EXIT_OK && sc.n > 0 && sc.n < 10 && !t.quiet && !t.json)
+            /* "accuracy 1.0000 (n 1)" reads as a result; say how little it weighs */
+            fprintf(stderr, "attn-graph: note: the test figures are over %lld labelled value%s only: too few to tell "
+                    "one model from another; a larger test part (--split-random A,B leaves 1-A-B to it, or a --split "
+                    "file) gives steadier ones\n", (long long)sc.n, sc.n == 1 ? "" : "s");
         if (code == AG_EXIT_OK && sc.n == 0 && !t.quiet && !t.json) {
             /* a model trained on everything (to ship it, say) is no error; a line of NaN scores would
              * read as one, so say why there is no test line instead */
