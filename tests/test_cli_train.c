@@ -1020,6 +1020,13 @@ static void test_default_preset_heterophily(void **state) {
     assert_non_null(strstr(r.out, "dot scores"));
     ag_cli_run_ok(&r, "train %s/ring.gml --label-attr cls --epochs 2 --threads 1 --preset gat", dir);
     assert_null(strstr(r.err, "homophily"));
+    /* Correct and Smooth spreads classes along edges: auto leaves it out here, weights given are warned of */
+    ag_cli_run_ok(&r, "train %s/ring.gml --label-attr cls --epochs 2 --threads 1 --smooth auto", dir);
+    assert_non_null(strstr(r.err, "attn-graph: train: --smooth auto: not smoothed: the edges between training vertices "
+                                  "join their classes no more often than chance (adjusted homophily -1.00 over "));
+    ag_cli_run_ok(&r, "train %s/ring.gml --label-attr cls --epochs 2 --threads 1 --smooth 0.8", dir);
+    assert_non_null(strstr(r.err, "attn-graph: warning: --smooth: the edges between training vertices join their "
+                                  "classes no more often than chance (adjusted homophily -1.00 over "));
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
