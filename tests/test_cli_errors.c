@@ -709,7 +709,9 @@ static void test_control_characters_escaped(void **state) {
                "<node id=\"a\"><data key=\"k0\">v</data></node><node id=\"b\"><data key=\"k0\">w</data></node>\n"
                "<edge source=\"a\" target=\"b\"/>\n</graph>\n</graphml>\n");
     ag_cli_run_t r = run_expect(0, "", "info @/ctl.graphml");
-    assert_non_null(strstr(r.out, "\n  vertex  \"na\\u0009me\\u009b31m\"  string "));
+    assert_non_null(strstr(r.out, "\n  vertex  \"na\\tme\\u009b31m\"  string "));
+    /* a byte that is not UTF-8 (a lone CSI), a right-to-left override: escaped too */
+    run_expect(3, "attn-graph: @/d\\x9b" "2J\\u202e.gml: No such file or directory\n", "info '@/d\x9b" "2J\xe2\x80\xae.gml'");
 }
 
 /* explain's legend cuts long class names in the middle, so that names differing at their ends

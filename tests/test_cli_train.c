@@ -1000,7 +1000,7 @@ static void test_resume_before_graph_preset(void **state) {
  * giving the figure; --preset gat still takes GAT. */
 static void test_default_preset_heterophily(void **state) {
     (void)state;
-    char dir[256], gml[16384];
+    char dir[256], gml[32768];
     assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_preset_het", 0), 0);
     snprintf(gml, sizeof gml, "graph [\n directed 0\n");
     for (int v = 0; v < 120; v++)
@@ -1014,7 +1014,7 @@ static void test_default_preset_heterophily(void **state) {
     ag_cli_run_ok(&r, "train %s/ring.gml --label-attr cls --epochs 2 --threads 1 -o %s/m.safetensors", dir, dir);
     assert_non_null(strstr(r.err, "note: node classification on features from the data, but the edges between "
                                   "training vertices join their classes no more often than chance (adjusted "
-                                  "homophily -1.00 over "));
+                                  "homophily -1.000 over "));
     assert_null(strstr(r.err, "the gat preset (the GAT paper's model"));
     ag_cli_run_ok(&r, "info %s/m.safetensors", dir);
     assert_non_null(strstr(r.out, "dot scores"));
@@ -1023,10 +1023,66 @@ static void test_default_preset_heterophily(void **state) {
     /* Correct and Smooth spreads classes along edges: auto leaves it out here, weights given are warned of */
     ag_cli_run_ok(&r, "train %s/ring.gml --label-attr cls --epochs 2 --threads 1 --smooth auto", dir);
     assert_non_null(strstr(r.err, "attn-graph: train: --smooth auto: not smoothed: the edges between training vertices "
-                                  "join their classes no more often than chance (adjusted homophily -1.00 over "));
+                                  "join their classes no more often than chance (adjusted homophily -1.000 over "));
+    /* a run checkpointed before the rule, on the gat preset with no --preset stored: --resume now
+     * builds the transformer and is refused, with a note naming the way back */
+    ag_cli_run_ok(&r, "train %s/ring.gml --label-attr cls --preset gat --epochs 3 --checkpoint-every 2 --checkpoint "
+                  "%s/h.st --threads 1 --quiet", dir, dir);
+    char ck[320];
+    snprintf(ck, sizeof ck, "%s/h.st", dir);
+    ag_test_header_replace(ck, ck, "--preset\\ngat\\n", "");
+    char args[1024];
+    snprintf(args, sizeof args, "train --resume %s/h.st --threads 1", dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 4);
+    assert_non_null(strstr(r.err, "attn-graph: note: node classification's default preset has read the training "
+                                  "labels' homophily since 2026-12-06 (docs/cli.md), and chose transformer here; a run "
+                                  "checkpointed before then may have trained gat: start it again with --preset gat\n"));
     ag_cli_run_ok(&r, "train %s/ring.gml --label-attr cls --epochs 2 --threads 1 --smooth 0.8", dir);
     assert_non_null(strstr(r.err, "attn-graph: warning: --smooth: the edges between training vertices join their "
-                                  "classes no more often than chance (adjusted homophily -1.00 over "));
+                                  "classes no more often than chance (adjusted homophily -1.000 over "));
+    /* cross-validation: each fold chooses on its own training labels, and a fold whose choice
+     * differs from the first's says so (vertices 0-99 a ring of two halves, 100-199 a ring of
+     * alternating classes, unlabelled from 190 on) */
+    snprintf(gml, sizeof gml, "graph [\n directed 0\n");
+    for (int v = 0; v < 200; v++) {
+        const int c = v < 100 ? v / 50 : v % 2;
+        if (v < 190) snprintf(gml + strlen(gml), sizeof gml - strlen(gml), " node [ id %d cls \"c%d\" f %d ]\n", v, c,
+                              (v / 3) % 2);
+        else snprintf(gml + strlen(gml), sizeof gml - strlen(gml), " node [ id %d f %d ]\n", v, (v / 3) % 2);
+    }
+    for (int v = 0; v < 200; v++)
+        snprintf(gml + strlen(gml), sizeof gml - strlen(gml), " edge [ source %d target %d ]\n", v,
+                 v < 100 ? (v + 1) % 100 : 100 + (v + 1 - 100) % 100);
+    snprintf(gml + strlen(gml), sizeof gml - strlen(gml), "]\n");
+    ag_test_write_text(dir, "halves.gml", gml);
+    char folds[2048] = "{\"folds\": [{\"train\": [", *w;
+    for (int v = 0; v < 80; v++) snprintf(folds + strlen(folds), sizeof folds - strlen(folds), "%s%d", v ? "," : "", v);
+    strcat(folds, "], \"test\": [80, 81, 82, 83, 84]}, {\"train\": [");
+    for (int v = 100; v < 180; v++)
+        snprintf(folds + strlen(folds), sizeof folds - strlen(folds), "%s%d", v > 100 ? "," : "", v);
+    w = folds + strlen(folds);
+    snprintf(w, sizeof folds - strlen(folds), "], \"test\": [180, 181, 182]}]}");
+    ag_test_write_text(dir, "halves.json", folds);
+    ag_cli_run_ok(&r, "train %s/halves.gml --label-attr cls --folds %s/halves.json --epochs 1 --threads 1", dir, dir);
+    const char *fold1 = strstr(r.err, "attn-graph: fold 1 (2 of 2)");
+    assert_non_null(fold1);
+    const char *first_note = strstr(r.err, "homophily"); /* fold 0 (two halves) keeps gat, without it */
+    assert_true(first_note == NULL || first_note > fold1);
+    assert_non_null(strstr(fold1, "(adjusted homophily -1.000 over 79 edges): the transformer"));
+    /* a fold whose test vertices carry no label: refused, naming it (it printed nan figures) */
+    w = strstr(folds, "[180, 181, 182]");
+    assert_non_null(w);
+    memcpy(w, "[190, 191, 192]", 15);
+    ag_test_write_text(dir, "halves.json", folds);
+    snprintf(args, sizeof args, "train %s/halves.gml --label-attr cls --folds %s/halves.json --epochs 1 --threads 1 "
+             "--quiet", dir, dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 3);
+    char want[1024];
+    snprintf(want, sizeof want, "attn-graph: train: %s/halves.json: fold 1's test part has 3 vertices, none labelled: "
+             "cross-validation scores each fold on its test part\n", dir);
+    assert_non_null(strstr(r.err, want));
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 

@@ -385,6 +385,8 @@ static void test_tu(void **state) {
         {"T_graph_labels.txt", "1, 2\n0, 1\n", AG_EPARSE, "T_graph_labels.txt: 2 values per line (one label per graph)"},
         /* a class label is an integer, as node and edge labels are (0.5 was taken as a class name) */
         {"T_graph_labels.txt", "0.5\n1\n", AG_EPARSE, "T_graph_labels.txt:1: 0.5 is not an integer"},
+        {"T_graph_labels.txt", "12345678901234567\n1\n", AG_EPARSE,
+         "T_graph_labels.txt:1: value 1 is too large for an id or a label (at most 9e15)"},
         {"T_node_attributes.txt", "1\n2\n3\n4\ninf\n", AG_EPARSE, "T_node_attributes.txt:5: value 1 ('inf') is not finite"},
         /* the value and its place, not the rest of the line */
         {"T_node_attributes.txt", "1, 2\n2, 1\n3, 0\n0.5, nan\n1, 1\n", AG_EPARSE,

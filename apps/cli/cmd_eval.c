@@ -1,9 +1,9 @@
 /*
  * cmd_eval.c: `attn-graph eval`, every metric of a saved model's task on a part of a split.
  */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "learn.h"
 #include "predict.h"
 #include "train_support.h"
@@ -105,8 +105,8 @@ int ag_cmd_eval(int argc, char **argv) {
     for (int k = 0; model_path && k < n_more; k++)
         for (int j = -1; j < k; j++) {
             const char *earlier = j < 0 ? model_path : more[j];
-            char a[4096], c[4096];
-            if (realpath(earlier, a) && realpath(more[k], c) && !strcmp(a, c)) {
+            struct stat a, c; /* the file itself: any path, link or hard link to it */
+            if (stat(earlier, &a) == 0 && stat(more[k], &c) == 0 && a.st_dev == c.st_dev && a.st_ino == c.st_ino) {
                 fprintf(stderr, "attn-graph: eval: --model '%s' is the file '%s' given before: an ensemble joins "
                         "other models (train --ensemble K makes one file of K)\n", more[k], earlier);
                 return AG_EXIT_USAGE;

@@ -977,16 +977,21 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     if (!t.net.preset) {
         ag_preset_reason_t why;
         t.net.preset = ag_net_train_options_preset(&t.net, task, &p, d->fold.train, d->fold.n_train, &why);
-        if (why == AG_PRESET_HETEROPHILY && !t.quiet && first_run) {
+        /* each fold of a cross-validation chooses on its own training labels (the run --fold K
+         * makes): a fold whose choice differs from the first fold's says so, as the first did */
+        static const char *first_preset;
+        if (first_run) first_preset = t.net.preset;
+        const int say = !t.quiet && (first_run || strcmp(first_preset, t.net.preset) != 0);
+        if (why == AG_PRESET_HETEROPHILY && say) {
             double h;
             int64_t m;
             ag_prepared_homophily(&p, d->fold.train, d->fold.n_train, &h, &m);
             fprintf(stderr, "attn-graph: note: node classification on features from the data, but the edges between "
-                    "training vertices join their classes no more often than chance (adjusted homophily %.2f over %lld "
+                    "training vertices join their classes no more often than chance (adjusted homophily %.3f over %lld "
                     "edges): the transformer, which keeps each vertex's own features apart from its neighbours' (the "
                     "gat preset averages them; --preset gat to take it)\n", h, (long long)m);
         }
-        if (why == AG_PRESET_RAW_VALUES && !t.quiet && first_run)
+        if (why == AG_PRESET_RAW_VALUES && say)
             fprintf(stderr, "attn-graph: note: node classification on features from the data with raw values "
                     "(beyond [-1, 1]): the transformer, whose blocks normalise (the gat preset has no normalisation "
                     "layer; --preset gat to take it)\n");
@@ -996,7 +1001,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                 code = option_error();
                 goto done;
             }
-            if (!t.quiet && first_run)
+            if (say)
                 fprintf(stderr, "attn-graph: note: node classification on features from the data, within [-1, 1]: the "
                         "gat preset (the GAT paper's model; --preset transformer for the graph transformer)\n");
         }
@@ -1128,6 +1133,13 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                 fprintf(stderr, "attn-graph: note: graph tasks have trained the graph preset by default since "
                         "2026-12-03; a run checkpointed before then without --preset trained the transformer: "
                         "start it again with --preset transformer\n");
+            else if (rc == AG_EMISMATCH && task == AG_TASK_NODE_CLASSIFICATION && !job->t.net.preset && t.net.preset &&
+                     (!strcmp(t.net.preset, "gat") || !strcmp(t.net.preset, "transformer"))) {
+                const char *other = !strcmp(t.net.preset, "gat") ? "transformer" : "gat";
+                fprintf(stderr, "attn-graph: note: node classification's default preset has read the training labels' "
+                        "homophily since 2026-12-06 (docs/cli.md), and chose %s here; a run checkpointed before then "
+                        "may have trained %s: start it again with --preset %s\n", t.net.preset, other, other);
+            }
         } else if (!crc || strcmp(crc, ck.data_crc) != 0) {
             fprintf(stderr, "attn-graph: %s: the data (graphs, features, targets or split) differ from those the "
                     "checkpoint was made with; it cannot be continued on them\n", resume);
@@ -1299,7 +1311,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         t.smooth.given = 0;
         if (!t.quiet)
             fprintf(stderr, "attn-graph: %s: --smooth auto: not smoothed: the edges between training vertices join "
-                    "their classes no more often than chance (adjusted homophily %.2f over %lld edges), and Correct "
+                    "their classes no more often than chance (adjusted homophily %.3f over %lld edges), and Correct "
                     "and Smooth spreads classes along edges\n", CMD, h, (long long)h_edges);
     } else if (t.smooth.automatic) {
         /* chosen before saving: the model file keeps the weights taken (or none) */
@@ -1311,7 +1323,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         if (code != AG_EXIT_OK) goto done;
     } else if (t.smooth.given && heterophilous) {
         fprintf(stderr, "attn-graph: warning: --smooth: the edges between training vertices join their classes no "
-                "more often than chance (adjusted homophily %.2f over %lld edges): Correct and Smooth spreads classes "
+                "more often than chance (adjusted homophily %.3f over %lld edges): Correct and Smooth spreads classes "
                 "along edges and may lower the figures (--smooth auto would leave it out)\n", h, (long long)h_edges);
     }
     if (t.output) {
@@ -1424,6 +1436,14 @@ static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t
         cli_task_scores_t ts; /* each task's figures on this fold's test part (several tasks) */
         memset(&ts, 0, sizeof ts);
         code = train_one(job, o, d, &all[f], &ts, &task, f == 0);
+        if (code == AG_EXIT_OK && all[f].n == 0 && !interrupted) {
+            /* items, none labelled (an empty part was refused before training): the fold has no
+             * figure for the mean, which would be taken over the others without a word */
+            fprintf(stderr, "attn-graph: train: %s: fold %lld's test part has %lld %s, none labelled: "
+                    "cross-validation scores each fold on its test part\n", o->folds ? o->folds : "--kfold",
+                    (long long)f, (long long)d->fold.n_test, d->graph_level ? "graphs" : "vertices");
+            code = AG_EXIT_INPUT;
+        }
         if (code == AG_EXIT_OK) cli_print_fold_scores(stdout, f, task, &all[f], &ts, t->json);
         cli_task_scores_destroy(&ts);
     }

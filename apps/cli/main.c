@@ -62,15 +62,23 @@ static void flag_names(char *msg, size_t cap) {
 }
 
 /* An error is one line: a control character in it (a file named "a\nb.gml") is written as an
- * escape, "\n", "\t", "\x1b" or (a C1 control in UTF-8) "\u009b", so that it can neither break
- * the line nor reach the terminal raw. */
+ * escape, "\n", "\t", "\x1b", "\x9b" (a byte that is not UTF-8) or "\u009b" (a C1 control, a line
+ * separator or a bidirectional override in UTF-8), so that it can neither break the line, nor
+ * reorder it, nor reach the terminal raw. */
 static void escape_controls(char *msg, size_t cap) {
     char out[sizeof last_error];
     size_t k = 0;
-    for (const unsigned char *p = (const unsigned char *)msg; *p && k + 5 < sizeof out; p++) {
-        if (*p == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0) /* a C1 control in UTF-8 (CSI, NEL) */
-            k += (size_t)snprintf(out + k, sizeof out - k, "\\u%04x", *++p);
-        else if (*p >= 0x20 && *p != 0x7f) out[k++] = (char)*p;
+    const unsigned char *start = (const unsigned char *)msg, *end = start + strlen(msg);
+    for (const unsigned char *p = start; *p && k + 8 < sizeof out; p++) { /* room for "\u202e" */
+        unsigned code;
+        int raw;
+        const size_t len = *p >= 0x80 ? cli_unsafe_seq((const char *)p, (size_t)(end - p), &code, &raw) : 0;
+        if (len && raw) { /* a byte that is not UTF-8 */
+            k += (size_t)snprintf(out + k, sizeof out - k, "\\x%02x", *p);
+        } else if (len) { /* a C1 control (CSI, NEL), a separator or a bidirectional mark */
+            k += (size_t)snprintf(out + k, sizeof out - k, "\\u%04x", code);
+            p += len - 1;
+        } else if (*p >= 0x20 && *p != 0x7f) out[k++] = (char)*p;
         else if (*p == '\n') k += (size_t)snprintf(out + k, sizeof out - k, "\\n");
         else if (*p == '\t') k += (size_t)snprintf(out + k, sizeof out - k, "\\t");
         else k += (size_t)snprintf(out + k, sizeof out - k, "\\x%02x", *p);

@@ -86,6 +86,41 @@ const char *cli_igraph_message(void) {
     return igraph_reason[0] ? igraph_reason : "igraph error";
 }
 
+size_t cli_unsafe_seq(const char *s, size_t n, unsigned *code, int *raw_byte) {
+    const unsigned char *p = (const unsigned char *)s;
+    *raw_byte = 0;
+    *code = p[0];
+    if (p[0] < 0x20 || p[0] == 0x7f) return 1;
+    if (p[0] < 0x80) return 0;
+    const size_t len = ag_utf8_sequence(s, n);
+    if (len == 0) { /* a byte of another encoding: shown as its value, never raw */
+        *raw_byte = 1;
+        return 1;
+    }
+    unsigned cp = len == 2 ? (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu)
+                : len == 3 ? (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu)
+                           : 0x10000u; /* 4 bytes: never a control */
+    *code = cp;
+    /* C1 controls (CSI U+009B, NEL), the line and paragraph separators, and the bidirectional
+     * marks, embeddings, overrides and isolates, which reorder how a line shows */
+    if ((cp >= 0x80 && cp < 0xA0) || cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
+        (cp >= 0x2066 && cp <= 0x2069))
+        return len;
+    return 0;
+}
+
+int cli_text_safe(const char *s) {
+    const size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        unsigned code;
+        int raw;
+        if (cli_unsafe_seq(s + i, n - i, &code, &raw)) return 0;
+        const size_t len = (unsigned char)s[i] < 0x80 ? 1 : ag_utf8_sequence(s + i, n - i);
+        i += len ? len : 1;
+    }
+    return 1;
+}
+
 void cli_json_string(FILE *out, const char *s) { cli_json_string_n(out, s, strlen(s)); }
 
 void cli_json_string_n(FILE *out, const char *s, size_t n) {
@@ -110,11 +145,13 @@ void cli_json_string_n(FILE *out, const char *s, size_t n) {
                 /* JSON is UTF-8: a byte of another encoding (a Latin-1 name) becomes U+FFFD, as
                  * Python's errors="replace" does, so the output still parses */
                 size_t len = ag_utf8_sequence((const char *)p, (size_t)(e - p));
+                unsigned code;
+                int raw;
                 if (len == 0) {
                     fputs("\xEF\xBF\xBD", out);
-                } else if (len == 2 && *p == 0xC2 && p[1] < 0xA0) {
-                    fprintf(out, "\\u%04x", p[1]);
-                    p++;
+                } else if (cli_unsafe_seq((const char *)p, (size_t)(e - p), &code, &raw)) {
+                    fprintf(out, "\\u%04x", code); /* C1, separators, bidi marks: valid JSON either way */
+                    p += len - 1;
                 } else {
                     fwrite(p, 1, len, out);
                     p += len - 1;
@@ -130,9 +167,10 @@ int cli_value_plain(const char *v) {
     if (n == 0) return 0;
     for (size_t i = 0; i < n;) {
         const unsigned char c = (unsigned char)v[i];
-        if (c <= ' ' || c == '"' || c == 0x7f) return 0;
-        const size_t len = ag_utf8_sequence(v + i, n - i);
-        if (len == 0 || (c == 0xC2 && (unsigned char)v[i + 1] < 0xA0)) return 0; /* not UTF-8, or C1 */
+        unsigned code;
+        int raw;
+        if (c <= ' ' || c == '"' || cli_unsafe_seq(v + i, n - i, &code, &raw)) return 0;
+        const size_t len = c < 0x80 ? 1 : ag_utf8_sequence(v + i, n - i);
         i += len;
     }
     return 1;
@@ -145,21 +183,15 @@ void cli_print_value(FILE *out, const char *v, char quote) {
 }
 
 const char *cli_display(const char *s, char *buf, size_t cap) {
-    int controls = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p && !controls; p++)
-        controls = *p < 0x20 || *p == 0x7f || (*p == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0);
-    if (!controls) return s;
-    if (cap < 8) return "(a name with control characters)";
-    size_t k = 0;
-    buf[k++] = '"';
-    for (const unsigned char *p = (const unsigned char *)s; *p && k + 8 < cap; p++) {
-        if (*p < 0x20 || *p == 0x7f) k += (size_t)snprintf(buf + k, cap - k, "\\u%04x", *p);
-        else if (*p == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0) k += (size_t)snprintf(buf + k, cap - k, "\\u%04x", *++p);
-        else if (*p == '"' || *p == '\\') k += (size_t)snprintf(buf + k, cap - k, "\\%c", *p);
-        else buf[k++] = (char)*p;
-    }
-    buf[k++] = '"';
-    buf[k] = '\0';
+    if (cli_text_safe(s)) return s;
+    /* as a JSON string, the escapes every other place of the program uses ("g\\tx", "\\u009b") */
+    FILE *m = cap >= 8 ? fmemopen(buf, cap, "w") : NULL;
+    if (!m) return "(a name with control characters)";
+    setvbuf(m, NULL, _IONBF, 0);
+    cli_json_string(m, s);
+    const long at = ftell(m);
+    fclose(m);
+    if (at < 0 || (size_t)at >= cap) snprintf(buf + cap - 5, 5, "...\"");
     return buf;
 }
 

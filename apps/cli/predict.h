@@ -62,6 +62,12 @@ void cli_print_value(FILE *out, const char *v, char quote);
  * control character (C0, DEL or a C1 in UTF-8); else s as a JSON string in buf (cap bytes,
  * truncated to fit), so that a graph's or a checkpoint's bytes never reach the terminal raw. */
 const char *cli_display(const char *s, char *buf, size_t cap);
+/* The length of a sequence at s (n bytes left) that must not reach a terminal raw, 0 for a safe
+ * character: a C0 or C1 control, DEL, a byte that is not UTF-8 (*raw_byte set, *code the byte),
+ * a line or paragraph separator or a bidirectional mark, override or isolate (*code the code
+ * point). cli_text_safe: s holds none. */
+size_t cli_unsafe_seq(const char *s, size_t n, unsigned *code, int *raw_byte);
+int cli_text_safe(const char *s);
 
 /* 1 if s ends with suffix (lowercase), in any case: "M.SafeTensors" ends with ".safetensors". */
 int cli_ends_with_ci(const char *s, const char *suffix);

@@ -152,7 +152,7 @@ int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_con
     int64_t limit = -1;
     const char *limit_from = "--max-memory";
     if (max_memory) {
-        if (cli_parse_size(max_memory, &limit) < 0) {
+        if (cli_parse_size(max_memory, &limit) < 0 || limit <= 0) { /* 0 is no size, as every command reads it */
             fprintf(stderr, "attn-graph: %s: --max-memory takes a size like 4G, 512M or 100000000, not '%s'\n",
                     cmd, max_memory);
             return AG_EXIT_USAGE;

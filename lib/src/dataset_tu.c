@@ -115,8 +115,12 @@ static ag_error_t tu_read(tu_table_t *t, const char *prefix, const char *suffix,
             break;
         }
         for (int64_t c = 0; c < n && integers; c++)
-            if (row[c] != floor(row[c]) || fabs(row[c]) > 9e15) {
+            if (row[c] != floor(row[c])) {
                 rc = AG_ERROR(AG_EPARSE, "%s:%lld: %.15g is not an integer", t->path, (long long)line, row[c]);
+                break;
+            } else if (fabs(row[c]) > 9e15) { /* beyond the integers a double holds one by one */
+                rc = AG_ERROR(AG_EPARSE, "%s:%lld: value %lld is too large for an id or a label (at most 9e15)", t->path,
+                              (long long)line, (long long)c + 1);
                 break;
             }
         if (rc != AG_SUCCESS) break;

@@ -41,7 +41,9 @@ ag_error_t ag_prepared_homophily(const ag_prepared_t *p, const int64_t *train, i
         if (cls[i] < 0) continue;
         for (int64_t e = g->indptr[i]; e < g->indptr[i + 1]; e++) {
             const int32_t j = g->src[e];
-            if (j == i || cls[j] < 0) continue;
+            /* entries are sorted by source: a multi-edge's copies are neighbours, counted once
+             * (a repeated edge is no more evidence of how classes meet) */
+            if (j == i || cls[j] < 0 || (e > g->indptr[i] && g->src[e - 1] == j)) continue;
             m++;
             same += cls[j] == cls[i];
             deg[cls[i]]++;

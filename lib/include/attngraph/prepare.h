@@ -176,8 +176,8 @@ ag_error_t ag_prepare_nodes_with(ag_prepared_t *p, const igraph_t *ig, const cha
  * \param train    (n_train) vertex indices whose labels may be read.
  * \param h_adj    Output: the adjusted homophily; NaN when no such edge exists or all their ends
  *                 are of one class.
- * \param n_edges  Output (may be NULL): the number of such edges (an undirected edge once;
- *                 self-loops left out).
+ * \param n_edges  Output (may be NULL): the number of such edges (an undirected edge once,
+ *                 the copies of a multi-edge once; self-loops left out, in the figure too).
  * \return AG_SUCCESS; AG_EINVAL (NULL p or h_adj, not node classification, an index outside the
  *         graph); AG_ENOMEM.
  * Time complexity: O(N + E).
