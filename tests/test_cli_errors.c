@@ -617,6 +617,25 @@ static void test_model_twice(void **state) {
         "one file of K)\n",
         "eval --model graphs/models/karate.safetensors --model graphs/../graphs/models/karate.safetensors "
         "graphs/social/karate.gml");
+    /* a hard link is the same file too (both names in the test's directory: one file system) */
+    char from[512], to[512];
+    size_t n;
+    unsigned char *bytes = ag_test_read_file(AG_SOURCE_DIR "/graphs/models/karate.safetensors", &n);
+    snprintf(from, sizeof from, "%s/k.safetensors", dir);
+    snprintf(to, sizeof to, "%s/hard.safetensors", dir);
+    FILE *f = fopen(from, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+    free(bytes);
+    assert_int_equal(link(from, to), 0);
+    run_expect(2,
+        "attn-graph: eval: --model '@/hard.safetensors' is the file '@/k.safetensors' given before: an ensemble "
+        "joins other models (train --ensemble K makes one file of K)\n",
+        "eval --model @/k.safetensors --model @/hard.safetensors graphs/social/karate.gml");
+    /* eval reads --max-memory 0 as every command does: no size */
+    run_expect(2, "attn-graph: eval: --max-memory takes a size like 4G, 512M or 100000000, not '0'\n",
+               "eval --model graphs/models/karate.safetensors graphs/social/karate.gml --max-memory 0");
 }
 
 /* eval without --seed draws the random split with the model's seed, as train drew it, so it prints

@@ -261,6 +261,13 @@ static void test_homophily(void **state) {
     assert_int_equal(ag_prepared_homophily(&p, all, 4, &h, NULL), AG_SUCCESS);
     assert_true(fabs(h + 1.0) < 1e-12);
     ag_prepared_destroy(&p);
+    /* a multi-edge counts once: the 4-cycle with its within-class edge 0-1 three times is the cycle */
+    const igraph_integer_t multi[] = {0, 1, 0, 1, 1, 0, 1, 2, 2, 3, 3, 0};
+    graph_prepared(&p, 4, multi, 6, two, 2);
+    assert_int_equal(ag_prepared_homophily(&p, all, 4, &h, &m), AG_SUCCESS);
+    assert_true(fabs(h) < 1e-12);
+    assert_int_equal(m, 4);
+    ag_prepared_destroy(&p);
     /* a path 0-1-2-3, classes 0 0 0 1: h_edge 2/3, ends 5/6 and 1/6, chance 26/36: -0.2 */
     const igraph_integer_t path[] = {0, 1, 1, 2, 2, 3};
     graph_prepared(&p, 4, path, 3, three_one, 2);
