@@ -93,6 +93,8 @@ ag_error_t ag_i_strings_dup(char ***out, const char *const *in, int64_t n) {
     return AG_SUCCESS;
 }
 
+size_t ag_i_bom_length(const void *p, size_t n) { return n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3) ? 3 : 0; }
+
 ag_error_t ag_i_read_stream(FILE *f, char **buf, size_t *len) {
     size_t cap = 0;
     *buf = NULL;

@@ -38,7 +38,7 @@ ag_error_t ag_csv_open(ag_csv_t *csv, const char *path) {
     csv->buf[got] = '\0';
     csv->len = got;
     /* A UTF-8 byte order mark would otherwise become part of the first column's name. */
-    if (got >= 3 && memcmp(csv->buf, "\xEF\xBB\xBF", 3) == 0) csv->pos = 3;
+    csv->pos = ag_i_bom_length(csv->buf, got);
     csv->delim = ',';
     return AG_SUCCESS;
 }

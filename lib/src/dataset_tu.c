@@ -92,7 +92,7 @@ static ag_error_t tu_read(tu_table_t *t, const char *prefix, const char *suffix,
     int64_t cap = 0, line = 0;
     char why[160];
     char *p = buf, *end = buf + len;
-    if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3)) p += 3; /* a UTF-8 byte-order mark, as CSVs pass it */
+    p += ag_i_bom_length(buf, len);
     while (p < end) {
         char *nl = memchr(p, '\n', (size_t)(end - p));
         char *stop = nl ? nl : end;

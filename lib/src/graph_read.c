@@ -98,7 +98,7 @@ static const char *next_line(const char *p, const char *end) {
 ag_error_t ag_format_sniff(const char *head, size_t len, ag_format_t *format) {
     if (!head || !format) return AG_ERROR(AG_EINVAL, "ag_format_sniff: NULL argument");
     const char *p = head, *end = head + len;
-    if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) p += 3; /* a UTF-8 byte-order mark */
+    p += ag_i_bom_length(p, len);
     int comment_lines = 0, percent_lines = 0;
     for (;;) {
         while (p < end && isspace((unsigned char)*p)) p++;
@@ -242,7 +242,7 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
     if (format != AG_FORMAT_GRAPHML) {
         unsigned char bom[3];
         const size_t got = fread(bom, 1, 3, f);
-        if (!(got == 3 && bom[0] == 0xEF && bom[1] == 0xBB && bom[2] == 0xBF) && fseek(f, 0, SEEK_SET) != 0) {
+        if (!ag_i_bom_length(bom, got) && fseek(f, 0, SEEK_SET) != 0) {
             const int e = errno;
             fclose(f);
             ag_i_free(copy);

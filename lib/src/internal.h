@@ -64,6 +64,10 @@ ag_error_t ag_i_strings_dup(char ***out, const char *const *in, int64_t n);
  * as the read left it) without setting a message: each caller names its input its own way. */
 ag_error_t ag_i_read_stream(FILE *f, char **buf, size_t *len);
 
+/* 3 when the n bytes at p start with a UTF-8 byte-order mark (Windows editors write one), else 0:
+ * every text reader passes it over, so that it becomes no part of a first name or number. */
+size_t ag_i_bom_length(const void *p, size_t n);
+
 /* path with "." segments, repeated '/' and "x/.." pairs removed ("./g//a/../b.gml" is "g/b.gml"),
  * so that two spellings of one file in a table compare equal; NULL when out of memory (the caller
  * ag_i_free's it). The file system is not asked: a symbolic link's ".." is taken lexically. */

@@ -278,7 +278,7 @@ ag_error_t ag_json_parse_file(const char *path, ag_json_t **out) {
     }
     /* a UTF-8 byte-order mark (an editor's) is passed over, as graph files' and CSVs' are; line and
      * column numbers still count from the file's start */
-    if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3)) memset(buf, ' ', 3);
+    memset(buf, ' ', ag_i_bom_length(buf, len));
     rc = ag_json_parse(buf, len, path, out);
     ag_i_free(buf);
     return rc;
