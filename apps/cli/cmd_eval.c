@@ -81,7 +81,9 @@ int ag_cmd_eval(int argc, char **argv) {
             }
         }
         else if (r == 0 && (r = cli_opt(CMD, "--part", argc, argv, &i, &v)) > 0) part = v;
-        else if (r == 0 && (r = cli_opt(CMD, "--max-memory", argc, argv, &i, &v)) > 0) cli_set_read_limit(max_memory = v);
+        else if (r == 0 && (r = cli_opt(CMD, "--max-memory", argc, argv, &i, &v)) > 0 &&
+                 cli_set_read_limit(CMD, max_memory = v) < 0)
+            r = -1;
         else if (r == 0 && (r = cli_opt(CMD, "--threads", argc, argv, &i, &v)) > 0) {
             if (cli_int(CMD, "--threads", v, 1, 4096, &threads) < 0) return AG_EXIT_USAGE;
         } else if (r == 0 && !strcmp(a, "--json")) {

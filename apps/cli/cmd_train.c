@@ -214,16 +214,8 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     OPT_STR("--log", log);
     OPT_STR("--plot", plot);
     OPT_STR("--checkpoint", checkpoint);
-    if ((r = cli_opt(CMD, "--max-memory", argc, argv, i, &v)) != 0) {
-        int64_t limit;
-        if (r > 0 && (cli_parse_size(v, &limit) < 0 || limit <= 0)) {
-            /* as the other commands read it (cli_max_memory_option): 0 is no size, not a limit of 0 */
-            fprintf(stderr, "attn-graph: %s: --max-memory takes a size like 4G, 512M or 100000000, not '%s'\n", CMD, v);
-            return -1;
-        }
-        if (r > 0) cli_set_read_limit(t->max_memory = v);
-        return r;
-    }
+    if ((r = cli_opt(CMD, "--max-memory", argc, argv, i, &v)) != 0)
+        return r > 0 && cli_set_read_limit(CMD, t->max_memory = v) < 0 ? -1 : r;
     OPT_INT("--checkpoint-every", checkpoint_every, 1, 100000000);
     OPT_INT("--layers", net.layers, 1, AG_MODEL_MAX_BLOCKS);
     OPT_INT("--heads", net.heads, 1, 4096);

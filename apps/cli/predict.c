@@ -109,8 +109,9 @@ size_t cli_unsafe_seq(const char *s, size_t n, unsigned *code, int *raw_byte) {
     return 0;
 }
 
-int cli_text_safe(const char *s) {
-    const size_t n = strlen(s);
+int cli_text_safe(const char *s) { return cli_text_safe_n(s, strlen(s)); }
+
+int cli_text_safe_n(const char *s, size_t n) {
     for (size_t i = 0; i < n;) {
         unsigned code;
         int raw;
@@ -925,13 +926,7 @@ int cli_max_memory_option(const char *cmd, int argc, char **argv, int *i) {
     const char *v = NULL;
     int r = cli_opt(cmd, "--max-memory", argc, argv, i, &v);
     if (r <= 0) return r;
-    int64_t limit;
-    if (cli_parse_size(v, &limit) < 0 || limit <= 0) {
-        fprintf(stderr, "attn-graph: %s: --max-memory takes a size like 4G, 512M or 100000000, not '%s'\n", cmd, v);
-        return -1;
-    }
-    cli_set_read_limit(v); /* as train and eval set it */
-    return 1;
+    return cli_set_read_limit(cmd, v) < 0 ? -1 : 1; /* as train and eval read it */
 }
 
 int cli_graph_option(cli_graph_opts_t *o, const char *cmd, int argc, char **argv, int *i) {

@@ -68,6 +68,7 @@ const char *cli_display(const char *s, char *buf, size_t cap);
  * point). cli_text_safe: s holds none. */
 size_t cli_unsafe_seq(const char *s, size_t n, unsigned *code, int *raw_byte);
 int cli_text_safe(const char *s);
+int cli_text_safe_n(const char *s, size_t n);
 
 /* 1 if s ends with suffix (lowercase), in any case: "M.SafeTensors" ends with ".safetensors". */
 int cli_ends_with_ci(const char *s, const char *suffix);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "predict.h"
 #include "train_support.h"
 
 int cli_history_push(cli_history_t *h, const cli_epoch_t *e) {
@@ -95,23 +96,24 @@ void cli_print_shell_word(FILE *out, const char *s, size_t n) {
         fwrite(s, 1, n, out);
         return;
     }
-    int controls = 0;
-    for (size_t i = 0; i < n && !controls; i++) {
-        const unsigned char c = (unsigned char)s[i];
-        controls = c < 0x20 || c == 0x7f || (c == 0xC2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
-                                              (unsigned char)s[i + 1] < 0xA0);
-    }
-    if (controls) {
-        /* bash's $'...': a control character of a stored command (an edited checkpoint's) is
-         * written as an escape, never raw to the terminal, and the word still pastes */
+    if (!cli_text_safe_n(s, n)) {
+        /* bash's $'...': what must not reach a terminal raw (cli_unsafe_seq: a control character
+         * of an edited checkpoint's stored command) is written byte by byte as \xHH escapes, and
+         * the word still pastes */
         fputs("$'", out);
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n;) {
+            unsigned code;
+            int raw;
             const unsigned char c = (unsigned char)s[i];
-            if (c == '\'' || c == '\\') fprintf(out, "\\%c", c);
-            else if (c < 0x20 || c == 0x7f) fprintf(out, "\\x%02x", c);
-            else if (c == 0xC2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] < 0xA0)
-                fprintf(out, "\\xc2\\x%02x", (unsigned char)s[++i]);
-            else fputc(c, out);
+            size_t len = cli_unsafe_seq(s + i, n - i, &code, &raw);
+            if (len) {
+                for (size_t b = 0; b < len; b++) fprintf(out, "\\x%02x", (unsigned char)s[i + b]);
+            } else {
+                len = c < 0x80 ? 1 : ag_utf8_sequence(s + i, n - i);
+                if (c == '\'' || c == '\\') fprintf(out, "\\%c", c);
+                else fwrite(s + i, 1, len, out);
+            }
+            i += len;
         }
         fputc('\'', out);
         return;
@@ -123,9 +125,15 @@ void cli_print_shell_word(FILE *out, const char *s, size_t n) {
     fputc('\'', out);
 }
 
-void cli_set_read_limit(const char *max_memory) {
+int cli_set_read_limit(const char *cmd, const char *max_memory) {
     int64_t limit;
-    if (max_memory && cli_parse_size(max_memory, &limit) == 0 && limit > 0) ag_graph_read_set_max_memory(limit);
+    if (cli_parse_size(max_memory, &limit) < 0 || limit <= 0) { /* 0 is no size, not a limit of 0 bytes */
+        fprintf(stderr, "attn-graph: %s: --max-memory takes a size like 4G, 512M or 100000000, not '%s'\n", cmd,
+                max_memory);
+        return -1;
+    }
+    ag_graph_read_set_max_memory(limit);
+    return 0;
 }
 
 void cli_format_size(char *buf, size_t n, int64_t bytes) {
@@ -152,7 +160,7 @@ int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_con
     int64_t limit = -1;
     const char *limit_from = "--max-memory";
     if (max_memory) {
-        if (cli_parse_size(max_memory, &limit) < 0 || limit <= 0) { /* 0 is no size, as every command reads it */
+        if (cli_parse_size(max_memory, &limit) < 0) {
             fprintf(stderr, "attn-graph: %s: --max-memory takes a size like 4G, 512M or 100000000, not '%s'\n",
                     cmd, max_memory);
             return AG_EXIT_USAGE;

@@ -42,10 +42,10 @@ int cli_plot_curves(const char *path, const cli_history_t *h, const char *metric
  * 'B' or 'iB'). Returns 0, or -1 if malformed. */
 int cli_parse_size(const char *s, int64_t *bytes);
 
-/* Makes --max-memory also the limit of graph reading (ag_graph_read_set_max_memory()), so that a
- * file declaring millions of vertices is refused before igraph builds them; a malformed size is
- * reported later by cli_check_memory(). */
-void cli_set_read_limit(const char *max_memory);
+/* Checks the value of --max-memory (a size above 0: a message and -1 otherwise, for every command
+ * alike) and makes it also the limit of graph reading (ag_graph_read_set_max_memory()), so that a
+ * file declaring millions of vertices is refused before igraph builds them. */
+int cli_set_read_limit(const char *cmd, const char *max_memory);
 
 /* The n bytes at s as one word a shell takes back: as they are when made of letters, digits and
  * _./,:=+-@%, else single-quoted (a path with a space in a hint to copy). */
