@@ -850,13 +850,27 @@ static void test_nodes_errors(void **state) {
     VECTOR(y)[33] = 1;
     assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, &tr, NULL, &o, NULL), AG_EVALUE);
     assert_non_null(strstr(ag_error_message(), "none of the 2 training vertices is labelled"));
-    /* no input column at all (no attributes on Zachary, no degree, no features) */
+    /* no input column at all (no attributes on Zachary, none asked for, no degree, no features) */
     o.degree = 0;
+    o.vertex_attrs = "none";
     assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, NULL, NULL, &o, NULL), AG_EINVAL);
     assert_non_null(strstr(ag_error_message(), "no feature columns"));
     assert_null(net);
+    /* as the program: the degree and 16 Laplacian columns, or the degree alone with lap_pe 0 */
+    o.vertex_attrs = NULL;
+    o.epochs = 1;
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, NULL, NULL, &o, NULL), AG_SUCCESS);
+    assert_int_equal(ag_net_feature_width(net), 1 + AG_FEATURELESS_LAP_PE);
+    ag_net_destroy(net);
+    o.lap_pe = 0;
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, NULL, NULL, &o, NULL), AG_SUCCESS);
+    assert_int_equal(ag_net_feature_width(net), 1);
+    ag_net_destroy(net);
+    o.lap_pe = -1;
+    o.epochs = 8;
     /* a model from degree only takes a replacing (N x 1) matrix */
     o.degree = 1;
+    o.vertex_attrs = "none";
     assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, NULL, NULL, &o, NULL), AG_SUCCESS);
     igraph_matrix_t M, P1, P2;
     igraph_matrix_init(&M, 34, 1);

@@ -34,6 +34,19 @@ static int teardown(void **state) {
 }
 
 /* Karate: labels on vertices 0 and 33 only; the other 32 must be >= 90% right. */
+/* dir/name, a checkpoint whose stored command loses `drop` (as made before a default changed):
+ * --resume is refused (exit 4) with `note` on stderr. */
+static void assert_resume_note(const char *dir, const char *name, const char *drop, const char *note) {
+    char ck[320], args[400];
+    snprintf(ck, sizeof ck, "%s/%s", dir, name);
+    ag_test_header_replace(ck, ck, drop, "");
+    snprintf(args, sizeof args, "train --resume %s --threads 1", ck);
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 4);
+    assert_non_null(strstr(r.err, note));
+}
+
 static void test_karate(void **state) {
     (void)state;
     ag_cli_run_t r;
@@ -1028,16 +1041,10 @@ static void test_default_preset_heterophily(void **state) {
      * builds the transformer and is refused, with a note naming the way back */
     ag_cli_run_ok(&r, "train %s/ring.gml --label-attr cls --preset gat --epochs 3 --checkpoint-every 2 --checkpoint "
                   "%s/h.st --threads 1 --quiet", dir, dir);
-    char ck[320];
-    snprintf(ck, sizeof ck, "%s/h.st", dir);
-    ag_test_header_replace(ck, ck, "--preset\\ngat\\n", "");
-    char args[1024];
-    snprintf(args, sizeof args, "train --resume %s/h.st --threads 1", dir);
-    ag_cli_run(&r, NULL, args);
-    assert_int_equal(r.code, 4);
-    assert_non_null(strstr(r.err, "attn-graph: note: node classification's default preset has read the training "
-                                  "labels' homophily since 2026-12-06 (docs/cli.md), and chose transformer here; a run "
-                                  "checkpointed before then may have trained gat: start it again with --preset gat\n"));
+    assert_resume_note(dir, "h.st", "--preset\\ngat\\n",
+                       "attn-graph: note: node classification's default preset has read the training labels' "
+                       "homophily since 2026-12-06 (docs/cli.md), and chose transformer here; a run checkpointed "
+                       "before then may have trained gat: start it again with --preset gat\n");
     ag_cli_run_ok(&r, "train %s/ring.gml --label-attr cls --epochs 2 --threads 1 --smooth 0.8", dir);
     assert_non_null(strstr(r.err, "attn-graph: warning: --smooth: the edges between training vertices join their "
                                   "classes no more often than chance (adjusted homophily -1.000 over "));
@@ -1075,6 +1082,7 @@ static void test_default_preset_heterophily(void **state) {
     assert_non_null(w);
     memcpy(w, "[190, 191, 192]", 15);
     ag_test_write_text(dir, "halves.json", folds);
+    char args[1024];
     snprintf(args, sizeof args, "train %s/halves.gml --label-attr cls --folds %s/halves.json --epochs 1 --threads 1 "
              "--quiet", dir, dir);
     ag_cli_run(&r, NULL, args);
@@ -1330,8 +1338,9 @@ static void test_own_outputs_not_features(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
-/* A graph without vertex attributes trains on the degree, and the note points to the positional
- * columns; a graph dataset with unlabelled graphs says how many of each part are labelled. */
+/* A graph without vertex attributes trains on the degree and, for a node task, 16 Laplacian columns
+ * unless --lap-pe is given, and the note says which; a graph dataset with unlabelled graphs says
+ * how many of each part are labelled. */
 static void test_structure_note_and_labelled_graphs(void **state) {
     (void)state;
     char dir[256];
@@ -1340,13 +1349,33 @@ static void test_structure_note_and_labelled_graphs(void **state) {
                " node [ id 3 cls \"a\" ]\n edge [ source 0 target 1 ] edge [ source 1 target 2 ]\n"
                " edge [ source 2 target 3 ] ]\n");
     ag_cli_run_t r;
-    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1", dir);
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1 -o %s/m.st", dir, dir);
+    assert_non_null(strstr(r.err, "note: the graph has no usable vertex attribute: the features are the degree, "
+                                  "standardised, and 16 Laplacian eigenvector columns, which say where a vertex sits "
+                                  "(as --degree --normalize standard --lap-pe 16; --lap-pe 0 for none)\n"));
+    ag_cli_run_ok(&r, "info --json %s/m.st", dir);
+    assert_non_null(strstr(r.out, "\"degree\":true,"));
+    assert_non_null(strstr(r.out, "\"lap_pe_k\":16,"));
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1 --lap-pe 0 -o %s/m.st", dir, dir);
     assert_non_null(strstr(r.err, "note: the graph has no usable vertex attribute: the degree is the feature, "
-                                  "standardised (as --degree --normalize standard); where a vertex sits in the graph "
-                                  "may say more: --lap-pe 16 --rw-pe 16\n"));
+                                  "standardised (as --degree --normalize standard)\n"));
+    ag_cli_run_ok(&r, "info --json %s/m.st", dir);
+    assert_non_null(strstr(r.out, "\"lap_pe_k\":0,"));
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1 --lap-pe 2 -o %s/m.st", dir, dir);
+    assert_non_null(strstr(r.err, "the degree is a feature beside the positional columns, standardised"));
+    ag_cli_run_ok(&r, "info --json %s/m.st", dir);
+    assert_non_null(strstr(r.out, "\"lap_pe_k\":2,"));
     ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1 --rw-pe 2", dir);
-    assert_null(strstr(r.err, "may say more"));
+    assert_non_null(strstr(r.err, "and 16 Laplacian eigenvector columns"));
     assert_null(strstr(r.err, "value -1"));
+    /* a run checkpointed before the Laplacian default (no --lap-pe stored, the degree alone):
+     * --resume now builds a wider model and is refused, with a note naming the way back */
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 3 --lap-pe 0 --checkpoint %s/c.st "
+                  "--quiet", dir, dir);
+    assert_resume_note(dir, "c.st", "--lap-pe\\n0\\n",
+                       "attn-graph: note: node tasks on a graph with no usable vertex attribute have had 16 Laplacian "
+                       "columns beside the degree by default since 2026-12-06; a run checkpointed before then had the "
+                       "degree alone: start it again with --lap-pe 0\n");
     /* -1, PyG's mark of an unlabelled vertex, is a class here, and a note says so */
     ag_test_write_text(dir, "m.gml", "graph [ directed 0\n node [ id 0 y 1 ] node [ id 1 y -1 ] node [ id 2 y 0 ]\n"
                        " edge [ source 0 target 1 ] edge [ source 1 target 2 ] ]\n");

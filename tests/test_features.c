@@ -836,7 +836,39 @@ static void test_normalisation(void **state) {
     assert_int_equal(f.n_features, 1);
     assert_float_equal(f.mean[0], 1.5f, 1e-6);
     assert_float_equal(f.std[0], 0.5f, 1e-6);
+    assert_int_equal(f.lap_pe_k, 0);
     ag_featurizer_destroy(&f);
+    /* lap_pe_if_featureless: the Laplacian columns too, after the degree; not where lap_pe_k is
+     * set, nor where an attribute is usable, nor without degree_if_featureless */
+    cfg.lap_pe_if_featureless = 2;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    const char *pe_names[] = {"degree", "lap_pe.1", "lap_pe.2"};
+    assert_names(&f, 0, pe_names, 3);
+    assert_int_equal(f.lap_pe_k, 2);
+    assert_int_equal(f.lap_pe_scaled, 1);
+    ag_featurizer_destroy(&f);
+    cfg.lap_pe_k = 3;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    assert_int_equal(f.lap_pe_k, 3);
+    ag_featurizer_destroy(&f);
+    cfg.lap_pe_k = 0;
+    cfg.degree_if_featureless = 0;
+    cfg.degree = 1;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    assert_int_equal(f.lap_pe_k, 0);
+    assert_int_equal(f.n_features, 1);
+    ag_featurizer_destroy(&f);
+    cfg.degree = 0;
+    cfg.degree_if_featureless = 1;
+    cfg.vertex_select = AG_SELECT_ALL;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    assert_int_equal(f.lap_pe_k, 0);
+    assert_int_equal(f.degree, 0);
+    ag_featurizer_destroy(&f);
+    cfg.lap_pe_if_featureless = -1;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "lap_pe_if_featureless -1"));
+    cfg.lap_pe_if_featureless = 0;
     /* past the last mode: refused */
     cfg.norm = (ag_feature_norm_t)(AG_NORM_STANDARDIZE_RAW + 1);
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_EINVAL);

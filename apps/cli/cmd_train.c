@@ -70,7 +70,8 @@ static void train_usage(FILE *out) {
         "                         column; graph preset's default) or l1 (per row); also for the node table\n"
         "  --degree               add degree column(s) (graphs with no usable attribute get them anyway,\n"
         "                         standardised, unless --vertex-attrs or --node-table is given)\n"
-        "  --lap-pe K             add K Laplacian-eigenvector columns\n"
+        "  --lap-pe K             add K Laplacian-eigenvector columns (node tasks whose graph gets the degree\n"
+        "                         anyway: 16 unless given; 0: none)\n"
         "  --rw-pe K              add K random-walk return-probability columns (graph preset: 8 unless given)\n"
         "  --no-sign-flip         graph tasks: train on the Laplacian columns' signs as computed\n"
         "                         (default: a random sign per graph, column and step, as an\n"
@@ -322,7 +323,7 @@ static int feature_config(const cli_data_opts_t *o, ag_featurizer_config_t *fc, 
         fc->norm = norms[k];
     }
     fc->degree = o->degree;
-    fc->lap_pe_k = o->lap_pe;
+    fc->lap_pe_k = o->lap_pe > 0 ? o->lap_pe : 0;
     fc->rw_pe_k = o->rw_pe > 0 ? o->rw_pe : 0;
     /* graphs without node labels (IMDB-BINARY) train on their degrees, as PyG users add them by
      * hand; an explicit --vertex-attrs or a node table is a choice and is kept */
@@ -802,13 +803,17 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
     }
     if (!fc->degree && p->featurizer.degree) {
         const int pe = p->featurizer.lap_pe_k || p->featurizer.rw_pe_k;
-        fprintf(stderr, "attn-graph: note: the %s no usable vertex attribute: the degree is %s, "
-                "standardised (as --degree --normalize standard)%s\n", d->graph_level ? "graphs have" : "graph has",
-                pe ? "a feature beside the positional columns" : "the feature",
-                /* the degree alone cannot tell apart communities of like-degree vertices (a planted
-                 * 5-community graph: test accuracy 0.17 against 0.65 with these columns; LastFM
-                 * Asia, validation 0.695 against 0.855) */
-                d->graph_level || pe ? "" : "; where a vertex sits in the graph may say more: --lap-pe 16 --rw-pe 16");
+        if (!fc->lap_pe_k && p->featurizer.lap_pe_k)
+            /* the degree alone cannot tell apart communities of like-degree vertices (LastFM Asia:
+             * validation accuracy 0.695, docs/cli.md) */
+            fprintf(stderr, "attn-graph: note: the graph has no usable vertex attribute: the features are the degree, "
+                    "standardised, and %lld Laplacian eigenvector columns, which say where a vertex sits (as --degree "
+                    "--normalize standard --lap-pe %lld; --lap-pe 0 for none)\n", (long long)p->featurizer.lap_pe_k,
+                    (long long)p->featurizer.lap_pe_k);
+        else
+            fprintf(stderr, "attn-graph: note: the %s no usable vertex attribute: the degree is %s, standardised (as "
+                    "--degree --normalize standard)\n", d->graph_level ? "graphs have" : "graph has",
+                    pe ? "a feature beside the positional columns" : "the feature");
     }
 }
 
@@ -910,6 +915,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         if (!task_given) task = node_task_infer(&d->graph, o->label_attr);
         ag_net_train_options_t given = t.net;
         given.normalize = o->normalize;
+        given.lap_pe = o->lap_pe;
         ag_net_train_options_feature_defaults(&given, task, NULL, &fc);
         rc = prepare(&p, o, d, task, &fc);
         if (rc != AG_SUCCESS && rc != AG_ENOMEM && fc.edge_select != AG_SELECT_NONE) {
@@ -1125,6 +1131,10 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                 fprintf(stderr, "attn-graph: note: graph tasks have trained the graph preset by default since "
                         "2026-12-03; a run checkpointed before then without --preset trained the transformer: "
                         "start it again with --preset transformer\n");
+            else if (rc == AG_EMISMATCH && !d->graph_level && !fc.lap_pe_k && p.featurizer.lap_pe_k)
+                fprintf(stderr, "attn-graph: note: node tasks on a graph with no usable vertex attribute have had %lld "
+                        "Laplacian columns beside the degree by default since 2026-12-06; a run checkpointed before "
+                        "then had the degree alone: start it again with --lap-pe 0\n", (long long)p.featurizer.lap_pe_k);
             else if (rc == AG_EMISMATCH && task == AG_TASK_NODE_CLASSIFICATION && !job->t.net.preset && t.net.preset &&
                      (!strcmp(t.net.preset, "gat") || !strcmp(t.net.preset, "transformer"))) {
                 const char *other = !strcmp(t.net.preset, "gat") ? "transformer" : "gat";

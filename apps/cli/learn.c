@@ -12,7 +12,8 @@ void cli_data_opts_init(cli_data_opts_t *o) {
     memset(o, 0, sizeof *o);
     o->fold = -1;
     o->seed = 1;
-    o->rw_pe = -1; /* not given: the preset's (graph: 8) */
+    o->rw_pe = -1;  /* not given: the preset's (graph: 8) */
+    o->lap_pe = -1; /* not given: node tasks on a graph without usable attribute get some */
 }
 
 int cli_split_seeded(const cli_data_opts_t *o) {

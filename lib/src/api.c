@@ -836,6 +836,9 @@ static ag_error_t train_node_task(ag_net_t **net, const igraph_t *graph, const i
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
     ag_error_t rc = feature_config(o, &fc, &fl, &norm);
+    /* a graph without attributes trains on its structure, as the program's; vertex_attrs and a
+     * feature matrix are choices */
+    fc.degree_if_featureless = !o->vertex_attrs && !features;
     if (rc == AG_SUCCESS) {
         /* raw columns standardised unless the options say otherwise, the node table's too */
         ag_net_train_options_feature_defaults(o, task, NULL, &fc);

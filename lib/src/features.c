@@ -1063,9 +1063,11 @@ ag_error_t ag_featurizer_fit_named(ag_featurizer_t *f, const ag_featurizer_confi
     if (count < 1) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: no graphs to fit on (count = %lld)", (long long)count);
     for (int64_t g = 0; g < count; g++)
         if (!graphs[g]) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: graph %lld is NULL", (long long)g);
-    if (cfg->lap_pe_k < 0 || cfg->rw_pe_k < 0 || cfg->lap_pe_k > MAX_K || cfg->rw_pe_k > MAX_K)
-        return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: PE sizes must be in 0..%d (lap_pe_k %lld, rw_pe_k %lld)", MAX_K,
-                        (long long)cfg->lap_pe_k, (long long)cfg->rw_pe_k);
+    if (cfg->lap_pe_k < 0 || cfg->rw_pe_k < 0 || cfg->lap_pe_k > MAX_K || cfg->rw_pe_k > MAX_K ||
+        cfg->lap_pe_if_featureless < 0 || cfg->lap_pe_if_featureless > MAX_K)
+        return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: PE sizes must be in 0..%d (lap_pe_k %lld, rw_pe_k %lld, "
+                        "lap_pe_if_featureless %lld)", MAX_K, (long long)cfg->lap_pe_k, (long long)cfg->rw_pe_k,
+                        (long long)cfg->lap_pe_if_featureless);
     if ((unsigned)cfg->norm > AG_NORM_STANDARDIZE_RAW) return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: unknown normalisation %d", (int)cfg->norm);
     if ((unsigned)cfg->vertex_select > AG_SELECT_NONE || (unsigned)cfg->edge_select > AG_SELECT_NONE)
         return AG_ERROR(AG_EINVAL, "ag_featurizer_fit: unknown attribute selection mode");
@@ -1093,6 +1095,8 @@ ag_error_t ag_featurizer_fit_named(ag_featurizer_t *f, const ag_featurizer_confi
                     if ((err = grow_vocab(&attrs[i], graphs[g], is_edge)) == AG_EATTR) err = in_graph(err, names, g, count);
         if (err == AG_SUCCESS) err = drop_empty(attrs, n, is_edge, (is_edge ? cfg->edge_select : cfg->vertex_select) == AG_SELECT_ALL);
     }
+    if (err == AG_SUCCESS && cfg->degree_if_featureless && f->n_vattrs == 0 && !f->lap_pe_k)
+        f->lap_pe_k = cfg->lap_pe_if_featureless;
     if (err == AG_SUCCESS && cfg->degree_if_featureless && f->n_vattrs == 0 && !f->degree) {
         /* no attribute column: the degree too, standardised, since raw degrees run to the hundreds
          * on social graphs (AG_NORM_L1_ROWS would leave them raw, having no attribute to act on);

@@ -246,7 +246,8 @@ typedef struct ag_net_train_options_t {
                                   node feature matrix; NULL: node tasks auto, graph preset standard,
                                   else none */
     int degree;                /* 1: degree column(s) */
-    igraph_integer_t lap_pe;   /* Laplacian PE columns (-1 or 0: none) */
+    igraph_integer_t lap_pe;   /* Laplacian PE columns (0: none; -1: node tasks on a graph with
+                                  no usable vertex attribute AG_FEATURELESS_LAP_PE, else none) */
     igraph_integer_t rw_pe;    /* random-walk PE columns (0: none; -1: the preset's, graph: 8, else none) */
     /* model */
     const char *preset;        /* "transformer", "gat" (node classification) or "graph" (graph
@@ -329,7 +330,9 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
 /**
  * \function ag_net_train_nodes
  * Builds and trains a node-classification model on one graph (semi-supervised: the loss runs over
- * the training vertices, the whole graph is the input), as `attn-graph train GRAPH` does.
+ * the training vertices, the whole graph is the input), as `attn-graph train GRAPH` does: a graph
+ * without a usable vertex attribute, given no features, gets its degree and, unless opts->lap_pe
+ * is set, AG_FEATURELESS_LAP_PE Laplacian columns (opts->vertex_attrs set: as it says).
  * \param net       Output: a new handle on success, NULL on failure. Free with ag_net_destroy().
  * \param graph     The graph; its attributes are features (opts->vertex_attrs), or none.
  * \param features  (N x Ft) node features appended after the attribute columns (normalised by
@@ -344,8 +347,8 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
  * \param val       Vertex ids for early stopping, or NULL.
  * \return AG_SUCCESS; AG_EMISMATCH (labels or features with another number of rows than N);
  *         AG_EVALUE (a label below -1, no labelled training vertex, fewer than 2 classes);
- *         AG_EINVAL (no input column at all: give attributes, degree, a PE or features; an index out
- *         of range; a bad option); the featuriser's errors; AG_ENOMEM.
+ *         AG_EINVAL (no input column at all, with opts->vertex_attrs set: give attributes, degree,
+ *         a PE or features; an index out of range; a bad option); the featuriser's errors; AG_ENOMEM.
  */
 ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igraph_matrix_t *features,
                               const igraph_vector_int_t *labels, const igraph_vector_int_t *train,

@@ -49,6 +49,10 @@ typedef enum {
 #define AG_PRESET_HOMOPHILY_MIN 0.05
 #define AG_PRESET_HOMOPHILY_EDGES 50
 
+/* Node tasks' Laplacian columns when the graph has no usable vertex attribute and opts->lap_pe
+ * is not given (ag_featurizer_config_t's lap_pe_if_featureless). */
+#define AG_FEATURELESS_LAP_PE 16
+
 /**
  * \function ag_net_train_options_preset
  * The preset a run trains: opts->preset when set; otherwise chosen from the task and the data.
@@ -134,14 +138,16 @@ ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *opts,
  * \function ag_net_train_options_feature_defaults
  * The featurisation the task and preset ask for when the options leave it unset: node tasks
  * standardise their raw columns (AG_NORM_STANDARDIZE_RAW when opts->normalize is NULL, whatever
- * the preset); the graph preset (graph tasks) standardises every column (opts->normalize NULL)
+ * the preset) and, on a graph with no usable vertex attribute, add AG_FEATURELESS_LAP_PE
+ * Laplacian columns beside the degree (opts->lap_pe < 0: fc->lap_pe_if_featureless, which acts
+ * where fc->degree_if_featureless does); the graph preset (graph tasks) standardises every column (opts->normalize NULL)
  * and adds 8 random-walk columns (opts->rw_pe < 0); other graph presets change nothing. Call it
  * on the configuration made from the options, before featurising, with the preset
  * ag_net_train_options_preset returns (for a graph task; a node task's may be NULL).
  * \param opts   Options.
  * \param task   The task being trained.
  * \param preset The resolved preset (NULL reads as "transformer").
- * \param fc     In/out: norm and rw_pe_k may be set.
+ * \param fc     In/out: norm, rw_pe_k and lap_pe_if_featureless may be set.
  * Time complexity: O(1).
  */
 void ag_net_train_options_feature_defaults(const ag_net_train_options_t *opts, ag_task_t task, const char *preset,
