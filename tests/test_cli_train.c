@@ -699,7 +699,7 @@ static void test_smooth(void **state) {
     ag_cli_run_ok(&ev, "info %s/s.safetensors --json", dir);
     assert_non_null(strstr(ev.out, "\"bundle_version\": 3, "));
     assert_non_null(strstr(ev.out, ", \"smooth\": {\"correct_alpha\":0.5,\"smooth_alpha\":0.80000000000000004,"
-                                   "\"iterations\":50}}"));
+                                   "\"iterations\":50}, \"graph\": {\"vertices\":"));
     ag_cli_run_ok(&ev, "info %s/k.safetensors", dir);
     assert_null(strstr(ev.out, "post-processing"));
     ag_cli_run_ok(&ev, "eval --model %s/s.safetensors graphs/social/karate.gml --train-nodes 0,33", dir);
@@ -1356,6 +1356,41 @@ static void test_structure_note_and_labelled_graphs(void **state) {
     ag_cli_run_ok(&r, "info --json %s/m.st", dir);
     assert_non_null(strstr(r.out, "\"degree\":true,"));
     assert_non_null(strstr(r.out, "\"lap_pe_k\":16,"));
+    assert_non_null(strstr(r.out, ", \"graph\": {\"vertices\":4,\"edges\":3,\"directed\":false,\"hash\":\""));
+    ag_cli_run_ok(&r, "info %s/m.st", dir);
+    assert_non_null(strstr(r.out, "\ntrained on: an undirected graph of 4 vertices and 3 edges\n"));
+    /* the Laplacian columns are the training graph's own: another graph is warned of, the same
+     * graph is not, whatever its file's edge order and format */
+    ag_cli_run_ok(&r, "label --model %s/m.st %s/g.gml -o %s/o.csv", dir, dir, dir);
+    assert_null(strstr(r.err, "not the graph"));
+    ag_test_write_text(dir, "same.graphml",
+                       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                       "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+                       "<graph edgedefault=\"undirected\">\n"
+                       "<node id=\"n0\"/><node id=\"n1\"/><node id=\"n2\"/><node id=\"n3\"/>\n"
+                       "<edge source=\"n3\" target=\"n2\"/><edge source=\"n0\" target=\"n1\"/>"
+                       "<edge source=\"n2\" target=\"n1\"/>\n"
+                       "</graph>\n</graphml>\n");
+    ag_cli_run_ok(&r, "label --model %s/m.st %s/same.graphml -o %s/o.csv", dir, dir, dir);
+    assert_null(strstr(r.err, "not the graph"));
+    /* one edge moved: the same counts, other edges */
+    ag_test_write_text(dir, "moved.gml", "graph [ directed 0\n node [ id 0 cls \"a\" ] node [ id 1 cls \"b\" ] node [ id 2 ]\n"
+                       " node [ id 3 cls \"a\" ]\n edge [ source 0 target 1 ] edge [ source 1 target 2 ]\n"
+                       " edge [ source 0 target 3 ] ]\n");
+    char warn[600];
+    snprintf(warn, sizeof warn, "attn-graph: warning: %s/moved.gml is not the graph the model was trained on (4 vertices "
+             "and 3 edges as that one, but other edges), and the model reads 16 Laplacian eigenvector columns, which "
+             "describe that graph alone (an eigenvector's sign and place are its graph's own): its predictions here "
+             "mean little\n", dir);
+    ag_cli_run_ok(&r, "label --model %s/m.st %s/moved.gml -o %s/o.csv", dir, dir, dir);
+    assert_non_null(strstr(r.err, warn));
+    ag_cli_run_ok(&r, "eval --model %s/m.st %s/moved.gml --label-attr cls", dir, dir);
+    assert_non_null(strstr(r.err, warn));
+    ag_test_write_text(dir, "more.gml", "graph [ directed 0\n node [ id 0 ] node [ id 1 ] node [ id 2 ]\n"
+                       " edge [ source 0 target 1 ] edge [ source 1 target 2 ] ]\n");
+    ag_cli_run_ok(&r, "label --model %s/m.st %s/more.gml -o %s/o.csv", dir, dir, dir);
+    assert_non_null(strstr(r.err, "more.gml is not the graph the model was trained on (3 vertices and 2 edges; that "
+                                  "one had 4 and 3), and the model reads 16 Laplacian"));
     ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1 --lap-pe 0 -o %s/m.st", dir, dir);
     assert_non_null(strstr(r.err, "note: the graph has no usable vertex attribute: the degree is the feature, "
                                   "standardised (as --degree --normalize standard)\n"));

@@ -231,6 +231,53 @@ static void test_batch_errors(void **state) {
 
 /* Every allocation of both functions fails in turn: each must return AG_ENOMEM and leak nothing
  * (ASan checks the latter). */
+/* A graph's print: the same for any edge order and either end first (undirected), another for a
+ * moved edge, a reversed directed edge, another count or directedness; a golden value pins the
+ * hash, which model files store. */
+static void test_print(void **state) {
+    (void)state;
+    static const igraph_integer_t a[] = {0, 1, 1, 2, 2, 3};
+    static const igraph_integer_t a_shuffled[] = {3, 2, 1, 0, 2, 1};
+    static const igraph_integer_t moved[] = {0, 1, 1, 2, 0, 3};
+    static const igraph_integer_t reversed[] = {1, 0, 1, 2, 2, 3};
+    igraph_t g, h;
+    ag_graph_print_t pg, ph;
+    make_graph(&g, a, 3, 4, 0);
+    assert_int_equal(ag_graph_print(&g, &pg), AG_SUCCESS);
+    assert_int_equal(pg.vertices, 4);
+    assert_int_equal(pg.edges, 3);
+    assert_int_equal(pg.directed, 0);
+    assert_true(pg.hash == 0x6c3190de43a8be97ULL); /* computed apart, in Python */
+    make_graph(&h, a_shuffled, 3, 4, 0);
+    assert_int_equal(ag_graph_print(&h, &ph), AG_SUCCESS);
+    assert_true(ag_graph_print_equal(&pg, &ph));
+    igraph_destroy(&h);
+    make_graph(&h, moved, 3, 4, 0);
+    assert_int_equal(ag_graph_print(&h, &ph), AG_SUCCESS);
+    assert_false(ag_graph_print_equal(&pg, &ph));
+    igraph_destroy(&h);
+    make_graph(&h, a, 3, 5, 0); /* an isolated vertex more */
+    assert_int_equal(ag_graph_print(&h, &ph), AG_SUCCESS);
+    assert_false(ag_graph_print_equal(&pg, &ph));
+    igraph_destroy(&h);
+    igraph_destroy(&g);
+    make_graph(&g, a, 3, 4, 1);
+    assert_int_equal(ag_graph_print(&g, &pg), AG_SUCCESS);
+    assert_int_equal(pg.directed, 1);
+    make_graph(&h, reversed, 3, 4, 1);
+    assert_int_equal(ag_graph_print(&h, &ph), AG_SUCCESS);
+    assert_false(ag_graph_print_equal(&pg, &ph));
+    igraph_destroy(&h);
+    make_graph(&h, reversed, 3, 4, 0); /* undirected: either end first */
+    assert_int_equal(ag_graph_print(&h, &ph), AG_SUCCESS);
+    assert_false(ag_graph_print_equal(&pg, &ph)); /* directedness differs */
+    assert_true(pg.hash == ph.hash);                /* the edges, as pairs, do not */
+    igraph_destroy(&h);
+    igraph_destroy(&g);
+    assert_int_equal(ag_graph_print(NULL, &pg), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "ag_graph_print: NULL argument");
+}
+
 static void test_allocation_failures(void **state) {
     (void)state;
     igraph_t ig;
@@ -281,6 +328,7 @@ int main(void) {
         cmocka_unit_test(test_directed_csr),
         cmocka_unit_test(test_undirected_csr),
         cmocka_unit_test(test_empty_graphs),
+        cmocka_unit_test(test_print),
         cmocka_unit_test(test_csr_matches_naive),
         cmocka_unit_test(test_batch_offsets),
         cmocka_unit_test(test_batch_errors),

@@ -475,6 +475,91 @@ static void test_smooth_weights(void **state) {
     ag_dataset_destroy(&ds);
 }
 
+/* The print of the graph a node model was trained on: written as "graph" (no version needed),
+ * read back, compared by ag_bundle_other_graph, kept or refused by a merge, and every damaged
+ * value refused at load. */
+static void test_trained_graph(void **state) {
+    (void)state;
+    igraph_t ig, other;
+    ag_bundle_t b, c;
+    karate_bundle(&b, &ig);
+    assert_int_equal(b.has_graph, 0);
+    assert_int_equal(ag_bundle_other_graph(&b, &ig), 0); /* a model that does not know says nothing */
+    assert_int_equal(ag_bundle_set_graph(&b, &ig), AG_SUCCESS);
+    assert_int_equal(b.graph.vertices, 34);
+    assert_int_equal(b.graph.edges, 78);
+    assert_int_equal(ag_bundle_other_graph(&b, &ig), 0);
+    igraph_copy(&other, &ig);
+    igraph_delete_edges(&other, igraph_ess_1(0));
+    assert_int_equal(ag_bundle_other_graph(&b, &other), 1);
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    ag_safetensors_t f;
+    assert_int_equal(ag_safetensors_read(&f, path, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    assert_string_equal(ag_metadata_get(&f.metadata, "bundle_version"), "1");
+    char want[128];
+    snprintf(want, sizeof want, "{\"vertices\":34,\"edges\":78,\"directed\":false,\"hash\":\"%016llx\"}",
+             (unsigned long long)b.graph.hash);
+    assert_string_equal(ag_metadata_get(&f.metadata, "graph"), want);
+    ag_safetensors_destroy(&f);
+    assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
+    assert_int_equal(c.has_graph, 1);
+    assert_true(ag_graph_print_equal(&c.graph, &b.graph));
+    assert_int_equal(ag_bundle_other_graph(&c, &other), 1);
+    /* merged: bundles of two graphs are refused; one that knows none takes the other's */
+    assert_int_equal(ag_bundle_set_graph(&c, &other), AG_SUCCESS);
+    assert_int_equal(ag_bundle_merge(&b, &c), AG_EMISMATCH);
+    assert_msg_contains("the models were trained on different graphs (34 vertices and 78 edges, 34 and 77)");
+    assert_int_equal(c.has_graph, 1);
+    assert_int_equal(ag_bundle_set_graph(&c, &ig), AG_SUCCESS);
+    ag_model_config_t mc = *ag_model_config(c.model);
+    mc.seed = 8;
+    ag_model_t *m;
+    assert_int_equal(ag_model_create(&m, &mc), AG_SUCCESS);
+    ag_model_destroy(c.members[0]);
+    c.members[0] = c.model = m;
+    assert_int_equal(ag_bundle_set_graph(&b, NULL), AG_SUCCESS);
+    assert_int_equal(b.has_graph, 0);
+    assert_int_equal(ag_bundle_merge(&b, &c), AG_SUCCESS);
+    assert_int_equal(b.n_members, 2);
+    assert_int_equal(b.has_graph, 1);
+    assert_int_equal(ag_bundle_other_graph(&b, &ig), 0);
+    /* damaged files, rewritten from the good one */
+    rewrite("graph", "{\"vertices\":34,\"edges\":78,\"directed\":false}");
+    expect_bad("metadata 'graph' needs integers 'vertices' and 'edges' (0 or more), a boolean 'directed' and a 'hash' "
+               "of 16 lowercase hexadecimal digits");
+    rewrite("graph", "{\"vertices\":34,\"edges\":-1,\"directed\":false,\"hash\":\"0123456789abcdef\"}");
+    expect_bad("metadata 'graph' needs integers");
+    rewrite("graph", "{\"vertices\":34.5,\"edges\":78,\"directed\":false,\"hash\":\"0123456789abcdef\"}");
+    expect_bad("metadata 'graph' needs integers");
+    rewrite("graph", "{\"vertices\":34,\"edges\":78,\"directed\":0,\"hash\":\"0123456789abcdef\"}");
+    expect_bad("metadata 'graph' needs integers");
+    rewrite("graph", "{\"vertices\":34,\"edges\":78,\"directed\":false,\"hash\":\"0123456789ABCDEF\"}");
+    expect_bad("metadata 'graph' needs integers");
+    rewrite("graph", "{\"vertices\":34,\"edges\":78,\"directed\":false,\"hash\":\"0123456789abcde\"}");
+    expect_bad("metadata 'graph' needs integers");
+    rewrite("graph", "[34]");
+    expect_bad("metadata 'graph' needs integers");
+    rewrite("graph", "{\"vertices\":34,\"edges\":78,\"directed\":true,\"hash\":\"0123456789abcdef\"}");
+    ag_bundle_t d;
+    assert_int_equal(ag_bundle_load(path2, &d), AG_SUCCESS);
+    assert_int_equal(ag_bundle_other_graph(&d, &ig), 1);
+    ag_bundle_destroy(&d);
+    ag_bundle_destroy(&b);
+    igraph_destroy(&ig);
+    igraph_destroy(&other);
+    /* a graph model is trained on many graphs: refused when set, and when read */
+    ag_dataset_t ds;
+    mutag_dataset(&ds);
+    mutag_bundle(&b, &ds, AG_TASK_GRAPH_CLASSIFICATION);
+    assert_int_equal(ag_bundle_set_graph(&b, &ds.graphs[0]), AG_EINVAL);
+    assert_msg_contains("a graph-level model is trained on many graphs");
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    rewrite("graph", "{\"vertices\":3,\"edges\":2,\"directed\":false,\"hash\":\"0123456789abcdef\"}");
+    expect_bad("metadata 'graph' is for node models; this one is a graph-level model");
+    ag_bundle_destroy(&b);
+    ag_dataset_destroy(&ds);
+}
+
 /* Parts that do not fit together are refused when the bundle is made. */
 static void test_init_mismatch(void **state) {
     (void)state;
@@ -540,6 +625,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_corrupted_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_init_mismatch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_smooth_weights, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trained_graph, setup, teardown),
         cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

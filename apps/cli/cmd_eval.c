@@ -273,6 +273,7 @@ int ag_cmd_eval(int argc, char **argv) {
     /* values the model never saw, as classify and label say them, once for the part scored */
     if (!graph_level) {
         cli_warn_unseen(&b, &d.graph, o.graph);
+        cli_warn_other_graph(&b, &d.graph, o.graph);
     } else if ((scored = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1))) != NULL) {
         /* the graphs with a target: those the score line counts */
         int64_t n_scored = 0;

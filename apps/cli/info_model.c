@@ -140,6 +140,10 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
             fprintf(out, "%s %s mean %.6g, std %.6g", i ? ";" : "", b->names[i], (double)mean[i], (double)std[i]);
         fputs(" (predictions are in the targets' units)\n", out);
     }
+    if (b->has_graph)
+        fprintf(out, "trained on: %s graph of %lld vertices and %lld edges\n",
+                b->graph.directed ? "a directed" : "an undirected", (long long)b->graph.vertices,
+                (long long)b->graph.edges);
     fprintf(out, "members: %lld%s\n", (long long)b->n_members,
             b->n_members > 1 ? " (an ensemble: it predicts the mean of their outputs)" : "");
     fprintf(out, "parameters: %lld%s\n", (long long)ag_param_list_size(ag_model_params(b->model)),
@@ -231,7 +235,7 @@ static void print_json(FILE *out, const char *path, const ag_bundle_t *b, const 
     fprintf(out, ", \"bundle_version\": %s, \"members\": %lld, \"parameters\": %lld", ag_metadata_get(meta, "bundle_version"),
             (long long)b->n_members, (long long)ag_param_list_size(ag_model_params(b->model)));
     static const char *const keys[] = {"labels", "featurizer", "config", "node_table", "target_mean", "target_std",
-                                       "smooth"};
+                                       "smooth", "graph"};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         const char *v = ag_metadata_get(meta, keys[k]);
         if (v) fprintf(out, ", \"%s\": %s", keys[k], v);

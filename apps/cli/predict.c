@@ -699,6 +699,22 @@ void cli_warn_shifted_graphs(const ag_bundle_t *b, const ag_example_t *examples,
 
 const char *cli_shown_path(const char *path) { return strcmp(path, "-") ? path : "<stdin>"; }
 
+void cli_warn_other_graph(const ag_bundle_t *b, const igraph_t *ig, const char *path) {
+    if (!b->featurizer.lap_pe_k || !ag_bundle_other_graph(b, ig)) return;
+    ag_graph_print_t p;
+    if (ag_graph_print(ig, &p) != AG_SUCCESS) return;
+    fprintf(stderr, "attn-graph: warning: %s is not the graph the model was trained on (", path);
+    if (p.vertices == b->graph.vertices && p.edges == b->graph.edges)
+        fprintf(stderr, "%lld vertices and %lld edges as that one, but other edges", (long long)p.vertices,
+                (long long)p.edges);
+    else
+        fprintf(stderr, "%lld vertices and %lld edges; that one had %lld and %lld", (long long)p.vertices,
+                (long long)p.edges, (long long)b->graph.vertices, (long long)b->graph.edges);
+    fprintf(stderr, "), and the model reads %lld Laplacian eigenvector columns, which describe that graph alone (an "
+            "eigenvector's sign and place are its graph's own): its predictions here mean little\n",
+            (long long)b->featurizer.lap_pe_k);
+}
+
 int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, const char *table_path,
                   cli_run_t *r) {
     memset(r, 0, sizeof *r);
@@ -706,6 +722,7 @@ int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, co
     const ag_model_config_t *mc = ag_model_config(b->model);
     ag_error_t rc = ag_bundle_featurize(b, ig, table, &r->X, &r->E);
     if (rc == AG_SUCCESS) cli_warn_unseen(b, ig, path);
+    if (rc == AG_SUCCESS) cli_warn_other_graph(b, ig, path);
     if (rc == AG_SUCCESS) cli_warn_shifted(b, &r->X, &r->E, path, table_path);
     if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&r->g, ig);
     if (rc != AG_SUCCESS) {

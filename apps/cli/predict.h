@@ -117,6 +117,9 @@ typedef struct cli_run_t {
  * the model's vocabularies (ag_featurizer_unseen: the attribute where most are), since their
  * vertices or edges then get the attribute's 'other' column. */
 void cli_warn_unseen(const ag_bundle_t *b, const igraph_t *ig, const char *path);
+/* Warns on stderr when a node model that reads Laplacian columns (whose signs and order belong to
+ * the graph it was trained on) is given another graph than that one (ag_bundle_other_graph). */
+void cli_warn_other_graph(const ag_bundle_t *b, const igraph_t *ig, const char *path);
 /* Where a data column lies: the graph's columns of X (attributes, then degree), the node table's
  * (its own index), or the edges' columns of E. */
 typedef enum { CLI_COL_VERTEX, CLI_COL_TABLE, CLI_COL_EDGE } cli_col_part_t;

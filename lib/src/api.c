@@ -853,6 +853,11 @@ static ag_error_t train_node_task(ag_net_t **net, const igraph_t *graph, const i
         rc = prepare_nodes(&p, graph, features, labels, C, values, &fc, norm);
     }
     if (rc == AG_SUCCESS) rc = build_and_train(net, &p, task, &chosen, tr, n_tr, va, n_va, NULL, result);
+    /* so that prediction can tell when it is given another graph */
+    if (rc == AG_SUCCESS && (rc = ag_bundle_set_graph(&(*net)->b, graph)) != AG_SUCCESS) {
+        ag_net_destroy(*net);
+        *net = NULL;
+    }
     ag_prepared_destroy(&p);
     feat_lists_destroy(&fl);
     return rc;

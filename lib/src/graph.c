@@ -8,7 +8,35 @@
  */
 #include <string.h>
 #include "internal.h"
+#include "rng_internal.h"
 #include "attngraph/graph.h"
+
+ag_error_t ag_graph_print(const igraph_t *ig, ag_graph_print_t *out) {
+    if (!ig || !out) return AG_ERROR(AG_EINVAL, "ag_graph_print: NULL argument");
+    ag_i_igraph_enter();
+    out->vertices = (int64_t)igraph_vcount(ig);
+    out->edges = (int64_t)igraph_ecount(ig);
+    out->directed = igraph_is_directed(ig) ? 1 : 0;
+    ag_i_igraph_leave();
+    /* a sum of mixed edge keys: any edge order gives it, and two graphs differing by an edge
+     * differ in it but by chance (2^-64) */
+    uint64_t h = 0;
+    for (int64_t e = 0; e < out->edges; e++) {
+        uint64_t u = (uint64_t)IGRAPH_FROM(ig, e), v = (uint64_t)IGRAPH_TO(ig, e);
+        if (!out->directed && v < u) {
+            const uint64_t t = u;
+            u = v;
+            v = t;
+        }
+        h += ag_i_rng_mix(ag_i_rng_mix(u + 0x9e3779b97f4a7c15ULL) ^ (v + 0x632be59bd9b4e019ULL));
+    }
+    out->hash = h;
+    return AG_SUCCESS;
+}
+
+int ag_graph_print_equal(const ag_graph_print_t *a, const ag_graph_print_t *b) {
+    return a->vertices == b->vertices && a->edges == b->edges && a->directed == b->directed && a->hash == b->hash;
+}
 
 void ag_graph_destroy(ag_graph_t *graph) {
     if (!graph) return;

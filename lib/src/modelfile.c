@@ -187,6 +187,23 @@ ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column) {
     return AG_SUCCESS;
 }
 
+ag_error_t ag_bundle_set_graph(ag_bundle_t *b, const igraph_t *ig) {
+    if (!b || !b->model) return AG_ERROR(AG_EINVAL, "ag_bundle_set_graph: NULL bundle or a bundle without model");
+    if (ag_task_is_graph_level(ag_model_config(b->model)->task))
+        return AG_ERROR(AG_EINVAL, "ag_bundle_set_graph: a graph-level model is trained on many graphs");
+    b->has_graph = 0;
+    if (!ig) return AG_SUCCESS;
+    AG_CHECK(ag_graph_print(ig, &b->graph));
+    b->has_graph = 1;
+    return AG_SUCCESS;
+}
+
+int ag_bundle_other_graph(const ag_bundle_t *b, const igraph_t *ig) {
+    ag_graph_print_t p;
+    if (!b || !b->has_graph || !ig || ag_graph_print(ig, &p) != AG_SUCCESS) return 0;
+    return !ag_graph_print_equal(&b->graph, &p);
+}
+
 ag_error_t ag_bundle_set_label_attr(ag_bundle_t *b, const char *attr) {
     if (!b || !b->model) return AG_ERROR(AG_EINVAL, "ag_bundle_set_label_attr: NULL bundle or a bundle without model");
     if (ag_task_is_graph_level(ag_model_config(b->model)->task))
@@ -285,6 +302,13 @@ static ag_error_t build_metadata(const ag_bundle_t *b, ag_metadata_t *m, ag_strb
         ag_strbuf_printf(sb, "{\"correct_alpha\":%.17g,\"smooth_alpha\":%.17g,\"iterations\":%lld}",
                          b->smooth.correct_alpha, b->smooth.smooth_alpha, (long long)b->smooth.iterations);
         AG_CHECK(put(m, "smooth", sb));
+    }
+    if (b->has_graph) {
+        /* the hash as a string: a 64-bit integer does not survive a JSON number */
+        ag_strbuf_printf(sb, "{\"vertices\":%lld,\"edges\":%lld,\"directed\":%s,\"hash\":\"%016llx\"}",
+                         (long long)b->graph.vertices, (long long)b->graph.edges, b->graph.directed ? "true" : "false",
+                         (unsigned long long)b->graph.hash);
+        AG_CHECK(put(m, "graph", sb));
     }
     ag_strbuf_printf(sb, "%d", b->has_smooth ? 3 : b->n_members > 1 ? 2 : 1);
     AG_CHECK(put(m, "bundle_version", sb));
@@ -412,6 +436,32 @@ static ag_error_t load_labels(ag_bundle_t *b, const ag_json_t *j, const char *pa
         b->split_random[1] = sr->items[1].number;
         b->has_split_random = 1;
     }
+    return AG_SUCCESS;
+}
+
+/* The "graph" metadata: {"vertices": n, "edges": m, "directed": bool, "hash": 16 hex digits}. */
+static ag_error_t graph_from(ag_bundle_t *b, const ag_json_t *j, const char *path) {
+    const ag_json_t *nv = j->type == AG_JSON_OBJECT ? ag_json_get(j, "vertices") : NULL;
+    const ag_json_t *ne = j->type == AG_JSON_OBJECT ? ag_json_get(j, "edges") : NULL;
+    const ag_json_t *d = j->type == AG_JSON_OBJECT ? ag_json_get(j, "directed") : NULL;
+    const ag_json_t *h = j->type == AG_JSON_OBJECT ? ag_json_get(j, "hash") : NULL;
+    char *end = NULL;
+    unsigned long long hash = 0;
+    if (h && h->type == AG_JSON_STRING && strlen(h->string) == 16 && strspn(h->string, "0123456789abcdef") == 16)
+        hash = strtoull(h->string, &end, 16);
+    if (!nv || nv->type != AG_JSON_NUMBER || !(nv->number >= 0 && nv->number <= 9e15) ||
+        nv->number != floor(nv->number) || !ne || ne->type != AG_JSON_NUMBER ||
+        !(ne->number >= 0 && ne->number <= 9e15) || ne->number != floor(ne->number) || !d ||
+        d->type != AG_JSON_BOOL || !end || *end)
+        return AG_ERROR(AG_EMODEL, "%s: metadata 'graph' needs integers 'vertices' and 'edges' (0 or more), a boolean "
+                        "'directed' and a 'hash' of 16 lowercase hexadecimal digits", path);
+    if (ag_task_is_graph_level(ag_model_config(b->model)->task))
+        return AG_ERROR(AG_EMODEL, "%s: metadata 'graph' is for node models; this one is a graph-level model", path);
+    b->graph.vertices = (int64_t)nv->number;
+    b->graph.edges = (int64_t)ne->number;
+    b->graph.directed = d->boolean ? 1 : 0;
+    b->graph.hash = (uint64_t)hash;
+    b->has_graph = 1;
     return AG_SUCCESS;
 }
 
@@ -584,7 +634,8 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
                         ag_metadata_get(&file->metadata, "attn_graph_version")
                                 ? ag_metadata_get(&file->metadata, "attn_graph_version")
                                 : "?");
-    ag_json_t *jc = NULL, *jf = NULL, *jl = NULL, *jt = NULL, *jm = NULL, *js = NULL, *je = NULL, *jsm = NULL;
+    ag_json_t *jc = NULL, *jf = NULL, *jl = NULL, *jt = NULL, *jm = NULL, *js = NULL, *je = NULL, *jsm = NULL,
+              *jg = NULL;
     ag_model_config_t cfg;
     int64_t k = 1;
     uint64_t *seeds = NULL; /* (k) the members' seeds */
@@ -605,6 +656,7 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
     if (rc == AG_SUCCESS && jsm && v < 3)
         rc = AG_ERROR(AG_EMODEL, "%s: bundle version %ld cannot hold smoothing weights (metadata 'smooth'); "
                       "the file is damaged", path, v);
+    if (rc == AG_SUCCESS) rc = meta_json(file, path, "graph", 0, &jg);
     if (rc == AG_SUCCESS && (rc = ag_model_config_from_json(&cfg, jc)) != AG_SUCCESS) rc = bad(rc, path);
     if (rc == AG_SUCCESS) rc = check_size(&cfg, k, file, path);
     if (rc == AG_SUCCESS) {
@@ -627,6 +679,7 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
     if (rc == AG_SUCCESS) rc = load_labels(b, jl, path);
     if (rc == AG_SUCCESS) rc = load_table(b, jt, path);
     if (rc == AG_SUCCESS && jsm) rc = smooth_from(b, jsm, path);
+    if (rc == AG_SUCCESS && jg) rc = graph_from(b, jg, path);
     if (rc == AG_SUCCESS) rc = check_parts(b->model, &b->featurizer, &b->table, b->n_names, AG_EMODEL, "");
     if (rc == AG_EMODEL && strncmp(ag_error_message(), path, strlen(path)) != 0) rc = bad(rc, path);
     if (rc == AG_SUCCESS) {
@@ -649,6 +702,7 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
     ag_json_free(jm);
     ag_json_free(js);
     ag_json_free(jsm);
+    ag_json_free(jg);
     return rc;
 }
 
@@ -752,9 +806,17 @@ ag_error_t ag_bundle_merge(ag_bundle_t *dst, ag_bundle_t *src) {
     }
     ag_metadata_destroy(&ma);
     ag_metadata_destroy(&mb);
+    if (rc == AG_SUCCESS && dst->has_graph && src->has_graph && !ag_graph_print_equal(&dst->graph, &src->graph))
+        rc = AG_ERROR(AG_EMISMATCH, "the models were trained on different graphs (%lld vertices and %lld edges, "
+                      "%lld and %lld)", (long long)dst->graph.vertices, (long long)dst->graph.edges,
+                      (long long)src->graph.vertices, (long long)src->graph.edges);
     for (int64_t m = 0; m < src->n_members && rc == AG_SUCCESS; m++)
         rc = check_member(dst->model, src->members[m], dst->n_members + m);
     AG_CHECK(rc);
+    if (!dst->has_graph && src->has_graph) {
+        dst->graph = src->graph;
+        dst->has_graph = 1;
+    }
     AG_CHECK(append_members(dst, src->members, src->n_members));
     src->model = NULL; /* its members now belong to dst; the rest of src goes */
     ag_bundle_destroy(src);

@@ -58,6 +58,27 @@ ag_error_t ag_graph_from_igraph(ag_graph_t *graph, const igraph_t *ig);
  */
 ag_error_t ag_graph_batch(ag_graph_t *batch, const ag_graph_t *const *graphs, int64_t count);
 
+/** What tells one graph from another for a node model (modelfile.h's ag_bundle_set_graph): its
+ * vertex and edge counts, whether it is directed, and a hash of its edges that depends neither on
+ * their order nor on which end an undirected edge lists first (the same graph read from GML or
+ * GraphML has one print). */
+typedef struct ag_graph_print_t {
+    int64_t vertices, edges;
+    int directed;
+    uint64_t hash;
+} ag_graph_print_t;
+
+/**
+ * \function ag_graph_print
+ * The print of a graph. \return AG_SUCCESS; AG_EINVAL (NULL argument).
+ * Time complexity: O(|E|).
+ */
+ag_error_t ag_graph_print(const igraph_t *ig, ag_graph_print_t *out);
+
+/** \function ag_graph_print_equal
+ * 1 when two prints are those of one graph, else 0. */
+int ag_graph_print_equal(const ag_graph_print_t *a, const ag_graph_print_t *b);
+
 /** \function ag_graph_destroy
  * Frees a graph or batch; safe on a zero-initialised one. */
 void ag_graph_destroy(ag_graph_t *graph);

@@ -7,7 +7,7 @@
  * and the label information (task, class or task names, the vertex attribute holding node labels).
  * It is stored as one safetensors file (safetensors.h): the tensors are the model's parameters, the
  * metadata keys are listed in docs/model-format.md ("config", "featurizer", "labels", "node_table",
- * "target_mean", "target_std", "members", "smooth", "bundle_version", "attn_graph_version").
+ * "target_mean", "target_std", "members", "smooth", "graph", "bundle_version", "attn_graph_version").
  *
  * Example:
  *   ag_bundle_t b;
@@ -62,6 +62,11 @@ typedef struct ag_bundle_t {
      * (ag_bundle_set_smooth), which predictions should apply with the graph's known classes */
     int has_smooth;
     ag_smooth_config_t smooth;
+    /* node tasks: the print of the graph the model was trained on (ag_bundle_set_graph), when
+     * has_graph: a model whose inputs describe that graph alone (Laplacian columns: their signs
+     * and order are the graph's own) can tell that it is given another */
+    int has_graph;
+    ag_graph_print_t graph;
 } ag_bundle_t;
 
 /**
@@ -97,6 +102,18 @@ ag_error_t ag_bundle_set_label_attr(ag_bundle_t *b, const char *attr);
  * \return AG_SUCCESS; AG_EINVAL (a bundle without model, not a node-classification model, an alpha
  *         outside [0, 1), iterations outside 0..100000). */
 ag_error_t ag_bundle_set_smooth(ag_bundle_t *b, const ag_smooth_config_t *cfg);
+
+/** \function ag_bundle_set_graph
+ * Records the print (graph.h's ag_graph_print) of the graph a node model was trained on, or forgets
+ * it (NULL). Stored in the file as "graph" (any bundle version: a reader that does not know the key
+ * has no use for it); merged bundles must have the same one, if both have one.
+ * \return AG_SUCCESS; AG_EINVAL (a bundle without model, a graph-level model). */
+ag_error_t ag_bundle_set_graph(ag_bundle_t *b, const igraph_t *ig);
+
+/** \function ag_bundle_other_graph
+ * 1 when the bundle knows the graph its node model was trained on and ig is another (by print),
+ * else 0 (the same graph, or a model that does not know). */
+int ag_bundle_other_graph(const ag_bundle_t *b, const igraph_t *ig);
 
 /**
  * \function ag_bundle_add_member
