@@ -245,7 +245,7 @@ static void test_table_width(void **state) {
         "label --model @/table.safetensors graphs/social/karate.gml");
     run_expect(3,
         "attn-graph: eval: @/t2.csv: the model graphs/models/karate.safetensors takes no node table (it was trained "
-        "without one)\n",
+        "without one, or with one that held the labels alone)\n",
         "eval --model graphs/models/karate.safetensors graphs/social/karate.gml --node-table @/t2.csv "
         "--train-nodes 0,33");
     /* classification asked for measurements: refused, not one class per value */
@@ -284,11 +284,11 @@ static void test_table_width(void **state) {
     /* label and explain refuse it too, writing nothing */
     run_expect(3,
         "attn-graph: label: @/t2.csv: the model graphs/models/karate.safetensors takes no node table (it was trained "
-        "without one)\n",
+        "without one, or with one that held the labels alone)\n",
         "label --model graphs/models/karate.safetensors graphs/social/karate.gml --node-table @/t2.csv -o @/no.csv");
     run_expect(3,
         "attn-graph: explain: @/t2.csv: the model graphs/models/karate.safetensors takes no node table (it was "
-        "trained without one)\n",
+        "trained without one, or with one that held the labels alone)\n",
         "explain --model graphs/models/karate.safetensors graphs/social/karate.gml --node-table @/t2.csv -o @/no.gml");
     char no[512];
     snprintf(no, sizeof no, "%s/no.csv", dir);

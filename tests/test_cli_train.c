@@ -1350,17 +1350,18 @@ static void test_structure_note_and_labelled_graphs(void **state) {
                " edge [ source 2 target 3 ] ]\n");
     ag_cli_run_t r;
     ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1 -o %s/m.st", dir, dir);
+    /* 4 vertices: 3 non-trivial eigenvectors, so 3 columns of the 16 */
     assert_non_null(strstr(r.err, "note: the graph has no usable vertex attribute: the features are the degree, "
-                                  "standardised, and 16 Laplacian eigenvector columns, which say where a vertex sits "
-                                  "(as --degree --normalize standard --lap-pe 16; --lap-pe 0 for none)\n"));
+                                  "standardised, and 3 Laplacian eigenvector columns, which say where a vertex sits "
+                                  "(as --degree --normalize standard --lap-pe 3; --lap-pe 0 for none)\n"));
     ag_cli_run_ok(&r, "info --json %s/m.st", dir);
     assert_non_null(strstr(r.out, "\"degree\":true,"));
-    assert_non_null(strstr(r.out, "\"lap_pe_k\":16,"));
+    assert_non_null(strstr(r.out, "\"lap_pe_k\":3,"));
     assert_non_null(strstr(r.out, ", \"graph\": {\"vertices\":4,\"edges\":3,\"directed\":false,\"hash\":\""));
     ag_cli_run_ok(&r, "info %s/m.st", dir);
     assert_non_null(strstr(r.out, "\ntrained on: an undirected graph of 4 vertices and 3 edges\n"));
     /* the Laplacian columns are the training graph's own: another graph is warned of, the same
-     * graph is not, whatever its file's edge order and format */
+     * graph is not, whatever its file's edge order, vertex numbering and format */
     ag_cli_run_ok(&r, "label --model %s/m.st %s/g.gml -o %s/o.csv", dir, dir, dir);
     assert_null(strstr(r.err, "not the graph"));
     ag_test_write_text(dir, "same.graphml",
@@ -1373,13 +1374,17 @@ static void test_structure_note_and_labelled_graphs(void **state) {
                        "</graph>\n</graphml>\n");
     ag_cli_run_ok(&r, "label --model %s/m.st %s/same.graphml -o %s/o.csv", dir, dir, dir);
     assert_null(strstr(r.err, "not the graph"));
-    /* one edge moved: the same counts, other edges */
+    ag_test_write_text(dir, "renumbered.gml", "graph [ directed 0\n node [ id 0 ] node [ id 1 ] node [ id 2 ] node [ id 3 ]\n"
+                       " edge [ source 2 target 0 ] edge [ source 0 target 3 ] edge [ source 3 target 1 ] ]\n");
+    ag_cli_run_ok(&r, "label --model %s/m.st %s/renumbered.gml -o %s/o.csv", dir, dir, dir);
+    assert_null(strstr(r.err, "not the graph"));
+    /* one edge moved, making a triangle: the same counts, joined otherwise */
     ag_test_write_text(dir, "moved.gml", "graph [ directed 0\n node [ id 0 cls \"a\" ] node [ id 1 cls \"b\" ] node [ id 2 ]\n"
                        " node [ id 3 cls \"a\" ]\n edge [ source 0 target 1 ] edge [ source 1 target 2 ]\n"
-                       " edge [ source 0 target 3 ] ]\n");
+                       " edge [ source 0 target 2 ] ]\n");
     char warn[600];
     snprintf(warn, sizeof warn, "attn-graph: warning: %s/moved.gml is not the graph the model was trained on (4 vertices "
-             "and 3 edges as that one, but other edges), and the model reads 16 Laplacian eigenvector columns, which "
+             "and 3 edges as that one, but joined otherwise), and the model reads 3 Laplacian eigenvector columns, which "
              "describe that graph alone (an eigenvector's sign and place are its graph's own): its predictions here "
              "mean little\n", dir);
     ag_cli_run_ok(&r, "label --model %s/m.st %s/moved.gml -o %s/o.csv", dir, dir, dir);
@@ -1390,7 +1395,35 @@ static void test_structure_note_and_labelled_graphs(void **state) {
                        " edge [ source 0 target 1 ] edge [ source 1 target 2 ] ]\n");
     ag_cli_run_ok(&r, "label --model %s/m.st %s/more.gml -o %s/o.csv", dir, dir, dir);
     assert_non_null(strstr(r.err, "more.gml is not the graph the model was trained on (3 vertices and 2 edges; that "
-                                  "one had 4 and 3), and the model reads 16 Laplacian"));
+                                  "one had 4 and 3), and the model reads 3 Laplacian"));
+    /* a file name that holds an escape: shown escaped, as in error lines */
+    char evil[512], src[512];
+    snprintf(evil, sizeof evil, "%s/x\x1b[31m.gml", dir);
+    snprintf(src, sizeof src, "%s/moved.gml", dir);
+    size_t glen;
+    unsigned char *gbytes = ag_test_read_file(src, &glen);
+    FILE *ef = fopen(evil, "wb");
+    assert_non_null(ef);
+    assert_int_equal(fwrite(gbytes, 1, glen, ef), glen);
+    fclose(ef);
+    free(gbytes);
+    ag_cli_run_ok(&r, "label --model %s/m.st '%s' -o %s/o.csv", dir, evil, dir);
+    assert_null(strchr(r.err, 0x1b));
+    assert_non_null(strstr(r.err, "x\\u001b[31m.gml\" is not the graph the model was trained on"));
+    /* an edge list beside a table of its labels alone: no feature, so the structure's default, and
+     * eval with that table reads its labels without a word on columns */
+    ag_test_write_text(dir, "e.edges", "0 1\n1 2\n2 3\n");
+    ag_test_write_text(dir, "e.csv", "id,cls\n0,a\n1,b\n2,\n3,a\n");
+    ag_cli_run_ok(&r, "train %s/e.edges --node-table %s/e.csv --label-attr cls --train-nodes 0,1 --epochs 1 -o %s/e.st",
+                  dir, dir, dir);
+    assert_non_null(strstr(r.err, "the features are the degree, standardised, and 3 Laplacian eigenvector columns"));
+    ag_cli_run_ok(&r, "eval --model %s/e.st %s/e.edges --node-table %s/e.csv --label-attr cls --train-nodes 0,1", dir,
+                  dir, dir);
+    assert_string_equal(r.err, "");
+    assert_non_null(strstr(r.out, "(n 1)"));
+    /* read from standard input, as label and explain name it */
+    ag_cli_run_ok(&r, "eval --model %s/m.st - --label-attr cls < %s/moved.gml", dir, dir);
+    assert_non_null(strstr(r.err, "attn-graph: warning: <stdin> is not the graph the model was trained on"));
     ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1 --lap-pe 0 -o %s/m.st", dir, dir);
     assert_non_null(strstr(r.err, "note: the graph has no usable vertex attribute: the degree is the feature, "
                                   "standardised (as --degree --normalize standard)\n"));
@@ -1400,17 +1433,32 @@ static void test_structure_note_and_labelled_graphs(void **state) {
     assert_non_null(strstr(r.err, "the degree is a feature beside the positional columns, standardised"));
     ag_cli_run_ok(&r, "info --json %s/m.st", dir);
     assert_non_null(strstr(r.out, "\"lap_pe_k\":2,"));
-    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1 --rw-pe 2", dir);
-    assert_non_null(strstr(r.err, "and 16 Laplacian eigenvector columns"));
+    /* a structural column asked for is the user's choice: no Laplacian ones beside it */
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1 --rw-pe 2 -o %s/m2.st", dir, dir);
+    assert_non_null(strstr(r.err, "the degree is a feature beside the positional columns, standardised"));
+    ag_cli_run_ok(&r, "info --json %s/m2.st", dir);
+    assert_non_null(strstr(r.out, "\"lap_pe_k\":0,"));
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1 --degree -o %s/m2.st", dir, dir);
+    ag_cli_run_ok(&r, "info --json %s/m2.st", dir);
+    assert_non_null(strstr(r.out, "\"lap_pe_k\":0,"));
+    /* a directed graph: in- and out-degree; 3 vertices: 2 non-trivial eigenvectors, 2 columns */
+    ag_test_write_text(dir, "d.gml", "graph [ directed 1\n node [ id 0 cls \"a\" ] node [ id 1 cls \"b\" ]\n"
+                       " node [ id 2 cls \"a\" ]\n edge [ source 0 target 1 ] edge [ source 1 target 2 ] ]\n");
+    ag_cli_run_ok(&r, "train %s/d.gml --label-attr cls --train-nodes 0,1 --epochs 1", dir);
+    assert_non_null(strstr(r.err, "note: the graph has no usable vertex attribute: the features are the degree (in and "
+                                  "out: the graph is directed), standardised, and 2 Laplacian eigenvector columns, which "
+                                  "say where a vertex sits (as --degree --normalize standard --lap-pe 2; --lap-pe 0 for "
+                                  "none)\n"));
     assert_null(strstr(r.err, "value -1"));
     /* a run checkpointed before the Laplacian default (no --lap-pe stored, the degree alone):
      * --resume now builds a wider model and is refused, with a note naming the way back */
     ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 3 --lap-pe 0 --checkpoint %s/c.st "
                   "--quiet", dir, dir);
-    assert_resume_note(dir, "c.st", "--lap-pe\\n0\\n",
-                       "attn-graph: note: node tasks on a graph with no usable vertex attribute have had 16 Laplacian "
-                       "columns beside the degree by default since 2026-12-06; a run checkpointed before then had the "
-                       "degree alone: start it again with --lap-pe 0\n");
+    char note[600];
+    snprintf(note, sizeof note, "attn-graph: note: node tasks on a graph with no usable vertex attribute have had "
+             "Laplacian columns beside the degree by default since 2026-12-06; a run checkpointed before then had the "
+             "degree alone: start it again from its command (info %s/c.st shows it) with --lap-pe 0 added\n", dir);
+    assert_resume_note(dir, "c.st", "--lap-pe\\n0\\n", note);
     /* -1, PyG's mark of an unlabelled vertex, is a class here, and a note says so */
     ag_test_write_text(dir, "m.gml", "graph [ directed 0\n node [ id 0 y 1 ] node [ id 1 y -1 ] node [ id 2 y 0 ]\n"
                        " edge [ source 0 target 1 ] edge [ source 1 target 2 ] ]\n");

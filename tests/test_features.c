@@ -852,6 +852,17 @@ static void test_normalisation(void **state) {
     assert_int_equal(f.lap_pe_k, 3);
     ag_featurizer_destroy(&f);
     cfg.lap_pe_k = 0;
+    cfg.rw_pe_k = 2; /* a PE asked for: no Laplacian columns beside it */
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    assert_int_equal(f.lap_pe_k, 0);
+    assert_int_equal(f.rw_pe_k, 2);
+    ag_featurizer_destroy(&f);
+    cfg.rw_pe_k = 0;
+    cfg.lap_pe_if_featureless = 16; /* 4 vertices: 3 non-trivial eigenvectors */
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    assert_int_equal(f.lap_pe_k, 3);
+    ag_featurizer_destroy(&f);
+    cfg.lap_pe_if_featureless = 2;
     cfg.degree_if_featureless = 0;
     cfg.degree = 1;
     assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);

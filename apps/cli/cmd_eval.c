@@ -139,7 +139,8 @@ int ag_cmd_eval(int argc, char **argv) {
                     ag_error_message());
             /* the usual cause: models of a random split with their own seeds, each fitted on its
              * own training part (standardised columns, vocabularies) */
-            if (rc == AG_EMISMATCH && seed_k != first_seed)
+            const int other_graphs = b.has_graph && other.has_graph && !ag_graph_print_equal(&b.graph, &other.graph);
+            if (rc == AG_EMISMATCH && seed_k != first_seed && !other_graphs)
                 fprintf(stderr, "attn-graph: note: the two were trained with --seed %llu and %llu%s: on a random split "
                         "(--split-random, or the default without --split) each seed draws its own training part, on "
                         "which the features are fitted; train both on one --split file, or the ensemble at once with "
@@ -273,7 +274,7 @@ int ag_cmd_eval(int argc, char **argv) {
     /* values the model never saw, as classify and label say them, once for the part scored */
     if (!graph_level) {
         cli_warn_unseen(&b, &d.graph, o.graph);
-        cli_warn_other_graph(&b, &d.graph, o.graph);
+        cli_warn_other_graph(&b, &d.graph, cli_shown_path(o.graph));
     } else if ((scored = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1))) != NULL) {
         /* the graphs with a target: those the score line counts */
         int64_t n_scored = 0;

@@ -71,7 +71,7 @@ static void train_usage(FILE *out) {
         "  --degree               add degree column(s) (graphs with no usable attribute get them anyway,\n"
         "                         standardised, unless --vertex-attrs or --node-table is given)\n"
         "  --lap-pe K             add K Laplacian-eigenvector columns (node tasks whose graph gets the degree\n"
-        "                         anyway: 16 unless given; 0: none)\n"
+        "                         anyway: 16 unless --degree, --lap-pe or --rw-pe is given; 0: none)\n"
         "  --rw-pe K              add K random-walk return-probability columns (graph preset: 8 unless given)\n"
         "  --no-sign-flip         graph tasks: train on the Laplacian columns' signs as computed\n"
         "                         (default: a random sign per graph, column and step, as an\n"
@@ -806,9 +806,11 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
         if (!fc->lap_pe_k && p->featurizer.lap_pe_k)
             /* the degree alone cannot tell apart communities of like-degree vertices (LastFM Asia:
              * validation accuracy 0.695, docs/cli.md) */
-            fprintf(stderr, "attn-graph: note: the graph has no usable vertex attribute: the features are the degree, "
-                    "standardised, and %lld Laplacian eigenvector columns, which say where a vertex sits (as --degree "
-                    "--normalize standard --lap-pe %lld; --lap-pe 0 for none)\n", (long long)p->featurizer.lap_pe_k,
+            fprintf(stderr, "attn-graph: note: the graph has no usable vertex attribute: the features are the degree%s, "
+                    "standardised, and %lld Laplacian eigenvector column%s, which say where a vertex sits (as --degree "
+                    "--normalize standard --lap-pe %lld; --lap-pe 0 for none)\n",
+                    p->featurizer.directed ? " (in and out: the graph is directed)" : "",
+                    (long long)p->featurizer.lap_pe_k, p->featurizer.lap_pe_k == 1 ? "" : "s",
                     (long long)p->featurizer.lap_pe_k);
         else
             fprintf(stderr, "attn-graph: note: the %s no usable vertex attribute: the degree is %s, standardised (as "
@@ -917,6 +919,9 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         given.normalize = o->normalize;
         given.lap_pe = o->lap_pe;
         ag_net_train_options_feature_defaults(&given, task, NULL, &fc);
+        /* a node table that held the labels alone (an edge list beside a table of classes, as
+         * LastFM Asia's raw files) gives no feature: the graph is as featureless as without it */
+        if (d->have_table && d->table.features.cols == 0 && !o->vertex_attrs) fc.degree_if_featureless = 1;
         rc = prepare(&p, o, d, task, &fc);
         if (rc != AG_SUCCESS && rc != AG_ENOMEM && fc.edge_select != AG_SELECT_NONE) {
             /* an edge attribute the model never reads (the gat preset has no edge term) must not
@@ -1132,9 +1137,10 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                         "2026-12-03; a run checkpointed before then without --preset trained the transformer: "
                         "start it again with --preset transformer\n");
             else if (rc == AG_EMISMATCH && !d->graph_level && !fc.lap_pe_k && p.featurizer.lap_pe_k)
-                fprintf(stderr, "attn-graph: note: node tasks on a graph with no usable vertex attribute have had %lld "
+                fprintf(stderr, "attn-graph: note: node tasks on a graph with no usable vertex attribute have had "
                         "Laplacian columns beside the degree by default since 2026-12-06; a run checkpointed before "
-                        "then had the degree alone: start it again with --lap-pe 0\n", (long long)p.featurizer.lap_pe_k);
+                        "then had the degree alone: start it again from its command (info %s shows it) with --lap-pe "
+                        "0 added\n", resume);
             else if (rc == AG_EMISMATCH && task == AG_TASK_NODE_CLASSIFICATION && !job->t.net.preset && t.net.preset &&
                      (!strcmp(t.net.preset, "gat") || !strcmp(t.net.preset, "transformer"))) {
                 const char *other = !strcmp(t.net.preset, "gat") ? "transformer" : "gat";

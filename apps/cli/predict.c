@@ -280,9 +280,10 @@ int cli_write_graph(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, FI
     int have_moved = 0;
     if (kind == CLI_OUT_GML && string_ids(ig, &key)) {
         if (!key) {
+            char pb[512];
             fprintf(stderr, "attn-graph: warning: %s: GML numbers its vertices and the graph has 'name' and 'label' "
                     "already: its string vertex ids ('id') are not written; write GraphML (.graphml) to keep them\n",
-                    path);
+                    cli_display(path, pb, sizeof pb));
         } else {
             if (move_ids(cmd, ig, key, &moved, path) < 0) return -1;
             have_moved = 1;
@@ -506,9 +507,12 @@ static void warn_mostly_empty(const ag_bundle_t *b, const igraph_t *ig, const ch
             }
             if (2 * empty <= total) continue;
             const char *el = is_edge ? "edge" : "vertex", *els = is_edge ? "edges" : "vertices";
-            fprintf(stderr, "attn-graph: warning: %s: %lld of %lld %s have no value of %s attribute '%s' (empty): none "
-                    "of its columns is set for them, so the prediction rests on the other attributes\n", path,
-                    (long long)empty, (long long)total, total == 1 ? el : els, el, attrs[i].name);
+            char pb[512];
+            fprintf(stderr, "attn-graph: warning: %s: %lld of %lld %s have no value of %s attribute ",
+                    cli_display(path, pb, sizeof pb), (long long)empty, (long long)total, total == 1 ? el : els, el);
+            cli_print_value(stderr, attrs[i].name, '\'');
+            fputs(" (empty): none of its columns is set for them, so the prediction rests on the other attributes\n",
+                  stderr);
         }
     }
 }
@@ -520,12 +524,15 @@ void cli_warn_unseen(const ag_bundle_t *b, const igraph_t *ig, const char *path)
     ag_unseen_t u;
     if (ag_featurizer_unseen(&b->featurizer, ig, &u) != AG_SUCCESS || !u.attr) return;
     const char *el = u.is_edge ? "edge" : "vertex", *els = u.total == 1 ? el : u.is_edge ? "edges" : "vertices";
+    char pb[512];
+    path = cli_display(path, pb, sizeof pb);
     if (u.count == u.total)
-        fprintf(stderr, "attn-graph: warning: %s: no %s has a value of '%s' the model saw in training (e.g. ", path, el,
-                u.attr);
+        fprintf(stderr, "attn-graph: warning: %s: no %s has a value of ", path, el);
     else
-        fprintf(stderr, "attn-graph: warning: %s: %lld of %lld %s %s a value of '%s' the model never saw in training "
-                "(e.g. ", path, (long long)u.count, (long long)u.total, els, u.count == 1 ? "has" : "have", u.attr);
+        fprintf(stderr, "attn-graph: warning: %s: %lld of %lld %s %s a value of ", path, (long long)u.count,
+                (long long)u.total, els, u.count == 1 ? "has" : "have");
+    cli_print_value(stderr, u.attr, '\'');
+    fputs(u.count == u.total ? " the model saw in training (e.g. " : " the model never saw in training (e.g. ", stderr);
     cli_print_value(stderr, u.example, '\''); /* the graph's bytes: a control character is escaped */
     if (u.count == u.total)
         fputs("): all get its 'other' column (is this the kind of graph the model was trained on? 'attn-graph info "
@@ -659,7 +666,8 @@ void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t 
     for (cli_col_part_t k = CLI_COL_VERTEX; k <= CLI_COL_EDGE; k++)
         for (int64_t i = 0; i < part_width(b, k); i++) {
             if (!shifted_column(b, X, E, graph_level, k, i, &sc)) continue;
-            fprintf(stderr, "attn-graph: warning: %s: ", k == CLI_COL_TABLE ? table_path : path);
+            char pb[512];
+            fprintf(stderr, "attn-graph: warning: %s: ", cli_display(k == CLI_COL_TABLE ? table_path : path, pb, sizeof pb));
             print_column_name(b, &sc);
             fputs(" lies far from its training values: ", stderr);
             print_shift(&sc, graph_level);
@@ -703,13 +711,14 @@ void cli_warn_other_graph(const ag_bundle_t *b, const igraph_t *ig, const char *
     if (!b->featurizer.lap_pe_k || !ag_bundle_other_graph(b, ig)) return;
     ag_graph_print_t p;
     if (ag_graph_print(ig, &p) != AG_SUCCESS) return;
-    fprintf(stderr, "attn-graph: warning: %s is not the graph the model was trained on (", path);
+    char pb[512];
+    fprintf(stderr, "attn-graph: warning: %s is not the graph the model was trained on (", cli_display(path, pb, sizeof pb));
     if (p.vertices == b->graph.vertices && p.edges == b->graph.edges)
-        fprintf(stderr, "%lld vertices and %lld edges as that one, but other edges", (long long)p.vertices,
-                (long long)p.edges);
+        fprintf(stderr, "%lld vertices and %lld edge%s as that one, but joined otherwise", (long long)p.vertices,
+                (long long)p.edges, p.edges == 1 ? "" : "s");
     else
-        fprintf(stderr, "%lld vertices and %lld edges; that one had %lld and %lld", (long long)p.vertices,
-                (long long)p.edges, (long long)b->graph.vertices, (long long)b->graph.edges);
+        fprintf(stderr, "%lld vertices and %lld edge%s; that one had %lld and %lld", (long long)p.vertices,
+                (long long)p.edges, p.edges == 1 ? "" : "s", (long long)b->graph.vertices, (long long)b->graph.edges);
     fprintf(stderr, "), and the model reads %lld Laplacian eigenvector columns, which describe that graph alone (an "
             "eigenvector's sign and place are its graph's own): its predictions here mean little\n",
             (long long)b->featurizer.lap_pe_k);
@@ -816,6 +825,7 @@ int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model
 int cli_align_table(const char *cmd, const char *table_path, const char *model_path, const ag_table_norm_t *tn,
                     ag_node_table_t *t) {
     const int64_t W = t->features.cols;
+    if (W == 0 && tn->width == 0) return AG_EXIT_OK; /* a table of labels alone, for a model that takes none */
     if (!tn->columns || !t->columns) {
         const int code = cli_check_table_width(cmd, table_path, W, model_path, tn->width);
         if (code != AG_EXIT_OK || (!tn->columns && !t->columns)) return code;
@@ -855,7 +865,8 @@ int cli_check_table_width(const char *cmd, const char *table_path, int64_t width
                           int64_t expected) {
     if (width == expected) return AG_EXIT_OK;
     if (expected == 0) {
-        fprintf(stderr, "attn-graph: %s: %s: the model %s takes no node table (it was trained without one)\n", cmd,
+        fprintf(stderr, "attn-graph: %s: %s: the model %s takes no node table (it was trained without one, or with one that held the "
+                "labels alone)\n", cmd,
                 table_path, model_path);
         return AG_EXIT_INPUT;
     }

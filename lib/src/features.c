@@ -1095,12 +1095,22 @@ ag_error_t ag_featurizer_fit_named(ag_featurizer_t *f, const ag_featurizer_confi
                     if ((err = grow_vocab(&attrs[i], graphs[g], is_edge)) == AG_EATTR) err = in_graph(err, names, g, count);
         if (err == AG_SUCCESS) err = drop_empty(attrs, n, is_edge, (is_edge ? cfg->edge_select : cfg->vertex_select) == AG_SELECT_ALL);
     }
-    if (err == AG_SUCCESS && cfg->degree_if_featureless && f->n_vattrs == 0 && !f->lap_pe_k)
-        f->lap_pe_k = cfg->lap_pe_if_featureless;
     if (err == AG_SUCCESS && cfg->degree_if_featureless && f->n_vattrs == 0 && !f->degree) {
-        /* no attribute column: the degree too, standardised, since raw degrees run to the hundreds
-         * on social graphs (AG_NORM_L1_ROWS would leave them raw, having no attribute to act on);
-         * positional columns say where a vertex is, not how connected it is */
+        /* no attribute column and no structural one asked for: the Laplacian columns, as many as
+         * the largest graph has non-trivial eigenvectors (beyond them they would be zeros) */
+        if (!f->lap_pe_k && !f->rw_pe_k && cfg->lap_pe_if_featureless > 0) {
+            int64_t nmax = 0;
+            for (int64_t g = 0; g < count; g++) {
+                ag_i_igraph_enter();
+                const int64_t n = (int64_t)igraph_vcount(graphs[g]);
+                ag_i_igraph_leave();
+                if (n > nmax) nmax = n;
+            }
+            f->lap_pe_k = nmax - 1 < cfg->lap_pe_if_featureless ? (nmax > 1 ? nmax - 1 : 0) : cfg->lap_pe_if_featureless;
+        }
+        /* the degree too, standardised, since raw degrees run to the hundreds on social graphs
+         * (AG_NORM_L1_ROWS would leave them raw, having no attribute to act on); positional
+         * columns say where a vertex is, not how connected it is */
         f->degree = 1;
         f->norm = AG_NORM_STANDARDIZE;
         raw_only = 0;

@@ -798,6 +798,14 @@ ag_error_t ag_bundle_merge(ag_bundle_t *dst, ag_bundle_t *src) {
     ag_error_t rc = build_metadata(dst, &ma, &sb);
     if (rc == AG_SUCCESS) rc = build_metadata(src, &mb, &sb);
     ag_strbuf_destroy(&sb);
+    /* first: of two graphs, the featurisers differ too (the degree's statistics), and say less */
+    if (rc == AG_SUCCESS && dst->has_graph && src->has_graph && !ag_graph_print_equal(&dst->graph, &src->graph))
+        rc = dst->graph.vertices == src->graph.vertices && dst->graph.edges == src->graph.edges
+                 ? AG_ERROR(AG_EMISMATCH, "the models were trained on different graphs (both of %lld vertices and %lld "
+                            "edges, joined otherwise)", (long long)dst->graph.vertices, (long long)dst->graph.edges)
+                 : AG_ERROR(AG_EMISMATCH, "the models were trained on different graphs (%lld vertices and %lld edges, "
+                            "%lld and %lld)", (long long)dst->graph.vertices, (long long)dst->graph.edges,
+                            (long long)src->graph.vertices, (long long)src->graph.edges);
     for (size_t i = 0; i < sizeof shared / sizeof *shared && rc == AG_SUCCESS; i++) {
         const char *a = ag_metadata_get(&ma, shared[i]), *b = ag_metadata_get(&mb, shared[i]);
         if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0))
@@ -806,10 +814,6 @@ ag_error_t ag_bundle_merge(ag_bundle_t *dst, ag_bundle_t *src) {
     }
     ag_metadata_destroy(&ma);
     ag_metadata_destroy(&mb);
-    if (rc == AG_SUCCESS && dst->has_graph && src->has_graph && !ag_graph_print_equal(&dst->graph, &src->graph))
-        rc = AG_ERROR(AG_EMISMATCH, "the models were trained on different graphs (%lld vertices and %lld edges, "
-                      "%lld and %lld)", (long long)dst->graph.vertices, (long long)dst->graph.edges,
-                      (long long)src->graph.vertices, (long long)src->graph.edges);
     for (int64_t m = 0; m < src->n_members && rc == AG_SUCCESS; m++)
         rc = check_member(dst->model, src->members[m], dst->n_members + m);
     AG_CHECK(rc);

@@ -105,10 +105,11 @@ typedef struct ag_featurizer_config_t {
      * featuriser then has degree set though cfg had not. Default 0 (no attribute and no other
      * column is an error). */
     int degree_if_featureless;
-    /* K > 0: where degree_if_featureless applies (no usable vertex attribute) and lap_pe_k is 0,
-     * K Laplacian eigenvector columns too, as with lap_pe_k = K. Node tasks set it: the vertices
-     * of one structure-only graph differ more by where they sit than by their degree (LastFM Asia,
-     * validation accuracy 0.695 with the degree alone). Default 0. */
+    /* K > 0: where degree_if_featureless adds the degree (no usable vertex attribute, degree not
+     * set) and no PE column is asked for (lap_pe_k and rw_pe_k 0), K Laplacian eigenvector columns
+     * too, as with lap_pe_k = K, or one fewer than the largest graph's vertices if that is fewer.
+     * Node tasks set it: the vertices of one structure-only graph differ more by where they sit
+     * than by their degree (LastFM Asia, validation accuracy 0.695 with the degree alone). Default 0. */
     int64_t lap_pe_if_featureless;
 } ag_featurizer_config_t;
 

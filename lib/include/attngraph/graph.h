@@ -59,9 +59,11 @@ ag_error_t ag_graph_from_igraph(ag_graph_t *graph, const igraph_t *ig);
 ag_error_t ag_graph_batch(ag_graph_t *batch, const ag_graph_t *const *graphs, int64_t count);
 
 /** What tells one graph from another for a node model (modelfile.h's ag_bundle_set_graph): its
- * vertex and edge counts, whether it is directed, and a hash of its edges that depends neither on
- * their order nor on which end an undirected edge lists first (the same graph read from GML or
- * GraphML has one print). */
+ * vertex and edge counts, whether it is directed, and a hash of its shape that depends neither on
+ * the order of its edges nor on how its vertices are numbered (Weisfeiler-Lehman colour
+ * refinement, 3 rounds): the same graph read from GML, GraphML or NCOL, in any order, has one
+ * print. Graphs that refinement cannot tell apart (two regular graphs of one size and degree)
+ * share a print too. */
 typedef struct ag_graph_print_t {
     int64_t vertices, edges;
     int directed;
@@ -70,8 +72,8 @@ typedef struct ag_graph_print_t {
 
 /**
  * \function ag_graph_print
- * The print of a graph. \return AG_SUCCESS; AG_EINVAL (NULL argument).
- * Time complexity: O(|E|).
+ * The print of a graph. \return AG_SUCCESS; AG_EINVAL (NULL argument); AG_ENOMEM.
+ * Time complexity: O(|V| + |E|).
  */
 ag_error_t ag_graph_print(const igraph_t *ig, ag_graph_print_t *out);
 
