@@ -1421,6 +1421,18 @@ static void test_structure_note_and_labelled_graphs(void **state) {
                   dir, dir);
     assert_string_equal(r.err, "");
     assert_non_null(strstr(r.out, "(n 1)"));
+    /* an attribute alike on every vertex is usable, so no structural column is added: warned of,
+     * with the way to the structure's default */
+    ag_test_write_text(dir, "c.gml", "graph [ directed 0\n node [ id 0 cls \"a\" size 10 ] node [ id 1 cls \"b\" size 10 ]\n"
+                       " node [ id 2 size 10 ] node [ id 3 cls \"a\" size 10 ]\n edge [ source 0 target 1 ]\n"
+                       " edge [ source 1 target 2 ] edge [ source 2 target 3 ] ]\n");
+    ag_cli_run_ok(&r, "train %s/c.gml --label-attr cls --train-nodes 0,1 --epochs 1", dir);
+    assert_non_null(strstr(r.err, "attn-graph: warning: every input column has one value on all 4 vertices (vertex "
+                                  "attribute 'size'): the model cannot tell one vertex from another; --exclude-attrs "
+                                  "size trains on the structure instead (the degree and Laplacian columns)\n"));
+    ag_cli_run_ok(&r, "train %s/c.gml --label-attr cls --train-nodes 0,1 --epochs 1 --exclude-attrs size", dir);
+    assert_null(strstr(r.err, "one value on all"));
+    assert_non_null(strstr(r.err, "the features are the degree, standardised, and 3 Laplacian eigenvector columns"));
     /* read from standard input, as label and explain name it */
     ag_cli_run_ok(&r, "eval --model %s/m.st - --label-attr cls < %s/moved.gml", dir, dir);
     assert_non_null(strstr(r.err, "attn-graph: warning: <stdin> is not the graph the model was trained on"));

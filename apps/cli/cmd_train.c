@@ -565,6 +565,37 @@ static void warn_constant_targets(const ag_prepared_t *p, const int64_t *train, 
     }
 }
 
+/* A node task whose every input column holds one value over the graph: the model can tell no
+ * vertex from another (an attribute set alike on every vertex counts as usable, so no structural
+ * column was added), and trains to the majority class without a word. */
+static void warn_constant_features(const ag_prepared_t *p) {
+    const ag_fmat_t *X = &p->set.examples[0].X;
+    const ag_featurizer_t *f = &p->featurizer;
+    if (X->cols == 0 || X->rows < 2 || f->degree || f->lap_pe_k || f->rw_pe_k) return;
+    for (int64_t j = 0; j < X->cols; j++)
+        for (int64_t i = 1; i < X->rows; i++)
+            if (X->data[i * X->cols + j] != X->data[j]) return;
+    fprintf(stderr, "attn-graph: warning: every input column has one value on all %lld vertices (", (long long)X->rows);
+    int plain = 1; /* the names can be given back as an option */
+    for (int64_t a = 0; a < f->n_vattrs; a++) {
+        if (a < 5) {
+            fputs(a ? ", " : "vertex attribute ", stderr);
+            cli_print_value(stderr, f->vattrs[a].name, '\'');
+        }
+        plain = plain && cli_value_plain(f->vattrs[a].name) && !strchr(f->vattrs[a].name, ',');
+    }
+    fprintf(stderr, "%s%s): the model cannot tell one vertex from another; ", f->n_vattrs > 5 ? ", ..." : "",
+            !p->table.width ? "" : f->n_vattrs ? " and the node table" : "the node table");
+    if (f->n_vattrs && !p->table.width && plain) {
+        /* left out, they leave the graph without attribute: the structure's default columns */
+        fputs("--exclude-attrs ", stderr);
+        for (int64_t a = 0; a < f->n_vattrs; a++) fprintf(stderr, "%s%s", a ? "," : "", f->vattrs[a].name);
+        fputs(" trains on the structure instead (the degree and Laplacian columns)\n", stderr);
+    } else {
+        fputs("--degree --lap-pe 16 adds the structure (the degree and Laplacian columns)\n", stderr);
+    }
+}
+
 /* The training set of the fold d->fold, featurised by fc (fitted on the training part). */
 static ag_error_t prepare(ag_prepared_t *p, const cli_data_opts_t *o, const cli_data_t *d, ag_task_t task,
                           const ag_featurizer_config_t *fc) {
@@ -969,6 +1000,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         warn_missing_classes(&p, d->fold.train, d->fold.n_train, d->graph_level);
     if (task == AG_TASK_NODE_REGRESSION || task == AG_TASK_GRAPH_REGRESSION)
         warn_constant_targets(&p, d->fold.train, d->fold.n_train, d->graph_level);
+    if (!d->graph_level) warn_constant_features(&p);
     if (t.smooth.automatic && d->fold.n_val == 0) {
         fprintf(stderr, "attn-graph: train: --smooth auto chooses the weights on the validation part, and the split "
                 "has none; give the weights\n");
