@@ -1378,6 +1378,12 @@ static void test_structure_note_and_labelled_graphs(void **state) {
                        " edge [ source 2 target 0 ] edge [ source 0 target 3 ] edge [ source 3 target 1 ] ]\n");
     ag_cli_run_ok(&r, "label --model %s/m.st %s/renumbered.gml -o %s/o.csv", dir, dir, dir);
     assert_null(strstr(r.err, "not the graph"));
+    char renote[600];
+    snprintf(renote, sizeof renote, "attn-graph: note: %s/renumbered.gml is the graph the model was trained on, its "
+             "vertices numbered otherwise: where the graph's Laplacian has a repeated eigenvalue, the model's 3 "
+             "Laplacian columns there depend on the numbering, and predictions may differ from those on the training "
+             "file\n", dir);
+    assert_non_null(strstr(r.err, renote));
     /* one edge moved, making a triangle: the same counts, joined otherwise */
     ag_test_write_text(dir, "moved.gml", "graph [ directed 0\n node [ id 0 cls \"a\" ] node [ id 1 cls \"b\" ] node [ id 2 ]\n"
                        " node [ id 3 cls \"a\" ]\n edge [ source 0 target 1 ] edge [ source 1 target 2 ]\n"
@@ -1430,6 +1436,10 @@ static void test_structure_note_and_labelled_graphs(void **state) {
     assert_non_null(strstr(r.err, "attn-graph: warning: every input column has one value on all 4 vertices (vertex "
                                   "attribute 'size'): the model cannot tell one vertex from another; --exclude-attrs "
                                   "size trains on the structure instead (the degree and Laplacian columns)\n"));
+    ag_cli_run_ok(&r, "train %s/c.gml --label-attr cls --train-nodes 0,1 --epochs 1 --vertex-attrs size", dir);
+    assert_non_null(strstr(r.err, "(vertex attribute 'size'): the model cannot tell one vertex from another; "
+                                  "--vertex-attrs none --degree --normalize standard --lap-pe 3 trains on the "
+                                  "structure instead\n"));
     ag_cli_run_ok(&r, "train %s/c.gml --label-attr cls --train-nodes 0,1 --epochs 1 --exclude-attrs size", dir);
     assert_null(strstr(r.err, "one value on all"));
     assert_non_null(strstr(r.err, "the features are the degree, standardised, and 3 Laplacian eigenvector columns"));
@@ -1451,6 +1461,9 @@ static void test_structure_note_and_labelled_graphs(void **state) {
     ag_cli_run_ok(&r, "info --json %s/m2.st", dir);
     assert_non_null(strstr(r.out, "\"lap_pe_k\":0,"));
     ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1 --degree -o %s/m2.st", dir, dir);
+    ag_cli_run_ok(&r, "info --json %s/m2.st", dir);
+    assert_non_null(strstr(r.out, "\"lap_pe_k\":0,"));
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr cls --train-nodes 0,1 --epochs 1 --rw-pe 0 -o %s/m2.st", dir, dir);
     ag_cli_run_ok(&r, "info --json %s/m2.st", dir);
     assert_non_null(strstr(r.out, "\"lap_pe_k\":0,"));
     /* a directed graph: in- and out-degree; 3 vertices: 2 non-trivial eigenvectors, 2 columns */

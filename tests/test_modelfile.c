@@ -492,13 +492,21 @@ static void test_trained_graph(void **state) {
     igraph_copy(&other, &ig);
     igraph_delete_edges(&other, igraph_ess_1(0));
     assert_int_equal(ag_bundle_other_graph(&b, &other), 1);
+    /* the same graph, its vertices numbered in reverse: 2 */
+    igraph_t renumbered;
+    igraph_vector_int_t perm;
+    igraph_vector_int_init(&perm, 34);
+    for (int v = 0; v < 34; v++) VECTOR(perm)[v] = 33 - v;
+    assert_int_equal(igraph_permute_vertices(&ig, &renumbered, &perm), IGRAPH_SUCCESS);
+    igraph_vector_int_destroy(&perm);
+    assert_int_equal(ag_bundle_other_graph(&b, &renumbered), 2);
     assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
     ag_safetensors_t f;
     assert_int_equal(ag_safetensors_read(&f, path, AG_SAFETENSORS_STRICT), AG_SUCCESS);
     assert_string_equal(ag_metadata_get(&f.metadata, "bundle_version"), "1");
-    char want[128];
-    snprintf(want, sizeof want, "{\"vertices\":34,\"edges\":78,\"directed\":false,\"hash\":\"%016llx\"}",
-             (unsigned long long)b.graph.hash);
+    char want[160];
+    snprintf(want, sizeof want, "{\"vertices\":34,\"edges\":78,\"directed\":false,\"hash\":\"%016llx\","
+             "\"numbering\":\"%016llx\"}", (unsigned long long)b.graph.hash, (unsigned long long)b.graph.numbered);
     assert_string_equal(ag_metadata_get(&f.metadata, "graph"), want);
     ag_safetensors_destroy(&f);
     assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
@@ -510,6 +518,9 @@ static void test_trained_graph(void **state) {
     assert_int_equal(ag_bundle_merge(&b, &c), AG_EMISMATCH);
     assert_msg_contains("the models were trained on different graphs (34 vertices and 78 edges, 34 and 77)");
     assert_int_equal(c.has_graph, 1);
+    assert_int_equal(ag_bundle_set_graph(&c, &renumbered), AG_SUCCESS);
+    assert_int_equal(ag_bundle_merge(&b, &c), AG_EMISMATCH);
+    assert_msg_contains("the models were trained on one graph numbered two ways");
     assert_int_equal(ag_bundle_set_graph(&c, &ig), AG_SUCCESS);
     ag_model_config_t mc = *ag_model_config(c.model);
     mc.seed = 8;
@@ -524,22 +535,21 @@ static void test_trained_graph(void **state) {
     assert_int_equal(b.has_graph, 1);
     assert_int_equal(ag_bundle_other_graph(&b, &ig), 0);
     /* damaged files, rewritten from the good one */
-    rewrite("graph", "{\"vertices\":34,\"edges\":78,\"directed\":false}");
-    expect_bad("metadata 'graph' needs integers 'vertices' and 'edges' (0 or more), a boolean 'directed' and a 'hash' "
-               "of 16 lowercase hexadecimal digits");
-    rewrite("graph", "{\"vertices\":34,\"edges\":-1,\"directed\":false,\"hash\":\"0123456789abcdef\"}");
-    expect_bad("metadata 'graph' needs integers");
-    rewrite("graph", "{\"vertices\":34.5,\"edges\":78,\"directed\":false,\"hash\":\"0123456789abcdef\"}");
-    expect_bad("metadata 'graph' needs integers");
-    rewrite("graph", "{\"vertices\":34,\"edges\":78,\"directed\":0,\"hash\":\"0123456789abcdef\"}");
-    expect_bad("metadata 'graph' needs integers");
-    rewrite("graph", "{\"vertices\":34,\"edges\":78,\"directed\":false,\"hash\":\"0123456789ABCDEF\"}");
-    expect_bad("metadata 'graph' needs integers");
-    rewrite("graph", "{\"vertices\":34,\"edges\":78,\"directed\":false,\"hash\":\"0123456789abcde\"}");
-    expect_bad("metadata 'graph' needs integers");
-    rewrite("graph", "[34]");
-    expect_bad("metadata 'graph' needs integers");
-    rewrite("graph", "{\"vertices\":34,\"edges\":78,\"directed\":true,\"hash\":\"0123456789abcdef\"}");
+    static const char *const damaged[] = {
+        "{\"vertices\":34,\"edges\":78,\"directed\":false,\"hash\":\"0123456789abcdef\"}",
+        "{\"vertices\":34,\"edges\":-1,\"directed\":false,\"hash\":\"0123456789abcdef\",\"numbering\":\"0123456789abcdef\"}",
+        "{\"vertices\":34.5,\"edges\":78,\"directed\":false,\"hash\":\"0123456789abcdef\",\"numbering\":\"0123456789abcdef\"}",
+        "{\"vertices\":34,\"edges\":78,\"directed\":0,\"hash\":\"0123456789abcdef\",\"numbering\":\"0123456789abcdef\"}",
+        "{\"vertices\":34,\"edges\":78,\"directed\":false,\"hash\":\"0123456789ABCDEF\",\"numbering\":\"0123456789abcdef\"}",
+        "{\"vertices\":34,\"edges\":78,\"directed\":false,\"hash\":\"0123456789abcdef\",\"numbering\":\"0123456789abcde\"}",
+        "[34]"};
+    for (size_t i = 0; i < sizeof damaged / sizeof *damaged; i++) {
+        rewrite("graph", damaged[i]);
+        expect_bad("metadata 'graph' needs integers 'vertices' and 'edges' (0 or more), a boolean 'directed', and a "
+                   "'hash' and a 'numbering' of 16 lowercase hexadecimal digits each");
+    }
+    rewrite("graph", "{\"vertices\":34,\"edges\":78,\"directed\":true,\"hash\":\"0123456789abcdef\","
+            "\"numbering\":\"0123456789abcdef\"}");
     ag_bundle_t d;
     assert_int_equal(ag_bundle_load(path2, &d), AG_SUCCESS);
     assert_int_equal(ag_bundle_other_graph(&d, &ig), 1);
@@ -547,6 +557,7 @@ static void test_trained_graph(void **state) {
     ag_bundle_destroy(&b);
     igraph_destroy(&ig);
     igraph_destroy(&other);
+    igraph_destroy(&renumbered);
     /* a graph model is trained on many graphs: refused when set, and when read */
     ag_dataset_t ds;
     mutag_dataset(&ds);
@@ -554,7 +565,8 @@ static void test_trained_graph(void **state) {
     assert_int_equal(ag_bundle_set_graph(&b, &ds.graphs[0]), AG_EINVAL);
     assert_msg_contains("a graph-level model is trained on many graphs");
     assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
-    rewrite("graph", "{\"vertices\":3,\"edges\":2,\"directed\":false,\"hash\":\"0123456789abcdef\"}");
+    rewrite("graph", "{\"vertices\":3,\"edges\":2,\"directed\":false,\"hash\":\"0123456789abcdef\","
+            "\"numbering\":\"0123456789abcdef\"}");
     expect_bad("metadata 'graph' is for node models; this one is a graph-level model");
     ag_bundle_destroy(&b);
     ag_dataset_destroy(&ds);

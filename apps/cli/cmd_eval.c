@@ -140,7 +140,9 @@ int ag_cmd_eval(int argc, char **argv) {
             /* the usual cause: models of a random split with their own seeds, each fitted on its
              * own training part (standardised columns, vocabularies) */
             const int other_graphs = b.has_graph && other.has_graph && !ag_graph_print_equal(&b.graph, &other.graph);
-            if (rc == AG_EMISMATCH && seed_k != first_seed && !other_graphs)
+            /* node tasks fit their features on the whole graph, whatever the seed */
+            if (rc == AG_EMISMATCH && seed_k != first_seed && !other_graphs &&
+                ag_task_is_graph_level(ag_model_config(b.model)->task))
                 fprintf(stderr, "attn-graph: note: the two were trained with --seed %llu and %llu%s: on a random split "
                         "(--split-random, or the default without --split) each seed draws its own training part, on "
                         "which the features are fitted; train both on one --split file, or the ensemble at once with "

@@ -69,7 +69,7 @@ static void train_usage(FILE *out) {
         "                         [-1, 1], such as an age; the others as they are), none, standard (per\n"
         "                         column; graph preset's default) or l1 (per row); also for the node table\n"
         "  --degree               add degree column(s) (graphs with no usable attribute get them anyway,\n"
-        "                         standardised, unless --vertex-attrs or --node-table is given)\n"
+        "                         standardised, unless --vertex-attrs or a node table of features is given)\n"
         "  --lap-pe K             add K Laplacian-eigenvector columns (node tasks whose graph gets the degree\n"
         "                         anyway: 16 unless --degree, --lap-pe or --rw-pe is given; 0: none)\n"
         "  --rw-pe K              add K random-walk return-probability columns (graph preset: 8 unless given)\n"
@@ -568,7 +568,7 @@ static void warn_constant_targets(const ag_prepared_t *p, const int64_t *train, 
 /* A node task whose every input column holds one value over the graph: the model can tell no
  * vertex from another (an attribute set alike on every vertex counts as usable, so no structural
  * column was added), and trains to the majority class without a word. */
-static void warn_constant_features(const ag_prepared_t *p) {
+static void warn_constant_features(const ag_prepared_t *p, int attrs_listed) {
     const ag_fmat_t *X = &p->set.examples[0].X;
     const ag_featurizer_t *f = &p->featurizer;
     if (X->cols == 0 || X->rows < 2 || f->degree || f->lap_pe_k || f->rw_pe_k) return;
@@ -576,13 +576,13 @@ static void warn_constant_features(const ag_prepared_t *p) {
         for (int64_t i = 1; i < X->rows; i++)
             if (X->data[i * X->cols + j] != X->data[j]) return;
     fprintf(stderr, "attn-graph: warning: every input column has one value on all %lld vertices (", (long long)X->rows);
-    int plain = 1; /* the names can be given back as an option */
+    int plain = !attrs_listed; /* the names can be given back to --exclude-attrs, which then acts */
     for (int64_t a = 0; a < f->n_vattrs; a++) {
         if (a < 5) {
-            fputs(a ? ", " : "vertex attribute ", stderr);
+            fputs(a ? ", " : f->n_vattrs == 1 ? "vertex attribute " : "vertex attributes ", stderr);
             cli_print_value(stderr, f->vattrs[a].name, '\'');
         }
-        plain = plain && cli_value_plain(f->vattrs[a].name) && !strchr(f->vattrs[a].name, ',');
+        plain = plain && cli_value_plain(f->vattrs[a].name) && !strpbrk(f->vattrs[a].name, ",*?[");
     }
     fprintf(stderr, "%s%s): the model cannot tell one vertex from another; ", f->n_vattrs > 5 ? ", ..." : "",
             !p->table.width ? "" : f->n_vattrs ? " and the node table" : "the node table");
@@ -592,7 +592,9 @@ static void warn_constant_features(const ag_prepared_t *p) {
         for (int64_t a = 0; a < f->n_vattrs; a++) fprintf(stderr, "%s%s", a ? "," : "", f->vattrs[a].name);
         fputs(" trains on the structure instead (the degree and Laplacian columns)\n", stderr);
     } else {
-        fputs("--degree --lap-pe 16 adds the structure (the degree and Laplacian columns)\n", stderr);
+        const int64_t k = X->rows - 1 < AG_FEATURELESS_LAP_PE ? X->rows - 1 : AG_FEATURELESS_LAP_PE;
+        fprintf(stderr, "--vertex-attrs none --degree --normalize standard --lap-pe %lld%s trains on the structure "
+                "instead\n", (long long)k, p->table.width ? ", without the node table," : "");
     }
 }
 
@@ -949,6 +951,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         ag_net_train_options_t given = t.net;
         given.normalize = o->normalize;
         given.lap_pe = o->lap_pe;
+        given.rw_pe = o->rw_pe;
         ag_net_train_options_feature_defaults(&given, task, NULL, &fc);
         /* a node table that held the labels alone (an edge list beside a table of classes, as
          * LastFM Asia's raw files) gives no feature: the graph is as featureless as without it */
@@ -1000,7 +1003,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         warn_missing_classes(&p, d->fold.train, d->fold.n_train, d->graph_level);
     if (task == AG_TASK_NODE_REGRESSION || task == AG_TASK_GRAPH_REGRESSION)
         warn_constant_targets(&p, d->fold.train, d->fold.n_train, d->graph_level);
-    if (!d->graph_level) warn_constant_features(&p);
+    if (!d->graph_level) warn_constant_features(&p, o->vertex_attrs != NULL);
     if (t.smooth.automatic && d->fold.n_val == 0) {
         fprintf(stderr, "attn-graph: train: --smooth auto chooses the weights on the validation part, and the split "
                 "has none; give the weights\n");

@@ -108,10 +108,11 @@ static void print_inputs(FILE *out, const ag_featurizer_t *f, int64_t n_edge_fea
             fprintf(out, " (standardised: mean %.4g, std %.4g)", (double)m[0], (double)sd[0]);
     }
     if (f->lap_pe_k)
-        fprintf(out, "%s %lld Laplacian eigenvector columns (%s)", f->degree ? "," : "", (long long)f->lap_pe_k,
-                f->lap_pe_scaled ? "times sqrt(N)" : "unit norm: a featuriser of version 1");
+        fprintf(out, "%s %lld Laplacian eigenvector column%s (%s)", f->degree ? "," : "", (long long)f->lap_pe_k,
+                f->lap_pe_k == 1 ? "" : "s", f->lap_pe_scaled ? "times sqrt(N)" : "unit norm: a featuriser of version 1");
     if (f->rw_pe_k)
-        fprintf(out, "%s %lld random-walk columns", f->degree || f->lap_pe_k ? "," : "", (long long)f->rw_pe_k);
+        fprintf(out, "%s %lld random-walk column%s", f->degree || f->lap_pe_k ? "," : "", (long long)f->rw_pe_k,
+                f->rw_pe_k == 1 ? "" : "s");
     fprintf(out, "\nnode features: %lld column%s", (long long)f->n_features, f->n_features == 1 ? "" : "s");
     if (table_width) fprintf(out, " from the graph and %lld from the node table", (long long)table_width);
     fprintf(out, "; edge features: %lld\n", (long long)n_edge_features);
@@ -141,9 +142,9 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
         fputs(" (predictions are in the targets' units)\n", out);
     }
     if (b->has_graph)
-        fprintf(out, "trained on: %s graph of %lld vertices and %lld edges\n",
+        fprintf(out, "trained on: %s graph of %lld vert%s and %lld edge%s\n",
                 b->graph.directed ? "a directed" : "an undirected", (long long)b->graph.vertices,
-                (long long)b->graph.edges);
+                b->graph.vertices == 1 ? "ex" : "ices", (long long)b->graph.edges, b->graph.edges == 1 ? "" : "s");
     fprintf(out, "members: %lld%s\n", (long long)b->n_members,
             b->n_members > 1 ? " (an ensemble: it predicts the mean of their outputs)" : "");
     fprintf(out, "parameters: %lld%s\n", (long long)ag_param_list_size(ag_model_params(b->model)),

@@ -708,20 +708,34 @@ void cli_warn_shifted_graphs(const ag_bundle_t *b, const ag_example_t *examples,
 const char *cli_shown_path(const char *path) { return strcmp(path, "-") ? path : "<stdin>"; }
 
 void cli_warn_other_graph(const ag_bundle_t *b, const igraph_t *ig, const char *path) {
-    if (!b->featurizer.lap_pe_k || !ag_bundle_other_graph(b, ig)) return;
+    const int64_t k = b->featurizer.lap_pe_k;
+    const int other = k ? ag_bundle_other_graph(b, ig) : 0;
     ag_graph_print_t p;
-    if (ag_graph_print(ig, &p) != AG_SUCCESS) return;
+    if (!other || ag_graph_print(ig, &p) != AG_SUCCESS) return;
     char pb[512];
-    fprintf(stderr, "attn-graph: warning: %s is not the graph the model was trained on (", cli_display(path, pb, sizeof pb));
-    if (p.vertices == b->graph.vertices && p.edges == b->graph.edges)
+    path = cli_display(path, pb, sizeof pb);
+    const char *cols = k == 1 ? "column" : "columns";
+    if (other == 2) {
+        /* a basis of a repeated eigenvalue's eigenvectors depends on the numbering (karate's
+         * eigenvalue 1 six times: 2 of its 34 predictions changed) */
+        fprintf(stderr, "attn-graph: note: %s is the graph the model was trained on, its vertices numbered otherwise: "
+                "where the graph's Laplacian has a repeated eigenvalue, the model's %lld Laplacian %s there depend "
+                "on the numbering, and predictions may differ from those on the training file\n", path, (long long)k,
+                cols);
+        return;
+    }
+    fprintf(stderr, "attn-graph: warning: %s is not the graph the model was trained on (", path);
+    if (p.vertices == b->graph.vertices && p.edges == b->graph.edges && p.directed == b->graph.directed)
         fprintf(stderr, "%lld vertices and %lld edge%s as that one, but joined otherwise", (long long)p.vertices,
                 (long long)p.edges, p.edges == 1 ? "" : "s");
+    else if (p.directed != b->graph.directed)
+        fprintf(stderr, "%s; that one was %s", p.directed ? "directed" : "undirected",
+                b->graph.directed ? "directed" : "undirected");
     else
         fprintf(stderr, "%lld vertices and %lld edge%s; that one had %lld and %lld", (long long)p.vertices,
                 (long long)p.edges, p.edges == 1 ? "" : "s", (long long)b->graph.vertices, (long long)b->graph.edges);
-    fprintf(stderr, "), and the model reads %lld Laplacian eigenvector columns, which describe that graph alone (an "
-            "eigenvector's sign and place are its graph's own): its predictions here mean little\n",
-            (long long)b->featurizer.lap_pe_k);
+    fprintf(stderr, "), and the model reads %lld Laplacian eigenvector %s, which describe that graph alone (an "
+            "eigenvector's sign and place are its graph's own): its predictions here mean little\n", (long long)k, cols);
 }
 
 int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, const char *table_path,

@@ -6,17 +6,34 @@
  * in cache: O(N + E log d) for largest in-degree d. An earlier version used a second counting sort
  * instead of the row sorts; its second scatter made it about twice as slow.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 #include "rng_internal.h"
 #include "attngraph/graph.h"
 
-/* Rounds of colour refinement in a print: three tell apart the graphs of a few edges moved that
- * the counts alone do not, and cost three passes over the edges. */
-#define PRINT_ROUNDS 3
+/* Most rounds of colour refinement in a print: refinement stops when a round splits no colour
+ * class, which takes about the graph's diameter on trees and paths; the bound keeps a long path
+ * from costing N passes over the edges. */
+#define PRINT_MAX_ROUNDS 64
 
 static uint64_t mix2(uint64_t a, uint64_t b) {
     return ag_i_rng_mix(ag_i_rng_mix(a + 0x9e3779b97f4a7c15ULL) ^ (b + 0x632be59bd9b4e019ULL));
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Distinct values in v (n), sorting scratch (n). */
+static int64_t distinct(const uint64_t *v, uint64_t *scratch, int64_t n) {
+    if (n == 0) return 0;
+    memcpy(scratch, v, (size_t)n * sizeof *v);
+    qsort(scratch, (size_t)n, sizeof *scratch, cmp_u64);
+    int64_t k = 1;
+    for (int64_t i = 1; i < n; i++) k += scratch[i] != scratch[i - 1];
+    return k;
 }
 
 ag_error_t ag_graph_print(const igraph_t *ig, ag_graph_print_t *out) {
@@ -27,18 +44,32 @@ ag_error_t ag_graph_print(const igraph_t *ig, ag_graph_print_t *out) {
     out->directed = igraph_is_directed(ig) ? 1 : 0;
     ag_i_igraph_leave();
     const int64_t n = out->vertices, m = out->edges;
-    /* Weisfeiler-Lehman colour refinement: a vertex's colour is refined by the sums (order-free)
-     * of its in- and out-neighbours' colours, so that the print does not depend on how a file
-     * numbers the vertices or orders the edges (NCOL numbers vertices as they appear); the graphs
-     * it cannot tell apart are those 1-WL cannot (same-sized regular graphs, say) */
-    uint64_t *col = NULL, *in = NULL, *outs = NULL; /* (N) each */
-    ag_error_t rc = ag_i_alloc_array((void **)&col, n > 0 ? n : 1, sizeof *col, "graph print");
-    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&in, n > 0 ? n : 1, sizeof *in, "graph print");
-    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&outs, n > 0 ? n : 1, sizeof *outs, "graph print");
+    /* the numbering: a sum over the edges as numbered, an undirected edge's ends in order, so that
+     * the order of the edges does not count */
+    uint64_t numbered = 0;
+    for (int64_t e = 0; e < m; e++) {
+        uint64_t u = (uint64_t)IGRAPH_FROM(ig, e), v = (uint64_t)IGRAPH_TO(ig, e);
+        if (!out->directed && v < u) {
+            const uint64_t t = u;
+            u = v;
+            v = t;
+        }
+        numbered += mix2(u, v);
+    }
+    out->numbered = numbered;
+    /* the shape: Weisfeiler-Lehman colour refinement until stable, a vertex's colour refined by the
+     * order-free sums of its in- and out-neighbours' colours; the graphs it cannot tell apart are
+     * those 1-WL cannot (two regular graphs of one size and degree, say) */
+    uint64_t *col = NULL, *in = NULL, *outs = NULL; /* (N) each; outs is also the sorting scratch */
+    const size_t n1 = n > 0 ? (size_t)n : 1;
+    ag_error_t rc = ag_i_alloc_array((void **)&col, n1, sizeof *col, "graph print");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&in, n1, sizeof *in, "graph print");
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&outs, n1, sizeof *outs, "graph print");
     for (int64_t v = 0; v < n && rc == AG_SUCCESS; v++) col[v] = 1;
-    for (int r = 0; r < PRINT_ROUNDS && rc == AG_SUCCESS; r++) {
-        memset(in, 0, (size_t)n * sizeof *in);
-        memset(outs, 0, (size_t)n * sizeof *outs);
+    int64_t classes = n > 0 ? 1 : 0;
+    for (int r = 0; r < PRINT_MAX_ROUNDS && rc == AG_SUCCESS; r++) {
+        memset(in, 0, n1 * sizeof *in);
+        memset(outs, 0, n1 * sizeof *outs);
         for (int64_t e = 0; e < m; e++) {
             const int64_t u = (int64_t)IGRAPH_FROM(ig, e), v = (int64_t)IGRAPH_TO(ig, e);
             in[v] += ag_i_rng_mix(col[u]);
@@ -46,6 +77,10 @@ ag_error_t ag_graph_print(const igraph_t *ig, ag_graph_print_t *out) {
             else in[u] += ag_i_rng_mix(col[v]);
         }
         for (int64_t v = 0; v < n; v++) col[v] = mix2(mix2(col[v], in[v]), outs[v]);
+        /* refinement only splits classes: as many as before means the same partition */
+        const int64_t k = distinct(col, outs, n);
+        if (k == classes) break;
+        classes = k;
     }
     uint64_t h = 0;
     for (int64_t v = 0; v < n && rc == AG_SUCCESS; v++) h += ag_i_rng_mix(col[v]);
@@ -56,8 +91,12 @@ ag_error_t ag_graph_print(const igraph_t *ig, ag_graph_print_t *out) {
     return rc;
 }
 
-int ag_graph_print_equal(const ag_graph_print_t *a, const ag_graph_print_t *b) {
+int ag_graph_print_same_shape(const ag_graph_print_t *a, const ag_graph_print_t *b) {
     return a->vertices == b->vertices && a->edges == b->edges && a->directed == b->directed && a->hash == b->hash;
+}
+
+int ag_graph_print_equal(const ag_graph_print_t *a, const ag_graph_print_t *b) {
+    return ag_graph_print_same_shape(a, b) && a->numbered == b->numbered;
 }
 
 void ag_graph_destroy(ag_graph_t *graph) {

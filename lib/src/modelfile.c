@@ -201,7 +201,7 @@ ag_error_t ag_bundle_set_graph(ag_bundle_t *b, const igraph_t *ig) {
 int ag_bundle_other_graph(const ag_bundle_t *b, const igraph_t *ig) {
     ag_graph_print_t p;
     if (!b || !b->has_graph || !ig || ag_graph_print(ig, &p) != AG_SUCCESS) return 0;
-    return !ag_graph_print_equal(&b->graph, &p);
+    return !ag_graph_print_same_shape(&b->graph, &p) ? 1 : !ag_graph_print_equal(&b->graph, &p) ? 2 : 0;
 }
 
 ag_error_t ag_bundle_set_label_attr(ag_bundle_t *b, const char *attr) {
@@ -305,9 +305,11 @@ static ag_error_t build_metadata(const ag_bundle_t *b, ag_metadata_t *m, ag_strb
     }
     if (b->has_graph) {
         /* the hash as a string: a 64-bit integer does not survive a JSON number */
-        ag_strbuf_printf(sb, "{\"vertices\":%lld,\"edges\":%lld,\"directed\":%s,\"hash\":\"%016llx\"}",
+        ag_strbuf_printf(sb,
+                         "{\"vertices\":%lld,\"edges\":%lld,\"directed\":%s,\"hash\":\"%016llx\","
+                         "\"numbering\":\"%016llx\"}",
                          (long long)b->graph.vertices, (long long)b->graph.edges, b->graph.directed ? "true" : "false",
-                         (unsigned long long)b->graph.hash);
+                         (unsigned long long)b->graph.hash, (unsigned long long)b->graph.numbered);
         AG_CHECK(put(m, "graph", sb));
     }
     ag_strbuf_printf(sb, "%d", b->has_smooth ? 3 : b->n_members > 1 ? 2 : 1);
@@ -439,28 +441,35 @@ static ag_error_t load_labels(ag_bundle_t *b, const ag_json_t *j, const char *pa
     return AG_SUCCESS;
 }
 
-/* The "graph" metadata: {"vertices": n, "edges": m, "directed": bool, "hash": 16 hex digits}. */
+/* 1 and *v when j is a string of 16 lowercase hexadecimal digits. */
+static int hex64(const ag_json_t *j, uint64_t *v) {
+    if (!j || j->type != AG_JSON_STRING || strlen(j->string) != 16 || strspn(j->string, "0123456789abcdef") != 16)
+        return 0;
+    *v = (uint64_t)strtoull(j->string, NULL, 16);
+    return 1;
+}
+
+/* The "graph" metadata: {"vertices": n, "edges": m, "directed": bool, "hash": 16 hex digits,
+ * "numbering": 16 hex digits}. */
 static ag_error_t graph_from(ag_bundle_t *b, const ag_json_t *j, const char *path) {
-    const ag_json_t *nv = j->type == AG_JSON_OBJECT ? ag_json_get(j, "vertices") : NULL;
-    const ag_json_t *ne = j->type == AG_JSON_OBJECT ? ag_json_get(j, "edges") : NULL;
-    const ag_json_t *d = j->type == AG_JSON_OBJECT ? ag_json_get(j, "directed") : NULL;
-    const ag_json_t *h = j->type == AG_JSON_OBJECT ? ag_json_get(j, "hash") : NULL;
-    char *end = NULL;
-    unsigned long long hash = 0;
-    if (h && h->type == AG_JSON_STRING && strlen(h->string) == 16 && strspn(h->string, "0123456789abcdef") == 16)
-        hash = strtoull(h->string, &end, 16);
+    const int obj = j->type == AG_JSON_OBJECT;
+    const ag_json_t *nv = obj ? ag_json_get(j, "vertices") : NULL, *ne = obj ? ag_json_get(j, "edges") : NULL;
+    const ag_json_t *d = obj ? ag_json_get(j, "directed") : NULL;
+    uint64_t hash = 0, numbered = 0;
     if (!nv || nv->type != AG_JSON_NUMBER || !(nv->number >= 0 && nv->number <= 9e15) ||
         nv->number != floor(nv->number) || !ne || ne->type != AG_JSON_NUMBER ||
         !(ne->number >= 0 && ne->number <= 9e15) || ne->number != floor(ne->number) || !d ||
-        d->type != AG_JSON_BOOL || !end || *end)
+        d->type != AG_JSON_BOOL || !hex64(obj ? ag_json_get(j, "hash") : NULL, &hash) ||
+        !hex64(obj ? ag_json_get(j, "numbering") : NULL, &numbered))
         return AG_ERROR(AG_EMODEL, "%s: metadata 'graph' needs integers 'vertices' and 'edges' (0 or more), a boolean "
-                        "'directed' and a 'hash' of 16 lowercase hexadecimal digits", path);
+                        "'directed', and a 'hash' and a 'numbering' of 16 lowercase hexadecimal digits each", path);
     if (ag_task_is_graph_level(ag_model_config(b->model)->task))
         return AG_ERROR(AG_EMODEL, "%s: metadata 'graph' is for node models; this one is a graph-level model", path);
     b->graph.vertices = (int64_t)nv->number;
     b->graph.edges = (int64_t)ne->number;
     b->graph.directed = d->boolean ? 1 : 0;
-    b->graph.hash = (uint64_t)hash;
+    b->graph.hash = hash;
+    b->graph.numbered = numbered;
     b->has_graph = 1;
     return AG_SUCCESS;
 }
@@ -788,7 +797,7 @@ ag_error_t ag_bundle_merge(ag_bundle_t *dst, ag_bundle_t *src) {
     if (dst == src) return AG_ERROR(AG_EINVAL, "ag_bundle_merge: a bundle merged into itself");
     /* everything but the weights must be the same; compared as it would be written */
     static const char *const shared[] = {"featurizer", "labels", "node_table", "target_mean", "target_std"};
-    static const char *const what[] = {"featuriser (attributes, vocabularies, normalisation)", "task or class names",
+    static const char *const what[] = {"featurisers (attributes, vocabularies, normalisation)", "task or class names",
                                        "node-table normalisation", "target scaling", "target scaling"};
     ag_metadata_t ma, mb;
     ag_metadata_init(&ma);
@@ -799,13 +808,21 @@ ag_error_t ag_bundle_merge(ag_bundle_t *dst, ag_bundle_t *src) {
     if (rc == AG_SUCCESS) rc = build_metadata(src, &mb, &sb);
     ag_strbuf_destroy(&sb);
     /* first: of two graphs, the featurisers differ too (the degree's statistics), and say less */
-    if (rc == AG_SUCCESS && dst->has_graph && src->has_graph && !ag_graph_print_equal(&dst->graph, &src->graph))
-        rc = dst->graph.vertices == src->graph.vertices && dst->graph.edges == src->graph.edges
-                 ? AG_ERROR(AG_EMISMATCH, "the models were trained on different graphs (both of %lld vertices and %lld "
-                            "edges, joined otherwise)", (long long)dst->graph.vertices, (long long)dst->graph.edges)
-                 : AG_ERROR(AG_EMISMATCH, "the models were trained on different graphs (%lld vertices and %lld edges, "
-                            "%lld and %lld)", (long long)dst->graph.vertices, (long long)dst->graph.edges,
-                            (long long)src->graph.vertices, (long long)src->graph.edges);
+    const ag_graph_print_t *ga = &dst->graph, *gb = &src->graph;
+    if (rc == AG_SUCCESS && dst->has_graph && src->has_graph && !ag_graph_print_equal(ga, gb)) {
+        if (ag_graph_print_same_shape(ga, gb))
+            rc = AG_ERROR(AG_EMISMATCH, "the models were trained on one graph numbered two ways (its Laplacian "
+                          "columns can differ between them)");
+        else if (ga->directed != gb->directed)
+            rc = AG_ERROR(AG_EMISMATCH, "the models were trained on different graphs (one directed, one undirected)");
+        else if (ga->vertices == gb->vertices && ga->edges == gb->edges)
+            rc = AG_ERROR(AG_EMISMATCH, "the models were trained on different graphs (both of %lld vertices and %lld "
+                          "edges, joined otherwise)", (long long)ga->vertices, (long long)ga->edges);
+        else
+            rc = AG_ERROR(AG_EMISMATCH, "the models were trained on different graphs (%lld vertices and %lld edges, "
+                          "%lld and %lld)", (long long)ga->vertices, (long long)ga->edges, (long long)gb->vertices,
+                          (long long)gb->edges);
+    }
     for (size_t i = 0; i < sizeof shared / sizeof *shared && rc == AG_SUCCESS; i++) {
         const char *a = ag_metadata_get(&ma, shared[i]), *b = ag_metadata_get(&mb, shared[i]);
         if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0))

@@ -320,7 +320,8 @@ void ag_net_train_options_feature_defaults(const ag_net_train_options_t *t, ag_t
         /* whatever the preset: the gat preset has no normalisation layer, and the transformer
          * stopped early at chance on a graph whose one raw column (an age) sat beside one-hot ones */
         if (!t->normalize) fc->norm = AG_NORM_STANDARDIZE_RAW;
-        if (t->lap_pe < 0) fc->lap_pe_if_featureless = AG_FEATURELESS_LAP_PE;
+        /* a structural option given, even 0, is the user's choice of columns */
+        if (t->lap_pe < 0 && t->rw_pe < 0) fc->lap_pe_if_featureless = AG_FEATURELESS_LAP_PE;
         return;
     }
     if (!preset || strcmp(preset, "graph") != 0) return;

@@ -247,7 +247,8 @@ typedef struct ag_net_train_options_t {
                                   else none */
     int degree;                /* 1: degree column(s) */
     igraph_integer_t lap_pe;   /* Laplacian PE columns (0: none; -1: node tasks on a graph with
-                                  no usable vertex attribute AG_FEATURELESS_LAP_PE, else none) */
+                                  no usable vertex attribute, degree 0 and rw_pe -1, get
+                                  AG_FEATURELESS_LAP_PE, at most N-1; else none) */
     igraph_integer_t rw_pe;    /* random-walk PE columns (0: none; -1: the preset's, graph: 8, else none) */
     /* model */
     const char *preset;        /* "transformer", "gat" (node classification) or "graph" (graph

@@ -59,27 +59,34 @@ ag_error_t ag_graph_from_igraph(ag_graph_t *graph, const igraph_t *ig);
 ag_error_t ag_graph_batch(ag_graph_t *batch, const ag_graph_t *const *graphs, int64_t count);
 
 /** What tells one graph from another for a node model (modelfile.h's ag_bundle_set_graph): its
- * vertex and edge counts, whether it is directed, and a hash of its shape that depends neither on
- * the order of its edges nor on how its vertices are numbered (Weisfeiler-Lehman colour
- * refinement, 3 rounds): the same graph read from GML, GraphML or NCOL, in any order, has one
- * print. Graphs that refinement cannot tell apart (two regular graphs of one size and degree)
- * share a print too. */
+ * vertex and edge counts, whether it is directed, a hash of its shape that depends neither on the
+ * order of its edges nor on how its vertices are numbered (Weisfeiler-Lehman colour refinement
+ * until stable), and a hash of its edges as numbered, in any order. The same graph read from
+ * GML, GraphML or an edge list, its edges in any order, has one print; numbered otherwise (NCOL
+ * numbers vertices as they first appear), the same hash and another `numbered`. Graphs that 1-WL
+ * refinement cannot tell apart (two regular graphs of one size and degree) share a hash. */
 typedef struct ag_graph_print_t {
     int64_t vertices, edges;
     int directed;
-    uint64_t hash;
+    uint64_t hash;     /* the shape */
+    uint64_t numbered; /* the edges as numbered */
 } ag_graph_print_t;
 
 /**
  * \function ag_graph_print
  * The print of a graph. \return AG_SUCCESS; AG_EINVAL (NULL argument); AG_ENOMEM.
- * Time complexity: O(|V| + |E|).
+ * Time complexity: O(R (|E| + |V| log |V|)) for R <= 64 rounds of refinement (about the diameter
+ * on trees).
  */
 ag_error_t ag_graph_print(const igraph_t *ig, ag_graph_print_t *out);
 
 /** \function ag_graph_print_equal
- * 1 when two prints are those of one graph, else 0. */
+ * 1 when two prints are those of one graph numbered alike, else 0. */
 int ag_graph_print_equal(const ag_graph_print_t *a, const ag_graph_print_t *b);
+
+/** \function ag_graph_print_same_shape
+ * 1 when two prints are those of one graph, however numbered (counts, directedness, shape). */
+int ag_graph_print_same_shape(const ag_graph_print_t *a, const ag_graph_print_t *b);
 
 /** \function ag_graph_destroy
  * Frees a graph or batch; safe on a zero-initialised one. */

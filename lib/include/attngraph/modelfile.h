@@ -111,8 +111,9 @@ ag_error_t ag_bundle_set_smooth(ag_bundle_t *b, const ag_smooth_config_t *cfg);
 ag_error_t ag_bundle_set_graph(ag_bundle_t *b, const igraph_t *ig);
 
 /** \function ag_bundle_other_graph
- * 1 when the bundle knows the graph its node model was trained on and ig is another (by print),
- * else 0 (the same graph, or a model that does not know). */
+ * When the bundle knows the graph its node model was trained on: 1 when ig is another graph (by
+ * print), 2 when it is that graph with its vertices numbered otherwise; else 0 (the same graph
+ * numbered alike, or a model that does not know). */
 int ag_bundle_other_graph(const ag_bundle_t *b, const igraph_t *ig);
 
 /**

@@ -139,7 +139,7 @@ ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *opts,
  * The featurisation the task and preset ask for when the options leave it unset: node tasks
  * standardise their raw columns (AG_NORM_STANDARDIZE_RAW when opts->normalize is NULL, whatever
  * the preset) and, on a graph with no usable vertex attribute, add AG_FEATURELESS_LAP_PE
- * Laplacian columns beside the degree (opts->lap_pe < 0: fc->lap_pe_if_featureless, which acts
+ * Laplacian columns beside the degree (opts->lap_pe and opts->rw_pe < 0: fc->lap_pe_if_featureless, which acts
  * where fc->degree_if_featureless does); the graph preset (graph tasks) standardises every column (opts->normalize NULL)
  * and adds 8 random-walk columns (opts->rw_pe < 0); other graph presets change nothing. Call it
  * on the configuration made from the options, before featurising, with the preset
