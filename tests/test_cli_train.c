@@ -1427,6 +1427,25 @@ static void test_structure_note_and_labelled_graphs(void **state) {
                   dir, dir);
     assert_string_equal(r.err, "");
     assert_non_null(strstr(r.out, "(n 1)"));
+    /* label and explain read such a table for its labels: the known classes Correct and Smooth
+     * propagates (without it, the model's own predictions, with a note) */
+    ag_cli_run_ok(&r, "train %s/e.edges --node-table %s/e.csv --label-attr cls --train-nodes 0,1 --epochs 1 "
+                  "--smooth 0.7 -o %s/es.st", dir, dir, dir);
+    ag_cli_run_ok(&r, "label --model %s/es.st %s/e.edges --node-table %s/e.csv -o %s/es.csv", dir, dir, dir, dir);
+    assert_non_null(strstr(r.err, "es.st's own Correct and Smooth applied (correct 0, smooth 0.7)"));
+    ag_cli_run_ok(&r, "explain --model %s/es.st %s/e.edges --node-table %s/e.csv -o %s/es.gml", dir, dir, dir, dir);
+    assert_non_null(strstr(r.err, "es.st's own Correct and Smooth applied (correct 0, smooth 0.7)"));
+    ag_cli_run_ok(&r, "label --model %s/es.st %s/e.edges -o %s/es.csv", dir, dir, dir);
+    assert_non_null(strstr(r.err, "propagates the known classes of vertex attribute 'cls', which "));
+    /* a table with a feature is still refused for a model that takes none */
+    ag_test_write_text(dir, "ef.csv", "id,f,cls\n0,1,a\n1,0,b\n2,1,\n3,0,a\n");
+    char eargs[1200];
+    snprintf(eargs, sizeof eargs, "label --model %s/es.st %s/e.edges --node-table %s/ef.csv -o %s/es.csv", dir, dir,
+             dir, dir);
+    ag_cli_run(&r, NULL, eargs);
+    assert_int_equal(r.code, 3);
+    assert_non_null(strstr(r.err, "takes no node table (it was trained without one, or with one that held the labels "
+                                  "alone)"));
     /* an attribute alike on every vertex is usable, so no structural column is added: warned of,
      * with the way to the structure's default */
     ag_test_write_text(dir, "c.gml", "graph [ directed 0\n node [ id 0 cls \"a\" size 10 ] node [ id 1 cls \"b\" size 10 ]\n"

@@ -318,25 +318,6 @@ static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, 
     return AG_EXIT_OK;
 }
 
-/* The table's labels (one string per vertex, "" for none) as vertex attribute name: numeric when
- * every label is a number (so that classes sort as numbers and node regression reads values; an
- * empty one is NaN), else strings. -1 when igraph runs out of memory. */
-static int labels_to_attr(igraph_t *g, const char *name, char *const *labels) {
-    const igraph_integer_t N = igraph_vcount(g);
-    int numeric = 1;
-    for (igraph_integer_t v = 0; v < N && numeric; v++) {
-        char *end;
-        if (!labels[v][0]) continue;
-        const double x = strtod(labels[v], &end);
-        numeric = end != labels[v] && *end == '\0' && isfinite(x);
-    }
-    for (igraph_integer_t v = 0; v < N; v++) {
-        igraph_error_t e = numeric ? igraph_cattribute_VAN_set(g, name, v, labels[v][0] ? strtod(labels[v], NULL) : NAN)
-                                   : igraph_cattribute_VAS_set(g, name, v, labels[v]);
-        if (e != IGRAPH_SUCCESS) return -1;
-    }
-    return 0;
-}
 
 int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, const char *const *model_targets,
                   int64_t n_model_targets, ag_task_kind_t forced_kind) {
@@ -399,7 +380,7 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
             return rc == AG_ELIMIT ? AG_EXIT_INPUT : failed; /* a sparse index beyond the limit: bad input */
         }
         d->have_table = 1;
-        if (!in_graph && d->table.labels && labels_to_attr(&d->graph, o->label_attr, d->table.labels) < 0) {
+        if (!in_graph && d->table.labels && cli_labels_to_attr(&d->graph, o->label_attr, d->table.labels) < 0) {
             fprintf(stderr, "attn-graph: %s: out of memory\n", cmd);
             return AG_EXIT_FAILURE;
         }

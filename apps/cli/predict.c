@@ -815,13 +815,43 @@ ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, const char *ta
     return rc;
 }
 
+/* The table's labels (one string per vertex, "" for none) as vertex attribute name: numeric when
+ * every label is a number (so that classes sort as numbers and node regression reads values; an
+ * empty one is NaN), else strings. -1 when igraph runs out of memory. */
+int cli_labels_to_attr(igraph_t *g, const char *name, char *const *labels) {
+    const igraph_integer_t N = igraph_vcount(g);
+    int numeric = 1;
+    for (igraph_integer_t v = 0; v < N && numeric; v++) {
+        char *end;
+        if (!labels[v][0]) continue;
+        const double x = strtod(labels[v], &end);
+        numeric = end != labels[v] && *end == '\0' && isfinite(x);
+    }
+    for (igraph_integer_t v = 0; v < N; v++) {
+        igraph_error_t e = numeric ? igraph_cattribute_VAN_set(g, name, v, labels[v][0] ? strtod(labels[v], NULL) : NAN)
+                                   : igraph_cattribute_VAS_set(g, name, v, labels[v]);
+        if (e != IGRAPH_SUCCESS) return -1;
+    }
+    return 0;
+}
+
 int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model_path, const char *table_path,
                         const char *id_attr, const igraph_t *ig, ag_node_table_t *t, int *have) {
     *have = 0;
-    if (b->table.width == 0)
-        /* a table for a model that takes none is a table of the wrong width (none): refused as eval
+    if (b->table.width == 0) {
+        if (!table_path) return AG_EXIT_OK;
+        /* a table of the graph's labels alone (an edge list's classes, as the model was trained
+         * with) is read for them; one with features is of the wrong width (none): refused as eval
          * refuses it, rather than ignored, since it usually means another model was meant */
-        return table_path ? cli_check_table_width(cmd, table_path, -1, model_path, 0) : AG_EXIT_OK;
+        if (b->label_attr && cli_table_read(t, ig, table_path, id_attr, b->label_attr, &b->table) == AG_SUCCESS) {
+            if (t->features.cols == 0) {
+                *have = 1;
+                return AG_EXIT_OK;
+            }
+            ag_node_table_destroy(t);
+        }
+        return cli_check_table_width(cmd, table_path, -1, model_path, 0);
+    }
     if (!table_path) {
         fprintf(stderr, "attn-graph: %s: %s takes a node table of %lld columns: give --node-table FILE\n", cmd,
                 model_path, (long long)b->table.width);
@@ -1022,9 +1052,16 @@ int cli_prediction_run(cli_prediction_t *p, const cli_graph_opts_t *o, const cha
     p->have_graph = 1;
     code = cli_read_node_table(cmd, &p->b, o->model_path, o->table_path, o->table_id, &p->ig, &p->table,
                                &p->have_table);
+    /* the table's labels are the graph's known classes, which Correct and Smooth propagates */
+    if (code == AG_EXIT_OK && p->have_table && p->table.labels && p->b.label_attr &&
+        !igraph_cattribute_has_attr(&p->ig, IGRAPH_ATTRIBUTE_VERTEX, p->b.label_attr) &&
+        cli_labels_to_attr(&p->ig, p->b.label_attr, p->table.labels) < 0) {
+        fprintf(stderr, "attn-graph: %s: out of memory\n", cmd);
+        code = AG_EXIT_FAILURE;
+    }
     if (code == AG_EXIT_OK)
-        code = cli_run_model(&p->b, &p->ig, p->have_table ? &p->table.features : NULL, o->graph_path, o->table_path,
-                             &p->run);
+        code = cli_run_model(&p->b, &p->ig, p->have_table && p->b.table.width ? &p->table.features : NULL,
+                             o->graph_path, o->table_path, &p->run);
     /* a graph of another kind than the model the user did not choose: say which model that was */
     if (code == AG_EXIT_INPUT && o->model_path == o->default_path && cli_shares_no_attribute(&p->b, &p->ig))
         cli_default_model_hint(cmd, o->model_path);

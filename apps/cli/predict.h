@@ -153,7 +153,12 @@ int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, co
                   cli_run_t *r);
 void cli_run_destroy(cli_run_t *r);
 
-/* Reads the node table a model needs (when b->table.width > 0): --node-table is required then.
+/* The table's labels (one string per vertex, "" for none) as vertex attribute name: numeric when
+ * every label is a number (so that classes sort as numbers and node regression reads values; an
+ * empty one is NaN), else strings. -1 when igraph runs out of memory. */
+int cli_labels_to_attr(igraph_t *g, const char *name, char *const *labels);
+/* Reads the node table a model needs (when b->table.width > 0): --node-table is required then; for
+ * a model without one, a table holding only the labels (b->label_attr) is read for them.
  * Returns an exit code; *have is 1 when a table was read into t. */
 int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model_path, const char *table_path,
                         const char *id_attr, const igraph_t *ig, ag_node_table_t *t, int *have);
