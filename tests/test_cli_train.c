@@ -1437,6 +1437,19 @@ static void test_structure_note_and_labelled_graphs(void **state) {
     assert_non_null(strstr(r.err, "es.st's own Correct and Smooth applied (correct 0, smooth 0.7)"));
     ag_cli_run_ok(&r, "label --model %s/es.st %s/e.edges -o %s/es.csv", dir, dir, dir);
     assert_non_null(strstr(r.err, "propagates the known classes of vertex attribute 'cls', which "));
+    /* an NCOL graph's vertex names are the key its table's ids match, as 'id' is, not a feature:
+     * beside a table of labels alone the graph has no feature (the names were one-hot columns) */
+    ag_test_write_text(dir, "n.ncol", "a b\nb c\nc d\n");
+    ag_test_write_text(dir, "n.csv", "name,cls\na,a\nb,b\nc,\nd,a\n");
+    ag_cli_run_ok(&r, "train %s/n.ncol --node-table %s/n.csv --label-attr cls --train-nodes 0,1 --epochs 1 -o %s/n.st",
+                  dir, dir, dir);
+    assert_non_null(strstr(r.err, "the features are the degree, standardised, and 3 Laplacian eigenvector columns"));
+    ag_cli_run_ok(&r, "info --json %s/n.st", dir);
+    assert_non_null(strstr(r.out, "\"vertex_attributes\":[]"));
+    ag_cli_run_ok(&r, "train %s/n.ncol --node-table %s/n.csv --label-attr cls --train-nodes 0,1 --epochs 1 "
+                  "--vertex-attrs name -o %s/n.st", dir, dir, dir);
+    ag_cli_run_ok(&r, "info --json %s/n.st", dir);
+    assert_non_null(strstr(r.out, "\"vertex_attributes\":[{\"name\":\"name\",\"type\":\"string\""));
     /* a table with a feature is still refused for a model that takes none */
     ag_test_write_text(dir, "ef.csv", "id,f,cls\n0,1,a\n1,0,b\n2,1,\n3,0,a\n");
     char eargs[1200];

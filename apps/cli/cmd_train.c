@@ -896,6 +896,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     const int64_t n_members = job->K;
     const char *resume = job->resume, *args = job->args, *cwd = job->cwd;
     ag_featurizer_config_t fc = job->fc; /* the preset's featurisation added for graph tasks */
+    const char *exclude[CLI_MAX_LIST + 1];  /* fc's exclusions and a node table's join key */
     int code = AG_EXIT_OK;
     ag_prepared_t p;
     int edges_unread = 0; /* featurised without edge attributes, which could not be featurised */
@@ -956,6 +957,17 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         /* a node table that held the labels alone (an edge list beside a table of classes, as
          * LastFM Asia's raw files) gives no feature: the graph is as featureless as without it */
         if (d->have_table && d->table.features.cols == 0 && !o->vertex_attrs) fc.degree_if_featureless = 1;
+        /* the attribute the table's ids matched is a key, as 'id' is, not a feature: an NCOL or
+         * LGL graph's vertex names were one-hot columns, one per vertex, beside the table's */
+        const char *key = !d->have_table ? NULL
+                          : o->table_id_attr ? o->table_id_attr
+                          : igraph_cattribute_has_attr(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, "id") ? NULL
+                          : igraph_cattribute_has_attr(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, "name") ? "name" : NULL;
+        if (key && !strpbrk(key, "*?[\\") && fc.n_exclude_more < CLI_MAX_LIST) {
+            for (int64_t i = 0; i < fc.n_exclude_more; i++) exclude[i] = fc.exclude_more[i];
+            exclude[fc.n_exclude_more++] = key;
+            fc.exclude_more = exclude;
+        }
         rc = prepare(&p, o, d, task, &fc);
         if (rc != AG_SUCCESS && rc != AG_ENOMEM && fc.edge_select != AG_SELECT_NONE) {
             /* an edge attribute the model never reads (the gat preset has no edge term) must not
