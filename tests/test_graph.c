@@ -231,6 +231,16 @@ static void test_batch_errors(void **state) {
 
 /* Every allocation of both functions fails in turn: each must return AG_ENOMEM and leak nothing
  * (ASan checks the latter). */
+/* The print of the graph of m edges (pairs) on n vertices. */
+static ag_graph_print_t print_of(const igraph_integer_t *pairs, int64_t m, int64_t n, int directed) {
+    igraph_t g;
+    ag_graph_print_t p;
+    make_graph(&g, pairs, m, n, directed);
+    assert_int_equal(ag_graph_print(&g, &p), AG_SUCCESS);
+    igraph_destroy(&g);
+    return p;
+}
+
 /* A graph's print: the same for any edge order and either end first (undirected); the same shape
  * and another numbering for the vertices numbered otherwise; another shape for a graph of another
  * shape with the same counts (also one that three rounds of refinement cannot tell apart), a
@@ -252,57 +262,33 @@ static void test_print(void **state) {
     near[32] = 6;
     far[32] = 7;
     near[33] = far[33] = 17;
-    igraph_t g, h;
-    ag_graph_print_t pg, ph;
-    make_graph(&g, path, 3, 4, 0);
-    assert_int_equal(ag_graph_print(&g, &pg), AG_SUCCESS);
+    ag_graph_print_t pg = print_of(path, 3, 4, 0), ph;
     assert_int_equal(pg.vertices, 4);
     assert_int_equal(pg.edges, 3);
     assert_int_equal(pg.directed, 0);
     /* golden: computed apart, in Python */
     assert_true(pg.hash == 0x92a83727c1185aeeULL);
     assert_true(pg.numbered == 0x6c3190de43a8be97ULL);
-    make_graph(&h, shuffled, 3, 4, 0);
-    assert_int_equal(ag_graph_print(&h, &ph), AG_SUCCESS);
+    ph = print_of(shuffled, 3, 4, 0);
     assert_true(ag_graph_print_equal(&pg, &ph));
-    igraph_destroy(&h);
-    make_graph(&h, renumbered, 3, 4, 0);
-    assert_int_equal(ag_graph_print(&h, &ph), AG_SUCCESS);
+    ph = print_of(renumbered, 3, 4, 0);
     assert_true(ag_graph_print_same_shape(&pg, &ph));
     assert_false(ag_graph_print_equal(&pg, &ph));
-    igraph_destroy(&h);
-    make_graph(&h, star, 3, 4, 0);
-    assert_int_equal(ag_graph_print(&h, &ph), AG_SUCCESS);
+    ph = print_of(star, 3, 4, 0);
     assert_false(ag_graph_print_same_shape(&pg, &ph));
-    igraph_destroy(&h);
-    make_graph(&h, path, 3, 5, 0); /* an isolated vertex more */
-    assert_int_equal(ag_graph_print(&h, &ph), AG_SUCCESS);
+    ph = print_of(path, 3, 5, 0); /* an isolated vertex more */
     assert_false(ag_graph_print_same_shape(&pg, &ph));
-    igraph_destroy(&h);
-    igraph_destroy(&g);
-    make_graph(&g, near, 17, 18, 0);
-    make_graph(&h, far, 17, 18, 0);
-    assert_int_equal(ag_graph_print(&g, &pg), AG_SUCCESS);
-    assert_int_equal(ag_graph_print(&h, &ph), AG_SUCCESS);
+    pg = print_of(near, 17, 18, 0);
+    ph = print_of(far, 17, 18, 0);
     assert_false(ag_graph_print_same_shape(&pg, &ph));
-    igraph_destroy(&h);
-    igraph_destroy(&g);
-    make_graph(&g, path, 3, 4, 1);
-    assert_int_equal(ag_graph_print(&g, &pg), AG_SUCCESS);
+    pg = print_of(path, 3, 4, 1);
     assert_int_equal(pg.directed, 1);
-    make_graph(&h, reversed, 3, 4, 1);
-    assert_int_equal(ag_graph_print(&h, &ph), AG_SUCCESS);
+    ph = print_of(reversed, 3, 4, 1);
     assert_false(ag_graph_print_same_shape(&pg, &ph));
-    igraph_destroy(&h);
-    make_graph(&h, path, 3, 4, 0);
-    assert_int_equal(ag_graph_print(&h, &ph), AG_SUCCESS);
+    ph = print_of(path, 3, 4, 0);
     assert_false(ag_graph_print_same_shape(&pg, &ph)); /* directedness differs */
-    igraph_destroy(&h);
-    igraph_destroy(&g);
-    make_graph(&g, path, 0, 0, 0); /* the empty graph */
-    assert_int_equal(ag_graph_print(&g, &pg), AG_SUCCESS);
+    pg = print_of(path, 0, 0, 0); /* the empty graph */
     assert_true(pg.vertices == 0 && pg.edges == 0 && pg.hash == 0 && pg.numbered == 0);
-    igraph_destroy(&g);
     assert_int_equal(ag_graph_print(NULL, &pg), AG_EINVAL);
     assert_string_equal(ag_error_message(), "ag_graph_print: NULL argument");
 }

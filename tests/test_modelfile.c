@@ -484,14 +484,16 @@ static void test_trained_graph(void **state) {
     ag_bundle_t b, c;
     karate_bundle(&b, &ig);
     assert_int_equal(b.has_graph, 0);
-    assert_int_equal(ag_bundle_other_graph(&b, &ig), 0); /* a model that does not know says nothing */
+    assert_int_equal(ag_bundle_other_graph(&b, &ig, NULL), 0); /* a model that does not know says nothing */
     assert_int_equal(ag_bundle_set_graph(&b, &ig), AG_SUCCESS);
     assert_int_equal(b.graph.vertices, 34);
     assert_int_equal(b.graph.edges, 78);
-    assert_int_equal(ag_bundle_other_graph(&b, &ig), 0);
+    assert_int_equal(ag_bundle_other_graph(&b, &ig, NULL), 0);
     igraph_copy(&other, &ig);
     igraph_delete_edges(&other, igraph_ess_1(0));
-    assert_int_equal(ag_bundle_other_graph(&b, &other), 1);
+    ag_graph_print_t po;
+    assert_int_equal(ag_bundle_other_graph(&b, &other, &po), 1);
+    assert_true(po.vertices == 34 && po.edges == 77 && !po.directed);
     /* the same graph, its vertices numbered in reverse: 2 */
     igraph_t renumbered;
     igraph_vector_int_t perm;
@@ -499,7 +501,7 @@ static void test_trained_graph(void **state) {
     for (int v = 0; v < 34; v++) VECTOR(perm)[v] = 33 - v;
     assert_int_equal(igraph_permute_vertices(&ig, &renumbered, &perm), IGRAPH_SUCCESS);
     igraph_vector_int_destroy(&perm);
-    assert_int_equal(ag_bundle_other_graph(&b, &renumbered), 2);
+    assert_int_equal(ag_bundle_other_graph(&b, &renumbered, NULL), 2);
     assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
     ag_safetensors_t f;
     assert_int_equal(ag_safetensors_read(&f, path, AG_SAFETENSORS_STRICT), AG_SUCCESS);
@@ -512,7 +514,7 @@ static void test_trained_graph(void **state) {
     assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
     assert_int_equal(c.has_graph, 1);
     assert_true(ag_graph_print_equal(&c.graph, &b.graph));
-    assert_int_equal(ag_bundle_other_graph(&c, &other), 1);
+    assert_int_equal(ag_bundle_other_graph(&c, &other, NULL), 1);
     /* merged: bundles of two graphs are refused; one that knows none takes the other's */
     assert_int_equal(ag_bundle_set_graph(&c, &other), AG_SUCCESS);
     assert_int_equal(ag_bundle_merge(&b, &c), AG_EMISMATCH);
@@ -533,7 +535,7 @@ static void test_trained_graph(void **state) {
     assert_int_equal(ag_bundle_merge(&b, &c), AG_SUCCESS);
     assert_int_equal(b.n_members, 2);
     assert_int_equal(b.has_graph, 1);
-    assert_int_equal(ag_bundle_other_graph(&b, &ig), 0);
+    assert_int_equal(ag_bundle_other_graph(&b, &ig, NULL), 0);
     /* damaged files, rewritten from the good one */
     static const char *const damaged[] = {
         "{\"vertices\":34,\"edges\":78,\"directed\":false,\"hash\":\"0123456789abcdef\"}",
@@ -552,7 +554,7 @@ static void test_trained_graph(void **state) {
             "\"numbering\":\"0123456789abcdef\"}");
     ag_bundle_t d;
     assert_int_equal(ag_bundle_load(path2, &d), AG_SUCCESS);
-    assert_int_equal(ag_bundle_other_graph(&d, &ig), 1);
+    assert_int_equal(ag_bundle_other_graph(&d, &ig, NULL), 1);
     ag_bundle_destroy(&d);
     ag_bundle_destroy(&b);
     igraph_destroy(&ig);

@@ -959,11 +959,8 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         if (d->have_table && d->table.features.cols == 0 && !o->vertex_attrs) fc.degree_if_featureless = 1;
         /* the attribute the table's ids matched is a key, as 'id' is, not a feature: an NCOL or
          * LGL graph's vertex names were one-hot columns, one per vertex, beside the table's */
-        const char *key = !d->have_table ? NULL
-                          : o->table_id_attr ? o->table_id_attr
-                          : igraph_cattribute_has_attr(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, "id") ? NULL
-                          : igraph_cattribute_has_attr(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, "name") ? "name" : NULL;
-        if (key && !strpbrk(key, "*?[\\") && fc.n_exclude_more < CLI_MAX_LIST) {
+        const char *key = d->have_table ? cli_table_key(&d->graph, o->table_id_attr) : NULL;
+        if (key && strcmp(key, "id") != 0 && !strpbrk(key, "*?[\\") && fc.n_exclude_more < CLI_MAX_LIST) {
             for (int64_t i = 0; i < fc.n_exclude_more; i++) exclude[i] = fc.exclude_more[i];
             exclude[fc.n_exclude_more++] = key;
             fc.exclude_more = exclude;

@@ -709,9 +709,9 @@ const char *cli_shown_path(const char *path) { return strcmp(path, "-") ? path :
 
 void cli_warn_other_graph(const ag_bundle_t *b, const igraph_t *ig, const char *path) {
     const int64_t k = b->featurizer.lap_pe_k;
-    const int other = k ? ag_bundle_other_graph(b, ig) : 0;
-    ag_graph_print_t p;
-    if (!other || ag_graph_print(ig, &p) != AG_SUCCESS) return;
+    ag_graph_print_t p; /* ig's, computed once (refinement sorts the colours every round) */
+    const int other = k ? ag_bundle_other_graph(b, ig, &p) : 0;
+    if (!other) return;
     char pb[512];
     path = cli_display(path, pb, sizeof pb);
     const char *cols = k == 1 ? "column" : "columns";
@@ -780,16 +780,19 @@ void cli_run_destroy(cli_run_t *r) {
     memset(r, 0, sizeof *r);
 }
 
+const char *cli_table_key(const igraph_t *ig, const char *id_attr) {
+    if (id_attr) return id_attr;
+    if (igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "id")) return "id";
+    /* an NCOL or LGL graph names its vertices; an edge list's are its 0-based indices */
+    return igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "name") ? "name" : NULL;
+}
+
 ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, const char *table_path, const char *id_attr,
                           const char *label_attr, const ag_table_norm_t *model) {
     ag_table_options_t topt;
     ag_table_options_init(&topt);
-    if (id_attr) topt.vertex_attr = id_attr;
-    else if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "id")) {
-        /* an NCOL or LGL graph names its vertices; an edge list's are its 0-based indices */
-        if (igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "name")) topt.vertex_attr = "name";
-        else topt.match_index = 1;
-    }
+    topt.vertex_attr = cli_table_key(ig, id_attr);
+    topt.match_index = topt.vertex_attr == NULL;
     const size_t n = strlen(table_path);
     if (n > 8 && !strcmp(table_path + n - 8, ".content")) topt.last_is_label = 1; /* LINQS: the class ends each line */
     /* without the label attribute in the graph, the labels may be a column of the table (an edge
@@ -909,9 +912,8 @@ int cli_check_table_width(const char *cmd, const char *table_path, int64_t width
                           int64_t expected) {
     if (width == expected) return AG_EXIT_OK;
     if (expected == 0) {
-        fprintf(stderr, "attn-graph: %s: %s: the model %s takes no node table (it was trained without one, or with one that held the "
-                "labels alone)\n", cmd,
-                table_path, model_path);
+        fprintf(stderr, "attn-graph: %s: %s: the model %s takes no node table (it was trained without one, or with "
+                "one that held the labels alone)\n", cmd, table_path, model_path);
         return AG_EXIT_INPUT;
     }
     fprintf(stderr, "attn-graph: %s: %s: the node table has %lld feature column%s; the model %s expects %lld (the "

@@ -141,8 +141,10 @@ void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t 
  * data set's paths; NULL when unknown). cmd leads the line ("eval"). */
 void cli_warn_shifted_graphs(const ag_bundle_t *b, const ag_example_t *examples, const int64_t *idx, int64_t n,
                              const char *const *files, const char *cmd);
-/* Reads the node table of ig: ids matched to id_attr when given, else to vertex attribute 'id',
- * else 'name' (NCOL, LGL), else to the 0-based vertex indices (an edge list); a LINQS .content
+/* The vertex attribute a node table's ids are matched to: id_attr when given, else 'id', else
+ * 'name' (NCOL, LGL); NULL for the 0-based vertex indices (an edge list). */
+const char *cli_table_key(const igraph_t *ig, const char *id_attr);
+/* Reads the node table of ig, its ids matched to cli_table_key's attribute; a LINQS .content
  * file's last field is its label, and so is a column named label_attr (may be NULL) when the graph
  * has no such vertex attribute (t->labels then holds them). With a model (its table's column
  * names; NULL when training), a column it does not read may hold text. */

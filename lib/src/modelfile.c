@@ -198,10 +198,11 @@ ag_error_t ag_bundle_set_graph(ag_bundle_t *b, const igraph_t *ig) {
     return AG_SUCCESS;
 }
 
-int ag_bundle_other_graph(const ag_bundle_t *b, const igraph_t *ig) {
+int ag_bundle_other_graph(const ag_bundle_t *b, const igraph_t *ig, ag_graph_print_t *print) {
     ag_graph_print_t p;
-    if (!b || !b->has_graph || !ig || ag_graph_print(ig, &p) != AG_SUCCESS) return 0;
-    return !ag_graph_print_same_shape(&b->graph, &p) ? 1 : !ag_graph_print_equal(&b->graph, &p) ? 2 : 0;
+    if (!print) print = &p;
+    if (!b || !b->has_graph || !ig || ag_graph_print(ig, print) != AG_SUCCESS) return 0;
+    return !ag_graph_print_same_shape(&b->graph, print) ? 1 : !ag_graph_print_equal(&b->graph, print) ? 2 : 0;
 }
 
 ag_error_t ag_bundle_set_label_attr(ag_bundle_t *b, const char *attr) {
@@ -449,24 +450,30 @@ static int hex64(const ag_json_t *j, uint64_t *v) {
     return 1;
 }
 
+/* 1 and *v when j is a whole number in 0..9e15 (the integers a double holds one by one). */
+static int count64(const ag_json_t *j, int64_t *v) {
+    if (!j || j->type != AG_JSON_NUMBER || !(j->number >= 0 && j->number <= 9e15) || j->number != floor(j->number))
+        return 0;
+    *v = (int64_t)j->number;
+    return 1;
+}
+
 /* The "graph" metadata: {"vertices": n, "edges": m, "directed": bool, "hash": 16 hex digits,
  * "numbering": 16 hex digits}. */
 static ag_error_t graph_from(ag_bundle_t *b, const ag_json_t *j, const char *path) {
     const int obj = j->type == AG_JSON_OBJECT;
-    const ag_json_t *nv = obj ? ag_json_get(j, "vertices") : NULL, *ne = obj ? ag_json_get(j, "edges") : NULL;
     const ag_json_t *d = obj ? ag_json_get(j, "directed") : NULL;
+    int64_t vertices = 0, edges = 0;
     uint64_t hash = 0, numbered = 0;
-    if (!nv || nv->type != AG_JSON_NUMBER || !(nv->number >= 0 && nv->number <= 9e15) ||
-        nv->number != floor(nv->number) || !ne || ne->type != AG_JSON_NUMBER ||
-        !(ne->number >= 0 && ne->number <= 9e15) || ne->number != floor(ne->number) || !d ||
-        d->type != AG_JSON_BOOL || !hex64(obj ? ag_json_get(j, "hash") : NULL, &hash) ||
-        !hex64(obj ? ag_json_get(j, "numbering") : NULL, &numbered))
+    if (!count64(obj ? ag_json_get(j, "vertices") : NULL, &vertices) ||
+        !count64(obj ? ag_json_get(j, "edges") : NULL, &edges) || !d || d->type != AG_JSON_BOOL ||
+        !hex64(obj ? ag_json_get(j, "hash") : NULL, &hash) || !hex64(obj ? ag_json_get(j, "numbering") : NULL, &numbered))
         return AG_ERROR(AG_EMODEL, "%s: metadata 'graph' needs integers 'vertices' and 'edges' (0 or more), a boolean "
                         "'directed', and a 'hash' and a 'numbering' of 16 lowercase hexadecimal digits each", path);
     if (ag_task_is_graph_level(ag_model_config(b->model)->task))
         return AG_ERROR(AG_EMODEL, "%s: metadata 'graph' is for node models; this one is a graph-level model", path);
-    b->graph.vertices = (int64_t)nv->number;
-    b->graph.edges = (int64_t)ne->number;
+    b->graph.vertices = vertices;
+    b->graph.edges = edges;
     b->graph.directed = d->boolean ? 1 : 0;
     b->graph.hash = hash;
     b->graph.numbered = numbered;

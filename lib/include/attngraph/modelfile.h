@@ -113,8 +113,9 @@ ag_error_t ag_bundle_set_graph(ag_bundle_t *b, const igraph_t *ig);
 /** \function ag_bundle_other_graph
  * When the bundle knows the graph its node model was trained on: 1 when ig is another graph (by
  * print), 2 when it is that graph with its vertices numbered otherwise; else 0 (the same graph
- * numbered alike, or a model that does not know). */
-int ag_bundle_other_graph(const ag_bundle_t *b, const igraph_t *ig);
+ * numbered alike, or a model that does not know). print, when not NULL, receives ig's print
+ * (ag_graph_print), for a caller that reports it, whenever the bundle knows its graph. */
+int ag_bundle_other_graph(const ag_bundle_t *b, const igraph_t *ig, ag_graph_print_t *print);
 
 /**
  * \function ag_bundle_add_member
