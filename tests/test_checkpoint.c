@@ -363,6 +363,9 @@ static void test_bad_checkpoints_are_refused(void **state) {
     ag_test_header_set(good, bad, "since_best", "1000");
     expect_load_error(bad, b, AG_EMODEL, "checkpoint: inconsistent counters (epoch 1, best epoch 1, 1000 epochs since "
                       "the best");
+    ag_test_header_set(good, bad, "since_best", "1"); /* the best is epoch 1, the last one */
+    expect_load_error(bad, b, AG_EMODEL, "checkpoint: inconsistent counters (epoch 1, best epoch 1, 1 epochs since "
+                      "the best");
     ag_test_header_set(good, bad, "best_epoch", "2");
     expect_load_error(bad, b, AG_EMODEL, "inconsistent counters (epoch 1, best epoch 2,");
     ag_test_header_set(good, bad, "optim_step", "5"); /* 4 steps in epoch 1 */

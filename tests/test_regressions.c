@@ -247,6 +247,20 @@ static void test_checkpoint_step_overflow(void **state) {
         ag_train_state_destroy(&st);
         ag_model_destroy(m);
     }
+    /* a state the caller edits in memory, past the load's checks: the resume checks it again
+     * (epoch 1 is the best, so no epoch can have passed since) */
+    {
+        ag_train_state_t st;
+        m = ring_model();
+        assert_int_equal(ag_train_state_load(genuine, m, &st, NULL), AG_SUCCESS);
+        assert_int_equal(st.best_epoch, 1);
+        st.since_best = 1;
+        assert_int_equal(ag_train_resume(m, &set, tr, 3, NULL, 0, &tc, &st, &res), AG_EMODEL);
+        assert_string_equal(ag_error_message(), "checkpoint: inconsistent counters (2 optimiser steps after 1 epochs "
+                                                "of 2 steps, 2 in the optimiser, 1 epochs since the best)");
+        ag_train_state_destroy(&st);
+        ag_model_destroy(m);
+    }
     unlink(genuine);
     unlink(edited);
     ag_trainset_destroy(&set);

@@ -265,7 +265,9 @@ static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_tr
     AG_CHECK(get_i64(f, "optim_step", 0, &k));
     /* what the counters say of one another, whatever the data: checked here so that `info`, which
      * has no data, finds what --resume would (ag_train_resume checks them against the data too) */
-    if (st->best_epoch > st->epoch || st->since_best > st->epoch || k > st->step)
+    /* the epochs since the best are at most those after it (fewer when some came before
+     * min_epochs, which do not count) */
+    if (st->best_epoch > st->epoch || st->since_best > st->epoch - st->best_epoch || k > st->step)
         return AG_ERROR(AG_EMODEL, "%s: checkpoint: inconsistent counters (epoch %lld, best epoch %lld, %lld epochs "
                         "since the best, %lld optimiser steps of which %lld in the optimiser)", f->path,
                         (long long)st->epoch, (long long)st->best_epoch, (long long)st->since_best,

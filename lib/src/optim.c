@@ -37,11 +37,14 @@ ag_error_t ag_optim_init(ag_optim_t *opt, const ag_optim_config_t *cfg, const ag
     AG_CHECK(check_config(cfg));
     opt->cfg = *cfg;
     void *off;
-    AG_CHECK(ag_i_alloc_array(&off, params->count + 1, sizeof(int64_t), "optimiser offsets"));
+    /* (count + 1) offsets then (count) row counts, one allocation */
+    AG_CHECK(ag_i_alloc_array(&off, 2 * params->count + 1, sizeof(int64_t), "optimiser offsets"));
     opt->offset = off;
+    opt->rows = opt->offset + params->count + 1;
     int64_t P = 0;
     for (int64_t i = 0; i < params->count; i++) {
         opt->offset[i] = P;
+        opt->rows[i] = params->items[i].shape[0];
         P += params->items[i].shape[0] * params->items[i].shape[1];
     }
     opt->offset[params->count] = P;
@@ -76,14 +79,16 @@ void ag_optim_reset(ag_optim_t *opt) {
 
 ag_error_t ag_optim_step(ag_optim_t *opt, const ag_param_list_t *params, float lr) {
     if (params->count != opt->count)
-        return AG_ERROR(AG_EMISMATCH, "optimiser step: the list has %lld tensors, the state was made for %lld",
-                        (long long)params->count, (long long)opt->count);
+        return AG_ERROR(AG_EMISMATCH, "optimiser step: the list has %lld tensor%s, the state was made for %lld",
+                        (long long)params->count, params->count == 1 ? "" : "s", (long long)opt->count);
     for (int64_t i = 0; i < params->count; i++) {
         const ag_param_t *p = &params->items[i];
-        if (p->shape[0] * p->shape[1] != opt->offset[i + 1] - opt->offset[i])
-            return AG_ERROR(AG_EMISMATCH, "optimiser step: tensor %lld '%s' has %lld values, its state %lld",
-                            (long long)i, p->name, (long long)(p->shape[0] * p->shape[1]),
-                            (long long)(opt->offset[i + 1] - opt->offset[i]));
+        /* the same count in another shape (a transposed tensor) would mix up elements' moments */
+        int64_t n = opt->offset[i + 1] - opt->offset[i], r = opt->rows[i];
+        if (p->shape[0] != r || p->shape[0] * p->shape[1] != n)
+            return AG_ERROR(AG_EMISMATCH, "optimiser step: tensor %lld '%s' is %lld x %lld, its state was made for %lld x %lld",
+                            (long long)i, p->name, (long long)p->shape[0], (long long)p->shape[1], (long long)r,
+                            (long long)(r ? n / r : 0));
     }
     const ag_optim_config_t *c = &opt->cfg;
     if (lr < 0.0f) lr = c->lr;

@@ -924,7 +924,7 @@ static ag_error_t check_resume(const ag_train_state_t *st, const ag_train_config
      * larger count would overflow the counters (fuzz_checkpoint: step 2^63-1) */
     int64_t max_steps;
     if (ag_i_mul_overflow(st->epoch, steps_per_epoch, &max_steps) || st->step > max_steps || st->optim.step < 0 ||
-        st->optim.step > st->step || st->since_best > st->epoch)
+        st->optim.step > st->step || st->since_best > st->epoch - st->best_epoch)
         return AG_ERROR(AG_EMODEL, "checkpoint: inconsistent counters (%lld optimiser steps after %lld epochs of %lld "
                         "steps, %lld in the optimiser, %lld epochs since the best)", (long long)st->step,
                         (long long)st->epoch, (long long)steps_per_epoch, (long long)st->optim.step,

@@ -60,6 +60,7 @@ typedef struct ag_optim_t {
     int64_t size;       /* P: scalars over all tensors of the list */
     int64_t count;      /* tensors in the list the state was made for */
     int64_t *offset;    /* (count + 1) start of each tensor's state; offset[count] = P */
+    int64_t *rows;      /* (count) each tensor's shape[0]: with offset, its shape, which a step checks */
     float *state;       /* one allocation: m then v */
     float *m;           /* (P) first moment (Adam, AdamW) or momentum buffer (SGD) */
     float *v;           /* (P) second moment (Adam, AdamW); NULL for SGD */
