@@ -731,6 +731,12 @@ static void test_control_characters_escaped(void **state) {
     assert_non_null(strstr(r.out, "\n  vertex  \"na\\tme\\u009b31m\"  string "));
     /* a byte that is not UTF-8 (a lone CSI), a right-to-left override: escaped too */
     run_expect(3, "attn-graph: @/d\\x9b" "2J\\u202e.gml: No such file or directory\n", "info '@/d\x9b" "2J\xe2\x80\xae.gml'");
+    /* other characters of 2, 3 and 4 bytes show as themselves (their continuation bytes were
+     * escaped once), in a path and in a library's message alike */
+    run_expect(3, "attn-graph: @/n\xc3\xb6\xe6\x9d\xb1\xf0\x9f\x98\x80.gml: No such file or directory\n",
+               "info '@/n\xc3\xb6\xe6\x9d\xb1\xf0\x9f\x98\x80.gml'");
+    run_expect(3, "attn-graph: graphs/social/karate.gml: the graph has no vertex attribute '\xe5\x90\x8d'\n",
+               "train graphs/social/karate.gml --label-attr '\xe5\x90\x8d'");
 }
 
 /* explain's legend cuts long class names in the middle, so that names differing at their ends

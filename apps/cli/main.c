@@ -78,6 +78,10 @@ static void escape_controls(char *msg, size_t cap) {
         } else if (len) { /* a C1 control (CSI, NEL), a separator or a bidirectional mark */
             k += (size_t)snprintf(out + k, sizeof out - k, "\\u%04x", code);
             p += len - 1;
+        } else if (*p >= 0x80) { /* a UTF-8 character that shows as itself: all its bytes */
+            const size_t n = ag_utf8_sequence((const char *)p, (size_t)(end - p));
+            for (size_t b = 0; b < n; b++) out[k++] = (char)p[b];
+            p += n - 1;
         } else if (*p >= 0x20 && *p != 0x7f) out[k++] = (char)*p;
         else if (*p == '\n') k += (size_t)snprintf(out + k, sizeof out - k, "\\n");
         else if (*p == '\t') k += (size_t)snprintf(out + k, sizeof out - k, "\\t");
