@@ -2090,6 +2090,49 @@ static void test_interrupt(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* Graphs written by networkx (GML `label` "0", "1", ... on every vertex) train on their
+ * structure, not on the files' vertex order: the numbering is left out with a note, and a graph
+ * without the attribute (an edge list) is classified by the model. */
+static void test_vertex_numbering_left_out(void **state) {
+    (void)state;
+    char dir[256], text[2048], args[1024];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "numbering", 0), 0);
+    strcpy(text, "file,kind\n");
+    for (int g = 0; g < 12; g++) {
+        const int n = 4 + g % 5, star = g % 2;
+        char gml[2048], name[32];
+        int k = snprintf(gml, sizeof gml, "graph [\n  directed 0\n");
+        for (int v = 0; v < n; v++) k += snprintf(gml + k, sizeof gml - k, "  node [ id %d label \"%d\" ]\n", v, v);
+        for (int v = 1; v < n; v++)
+            k += snprintf(gml + k, sizeof gml - k, "  edge [ source %d target %d ]\n", star ? 0 : v - 1, v);
+        snprintf(gml + k, sizeof gml - k, "]\n");
+        snprintf(name, sizeof name, "g%02d.gml", g);
+        ag_test_write_text(dir, name, gml);
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s,%s\n", name, star ? "star" : "path");
+    }
+    ag_test_write_text(dir, "labels.csv", text);
+    ag_test_write_text(dir, "star.edges", "0 1\n0 2\n0 3\n0 4\n0 5\n");
+    ag_cli_run_t r;
+    snprintf(args, sizeof args, "train --labels %s/labels.csv --epochs 2 --threads 1 -o %s/m.st", dir, dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.err, "attn-graph: note: vertex attribute 'label' names the vertices of each graph (a "
+                                  "different value on every vertex of a graph: their order in the file, or names "
+                                  "seldom shared across graphs) and is not used as a feature: the model would learn "
+                                  "the files' vertex order, not the graphs; --vertex-attrs takes it\n"));
+    assert_non_null(strstr(r.err, "note: the graphs have no usable vertex attribute: the degree is a feature"));
+    snprintf(args, sizeof args, "classify --model %s/m.st %s/star.edges", dir, dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 0);
+    assert_string_equal(r.err, "");
+    /* asked for by name: taken, without the note */
+    snprintf(args, sizeof args, "train --labels %s/labels.csv --epochs 1 --threads 1 --vertex-attrs label", dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 0);
+    assert_null(strstr(r.err, "names the vertices"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
@@ -2116,6 +2159,7 @@ int main(void) {
         cmocka_unit_test(test_resume_before_graph_preset),
         cmocka_unit_test(test_unlabelled_training_part),
         cmocka_unit_test(test_interrupt),
+        cmocka_unit_test(test_vertex_numbering_left_out),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1178,6 +1178,96 @@ static void test_alloc_failures(void **state) {
     igraph_destroy(&b);
 }
 
+/* A path of n vertices: "label" the vertex's place as networkx's GML writer spells it (prefix
+ * and number, counted from shift), "pos" the place as a number, "kind" two values that describe
+ * the vertices (repeated in every graph of 3 or more: never a key). */
+static void make_keyed(igraph_t *g, int n, const char *prefix, int shift) {
+    igraph_vector_int_t e;
+    igraph_vector_int_init(&e, 2 * (n - 1));
+    for (int v = 0; v + 1 < n; v++) {
+        VECTOR(e)[2 * v] = v;
+        VECTOR(e)[2 * v + 1] = v + 1;
+    }
+    igraph_create(g, &e, n, IGRAPH_UNDIRECTED);
+    igraph_vector_int_destroy(&e);
+    for (int v = 0; v < n; v++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s%d", prefix, (v + shift) % n);
+        SETVAS(g, "label", v, name);
+        SETVAN(g, "pos", v, v);
+        SETVAS(g, "kind", v, v % 2 ? "b" : "a");
+    }
+}
+
+/* The fit of graphs of the given sizes (prefix per graph, or one for all) with the default
+ * selection or a list; checks the attributes kept and left out (names joined by spaces). */
+static void expect_keys(const int *sizes, int count, const char *const *prefixes, int shift, const char *list,
+                        const char *kept, const char *left_out) {
+    igraph_t gs[4];
+    const igraph_t *ps[4];
+    for (int g = 0; g < count; g++) {
+        make_keyed(&gs[g], sizes[g], prefixes[prefixes[1] ? g : 0], shift * g);
+        ps[g] = &gs[g];
+    }
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    const char *names[] = {list};
+    if (list) config_list(&cfg, names, 1);
+    ag_featurizer_t f;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, ps, count), AG_SUCCESS);
+    char got[128] = "", out[128] = "";
+    for (int64_t i = 0; i < f.n_vattrs; i++)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? " " : "", f.vattrs[i].name);
+    for (int64_t i = 0; i < f.n_left_out; i++)
+        snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s", i ? " " : "", f.left_out[i]);
+    assert_string_equal(got, kept);
+    assert_string_equal(out, left_out);
+    ag_featurizer_destroy(&f);
+    for (int g = 0; g < count; g++) igraph_destroy(&gs[g]);
+}
+
+/* A vertex attribute that names each graph's vertices (networkx's GML label, Pajek's name) is
+ * no feature of a graph task's default selection; one that describes them, or that one graph
+ * alone carries (a node task), or that a list names, stays. */
+static void test_vertex_keys(void **state) {
+    (void)state;
+    const char *one[] = {"", NULL}, *own[] = {"g0_", "g1_", "g2_"};
+    /* numbering in file order, graphs of different sizes: both numberings left out */
+    expect_keys((const int[]){3, 4, 5}, 3, one, 0, NULL, "kind", "label pos");
+    /* the same sequence on graphs of one size (an atlas's regions): each vertex's identity */
+    expect_keys((const int[]){4, 4, 4}, 3, one, 0, NULL, "kind label pos", "");
+    /* names no two graphs share (people): left out; the numbers still follow the file order */
+    expect_keys((const int[]){4, 4, 4}, 3, own, 0, NULL, "kind pos", "label");
+    /* one vocabulary in other orders (a colour per vertex): the values describe the vertices */
+    expect_keys((const int[]){3, 3, 3, 3}, 4, one, 1, NULL, "kind label pos", "");
+    /* named in a list: taken whatever it is */
+    expect_keys((const int[]){3, 4, 5}, 3, one, 0, "label", "label", "");
+    /* one graph, or one graph of 3 or more vertices: nothing to compare */
+    expect_keys((const int[]){5}, 1, one, 0, NULL, "kind label pos", "");
+    expect_keys((const int[]){2, 5}, 2, one, 0, NULL, "kind label pos", "");
+    /* out of memory at each allocation of the fit: AG_ENOMEM and nothing leaks */
+    igraph_t a, b;
+    make_keyed(&a, 3, "", 0);
+    make_keyed(&b, 5, "", 0);
+    const igraph_t *ps[] = {&a, &b};
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    ag_featurizer_t f;
+    int64_t n;
+    for (n = 1;; n++) {
+        ag_i_alloc_fail_at(n);
+        ag_error_t rc = ag_featurizer_fit(&f, &cfg, ps, 2);
+        ag_i_alloc_fail_at(0);
+        if (rc == AG_SUCCESS) break;
+        assert_int_equal(rc, AG_ENOMEM);
+        assert_null(f.left_out);
+    }
+    assert_int_equal(f.n_left_out, 2);
+    ag_featurizer_destroy(&f);
+    igraph_destroy(&a);
+    igraph_destroy(&b);
+}
+
 static void test_tox21(void **state) {
     (void)state;
     enum { G = 40 };
@@ -1242,6 +1332,7 @@ int main(void) {
         cmocka_unit_test(test_structural_columns),
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_vertex_keys),
         cmocka_unit_test(test_tox21),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -825,6 +825,12 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
         own_output_note(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, fc);
         own_output_note(&d->graph, IGRAPH_ATTRIBUTE_EDGE, fc);
     }
+    for (int64_t i = 0; d->graph_level && i < p->featurizer.n_left_out; i++)
+        fprintf(stderr,
+                "attn-graph: note: vertex attribute '%s' names the vertices of each graph (a different value on every "
+                "vertex of a graph: their order in the file, or names seldom shared across graphs) and is not used as "
+                "a feature: the model would learn the files' vertex order, not the graphs; --vertex-attrs takes it\n",
+                p->featurizer.left_out[i]);
     if (d->graph_level) uncommon_attr_notes(d, u);
     if (d->graph_level && !o->targets && d->ds.targets.n_tasks > 1) {
         /* several columns were taken by default: name them, as a table may hold more than targets */

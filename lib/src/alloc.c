@@ -119,14 +119,27 @@ int ag_i_mul_overflow(int64_t a, int64_t b, int64_t *out) {
     return __builtin_mul_overflow(a, b, out);
 }
 
-ag_error_t ag_i_alloc_array(void **out, int64_t count, size_t size, const char *what) {
-    int64_t bytes;
+/* count elements of size bytes in bytes, or AG_ELIMIT when that overflows what one block may hold. */
+static ag_error_t array_bytes(int64_t count, size_t size, const char *what, int64_t *bytes) {
+    if (count < 0 || ag_i_mul_overflow(count, (int64_t)size, bytes) || (uint64_t)*bytes > SIZE_MAX / 2)
+        return AG_ERROR(AG_ELIMIT, "size of %s overflows (%lld elements of %zu bytes)", what, (long long)count, size);
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_i_realloc_array(void **out, void *old, int64_t count, size_t size, const char *what) {
+    int64_t bytes = 0;
     *out = NULL;
-    if (count < 0 || ag_i_mul_overflow(count, (int64_t)size, &bytes) || (uint64_t)bytes > SIZE_MAX / 2)
-        return AG_ERROR(AG_ELIMIT, "size of %s overflows (%lld elements of %zu bytes)", what,
-                        (long long)count, size);
+    AG_CHECK(array_bytes(count, size, what, &bytes));
+    *out = ag_i_realloc(old, bytes > 0 ? (size_t)bytes : 1);
+    if (!*out) return AG_ERROR(AG_ENOMEM, "out of memory allocating %s (%lld bytes)", what, (long long)bytes);
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_i_alloc_array(void **out, int64_t count, size_t size, const char *what) {
+    int64_t bytes = 0;
+    *out = NULL;
+    AG_CHECK(array_bytes(count, size, what, &bytes));
     *out = ag_i_calloc((size_t)count, size);
-    if (!*out)
-        return AG_ERROR(AG_ENOMEM, "out of memory allocating %s (%lld bytes)", what, (long long)bytes);
+    if (!*out) return AG_ERROR(AG_ENOMEM, "out of memory allocating %s (%lld bytes)", what, (long long)bytes);
     return AG_SUCCESS;
 }

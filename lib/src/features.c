@@ -71,6 +71,7 @@ void ag_featurizer_destroy(ag_featurizer_t *f) {
     ag_i_free(f->edge_std);
     ag_i_strings_free(f->names, f->n_features);
     ag_i_strings_free(f->edge_names, f->n_edge_features);
+    ag_i_strings_free(f->left_out, f->n_left_out);
     memset(f, 0, sizeof *f);
 }
 
@@ -289,6 +290,11 @@ static int graph_directed(const igraph_t *ig) {
 }
 
 static int cmp_str_ptr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 
 /* Column index of value s in the sorted vocabulary, or vocab_size (the "<other>" slot). */
 static int64_t vocab_index(const ag_feature_attr_t *a, const char *s) {
@@ -953,6 +959,132 @@ static ag_error_t drop_empty(ag_feature_attr_t *attrs, int64_t *n, int is_edge, 
     return AG_SUCCESS;
 }
 
+/* Whether vertex attribute a names the vertices of each graph instead of describing them: a value
+ * different on every vertex of each graph (of 2 or more vertices), and either the same sequence in
+ * every graph's vertex order while the graphs differ in size (networkx's GML `label` "0", "1", ...,
+ * Pajek's `name` "v1", "v2", ...: a vertex's place in its file), or, for a string, values that
+ * seldom recur across graphs (more distinct values than half the vertices: people's names). As a
+ * feature it tells a graph-level model where each vertex sits in its file, and a graph written
+ * otherwise is predicted from noise: cycles, paths and stars written by networkx trained to test
+ * accuracy 1.0 and put every one of 12 new graphs, their vertices named "atom0"..., in one class.
+ * Graphs of one size whose vertices carry the same values in the same order (a brain atlas's
+ * regions) share their vertices' identity, and keep the attribute. */
+static ag_error_t vertex_key(const ag_feature_attr_t *a, const igraph_t *const *graphs, int64_t count, int *key) {
+    *key = 0;
+    if (a->type == AG_ATTR_BOOLEAN) return AG_SUCCESS;
+    const int is_str = a->type == AG_ATTR_STRING;
+    int64_t big = 0, total = 0, ref_n = 0, first_n = -1;
+    int same_order = 1, sizes_differ = 0;
+    char **ref = NULL;     /* (ref_n) a string key's value at each place, from the graphs so far */
+    double *refd = NULL;   /* (ref_n) the same for a numeric one */
+    const void **sorted = NULL;
+    double *sortedd = NULL;
+    ag_error_t err = AG_SUCCESS;
+    int distinct = 1;
+    for (int64_t g = 0; g < count && err == AG_SUCCESS && distinct; g++) {
+        ag_i_igraph_enter();
+        const int64_t n = (int64_t)igraph_vcount(graphs[g]);
+        ag_i_igraph_leave();
+        if (n < 2) continue;
+        big += n >= 3;
+        total += n;
+        if (first_n < 0) first_n = n;
+        else if (n != first_n) sizes_differ = 1;
+        igraph_strvector_t sv;
+        igraph_vector_t nv;
+        if (is_str) {
+            if ((err = read_strings(graphs[g], 0, a->name, &sv)) != AG_SUCCESS) break;
+        } else {
+            ag_i_igraph_enter();
+            igraph_error_t rc = igraph_vector_init(&nv, 0);
+            if (rc == IGRAPH_SUCCESS && (rc = igraph_cattribute_VANV(graphs[g], a->name, igraph_vss_all(), &nv)))
+                igraph_vector_destroy(&nv);
+            ag_i_igraph_leave();
+            if (rc != IGRAPH_SUCCESS) {
+                err = read_error(rc, "vertex", a->name);
+                break;
+            }
+        }
+        void *p;
+        if (n > ref_n) {
+            /* the places this graph adds to the reference sequence */
+            err = is_str ? ag_i_realloc_array(&p, ref, n, sizeof(char *), "vertex key values")
+                         : ag_i_realloc_array(&p, refd, n, sizeof(double), "vertex key values");
+            if (err == AG_SUCCESS && is_str) ref = p;
+            else if (err == AG_SUCCESS) refd = p;
+        }
+        if (err == AG_SUCCESS)
+            err = is_str ? ag_i_realloc_array(&p, sorted, n, sizeof(void *), "vertex key values")
+                         : ag_i_realloc_array(&p, sortedd, n, sizeof(double), "vertex key values");
+        if (err == AG_SUCCESS && is_str) sorted = p;
+        else if (err == AG_SUCCESS) sortedd = p;
+        ag_i_igraph_enter();
+        for (int64_t v = 0; v < n && err == AG_SUCCESS; v++) {
+            if (is_str) {
+                const char *s = igraph_strvector_get(&sv, v);
+                sorted[v] = s;
+                if (v < ref_n) same_order &= strcmp(ref[v], s) == 0;
+                else if (!(ref[v] = ag_i_strdup(s))) err = AG_ERROR(AG_ENOMEM, "out of memory copying a vertex key");
+                else ref_n = v + 1;
+            } else {
+                const double x = VECTOR(nv)[v];
+                sortedd[v] = x;
+                if (isnan(x)) distinct = 0;
+                if (v < ref_n) same_order &= refd[v] == x;
+                else refd[ref_n++] = x;
+            }
+        }
+        ag_i_igraph_leave();
+        /* sorted holds pointers into sv: checked before it goes */
+        if (err == AG_SUCCESS && distinct) {
+            if (is_str) qsort(sorted, (size_t)n, sizeof(void *), cmp_str_ptr);
+            else qsort(sortedd, (size_t)n, sizeof(double), cmp_double);
+            for (int64_t v = 1; v < n && distinct; v++)
+                distinct = is_str ? strcmp(sorted[v - 1], sorted[v]) != 0 : sortedd[v - 1] != sortedd[v];
+        }
+        ag_i_igraph_enter();
+        if (is_str) igraph_strvector_destroy(&sv);
+        else igraph_vector_destroy(&nv);
+        ag_i_igraph_leave();
+    }
+    if (err == AG_SUCCESS && distinct && big >= 2)
+        *key = (same_order && sizes_differ) || (is_str && a->vocab_size * 2 > total);
+    if (ref) ag_i_strings_free(ref, ref_n);
+    ag_i_free(refd);
+    ag_i_free(sorted);
+    ag_i_free(sortedd);
+    return err;
+}
+
+/* Leaves out of f's vertex attributes the graphs' vertex keys (vertex_key()), naming them in
+ * f->left_out for the caller's messages. */
+static ag_error_t drop_vertex_keys(ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < f->n_vattrs; i++) {
+        int key;
+        ag_error_t err = vertex_key(&f->vattrs[i], graphs, count, &key);
+        if (err == AG_SUCCESS && key) {
+            void *p;
+            err = ag_i_realloc_array(&p, f->left_out, f->n_left_out + 1, sizeof(char *), "left-out attributes");
+            if (err == AG_SUCCESS) {
+                f->left_out = p;
+                f->left_out[f->n_left_out++] = f->vattrs[i].name;
+                f->vattrs[i].name = NULL;
+                free_attr(&f->vattrs[i]);
+                continue;
+            }
+        }
+        if (err != AG_SUCCESS) {
+            for (int64_t j = i; j < f->n_vattrs; j++) f->vattrs[m++] = f->vattrs[j]; /* destroy frees them */
+            f->n_vattrs = m;
+            return err;
+        }
+        f->vattrs[m++] = f->vattrs[i];
+    }
+    f->n_vattrs = m;
+    return AG_SUCCESS;
+}
+
 /* Re-raises the last error with graph g's name in front: its file when the caller named the
  * graphs, else "graph g" when there are several to tell apart (one graph's callers name its file). */
 static ag_error_t in_graph(ag_error_t code, const char *const *names, int64_t g, int64_t count) {
@@ -1095,6 +1227,8 @@ ag_error_t ag_featurizer_fit_named(ag_featurizer_t *f, const ag_featurizer_confi
                     if ((err = grow_vocab(&attrs[i], graphs[g], is_edge)) == AG_EATTR) err = in_graph(err, names, g, count);
         if (err == AG_SUCCESS) err = drop_empty(attrs, n, is_edge, (is_edge ? cfg->edge_select : cfg->vertex_select) == AG_SELECT_ALL);
     }
+    /* one graph's names are a node task's business (transductive: identity features can serve it) */
+    if (err == AG_SUCCESS && count >= 2 && cfg->vertex_select == AG_SELECT_ALL) err = drop_vertex_keys(f, graphs, count);
     if (err == AG_SUCCESS && cfg->degree_if_featureless && f->n_vattrs == 0 && !f->degree) {
         /* no attribute column and no structural one asked for: the Laplacian columns, as many as
          * the largest graph has non-trivial eigenvectors (beyond them they would be zeros) */

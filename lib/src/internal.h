@@ -82,6 +82,9 @@ int ag_i_mul_overflow(int64_t a, int64_t b, int64_t *out);
 
 /* Allocates count elements of size bytes (zeroed) or records AG_ENOMEM / AG_ELIMIT with `what`. */
 ag_error_t ag_i_alloc_array(void **out, int64_t count, size_t size, const char *what);
+/* old grown (or shrunk) to count elements of size bytes, the new ones uninitialised: *out is the
+ * block, or NULL on AG_ELIMIT or AG_ENOMEM with old left as it was (the caller still frees it). */
+ag_error_t ag_i_realloc_array(void **out, void *old, int64_t count, size_t size, const char *what);
 
 /* Work on fewer rows (nodes) than this runs on the calling thread: a parallel region costs more
  * than such work (one molecule: tens of microseconds), and a second thread woken or left spinning

@@ -153,6 +153,12 @@ typedef struct ag_featurizer_t {
     float *edge_std;
     char **names;              /* (F) column names of X */
     char **edge_names;         /* (Fe) column names of the edge features */
+    /* (n_left_out) vertex attributes that a fit on several graphs with AG_SELECT_ALL left out as
+     * the graphs' vertex keys: a different value on every vertex of each graph, in the same order
+     * in graphs of different sizes (networkx's GML `label`, Pajek's `name`) or seldom the same
+     * across graphs (see docs/features.md). For the caller's messages; not saved in a model file. */
+    char **left_out;
+    int64_t n_left_out;
 } ag_featurizer_t;
 
 /**
