@@ -2095,7 +2095,7 @@ static void test_interrupt(void **state) {
  * without the attribute (an edge list) is classified by the model. */
 static void test_vertex_numbering_left_out(void **state) {
     (void)state;
-    char dir[256], text[2048], args[1024];
+    char dir[256], text[2048];
     assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "numbering", 0), 0);
     strcpy(text, "file,kind\n");
     for (int g = 0; g < 12; g++) {
@@ -2113,23 +2113,44 @@ static void test_vertex_numbering_left_out(void **state) {
     ag_test_write_text(dir, "labels.csv", text);
     ag_test_write_text(dir, "star.edges", "0 1\n0 2\n0 3\n0 4\n0 5\n");
     ag_cli_run_t r;
-    snprintf(args, sizeof args, "train --labels %s/labels.csv --epochs 2 --threads 1 -o %s/m.st", dir, dir);
-    ag_cli_run(&r, NULL, args);
-    assert_int_equal(r.code, 0);
+    ag_cli_run_ok(&r, "train --labels %s/labels.csv --epochs 2 --threads 1 -o %s/m.st", dir, dir);
     assert_non_null(strstr(r.err, "attn-graph: note: vertex attribute 'label' names the vertices of each graph (a "
                                   "different value on every vertex of a graph: their order in the file, or names "
                                   "seldom shared across graphs) and is not used as a feature: the model would learn "
                                   "the files' vertex order, not the graphs; --vertex-attrs takes it\n"));
     assert_non_null(strstr(r.err, "note: the graphs have no usable vertex attribute: the degree is a feature"));
-    snprintf(args, sizeof args, "classify --model %s/m.st %s/star.edges", dir, dir);
-    ag_cli_run(&r, NULL, args);
-    assert_int_equal(r.code, 0);
+    ag_cli_run_ok(&r, "classify --model %s/m.st %s/star.edges", dir, dir);
     assert_string_equal(r.err, "");
     /* asked for by name: taken, without the note */
-    snprintf(args, sizeof args, "train --labels %s/labels.csv --epochs 1 --threads 1 --vertex-attrs label", dir);
-    ag_cli_run(&r, NULL, args);
-    assert_int_equal(r.code, 0);
+    ag_cli_run_ok(&r, "train --labels %s/labels.csv --epochs 1 --threads 1 --vertex-attrs label", dir);
     assert_null(strstr(r.err, "names the vertices"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
+/* An attribute of numbers with one "NA" is text to igraph: train says why it is one-hot encoded
+ * and what would make it a number; an attribute of words gets no such note. */
+static void test_number_like_text_note(void **state) {
+    (void)state;
+    char dir[256], gml[2048];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "numtext", 0), 0);
+    int k = snprintf(gml, sizeof gml, "graph [\n  directed 0\n");
+    static const char *const el[] = {"C", "N", "O", "S", "P", "F", "Cl", "Br"};
+    for (int v = 0; v < 8; v++) {
+        char age[8];
+        snprintf(age, sizeof age, "%d", 20 + v);
+        k += snprintf(gml + k, sizeof gml - k, "  node [ id %d age \"%s\" el \"%s\" grp \"%s\" ]\n", v,
+                      v == 3 ? "NA" : age, el[v], v % 2 ? "a" : "b");
+    }
+    for (int v = 1; v < 8; v++) k += snprintf(gml + k, sizeof gml - k, "  edge [ source %d target %d ]\n", v - 1, v);
+    snprintf(gml + k, sizeof gml - k, "]\n");
+    ag_test_write_text(dir, "g.gml", gml);
+    ag_cli_run_t r;
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr grp --epochs 1 --threads 1", dir);
+    assert_non_null(strstr(r.err, "attn-graph: note: vertex attribute 'age' is text, though 7 of its 8 distinct values "
+                                  "are numbers (the others: 'NA'): it is one-hot encoded, one column per value, which "
+                                  "knows no order; for a numeric feature give every vertex a number, for none "
+                                  "--exclude-attrs age\n"));
+    assert_null(strstr(r.err, "attribute 'el' is text"));
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
@@ -2160,6 +2181,7 @@ int main(void) {
         cmocka_unit_test(test_unlabelled_training_part),
         cmocka_unit_test(test_interrupt),
         cmocka_unit_test(test_vertex_numbering_left_out),
+        cmocka_unit_test(test_number_like_text_note),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /*
  * cmd_train.c: `attn-graph train`, train a model on a dataset of graphs or on one graph's nodes.
  */
+#include <errno.h>
 #include <glob.h>
 #include <signal.h>
 #include <limits.h>
@@ -812,6 +813,44 @@ static int selectable(const ag_featurizer_config_t *fc, const char *name) {
 
 /* What featurising decided that the options did not say; printed once the options are known to
  * be valid, so that a usage error is not preceded by notes about the data. */
+/* Whether s is a number as a numeric attribute would hold it (the whole text, finite). */
+static int number_text(const char *s) {
+    char *end;
+    errno = 0;
+    const double x = strtod(s, &end);
+    return end != s && *end == '\0' && isfinite(x) && errno != ERANGE;
+}
+
+/* A string attribute whose values are numbers but for a few ("NA", "?", "unknown"): igraph types
+ * a GML or GraphML attribute as a string when one value is, and the featuriser then one-hot
+ * encodes every distinct number, silently turning an age into 60 columns that know nothing of
+ * order. Said, with the values that made it text. */
+static void number_like_notes(const ag_featurizer_t *f) {
+    for (int64_t a = 0; a < f->n_vattrs; a++) {
+        const ag_feature_attr_t *at = &f->vattrs[a];
+        if (at->type != AG_ATTR_STRING || at->vocab_size < 5) continue;
+        int64_t numbers = 0;
+        for (int64_t i = 0; i < at->vocab_size; i++) numbers += number_text(at->vocab[i]);
+        if (numbers == at->vocab_size || numbers * 5 < at->vocab_size * 4) continue;
+        char others[160] = "";
+        int shown = 0;
+        for (int64_t i = 0; i < at->vocab_size && shown < 3; i++)
+            if (!number_text(at->vocab[i])) {
+                char v[48];
+                snprintf(others + strlen(others), sizeof others - strlen(others), "%s'%s'", shown++ ? ", " : "",
+                         cli_display(at->vocab[i], v, sizeof v));
+            }
+        const int64_t rest = at->vocab_size - numbers - shown;
+        char buf[96];
+        const char *name = cli_display(at->name, buf, sizeof buf);
+        fprintf(stderr,
+                "attn-graph: note: vertex attribute '%s' is text, though %lld of its %lld distinct values are numbers "
+                "(the others: %s%s): it is one-hot encoded, one column per value, which knows no order; for a "
+                "numeric feature give every vertex a number, for none --exclude-attrs %s\n",
+                name, (long long)numbers, (long long)at->vocab_size, others, rest > 0 ? " and more" : "", name);
+    }
+}
+
 static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_prepared_t *p,
                        const ag_featurizer_config_t *fc, const uncommon_t *u) {
     if (!d->graph_level)
@@ -840,6 +879,7 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
             fprintf(stderr, "%s %s", j ? "," : "", d->ds.targets.tasks[j]);
         fputc('\n', stderr);
     }
+    number_like_notes(&p->featurizer);
     if (!fc->degree && p->featurizer.degree) {
         const int pe = p->featurizer.lap_pe_k || p->featurizer.rw_pe_k;
         if (!fc->lap_pe_k && p->featurizer.lap_pe_k)
