@@ -372,12 +372,20 @@ static void test_models(void **state) {
 /* Node regression needs a numeric target attribute. */
 static void test_regression_target(void **state) {
     (void)state;
+    /* a classification without two classes: none labelled, or one class */
+    write_text("nolab.gml", "graph [ node [ id 0 c \"\" ] node [ id 1 c \"\" ] edge [ source 0 target 1 ] ]");
+    write_text("onelab.gml", "graph [ node [ id 0 c \"x\" ] node [ id 1 c \"x\" ] edge [ source 0 target 1 ] ]");
+    run_expect(3, "attn-graph: @/nolab.gml: label attribute 'c' labels no vertex (every value is empty or missing): a "
+               "classifier needs 2 or more classes\n", "train @/nolab.gml --label-attr c --quiet");
+    run_expect(3, "attn-graph: @/onelab.gml: label attribute 'c' has one class, 'x', on every labelled vertex: a "
+               "classifier needs 2 or more\n", "train @/onelab.gml --label-attr c --quiet");
     run_expect(3,
         "attn-graph: graphs/social/karate.gml: vertex attribute 'club_name' is the regression target but is not "
         "numeric\n",
         "train graphs/social/karate.gml --label-attr club_name --task node-regression --quiet");
     run_expect(3,
-        "attn-graph: graphs/social/karate.gml: the graph has no vertex attribute 'weight' (the regression target)\n",
+        "attn-graph: graphs/social/karate.gml: the graph has no vertex attribute 'weight' (the regression target; its "
+        "vertex attributes: id, name, club, club_name)\n",
         "train graphs/social/karate.gml --label-attr weight --task node-regression --quiet");
     run_expect(3, "attn-graph: @/nan.gml: target 'y' is missing (NaN) on every vertex\n",
                "train @/nan.gml --label-attr y --task node-regression --quiet");
@@ -735,7 +743,8 @@ static void test_control_characters_escaped(void **state) {
      * escaped once), in a path and in a library's message alike */
     run_expect(3, "attn-graph: @/n\xc3\xb6\xe6\x9d\xb1\xf0\x9f\x98\x80.gml: No such file or directory\n",
                "info '@/n\xc3\xb6\xe6\x9d\xb1\xf0\x9f\x98\x80.gml'");
-    run_expect(3, "attn-graph: graphs/social/karate.gml: the graph has no vertex attribute '\xe5\x90\x8d'\n",
+    run_expect(3, "attn-graph: graphs/social/karate.gml: the graph has no vertex attribute '\xe5\x90\x8d' (its vertex "
+               "attributes: id, name, club, club_name)\n",
                "train graphs/social/karate.gml --label-attr '\xe5\x90\x8d'");
 }
 

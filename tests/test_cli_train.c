@@ -1999,6 +1999,13 @@ static void test_small_validation(void **state) {
     assert_non_null(strstr(r.err, "note: the validation part has 17 labelled vertices (under 100): early stopping "
                                   "watches its loss"));
     assert_non_null(strstr(r.err, "best epoch 3 (val loss "));
+    /* one vertex is one vertex */
+    char dir[256];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "smallval", 0), 0);
+    ag_test_write_text(dir, "s.json", "{\"train\": [0, 33, 1, 2], \"val\": [5], \"test\": [6, 7]}");
+    ag_cli_run_ok(&r, "train graphs/social/karate.gml --label-attr club --split %s/s.json --epochs 1 --threads 1", dir);
+    assert_non_null(strstr(r.err, "note: the validation part has 1 labelled vertex (under 100): early stopping "));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
     ag_cli_run(&r, NULL, "train graphs/social/karate.gml --label-attr club --split-random 0.5,0.5 --epochs 3 "
                          "--threads 1 --metric accuracy");
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);

@@ -114,7 +114,25 @@ static void test_string_labels(void **state) {
     assert_int_equal(ag_labels_from_attr(&l, &g, "str", dup, 3), AG_EINVAL);
     assert_string_equal(ag_error_message(), "vertex attribute 'str': class 'a' appears twice in the given list");
     assert_int_equal(ag_labels_from_attr(&l, &g, "nope", NULL, 0), AG_EATTR);
-    assert_string_equal(ag_error_message(), "the graph has no vertex attribute 'nope'");
+    assert_string_equal(ag_error_message(), "the graph has no vertex attribute 'nope' (its vertex attributes: num, "
+                                            "str, flag)");
+    /* the names that are there, cut to fit; a graph without any says none */
+    igraph_t many_attrs;
+    igraph_empty(&many_attrs, 1, IGRAPH_UNDIRECTED);
+    assert_int_equal(ag_labels_from_attr(&l, &many_attrs, "nope", NULL, 0), AG_EATTR);
+    assert_string_equal(ag_error_message(), "the graph has no vertex attribute 'nope' (its vertex attributes: none)");
+    for (int k = 0; k < 20; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "a_rather_long_attribute_name_%02d", k);
+        SETVAN(&many_attrs, name, 0, k);
+    }
+    assert_int_equal(ag_labels_from_attr(&l, &many_attrs, "nope", NULL, 0), AG_EATTR);
+    const char *msg = ag_error_message(), *dots = strstr(msg, ", ...)");
+    assert_non_null(strstr(msg, "(its vertex attributes: a_rather_long_attribute_name_00, a_rather_long_attribute_name_01, "));
+    assert_non_null(dots);
+    assert_string_equal(dots, ", ...)");
+    assert_true(strlen(msg) < 320);
+    igraph_destroy(&many_attrs);
     /* strings from a table: NULL and "" are unlabelled */
     const char *vals[] = {"x", NULL, "", "w", "x"};
     assert_int_equal(ag_labels_from_strings(&l, vals, 5, NULL, 0, "t.csv"), AG_SUCCESS);

@@ -1174,7 +1174,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         if (m != tc.metric && !t.quiet && first_run)
             fprintf(stderr, "attn-graph: note: the validation part has %lld labelled %s (under %d): early "
                     "stopping watches its loss, which keeps improving after its %s stops moving (--metric "
-                    "%s to watch that)\n", (long long)n_val, d->graph_level ? "graphs" : "vertices",
+                    "%s to watch that)\n", (long long)n_val, n_val == 1 ? rows : d->graph_level ? "graphs" : "vertices",
                     AG_SMALL_VALIDATION, task == AG_TASK_GRAPH_MULTITASK ? "ROC-AUC" : "accuracy",
                     task == AG_TASK_GRAPH_MULTITASK ? "roc_auc" : "accuracy");
         if (val_n > 0 && n_val == 0) {

@@ -1,6 +1,7 @@
 /*
  * attr_type.c: the type of a named igraph attribute (see attr_type.h).
  */
+#include <stdio.h>
 #include <string.h>
 #include "attr_type.h"
 #include "internal.h"
@@ -42,4 +43,32 @@ ag_error_t ag_i_attr_type(const igraph_t *graph, igraph_attribute_elemtype_t ele
     if (rc == IGRAPH_ENOMEM) return AG_ERROR(AG_ENOMEM, "out of memory listing attributes");
     if (rc != IGRAPH_SUCCESS) return ag_i_igraph_error(AG_EIGRAPH, __FILE__, __LINE__, "listing attributes");
     return AG_SUCCESS;
+}
+
+const char *ag_i_attr_names(const igraph_t *graph, igraph_attribute_elemtype_t elem, char *buf, size_t cap) {
+    snprintf(buf, cap, "none");
+    if (!igraph_has_attribute_table() || !graph->attr || cap < 8) return buf;
+    igraph_strvector_t names;
+    ag_i_igraph_enter();
+    igraph_error_t rc = igraph_strvector_init(&names, 0);
+    if (rc == IGRAPH_SUCCESS) {
+        rc = elem == IGRAPH_ATTRIBUTE_GRAPH    ? igraph_cattribute_list(graph, &names, NULL, NULL, NULL, NULL, NULL)
+             : elem == IGRAPH_ATTRIBUTE_VERTEX ? igraph_cattribute_list(graph, NULL, NULL, &names, NULL, NULL, NULL)
+                                               : igraph_cattribute_list(graph, NULL, NULL, NULL, NULL, &names, NULL);
+        size_t k = 0;
+        for (igraph_integer_t i = 0; rc == IGRAPH_SUCCESS && i < igraph_strvector_size(&names); i++) {
+            char shown[128];
+            const char *name = ag_i_utf8_show(igraph_strvector_get(&names, i), shown, sizeof shown);
+            const size_t need = strlen(name) + (i ? 2 : 0);
+            if (k + need + 4 >= cap) { /* room for "..." and the terminator */
+                snprintf(buf + k, cap - k, "%s...", i ? ", " : "");
+                break;
+            }
+            k += (size_t)snprintf(buf + k, cap - k, "%s%s", i ? ", " : "", name);
+        }
+        igraph_strvector_destroy(&names);
+    }
+    ag_i_igraph_leave();
+    if (rc != IGRAPH_SUCCESS) snprintf(buf, cap, "?");
+    return buf;
 }

@@ -15,5 +15,11 @@
 ag_error_t ag_i_attr_type(const igraph_t *graph, igraph_attribute_elemtype_t elem, const char *name,
                           igraph_attribute_type_t *type);
 
+/* The names of graph's attributes of kind elem, comma-separated, into buf (cap bytes; cut with
+ * "..." when they do not fit; "none" when there are none), for a message that says an attribute is
+ * missing: a misspelt name is then seen beside the right one. Returns buf; never fails (an
+ * allocation failure gives "?"). Runs inside the igraph guard. */
+const char *ag_i_attr_names(const igraph_t *graph, igraph_attribute_elemtype_t elem, char *buf, size_t cap);
+
 #pragma GCC visibility pop
 #endif

@@ -224,7 +224,11 @@ ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const
     if (!graph || !attr) return AG_ERROR(AG_EINVAL, "ag_labels_from_attr: graph and attribute are required");
     snprintf(what, sizeof what, "vertex attribute '%s'", attr);
     AG_CHECK(ag_i_attr_type(graph, IGRAPH_ATTRIBUTE_VERTEX, attr, &type));
-    if (type == IGRAPH_ATTRIBUTE_UNSPECIFIED) return AG_ERROR(AG_EATTR, "the graph has no vertex attribute '%s'", attr);
+    if (type == IGRAPH_ATTRIBUTE_UNSPECIFIED) {
+        char names[256];
+        return AG_ERROR(AG_EATTR, "the graph has no vertex attribute '%s' (its vertex attributes: %s)", attr,
+                        ag_i_attr_names(graph, IGRAPH_ATTRIBUTE_VERTEX, names, sizeof names));
+    }
     int64_t n = (int64_t)igraph_vcount(graph);
     column_t col = {0, NULL, NULL, n};
     if (type == IGRAPH_ATTRIBUTE_NUMERIC || type == IGRAPH_ATTRIBUTE_BOOLEAN) {

@@ -661,7 +661,14 @@ static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char
     ag_labels_t lab;
     AG_CHECK(ag_labels_from_attr(&lab, ig, label_attr, classes, n_classes));
     ag_error_t rc = AG_SUCCESS;
-    if (lab.n_classes < 2) rc = AG_ERROR(AG_EVALUE, "label attribute '%s' has fewer than 2 classes", label_attr);
+    if (lab.n_classes == 0)
+        rc = AG_ERROR(AG_EVALUE, "label attribute '%s' labels no vertex (every value is empty or missing): a "
+                      "classifier needs 2 or more classes", label_attr);
+    else if (lab.n_classes == 1) {
+        char shown[128];
+        rc = AG_ERROR(AG_EVALUE, "label attribute '%s' has one class, '%s', on every labelled vertex: a classifier "
+                      "needs 2 or more", label_attr, ag_i_utf8_show(lab.classes[0], shown, sizeof shown));
+    }
     if (rc == AG_SUCCESS && !(p->label_attr = ag_i_strdup(label_attr))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
     if (rc == AG_SUCCESS) rc = ag_i_find_excluded(p, ig, label_attr, &lab);
     if (rc == AG_SUCCESS && cfg->vertex_select == AG_SELECT_LIST)
@@ -725,8 +732,11 @@ static ag_error_t node_values(ag_prepared_t *p, const igraph_t *ig, const char *
     int64_t N = igraph_vcount(ig);
     igraph_attribute_type_t type;
     AG_CHECK(ag_i_attr_type(ig, IGRAPH_ATTRIBUTE_VERTEX, attr, &type));
-    if (type == IGRAPH_ATTRIBUTE_UNSPECIFIED)
-        return AG_ERROR(AG_EATTR, "the graph has no vertex attribute '%s' (the regression target)", attr);
+    if (type == IGRAPH_ATTRIBUTE_UNSPECIFIED) {
+        char names[256];
+        return AG_ERROR(AG_EATTR, "the graph has no vertex attribute '%s' (the regression target; its vertex "
+                        "attributes: %s)", attr, ag_i_attr_names(ig, IGRAPH_ATTRIBUTE_VERTEX, names, sizeof names));
+    }
     if (type != IGRAPH_ATTRIBUTE_NUMERIC)
         return AG_ERROR(AG_EATTR, "vertex attribute '%s' is the regression target but is not numeric", attr);
     AG_CHECK(ag_trainset_resize(&p->set, 1, N, 1));
