@@ -1104,6 +1104,90 @@ static char *train_and_draw(const char *file, const char *label, const char *opt
     return doc;
 }
 
+/* The lengths of the straight strokes of doc ("<path d=\"Mx yLx y\"...<title>u-v: ..."; the
+ * curves of parallel copies left out): the one joining vertices a and b into *ab (-1 when none),
+ * the others into rest (at most max); returns how many went into rest. */
+static int stroke_lengths(const char *doc, int a, int b, double *ab, double *rest, int max) {
+    int n = 0;
+    *ab = -1.0;
+    for (const char *q = doc; (q = strstr(q, "<path d=\"M")) != NULL; q++) {
+        double x1, y1, x2, y2;
+        int u, v;
+        if (sscanf(q, "<path d=\"M%lf %lfL%lf %lf", &x1, &y1, &x2, &y2) != 4) continue;
+        const char *t = strstr(q, "<title>");
+        assert_non_null(t);
+        assert_int_equal(sscanf(t, "<title>%d-%d", &u, &v), 2);
+        if ((u == a && v == b) || (u == b && v == a)) {
+            *ab = hypot(x2 - x1, y2 - y1);
+        } else {
+            assert_true(n < max);
+            rest[n++] = hypot(x2 - x1, y2 - y1);
+        }
+    }
+    return n;
+}
+
+static int by_value(const void *pa, const void *pb) {
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+/* A 400-vertex component beside one lone edge and five isolated vertices, the ids shuffled: the
+ * lone edge is drawn at the large component's scale, within a factor of 2 of its median edge.
+ * Kamada-Kawai run on the whole graph drew it 634 px long beside a median of 81 px on the first
+ * of these two graphs, and 8 px beside 115 px on the second. */
+static void test_explain_component_scale(void **state) {
+    (void)state;
+    enum { NV = 400, NE = 1000, NT = NV + 7 };
+    static int perm[NT], ends[NE + 1][2];
+    static const uint64_t seeds[2] = {1, 6};
+    for (int g = 0; g < 2; g++) {
+        uint64_t seed = seeds[g];
+        /* a fixed linear congruential sequence: the same graphs on every run and platform */
+#define NEXT(n) (int)(((seed = seed * 6364136223846793005ULL + 1442695040888963407ULL) >> 33) % (uint64_t)(n))
+        for (int v = 0; v < NT; v++) perm[v] = v;
+        for (int v = NT - 1; v > 0; v--) {
+            int k = NEXT(v + 1), t = perm[v];
+            perm[v] = perm[k];
+            perm[k] = t;
+        }
+        int ne = 0;
+        for (int v = 1; v < NV; v++) { /* a random tree, so that the component is connected, then more edges */
+            ends[ne][0] = NEXT(v);
+            ends[ne++][1] = v;
+        }
+        while (ne < NE) {
+            int a = NEXT(NV), b = NEXT(NV);
+            if (a != b) {
+                ends[ne][0] = a;
+                ends[ne++][1] = b;
+            }
+        }
+#undef NEXT
+        ends[ne][0] = NV; /* the lone edge; ids NV + 2 to NV + 6 have none */
+        ends[ne++][1] = NV + 1;
+        char gml[256];
+        FILE *f = create_in_dir(gml, sizeof gml, "scale.gml");
+        fputs("graph [\n directed 0\n", f);
+        for (int v = 0; v < NT; v++) fprintf(f, " node [ id %d x %d group %d ]\n", v, v % 5, v % 2);
+        for (int e = 0; e < ne; e++) fprintf(f, " edge [ source %d target %d ]\n", perm[ends[e][0]], perm[ends[e][1]]);
+        fputs("]\n", f);
+        fclose(f);
+        char *doc = train_and_draw("scale.gml", "group", "--epochs 1 --hidden 8 --layers 1 --heads 2", NULL);
+        static double rest[NE];
+        double lone;
+        int n = stroke_lengths(doc, perm[NV], perm[NV + 1], &lone, rest, NE);
+        free(doc);
+        assert_true(n > NE / 2); /* parallel copies are curves, not counted */
+        assert_true(lone > 0.0);
+        qsort(rest, (size_t)n, sizeof *rest, by_value);
+        double median = rest[n / 2];
+        if (lone < 0.5 * median || lone > 2.0 * median)
+            fail_msg("graph %d: the lone edge is %.1f px long, the large component's median edge %.1f px", g, lone,
+                     median);
+    }
+}
+
 /* Names beside their circles on a crowded drawing: none crosses another name or another vertex's
  * circle (by the drawing's own width estimate), every name is either written or counted in the
  * line under the drawing, and the names come after the last circle. */
@@ -1551,6 +1635,7 @@ int main(void) {
         cmocka_unit_test(test_explain_fused_rings),
         cmocka_unit_test(test_explain_components_close),
         cmocka_unit_test(test_explain_isolated_close),
+        cmocka_unit_test(test_explain_component_scale),
         cmocka_unit_test(test_explain_names_do_not_cross),
         cmocka_unit_test(test_graphml_control_chars),
         cmocka_unit_test(test_igraph_warning_line),
