@@ -1188,6 +1188,14 @@ static void test_explain_component_scale(void **state) {
     }
 }
 
+/* How many names the line under a drawing says were left to the tooltips (0 without the line). */
+static long hidden_names(const char *doc) {
+    const char *note = strstr(doc, " names not written where they would cross");
+    if (!note) return 0;
+    while (note > doc && note[-1] != '>') note--;
+    return strtol(note, NULL, 10);
+}
+
 /* Names beside their circles on a crowded drawing: none crosses another name or another vertex's
  * circle (by the drawing's own width estimate), every name is either written or counted in the
  * line under the drawing, and the names come after the last circle. */
@@ -1245,14 +1253,50 @@ static void test_explain_names_do_not_cross(void **state) {
         }
         nb++;
     }
-    long hidden = 0;
-    const char *note = strstr(doc, " names not written where they would cross");
-    if (note) {
-        while (note > doc && note[-1] != '>') note--;
-        hidden = strtol(note, NULL, 10);
-    }
+    long hidden = hidden_names(doc);
     if (nb + hidden != NV) fail_msg("%d names written and %ld counted as hidden, of %d", nb, hidden, NV);
     assert_true(nb > NV / 4); /* most of a readable drawing's names are still there */
+    free(doc);
+}
+
+/* Names inside circles are readable: on a 250-vertex drawing (8-px circles) labelled by GML ids,
+ * every name inside a circle is at least 8 px (ids 100 and up were 6 px), and the three-digit ids,
+ * too wide for a circle at 8 px, are beside their circles or counted as left to the tooltips. */
+static void test_explain_label_size(void **state) {
+    (void)state;
+    enum { NV = 250 };
+    char gml[256];
+    FILE *f = create_in_dir(gml, sizeof gml, "ids250.gml");
+    fputs("graph [\n directed 0\n", f);
+    for (int v = 0; v < NV; v++) fprintf(f, " node [ id %d x %d club %d ]\n", v, v % 3, v % 2);
+    for (int v = 0; v < NV; v++) {
+        fprintf(f, " edge [ source %d target %d ]\n", v, (v + 1) % NV);
+        fprintf(f, " edge [ source %d target %d ]\n", v, (v * 7 + 3) % NV == v ? (v + 2) % NV : (v * 7 + 3) % NV);
+    }
+    fputs("]\n", f);
+    fclose(f);
+    char *doc = train_and_draw("ids250.gml", "club", "--epochs 1 --hidden 8 --layers 1 --heads 2", NULL);
+    int inside = 0, beside = 0;
+    for (const char *q = doc; (q = strstr(q, "<text x=\"")) != NULL; q++) {
+        const char *gt = strchr(q, '>'), *mid = strstr(q, "text-anchor=\"middle\""), *halo = strstr(q, "paint-order");
+        double x, y, px;
+        char name[32];
+        if (sscanf(q, "<text x=\"%lf\" y=\"%lf\" font-size=\"%lf\"", &x, &y, &px) != 3) continue;
+        if (sscanf(gt + 1, "%31[^<]", name) != 1) continue;
+        if (mid && mid < gt) {
+            if (px < 8.0) fail_msg("name '%s' inside its circle at %.0f px", name, px);
+            if (strlen(name) > 2) fail_msg("name '%s' inside an 8-px circle", name);
+            inside++;
+        } else if (halo && halo < gt) {
+            if (px < 8.0) fail_msg("name '%s' beside its circle at %.0f px", name, px);
+            assert_int_equal(strlen(name), 3);
+            beside++;
+        }
+    }
+    long hidden = hidden_names(doc);
+    assert_int_equal(inside, 100);
+    if (beside + hidden != NV - 100) fail_msg("%d three-digit names beside, %ld hidden, of %d", beside, hidden, NV - 100);
+    assert_true(beside > hidden);
     free(doc);
 }
 
@@ -1637,6 +1681,7 @@ int main(void) {
         cmocka_unit_test(test_explain_isolated_close),
         cmocka_unit_test(test_explain_component_scale),
         cmocka_unit_test(test_explain_names_do_not_cross),
+        cmocka_unit_test(test_explain_label_size),
         cmocka_unit_test(test_graphml_control_chars),
         cmocka_unit_test(test_igraph_warning_line),
         cmocka_unit_test(test_bad_options_and_models),

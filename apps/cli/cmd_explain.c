@@ -880,6 +880,18 @@ static int box_hits_circle(const box_t *b, double cx, double cy, double r) {
     return dx * dx + dy * dy < r * r;
 }
 
+/* The font size of a name drawn inside a circle of that radius, or 0 when it goes beside the circle:
+ * up to 3 characters, at no less than 8 px and within the circle's width less its rim. Three
+ * digits scaled to an 8-px circle were 6 px high, unreadable, on every vertex from 100 up of a
+ * 250-vertex drawing; at 8 px they overrun that circle, so they go beside it. */
+static double inside_px(const char *shown, double radius) {
+    const double LABEL_MIN_PX = 8.0;
+    const int k = text_chars(shown);
+    if (k > 3) return 0.0;
+    const double px = fmax(LABEL_MIN_PX, radius * (k <= 2 ? 1.05 : 0.8));
+    return text_width(shown, px) <= 2.0 * radius - 2.0 ? px : 0.0;
+}
+
 /* Where each name that sits beside its circle goes: right of it, else left of it, else nowhere
  * (its tooltip still has it), so that no name is drawn over another name or over another
  * vertex's circle; on a few hundred vertices names written regardless crossed each other by the
@@ -986,8 +998,9 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     int lab_numeric = 0;
     const char *lab = label_attr(ig, &lab_numeric);
     double radius = N <= 60 ? 12.0 : N <= 300 ? 8.0 : N <= 2000 ? 4.0 : 2.0;
-    /* Labels of up to 3 characters (elements, indices) sit inside their circle; longer ones
-     * (names) beside it, cut to LABEL_MAX characters, so the canvas gets room on the right. */
+    /* Labels of up to 3 characters (elements, indices) sit inside their circle when they fit there
+     * at a readable size (inside_px); longer ones (names) beside it, cut to LABEL_MAX characters,
+     * so the canvas gets room on the right. */
     enum { LABEL_MAX = 16 };
     double label_px = N <= 60 ? 11.0 : 9.0, pad = 0.0;
     char text[256], shown[256];
@@ -996,7 +1009,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     for (int64_t v = 0; v < N && N <= 300; v++) {
         vertex_label(text, sizeof text, ig, v, lab, lab_numeric);
         shorten(shown, sizeof shown, text, LABEL_MAX);
-        if (text_chars(shown) <= 3) continue; /* inside the circle */
+        if (inside_px(shown, radius) > 0.0) continue;
         wid[v] = text_width(shown, label_px);
         pad = fmax(pad, 3.0 + wid[v]);
     }
@@ -1190,7 +1203,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
             vertex_fill(col, sizeof col, task, task == AG_TASK_NODE_CLASSIFICATION ? Y + v * C : NULL, C, slot,
                         na[v], nmin, nmax);
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" text-anchor=\"middle\" stroke=\"none\" fill=\"%s\">",
-                    x, y + radius * 0.38, radius * (text_chars(shown) <= 2 ? 1.05 : 0.8), is_dark(col) ? "white" : "black");
+                    x, y + radius * 0.38, inside_px(shown, radius), is_dark(col) ? "white" : "black");
         } else if (lside[v]) { /* beside the circle, on a white halo so that edges do not cross it out */
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\"%s stroke=\"white\" stroke-width=\"3\" "
                        "paint-order=\"stroke\" fill=\"#222222\">",
