@@ -1082,6 +1082,38 @@ static void test_explain_fused_rings(void **state) {
                          seg[a][1], seg[a][2], seg[a][3], seg[b][0], seg[b][1], seg[b][2], seg[b][3]);
 }
 
+/* A graph regression's prediction in explain's graph attribute pred and in the drawing's header is
+ * classify's, 6 significant digits: to 4 a solubility of -2.99992 read "logS=-3", like an
+ * integer. Molecules of the shipped ESOL model, whose predictions need all 6. */
+static void test_explain_regression_digits(void **state) {
+    (void)state;
+    static const char *const mols[2] = {"aspirin", "amiloride"};
+    for (int k = 0; k < 2; k++) {
+        ag_cli_run_t r;
+        ag_cli_run_ok(&r, "classify --threads 1 --model graphs/models/esol.safetensors graphs/molecules/%s.gml",
+                      mols[k]);
+        const char *value = strstr(r.out, "\tlogS=");
+        assert_non_null(value);
+        char want[64];
+        assert_int_equal(sscanf(value + 1, "%63s", want), 1);
+        assert_true(strlen(want) > strlen("logS=-1.234")); /* more than 4 digits to lose */
+        ag_cli_run_ok(&r, "explain --threads 1 --model graphs/models/esol.safetensors graphs/molecules/%s.gml -o "
+                      "%s/esol.gml --svg %s/esol.svg", mols[k], dir, dir);
+        char path[256], header[96];
+        snprintf(path, sizeof path, "%s/esol.gml", dir);
+        igraph_t g;
+        read_back(&g, path, 0);
+        assert_string_equal(GAS(&g, "pred"), want);
+        igraph_destroy(&g);
+        snprintf(path, sizeof path, "%s/esol.svg", dir);
+        size_t len;
+        char *doc = (char *)ag_test_read_file(path, &len);
+        snprintf(header, sizeof header, ">prediction: %s; node colour", want);
+        if (!strstr(doc, header)) fail_msg("no '%s' in the drawing's header", header);
+        free(doc);
+    }
+}
+
 /* Trains a node model on DIR/FILE, a graph STEM.gml or STEM.graphml (label attribute label; opts:
  * the other options, NULL for a one-epoch small model without the names), runs explain on it with
  * -o DIR/STEM-attn.gml and --svg, and returns the SVG's text (to free), checked well-formed, its
@@ -1682,6 +1714,7 @@ int main(void) {
         cmocka_unit_test(test_explain_component_scale),
         cmocka_unit_test(test_explain_names_do_not_cross),
         cmocka_unit_test(test_explain_label_size),
+        cmocka_unit_test(test_explain_regression_digits),
         cmocka_unit_test(test_graphml_control_chars),
         cmocka_unit_test(test_igraph_warning_line),
         cmocka_unit_test(test_bad_options_and_models),

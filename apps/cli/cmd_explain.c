@@ -190,7 +190,7 @@ static void prediction_text(char *buf, size_t cap, const ag_bundle_t *b, ag_task
     for (int64_t c = 0; c < C && k < cap; c++) {
         if (task == AG_TASK_GRAPH_MULTITASK && y[c] < 0.5f) continue;
         int w = task == AG_TASK_GRAPH_MULTITASK ? snprintf(buf + k, cap - k, "%s%s", k ? "," : "", b->names[c])
-                                                 : snprintf(buf + k, cap - k, "%s%s=%.4g", k ? "," : "", b->names[c], y[c]);
+                                                 : snprintf(buf + k, cap - k, "%s%s=%.6g", k ? "," : "", b->names[c], y[c]);
         if (w < 0) break;
         k += (size_t)w;
     }
