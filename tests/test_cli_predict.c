@@ -556,6 +556,32 @@ static void test_explain(void **state) {
     assert_int_equal(count_of(buf, "<path "), 78);
     assert_int_equal(count_of(buf, "<circle "), 34 + 2); /* vertices and the two legend dots */
     assert_non_null(strstr(buf, "</svg>\n"));
+    /* each vertex's tooltip has its class and that class's probability, as label gives them */
+    char csv[256];
+    snprintf(csv, sizeof csv, "%s/karate-labels.csv", dir);
+    ag_cli_run_ok(&r, "label --threads 1 --model %s graphs/social/karate.gml -o %s", karate, csv);
+    char *labels = (char *)ag_test_read_file(csv, &n);
+    const char *line = strchr(labels, '\n');
+    assert_non_null(line);
+    assert_memory_equal(labels, "vertex,id,name,pred,prob0,prob1\n", line + 1 - labels);
+    for (int v = 0; v < 34; v++) {
+        int vv;
+        char cls[16], want[64], got[16];
+        double p[2], shown;
+        assert_int_equal(sscanf(line + 1, "%d,%*[^,],%*[^,],%15[^,],%lf,%lf", &vv, cls, &p[0], &p[1]), 4);
+        assert_int_equal(vv, v);
+        snprintf(want, sizeof want, " (vertex %d): attention received ", v);
+        const char *t = strstr(buf, want);
+        assert_non_null(t);
+        t = strstr(t, "; predicted ");
+        assert_true(t && t < strstr(strstr(buf, want), "</title>"));
+        assert_int_equal(sscanf(t, "; predicted %15s (p %lf)</title>", got, &shown), 2);
+        assert_string_equal(got, cls);
+        assert_float_equal(shown, p[atoi(cls)], 5e-4);
+        line = strchr(line + 1, '\n');
+        assert_non_null(line);
+    }
+    free(labels);
     check_loops_and_copies(karate, 0);
     /* a molecule with a graph model, GML out: the same keys as GraphML; labelled atoms */
     snprintf(out, sizeof out, "%s/caffeine.gml", dir);

@@ -177,12 +177,12 @@ static int set_layer_attributes(igraph_t *ig, const layer_attn_t *la, int l) {
     return bad ? -1 : 0;
 }
 
-/* The prediction as text: class name, positive tasks, or values. */
+/* The prediction as text: class name and its probability, positive tasks, or values. */
 static void prediction_text(char *buf, size_t cap, const ag_bundle_t *b, ag_task_t task, const float *y) {
     int64_t C = b->n_names;
     size_t k = 0;
     buf[0] = '\0';
-    if (task == AG_TASK_GRAPH_CLASSIFICATION) {
+    if (task == AG_TASK_GRAPH_CLASSIFICATION || task == AG_TASK_NODE_CLASSIFICATION) {
         int64_t c = cli_argmax(y, C);
         snprintf(buf, cap, "%s (p %.3f)", b->names[c], y[c]);
         return;
@@ -1187,7 +1187,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"><title>", x, y, radius, col);
         xml_text(f, text);
         fprintf(f, " (vertex %lld): attention received %.3f", (long long)v, na[v]);
-        if (task == AG_TASK_NODE_REGRESSION) {
+        if (task == AG_TASK_NODE_REGRESSION || task == AG_TASK_NODE_CLASSIFICATION) {
             prediction_text(text, sizeof text, b, task, Y + v * C);
             fputs("; predicted ", f);
             xml_text(f, text);
