@@ -595,6 +595,23 @@ static void test_gml_keys_and_replaced(void **state) {
     snprintf(out, sizeof out, "%s/kc-out.gml", dir);
     assert_int_equal(stat(out, &st), -1);
     run_expect(0, "", "label --model graphs/models/karate.safetensors @/kc.gml -o @/kc-out.graphml");
+    /* a name GML cannot spell (CJK letters alone, a leading digit) is written under igraph's key,
+     * which no model finds: said, and written (GraphML keeps it) */
+    write_text("cjk.graphml", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/"
+               "xmlns\">\n<key id=\"k0\" for=\"node\" attr.name=\"name\" attr.type=\"string\"/>\n<key id=\"k1\" "
+               "for=\"node\" attr.name=\"\xe5\x90\x8d\xe5\x89\x8d\" attr.type=\"string\"/>\n<key id=\"k2\" for=\"node\" "
+               "attr.name=\"1st\" attr.type=\"double\"/>\n<graph id=\"G\" edgedefault=\"undirected\">\n"
+               "<node id=\"a\"><data key=\"k0\">1</data><data key=\"k1\">x</data><data key=\"k2\">1</data></node>\n"
+               "<node id=\"b\"><data key=\"k0\">2</data><data key=\"k1\">y</data><data key=\"k2\">2</data></node>\n"
+               "<edge source=\"a\" target=\"b\"/>\n</graph>\n</graphml>\n");
+    run_expect(0,
+        "attn-graph: warning: @/cjk.gml: vertex attribute '\xe5\x90\x8d\xe5\x89\x8d' is written as 'igraph' (GML "
+        "keys start with a letter and hold ASCII letters and digits only), a name no model reads back; write GraphML "
+        "(-o FILE.graphml) to keep it\nattn-graph: warning: @/cjk.gml: vertex attribute '1st' is written as 'igraph1st' "
+        "(GML keys start with a letter and hold ASCII letters and digits only), a name no model reads back; write "
+        "GraphML (-o FILE.graphml) to keep it\nattn-graph: note: @/cjk.gml: GML numbers its vertices: the text vertex ids "
+        "(attribute 'id': GraphML's node ids, a Pajek file's labels) are written as 'label'\n",
+        "label --model graphs/models/karate.safetensors @/cjk.graphml -o @/cjk.gml");
     run_expect(0, "", "label --model graphs/models/karate.safetensors graphs/social/karate.gml -o @/once.gml");
     run_expect(0,
         "attn-graph: warning: @/once.gml: the graph's own vertex attribute 'pred' and 2 more are replaced by what "

@@ -834,8 +834,8 @@ static void test_igraph_warning_line(void **state) {
     ag_cli_run_ok(&r, "%s", args);
     char want[600];
     snprintf(want, sizeof want,
-             "attn-graph: note: %s/b.gml: GML numbers its vertices: the string vertex ids ('id', as GraphML names "
-             "its nodes) are written as 'name'\n"
+             "attn-graph: note: %s/b.gml: GML numbers its vertices: the text vertex ids (attribute 'id': GraphML's "
+             "node ids, a Pajek file's labels) are written as 'name'\n"
              "attn-graph: warning: %s/b.gml: The boolean vertex attribute 'b' was converted to numeric.\n",
              dir, dir);
     assert_string_equal(r.err, want);

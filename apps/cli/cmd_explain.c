@@ -54,7 +54,7 @@ static void explain_usage(FILE *out) {
         "  --svg FILE           also draw the graph: edge width and colour by attention (mean over the\n"
         "                       heads of --layer, both directions averaged), node colour by predicted\n"
         "                       class (node models) or by the attention the node receives (graph models)\n"
-        "  --layer L            the layer drawn (0-based; default the last)\n"
+        "  --layer L            the layer drawn (0-based; default, or -1, the last)\n"
         "  --format F           input format (auto: by extension; for '-' by its text)\n"
         "  --directed           read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
         "  --node-table FILE    the node feature table, when the model was trained with one\n"

@@ -287,8 +287,10 @@ int cli_write_graph(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, FI
         } else {
             if (move_ids(cmd, ig, key, &moved, path) < 0) return -1;
             have_moved = 1;
-            fprintf(stderr, "attn-graph: note: %s: GML numbers its vertices: the string vertex ids ('id', as GraphML "
-                    "names its nodes) are written as '%s'\n", path, key);
+            char pb[512];
+            fprintf(stderr, "attn-graph: note: %s: GML numbers its vertices: the text vertex ids (attribute 'id': "
+                    "GraphML's node ids, a Pajek file's labels) are written as '%s'\n", cli_display(path, pb, sizeof pb),
+                    key);
         }
     }
     ag_cli_warning_path(path); /* GML has no booleans: igraph warns that it wrote them as numbers */
@@ -443,8 +445,23 @@ static int check_gml_keys(const char *cmd, const igraph_t *ig, const char *path)
     for (int j = 0; j < 3 && !code; j++) {
         const igraph_integer_t n = igraph_strvector_size(&names[j]);
         for (igraph_integer_t a = 0; a < n && !code; a++) {
-            char ka[512], kb[512];
-            gml_key(ka, sizeof ka, igraph_strvector_get(&names[j], a));
+            char ka[512], kb[512], alnum[512];
+            const char *name = igraph_strvector_get(&names[j], a);
+            gml_key(ka, sizeof ka, name);
+            /* a reader finds an attribute under its letters and digits (features.c's graph_name):
+             * a key with "igraph" in front (a name of CJK letters alone, or starting with a digit)
+             * is a name no model knows */
+            size_t m = 0;
+            for (const char *c = name; *c && m + 1 < sizeof alnum; c++)
+                if (isalnum((unsigned char)*c)) alnum[m++] = *c;
+            alnum[m] = '\0';
+            if (strcmp(ka, alnum)) {
+                char pb[512];
+                fprintf(stderr, "attn-graph: warning: %s: %s attribute ", cli_display(path, pb, sizeof pb), what[j]);
+                cli_print_value(stderr, name, '\'');
+                fprintf(stderr, " is written as '%s' (GML keys start with a letter and hold ASCII letters and digits "
+                                "only), a name no model reads back; write GraphML (-o FILE.graphml) to keep it\n", ka);
+            }
             for (igraph_integer_t b = a + 1; b < n && !code; b++) {
                 gml_key(kb, sizeof kb, igraph_strvector_get(&names[j], b));
                 if (strcmp(ka, kb)) continue;
