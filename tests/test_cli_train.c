@@ -2158,6 +2158,11 @@ static void test_number_like_text_note(void **state) {
                                   "knows no order; for a numeric feature give every vertex a number, for none "
                                   "--exclude-attrs age\n"));
     assert_null(strstr(r.err, "attribute 'el' is text"));
+    /* an exclusion that matches nothing (a misspelt name) is said; one that matches is not */
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr grp --epochs 1 --threads 1 --exclude-attrs agee,e*", dir);
+    assert_non_null(strstr(r.err, "attn-graph: note: --exclude-attrs 'agee' matches no vertex or edge attribute of the "
+                                  "graph (its vertex attributes: id, age, el, grp)\n"));
+    assert_null(strstr(r.err, "'e*' matches"));
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 

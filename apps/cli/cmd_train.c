@@ -813,6 +813,47 @@ static int selectable(const ag_featurizer_config_t *fc, const char *name) {
 
 /* What featurising decided that the options did not say; printed once the options are known to
  * be valid, so that a usage error is not preceded by notes about the data. */
+/* Says each --exclude-attrs name or pattern that no vertex or edge attribute of the data matches
+ * (the first graph with vertices stands for a dataset): a misspelt exclusion was taken silently
+ * and the attribute it meant stayed a feature. */
+static void unmatched_exclusion_notes(const cli_data_opts_t *o, const cli_data_t *d) {
+    if (!o->exclude_attrs) return;
+    const igraph_t *ig = d->graph_level ? NULL : &d->graph;
+    for (int64_t g = 0; d->graph_level && !ig && g < d->ds.n_graphs; g++)
+        if (igraph_vcount(&d->ds.graphs[g]) > 0) ig = &d->ds.graphs[g];
+    if (!ig || !igraph_has_attribute_table() || !ig->attr) return;
+    igraph_strvector_t vn, en;
+    if (igraph_strvector_init(&vn, 0) != IGRAPH_SUCCESS) return;
+    if (igraph_strvector_init(&en, 0) != IGRAPH_SUCCESS) {
+        igraph_strvector_destroy(&vn);
+        return;
+    }
+    char *list = strdup(o->exclude_attrs);
+    const char *items[CLI_MAX_LIST];
+    const int n = list && igraph_cattribute_list(ig, NULL, NULL, &vn, NULL, &en, NULL) == IGRAPH_SUCCESS
+                      ? cli_split_list(list, items)
+                      : 0;
+    for (int i = 0; i < n; i++) {
+        int hit = 0;
+        for (igraph_integer_t a = 0; a < igraph_strvector_size(&vn) && !hit; a++)
+            hit = fnmatch(items[i], igraph_strvector_get(&vn, a), 0) == 0;
+        for (igraph_integer_t a = 0; a < igraph_strvector_size(&en) && !hit; a++)
+            hit = fnmatch(items[i], igraph_strvector_get(&en, a), 0) == 0;
+        if (hit) continue;
+        char shown[96];
+        fprintf(stderr, "attn-graph: note: --exclude-attrs '%s' matches no vertex or edge attribute of the %s (its "
+                "vertex attributes:", cli_display(items[i], shown, sizeof shown), d->graph_level ? "graphs" : "graph");
+        for (igraph_integer_t a = 0; a < igraph_strvector_size(&vn) && a < 12; a++) {
+            char v[96];
+            fprintf(stderr, "%s %s", a ? "," : "", cli_display(igraph_strvector_get(&vn, a), v, sizeof v));
+        }
+        fprintf(stderr, "%s)\n", igraph_strvector_size(&vn) > 12 ? ", ..." : igraph_strvector_size(&vn) ? "" : " none");
+    }
+    free(list);
+    igraph_strvector_destroy(&vn);
+    igraph_strvector_destroy(&en);
+}
+
 /* Whether s is a number as a numeric attribute would hold it (the whole text, finite). */
 static int number_text(const char *s) {
     char *end;
@@ -880,6 +921,7 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
         fputc('\n', stderr);
     }
     number_like_notes(&p->featurizer);
+    unmatched_exclusion_notes(o, d);
     if (!fc->degree && p->featurizer.degree) {
         const int pe = p->featurizer.lap_pe_k || p->featurizer.rw_pe_k;
         if (!fc->lap_pe_k && p->featurizer.lap_pe_k)
