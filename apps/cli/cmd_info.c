@@ -112,19 +112,25 @@ static void print_text(FILE *out, const char *path, ag_format_t format, const ag
     }
     fprintf(out, "attributes:\n  %-6s  %-*s  %-7s  %7s  %13s  %s\n", "kind", name_w, "name", "type", "missing",
             "feature width", "example");
+    /* what training leaves out whatever the data ('id', attn-graph's own outputs) gives no column */
+    ag_featurizer_config_t defaults;
+    ag_featurizer_config_init(&defaults);
     for (int64_t i = 0; i < s->n_attrs; i++) {
         const ag_attr_summary_t *a = &s->attrs[i];
+        const int left_out = a->kind != AG_ATTR_GRAPH && ag_featurizer_config_excludes(&defaults, a->name);
         char shown[256];
         fprintf(out, "  %-6s  %-*s  %-7s  %7lld  ", ag_attr_kind_name(a->kind), name_w,
                 cli_display(a->name, shown, sizeof shown),
                 ag_attr_type_name(a->type), (long long)a->missing);
-        if (a->kind == AG_ATTR_GRAPH) fprintf(out, "%13s  ", "-");
+        if (a->kind == AG_ATTR_GRAPH || left_out) fprintf(out, "%13s  ", "-");
         else fprintf(out, "%13lld  ", (long long)a->feature_width);
         if (!a->has_example) fputs("(all missing)", out);
         else if (a->type == AG_ATTR_STRING) cli_json_string(out, a->string); /* quoted, control chars escaped */
         else if (a->type == AG_ATTR_BOOLEAN) fputs(a->number != 0.0 ? "true" : "false", out);
         else fprintf(out, "%.15g", a->number);
         if (a->type == AG_ATTR_STRING && a->kind != AG_ATTR_GRAPH) fprintf(out, " (%lld distinct)", (long long)a->distinct);
+        if (left_out)
+            fprintf(out, " (not a feature unless named: --%s-attrs)", a->kind == AG_ATTR_EDGE ? "edge" : "vertex");
         fputc('\n', out);
     }
 }
