@@ -333,6 +333,58 @@ static void test_table_width(void **state) {
     run_expect(3, beyond, "label --model @/table.safetensors graphs/social/karate.gml --node-table @/huge.features");
 }
 
+/* A sparse table's absent entries are 0, so at prediction it is read at the model's width: a file
+ * in which no row has the top index is the model's table (it was refused as one column short), and
+ * only an index beyond the model's width is refused, naming the line, the index and that width. A
+ * headerless dense table is still held to the model's width. */
+static void test_sparse_table_width(void **state) {
+    (void)state;
+    char a[2048] = "", b[2048] = "", c[2048] = "", d[2048] = "";
+    for (int v = 0; v < 34; v++) {
+        /* a: indices 0..4 (index 4 on the odd vertices); b: 0..2 alone; c: index 5 on vertex 7 */
+        snprintf(a + strlen(a), sizeof a - strlen(a), "%d %d:1%s\n", v, v % 3, v % 2 ? " 4:1" : "");
+        snprintf(b + strlen(b), sizeof b - strlen(b), "%d %d:1\n", v, v % 3);
+        snprintf(c + strlen(c), sizeof c - strlen(c), "%d %d:1%s\n", v, v % 3, v == 7 ? " 5:2" : "");
+        snprintf(d + strlen(d), sizeof d - strlen(d), "%d %d 1 0 0\n", v, v % 2);
+    }
+    write_text("a.sparse", a);
+    write_text("b.sparse", b);
+    write_text("c.sparse", c);
+    write_text("d.txt", d);
+    ag_cli_run_t r;
+    char args[512];
+    snprintf(args, sizeof args,
+             "train graphs/social/karate.gml --label-attr club --vertex-attrs none --node-table %s/a.sparse "
+             "--epochs 1 --hidden 8 --layers 1 --heads 2 --threads 1 --quiet -o %s/sparse.safetensors", dir, dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("training the sparse-table model failed (exit %d): %s", r.code, r.err);
+    r = run_expect(0, "", "info @/sparse.safetensors");
+    assert_non_null(strstr(r.out, "\nnode table: 5 columns"));
+    r = run_expect(0, "", "label --model @/sparse.safetensors graphs/social/karate.gml --node-table @/b.sparse");
+    assert_int_equal(ag_cli_count_lines(r.out), 35);
+    run_expect(0, "", "explain --model @/sparse.safetensors graphs/social/karate.gml --node-table @/b.sparse "
+                      "-o @/b.gml");
+    r = run_expect(0, "", "eval --model @/sparse.safetensors graphs/social/karate.gml --node-table @/b.sparse "
+                          "--train-nodes 0,33");
+    assert_non_null(strstr(r.out, "accuracy "));
+    const char *beyond = "attn-graph: @/c.sparse:8: feature index 5 is beyond the width 5 of the model (indices 0 "
+                         "to 4)\n";
+    run_expect(3, beyond, "label --model @/sparse.safetensors graphs/social/karate.gml --node-table @/c.sparse");
+    run_expect(3, beyond, "explain --model @/sparse.safetensors graphs/social/karate.gml --node-table @/c.sparse "
+                          "-o @/c.gml");
+    run_expect(3, beyond, "eval --model @/sparse.safetensors graphs/social/karate.gml --node-table @/c.sparse "
+                          "--train-nodes 0,33");
+    /* training has no width to keep to: the table's own is taken */
+    run_expect(0, "", "train graphs/social/karate.gml --label-attr club --vertex-attrs none --node-table @/c.sparse "
+                      "--epochs 1 --hidden 8 --layers 1 --heads 2 --threads 1 --quiet -o @/c.safetensors");
+    r = run_expect(0, "", "info @/c.safetensors");
+    assert_non_null(strstr(r.out, "\nnode table: 6 columns"));
+    run_expect(3,
+        "attn-graph: label: @/d.txt: the node table has 4 feature columns; the model @/sparse.safetensors expects 5 "
+        "(the width of the table it was trained with)\n",
+        "label --model @/sparse.safetensors graphs/social/karate.gml --node-table @/d.txt");
+}
+
 /* Models of the wrong kind and bad model files: exit 4. */
 static void test_models(void **state) {
     (void)state;
@@ -968,6 +1020,7 @@ int main(void) {
         cmocka_unit_test(test_classify_misfits),
         cmocka_unit_test(test_label_explain_eval_misfits),
         cmocka_unit_test(test_table_width),
+        cmocka_unit_test(test_sparse_table_width),
         cmocka_unit_test(test_models),
         cmocka_unit_test(test_regression_target),
         cmocka_unit_test(test_not_utf8),

@@ -178,7 +178,24 @@ static void test_sparse(void **state) {
     ag_node_table_destroy(&t);
     o.width = 4;
     assert_int_equal(ag_table_read(&t, DATA "small.features", &g, &o), AG_EVALUE);
-    assert_non_null(strstr(ag_error_message(), "small.features:4: feature index 4 is beyond the width 4"));
+    assert_non_null(strstr(ag_error_message(), "small.features:4: feature index 4 is beyond the width 4 (indices 0 "
+                                               "to 3)"));
+    assert_int_equal(t.features.cols, 0);
+    /* what the width is (a model's, at prediction) is named */
+    o.width_of = "the model";
+    assert_int_equal(ag_table_read(&t, DATA "small.features", &g, &o), AG_EVALUE);
+    assert_non_null(strstr(ag_error_message(), "small.features:4: feature index 4 is beyond the width 4 of the model "
+                                               "(indices 0 to 3)"));
+    /* rows that all lack the top index: the width given, its column 0, not one column fewer */
+    o.width = 6;
+    char *no_top = write_temp("0 0:1\n1 2:3\n2\n3 1:-2\n", ".txt");
+    o.format = AG_TABLE_SPARSE;
+    assert_int_equal(ag_table_read(&t, no_top, &g, &o), AG_SUCCESS);
+    unlink(no_top);
+    assert_int_equal(t.features.cols, 6);
+    expect_row(&t.features, 1, (float[]){0, 0, 3, 0, 0, 0});
+    expect_row(&t.features, 3, (float[]){0, -2, 0, 0, 0, 0});
+    ag_node_table_destroy(&t);
     /* By the `id` attribute instead, "2" matches no vertex (ids are 10..40). */
     ag_table_options_init(&o);
     o.format = AG_TABLE_SPARSE;

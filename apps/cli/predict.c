@@ -816,6 +816,12 @@ ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, const char *ta
      * list has no attributes: PyG's and OGB's layout), read as labels, not a feature */
     else if (label_attr && !igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, label_attr))
         topt.label_column = label_attr;
+    if (model && model->width > 0) {
+        /* a sparse table's absent entries are 0: one in which no row has the model's top index is
+         * still its table, but by itself would be one column short (the dense forms ignore this) */
+        topt.width = model->width;
+        topt.width_of = "the model";
+    }
     ag_error_t rc = ag_table_read(t, table_path, ig, &topt);
     if (rc == AG_EATTR && topt.label_column) {
         /* not there: the graph's missing attribute is said where it is needed. Any other defect of

@@ -528,8 +528,9 @@ static ag_error_t read_sparse(reader_t *r, ag_node_table_t *t, const ag_table_op
                 goto done;
             }
             if (o->width > 0 && idx >= o->width) {
-                rc = AG_ERROR(AG_EVALUE, "%s:%lld: feature index %lld is beyond the width %lld", r->path,
-                              (long long)r->csv.line, idx, (long long)o->width);
+                rc = AG_ERROR(AG_EVALUE, "%s:%lld: feature index %lld is beyond the width %lld%s%s (indices 0 to %lld)",
+                              r->path, (long long)r->csv.line, idx, (long long)o->width, o->width_of ? " of " : "",
+                              o->width_of ? o->width_of : "", (long long)o->width - 1);
                 goto done;
             }
             if (nnz == cap) {

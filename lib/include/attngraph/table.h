@@ -12,7 +12,8 @@
  * - AG_TABLE_WHITESPACE: no header, `id f1 ... fF [label]` separated by spaces or tabs
  *   (Cora's `cora.content`: paper id, 1,433 0/1 words, class name).
  * - AG_TABLE_SPARSE: no header, `id idx:value idx:value ...` (Twitch's `features.txt`); absent
- *   entries are 0; width = largest index + 1 unless given.
+ *   entries are 0; width = largest index + 1 unless given (a model's width: a file whose rows
+ *   all lack the top index has fewer columns by itself, yet is the same table).
  *
  * Example: Cora's features and labels
  *   ag_table_options_t o;
@@ -53,6 +54,8 @@ typedef struct ag_table_options_t {
     const char *label_column;   /* delimited: a column kept as label strings, not features; NULL = none */
     int last_is_label;          /* whitespace: the last field of each line is a label string */
     int64_t width;              /* sparse: number of features; 0 = largest index + 1 */
+    const char *width_of;       /* sparse: what the given width belongs to ("the model"), named in the
+                                   message of an index beyond it; NULL: nothing named */
 } ag_table_options_t;
 
 /** A node table aligned to a graph. */
@@ -84,7 +87,7 @@ void ag_table_options_init(ag_table_options_t *opts);
  *   the vertex attribute does not exist; two vertices share an id), AG_EMISMATCH (path:line: an id
  *   matching no vertex, naming the id; a vertex with no row, naming its index and id; a duplicate
  *   id naming both lines), AG_EVALUE (path:line: NaN or infinite value; sparse index beyond the
- *   given width), AG_ELIMIT (path:line: a sparse feature index of 2^31-1 or more), AG_EINVAL (bad
+ *   given width, naming the index, the width and opts->width_of), AG_ELIMIT (path:line: a sparse feature index of 2^31-1 or more), AG_EINVAL (bad
  *   options), AG_ENOMEM.
  * Time complexity: O(file size + N log N + F log F).
  */
