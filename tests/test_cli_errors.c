@@ -308,7 +308,9 @@ static void test_table_width(void **state) {
         "to (another attribute: --table-id-attr, ag_table_options_t.vertex_attr)\n",
         "train graphs/formats/sample.edgelist --label-attr cls --node-table @/t2.csv --table-id-attr id");
     /* without --table-id-attr an edge list's vertices are their indices: the table's are beyond them */
-    run_expect(3, "attn-graph: @/t2.csv:7: id '5' is not a vertex index (the graph has 5 vertices)\n",
+    run_expect(3, "attn-graph: @/t2.csv:7: id '5' is not a vertex index (the graph has 5 vertices): a vertex with no "
+                  "edge in an edge list does not exist in the graph (its vertices are 0 to the largest id an edge "
+                  "names)\n",
                "train graphs/formats/sample.edgelist --label-attr cls --node-table @/t2.csv");
     /* the right width works */
     ag_cli_run_t r =
@@ -383,6 +385,118 @@ static void test_sparse_table_width(void **state) {
         "attn-graph: label: @/d.txt: the node table has 4 feature columns; the model @/sparse.safetensors expects 5 "
         "(the width of the table it was trained with)\n",
         "label --model @/sparse.safetensors graphs/social/karate.gml --node-table @/d.txt");
+}
+
+/* Writes the same 12-vertex ring with two chords, classes v % 2, as GML (ids 0..11) and GraphML
+ * (ids n0..n11), and the features of its vertices as x.csv, indexed 0..11 as pandas writes it
+ * (an unnamed first column) in a shuffled order, so that matching by position would be wrong. */
+static void write_indexed_graphs(void) {
+    char gml[2048] = "graph [\n directed 0\n", gx[4096] =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+        " <key id=\"y\" for=\"node\" attr.name=\"y\" attr.type=\"int\"/>\n <graph id=\"G\" edgedefault=\"undirected\">\n";
+    char x[1024] = ",f0,f1\n";
+    const int order[12] = {5, 0, 11, 3, 8, 1, 10, 2, 7, 4, 9, 6};
+    for (int v = 0; v < 12; v++) {
+        snprintf(gml + strlen(gml), sizeof gml - strlen(gml), " node [ id %d y %d ]\n", v, v % 2);
+        snprintf(gx + strlen(gx), sizeof gx - strlen(gx), "  <node id=\"n%d\"><data key=\"y\">%d</data></node>\n", v,
+                 v % 2);
+        snprintf(x + strlen(x), sizeof x - strlen(x), "%d,%d,%g\n", order[v], order[v] * 7 % 5, order[v] / 10.0);
+    }
+    for (int v = 0; v < 14; v++) {
+        const int a = v < 12 ? v : v == 12 ? 0 : 3, b = v < 12 ? (v + 1) % 12 : v == 12 ? 6 : 9;
+        snprintf(gml + strlen(gml), sizeof gml - strlen(gml), " edge [ source %d target %d ]\n", a, b);
+        snprintf(gx + strlen(gx), sizeof gx - strlen(gx), "  <edge source=\"n%d\" target=\"n%d\"/>\n", a, b);
+    }
+    strcat(gml, "]\n");
+    strcat(gx, " </graph>\n</graphml>\n");
+    write_text("ring.gml", gml);
+    write_text("ring.graphml", gx);
+    write_text("x.csv", x);
+}
+
+/* Each line of csv without its second field (the vertex's id, which the two formats write apart). */
+static void without_ids(char *out, size_t cap, const char *csv) {
+    size_t k = 0;
+    for (const char *p = csv; *p && k + 1 < cap;) {
+        const char *comma = strchr(p, ','), *eol = strchr(p, '\n');
+        if (!eol) eol = p + strlen(p);
+        const char *second = comma && comma < eol ? strchr(comma + 1, ',') : NULL;
+        for (const char *q = p; q < eol && k + 1 < cap; q++)
+            if (!(second && second < eol && q > comma && q <= second)) out[k++] = *q;
+        if (*eol && k + 1 < cap) out[k++] = '\n';
+        p = *eol ? eol + 1 : eol;
+    }
+    out[k] = '\0';
+}
+
+/* A table indexed 0..N-1 (PyG's x.csv) beside a GraphML graph, whose vertices are named "n0",
+ * ...: no id matches a vertex's 'id' and every one is a vertex index, so the rows are matched by
+ * index, with a note; one id matching a vertex, or --table-id-attr, keeps the match by the
+ * attribute and its error. An edge list's or NCOL file's vertex without an edge is not in the
+ * graph: a table naming it is told so. */
+static void test_table_ids_by_index(void **state) {
+    (void)state;
+    write_indexed_graphs();
+    const char *note = "attn-graph: note: @/x.csv: the table's ids match no vertex 'id' and are all vertex indices "
+                       "0..11: rows matched by index; --table-id-attr NAME to match an attribute\n";
+    const char *fit = "--label-attr y --vertex-attrs none --node-table @/x.csv --train-nodes 0,1,2,3,4,5 --epochs 3 "
+                      "--hidden 8 --layers 1 --heads 2 --seed 3 --threads 1 --quiet";
+    char args[512];
+    /* trained on the GML, whose ids are the indices, and on the GraphML by index: the same model */
+    snprintf(args, sizeof args, "train @/ring.gml %s -o @/ring.safetensors", fit);
+    ag_cli_run_t gml_train = run_expect(0, "", args);
+    snprintf(args, sizeof args, "train @/ring.graphml %s -o @/ringx.safetensors", fit);
+    ag_cli_run_t gx_train = run_expect(0, note, args);
+    assert_string_equal(gx_train.out, gml_train.out);
+    /* and the model's predictions on the two graphs agree vertex for vertex */
+    ag_cli_run_t by_id = run_expect(0, "", "label --model @/ring.safetensors @/ring.gml --node-table @/x.csv");
+    ag_cli_run_t by_index = run_expect(0, note, "label --model @/ring.safetensors @/ring.graphml --node-table @/x.csv");
+    assert_int_equal(ag_cli_count_lines(by_index.out), 13);
+    assert_true(strncmp(by_index.out, "vertex,id,", 10) == 0);
+    assert_non_null(strstr(by_index.out, "\n11,n11,"));
+    static char a[AG_CLI_CAPTURE], b[AG_CLI_CAPTURE];
+    without_ids(a, sizeof a, by_id.out);
+    without_ids(b, sizeof b, by_index.out);
+    assert_string_equal(b, a);
+    ag_cli_run_t scored = run_expect(0, note, "eval --model @/ring.safetensors @/ring.graphml --node-table @/x.csv "
+                                              "--part all");
+    ag_cli_run_t scored_gml =
+        run_expect(0, "", "eval --model @/ring.safetensors @/ring.gml --node-table @/x.csv --part all");
+    assert_string_equal(scored.out, scored_gml.out);
+    run_expect(0, note, "explain --model @/ring.safetensors @/ring.graphml --node-table @/x.csv -o @/ring-att.graphml");
+    /* a key the user chose is kept */
+    run_expect(3, "attn-graph: @/x.csv:2: id '5' matches no vertex (vertex attribute 'id')\n",
+               "label --model @/ring.safetensors @/ring.graphml --node-table @/x.csv --table-id-attr id");
+    /* one id that matches a vertex: the table is by the attribute, with a defect (the first id matching none) */
+    char part[1024] = "id,f0,f1\n";
+    for (int v = 0; v < 12; v++)
+        snprintf(part + strlen(part), sizeof part - strlen(part), v == 7 ? "n%d,1,2\n" : "%d,1,2\n", v);
+    write_text("part.csv", part);
+    run_expect(3, "attn-graph: @/part.csv:2: id '0' matches no vertex (vertex attribute 'id')\n",
+               "label --model @/ring.safetensors @/ring.graphml --node-table @/part.csv");
+    /* every id an index but one vertex without a row: said with the rule that was applied */
+    char shorter[1024] = "id,f0,f1\n";
+    for (int v = 0; v < 11; v++) snprintf(shorter + strlen(shorter), sizeof shorter - strlen(shorter), "%d,1,2\n", v);
+    write_text("short.csv", shorter);
+    run_expect(3, "attn-graph: @/short.csv: vertex 11 (id '11') has no row (the table's ids were taken as vertex "
+                  "indices, since none matched vertex attribute 'id')\n",
+               "label --model @/ring.safetensors @/ring.graphml --node-table @/short.csv");
+    /* an edge list's top vertex without an edge does not exist: the table's row for it is explained */
+    write_text("iso.edges", "0 1\n1 2\n");
+    write_text("iso.csv", "id,f,cls\n0,1,a\n1,2,b\n2,3,a\n3,4,b\n");
+    run_expect(3, "attn-graph: @/iso.csv:5: id '3' is not a vertex index (the graph has 3 vertices): a vertex with no "
+                  "edge in an edge list does not exist in the graph (its vertices are 0 to the largest id an edge "
+                  "names)\n",
+               "train @/iso.edges --label-attr cls --node-table @/iso.csv --epochs 1");
+    /* an id that is no index at all gets no such explanation */
+    write_text("word.csv", "id,f,cls\n0,1,a\n1,2,b\nx,3,a\n");
+    run_expect(3, "attn-graph: @/word.csv:4: id 'x' is not a vertex index (the graph has 3 vertices)\n",
+               "train @/iso.edges --label-attr cls --node-table @/word.csv --epochs 1");
+    write_text("iso.ncol", "a b\nb c\n");
+    write_text("ncol.csv", "id,f,cls\na,1,x\nb,2,y\nc,3,x\nd,4,y\n");
+    run_expect(3, "attn-graph: @/ncol.csv:5: id 'd' matches no vertex (vertex attribute 'name'): a vertex with no "
+                  "edge in an NCOL file does not exist in the graph (its vertices are the names its edges give)\n",
+               "train @/iso.ncol --label-attr cls --node-table @/ncol.csv --epochs 1");
 }
 
 /* Models of the wrong kind and bad model files: exit 4. */
@@ -1021,6 +1135,7 @@ int main(void) {
         cmocka_unit_test(test_label_explain_eval_misfits),
         cmocka_unit_test(test_table_width),
         cmocka_unit_test(test_sparse_table_width),
+        cmocka_unit_test(test_table_ids_by_index),
         cmocka_unit_test(test_models),
         cmocka_unit_test(test_regression_target),
         cmocka_unit_test(test_not_utf8),

@@ -339,6 +339,98 @@ static void test_errors(void **state) {
     igraph_destroy(&g);
 }
 
+static int ends_with(const char *s, const char *end) {
+    const size_t n = strlen(s), m = strlen(end);
+    return n >= m && strcmp(s + n - m, end) == 0;
+}
+
+/* index_fallback: a table whose ids match no vertex attribute but are all vertex indices (PyG's
+ * x.csv beside a GraphML graph) is matched by index and says so; any id of the attribute keeps
+ * the attribute and its error. absent_note: appended to an id that could name a missing vertex. */
+static void test_index_fallback(void **state) {
+    (void)state;
+    igraph_t g;
+    make_graph(&g); /* ids 10..40, names a..d */
+    ag_table_options_t o;
+    ag_table_options_init(&o);
+    o.index_fallback = 1;
+    ag_node_table_t t;
+    char *path = write_temp(",x\n2,2.5\n0,0.5\n3,3.5\n1,1.5\n", ".csv");
+    assert_int_equal(ag_table_read(&t, path, &g, &o), AG_SUCCESS);
+    assert_int_equal(t.by_index, 1);
+    for (int v = 0; v < 4; v++) assert_float_equal(t.features.data[v], v + 0.5f, 0.0f);
+    ag_node_table_destroy(&t);
+    /* the same by the string attribute */
+    o.vertex_attr = "name";
+    assert_int_equal(ag_table_read(&t, path, &g, &o), AG_SUCCESS);
+    assert_int_equal(t.by_index, 1);
+    assert_float_equal(t.features.data[3], 3.5f, 0.0f);
+    ag_node_table_destroy(&t);
+    /* without the option, the error it always was */
+    ag_table_options_init(&o);
+    assert_int_equal(ag_table_read(&t, path, &g, &o), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), ":2: id '2' matches no vertex (vertex attribute 'id')"));
+    unlink(path);
+    /* ids of the attribute are matched by it, with no fallback */
+    o.index_fallback = 1;
+    path = write_temp(",x\n20,2\n10,1\n40,4\n30,3\n", ".csv");
+    assert_int_equal(ag_table_read(&t, path, &g, &o), AG_SUCCESS);
+    assert_int_equal(t.by_index, 0);
+    assert_float_equal(t.features.data[3], 4.0f, 0.0f);
+    ag_node_table_destroy(&t);
+    unlink(path);
+    static const struct {
+        const char *text, *suffix;
+        ag_error_t code;
+        const char *fragment;
+    } cases[] = {
+        /* a partial match, before or after the indices: the first id matching no vertex, as without it */
+        {",x\n0,1\n1,1\n30,1\n3,1\n", ".csv", AG_EMISMATCH, ":2: id '0' matches no vertex (vertex attribute 'id')"},
+        {",x\n10,1\n1,1\n2,1\n3,1\n", ".csv", AG_EMISMATCH, ":3: id '1' matches no vertex (vertex attribute 'id')"},
+        /* an id that is no index either */
+        {",x\n0,1\n1,1\n2,1\n4,1\n", ".csv", AG_EMISMATCH, ":2: id '0' matches no vertex (vertex attribute 'id')"},
+        /* every id an index, but the table is not whole: said with the rule applied */
+        {",x\n0,1\n1,1\n2,1\n", ".csv", AG_EMISMATCH,
+         ": vertex 3 (id '3') has no row (the table's ids were taken as vertex indices, since none matched vertex "
+         "attribute 'id')"},
+        {"0 1:1\n1\n1\n2\n3\n", ".txt", AG_EMISMATCH,
+         ":3: duplicate id '1' (first on line 2) (the table's ids were taken as vertex indices, since none matched "
+         "vertex attribute 'id')"},
+        /* a headerless CSV of indices is still told to be one */
+        {"0,1\n1,2\n2,3\n3,4\n", ".csv", AG_EPARSE, ":1: the first line is a row, not a header (its id '0' is a "
+         "vertex's"},
+        /* an id column elsewhere in the header is the key, not the first column's indices */
+        {"k,id\n0,10\n1,20\n2,30\n3,40\n", ".csv", AG_EMISMATCH,
+         ":2: id '0' matches no vertex (vertex attribute 'id'); the first column ('k') is taken as the ids, and column "
+         "2 is named 'id': put it first"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        expect_error(&g, cases[k].text, cases[k].suffix, &o, cases[k].code, cases[k].fragment);
+    expect_error(&g, cases[0].text, cases[0].suffix, &o, cases[0].code, cases[0].fragment);
+    assert_true(ends_with(ag_error_message(), "(vertex attribute 'id')"));
+    /* match_index already: the option changes nothing */
+    o.format = AG_TABLE_SPARSE;
+    o.match_index = 1;
+    expect_error(&g, "0\n1\n2\n3\n9\n", ".txt", &o, AG_EMISMATCH,
+                 ":5: id '9' is not a vertex index (the graph has 4 vertices)");
+    /* absent_note: for an index at or beyond the vertex count, not for a malformed id */
+    o.absent_note = "no vertex without an edge";
+    expect_error(&g, "0\n1\n2\n3\n9\n", ".txt", &o, AG_EMISMATCH,
+                 ":5: id '9' is not a vertex index (the graph has 4 vertices): no vertex without an edge");
+    expect_error(&g, "0\n1\n2\n3\n99999999999999999999\n", ".txt", &o, AG_EMISMATCH,
+                 "(the graph has 4 vertices): no vertex without an edge");
+    expect_error(&g, "0\n1\nx\n", ".txt", &o, AG_EMISMATCH, ":3: id 'x' is not a vertex index");
+    assert_true(ends_with(ag_error_message(), "(the graph has 4 vertices)"));
+    expect_error(&g, "0\n1\n-1\n", ".txt", &o, AG_EMISMATCH, ":3: id '-1' is not a vertex index");
+    assert_true(ends_with(ag_error_message(), "(the graph has 4 vertices)"));
+    /* by an attribute, for any id */
+    o.match_index = 0;
+    o.vertex_attr = "name";
+    expect_error(&g, "a\nb\nz\n", ".txt", &o, AG_EMISMATCH,
+                 ":3: id 'z' matches no vertex (vertex attribute 'name'): no vertex without an edge");
+    igraph_destroy(&g);
+}
+
 static void test_alloc_failures(void **state) {
     (void)state;
     igraph_t g;
@@ -481,6 +573,7 @@ int main(void) {
         cmocka_unit_test(test_cora_form),
         cmocka_unit_test(test_sparse),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_index_fallback),
         cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_random_text),
         cmocka_unit_test(test_shared_cora_and_twitch),

@@ -804,12 +804,21 @@ const char *cli_table_key(const igraph_t *ig, const char *id_attr) {
     return igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "name") ? "name" : NULL;
 }
 
-ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, const char *table_path, const char *id_attr,
-                          const char *label_attr, const ag_table_norm_t *model) {
+ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, ag_format_t format, const char *table_path,
+                          const char *id_attr, const char *label_attr, const ag_table_norm_t *model) {
     ag_table_options_t topt;
     ag_table_options_init(&topt);
     topt.vertex_attr = cli_table_key(ig, id_attr);
     topt.match_index = topt.vertex_attr == NULL;
+    /* PyG's x.csv is indexed 0..N-1 while GraphML names every vertex ("n0", ...): a key the user
+     * did not choose gives way to the indices when not one id matches it */
+    topt.index_fallback = !id_attr;
+    if (format == AG_FORMAT_EDGELIST)
+        topt.absent_note = "a vertex with no edge in an edge list does not exist in the graph (its vertices are 0 "
+                           "to the largest id an edge names)";
+    else if (format == AG_FORMAT_NCOL)
+        topt.absent_note = "a vertex with no edge in an NCOL file does not exist in the graph (its vertices are the "
+                           "names its edges give)";
     const size_t n = strlen(table_path);
     if (n > 8 && !strcmp(table_path + n - 8, ".content")) topt.last_is_label = 1; /* LINQS: the class ends each line */
     /* without the label attribute in the graph, the labels may be a column of the table (an edge
@@ -838,6 +847,10 @@ ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, const char *ta
         topt.n_columns = model->width;
         rc = ag_table_read(t, table_path, ig, &topt);
     }
+    if (rc == AG_SUCCESS && t->by_index)
+        fprintf(stderr, "attn-graph: note: %s: the table's ids match no vertex '%s' and are all vertex indices "
+                "0..%lld: rows matched by index; --table-id-attr NAME to match an attribute\n", table_path,
+                topt.vertex_attr, (long long)igraph_vcount(ig) - 1);
     return rc;
 }
 
@@ -862,14 +875,15 @@ int cli_labels_to_attr(igraph_t *g, const char *name, char *const *labels) {
 }
 
 int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model_path, const char *table_path,
-                        const char *id_attr, const igraph_t *ig, ag_node_table_t *t, int *have) {
+                        const char *id_attr, const igraph_t *ig, ag_format_t format, ag_node_table_t *t, int *have) {
     *have = 0;
     if (b->table.width == 0) {
         if (!table_path) return AG_EXIT_OK;
         /* a table of the graph's labels alone (an edge list's classes, as the model was trained
          * with) is read for them; one with features is of the wrong width (none): refused as eval
          * refuses it, rather than ignored, since it usually means another model was meant */
-        if (b->label_attr && cli_table_read(t, ig, table_path, id_attr, b->label_attr, &b->table) == AG_SUCCESS) {
+        if (b->label_attr &&
+            cli_table_read(t, ig, format, table_path, id_attr, b->label_attr, &b->table) == AG_SUCCESS) {
             if (t->features.cols == 0) {
                 *have = 1;
                 return AG_EXIT_OK;
@@ -883,7 +897,7 @@ int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model
                 model_path, (long long)b->table.width);
         return AG_EXIT_USAGE;
     }
-    ag_error_t rc = cli_table_read(t, ig, table_path, id_attr, b->label_attr, &b->table);
+    ag_error_t rc = cli_table_read(t, ig, format, table_path, id_attr, b->label_attr, &b->table);
     if (rc) {
         const int code = ag_cli_fail(rc);
         return rc == AG_ELIMIT ? AG_EXIT_INPUT : code; /* a sparse index beyond the limit: bad input */
@@ -1075,8 +1089,8 @@ int cli_prediction_run(cli_prediction_t *p, const cli_graph_opts_t *o, const cha
     int code = cli_read_graph(&p->ig, o->graph_path, o->format, o->directed);
     if (code) return code;
     p->have_graph = 1;
-    code = cli_read_node_table(cmd, &p->b, o->model_path, o->table_path, o->table_id, &p->ig, &p->table,
-                               &p->have_table);
+    code = cli_read_node_table(cmd, &p->b, o->model_path, o->table_path, o->table_id, &p->ig, ag_graph_read_format(),
+                               &p->table, &p->have_table);
     /* the table's labels are the graph's known classes, which Correct and Smooth propagates */
     if (code == AG_EXIT_OK && p->have_table && p->table.labels && p->b.label_attr &&
         !igraph_cattribute_has_attr(&p->ig, IGRAPH_ATTRIBUTE_VERTEX, p->b.label_attr) &&

@@ -147,9 +147,13 @@ const char *cli_table_key(const igraph_t *ig, const char *id_attr);
 /* Reads the node table of ig, its ids matched to cli_table_key's attribute; a LINQS .content
  * file's last field is its label, and so is a column named label_attr (may be NULL) when the graph
  * has no such vertex attribute (t->labels then holds them). With a model (its table's column
- * names; NULL when training), a column it does not read may hold text. */
-ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, const char *table_path, const char *id_attr,
-                          const char *label_attr, const ag_table_norm_t *model);
+ * names; NULL when training), a column it does not read may hold text, and a sparse table is read
+ * at the model's width. With the default key, ids that match none of its values but are all vertex
+ * indices match the indices (a note says so). format is the one ig was read from
+ * (ag_graph_read_format()): an id naming no vertex of an edge list or NCOL file is said to be
+ * perhaps a vertex without an edge, which such a file cannot hold. */
+ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, ag_format_t format, const char *table_path,
+                          const char *id_attr, const char *label_attr, const ag_table_norm_t *model);
 /* Featurises ig (and table, read from table_path, or NULL) and runs the model on it. */
 int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, const char *table_path,
                   cli_run_t *r);
@@ -163,7 +167,7 @@ int cli_labels_to_attr(igraph_t *g, const char *name, char *const *labels);
  * a model without one, a table holding only the labels (b->label_attr) is read for them.
  * Returns an exit code; *have is 1 when a table was read into t. */
 int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model_path, const char *table_path,
-                        const char *id_attr, const igraph_t *ig, ag_node_table_t *t, int *have);
+                        const char *id_attr, const igraph_t *ig, ag_format_t format, ag_node_table_t *t, int *have);
 
 /* Matches a node table's columns to the model's by name when both have names (the model's
  * b->table.columns; a header): t's features and names are reordered to the model's, a column the

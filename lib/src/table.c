@@ -241,21 +241,58 @@ static int64_t vindex_find(const vindex_t *ix, const char *s) {
 typedef struct reader_t {
     ag_csv_t csv;
     vindex_t ix;
+    vindex_t by_index; /* the vertex indices, for opts->index_fallback */
+    int fallback;      /* the rows may still be matched by index instead (no row matched ix yet) */
+    int switched;      /* they are: the first row's id matched no vertex attribute and was an index */
+    int64_t first_line;
+    char *first_id;    /* (switched) the first row's, whose error a row matching ix after all brings back */
     int64_t *row_line; /* (N) line of the row given to each vertex, 0 = none yet */
     const char *path;
-    char hint[192];    /* appended to "matches no vertex" and "duplicate id": an id column elsewhere in the header */
+    const char *absent_note; /* opts->absent_note */
+    char hint[192];    /* appended to "matches no vertex" and "duplicate id": an id column elsewhere in the
+                          header, or that the ids are taken as vertex indices */
 } reader_t;
+
+/* Whether s is a whole number, too large to be a vertex index of ix: a vertex the graph lacks
+ * (an edge list's top vertices without an edge) rather than a malformed id. */
+static int beyond_vertices(const vindex_t *ix, const char *s) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    return end != s && *end == '\0' && (errno == ERANGE || v >= ix->n);
+}
+
+static ag_error_t no_vertex(const reader_t *r, int64_t line, const char *id) {
+    if (r->ix.by_index) {
+        const int note = r->absent_note && beyond_vertices(&r->ix, id);
+        return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' is not a vertex index (the graph has %lld vertices)%s%s",
+                        r->path, (long long)line, id, (long long)r->ix.n, note ? ": " : "",
+                        note ? r->absent_note : "");
+    }
+    /* after a switch to indices the hint says so; the error is the one without the switch */
+    return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' matches no vertex (vertex attribute '%s')%s%s%s", r->path,
+                    (long long)line, id, r->ix.attr, r->absent_note ? ": " : "",
+                    r->absent_note ? r->absent_note : "", r->switched ? "" : r->hint);
+}
 
 /* The vertex of the current line's id, checking that it matches one and only once. */
 static ag_error_t place_row(reader_t *r, const char *id, int64_t *vertex) {
-    int64_t v = vindex_find(&r->ix, id);
-    if (v < 0) {
-        if (r->ix.by_index)
-            return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' is not a vertex index (the graph has %lld vertices)",
-                            r->path, (long long)r->csv.line, id, (long long)r->ix.n);
-        return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' matches no vertex (vertex attribute '%s')%s", r->path,
-                        (long long)r->csv.line, id, r->ix.attr, r->hint);
+    int64_t v;
+    if (r->switched) {
+        /* a partial match (one id of the vertex attribute) is a table of those ids with a defect */
+        if (vindex_find(&r->ix, id) >= 0 || (v = vindex_find(&r->by_index, id)) < 0)
+            return no_vertex(r, r->first_line, r->first_id);
+    } else if ((v = vindex_find(&r->ix, id)) < 0) {
+        if (!r->fallback || vindex_find(&r->by_index, id) < 0) return no_vertex(r, r->csv.line, id);
+        if (!(r->first_id = ag_i_strdup(id)))
+            return AG_ERROR(AG_ENOMEM, "%s:%lld: out of memory", r->path, (long long)r->csv.line);
+        r->first_line = r->csv.line;
+        r->switched = 1;
+        v = vindex_find(&r->by_index, id);
+        snprintf(r->hint, sizeof r->hint, " (the table's ids were taken as vertex indices, since none matched "
+                 "vertex attribute '%.40s')", r->ix.attr);
     }
+    r->fallback = 0;
     if (r->row_line[v] != 0)
         return AG_ERROR(AG_EMISMATCH, "%s:%lld: duplicate id '%s' (first on line %lld)%s", r->path,
                         (long long)r->csv.line, id, (long long)r->row_line[v], r->hint);
@@ -265,11 +302,12 @@ static ag_error_t place_row(reader_t *r, const char *id, int64_t *vertex) {
 }
 
 static ag_error_t check_all_rows(reader_t *r) {
+    const vindex_t *ix = r->switched ? &r->by_index : &r->ix;
     for (int64_t v = 0; v < r->ix.n; v++) {
         if (r->row_line[v] == 0) {
             char tmp[64];
-            return AG_ERROR(AG_EMISMATCH, "%s: vertex %lld (id '%s') has no row", r->path, (long long)v,
-                            vindex_name(&r->ix, v, tmp, sizeof tmp));
+            return AG_ERROR(AG_EMISMATCH, "%s: vertex %lld (id '%s') has no row%s", r->path, (long long)v,
+                            vindex_name(ix, v, tmp, sizeof tmp), r->switched ? r->hint : "");
         }
     }
     return AG_SUCCESS;
@@ -320,7 +358,7 @@ static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *
  * table's columns by name, so a repeated one would take the first column's values for both). */
 static ag_error_t check_header(reader_t *r, int64_t id_col, int64_t label_col, const int64_t *cols, int64_t f) {
     const char *const *h = (const char *const *)r->csv.fields;
-    int row = vindex_find(&r->ix, h[id_col]) >= 0;
+    int row = vindex_find(&r->ix, h[id_col]) >= 0 || (r->fallback && vindex_find(&r->by_index, h[id_col]) >= 0);
     for (int64_t j = 0; j < f && row; j++) {
         double x;
         row = ag_csv_parse_double(h[cols[j]], &x) == 0;
@@ -382,6 +420,7 @@ static ag_error_t read_delimited(reader_t *r, ag_node_table_t *t, const ag_table
              * "id '1079' matches no vertex" (or "duplicate id '0'") */
             snprintf(r->hint, sizeof r->hint, "; the first column ('%.40s') is taken as the ids, and column %lld is "
                      "named '%.40s': put it first", r->csv.fields[0], (long long)j + 1, r->csv.fields[j]);
+            r->fallback = 0; /* that column is the key, not the first one's indices */
             break;
         }
     if (o->label_column) {
@@ -601,6 +640,9 @@ ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_
         return AG_ERROR(AG_EINVAL, "ag_table_read: bad options (columns or width)");
     r.path = path;
     TRY(vindex_build(&r.ix, graph, opts->vertex_attr ? opts->vertex_attr : "id", opts->match_index));
+    TRY(vindex_build(&r.by_index, graph, NULL, 1));
+    r.fallback = opts->index_fallback && !opts->match_index;
+    r.absent_note = opts->absent_note;
     void *p;
     TRY(ag_i_alloc_array(&p, r.ix.n, sizeof(int64_t), "row lines"));
     r.row_line = p;
@@ -613,6 +655,7 @@ ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_
     default: rc = AG_ERROR(AG_EINVAL, "ag_table_read: unknown format %d", (int)format); goto done;
     }
     if (!table->features.data) TRY(ag_fmat_init(&table->features, r.ix.n, 0));
+    table->by_index = r.switched;
 done:
     if (rc != AG_SUCCESS) {
         /* features may not be allocated yet while labels are: destroy with the right row count */
@@ -622,6 +665,7 @@ done:
     }
     ag_csv_close(&r.csv);
     vindex_destroy(&r.ix);
+    ag_i_free(r.first_id);
     ag_i_free(r.row_line);
     return rc;
 }

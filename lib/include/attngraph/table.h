@@ -49,6 +49,14 @@ typedef struct ag_table_options_t {
     const char *id_column;      /* delimited: name of the id column; NULL = the first column */
     const char *vertex_attr;    /* vertex attribute the ids are matched to (numeric or string); NULL = "id" */
     int match_index;            /* 1: ids are 0-based vertex indices instead (vertex_attr ignored) */
+    int index_fallback;         /* 1: when not one id matches vertex_attr and every id is a vertex index
+                                   0..N-1, the rows are matched by index (table->by_index says so): a
+                                   table indexed 0..N-1 beside a graph whose ids are names (GraphML's
+                                   "n0", "n1", ...). Any id matching vertex_attr keeps the match by it */
+    const char *absent_note;    /* appended after ": " to the message of an id that names no vertex yet
+                                   may name one the graph lacks (matched to vertex_attr: any; by index:
+                                   an integer at or beyond the vertex count): why such a vertex is not
+                                   in the graph (an edge list has no vertex without an edge); NULL: none */
     const char *const *columns; /* delimited: feature columns by name, in this order; NULL = all others */
     int64_t n_columns;
     const char *label_column;   /* delimited: a column kept as label strings, not features; NULL = none */
@@ -63,6 +71,8 @@ typedef struct ag_node_table_t {
     ag_fmat_t features; /* (N x F) row v = vertex v */
     char **columns;     /* (F) feature column names; NULL for the headerless forms */
     char **labels;      /* (N) label string of each vertex; NULL unless a label column was asked */
+    int by_index;       /* 1: the ids matched no vertex attribute and were taken as vertex indices
+                           (ag_table_options_t.index_fallback) */
 } ag_node_table_t;
 
 /** \function ag_table_options_init
@@ -85,8 +95,10 @@ void ag_table_options_init(ag_table_options_t *opts);
  *   non-numeric value naming the column, bad idx:value; a delimited table whose first line is a
  *   row, not a header, or whose header names a column twice), AG_EATTR (the id column, a chosen column or
  *   the vertex attribute does not exist; two vertices share an id), AG_EMISMATCH (path:line: an id
- *   matching no vertex, naming the id; a vertex with no row, naming its index and id; a duplicate
- *   id naming both lines), AG_EVALUE (path:line: NaN or infinite value; sparse index beyond the
+ *   matching no vertex, naming the id (and opts->absent_note); a vertex with no row, naming its
+ *   index and id; a duplicate id naming both lines; after index_fallback, each also says that the
+ *   ids were taken as vertex indices; when some but not all ids match vertex_attr, the first that
+ *   does not, as without the fallback), AG_EVALUE (path:line: NaN or infinite value; sparse index beyond the
  *   given width, naming the index, the width and opts->width_of), AG_ELIMIT (path:line: a sparse feature index of 2^31-1 or more), AG_EINVAL (bad
  *   options), AG_ENOMEM.
  * Time complexity: O(file size + N log N + F log F).
