@@ -497,6 +497,12 @@ static void test_table_ids_by_index(void **state) {
     run_expect(3, "attn-graph: @/ncol.csv:5: id 'd' matches no vertex (vertex attribute 'name'): a vertex with no "
                   "edge in an NCOL file does not exist in the graph (its vertices are the names its edges give)\n",
                "train @/iso.ncol --label-attr cls --node-table @/ncol.csv --epochs 1");
+    /* an NCOL file's vertices are numbered as its edges first name them: a table of indices is not
+     * matched to that order */
+    write_text("idx.csv", "id,f,cls\n0,1,x\n1,2,y\n2,3,x\n");
+    run_expect(3, "attn-graph: @/idx.csv:2: id '0' matches no vertex (vertex attribute 'name'): a vertex with no "
+                  "edge in an NCOL file does not exist in the graph (its vertices are the names its edges give)\n",
+               "train @/iso.ncol --label-attr cls --node-table @/idx.csv --epochs 1");
 }
 
 /* Models of the wrong kind and bad model files: exit 4. */

@@ -811,8 +811,10 @@ ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, ag_format_t fo
     topt.vertex_attr = cli_table_key(ig, id_attr);
     topt.match_index = topt.vertex_attr == NULL;
     /* PyG's x.csv is indexed 0..N-1 while GraphML names every vertex ("n0", ...): a key the user
-     * did not choose gives way to the indices when not one id matches it */
-    topt.index_fallback = !id_attr;
+     * did not choose gives way to the indices when not one id matches it. Not an NCOL or LGL
+     * file's names: their vertices are numbered in the order the edges first name them, which a
+     * table's row numbers are unlikely to follow */
+    topt.index_fallback = !id_attr && topt.vertex_attr && !strcmp(topt.vertex_attr, "id");
     if (format == AG_FORMAT_EDGELIST)
         topt.absent_note = "a vertex with no edge in an edge list does not exist in the graph (its vertices are 0 "
                            "to the largest id an edge names)";
@@ -847,10 +849,12 @@ ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, ag_format_t fo
         topt.n_columns = model->width;
         rc = ag_table_read(t, table_path, ig, &topt);
     }
-    if (rc == AG_SUCCESS && t->by_index)
+    if (rc == AG_SUCCESS && t->by_index) {
+        char pb[512];
         fprintf(stderr, "attn-graph: note: %s: the table's ids match no vertex '%s' and are all vertex indices "
-                "0..%lld: rows matched by index; --table-id-attr NAME to match an attribute\n", table_path,
-                topt.vertex_attr, (long long)igraph_vcount(ig) - 1);
+                "0..%lld: rows matched by index; --table-id-attr NAME to match an attribute\n",
+                cli_display(table_path, pb, sizeof pb), topt.vertex_attr, (long long)igraph_vcount(ig) - 1);
+    }
     return rc;
 }
 
