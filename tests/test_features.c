@@ -1190,11 +1190,14 @@ static void make_keyed(igraph_t *g, int n, const char *prefix, int shift) {
     }
     igraph_create(g, &e, n, IGRAPH_UNDIRECTED);
     igraph_vector_int_destroy(&e);
+    /* an atlas's regions, with a coordinate each: the same vertices in every graph, not a count */
+    static const char *const region[] = {"Precentral_L", "Frontal_Sup_R", "Insula_L", "Cingulum_Ant_R", "Cuneus_L"};
+    static const double mni_x[] = {-38.6, 21.9, 35.0, -4.0, -5.9};
     for (int v = 0; v < n; v++) {
         char name[32];
-        snprintf(name, sizeof name, "%s%d", prefix, (v + shift) % n);
-        SETVAS(g, "label", v, name);
-        SETVAN(g, "pos", v, v);
+        snprintf(name, sizeof name, "%s%d", prefix ? prefix : "", (v + shift) % n);
+        SETVAS(g, "label", v, prefix ? name : region[v % 5]);
+        SETVAN(g, "pos", v, prefix ? v : mni_x[v % 5]);
         SETVAS(g, "kind", v, v % 2 ? "b" : "a");
     }
 }
@@ -1206,7 +1209,7 @@ static void expect_keys(const int *sizes, int count, const char *const *prefixes
     igraph_t gs[4];
     const igraph_t *ps[4];
     for (int g = 0; g < count; g++) {
-        make_keyed(&gs[g], sizes[g], prefixes[prefixes[1] ? g : 0], shift * g);
+        make_keyed(&gs[g], sizes[g], prefixes[0] && prefixes[1] ? prefixes[g] : prefixes[0], shift * g);
         ps[g] = &gs[g];
     }
     ag_featurizer_config_t cfg;
@@ -1234,12 +1237,18 @@ static void test_vertex_keys(void **state) {
     const char *one[] = {"", NULL}, *own[] = {"g0_", "g1_", "g2_"};
     /* numbering in file order, graphs of different sizes: both numberings left out */
     expect_keys((const int[]){3, 4, 5}, 3, one, 0, NULL, "kind", "label pos");
-    /* the same sequence on graphs of one size (an atlas's regions): each vertex's identity */
-    expect_keys((const int[]){4, 4, 4}, 3, one, 0, NULL, "kind label pos", "");
-    /* names no two graphs share (people): left out; the numbers still follow the file order */
-    expect_keys((const int[]){4, 4, 4}, 3, own, 0, NULL, "kind pos", "label");
+    /* numbering on graphs of one size (networkx's graphs of 20 vertices), counted from 0 or 1 */
+    expect_keys((const int[]){4, 4, 4}, 3, one, 0, NULL, "kind", "label pos");
+    const char *vee[] = {"v", NULL};
+    expect_keys((const int[]){4, 4, 4}, 3, vee, 0, NULL, "kind", "label pos");
+    /* the same sequence on graphs of one size, not a count (an atlas's regions and their
+     * coordinates): each vertex's identity, kept */
+    const char *atlas[] = {NULL, NULL};
+    expect_keys((const int[]){4, 4, 4}, 3, atlas, 0, NULL, "kind label pos", "");
+    /* names no two graphs share (people): left out, as the count beside them */
+    expect_keys((const int[]){4, 4, 4}, 3, own, 0, NULL, "kind", "label pos");
     /* one vocabulary in other orders (a colour per vertex): the values describe the vertices */
-    expect_keys((const int[]){3, 3, 3, 3}, 4, one, 1, NULL, "kind label pos", "");
+    expect_keys((const int[]){3, 3, 3, 3}, 4, one, 1, NULL, "kind label", "pos");
     /* named in a list: taken whatever it is */
     expect_keys((const int[]){3, 4, 5}, 3, one, 0, "label", "label", "");
     /* one graph, or one graph of 3 or more vertices: nothing to compare */

@@ -959,16 +959,41 @@ static ag_error_t drop_empty(ag_feature_attr_t *attrs, int64_t *n, int is_edge, 
     return AG_SUCCESS;
 }
 
+/* Whether a sequence of n values, strings (ref) or numbers (refd), counts the places 0, 1, ... or
+ * 1, 2, ...: the numbers themselves, or a prefix common to all and the number ("v1", "node0"). */
+static int numbering(char *const *ref, const double *refd, int64_t n) {
+    for (int64_t off = 0; off < 2; off++) {
+        int ok = 1;
+        size_t plen = 0;
+        if (ref) { /* the prefix: the first value without its trailing digits */
+            plen = strlen(ref[0]);
+            while (plen > 0 && ref[0][plen - 1] >= '0' && ref[0][plen - 1] <= '9') plen--;
+        }
+        for (int64_t i = 0; i < n && ok; i++) {
+            if (!ref) {
+                ok = refd[i] == (double)(i + off);
+                continue;
+            }
+            char want[32];
+            snprintf(want, sizeof want, "%lld", (long long)(i + off));
+            ok = strncmp(ref[i], ref[0], plen) == 0 && strcmp(ref[i] + plen, want) == 0;
+        }
+        if (ok) return 1;
+    }
+    return 0;
+}
+
 /* Whether vertex attribute a names the vertices of each graph instead of describing them: a value
  * different on every vertex of each graph (of 2 or more vertices), and either the same sequence in
  * every graph's vertex order while the graphs differ in size (networkx's GML `label` "0", "1", ...,
- * Pajek's `name` "v1", "v2", ...: a vertex's place in its file), or, for a string, values that
+ * Pajek's `name` "v1", "v2", ...: a vertex's place in its file), or that sequence counting the
+ * places in graphs of one size (networkx's graphs of 20 vertices), or, for a string, values that
  * seldom recur across graphs (more distinct values than half the vertices: people's names). As a
  * feature it tells a graph-level model where each vertex sits in its file, and a graph written
  * otherwise is predicted from noise: cycles, paths and stars written by networkx trained to test
  * accuracy 1.0 and put every one of 12 new graphs, their vertices named "atom0"..., in one class.
- * Graphs of one size whose vertices carry the same values in the same order (a brain atlas's
- * regions) share their vertices' identity, and keep the attribute. */
+ * Graphs of one size whose vertices carry the same values in the same order, not a count (a brain
+ * atlas's regions), share their vertices' identity, and keep the attribute. */
 static ag_error_t vertex_key(const ag_feature_attr_t *a, const igraph_t *const *graphs, int64_t count, int *key) {
     *key = 0;
     if (a->type == AG_ATTR_BOOLEAN) return AG_SUCCESS;
@@ -1048,7 +1073,7 @@ static ag_error_t vertex_key(const ag_feature_attr_t *a, const igraph_t *const *
         ag_i_igraph_leave();
     }
     if (err == AG_SUCCESS && distinct && big >= 2)
-        *key = (same_order && sizes_differ) || (is_str && a->vocab_size * 2 > total);
+        *key = (same_order && (sizes_differ || numbering(ref, refd, ref_n))) || (is_str && a->vocab_size * 2 > total);
     if (ref) ag_i_strings_free(ref, ref_n);
     ag_i_free(refd);
     ag_i_free(sorted);
