@@ -926,6 +926,16 @@ static void test_control_characters_escaped(void **state) {
                "<edge source=\"a\" target=\"b\"/>\n</graph>\n</graphml>\n");
     ag_cli_run_t r = run_expect(0, "", "info @/ctl.graphml");
     assert_non_null(strstr(r.out, "\n  vertex  \"na\\tme\\u009b31m\"  string "));
+    /* a wide character takes two columns of the table: Chinese names line up with the others */
+    write_text("wide.graphml", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<graphml "
+               "xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n<key id=\"k0\" for=\"node\" "
+               "attr.name=\"\xe5\x90\x8d\xe5\x89\x8d\" attr.type=\"string\"/>\n<key id=\"k1\" for=\"node\" "
+               "attr.name=\"age\" attr.type=\"double\"/>\n<graph id=\"G\" edgedefault=\"undirected\">\n"
+               "<node id=\"a\"><data key=\"k0\">x</data><data key=\"k1\">3</data></node>\n</graph>\n</graphml>\n");
+    r = run_expect(0, "", "info @/wide.graphml");
+    assert_non_null(strstr(r.out, "\n  kind    name  type "));
+    assert_non_null(strstr(r.out, "\n  vertex  \xe5\x90\x8d\xe5\x89\x8d  string "));
+    assert_non_null(strstr(r.out, "\n  vertex  age   numeric "));
     /* a byte that is not UTF-8 (a lone CSI), a right-to-left override: escaped too */
     run_expect(3, "attn-graph: @/d\\x9b" "2J\\u202e.gml: No such file or directory\n", "info '@/d\x9b" "2J\xe2\x80\xae.gml'");
     /* other characters of 2, 3 and 4 bytes show as themselves (their continuation bytes were

@@ -89,6 +89,28 @@ static void print_json(FILE *out, const char *path, ag_format_t format, const ag
     fputs("]}\n", out);
 }
 
+/* The terminal columns UTF-8 text s takes: one per character, two for the East Asian wide ones
+ * (CJK, Hangul, full-width forms), so that a table of Chinese attribute names lines up (padding by
+ * bytes counted each of their characters three times). */
+static int columns_of(const char *s) {
+    int w = 0;
+    for (size_t i = 0, n = strlen(s); i < n;) {
+        const unsigned char *p = (const unsigned char *)s + i;
+        const size_t len = p[0] < 0x80 ? 1 : ag_utf8_sequence(s + i, n - i);
+        unsigned cp = p[0];
+        if (len == 2) cp = (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu);
+        else if (len == 3) cp = (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
+        else if (len == 4) cp = (p[0] & 0x07u) << 18 | (p[1] & 0x3Fu) << 12 | (p[2] & 0x3Fu) << 6 | (p[3] & 0x3Fu);
+        const int wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+                         (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                         (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                         (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x20000 && cp <= 0x3FFFD);
+        w += wide ? 2 : 1;
+        i += len ? len : 1;
+    }
+    return w;
+}
+
 static void print_text(FILE *out, const char *path, ag_format_t format, const ag_graph_summary_t *s) {
     fprintf(out, "file: %s\nformat: %s\ndirected: %s\n", path, ag_format_name(format), s->directed ? "yes" : "no");
     fprintf(out, "nodes: %lld\nedges: %lld\n", (long long)s->nodes, (long long)s->edges);
@@ -107,7 +129,7 @@ static void print_text(FILE *out, const char *path, ag_format_t format, const ag
     int name_w = 4;
     for (int64_t i = 0; i < s->n_attrs; i++) {
         char shown[256];
-        const int len = (int)strlen(cli_display(s->attrs[i].name, shown, sizeof shown));
+        const int len = columns_of(cli_display(s->attrs[i].name, shown, sizeof shown));
         if (len > name_w) name_w = len;
     }
     fprintf(out, "attributes:\n  %-6s  %-*s  %-7s  %7s  %13s  %s\n", "kind", name_w, "name", "type", "missing",
@@ -119,8 +141,8 @@ static void print_text(FILE *out, const char *path, ag_format_t format, const ag
         const ag_attr_summary_t *a = &s->attrs[i];
         const int left_out = a->kind != AG_ATTR_GRAPH && ag_featurizer_config_excludes(&defaults, a->name);
         char shown[256];
-        fprintf(out, "  %-6s  %-*s  %-7s  %7lld  ", ag_attr_kind_name(a->kind), name_w,
-                cli_display(a->name, shown, sizeof shown),
+        const char *name = cli_display(a->name, shown, sizeof shown);
+        fprintf(out, "  %-6s  %s%*s  %-7s  %7lld  ", ag_attr_kind_name(a->kind), name, name_w - columns_of(name), "",
                 ag_attr_type_name(a->type), (long long)a->missing);
         if (a->kind == AG_ATTR_GRAPH || left_out) fprintf(out, "%13s  ", "-");
         else fprintf(out, "%13lld  ", (long long)a->feature_width);
