@@ -464,6 +464,14 @@ static void test_table_ids_by_index(void **state) {
         run_expect(0, "", "eval --model @/ring.safetensors @/ring.gml --node-table @/x.csv --part all");
     assert_string_equal(scored.out, scored_gml.out);
     run_expect(0, note, "explain --model @/ring.safetensors @/ring.graphml --node-table @/x.csv -o @/ring-att.graphml");
+    /* nodes n0, n1, ... listed out of order: a row's index is no longer its vertex's, so the rows
+     * are not matched by index (row 0 would have gone to the first node listed, n1) */
+    write_text("swap.graphml", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<graphml xmlns=\"http://graphml."
+               "graphdrawing.org/xmlns\">\n<graph id=\"G\" edgedefault=\"undirected\">\n<node id=\"n1\"/><node "
+               "id=\"n0\"/>\n<edge source=\"n0\" target=\"n1\"/>\n</graph>\n</graphml>\n");
+    write_text("swap.csv", "id,f,cls\n0,1,a\n1,2,b\n");
+    run_expect(3, "attn-graph: @/swap.csv:2: id '0' matches no vertex (vertex attribute 'id')\n",
+               "train @/swap.graphml --label-attr cls --node-table @/swap.csv --epochs 1");
     /* a key the user chose is kept */
     run_expect(3, "attn-graph: @/x.csv:2: id '5' matches no vertex (vertex attribute 'id')\n",
                "label --model @/ring.safetensors @/ring.graphml --node-table @/x.csv --table-id-attr id");

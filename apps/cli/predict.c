@@ -804,6 +804,33 @@ const char *cli_table_key(const igraph_t *ig, const char *id_attr) {
     return igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "name") ? "name" : NULL;
 }
 
+/* Whether every vertex v has the string id "n<v>", as GraphML writers name nodes in file order:
+ * only then do a table's row indices mean the vertices (a file listing n5 before n0 would match
+ * row 0 to n5, its first vertex, and silently give every vertex another's features). */
+static int ids_in_order(const igraph_t *ig) {
+    if (igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "id") == 0) return 0;
+    igraph_strvector_t names;
+    igraph_vector_int_t types;
+    int is_string = 0;
+    if (igraph_strvector_init(&names, 0) != IGRAPH_SUCCESS) return 0;
+    if (igraph_vector_int_init(&types, 0) != IGRAPH_SUCCESS) {
+        igraph_strvector_destroy(&names);
+        return 0;
+    }
+    if (igraph_cattribute_list(ig, NULL, NULL, &names, &types, NULL, NULL) == IGRAPH_SUCCESS)
+        for (igraph_integer_t i = 0; i < igraph_strvector_size(&names); i++)
+            if (!strcmp(igraph_strvector_get(&names, i), "id")) is_string = VECTOR(types)[i] == IGRAPH_ATTRIBUTE_STRING;
+    igraph_strvector_destroy(&names);
+    igraph_vector_int_destroy(&types);
+    if (!is_string) return 0;
+    for (igraph_integer_t v = 0; v < igraph_vcount(ig); v++) {
+        char want[32];
+        snprintf(want, sizeof want, "n%lld", (long long)v);
+        if (strcmp(VAS(ig, "id", v), want) != 0) return 0;
+    }
+    return 1;
+}
+
 ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, ag_format_t format, const char *table_path,
                           const char *id_attr, const char *label_attr, const ag_table_norm_t *model) {
     ag_table_options_t topt;
@@ -814,7 +841,7 @@ ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, ag_format_t fo
      * did not choose gives way to the indices when not one id matches it. Not an NCOL or LGL
      * file's names: their vertices are numbered in the order the edges first name them, which a
      * table's row numbers are unlikely to follow */
-    topt.index_fallback = !id_attr && topt.vertex_attr && !strcmp(topt.vertex_attr, "id");
+    topt.index_fallback = !id_attr && topt.vertex_attr && !strcmp(topt.vertex_attr, "id") && ids_in_order(ig);
     if (format == AG_FORMAT_EDGELIST)
         topt.absent_note = "a vertex with no edge in an edge list does not exist in the graph (its vertices are 0 "
                            "to the largest id an edge names)";
