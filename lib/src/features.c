@@ -291,11 +291,6 @@ static int graph_directed(const igraph_t *ig) {
 
 static int cmp_str_ptr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Column index of value s in the sorted vocabulary, or vocab_size (the "<other>" slot). */
 static int64_t vocab_index(const ag_feature_attr_t *a, const char *s) {
     const char *key = s;
@@ -959,21 +954,14 @@ static ag_error_t drop_empty(ag_feature_attr_t *attrs, int64_t *n, int is_edge, 
     return AG_SUCCESS;
 }
 
-/* Whether a sequence of n values, strings (ref) or numbers (refd), counts the places 0, 1, ... or
- * 1, 2, ...: the numbers themselves, or a prefix common to all and the number ("v1", "node0"). */
-static int numbering(char *const *ref, const double *refd, int64_t n) {
+/* Whether a sequence of n values counts the places 0, 1, ... or 1, 2, ...: the numbers
+ * themselves, or a prefix common to all and the number ("v1", "node0"). */
+static int numbering(char *const *ref, int64_t n) {
+    size_t plen = strlen(ref[0]); /* the prefix: the first value without its trailing digits */
+    while (plen > 0 && ref[0][plen - 1] >= '0' && ref[0][plen - 1] <= '9') plen--;
     for (int64_t off = 0; off < 2; off++) {
         int ok = 1;
-        size_t plen = 0;
-        if (ref) { /* the prefix: the first value without its trailing digits */
-            plen = strlen(ref[0]);
-            while (plen > 0 && ref[0][plen - 1] >= '0' && ref[0][plen - 1] <= '9') plen--;
-        }
         for (int64_t i = 0; i < n && ok; i++) {
-            if (!ref) {
-                ok = refd[i] == (double)(i + off);
-                continue;
-            }
             char want[32];
             snprintf(want, sizeof want, "%lld", (long long)(i + off));
             ok = strncmp(ref[i], ref[0], plen) == 0 && strcmp(ref[i] + plen, want) == 0;
@@ -981,6 +969,32 @@ static int numbering(char *const *ref, const double *refd, int64_t n) {
         if (ok) return 1;
     }
     return 0;
+}
+
+/* Vertex attribute a of ig as text into v (initialised here; the caller destroys it inside the
+ * igraph guard): a string one as it is, a number in the digits that tell it from every other
+ * double ("%.17g", -0 as 0), so that one comparison of text serves both kinds. *nan is set when
+ * a number is NaN, which equals no value and so makes no key. */
+static ag_error_t read_as_text(const igraph_t *ig, const ag_feature_attr_t *a, igraph_strvector_t *v, int *nan) {
+    *nan = 0;
+    if (a->type == AG_ATTR_STRING) return read_strings(ig, 0, a->name, v);
+    igraph_vector_t x;
+    ag_i_igraph_enter();
+    igraph_error_t rc = igraph_vector_init(&x, 0);
+    if (rc == IGRAPH_SUCCESS) {
+        rc = igraph_cattribute_VANV(ig, a->name, igraph_vss_all(), &x);
+        if (rc == IGRAPH_SUCCESS) rc = igraph_strvector_init(v, igraph_vector_size(&x));
+        for (igraph_integer_t i = 0; rc == IGRAPH_SUCCESS && i < igraph_vector_size(&x); i++) {
+            char num[32];
+            const double d = VECTOR(x)[i];
+            *nan |= isnan(d);
+            snprintf(num, sizeof num, "%.17g", d == 0.0 ? 0.0 : d);
+            if ((rc = igraph_strvector_set(v, i, num)) != IGRAPH_SUCCESS) igraph_strvector_destroy(v);
+        }
+        igraph_vector_destroy(&x);
+    }
+    ag_i_igraph_leave();
+    return rc == IGRAPH_SUCCESS ? AG_SUCCESS : read_error(rc, "vertex", a->name);
 }
 
 /* Whether vertex attribute a names the vertices of each graph instead of describing them: a value
@@ -997,15 +1011,11 @@ static int numbering(char *const *ref, const double *refd, int64_t n) {
 static ag_error_t vertex_key(const ag_feature_attr_t *a, const igraph_t *const *graphs, int64_t count, int *key) {
     *key = 0;
     if (a->type == AG_ATTR_BOOLEAN) return AG_SUCCESS;
-    const int is_str = a->type == AG_ATTR_STRING;
     int64_t big = 0, total = 0, ref_n = 0, first_n = -1;
-    int same_order = 1, sizes_differ = 0;
-    char **ref = NULL;     /* (ref_n) a string key's value at each place, from the graphs so far */
-    double *refd = NULL;   /* (ref_n) the same for a numeric one */
-    const void **sorted = NULL;
-    double *sortedd = NULL;
+    int same_order = 1, sizes_differ = 0, distinct = 1;
+    char **ref = NULL;          /* (ref_n) the value at each place, from the graphs so far */
+    const char **sorted = NULL; /* (n) this graph's values, sorted to find a repeat */
     ag_error_t err = AG_SUCCESS;
-    int distinct = 1;
     for (int64_t g = 0; g < count && err == AG_SUCCESS && distinct; g++) {
         ag_i_igraph_enter();
         const int64_t n = (int64_t)igraph_vcount(graphs[g]);
@@ -1016,68 +1026,37 @@ static ag_error_t vertex_key(const ag_feature_attr_t *a, const igraph_t *const *
         if (first_n < 0) first_n = n;
         else if (n != first_n) sizes_differ = 1;
         igraph_strvector_t sv;
-        igraph_vector_t nv;
-        if (is_str) {
-            if ((err = read_strings(graphs[g], 0, a->name, &sv)) != AG_SUCCESS) break;
-        } else {
-            ag_i_igraph_enter();
-            igraph_error_t rc = igraph_vector_init(&nv, 0);
-            if (rc == IGRAPH_SUCCESS && (rc = igraph_cattribute_VANV(graphs[g], a->name, igraph_vss_all(), &nv)))
-                igraph_vector_destroy(&nv);
-            ag_i_igraph_leave();
-            if (rc != IGRAPH_SUCCESS) {
-                err = read_error(rc, "vertex", a->name);
-                break;
-            }
-        }
+        int nan;
+        if ((err = read_as_text(graphs[g], a, &sv, &nan)) != AG_SUCCESS) break;
+        if (nan) distinct = 0;
         void *p;
-        if (n > ref_n) {
-            /* the places this graph adds to the reference sequence */
-            err = is_str ? ag_i_realloc_array(&p, ref, n, sizeof(char *), "vertex key values")
-                         : ag_i_realloc_array(&p, refd, n, sizeof(double), "vertex key values");
-            if (err == AG_SUCCESS && is_str) ref = p;
-            else if (err == AG_SUCCESS) refd = p;
-        }
-        if (err == AG_SUCCESS)
-            err = is_str ? ag_i_realloc_array(&p, sorted, n, sizeof(void *), "vertex key values")
-                         : ag_i_realloc_array(&p, sortedd, n, sizeof(double), "vertex key values");
-        if (err == AG_SUCCESS && is_str) sorted = p;
-        else if (err == AG_SUCCESS) sortedd = p;
+        if (n > ref_n && (err = ag_i_realloc_array(&p, ref, n, sizeof(char *), "vertex key values")) == AG_SUCCESS)
+            ref = p; /* the places this graph adds to the reference sequence */
+        if (err == AG_SUCCESS && (err = ag_i_realloc_array(&p, sorted, n, sizeof(char *), "vertex key values")) == AG_SUCCESS)
+            sorted = p;
         ag_i_igraph_enter();
-        for (int64_t v = 0; v < n && err == AG_SUCCESS; v++) {
-            if (is_str) {
-                const char *s = igraph_strvector_get(&sv, v);
-                sorted[v] = s;
-                if (v < ref_n) same_order &= strcmp(ref[v], s) == 0;
-                else if (!(ref[v] = ag_i_strdup(s))) err = AG_ERROR(AG_ENOMEM, "out of memory copying a vertex key");
-                else ref_n = v + 1;
-            } else {
-                const double x = VECTOR(nv)[v];
-                sortedd[v] = x;
-                if (isnan(x)) distinct = 0;
-                if (v < ref_n) same_order &= refd[v] == x;
-                else refd[ref_n++] = x;
-            }
+        for (int64_t v = 0; v < n && err == AG_SUCCESS && distinct; v++) {
+            const char *s = igraph_strvector_get(&sv, v);
+            sorted[v] = s;
+            if (v < ref_n) same_order &= strcmp(ref[v], s) == 0;
+            else if (!(ref[v] = ag_i_strdup(s))) err = AG_ERROR(AG_ENOMEM, "out of memory copying a vertex key");
+            else ref_n = v + 1;
         }
         ag_i_igraph_leave();
         /* sorted holds pointers into sv: checked before it goes */
         if (err == AG_SUCCESS && distinct) {
-            if (is_str) qsort(sorted, (size_t)n, sizeof(void *), cmp_str_ptr);
-            else qsort(sortedd, (size_t)n, sizeof(double), cmp_double);
-            for (int64_t v = 1; v < n && distinct; v++)
-                distinct = is_str ? strcmp(sorted[v - 1], sorted[v]) != 0 : sortedd[v - 1] != sortedd[v];
+            qsort(sorted, (size_t)n, sizeof(char *), cmp_str_ptr);
+            for (int64_t v = 1; v < n && distinct; v++) distinct = strcmp(sorted[v - 1], sorted[v]) != 0;
         }
         ag_i_igraph_enter();
-        if (is_str) igraph_strvector_destroy(&sv);
-        else igraph_vector_destroy(&nv);
+        igraph_strvector_destroy(&sv);
         ag_i_igraph_leave();
     }
     if (err == AG_SUCCESS && distinct && big >= 2)
-        *key = (same_order && (sizes_differ || numbering(ref, refd, ref_n))) || (is_str && a->vocab_size * 2 > total);
+        *key = (same_order && (sizes_differ || numbering(ref, ref_n))) ||
+               (a->type == AG_ATTR_STRING && a->vocab_size * 2 > total);
     if (ref) ag_i_strings_free(ref, ref_n);
-    ag_i_free(refd);
     ag_i_free(sorted);
-    ag_i_free(sortedd);
     return err;
 }
 
