@@ -95,12 +95,8 @@ static void print_json(FILE *out, const char *path, ag_format_t format, const ag
 static int columns_of(const char *s) {
     int w = 0;
     for (size_t i = 0, n = strlen(s); i < n;) {
-        const unsigned char *p = (const unsigned char *)s + i;
-        const size_t len = p[0] < 0x80 ? 1 : ag_utf8_sequence(s + i, n - i);
-        unsigned cp = p[0];
-        if (len == 2) cp = (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu);
-        else if (len == 3) cp = (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
-        else if (len == 4) cp = (p[0] & 0x07u) << 18 | (p[1] & 0x3Fu) << 12 | (p[2] & 0x3Fu) << 6 | (p[3] & 0x3Fu);
+        const size_t len = (unsigned char)s[i] < 0x80 ? 1 : ag_utf8_sequence(s + i, n - i);
+        const unsigned cp = cli_utf8_code(s + i, len);
         const int wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
                          (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
                          (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||

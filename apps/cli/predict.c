@@ -86,6 +86,14 @@ const char *cli_igraph_message(void) {
     return igraph_reason[0] ? igraph_reason : "igraph error";
 }
 
+unsigned cli_utf8_code(const char *s, size_t len) {
+    const unsigned char *p = (const unsigned char *)s;
+    return len == 2   ? (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu)
+           : len == 3 ? (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu)
+           : len == 4 ? (p[0] & 0x07u) << 18 | (p[1] & 0x3Fu) << 12 | (p[2] & 0x3Fu) << 6 | (p[3] & 0x3Fu)
+                      : p[0];
+}
+
 size_t cli_unsafe_seq(const char *s, size_t n, unsigned *code, int *raw_byte) {
     const unsigned char *p = (const unsigned char *)s;
     *raw_byte = 0;
@@ -97,9 +105,7 @@ size_t cli_unsafe_seq(const char *s, size_t n, unsigned *code, int *raw_byte) {
         *raw_byte = 1;
         return 1;
     }
-    unsigned cp = len == 2 ? (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu)
-                : len == 3 ? (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu)
-                           : 0x10000u; /* 4 bytes: never a control */
+    const unsigned cp = cli_utf8_code(s, len);
     *code = cp;
     /* C1 controls (CSI U+009B, NEL), the line and paragraph separators, and the bidirectional
      * marks, embeddings, overrides and isolates, which reorder how a line shows */
@@ -234,17 +240,21 @@ cli_out_kind_t cli_out_kind(const char *path) {
 }
 
 
+/* Whether ig has the vertex attribute 'id' as strings (GraphML's node ids, a Pajek file's labels). */
+static int string_id_attr(const igraph_t *ig) {
+    igraph_attribute_type_t t;
+    return igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "id") &&
+           igraph_cattribute_table.gettype(ig, &t, IGRAPH_ATTRIBUTE_VERTEX, "id") == IGRAPH_SUCCESS &&
+           t == IGRAPH_ATTRIBUTE_STRING;
+}
+
 /* GML numbers its vertices: igraph's writer takes a numeric 'id' attribute as the numbers and
  * drops a string one, such as the node ids igraph reads from GraphML ("a", "n12"). Returns 1 when
  * the ids are strings, with *key the attribute to write them under instead: the first of 'name'
  * and 'label' the graph lacks, or NULL when both are taken. */
 static int string_ids(const igraph_t *ig, const char **key) {
     *key = NULL;
-    igraph_attribute_type_t t;
-    if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "id") ||
-        igraph_cattribute_table.gettype(ig, &t, IGRAPH_ATTRIBUTE_VERTEX, "id") != IGRAPH_SUCCESS ||
-        t != IGRAPH_ATTRIBUTE_STRING)
-        return 0;
+    if (!string_id_attr(ig)) return 0;
     static const char *const keys[2] = {"name", "label"};
     for (int k = 0; k < 2 && !*key; k++)
         if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, keys[k])) *key = keys[k];
@@ -808,21 +818,7 @@ const char *cli_table_key(const igraph_t *ig, const char *id_attr) {
  * only then do a table's row indices mean the vertices (a file listing n5 before n0 would match
  * row 0 to n5, its first vertex, and silently give every vertex another's features). */
 static int ids_in_order(const igraph_t *ig) {
-    if (igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, "id") == 0) return 0;
-    igraph_strvector_t names;
-    igraph_vector_int_t types;
-    int is_string = 0;
-    if (igraph_strvector_init(&names, 0) != IGRAPH_SUCCESS) return 0;
-    if (igraph_vector_int_init(&types, 0) != IGRAPH_SUCCESS) {
-        igraph_strvector_destroy(&names);
-        return 0;
-    }
-    if (igraph_cattribute_list(ig, NULL, NULL, &names, &types, NULL, NULL) == IGRAPH_SUCCESS)
-        for (igraph_integer_t i = 0; i < igraph_strvector_size(&names); i++)
-            if (!strcmp(igraph_strvector_get(&names, i), "id")) is_string = VECTOR(types)[i] == IGRAPH_ATTRIBUTE_STRING;
-    igraph_strvector_destroy(&names);
-    igraph_vector_int_destroy(&types);
-    if (!is_string) return 0;
+    if (!string_id_attr(ig)) return 0;
     for (igraph_integer_t v = 0; v < igraph_vcount(ig); v++) {
         char want[32];
         snprintf(want, sizeof want, "n%lld", (long long)v);

@@ -51,6 +51,10 @@ void cli_json_number(FILE *out, double x);
  * every file it gave, in order. */
 void cli_json_error(FILE *out, const char *path, const char *kind, const char *message);
 
+/* The code point of the UTF-8 sequence of len bytes at s (ag_utf8_sequence's length; a byte of
+ * another encoding, len 0 or 1, is its own value). */
+unsigned cli_utf8_code(const char *s, size_t len);
+
 /* 1 when a value (vocabulary entry, class name, attribute value) can be shown as it is among other
  * text: not empty, well-formed UTF-8, no space, '"' or control character. */
 int cli_value_plain(const char *v);
