@@ -1,7 +1,6 @@
 /*
  * cmd_train.c: `attn-graph train`, train a model on a dataset of graphs or on one graph's nodes.
  */
-#include <errno.h>
 #include <glob.h>
 #include <signal.h>
 #include <limits.h>
@@ -854,14 +853,6 @@ static void unmatched_exclusion_notes(const cli_data_opts_t *o, const cli_data_t
     igraph_strvector_destroy(&en);
 }
 
-/* Whether s is a number as a numeric attribute would hold it (the whole text, finite). */
-static int number_text(const char *s) {
-    char *end;
-    errno = 0;
-    const double x = strtod(s, &end);
-    return end != s && *end == '\0' && isfinite(x) && errno != ERANGE;
-}
-
 /* A string attribute whose values are numbers but for a few ("NA", "?", "unknown"): igraph types
  * a GML or GraphML attribute as a string when one value is, and the featuriser then one-hot
  * encodes every distinct number, silently turning an age into 60 columns that know nothing of
@@ -871,12 +862,12 @@ static void number_like_notes(const ag_featurizer_t *f) {
         const ag_feature_attr_t *at = &f->vattrs[a];
         if (at->type != AG_ATTR_STRING || at->vocab_size < 5) continue;
         int64_t numbers = 0;
-        for (int64_t i = 0; i < at->vocab_size; i++) numbers += number_text(at->vocab[i]);
+        for (int64_t i = 0; i < at->vocab_size; i++) numbers += cli_number_text(at->vocab[i]);
         if (numbers == at->vocab_size || numbers * 5 < at->vocab_size * 4) continue;
         char others[160] = "";
         int shown = 0;
         for (int64_t i = 0; i < at->vocab_size && shown < 3; i++)
-            if (!number_text(at->vocab[i])) {
+            if (!cli_number_text(at->vocab[i])) {
                 char v[48];
                 snprintf(others + strlen(others), sizeof others - strlen(others), "%s'%s'", shown++ ? ", " : "",
                          cli_display(at->vocab[i], v, sizeof v));

@@ -881,18 +881,20 @@ ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, ag_format_t fo
     return rc;
 }
 
+int cli_number_text(const char *s) {
+    char *end;
+    const double x = strtod(s, &end);
+    return end != s && *end == '\0' && isfinite(x);
+}
+
 /* The table's labels (one string per vertex, "" for none) as vertex attribute name: numeric when
  * every label is a number (so that classes sort as numbers and node regression reads values; an
  * empty one is NaN), else strings. -1 when igraph runs out of memory. */
 int cli_labels_to_attr(igraph_t *g, const char *name, char *const *labels) {
     const igraph_integer_t N = igraph_vcount(g);
     int numeric = 1;
-    for (igraph_integer_t v = 0; v < N && numeric; v++) {
-        char *end;
-        if (!labels[v][0]) continue;
-        const double x = strtod(labels[v], &end);
-        numeric = end != labels[v] && *end == '\0' && isfinite(x);
-    }
+    for (igraph_integer_t v = 0; v < N && numeric; v++)
+        if (labels[v][0]) numeric = cli_number_text(labels[v]);
     for (igraph_integer_t v = 0; v < N; v++) {
         igraph_error_t e = numeric ? igraph_cattribute_VAN_set(g, name, v, labels[v][0] ? strtod(labels[v], NULL) : NAN)
                                    : igraph_cattribute_VAS_set(g, name, v, labels[v]);

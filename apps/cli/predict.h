@@ -51,6 +51,9 @@ void cli_json_number(FILE *out, double x);
  * every file it gave, in order. */
 void cli_json_error(FILE *out, const char *path, const char *kind, const char *message);
 
+/* Whether text s is wholly a finite number, as a numeric attribute would hold it. */
+int cli_number_text(const char *s);
+
 /* The code point of the UTF-8 sequence of len bytes at s (ag_utf8_sequence's length; a byte of
  * another encoding, len 0 or 1, is its own value). */
 unsigned cli_utf8_code(const char *s, size_t len);
