@@ -15,82 +15,6 @@
 #include <attngraph/train.h>
 #include "cli_testutil.h"
 
-/* ---- a strict JSON syntax check (RFC 8259), enough to know the output parses */
-static const char *json_value(const char *p);
-
-static const char *json_ws(const char *p) {
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-    return p;
-}
-
-static const char *json_string(const char *p) {
-    if (*p++ != '"') return NULL;
-    for (; *p != '"'; p++) {
-        if ((unsigned char)*p < 0x20) return NULL;
-        if (*p == '\\') {
-            p++;
-            if (*p == 'u') {
-                for (int i = 1; i <= 4; i++)
-                    if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i]) return NULL;
-                p += 4;
-            } else if (!*p || !strchr("\"\\/bfnrt", *p)) {
-                return NULL;
-            }
-        }
-    }
-    return p + 1;
-}
-
-static const char *json_number(const char *p) {
-    char *end;
-    if (*p != '-' && (*p < '0' || *p > '9')) return NULL;
-    strtod(p, &end);
-    return end == p ? NULL : end;
-}
-
-static const char *json_value(const char *p) {
-    p = json_ws(p);
-    if (*p == '{' || *p == '[') {
-        const char close = *p == '{' ? '}' : ']';
-        p = json_ws(p + 1);
-        if (*p == close) return p + 1;
-        for (;;) {
-            if (close == '}') {
-                if (!(p = json_string(json_ws(p)))) return NULL;
-                p = json_ws(p);
-                if (*p++ != ':') return NULL;
-            }
-            if (!(p = json_value(p))) return NULL;
-            p = json_ws(p);
-            if (*p == close) return p + 1;
-            if (*p++ != ',') return NULL;
-        }
-    }
-    if (*p == '"') return json_string(p);
-    if (!strncmp(p, "true", 4)) return p + 4;
-    if (!strncmp(p, "false", 5)) return p + 5;
-    if (!strncmp(p, "null", 4)) return p + 4;
-    return json_number(p);
-}
-
-static int json_line_ok(const char *line, size_t len) {
-    char *copy = strndup(line, len);
-    const char *end = json_value(copy);
-    int ok = end && *json_ws(end) == '\0' && copy[0] == '{';
-    free(copy);
-    return ok;
-}
-
-/* Every line of out is one JSON object; there are n of them. */
-static void assert_json_lines(const char *out, int n) {
-    assert_int_equal(ag_cli_count_lines(out), n);
-    for (const char *line = out; *line;) {
-        const char *nl = strchr(line, '\n');
-        if (!json_line_ok(line, (size_t)(nl - line))) fail_msg("not JSON: %.*s", (int)(nl - line), line);
-        line = nl + 1;
-    }
-}
-
 static void test_text_output(void **state) {
     (void)state;
     ag_cli_run_t r;
@@ -121,7 +45,7 @@ static void test_json_output(void **state) {
     ag_cli_run_t r;
     ag_cli_run(&r, NULL, "info --json graphs/molecules/aspirin.gml graphs/social/karate.gml graphs/formats/sample.dimacs");
     assert_int_equal(r.code, 0);
-    assert_json_lines(r.out, 3);
+    ag_test_assert_json_lines(r.out, 3);
     const char *karate = strstr(r.out, "{\"file\": \"graphs/social/karate.gml\"");
     assert_non_null(karate);
     assert_non_null(strstr(r.out, "\"nodes\": 13, \"edges\": 13,"));
@@ -148,7 +72,7 @@ static void test_json_output(void **state) {
     ag_cli_run(&r, NULL, args);
     unlink(path);
     assert_int_equal(r.code, 0);
-    assert_true(json_line_ok(r.out, strlen(r.out) - 1));
+    assert_true(ag_test_json_line_ok(r.out, strlen(r.out) - 1));
     assert_non_null(strstr(r.out, "\"directed\": true, \"nodes\": 2, \"edges\": 2, \"self_loops\": 1"));
     assert_non_null(strstr(r.out, "\"in_degree\": {\"min\": 0, \"max\": 2}"));
     assert_non_null(strstr(r.out, "\"example\": \"say \\\"hi\\\" C:\\\\ tab\\there\\f\\u0001\\u007f\\u0085\""));
@@ -190,7 +114,7 @@ static void test_bad_file_json(void **state) {
              "%s/cut.safetensors graphs/molecules/aspirin.gml", dir);
     ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 3);
-    assert_json_lines(r.out, 5);
+    ag_test_assert_json_lines(r.out, 5);
     const char *karate = strstr(r.out, "{\"file\": \"graphs/social/karate.gml\", \"format\": \"gml\"");
     const char *missing = strstr(r.out, "\n{\"file\": \"no-such-file.gml\", \"kind\": \"error\", \"error\": "
                                         "\"no-such-file.gml: No such file or directory\"}\n");
@@ -213,10 +137,13 @@ static void test_bad_file_json(void **state) {
     snprintf(args, sizeof args, "info --json %s/cut.safetensors no-such-file.gml", dir);
     ag_cli_run(&r, NULL, args);
     assert_int_equal(r.code, 4);
-    assert_json_lines(r.out, 2);
+    ag_test_assert_json_lines(r.out, 2);
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* igraph's warning on reading a file is printed; with --json it is also in that file's object, as
+ * its stderr line without "attn-graph: warning: " (the attribute list lacks the attribute igraph
+ * dropped, which the object alone would not tell), and a file without one has no "warnings". */
 static void test_warning_is_printed(void **state) {
     (void)state;
     ag_cli_run_t r;
@@ -225,6 +152,24 @@ static void test_warning_is_printed(void **state) {
     assert_string_equal(r.err, "attn-graph: warning: tests/data/composite.gml: Composite vertex attribute 'xs' "
                                "ignored in GML file.\n");
     assert_non_null(strstr(r.out, "nodes: 2\nedges: 1\n"));
+    ag_cli_run(&r, NULL, "info --json graphs/molecules/aspirin.gml tests/data/composite.gml no-such-file.gml "
+                         "graphs/social/karate.gml");
+    assert_int_equal(r.code, 3);
+    ag_test_assert_json_lines(r.out, 4);
+    assert_string_equal(r.err, "attn-graph: warning: tests/data/composite.gml: Composite vertex attribute 'xs' "
+                               "ignored in GML file.\nattn-graph: no-such-file.gml: No such file or directory\n");
+    const char *composite = strstr(r.out, "\n{\"file\": \"tests/data/composite.gml\"");
+    const char *missing = strstr(r.out, "\n{\"file\": \"no-such-file.gml\", \"kind\": \"error\", \"error\": "
+                                        "\"no-such-file.gml: No such file or directory\"}\n");
+    assert_non_null(composite);
+    assert_non_null(missing);
+    /* the one warning ends the composite file's line, and no other line has any */
+    const char *want = ", \"warnings\": [\"tests/data/composite.gml: Composite vertex attribute 'xs' ignored in GML "
+                       "file.\"]}";
+    assert_memory_equal(missing - strlen(want), want, strlen(want));
+    const char *first = strstr(r.out, "\"warnings\"");
+    assert_ptr_equal(first, missing - strlen(want) + 2);
+    assert_null(strstr(first + 1, "\"warnings\""));
 }
 
 static void test_usage(void **state) {
@@ -330,7 +275,7 @@ static void test_model_json(void **state) {
     ag_cli_run_t r;
     ag_cli_run(&r, NULL, "info --json graphs/models/tox21.safetensors graphs/models/esol.safetensors");
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
-    assert_json_lines(r.out, 2);
+    ag_test_assert_json_lines(r.out, 2);
     assert_true(!strncmp(r.out, "{\"file\": \"graphs/models/tox21.safetensors\", \"kind\": \"model\", \"task\": "
                                 "\"graph-multitask\", \"attn_graph_version\": \"0.1.0\", \"bundle_version\": 1, "
                                 "\"members\": 1, \"parameters\": 127116, \"labels\": {\"task\":\"graph-multitask\",", 187));
@@ -451,7 +396,7 @@ static void test_checkpoint(void **state) {
     snprintf(want, sizeof want, "\ncontinue with: attn-graph train --resume %s/c.st\n", dir);
     assert_non_null(strstr(r.out, want));
     ag_cli_run_ok(&r, "info --json %s/c.st", dir);
-    assert_json_lines(r.out, 1);
+    ag_test_assert_json_lines(r.out, 1);
     assert_non_null(strstr(r.out, "\"kind\": \"checkpoint\""));
     assert_non_null(strstr(r.out, "\"epoch\": 4, \"epochs\": 5, \"steps\": 4, "));
     assert_non_null(strstr(r.out, "\"metric\": \"loss\""));

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include "cli_testutil.h"
 #include "golden_testutil.h"
+#include "json.h"
 #include <igraph.h>
 
 static char dir[64];
@@ -324,6 +325,221 @@ static void test_unseen_warning(void **state) {
                  " edge [ source 0 target 1 weight 1 ]\n]\n", path, sizeof path);
     no_name_known(want, sizeof want, path, "\"Mr Hi\"");
     assert_string_equal(r.err, want);
+}
+
+/* text with the first occurrence of what (every one when all) replaced by with; malloc'ed. */
+static char *edited(const char *text, const char *what, const char *with, int all) {
+    const size_t nw = strlen(what), nr = strlen(with);
+    size_t cap = strlen(text) + 1;
+    for (const char *p = text; (p = strstr(p, what)); p += nw) cap += nr;
+    char *out = malloc(cap), *o = out;
+    assert_non_null(out);
+    const char *p = text, *at;
+    for (int done = 0; !done && (at = strstr(p, what)); p = at + nw, done = !all) {
+        memcpy(o, p, (size_t)(at - p));
+        o += at - p;
+        memcpy(o, with, nr);
+        o += nr;
+    }
+    strcpy(o, p);
+    return out;
+}
+
+/* The source tree's file `from` with `what` replaced by `with` (every one when all), as DIR/name. */
+static void write_edited(const char *name, const char *from, const char *what, const char *with, int all) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", AG_SOURCE_DIR, from);
+    size_t n;
+    char *text = (char *)ag_test_read_file(path, &n);
+    char *out = edited(text, what, with, all);
+    ag_test_write_text(dir, name, out);
+    free(out);
+    free(text);
+}
+
+/* Line k (from 0) of s, and its length without the newline. */
+static const char *line_at(const char *s, int k, size_t *len) {
+    for (int i = 0; i < k; i++) {
+        s = strchr(s, '\n');
+        assert_non_null(s);
+        s++;
+    }
+    const char *nl = strchr(s, '\n');
+    assert_non_null(nl);
+    *len = (size_t)(nl - s);
+    return s;
+}
+
+/* Line k of out ends with `end` (its newline aside). */
+static void assert_line_ends(const char *out, int k, const char *end) {
+    size_t len;
+    const char *l = line_at(out, k, &len);
+    if (len < strlen(end) || memcmp(l + len - strlen(end), end, strlen(end)))
+        fail_msg("line %d: %.*s\ndoes not end with: %s", k, (int)len, l, end);
+}
+
+/* The warnings of the JSON lines of out, read back with the library's JSON reader, one after
+ * another, must be stderr's warning lines of err without "attn-graph: warning: ", in order: the
+ * escaping loses nothing, and no warning is left out or given twice. */
+static void assert_warnings_read_back(const char *out, const char *err) {
+    static const char prefix[] = "attn-graph: warning: ";
+    const char *e = err;
+    for (const char *l = out; *l; l = strchr(l, '\n') + 1) {
+        ag_json_t *v = NULL;
+        assert_int_equal(ag_json_parse(l, (size_t)(strchr(l, '\n') - l), "stdout", &v), AG_SUCCESS);
+        const ag_json_t *w = ag_json_get(v, "warnings");
+        for (int64_t i = 0; w && i < w->count; i++) {
+            while (*e && strncmp(e, prefix, strlen(prefix))) e = strchr(e, '\n') + 1; /* an error line */
+            if (!*e) fail_msg("no stderr line for warning: %s", w->items[i].string);
+            const size_t n = (size_t)(strchr(e, '\n') - e) - strlen(prefix);
+            assert_int_equal(w->items[i].type, AG_JSON_STRING);
+            if (strlen(w->items[i].string) != n || memcmp(w->items[i].string, e + strlen(prefix), n))
+                fail_msg("warning read back: %s\nstderr: %.*s", w->items[i].string, (int)n, e + strlen(prefix));
+            e = strchr(e, '\n') + 1;
+        }
+        if (w) assert_true(w->count > 0); /* an empty array is left out */
+        ag_json_free(v);
+    }
+    for (; *e; e = strchr(e, '\n') + 1)
+        if (!strncmp(e, prefix, strlen(prefix))) fail_msg("a warning in no JSON line: %s", e);
+}
+
+/* classify --json gives each file's object the warnings said about that file, as stderr has them
+ * without "attn-graph: warning: " (QA: a program reading the objects could not tell a prediction
+ * made on an element the model never saw): a molecule with such an element, one whose GML holds a
+ * list igraph drops, a file that then fails for the attribute so lost (the warning says why), a
+ * file name that JSON escapes; a clean molecule and a missing file have none. stderr is that of
+ * the text mode. Across the edge of a batch (256 graphs) each file keeps its own. */
+static void test_classify_json_warnings(void **state) {
+    (void)state;
+    static const char *const model = "graphs/models/mutag.safetensors";
+    static const char *const mol1 = "tests/data/mutag-mini/molecules/0001.gml";
+    static const char *const mol2 = "tests/data/mutag-mini/molecules/0002.gml";
+    write_edited("og.gml", mol1, "element \"C\"", "element \"Og\"", 0);
+    write_edited("q\"og.gml", mol1, "element \"C\"", "element \"Og\"", 0);
+    write_edited("t\tog.gml", mol1, "element \"C\"", "element \"Og\"", 0);
+    write_edited("list.gml", mol2, "node [ id 0 ", "node [ id 0 extra [ a 1 ] ", 0);
+    /* every element a list: igraph drops them all, and the attribute is missing */
+    size_t n;
+    char *text = (char *)ag_test_read_file(AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0002.gml", &n);
+    char *listed = edited(text, "element \"", "element [ x \"", 1);
+    char *lost = edited(listed, "\" label ", "\" ] label ", 1);
+    ag_test_write_text(dir, "lost.gml", lost);
+    free(lost);
+    free(listed);
+    free(text);
+    char args[16384];
+    ag_cli_run_t r, t;
+    snprintf(args, sizeof args,
+             "classify --json --threads 1 --model %s %s %s/og.gml %s/list.gml no/such/file.gml %s/lost.gml "
+             "'%s/q\"og.gml' '%s/t\tog.gml'",
+             model, mol1, dir, dir, dir, dir, dir);
+    ag_cli_run(&r, NULL, args);
+    assert_int_equal(r.code, 3);
+    ag_test_assert_json_lines(r.out, 7);
+    assert_warnings_read_back(r.out, r.err);
+    static const char unseen[] = "1 of 17 vertices has a value of 'element' the model never saw in training "
+                                 "(e.g. 'Og'): it gets its 'other' column";
+    static const char dropped[] = "Composite vertex attribute '%s' ignored in GML file.";
+    char want[4096], extra[256], element[256];
+    snprintf(extra, sizeof extra, dropped, "extra");
+    snprintf(element, sizeof element, dropped, "element");
+    snprintf(want, sizeof want,
+             "attn-graph: warning: %s/og.gml: %s\n"
+             "attn-graph: warning: %s/list.gml: %s\n"
+             "attn-graph: no/such/file.gml: No such file or directory\n"
+             "attn-graph: warning: %s/lost.gml: %s\n"
+             "attn-graph: %s/lost.gml: attribute 'element' is missing (the model expects string vertex attribute "
+             "'element')\n"
+             "attn-graph: warning: %s/q\"og.gml: %s\n"
+             "attn-graph: warning: \"%s/t\\tog.gml\": %s\n", /* a control character: as a JSON string */
+             dir, unseen, dir, extra, dir, element, dir, dir, unseen, dir, unseen);
+    assert_string_equal(r.err, want);
+    size_t len;
+    const char *l = line_at(r.out, 0, &len);
+    assert_memory_equal(l, "{\"file\": \"tests/data/mutag-mini/molecules/0001.gml\", ", 52);
+    assert_null(memmem(l, len, "warnings", 8));
+    snprintf(want, sizeof want, ", \"warnings\": [\"%s/og.gml: %s\"]}", dir, unseen);
+    assert_line_ends(r.out, 1, want);
+    snprintf(want, sizeof want, ", \"warnings\": [\"%s/list.gml: %s\"]}", dir, extra);
+    assert_line_ends(r.out, 2, want);
+    l = line_at(r.out, 3, &len);
+    assert_memory_equal(l, "{\"file\": \"no/such/file.gml\", \"error\": \"no/such/file.gml: No such file or "
+                           "directory\"}", len);
+    snprintf(want, sizeof want,
+             "{\"file\": \"%s/lost.gml\", \"error\": \"%s/lost.gml: attribute 'element' is missing (the model expects "
+             "string vertex attribute 'element')\", \"warnings\": [\"%s/lost.gml: %s\"]}",
+             dir, dir, dir, element);
+    l = line_at(r.out, 4, &len);
+    assert_int_equal(len, strlen(want));
+    assert_memory_equal(l, want, len);
+    snprintf(want, sizeof want, "{\"file\": \"%s/q\\\"og.gml\", ", dir);
+    assert_memory_equal(line_at(r.out, 5, &len), want, strlen(want));
+    snprintf(want, sizeof want, ", \"warnings\": [\"%s/q\\\"og.gml: %s\"]}", dir, unseen);
+    assert_line_ends(r.out, 5, want);
+    snprintf(want, sizeof want, ", \"warnings\": [\"\\\"%s/t\\\\tog.gml\\\": %s\"]}", dir, unseen);
+    assert_line_ends(r.out, 6, want);
+    /* the text mode says the same on stderr */
+    char text_args[sizeof args];
+    snprintf(text_args, sizeof text_args, "classify%s", args + strlen("classify --json"));
+    ag_cli_run(&t, NULL, text_args);
+    assert_int_equal(t.code, 3);
+    assert_string_equal(t.err, r.err);
+    /* 258 files (in DIR, so that their names fit a command line): the list's first, the element's
+     * the last of the first batch and the first of the second */
+    text = (char *)ag_test_read_file(AG_SOURCE_DIR "/tests/data/mutag-mini/molecules/0001.gml", &n);
+    ag_test_write_text(dir, "m.gml", text);
+    free(text);
+    snprintf(args, sizeof args, "classify --json --threads 1 --model %s/%s", AG_SOURCE_DIR, model);
+    for (int i = 0; i < 258; i++)
+        snprintf(args + strlen(args), sizeof args - strlen(args), " %s",
+                 i == 0 ? "list.gml" : i == 255 || i == 256 ? "og.gml" : "m.gml");
+    ag_cli_run(&r, dir, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    ag_test_assert_json_lines(r.out, 258);
+    assert_warnings_read_back(r.out, r.err);
+    for (int i = 0; i < 258; i++) {
+        l = line_at(r.out, i, &len);
+        if (i == 0) snprintf(want, sizeof want, ", \"warnings\": [\"list.gml: %s\"]}", extra);
+        else if (i == 255 || i == 256) snprintf(want, sizeof want, ", \"warnings\": [\"og.gml: %s\"]}", unseen);
+        if (i == 0 || i == 255 || i == 256) assert_line_ends(r.out, i, want);
+        else if (memmem(l, len, "warnings", 8)) fail_msg("line %d has warnings: %.*s", i, (int)len, l);
+    }
+}
+
+/* eval --json: the warnings said about the data scored end its object; none without them. */
+static void test_eval_json_warnings(void **state) {
+    (void)state;
+    static const char *const model = "graphs/models/mutag.safetensors";
+    write_edited("og.gml", "tests/data/mutag-mini/molecules/0001.gml", "element \"C\"", "element \"Og\"", 0);
+    char table[4096], args[1024], want[1024];
+    snprintf(table, sizeof table, "file,label\n%s/tests/data/mutag-mini/molecules/0002.gml,0\nog.gml,1\n",
+             AG_SOURCE_DIR);
+    ag_test_write_text(dir, "og.csv", table);
+    snprintf(table, sizeof table, "file,label\n%s/tests/data/mutag-mini/molecules/0002.gml,0\n"
+             "%s/tests/data/mutag-mini/molecules/0001.gml,1\n", AG_SOURCE_DIR, AG_SOURCE_DIR);
+    ag_test_write_text(dir, "clean.csv", table);
+    ag_cli_run_t r;
+    snprintf(args, sizeof args, "eval --json --threads 1 --model %s --labels %s/og.csv --part all", model, dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    ag_test_assert_json_lines(r.out, 1);
+    static const char said[] = "eval: 1 of the 2 graphs scored has values the model never saw (e.g. 'Og' of vertex "
+                               "attribute 'element' in og.gml): they get its 'other' column ('attn-graph info "
+                               "MODEL' lists the values it knows)";
+    char text[768];
+    snprintf(text, sizeof text, "%s", said);
+    snprintf(want, sizeof want, "attn-graph: warning: %s\n", text);
+    assert_string_equal(r.err, want);
+    snprintf(want, sizeof want, ", \"warnings\": [\"%s\"]}", text);
+    assert_line_ends(r.out, 0, want);
+    assert_warnings_read_back(r.out, r.err);
+    snprintf(args, sizeof args, "eval --json --threads 1 --model %s --labels %s/clean.csv --part all", model, dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    ag_test_assert_json_lines(r.out, 1);
+    assert_string_equal(r.err, "");
+    assert_null(strstr(r.out, "warnings"));
 }
 
 static void test_label(void **state) {
@@ -1727,6 +1943,8 @@ int main(void) {
         cmocka_unit_test(test_classify_multitask_json),
         cmocka_unit_test(test_classify_failures_and_stdin),
         cmocka_unit_test(test_unseen_warning),
+        cmocka_unit_test(test_classify_json_warnings),
+        cmocka_unit_test(test_eval_json_warnings),
         cmocka_unit_test(test_label),
         cmocka_unit_test(test_label_names),
         cmocka_unit_test(test_outputs_guarded),

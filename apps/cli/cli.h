@@ -5,6 +5,7 @@
 #ifndef AG_CLI_H
 #define AG_CLI_H
 
+#include <stdio.h>
 #include <attngraph/attngraph.h>
 
 enum {
@@ -30,6 +31,34 @@ const char *ag_cli_last_error(void);
 
 /* The file igraph's warnings are about from now on (NULL: none), so that they name it. */
 void ag_cli_warning_path(const char *path);
+
+/* Warnings said while a list collects them on this thread: --json gives each file (or eval's run)
+ * the warnings said about it, which stderr alone left for a person to read. text[i] is a warning's
+ * line without "attn-graph: warning: " and its newline, as --json's "error" is the error line's. */
+typedef struct ag_cli_warnings_t {
+    char **text;   /* (n) */
+    size_t n, cap;
+    size_t lost;   /* warnings printed but not kept: memory ran out */
+} ag_cli_warnings_t;
+
+/* Collects the warnings said on this thread from now on into w (NULL: none); returns the list
+ * that collected until now, for the caller to restore. */
+ag_cli_warnings_t *ag_cli_warnings_collect(ag_cli_warnings_t *w);
+/* Frees the texts; w is then empty and may collect again. */
+void ag_cli_warnings_clear(ag_cli_warnings_t *w);
+
+/* A warning written in pieces (fprintf, cli_print_value) to the stream ag_cli_warning_begin
+ * returns, then said by ag_cli_warning_end: one line "attn-graph: warning: TEXT" on stderr, and
+ * TEXT added to the collecting list. Without memory for the text the stream is stderr itself. */
+typedef struct ag_cli_warning_t {
+    FILE *f;
+    char *buf;
+    size_t len;
+} ag_cli_warning_t;
+FILE *ag_cli_warning_begin(ag_cli_warning_t *w);
+void ag_cli_warning_end(ag_cli_warning_t *w);
+/* A warning of one piece. */
+void ag_cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Each subcommand: argv[0] is the subcommand name. Returns an exit code. */
 int ag_cmd_info(int argc, char **argv);

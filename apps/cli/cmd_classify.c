@@ -29,7 +29,8 @@ static void classify_usage(FILE *out) {
         "\n"
         "  --model FILE      a model saved by 'attn-graph train' (graph task)\n"
         "  --json            one JSON object per file instead of the text line (a file that failed:\n"
-        "                    {\"file\": ..., \"error\": ...}, its stderr line)\n"
+        "                    {\"file\": ..., \"error\": ...}, its stderr line); the warnings said about\n"
+        "                    a file end its object as \"warnings\": [...] (no such member without any)\n"
         "  --format F        gml, graphml, edgelist, ncol, lgl, pajek, dimacs, dl or auto (by extension;\n"
         "                    for '-', standard input, by its text: GML, GraphML, Pajek, DL or LGL)\n"
         "  --directed        read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
@@ -49,12 +50,14 @@ typedef struct pending_t {
     ag_graph_t g;
     ag_fmat_t X; /* (N x F) */
     ag_fmat_t E; /* (E x Fe) */
+    ag_cli_warnings_t warnings; /* said while it was read and featurised: --json prints them with it */
 } pending_t;
 
 static void pending_clear(pending_t *p) {
     ag_graph_destroy(&p->g);
     ag_fmat_destroy(&p->X);
     ag_fmat_destroy(&p->E);
+    ag_cli_warnings_clear(&p->warnings);
     memset(p, 0, sizeof *p);
 }
 
@@ -91,7 +94,8 @@ static void print_text(const ag_bundle_t *b, ag_task_t task, const char *path, c
     fputc('\n', stdout);
 }
 
-static void print_json(const ag_bundle_t *b, ag_task_t task, const char *path, const float *y) {
+static void print_json(const ag_bundle_t *b, ag_task_t task, const char *path, const float *y,
+                       const ag_cli_warnings_t *warnings) {
     int64_t C = b->n_names;
     fputs("{\"file\": ", stdout);
     cli_json_string(stdout, path);
@@ -130,7 +134,9 @@ static void print_json(const ag_bundle_t *b, ag_task_t task, const char *path, c
         fputs(": ", stdout);
         cli_json_number(stdout, y[c]);
     }
-    fputs("}}\n", stdout);
+    fputc('}', stdout);
+    cli_json_warnings(stdout, warnings);
+    fputs("}\n", stdout);
 }
 
 /* Predicts the pending graphs as one block-diagonal batch, prints them in order, clears them.
@@ -178,7 +184,7 @@ static int flush(ag_bundle_t *b, pending_t *pend, int64_t n, int json) {
         goto done;
     }
     for (int64_t i = 0; i < n; i++) {
-        if (json) print_json(b, mc->task, pend[i].path, Y + i * C);
+        if (json) print_json(b, mc->task, pend[i].path, Y + i * C, &pend[i].warnings);
         else print_text(b, mc->task, pend[i].path, Y + i * C);
     }
     fflush(stdout);
@@ -192,13 +198,26 @@ done:
 }
 
 /* --json and a file that failed: the pending files before it are predicted and printed first, so
- * that the objects stay in argument order, then its error object. Returns flush's code. */
-static int json_failure(ag_bundle_t *b, pending_t *pend, int64_t *n_pend, const char *path, const char *message) {
+ * that the objects stay in argument order, then its error object with the warnings said about it.
+ * Returns flush's code. */
+static int json_failure(ag_bundle_t *b, pending_t *pend, int64_t *n_pend, const char *path, const char *message,
+                        const ag_cli_warnings_t *warnings) {
     int c = flush(b, pend, *n_pend, 1);
     *n_pend = 0;
-    if (c == 0) cli_json_error(stdout, path, NULL, message);
+    if (c == 0) cli_json_error(stdout, path, NULL, message, warnings);
     return c;
 }
+
+/* The warnings said about one file go to its own list from here to file_warnings_end, so that a
+ * warning never travels with another file's prediction: files are read and featurised one after
+ * another on this thread (only the batches' kernels run in parallel, and they say nothing), and
+ * each file's list moves with it into its batch. */
+static ag_cli_warnings_t *file_warnings_begin(ag_cli_warnings_t *w) {
+    memset(w, 0, sizeof *w);
+    return ag_cli_warnings_collect(w);
+}
+
+static void file_warnings_end(ag_cli_warnings_t *was) { ag_cli_warnings_collect(was); }
 
 int ag_cmd_classify(int argc, char **argv) {
     const char *model_path = NULL, *format_name = NULL;
@@ -288,12 +307,17 @@ int ag_cmd_classify(int argc, char **argv) {
     for (int i = 0; i < n_files && !fatal; i++) {
         const char *path = files[i];
         igraph_t ig;
+        ag_cli_warnings_t warned;
+        ag_cli_warnings_t *was = file_warnings_begin(&warned);
         ag_error_t rc = ag_graph_read(&ig, path, format, directed);
-        if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());
+        if (ag_graph_read_warning()[0]) ag_cli_warning("%s", ag_graph_read_warning());
         if (rc) {
+            file_warnings_end(was);
             ag_cli_error("%s", ag_error_message());
             failed = 1;
-            if (json && (code = json_failure(&b, pend, &n_pend, path, ag_cli_last_error())) != 0) {
+            if (json) code = json_failure(&b, pend, &n_pend, path, ag_cli_last_error(), &warned);
+            ag_cli_warnings_clear(&warned);
+            if (code) {
                 fatal = 1;
                 break;
             }
@@ -308,6 +332,8 @@ int ag_cmd_classify(int argc, char **argv) {
         } else other_kind |= cli_shares_no_attribute(&b, &ig);
         if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&p->g, &ig);
         igraph_destroy(&ig);
+        file_warnings_end(was);
+        p->warnings = warned;
         if (rc == AG_SUCCESS && n_pend > 0 && p->g.directed != pend[0].g.directed) {
             /* a batch never mixes directed and undirected graphs: predict the others first */
             pending_t tmp = *p;
@@ -327,13 +353,13 @@ int ag_cmd_classify(int argc, char **argv) {
             if (rc == AG_ENOMEM) fatal = 1;
             /* standard input is "<stdin>" in messages, as the reader names it */
             ag_cli_error("%s: %s", cli_shown_path(path), ag_error_message());
-            pending_clear(p);
             failed = 1;
-            if (json && !fatal) {
-                if ((code = json_failure(&b, pend, &n_pend, path, ag_cli_last_error())) != 0) {
-                    fatal = 1;
-                    break;
-                }
+            /* p is past the pending ones: json_failure's flush leaves it (and its warnings) alone */
+            if (json && !fatal) code = json_failure(&b, pend, &n_pend, path, ag_cli_last_error(), &p->warnings);
+            pending_clear(p);
+            if (code) {
+                fatal = 1;
+                break;
             }
             continue;
         }

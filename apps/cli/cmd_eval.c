@@ -29,7 +29,8 @@ static void eval_usage(FILE *out) {
         "  [--correct ALPHA]      classes known (as train --smooth; choose the weights on --part val);\n"
         "                         a model trained with --smooth and -o applies its own weights unless\n"
         "  --no-smooth            is given (the model alone)\n"
-        "  --json                 one JSON object instead of the text line\n"
+        "  --json                 one JSON object instead of the text line (the run's warnings in\n"
+        "                         a \"warnings\" array when there were any)\n"
         "  --threads N            OpenMP / BLAS threads\n"
         "  --max-memory SIZE      refuse a run estimated to need more (e.g. 4G; default: the available memory)\n"
         "Data and split options as for 'attn-graph train' (give the same ones to score the same part):\n"
@@ -44,7 +45,8 @@ static void eval_usage(FILE *out) {
         "4 bad or mismatched model file.\n");
 }
 
-int ag_cmd_eval(int argc, char **argv) {
+/* The command; warned collects every warning it says, for --json's object. */
+static int eval_run(int argc, char **argv, const ag_cli_warnings_t *warned) {
     cli_data_opts_t o;
     cli_data_opts_init(&o);
     const char *model_path = NULL, *part = "test", *max_memory = NULL;
@@ -191,11 +193,11 @@ int ag_cmd_eval(int argc, char **argv) {
                             "seed)\n", (unsigned long long)first_seed);
         }
         if (other_seed_model)
-            fprintf(stderr, "attn-graph: warning: eval: %s was trained with seed %llu and %s with %llu: under a "
-                            "random split (--split-random, --kfold) each seed drew other parts, so the part scored "
-                            "here overlaps a model's training part; assemble an ensemble of separate runs on a split "
-                            "file (--split), or train it with --ensemble K\n", model_path,
-                    (unsigned long long)first_seed, other_seed_model, (unsigned long long)other_seed);
+            ag_cli_warning("eval: %s was trained with seed %llu and %s with %llu: under a random split "
+                           "(--split-random, --kfold) each seed drew other parts, so the part scored here overlaps a "
+                           "model's training part; assemble an ensemble of separate runs on a split file (--split), "
+                           "or train it with --ensemble K", model_path, (unsigned long long)first_seed,
+                           other_seed_model, (unsigned long long)other_seed);
     }
     ag_task_t task = mc->task;
     int graph_level = ag_task_is_graph_level(task);
@@ -296,15 +298,18 @@ int ag_cmd_eval(int argc, char **argv) {
                 }
             }
         if (n_unseen > 0) {
+            ag_cli_warning_t w;
+            FILE *out = ag_cli_warning_begin(&w);
             if (n_scored == 1)
-                fputs("attn-graph: warning: eval: the one graph scored has values the model never saw (e.g. ", stderr);
+                fputs("eval: the one graph scored has values the model never saw (e.g. ", out);
             else
-                fprintf(stderr, "attn-graph: warning: eval: %lld of the %lld graphs scored %s values the model never "
-                        "saw (e.g. ", (long long)n_unseen, (long long)n_scored, n_unseen == 1 ? "has" : "have");
-            cli_print_value(stderr, u0.example, '\'');
-            fprintf(stderr, " of %s attribute '%s' in ", u0.is_edge ? "edge" : "vertex", u0.attr);
-            cli_print_value(stderr, d.ds.files ? d.ds.files[first] : "?", 0);
-            fputs("): they get its 'other' column ('attn-graph info MODEL' lists the values it knows)\n", stderr);
+                fprintf(out, "eval: %lld of the %lld graphs scored %s values the model never saw (e.g. ",
+                        (long long)n_unseen, (long long)n_scored, n_unseen == 1 ? "has" : "have");
+            cli_print_value(out, u0.example, '\'');
+            fprintf(out, " of %s attribute '%s' in ", u0.is_edge ? "edge" : "vertex", u0.attr);
+            cli_print_value(out, d.ds.files ? d.ds.files[first] : "?", 0);
+            fputs("): they get its 'other' column ('attn-graph info MODEL' lists the values it knows)", out);
+            ag_cli_warning_end(&w);
         }
         cli_warn_shifted_graphs(&b, p.set.examples, scored, n_scored, (const char *const *)d.ds.files, CMD);
     }
@@ -344,7 +349,7 @@ int ag_cmd_eval(int argc, char **argv) {
         code = cli_smoothed_scores(b.members, b.n_members, &p.set, known, n_known, idx, n, &smooth.cfg, &sc);
         if (code != AG_EXIT_OK) goto done;
     }
-    cli_print_task_scores(stdout, part, task, &sc, &ts, json);
+    cli_print_task_scores(stdout, part, task, &sc, &ts, json, warned);
 done:
     cli_task_scores_destroy(&ts);
     free(owned);
@@ -353,5 +358,15 @@ done:
     ag_prepared_destroy(&p);
     cli_data_destroy(&d);
     ag_bundle_destroy(&b);
+    return code;
+}
+
+int ag_cmd_eval(int argc, char **argv) {
+    ag_cli_warnings_t warned;
+    memset(&warned, 0, sizeof warned);
+    ag_cli_warnings_t *was = ag_cli_warnings_collect(&warned);
+    const int code = eval_run(argc, argv, &warned);
+    ag_cli_warnings_collect(was);
+    ag_cli_warnings_clear(&warned);
     return code;
 }

@@ -33,7 +33,8 @@ static void info_usage(FILE *out) {
             "  --max-memory SIZE  the most reading a graph may take (e.g. 4G; default: the\n"
             "               available memory): a file whose counts ask for more is refused\n"
             "  --json       one JSON object per file per line; a file that failed gets\n"
-            "               {\"file\": ..., \"kind\": \"error\", \"error\": ...}, its stderr line\n"
+            "               {\"file\": ..., \"kind\": \"error\", \"error\": ...}, its stderr line;\n"
+            "               reading's warnings end a file's object as \"warnings\": [...]\n"
             "  --help       this message\n"
             "\n"
             "Every file is processed; the exit code is that of the first file that failed\n"
@@ -59,7 +60,8 @@ static void json_example(FILE *out, const ag_attr_summary_t *a) {
     else json_number(out, a->number);
 }
 
-static void print_json(FILE *out, const char *path, ag_format_t format, const ag_graph_summary_t *s) {
+static void print_json(FILE *out, const char *path, ag_format_t format, const ag_graph_summary_t *s,
+                       const ag_cli_warnings_t *warnings) {
     fputs("{\"file\": ", out);
     cli_json_string(out, path);
     fprintf(out, ", \"format\": \"%s\", \"directed\": %s", ag_format_name(format), s->directed ? "true" : "false");
@@ -86,7 +88,9 @@ static void print_json(FILE *out, const char *path, ag_format_t format, const ag
         if (a->type == AG_ATTR_STRING) fprintf(out, ", \"distinct\": %lld", (long long)a->distinct);
         fprintf(out, ", \"feature_width\": %lld}", (long long)a->feature_width);
     }
-    fputs("]}\n", out);
+    fputc(']', out);
+    cli_json_warnings(out, warnings);
+    fputs("}\n", out);
 }
 
 /* The terminal columns UTF-8 text s takes: one per character, two for the East Asian wide ones
@@ -164,8 +168,10 @@ static int is_safetensors(const char *path) {
     return ag_safetensors_sniff(b, n);
 }
 
-/* Reads and summarises one file; prints the summary or the error. Returns an exit code. */
-static int info_file(const char *path, ag_format_t format, int directed, int json, int first) {
+/* Reads and summarises one file; prints the summary (its JSON with the warnings said about the
+ * file) or the error. Returns an exit code. */
+static int info_file(const char *path, ag_format_t format, int directed, int json, int first,
+                     const ag_cli_warnings_t *warned) {
     if (format == AG_FORMAT_AUTO && (cli_ends_with_ci(path, ".safetensors") || is_safetensors(path)))
         return ag_cli_info_model(path, json, first);
     igraph_t ig;
@@ -177,7 +183,7 @@ static int info_file(const char *path, ag_format_t format, int directed, int jso
     igraph_destroy(&ig);
     if (rc) return ag_cli_fail(rc);
     if (json) {
-        print_json(stdout, path, format, &s);
+        print_json(stdout, path, format, &s, warned);
     } else {
         if (!first) fputc('\n', stdout);
         print_text(stdout, path, format, &s);
@@ -232,17 +238,23 @@ int ag_cmd_info(int argc, char **argv) {
     }
     /* Keep going after a bad file so that one run reports on all of them. */
     for (int f = 0, first = 1; f < n_files && code != AG_EXIT_USAGE; f++) {
-        int c = info_file(files[f], format, directed, json, first);
+        /* each file's warnings (igraph's, reading it) go with its own object */
+        ag_cli_warnings_t warned;
+        memset(&warned, 0, sizeof warned);
+        ag_cli_warnings_t *was = ag_cli_warnings_collect(&warned);
+        int c = info_file(files[f], format, directed, json, first, &warned);
+        ag_cli_warnings_collect(was);
         if (c == AG_EXIT_OK) {
             first = 0;
-            continue;
+        } else {
+            if (code == AG_EXIT_OK) code = c;
+            /* every failure reports through ag_cli_error: its stderr line is the JSON's message */
+            if (json) {
+                cli_json_error(stdout, files[f], "error", ag_cli_last_error(), &warned);
+                fflush(stdout);
+            }
         }
-        if (code == AG_EXIT_OK) code = c;
-        /* every failure reports through ag_cli_error: its stderr line is the JSON's message */
-        if (json) {
-            cli_json_error(stdout, files[f], "error", ag_cli_last_error());
-            fflush(stdout);
-        }
+        ag_cli_warnings_clear(&warned);
     }
     free(files);
     return code;

@@ -1695,7 +1695,8 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
         /* --json always prints its object (n 0, every metric null, when nothing was scored): a
          * script reading stdout gets a line to parse in every run (esol.sh's cross-validation has
          * no test part) */
-        if (code == AG_EXIT_OK && (sc.n > 0 || t.json)) cli_print_task_scores(stdout, "test", task, &sc, &ts, t.json);
+        if (code == AG_EXIT_OK && (sc.n > 0 || t.json))
+            cli_print_task_scores(stdout, "test", task, &sc, &ts, t.json, NULL);
         if (code == AG_EXIT_OK && sc.n > 0 && sc.n < 10 && !t.quiet && !t.json)
             /* "accuracy 1.0000 (n 1)" reads as a result; say how little it weighs */
             fprintf(stderr, "attn-graph: note: the test figures are over %lld labelled value%s only: too few to tell "

@@ -455,9 +455,10 @@ static int task_line_metrics(ag_task_t task, const char *const **names) {
 }
 
 /* fold < 0: a plain part's line; else the line of that fold of a cross-validation. tasks, when it
- * holds more than one task, adds each task's figures: a line each, or a "tasks" array. */
+ * holds more than one task, adds each task's figures: a line each, or a "tasks" array; warnings
+ * (may be NULL) a "warnings" array to the JSON. */
 static void print_scores(FILE *out, const char *part, int64_t fold, ag_task_t task, const ag_scores_t *s,
-                         const cli_task_scores_t *tasks, int json) {
+                         const cli_task_scores_t *tasks, int json, const ag_cli_warnings_t *warnings) {
     const char *const *names, *const *tnames;
     int k = task_metrics(task, &names);
     int kt = task_line_metrics(task, &tnames);
@@ -483,7 +484,9 @@ static void print_scores(FILE *out, const char *part, int64_t fold, ag_task_t ta
             }
             fputs("}", out);
         }
-        fputs(T > 0 ? "]}\n" : "}\n", out);
+        if (T > 0) fputc(']', out);
+        cli_json_warnings(out, warnings);
+        fputs("}\n", out);
     } else {
         if (fold >= 0) fprintf(out, "fold %lld %s:", (long long)fold, part);
         else fprintf(out, "%s:", part);
@@ -503,17 +506,17 @@ static void print_scores(FILE *out, const char *part, int64_t fold, ag_task_t ta
 }
 
 void cli_print_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s, int json) {
-    print_scores(out, part, -1, task, s, NULL, json);
+    print_scores(out, part, -1, task, s, NULL, json, NULL);
 }
 
 void cli_print_task_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s,
-                           const cli_task_scores_t *tasks, int json) {
-    print_scores(out, part, -1, task, s, tasks, json);
+                           const cli_task_scores_t *tasks, int json, const ag_cli_warnings_t *warnings) {
+    print_scores(out, part, -1, task, s, tasks, json, warnings);
 }
 
 void cli_print_fold_scores(FILE *out, int64_t fold, ag_task_t task, const ag_scores_t *s,
                            const cli_task_scores_t *tasks, int json) {
-    print_scores(out, "test", fold, task, s, tasks, json);
+    print_scores(out, "test", fold, task, s, tasks, json, NULL);
 }
 
 int cli_task_scores_init(cli_task_scores_t *t, const char *const *names, int64_t n) {

@@ -114,9 +114,10 @@ void cli_task_scores_destroy(cli_task_scores_t *t);
 
 /* cli_print_scores(), then each task's figures when there are several: a line each
  * ("  NR-AR: roc_auc 0.7712, loss 0.1534 (n 726)") or a "tasks" array of objects with "name",
- * "n" and the task's metrics. */
+ * "n" and the task's metrics. JSON ends with a "warnings" array when warnings (may be NULL) holds
+ * any: those said about the data scored, which the text line leaves to stderr. */
 void cli_print_task_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s,
-                           const cli_task_scores_t *tasks, int json);
+                           const cli_task_scores_t *tasks, int json, const ag_cli_warnings_t *warnings);
 
 /* Correct and Smooth as the options of train, eval and label asked for it. */
 typedef struct cli_smooth_t {

@@ -117,8 +117,9 @@ int ag_cli_fail_in(const char *path, ag_error_t err) {
 }
 
 /* igraph's warnings outside the library's guarded calls (writing a GML file, which has no boolean
- * type, converts boolean attributes to numbers) in the program's voice, one line each; igraph's
- * default prints its source file and line and no newline. */
+ * type, converts boolean attributes to numbers) in the program's voice, one line each, and kept
+ * with the file's other warnings for --json; igraph's default prints its source file and line and
+ * no newline. */
 static const char *warning_path = NULL; /* the file igraph is working on, named in its warnings */
 
 void ag_cli_warning_path(const char *path) { warning_path = path; }
@@ -126,8 +127,8 @@ void ag_cli_warning_path(const char *path) { warning_path = path; }
 static void print_igraph_warning(const char *reason, const char *file, int line) {
     (void)file;
     (void)line;
-    fprintf(stderr, "attn-graph: warning: %s%s%s\n", warning_path ? warning_path : "", warning_path ? ": " : "",
-            reason && reason[0] ? reason : "(igraph gave no reason)");
+    ag_cli_warning("%s%s%s", warning_path ? warning_path : "", warning_path ? ": " : "",
+                   reason && reason[0] ? reason : "(igraph gave no reason)");
 }
 
 int main(int argc, char **argv) {

@@ -207,7 +207,8 @@ void cli_json_number(FILE *out, double x) {
     else fprintf(out, "%.6g", x);
 }
 
-void cli_json_error(FILE *out, const char *path, const char *kind, const char *message) {
+void cli_json_error(FILE *out, const char *path, const char *kind, const char *message,
+                    const ag_cli_warnings_t *warnings) {
     fputs("{\"file\": ", out);
     cli_json_string(out, path);
     if (kind) {
@@ -216,7 +217,26 @@ void cli_json_error(FILE *out, const char *path, const char *kind, const char *m
     }
     fputs(", \"error\": ", out);
     cli_json_string(out, message);
+    cli_json_warnings(out, warnings);
     fputs("}\n", out);
+}
+
+void cli_json_warnings(FILE *out, const ag_cli_warnings_t *w) {
+    if (!w || w->n + w->lost == 0) return;
+    fputs(", \"warnings\": [", out);
+    for (size_t i = 0; i < w->n; i++) {
+        if (i) fputs(", ", out);
+        cli_json_string(out, w->text[i]);
+    }
+    if (w->lost) {
+        /* a reader that counts on the array must not take it for all of them */
+        char note[160];
+        snprintf(note, sizeof note, "%zu more warning%s could not be kept (out of memory): see standard error",
+                 w->lost, w->lost == 1 ? "" : "s");
+        if (w->n) fputs(", ", out);
+        cli_json_string(out, note);
+    }
+    fputc(']', out);
 }
 
 int cli_ends_with_ci(const char *s, const char *suffix) {
@@ -291,9 +311,9 @@ int cli_write_graph(const char *cmd, const igraph_t *ig, cli_out_kind_t kind, FI
     if (kind == CLI_OUT_GML && string_ids(ig, &key)) {
         if (!key) {
             char pb[512];
-            fprintf(stderr, "attn-graph: warning: %s: GML numbers its vertices and the graph has 'name' and 'label' "
-                    "already: its string vertex ids ('id') are not written; write GraphML (.graphml) to keep them\n",
-                    cli_display(path, pb, sizeof pb));
+            ag_cli_warning("%s: GML numbers its vertices and the graph has 'name' and 'label' already: its string "
+                           "vertex ids ('id') are not written; write GraphML (.graphml) to keep them",
+                           cli_display(path, pb, sizeof pb));
         } else {
             if (move_ids(cmd, ig, key, &moved, path) < 0) return -1;
             have_moved = 1;
@@ -467,10 +487,13 @@ static int check_gml_keys(const char *cmd, const igraph_t *ig, const char *path)
             alnum[m] = '\0';
             if (strcmp(ka, alnum)) {
                 char pb[512];
-                fprintf(stderr, "attn-graph: warning: %s: %s attribute ", cli_display(path, pb, sizeof pb), what[j]);
-                cli_print_value(stderr, name, '\'');
-                fprintf(stderr, " is written as '%s' (GML keys start with a letter and hold ASCII letters and digits "
-                                "only), a name no model reads back; write GraphML (-o FILE.graphml) to keep it\n", ka);
+                ag_cli_warning_t w;
+                FILE *out = ag_cli_warning_begin(&w);
+                fprintf(out, "%s: %s attribute ", cli_display(path, pb, sizeof pb), what[j]);
+                cli_print_value(out, name, '\'');
+                fprintf(out, " is written as '%s' (GML keys start with a letter and hold ASCII letters and digits "
+                             "only), a name no model reads back; write GraphML (-o FILE.graphml) to keep it", ka);
+                ag_cli_warning_end(&w);
             }
             for (igraph_integer_t b = a + 1; b < n && !code; b++) {
                 gml_key(kb, sizeof kb, igraph_strvector_get(&names[j], b));
@@ -506,7 +529,7 @@ int cli_write_graph_file(const char *cmd, const igraph_t *ig, cli_out_kind_t kin
 
 int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed) {
     ag_error_t rc = ag_graph_read(ig, path, format, directed);
-    if (ag_graph_read_warning()[0]) fprintf(stderr, "attn-graph: warning: %s\n", ag_graph_read_warning());
+    if (ag_graph_read_warning()[0]) ag_cli_warning("%s", ag_graph_read_warning());
     if (!rc) return AG_EXIT_OK;
     const int code = ag_cli_fail(rc);
     /* a count in the file asking for more vertices than the memory limit: bad input, as classify has it */
@@ -535,11 +558,14 @@ static void warn_mostly_empty(const ag_bundle_t *b, const igraph_t *ig, const ch
             if (2 * empty <= total) continue;
             const char *el = is_edge ? "edge" : "vertex", *els = is_edge ? "edges" : "vertices";
             char pb[512];
-            fprintf(stderr, "attn-graph: warning: %s: %lld of %lld %s have no value of %s attribute ",
-                    cli_display(path, pb, sizeof pb), (long long)empty, (long long)total, total == 1 ? el : els, el);
-            cli_print_value(stderr, attrs[i].name, '\'');
-            fputs(" (empty): none of its columns is set for them, so the prediction rests on the other attributes\n",
-                  stderr);
+            ag_cli_warning_t w;
+            FILE *out = ag_cli_warning_begin(&w);
+            fprintf(out, "%s: %lld of %lld %s have no value of %s attribute ", cli_display(path, pb, sizeof pb),
+                    (long long)empty, (long long)total, total == 1 ? el : els, el);
+            cli_print_value(out, attrs[i].name, '\'');
+            fputs(" (empty): none of its columns is set for them, so the prediction rests on the other attributes",
+                  out);
+            ag_cli_warning_end(&w);
         }
     }
 }
@@ -553,19 +579,22 @@ void cli_warn_unseen(const ag_bundle_t *b, const igraph_t *ig, const char *path)
     const char *el = u.is_edge ? "edge" : "vertex", *els = u.total == 1 ? el : u.is_edge ? "edges" : "vertices";
     char pb[512];
     path = cli_display(path, pb, sizeof pb);
+    ag_cli_warning_t w;
+    FILE *out = ag_cli_warning_begin(&w);
     if (u.count == u.total)
-        fprintf(stderr, "attn-graph: warning: %s: no %s has a value of ", path, el);
+        fprintf(out, "%s: no %s has a value of ", path, el);
     else
-        fprintf(stderr, "attn-graph: warning: %s: %lld of %lld %s %s a value of ", path, (long long)u.count,
-                (long long)u.total, els, u.count == 1 ? "has" : "have");
-    cli_print_value(stderr, u.attr, '\'');
-    fputs(u.count == u.total ? " the model saw in training (e.g. " : " the model never saw in training (e.g. ", stderr);
-    cli_print_value(stderr, u.example, '\''); /* the graph's bytes: a control character is escaped */
+        fprintf(out, "%s: %lld of %lld %s %s a value of ", path, (long long)u.count, (long long)u.total, els,
+                u.count == 1 ? "has" : "have");
+    cli_print_value(out, u.attr, '\'');
+    fputs(u.count == u.total ? " the model saw in training (e.g. " : " the model never saw in training (e.g. ", out);
+    cli_print_value(out, u.example, '\''); /* the graph's bytes: a control character is escaped */
     if (u.count == u.total)
         fputs("): all get its 'other' column (is this the kind of graph the model was trained on? 'attn-graph info "
-              "MODEL' lists the values it knows)\n", stderr);
+              "MODEL' lists the values it knows)", out);
     else
-        fprintf(stderr, "): %s its 'other' column\n", u.count == 1 ? "it gets" : "they get");
+        fprintf(out, "): %s its 'other' column", u.count == 1 ? "it gets" : "they get");
+    ag_cli_warning_end(&w);
 }
 
 /* Column c of M (N x F) on this graph: its mean, standard deviation, largest magnitude and the
@@ -658,31 +687,31 @@ static int64_t part_width(const ag_bundle_t *b, cli_col_part_t k) {
 }
 
 /* "vertex attribute 'x'" (or the node table's column by name or number) */
-static void print_column_name(const ag_bundle_t *b, const shifted_col_t *sc) {
+static void print_column_name(FILE *out, const ag_bundle_t *b, const shifted_col_t *sc) {
     static const char *const part_name[3] = {"vertex attribute", "node-table column", "edge attribute"};
-    if (sc->attr) fprintf(stderr, "%s '%s'", part_name[sc->part], sc->attr->name);
-    else if (b->table.columns) fprintf(stderr, "%s '%s'", part_name[sc->part], b->table.columns[sc->i]);
-    else fprintf(stderr, "%s %lld", part_name[sc->part], (long long)sc->i + 1);
+    if (sc->attr) fprintf(out, "%s '%s'", part_name[sc->part], sc->attr->name);
+    else if (b->table.columns) fprintf(out, "%s '%s'", part_name[sc->part], b->table.columns[sc->i]);
+    else fprintf(out, "%s %lld", part_name[sc->part], (long long)sc->i + 1);
 }
 
 /* What is far about the column, in the training units. */
-static void print_shift(const shifted_col_t *sc, int graph_level) {
+static void print_shift(FILE *out, const shifted_col_t *sc, int graph_level) {
     const char *el = sc->part == CLI_COL_EDGE ? "edge" : "vertex";
     if (graph_level && sc->as_is)
-        fprintf(stderr, "its value on %s %lld is %.4g while in training all were within [-1, 1], so the model "
+        fprintf(out, "its value on %s %lld is %.4g while in training all were within [-1, 1], so the model "
                 "takes it as it is", el, (long long)sc->at, sc->x);
     else if (graph_level)
-        fprintf(stderr, "its value on %s %lld is %.4g, %.0f standard deviations %s the training mean (%.4g, std %.4g)",
+        fprintf(out, "its value on %s %lld is %.4g, %.0f standard deviations %s the training mean (%.4g, std %.4g)",
                 el, (long long)sc->at, sc->mean + sc->x * sc->sd, sc->amax, sc->x > 0 ? "above" : "below",
                 (double)sc->mean, (double)sc->sd);
     else if (sc->as_is)
-        fprintf(stderr, "its values here reach %.4g (mean %.4g, std %.4g) while in training all were within "
+        fprintf(out, "its values here reach %.4g (mean %.4g, std %.4g) while in training all were within "
                 "[-1, 1], so the model takes them as they are", sc->amax, sc->m, sc->s);
     else if (fabs(sc->m) > SHIFT_LIMIT)
-        fprintf(stderr, "its mean here is %.1f standard deviations %s the training mean (%.4g, std %.4g)",
+        fprintf(out, "its mean here is %.1f standard deviations %s the training mean (%.4g, std %.4g)",
                 fabs(sc->m), sc->m > 0 ? "above" : "below", (double)sc->mean, (double)sc->sd);
     else
-        fprintf(stderr, "its values here spread %.1f times as wide as in training (std %.4g against %.4g; mean %.4g "
+        fprintf(out, "its values here spread %.1f times as wide as in training (std %.4g against %.4g; mean %.4g "
                 "against %.4g)", sc->s, sc->s * sc->sd, (double)sc->sd, sc->mean + sc->m * sc->sd, (double)sc->mean);
 }
 
@@ -694,11 +723,14 @@ void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t 
         for (int64_t i = 0; i < part_width(b, k); i++) {
             if (!shifted_column(b, X, E, graph_level, k, i, &sc)) continue;
             char pb[512];
-            fprintf(stderr, "attn-graph: warning: %s: ", cli_display(k == CLI_COL_TABLE ? table_path : path, pb, sizeof pb));
-            print_column_name(b, &sc);
-            fputs(" lies far from its training values: ", stderr);
-            print_shift(&sc, graph_level);
-            fputs("; another unit or scale? The model has not seen such values\n", stderr);
+            ag_cli_warning_t w;
+            FILE *out = ag_cli_warning_begin(&w);
+            fprintf(out, "%s: ", cli_display(k == CLI_COL_TABLE ? table_path : path, pb, sizeof pb));
+            print_column_name(out, b, &sc);
+            fputs(" lies far from its training values: ", out);
+            print_shift(out, &sc, graph_level);
+            fputs("; another unit or scale? The model has not seen such values", out);
+            ag_cli_warning_end(&w);
         }
 }
 
@@ -718,18 +750,20 @@ void cli_warn_shifted_graphs(const ag_bundle_t *b, const ag_example_t *examples,
         }
     }
     if (n_far == 0) return;
+    ag_cli_warning_t w;
+    FILE *out = ag_cli_warning_begin(&w);
     if (n == 1)
-        fprintf(stderr, "attn-graph: warning: %s: the one graph scored has a value far from anything in training "
-                "(e.g. ", cmd);
+        fprintf(out, "%s: the one graph scored has a value far from anything in training (e.g. ", cmd);
     else
-        fprintf(stderr, "attn-graph: warning: %s: %lld of the %lld graphs scored %s a value far from anything in "
-                "training (e.g. ", cmd, (long long)n_far, (long long)n, n_far == 1 ? "has" : "have");
-    print_column_name(b, &sc0);
-    fputs(" in ", stderr);
-    cli_print_value(stderr, files ? files[first] : "?", 0);
-    fputs(": ", stderr);
-    print_shift(&sc0, 1);
-    fputs("); another unit or scale? The model has not seen such values\n", stderr);
+        fprintf(out, "%s: %lld of the %lld graphs scored %s a value far from anything in training (e.g. ", cmd,
+                (long long)n_far, (long long)n, n_far == 1 ? "has" : "have");
+    print_column_name(out, b, &sc0);
+    fputs(" in ", out);
+    cli_print_value(out, files ? files[first] : "?", 0);
+    fputs(": ", out);
+    print_shift(out, &sc0, 1);
+    fputs("); another unit or scale? The model has not seen such values", out);
+    ag_cli_warning_end(&w);
 }
 
 const char *cli_shown_path(const char *path) { return strcmp(path, "-") ? path : "<stdin>"; }
@@ -751,18 +785,21 @@ void cli_warn_other_graph(const ag_bundle_t *b, const igraph_t *ig, const char *
                 cols);
         return;
     }
-    fprintf(stderr, "attn-graph: warning: %s is not the graph the model was trained on (", path);
+    ag_cli_warning_t w;
+    FILE *out = ag_cli_warning_begin(&w);
+    fprintf(out, "%s is not the graph the model was trained on (", path);
     if (p.vertices == b->graph.vertices && p.edges == b->graph.edges && p.directed == b->graph.directed)
-        fprintf(stderr, "%lld vertices and %lld edge%s as that one, but joined otherwise", (long long)p.vertices,
+        fprintf(out, "%lld vertices and %lld edge%s as that one, but joined otherwise", (long long)p.vertices,
                 (long long)p.edges, p.edges == 1 ? "" : "s");
     else if (p.directed != b->graph.directed)
-        fprintf(stderr, "%s; that one was %s", p.directed ? "directed" : "undirected",
+        fprintf(out, "%s; that one was %s", p.directed ? "directed" : "undirected",
                 b->graph.directed ? "directed" : "undirected");
     else
-        fprintf(stderr, "%lld vertices and %lld edge%s; that one had %lld and %lld", (long long)p.vertices,
+        fprintf(out, "%lld vertices and %lld edge%s; that one had %lld and %lld", (long long)p.vertices,
                 (long long)p.edges, p.edges == 1 ? "" : "s", (long long)b->graph.vertices, (long long)b->graph.edges);
-    fprintf(stderr, "), and the model reads %lld Laplacian eigenvector %s, which describe that graph alone (an "
-            "eigenvector's sign and place are its graph's own): its predictions here mean little\n", (long long)k, cols);
+    fprintf(out, "), and the model reads %lld Laplacian eigenvector %s, which describe that graph alone (an "
+            "eigenvector's sign and place are its graph's own): its predictions here mean little", (long long)k, cols);
+    ag_cli_warning_end(&w);
 }
 
 int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, const char *path, const char *table_path,
@@ -1030,12 +1067,14 @@ void cli_attr_remove(igraph_t *ig, igraph_attribute_elemtype_t kind, const char 
 
 void cli_attr_replaced_warn(const char *cmd, const char *graph_path) {
     if (n_replaced > 0) {
-        fputs("attn-graph: warning: ", stderr);
-        cli_print_value(stderr, graph_path, 0);
-        fprintf(stderr, ": the graph's own %s", first_replaced);
-        if (n_replaced > 1) fprintf(stderr, " and %lld more", (long long)(n_replaced - 1));
-        fprintf(stderr, " %s replaced by what %s writes under the same name%s\n", n_replaced > 1 ? "are" : "is", cmd,
+        ag_cli_warning_t w;
+        FILE *out = ag_cli_warning_begin(&w);
+        cli_print_value(out, graph_path, 0);
+        fprintf(out, ": the graph's own %s", first_replaced);
+        if (n_replaced > 1) fprintf(out, " and %lld more", (long long)(n_replaced - 1));
+        fprintf(out, " %s replaced by what %s writes under the same name%s", n_replaced > 1 ? "are" : "is", cmd,
                 n_replaced > 1 ? "s" : "");
+        ag_cli_warning_end(&w);
     }
     n_replaced = 0;
 }

@@ -48,8 +48,14 @@ void cli_json_string_n(FILE *out, const char *s, size_t n);
 void cli_json_number(FILE *out, double x);
 /* --json's line for a file that failed, {"file": PATH, "kind": KIND, "error": MESSAGE} (no "kind"
  * when kind is NULL) with MESSAGE its stderr line, so that a program reading the objects sees
- * every file it gave, in order. */
-void cli_json_error(FILE *out, const char *path, const char *kind, const char *message);
+ * every file it gave, in order; and the warnings said about the file before it failed
+ * (cli_json_warnings; warnings may be NULL), which may tell why (an attribute igraph ignored). */
+void cli_json_error(FILE *out, const char *path, const char *kind, const char *message,
+                    const ag_cli_warnings_t *warnings);
+/* The member `, "warnings": [TEXT, ...]` of an object being written, or nothing when w is NULL or
+ * holds none: objects without warnings stay as they were, as members such as info's in_degree
+ * appear only where they apply. */
+void cli_json_warnings(FILE *out, const ag_cli_warnings_t *w);
 
 /* Whether text s is wholly a finite number, as a numeric attribute would hold it. */
 int cli_number_text(const char *s);
@@ -103,8 +109,8 @@ int cli_max_memory_option(const char *cmd, int argc, char **argv, int *i);
 /* A graph's path as messages name it: "<stdin>" for "-", as the graph reader does. */
 const char *cli_shown_path(const char *path);
 
-/* Reads a graph (printing igraph's warning, if any); returns an exit code (3 for a file over the
- * reading limit of --max-memory as for any bad file). */
+/* Reads a graph (saying igraph's warning, if any, through ag_cli_warning); returns an exit code
+ * (3 for a file over the reading limit of --max-memory as for any bad file). */
 int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed);
 
 /* One forward pass of a model on one graph, kept so attention weights can be read afterwards. */
@@ -120,11 +126,12 @@ typedef struct cli_run_t {
 
 /* Featurises ig (with the node table when the model takes one) and predicts it. Prints
  * "attn-graph: PATH: reason" and returns an exit code on failure; r is then already freed. */
-/* Warns on stderr ("attn-graph: warning: PATH: ...") when string attribute values of ig are not in
- * the model's vocabularies (ag_featurizer_unseen: the attribute where most are), since their
- * vertices or edges then get the attribute's 'other' column. */
+/* Warns ("attn-graph: warning: PATH: ...", through ag_cli_warning as every warning below) when
+ * string attribute values of ig are not in the model's vocabularies (ag_featurizer_unseen: the
+ * attribute where most are), since their vertices or edges then get the attribute's 'other'
+ * column. */
 void cli_warn_unseen(const ag_bundle_t *b, const igraph_t *ig, const char *path);
-/* Warns on stderr when a node model that reads Laplacian columns (whose signs and order belong to
+/* Warns when a node model that reads Laplacian columns (whose signs and order belong to
  * the graph it was trained on) is given another graph than that one (ag_bundle_other_graph). */
 void cli_warn_other_graph(const ag_bundle_t *b, const igraph_t *ig, const char *path);
 /* Where a data column lies: the graph's columns of X (attributes, then degree), the node table's

@@ -194,3 +194,78 @@ void ag_test_header_set(const char *from, const char *to, const char *key, const
     free(h);
     free(b);
 }
+
+/* ---- a strict JSON syntax check (RFC 8259), enough to know the output parses */
+static const char *json_value(const char *p);
+
+static const char *json_ws(const char *p) {
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    return p;
+}
+
+static const char *json_string(const char *p) {
+    if (*p++ != '"') return NULL;
+    for (; *p != '"'; p++) {
+        if ((unsigned char)*p < 0x20) return NULL;
+        if (*p == '\\') {
+            p++;
+            if (*p == 'u') {
+                for (int i = 1; i <= 4; i++)
+                    if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i]) return NULL;
+                p += 4;
+            } else if (!*p || !strchr("\"\\/bfnrt", *p)) {
+                return NULL;
+            }
+        }
+    }
+    return p + 1;
+}
+
+static const char *json_number(const char *p) {
+    char *end;
+    if (*p != '-' && (*p < '0' || *p > '9')) return NULL;
+    strtod(p, &end);
+    return end == p ? NULL : end;
+}
+
+static const char *json_value(const char *p) {
+    p = json_ws(p);
+    if (*p == '{' || *p == '[') {
+        const char close = *p == '{' ? '}' : ']';
+        p = json_ws(p + 1);
+        if (*p == close) return p + 1;
+        for (;;) {
+            if (close == '}') {
+                if (!(p = json_string(json_ws(p)))) return NULL;
+                p = json_ws(p);
+                if (*p++ != ':') return NULL;
+            }
+            if (!(p = json_value(p))) return NULL;
+            p = json_ws(p);
+            if (*p == close) return p + 1;
+            if (*p++ != ',') return NULL;
+        }
+    }
+    if (*p == '"') return json_string(p);
+    if (!strncmp(p, "true", 4)) return p + 4;
+    if (!strncmp(p, "false", 5)) return p + 5;
+    if (!strncmp(p, "null", 4)) return p + 4;
+    return json_number(p);
+}
+
+int ag_test_json_line_ok(const char *line, size_t len) {
+    char *copy = strndup(line, len);
+    const char *end = json_value(copy);
+    int ok = end && *json_ws(end) == '\0' && copy[0] == '{';
+    free(copy);
+    return ok;
+}
+
+void ag_test_assert_json_lines(const char *out, int n) {
+    assert_int_equal(ag_cli_count_lines(out), n);
+    for (const char *line = out; *line;) {
+        const char *nl = strchr(line, '\n');
+        if (!ag_test_json_line_ok(line, (size_t)(nl - line))) fail_msg("not JSON: %.*s", (int)(nl - line), line);
+        line = nl + 1;
+    }
+}

@@ -59,4 +59,10 @@ int ag_test_files_equal(const char *a, const char *b);
 void ag_test_header_replace(const char *from, const char *to, const char *what, const char *with);
 void ag_test_header_set(const char *from, const char *to, const char *key, const char *value);
 
+/* A strict JSON syntax check (RFC 8259), enough to know the output parses: 1 when the len bytes at
+ * line are one JSON object. */
+int ag_test_json_line_ok(const char *line, size_t len);
+/* Every line of out is one JSON object; there are n of them (fails the test otherwise). */
+void ag_test_assert_json_lines(const char *out, int n);
+
 #endif
