@@ -489,6 +489,14 @@ static void test_table_ids_by_index(void **state) {
     run_expect(3, "attn-graph: @/short.csv: vertex 11 (id '11') has no row (the table's ids were taken as vertex "
                   "indices, since none matched vertex attribute 'id')\n",
                "label --model @/ring.safetensors @/ring.graphml --node-table @/short.csv");
+    /* a table numbered from 1 (R, Julia) is taken for indices until its last id, which is asked about */
+    char from1[1024] = "id,f0,f1\n";
+    for (int v = 1; v <= 12; v++) snprintf(from1 + strlen(from1), sizeof from1 - strlen(from1), "%d,1,2\n", v);
+    write_text("from1.csv", from1);
+    run_expect(3, "attn-graph: @/from1.csv:13: id '12' is not a vertex index (the graph has 12 vertices, and the "
+                  "table's ids were taken as vertex indices, since none matched vertex attribute 'id'); no row so "
+                  "far has id 0: is the table numbered from 1?\n",
+               "label --model @/ring.safetensors @/ring.graphml --node-table @/from1.csv");
     /* an edge list's top vertex without an edge does not exist: the table's row for it is explained */
     write_text("iso.edges", "0 1\n1 2\n");
     write_text("iso.csv", "id,f,cls\n0,1,a\n1,2,b\n2,3,a\n3,4,b\n");

@@ -205,6 +205,11 @@ static void test_sparse(void **state) {
 }
 
 /* Reads text as a table with the default options and checks the code and a message fragment. */
+static int ends_with(const char *s, const char *end) {
+    const size_t n = strlen(s), m = strlen(end);
+    return n >= m && strcmp(s + n - m, end) == 0;
+}
+
 static void expect_error(const igraph_t *g, const char *text, const char *suffix, const ag_table_options_t *o,
                          ag_error_t code, const char *fragment) {
     char *path = write_temp(text, suffix);
@@ -309,6 +314,13 @@ static void test_errors(void **state) {
     expect_error(&g, "0\n1\n7\n", ".txt", &o, AG_EMISMATCH,
                  ":3: id '7' is not a vertex index (the graph has 4 vertices)");
     expect_error(&g, "0\n1\n3\n", ".txt", &o, AG_EMISMATCH, ": vertex 2 (id '2') has no row");
+    /* a table numbered from 1 is asked about, only while id 0 has had no row */
+    expect_error(&g, "1\n2\n3\n4\n", ".txt", &o, AG_EMISMATCH,
+                 ":4: id '4' is not a vertex index (the graph has 4 vertices); no row so far has id 0: is the table "
+                 "numbered from 1?");
+    expect_error(&g, "0\n2\n3\n4\n", ".txt", &o, AG_EMISMATCH,
+                 ":4: id '4' is not a vertex index (the graph has 4 vertices)");
+    assert_true(ends_with(ag_error_message(), "(the graph has 4 vertices)"));
     /* the vertex attribute side */
     ag_table_options_init(&o);
     o.vertex_attr = "color";
@@ -337,11 +349,6 @@ static void test_errors(void **state) {
     assert_string_equal(ag_error_message(),
                         "vertices 1 and 3 share the id '20' (vertex attribute 'id'): table rows cannot be matched");
     igraph_destroy(&g);
-}
-
-static int ends_with(const char *s, const char *end) {
-    const size_t n = strlen(s), m = strlen(end);
-    return n >= m && strcmp(s + n - m, end) == 0;
 }
 
 /* index_fallback: a table whose ids match no vertex attribute but are all vertex indices (PyG's
@@ -389,6 +396,10 @@ static void test_index_fallback(void **state) {
         {",x\n10,1\n1,1\n2,1\n3,1\n", ".csv", AG_EMISMATCH, ":3: id '1' matches no vertex (vertex attribute 'id')"},
         /* an id that is no index either */
         {",x\n0,1\n1,1\n2,1\n4,1\n", ".csv", AG_EMISMATCH, ":2: id '0' matches no vertex (vertex attribute 'id')"},
+        /* indices until the last id, one past them, while id 0 had no row: a table numbered from 1 */
+        {",x\n1,1\n2,1\n3,1\n4,1\n", ".csv", AG_EMISMATCH,
+         ":5: id '4' is not a vertex index (the graph has 4 vertices, and the table's ids were taken as vertex indices, "
+         "since none matched vertex attribute 'id'); no row so far has id 0: is the table numbered from 1?"},
         /* every id an index, but the table is not whole: said with the rule applied */
         {",x\n0,1\n1,1\n2,1\n", ".csv", AG_EMISMATCH,
          ": vertex 3 (id '3') has no row (the table's ids were taken as vertex indices, since none matched vertex "

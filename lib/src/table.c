@@ -262,17 +262,31 @@ static int beyond_vertices(const vindex_t *ix, const char *s) {
     return end != s && *end == '\0' && (errno == ERANGE || v >= ix->n);
 }
 
+/* Whether an id matching no vertex looks like a row of a table numbered from 1 (as R, Julia and
+ * MATLAB number): it is the vertex count, one past the last 0-based number, while the vertex of
+ * id 0 has had no row so far. */
+static int numbered_from_1(const reader_t *r, const vindex_t *ix, const char *id) {
+    char count[32];
+    snprintf(count, sizeof count, "%lld", (long long)ix->n);
+    if (strcmp(id, count) != 0) return 0;
+    const int64_t v0 = vindex_find(ix, "0");
+    return v0 >= 0 && r->row_line[v0] == 0;
+}
+
+#define FROM_1 "; no row so far has id 0: is the table numbered from 1?"
+
 static ag_error_t no_vertex(const reader_t *r, int64_t line, const char *id) {
+    const char *from_1 = numbered_from_1(r, &r->ix, id) ? FROM_1 : "";
     if (r->ix.by_index) {
         const int note = r->absent_note && beyond_vertices(&r->ix, id);
-        return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' is not a vertex index (the graph has %lld vertices)%s%s",
+        return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' is not a vertex index (the graph has %lld vertices)%s%s%s",
                         r->path, (long long)line, id, (long long)r->ix.n, note ? ": " : "",
-                        note ? r->absent_note : "");
+                        note ? r->absent_note : "", from_1);
     }
     /* after a switch to indices the hint says so; the error is the one without the switch */
-    return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' matches no vertex (vertex attribute '%s')%s%s%s", r->path,
+    return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' matches no vertex (vertex attribute '%s')%s%s%s%s", r->path,
                     (long long)line, id, r->ix.attr, r->absent_note ? ": " : "",
-                    r->absent_note ? r->absent_note : "", r->switched ? "" : r->hint);
+                    r->absent_note ? r->absent_note : "", r->switched ? "" : r->hint, from_1);
 }
 
 /* The vertex of the current line's id, checking that it matches one and only once. */
@@ -280,8 +294,16 @@ static ag_error_t place_row(reader_t *r, const char *id, int64_t *vertex) {
     int64_t v;
     if (r->switched) {
         /* a partial match (one id of the vertex attribute) is a table of those ids with a defect */
-        if (vindex_find(&r->ix, id) >= 0 || (v = vindex_find(&r->by_index, id)) < 0)
+        if (vindex_find(&r->ix, id) >= 0) return no_vertex(r, r->first_line, r->first_id);
+        if ((v = vindex_find(&r->by_index, id)) < 0) {
+            /* a table numbered from 1 was taken for indices until its last id: that id is the defect */
+            if (numbered_from_1(r, &r->by_index, id))
+                return AG_ERROR(AG_EMISMATCH, "%s:%lld: id '%s' is not a vertex index (the graph has %lld vertices, and "
+                                "the table's ids were taken as vertex indices, since none matched vertex attribute "
+                                "'%.40s')" FROM_1, r->path, (long long)r->csv.line, id, (long long)r->by_index.n,
+                                r->ix.attr);
             return no_vertex(r, r->first_line, r->first_id);
+        }
     } else if ((v = vindex_find(&r->ix, id)) < 0) {
         if (!r->fallback || vindex_find(&r->by_index, id) < 0) return no_vertex(r, r->csv.line, id);
         if (!(r->first_id = ag_i_strdup(id)))
