@@ -508,16 +508,23 @@ static int pack_components(const igraph_t *ig, igraph_matrix_t *xy, const igraph
     return rc;
 }
 
-/* Node positions from igraph: Kamada-Kawai up to 500 vertices, Fruchterman-Reingold up to 5000,
- * DrL above; igraph's random generator is seeded so drawings repeat. Kamada-Kawai started from a
- * circle folds fused rings over each other (a steroid's four rings came out with three bonds
- * crossing): up to KK_TRIES_MAX vertices it also starts from KK_TRIES - 1 seeded random
- * placements and keeps the drawing with the fewest crossing edges (the circle's on a tie). */
+/* Node positions from igraph: Kamada-Kawai up to KK_MAX vertices, Fruchterman-Reingold above;
+ * igraph's random generator is seeded so drawings repeat. Kamada-Kawai keeps an N x N matrix of
+ * path lengths, so it is for molecule-sized components only (2 MB at KK_MAX). Above, the layout
+ * must take memory in proportion to N + E, as Fruchterman-Reingold does (igraph's grid version,
+ * above 1000 vertices, repels only vertices in neighbouring cells of a grid of about N / 4
+ * cells). Not DrL, which drew components above 5000 vertices before: it allocates a fixed
+ * 1000 x 1000 density grid of C++ deques, about 625 MB whatever the graph's size, and LastFM
+ * Asia's 7,624 vertices took 760 MB and 25 s to draw (114 MB and 1.8 s with this layout).
+ * Kamada-Kawai started from a circle folds fused rings over each other (a steroid's four rings
+ * came out with three bonds crossing): up to KK_TRIES_MAX vertices it also starts from
+ * KK_TRIES - 1 seeded random placements and keeps the drawing with the fewest crossing edges (the
+ * circle's on a tie). */
 static int layout_raw(const igraph_t *ig, igraph_matrix_t *xy) {
-    enum { KK_TRIES = 8, KK_TRIES_MAX = 150 };
+    enum { KK_MAX = 500, KK_TRIES = 8, KK_TRIES_MAX = 150 };
     int64_t N = igraph_vcount(ig);
     igraph_rng_seed(igraph_rng_default(), 42);
-    if (N <= 500) {
+    if (N <= KK_MAX) {
         if (kamada_kawai(ig, xy, 0) < 0) return -1;
         if (N > KK_TRIES_MAX || igraph_ecount(ig) < 2) return 0;
         int64_t best = crossings(ig, xy);
@@ -545,12 +552,8 @@ static int layout_raw(const igraph_t *ig, igraph_matrix_t *xy) {
         igraph_matrix_destroy(&t);
         return 0;
     }
-    if (N <= 5000)
-        return igraph_layout_fruchterman_reingold(ig, xy, 0, 500, sqrt((double)N), IGRAPH_LAYOUT_AUTOGRID, NULL, NULL,
-                                                  NULL, NULL, NULL) == IGRAPH_SUCCESS ? 0 : -1;
-    igraph_layout_drl_options_t opt;
-    if (igraph_layout_drl_options_init(&opt, IGRAPH_LAYOUT_DRL_DEFAULT) != IGRAPH_SUCCESS) return -1;
-    return igraph_layout_drl(ig, xy, 0, &opt, NULL) == IGRAPH_SUCCESS ? 0 : -1;
+    return igraph_layout_fruchterman_reingold(ig, xy, 0, 500, sqrt((double)N), IGRAPH_LAYOUT_AUTOGRID, NULL, NULL,
+                                              NULL, NULL, NULL) == IGRAPH_SUCCESS ? 0 : -1;
 }
 
 /* Lays out a connected component, its n vertices verts (ascending ids; local: each vertex's index
