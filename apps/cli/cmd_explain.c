@@ -511,17 +511,18 @@ static int pack_components(const igraph_t *ig, igraph_matrix_t *xy, const igraph
 /* Node positions from igraph: Kamada-Kawai up to KK_MAX vertices, Fruchterman-Reingold above;
  * igraph's random generator is seeded so drawings repeat. Kamada-Kawai keeps an N x N matrix of
  * path lengths, so it is for molecule-sized components only (2 MB at KK_MAX). Above, the layout
- * must take memory in proportion to N + E, as Fruchterman-Reingold does (igraph's grid version,
- * above 1000 vertices, repels only vertices in neighbouring cells of a grid of about N / 4
- * cells). Not DrL, which drew components above 5000 vertices before: it allocates a fixed
- * 1000 x 1000 density grid of C++ deques, about 625 MB whatever the graph's size, and LastFM
- * Asia's 7,624 vertices took 760 MB and 25 s to draw (114 MB and 1.8 s with this layout).
+ * must take memory in proportion to N + E, as Fruchterman-Reingold does (its grid version, above
+ * FR_EXACT_MAX vertices, where the exact one's N^2 steps would be slow, repels only vertices in
+ * neighbouring cells of a grid of about N / 4 cells). Not DrL, which drew components above 5000
+ * vertices before: it allocates a fixed 1000 x 1000 density grid of C++ deques, about 625 MB
+ * whatever the graph's size, and LastFM Asia's 7,624 vertices took 760 MB and 25 s to draw
+ * (114 MB and under 3 s with this layout).
  * Kamada-Kawai started from a circle folds fused rings over each other (a steroid's four rings
  * came out with three bonds crossing): up to KK_TRIES_MAX vertices it also starts from
  * KK_TRIES - 1 seeded random placements and keeps the drawing with the fewest crossing edges (the
  * circle's on a tie). */
 static int layout_raw(const igraph_t *ig, igraph_matrix_t *xy) {
-    enum { KK_MAX = 500, KK_TRIES = 8, KK_TRIES_MAX = 150 };
+    enum { KK_MAX = 500, KK_TRIES = 8, KK_TRIES_MAX = 150, FR_EXACT_MAX = 1000 };
     int64_t N = igraph_vcount(ig);
     igraph_rng_seed(igraph_rng_default(), 42);
     if (N <= KK_MAX) {
@@ -552,8 +553,18 @@ static int layout_raw(const igraph_t *ig, igraph_matrix_t *xy) {
         igraph_matrix_destroy(&t);
         return 0;
     }
-    return igraph_layout_fruchterman_reingold(ig, xy, 0, 500, sqrt((double)N), IGRAPH_LAYOUT_AUTOGRID, NULL, NULL,
-                                              NULL, NULL, NULL) == IGRAPH_SUCCESS ? 0 : -1;
+    /* The start temperature is the most a vertex moves along an axis in the first step. From
+     * sqrt(N), the grid version left a few pendant paths stretched far out, and the graph's body
+     * got half the canvas: LastFM Asia was 31 x 35 mean edge lengths across, its central 98% of
+     * vertices 13 x 10 (a tree of 3,000 vertices and Cora's largest component alike). From a
+     * tenth of it, 17 x 16 and 12 x 11: the same body on a canvas it fills. The exact version,
+     * every vertex repelling every other, keeps sqrt(N): from less, a lattice of 810 vertices
+     * came out folded over itself. */
+    const int grid = N > FR_EXACT_MAX;
+    const double temperature = grid ? 0.1 * sqrt((double)N) : sqrt((double)N);
+    return igraph_layout_fruchterman_reingold(ig, xy, 0, 500, temperature,
+                                              grid ? IGRAPH_LAYOUT_GRID : IGRAPH_LAYOUT_NOGRID, NULL, NULL, NULL,
+                                              NULL, NULL) == IGRAPH_SUCCESS ? 0 : -1;
 }
 
 /* Lays out a connected component, its n vertices verts (ascending ids; local: each vertex's index
