@@ -2166,6 +2166,91 @@ static void test_number_like_text_note(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* dir/name: molecule g of a dataset of paths (even g) and rings (odd g) of 4 to 7 atoms, its first
+ * atom with the list attribute `vlist` and its first bond with `elist` when not NULL: igraph reads
+ * past a GML list with a warning, and the graph lacks it. */
+static void write_molecule(const char *dir, const char *name, int g, const char *vlist, const char *elist) {
+    char gml[2048];
+    const int n = 4 + g % 4, ring = g % 2;
+    int k = snprintf(gml, sizeof gml, "graph [\n  directed 0\n");
+    for (int v = 0; v < n; v++)
+        k += snprintf(gml + k, sizeof gml - k, "  node [ id %d element \"%s\"%s%s%s ]\n", v, v % 3 ? "C" : "O",
+                      v == 0 && vlist ? " " : "", v == 0 && vlist ? vlist : "", v == 0 && vlist ? " [ x 1.5 y 2.5 ]" : "");
+    for (int v = 1; v < n + ring; v++)
+        k += snprintf(gml + k, sizeof gml - k, "  edge [ source %d target %d%s%s%s ]\n", v - 1, v % n,
+                      v == 1 && elist ? " " : "", v == 1 && elist ? elist : "", v == 1 && elist ? " [ a 1 ]" : "");
+    snprintf(gml + k, sizeof gml - k, "]\n");
+    ag_test_write_text(dir, name, gml);
+}
+
+/* How many times needle occurs in s. */
+static int count_of(const char *s, const char *needle) {
+    int n = 0;
+    for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+/* A dataset whose GML files hold lists, which igraph drops with a warning while the library reads
+ * them: train and eval say each distinct warning once, with how many graphs gave it and the first
+ * in table order (under --quiet too: data were left out), eval --json in its "warnings"; past
+ * eight distinct warnings, one line counts the rest. The same files without lists say nothing. */
+static void test_reading_warnings(void **state) {
+    (void)state;
+    char dir[256], text[2048], name[32];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "readwarn", 0), 0);
+    strcpy(text, "file,shape\n");
+    for (int g = 0; g < 12; g++) {
+        snprintf(name, sizeof name, "mol%02d.gml", g);
+        write_molecule(dir, name, g, g == 3 || g == 7 ? "coords" : NULL, g == 7 ? "geom" : NULL);
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s,%s\n", name, g % 2 ? "ring" : "path");
+    }
+    ag_test_write_text(dir, "labels.csv", text);
+    static const char coords[] = "attn-graph: warning: igraph warned while reading 2 of the 12 graphs, the first "
+                                 "mol03.gml: Composite vertex attribute 'coords' ignored in GML file.\n";
+    static const char geom[] = "attn-graph: warning: igraph warned while reading 1 of the 12 graphs, mol07.gml: "
+                               "Composite edge attribute 'geom' ignored in GML file.\n";
+    ag_cli_run_t r;
+    ag_cli_run_ok(&r, "train --labels %s/labels.csv --epochs 2 --threads 1 --quiet -o %s/m.st", dir, dir);
+    assert_non_null(strstr(r.err, coords));
+    assert_non_null(strstr(r.err, geom));
+    assert_int_equal(count_of(r.err, "igraph warned"), 2);
+    ag_cli_run_ok(&r, "eval --model %s/m.st --labels %s/labels.csv --part all", dir, dir);
+    assert_non_null(strstr(r.err, coords));
+    assert_non_null(strstr(r.err, geom));
+    ag_cli_run_ok(&r, "eval --model %s/m.st --labels %s/labels.csv --part all --json", dir, dir);
+    ag_test_assert_json_lines(r.out, 1);
+    assert_non_null(strstr(r.out, "\"warnings\": [\"igraph warned while reading 2 of the 12 graphs, the first "
+                                  "mol03.gml: Composite vertex attribute 'coords' ignored in GML file.\", \"igraph "
+                                  "warned while reading 1 of the 12 graphs, mol07.gml: Composite edge attribute "
+                                  "'geom' ignored in GML file.\""));
+    /* a list of its own in each of ten more files: eight lines at most, and one for the rest */
+    strcpy(text, "file,shape\n");
+    for (int g = 0; g < 12; g++) {
+        char attr[32];
+        snprintf(name, sizeof name, "many%02d.gml", g);
+        snprintf(attr, sizeof attr, "list%d", g);
+        write_molecule(dir, name, g, g >= 2 ? attr : NULL, NULL);
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s,%s\n", name, g % 2 ? "ring" : "path");
+    }
+    ag_test_write_text(dir, "many.csv", text);
+    ag_cli_run_ok(&r, "eval --model %s/m.st --labels %s/many.csv --part all --json", dir, dir);
+    assert_int_equal(count_of(r.err, "igraph warned while reading 1 of the 12 graphs, many"), 8);
+    assert_non_null(strstr(r.err, "many09.gml: Composite vertex attribute 'list9' ignored in GML file.\n"));
+    assert_non_null(strstr(r.err, "attn-graph: warning: igraph warned of other things than the 8 above while reading 2 "
+                                  "of the 12 graphs, the first many10.gml (attn-graph info FILE says a file's "
+                                  "warnings)\n"));
+    assert_int_equal(count_of(r.out, "igraph warned"), 9);
+    /* the same molecules without lists */
+    write_molecule(dir, "mol03.gml", 3, NULL, NULL);
+    write_molecule(dir, "mol07.gml", 7, NULL, NULL);
+    ag_cli_run_ok(&r, "train --labels %s/labels.csv --epochs 2 --threads 1 --quiet -o %s/m.st", dir, dir);
+    assert_null(strstr(r.err, "igraph"));
+    ag_cli_run_ok(&r, "eval --model %s/m.st --labels %s/labels.csv --part all --json", dir, dir);
+    assert_null(strstr(r.err, "igraph"));
+    assert_null(strstr(r.out, "igraph"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
@@ -2194,6 +2279,7 @@ int main(void) {
         cmocka_unit_test(test_interrupt),
         cmocka_unit_test(test_vertex_numbering_left_out),
         cmocka_unit_test(test_number_like_text_note),
+        cmocka_unit_test(test_reading_warnings),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

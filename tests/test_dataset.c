@@ -243,6 +243,87 @@ static void test_format_given(void **state) {
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* dir/name: a 3-vertex path in GML whose vertex 0 has the list attribute `vlist` and whose first
+ * edge has `elist` (NULL: none), lists igraph ignores with a warning naming them. */
+static void write_listed_gml(const char *dir, const char *name, const char *vlist, const char *elist) {
+    char text[512], v0[96] = "", e0[96] = "";
+    if (vlist) snprintf(v0, sizeof v0, " %s [ x 1.5 y 2.5 ]", vlist);
+    if (elist) snprintf(e0, sizeof e0, " %s [ a 1 ]", elist);
+    snprintf(text, sizeof text,
+             "graph [\n  directed 0\n  node [ id 0 el \"C\"%s ]\n  node [ id 1 el \"O\" ]\n  node [ id 2 el \"C\" ]\n"
+             "  edge [ source 0 target 1%s ]\n  edge [ source 1 target 2 ]\n]\n",
+             v0, e0);
+    ag_test_write_text(dir, name, text);
+}
+
+/* igraph's reading warnings reach the caller: each distinct one once, with the number of graphs
+ * that gave it and the first in table order (or folder order), every warning of a file counted;
+ * beyond AG_DATASET_WARNINGS_KEPT distinct ones, a count and the first graph. A clean dataset and a
+ * TU dataset have none. */
+static void test_reading_warnings(void **state) {
+    (void)state;
+    char dir[256], table[300];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "dataset_warn", 0), 0);
+    write_listed_gml(dir, "a.gml", NULL, NULL);
+    write_listed_gml(dir, "b.gml", "coords", NULL);
+    write_listed_gml(dir, "c.gml", "coords", "geom");
+    write_listed_gml(dir, "d.gml", NULL, NULL);
+    /* d, c, a, b: the first graph of 'coords' is c (row 2), not b, which comes first by name */
+    ag_test_write_text(dir, "labels.csv", "file,y\nd.gml,0\nc.gml,1\na.gml,0\nb.gml,1\n");
+    snprintf(table, sizeof table, "%s/labels.csv", dir);
+    ag_dataset_t ds;
+    assert_int_equal(ag_dataset_load(&ds, table, NULL), AG_SUCCESS);
+    assert_int_equal(ds.n_warned, 2);
+    assert_int_equal(ds.n_warnings, 2);
+    assert_string_equal(ds.warnings[0].reason, "Composite vertex attribute 'coords' ignored in GML file.");
+    assert_int_equal(ds.warnings[0].n_graphs, 2);
+    assert_int_equal(ds.warnings[0].first, 1);
+    assert_string_equal(ds.files[ds.warnings[0].first], "c.gml");
+    assert_string_equal(ds.warnings[1].reason, "Composite edge attribute 'geom' ignored in GML file.");
+    assert_int_equal(ds.warnings[1].n_graphs, 1);
+    assert_int_equal(ds.warnings[1].first, 1);
+    assert_int_equal(ds.n_warned_other, 0);
+    ag_dataset_destroy(&ds);
+    assert_null(ds.warnings);
+    expect_alloc_failures(ag_dataset_load, table, NULL);
+    /* the folder, in name order: b gives 'coords' first */
+    assert_int_equal(ag_dataset_load_dir(&ds, dir, NULL), AG_SUCCESS);
+    assert_int_equal(ds.n_warned, 2);
+    assert_int_equal(ds.n_warnings, 2);
+    assert_string_equal(ds.files[ds.warnings[0].first], "b.gml");
+    assert_int_equal(ds.warnings[0].n_graphs, 2);
+    assert_string_equal(ds.files[ds.warnings[1].first], "c.gml");
+    ag_dataset_destroy(&ds);
+    expect_alloc_failures(ag_dataset_load_dir, dir, NULL);
+    /* ten distinct warnings in ten files, and one file with two of them: eight are kept */
+    char text[1024] = "file,y\n", name[32], attr[32];
+    for (int g = 0; g < 10; g++) {
+        snprintf(name, sizeof name, "m%d.gml", g);
+        snprintf(attr, sizeof attr, "list%d", g);
+        write_listed_gml(dir, name, attr, g == 9 ? "list0" : NULL);
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s,%d\n", name, g % 2);
+    }
+    ag_test_write_text(dir, "many.csv", text);
+    snprintf(table, sizeof table, "%s/many.csv", dir);
+    assert_int_equal(ag_dataset_load(&ds, table, NULL), AG_SUCCESS);
+    assert_int_equal(ds.n_warned, 10);
+    assert_int_equal(ds.n_warnings, AG_DATASET_WARNINGS_KEPT);
+    assert_string_equal(ds.warnings[7].reason, "Composite vertex attribute 'list7' ignored in GML file.");
+    assert_int_equal(ds.warnings[7].first, 7);
+    /* m9's edge list 'list0' is another kind of attribute than m0's vertex list: its own warning */
+    assert_int_equal(ds.warnings[0].n_graphs, 1);
+    assert_int_equal(ds.n_warned_other, 2);
+    assert_int_equal(ds.first_other, 8);
+    ag_dataset_destroy(&ds);
+    /* files without lists */
+    assert_int_equal(ag_dataset_load(&ds, DATA "labels.csv", NULL), AG_SUCCESS);
+    assert_int_equal(ds.n_warned, 0);
+    assert_int_equal(ds.n_warnings, 0);
+    assert_null(ds.warnings);
+    ag_dataset_destroy(&ds);
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 /* A TU dataset by hand: graph 1 a triangle (nodes 1-3) listed in both directions plus a self-loop,
  * graph 2 one edge (nodes 4-5); node labels, two node attribute columns, edge labels, graph labels. */
 static void write_tu(const char *dir) {
@@ -294,6 +375,8 @@ static void test_tu(void **state) {
                                 "graph 1: class '-1' of target 'label' is not one of the model's 2 classes ('0', '1')");
             ag_featurizer_destroy(&f);
         }
+        assert_int_equal(ds.n_warned, 0); /* built from numbers: no igraph reader to warn */
+        assert_null(ds.warnings);
         igraph_t *g = &ds.graphs[0];
         assert_false(igraph_is_directed(g));
         assert_int_equal(igraph_vcount(g), 3);
@@ -510,6 +593,7 @@ int main(void) {
         cmocka_unit_test(test_from_folder),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_format_given),
+        cmocka_unit_test(test_reading_warnings),
         cmocka_unit_test(test_tu),
         cmocka_unit_test(test_tu_mutag),
         cmocka_unit_test(test_shared_esol_mutag),

@@ -319,6 +319,27 @@ static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, 
 }
 
 
+/* What igraph warned of while the dataset's files were read, which the library keeps rather than
+ * prints: one line per distinct warning with how many graphs gave it and the first, so that 10,000
+ * files that each drop the same list attribute give one line, not 10,000, and a warning of a few
+ * files is not hidden behind the common one. Files are named as the table lists them, as train's
+ * and eval's other messages about a dataset's graphs name them. Said under --quiet too: data were
+ * left out. */
+static void warn_reading(const ag_dataset_t *ds) {
+    char fb[512], rb[1024];
+    for (int64_t k = 0; k < ds->n_warnings; k++) {
+        const ag_dataset_warning_t *w = &ds->warnings[k];
+        ag_cli_warning("igraph warned while reading %lld of the %lld graphs, %s%s: %s", (long long)w->n_graphs,
+                       (long long)ds->n_graphs, w->n_graphs > 1 ? "the first " : "",
+                       cli_display(ds->files[w->first], fb, sizeof fb), cli_display(w->reason, rb, sizeof rb));
+    }
+    if (ds->n_warned_other > 0)
+        ag_cli_warning("igraph warned of other things than the %lld above while reading %lld of the %lld graphs, the "
+                       "first %s (attn-graph info FILE says a file's warnings)",
+                       (long long)ds->n_warnings, (long long)ds->n_warned_other, (long long)ds->n_graphs,
+                       cli_display(ds->files[ds->first_other], fb, sizeof fb));
+}
+
 int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, const char *const *model_targets,
                   int64_t n_model_targets, ag_task_kind_t forced_kind) {
     memset(d, 0, sizeof *d);
@@ -363,6 +384,7 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
         }
         /* a listed graph over the reading limit is bad input (3), as a GRAPH of a node task is */
         if (rc) return rc == AG_ELIMIT ? (ag_cli_fail(rc), AG_EXIT_INPUT) : ag_cli_fail(rc);
+        warn_reading(&d->ds);
         return load_split(d, o, cmd, d->ds.n_graphs);
     }
     if (o->targets) return usage_error(cmd, "--target is for graph tasks (--labels, --tu)");

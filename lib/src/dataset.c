@@ -25,6 +25,8 @@ void ag_dataset_destroy(ag_dataset_t *ds) {
     ag_i_free(ds->graphs);
     ag_i_free(ds->files);
     ag_targets_destroy(&ds->targets);
+    for (int64_t k = 0; k < ds->n_warnings; k++) ag_i_free(ds->warnings[k].reason);
+    ag_i_free(ds->warnings);
     memset(ds, 0, sizeof *ds);
 }
 
@@ -53,6 +55,41 @@ static ag_error_t read_listed(igraph_t *graph, const char *path, const ag_datase
     char msg[768];
     snprintf(msg, sizeof msg, "%s", ag_error_message());
     return AG_ERROR(rc, "%s (listed in data row %lld of %s)", msg, (long long)row + 1, table);
+}
+
+/* Adds the warnings igraph gave reading graph g (just read) to ds's: a warning already kept counts
+ * one more graph; a new one is kept while there is room. The dataset is read on one thread in file
+ * order (igraph is not thread-safe), so the first graph of each is the first in the table or
+ * folder, and a second load of the same files keeps the same warnings. */
+static ag_error_t keep_warnings(ag_dataset_t *ds, int64_t g) {
+    const int n = ag_i_graph_read_reason_count();
+    if (n == 0) return AG_SUCCESS;
+    if (!ds->warnings) {
+        void *p;
+        AG_CHECK(ag_i_alloc_array(&p, AG_DATASET_WARNINGS_KEPT, sizeof(ag_dataset_warning_t), "reading warnings"));
+        ds->warnings = p;
+    }
+    int other = 0;
+    for (int i = 0; i < n; i++) {
+        const char *reason = ag_i_graph_read_reason(i);
+        int64_t k = 0;
+        while (k < ds->n_warnings && strcmp(ds->warnings[k].reason, reason) != 0) k++;
+        if (k < ds->n_warnings) {
+            ds->warnings[k].n_graphs++; /* one read's warnings are distinct: g is not counted twice */
+        } else if (k == AG_DATASET_WARNINGS_KEPT) {
+            other = 1;
+        } else {
+            ag_dataset_warning_t *w = &ds->warnings[k];
+            if (!(w->reason = ag_i_strdup(reason)))
+                return AG_ERROR(AG_ENOMEM, "%s: out of memory keeping igraph's warning", ds->files[g]);
+            w->n_graphs = 1;
+            w->first = g;
+            ds->n_warnings++;
+        }
+    }
+    ds->n_warned++;
+    if (other && ds->n_warned_other++ == 0) ds->first_other = g;
+    return AG_SUCCESS;
 }
 
 /* Graph k against graph 0: a batch of training graphs is one block-diagonal graph, which is directed
@@ -142,7 +179,8 @@ ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_da
             ds->files[loaded] = NULL;
             goto done;
         }
-        rc = same_direction(ds, loaded, labels_csv, NULL);
+        rc = keep_warnings(ds, loaded);
+        if (rc == AG_SUCCESS) rc = same_direction(ds, loaded, labels_csv, NULL);
         if (rc != AG_SUCCESS) {
             loaded++; /* graph `loaded` was read: destroyed with the others */
             goto done;
@@ -220,7 +258,8 @@ ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_datas
         if (rc != AG_SUCCESS) goto done;
         ds->files[loaded] = names[loaded];
         names[loaded] = NULL;
-        rc = same_direction(ds, loaded, NULL, dir);
+        rc = keep_warnings(ds, loaded);
+        if (rc == AG_SUCCESS) rc = same_direction(ds, loaded, NULL, dir);
         if (rc != AG_SUCCESS) {
             loaded++; /* graph `loaded` was read: destroyed with the others */
             goto done;

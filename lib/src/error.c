@@ -53,7 +53,10 @@ static int guard_depth = 0;
 static igraph_error_handler_t *saved_error_handler = NULL;
 static igraph_warning_handler_t *saved_warning_handler = NULL;
 static char igraph_msg[AG_MSG_MAX];
-static char igraph_warn[AG_MSG_MAX];
+/* (n_igraph_warn x AG_MSG_MAX) igraph's distinct warnings in the order given: one GML file with
+ * three list attributes gives three, and each of them drops data. */
+static char igraph_warn[AG_I_IGRAPH_WARNINGS][AG_MSG_MAX];
+static int n_igraph_warn = 0;
 
 static void record_igraph_error(const char *reason, const char *file, int line, igraph_error_t err) {
     (void)file;
@@ -73,13 +76,18 @@ static void record_igraph_error(const char *reason, const char *file, int line, 
 static void record_igraph_warning(const char *reason, const char *file, int line) {
     (void)file;
     (void)line;
-    if (igraph_warn[0] == '\0') snprintf(igraph_warn, sizeof igraph_warn, "%s", reason ? reason : "");
+    const char *text = reason ? reason : "";
+    /* igraph may repeat a warning per vertex or edge: it says the same thing once */
+    for (int i = 0; i < n_igraph_warn; i++)
+        if (!strncmp(igraph_warn[i], text, sizeof igraph_warn[i] - 1)) return;
+    if (n_igraph_warn < AG_I_IGRAPH_WARNINGS)
+        snprintf(igraph_warn[n_igraph_warn++], sizeof igraph_warn[0], "%s", text);
 }
 
 void ag_i_igraph_enter(void) {
     if (guard_depth++ == 0) {
         igraph_msg[0] = '\0';
-        igraph_warn[0] = '\0';
+        n_igraph_warn = 0;
         saved_error_handler = igraph_set_error_handler(record_igraph_error);
         saved_warning_handler = igraph_set_warning_handler(record_igraph_warning);
     }
@@ -93,7 +101,8 @@ void ag_i_igraph_leave(void) {
 }
 
 const char *ag_i_igraph_last_error(void) { return igraph_msg; }
-const char *ag_i_igraph_last_warning(void) { return igraph_warn; }
+int ag_i_igraph_warning_count(void) { return n_igraph_warn; }
+const char *ag_i_igraph_warning(int i) { return i >= 0 && i < n_igraph_warn ? igraph_warn[i] : ""; }
 
 ag_error_t ag_i_igraph_error(ag_error_t code, const char *src_file, int src_line, const char *fmt, ...) {
     char context[AG_MSG_MAX / 2];

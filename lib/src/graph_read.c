@@ -34,7 +34,11 @@ static const struct {
 #define KNOWN_FORMATS "auto, gml, graphml, edgelist, ncol, lgl, pajek, dimacs, dl"
 
 #define WARN_MAX 1024
-static _Thread_local char read_warning[WARN_MAX];
+static _Thread_local char read_warning[2 * WARN_MAX]; /* "FILE: " and the first of read_reasons */
+/* (n_read_reasons x WARN_MAX) every distinct warning of the last read, without the file's name:
+ * copied, since the guard's list is reset by the next call into igraph. */
+static _Thread_local char read_reasons[AG_I_IGRAPH_WARNINGS][WARN_MAX];
+static _Thread_local int n_read_reasons;
 static _Thread_local ag_format_t read_format;
 
 const char *ag_format_name(ag_format_t format) {
@@ -79,6 +83,10 @@ ag_error_t ag_format_from_path(const char *path, ag_format_t *format) {
 }
 
 const char *ag_graph_read_warning(void) { return read_warning; }
+
+int ag_i_graph_read_reason_count(void) { return n_read_reasons; }
+
+const char *ag_i_graph_read_reason(int i) { return i >= 0 && i < n_read_reasons ? read_reasons[i] : ""; }
 
 ag_format_t ag_graph_read_format(void) { return read_format; }
 
@@ -181,6 +189,7 @@ static igraph_error_t parse(igraph_t *ig, FILE *f, ag_format_t format, int direc
 
 ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int directed) {
     read_warning[0] = '\0';
+    n_read_reasons = 0;
     read_format = AG_FORMAT_AUTO;
     if (!ig || !path) return AG_ERROR(AG_EINVAL, "ag_graph_read: NULL argument");
     if ((int)format < 0 || format >= AG_FORMAT_COUNT)
@@ -253,13 +262,16 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
     if (!igraph_has_attribute_table()) igraph_set_attribute_table(&igraph_cattribute_table);
     igraph_error_t irc = parse(ig, f, format, directed);
     ag_i_igraph_leave();
-    const char *warning = ag_i_igraph_last_warning();
     /* A GraphML file with an 'id' data key (what igraph writes for a graph read from GML, ours
      * included) keeps that attribute, and igraph then warns that it did not store the <node id>
      * strings in its place: nothing the user can act on, or was lost from their data. */
     static const char own_ids[] = "Could not add vertex ids, there is already an 'id' vertex attribute";
-    if (warning[0] && !(format == AG_FORMAT_GRAPHML && strncmp(warning, own_ids, sizeof own_ids - 1) == 0))
-        snprintf(read_warning, sizeof read_warning, "%s: %s", name, warning);
+    for (int i = 0; i < ag_i_igraph_warning_count(); i++) {
+        const char *warning = ag_i_igraph_warning(i);
+        if (format == AG_FORMAT_GRAPHML && strncmp(warning, own_ids, sizeof own_ids - 1) == 0) continue;
+        snprintf(read_reasons[n_read_reasons++], WARN_MAX, "%s", warning);
+    }
+    if (n_read_reasons > 0) snprintf(read_warning, sizeof read_warning, "%s: %s", name, read_reasons[0]);
     const int read_failed = ferror(f);
     const int read_errno = errno;
     /* on a parse error only, the first bytes, to say what the text looks like (a GML file given

@@ -24,6 +24,17 @@
 extern "C" {
 #endif
 
+/** The most distinct reading warnings a dataset keeps (ag_dataset_t.warnings). */
+#define AG_DATASET_WARNINGS_KEPT 8
+
+/** One warning igraph gave while reading a dataset's graph files, and the graphs that gave it. */
+typedef struct ag_dataset_warning_t {
+    char *reason;      /* igraph's words, without a file name:
+                        * "Composite vertex attribute 'coords' ignored in GML file." */
+    int64_t n_graphs;  /* graphs whose reading gave it (>= 1) */
+    int64_t first;     /* the first of them in file order: an index into graphs[] and files[] */
+} ag_dataset_warning_t;
+
 /** G graphs and their targets. */
 typedef struct ag_dataset_t {
     int64_t n_graphs;      /* G */
@@ -32,6 +43,16 @@ typedef struct ag_dataset_t {
     ag_targets_t targets;  /* G x T; targets.files is the table's file column (NULL from a folder) */
     int named_by_id;       /* 1 when files[] are graph ids, not file names (the TU loader's "1".."G"):
                             * messages then say "graph 12" */
+    /* What igraph warned of while reading the files (the library prints nothing): data it read
+     * past, such as a GML list attribute it drops, so that the graphs lack it. Every distinct
+     * warning of a file counts (the first 8 of one file), each graph once per warning. */
+    int64_t n_warned;                /* graphs whose reading gave at least one warning */
+    ag_dataset_warning_t *warnings;  /* (n_warnings) the distinct warnings, in file order of their
+                                      * first graph; NULL when there were none */
+    int64_t n_warnings;              /* at most AG_DATASET_WARNINGS_KEPT */
+    int64_t n_warned_other;          /* graphs with a warning beyond those kept (one of the distinct
+                                      * warnings after the first AG_DATASET_WARNINGS_KEPT) */
+    int64_t first_other;             /* the first of those graphs (an index), when n_warned_other > 0 */
 } ag_dataset_t;
 
 /** Options of the dataset loaders; zero-initialise or use ag_dataset_options_init(). */
@@ -53,7 +74,12 @@ void ag_dataset_options_init(ag_dataset_options_t *opts);
  *
  * Graph files are read with ag_graph_read() (graph.h), the format chosen by extension (.gml,
  * .graphml, .net, .edges, ...) unless opts->format names one for every file, with igraph's C
- * attribute handler (installed if none is set).
+ * attribute handler (installed if none is set). igraph's warnings while reading them (a GML list
+ * attribute it ignores, a GraphML key it does not know) are not printed but kept in ds->n_warned,
+ * ds->warnings and ds->n_warned_other, grouped by their text in file order, so that a program can
+ * say that data were dropped from some files (see ag_dataset_t). The files are read one after the
+ * other on the calling thread (igraph's handlers are process-global), so the same files give the
+ * same warnings in the same order.
  * \param ds         Output, uninitialised; free with ag_dataset_destroy(). Zeroed on failure.
  * \param labels_csv The labels table (see ag_targets_read_csv()).
  * \param opts       Options, or NULL for the defaults.
@@ -71,7 +97,8 @@ ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_da
  * \function ag_dataset_load_dir
  * Loads every graph file of a folder (known extensions, sorted by name; other files and
  * sub-folders are ignored; with opts->format set, every regular file but hidden ones, read in
- * that format), with targets from graph attributes (opts->graph_attrs).
+ * that format), with targets from graph attributes (opts->graph_attrs). igraph's reading
+ * warnings are kept as ag_dataset_load() keeps them.
  * \return AG_SUCCESS; AG_EFILE (cannot list the folder, or it holds no graph file), AG_EINVAL
  *   (opts->format is not an ag_format_t), AG_EPARSE
  *   (names the file), AG_EMISMATCH (directed and undirected graphs mixed, naming both files), the
@@ -98,7 +125,8 @@ ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_datas
  * label the string graph attribute `label`, graph attributes the numeric `graph_attr` (...).
  * Targets: opts->graph_attrs when given, else `label` (classes) when the labels file exists,
  * else every `graph_attr` column (regression). Installs igraph's C attribute handler if none is
- * set (a process-wide igraph setting), as ag_graph_read() does.
+ * set (a process-wide igraph setting), as ag_graph_read() does. The graphs are built from the
+ * numbers, not by igraph's readers: ds->n_warned is 0 and ds->warnings NULL.
  * \param ds    Output, uninitialised; free with ag_dataset_destroy(). Zeroed on failure.
  * \param path  The folder holding the files, named as they are (`data/MUTAG` for
  *              `data/MUTAG/MUTAG_A.txt`), or the prefix itself (`data/MUTAG/MUTAG`).
@@ -113,7 +141,7 @@ ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_datas
 ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_dataset_options_t *opts);
 
 /** \function ag_dataset_destroy
- * Frees the graphs, names and targets; safe on a zeroed or already destroyed dataset. */
+ * Frees the graphs, names, targets and warnings; safe on a zeroed or already destroyed dataset. */
 void ag_dataset_destroy(ag_dataset_t *ds);
 
 #ifdef __cplusplus

@@ -177,7 +177,8 @@ int64_t ag_graph_read_set_max_memory(int64_t bytes);
 /** \function ag_graph_read_warning
  * The first warning igraph emitted during the last ag_graph_read() on this thread, prefixed with
  * the file name ("FILE: ..."), or "" if there was none. The library never prints it; programs may.
- * Example: the GML reader ignores composite (list) attributes with a warning. */
+ * Example: the GML reader ignores composite (list) attributes with a warning, one per attribute;
+ * a dataset's loaders keep every distinct one of each file (ag_dataset_t.warnings, dataset.h). */
 const char *ag_graph_read_warning(void);
 
 /** \function ag_graph_read_format
