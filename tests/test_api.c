@@ -262,6 +262,44 @@ static void test_predict_graph_errors(void **state) {
     igraph_destroy(&g);
 }
 
+/* A graph built (or read from GML) before igraph's attribute handler was installed carries no
+ * attributes at all, though the caller set or saw them: the message says so, and how to fix it. */
+static void test_graph_without_attribute_handler(void **state) {
+    (void)state;
+    igraph_attribute_table_t *was = igraph_set_attribute_table(NULL);
+    igraph_t bare;
+    igraph_small(&bare, 3, IGRAPH_UNDIRECTED, 0, 1, 1, 2, -1);
+    igraph_set_attribute_table(was);
+    igraph_vector_t p;
+    igraph_vector_init(&p, 0);
+    assert_int_equal(ag_net_predict_graph(FX.gnet, &bare, NULL, &p), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "attribute 'charge' is missing"));
+    assert_non_null(strstr(ag_error_message(), "igraph_set_attribute_table(&igraph_cattribute_table)"));
+    /* training that names an attribute: the same hint */
+    igraph_vector_int_t labels;
+    igraph_vector_int_init(&labels, 3);
+    VECTOR(labels)[0] = 0;
+    VECTOR(labels)[1] = 1;
+    VECTOR(labels)[2] = -1;
+    ag_net_train_options_t o = tiny_options();
+    o.vertex_attrs = "charge";
+    ag_net_t *net = NULL;
+    assert_int_equal(ag_net_train_nodes(&net, &bare, NULL, &labels, NULL, NULL, &o, NULL), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "igraph_set_attribute_table(&igraph_cattribute_table)"));
+    assert_null(net);
+    /* a graph with attributes but not the model's has no such hint */
+    igraph_t g;
+    igraph_small(&g, 2, IGRAPH_UNDIRECTED, 0, 1, -1);
+    SETVAN(&g, "weight", 0, 1.0);
+    SETVAN(&g, "weight", 1, 1.0);
+    assert_int_equal(ag_net_predict_graph(FX.gnet, &g, NULL, &p), AG_EATTR);
+    assert_null(strstr(ag_error_message(), "igraph_set_attribute_table"));
+    igraph_destroy(&g);
+    igraph_vector_int_destroy(&labels);
+    igraph_vector_destroy(&p);
+    igraph_destroy(&bare);
+}
+
 /* ---- attention per igraph edge */
 
 static void test_attention_sums_to_one(void **state) {
@@ -1326,6 +1364,7 @@ int main(void) {
         cmocka_unit_test(test_predict_graph_matches_bundle),
         cmocka_unit_test(test_predict_graph_with_matrix),
         cmocka_unit_test(test_predict_graph_errors),
+        cmocka_unit_test(test_graph_without_attribute_handler),
         cmocka_unit_test(test_attention_sums_to_one),
         cmocka_unit_test(test_attention_matches_model),
         cmocka_unit_test(test_attention_directed),

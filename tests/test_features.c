@@ -524,12 +524,16 @@ static void test_transform_errors(void **state) {
     assert_int_equal(ag_featurizer_transform(&f, &g, &X, &E), AG_EATTR);
     assert_string_equal(ag_error_message(), "attribute 'bond_type' is missing (the model expects string edge attribute 'bond_type')");
     igraph_destroy(&g);
-    /* a graph made while no attribute handler was installed has no attributes (and no crash) */
+    /* a graph made while no attribute handler was installed has no attributes (and no crash); the
+     * message says why the attributes the caller set or saw in the file are not there */
     igraph_set_attribute_table(NULL);
     igraph_small(&g, 2, IGRAPH_UNDIRECTED, 0, 1, -1);
     igraph_set_attribute_table(&igraph_cattribute_table);
     assert_int_equal(ag_featurizer_transform(&f, &g, &X, &E), AG_EATTR);
-    assert_string_equal(ag_error_message(), "attribute 'charge' is missing (the model expects numeric vertex attribute 'charge')");
+    assert_string_equal(ag_error_message(), "attribute 'charge' is missing (the model expects numeric vertex attribute "
+                        "'charge'); the graph carries no attributes at all: it was built or read before igraph's "
+                        "attribute handler was installed (call igraph_set_attribute_table(&igraph_cattribute_table) "
+                        "first)");
     igraph_destroy(&g);
     /* directed graph for a featuriser fitted on undirected ones, with degree columns */
     igraph_small(&g, 2, IGRAPH_DIRECTED, 0, 1, -1);

@@ -417,6 +417,15 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
     return AG_SUCCESS;
 }
 
+/* What to add to "attribute 'x' is missing" when the graph carries no attributes at all because
+ * igraph's attribute handler was not installed when it was built or read (igraph then drops every
+ * attribute of a GML file silently, and SETVAN cannot set one): "" otherwise. */
+static const char *no_handler_hint(const igraph_t *ig) {
+    if (igraph_has_attribute_table() && ig->attr) return "";
+    return "; the graph carries no attributes at all: it was built or read before igraph's attribute "
+           "handler was installed (call igraph_set_attribute_table(&igraph_cattribute_table) first)";
+}
+
 /* Encodes all attributes of one kind of element into out (rows x ld, zero-filled by the caller),
  * checking first that each exists with the fitted type. fitting: a value that cannot be encoded
  * (NaN, infinite) comes with the way to train without its attribute; at prediction the model
@@ -434,8 +443,8 @@ static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature
         int t = gname ? attr_list_type(&l, gname) : -1;
         ag_attr_type_t kind;
         if (t < 0)
-            err = AG_ERROR(AG_EATTR, "attribute '%s' is missing (the model expects %s %s attribute '%s')", a->name,
-                           kind_name(a->type), elem_name(is_edge), a->name);
+            err = AG_ERROR(AG_EATTR, "attribute '%s' is missing (the model expects %s %s attribute '%s')%s", a->name,
+                           kind_name(a->type), elem_name(is_edge), a->name, no_handler_hint(ig));
         else if (!usable_kind(t, &kind) ||
                  (kind != a->type && !(a->type == AG_ATTR_BOOLEAN && kind == AG_ATTR_NUMERIC) &&
                   !(a->type == AG_ATTR_NUMERIC && kind == AG_ATTR_BOOLEAN)))
@@ -737,7 +746,9 @@ static ag_error_t explain_missing(const igraph_t *const *graphs, const char *con
         if (count > 1)
             snprintf(where, sizeof where, " %s %s", t < 0 ? "from" : "in",
                      ag_i_item_name(names, "graph", g, label, sizeof label));
-        if (t < 0) return AG_ERROR(AG_EATTR, "%s attribute '%s' is missing%s", elem_name(is_edge), name, where);
+        if (t < 0)
+            return AG_ERROR(AG_EATTR, "%s attribute '%s' is missing%s%s", elem_name(is_edge), name, where,
+                            no_handler_hint(graphs[g]));
         if (!usable_kind(t, &kind))
             return AG_ERROR(AG_EATTR, "%s attribute '%s' is %s%s: only numeric, string and boolean attributes can be features",
                             elem_name(is_edge), name, igraph_type_name(t), where);
