@@ -223,6 +223,67 @@ static void test_predict_graph_with_matrix(void **state) {
     ag_fmat_destroy(&E);
 }
 
+/* The model's inputs as igraph matrices, with their column names: what the predicting functions
+ * compute, so that X given back as features predicts the same. */
+static void test_featurize(void **state) {
+    (void)state;
+    const igraph_t *mol = &FX.mols[7]; /* "CCNCC", a chain */
+    igraph_matrix_t X, E;
+    igraph_matrix_init(&X, 1, 1);
+    igraph_matrix_init(&E, 7, 7);
+    igraph_strvector_t xn, en;
+    igraph_strvector_init(&xn, 3);
+    igraph_strvector_init(&en, 0);
+    assert_int_equal(ag_net_featurize(FX.gnet, mol, NULL, &X, &E), AG_SUCCESS);
+    assert_int_equal(igraph_matrix_nrow(&X), 5);
+    assert_int_equal(igraph_matrix_ncol(&X), ag_net_n_inputs(FX.gnet));
+    assert_int_equal(igraph_matrix_nrow(&E), 4);
+    assert_int_equal(igraph_matrix_ncol(&E), 1);
+    assert_int_equal(ag_net_feature_names(FX.gnet, &xn, &en), AG_SUCCESS);
+    assert_int_equal(igraph_strvector_size(&xn), 5);
+    const char *want[] = {"charge", "element=C", "element=N", "element=O", "element=<other>"};
+    for (int j = 0; j < 5; j++) assert_string_equal(igraph_strvector_get(&xn, j), want[j]);
+    assert_int_equal(igraph_strvector_size(&en), 1);
+    assert_string_equal(igraph_strvector_get(&en, 0), "bond");
+    /* charge and one-hot element per vertex (N: charge 1), the bond order per edge (as is) */
+    for (int v = 0; v < 5; v++) {
+        assert_true(MATRIX(X, v, 0) == (v == 2 ? 1.0 : 0.0));
+        assert_true(MATRIX(X, v, v == 2 ? 2 : 1) == 1.0);
+    }
+    for (int e = 0; e < 4; e++) assert_true(MATRIX(E, e, 0) == EAN(mol, "bond", e));
+    /* the same figures as the bundle path, and X given back predicts the same */
+    ag_fmat_t Xf = {0}, Ef = {0};
+    assert_int_equal(ag_bundle_featurize(ag_net_bundle(FX.gnet), mol, NULL, &Xf, &Ef), AG_SUCCESS);
+    for (int v = 0; v < 5; v++)
+        for (int j = 0; j < 5; j++) assert_true(MATRIX(X, v, j) == (double)Xf.data[v * 5 + j]);
+    igraph_vector_t a, b;
+    igraph_vector_init(&a, 0);
+    igraph_vector_init(&b, 0);
+    assert_int_equal(ag_net_predict_graph(FX.gnet, mol, NULL, &a), AG_SUCCESS);
+    assert_int_equal(ag_net_predict_graph(FX.gnet, mol, &X, &b), AG_SUCCESS);
+    assert_true(igraph_vector_all_e(&a, &b));
+    /* E may be left out; errors as prediction's */
+    assert_int_equal(ag_net_featurize(FX.gnet, mol, NULL, &X, NULL), AG_SUCCESS);
+    assert_int_equal(ag_net_featurize(NULL, mol, NULL, &X, &E), AG_EINVAL);
+    assert_int_equal(ag_net_featurize(FX.gnet, mol, NULL, NULL, &E), AG_EINVAL);
+    assert_int_equal(ag_net_feature_names(NULL, &xn, &en), AG_EINVAL);
+    assert_int_equal(ag_net_feature_names(FX.gnet, NULL, NULL), AG_SUCCESS);
+    igraph_t g;
+    igraph_copy(&g, mol);
+    DELVA(&g, "charge");
+    assert_int_equal(ag_net_featurize(FX.gnet, &g, NULL, &X, &E), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "attribute 'charge' is missing"));
+    igraph_destroy(&g);
+    ag_fmat_destroy(&Xf);
+    ag_fmat_destroy(&Ef);
+    igraph_vector_destroy(&a);
+    igraph_vector_destroy(&b);
+    igraph_strvector_destroy(&xn);
+    igraph_strvector_destroy(&en);
+    igraph_matrix_destroy(&X);
+    igraph_matrix_destroy(&E);
+}
+
 static void test_predict_graph_errors(void **state) {
     (void)state;
     igraph_t g;
@@ -829,6 +890,33 @@ static void test_nodes_with_features_round_trip(void **state) {
         assert_true(MATRIX(P, i, 0) == (double)ref.data[2 * i] && MATRIX(P, i, 1) == (double)ref.data[2 * i + 1]);
         assert_int_equal(VECTOR(lab)[i], ref.data[2 * i + 1] > ref.data[2 * i] ? 1 : 0);
     }
+    /* X: the matrix standardised as in training (degree, a constant column), named by position;
+     * no edge features */
+    igraph_matrix_t X, E;
+    igraph_strvector_t xn;
+    igraph_matrix_init(&X, 0, 0);
+    igraph_matrix_init(&E, 0, 0);
+    igraph_strvector_init(&xn, 0);
+    assert_int_equal(ag_net_featurize(net, &FX.karate, &F, &X, &E), AG_SUCCESS);
+    assert_int_equal(igraph_matrix_nrow(&X), 34);
+    assert_int_equal(igraph_matrix_ncol(&X), 2);
+    assert_int_equal(igraph_matrix_nrow(&E), 78);
+    assert_int_equal(igraph_matrix_ncol(&E), 0);
+    double mean = 0.0;
+    for (int i = 0; i < 34; i++) {
+        mean += MATRIX(X, i, 0) / 34;
+        assert_true(MATRIX(X, i, 1) == 0.0); /* (1 - 1) / 1: a constant column gets std 1 */
+    }
+    assert_float_equal(mean, 0.0, 1e-6);
+    assert_true(MATRIX(X, 33, 0) > MATRIX(X, 11, 0)); /* degree 17 against 1 */
+    assert_int_equal(ag_net_feature_names(net, &xn, NULL), AG_SUCCESS);
+    assert_int_equal(igraph_strvector_size(&xn), 2);
+    assert_string_equal(igraph_strvector_get(&xn, 0), "features.1");
+    assert_string_equal(igraph_strvector_get(&xn, 1), "features.2");
+    assert_int_equal(ag_net_featurize(net, &FX.karate, NULL, &X, &E), AG_EMISMATCH);
+    igraph_strvector_destroy(&xn);
+    igraph_matrix_destroy(&X);
+    igraph_matrix_destroy(&E);
     ag_net_t *back = reload_same_nodes(net, &F, &P);
     ag_scores_t s;
     assert_int_equal(ag_net_evaluate_nodes(back, &FX.karate, &F, &FX.club, NULL, &s), AG_SUCCESS);
@@ -1363,6 +1451,7 @@ int main(void) {
         cmocka_unit_test(test_queries),
         cmocka_unit_test(test_predict_graph_matches_bundle),
         cmocka_unit_test(test_predict_graph_with_matrix),
+        cmocka_unit_test(test_featurize),
         cmocka_unit_test(test_predict_graph_errors),
         cmocka_unit_test(test_graph_without_attribute_handler),
         cmocka_unit_test(test_attention_sums_to_one),

@@ -190,6 +190,56 @@ static ag_error_t net_inputs(const ag_net_t *net, const igraph_t *ig, const igra
     return AG_SUCCESS;
 }
 
+ag_error_t ag_net_featurize(const ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                            igraph_matrix_t *X, igraph_matrix_t *E) {
+    if (!net || !graph || !X) return AG_ERROR(AG_EINVAL, "ag_net_featurize: NULL net, graph or X");
+    const int64_t Fe = ag_model_config(net->b.model)->edge_dim;
+    ag_fmat_t x = {0}, e = {0};
+    ag_error_t rc = net_inputs(net, graph, features, &x, &e);
+    if (rc == AG_SUCCESS) rc = ag_fmat_to_igraph(&x, X);
+    if (rc == AG_SUCCESS && E) {
+        if (Fe > 0) {
+            rc = ag_fmat_to_igraph(&e, E);
+        } else { /* the model reads no edge features (its featuriser may still list some) */
+            ag_i_igraph_enter();
+            int64_t n_edges = igraph_ecount(graph);
+            ag_i_igraph_leave();
+            rc = resize_matrix(E, n_edges, 0, 0.0);
+        }
+    }
+    ag_fmat_destroy(&x);
+    ag_fmat_destroy(&e);
+    return rc;
+}
+
+ag_error_t ag_net_feature_names(const ag_net_t *net, igraph_strvector_t *x_names, igraph_strvector_t *e_names) {
+    if (!net) return AG_ERROR(AG_EINVAL, "ag_net_feature_names: NULL handle");
+    const ag_featurizer_t *f = &net->b.featurizer;
+    const ag_table_norm_t *t = &net->b.table;
+    const int64_t F = ag_net_n_inputs(net), Fe = ag_model_config(net->b.model)->edge_dim;
+    igraph_error_t irc = IGRAPH_SUCCESS;
+    ag_i_igraph_enter();
+    if (x_names) irc = igraph_strvector_resize(x_names, F);
+    for (int64_t j = 0; x_names && j < F && irc == IGRAPH_SUCCESS; j++) {
+        char buf[32];
+        const char *name = j < f->n_features ? ag_featurizer_column_name(f, j) : NULL;
+        if (!name && t->columns && j - f->n_features < t->width) name = t->columns[j - f->n_features];
+        if (!name) { /* a column of the feature matrix the model was trained with */
+            snprintf(buf, sizeof buf, "features.%lld", (long long)(j - f->n_features + 1));
+            name = buf;
+        }
+        irc = igraph_strvector_set(x_names, j, name);
+    }
+    if (e_names && irc == IGRAPH_SUCCESS) irc = igraph_strvector_resize(e_names, Fe);
+    for (int64_t j = 0; e_names && j < Fe && irc == IGRAPH_SUCCESS; j++) {
+        const char *name = ag_featurizer_edge_column_name(f, j);
+        irc = igraph_strvector_set(e_names, j, name ? name : "");
+    }
+    ag_i_igraph_leave();
+    if (irc != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory filling a string vector");
+    return AG_SUCCESS;
+}
+
 /* What one forward pass keeps alive (the batch points into X, E and g). */
 typedef struct run_t {
     ag_fmat_t X, E, Y; /* (N x F), (E x Fe), (rows x C) */

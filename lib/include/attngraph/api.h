@@ -143,6 +143,38 @@ ag_bundle_t *ag_net_bundle(ag_net_t *net);
 ag_error_t ag_net_merge(ag_net_t *dst, ag_net_t **src);
 
 /**
+ * \function ag_net_featurize
+ * The model's inputs for a graph, exactly as the predicting functions compute them: X, the node
+ * input (N x F, F = ag_net_n_inputs()) from the graph's attributes and structure with the model's
+ * stored featurisation (or from `features`, as for ag_net_predict_nodes()), and the edge features
+ * (|E| x Fe, one row per igraph edge id) from its edge attributes. X given back as `features` to a
+ * model trained from attributes gives the same predictions; ag_net_feature_names() names the
+ * columns.
+ * \param features  NULL, or a feature matrix (see the top of this header).
+ * \param X         Caller-initialised; resized to N x F.
+ * \param E         Caller-initialised; resized to |E| x Fe (Fe is 0 for a model without edge
+ *                  features), or NULL if not wanted.
+ * \return AG_SUCCESS; AG_EINVAL (NULL net, graph or X); the featurisation errors of
+ *         ag_net_predict_nodes() (AG_EATTR, AG_EVALUE, AG_EMISMATCH); AG_ENOMEM.
+ * Time complexity: O((N + E) x columns) plus the PE costs (posenc.h).
+ */
+ag_error_t ag_net_featurize(const ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                            igraph_matrix_t *X, igraph_matrix_t *E);
+
+/**
+ * \function ag_net_feature_names
+ * The names of the columns of ag_net_featurize()'s X and E: "charge", "element=C",
+ * "element=<other>", "degree", "lap_pe.1", "rw_pe.1", ... (features.h's
+ * ag_featurizer_column_name()), then the columns of the feature matrix the model was trained with
+ * (its column names when it had some, else "features.1", "features.2", ...); edge columns as
+ * "bond", "bond_type=DOUBLE", ...
+ * \param x_names  Caller-initialised; resized to ag_net_n_inputs() (may be NULL).
+ * \param e_names  Caller-initialised; resized to the edge feature width (may be NULL).
+ * \return AG_SUCCESS, AG_EINVAL (NULL net), AG_ENOMEM. Time complexity: O(F + Fe).
+ */
+ag_error_t ag_net_feature_names(const ag_net_t *net, igraph_strvector_t *x_names, igraph_strvector_t *e_names);
+
+/**
  * \function ag_net_predict_nodes
  * Node classification: the class of every vertex and the class probabilities (softmax).
  * \param net       A node-classification model (node regression: labels must be NULL and probs
