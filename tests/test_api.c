@@ -1370,6 +1370,79 @@ static void same_model_as_cli(const char *gml, const char *attr) {
     unlink(path);
 }
 
+/* A model trained with --smooth stores Correct and Smooth weights that `attn-graph label` applies:
+ * ag_net_predict_nodes gives the model alone, ag_net_smooth_nodes the figures label writes. */
+static void test_smooth_nodes_as_label(void **state) {
+    (void)state;
+    const char *gml = AG_SOURCE_DIR "/graphs/social/karate.gml";
+    char path[64];
+    temp_path(path, sizeof path);
+    static ag_cli_run_t run;
+    ag_cli_run_ok(&run, "train '%s' --label-attr club --train-nodes 0,1,32,33 --smooth 0.8 "
+                  "--hidden 8 --heads 2 --layers 2 --epochs 6 --seed 3 --quiet -o '%s'", gml, path);
+    ag_net_t *net = NULL;
+    assert_int_equal(ag_net_load(&net, path), AG_SUCCESS);
+    assert_true(ag_net_bundle(net)->has_smooth);
+    igraph_t g;
+    assert_int_equal(ag_graph_read(&g, gml, AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    igraph_matrix_t P, S, S2;
+    igraph_matrix_init(&P, 0, 0);
+    igraph_matrix_init(&S, 0, 0);
+    igraph_matrix_init(&S2, 0, 0);
+    assert_int_equal(ag_net_predict_nodes(net, &g, NULL, NULL, &P), AG_SUCCESS);
+    assert_int_equal(ag_net_smooth_nodes(net, &g, &P, NULL, &S), AG_SUCCESS);
+    ag_cli_run_ok(&run, "label --model '%s' '%s'", path, gml);
+    static ag_cli_run_t alone;
+    ag_cli_run_ok(&alone, "label --model '%s' --no-smooth '%s'", path, gml);
+    /* CSV: vertex,id,name,pred,prob0,prob1 */
+    const char *line = strchr(run.out, '\n') + 1, *line2 = strchr(alone.out, '\n') + 1;
+    double worst_smoothed = 0.0, worst_alone = 0.0, moved = 0.0;
+    for (int v = 0; v < 34; v++) {
+        int vv, id, name, pred;
+        double p0, p1, q0, q1;
+        assert_int_equal(sscanf(line, "%d,%d,%d,%d,%lf,%lf", &vv, &id, &name, &pred, &p0, &p1), 6);
+        assert_int_equal(sscanf(line2, "%d,%d,%d,%d,%lf,%lf", &vv, &id, &name, &pred, &q0, &q1), 6);
+        assert_int_equal(vv, v);
+        worst_smoothed = fmax(worst_smoothed, fmax(fabs(MATRIX(S, v, 0) - p0), fabs(MATRIX(S, v, 1) - p1)));
+        worst_alone = fmax(worst_alone, fmax(fabs(MATRIX(P, v, 0) - q0), fabs(MATRIX(P, v, 1) - q1)));
+        moved = fmax(moved, fabs(MATRIX(S, v, 0) - MATRIX(P, v, 0)));
+        line = strchr(line, '\n') + 1;
+        line2 = strchr(line2, '\n') + 1;
+    }
+    assert_true(worst_smoothed < 1e-6); /* label prints 6 significant digits */
+    assert_true(worst_alone < 1e-6);
+    assert_true(moved > 1e-3); /* smoothing changed something: the two are not the same figures */
+    /* known classes given, and the result in place of the probabilities: the same */
+    igraph_vector_int_t known;
+    igraph_vector_int_init(&known, 34);
+    for (int v = 0; v < 34; v++) VECTOR(known)[v] = (igraph_integer_t)VAN(&g, "club", v);
+    igraph_matrix_update(&S2, &P);
+    assert_int_equal(ag_net_smooth_nodes(net, &g, &S2, &known, &S2), AG_SUCCESS);
+    assert_true(igraph_matrix_all_e(&S, &S2));
+    /* errors */
+    assert_int_equal(ag_net_smooth_nodes(NULL, &g, &P, NULL, &S), AG_EINVAL);
+    assert_int_equal(ag_net_smooth_nodes(FX.gnet, &g, &P, NULL, &S), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "not graph-classification"));
+    igraph_matrix_resize(&S2, 34, 3);
+    assert_int_equal(ag_net_smooth_nodes(net, &g, &S2, NULL, &S), AG_EMISMATCH);
+    igraph_t bare;
+    igraph_copy(&bare, &g);
+    DELVA(&bare, "club");
+    assert_int_equal(ag_net_smooth_nodes(net, &bare, &P, NULL, &S), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "club"));
+    igraph_destroy(&bare);
+    ag_bundle_set_smooth(ag_net_bundle(net), NULL);
+    assert_int_equal(ag_net_smooth_nodes(net, &g, &P, NULL, &S), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "stores no Correct and Smooth weights"));
+    igraph_vector_int_destroy(&known);
+    igraph_matrix_destroy(&P);
+    igraph_matrix_destroy(&S);
+    igraph_matrix_destroy(&S2);
+    igraph_destroy(&g);
+    ag_net_destroy(net);
+    unlink(path);
+}
+
 /* The options struct means what the CLI's options mean: the same options and split give the same
  * weights through `attn-graph train` and through ag_net_train_nodes, or, for a numeric attribute,
  * ag_net_train_node_values. */
@@ -1469,6 +1542,7 @@ int main(void) {
         cmocka_unit_test(test_net_merge),
         cmocka_unit_test(test_node_targets_edges),
         cmocka_unit_test(test_same_model_as_cli),
+        cmocka_unit_test(test_smooth_nodes_as_label),
         cmocka_unit_test(test_bundle_label_attr),
         cmocka_unit_test(test_allocation_failures),
     };

@@ -13,6 +13,7 @@
 #include "attngraph/labels.h"
 #include "attngraph/options.h"
 #include "attngraph/prepare.h"
+#include "attngraph/smooth.h"
 #include "internal.h"
 
 struct ag_net_t {
@@ -353,6 +354,46 @@ ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igr
     *label = best;
     ag_error_t rc = probs ? row_to_vector(r.Y.data, r.Y.cols, probs) : AG_SUCCESS;
     run_destroy(&r);
+    return rc;
+}
+
+/* ---- Correct and Smooth with the weights the model stores */
+
+ag_error_t ag_net_smooth_nodes(const ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *probs,
+                               const igraph_vector_int_t *known, igraph_matrix_t *result) {
+    if (!net || !graph || !probs || !result)
+        return AG_ERROR(AG_EINVAL, "ag_net_smooth_nodes: NULL net, graph, probabilities or result");
+    const ag_bundle_t *b = &net->b;
+    ag_task_t task = ag_net_task(net);
+    if (task != AG_TASK_NODE_CLASSIFICATION)
+        return AG_ERROR(AG_EINVAL, "ag_net_smooth_nodes: Correct and Smooth is for node classification, not %s",
+                        ag_task_name(task));
+    if (!b->has_smooth)
+        return AG_ERROR(AG_EINVAL, "ag_net_smooth_nodes: the model stores no Correct and Smooth weights (attn-graph "
+                        "train --smooth, ag_bundle_set_smooth); ag_label_smooth takes weights of your own");
+    if (igraph_matrix_ncol(probs) != b->n_names)
+        return AG_ERROR(AG_EMISMATCH, "ag_net_smooth_nodes: the probabilities have %lld columns; the model has %lld "
+                        "classes", (long long)igraph_matrix_ncol(probs), (long long)b->n_names);
+    if (known) return ag_label_smooth(graph, probs, known, &b->smooth, result);
+    if (!b->label_attr)
+        return AG_ERROR(AG_EINVAL, "ag_net_smooth_nodes: the model names no vertex attribute of known classes (one "
+                        "trained by ag_net_train_nodes: ag_bundle_set_label_attr names one); pass them as `known`");
+    ag_labels_t lab;
+    AG_CHECK(ag_labels_from_attr(&lab, graph, b->label_attr, (const char *const *)b->names, b->n_names));
+    igraph_vector_int_t k;
+    ag_i_igraph_enter();
+    igraph_error_t irc = igraph_vector_int_init(&k, lab.n);
+    ag_i_igraph_leave();
+    if (irc != IGRAPH_SUCCESS) {
+        ag_labels_destroy(&lab);
+        return AG_ERROR(AG_ENOMEM, "out of memory for the known classes");
+    }
+    for (int64_t i = 0; i < lab.n; i++) VECTOR(k)[i] = lab.y[i];
+    ag_labels_destroy(&lab);
+    ag_error_t rc = ag_label_smooth(graph, probs, &k, &b->smooth, result);
+    ag_i_igraph_enter();
+    igraph_vector_int_destroy(&k);
+    ag_i_igraph_leave();
     return rc;
 }
 

@@ -184,6 +184,9 @@ ag_error_t ag_net_feature_names(const ag_net_t *net, igraph_strvector_t *x_names
  * \param labels    Caller-initialised; resized to N: the index of the most probable class
  *                  (the first one on ties), or NULL if not wanted.
  * \param probs     Caller-initialised; resized to N x C, or NULL if not wanted.
+ * These are the model's own predictions: Correct and Smooth weights stored in the model
+ * (`attn-graph train --smooth ... -o`), which `attn-graph label` applies by default, are not
+ * applied here; ag_net_smooth_nodes() applies them to probs.
  * \return AG_SUCCESS; AG_EINVAL (a graph-level model; NULL net or graph; labels for regression);
  *         AG_EATTR (an attribute the model reads is missing or has another type: the message names
  *         it and what the model expects); AG_EVALUE (a NaN or infinite attribute or feature value,
@@ -195,6 +198,28 @@ ag_error_t ag_net_feature_names(const ag_net_t *net, igraph_strvector_t *x_names
  */
 ag_error_t ag_net_predict_nodes(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                                 igraph_vector_int_t *labels, igraph_matrix_t *probs);
+
+/**
+ * \function ag_net_smooth_nodes
+ * Applies the Correct and Smooth weights a node-classification model stores (`attn-graph train
+ * --smooth ALPHA [--correct ALPHA] -o`, or ag_bundle_set_smooth()) to its probabilities, as
+ * `attn-graph label` does by default: ag_label_smooth() (smooth.h) with those weights.
+ * \param graph   The graph probs were predicted on.
+ * \param probs   (N x C) from ag_net_predict_nodes().
+ * \param known   (N) the class (0 .. C-1) of each vertex whose class is known, -1 elsewhere; or
+ *                NULL to read them, as the program does, from the vertex attribute the model's
+ *                labels came from (`--label-attr`; ag_net_bundle(net)->label_attr), its values
+ *                matched to the class names (NaN or "" = unknown).
+ * \param result  Caller-initialised; resized to N x C, each row a distribution. May be probs.
+ * \return AG_SUCCESS; AG_EINVAL (NULL argument; not a node-classification model; a model without
+ *         stored weights; known NULL and the model names no label attribute; the errors of
+ *         ag_label_smooth()); AG_EMISMATCH (probs without C columns); AG_EATTR (the graph lacks the
+ *         label attribute); AG_EVALUE (a value of it that is no class of the model: names the
+ *         vertex); AG_ENOMEM.
+ * Time complexity: O(iterations x (N + E) x C).
+ */
+ag_error_t ag_net_smooth_nodes(const ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *probs,
+                               const igraph_vector_int_t *known, igraph_matrix_t *result);
 
 /**
  * \function ag_net_predict_graph
