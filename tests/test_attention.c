@@ -268,6 +268,15 @@ static void test_forward_errors(void **state) {
     assert_true(strlen(ag_error_message()) > 0);
     /* with them, the same layer runs on another (smaller) mask */
     assert_int_equal(ag_attention_forward(&layer, &ms, X, E, Y, 0, &rng), AG_SUCCESS);
+    /* the rng is needed only for dropout: NULL for inference and for training without it, refused
+     * with it */
+    assert_int_equal(ag_attention_forward(&layer, &ms, X, E, Y, 0, NULL), AG_SUCCESS);
+    assert_int_equal(ag_attention_forward(&layer, &ms, X, E, Y, 1, NULL), AG_SUCCESS);
+    layer.cfg.attn_dropout = 0.5f;
+    assert_int_equal(ag_attention_forward(&layer, &ms, X, E, Y, 0, NULL), AG_SUCCESS);
+    assert_int_equal(ag_attention_forward(&layer, &ms, X, E, Y, 1, NULL), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "needs an rng"));
+    layer.cfg.attn_dropout = 0.0f;
     /* bad configurations */
     ag_attention_t bad;
     ag_attention_config_t c2 = cfg;

@@ -194,7 +194,10 @@ ag_error_t ag_attention_params(ag_attention_t *layer, ag_param_list_t *list, con
  *               not edges) get zero edge features.
  * \param Y      (N x out_dim) output, overwritten.
  * \param training 1 applies attention dropout (using rng) and keeps what backward needs.
- * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (mask of another size, missing E).
+ * \param rng    The dropout draws; may be NULL when no dropout applies (training 0, or
+ *               cfg.attn_dropout 0).
+ * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (a NULL layer, X or Y; mask of another size; missing
+ *         E; training with attention dropout and a NULL rng).
  */
 ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
                                 const float *E, float *Y, int training, ag_rng_t *rng);
