@@ -44,6 +44,9 @@ typedef struct ag_cli_warnings_t {
 /* Collects the warnings said on this thread from now on into w (NULL: none); returns the list
  * that collected until now, for the caller to restore. */
 ag_cli_warnings_t *ag_cli_warnings_collect(ag_cli_warnings_t *w);
+/* Empties w (not yet initialised) and collects into it, as ag_cli_warnings_collect(): the list
+ * of one file, or of one run, from here until the returned list is restored. */
+ag_cli_warnings_t *ag_cli_warnings_start(ag_cli_warnings_t *w);
 /* Frees the texts; w is then empty and may collect again. */
 void ag_cli_warnings_clear(ag_cli_warnings_t *w);
 

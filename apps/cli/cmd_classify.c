@@ -208,17 +208,6 @@ static int json_failure(ag_bundle_t *b, pending_t *pend, int64_t *n_pend, const 
     return c;
 }
 
-/* The warnings said about one file go to its own list from here to file_warnings_end, so that a
- * warning never travels with another file's prediction: files are read and featurised one after
- * another on this thread (only the batches' kernels run in parallel, and they say nothing), and
- * each file's list moves with it into its batch. */
-static ag_cli_warnings_t *file_warnings_begin(ag_cli_warnings_t *w) {
-    memset(w, 0, sizeof *w);
-    return ag_cli_warnings_collect(w);
-}
-
-static void file_warnings_end(ag_cli_warnings_t *was) { ag_cli_warnings_collect(was); }
-
 int ag_cmd_classify(int argc, char **argv) {
     const char *model_path = NULL, *format_name = NULL;
     int json = 0, directed = 0;
@@ -308,11 +297,15 @@ int ag_cmd_classify(int argc, char **argv) {
         const char *path = files[i];
         igraph_t ig;
         ag_cli_warnings_t warned;
-        ag_cli_warnings_t *was = file_warnings_begin(&warned);
+        /* the warnings said about this file go to its own list until it is featurised, so that a
+         * warning never travels with another file's prediction: files are read and featurised one
+         * after another on this thread (only the batches' kernels run in parallel, and they say
+         * nothing), and each file's list moves with it into its batch */
+        ag_cli_warnings_t *was = ag_cli_warnings_start(&warned);
         ag_error_t rc = ag_graph_read(&ig, path, format, directed);
         if (ag_graph_read_warning()[0]) ag_cli_warning("%s", ag_graph_read_warning());
         if (rc) {
-            file_warnings_end(was);
+            ag_cli_warnings_collect(was);
             ag_cli_error("%s", ag_error_message());
             failed = 1;
             if (json) code = json_failure(&b, pend, &n_pend, path, ag_cli_last_error(), &warned);
@@ -332,7 +325,7 @@ int ag_cmd_classify(int argc, char **argv) {
         } else other_kind |= cli_shares_no_attribute(&b, &ig);
         if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&p->g, &ig);
         igraph_destroy(&ig);
-        file_warnings_end(was);
+        ag_cli_warnings_collect(was);
         p->warnings = warned;
         if (rc == AG_SUCCESS && n_pend > 0 && p->g.directed != pend[0].g.directed) {
             /* a batch never mixes directed and undirected graphs: predict the others first */

@@ -363,8 +363,7 @@ done:
 
 int ag_cmd_eval(int argc, char **argv) {
     ag_cli_warnings_t warned;
-    memset(&warned, 0, sizeof warned);
-    ag_cli_warnings_t *was = ag_cli_warnings_collect(&warned);
+    ag_cli_warnings_t *was = ag_cli_warnings_start(&warned);
     const int code = eval_run(argc, argv, &warned);
     ag_cli_warnings_collect(was);
     ag_cli_warnings_clear(&warned);

@@ -240,8 +240,7 @@ int ag_cmd_info(int argc, char **argv) {
     for (int f = 0, first = 1; f < n_files && code != AG_EXIT_USAGE; f++) {
         /* each file's warnings (igraph's, reading it) go with its own object */
         ag_cli_warnings_t warned;
-        memset(&warned, 0, sizeof warned);
-        ag_cli_warnings_t *was = ag_cli_warnings_collect(&warned);
+        ag_cli_warnings_t *was = ag_cli_warnings_start(&warned);
         int c = info_file(files[f], format, directed, json, first, &warned);
         ag_cli_warnings_collect(was);
         if (c == AG_EXIT_OK) {

@@ -19,6 +19,11 @@ ag_cli_warnings_t *ag_cli_warnings_collect(ag_cli_warnings_t *w) {
     return was;
 }
 
+ag_cli_warnings_t *ag_cli_warnings_start(ag_cli_warnings_t *w) {
+    memset(w, 0, sizeof *w);
+    return ag_cli_warnings_collect(w);
+}
+
 void ag_cli_warnings_clear(ag_cli_warnings_t *w) {
     for (size_t i = 0; i < w->n; i++) free(w->text[i]);
     free(w->text);
