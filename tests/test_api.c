@@ -179,6 +179,76 @@ static void test_predict_graph_matches_bundle(void **state) {
     igraph_vector_destroy(&p);
 }
 
+/* Many graphs in block-diagonal batches: each row is that graph's ag_net_predict_graph() answer,
+ * whatever the batch holds beside it, across the 256-graph batch boundary and for any thread
+ * count; errors name the graph and leave the output alone. */
+enum { MANY = 300 };
+
+static void test_predict_graphs(void **state) {
+    (void)state;
+    igraph_t *many = calloc(MANY, sizeof *many); /* (MANY) the molecules over and over */
+    assert_non_null(many);
+    for (int g = 0; g < MANY; g++) igraph_copy(&many[g], &FX.mols[g % G_MOLS]);
+    igraph_matrix_t all, part;
+    igraph_matrix_init(&all, 0, 0);
+    igraph_matrix_init(&part, 0, 0);
+    igraph_vector_t one;
+    igraph_vector_init(&one, 0);
+    ag_set_num_threads(1);
+    assert_int_equal(ag_net_predict_graphs(FX.gnet, many, MANY, &all), AG_SUCCESS);
+    assert_int_equal(igraph_matrix_nrow(&all), MANY);
+    assert_int_equal(igraph_matrix_ncol(&all), 2);
+    for (int g = 0; g < MANY; g++) {
+        assert_int_equal(ag_net_predict_graph(FX.gnet, &many[g], NULL, &one), AG_SUCCESS);
+        for (int c = 0; c < 2; c++) assert_float_equal(MATRIX(all, g, c), VECTOR(one)[c], 1e-6);
+        /* the same molecule in another batch, at another place in it */
+        for (int c = 0; c < 2; c++) assert_true(MATRIX(all, g, c) == MATRIX(all, g % G_MOLS, c));
+    }
+    /* a batch of other company (graphs 5..9 alone) and two threads give the same rows */
+    assert_int_equal(ag_net_predict_graphs(FX.gnet, many + 5, 5, &part), AG_SUCCESS);
+    for (int g = 0; g < 5; g++)
+        for (int c = 0; c < 2; c++) assert_true(MATRIX(part, g, c) == MATRIX(all, g + 5, c));
+    ag_set_num_threads(2);
+    assert_int_equal(ag_net_predict_graphs(FX.gnet, many, MANY, &part), AG_SUCCESS);
+    assert_true(igraph_matrix_all_e(&part, &all));
+    ag_set_num_threads(0);
+    /* no graphs: no rows */
+    assert_int_equal(ag_net_predict_graphs(FX.gnet, NULL, 0, &part), AG_SUCCESS);
+    assert_int_equal(igraph_matrix_nrow(&part), 0);
+    assert_int_equal(igraph_matrix_ncol(&part), 2);
+    /* a graph past the first batch without its 'charge': named, and the output unchanged */
+    DELVA(&many[270], "charge");
+    assert_int_equal(ag_net_predict_graphs(FX.gnet, many, MANY, &part), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "graph 270: "));
+    assert_non_null(strstr(ag_error_message(), "'charge'"));
+    assert_int_equal(igraph_matrix_nrow(&part), 0);
+    assert_int_equal(ag_net_predict_graphs(NULL, many, 3, &part), AG_EINVAL);
+    assert_int_equal(ag_net_predict_graphs(FX.gnet, NULL, 3, &part), AG_EINVAL);
+    assert_int_equal(ag_net_predict_graphs(FX.gnet, many, 3, NULL), AG_EINVAL);
+    assert_int_equal(ag_net_predict_graphs(FX.gnet, many, -1, &part), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "n_graphs -1"));
+    /* a node model */
+    igraph_vector_int_t y;
+    igraph_vector_int_init_int(&y, 3, 0, 1, 0);
+    igraph_t path;
+    igraph_small(&path, 3, IGRAPH_UNDIRECTED, 0, 1, 1, 2, -1);
+    ag_net_train_options_t o = tiny_options();
+    o.degree = 1;
+    o.epochs = 1;
+    ag_net_t *node = NULL;
+    assert_int_equal(ag_net_train_nodes(&node, &path, NULL, &y, NULL, NULL, &o, NULL), AG_SUCCESS);
+    assert_int_equal(ag_net_predict_graphs(node, &path, 1, &part), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "use ag_net_predict_nodes"));
+    ag_net_destroy(node);
+    igraph_destroy(&path);
+    igraph_vector_int_destroy(&y);
+    for (int g = 0; g < MANY; g++) igraph_destroy(&many[g]);
+    free(many);
+    igraph_vector_destroy(&one);
+    igraph_matrix_destroy(&all);
+    igraph_matrix_destroy(&part);
+}
+
 /* A caller's matrix equal to the featurised X gives the same prediction (the "replace X" path). */
 static void test_predict_graph_with_matrix(void **state) {
     (void)state;
@@ -1489,7 +1559,9 @@ static void test_allocation_failures(void **state) {
     }
     ag_net_train_options_t on = o;
     on.degree = 1;
-    for (int which = 0; which < 5; which++) {
+    igraph_matrix_t P; /* (4 x 2) the batched predictions */
+    igraph_matrix_init(&P, 0, 0);
+    for (int which = 0; which < 6; which++) {
         ag_error_t rc = AG_ENOMEM;
         int k;
         for (k = 1; k < 100000 && rc != AG_SUCCESS; k++) {
@@ -1499,7 +1571,8 @@ static void test_allocation_failures(void **state) {
             else if (which == 1) rc = ag_net_predict_graph(FX.gnet, &FX.mols[3], NULL, &p);
             else if (which == 2) rc = ag_net_attention(FX.gnet, &FX.mols[3], NULL, 1, &A, &R, &S);
             else if (which == 3) rc = ag_net_train_graphs(&net, FX.mols, 4, &y4, NULL, NULL, &o, NULL);
-            else rc = ag_net_train_node_values(&net, &FX.karate, NULL, &vals, NULL, NULL, &on, NULL);
+            else if (which == 4) rc = ag_net_train_node_values(&net, &FX.karate, NULL, &vals, NULL, NULL, &on, NULL);
+            else rc = ag_net_predict_graphs(FX.gnet, FX.mols, 4, &P);
             ag_i_alloc_fail_at(0);
             if (rc != AG_SUCCESS) {
                 if (rc != AG_ENOMEM) fail_msg("case %d, allocation %d: %s", which, k, ag_error_message());
@@ -1516,6 +1589,7 @@ static void test_allocation_failures(void **state) {
     igraph_matrix_destroy(&S);
     igraph_matrix_destroy(&y4);
     igraph_vector_destroy(&vals);
+    igraph_matrix_destroy(&P);
     unlink(path);
 }
 
@@ -1524,6 +1598,7 @@ int main(void) {
         cmocka_unit_test(test_queries),
         cmocka_unit_test(test_predict_graph_matches_bundle),
         cmocka_unit_test(test_predict_graph_with_matrix),
+        cmocka_unit_test(test_predict_graphs),
         cmocka_unit_test(test_featurize),
         cmocka_unit_test(test_predict_graph_errors),
         cmocka_unit_test(test_graph_without_attribute_handler),

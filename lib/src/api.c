@@ -340,6 +340,100 @@ ag_error_t ag_net_predict_graph(ag_net_t *net, const igraph_t *graph, const igra
     return rc;
 }
 
+/* Graphs per block-diagonal pass of ag_net_predict_graphs(): as attn-graph classify, enough rows
+ * for the kernels' threads while one batch's inputs stay small. */
+enum { NET_BATCH = 256 };
+
+/* One graph of a batch: its inputs and CSR form. */
+typedef struct pending_t {
+    ag_fmat_t X, E; /* (N x F), (E x Fe) */
+    ag_graph_t g;
+} pending_t;
+
+static void pending_destroy(pending_t *p) {
+    ag_fmat_destroy(&p->X);
+    ag_fmat_destroy(&p->E);
+    ag_graph_destroy(&p->g);
+}
+
+/* Predicts graphs[0..k-1] as one block-diagonal batch into Y (k x C, row-major). */
+static ag_error_t predict_chunk(ag_net_t *net, const igraph_t *graphs, int64_t first, int64_t k, pending_t *pend,
+                                float *Y) {
+    const ag_model_config_t *c = ag_model_config(net->b.model);
+    const int64_t F = c->in_dim, Fe = c->edge_dim;
+    const ag_graph_t *gs[NET_BATCH];
+    int64_t N = 0, E = 0;
+    ag_error_t rc = AG_SUCCESS;
+    for (int64_t i = 0; i < k && rc == AG_SUCCESS; i++) {
+        rc = net_inputs(net, &graphs[first + i], NULL, &pend[i].X, &pend[i].E);
+        if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&pend[i].g, &graphs[first + i]);
+        if (rc != AG_SUCCESS) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", ag_error_message());
+            rc = AG_ERROR(rc, "graph %lld: %s", (long long)(first + i), msg);
+            break;
+        }
+        gs[i] = &pend[i].g;
+        N += pend[i].g.n_nodes;
+        E += pend[i].g.n_edges;
+    }
+    ag_fmat_t X = {0}, Ee = {0}; /* (N x F), (E x Fe): the batch's rows, graph after graph */
+    ag_graph_t bg;
+    memset(&bg, 0, sizeof bg);
+    if (rc == AG_SUCCESS) rc = ag_fmat_init(&X, N, F);
+    if (rc == AG_SUCCESS && Fe > 0) rc = ag_fmat_init(&Ee, E, Fe);
+    for (int64_t i = 0, r = 0, re = 0; i < k && rc == AG_SUCCESS; i++) {
+        if (pend[i].g.n_nodes > 0)
+            memcpy(X.data + r * F, pend[i].X.data, (size_t)(pend[i].g.n_nodes * F) * sizeof(float));
+        r += pend[i].g.n_nodes;
+        if (Fe > 0 && pend[i].g.n_edges > 0)
+            memcpy(Ee.data + re * Fe, pend[i].E.data, (size_t)(pend[i].g.n_edges * Fe) * sizeof(float));
+        re += pend[i].g.n_edges;
+    }
+    if (rc == AG_SUCCESS) rc = ag_graph_batch(&bg, gs, k);
+    if (rc == AG_SUCCESS) {
+        ag_batch_t batch;
+        ag_batch_init(&batch, &bg, X.data, Fe > 0 ? Ee.data : NULL);
+        rc = ag_bundle_predict_batch(&net->b, &batch, Y);
+        ag_batch_destroy(&batch);
+    }
+    for (int64_t i = 0; i < k; i++) pending_destroy(&pend[i]);
+    ag_graph_destroy(&bg);
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&Ee);
+    return rc;
+}
+
+ag_error_t ag_net_predict_graphs(ag_net_t *net, const igraph_t *graphs, igraph_integer_t n_graphs,
+                                 igraph_matrix_t *out) {
+    if (!net || !out || (n_graphs > 0 && !graphs))
+        return AG_ERROR(AG_EINVAL, "ag_net_predict_graphs: NULL net, graphs or output matrix");
+    if (n_graphs < 0) return AG_ERROR(AG_EINVAL, "ag_net_predict_graphs: n_graphs %lld", (long long)n_graphs);
+    ag_task_t task = ag_net_task(net);
+    if (!ag_task_is_graph_level(task))
+        return AG_ERROR(AG_EINVAL, "ag_net_predict_graphs: the model predicts nodes (%s); use ag_net_predict_nodes",
+                        ag_task_name(task));
+    if (net->b.table.width > 0)
+        return AG_ERROR(AG_EINVAL, "ag_net_predict_graphs: the model was trained with a feature matrix of %lld "
+                        "columns per vertex; pass each graph's to ag_net_predict_graph",
+                        (long long)net->b.table.width);
+    const int64_t G = n_graphs, C = ag_model_config(net->b.model)->n_out;
+    ag_fmat_t Y = {0};  /* (G x C) */
+    pending_t *pend = NULL; /* (NET_BATCH) */
+    AG_CHECK(ag_fmat_init(&Y, G, C));
+    ag_error_t rc = ag_i_alloc_array((void **)&pend, NET_BATCH, sizeof *pend, "graph batch");
+    for (int64_t s = 0; s < G && rc == AG_SUCCESS; s += NET_BATCH) {
+        const int64_t k = G - s < NET_BATCH ? G - s : NET_BATCH;
+        memset(pend, 0, (size_t)k * sizeof *pend);
+        rc = predict_chunk(net, graphs, s, k, pend, Y.data + s * C);
+    }
+    /* out changes only once every graph is predicted */
+    if (rc == AG_SUCCESS) rc = ag_fmat_to_igraph(&Y, out);
+    ag_i_free(pend);
+    ag_fmat_destroy(&Y);
+    return rc;
+}
+
 ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                                  igraph_integer_t *label, igraph_vector_t *probs) {
     if (!label) return AG_ERROR(AG_EINVAL, "ag_net_classify_graph: NULL label");

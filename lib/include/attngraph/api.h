@@ -233,6 +233,28 @@ ag_error_t ag_net_predict_graph(ag_net_t *net, const igraph_t *graph, const igra
                                 igraph_vector_t *out);
 
 /**
+ * \function ag_net_predict_graphs
+ * Graph tasks: the predictions for many graphs at once, row g of out for graphs[g] (resized to
+ * n_graphs x ag_net_n_outputs(), the values of ag_net_predict_graph()). The graphs are featurised
+ * one after another and run as block-diagonal batches of up to 256 graphs, so that the kernels get
+ * rows enough to keep the threads busy: on ESOL's 1,128 molecules, one thread, 1.5 times faster
+ * than a call per graph with the shipped Tox21 model and 2.9 times with the ESOL ensemble of 5
+ * (measured 2026-12-06). A graph's rows depend only on that graph: the same as
+ * ag_net_predict_graph() gives it, up to float rounding (a batch's products are blocked
+ * differently), and the same for any thread count and batch company. The graphs' vertex and edge
+ * attributes are the input; a caller's feature matrices go through ag_net_predict_graph().
+ * \param graphs    An array of n_graphs graphs (as ag_net_train_graphs() takes them); n_graphs 0
+ *                  gives 0 rows.
+ * \return AG_SUCCESS; AG_EINVAL (a node-level model, a NULL argument, n_graphs < 0, a model trained
+ *         with a feature matrix); the featurisation errors of ag_net_predict_nodes(), the message
+ *         naming the graph ("graph 3: ..."); AG_EMISMATCH (a directed graph for a model of
+ *         undirected ones, or the reverse); AG_ENOMEM. On failure out is left as it was.
+ *         Time complexity: as ag_net_predict_graph() for each graph.
+ */
+ag_error_t ag_net_predict_graphs(ag_net_t *net, const igraph_t *graphs, igraph_integer_t n_graphs,
+                                 igraph_matrix_t *out);
+
+/**
  * \function ag_net_classify_graph
  * Graph classification: the most probable class of one graph (index into the output names; the
  * first on ties) into label (required) and, if probs is not NULL, all class probabilities
