@@ -261,9 +261,16 @@ static void test_json_keeps_undefined_metrics(void **state) {
     rmdir(dir);
 }
 
+/* Cuts the "warnings" member (always the last) off the JSON line out: train's are about its run,
+ * and the figures alone are eval's. */
+static void drop_warnings(char *out) {
+    char *w = strstr(out, ", \"warnings\": [");
+    if (w) strcpy(w, "}\n");
+}
+
 /* --ensemble 3 --seed 2: three members with their own progress and log lines; the saved file
- * re-scores to the line train printed, and so do the three models trained alone with seeds 2, 3
- * and 4 given to eval together (members are those models, bit for bit). */
+ * re-scores to the line train printed (its warnings aside), and so do the three models trained
+ * alone with seeds 2, 3 and 4 given to eval together (members are those models, bit for bit). */
 static void test_ensemble(void **state) {
     (void)state;
     char dir[128];
@@ -279,6 +286,7 @@ static void test_ensemble(void **state) {
     assert_non_null(strstr(tr.err, "ensemble member 1/3 (seed 2)"));
     assert_non_null(strstr(tr.err, "ensemble member 3/3 (seed 4)"));
     assert_non_null(strstr(tr.out, "\"task\": \"graph-classification\", \"n\": 5, \"accuracy\": "));
+    drop_warnings(tr.out);
     char path[256];
     snprintf(path, sizeof path, "%s/log.csv", dir);
     size_t n;
@@ -2251,6 +2259,101 @@ static void test_reading_warnings(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* Line k (from 0) of out, without its newline, into buf. */
+static const char *line_of(const char *out, int k, char *buf, size_t cap) {
+    for (; k > 0 && out; k--) out = strchr(out, '\n') ? strchr(out, '\n') + 1 : NULL;
+    assert_non_null(out);
+    const char *nl = strchr(out, '\n');
+    assert_non_null(nl);
+    snprintf(buf, cap, "%.*s", (int)(nl - out), out);
+    return buf;
+}
+
+/* s ends with end. */
+static void assert_ends_with(const char *s, const char *end) {
+    const size_t n = strlen(s), k = strlen(end);
+    if (n < k || strcmp(s + n - k, end) != 0) fail_msg("%s\ndoes not end with: %s", s, end);
+}
+
+/* Runs `train ARGS --json` into r and `train ARGS`, and checks that both said err on stderr. */
+static void train_json_and_text(ag_cli_run_t *r, const char *args, const char *err) {
+    ag_cli_run_t t;
+    ag_cli_run_ok(r, "train %s --json", args);
+    ag_cli_run_ok(&t, "train %s", args);
+    assert_string_equal(r->err, err);
+    assert_string_equal(t.err, err);
+}
+
+/* train --json ends its object with the run's warnings, each its stderr line without
+ * "attn-graph: warning: ", as eval --json does (train printed them on stderr alone, so a program
+ * reading the figures could not tell a run whose training part lacked a class, or whose graphs
+ * lost an attribute): igraph's while the dataset was read, a class missing from the training part,
+ * a node task's constant columns (a warning written in pieces). Cross-validation gives each fold's
+ * object the warnings said while that fold ran, and the summary's those said before the folds.
+ * stderr is the same with and without --json; a run without warnings has no "warnings". */
+static void test_json_warnings(void **state) {
+    (void)state;
+    char dir[256], text[2048], name[32], split[2048], folds[2048];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "jsonwarn", 0), 0);
+    strcpy(text, "file,shape\n");
+    strcpy(split, "file,random_split\n");
+    strcpy(folds, "file,fold\n");
+    for (int g = 0; g < 12; g++) {
+        snprintf(name, sizeof name, "mol%02d.gml", g);
+        write_molecule(dir, name, g, g == 3 ? "coords" : NULL, NULL);
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s,%s\n", name, g % 2 ? "ring" : "path");
+        /* rings are only tested, never trained on: in the split, and in fold 0 */
+        snprintf(split + strlen(split), sizeof split - strlen(split), "%s,%s\n", name, g % 2 ? "test" : "train");
+        snprintf(folds + strlen(folds), sizeof folds - strlen(folds), "%s,%d\n", name, g % 2 ? 0 : 1 + g % 4 / 2);
+    }
+    ag_test_write_text(dir, "labels.csv", text);
+    ag_test_write_text(dir, "split.csv", split);
+    ag_test_write_text(dir, "folds.csv", folds);
+    static const char coords[] = "igraph warned while reading 1 of the 12 graphs, mol03.gml: Composite vertex "
+                                 "attribute 'coords' ignored in GML file.";
+    static const char ring[] = "1 of the 2 classes has no labelled graph in the training part ('ring'): the model "
+                               "cannot learn to predict it";
+    char want[2048], line[4096], args[1024], err[1024];
+    ag_cli_run_t r;
+    snprintf(err, sizeof err, "attn-graph: warning: %s\nattn-graph: warning: %s\n", coords, ring);
+    snprintf(args, sizeof args, "--labels %s/labels.csv --split %s/split.csv --epochs 1 --threads 1 --quiet", dir, dir);
+    train_json_and_text(&r, args, err);
+    ag_test_assert_json_lines(r.out, 1);
+    snprintf(want, sizeof want, ", \"warnings\": [\"%s\", \"%s\"]}", coords, ring);
+    assert_ends_with(line_of(r.out, 0, line, sizeof line), want);
+    /* cross-validation: fold 0 trains on paths alone */
+    snprintf(args, sizeof args, "--labels %s/labels.csv --folds %s/folds.csv --epochs 1 --threads 1 --quiet", dir, dir);
+    train_json_and_text(&r, args, err);
+    ag_test_assert_json_lines(r.out, 4);
+    snprintf(want, sizeof want, ", \"warnings\": [\"%s\"]}", ring);
+    assert_ends_with(line_of(r.out, 0, line, sizeof line), want);
+    assert_null(strstr(line_of(r.out, 1, line, sizeof line), "warnings"));
+    assert_null(strstr(line_of(r.out, 2, line, sizeof line), "warnings"));
+    assert_memory_equal(line_of(r.out, 3, line, sizeof line), "{\"part\": \"cv\", ", 14);
+    snprintf(want, sizeof want, ", \"warnings\": [\"%s\"]}", coords);
+    assert_ends_with(line, want);
+    /* a node task whose columns are alike on every vertex */
+    ag_test_write_text(dir, "c.gml", "graph [ directed 0\n node [ id 0 cls \"a\" size 10 ] node [ id 1 cls \"b\" size 10 ]\n"
+                       " node [ id 2 size 10 ] node [ id 3 cls \"a\" size 10 ]\n edge [ source 0 target 1 ]\n"
+                       " edge [ source 1 target 2 ] edge [ source 2 target 3 ] ]\n");
+    static const char alike[] = "every input column has one value on all 4 vertices (vertex attribute 'size'): the "
+                                "model cannot tell one vertex from another; --exclude-attrs size trains on the "
+                                "structure instead (the degree and Laplacian columns)";
+    snprintf(err, sizeof err, "attn-graph: warning: %s\n", alike);
+    snprintf(args, sizeof args, "%s/c.gml --label-attr cls --train-nodes 0,1 --epochs 1 --threads 1 --quiet", dir);
+    train_json_and_text(&r, args, err);
+    ag_test_assert_json_lines(r.out, 1);
+    snprintf(want, sizeof want, ", \"warnings\": [\"%s\"]}", alike);
+    assert_ends_with(line_of(r.out, 0, line, sizeof line), want);
+    /* without warnings, no member */
+    write_molecule(dir, "mol03.gml", 3, NULL, NULL);
+    ag_cli_run_ok(&r, "train --labels %s/labels.csv --epochs 1 --threads 1 --quiet --json", dir);
+    assert_string_equal(r.err, "");
+    ag_test_assert_json_lines(r.out, 1);
+    assert_null(strstr(r.out, "warnings"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
@@ -2280,6 +2383,7 @@ int main(void) {
         cmocka_unit_test(test_vertex_numbering_left_out),
         cmocka_unit_test(test_number_like_text_note),
         cmocka_unit_test(test_reading_warnings),
+        cmocka_unit_test(test_json_warnings),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

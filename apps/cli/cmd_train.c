@@ -142,7 +142,8 @@ static void train_usage(FILE *out) {
         "  -o, --output FILE      save the model (weights, architecture, featuriser, labels) as safetensors\n"
         "  --log FILE.csv         one line per epoch: epoch,loss,train_metric,val_metric,seconds,lr\n"
         "  -q, --quiet            no progress line on stderr\n"
-        "  --json                 print the test metrics as one JSON object\n"
+        "  --json                 print the test metrics as one JSON object (the run's warnings in a\n"
+        "                         \"warnings\" array when there were any)\n"
         "  --plot FILE.svg        draw the training loss and the validation metric per epoch (SVG)\n"
         "Interruption and limits:\n"
         "  --checkpoint FILE      write the whole training state to FILE (atomically) every N epochs\n"
@@ -538,9 +539,9 @@ static void warn_missing_classes(const ag_prepared_t *p, const int64_t *train, i
     }
     free(seen);
     if (missing == 0) return;
-    fprintf(stderr, "attn-graph: warning: %lld of the %lld classes ha%s no labelled %s in the training part (%s%s): "
-            "the model cannot learn to predict %s\n", (long long)missing, (long long)C, missing == 1 ? "s" : "ve",
-            graph_level ? "graph" : "vertex", list, missing > 5 ? ", ..." : "", missing == 1 ? "it" : "them");
+    ag_cli_warning("%lld of the %lld classes ha%s no labelled %s in the training part (%s%s): the model cannot "
+                   "learn to predict %s", (long long)missing, (long long)C, missing == 1 ? "s" : "ve",
+                   graph_level ? "graph" : "vertex", list, missing > 5 ? ", ..." : "", missing == 1 ? "it" : "them");
 }
 
 /* Regression targets with one value over the training part: nothing to learn (the model's
@@ -559,9 +560,9 @@ static void warn_constant_targets(const ag_prepared_t *p, const int64_t *train, 
             any = 1;
         }
         if (any && !varies)
-            fprintf(stderr, "attn-graph: warning: target '%s' is %g on every labelled training %s: there is nothing "
-                    "to learn, and the model predicts about that value\n", p->names && p->names[c] ? p->names[c] : "?",
-                    (double)first, graph_level ? "graph" : "vertex");
+            ag_cli_warning("target '%s' is %g on every labelled training %s: there is nothing to learn, and the "
+                           "model predicts about that value", p->names && p->names[c] ? p->names[c] : "?",
+                           (double)first, graph_level ? "graph" : "vertex");
     }
 }
 
@@ -575,27 +576,30 @@ static void warn_constant_features(const ag_prepared_t *p, int attrs_listed) {
     for (int64_t j = 0; j < X->cols; j++)
         for (int64_t i = 1; i < X->rows; i++)
             if (X->data[i * X->cols + j] != X->data[j]) return;
-    fprintf(stderr, "attn-graph: warning: every input column has one value on all %lld vertices (", (long long)X->rows);
+    ag_cli_warning_t w;
+    FILE *out = ag_cli_warning_begin(&w);
+    fprintf(out, "every input column has one value on all %lld vertices (", (long long)X->rows);
     int plain = !attrs_listed; /* the names can be given back to --exclude-attrs, which then acts */
     for (int64_t a = 0; a < f->n_vattrs; a++) {
         if (a < 5) {
-            fputs(a ? ", " : f->n_vattrs == 1 ? "vertex attribute " : "vertex attributes ", stderr);
-            cli_print_value(stderr, f->vattrs[a].name, '\'');
+            fputs(a ? ", " : f->n_vattrs == 1 ? "vertex attribute " : "vertex attributes ", out);
+            cli_print_value(out, f->vattrs[a].name, '\'');
         }
         plain = plain && cli_value_plain(f->vattrs[a].name) && !strpbrk(f->vattrs[a].name, ",*?[");
     }
-    fprintf(stderr, "%s%s): the model cannot tell one vertex from another; ", f->n_vattrs > 5 ? ", ..." : "",
+    fprintf(out, "%s%s): the model cannot tell one vertex from another; ", f->n_vattrs > 5 ? ", ..." : "",
             !p->table.width ? "" : f->n_vattrs ? " and the node table" : "the node table");
     if (f->n_vattrs && !p->table.width && plain) {
         /* left out, they leave the graph without attribute: the structure's default columns */
-        fputs("--exclude-attrs ", stderr);
-        for (int64_t a = 0; a < f->n_vattrs; a++) fprintf(stderr, "%s%s", a ? "," : "", f->vattrs[a].name);
-        fputs(" trains on the structure instead (the degree and Laplacian columns)\n", stderr);
+        fputs("--exclude-attrs ", out);
+        for (int64_t a = 0; a < f->n_vattrs; a++) fprintf(out, "%s%s", a ? "," : "", f->vattrs[a].name);
+        fputs(" trains on the structure instead (the degree and Laplacian columns)", out);
     } else {
         const int64_t k = X->rows - 1 < AG_FEATURELESS_LAP_PE ? X->rows - 1 : AG_FEATURELESS_LAP_PE;
-        fprintf(stderr, "--vertex-attrs none --degree --normalize standard --lap-pe %lld%s trains on the structure "
-                "instead\n", (long long)k, p->table.width ? ", without the node table," : "");
+        fprintf(out, "--vertex-attrs none --degree --normalize standard --lap-pe %lld%s trains on the structure "
+                "instead", (long long)k, p->table.width ? ", without the node table," : "");
     }
+    ag_cli_warning_end(&w);
 }
 
 /* The training set of the fold d->fold, featurised by fc (fitted on the training part). */
@@ -1213,17 +1217,18 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         if (val_n > 0 && n_val == 0) {
             /* said even under --quiet: the run is not what the split promised */
             if (first_run)
-                fprintf(stderr, "attn-graph: warning: no %s of the validation part has a label: it cannot choose an "
-                        "epoch; the last epoch is kept\n", rows);
+                ag_cli_warning("no %s of the validation part has a label: it cannot choose an "
+                               "epoch; the last epoch is kept", rows);
             val_n = 0;
         } else if (val_n > 0 && !ag_metric_scorable(m, &p.set, d->fold.val, d->fold.n_val)) {
             /* a metric that is NaN on every epoch would keep the untrained weights of epoch 0 */
             if (first_run)
-                fprintf(stderr, "attn-graph: warning: the validation part's %lld labelled %s%s one class only%s: "
-                        "its %s is undefined, so early stopping watches its loss\n", (long long)n_val,
-                        d->graph_level ? (n_val == 1 ? "graph" : "graphs") : (n_val == 1 ? "vertex" : "vertices"),
-                        n_val == 1 ? " has" : " have", task == AG_TASK_GRAPH_MULTITASK ? " in every task" : "",
-                        ag_metric_name(ag_metric_for_task(m, task)));
+                ag_cli_warning("the validation part's %lld labelled %s%s one class only%s: "
+                               "its %s is undefined, so early stopping watches its loss", (long long)n_val,
+                               d->graph_level ? (n_val == 1 ? "graph" : "graphs")
+                                              : (n_val == 1 ? "vertex" : "vertices"),
+                               n_val == 1 ? " has" : " have", task == AG_TASK_GRAPH_MULTITASK ? " in every task" : "",
+                               ag_metric_name(ag_metric_for_task(m, task)));
             m = AG_METRIC_LOSS;
         }
         tc.metric = m;
@@ -1408,18 +1413,18 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                                 : (watched == AG_METRIC_RMSE || watched == AG_METRIC_MAE) && res.best_val_metric <= 0.0;
             const char *learn_hint = perfect ? " (its score was already perfect, which no later epoch can beat: "
                                                "choose the epoch by the loss, --metric loss, or give a larger "
-                                               "validation part)\n"
-                                             : " (a lower --lr, or features on another scale, may let it learn)\n";
+                                               "validation part)"
+                                             : " (a lower --lr, or features on another scale, may let it learn)";
             if (res.epochs_run < tc.epochs)
-                fprintf(stderr, "attn-graph: warning: early stopping kept epoch 1's model: no later epoch improved "
-                        "the validation %s in the next %lld epoch%s (--patience; 0 trains every epoch)\n", metric,
-                        (long long)tc.patience, tc.patience == 1 ? "" : "s");
+                ag_cli_warning("early stopping kept epoch 1's model: no later epoch improved "
+                               "the validation %s in the next %lld epoch%s (--patience; 0 trains every epoch)", metric,
+                               (long long)tc.patience, tc.patience == 1 ? "" : "s");
             else if (res.epochs_run == 2)
-                fprintf(stderr, "attn-graph: warning: epoch 1's model is kept: epoch 2 did not improve the validation "
-                        "%s%s", metric, learn_hint);
+                ag_cli_warning("epoch 1's model is kept: epoch 2 did not improve the validation "
+                               "%s%s", metric, learn_hint);
             else
-                fprintf(stderr, "attn-graph: warning: epoch 1's model is kept: none of the %lld epochs after it "
-                        "improved the validation %s%s", (long long)res.epochs_run - 1, metric, learn_hint);
+                ag_cli_warning("epoch 1's model is kept: none of the %lld epochs after it "
+                               "improved the validation %s%s", (long long)res.epochs_run - 1, metric, learn_hint);
         }
     }
     if (handler) sigaction(SIGINT, &old_sa, NULL);
@@ -1453,9 +1458,10 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                                  d->fold.n_val, metric, t.quiet, &t.smooth);
         if (code != AG_EXIT_OK) goto done;
     } else if (t.smooth.given && heterophilous) {
-        fprintf(stderr, "attn-graph: warning: --smooth: the edges between training vertices join their classes no "
-                "more often than chance (adjusted homophily %.3f over %lld edges): Correct and Smooth spreads classes "
-                "along edges and may lower the figures (--smooth auto would leave it out)\n", h, (long long)h_edges);
+        ag_cli_warning("--smooth: the edges between training vertices join their classes no "
+                       "more often than chance (adjusted homophily %.3f over %lld edges): Correct and Smooth spreads "
+                       "classes along edges and may lower the figures (--smooth auto would leave it out)", h,
+                       (long long)h_edges);
     }
     if (t.output) {
         ag_bundle_t b;
@@ -1537,8 +1543,11 @@ done:
 }
 
 /* --kfold K or --folds FILE without --fold: every fold in turn, each the very run `--fold I` would
- * make (same seed, same models, same test scores), then each test metric's mean and spread. */
-static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t *d) {
+ * make (same seed, same models, same test scores), then each test metric's mean and spread. A
+ * fold's JSON carries the warnings said while it ran (its training part lacks a class, say);
+ * warned, the run's list, then holds those said before the folds (the data's), for the summary. */
+static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t *d,
+                    const ag_cli_warnings_t *warned) {
     const train_opts_t *t = &job->t;
     const int64_t n = d->split.n_folds;
     /* a fold with nothing to score would print NaN figures and leave the mean without them */
@@ -1568,7 +1577,10 @@ static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t
         if (!t->quiet) fprintf(stderr, "attn-graph: fold %lld (%lld of %lld)\n", (long long)f, (long long)f + 1, (long long)n);
         cli_task_scores_t ts; /* each task's figures on this fold's test part (several tasks) */
         memset(&ts, 0, sizeof ts);
+        ag_cli_warnings_t fold_warned;
+        ag_cli_warnings_t *was = ag_cli_warnings_start(&fold_warned);
         code = train_one(job, o, d, &all[f], &ts, &task, f == 0);
+        ag_cli_warnings_collect(was);
         if (code == AG_EXIT_OK && all[f].n == 0 && !interrupted) {
             /* items, none labelled (an empty part was refused before training): the fold has no
              * figure for the mean, which would be taken over the others without a word */
@@ -1577,8 +1589,9 @@ static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t
                     (long long)f, (long long)d->fold.n_test, d->graph_level ? "graphs" : "vertices");
             code = AG_EXIT_INPUT;
         }
-        if (code == AG_EXIT_OK) cli_print_fold_scores(stdout, f, task, &all[f], &ts, t->json);
+        if (code == AG_EXIT_OK) cli_print_fold_scores(stdout, f, task, &all[f], &ts, t->json, &fold_warned);
         cli_task_scores_destroy(&ts);
+        ag_cli_warnings_clear(&fold_warned);
     }
     if (handler) sigaction(SIGINT, &old_sa, NULL);
     if (code == AG_EXIT_OK && interrupted)
@@ -1586,14 +1599,16 @@ static int train_cv(const train_job_t *job, const cli_data_opts_t *o, cli_data_t
         fprintf(stderr, "attn-graph: interrupted: %lld of %lld folds ran (the last one cut short); no summary\n",
                 (long long)f, (long long)n);
     else if (code == AG_EXIT_OK)
-        cli_print_cv_summary(stdout, task, all, n, t->json);
+        cli_print_cv_summary(stdout, task, all, n, t->json, warned);
     free(all);
     return code;
 }
 
 /* The run itself; `resume` is the checkpoint to continue (absolute path) or NULL; `args` is the
- * command line to store in checkpoints and `cwd` the directory it runs in. */
-static int train_run(int argc, char **argv, const char *resume, const char *args, const char *cwd) {
+ * command line to store in checkpoints and `cwd` the directory it runs in; warned collects every
+ * warning said, for --json's object (as eval's). */
+static int train_collected(int argc, char **argv, const char *resume, const char *args, const char *cwd,
+                           const ag_cli_warnings_t *warned) {
     cli_data_opts_t o;
     cli_data_opts_init(&o);
     train_opts_t t;
@@ -1686,7 +1701,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     }
     if (code == AG_EXIT_OK && cv) {
         o.fold = -1;
-        code = train_cv(&job, &o, &d);
+        code = train_cv(&job, &o, &d, warned);
     } else if (code == AG_EXIT_OK) {
         ag_scores_t sc;
         cli_task_scores_t ts;
@@ -1696,7 +1711,7 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
          * script reading stdout gets a line to parse in every run (esol.sh's cross-validation has
          * no test part) */
         if (code == AG_EXIT_OK && (sc.n > 0 || t.json))
-            cli_print_task_scores(stdout, "test", task, &sc, &ts, t.json, NULL);
+            cli_print_task_scores(stdout, "test", task, &sc, &ts, t.json, warned);
         if (code == AG_EXIT_OK && sc.n > 0 && sc.n < 10 && !t.quiet && !t.json)
             /* "accuracy 1.0000 (n 1)" reads as a result; say how little it weighs */
             fprintf(stderr, "attn-graph: note: the test figures are over %lld labelled value%s only: too few to tell "
@@ -1722,6 +1737,15 @@ static int train_run(int argc, char **argv, const char *resume, const char *args
     free(fl.xs);
     uncommon_destroy(&job.uncommon);
     return code == AG_EXIT_OK && interrupted ? AG_EXIT_INTERRUPTED : code;
+}
+
+static int train_run(int argc, char **argv, const char *resume, const char *args, const char *cwd) {
+    ag_cli_warnings_t warned;
+    ag_cli_warnings_t *was = ag_cli_warnings_start(&warned);
+    const int code = train_collected(argc, argv, resume, args, cwd, &warned);
+    ag_cli_warnings_collect(was);
+    ag_cli_warnings_clear(&warned);
+    return code;
 }
 
 /* Options that do not change the result: given afresh with --resume, never stored. */

@@ -537,8 +537,8 @@ void cli_print_task_scores(FILE *out, const char *part, ag_task_t task, const ag
 }
 
 void cli_print_fold_scores(FILE *out, int64_t fold, ag_task_t task, const ag_scores_t *s,
-                           const cli_task_scores_t *tasks, int json) {
-    print_scores(out, "test", fold, task, s, tasks, json, NULL);
+                           const cli_task_scores_t *tasks, int json, const ag_cli_warnings_t *warnings) {
+    print_scores(out, "test", fold, task, s, tasks, json, warnings);
 }
 
 int cli_task_scores_init(cli_task_scores_t *t, const char *const *names, int64_t n) {
@@ -566,7 +566,8 @@ void cli_task_scores_destroy(cli_task_scores_t *t) {
     memset(t, 0, sizeof *t);
 }
 
-void cli_print_cv_summary(FILE *out, ag_task_t task, const ag_scores_t *folds, int64_t n_folds, int json) {
+void cli_print_cv_summary(FILE *out, ag_task_t task, const ag_scores_t *folds, int64_t n_folds, int json,
+                          const ag_cli_warnings_t *warnings) {
     /* a metric some fold could not score (ROC-AUC of a fold with one class) has no mean: left out
      * of the text line, null in JSON (which keeps every key of the task) */
     const char *const *names;
@@ -603,8 +604,12 @@ void cli_print_cv_summary(FILE *out, ag_task_t task, const ag_scores_t *folds, i
         }
         shown++;
     }
-    if (json) fputs("}\n", out);
-    else fprintf(out, " (%lld folds, n %lld)\n", (long long)n_folds, (long long)n);
+    if (json) {
+        cli_json_warnings(out, warnings);
+        fputs("}\n", out);
+    } else {
+        fprintf(out, " (%lld folds, n %lld)\n", (long long)n_folds, (long long)n);
+    }
     fflush(out);
 }
 

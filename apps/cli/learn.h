@@ -164,13 +164,16 @@ int cli_smoothed_scores(ag_model_t *const *members, int64_t K, const ag_trainset
                         ag_scores_t *sc);
 
 /* One fold of a cross-validation: "fold 3 test: accuracy ... (n 19)", or the JSON object with a
- * "fold" member; each task's figures below it as cli_print_task_scores() prints them. */
+ * "fold" member; each task's figures below it as cli_print_task_scores() prints them, and the
+ * warnings (may be NULL) as its "warnings". */
 void cli_print_fold_scores(FILE *out, int64_t fold, ag_task_t task, const ag_scores_t *s,
-                           const cli_task_scores_t *tasks, int json);
+                           const cli_task_scores_t *tasks, int json, const ag_cli_warnings_t *warnings);
 
 /* The cross-validation's line: each metric's mean and sample standard deviation over the folds
  * ("cv: accuracy 0.8936 +- 0.0561, ... (10 folds, n 188)"), or one JSON object with NAME_mean and
- * NAME_std members. A metric not finite in every fold is left out. */
-void cli_print_cv_summary(FILE *out, ag_task_t task, const ag_scores_t *folds, int64_t n_folds, int json);
+ * NAME_std members, and the warnings (may be NULL) as its "warnings". A metric not finite in every
+ * fold is left out. */
+void cli_print_cv_summary(FILE *out, ag_task_t task, const ag_scores_t *folds, int64_t n_folds, int json,
+                          const ag_cli_warnings_t *warnings);
 
 #endif
