@@ -258,8 +258,8 @@ static void write_listed_gml(const char *dir, const char *name, const char *vlis
 
 /* igraph's reading warnings reach the caller: each distinct one once, with the number of graphs
  * that gave it and the first in table order (or folder order), every warning of a file counted;
- * beyond AG_DATASET_WARNINGS_KEPT distinct ones, a count and the first graph. A clean dataset and a
- * TU dataset have none. */
+ * beyond AG_DATASET_WARNINGS_KEPT distinct ones (or those of one file), a count and the first
+ * graph. A clean dataset and a TU dataset have none. */
 static void test_reading_warnings(void **state) {
     (void)state;
     char dir[256], table[300];
@@ -314,6 +314,19 @@ static void test_reading_warnings(void **state) {
     assert_int_equal(ds.warnings[0].n_graphs, 1);
     assert_int_equal(ds.n_warned_other, 2);
     assert_int_equal(ds.first_other, 8);
+    ag_dataset_destroy(&ds);
+    /* one file with nine lists: its ninth, past what one read keeps, counts as another */
+    char lists[512] = "";
+    for (int k = 0; k < 9; k++) snprintf(lists + strlen(lists), sizeof lists - strlen(lists), " l%d [ a 1 ]", k);
+    snprintf(text, sizeof text, "graph [\n node [ id 0%s ]\n node [ id 1 ]\n edge [ source 0 target 1 ]\n]\n", lists);
+    ag_test_write_text(dir, "nine.gml", text);
+    ag_test_write_text(dir, "nine.csv", "file,y\na.gml,0\nnine.gml,1\n");
+    snprintf(table, sizeof table, "%s/nine.csv", dir);
+    assert_int_equal(ag_dataset_load(&ds, table, NULL), AG_SUCCESS);
+    assert_int_equal(ds.n_warned, 1);
+    assert_int_equal(ds.n_warnings, AG_DATASET_WARNINGS_KEPT);
+    assert_int_equal(ds.n_warned_other, 1);
+    assert_int_equal(ds.first_other, 1);
     ag_dataset_destroy(&ds);
     /* files without lists */
     assert_int_equal(ag_dataset_load(&ds, DATA "labels.csv", NULL), AG_SUCCESS);

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include <attngraph/attngraph.h>
 #include <attngraph/graph.h>
+#include "cli_testutil.h"
 
 #define FORMATS AG_SOURCE_DIR "/graphs/formats/"
 #define BROKEN AG_SOURCE_DIR "/tests/data/broken/"
@@ -255,6 +256,53 @@ static void test_warning_of_composite_attribute(void **state) {
     igraph_destroy(&ig);
 }
 
+/* Every distinct warning of a read, not only the first (a GML file holding several lists drops
+ * each of them): the first AG_GRAPH_READ_WARNINGS_KEPT in igraph's order, without the file's name,
+ * each once though igraph repeats it per vertex, and a count of the distinct ones after them. The
+ * next read starts clean. */
+static void test_every_read_warning(void **state) {
+    (void)state;
+    char dir[256], gml[2048], lists[1024] = "", path[300];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "read_warnings", 0), 0);
+    for (int k = 0; k < 10; k++) snprintf(lists + strlen(lists), sizeof lists - strlen(lists), " l%d [ a 1 ]", k);
+    snprintf(gml, sizeof gml, "graph [\n node [ id 0%s ]\n node [ id 1%s ]\n edge [ source 0 target 1 g [ a 1 ] ]\n]\n",
+             lists, lists);
+    ag_test_write_text(dir, "lists.gml", gml);
+    snprintf(path, sizeof path, "%s/lists.gml", dir);
+    igraph_t ig;
+    assert_int_equal(ag_graph_read(&ig, path, AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    igraph_destroy(&ig);
+    assert_int_equal(ag_graph_read_warning_count(), AG_GRAPH_READ_WARNINGS_KEPT);
+    for (int k = 0; k < AG_GRAPH_READ_WARNINGS_KEPT; k++) {
+        char want[128];
+        snprintf(want, sizeof want, "Composite vertex attribute 'l%d' ignored in GML file.", k);
+        assert_string_equal(ag_graph_read_warning_reason(k), want);
+    }
+    assert_string_equal(ag_graph_read_warning_reason(AG_GRAPH_READ_WARNINGS_KEPT), "");
+    assert_string_equal(ag_graph_read_warning_reason(-1), "");
+    assert_int_equal(ag_graph_read_warnings_other(), 3); /* l8, l9 and the edges' g */
+    snprintf(gml, sizeof gml, "%s: Composite vertex attribute 'l0' ignored in GML file.", path);
+    assert_string_equal(ag_graph_read_warning(), gml);
+    /* one list: it alone, and nothing after it */
+    assert_int_equal(ag_graph_read(&ig, AG_SOURCE_DIR "/tests/data/composite.gml", AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    igraph_destroy(&ig);
+    assert_int_equal(ag_graph_read_warning_count(), 1);
+    assert_string_equal(ag_graph_read_warning_reason(0), "Composite vertex attribute 'xs' ignored in GML file.");
+    assert_int_equal(ag_graph_read_warnings_other(), 0);
+    assert_int_equal(ag_graph_read(&ig, FORMATS "sample.gml", AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    igraph_destroy(&ig);
+    assert_int_equal(ag_graph_read_warning_count(), 0);
+    assert_string_equal(ag_graph_read_warning_reason(0), "");
+    assert_int_equal(ag_graph_read_warnings_other(), 0);
+    /* a failed read starts clean too */
+    assert_int_equal(ag_graph_read(&ig, path, AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    igraph_destroy(&ig);
+    assert_int_not_equal(ag_graph_read(&ig, BROKEN "truncated.gml", AG_FORMAT_AUTO, 0), AG_SUCCESS);
+    assert_int_equal(ag_graph_read_warning_count(), 0);
+    assert_int_equal(ag_graph_read_warnings_other(), 0);
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 static void test_stdin(void **state) {
     (void)state;
     if (!freopen(FORMATS "sample.edgelist", "r", stdin)) skip();
@@ -493,6 +541,7 @@ int main(void) {
         cmocka_unit_test(test_format_names_and_extensions),
         cmocka_unit_test(test_error_paths),
         cmocka_unit_test(test_warning_of_composite_attribute),
+        cmocka_unit_test(test_every_read_warning),
         cmocka_unit_test(test_stdin),
         cmocka_unit_test(test_stdin_recognised),
         cmocka_unit_test(test_format_sniff),

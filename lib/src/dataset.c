@@ -62,16 +62,16 @@ static ag_error_t read_listed(igraph_t *graph, const char *path, const ag_datase
  * order (igraph is not thread-safe), so the first graph of each is the first in the table or
  * folder, and a second load of the same files keeps the same warnings. */
 static ag_error_t keep_warnings(ag_dataset_t *ds, int64_t g) {
-    const int n = ag_i_graph_read_reason_count();
+    const int n = ag_graph_read_warning_count();
     if (n == 0) return AG_SUCCESS;
     if (!ds->warnings) {
         void *p;
         AG_CHECK(ag_i_alloc_array(&p, AG_DATASET_WARNINGS_KEPT, sizeof(ag_dataset_warning_t), "reading warnings"));
         ds->warnings = p;
     }
-    int other = 0;
+    int other = ag_graph_read_warnings_other() > 0; /* past the file's own kept ones */
     for (int i = 0; i < n; i++) {
-        const char *reason = ag_i_graph_read_reason(i);
+        const char *reason = ag_graph_read_warning_reason(i);
         int64_t k = 0;
         while (k < ds->n_warnings && strcmp(ds->warnings[k].reason, reason) != 0) k++;
         if (k < ds->n_warnings) {

@@ -57,6 +57,17 @@ static char igraph_msg[AG_MSG_MAX];
  * three list attributes gives three, and each of them drops data. */
 static char igraph_warn[AG_I_IGRAPH_WARNINGS][AG_MSG_MAX];
 static int n_igraph_warn = 0;
+/* (n_igraph_warn_other) the distinct warnings after those, told apart by a hash of their text: a
+ * file with a tenth list attribute drops data too, and the caller can say that it did */
+static uint64_t igraph_warn_other[AG_I_IGRAPH_WARNINGS_COUNTED];
+static int n_igraph_warn_other = 0;
+
+/* FNV-1a: enough to tell igraph's few messages apart */
+static uint64_t text_hash(const char *s) {
+    uint64_t h = 14695981039346656037ULL;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
 
 static void record_igraph_error(const char *reason, const char *file, int line, igraph_error_t err) {
     (void)file;
@@ -80,14 +91,21 @@ static void record_igraph_warning(const char *reason, const char *file, int line
     /* igraph may repeat a warning per vertex or edge: it says the same thing once */
     for (int i = 0; i < n_igraph_warn; i++)
         if (!strncmp(igraph_warn[i], text, sizeof igraph_warn[i] - 1)) return;
-    if (n_igraph_warn < AG_I_IGRAPH_WARNINGS)
+    if (n_igraph_warn < AG_I_IGRAPH_WARNINGS) {
         snprintf(igraph_warn[n_igraph_warn++], sizeof igraph_warn[0], "%s", text);
+        return;
+    }
+    const uint64_t h = text_hash(text);
+    for (int i = 0; i < n_igraph_warn_other; i++)
+        if (igraph_warn_other[i] == h) return;
+    if (n_igraph_warn_other < AG_I_IGRAPH_WARNINGS_COUNTED) igraph_warn_other[n_igraph_warn_other++] = h;
 }
 
 void ag_i_igraph_enter(void) {
     if (guard_depth++ == 0) {
         igraph_msg[0] = '\0';
         n_igraph_warn = 0;
+        n_igraph_warn_other = 0;
         saved_error_handler = igraph_set_error_handler(record_igraph_error);
         saved_warning_handler = igraph_set_warning_handler(record_igraph_warning);
     }
@@ -103,6 +121,7 @@ void ag_i_igraph_leave(void) {
 const char *ag_i_igraph_last_error(void) { return igraph_msg; }
 int ag_i_igraph_warning_count(void) { return n_igraph_warn; }
 const char *ag_i_igraph_warning(int i) { return i >= 0 && i < n_igraph_warn ? igraph_warn[i] : ""; }
+int ag_i_igraph_warning_other_count(void) { return n_igraph_warn_other; }
 
 ag_error_t ag_i_igraph_error(ag_error_t code, const char *src_file, int src_line, const char *fmt, ...) {
     char context[AG_MSG_MAX / 2];

@@ -39,6 +39,8 @@ static _Thread_local char read_warning[2 * WARN_MAX]; /* "FILE: " and the first 
  * copied, since the guard's list is reset by the next call into igraph. */
 static _Thread_local char read_reasons[AG_I_IGRAPH_WARNINGS][WARN_MAX];
 static _Thread_local int n_read_reasons;
+static _Thread_local int n_read_other; /* distinct warnings after those, counted */
+_Static_assert(AG_I_IGRAPH_WARNINGS == AG_GRAPH_READ_WARNINGS_KEPT, "graph.h says how many a read keeps");
 static _Thread_local ag_format_t read_format;
 
 const char *ag_format_name(ag_format_t format) {
@@ -84,9 +86,11 @@ ag_error_t ag_format_from_path(const char *path, ag_format_t *format) {
 
 const char *ag_graph_read_warning(void) { return read_warning; }
 
-int ag_i_graph_read_reason_count(void) { return n_read_reasons; }
+int ag_graph_read_warning_count(void) { return n_read_reasons; }
 
-const char *ag_i_graph_read_reason(int i) { return i >= 0 && i < n_read_reasons ? read_reasons[i] : ""; }
+const char *ag_graph_read_warning_reason(int i) { return i >= 0 && i < n_read_reasons ? read_reasons[i] : ""; }
+
+int ag_graph_read_warnings_other(void) { return n_read_other; }
 
 ag_format_t ag_graph_read_format(void) { return read_format; }
 
@@ -190,6 +194,7 @@ static igraph_error_t parse(igraph_t *ig, FILE *f, ag_format_t format, int direc
 ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int directed) {
     read_warning[0] = '\0';
     n_read_reasons = 0;
+    n_read_other = 0;
     read_format = AG_FORMAT_AUTO;
     if (!ig || !path) return AG_ERROR(AG_EINVAL, "ag_graph_read: NULL argument");
     if ((int)format < 0 || format >= AG_FORMAT_COUNT)
@@ -271,6 +276,7 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
         if (format == AG_FORMAT_GRAPHML && strncmp(warning, own_ids, sizeof own_ids - 1) == 0) continue;
         snprintf(read_reasons[n_read_reasons++], WARN_MAX, "%s", warning);
     }
+    n_read_other = ag_i_igraph_warning_other_count();
     if (n_read_reasons > 0) snprintf(read_warning, sizeof read_warning, "%s: %s", name, read_reasons[0]);
     const int read_failed = ferror(f);
     const int read_errno = errno;

@@ -110,15 +110,13 @@ void ag_i_igraph_leave(void);
 /* igraph's last error message captured inside the guard ("" if none). */
 const char *ag_i_igraph_last_error(void);
 /* igraph's distinct warnings since the outermost ag_i_igraph_enter(), in the order given: how many
- * (the first AG_I_IGRAPH_WARNINGS are kept), and the i-th ("" outside 0..count-1). */
+ * are kept (the first AG_I_IGRAPH_WARNINGS), the i-th ("" outside 0..count-1), and how many
+ * distinct ones came after those, counted up to AG_I_IGRAPH_WARNINGS_COUNTED. */
 #define AG_I_IGRAPH_WARNINGS 8
+#define AG_I_IGRAPH_WARNINGS_COUNTED 256
 int ag_i_igraph_warning_count(void);
 const char *ag_i_igraph_warning(int i);
-
-/* igraph's distinct warnings during the last ag_graph_read() on this thread, without the file's
- * name (ag_graph_read_warning() is the first with it): how many, and the i-th ("" outside). */
-int ag_i_graph_read_reason_count(void);
-const char *ag_i_graph_read_reason(int i);
+int ag_i_igraph_warning_other_count(void);
 
 /* Runs an igraph call inside the guard; on failure records an AG_EIGRAPH-class error whose
  * message is `context: igraph's reason` and returns it. */

@@ -45,13 +45,15 @@ typedef struct ag_dataset_t {
                             * messages then say "graph 12" */
     /* What igraph warned of while reading the files (the library prints nothing): data it read
      * past, such as a GML list attribute it drops, so that the graphs lack it. Every distinct
-     * warning of a file counts (the first 8 of one file), each graph once per warning. */
+     * warning of a file counts (the first 8 of one file, and a file with more among
+     * n_warned_other), each graph once per warning. */
     int64_t n_warned;                /* graphs whose reading gave at least one warning */
     ag_dataset_warning_t *warnings;  /* (n_warnings) the distinct warnings, in file order of their
                                       * first graph; NULL when there were none */
     int64_t n_warnings;              /* at most AG_DATASET_WARNINGS_KEPT */
     int64_t n_warned_other;          /* graphs with a warning beyond those kept (one of the distinct
-                                      * warnings after the first AG_DATASET_WARNINGS_KEPT) */
+                                      * warnings after the first AG_DATASET_WARNINGS_KEPT, or after
+                                      * the first AG_GRAPH_READ_WARNINGS_KEPT of the graph's own) */
     int64_t first_other;             /* the first of those graphs (an index), when n_warned_other > 0 */
 } ag_dataset_t;
 

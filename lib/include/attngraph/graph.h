@@ -178,8 +178,30 @@ int64_t ag_graph_read_set_max_memory(int64_t bytes);
  * The first warning igraph emitted during the last ag_graph_read() on this thread, prefixed with
  * the file name ("FILE: ..."), or "" if there was none. The library never prints it; programs may.
  * Example: the GML reader ignores composite (list) attributes with a warning, one per attribute;
- * a dataset's loaders keep every distinct one of each file (ag_dataset_t.warnings, dataset.h). */
+ * ag_graph_read_warning_reason() gives each distinct one, and a dataset's loaders keep every
+ * distinct one of each file (ag_dataset_t.warnings, dataset.h). */
 const char *ag_graph_read_warning(void);
+
+/** The most distinct warnings ag_graph_read() keeps of one read. */
+#define AG_GRAPH_READ_WARNINGS_KEPT 8
+
+/** \function ag_graph_read_warning_count
+ * How many distinct warnings of the last ag_graph_read() on this thread are kept: the first
+ * AG_GRAPH_READ_WARNINGS_KEPT in the order igraph gave them (igraph may repeat one per vertex or
+ * edge; it counts once). 0 when there were none. */
+int ag_graph_read_warning_count(void);
+
+/** \function ag_graph_read_warning_reason
+ * The i-th kept warning (0 <= i < ag_graph_read_warning_count()) in igraph's words, without the
+ * file name ("Composite vertex attribute 'xs' ignored in GML file."), or "" for another i.
+ * ag_graph_read_warning() is the first, with the name. */
+const char *ag_graph_read_warning_reason(int i);
+
+/** \function ag_graph_read_warnings_other
+ * How many distinct warnings of the last ag_graph_read() on this thread came after the kept ones
+ * (counted, not kept; up to 256): 0 unless ag_graph_read_warning_count() is
+ * AG_GRAPH_READ_WARNINGS_KEPT. A program saying the kept ones can say that there were more. */
+int ag_graph_read_warnings_other(void);
 
 /** \function ag_graph_read_format
  * The format the last successful ag_graph_read() on this thread parsed (what AG_FORMAT_AUTO chose),
