@@ -1161,6 +1161,49 @@ static void test_perfect_validation_hint(void **state) {
         "--metric accuracy -q");
 }
 
+/* Every distinct warning igraph gave reading a file is said, a line each, as train and eval say a
+ * dataset's: classify, info, label, explain and a node task's train said the first alone, so a GML
+ * file holding a vertex list and an edge list lost two attributes and named one. Past the 8 a read
+ * keeps, one line counts the rest. --json carries each line. */
+static void test_every_read_warning(void **state) {
+    (void)state;
+    static const char lists[] = "s/node \\[/node [ xs [ a 1 ]/; s/edge \\[/edge [ g [ a 1 ]/";
+    char cmd[2048], want[4096], text[1024], more[512] = "";
+    snprintf(cmd, sizeof cmd, "sed '%s' '%s/graphs/molecules/aspirin.gml' > '%s/lists.gml' && "
+             "sed '%s' '%s/graphs/social/karate.gml' > '%s/klists.gml'", lists, AG_SOURCE_DIR, dir, lists,
+             AG_SOURCE_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    static const char two[] = "attn-graph: warning: @/%s: Composite vertex attribute 'xs' ignored in GML file.\n"
+                              "attn-graph: warning: @/%s: Composite edge attribute 'g' ignored in GML file.\n";
+    snprintf(want, sizeof want, two, "lists.gml", "lists.gml");
+    run_expect(0, want, "classify @/lists.gml");
+    run_expect(0, want, "info @/lists.gml");
+    run_expect(0, want, "explain --model graphs/models/tox21.safetensors @/lists.gml -o @/lists-attention.graphml");
+    ag_cli_run_t r = run_expect(0, want, "info --json @/lists.gml");
+    snprintf(text, sizeof text, "\"warnings\": [\"%s/lists.gml: Composite vertex attribute 'xs' ignored in GML "
+             "file.\", \"%s/lists.gml: Composite edge attribute 'g' ignored in GML file.\"]}\n", dir, dir);
+    assert_non_null(strstr(r.out, text));
+    r = run_expect(0, want, "classify --json @/lists.gml");
+    assert_non_null(strstr(r.out, text));
+    snprintf(want, sizeof want, two, "klists.gml", "klists.gml");
+    run_expect(0, want, "label @/klists.gml -o @/klists.csv");
+    run_expect(0, want, "train @/klists.gml --label-attr club --epochs 1 --threads 1 --quiet");
+    /* ten vertex lists and an edge list: eight lines, and one for the other three */
+    for (int k = 0; k < 10; k++) snprintf(more + strlen(more), sizeof more - strlen(more), " l%d [ a 1 ]", k);
+    snprintf(text, sizeof text, "graph [\n node [ id 0%s ]\n node [ id 1 ]\n edge [ source 0 target 1 g [ a 1 ] ]\n]\n",
+             more);
+    write_text("many.gml", text);
+    want[0] = '\0';
+    for (int k = 0; k < 8; k++)
+        snprintf(want + strlen(want), sizeof want - strlen(want),
+                 "attn-graph: warning: @/many.gml: Composite vertex attribute 'l%d' ignored in GML file.\n", k);
+    snprintf(want + strlen(want), sizeof want - strlen(want),
+             "attn-graph: warning: @/many.gml: igraph warned of 3 other things than the 8 above\n");
+    r = run_expect(0, want, "info --json @/many.gml");
+    snprintf(text, sizeof text, "file.\", \"%s/many.gml: igraph warned of 3 other things than the 8 above\"]}\n", dir);
+    assert_non_null(strstr(r.out, text));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify_misfits),
@@ -1188,6 +1231,7 @@ int main(void) {
         cmocka_unit_test(test_mostly_empty_warned),
         cmocka_unit_test(test_user_slips),
         cmocka_unit_test(test_perfect_validation_hint),
+        cmocka_unit_test(test_every_read_warning),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

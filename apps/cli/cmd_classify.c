@@ -303,7 +303,7 @@ int ag_cmd_classify(int argc, char **argv) {
          * nothing), and each file's list moves with it into its batch */
         ag_cli_warnings_t *was = ag_cli_warnings_start(&warned);
         ag_error_t rc = ag_graph_read(&ig, path, format, directed);
-        if (ag_graph_read_warning()[0]) ag_cli_warning("%s", ag_graph_read_warning());
+        cli_say_read_warnings(path);
         if (rc) {
             ag_cli_warnings_collect(was);
             ag_cli_error("%s", ag_error_message());

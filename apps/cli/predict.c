@@ -527,9 +527,20 @@ int cli_write_graph_file(const char *cmd, const igraph_t *ig, cli_out_kind_t kin
     return cli_atomic_commit(&out, cmd) < 0 ? AG_EXIT_FAILURE : AG_EXIT_OK;
 }
 
+void cli_say_read_warnings(const char *path) {
+    /* every one: each is data igraph left out (a GML file with two lists loses both), and the
+     * first alone hid the others; named as ag_graph_read_warning() names its first */
+    const char *name = cli_shown_path(path);
+    const int n = ag_graph_read_warning_count(), other = ag_graph_read_warnings_other();
+    for (int i = 0; i < n; i++) ag_cli_warning("%s: %s", name, ag_graph_read_warning_reason(i));
+    if (other > 0)
+        ag_cli_warning("%s: igraph warned of %d other thing%s than the %d above", name, other, other == 1 ? "" : "s",
+                       n);
+}
+
 int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed) {
     ag_error_t rc = ag_graph_read(ig, path, format, directed);
-    if (ag_graph_read_warning()[0]) ag_cli_warning("%s", ag_graph_read_warning());
+    cli_say_read_warnings(path);
     if (!rc) return AG_EXIT_OK;
     const int code = ag_cli_fail(rc);
     /* a count in the file asking for more vertices than the memory limit: bad input, as classify has it */

@@ -109,7 +109,11 @@ int cli_max_memory_option(const char *cmd, int argc, char **argv, int *i);
 /* A graph's path as messages name it: "<stdin>" for "-", as the graph reader does. */
 const char *cli_shown_path(const char *path);
 
-/* Reads a graph (saying igraph's warning, if any, through ag_cli_warning); returns an exit code
+/* Says, through ag_cli_warning, each distinct warning igraph gave in the last ag_graph_read() of
+ * path ("PATH: REASON"), and how many more distinct ones there were past those kept. */
+void cli_say_read_warnings(const char *path);
+
+/* Reads a graph (saying igraph's warnings, if any: cli_say_read_warnings); returns an exit code
  * (3 for a file over the reading limit of --max-memory as for any bad file). */
 int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed);
 
