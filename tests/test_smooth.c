@@ -213,10 +213,10 @@ static void test_threads_and_wrapper(void **state) {
     /* the errors of the wrapper's own checks, and the shared ones through it */
     igraph_matrix_t short_p;
     igraph_matrix_init(&short_p, N - 1, C);
-    assert_int_equal(ag_label_smooth(&ig, &short_p, &K, &cfg, &R), AG_EINVAL);
+    assert_int_equal(ag_label_smooth(&ig, &short_p, &K, &cfg, &R), AG_EMISMATCH);
     assert_non_null(strstr(ag_error_message(), "the probabilities have 30 rows for a graph of 31 vertices"));
     igraph_vector_int_resize(&K, N - 2);
-    assert_int_equal(ag_label_smooth(&ig, &P, &K, &cfg, &R), AG_EINVAL);
+    assert_int_equal(ag_label_smooth(&ig, &P, &K, &cfg, &R), AG_EMISMATCH);
     assert_non_null(strstr(ag_error_message(), "the known classes have 29 entries for a graph of 31 vertices"));
     igraph_vector_int_resize(&K, N);
     VECTOR(K)[7] = 3;

@@ -157,10 +157,10 @@ ag_error_t ag_label_smooth(const igraph_t *graph, const igraph_matrix_t *probs, 
     const int64_t N = g.n_nodes, C = igraph_matrix_ncol(probs);
     ag_error_t rc = AG_SUCCESS;
     if (igraph_matrix_nrow(probs) != N)
-        rc = AG_ERROR(AG_EINVAL, "label smoothing: the probabilities have %lld rows for a graph of %lld vertices",
+        rc = AG_ERROR(AG_EMISMATCH, "label smoothing: the probabilities have %lld rows for a graph of %lld vertices",
                       (long long)igraph_matrix_nrow(probs), (long long)N);
     else if (igraph_vector_int_size(known) != N)
-        rc = AG_ERROR(AG_EINVAL, "label smoothing: the known classes have %lld entries for a graph of %lld vertices",
+        rc = AG_ERROR(AG_EMISMATCH, "label smoothing: the known classes have %lld entries for a graph of %lld vertices",
                       (long long)igraph_vector_int_size(known), (long long)N);
     int64_t NC = 0;
     if (rc == AG_SUCCESS && ag_i_mul_overflow(N, C, &NC))

@@ -213,9 +213,9 @@ ag_error_t ag_net_predict_nodes(ag_net_t *net, const igraph_t *graph, const igra
  * \param result  Caller-initialised; resized to N x C, each row a distribution. May be probs.
  * \return AG_SUCCESS; AG_EINVAL (NULL argument; not a node-classification model; a model without
  *         stored weights; known NULL and the model names no label attribute; the errors of
- *         ag_label_smooth()); AG_EMISMATCH (probs without C columns); AG_EATTR (the graph lacks the
- *         label attribute); AG_EVALUE (a value of it that is no class of the model: names the
- *         vertex); AG_ENOMEM.
+ *         ag_label_smooth()); AG_EMISMATCH (probs without C columns or N rows, known not N long);
+ *         AG_EATTR (the graph lacks the label attribute); AG_EVALUE (a value of it that is no
+ *         class of the model: names the vertex); AG_ENOMEM.
  * Time complexity: O(iterations x (N + E) x C).
  */
 ag_error_t ag_net_smooth_nodes(const ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *probs,

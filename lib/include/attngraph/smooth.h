@@ -55,9 +55,10 @@ void ag_smooth_config_init(ag_smooth_config_t *cfg);
  * \param cfg     The steps' settings.
  * \param result  An initialised matrix; resized to N x C, each row a distribution (a row of zeros
  *                stays zeros).
- * \return AG_SUCCESS; AG_EINVAL (an alpha out of range, negative iterations, probs not N rows or
- *         known not N long, a negative or non-finite probability: names the vertex), AG_EVALUE (a
- *         known class outside 0 .. C-1: names the vertex), AG_ELIMIT, AG_ENOMEM.
+ * \return AG_SUCCESS; AG_EINVAL (a NULL argument, an alpha out of range, negative iterations, a
+ *         negative or non-finite probability: names the vertex); AG_EMISMATCH (probs not N rows or
+ *         known not N long, as the other functions taking an igraph matrix per vertex); AG_EVALUE (a
+ *         known class outside 0 .. C-1: names the vertex); AG_ELIMIT; AG_ENOMEM.
  * Time complexity: O(iterations (|V| + |E|) C).
  */
 ag_error_t ag_label_smooth(const igraph_t *graph, const igraph_matrix_t *probs, const igraph_vector_int_t *known,
