@@ -667,6 +667,19 @@ static int layout(const igraph_t *ig, igraph_matrix_t *xy) {
     return rc;
 }
 
+/* The box around the drawing xy (N x 2); 0 to 1 on each axis without vertices. */
+static void layout_box(const igraph_matrix_t *xy, double *minx, double *maxx, double *miny, double *maxy) {
+    *minx = *miny = 0.0;
+    *maxx = *maxy = 1.0;
+    for (int64_t v = 0; v < igraph_matrix_nrow(xy); v++) {
+        double x = MATRIX(*xy, v, 0), y = MATRIX(*xy, v, 1);
+        if (v == 0 || x < *minx) *minx = x;
+        if (v == 0 || x > *maxx) *maxx = x;
+        if (v == 0 || y < *miny) *miny = y;
+        if (v == 0 || y > *maxy) *maxy = y;
+    }
+}
+
 /* Pushes apart circles closer than gap (centre to centre) in the N x 2 canvas positions pos, kept
  * inside [x0, x1] x [y0, y1]: Kamada-Kawai draws hubs that share most neighbours (Karate's 33 and
  * 34) almost on top of each other. Pairs in a fixed order, so drawings repeat. */
@@ -999,19 +1012,19 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     if (emax - emin <= 1e-4 * fabs(emax)) emin = emax;
     if (nmax - nmin <= 1e-4 * fabs(nmax)) nmin = nmax;
     /* fit the layout into the canvas */
-    double minx = 0, maxx = 1, miny = 0, maxy = 1;
-    for (int64_t v = 0; v < N; v++) {
-        double x = MATRIX(xy, v, 0), y = MATRIX(xy, v, 1);
-        if (v == 0 || x < minx) minx = x;
-        if (v == 0 || x > maxx) maxx = x;
-        if (v == 0 || y < miny) miny = y;
-        if (v == 0 || y > maxy) maxy = y;
-    }
+    double minx, maxx, miny, maxy;
+    layout_box(&xy, &minx, &maxx, &miny, &maxy);
     double span = fmax(maxx - minx, maxy - miny);
     if (span <= 0) span = 1;
     int lab_numeric = 0;
     const char *lab = label_attr(ig, &lab_numeric);
     double radius = N <= 60 ? 12.0 : N <= 300 ? 8.0 : N <= 2000 ? 4.0 : 2.0;
+    double side = N <= 60 ? 560.0 : N <= 300 ? 800.0 : 1200.0, margin = 30.0 + radius, top = 56.0;
+    /* A small drawing (a salt's two ions, a few atoms) stretched to the canvas had bonds of 250 to
+     * 480 px and ions at its two ends; a mean edge length (a layout unit without edges, the
+     * packing's gap) of at most UNIT_PX keeps it at the scale of larger drawings. */
+    const double UNIT_PX = 120.0, unit = mean_edge_length(ig, &xy);
+    double sx = fmin((side - 2 * margin) / span, UNIT_PX / (unit > 0.0 ? unit : 1.0));
     /* Labels of up to 3 characters (elements, indices) sit inside their circle when they fit there
      * at a readable size (inside_px); longer ones (names) beside it, cut to LABEL_MAX characters,
      * so the canvas gets room on the right. */
@@ -1027,12 +1040,6 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         wid[v] = text_width(shown, label_px);
         pad = fmax(pad, 3.0 + wid[v]);
     }
-    double side = N <= 60 ? 560.0 : N <= 300 ? 800.0 : 1200.0, margin = 30.0 + radius, top = 56.0;
-    /* A small drawing (a salt's two ions, a few atoms) stretched to the canvas had bonds of 250 to
-     * 480 px and ions at its two ends; a mean edge length (a layout unit without edges, the
-     * packing's gap) of at most UNIT_PX keeps it at the scale of larger drawings. */
-    const double UNIT_PX = 120.0, unit = mean_edge_length(ig, &xy);
-    double sx = fmin((side - 2 * margin) / span, UNIT_PX / (unit > 0.0 ? unit : 1.0));
     double width = (maxx - minx) * sx + 2 * margin + pad;
     if (width < 600) width = 600;
     /* the title and the caption's lines under it, the canvas as wide as they are */
