@@ -399,6 +399,80 @@ static void test_explain_flat_scale(void **state) {
     free(doc);
 }
 
+/* A long chain of carbons, built here (hexacosane's 26, and 90 past the 60 atoms that get 12 px
+ * circles): well-formed, one <path> per bond and one <circle> per atom, and every bond shows at
+ * least 3/4 of a circle's width of stroke between its two circles, the atoms' letters still 8 px
+ * or more; the drawing lies along the canvas's width. Fitted to the square canvas, hexacosane's
+ * bonds were 26 px under 12 px circles, 2 px of stroke, in a column. */
+static void test_explain_long_chain(void **state) {
+    (void)state;
+    static const int lengths[2] = {26, 90};
+    for (int k = 0; k < 2; k++) {
+        const int n = lengths[k];
+        char path[256], svg[256], args[1024], why[256];
+        snprintf(path, sizeof path, "%s/chain%d.gml", dir, n);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("graph [\n directed 0\n", f);
+        for (int i = 0; i < n; i++) {
+            const int end = i == 0 || i == n - 1;
+            fprintf(f, " node [ id %d element \"C\" atomic_num 6 charge 0 aromatic 0 hydrogens %d "
+                       "hybridization \"SP3\" degree %d in_ring 0 ]\n", i, end ? 3 : 2, end ? 1 : 2);
+        }
+        for (int i = 0; i + 1 < n; i++)
+            fprintf(f, " edge [ source %d target %d bond 1 bond_type \"SINGLE\" conjugated 0 in_ring 0 ]\n", i, i + 1);
+        fputs("]\n", f);
+        fclose(f);
+        snprintf(svg, sizeof svg, "%s/chain%d.svg", dir, n);
+        snprintf(args, sizeof args, "explain %s -o %s/chain%d.graphml --svg %s", path, dir, n, svg);
+        ag_cli_run_t r;
+        ag_cli_run(&r, NULL, args);
+        if (r.code != 0) fail_msg("%s: exit %d: %s", args, r.code, r.err);
+        size_t len;
+        char *doc = (char *)ag_test_read_file(svg, &len);
+        int64_t paths, circles;
+        if (!ag_xml_check(doc, "path", &paths, why, sizeof why)) fail_msg("%s: %s", svg, why);
+        assert_true(ag_xml_check(doc, "circle", &circles, why, sizeof why));
+        assert_int_equal(paths, n - 1);
+        assert_int_equal(circles, n);
+        double xy[90][3], x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+        int nv = 0;
+        for (const char *q = doc; (q = strstr(q, "<circle cx=\"")) != NULL; q++, nv++) {
+            assert_true(nv < n);
+            double *c = xy[nv];
+            assert_int_equal(sscanf(q, "<circle cx=\"%lf\" cy=\"%lf\" r=\"%lf\"", &c[0], &c[1], &c[2]), 3);
+            x0 = fmin(x0, c[0]);
+            x1 = fmax(x1, c[0]);
+            y0 = fmin(y0, c[1]);
+            y1 = fmax(y1, c[1]);
+        }
+        assert_int_equal(nv, n);
+        int bonds = 0;
+        for (const char *q = doc; (q = strstr(q, "<title>")) != NULL; q++) {
+            int u, v;
+            if (sscanf(q, "<title>%d-%d:", &u, &v) != 2) continue; /* a circle's */
+            assert_true(u >= 0 && u < n && v >= 0 && v < n);
+            double seen = hypot(xy[u][0] - xy[v][0], xy[u][1] - xy[v][1]) - xy[u][2] - xy[v][2];
+            if (seen < 0.75 * 2 * xy[u][2])
+                fail_msg("%s: bond %d-%d shows %.1f px of stroke between circles of radius %.1f", svg, u, v, seen,
+                         xy[u][2]);
+            bonds++;
+        }
+        assert_int_equal(bonds, n - 1);
+        int letters = 0;
+        for (const char *q = doc; (q = strstr(q, "text-anchor=\"middle\"")) != NULL; q++, letters++) {
+            const char *tag = q;
+            while (tag > doc && *tag != '<') tag--;
+            const char *px = strstr(tag, "font-size=\"");
+            assert_true(px && px < q);
+            if (atof(px + strlen("font-size=\"")) < 8) fail_msg("%s: a letter at %s", svg, px);
+        }
+        assert_int_equal(letters, n);
+        if (x1 - x0 < 2 * (y1 - y0)) fail_msg("%s: the chain spans %.0f x %.0f px", svg, x1 - x0, y1 - y0);
+        free(doc);
+    }
+}
+
 /* train --plot: well-formed, one <polyline> per curve (loss, training and validation metric)
  * and one dot per epoch on each. */
 static void test_train_plot_svg(void **state) {
@@ -428,6 +502,7 @@ int main(void) {
         cmocka_unit_test(test_golden_cases),
         cmocka_unit_test(test_explain_svg),
         cmocka_unit_test(test_explain_flat_scale),
+        cmocka_unit_test(test_explain_long_chain),
         cmocka_unit_test(test_train_plot_svg),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -680,6 +680,30 @@ static void layout_box(const igraph_matrix_t *xy, double *minx, double *maxx, do
     }
 }
 
+/* Turns the drawing xy (N x 2) about its centroid so that the direction its vertices spread
+ * most along is horizontal: a layout has no orientation of its own, and Kamada-Kawai left a long
+ * chain upright or on a diagonal, where the canvas has the least room. */
+static void turn_to_principal_axis(igraph_matrix_t *xy) {
+    const int64_t N = igraph_matrix_nrow(xy);
+    double cx = 0.0, cy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0;
+    for (int64_t v = 0; v < N; v++) {
+        cx += MATRIX(*xy, v, 0) / (double)N;
+        cy += MATRIX(*xy, v, 1) / (double)N;
+    }
+    for (int64_t v = 0; v < N; v++) {
+        double dx = MATRIX(*xy, v, 0) - cx, dy = MATRIX(*xy, v, 1) - cy;
+        sxx += dx * dx;
+        syy += dy * dy;
+        sxy += dx * dy;
+    }
+    const double a = 0.5 * atan2(2.0 * sxy, sxx - syy), c = cos(a), s = sin(a);
+    for (int64_t v = 0; v < N; v++) {
+        double dx = MATRIX(*xy, v, 0) - cx, dy = MATRIX(*xy, v, 1) - cy;
+        MATRIX(*xy, v, 0) = dx * c + dy * s;
+        MATRIX(*xy, v, 1) = dy * c - dx * s;
+    }
+}
+
 /* Pushes apart circles closer than gap (centre to centre) in the N x 2 canvas positions pos, kept
  * inside [x0, x1] x [y0, y1]: Kamada-Kawai draws hubs that share most neighbours (Karate's 33 and
  * 34) almost on top of each other. Pairs in a fixed order, so drawings repeat. */
@@ -1023,8 +1047,26 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     /* A small drawing (a salt's two ions, a few atoms) stretched to the canvas had bonds of 250 to
      * 480 px and ions at its two ends; a mean edge length (a layout unit without edges, the
      * packing's gap) of at most UNIT_PX keeps it at the scale of larger drawings. */
-    const double UNIT_PX = 120.0, unit = mean_edge_length(ig, &xy);
-    double sx = fmin((side - 2 * margin) / span, UNIT_PX / (unit > 0.0 ? unit : 1.0));
+    const double UNIT_PX = 120.0, unit = mean_edge_length(ig, &xy), per = unit > 0.0 ? unit : 1.0;
+    double sx = fmin((side - 2 * margin) / span, UNIT_PX / per);
+    /* A long molecule fitted to the square canvas had bonds shorter than its circles: hexacosane's
+     * 25 bonds in a column, 26 px under 12 px circles, 2 px of each stroke (its attention) seen
+     * between them, and a 60-carbon chain pushed apart into a two-column ladder. Below BOND_RADII
+     * radii per mean edge length the drawing is turned to lie along the canvas's width and fitted
+     * to a canvas twice as wide as the square one (a screen's shape); then its circles shrink, to
+     * 8 px (the smallest their letters fit in, as above 60 vertices), and past that the canvas
+     * grows, so that a bond shows about 7/8 of a circle's width of stroke. Piribedil's 47 px bonds
+     * under 12 px circles, 23 px of stroke, are above the threshold and drawn as before. */
+    const double BOND_RADII = 3.75;
+    if (N > 1 && sx * per < BOND_RADII * radius) {
+        turn_to_principal_axis(&xy);
+        layout_box(&xy, &minx, &maxx, &miny, &maxy);
+        const double w = fmax(maxx - minx, 1e-9), h = fmax(maxy - miny, 1e-9);
+        sx = fmin(fmin((2.0 * side - 2 * margin) / w, (side - 2 * margin) / h), UNIT_PX / per);
+        radius = fmin(radius, fmax(fmin(8.0, radius), sx * per / BOND_RADII));
+        margin = 30.0 + radius;
+        sx = fmax(sx, BOND_RADII * radius / per);
+    }
     /* Labels of up to 3 characters (elements, indices) sit inside their circle when they fit there
      * at a readable size (inside_px); longer ones (names) beside it, cut to LABEL_MAX characters,
      * so the canvas gets room on the right. */
