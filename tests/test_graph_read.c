@@ -1,6 +1,7 @@
 /* Tests of reading graph files: every format of graphs/formats, format names and extensions, and
  * every error path with its code and a message naming the file. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -486,6 +487,60 @@ static void test_molecule_without_edges(void **state) {
     igraph_destroy(&ig);
 }
 
+/* The edges of g as "u>v" (1-based, as in the Pajek file) with each edge's weight or '-' when it
+ * has none, in edge order (igraph gives an unweighted edge before a weighted one 0, after it NaN). */
+static void edges_text(const igraph_t *g, char *buf, size_t cap) {
+    buf[0] = '\0';
+    const int weighted = igraph_cattribute_has_attr(g, IGRAPH_ATTRIBUTE_EDGE, "weight");
+    for (igraph_integer_t e = 0; e < igraph_ecount(g); e++) {
+        char w[32] = "-";
+        if (weighted && !isnan(EAN(g, "weight", e)) && EAN(g, "weight", e) != 0) snprintf(w, sizeof w, "%g", EAN(g, "weight", e));
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%d>%d:%s", e ? " " : "", (int)IGRAPH_FROM(g, e) + 1,
+                 (int)IGRAPH_TO(g, e) + 1, w);
+    }
+}
+
+/* A Pajek file mixing *Arcs and *Edges is one directed graph whatever the sections' order (igraph
+ * alone took the last header for the whole file): each undirected edge is two arcs with its weight,
+ * a loop stays one. A file of one kind of lines keeps its kind beside an empty header of the other,
+ * and the lines of a file that joined its sections keep their numbers in igraph's errors. */
+static void test_pajek_arcs_and_edges(void **state) {
+    (void)state;
+    char dir[256], path[300], got[512];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "pajek_mixed", 0), 0);
+    const struct {
+        const char *text;
+        int directed;
+        const char *edges;
+    } cases[] = {
+        {"*Vertices 4\n*Arcs\n1 2\n2 3\n*Edges\n3 4 2.5\n4 4\n", 1, "1>2:- 2>3:- 3>4:2.5 4>4:- 4>3:2.5"},
+        {"*Vertices 4\n*Edges\n3 4 2.5\n4 4\n*Arcs\n1 2\n2 3", 1, "3>4:2.5 4>4:- 1>2:- 2>3:- 4>3:2.5"},
+        {"*vertices 4\n*ARCS\n1 2\n%% a comment\n  *edges\n\n 3   4\n", 1, "1>2:- 3>4:- 4>3:-"},
+        {"*Vertices 4\n*Arcslist\n1 2 3\n*Edgeslist\n3 4 1 3\n", 1, "1>2:- 1>3:- 3>4:- 3>1:- 3>3:- 4>3:- 1>3:-"},
+        {"*Vertices 3\n*Edges\n1 2\n*Arcs\n", 0, "2>1:-"},
+        {"*Vertices 3\n*Arcs\n1 2\n*Edges\n", 1, "1>2:-"},
+        {"*Vertices 3\n*Edges\n1 2\n2 3\n", 0, "2>1:- 3>2:-"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ag_test_write_text(dir, "g.net", cases[i].text);
+        snprintf(path, sizeof path, "%s/g.net", dir);
+        igraph_t ig;
+        if (ag_graph_read(&ig, path, AG_FORMAT_AUTO, 0) != AG_SUCCESS) fail_msg("case %zu: %s", i, ag_error_message());
+        edges_text(&ig, got, sizeof got);
+        if (strcmp(got, cases[i].edges) || igraph_is_directed(&ig) != cases[i].directed)
+            fail_msg("case %zu: %s %s, expected %s %s", i, igraph_is_directed(&ig) ? "directed" : "undirected", got,
+                     cases[i].directed ? "directed" : "undirected", cases[i].edges);
+        assert_string_equal(ag_graph_read_warning(), "");
+        igraph_destroy(&ig);
+    }
+    ag_test_write_text(dir, "g.net", "*Vertices 3\n*Arcs\n1 2\n*Edges\n2 3\n3 x\n");
+    char expect[512];
+    snprintf(expect, sizeof expect, "%s: Parse error in Pajek file, line 6 (syntax error, unexpected ALNUM, expecting "
+             "number) (Parse error)", path);
+    assert_read_fails(path, AG_FORMAT_AUTO, AG_EPARSE, expect);
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 /* Every prefix of every sample file: each read either succeeds or fails with a message that names
  * the file, and nothing leaks (igraph's readers leave partial graphs behind on errors; ASan checks
  * that the guard frees them). */
@@ -547,6 +602,7 @@ int main(void) {
         cmocka_unit_test(test_format_sniff),
         cmocka_unit_test(test_molecule_without_edges),
         cmocka_unit_test(test_every_truncation),
+        cmocka_unit_test(test_pajek_arcs_and_edges),
         cmocka_unit_test(test_unreadable_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include "graph_read_limit.h"
+#include "graph_read_pajek.h"
 #include "internal.h"
 #include "attngraph/graph.h"
 
@@ -191,6 +192,27 @@ static igraph_error_t parse(igraph_t *ig, FILE *f, ag_format_t format, int direc
     }
 }
 
+/* Replaces *f (and *copy, the text it reads if any) with the Pajek file's text rewritten so that
+ * igraph reads its arcs and edges as one graph (graph_read_pajek.c). On failure *f is closed and
+ * NULL. */
+static ag_error_t unmix_pajek(FILE **f, char **copy, const char *name, int direction) {
+    char *text = NULL, *unmixed = NULL;
+    size_t len = 0, n = 0;
+    ag_error_t rc = ag_i_read_stream(*f, &text, &len);
+    const int e = errno;
+    if (rc == AG_SUCCESS) rc = ag_i_pajek_unmix(text, len, direction, &unmixed, &n);
+    ag_i_free(text);
+    fclose(*f);
+    *f = NULL;
+    ag_i_free(*copy);
+    *copy = unmixed;
+    if (rc == AG_EFILE) return AG_ERROR(AG_EFILE, "%s: %s", name, strerror(e));
+    if (rc != AG_SUCCESS) return AG_ERROR(AG_ENOMEM, "%s: out of memory joining its *Arcs and *Edges", name);
+    if (!(*f = fmemopen(unmixed, n, "rb")))
+        return AG_ERROR(AG_ENOMEM, "%s: cannot open its %zu bytes as a stream: %s", name, n, strerror(errno));
+    return AG_SUCCESS;
+}
+
 ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int directed) {
     read_warning[0] = '\0';
     n_read_reasons = 0;
@@ -244,8 +266,11 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
                                     : ag_i_graph_check_vertices(name, format, &scan);
         if (rc == AG_SUCCESS && fseek(f, 0, SEEK_SET) != 0)
             rc = AG_ERROR(AG_EFILE, "%s: cannot rewind: %s", name, strerror(errno));
+        /* igraph would make a Pajek file's arcs and edges all one kind, by its last header */
+        const int unmix = format == AG_FORMAT_PAJEK ? ag_i_pajek_unmix_direction(&scan.pajek) : 0;
+        if (rc == AG_SUCCESS && unmix) rc = unmix_pajek(&f, &copy, name, unmix);
         if (rc != AG_SUCCESS) {
-            fclose(f);
+            if (f) fclose(f);
             ag_i_free(copy);
             return rc;
         }

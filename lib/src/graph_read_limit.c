@@ -101,6 +101,7 @@ static void token(scan_t *s, const char *t, int truncated) {
         if (v >= 0) note(s, v == INT64_MAX ? v : v + 1, t, "vertex id");
         break;
     case AG_FORMAT_PAJEK:
+        if (s->tok_index == 0) ag_i_pajek_sections_line(&s->out->pajek, t, strlen(t));
         if (s->tok_index == 1 && !strcmp(s->first, "*vertices") && (v = token_value(t, truncated)) >= 0)
             note(s, v, t, "*Vertices");
         break;

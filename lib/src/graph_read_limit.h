@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include "attngraph/graph.h"
+#include "graph_read_pajek.h"
 /* internal to the library: not exported from the shared library (only the public headers are) */
 #pragma GCC visibility push(hidden)
 
@@ -14,12 +15,14 @@ typedef struct ag_graph_vertex_scan_t {
     int64_t line;     /* 1-based line of the number that asks for it */
     char token[40];   /* that number as written (truncated) */
     const char *what; /* "vertex id", "*Vertices", "n=", ... */
+    ag_pajek_sections_t pajek; /* Pajek: its sections, in the same pass (graph_read_pajek.c) */
 } ag_graph_vertex_scan_t;
 
 /* Is format one whose vertex count the scan bounds (edge list, Pajek, DIMACS, DL)? */
 int ag_i_graph_format_scanned(ag_format_t format);
 
-/* Reads f to its end and records the largest vertex count it asks for; the caller rewinds. */
+/* Reads f to its end and records the largest vertex count it asks for (and a Pajek file's
+ * sections); the caller rewinds. */
 void ag_i_graph_scan_vertices(FILE *f, ag_format_t format, ag_graph_vertex_scan_t *out);
 
 /* AG_ELIMIT with the file name, line, count and what to change if the count's memory exceeds

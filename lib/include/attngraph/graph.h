@@ -148,6 +148,8 @@ ag_error_t ag_format_sniff(const char *head, size_t len, ag_format_t *format);
  *                (ag_format_sniff(); the input is then read whole into memory first);
  *                ag_graph_read_format() tells the format used.
  * \param directed For formats that do not say (edge list, NCOL, LGL, DIMACS): 1 directed, 0 not.
+ * A Pajek file with both *Arcs and *Edges lines is a directed graph in which each edge is two arcs
+ * (docs/formats.md), not what igraph alone makes of it (every edge of the kind of its last header).
  * In the formats whose vertices are numbers (edge list, Pajek, DIMACS, DL) a few bytes can declare
  * millions of vertices, which igraph would allocate: the file is first scanned for the vertex
  * count it asks for (O(file size), no allocation), and a count whose memory, estimated at
