@@ -1140,6 +1140,20 @@ static void test_user_slips(void **state) {
     free(svg);
 }
 
+/* An edge list of names (an NCOL file named .edgelist): igraph's parse error named no line and no
+ * way out; the line and the format that reads names are said, and an NCOL read of it works. */
+static void test_edge_list_of_names(void **state) {
+    (void)state;
+    write_text("strs.edgelist", "a b\nb c\n");
+    run_expect(3,
+               "attn-graph: @/strs.edgelist:1: Unexpected character 'a' while parsing integer. (Parse error); vertex "
+               "names instead of numbers? an edge list numbers its vertices from 0; for names use --format ncol (or a "
+               ".ncol extension)\n",
+               "info @/strs.edgelist");
+    ag_cli_run_t r = run_expect(0, "", "info @/strs.edgelist --format ncol");
+    assert_non_null(strstr(r.out, "nodes: 3\n"));
+}
+
 /* A validation part scored perfectly at epoch 1 (accuracy 1 on ten graphs that x decides) keeps
  * epoch 1: the warning says why, instead of suggesting another learning rate. */
 static void test_perfect_validation_hint(void **state) {
@@ -1232,6 +1246,7 @@ int main(void) {
         cmocka_unit_test(test_user_slips),
         cmocka_unit_test(test_perfect_validation_hint),
         cmocka_unit_test(test_every_read_warning),
+        cmocka_unit_test(test_edge_list_of_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -187,7 +187,15 @@ static void test_error_paths(void **state) {
                       BROKEN "bad-xml.graphml: Line 6: Opening and ending tag mismatch: node line 5 and graph "
                              "(Parse error)");
     assert_read_fails(BROKEN "non-number.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
-                      BROKEN "non-number.edgelist: Unexpected character 'x' while parsing integer. (Parse error)");
+                      BROKEN "non-number.edgelist:3: Unexpected character 'x' while parsing integer. (Parse error)");
+    /* names where an edge list has numbers: the line, and the format that reads names */
+    assert_read_fails(BROKEN "names.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "names.edgelist:2: Unexpected character 'a' while parsing integer. (Parse error); vertex "
+                             "names instead of numbers? an edge list numbers its vertices from 0; for names use "
+                             "--format ncol (or a .ncol extension)");
+    /* a negative id is refused after the whole file is read: igraph's error, without a line */
+    assert_read_fails(BROKEN "negative.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "negative.edgelist: Invalid (negative or too large) vertex ID. (Invalid vertex ID)");
     assert_read_fails(BROKEN "odd-count.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
                       BROKEN "odd-count.edgelist: Integer expected, reached end of file instead. (Parse error)");
     assert_read_fails(BROKEN "empty.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
@@ -203,7 +211,7 @@ static void test_error_paths(void **state) {
                       BROKEN "no-problem.dimacs: 'a' lines are allowed only in MAX problem files. (Parse error)");
     /* a GML file read as another format: the parser's message, then what the text looks like */
     assert_read_fails(FORMATS "sample.gml", AG_FORMAT_EDGELIST, AG_EPARSE,
-                      FORMATS "sample.gml: Unexpected character 'C' while parsing integer. (Parse error); read as "
+                      FORMATS "sample.gml:1: Unexpected character 'C' while parsing integer. (Parse error); read as "
                               "edgelist, but its first lines look like gml (--format gml)");
     assert_read_fails(BROKEN "bad-format.dl", AG_FORMAT_AUTO, AG_EPARSE,
                       BROKEN "bad-format.dl: Parse error in DL file, line 2 (syntax error, unexpected end of file) "
@@ -331,7 +339,7 @@ static void test_stdin(void **state) {
     unlink(tmp);
     if (!freopen(BROKEN "non-number.edgelist", "r", stdin)) skip();
     assert_read_fails("-", AG_FORMAT_EDGELIST, AG_EPARSE,
-                      "<stdin>: Unexpected character 'x' while parsing integer. (Parse error)");
+                      "<stdin>:3: Unexpected character 'x' while parsing integer. (Parse error)");
 }
 
 /* Standard input without --format: the format is recognised from the text, and every sample reads

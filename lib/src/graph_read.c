@@ -192,6 +192,13 @@ static igraph_error_t parse(igraph_t *ig, FILE *f, ag_format_t format, int direc
     }
 }
 
+/* Has the token a letter (ASCII, or any byte of a UTF-8 character)? A name, not a mistyped number. */
+static int has_letter(const char *t) {
+    for (; *t; t++)
+        if (isalpha((unsigned char)*t) || (unsigned char)*t >= 0x80) return 1;
+    return 0;
+}
+
 /* Replaces *f (and *copy, the text it reads if any) with the Pajek file's text rewritten so that
  * igraph reads its arcs and edges as one graph (graph_read_pajek.c). On failure *f is closed and
  * NULL. */
@@ -258,8 +265,9 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
         if (!f) return AG_ERROR(AG_EFILE, "%s: %s", path, strerror(errno));
     }
     /* a few bytes can ask igraph for millions of vertices: count them before it allocates */
+    ag_graph_vertex_scan_t scan;
+    memset(&scan, 0, sizeof scan);
     if (ag_i_graph_format_scanned(format)) {
-        ag_graph_vertex_scan_t scan;
         ag_i_graph_scan_vertices(f, format, &scan);
         const int scan_failed = ferror(f), scan_errno = errno;
         ag_error_t rc = scan_failed ? AG_ERROR(AG_EFILE, "%s: %s", name, strerror(scan_errno))
@@ -325,14 +333,21 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
             if (read_failed) return AG_ERROR(AG_EFILE, "%s: %s", name, strerror(read_errno));
             return ag_i_igraph_error(AG_EFILE, __FILE__, __LINE__, "%s", name);
         default: {
-            ag_error_t rc = ag_i_igraph_error(AG_EPARSE, __FILE__, __LINE__, "%s", name);
-            if (n_head == 0) return rc;
+            /* igraph names no line of an edge list: the scan found the token it failed on */
+            const int at_token = format == AG_FORMAT_EDGELIST && scan.bad_line > 0;
+            ag_error_t rc = at_token ? ag_i_igraph_error(AG_EPARSE, __FILE__, __LINE__, "%s:%lld", name,
+                                                         (long long)scan.bad_line)
+                                     : ag_i_igraph_error(AG_EPARSE, __FILE__, __LINE__, "%s", name);
             char msg[512]; /* sniffing sets the message when it recognises nothing */
             snprintf(msg, sizeof msg, "%s", ag_error_message());
             ag_format_t looks;
-            if (ag_format_sniff(head, n_head, &looks) == AG_SUCCESS && looks != format)
+            if (n_head > 0 && ag_format_sniff(head, n_head, &looks) == AG_SUCCESS && looks != format)
                 return AG_ERROR(AG_EPARSE, "%s; read as %s, but its first lines look like %s (--format %s)", msg,
                                 ag_format_name(format), ag_format_name(looks), ag_format_name(looks));
+            if (at_token && scan.bad_first && has_letter(scan.bad_token))
+                return AG_ERROR(AG_EPARSE, "%s; vertex names instead of numbers? an edge list numbers its vertices "
+                                           "from 0; for names use --format ncol (or a .ncol extension)", msg);
+            if (n_head == 0 && !at_token) return rc;
             return AG_ERROR(AG_EPARSE, "%s", msg);
         }
         }

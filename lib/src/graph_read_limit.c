@@ -79,6 +79,15 @@ static int64_t token_value(const char *t, int truncated) {
     return v;
 }
 
+/* Is the token an integer ("+7", "-3")? */
+static int is_integer(const char *t) {
+    const char *p = t + (*t == '+' || *t == '-');
+    if (!*p) return 0;
+    for (; *p; p++)
+        if (*p < '0' || *p > '9') return 0;
+    return 1;
+}
+
 /* Records that vertices count (from the token text t) are asked for at the current line. */
 static void note(scan_t *s, int64_t count, const char *t, const char *what) {
     if (count <= s->out->vertices) return;
@@ -99,6 +108,13 @@ static void token(scan_t *s, const char *t, int truncated) {
     case AG_FORMAT_EDGELIST:
         v = token_value(t, truncated);
         if (v >= 0) note(s, v == INT64_MAX ? v : v + 1, t, "vertex id");
+        /* igraph's parse error names neither the line nor the token: the read error does (a
+         * negative id is refused only once every token is read, so it is not the one) */
+        if (v < 0 && !is_integer(t) && !s->out->bad_line) {
+            s->out->bad_line = s->line;
+            s->out->bad_first = s->out->vertices == 0;
+            snprintf(s->out->bad_token, sizeof s->out->bad_token, "%s", t);
+        }
         break;
     case AG_FORMAT_PAJEK:
         if (s->tok_index == 0) ag_i_pajek_sections_line(&s->out->pajek, t, strlen(t));

@@ -16,6 +16,9 @@ typedef struct ag_graph_vertex_scan_t {
     char token[40];   /* that number as written (truncated) */
     const char *what; /* "vertex id", "*Vertices", "n=", ... */
     ag_pajek_sections_t pajek; /* Pajek: its sections, in the same pass (graph_read_pajek.c) */
+    int64_t bad_line;   /* edge list: 1-based line of the first token that is no vertex id, or 0 */
+    char bad_token[40]; /* that token (truncated) */
+    int bad_first;      /* no vertex id came before it: a file of names rather than a mistyped id */
 } ag_graph_vertex_scan_t;
 
 /* Is format one whose vertex count the scan bounds (edge list, Pajek, DIMACS, DL)? */
