@@ -470,10 +470,16 @@ static void test_table_ids_by_index(void **state) {
                "graphdrawing.org/xmlns\">\n<graph id=\"G\" edgedefault=\"undirected\">\n<node id=\"n1\"/><node "
                "id=\"n0\"/>\n<edge source=\"n0\" target=\"n1\"/>\n</graph>\n</graphml>\n");
     write_text("swap.csv", "id,f,cls\n0,1,a\n1,2,b\n");
-    run_expect(3, "attn-graph: @/swap.csv:2: id '0' matches no vertex (vertex attribute 'id')\n",
+    run_expect(3, "attn-graph: @/swap.csv: none of the table's 2 ids matches a vertex (vertex attribute 'id', which "
+                  "holds 'n1', 'n0'; the table's first id is '0', line 2): the table is keyed by something else; key "
+                  "its rows by vertex attribute 'id', or name the vertex attribute that holds its ids "
+                  "(--table-id-attr)\n",
                "train @/swap.graphml --label-attr cls --node-table @/swap.csv --epochs 1");
     /* a key the user chose is kept */
-    run_expect(3, "attn-graph: @/x.csv:2: id '5' matches no vertex (vertex attribute 'id')\n",
+    run_expect(3, "attn-graph: @/x.csv: none of the table's 12 ids matches a vertex (vertex attribute 'id', which "
+                  "holds 'n0', 'n1', ...; the table's first id is '5', line 2): the table is keyed by something else; "
+                  "key its rows by vertex attribute 'id', or name the vertex attribute that holds its ids "
+                  "(--table-id-attr)\n",
                "label --model @/ring.safetensors @/ring.graphml --node-table @/x.csv --table-id-attr id");
     /* one id that matches a vertex: the table is by the attribute, with a defect (the first id matching none) */
     char part[1024] = "id,f0,f1\n";
@@ -514,10 +520,13 @@ static void test_table_ids_by_index(void **state) {
                   "edge in an NCOL file does not exist in the graph (its vertices are the names its edges give)\n",
                "train @/iso.ncol --label-attr cls --node-table @/ncol.csv --epochs 1");
     /* an NCOL file's vertices are numbered as its edges first name them: a table of indices is not
-     * matched to that order */
+     * matched to that order. No id matching, the table is keyed otherwise: said so, not that the
+     * first id is a vertex without an edge */
     write_text("idx.csv", "id,f,cls\n0,1,x\n1,2,y\n2,3,x\n");
-    run_expect(3, "attn-graph: @/idx.csv:2: id '0' matches no vertex (vertex attribute 'name'): a vertex with no "
-                  "edge in an NCOL file does not exist in the graph (its vertices are the names its edges give)\n",
+    run_expect(3, "attn-graph: @/idx.csv: none of the table's 3 ids matches a vertex (vertex attribute 'name', which "
+                  "holds 'a', 'b', ...; the table's first id is '0', line 2): the table is keyed by something else; "
+                  "key its rows by vertex attribute 'name', or name the vertex attribute that holds its ids "
+                  "(--table-id-attr)\n",
                "train @/iso.ncol --label-attr cls --node-table @/idx.csv --epochs 1");
 }
 

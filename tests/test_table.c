@@ -196,11 +196,16 @@ static void test_sparse(void **state) {
     expect_row(&t.features, 1, (float[]){0, 0, 3, 0, 0, 0});
     expect_row(&t.features, 3, (float[]){0, -2, 0, 0, 0, 0});
     ag_node_table_destroy(&t);
-    /* By the `id` attribute instead, "2" matches no vertex (ids are 10..40). */
+    /* By the `id` attribute instead, no row's id matches a vertex (ids are 10..40): the table is
+     * keyed otherwise, which the error says rather than that the first id matches none. */
     ag_table_options_init(&o);
     o.format = AG_TABLE_SPARSE;
     assert_int_equal(ag_table_read(&t, DATA "small.features", &g, &o), AG_EMISMATCH);
-    assert_non_null(strstr(ag_error_message(), "small.features:1: id '2' matches no vertex (vertex attribute 'id')"));
+    assert_non_null(strstr(ag_error_message(), "small.features: none of the table's 4 ids matches a vertex (vertex "
+                                                "attribute 'id', which holds '10', '20', ...; the table's first id is "
+                                                "'2', line 1): the table is keyed by something else; key its rows by "
+                                                "vertex attribute 'id', or name the vertex attribute that holds its "
+                                                "ids (--table-id-attr)"));
     igraph_destroy(&g);
 }
 
@@ -373,10 +378,11 @@ static void test_index_fallback(void **state) {
     assert_int_equal(t.by_index, 1);
     assert_float_equal(t.features.data[3], 3.5f, 0.0f);
     ag_node_table_destroy(&t);
-    /* without the option, the error it always was */
+    /* without the option, no id matches: the table is keyed otherwise */
     ag_table_options_init(&o);
     assert_int_equal(ag_table_read(&t, path, &g, &o), AG_EMISMATCH);
-    assert_non_null(strstr(ag_error_message(), ":2: id '2' matches no vertex (vertex attribute 'id')"));
+    assert_non_null(strstr(ag_error_message(), ": none of the table's 4 ids matches a vertex (vertex attribute 'id', "
+                                               "which holds '10', '20', ...; the table's first id is '2', line 2)"));
     unlink(path);
     /* ids of the attribute are matched by it, with no fallback */
     o.index_fallback = 1;
@@ -439,6 +445,41 @@ static void test_index_fallback(void **state) {
     o.vertex_attr = "name";
     expect_error(&g, "a\nb\nz\n", ".txt", &o, AG_EMISMATCH,
                  ":3: id 'z' matches no vertex (vertex attribute 'name'): no vertex without an edge");
+    igraph_destroy(&g);
+}
+
+/* A first row matching no vertex: when a later row matches, the table is keyed by the attribute
+ * and the first row is its defect (that row's error); when none does, the table is keyed by
+ * something else, said with the attribute's values beside the table's first id. Each reader. */
+static void test_keyed_otherwise(void **state) {
+    (void)state;
+    igraph_t g;
+    make_graph(&g); /* ids 10..40, names a..d */
+    ag_table_options_t o;
+    ag_table_options_init(&o);
+    ag_node_table_t t;
+    const char *defect[] = {"id,x\n99,1\n20,2\n", "99 1\n20 2\n", "99 0:1\n20 0:2\n"};
+    const char *keyed[] = {"id,x\nb,1\nc,2\n", "b 1\nc 2\n", "b 0:1\nc 0:2\n"};
+    const char *first_line[] = {"2", "1", "1"};
+    for (int k = 0; k < 3; k++) {
+        char *path = write_temp(defect[k], k == 0 ? ".csv" : ".txt");
+        assert_int_equal(ag_table_read(&t, path, &g, &o), AG_EMISMATCH);
+        char want[256];
+        snprintf(want, sizeof want, "%s:%s: id '99' matches no vertex (vertex attribute 'id')", path, first_line[k]);
+        assert_string_equal(ag_error_message(), want);
+        unlink(path);
+        path = write_temp(keyed[k], k == 0 ? ".csv" : ".txt");
+        assert_int_equal(ag_table_read(&t, path, &g, &o), AG_EMISMATCH);
+        snprintf(want, sizeof want, "%s: none of the table's 2 ids matches a vertex (vertex attribute 'id', which holds "
+                 "'10', '20', ...; the table's first id is 'b', line %s)", path, first_line[k]);
+        if (strncmp(ag_error_message(), want, strlen(want))) fail_msg("%s\nwant %s", ag_error_message(), want);
+        unlink(path);
+    }
+    /* one row */
+    char *path = write_temp("id,x\nb,1\n", ".csv");
+    assert_int_equal(ag_table_read(&t, path, &g, &o), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), ": the table's one id matches no vertex (vertex attribute 'id', "));
+    unlink(path);
     igraph_destroy(&g);
 }
 
@@ -585,6 +626,7 @@ int main(void) {
         cmocka_unit_test(test_sparse),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_index_fallback),
+        cmocka_unit_test(test_keyed_otherwise),
         cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_random_text),
         cmocka_unit_test(test_shared_cora_and_twitch),

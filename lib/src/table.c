@@ -251,6 +251,11 @@ typedef struct reader_t {
     const char *absent_note; /* opts->absent_note */
     char hint[192];    /* appended to "matches no vertex" and "duplicate id": an id column elsewhere in the
                           header, or that the ids are taken as vertex indices */
+    int64_t placed;    /* rows matched to a vertex */
+    /* the first row's id matched no vertex: its line and id, and the rows skipped since, until a
+     * row matches (then it is that row's error) or none does (the table is keyed otherwise) */
+    int64_t pending_line, unmatched;
+    char *pending_id;
 } reader_t;
 
 /* Whether s is a whole number, too large to be a vertex index of ix: a vertex the graph lacks
@@ -289,9 +294,31 @@ static ag_error_t no_vertex(const reader_t *r, int64_t line, const char *id) {
                     r->absent_note ? r->absent_note : "", r->switched ? "" : r->hint, from_1);
 }
 
-/* The vertex of the current line's id, checking that it matches one and only once. */
+/* Not one row's id matched the key: a table keyed by something else than the vertex attribute,
+ * which "id '0' matches no vertex" and a note on vertices without edges did not say. */
+static ag_error_t keyed_otherwise(const reader_t *r) {
+    char a[64], b[64], none[64];
+    const char *first = r->ix.n > 0 ? vindex_name(&r->ix, 0, a, sizeof a) : "";
+    const char *second = r->ix.n > 1 ? vindex_name(&r->ix, 1, b, sizeof b) : NULL;
+    if (r->unmatched == 1) snprintf(none, sizeof none, "the table's one id matches no vertex");
+    else snprintf(none, sizeof none, "none of the table's %lld ids matches a vertex", (long long)r->unmatched);
+    return AG_ERROR(AG_EMISMATCH, "%s: %s (vertex attribute '%s', which holds '%.40s'%s%.40s%s%s; the table's "
+                    "first id is '%.40s', line %lld): the table is keyed by something else; key its rows by vertex "
+                    "attribute '%s', or name the vertex attribute that holds its ids (--table-id-attr)", r->path, none,
+                    r->ix.attr, first, second ? ", '" : "", second ? second : "", second ? "'" : "",
+                    r->ix.n > 2 ? ", ..." : "", r->pending_id, (long long)r->pending_line, r->ix.attr);
+}
+
+/* The vertex of the current line's id, checking that it matches one and only once; -1 for a row
+ * skipped while no row has matched (keyed_otherwise()). */
 static ag_error_t place_row(reader_t *r, const char *id, int64_t *vertex) {
     int64_t v;
+    *vertex = -1;
+    if (r->pending_id) {
+        if (vindex_find(&r->ix, id) >= 0) return no_vertex(r, r->pending_line, r->pending_id);
+        r->unmatched++;
+        return AG_SUCCESS;
+    }
     if (r->switched) {
         /* a partial match (one id of the vertex attribute) is a table of those ids with a defect */
         if (vindex_find(&r->ix, id) >= 0) return no_vertex(r, r->first_line, r->first_id);
@@ -305,6 +332,15 @@ static ag_error_t place_row(reader_t *r, const char *id, int64_t *vertex) {
             return no_vertex(r, r->first_line, r->first_id);
         }
     } else if ((v = vindex_find(&r->ix, id)) < 0) {
+        if (r->placed == 0 && !r->fallback && !r->ix.by_index && !r->hint[0]) {
+            /* the first row: whether any row matches tells a defect from a table keyed otherwise
+             * (unless the header already says why: its id column is not the first) */
+            if (!(r->pending_id = ag_i_strdup(id)))
+                return AG_ERROR(AG_ENOMEM, "%s:%lld: out of memory", r->path, (long long)r->csv.line);
+            r->pending_line = r->csv.line;
+            r->unmatched = 1;
+            return AG_SUCCESS;
+        }
         if (!r->fallback || vindex_find(&r->by_index, id) < 0) return no_vertex(r, r->csv.line, id);
         if (!(r->first_id = ag_i_strdup(id)))
             return AG_ERROR(AG_ENOMEM, "%s:%lld: out of memory", r->path, (long long)r->csv.line);
@@ -319,11 +355,13 @@ static ag_error_t place_row(reader_t *r, const char *id, int64_t *vertex) {
         return AG_ERROR(AG_EMISMATCH, "%s:%lld: duplicate id '%s' (first on line %lld)%s", r->path,
                         (long long)r->csv.line, id, (long long)r->row_line[v], r->hint);
     r->row_line[v] = r->csv.line;
+    r->placed++;
     *vertex = v;
     return AG_SUCCESS;
 }
 
 static ag_error_t check_all_rows(reader_t *r) {
+    if (r->pending_id) return keyed_otherwise(r);
     const vindex_t *ix = r->switched ? &r->by_index : &r->ix;
     for (int64_t v = 0; v < r->ix.n; v++) {
         if (r->row_line[v] == 0) {
@@ -493,6 +531,7 @@ static ag_error_t read_delimited(reader_t *r, ag_node_table_t *t, const ag_table
         TRY(ag_csv_expect_fields(&r->csv, n_fields));
         int64_t v;
         TRY(place_row(r, r->csv.fields[id_col], &v));
+        if (v < 0) continue;
         float *row = t->features.data + v * f;
         for (int64_t j = 0; j < f; j++) TRY(parse_cell(r, r->csv.fields[cols[j]], t->columns[j], cols[j], &row[j]));
         if (label_col >= 0) TRY(dup_label(r, t, v, r->csv.fields[label_col]));
@@ -529,6 +568,7 @@ static ag_error_t read_whitespace(reader_t *r, ag_node_table_t *t, const ag_tabl
         }
         int64_t v;
         TRY(place_row(r, r->csv.fields[0], &v));
+        if (v < 0) continue;
         float *row = t->features.data + v * f;
         char **fields = r->csv.fields + 1;
         for (int64_t j = 0; j < f; j++) TRY(parse_cell(r, fields[j], NULL, j + 1, &row[j]));
@@ -560,6 +600,7 @@ static ag_error_t read_sparse(reader_t *r, ag_node_table_t *t, const ag_table_op
         if (!got) break;
         int64_t v;
         TRY(place_row(r, r->csv.fields[0], &v));
+        if (v < 0) continue;
         for (int64_t k = 1; k < r->csv.n_fields; k++) {
             const char *s = r->csv.fields[k];
             char *end;
@@ -688,6 +729,7 @@ done:
     ag_csv_close(&r.csv);
     vindex_destroy(&r.ix);
     ag_i_free(r.first_id);
+    ag_i_free(r.pending_id);
     ag_i_free(r.row_line);
     return rc;
 }

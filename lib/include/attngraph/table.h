@@ -98,7 +98,9 @@ void ag_table_options_init(ag_table_options_t *opts);
  *   matching no vertex, naming the id (and opts->absent_note); a vertex with no row, naming its
  *   index and id; a duplicate id naming both lines; after index_fallback, each also says that the
  *   ids were taken as vertex indices; when some but not all ids match vertex_attr, the first that
- *   does not, as without the fallback; an id N (the vertex count) while no row has had id 0 asks
+ *   does not, as without the fallback; when no id matches (a table keyed by something else), path
+ *   without a line, the count of ids, the attribute with two of its values and the table's first
+ *   id, instead of that first id's error; an id N (the vertex count) while no row has had id 0 asks
  *   whether the table is numbered from 1), AG_EVALUE (path:line: NaN or infinite value; sparse index beyond the
  *   given width, naming the index, the width and opts->width_of), AG_ELIMIT (path:line: a sparse feature index of 2^31-1 or more), AG_EINVAL (bad
  *   options), AG_ENOMEM.
