@@ -1163,6 +1163,33 @@ static void test_edge_list_of_names(void **state) {
     assert_non_null(strstr(r.out, "nodes: 3\n"));
 }
 
+/* A vertex attribute that is boolean in a GraphML file (attr.type="boolean") and 0/1 in a GML file
+ * (GML has no booleans): train takes it as one numeric column, as classify reads booleans as 0/1;
+ * it refused the pair ("is numeric in b.gml but boolean in a.graphml"). */
+static void test_boolean_and_numeric_files(void **state) {
+    (void)state;
+    const char *graphml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                          "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+                          "<key id=\"a\" for=\"node\" attr.name=\"aromatic\" attr.type=\"boolean\"/>\n"
+                          "<graph id=\"G\" edgedefault=\"undirected\">\n"
+                          "<node id=\"n0\"><data key=\"a\">true</data></node>\n"
+                          "<node id=\"n1\"><data key=\"a\">false</data></node>\n"
+                          "<edge source=\"n0\" target=\"n1\"/>\n</graph>\n</graphml>\n";
+    const char *gml = "graph [\n directed 0\n node [ id 0 aromatic 1 ]\n node [ id 1 aromatic 0 ]\n"
+                      " node [ id 2 aromatic 1 ]\n edge [ source 0 target 1 ]\n edge [ source 1 target 2 ]\n]\n";
+    write_text("a.graphml", graphml);
+    write_text("c.graphml", graphml);
+    write_text("b.gml", gml);
+    write_text("d.gml", gml);
+    write_text("bool.csv", "file,y\na.graphml,x\nb.gml,y\nc.graphml,y\nd.gml,x\n");
+    run_expect(0, "", "train --labels @/bool.csv --split-random 0.5,0.25 --epochs 1 --hidden 8 --layers 1 --heads 1 "
+                      "--threads 1 --quiet -o @/bool.safetensors");
+    ag_cli_run_t r = run_expect(0, "", "info @/bool.safetensors");
+    assert_non_null(strstr(r.out, "  vertex  aromatic  numeric "));
+    r = run_expect(0, "", "classify --model @/bool.safetensors @/a.graphml @/b.gml");
+    assert_int_equal(ag_cli_count_lines(r.out), 2);
+}
+
 /* A validation part scored perfectly at epoch 1 (accuracy 1 on ten graphs that x decides) keeps
  * epoch 1: the warning says why, instead of suggesting another learning rate. */
 static void test_perfect_validation_hint(void **state) {
@@ -1256,6 +1283,7 @@ int main(void) {
         cmocka_unit_test(test_perfect_validation_hint),
         cmocka_unit_test(test_every_read_warning),
         cmocka_unit_test(test_edge_list_of_names),
+        cmocka_unit_test(test_boolean_and_numeric_files),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

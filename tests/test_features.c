@@ -575,16 +575,22 @@ static void assert_string_aromatic_refused(const ag_featurizer_t *f, igraph_t *g
     ag_fmat_destroy(&E);
 }
 
+/* make_a()'s graph into a, and into n the same graph with its boolean `aromatic` as numbers 0/1
+ * (what GML, which has no booleans, holds). */
+static void make_a_and_numeric_twin(igraph_t *a, igraph_t *n) {
+    make_a(a);
+    igraph_copy(n, a);
+    igraph_cattribute_remove_v(n, "aromatic");
+    for (int i = 0; i < 4; i++) SETVAN(n, "aromatic", i, VAB(a, "aromatic", i) ? 1.0 : 0.0);
+}
+
 /* The reverse: a numeric 0/1 attribute (GML molecules' `aromatic`) read from a graph that has it
  * as booleans (GraphML written by networkx from Python's True/False) gives the same columns; a
  * string is still refused. */
 static void test_numbers_read_from_booleans(void **state) {
     (void)state;
     igraph_t a, n;
-    make_a(&a);
-    igraph_copy(&n, &a);
-    igraph_cattribute_remove_v(&n, "aromatic");
-    for (int i = 0; i < 4; i++) SETVAN(&n, "aromatic", i, VAB(&a, "aromatic", i) ? 1.0 : 0.0);
+    make_a_and_numeric_twin(&a, &n);
     ag_featurizer_config_t cfg;
     ag_featurizer_config_init(&cfg);
     cfg.norm = AG_NORM_STANDARDIZE; /* the column's statistics apply to the boolean's 0/1 too */
@@ -639,6 +645,40 @@ static void test_boolean_read_as_numbers(void **state) {
     ag_fmat_destroy(&E);
     ag_featurizer_destroy(&f);
     igraph_destroy(&b);
+    igraph_destroy(&a);
+}
+
+/* Fitting over graphs of which some hold an attribute as booleans (GraphML's true/false) and others
+ * as numbers (GML, which has no booleans, writes 0/1): one numeric column, as a numeric model reads
+ * booleans as 0/1, in either order of the graphs; it was refused as "boolean in one but numeric in
+ * the other" while prediction took both. */
+static void test_fit_booleans_with_numbers(void **state) {
+    (void)state;
+    igraph_t a, n;
+    make_a_and_numeric_twin(&a, &n);
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    ag_featurizer_t ref, f;
+    assert_int_equal(ag_featurizer_fit(&ref, &cfg, (const igraph_t *const[]){&n, &n}, 2), AG_SUCCESS);
+    ag_fmat_t Xr = {0}, X = {0}, E = {0};
+    assert_int_equal(ag_featurizer_transform(&ref, &n, &Xr, &E), AG_SUCCESS);
+    const igraph_t *orders[2][2] = {{&a, &n}, {&n, &a}};
+    for (int k = 0; k < 2; k++) {
+        if (ag_featurizer_fit(&f, &cfg, orders[k], 2) != AG_SUCCESS) fail_msg("order %d: %s", k, ag_error_message());
+        assert_string_equal(f.vattrs[0].name, "aromatic");
+        assert_int_equal(f.vattrs[0].type, AG_ATTR_NUMERIC);
+        for (int g = 0; g < 2; g++) {
+            assert_int_equal(ag_featurizer_transform(&f, orders[k][g], &X, &E), AG_SUCCESS);
+            assert_int_equal(X.cols, Xr.cols);
+            assert_memory_equal(X.data, Xr.data, (size_t)(X.rows * X.cols) * sizeof(float));
+        }
+        ag_featurizer_destroy(&f);
+    }
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&Xr);
+    ag_fmat_destroy(&E);
+    ag_featurizer_destroy(&ref);
+    igraph_destroy(&n);
     igraph_destroy(&a);
 }
 
@@ -1339,6 +1379,7 @@ int main(void) {
         cmocka_unit_test(test_all_empty_string),
         cmocka_unit_test(test_transform_errors),
         cmocka_unit_test(test_boolean_read_as_numbers),
+        cmocka_unit_test(test_fit_booleans_with_numbers),
         cmocka_unit_test(test_numbers_read_from_booleans),
         cmocka_unit_test(test_no_edges),
         cmocka_unit_test(test_normalisation),

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "attngraph/features.h"
 #include "attngraph/posenc.h"
+#include "attr_type.h"
 #include "colstats.h"
 #include "internal.h"
 #include "json.h"
@@ -713,6 +714,12 @@ static ag_error_t common_attrs(const igraph_t *const *graphs, int64_t count, int
                 ag_attr_type_t kind;
                 if (t < 0) {
                     c[i].common = 0;
+                } else if (usable_kind(t, &kind) && kind != c[i].type && kind != AG_ATTR_STRING &&
+                           c[i].type != AG_ATTR_STRING) {
+                    /* a boolean here, numbers there (GraphML's true/false, GML's 0/1: GML has no
+                     * booleans): one numeric column, as a numeric attribute reads booleans as 0/1
+                     * when the model is applied */
+                    c[i].type = AG_ATTR_NUMERIC;
                 } else if ((!usable_kind(t, &kind) || kind != c[i].type) && c[i].conflict_graph < 0) {
                     c[i].conflict_graph = g;
                     c[i].conflict_type = t;
@@ -982,6 +989,34 @@ static int numbering(char *const *ref, int64_t n) {
     return 0;
 }
 
+/* The values of numeric vertex attribute `name` of ig into x, initialised here (the caller
+ * destroys it inside the igraph guard). A graph may hold it as a boolean (select_attrs() fits a
+ * numeric attribute from GraphML's true/false in some graphs and GML's 0/1 in others): 0/1. */
+static ag_error_t read_vertex_numbers(const igraph_t *ig, const char *name, igraph_vector_t *x) {
+    igraph_attribute_type_t type;
+    igraph_vector_bool_t b;
+    ag_i_igraph_enter();
+    ag_error_t err = ag_i_attr_type(ig, IGRAPH_ATTRIBUTE_VERTEX, name, &type);
+    if (err != AG_SUCCESS) {
+        ag_i_igraph_leave();
+        return err;
+    }
+    igraph_error_t rc = igraph_vector_init(x, 0);
+    const int have_x = rc == IGRAPH_SUCCESS;
+    if (rc == IGRAPH_SUCCESS && type != IGRAPH_ATTRIBUTE_BOOLEAN) {
+        rc = igraph_cattribute_VANV(ig, name, igraph_vss_all(), x);
+    } else if (rc == IGRAPH_SUCCESS && (rc = igraph_vector_bool_init(&b, 0)) == IGRAPH_SUCCESS) {
+        rc = igraph_cattribute_VABV(ig, name, igraph_vss_all(), &b);
+        if (rc == IGRAPH_SUCCESS) rc = igraph_vector_resize(x, igraph_vector_bool_size(&b));
+        for (igraph_integer_t i = 0; rc == IGRAPH_SUCCESS && i < igraph_vector_size(x); i++)
+            VECTOR(*x)[i] = VECTOR(b)[i] ? 1.0 : 0.0;
+        igraph_vector_bool_destroy(&b);
+    }
+    if (rc != IGRAPH_SUCCESS && have_x) igraph_vector_destroy(x);
+    ag_i_igraph_leave();
+    return rc == IGRAPH_SUCCESS ? AG_SUCCESS : read_error(rc, "vertex", name);
+}
+
 /* Vertex attribute a of ig as text into v (initialised here; the caller destroys it inside the
  * igraph guard): a string one as it is, a number in the digits that tell it from every other
  * double ("%.17g", -0 as 0), so that one comparison of text serves both kinds. *nan is set when
@@ -990,20 +1025,17 @@ static ag_error_t read_as_text(const igraph_t *ig, const ag_feature_attr_t *a, i
     *nan = 0;
     if (a->type == AG_ATTR_STRING) return read_strings(ig, 0, a->name, v);
     igraph_vector_t x;
+    AG_CHECK(read_vertex_numbers(ig, a->name, &x));
     ag_i_igraph_enter();
-    igraph_error_t rc = igraph_vector_init(&x, 0);
-    if (rc == IGRAPH_SUCCESS) {
-        rc = igraph_cattribute_VANV(ig, a->name, igraph_vss_all(), &x);
-        if (rc == IGRAPH_SUCCESS) rc = igraph_strvector_init(v, igraph_vector_size(&x));
-        for (igraph_integer_t i = 0; rc == IGRAPH_SUCCESS && i < igraph_vector_size(&x); i++) {
-            char num[32];
-            const double d = VECTOR(x)[i];
-            *nan |= isnan(d);
-            snprintf(num, sizeof num, "%.17g", d == 0.0 ? 0.0 : d);
-            if ((rc = igraph_strvector_set(v, i, num)) != IGRAPH_SUCCESS) igraph_strvector_destroy(v);
-        }
-        igraph_vector_destroy(&x);
+    igraph_error_t rc = igraph_strvector_init(v, igraph_vector_size(&x));
+    for (igraph_integer_t i = 0; rc == IGRAPH_SUCCESS && i < igraph_vector_size(&x); i++) {
+        char num[32];
+        const double d = VECTOR(x)[i];
+        *nan |= isnan(d);
+        snprintf(num, sizeof num, "%.17g", d == 0.0 ? 0.0 : d);
+        if ((rc = igraph_strvector_set(v, i, num)) != IGRAPH_SUCCESS) igraph_strvector_destroy(v);
     }
+    igraph_vector_destroy(&x);
     ag_i_igraph_leave();
     return rc == IGRAPH_SUCCESS ? AG_SUCCESS : read_error(rc, "vertex", a->name);
 }
