@@ -1190,6 +1190,19 @@ static void test_boolean_and_numeric_files(void **state) {
     assert_int_equal(ag_cli_count_lines(r.out), 2);
 }
 
+/* info describes a valid GML of no vertices (it exited 3 with "the graph has no vertices"); the
+ * commands that need vertices still refuse it. */
+static void test_info_empty_graph(void **state) {
+    (void)state;
+    write_text("none.gml", "graph [ directed 0 ]\n");
+    ag_cli_run_t r = run_expect(0, "", "info @/none.gml");
+    assert_non_null(strstr(r.out, "\nnodes: 0\nedges: 0\n"));
+    r = run_expect(0, "", "info --json @/none.gml");
+    assert_non_null(strstr(r.out, "\"nodes\": 0, \"edges\": 0,"));
+    run_expect(3, "attn-graph: @/none.gml: the graph has no vertices\n",
+               "classify --model graphs/models/tox21.safetensors @/none.gml");
+}
+
 /* A validation part scored perfectly at epoch 1 (accuracy 1 on ten graphs that x decides) keeps
  * epoch 1: the warning says why, instead of suggesting another learning rate. */
 static void test_perfect_validation_hint(void **state) {
@@ -1284,6 +1297,7 @@ int main(void) {
         cmocka_unit_test(test_every_read_warning),
         cmocka_unit_test(test_edge_list_of_names),
         cmocka_unit_test(test_boolean_and_numeric_files),
+        cmocka_unit_test(test_info_empty_graph),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -183,6 +183,17 @@ static void test_error_paths(void **state) {
                              "(Parse error)");
     assert_read_fails(BROKEN "no-vertices.gml", AG_FORMAT_AUTO, AG_EPARSE,
                       BROKEN "no-vertices.gml: the graph has no vertices");
+    /* a program describing files reads it as what it is: a graph of 0 vertices */
+    igraph_t none;
+    for (int k = 0; k < 2; k++) {
+        const char *file = k ? BROKEN "empty.edgelist" : BROKEN "no-vertices.gml";
+        if (ag_graph_read_allow_empty(&none, file, AG_FORMAT_AUTO, 0) != AG_SUCCESS) fail_msg("%s", ag_error_message());
+        assert_int_equal(igraph_vcount(&none), 0);
+        assert_int_equal(ag_graph_read_format(), k ? AG_FORMAT_EDGELIST : AG_FORMAT_GML);
+        igraph_destroy(&none);
+    }
+    assert_read_fails(BROKEN "no-vertices.gml", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "no-vertices.gml: the graph has no vertices");
     assert_read_fails(BROKEN "bad-xml.graphml", AG_FORMAT_AUTO, AG_EPARSE,
                       BROKEN "bad-xml.graphml: Line 6: Opening and ending tag mismatch: node line 5 and graph "
                              "(Parse error)");

@@ -175,7 +175,9 @@ static int info_file(const char *path, ag_format_t format, int directed, int jso
     if (format == AG_FORMAT_AUTO && (cli_ends_with_ci(path, ".safetensors") || is_safetensors(path)))
         return ag_cli_info_model(path, json, first);
     igraph_t ig;
-    int code = cli_read_graph(&ig, path, format, directed);
+    /* a valid file of no vertices is described (0 nodes), not refused: only the commands that
+     * work on vertices need some */
+    int code = cli_read_graph_any(&ig, path, format, directed, 1);
     if (code) return code;
     format = ag_graph_read_format();
     ag_graph_summary_t s;

@@ -539,7 +539,12 @@ void cli_say_read_warnings(const char *path) {
 }
 
 int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed) {
-    ag_error_t rc = ag_graph_read(ig, path, format, directed);
+    return cli_read_graph_any(ig, path, format, directed, 0);
+}
+
+int cli_read_graph_any(igraph_t *ig, const char *path, ag_format_t format, int directed, int allow_empty) {
+    ag_error_t rc = allow_empty ? ag_graph_read_allow_empty(ig, path, format, directed)
+                                : ag_graph_read(ig, path, format, directed);
     cli_say_read_warnings(path);
     if (!rc) return AG_EXIT_OK;
     const int code = ag_cli_fail(rc);

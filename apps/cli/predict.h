@@ -117,6 +117,10 @@ void cli_say_read_warnings(const char *path);
  * (3 for a file over the reading limit of --max-memory as for any bad file). */
 int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed);
 
+/* cli_read_graph(); with allow_empty a file of no vertices is a graph of 0 vertices (info
+ * describes it), not an error (ag_graph_read_allow_empty()). */
+int cli_read_graph_any(igraph_t *ig, const char *path, ag_format_t format, int directed, int allow_empty);
+
 /* One forward pass of a model on one graph, kept so attention weights can be read afterwards. */
 typedef struct cli_run_t {
     ag_graph_t g;

@@ -220,7 +220,7 @@ static ag_error_t unmix_pajek(FILE **f, char **copy, const char *name, int direc
     return AG_SUCCESS;
 }
 
-ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int directed) {
+static ag_error_t read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed, int allow_empty) {
     read_warning[0] = '\0';
     n_read_reasons = 0;
     n_read_other = 0;
@@ -359,10 +359,18 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
     ag_i_igraph_enter();
     const igraph_integer_t nv = igraph_vcount(ig);
     ag_i_igraph_leave();
-    if (nv == 0) {
+    if (nv == 0 && !allow_empty) {
         destroy_guarded(ig);
         return AG_ERROR(AG_EPARSE, "%s: the graph has no vertices", name);
     }
     read_format = format;
     return AG_SUCCESS;
+}
+
+ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int directed) {
+    return read_graph(ig, path, format, directed, 0);
+}
+
+ag_error_t ag_graph_read_allow_empty(igraph_t *ig, const char *path, ag_format_t format, int directed) {
+    return read_graph(ig, path, format, directed, 1);
 }

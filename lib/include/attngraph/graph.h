@@ -160,6 +160,15 @@ ag_error_t ag_format_sniff(const char *head, size_t len, ag_format_t *format);
  */
 ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int directed);
 
+/**
+ * \function ag_graph_read_allow_empty
+ * ag_graph_read(), except that a file holding no vertices (a valid GML `graph [ directed 0 ]`, an
+ * empty edge list) is read as a graph of 0 vertices instead of being refused: for a program that
+ * describes files (attn-graph info) rather than one that needs vertices to work on.
+ * \return As ag_graph_read().
+ */
+ag_error_t ag_graph_read_allow_empty(igraph_t *ig, const char *path, ag_format_t format, int directed);
+
 /** Bytes per vertex that reading a graph costs, for the read limit: igraph's graph with its
  * temporaries while it builds it (24 bytes per vertex measured with igraph 0.10.2 at 5 million
  * isolated vertices) plus the in-neighbour CSR of ag_graph_from_igraph() (12 bytes per vertex). */
