@@ -268,6 +268,20 @@ static void test_model_text(void **state) {
                                   "averaged; no norm, no residual, dropout 0.6\n  head: none (the last block's 2 "
                                   "columns are the outputs)\n"));
     assert_null(strstr(r.out, "readout"));
+    /* node regression with the GAT preset: one output column, said in the singular */
+    char dir[256], args[1024];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "info_gat_regression", 0), 0);
+    ag_test_write_text(dir, "r.gml", "graph [\n directed 0\n node [ id 0 y 1.5 ]\n node [ id 1 y 2.5 ]\n"
+                                     " node [ id 2 y 0.5 ]\n edge [ source 0 target 1 ]\n edge [ source 1 target 2 ]\n]\n");
+    snprintf(args, sizeof args, "train %s/r.gml --label-attr y --preset gat --epochs 1 --threads 1 --quiet "
+             "--train-nodes 0,1 -o %s/r.safetensors", dir, dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    snprintf(args, sizeof args, "info %s/r.safetensors", dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.out, "\n  head: none (the last block's 1 column is the output)\n"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
 static void test_model_json(void **state) {

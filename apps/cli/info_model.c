@@ -216,7 +216,8 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
                     (double)c->head_dropout);
         fprintf(out, " -> %lld\n", (long long)c->n_out);
     } else {
-        fprintf(out, "  head: none (the last block's %lld columns are the outputs)\n", (long long)width);
+        fprintf(out, "  head: none (the last block's %lld %s the output%s)\n", (long long)width,
+                width == 1 ? "column is" : "columns are", width == 1 ? "" : "s");
     }
     if (b->has_smooth)
         fprintf(out, "post-processing: Correct and Smooth, correct %g, smooth %g, %lld iterations (eval and label "
