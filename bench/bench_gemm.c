@@ -51,7 +51,7 @@ static double gflops(gemm_fn f, int ta, int tb, int64_t M, int64_t N, int64_t K,
 
 int main(int argc, char **argv) {
     int threads = argc > 1 ? atoi(argv[1]) : 1;
-    ag_set_num_threads(threads);
+    ag_threads_set(threads);
     printf("# %s, %d thread(s); GFLOP/s, best of 5\n", ag_blas_name(), threads);
     printf("%-40s %8s %8s %8s %9s\n", "shape op(A) MxK by KxN, trans", "loop", "cblas", "ag_gemm", "loop/cblas");
     struct { int64_t M, N, K; int ta, tb; const char *what; } shapes[] = {

@@ -96,13 +96,13 @@ static void test_gelu_threads_bit_identical(void **state) {
     float *y2 = malloc((size_t)n * sizeof(float)), *d1 = calloc((size_t)n, sizeof(float));
     float *d2 = calloc((size_t)n, sizeof(float));
     for (int64_t k = 0; k < n; k++) x[k] = (float)((k * 7919) % 2001 - 1000) / 150.0f;
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     ag_act_apply(AG_ACT_GELU, 0, 0, x, y1, n);
     ag_act_grad(AG_ACT_GELU, 0, 0, x, x, d1, n);
-    ag_set_num_threads(2);
+    ag_threads_set(2);
     ag_act_apply(AG_ACT_GELU, 0, 0, x, y2, n);
     ag_act_grad(AG_ACT_GELU, 0, 0, x, x, d2, n);
-    ag_set_num_threads(0);
+    ag_threads_set(0);
     assert_memory_equal(y1, y2, (size_t)n * sizeof(float));
     assert_memory_equal(d1, d2, (size_t)n * sizeof(float));
     /* and the elements are right */
@@ -171,13 +171,13 @@ static void test_elu_accuracy_and_special_values(void **state) {
     float *y2 = malloc((size_t)n * sizeof(float)), *d1 = calloc((size_t)n, sizeof(float));
     float *d2 = calloc((size_t)n, sizeof(float));
     for (int64_t k = 0; k < n; k++) x2[k] = (float)((k * 7919) % 2001 - 1000) / 150.0f;
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     ag_act_apply(AG_ACT_ELU, 0, alpha, x2, y1, n);
     ag_act_grad(AG_ACT_ELU, 0, alpha, x2, x2, d1, n);
-    ag_set_num_threads(2);
+    ag_threads_set(2);
     ag_act_apply(AG_ACT_ELU, 0, alpha, x2, y2, n);
     ag_act_grad(AG_ACT_ELU, 0, alpha, x2, x2, d2, n);
-    ag_set_num_threads(0);
+    ag_threads_set(0);
     assert_memory_equal(y1, y2, (size_t)n * sizeof(float));
     assert_memory_equal(d1, d2, (size_t)n * sizeof(float));
     free(x2);
@@ -205,13 +205,13 @@ static void test_apply_add_matches_apply_then_add(void **state) {
     }
     for (int kind = AG_ACT_IDENTITY; kind <= AG_ACT_GELU; kind++)
         for (int threads = 1; threads <= 2; threads++) {
-            ag_set_num_threads(threads);
+            ag_threads_set(threads);
             ag_act_apply((ag_act_kind_t)kind, 0.01f, 1.0f, X, Y1, n);
             for (int64_t k = 0; k < n; k++) Y1[k] = Y1[k] + R[k];
             ag_act_apply_add((ag_act_kind_t)kind, 0.01f, 1.0f, X, R, Y2, n);
             if (memcmp(Y1, Y2, sizeof *Y1 * (size_t)n) != 0) fail_msg("%s, %d threads", ag_act_name((ag_act_kind_t)kind), threads);
         }
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     const float x[3] = {-1.0f, 0.0f, 2.0f}, r[3] = {0.5f, 0.25f, -1.0f};
     float y[3];
     ag_act_apply_add(AG_ACT_RELU, 0.01f, 1.0f, x, r, y, 3);

@@ -10,7 +10,7 @@
  * naming four tiny GML molecules, written by the test (ag_dataset_load) -> featuriser fitted and
  * every molecule featurised, with degree and random-walk PE columns (ag_prepare_graphs) -> a
  * one-block model with edge features and attention readout (ag_model_create) -> two epochs of
- * training with validation and a checkpoint after every epoch (ag_train, ag_train_state_save) ->
+ * training with validation and a checkpoint after every epoch (ag_model_train, ag_train_state_save) ->
  * the bundle saved (ag_bundle_init, ag_bundle_save) -> loaded back (ag_bundle_load) -> one
  * molecule predicted with the loaded bundle (ag_bundle_predict_graph), which must equal the
  * prediction of the trained bundle.
@@ -123,7 +123,7 @@ static int setup(void **state) {
     snprintf(graph_path, sizeof graph_path, "%s/six.gml", dir);
     snprintf(net_path, sizeof net_path, "%s/net.safetensors", dir);
     write_file(graph_path, six);
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     return 0;
 }
 
@@ -224,7 +224,7 @@ static ag_error_t run_path(result_t *out, ag_task_t task, const char *labels) {
     tc.checkpoint_user = &out->checkpoints;
     tc.checkpoint_every = 1;
     ag_train_result_t res;
-    if ((rc = ag_train(model, &p.set, train, 3, val, 1, &tc, &res)) != AG_SUCCESS) goto done;
+    if ((rc = ag_model_train(model, &p.set, train, 3, val, 1, &tc, &res)) != AG_SUCCESS) goto done;
     out->epochs_run = res.epochs_run;
     out->best_epoch = res.best_epoch;
 

@@ -194,7 +194,7 @@ static void test_predict_graphs(void **state) {
     igraph_matrix_init(&part, 0, 0);
     igraph_vector_t one;
     igraph_vector_init(&one, 0);
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     assert_int_equal(ag_net_predict_graphs(FX.gnet, many, MANY, &all), AG_SUCCESS);
     assert_int_equal(igraph_matrix_nrow(&all), MANY);
     assert_int_equal(igraph_matrix_ncol(&all), 2);
@@ -208,10 +208,10 @@ static void test_predict_graphs(void **state) {
     assert_int_equal(ag_net_predict_graphs(FX.gnet, many + 5, 5, &part), AG_SUCCESS);
     for (int g = 0; g < 5; g++)
         for (int c = 0; c < 2; c++) assert_true(MATRIX(part, g, c) == MATRIX(all, g + 5, c));
-    ag_set_num_threads(2);
+    ag_threads_set(2);
     assert_int_equal(ag_net_predict_graphs(FX.gnet, many, MANY, &part), AG_SUCCESS);
     assert_true(igraph_matrix_all_e(&part, &all));
-    ag_set_num_threads(0);
+    ag_threads_set(0);
     /* no graphs: no rows */
     assert_int_equal(ag_net_predict_graphs(FX.gnet, NULL, 0, &part), AG_SUCCESS);
     assert_int_equal(igraph_matrix_nrow(&part), 0);
@@ -477,7 +477,7 @@ static void test_attention_matches_model(void **state) {
     assert_int_equal(ag_fmat_init(&Y, 1, 2), AG_SUCCESS);
     ag_batch_t batch;
     ag_batch_init(&batch, &g, X.data, E.data);
-    assert_int_equal(ag_predict_batch(b->model, &batch, Y.data), AG_SUCCESS);
+    assert_int_equal(ag_model_predict_batch(b->model, &batch, Y.data), AG_SUCCESS);
     const ag_mask_t *mask = NULL;
     assert_int_equal(ag_model_attention_weights(b->model, &batch, 1, &mask, NULL), AG_SUCCESS);
     float *alpha = calloc((size_t)mask->n_entries * 2, sizeof(float));

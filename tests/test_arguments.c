@@ -82,7 +82,7 @@ static void test_malformed_graph(void **state) {
     assert_int_equal(ag_model_backward(NULL, &b, out), AG_EINVAL);
     assert_int_equal(ag_model_backward(m, &b, NULL), AG_EINVAL);
     assert_int_equal(ag_model_attention_weights(m, &b, 0, NULL, NULL), AG_EINVAL);
-    assert_int_equal(ag_predict_batch(m, &b, NULL), AG_EINVAL);
+    assert_int_equal(ag_model_predict_batch(m, &b, NULL), AG_EINVAL);
     ag_batch_destroy(&b);
     ag_model_destroy(m);
     ag_graph_destroy(&g);
@@ -127,17 +127,17 @@ static void test_training_arguments(void **state) {
     tc.epochs = 2;
     ag_train_result_t res;
     int64_t idx[2] = {0, 1};
-    assert_int_equal(ag_train(m, &set, idx, 2, NULL, 0, &tc, NULL), AG_EINVAL);
-    assert_int_equal(ag_train(m, &set, idx, 2, NULL, 0, NULL, &res), AG_EINVAL);
-    assert_int_equal(ag_train(NULL, &set, idx, 2, NULL, 0, &tc, &res), AG_EINVAL);
-    assert_int_equal(ag_train(m, &set, NULL, 2, NULL, 0, &tc, &res), AG_EINVAL);
-    assert_int_equal(ag_train(m, &set, idx, 2, NULL, 1, &tc, &res), AG_EINVAL);
-    assert_int_equal(ag_train(m, &set, idx, 2, idx, 2, &tc, &res), AG_SUCCESS);
+    assert_int_equal(ag_model_train(m, &set, idx, 2, NULL, 0, &tc, NULL), AG_EINVAL);
+    assert_int_equal(ag_model_train(m, &set, idx, 2, NULL, 0, NULL, &res), AG_EINVAL);
+    assert_int_equal(ag_model_train(NULL, &set, idx, 2, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_int_equal(ag_model_train(m, &set, NULL, 2, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_int_equal(ag_model_train(m, &set, idx, 2, NULL, 1, &tc, &res), AG_EINVAL);
+    assert_int_equal(ag_model_train(m, &set, idx, 2, idx, 2, &tc, &res), AG_SUCCESS);
     ag_scores_t sc;
-    assert_int_equal(ag_evaluate(m, &set, idx, 2, NULL), AG_EINVAL);
-    assert_int_equal(ag_evaluate(m, &set, NULL, 2, &sc), AG_EINVAL);
-    assert_int_equal(ag_evaluate(m, NULL, idx, 2, &sc), AG_EINVAL);
-    assert_int_equal(ag_evaluate(m, &set, idx, 2, &sc), AG_SUCCESS);
+    assert_int_equal(ag_model_evaluate(m, &set, idx, 2, NULL), AG_EINVAL);
+    assert_int_equal(ag_model_evaluate(m, &set, NULL, 2, &sc), AG_EINVAL);
+    assert_int_equal(ag_model_evaluate(m, NULL, idx, 2, &sc), AG_EINVAL);
+    assert_int_equal(ag_model_evaluate(m, &set, idx, 2, &sc), AG_SUCCESS);
     /* probabilities scored against a label outside 0..C-1 (or not an integer) */
     float probs[4 * 2] = {0.9f, 0.1f, 0.2f, 0.8f, 0.5f, 0.5f, 0.3f, 0.7f};
     assert_int_equal(ag_scores_from_probs(probs, &set, idx, 2, &sc), AG_SUCCESS);
@@ -402,7 +402,7 @@ static void test_preparation_nulls(void **state) {
 
 /* Epochs times steps per epoch, and the warm-up's steps, that overflow int64: AG_ELIMIT before
  * the first step (2 graphs in batches of 1: 2 steps per epoch). The facade caps epochs at 10^8,
- * so only ag_train's own callers can get there. */
+ * so only ag_model_train's own callers can get there. */
 static void test_step_overflow(void **state) {
     (void)state;
     ag_trainset_t set;
@@ -422,13 +422,13 @@ static void test_step_overflow(void **state) {
     tc.epochs = INT64_MAX / 2 + 1;
     ag_train_result_t res;
     int64_t idx[2] = {0, 1};
-    assert_int_equal(ag_train(m, &set, idx, 2, NULL, 0, &tc, &res), AG_ELIMIT);
+    assert_int_equal(ag_model_train(m, &set, idx, 2, NULL, 0, &tc, &res), AG_ELIMIT);
     assert_non_null(strstr(ag_error_message(), "4611686018427387904 epochs (0 of warm-up) of 2 steps overflow"));
     tc.epochs = 2;
     tc.warmup_epochs = INT64_MAX / 2 + 1;
-    assert_int_equal(ag_train(m, &set, idx, 2, NULL, 0, &tc, &res), AG_ELIMIT);
+    assert_int_equal(ag_model_train(m, &set, idx, 2, NULL, 0, &tc, &res), AG_ELIMIT);
     tc.warmup_epochs = 4; /* outlasting the 2 epochs is allowed: the rate never reaches its maximum */
-    assert_int_equal(ag_train(m, &set, idx, 2, NULL, 0, &tc, &res), AG_SUCCESS);
+    assert_int_equal(ag_model_train(m, &set, idx, 2, NULL, 0, &tc, &res), AG_SUCCESS);
     assert_int_equal(res.epochs_run, 2);
     ag_model_destroy(m);
     ag_trainset_destroy(&set);

@@ -162,7 +162,7 @@ static void sweep_shape(int shape) {
     /* One thread: on a loaded machine OpenMP's spinning barriers cost ten times the work of these
      * small layers (measured: 22 s instead of 2 s at load 9 on two cores). test_attention_determinism
      * shows that two threads give these results bit for bit. */
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     n_failed = 0;
     ag_graph_t g;
     assert_int_equal(at_make_graph(&g, shape, 7 + (uint64_t)shape), 0);
@@ -187,7 +187,7 @@ static void sweep_shape(int shape) {
         ag_mask_destroy(&fm);
     }
     ag_test_graph_free(&g);
-    ag_set_num_threads(0);
+    ag_threads_set(0);
     if (n_failed) fail_msg("%d configurations on %s differ from the reference", n_failed, at_shape_name(shape));
 }
 

@@ -33,7 +33,7 @@ static void run_free(run_t *r) {
 static void run_layer(run_t *r, const ag_graph_t *g, const ag_mask_t *m, const ag_attention_config_t *cfg,
                       int threads, uint64_t layer_seed, uint64_t drop_seed, int training) {
     memset(r, 0, sizeof *r); /* evaluation runs leave grads NULL, and run_free frees it */
-    ag_set_num_threads(threads);
+    ag_threads_set(threads);
     ag_attention_t layer;
     assert_int_equal(ag_attention_init(&layer, cfg, layer_seed), AG_SUCCESS);
     at_layer_randomise(&layer, 0.7f, layer_seed); /* nonzero biases too */
@@ -74,7 +74,7 @@ static void run_layer(run_t *r, const ag_graph_t *g, const ag_mask_t *m, const a
     }
     free(X); free(E); free(R);
     ag_attention_destroy(&layer);
-    ag_set_num_threads(1);
+    ag_threads_set(1);
 }
 
 static int same_bits(const float *a, const float *b, int64_t n) {
@@ -315,7 +315,7 @@ static void test_inference_writes_y_bit_identical(void **state) {
 int main(void) {
     /* One thread except where two are compared with one: on a loaded machine OpenMP's spinning
      * barriers make two-thread runs of small layers several times slower than the work. */
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init_seeded),
         cmocka_unit_test(test_threads_and_runs_bit_identical),

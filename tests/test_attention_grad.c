@@ -405,7 +405,7 @@ static int teardown_report(void **state) {
 
 int main(void) {
     /* One thread: see test_attention.c; two threads are tied to one by test_attention_determinism. */
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grad_dot),
         cmocka_unit_test(test_grad_gat),

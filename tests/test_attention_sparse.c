@@ -27,7 +27,7 @@ static void out_free(out_t *o) {
 
 static void run(out_t *o, const ag_mask_t *m, const ag_attention_config_t *cfg, const float *X, const float *dY,
                 int threads) {
-    ag_set_num_threads(threads);
+    ag_threads_set(threads);
     ag_attention_t layer;
     assert_int_equal(ag_attention_init(&layer, cfg, 11), AG_SUCCESS);
     int64_t N = m->n_nodes, F = cfg->in_dim, O = ag_attention_out_dim(cfg);
@@ -56,7 +56,7 @@ static void run(out_t *o, const ag_mask_t *m, const ag_attention_config_t *cfg, 
     }
     ag_param_list_destroy(&list);
     ag_attention_destroy(&layer);
-    ag_set_num_threads(0);
+    ag_threads_set(0);
 }
 
 /* max |a - b| <= tol * max(1, max |b|) */

@@ -160,7 +160,7 @@ static void test_resume_is_bit_identical(void **state) {
     tc.checkpoint_user = &sa;
     tc.checkpoint_every = 5; /* epochs 5 and 10 */
     ag_train_result_t ra, rb, rc_;
-    assert_int_equal(ag_train(a, &set, tr, 16, va, 8, &tc, &ra), AG_SUCCESS);
+    assert_int_equal(ag_model_train(a, &set, tr, 16, va, 8, &tc, &ra), AG_SUCCESS);
     assert_int_equal(sa.saved, 2);
     assert_int_equal(ra.epochs_run, 12);
     /* B: a fresh model resumed from epoch 5's checkpoint */
@@ -182,7 +182,7 @@ static void test_resume_is_bit_identical(void **state) {
     tc.checkpoint = NULL;
     tc.progress = progress_cb;
     tc.progress_user = &seen;
-    assert_int_equal(ag_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &rb), AG_SUCCESS);
+    assert_int_equal(ag_model_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &rb), AG_SUCCESS);
     assert_int_equal(seen.first, 6);
     assert_int_equal(seen.last, 12);
     assert_int_equal(seen.count, 7);
@@ -200,13 +200,13 @@ static void test_resume_is_bit_identical(void **state) {
     tc.checkpoint_user = &sc;
     tc.checkpoint_every = 1;
     tc.progress = NULL;
-    assert_int_equal(ag_train(c, &set, tr, 16, va, 8, &tc, &rc_), AG_EFILE);
+    assert_int_equal(ag_model_train(c, &set, tr, 16, va, 8, &tc, &rc_), AG_EFILE);
     assert_int_equal(sc.saved, 5);
     ag_model_destroy(c);
     c = model_of(8);
     assert_int_equal(ag_train_state_load(path, c, &st, NULL), AG_SUCCESS);
     sc.stop_at = 0; /* checkpoints go on after the resume: epochs 6 .. 12 */
-    assert_int_equal(ag_train_resume(c, &set, tr, 16, va, 8, &tc, &st, &rc_), AG_SUCCESS);
+    assert_int_equal(ag_model_train_resume(c, &set, tr, 16, va, 8, &tc, &st, &rc_), AG_SUCCESS);
     assert_int_equal(sc.saved, 12);
     tc.checkpoint = NULL;
     assert_same_weights(a, c);
@@ -218,7 +218,7 @@ static void test_resume_is_bit_identical(void **state) {
     assert_int_equal(ag_train_state_load(path, d, &st, NULL), AG_SUCCESS);
     seen.count = 0;
     tc.progress = progress_cb;
-    assert_int_equal(ag_train_resume(d, &set, tr, 16, va, 8, &tc, &st, &rc_), AG_SUCCESS);
+    assert_int_equal(ag_model_train_resume(d, &set, tr, 16, va, 8, &tc, &st, &rc_), AG_SUCCESS);
     assert_int_equal(seen.count, 0);
     assert_int_equal(rc_.epochs_run, 12);
     assert_same_weights(a, d);
@@ -272,7 +272,7 @@ static void test_resume_with_early_stopping(void **state) {
     tc.checkpoint = save_cb;
     tc.checkpoint_user = &sa;
     ag_train_result_t ra, rb;
-    assert_int_equal(ag_train(a, &set, tr, 16, va, 8, &tc, &ra), AG_SUCCESS);
+    assert_int_equal(ag_model_train(a, &set, tr, 16, va, 8, &tc, &ra), AG_SUCCESS);
     if (ra.epochs_run >= 60) fail_msg("patience 3 never stopped the run (best epoch %lld)", (long long)ra.best_epoch);
     tc.checkpoint = NULL;
     int64_t from[2] = {ra.epochs_run, ra.epochs_run > 2 ? ra.epochs_run - 2 : 1};
@@ -283,7 +283,7 @@ static void test_resume_with_early_stopping(void **state) {
         snprintf(path, sizeof path, "%s/e%lld.st", dir, (long long)from[k]);
         assert_int_equal(ag_train_state_load(path, b, &st, NULL), AG_SUCCESS);
         if (k == 0) expect_plan(&st, &tc);
-        assert_int_equal(ag_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &rb), AG_SUCCESS);
+        assert_int_equal(ag_model_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &rb), AG_SUCCESS);
         assert_int_equal(rb.epochs_run, ra.epochs_run);
         assert_int_equal(rb.best_epoch, ra.best_epoch);
         assert_same_weights(a, b);
@@ -323,7 +323,7 @@ static void test_bad_checkpoints_are_refused(void **state) {
     tc.checkpoint = save_cb;
     tc.checkpoint_user = &sa;
     ag_train_result_t r;
-    assert_int_equal(ag_train(a, &set, tr, 16, va, 8, &tc, &r), AG_SUCCESS);
+    assert_int_equal(ag_model_train(a, &set, tr, 16, va, 8, &tc, &r), AG_SUCCESS);
     tc.checkpoint = NULL;
     char good[128], bad[128];
     snprintf(good, sizeof good, "%s/e1.st", dir);
@@ -376,22 +376,22 @@ static void test_bad_checkpoints_are_refused(void **state) {
     expect_load_error(bad, b, AG_EMODEL, "checkpoint metadata 'rng_seed' is '18446744073709551616', not an unsigned");
     assert_same_weights(b, fresh);
 
-    /* another training configuration or list: refused by ag_train_resume, naming the field */
+    /* another training configuration or list: refused by ag_model_train_resume, naming the field */
     ag_train_state_t st;
     assert_int_equal(ag_train_state_load(good, b, &st, NULL), AG_SUCCESS);
     tc.epochs = 3;
-    assert_int_equal(ag_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &r), AG_EMODEL);
+    assert_int_equal(ag_model_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &r), AG_EMODEL);
     if (!strstr(ag_error_message(), "another training configuration")) fail_msg("%s", ag_error_message());
     if (!strstr(ag_error_message(), "'epochs 2' in the checkpoint, 'epochs 3' now")) fail_msg("%s", ag_error_message());
     assert_non_null(strstr(ag_error_message(), "'epochs 2' in the checkpoint, 'epochs 3' now"));
     tc.epochs = 2;
     tc.seed = 4;
-    assert_int_equal(ag_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &r), AG_EMODEL);
+    assert_int_equal(ag_model_train_resume(b, &set, tr, 16, va, 8, &tc, &st, &r), AG_EMODEL);
     assert_non_null(strstr(ag_error_message(), "'seed 3' in the checkpoint, 'seed 4' now"));
     tc.seed = 3;
     int64_t other[16];
     for (int i = 0; i < 16; i++) other[i] = i + 1; /* same size, another list */
-    assert_int_equal(ag_train_resume(b, &set, other, 16, va, 8, &tc, &st, &r), AG_EMODEL);
+    assert_int_equal(ag_model_train_resume(b, &set, other, 16, va, 8, &tc, &st, &r), AG_EMODEL);
     assert_non_null(strstr(ag_error_message(), "another training list"));
     ag_train_state_destroy(&st);
 
@@ -419,7 +419,7 @@ static void test_checkpoint_allocation_failures(void **state) {
     tc.checkpoint = save_cb;
     tc.checkpoint_user = &sa;
     ag_train_result_t r;
-    assert_int_equal(ag_train(a, &set, tr, 16, va, 8, &tc, &r), AG_SUCCESS);
+    assert_int_equal(ag_model_train(a, &set, tr, 16, va, 8, &tc, &r), AG_SUCCESS);
     tc.checkpoint = NULL;
     char good[128], out[128];
     snprintf(good, sizeof good, "%s/e1.st", dir);
@@ -461,7 +461,7 @@ static void test_checkpoint_allocation_failures(void **state) {
         ag_train_state_t s3;
         assert_int_equal(ag_train_state_load(good, c, &s3, NULL), AG_SUCCESS);
         ag_i_alloc_fail_at(n);
-        ag_error_t rc = ag_train_resume(c, &set, tr, 16, va, 8, &tc, &s3, &r);
+        ag_error_t rc = ag_model_train_resume(c, &set, tr, 16, va, 8, &tc, &s3, &r);
         ag_i_alloc_fail_at(0);
         if (rc != AG_SUCCESS && rc != AG_ENOMEM) fail_msg("allocation %lld: %s", (long long)n, ag_error_message());
         ag_train_state_destroy(&s3);

@@ -104,12 +104,12 @@ static void test_igraph_guard_does_not_abort(void **state) {
 
 static void test_threads(void **state) {
     (void)state;
-    ag_set_num_threads(1);
-    assert_int_equal(ag_get_num_threads(), 1);
-    ag_set_num_threads(2);
-    assert_int_equal(ag_get_num_threads(), 2);
-    ag_set_num_threads(0);
-    assert_true(ag_get_num_threads() >= 1);
+    ag_threads_set(1);
+    assert_int_equal(ag_threads_get(), 1);
+    ag_threads_set(2);
+    assert_int_equal(ag_threads_get(), 2);
+    ag_threads_set(0);
+    assert_true(ag_threads_get() >= 1);
     assert_string_equal(ag_version(), "0.1.0");
     assert_true(strlen(ag_blas_name()) > 0);
 }
@@ -120,23 +120,23 @@ static void test_threads(void **state) {
 static void test_small_work_runs_on_the_caller(void **state) {
     (void)state;
     unsetenv("AG_SMALL_ROWS"); /* the test suite sets 0 for the other tests */
-    ag_set_num_threads(2);
+    ag_threads_set(2);
     int a = ag_i_small_begin(AG_SMALL_ROWS - 1);
     assert_int_equal(a, 1);
-    assert_int_equal(ag_get_num_threads(), 1);
+    assert_int_equal(ag_threads_get(), 1);
     assert_int_equal(omp_get_max_threads(), 1);
     int b = ag_i_small_begin(3); /* nested */
     assert_int_equal(b, 1);
     ag_i_small_end(b);
-    assert_int_equal(ag_get_num_threads(), 1);
+    assert_int_equal(ag_threads_get(), 1);
     ag_i_small_end(a);
-    assert_int_equal(ag_get_num_threads(), 2);
+    assert_int_equal(ag_threads_get(), 2);
     assert_int_equal(omp_get_max_threads(), 2);
     int c = ag_i_small_begin(AG_SMALL_ROWS);
     assert_int_equal(c, 0);
-    assert_int_equal(ag_get_num_threads(), 2);
+    assert_int_equal(ag_threads_get(), 2);
     ag_i_small_end(c);
-    assert_int_equal(ag_get_num_threads(), 2);
+    assert_int_equal(ag_threads_get(), 2);
     int inside = -1;
 #pragma omp parallel num_threads(2)
     {
@@ -157,7 +157,7 @@ static void test_small_work_runs_on_the_caller(void **state) {
     ag_i_small_end(e);
     assert_int_equal(ag_i_small_begin(AG_SMALL_ROWS), 0);
     setenv("AG_SMALL_ROWS", "0", 1);
-    ag_set_num_threads(0);
+    ag_threads_set(0);
 }
 
 /* Well-formed UTF-8 and what is not (the Unicode standard's table 3-7), and the printable form

@@ -58,10 +58,10 @@ static float *predict(const char *model, const char *graph_path, int threads, in
     if (ag_bundle_load(path, &b) != AG_SUCCESS) fail_msg("%s", ag_error_message());
     igraph_t ig;
     if (ag_graph_read(&ig, graph_path, AG_FORMAT_AUTO, 0) != AG_SUCCESS) fail_msg("%s", ag_error_message());
-    ag_set_num_threads(threads);
+    ag_threads_set(threads);
     ag_fmat_t out = {0};
     if (ag_bundle_predict_graph(&b, &ig, NULL, &out) != AG_SUCCESS) fail_msg("%s", ag_error_message());
-    ag_set_num_threads(0);
+    ag_threads_set(0);
     *count = out.rows * out.cols;
     float *p = malloc((size_t)*count * sizeof(float));
     assert_non_null(p);

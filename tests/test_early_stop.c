@@ -86,7 +86,7 @@ static void run(const ag_trainset_t *set, int64_t epochs, int64_t min_epochs, ag
     memset(w, 0, sizeof *w);
     tc.progress = watch;
     tc.progress_user = w;
-    assert_int_equal(ag_train(m, set, tr, 32, va, 16, &tc, res), AG_SUCCESS);
+    assert_int_equal(ag_model_train(m, set, tr, 32, va, 16, &tc, res), AG_SUCCESS);
     ag_model_destroy(m);
 }
 
@@ -158,7 +158,7 @@ static void test_metric_fits_task(void **state) {
     tc.metric = AG_METRIC_MAE;
     tc.epochs = 2;
     ag_train_result_t res;
-    assert_int_equal(ag_train(m, &set, first, 2, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_int_equal(ag_model_train(m, &set, first, 2, NULL, 0, &tc, &res), AG_EINVAL);
     assert_non_null(strstr(ag_error_message(), "metric mae does not score"));
     ag_model_destroy(m);
     ag_trainset_destroy(&set);
@@ -186,13 +186,13 @@ static void test_unscorable_validation(void **state) {
     tc.metric = AG_METRIC_ROC_AUC;
     ag_train_result_t res;
     ag_model_t *m = small_model();
-    assert_int_equal(ag_train(m, &set, tr, 32, rings, 8, &tc, &res), AG_SUCCESS);
+    assert_int_equal(ag_model_train(m, &set, tr, 32, rings, 8, &tc, &res), AG_SUCCESS);
     assert_int_equal(res.metric, AG_METRIC_LOSS);
     assert_true(res.best_epoch >= 1);
     assert_true(isfinite(res.best_val_metric) && res.best_val_metric > 0.0);
     ag_model_destroy(m);
     m = small_model();
-    assert_int_equal(ag_train(m, &set, tr, 32, mixed, 8, &tc, &res), AG_SUCCESS);
+    assert_int_equal(ag_model_train(m, &set, tr, 32, mixed, 8, &tc, &res), AG_SUCCESS);
     assert_int_equal(res.metric, AG_METRIC_ROC_AUC);
     assert_true(res.best_epoch >= 1);
     ag_model_destroy(m);
@@ -201,7 +201,7 @@ static void test_unscorable_validation(void **state) {
     for (int i = 0; i < 8; i++) set.targets[rings[i]] = NAN;
     assert_false(ag_metric_scorable(AG_METRIC_LOSS, &set, rings, 8));
     m = small_model();
-    assert_int_equal(ag_train(m, &set, tr, 32, rings, 8, &tc, &res), AG_SUCCESS);
+    assert_int_equal(ag_model_train(m, &set, tr, 32, rings, 8, &tc, &res), AG_SUCCESS);
     assert_int_equal(res.best_epoch, 6);
     assert_true(isnan(res.best_val_metric));
     ag_model_destroy(m);

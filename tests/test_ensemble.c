@@ -116,7 +116,8 @@ static void test_prediction_is_the_members_mean(void **state) {
             float ye[2], ym[K][2]; /* (C <= 2) */
             ag_batch_t batch;
             batch_of(&batch, &p, g);
-            for (int m = 0; m < K; m++) assert_int_equal(ag_predict_batch(b.members[m], &batch, ym[m]), AG_SUCCESS);
+            for (int m = 0; m < K; m++)
+                assert_int_equal(ag_model_predict_batch(b.members[m], &batch, ym[m]), AG_SUCCESS);
             assert_int_equal(ag_bundle_predict_batch(&b, &batch, ye), AG_SUCCESS);
             ag_batch_destroy(&batch);
             if (tasks[k] == AG_TASK_GRAPH_REGRESSION) {
@@ -168,7 +169,7 @@ static void test_evaluation(void **state) {
     assert_float_equal(s.rmse, sqrt(se / (double)n), 1e-5);
 
     ag_model_t *twice[2] = {b.members[1], b.members[1]};
-    assert_int_equal(ag_evaluate(b.members[1], &p.set, idx, n, &s1), AG_SUCCESS);
+    assert_int_equal(ag_model_evaluate(b.members[1], &p.set, idx, n, &s1), AG_SUCCESS);
     assert_int_equal(ag_ensemble_evaluate(twice, 2, &p.set, idx, n, &s2), AG_SUCCESS);
     assert_memory_equal(&s1.rmse, &s2.rmse, sizeof(double));
     assert_memory_equal(&s1.loss, &s2.loss, sizeof(double));

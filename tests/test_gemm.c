@@ -129,13 +129,13 @@ static void test_gemm_threads_bit_identical(void **state) {
     float *X = rnd(M * K, 7, 0.987f), *W = rnd(K * N, 8, 0), *dY = rnd(M * N, 9, 0);
     float *Y1 = malloc((size_t)(M * N) * sizeof(float)), *Y2 = malloc((size_t)(M * N) * sizeof(float));
     float *G1 = malloc((size_t)(K * N) * sizeof(float)), *G2 = malloc((size_t)(K * N) * sizeof(float));
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     ag_i_gemm(0, 0, M, N, K, 1.0f, X, K, W, N, 0.0f, Y1, N);
     ag_i_gemm(1, 0, K, N, M, 1.0f, X, K, dY, N, 0.0f, G1, N);
-    ag_set_num_threads(2);
+    ag_threads_set(2);
     ag_i_gemm(0, 0, M, N, K, 1.0f, X, K, W, N, 0.0f, Y2, N);
     ag_i_gemm(1, 0, K, N, M, 1.0f, X, K, dY, N, 0.0f, G2, N);
-    ag_set_num_threads(0);
+    ag_threads_set(0);
     assert_memory_equal(Y1, Y2, (size_t)(M * N) * sizeof(float));
     assert_memory_equal(G1, G2, (size_t)(K * N) * sizeof(float));
     /* and the product is right: spot-check rows against the definition */
@@ -200,11 +200,11 @@ static void test_spmm_threads_and_errors(void **state) {
     ag_i_csr_t S;
     assert_int_equal(ag_i_csr_from_dense(&S, X, M, K), AG_SUCCESS);
     float *Y1 = malloc((size_t)(M * N) * sizeof(float)), *Y2 = malloc((size_t)(M * N) * sizeof(float));
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     ag_i_spmm(&S, W, N, N, 1.0f, 0.0f, Y1, N);
-    ag_set_num_threads(2);
+    ag_threads_set(2);
     ag_i_spmm(&S, W, N, N, 1.0f, 0.0f, Y2, N);
-    ag_set_num_threads(0);
+    ag_threads_set(0);
     assert_memory_equal(Y1, Y2, (size_t)(M * N) * sizeof(float));
     ag_i_csr_destroy(&S);
     free(X);
@@ -255,11 +255,11 @@ static void test_gemm_row_blocks(void **state) {
             float *C1 = malloc((size_t)(M * N) * sizeof(float)), *C2 = malloc((size_t)(M * N) * sizeof(float));
             memcpy(C1, C0, (size_t)(M * N) * sizeof(float));
             memcpy(C2, C0, (size_t)(M * N) * sizeof(float));
-            ag_set_num_threads(1);
+            ag_threads_set(1);
             ag_i_gemm(ta, tb, M, N, K, 0.5f, A, lda, B, ldb, 1.0f, C1, N);
-            ag_set_num_threads(2);
+            ag_threads_set(2);
             ag_i_gemm(ta, tb, M, N, K, 0.5f, A, lda, B, ldb, 1.0f, C2, N);
-            ag_set_num_threads(0);
+            ag_threads_set(0);
             check_product(ta, tb, M, N, K, 0.5f, A, B, 1.0f, C0, C1);
             assert_memory_equal(C1, C2, (size_t)(M * N) * sizeof(float));
             free(A);

@@ -25,11 +25,11 @@ static void check_widths(int64_t F, float offset) {
     float *X = malloc((size_t)(N * F) * sizeof(float)), *Y1 = malloc((size_t)(N * F) * sizeof(float));
     float *Y2 = malloc((size_t)(N * F) * sizeof(float));
     for (int64_t k = 0; k < N * F; k++) X[k] = offset + 4.0f * ag_rng_uniform(21, (uint64_t)F, (uint64_t)k) - 2.0f;
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     assert_int_equal(ag_layernorm_forward(&ln, X, Y1, N, 1, NULL), AG_SUCCESS);
-    ag_set_num_threads(2);
+    ag_threads_set(2);
     assert_int_equal(ag_layernorm_forward(&ln, X, Y2, N, 0, NULL), AG_SUCCESS);
-    ag_set_num_threads(0);
+    ag_threads_set(0);
     assert_memory_equal(Y1, Y2, (size_t)(N * F) * sizeof(float));
     for (int64_t r = 0; r < N; r++) {
         const float *x = X + r * F;

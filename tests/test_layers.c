@@ -705,7 +705,7 @@ typedef struct {
 } run_out_t;
 
 static void run_stack(int threads, run_out_t *o, int64_t N) {
-    ag_set_num_threads(threads);
+    ag_threads_set(threads);
     const int64_t F = 32;
     ag_layernorm_t ln;
     ag_layernorm_config_t nc = {F, 1e-5f};
@@ -757,7 +757,7 @@ static void test_threads_bit_identical(void **state) {
         outs[i]->grads = malloc((size_t)P * sizeof(float));
         run_stack(i + 1, outs[i], N);
     }
-    ag_set_num_threads(0);
+    ag_threads_set(0);
     assert_memory_equal(a.Y1, b.Y1, (size_t)(N * F) * sizeof(float));
     assert_memory_equal(a.Y2, b.Y2, (size_t)(N * F) * sizeof(float));
     assert_memory_equal(a.dX, b.dX, (size_t)(N * F) * sizeof(float));

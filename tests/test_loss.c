@@ -288,7 +288,7 @@ static void test_probabilities(void **state) {
     assert_float_equal(big[0], 0.5f, 1e-7);
     assert_float_equal(big[1], 0.5f, 1e-7);
     float s[4] = {0, 100, -100, 2};
-    ag_sigmoid(s, 4, s);
+    ag_sigmoid_apply(s, 4, s);
     assert_float_equal(s[0], 0.5f, 0.0f);
     assert_float_equal(s[1], 1.0f, 0.0f);
     assert_true(s[2] >= 0.0f && s[2] < 1e-40f);
@@ -312,13 +312,13 @@ static void test_losses_do_not_depend_on_threads(void **state) {
     for (int i = 0; i < N; i++) lab[i] = (int32_t)(ag_rng_u64(13, 2, (uint64_t)i) % (C + 1)) - 1;
     double l[4][2];
     for (int t = 0; t < 2; t++) {
-        ag_set_num_threads(t + 1);
+        ag_threads_set(t + 1);
         assert_int_equal(ag_loss_cross_entropy(z, lab, N, C, NULL, 1.0f, NULL, &l[0][t], NULL), AG_SUCCESS);
         assert_int_equal(ag_loss_bce_logits(z, y, N, C, NULL, 1.0f, NULL, &l[1][t], NULL), AG_SUCCESS);
         assert_int_equal(ag_loss_mse(z, y, N, C, 1.0f, NULL, &l[2][t], NULL), AG_SUCCESS);
         assert_int_equal(ag_loss_huber(z, y, N, C, 1.5, 1.0f, NULL, &l[3][t], NULL), AG_SUCCESS);
     }
-    ag_set_num_threads(0);
+    ag_threads_set(0);
     for (int k = 0; k < 4; k++) assert_memory_equal(&l[k][0], &l[k][1], sizeof(double));
     free(z);
     free(y);

@@ -162,7 +162,7 @@ static void test_inference_shortcuts_bit_identical(void **state) {
     ag_batch_t b;
     ag_batch_init(&b, &g, X, NULL);
     for (int threads = 1; threads <= 2; threads++) {
-        ag_set_num_threads(threads);
+        ag_threads_set(threads);
         float yi[8 * 3], yt[8 * 3];
         ag_rng_t rng;
         ag_rng_init(&rng, 1);
@@ -170,7 +170,7 @@ static void test_inference_shortcuts_bit_identical(void **state) {
         assert_int_equal(ag_model_forward(m, &b, 1, &rng, yt), AG_SUCCESS);
         if (memcmp(yi, yt, sizeof yi) != 0) fail_msg("%d threads: inference differs from training", threads);
     }
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     ag_batch_destroy(&b);
     ag_model_destroy(m);
     ag_graph_destroy(&g);
@@ -493,7 +493,7 @@ static void test_batch_without_edges(void **state) {
         assert_int_equal(ag_model_forward(m, NULL, 0, NULL, out), AG_EINVAL);
         assert_non_null(strstr(ag_error_message(), "NULL batch"));
         assert_int_equal(ag_model_backward(m, NULL, dout), AG_EINVAL);
-        assert_int_equal(ag_predict_batch(m, NULL, out), AG_EINVAL);
+        assert_int_equal(ag_model_predict_batch(m, NULL, out), AG_EINVAL);
         ag_batch_destroy(&b);
         ag_batch_destroy(&c);
         ag_model_destroy(m);

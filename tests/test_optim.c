@@ -220,11 +220,11 @@ static void test_clip_threads_identical(void **state) {
     ag_param_list_t list;
     ag_param_list_init(&list);
     assert_int_equal(ag_param_list_add(&list, "", "w", 1, P, 1, w, g, 1), AG_SUCCESS);
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     float n1 = ag_clip_grad_norm(&list, 0);
-    ag_set_num_threads(2);
+    ag_threads_set(2);
     float n2 = ag_clip_grad_norm(&list, 0);
-    ag_set_num_threads(0);
+    ag_threads_set(0);
     assert_memory_equal(&n1, &n2, sizeof n1);
     assert_float_equal(n1, (float)sqrt(exact), 1e-6f * (float)sqrt(exact));
     ag_param_list_destroy(&list);
@@ -235,34 +235,34 @@ static void test_clip_threads_identical(void **state) {
 static void test_lr_schedules(void **state) {
     (void)state;
     ag_lr_schedule_t s = {AG_LR_CONSTANT, 0.5f, 0, 0, 0, 0, 0};
-    assert_float_equal(ag_lr_at(&s, 0), 0.5f, 0.0f);
-    assert_float_equal(ag_lr_at(&s, 1000), 0.5f, 0.0f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 0), 0.5f, 0.0f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 1000), 0.5f, 0.0f);
     /* StepLR(step_size 10, gamma 0.5): 1.0 for t < 10, 0.5 for t in [10, 20), 0.25 at 20 */
     s = (ag_lr_schedule_t){AG_LR_STEP, 1.0f, 0, 10, 0.5f, 0, 0};
-    assert_float_equal(ag_lr_at(&s, 9), 1.0f, 0.0f);
-    assert_float_equal(ag_lr_at(&s, 10), 0.5f, 0.0f);
-    assert_float_equal(ag_lr_at(&s, 25), 0.25f, 0.0f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 9), 1.0f, 0.0f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 10), 0.5f, 0.0f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 25), 0.25f, 0.0f);
     s.step_size = 0; /* unusable: no decay */
-    assert_float_equal(ag_lr_at(&s, 25), 1.0f, 0.0f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 25), 1.0f, 0.0f);
     /* cosine, warmup 4 of 14 steps, base 1, floor 0.1:
      * warmup t = 0..3 gives 0.25, 0.5, 0.75, 1; then progress (t - 4) / 10:
      * t = 4: 1; t = 9: 0.1 + 0.9 * (1 + cos(pi / 2)) / 2 = 0.55; t = 14 and after: 0.1
      * t = 6: 0.1 + 0.45 (1 + cos(0.2 pi)) = 0.1 + 0.45 * 1.8090170 = 0.9140576 */
     s = (ag_lr_schedule_t){AG_LR_COSINE, 1.0f, 4, 0, 0, 14, 0.1f};
-    assert_float_equal(ag_lr_at(&s, 0), 0.25f, 0.0f);
-    assert_float_equal(ag_lr_at(&s, 3), 1.0f, 0.0f);
-    assert_float_equal(ag_lr_at(&s, 4), 1.0f, 1e-7f);
-    assert_float_equal(ag_lr_at(&s, 6), 0.9140576f, 1e-6f);
-    assert_float_equal(ag_lr_at(&s, 9), 0.55f, 1e-6f);
-    assert_float_equal(ag_lr_at(&s, 14), 0.1f, 1e-7f);
-    assert_float_equal(ag_lr_at(&s, 100), 0.1f, 1e-7f);
-    assert_float_equal(ag_lr_at(&s, -5), 0.25f, 0.0f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 0), 0.25f, 0.0f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 3), 1.0f, 0.0f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 4), 1.0f, 1e-7f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 6), 0.9140576f, 1e-6f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 9), 0.55f, 1e-6f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 14), 0.1f, 1e-7f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 100), 0.1f, 1e-7f);
+    assert_float_equal(ag_lr_schedule_rate(&s, -5), 0.25f, 0.0f);
     s.total_steps = 2; /* shorter than warmup: floor after warmup */
-    assert_float_equal(ag_lr_at(&s, 4), 0.1f, 0.0f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 4), 0.1f, 0.0f);
     /* warmup applies to the step schedule too */
     s = (ag_lr_schedule_t){AG_LR_STEP, 1.0f, 2, 10, 0.5f, 0, 0};
-    assert_float_equal(ag_lr_at(&s, 0), 0.5f, 0.0f);
-    assert_float_equal(ag_lr_at(&s, 2), 1.0f, 0.0f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 0), 0.5f, 0.0f);
+    assert_float_equal(ag_lr_schedule_rate(&s, 2), 1.0f, 0.0f);
 }
 
 int main(void) {

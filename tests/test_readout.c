@@ -208,7 +208,7 @@ static void test_thread_count_does_not_change_results(void **state) {
     for (int kind = 0; kind < AG_READOUT_COUNT; kind++) {
         float dw[2][F + 1];
         for (int t = 0; t < 2; t++) {
-            ag_set_num_threads(t + 1);
+            ag_threads_set(t + 1);
             ag_readout_t ro;
             assert_int_equal(ag_readout_init(&ro, (ag_readout_kind_t)kind, F, 9), AG_SUCCESS);
             out[t][0] = calloc((size_t)(G * F), sizeof(float));
@@ -226,7 +226,7 @@ static void test_thread_count_does_not_change_results(void **state) {
             free(out[t][1]);
         }
     }
-    ag_set_num_threads(0);
+    ag_threads_set(0);
     free(X);
     free(dY);
 }

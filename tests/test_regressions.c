@@ -132,7 +132,7 @@ static void test_model_config_larger_than_file(void **state) {
 }
 
 /* fuzz_checkpoint: a checkpoint whose optimiser step counter was edited to 2^63-1 loaded (every
- * field in range on its own) and ag_train_resume() then overflowed it (UBSan: signed integer
+ * field in range on its own) and ag_model_train_resume() then overflowed it (UBSan: signed integer
  * overflow in train.c, `st.step++`); the same for epochs since the best. Now refused as
  * inconsistent counters: at most steps-per-epoch steps per epoch. */
 static void ring_set(ag_trainset_t *set) {
@@ -194,7 +194,7 @@ static void test_checkpoint_step_overflow(void **state) {
     saving.checkpoint_user = genuine;
     ag_model_t *m = ring_model();
     ag_train_result_t res;
-    assert_int_equal(ag_train(m, &set, tr, 3, NULL, 0, &saving, &res), AG_EFILE);
+    assert_int_equal(ag_model_train(m, &set, tr, 3, NULL, 0, &saving, &res), AG_EFILE);
     ag_model_destroy(m);
 
     /* at_load: counters that contradict one another whatever the data are refused by the load
@@ -236,7 +236,7 @@ static void test_checkpoint_step_overflow(void **state) {
             continue;
         }
         assert_int_equal(ag_train_state_load(edited, m, &st, NULL), AG_SUCCESS);
-        ag_error_t rc = ag_train_resume(m, &set, tr, 3, NULL, 0, &tc, &st, &res);
+        ag_error_t rc = ag_model_train_resume(m, &set, tr, 3, NULL, 0, &tc, &st, &res);
         if (cases[k].msg) {
             assert_int_equal(rc, AG_EMODEL);
             assert_string_equal(ag_error_message(), cases[k].msg);
@@ -255,7 +255,7 @@ static void test_checkpoint_step_overflow(void **state) {
         assert_int_equal(ag_train_state_load(genuine, m, &st, NULL), AG_SUCCESS);
         assert_int_equal(st.best_epoch, 1);
         st.since_best = 1;
-        assert_int_equal(ag_train_resume(m, &set, tr, 3, NULL, 0, &tc, &st, &res), AG_EMODEL);
+        assert_int_equal(ag_model_train_resume(m, &set, tr, 3, NULL, 0, &tc, &st, &res), AG_EMODEL);
         assert_string_equal(ag_error_message(), "checkpoint: inconsistent counters (2 optimiser steps after 1 epochs "
                                                 "of 2 steps, 2 in the optimiser, 1 epochs since the best)");
         ag_train_state_destroy(&st);

@@ -184,11 +184,11 @@ static void test_threads_and_wrapper(void **state) {
     ag_graph_t g;
     assert_int_equal(ag_graph_from_igraph(&g, &ig), AG_SUCCESS);
     ag_smooth_config_t cfg = {0.9, 0.8, 50};
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     assert_int_equal(ag_label_smooth_csr(&g, probs, C, known, &cfg, one), AG_SUCCESS);
-    ag_set_num_threads(4);
+    ag_threads_set(4);
     assert_int_equal(ag_label_smooth_csr(&g, probs, C, known, &cfg, four), AG_SUCCESS);
-    ag_set_num_threads(0);
+    ag_threads_set(0);
     assert_memory_equal(one, four, sizeof one);
     igraph_matrix_t P, R;
     igraph_vector_int_t K;

@@ -82,17 +82,17 @@ static void test_sbm_communities_are_learned(void **state) {
     tc.epochs = 100;
     tc.patience = 0;
     ag_train_result_t res;
-    assert_int_equal(ag_train(m, &set, tr, nt, va, nv, &tc, &res), AG_SUCCESS);
+    assert_int_equal(ag_model_train(m, &set, tr, nt, va, nv, &tc, &res), AG_SUCCESS);
     assert_int_equal(res.epochs_run, 100);
     assert_true(res.best_epoch >= 1);
     ag_scores_t sc;
-    assert_int_equal(ag_evaluate(m, &set, te, ns, &sc), AG_SUCCESS);
+    assert_int_equal(ag_model_evaluate(m, &set, te, ns, &sc), AG_SUCCESS);
     assert_int_equal(sc.n, 60);
     /* a node's own features alone give about 76% (signal 1, noise sd 2, 4 features); the graph
      * lifts it well above */
     if (sc.accuracy < 0.9) fail_msg("SBM test accuracy %.3f < 0.9", sc.accuracy);
     float prob[2 * 60];
-    assert_int_equal(ag_predict(m, &set, te, ns, prob), AG_SUCCESS);
+    assert_int_equal(ag_model_predict(m, &set, te, ns, prob), AG_SUCCESS);
     for (int i = 0; i < 60; i++) assert_float_equal(prob[2 * i] + prob[2 * i + 1], 1.0f, 1e-5f);
     ag_model_destroy(m);
     ag_trainset_destroy(&set);
@@ -171,8 +171,8 @@ static float *rings_run(ag_trainset_t *set, int64_t flip_cols, ag_scores_t *sc, 
     tc.flip_col0 = 1;
     tc.flip_cols = flip_cols;
     ag_train_result_t res;
-    assert_int_equal(ag_train(m, set, tr, 32, NULL, 0, &tc, &res), AG_SUCCESS);
-    assert_int_equal(ag_evaluate(m, set, te, 16, sc), AG_SUCCESS);
+    assert_int_equal(ag_model_train(m, set, tr, 32, NULL, 0, &tc, &res), AG_SUCCESS);
+    assert_int_equal(ag_model_evaluate(m, set, te, 16, sc), AG_SUCCESS);
     float *w = weights_of(m, count);
     ag_model_destroy(m);
     return w;
@@ -210,7 +210,7 @@ static void test_regression_counts_nodes(void **state) {
         tc.batch_size = 8;
         tc.huber_delta = huber ? 0.5f : 0.0f;
         ag_train_result_t res;
-        assert_int_equal(ag_train(m, &set, tr, 40, NULL, 0, &tc, &res), AG_SUCCESS);
+        assert_int_equal(ag_model_train(m, &set, tr, 40, NULL, 0, &tc, &res), AG_SUCCESS);
         int64_t n_w;
         float *w = weights_of(m, &n_w);
         if (!first) {
@@ -228,11 +228,11 @@ static void test_regression_counts_nodes(void **state) {
         assert_true(mean[0] > 7.0f && mean[0] < 10.0f);
         assert_true(sd[0] > 1.5f && sd[0] < 3.0f);
         ag_scores_t sc;
-        assert_int_equal(ag_evaluate(m, &set, te, 8, &sc), AG_SUCCESS);
+        assert_int_equal(ag_model_evaluate(m, &set, te, 8, &sc), AG_SUCCESS);
         /* predicting the mean would give an RMSE of about 2.3 */
         if (sc.rmse > 0.8) fail_msg("node-count RMSE %.3f > 0.8", sc.rmse);
         float pred[8];
-        assert_int_equal(ag_predict(m, &set, te, 8, pred), AG_SUCCESS);
+        assert_int_equal(ag_model_predict(m, &set, te, 8, pred), AG_SUCCESS);
         for (int i = 0; i < 8; i++) assert_float_equal(pred[i], set.targets[te[i]], 1.6f);
         ag_model_destroy(m);
         ag_trainset_destroy(&set);
@@ -255,7 +255,7 @@ static float *sbm_weights(const ag_train_config_t *tc, ag_train_result_t *res, i
     int64_t tr[20], va[20];
     make_sbm_split(&set, tr, va);
     ag_model_t *m = small_node_model();
-    assert_int_equal(ag_train(m, &set, tr, 20, va, 20, tc, res), AG_SUCCESS);
+    assert_int_equal(ag_model_train(m, &set, tr, 20, va, 20, tc, res), AG_SUCCESS);
     float *w = weights_of(m, count);
     ag_model_destroy(m);
     ag_trainset_destroy(&set);
@@ -263,14 +263,14 @@ static float *sbm_weights(const ag_train_config_t *tc, ag_train_result_t *res, i
 }
 
 static float *train_weights(int threads, int64_t *count) {
-    ag_set_num_threads(threads);
+    ag_threads_set(threads);
     ag_train_config_t tc;
     ag_train_config_default(&tc, AG_TASK_NODE_CLASSIFICATION);
     tc.epochs = 8;
     tc.seed = 5;
     ag_train_result_t res;
     float *w = sbm_weights(&tc, &res, count);
-    ag_set_num_threads(0);
+    ag_threads_set(0);
     return w;
 }
 
@@ -329,7 +329,7 @@ static void test_sign_flip(void **state) {
     tc.flip_cols = 2;
     int64_t tr[1] = {0};
     ag_train_result_t res;
-    assert_int_equal(ag_train(m, &set, tr, 1, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_int_equal(ag_model_train(m, &set, tr, 1, NULL, 0, &tc, &res), AG_EINVAL);
     assert_string_equal(ag_error_message(), "sign-flip columns 1 + 2 are not within the 2 input columns");
     ag_model_destroy(m);
     ag_trainset_destroy(&set);
@@ -355,7 +355,7 @@ static void test_sign_flip_nodes(void **state) {
         tc.flip_col0 = 2;
         tc.flip_cols = r == 0 ? 0 : 2;
         ag_train_result_t res;
-        assert_int_equal(ag_train(m, &set, tr, 20, NULL, 0, &tc, &res), AG_SUCCESS);
+        assert_int_equal(ag_model_train(m, &set, tr, 20, NULL, 0, &tc, &res), AG_SUCCESS);
         w[r] = weights_of(m, &n[r]);
         ag_model_destroy(m);
     }
@@ -375,25 +375,25 @@ static void test_training_errors(void **state) {
     ag_train_config_default(&tc, AG_TASK_NODE_CLASSIFICATION);
     ag_train_result_t res;
     int64_t bad[1] = {80}, ok[1] = {0};
-    assert_int_equal(ag_train(m, &set, bad, 1, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_int_equal(ag_model_train(m, &set, bad, 1, NULL, 0, &tc, &res), AG_EINVAL);
     assert_non_null(strstr(ag_error_message(), "training index 80 is out of range"));
-    assert_int_equal(ag_train(m, &set, ok, 0, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_int_equal(ag_model_train(m, &set, ok, 0, NULL, 0, &tc, &res), AG_EINVAL);
     set.targets[0] = 5.0f; /* class 5 of 2 */
     tc.epochs = 1;
-    assert_int_equal(ag_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EVALUE);
+    assert_int_equal(ag_model_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EVALUE);
     assert_non_null(strstr(ag_error_message(), "class 5"));
     set.task = AG_TASK_GRAPH_CLASSIFICATION;
-    assert_int_equal(ag_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_int_equal(ag_model_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
     assert_non_null(strstr(ag_error_message(), "the data are for graph-classification"));
     set.task = AG_TASK_NODE_CLASSIFICATION;
     tc.huber_delta = 1.0f;
-    assert_int_equal(ag_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_int_equal(ag_model_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
     assert_string_equal(ag_error_message(), "the Huber loss is for regression, not node-classification");
     tc.huber_delta = -1.0f;
-    assert_int_equal(ag_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_int_equal(ag_model_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
     assert_non_null(strstr(ag_error_message(), "Huber delta -1 must be a finite number >= 0"));
     tc.huber_delta = NAN;
-    assert_int_equal(ag_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_int_equal(ag_model_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
     tc.huber_delta = 0.0f;
     /* training rows without a label: refused, not trained to NaN weights */
     int64_t two[2] = {0, 1};
@@ -402,12 +402,12 @@ static void test_training_errors(void **state) {
     assert_int_equal(ag_trainset_count_labelled(&set, two, 2), 0);
     int64_t three[3] = {0, 1, 2};
     assert_int_equal(ag_trainset_count_labelled(&set, three, 3), 1);
-    assert_int_equal(ag_train(m, &set, two, 2, NULL, 0, &tc, &res), AG_EVALUE);
+    assert_int_equal(ag_model_train(m, &set, two, 2, NULL, 0, &tc, &res), AG_EVALUE);
     assert_string_equal(ag_error_message(), "none of the 2 training vertices has a label or target");
-    assert_int_equal(ag_train(m, &set, two, 1, NULL, 0, &tc, &res), AG_EVALUE);
+    assert_int_equal(ag_model_train(m, &set, two, 1, NULL, 0, &tc, &res), AG_EVALUE);
     assert_string_equal(ag_error_message(), "none of the 1 training vertex has a label or target");
     set.targets[1] = 1.0f; /* one of them labelled: trains */
-    assert_int_equal(ag_train(m, &set, two, 2, NULL, 0, &tc, &res), AG_SUCCESS);
+    assert_int_equal(ag_model_train(m, &set, two, 2, NULL, 0, &tc, &res), AG_SUCCESS);
     set.targets[0] = kept[0];
     set.targets[1] = kept[1];
     ag_metric_t mt;
@@ -515,7 +515,7 @@ static void test_stop_flag(void **state) {
     free(w_init);
 }
 
-/* ag_predict reads only the set's inputs, so it checks those: a set built for another model is an
+/* ag_model_predict reads only the set's inputs, so it checks those: a set built for another model is an
  * error, not a read past its features. */
 static void test_predict_errors(void **state) {
     (void)state;
@@ -524,31 +524,31 @@ static void test_predict_errors(void **state) {
     ag_model_t *m = small_node_model();
     int64_t idx[2] = {0, 79};
     float out[4];
-    assert_int_equal(ag_predict(m, &set, idx, 2, out), AG_SUCCESS);
+    assert_int_equal(ag_model_predict(m, &set, idx, 2, out), AG_SUCCESS);
     for (int i = 0; i < 2; i++) assert_float_equal(out[2 * i] + out[2 * i + 1], 1.0f, 1e-5f);
     /* features 3 wide for a model of 4 inputs */
     set.examples[0].X.cols = 3;
-    assert_int_equal(ag_predict(m, &set, idx, 2, out), AG_EMISMATCH);
+    assert_int_equal(ag_model_predict(m, &set, idx, 2, out), AG_EMISMATCH);
     assert_string_equal(ag_error_message(), "graph 0 has 80 x 3 node features; the model expects 80 x 4");
     set.examples[0].X.cols = 4;
     /* the targets are not read: a prediction set may have none */
     set.n_cols = 0;
-    assert_int_equal(ag_predict(m, &set, idx, 2, out), AG_SUCCESS);
+    assert_int_equal(ag_model_predict(m, &set, idx, 2, out), AG_SUCCESS);
     set.n_cols = 1;
     set.task = AG_TASK_NODE_REGRESSION;
-    assert_int_equal(ag_predict(m, &set, idx, 2, out), AG_EINVAL);
+    assert_int_equal(ag_model_predict(m, &set, idx, 2, out), AG_EINVAL);
     assert_string_equal(ag_error_message(), "the data are for node-regression and the model is for node-classification");
     set.task = AG_TASK_NODE_CLASSIFICATION;
     set.n_examples = 0; /* a node task reads examples[0] */
-    assert_int_equal(ag_predict(m, &set, idx, 2, out), AG_EINVAL);
+    assert_int_equal(ag_model_predict(m, &set, idx, 2, out), AG_EINVAL);
     assert_string_equal(ag_error_message(), "a node task needs exactly one graph, not 0");
     set.n_examples = 1;
-    assert_int_equal(ag_predict(m, NULL, idx, 2, out), AG_EINVAL);
-    assert_int_equal(ag_predict(NULL, &set, idx, 2, out), AG_EINVAL);
-    assert_int_equal(ag_predict(m, &set, NULL, 2, out), AG_EINVAL);
-    assert_int_equal(ag_predict(m, &set, idx, 2, NULL), AG_EINVAL);
+    assert_int_equal(ag_model_predict(m, NULL, idx, 2, out), AG_EINVAL);
+    assert_int_equal(ag_model_predict(NULL, &set, idx, 2, out), AG_EINVAL);
+    assert_int_equal(ag_model_predict(m, &set, NULL, 2, out), AG_EINVAL);
+    assert_int_equal(ag_model_predict(m, &set, idx, 2, NULL), AG_EINVAL);
     int64_t bad[1] = {80};
-    assert_int_equal(ag_predict(m, &set, bad, 1, out), AG_EINVAL);
+    assert_int_equal(ag_model_predict(m, &set, bad, 1, out), AG_EINVAL);
     assert_string_equal(ag_error_message(), "prediction index 80 is out of range (0..79)");
     /* negative sizes are invalid arguments and leave the set as it was */
     assert_int_equal(ag_trainset_resize(&set, -1, 80, 1), AG_EINVAL);
@@ -556,7 +556,7 @@ static void test_predict_errors(void **state) {
                         "a training set of -1 examples and 80 x 1 targets: sizes must not be negative");
     assert_int_equal(ag_trainset_resize(&set, 1, 80, -1), AG_EINVAL);
     assert_int_equal(set.n_rows, 80);
-    assert_int_equal(ag_predict(m, &set, idx, 2, out), AG_SUCCESS);
+    assert_int_equal(ag_model_predict(m, &set, idx, 2, out), AG_SUCCESS);
     assert_int_equal(ag_trainset_resize(NULL, 1, 1, 1), AG_EINVAL);
     ag_model_destroy(m);
     ag_trainset_destroy(&set);

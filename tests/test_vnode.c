@@ -690,9 +690,9 @@ static void test_learns_rings_versus_paths(void **state) {
     tc.epochs = 60;
     tc.batch_size = 8;
     ag_train_result_t res;
-    assert_int_equal(ag_train(m, &set, tr, 32, NULL, 0, &tc, &res), AG_SUCCESS);
+    assert_int_equal(ag_model_train(m, &set, tr, 32, NULL, 0, &tc, &res), AG_SUCCESS);
     ag_scores_t sc;
-    assert_int_equal(ag_evaluate(m, &set, te, 16, &sc), AG_SUCCESS);
+    assert_int_equal(ag_model_evaluate(m, &set, te, 16, &sc), AG_SUCCESS);
     if (sc.accuracy < 0.99) fail_msg("rings vs paths accuracy with the vnode readout %.3f", sc.accuracy);
     ag_model_destroy(m);
     ag_trainset_destroy(&set);

@@ -69,7 +69,7 @@ static void report(const opts_t *o, const char *phase, double *t, double *cpu, i
            "\"threads\": %d, \"blas\": \"%s\", \"checksum\": %.9g}\n",
            o->cmd, phase, o->score_name, (long long)o->nodes, (long long)o->edges, (long long)o->features,
            (long long)o->heads, (long long)o->dim, n, w.median, w.min, w.max, c.median, mask_s,
-           bench_peak_rss_mb(), ag_get_num_threads(), ag_blas_name(), checksum);
+           bench_peak_rss_mb(), ag_threads_get(), ag_blas_name(), checksum);
     fflush(stdout);
 }
 
@@ -84,8 +84,8 @@ static int triad(int argc, char **argv) {
         else if (!strcmp(argv[a], "--threads")) threads = atoi(argv[a + 1]);
         else return 2;
     }
-    ag_set_num_threads(threads);
-    int nt = ag_get_num_threads();
+    ag_threads_set(threads);
+    int nt = ag_threads_get();
     int64_t n = mb * 1024 * 1024 / 4 / 3; /* floats per array */
     float *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y), *z = malloc((size_t)n * sizeof *z);
     if (!x || !y || !z || repeat <= 0) return 1;
@@ -240,7 +240,7 @@ int main(int argc, char **argv) {
         } else return usage();
     }
     if (o.nodes <= 0 || o.edges < 0 || o.repeat <= 0 || o.features <= 0 || o.heads <= 0 || o.dim <= 0) return usage();
-    ag_set_num_threads(o.threads);
+    ag_threads_set(o.threads);
 
     ag_graph_t g;
     if (random_graph(&g, o.nodes, o.edges, o.seed)) {

@@ -86,7 +86,7 @@ static void emit(const char *bench, const char *phase, const char *extra, double
     if (items > 0)
         printf(", \"%s\": %lld, \"%s_per_s\": %.1f, \"%s_per_cpu_s\": %.1f", unit, (long long)items, unit,
                (double)items / w.median, unit, (double)items / c.median);
-    printf(", \"peak_rss_mb\": %.1f, \"threads\": %d, \"blas\": \"%s\"}\n", bench_peak_rss_mb(), ag_get_num_threads(),
+    printf(", \"peak_rss_mb\": %.1f, \"threads\": %d, \"blas\": \"%s\"}\n", bench_peak_rss_mb(), ag_threads_get(),
            ag_blas_name());
     fflush(stdout);
 }
@@ -122,7 +122,7 @@ static int64_t read_train_split(const char *path, int64_t **idx) {
 int bench_cora(int argc, char **argv) {
     mopts_t o;
     if (parse(argc, argv, &o, 20)) return musage("cora");
-    ag_set_num_threads(o.threads);
+    ag_threads_set(o.threads);
     char path[4096];
     igraph_t ig;
     snprintf(path, sizeof path, "%s/cora/cora.gml", o.dir);
@@ -261,7 +261,7 @@ static void gbatch_free(gbatch_t *b) {
 int bench_mutag(int argc, char **argv) {
     mopts_t o;
     if (parse(argc, argv, &o, 20)) return musage("mutag");
-    ag_set_num_threads(o.threads);
+    ag_threads_set(o.threads);
     char path[4096];
     snprintf(path, sizeof path, "%s/labels.csv", o.dir);
     ag_dataset_options_t dopts;
@@ -313,7 +313,7 @@ int bench_mutag(int argc, char **argv) {
         double t0 = bench_now(), c0 = bench_cpu();
         ag_batch_t batch;
         ag_batch_init(&batch, &gb.g, gb.X, gb.E);
-        if (ag_predict_batch(model, &batch, out)) return mfail("predict");
+        if (ag_model_predict_batch(model, &batch, out)) return mfail("predict");
         ag_batch_destroy(&batch);
         if (r >= 0) {
             wall[r] = bench_now() - t0;
@@ -408,7 +408,7 @@ static int fresh_bundle(ag_bundle_t *b, const char *dir, char **names, int64_t n
 int bench_molecules(int argc, char **argv) {
     mopts_t o;
     if (parse(argc, argv, &o, 3)) return musage("molecules");
-    ag_set_num_threads(o.threads);
+    ag_threads_set(o.threads);
     char **names;
     int64_t n = list_graph_files(o.dir, &names);
     if (n <= 0) {
@@ -449,7 +449,7 @@ int bench_molecules(int argc, char **argv) {
             if (gbatch_make(&gb, gp, xp, ep, k, F, Fe)) return mfail("batch");
             ag_batch_t batch;
             ag_batch_init(&batch, &gb.g, gb.X, gb.E);
-            if (ag_predict_batch(b.model, &batch, out)) return mfail("predict");
+            if (ag_model_predict_batch(b.model, &batch, out)) return mfail("predict");
             ag_batch_destroy(&batch);
             gbatch_free(&gb);
             for (int64_t t = 0; t < k; t++) ag_graph_destroy(&gs[t]);

@@ -270,7 +270,7 @@ int ag_cmd_classify(int argc, char **argv) {
         free(files);
         return AG_EXIT_MODEL;
     }
-    if (threads > 0) ag_set_num_threads((int)threads);
+    if (threads > 0) ag_threads_set((int)threads);
     ag_bundle_t b;
     int code = cli_load_model(model_path, &b);
     if (code) {

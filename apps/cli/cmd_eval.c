@@ -116,7 +116,7 @@ static int eval_run(int argc, char **argv, const ag_cli_warnings_t *warned) {
                 return AG_EXIT_USAGE;
             }
         }
-    if (threads > 0) ag_set_num_threads((int)threads);
+    if (threads > 0) ag_threads_set((int)threads);
     ag_bundle_t b;
     ag_error_t rc;
     int code = cli_load_model(model_path, &b); /* the exit codes classify, label and explain give */

@@ -425,18 +425,19 @@ static void data_fingerprint(const ag_trainset_t *set, const ag_fold_t *fold, ch
         const ag_example_t *ex = &set->examples[i];
         int64_t dims[5] = {ex->graph.n_nodes, ex->graph.n_entries, ex->X.rows * ex->X.cols, ex->E.rows * ex->E.cols,
                            ex->graph.n_graphs};
-        c = ag_crc32(c, dims, sizeof dims);
-        c = ag_crc32(c, ex->graph.indptr, (size_t)(ex->graph.n_nodes + 1) * sizeof(int64_t));
-        if (ex->graph.n_entries > 0) c = ag_crc32(c, ex->graph.src, (size_t)ex->graph.n_entries * sizeof(int32_t));
-        if (dims[2] > 0) c = ag_crc32(c, ex->X.data, (size_t)dims[2] * sizeof(float));
-        if (dims[3] > 0) c = ag_crc32(c, ex->E.data, (size_t)dims[3] * sizeof(float));
+        c = ag_crc32_update(c, dims, sizeof dims);
+        c = ag_crc32_update(c, ex->graph.indptr, (size_t)(ex->graph.n_nodes + 1) * sizeof(int64_t));
+        if (ex->graph.n_entries > 0)
+            c = ag_crc32_update(c, ex->graph.src, (size_t)ex->graph.n_entries * sizeof(int32_t));
+        if (dims[2] > 0) c = ag_crc32_update(c, ex->X.data, (size_t)dims[2] * sizeof(float));
+        if (dims[3] > 0) c = ag_crc32_update(c, ex->E.data, (size_t)dims[3] * sizeof(float));
     }
-    c = ag_crc32(c, set->targets, (size_t)(set->n_rows * set->n_cols) * sizeof(float));
+    c = ag_crc32_update(c, set->targets, (size_t)(set->n_rows * set->n_cols) * sizeof(float));
     int64_t counts[3] = {fold->n_train, fold->n_val, fold->n_test};
-    c = ag_crc32(c, counts, sizeof counts);
-    if (fold->n_train) c = ag_crc32(c, fold->train, (size_t)fold->n_train * sizeof(int64_t));
-    if (fold->n_val) c = ag_crc32(c, fold->val, (size_t)fold->n_val * sizeof(int64_t));
-    if (fold->n_test) c = ag_crc32(c, fold->test, (size_t)fold->n_test * sizeof(int64_t));
+    c = ag_crc32_update(c, counts, sizeof counts);
+    if (fold->n_train) c = ag_crc32_update(c, fold->train, (size_t)fold->n_train * sizeof(int64_t));
+    if (fold->n_val) c = ag_crc32_update(c, fold->val, (size_t)fold->n_val * sizeof(int64_t));
+    if (fold->n_test) c = ag_crc32_update(c, fold->test, (size_t)fold->n_test * sizeof(int64_t));
     snprintf(out, n, "%08x", (unsigned)c);
 }
 
@@ -1370,7 +1371,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                         (unsigned long long)mc.seed);
         }
         ag_train_result_t res;
-        rc = ag_train_resume(model, &p.set, d->fold.train, d->fold.n_train, d->fold.val, val_n, &tc,
+        rc = ag_model_train_resume(model, &p.set, d->fold.train, d->fold.n_train, d->fold.val, val_n, &tc,
                              resume ? &state : NULL, &res);
         if (rc) {
             if (handler) sigaction(SIGINT, &old_sa, NULL);
@@ -1668,7 +1669,7 @@ static int train_collected(int argc, char **argv, const char *resume, const char
     t.net.seed = o.seed;
     ag_train_config_t tc;
     if (ag_net_train_options_train_config(&t.net, task, &tc)) return option_error();
-    if (t.threads > 0) ag_set_num_threads((int)t.threads);
+    if (t.threads > 0) ag_threads_set((int)t.threads);
 
     train_job_t job = {t, task, task_given, tc, K, resume, args, cwd, {0}, {{0}, {0}}};
     feat_lists_t fl;

@@ -1163,7 +1163,7 @@ int cli_prediction_load(cli_prediction_t *p, cli_graph_opts_t *o, const char *cm
     if (!o->model_path &&
         !(o->model_path = cli_default_model(cmd, default_model, o->default_path, sizeof o->default_path)))
         return AG_EXIT_MODEL;
-    if (o->threads > 0) ag_set_num_threads((int)o->threads);
+    if (o->threads > 0) ag_threads_set((int)o->threads);
     int code = cli_load_model(o->model_path, &p->b);
     p->have_bundle = code == AG_EXIT_OK;
     return code;

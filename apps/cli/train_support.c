@@ -181,7 +181,7 @@ int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_con
         }
         qsort(sz, (size_t)set->n_examples, sizeof *sz, cmp_size_desc);
         G = batch_size < set->n_examples ? batch_size : set->n_examples;
-        Ge = set->n_examples < 256 ? set->n_examples : 256; /* ag_evaluate's batches */
+        Ge = set->n_examples < 256 ? set->n_examples : 256; /* ag_model_evaluate's batches */
         for (int64_t i = 0; i < Ge; i++) {
             if (i < G) N += sz[i][0], E += sz[i][1];
             Ne += sz[i][0], Ee += sz[i][1];

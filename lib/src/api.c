@@ -642,11 +642,11 @@ static ag_error_t build_and_train(ag_net_t **net, ag_prepared_t *p, ag_task_t ta
                                                p->n_out, &mc));
     ag_net_train_options_sign_flip(o, task, &p->featurizer, &tc);
     tc.metric = ag_metric_for_validation(tc.metric, task, ag_trainset_count_labelled(&p->set, val, n_val));
-    if (o->threads > 0) ag_set_num_threads(o->threads);
+    if (o->threads > 0) ag_threads_set(o->threads);
     ag_model_t *model = NULL;
     AG_CHECK(ag_model_create(&model, &mc));
     ag_train_result_t res;
-    ag_error_t rc = ag_train(model, &p->set, train, n_train, val, n_val, &tc, &res);
+    ag_error_t rc = ag_model_train(model, &p->set, train, n_train, val, n_val, &tc, &res);
     ag_net_t *n = NULL;
     if (rc == AG_SUCCESS && !(n = ag_i_calloc(1, sizeof *n))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
     if (rc == AG_SUCCESS)

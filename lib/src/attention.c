@@ -345,7 +345,7 @@ ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mas
      * was 6 % of a MUTAG inference); training keeps them in o for the backward. */
     k->o_in_y = !training && c->combine == AG_HEADS_CONCAT && !c->out_proj;
     if (k->o_in_y) x.o = Y;
-    int nt = ag_get_num_threads(), gat = c->score == AG_SCORE_GAT;
+    int nt = ag_threads_get(), gat = c->score == AG_SCORE_GAT;
     int csr = mask->kind != AG_MASK_FULL && x.emode == AG_EDGE_NONE;
     /* ... and the GAT kernel adds the bias to each row it writes, saving a pass over Y */
     if (k->o_in_y && c->bias && csr && ag_i_attn_csr_gat_forward_fast(&x)) x.bias_o = layer->bo;
@@ -514,7 +514,7 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
     int keep_ds = !full && !ag_i_attn_csr_fast(&x);
     if (!rc && keep_ds) rc = ag_i_alloc_array((void **)&ds_e, M * H, sizeof(float), "attention entry gradients");
     if (!rc && keep_ds) rc = ag_i_alloc_array((void **)&wv_e, M * H, sizeof(float), "attention entry weights");
-    int nt = ag_get_num_threads();
+    int nt = ag_threads_get();
     int64_t stride = 0;
     if (!rc) rc = alloc_scratch(&scratch, &x, nt, &stride);
     if (!rc && c->bias) rc = colsum_add(dY, N, O, layer->dbo);
@@ -665,7 +665,7 @@ ag_error_t ag_attention_weights(const ag_attention_t *layer, const ag_mask_t *ma
         return AG_ERROR(AG_EINVAL, "attention weights: no forward pass on this mask");
     ag_attn_ctx_t x;
     make_ctx(&x, layer, mask, k->E);
-    int nt = ag_get_num_threads();
+    int nt = ag_threads_get();
     float *scratch;
     int64_t stride;
     AG_CHECK(alloc_scratch(&scratch, &x, nt, &stride));

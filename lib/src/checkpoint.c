@@ -264,7 +264,7 @@ static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_tr
     AG_CHECK(get_f64(f, "seconds", &st->seconds));
     AG_CHECK(get_i64(f, "optim_step", 0, &k));
     /* what the counters say of one another, whatever the data: checked here so that `info`, which
-     * has no data, finds what --resume would (ag_train_resume checks them against the data too) */
+     * has no data, finds what --resume would (ag_model_train_resume checks them against the data too) */
     /* the epochs since the best are at most those after it (fewer when some came before
      * min_epochs, which do not count) */
     if (st->best_epoch > st->epoch || st->since_best > st->epoch - st->best_epoch || k > st->step)

@@ -92,7 +92,7 @@ ag_error_t ag_i_realloc_array(void **out, void *old, int64_t count, size_t size,
  * 8 ms, under load). Results do not depend on the thread count, so this changes no value. */
 #define AG_SMALL_ROWS 256
 /* ag_i_small_begin(rows) returns 1 when rows is small and the calling thread now runs the work on
- * its own (ag_get_num_threads() says 1 and OpenMP's thread count is 1 until the matching
+ * its own (ag_threads_get() says 1 and OpenMP's thread count is 1 until the matching
  * ag_i_small_end); 0 otherwise. Nests; per thread. */
 int ag_i_small_begin(int64_t rows);
 void ag_i_small_end(int began);

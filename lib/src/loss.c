@@ -221,7 +221,7 @@ void ag_softmax_rows(const float *logits, int64_t n_rows, int64_t n_classes, flo
     }
 }
 
-void ag_sigmoid(const float *x, int64_t n, float *out) {
+void ag_sigmoid_apply(const float *x, int64_t n, float *out) {
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++) out[i] = (float)sigmoid_d(x[i]);
 }

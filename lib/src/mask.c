@@ -122,7 +122,7 @@ static int64_t khop_sources(const ag_graph_t *g, int64_t i, int hops, int self_l
 
 static ag_error_t build_khop(ag_mask_t *mask, const ag_graph_t *g, int hops, int self_loops) {
     int64_t N = g->n_nodes;
-    int nt = ag_get_num_threads();
+    int nt = ag_threads_get();
     ag_error_t rc = AG_SUCCESS;
     khop_scratch_t *scr = NULL;
     rc = ag_i_alloc_array((void **)&scr, nt, sizeof *scr, "k-hop scratch");

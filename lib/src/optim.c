@@ -174,7 +174,7 @@ float ag_clip_grad_norm(const ag_param_list_t *params, float max_norm) {
     return norm;
 }
 
-float ag_lr_at(const ag_lr_schedule_t *s, int64_t t) {
+float ag_lr_schedule_rate(const ag_lr_schedule_t *s, int64_t t) {
     if (t < 0) t = 0;
     if (s->warmup_steps > 0 && t < s->warmup_steps)
         return s->base_lr * (float)(t + 1) / (float)s->warmup_steps;

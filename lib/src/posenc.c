@@ -503,7 +503,7 @@ ag_error_t ag_posenc_random_walk(const igraph_t *ig, int64_t k, ag_fmat_t *out) 
     }
     /* Threads pay off only for real work: a parallel region costs tens of microseconds, far more
      * on a busy machine, against about a microsecond for a molecule's whole walk. */
-    int nt = (double)n * (double)k * (double)(c.indptr[n] + n) >= 1e7 ? ag_get_num_threads() : 1;
+    int nt = (double)n * (double)k * (double)(c.indptr[n] + n) >= 1e7 ? ag_threads_get() : 1;
     if (nt < 1) nt = 1;
     /* Per-thread scratch: two distributions, their lists of reached nodes, and a stamp per node
      * saying in which (start, step) it was last reached. */

@@ -13,9 +13,9 @@ void bli_thread_set_num_threads(long n);
 
 static int num_threads = 0; /* 0: OpenMP's default */
 
-void ag_set_num_threads(int n) {
+void ag_threads_set(int n) {
     num_threads = n > 0 ? n : 0;
-    int effective = ag_get_num_threads();
+    int effective = ag_threads_get();
     omp_set_num_threads(effective);
 #ifdef AG_BLAS_BLIS
     bli_thread_set_num_threads(effective);
@@ -27,7 +27,7 @@ void ag_set_num_threads(int n) {
 static _Thread_local int small_depth;
 static _Thread_local int small_saved;
 
-int ag_get_num_threads(void) {
+int ag_threads_get(void) {
     if (small_depth > 0) return 1;
     if (num_threads > 0) return num_threads;
     return omp_get_max_threads();

@@ -72,7 +72,7 @@ ag_error_t ag_metadata_set(ag_metadata_t *meta, const char *key, const char *val
 
 /* ---------------------------------------------------------------- helpers */
 
-uint32_t ag_crc32(uint32_t crc, const void *data, size_t n) {
+uint32_t ag_crc32_update(uint32_t crc, const void *data, size_t n) {
     /* the table is rebuilt per call (256 x 8 steps): cheap next to any file, and no global state */
     uint32_t table[256];
     for (uint32_t i = 0; i < 256; i++) {
@@ -246,7 +246,7 @@ static ag_error_t crc_of_tensors(const ag_tensor_t *tensors, int64_t count, unsi
         for (int64_t k = 0; k < n; k += chunk_floats) {
             int64_t m = n - k < chunk_floats ? n - k : chunk_floats;
             floats_to_le(tensors[i].data + k, m, chunk);
-            crc = ag_crc32(crc, chunk, (size_t)(4 * m));
+            crc = ag_crc32_update(crc, chunk, (size_t)(4 * m));
         }
     }
     *out = crc;
@@ -612,7 +612,7 @@ static ag_error_t read_parsed(ag_safetensors_t *file, const char *path, int flag
         int ok = strlen(crc_text) == 8;
         for (const char *c = crc_text; ok && *c; c++)
             ok = (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f') || (*c >= 'A' && *c <= 'F');
-        uint32_t actual = ag_crc32(0, data, (size_t)data_len);
+        uint32_t actual = ag_crc32_update(0, data, (size_t)data_len);
         if (!ok)
             rc = AG_ERROR(AG_EMODEL, "%s: invalid crc32 '%s' (expected 8 hex digits)", path, crc_text);
         else if ((uint32_t)strtoul(crc_text, NULL, 16) != actual)

@@ -500,7 +500,8 @@ static ag_error_t batch_forward(ag_model_t *model, void *ctx, float *out) {
     return ag_model_forward(model, ctx, 0, NULL, out);
 }
 
-ag_error_t ag_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, ag_scores_t *s) {
+ag_error_t ag_model_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n,
+                             ag_scores_t *s) {
     return ag_ensemble_evaluate(&model, 1, set, idx, n, s);
 }
 
@@ -597,7 +598,7 @@ ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, cons
         } else {
             if (c->task == AG_TASK_GRAPH_MULTITASK) {
                 int64_t defined;
-                ag_sigmoid(raw, n * C, pred);
+                ag_sigmoid_apply(raw, n * C, pred);
                 memcpy(truth, lb.targets, sizeof(float) * (size_t)nC);
                 rc = ag_metric_roc_auc_tasks(pred, truth, n, C, NULL, &s->roc_auc, &defined);
             } else {
@@ -676,7 +677,7 @@ ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, co
         rc = ag_metric_accuracy(truth, pred, m, &s->accuracy);
         if (rc == AG_SUCCESS) rc = ag_metric_macro_f1(truth, pred, m, C, &s->macro_f1);
         if (rc == AG_SUCCESS && C == 2 && ag_metric_roc_auc(p1, y1, m, &s->roc_auc) != AG_SUCCESS) {
-            /* one class among the rows: no ROC-AUC, as ag_evaluate() */
+            /* one class among the rows: no ROC-AUC, as ag_model_evaluate() */
             ag_error_clear();
             s->roc_auc = NAN;
         }
@@ -695,7 +696,7 @@ static void finish_predictions(const ag_model_t *model, float *out, int64_t rows
     if (is_classification(c->task)) {
         ag_softmax_rows(out, rows, C, out);
     } else if (c->task == AG_TASK_GRAPH_MULTITASK) {
-        ag_sigmoid(out, rows * C, out);
+        ag_sigmoid_apply(out, rows * C, out);
     } else {
         const float *mean, *std;
         ag_model_target_scaling(model, &mean, &std);
@@ -704,7 +705,7 @@ static void finish_predictions(const ag_model_t *model, float *out, int64_t rows
     }
 }
 
-ag_error_t ag_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, float *out) {
+ag_error_t ag_model_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, float *out) {
     AG_CHECK(check_inputs(model, set));
     if (n > 0 && (!idx || !out)) return AG_ERROR(AG_EINVAL, "prediction: NULL indices or output for %lld rows", (long long)n);
     AG_CHECK(check_indices(idx, n, ag_task_is_graph_level(ag_model_config(model)->task) ? set->n_examples
@@ -715,7 +716,7 @@ ag_error_t ag_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t
     return AG_SUCCESS;
 }
 
-ag_error_t ag_predict_batch(ag_model_t *model, ag_batch_t *batch, float *out) {
+ag_error_t ag_model_predict_batch(ag_model_t *model, ag_batch_t *batch, float *out) {
     return ag_ensemble_predict_batch(&model, 1, batch, out);
 }
 
@@ -956,14 +957,16 @@ static void optim_copy(ag_optim_t *dst, const ag_optim_t *src) {
     if (dst->v && src->v) memcpy(dst->v, src->v, (size_t)src->size * sizeof(float));
 }
 
-ag_error_t ag_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
-                    const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg, ag_train_result_t *result) {
-    return ag_train_resume(model, set, train_idx, n_train, val_idx, n_val, cfg, NULL, result);
+ag_error_t ag_model_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
+                          const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg,
+                          ag_train_result_t *result) {
+    return ag_model_train_resume(model, set, train_idx, n_train, val_idx, n_val, cfg, NULL, result);
 }
 
-ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
-                           const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg,
-                           const ag_train_state_t *resume, ag_train_result_t *result) {
+ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx,
+                                 int64_t n_train, const int64_t *val_idx, int64_t n_val,
+                                 const ag_train_config_t *cfg, const ag_train_state_t *resume,
+                                 ag_train_result_t *result) {
     if (!result || !cfg || !model || !set) return AG_ERROR(AG_EINVAL, "training: NULL model, set, configuration or result");
     const ag_model_config_t *c = ag_model_config(model);
     memset(result, 0, sizeof *result);
@@ -1137,7 +1140,7 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
                 goto done;
             }
             if (cfg->clip_norm > 0.0f) ag_clip_grad_norm(params, cfg->clip_norm);
-            lr = ag_lr_at(&sched, st.step++);
+            lr = ag_lr_schedule_rate(&sched, st.step++);
             rc = ag_optim_step(&st.optim, params, (float)lr);
             if (rc != AG_SUCCESS) goto done;
             loss_sum += loss;
@@ -1153,7 +1156,7 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
         log.train_metric = log.val_metric = NAN;
         ag_scores_t sc;
         if (cfg->eval_train) {
-            rc = ag_evaluate(model, set, train_idx, n_train, &sc);
+            rc = ag_model_evaluate(model, set, train_idx, n_train, &sc);
             if (rc != AG_SUCCESS) goto done;
             log.train_metric = ag_scores_get(&sc, metric, c->task);
         }
@@ -1161,7 +1164,7 @@ ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const in
          * is always eligible, so a run shorter than min_epochs still keeps trained weights) */
         int eligible = epoch >= cfg->min_epochs || epoch == cfg->epochs;
         if (n_val > 0) {
-            rc = ag_evaluate(model, set, val_idx, n_val, &sc);
+            rc = ag_model_evaluate(model, set, val_idx, n_val, &sc);
             if (rc != AG_SUCCESS) goto done;
             log.val_metric = ag_scores_get(&sc, metric, c->task);
             int better = isnan(st.best_metric) || (!isnan(log.val_metric) && (higher ? log.val_metric > st.best_metric

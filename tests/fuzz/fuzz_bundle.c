@@ -169,7 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static int init;
     if (!init) {
         igraph_set_attribute_table(&igraph_cattribute_table);
-        ag_set_num_threads(1);
+        ag_threads_set(1);
         init = 1;
     }
     uint8_t *copy = malloc(size ? size : 1);

@@ -1,6 +1,6 @@
 /*
  * fuzz_checkpoint.c: training checkpoints as `attn-graph train --resume` loads them:
- * ag_train_state_load() into a model of a fixed architecture, then ag_train_resume() of a fixed
+ * ag_train_state_load() into a model of a fixed architecture, then ag_model_train_resume() of a fixed
  * training configuration on a fixed tiny training set (8 rings and paths of 3 to 6 nodes, 6 for
  * training and 2 for validation, 4 epochs, batches of 3, patience 2, dropout on).
  *
@@ -114,7 +114,7 @@ static void write_seeds(void) {
     c.checkpoint = save_seed;
     c.checkpoint_every = 1;
     ag_train_result_t res;
-    if (ag_train(m, &set, train_idx, 6, val_idx, 2, &c, &res) != AG_SUCCESS) {
+    if (ag_model_train(m, &set, train_idx, 6, val_idx, 2, &c, &res) != AG_SUCCESS) {
         fprintf(stderr, "fuzz_checkpoint: writing seeds: %s\n", ag_error_message());
         abort();
     }
@@ -126,7 +126,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     igraph_set_attribute_table(&igraph_cattribute_table);
-    ag_set_num_threads(1);
+    ag_threads_set(1);
     make_set();
     make_configs();
     ag_model_t *m;
@@ -174,8 +174,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } else {
         ag_train_result_t res;
         ag_error_clear();
-        rc = ag_train_resume(m, &set, train_idx, 6, val_idx, 2, &tcfg, &st, &res);
-        fuzz_check_result(rc, "ag_train_resume");
+        rc = ag_model_train_resume(m, &set, train_idx, 6, val_idx, 2, &tcfg, &st, &res);
+        fuzz_check_result(rc, "ag_model_train_resume");
         if (verbose)
             fprintf(stderr, "resume: %s %s (epochs %lld, best %lld)\n", ag_error_name(rc), ag_error_message(),
                     (long long)res.epochs_run, (long long)res.best_epoch);

@@ -94,7 +94,7 @@ static inline void fuzz_fix_crc(uint8_t *d, size_t size) {
     for (size_t i = 8; i + k + 8 <= 8 + n; i++) {
         if (memcmp(d + i, key, k) != 0) continue;
         char hex[9];
-        snprintf(hex, sizeof hex, "%08x", (unsigned)ag_crc32(0, d + 8 + n, (size_t)(size - 8 - n)));
+        snprintf(hex, sizeof hex, "%08x", (unsigned)ag_crc32_update(0, d + 8 + n, (size_t)(size - 8 - n)));
         memcpy(d + i + k, hex, 8);
         return;
     }

@@ -32,7 +32,7 @@
  * ag_net_n_layers, ag_net_bundle) calls igraph. So at most one thread at a time may call them, even on different
  * handles; serialise with a mutex. A handle also keeps the activations of its last forward pass,
  * so it is never safe to use one handle from two threads. Parallelism comes from inside: the
- * kernels use OpenMP and the BLAS (ag_set_num_threads(), common.h, a process-wide setting), with
+ * kernels use OpenMP and the BLAS (ag_threads_set(), common.h, a process-wide setting), with
  * results bit-identical for any number of threads. The last-error message is thread-local.
  */
 #ifndef ATTNGRAPH_API_H
@@ -354,7 +354,7 @@ typedef struct ag_net_train_options_t {
     const char *schedule;      /* "constant", "step", "cosine" */
     const char *metric;        /* "auto", "loss", "accuracy", "macro_f1", "roc_auc", "rmse", "mae" */
     uint64_t seed;             /* model initialisation, shuffling and dropout (default 1) */
-    int threads;               /* > 0: ag_set_num_threads(threads) first (a process-wide setting) */
+    int threads;               /* > 0: ag_threads_set(threads) first (a process-wide setting) */
     int no_train_metric;       /* 1: skip scoring the training part every epoch */
     ag_progress_fn *progress;  /* called after every epoch (train.h), or NULL */
     void *progress_user;

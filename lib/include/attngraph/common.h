@@ -58,16 +58,16 @@ const char *ag_error_name(ag_error_t code);
 void ag_error_clear(void);
 
 /**
- * \function ag_set_num_threads
+ * \function ag_threads_set
  * Sets the number of threads used by the library's OpenMP kernels and by the BLAS.
  * n <= 0 restores the default (OMP_NUM_THREADS, or the number of cores).
  * Results do not depend on the number of threads: every sum runs in a fixed order.
  */
-void ag_set_num_threads(int n);
+void ag_threads_set(int n);
 
-/** \function ag_get_num_threads
+/** \function ag_threads_get
  * The number of threads the library's kernels will use. */
-int ag_get_num_threads(void);
+int ag_threads_get(void);
 
 /** \function ag_blas_name
  * The CBLAS provider this build was linked with ("blis", "openblas" or "netlib"). */

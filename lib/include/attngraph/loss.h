@@ -104,13 +104,13 @@ ag_error_t ag_loss_huber(const float *pred, const float *targets, int64_t n_rows
 void ag_softmax_rows(const float *logits, int64_t n_rows, int64_t n_classes, float *probs);
 
 /**
- * \function ag_sigmoid
+ * \function ag_sigmoid_apply
  * Probabilities from binary logits, 1 / (1 + e^-x), without overflow for large |x|.
  * \param x   (n) logits.
  * \param out (n) output; may be the same buffer as x.
  * Time complexity: O(n).
  */
-void ag_sigmoid(const float *x, int64_t n, float *out);
+void ag_sigmoid_apply(const float *x, int64_t n, float *out);
 
 /**
  * \function ag_argmax_rows

@@ -151,7 +151,7 @@ ag_error_t ag_bundle_predict_batch(ag_bundle_t *b, ag_batch_t *batch, float *out
 
 /**
  * \function ag_bundle_evaluate
- * ag_evaluate() with the bundle's model, or ag_ensemble_evaluate() with its members.
+ * ag_model_evaluate() with the bundle's model, or ag_ensemble_evaluate() with its members.
  * \return AG_EINVAL (a bundle without model); otherwise as ag_ensemble_evaluate().
  */
 ag_error_t ag_bundle_evaluate(ag_bundle_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n,

@@ -13,7 +13,7 @@
  *         ag_param_list_zero_grad(&params);
  *         ... forward, loss, backward ...
  *         ag_clip_grad_norm(&params, 1.0f);        // returns the norm before clipping
- *         ag_optim_step(&opt, &params, ag_lr_at(&sched, t));
+ *         ag_optim_step(&opt, &params, ag_lr_schedule_rate(&sched, t));
  *     }
  *     ag_optim_destroy(&opt);
  *
@@ -87,7 +87,7 @@ void ag_optim_destroy(ag_optim_t *opt);
 /**
  * \function ag_optim_step
  * One update of every tensor of params from its gradient (gradients are read, not cleared).
- * \param lr  Learning rate of this step (from ag_lr_at()); lr < 0 uses cfg.lr.
+ * \param lr  Learning rate of this step (from ag_lr_schedule_rate()); lr < 0 uses cfg.lr.
  * \return AG_SUCCESS, AG_EMISMATCH (params is not the list the state was made for: other count
  *         or another shape at some entry, named in the message).
  * Time complexity: O(P).
@@ -127,10 +127,10 @@ typedef struct ag_lr_schedule_t {
     float min_lr;         /* AG_LR_COSINE: floor reached at total_steps */
 } ag_lr_schedule_t;
 
-/** \function ag_lr_at
+/** \function ag_lr_schedule_rate
  * The learning rate for step t (0-based; t < 0 counts as 0). Unusable fields never give NaN:
  * step_size <= 0 never decays, total_steps <= warmup_steps gives min_lr after warmup. */
-float ag_lr_at(const ag_lr_schedule_t *sched, int64_t t);
+float ag_lr_schedule_rate(const ag_lr_schedule_t *sched, int64_t t);
 
 #ifdef __cplusplus
 }

@@ -192,7 +192,7 @@ ag_error_t ag_prepared_homophily(const ag_prepared_t *p, const int64_t *train, i
  * labelled vertices (equal as float32, or correlated to 1 - 1e-6 over ten or more vertices: the
  * target in another unit); p->excluded lists them, the target first. Features as
  * ag_prepare_nodes(). names is {target_attr}.
- * The targets are kept in attribute units: ag_train() standardises them with the training rows'
+ * The targets are kept in attribute units: ag_model_train() standardises them with the training rows'
  * statistics and stores those in the model.
  * \return AG_SUCCESS; AG_EATTR (no such attribute, not numeric, or listed as a feature);
  *         AG_EVALUE (an infinite value, or no labelled vertex); the featuriser's errors; AG_ENOMEM.

@@ -185,9 +185,9 @@ ag_error_t ag_safetensors_to_params(const ag_safetensors_t *file, const ag_param
  */
 ag_error_t ag_safetensors_read_params(const char *path, const ag_param_list_t *params, ag_metadata_t *metadata);
 
-/** \function ag_crc32
+/** \function ag_crc32_update
  * Updates a CRC-32 (IEEE 802.3, as zlib's crc32) with n bytes; start with crc = 0. */
-uint32_t ag_crc32(uint32_t crc, const void *data, size_t n);
+uint32_t ag_crc32_update(uint32_t crc, const void *data, size_t n);
 
 #ifdef __cplusplus
 }

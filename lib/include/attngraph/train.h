@@ -10,9 +10,9 @@
  *     ag_train_config_t tc;
  *     ag_train_config_default(&tc, AG_TASK_GRAPH_MULTITASK);
  *     ag_train_result_t res;
- *     ag_train(model, &set, train_idx, n_train, val_idx, n_val, &tc, &res);   // best weights kept
+ *     ag_model_train(model, &set, train_idx, n_train, val_idx, n_val, &tc, &res);   // best weights kept
  *     ag_scores_t test;
- *     ag_evaluate(model, &set, test_idx, n_test, &test);                      // test.roc_auc ...
+ *     ag_model_evaluate(model, &set, test_idx, n_test, &test);                      // test.roc_auc ...
  *
  * Graph tasks train on shuffled mini-batches of graphs (one block-diagonal batch each); node
  * tasks train on the whole graph with the loss on the listed nodes only (semi-supervised,
@@ -21,7 +21,7 @@
  *
  * Interrupted runs continue bit for bit: set cfg.checkpoint (called every cfg.checkpoint_every
  * epochs with the model and the ag_train_state_t) to save both with ag_train_state_save(); later,
- * ag_train_state_load() into a model of the same architecture and ag_train_resume() with the same
+ * ag_train_state_load() into a model of the same architecture and ag_model_train_resume() with the same
  * configuration end with exactly the weights of the uninterrupted run (docs/checkpoints.md).
  * ag_model_estimate_memory() tells before any allocation whether a run fits in memory.
  */
@@ -155,7 +155,7 @@ struct ag_train_state_t;
 
 /** Called after every checkpoint_every-th epoch with the model (holding the epoch's weights) and
  * the complete training state; typically writes both with ag_train_state_save(). A non-zero
- * return stops training at once and is returned by ag_train() (the callback records the message);
+ * return stops training at once and is returned by ag_model_train() (the callback records the message);
  * the model then keeps that epoch's weights, not the best ones. To end the run and keep the best
  * weights, set the flag cfg->stop points to and return AG_SUCCESS. */
 typedef ag_error_t ag_checkpoint_fn(const ag_model_t *model, const struct ag_train_state_t *state, void *user);
@@ -214,7 +214,7 @@ typedef struct ag_train_result_t {
 } ag_train_result_t;
 
 /**
- * \function ag_train
+ * \function ag_model_train
  * Trains the model on the listed examples (graph tasks: indices of graphs; node tasks: indices of
  * nodes of the single graph), with early stopping on the validation list, and leaves the best
  * weights in the model. For regression the targets are standardised with the training rows' mean
@@ -224,9 +224,9 @@ typedef struct ag_train_result_t {
  *         match the model's), AG_EVALUE (a class id outside 0..C-1; regression targets whose
  *         spread is below a millionth of their size, which float32 cannot tell apart), AG_ENOMEM.
  */
-ag_error_t ag_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
-                    const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg,
-                    ag_train_result_t *result);
+ag_error_t ag_model_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
+                          const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg,
+                          ag_train_result_t *result);
 
 /**
  * Everything a training run holds between two epochs besides the model's weights: with the
@@ -309,17 +309,18 @@ ag_error_t ag_train_state_open(const ag_safetensors_t *file, ag_model_t **model,
 ag_error_t ag_train_state_plan(const ag_train_state_t *state, int64_t *epochs, int64_t *patience, ag_metric_t *metric);
 
 /**
- * \function ag_train_resume
- * ag_train() continued from a state (after ag_train_state_load() put the weights in the model):
+ * \function ag_model_train_resume
+ * ag_model_train() continued from a state (after ag_train_state_load() put the weights in the model):
  * epochs state->epoch + 1 .. cfg->epochs run exactly as they would have in the uninterrupted run,
  * and the progress callback sees epoch numbers that continue the interrupted run's. The state is
- * not modified. With state NULL, the same as ag_train().
- * \return As ag_train(); AG_EMODEL if the state belongs to another training configuration (other
+ * not modified. With state NULL, the same as ag_model_train().
+ * \return As ag_model_train(); AG_EMODEL if the state belongs to another training configuration (other
  *         epochs, seed, optimiser, ...) or another training list (the message says which).
  */
-ag_error_t ag_train_resume(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
-                           const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg,
-                           const ag_train_state_t *state, ag_train_result_t *result);
+ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx,
+                                 int64_t n_train, const int64_t *val_idx, int64_t n_val,
+                                 const ag_train_config_t *cfg, const ag_train_state_t *state,
+                                 ag_train_result_t *result);
 
 /**
  * \function ag_model_estimate_memory
@@ -356,7 +357,7 @@ typedef struct ag_scores_t {
     int64_t n;        /* labelled rows counted */
 } ag_scores_t;
 
-/** \function ag_evaluate
+/** \function ag_model_evaluate
  * Scores the model on the listed examples (evaluation mode: no dropout).
  * \return AG_SUCCESS; AG_EINVAL (a NULL model; a set that does not fit the model: task, graph count
  *         of a node task, target rows or columns; an index out of range; an infinite regression
@@ -364,8 +365,8 @@ typedef struct ag_scores_t {
  *         undirected graphs together); AG_EVALUE (a class target that is not an integer in 0..C-1,
  *         a multi-task target outside [0, 1], a NaN output of a multi-task model); the errors of
  *         ag_model_forward(); AG_ELIMIT, AG_ENOMEM. */
-ag_error_t ag_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n,
-                       ag_scores_t *scores);
+ag_error_t ag_model_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n,
+                             ag_scores_t *scores);
 
 /** \function ag_scores_get
  * The value of one metric from a score set. */
@@ -378,10 +379,10 @@ double ag_scores_get(const ag_scores_t *scores, ag_metric_t metric, ag_task_t ta
  * regression the mean of the members' values, for classification and multi-task the normalised
  * geometric mean of their probabilities (the softmax or sigmoid of the mean logit). The mean is
  * summed in member order, so results do not depend on the number of threads, and one member gives
- * exactly ag_evaluate()'s figures.
+ * exactly ag_model_evaluate()'s figures.
  * \param models  (k) the members; every one must have member 0's task, inputs and outputs and
  *                the same target scaling.
- * \return As ag_evaluate(); AG_EINVAL (k < 1, a NULL member); AG_EMISMATCH (a member that differs
+ * \return As ag_model_evaluate(); AG_EINVAL (k < 1, a NULL member); AG_EMISMATCH (a member that differs
  *         from member 0, named with both shapes or scalings).
  * Time complexity: k forward passes.
  */
@@ -414,7 +415,7 @@ ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, cons
 /**
  * \function ag_scores_from_probs
  * Scores class probabilities given from outside the model (such as ag_label_smooth_csr()'s) on
- * the listed rows of a classification set, as ag_evaluate() scores a model's: accuracy, macro-F1,
+ * the listed rows of a classification set, as ag_model_evaluate() scores a model's: accuracy, macro-F1,
  * the ROC-AUC of class 1 for two classes, and as the loss the mean negative log-probability of the
  * true class (a probability under 1e-7 counts as 1e-7). Rows without a label are skipped.
  * \param probs  (set->n_rows x set->n_classes) probabilities, one row per set row.
@@ -425,7 +426,7 @@ ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, co
                                 ag_scores_t *scores);
 
 /**
- * \function ag_predict
+ * \function ag_model_predict
  * Predictions for the listed examples: (n x n_out) rows of class probabilities (softmax), task
  * probabilities (sigmoid), or regression values in target units.
  * \param out  Caller-allocated n x n_out floats.
@@ -434,22 +435,22 @@ ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, co
  *         features of another width than the model's, directed and undirected graphs together);
  *         otherwise as ag_model_forward(). The set's targets are not read.
  */
-ag_error_t ag_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, float *out);
+ag_error_t ag_model_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, float *out);
 
 /**
- * \function ag_predict_batch
+ * \function ag_model_predict_batch
  * The same for one graph or batch outside a training set: rows are nodes (node tasks) or graphs.
  * \param out  Caller-allocated rows x n_out floats.
  * \return AG_EINVAL (a NULL model); otherwise as ag_model_forward() (training 0).
  */
-ag_error_t ag_predict_batch(ag_model_t *model, ag_batch_t *batch, float *out);
+ag_error_t ag_model_predict_batch(ag_model_t *model, ag_batch_t *batch, float *out);
 
 /**
  * \function ag_ensemble_predict_batch
- * ag_predict_batch() for an ensemble of k models, averaged as ag_ensemble_evaluate() does (so its
+ * ag_model_predict_batch() for an ensemble of k models, averaged as ag_ensemble_evaluate() does (so its
  * predictions are exactly those the evaluation scores). Each member keeps its own activations:
  * ag_model_attention_weights() on members[m] afterwards gives that member's attention.
- * \return As ag_predict_batch(); AG_EINVAL, AG_EMISMATCH as ag_ensemble_evaluate().
+ * \return As ag_model_predict_batch(); AG_EINVAL, AG_EMISMATCH as ag_ensemble_evaluate().
  */
 ag_error_t ag_ensemble_predict_batch(ag_model_t *const *models, int64_t k, ag_batch_t *batch, float *out);
 
