@@ -282,7 +282,7 @@ static void test_warning_of_composite_attribute(void **state) {
  * next read starts clean. */
 static void test_every_read_warning(void **state) {
     (void)state;
-    char dir[256], gml[2048], lists[1024] = "", path[300];
+    char dir[256], gml[4096], lists[1024] = "", path[300]; /* gml: room for two lists and the frame */
     assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "read_warnings", 0), 0);
     for (int k = 0; k < 10; k++) snprintf(lists + strlen(lists), sizeof lists - strlen(lists), " l%d [ a 1 ]", k);
     snprintf(gml, sizeof gml, "graph [\n node [ id 0%s ]\n node [ id 1%s ]\n edge [ source 0 target 1 g [ a 1 ] ]\n]\n",

@@ -240,8 +240,9 @@ ag_error_t ag_net_predict_graph(ag_net_t *net, const igraph_t *graph, const igra
  * rows enough to keep the threads busy: on ESOL's 1,128 molecules, one thread, 1.5 times faster
  * than a call per graph with the shipped Tox21 model and 2.9 times with the ESOL ensemble of 5
  * (measured 2026-12-06). A graph's rows depend only on that graph: the same as
- * ag_net_predict_graph() gives it, up to float rounding (a batch's products are blocked
- * differently), and the same for any thread count and batch company. The graphs' vertex and edge
+ * ag_net_predict_graph() gives it and the same whatever the batch holds beside it, up to float
+ * rounding (the BLAS may take another path for rows at a tile's edge), and bit for bit the same
+ * for any thread count. The graphs' vertex and edge
  * attributes are the input; a caller's feature matrices go through ag_net_predict_graph().
  * \param graphs    An array of n_graphs graphs (as ag_net_train_graphs() takes them); n_graphs 0
  *                  gives 0 rows.
