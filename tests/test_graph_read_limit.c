@@ -99,6 +99,28 @@ static void test_pajek_vertices(void **state) {
     assert_int_equal(read_count("*Vertices5000000\n", ".net", AG_FORMAT_PAJEK, MIB), -AG_EPARSE);
 }
 
+/* A UTF-8 byte-order mark, which the reader skips, hides no count from the scan: it had glued
+ * itself to the first token, so the first line's id or *Vertices went unchecked and igraph built
+ * them all. The parse error's line stays the file's. */
+static void test_byte_order_mark(void **state) {
+    (void)state;
+    assert_int_equal(read_count("\xef\xbb\xbf" "21474831 0\n", ".edges", AG_FORMAT_EDGELIST, MIB), -AG_ELIMIT);
+    assert_message(":1: vertex id 21474831 makes igraph build 21474832 vertices, about 819.2 MiB (40 bytes each), "
+                   "over the limit of 1.0 MiB " LIMIT_SRC "; edge-list vertex ids are 0-based and every id up to the "
+                   "largest is a vertex: renumber the vertices from 0, or use NCOL for named vertices, or raise the "
+                   "limit (--max-memory)");
+    assert_int_equal(read_count("\xef\xbb\xbf" "*Vertices 30000000\n", ".net", AG_FORMAT_PAJEK, MIB), -AG_ELIMIT);
+    assert_message(":1: *Vertices 30000000 makes igraph build 30000000 vertices, about 1.1 GiB (40 bytes each), over "
+                   "the limit of 1.0 MiB " LIMIT_SRC "; correct the count of *Vertices, or raise the limit "
+                   "(--max-memory)");
+    assert_int_equal(read_count("\xef\xbb\xbf" "p edge 30000000 1\n", ".dimacs", AG_FORMAT_DIMACS, MIB), -AG_ELIMIT);
+    /* within the limit, read as without the mark */
+    assert_int_equal(read_count("\xef\xbb\xbf" "0 1\n1 2\n", ".edges", AG_FORMAT_EDGELIST, MIB), 3);
+    assert_int_equal(read_count("\xef\xbb\xbf" "0 1\n1 2\n2 x\n", ".edges", AG_FORMAT_EDGELIST, MIB), -AG_EPARSE);
+    assert_non_null(strstr(ag_error_message(), ".edges:3: Unexpected character 'x'"));
+    assert_null(strstr(ag_error_message(), "vertex names"));
+}
+
 static void test_dimacs_count_and_ids(void **state) {
     (void)state;
     assert_int_equal(read_count("c flow\np max 5000000 1\na 1 2 3\n", ".dimacs", AG_FORMAT_DIMACS, MIB), -AG_ELIMIT);
@@ -205,6 +227,7 @@ int main(void) {
         cmocka_unit_test(test_edgelist_huge_id),  cmocka_unit_test(test_pajek_vertices),
         cmocka_unit_test(test_dimacs_count_and_ids), cmocka_unit_test(test_dl_n),
         cmocka_unit_test(test_named_formats_not_limited), cmocka_unit_test(test_cli_max_memory),
+        cmocka_unit_test(test_byte_order_mark),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

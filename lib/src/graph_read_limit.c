@@ -213,6 +213,12 @@ void ag_i_graph_scan_vertices(FILE *f, ag_format_t format, ag_graph_vertex_scan_
     s.out = out;
     s.format = format;
     s.line = 1;
+    /* ag_graph_read skips a UTF-8 byte-order mark before igraph parses: skipped here too, it would
+     * otherwise glue itself to the first token and hide the first line's count (an edge list's
+     * first id, Pajek's *Vertices) from the limit */
+    unsigned char bom[3];
+    const size_t got = fread(bom, 1, sizeof bom, f);
+    if (!ag_i_bom_length(bom, got) && fseek(f, 0, SEEK_SET) != 0) return;
     if (format == AG_FORMAT_DIMACS) {
         scan_dimacs(f, &s);
         return;
