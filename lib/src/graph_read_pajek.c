@@ -17,6 +17,7 @@
 #include <strings.h>
 #include "graph_read_pajek.h"
 #include "internal.h"
+#include "json.h"
 
 ag_pajek_section_t ag_i_pajek_section(const char *word, size_t len) {
     static const struct {
@@ -53,30 +54,6 @@ int ag_i_pajek_unmix_direction(const ag_pajek_sections_t *s) {
     return 0;
 }
 
-typedef struct buf_t {
-    char *p;
-    size_t len, cap;
-    int failed;
-} buf_t;
-
-static void put(buf_t *b, const char *s, size_t n) {
-    if (b->failed) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (b->len + n + 1 > cap) cap *= 2;
-        char *p = ag_i_realloc(b->p, cap);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
 static int blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 /* The token at *p (before end): its start and length; *p moves past it and the blanks before it. */
@@ -102,7 +79,10 @@ static int same_vertex(const char *a, size_t na, const char *b, size_t nb) {
 }
 
 ag_error_t ag_i_pajek_unmix(const char *text, size_t len, int direction, char **out, size_t *out_len) {
-    buf_t main = {0}, arcs = {0}, arcslist = {0};
+    ag_strbuf_t main, arcs, arcslist;
+    ag_strbuf_init(&main);
+    ag_strbuf_init(&arcs);
+    ag_strbuf_init(&arcslist);
     ag_pajek_section_t section = AG_PAJEK_OTHER;
     const char *p = text, *end = text + len;
     while (p < end) {
@@ -117,64 +97,64 @@ ag_error_t ag_i_pajek_unmix(const char *text, size_t len, int direction, char **
             if (direction < 0 && section == AG_PAJEK_ARCS) word = "*Edges";
             if (direction < 0 && section == AG_PAJEK_ARCSLIST) word = "*Edgeslist";
             if (word) {
-                put(&main, p, (size_t)(first - p));
-                put(&main, word, strlen(word));
-                put(&main, q, (size_t)(eol - q));
+                ag_strbuf_append(&main, p, (size_t)(first - p));
+                ag_strbuf_append(&main, word, strlen(word));
+                ag_strbuf_append(&main, q, (size_t)(eol - q));
             } else {
-                put(&main, p, (size_t)(eol - p));
+                ag_strbuf_append(&main, p, (size_t)(eol - p));
             }
         } else {
-            put(&main, p, (size_t)(eol - p));
+            ag_strbuf_append(&main, p, (size_t)(eol - p));
             const char *second;
             if (direction > 0 && n_first > 0 && first[0] != '%' && section == AG_PAJEK_EDGES) {
                 /* "u v [weight] [options]" also as "v u [weight] [options]"; a loop stays one */
                 const size_t n_second = next_token(&q, eol, &second);
                 if (n_second > 0 && !same_vertex(first, n_first, second, n_second)) {
-                    put(&arcs, second, n_second);
-                    put(&arcs, " ", 1);
-                    put(&arcs, first, n_first);
-                    put(&arcs, q, (size_t)(eol - q));
-                    put(&arcs, "\n", 1);
+                    ag_strbuf_append(&arcs, second, n_second);
+                    ag_strbuf_append(&arcs, " ", 1);
+                    ag_strbuf_append(&arcs, first, n_first);
+                    ag_strbuf_append(&arcs, q, (size_t)(eol - q));
+                    ag_strbuf_append(&arcs, "\n", 1);
                 }
             } else if (direction > 0 && n_first > 0 && first[0] != '%' && section == AG_PAJEK_EDGESLIST) {
                 /* "u v1 v2 ..." also as the lines "v1 u", "v2 u", ... */
                 size_t n_second;
                 while ((n_second = next_token(&q, eol, &second)) > 0) {
                     if (same_vertex(first, n_first, second, n_second)) continue;
-                    put(&arcslist, second, n_second);
-                    put(&arcslist, " ", 1);
-                    put(&arcslist, first, n_first);
-                    put(&arcslist, "\n", 1);
+                    ag_strbuf_append(&arcslist, second, n_second);
+                    ag_strbuf_append(&arcslist, " ", 1);
+                    ag_strbuf_append(&arcslist, first, n_first);
+                    ag_strbuf_append(&arcslist, "\n", 1);
                 }
             }
         }
-        if (nl) put(&main, "\n", 1);
+        if (nl) ag_strbuf_append(&main, "\n", 1);
         p = nl ? nl + 1 : end;
     }
     if (arcs.len || arcslist.len) {
-        if (main.len && main.p[main.len - 1] != '\n') put(&main, "\n", 1);
+        if (main.len && main.data[main.len - 1] != '\n') ag_strbuf_append(&main, "\n", 1);
         /* the edges of the *Arcs lines first: igraph numbers the edge attributes of line sections
          * by their own count, which list sections do not advance */
         if (arcs.len) {
-            put(&main, "*Arcs\n", 6);
-            put(&main, arcs.p, arcs.len);
+            ag_strbuf_append(&main, "*Arcs\n", 6);
+            ag_strbuf_append(&main, arcs.data, arcs.len);
         }
         if (arcslist.len) {
-            put(&main, "*Arcslist\n", 10);
-            put(&main, arcslist.p, arcslist.len);
+            ag_strbuf_append(&main, "*Arcslist\n", 10);
+            ag_strbuf_append(&main, arcslist.data, arcslist.len);
         }
     }
-    if (main.len == 0) put(&main, "", 0);
+    if (main.len == 0) ag_strbuf_append(&main, "", 0);
     const int failed = main.failed || arcs.failed || arcslist.failed;
-    ag_i_free(arcs.p);
-    ag_i_free(arcslist.p);
+    ag_strbuf_destroy(&arcs);
+    ag_strbuf_destroy(&arcslist);
     if (failed) {
-        ag_i_free(main.p);
+        ag_strbuf_destroy(&main);
         *out = NULL;
         *out_len = 0;
         return AG_ENOMEM;
     }
-    *out = main.p;
+    *out = main.data;
     *out_len = main.len;
     return AG_SUCCESS;
 }
