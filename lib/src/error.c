@@ -61,6 +61,7 @@ static int n_igraph_warn = 0;
  * file with a tenth list attribute drops data too, and the caller can say that it did */
 static uint64_t igraph_warn_other[AG_I_IGRAPH_WARNINGS_COUNTED];
 static int n_igraph_warn_other = 0;
+static const char *ignored_warning = NULL; /* prefix; see ag_i_igraph_ignore_warning() */
 
 /* FNV-1a: enough to tell igraph's few messages apart */
 static uint64_t text_hash(const char *s) {
@@ -88,6 +89,7 @@ static void record_igraph_warning(const char *reason, const char *file, int line
     (void)file;
     (void)line;
     const char *text = reason ? reason : "";
+    if (ignored_warning && !strncmp(text, ignored_warning, strlen(ignored_warning))) return;
     /* igraph may repeat a warning per vertex or edge: it says the same thing once */
     for (int i = 0; i < n_igraph_warn; i++)
         if (!strncmp(igraph_warn[i], text, sizeof igraph_warn[i] - 1)) return;
@@ -106,6 +108,7 @@ void ag_i_igraph_enter(void) {
         igraph_msg[0] = '\0';
         n_igraph_warn = 0;
         n_igraph_warn_other = 0;
+        ignored_warning = NULL;
         saved_error_handler = igraph_set_error_handler(record_igraph_error);
         saved_warning_handler = igraph_set_warning_handler(record_igraph_warning);
     }
@@ -115,7 +118,12 @@ void ag_i_igraph_leave(void) {
     if (guard_depth > 0 && --guard_depth == 0) {
         igraph_set_error_handler(saved_error_handler);
         igraph_set_warning_handler(saved_warning_handler);
+        ignored_warning = NULL;
     }
+}
+
+void ag_i_igraph_ignore_warning(const char *prefix) {
+    if (guard_depth > 0) ignored_warning = prefix;
 }
 
 const char *ag_i_igraph_last_error(void) { return igraph_msg; }

@@ -296,19 +296,18 @@ static ag_error_t read_graph(igraph_t *ig, const char *path, ag_format_t format,
             return AG_ERROR(AG_EFILE, "%s: cannot rewind: %s", name, strerror(e));
         }
     }
-    ag_i_igraph_enter();
-    if (!igraph_has_attribute_table()) igraph_set_attribute_table(&igraph_cattribute_table);
-    igraph_error_t irc = parse(ig, f, format, directed);
-    ag_i_igraph_leave();
     /* A GraphML file with an 'id' data key (what igraph writes for a graph read from GML, ours
      * included) keeps that attribute, and igraph then warns that it did not store the <node id>
      * strings in its place: nothing the user can act on, or was lost from their data. */
     static const char own_ids[] = "Could not add vertex ids, there is already an 'id' vertex attribute";
-    for (int i = 0; i < ag_i_igraph_warning_count(); i++) {
-        const char *warning = ag_i_igraph_warning(i);
-        if (format == AG_FORMAT_GRAPHML && strncmp(warning, own_ids, sizeof own_ids - 1) == 0) continue;
-        snprintf(read_reasons[n_read_reasons++], WARN_MAX, "%s", warning);
-    }
+    ag_i_igraph_enter();
+    if (format == AG_FORMAT_GRAPHML) ag_i_igraph_ignore_warning(own_ids);
+    if (!igraph_has_attribute_table()) igraph_set_attribute_table(&igraph_cattribute_table);
+    igraph_error_t irc = parse(ig, f, format, directed);
+    ag_i_igraph_ignore_warning(NULL);
+    ag_i_igraph_leave();
+    for (int i = 0; i < ag_i_igraph_warning_count(); i++)
+        snprintf(read_reasons[n_read_reasons++], WARN_MAX, "%s", ag_i_igraph_warning(i));
     n_read_other = ag_i_igraph_warning_other_count();
     if (n_read_reasons > 0) snprintf(read_warning, sizeof read_warning, "%s: %s", name, read_reasons[0]);
     const int read_failed = ferror(f);

@@ -117,6 +117,10 @@ const char *ag_i_igraph_last_error(void);
 int ag_i_igraph_warning_count(void);
 const char *ag_i_igraph_warning(int i);
 int ag_i_igraph_warning_other_count(void);
+/* Inside the guard, until the outermost ag_i_igraph_leave(): warnings starting with prefix are
+ * neither kept nor counted (NULL: none). prefix must outlive the guard. Dropping them here, and
+ * not after the read, keeps a dropped one from taking a kept place or the count's. */
+void ag_i_igraph_ignore_warning(const char *prefix);
 
 /* Runs an igraph call inside the guard; on failure records an AG_EIGRAPH-class error whose
  * message is `context: igraph's reason` and returns it. */
