@@ -6,7 +6,9 @@
  * as a run without injection.
  *
  * The path: read a GML molecule (ag_graph_read) -> in-neighbour CSR (ag_graph_from_igraph) ->
- * node table with a label column (ag_table_read) -> node labels (ag_labels_from_strings) -> graph
+ * node table with a label column (ag_table_read) -> a batch of the molecule with the table's
+ * features, then one of three copies in the same buffer (ag_batch_buffer_fill) -> node labels
+ * (ag_labels_from_strings) -> graph
  * labels table (ag_targets_read_csv) -> split.json and split.csv (ag_split_read_json/_csv) -> model
  * file written and read back (ag_safetensors_write/_read). igraph allocates with its own allocator,
  * so its allocations are not injected. The library's count of live blocks (ag_i_alloc_live) must be
@@ -45,6 +47,8 @@ static char table_path[128], split_path[128], model_path[128];
 typedef struct result_t {
     int64_t n_entries;
     float features[N_ATOMS * 3]; /* (N x F) */
+    int64_t batch_nodes, batch_graphs;
+    float batch_features[3 * N_ATOMS * 3]; /* (N x F) of the batch of three copies */
     int32_t y[N_ATOMS];
     int64_t n_classes, n_graphs, n_tasks;
     int64_t n_train, n_val, n_test, n_train_csv;
@@ -124,6 +128,8 @@ static ag_error_t run_path(result_t *out) {
     ag_split_t split, split_csv;
     ag_safetensors_t file;
     ag_metadata_t meta;
+    ag_batch_buffer_t buf;
+    ag_batch_t batch;
     int have_ig = 0, have_g = 0, have_t = 0, have_lab = 0, have_targets = 0, have_split = 0, have_csv = 0,
         have_file = 0;
     memset(out, 0, sizeof *out);
@@ -135,6 +141,7 @@ static ag_error_t run_path(result_t *out) {
     memset(&split_csv, 0, sizeof split_csv);
     memset(&file, 0, sizeof file);
     ag_metadata_init(&meta);
+    ag_batch_buffer_init(&buf);
 
     if ((rc = ag_graph_read(&ig, MOLECULE, AG_FORMAT_AUTO, 0)) != AG_SUCCESS) goto done;
     have_ig = 1;
@@ -148,6 +155,18 @@ static ag_error_t run_path(result_t *out) {
     if ((rc = ag_table_read(&t, table_path, &ig, &o)) != AG_SUCCESS) goto done;
     have_t = 1;
     memcpy(out->features, t.features.data, sizeof out->features);
+    const ag_graph_t *gs[] = {&g, &g, &g};
+    const ag_fmat_t *xs[] = {&t.features, &t.features, &t.features};
+    for (int64_t count = 1; count <= 3; count += 2) {
+        rc = ag_batch_buffer_fill(&buf, gs, xs, NULL, count, t.features.cols, 0, &batch);
+        if (rc == AG_SUCCESS) {
+            out->batch_nodes = buf.graph.n_nodes;
+            out->batch_graphs = buf.graph.n_graphs;
+            memcpy(out->batch_features, batch.X, (size_t)(buf.graph.n_nodes * t.features.cols) * sizeof(float));
+        }
+        ag_batch_destroy(&batch); /* empty after a failure */
+        if (rc != AG_SUCCESS) goto done;
+    }
     if ((rc = ag_labels_from_strings(&lab, (const char *const *)t.labels, t.features.rows, NULL, 0, "atoms.csv")) !=
         AG_SUCCESS)
         goto done;
@@ -196,6 +215,7 @@ done:
     if (have_targets) ag_targets_destroy(&targets);
     if (have_lab) ag_labels_destroy(&lab);
     if (have_t) ag_node_table_destroy(&t);
+    ag_batch_buffer_destroy(&buf); /* a failed fill leaves it empty of a graph, as a fresh one */
     if (have_g) ag_graph_destroy(&g);
     if (have_ig) igraph_destroy(&ig);
     return rc;
@@ -211,6 +231,10 @@ static void test_every_allocation_fails_once(void **state) {
     assert_int_equal(want.n_entries, 2 * 13);
     assert_float_equal(want.features[0 * 3 + 0], 0.5f, 0.0f);
     assert_float_equal(want.features[12 * 3 + 2], -24.0f, 0.0f);
+    assert_int_equal(want.batch_nodes, 3 * N_ATOMS);
+    assert_int_equal(want.batch_graphs, 3);
+    for (int k = 0; k < 3; k++)
+        assert_memory_equal(want.batch_features + k * N_ATOMS * 3, want.features, sizeof want.features);
     assert_int_equal(want.n_classes, 3);
     assert_int_equal(want.y[0], 0); /* "C" < "N" < "O" */
     assert_int_equal(want.y[1], 2);

@@ -816,6 +816,97 @@ void ag_batch_destroy(ag_batch_t *batch) {
     }
 }
 
+void ag_batch_buffer_init(ag_batch_buffer_t *buf) { memset(buf, 0, sizeof *buf); }
+
+void ag_batch_buffer_destroy(ag_batch_buffer_t *buf) {
+    if (!buf) return;
+    ag_graph_destroy(&buf->graph);
+    ag_i_free(buf->X);
+    ag_i_free(buf->E);
+    memset(buf, 0, sizeof *buf);
+}
+
+/* Makes *buf hold at least need floats, and at least one (so that it is never NULL): at least
+ * twice the old capacity when it grows, so that growing batches reallocate rarely. The contents
+ * are not kept. */
+static ag_error_t grow_floats(float **buf, int64_t *cap, int64_t need, const char *what) {
+    if (need < 1) need = 1;
+    if (need <= *cap) return AG_SUCCESS;
+    int64_t n = need > 2 * *cap ? need : 2 * *cap;
+    ag_i_free(*buf);
+    *buf = NULL;
+    *cap = 0;
+    void *p;
+    AG_CHECK(ag_i_alloc_array(&p, n, sizeof(float), what));
+    *buf = p;
+    *cap = n;
+    return AG_SUCCESS;
+}
+
+/* Checks the features M of member g (what: "node" or "edge") against its rows (nodes or edges)
+ * and the width cols. A member without rows may give no matrix, or one of no rows of any width. */
+static ag_error_t check_member_features(const ag_fmat_t *M, int64_t g, const char *what, int64_t rows,
+                                        int64_t cols) {
+    if (!M) {
+        if (rows == 0) return AG_SUCCESS;
+        return AG_ERROR(AG_EINVAL, "ag_batch_buffer_fill: graph %lld has %lld %ss but no %s features", (long long)g,
+                        (long long)rows, what, what);
+    }
+    if (M->rows != rows || (rows > 0 && M->cols != cols))
+        return AG_ERROR(AG_EMISMATCH, "ag_batch_buffer_fill: graph %lld has %lld x %lld %s features; expected %lld x %lld",
+                        (long long)g, (long long)M->rows, (long long)M->cols, what, (long long)rows, (long long)cols);
+    if (rows > 0 && cols > 0 && !M->data)
+        return AG_ERROR(AG_EINVAL, "ag_batch_buffer_fill: graph %lld's %s features have no data", (long long)g, what);
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_batch_buffer_fill(ag_batch_buffer_t *buf, const ag_graph_t *const *graphs, const ag_fmat_t *const *Xs,
+                                const ag_fmat_t *const *Es, int64_t count, int64_t F, int64_t Fe, ag_batch_t *batch) {
+    /* the caller destroys the batch whatever happens, and the last fill is gone on every return */
+    if (batch) ag_batch_init(batch, NULL, NULL, NULL);
+    if (buf) ag_graph_destroy(&buf->graph);
+    if (!buf || !batch) return AG_ERROR(AG_EINVAL, "ag_batch_buffer_fill: NULL buffer or batch");
+    if (count < 1)
+        return AG_ERROR(AG_EINVAL, "ag_batch_buffer_fill: count is %lld, must be positive", (long long)count);
+    if (!graphs || !Xs || (Fe > 0 && !Es))
+        return AG_ERROR(AG_EINVAL, "ag_batch_buffer_fill: NULL graphs, node features or edge features");
+    if (F < 0 || Fe < 0)
+        return AG_ERROR(AG_EINVAL, "ag_batch_buffer_fill: feature widths %lld and %lld; neither may be negative",
+                        (long long)F, (long long)Fe);
+    int64_t N = 0, E = 0; /* nodes and edges of the batch */
+    for (int64_t g = 0; g < count; g++) {
+        const ag_graph_t *m = graphs[g];
+        if (!m) return AG_ERROR(AG_EINVAL, "ag_batch_buffer_fill: graph %lld is NULL", (long long)g);
+        AG_CHECK(check_member_features(Xs[g], g, "node", m->n_nodes, F));
+        if (Fe > 0) AG_CHECK(check_member_features(Es[g], g, "edge", m->n_edges, Fe));
+        N += m->n_nodes;
+        E += m->n_edges;
+    }
+    int64_t x_floats, e_floats;
+    if (ag_i_mul_overflow(N, F, &x_floats) || ag_i_mul_overflow(E, Fe, &e_floats))
+        return AG_ERROR(AG_ELIMIT, "ag_batch_buffer_fill: features of %lld nodes x %lld and %lld edges x %lld overflow",
+                        (long long)N, (long long)F, (long long)E, (long long)Fe);
+    AG_CHECK(ag_graph_batch(&buf->graph, graphs, count));
+    ag_error_t rc = grow_floats(&buf->X, &buf->X_cap, x_floats, "batch node features");
+    if (rc == AG_SUCCESS && Fe > 0) rc = grow_floats(&buf->E, &buf->E_cap, e_floats, "batch edge features");
+    if (rc != AG_SUCCESS) {
+        ag_graph_destroy(&buf->graph);
+        return rc;
+    }
+    for (int64_t g = 0, node = 0, edge = 0; g < count; g++) {
+        const ag_graph_t *m = graphs[g];
+        /* a member without nodes or edges may have no feature buffer at all */
+        if (m->n_nodes > 0 && F > 0)
+            memcpy(buf->X + node * F, Xs[g]->data, (size_t)(m->n_nodes * F) * sizeof(float));
+        if (Fe > 0 && m->n_edges > 0)
+            memcpy(buf->E + edge * Fe, Es[g]->data, (size_t)(m->n_edges * Fe) * sizeof(float));
+        node += m->n_nodes;
+        edge += m->n_edges;
+    }
+    ag_batch_init(batch, &buf->graph, buf->X, Fe > 0 ? buf->E : NULL);
+    return AG_SUCCESS;
+}
+
 static ag_error_t batch_mask(ag_batch_t *batch, const ag_block_config_t *b, int vnode, const ag_mask_t **out) {
     int hops = b->mask == AG_MASK_KHOP ? b->hops : 0;
     for (int i = 0; i < batch->n_masks; i++) {

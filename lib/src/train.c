@@ -188,77 +188,47 @@ void ag_train_config_default(ag_train_config_t *cfg, ag_task_t task) {
 
 /* A block-diagonal batch of examples with its concatenated features; buffers are reused. */
 typedef struct batcher_t {
-    ag_graph_t graph;
-    int have_graph;
-    float *X;          /* (cap_nodes x F) */
-    float *E;          /* (cap_edges x Fe) */
-    int64_t cap_nodes, cap_edges;
-    const ag_graph_t **parts; /* (cap_parts) */
-    int64_t cap_parts;
+    ag_batch_buffer_t buf;
+    const ag_graph_t **graphs; /* (cap) the examples of the batch, as ag_batch_buffer_fill takes them */
+    const ag_fmat_t **X, **E;  /* (cap), (cap) */
+    int64_t cap;
 } batcher_t;
 
 static void batcher_destroy(batcher_t *b) {
-    if (b->have_graph) ag_graph_destroy(&b->graph);
+    ag_batch_buffer_destroy(&b->buf);
+    ag_i_free(b->graphs);
     ag_i_free(b->X);
     ag_i_free(b->E);
-    ag_i_free(b->parts);
     memset(b, 0, sizeof *b);
 }
 
-static ag_error_t grow_floats(float **buf, int64_t *cap, int64_t need, int64_t width, const char *what) {
-    if (need <= *cap) return AG_SUCCESS;
-    int64_t n = need > 2 * *cap ? need : 2 * *cap, count;
-    if (ag_i_mul_overflow(n, width > 0 ? width : 1, &count)) return AG_ERROR(AG_ELIMIT, "%s overflows", what);
-    ag_i_free(*buf);
-    *buf = NULL;
-    void *p;
-    AG_CHECK(ag_i_alloc_array(&p, count, sizeof(float), what));
-    *buf = p;
-    *cap = n;
-    return AG_SUCCESS;
-}
-
-/* Builds the batch of examples idx[0..n) into b; *batch wraps it. */
+/* Builds the batch of examples idx[0..n) into b; *batch wraps it (and is empty on failure). */
 static ag_error_t batcher_make(batcher_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n, int64_t F,
                                int64_t Fe, ag_batch_t *batch) {
-    /* the caller destroys the batch whatever happens: leave it empty on every early return */
-    ag_batch_init(batch, NULL, NULL, NULL);
-    if (b->have_graph) {
-        ag_graph_destroy(&b->graph);
-        b->have_graph = 0;
+    if (n > b->cap) {
+        ag_batch_init(batch, NULL, NULL, NULL);
+        ag_i_free(b->graphs);
+        ag_i_free(b->X);
+        ag_i_free(b->E);
+        b->graphs = NULL;
+        b->X = b->E = NULL;
+        b->cap = 0;
+        void *g, *x, *e;
+        AG_CHECK(ag_i_alloc_array(&g, n, sizeof(*b->graphs), "batch"));
+        b->graphs = g;
+        AG_CHECK(ag_i_alloc_array(&x, n, sizeof(*b->X), "batch"));
+        b->X = x;
+        AG_CHECK(ag_i_alloc_array(&e, n, sizeof(*b->E), "batch"));
+        b->E = e;
+        b->cap = n;
     }
-    if (n > b->cap_parts) {
-        ag_i_free(b->parts);
-        b->parts = NULL;
-        void *p;
-        AG_CHECK(ag_i_alloc_array(&p, n, sizeof(*b->parts), "batch"));
-        b->parts = p;
-        b->cap_parts = n;
-    }
-    int64_t nodes = 0, edges = 0;
     for (int64_t i = 0; i < n; i++) {
         const ag_example_t *ex = &set->examples[idx[i]];
-        b->parts[i] = &ex->graph;
-        nodes += ex->graph.n_nodes;
-        edges += ex->graph.n_edges;
+        b->graphs[i] = &ex->graph;
+        b->X[i] = &ex->X;
+        b->E[i] = &ex->E;
     }
-    AG_CHECK(ag_graph_batch(&b->graph, b->parts, n));
-    b->have_graph = 1;
-    AG_CHECK(grow_floats(&b->X, &b->cap_nodes, nodes, F, "batch node features"));
-    if (Fe > 0) AG_CHECK(grow_floats(&b->E, &b->cap_edges, edges, Fe, "batch edge features"));
-    int64_t no = 0, eo = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const ag_example_t *ex = &set->examples[idx[i]];
-        if (ex->graph.n_nodes > 0) /* an empty graph may have no feature buffer at all */
-            memcpy(b->X + no * F, ex->X.data, (size_t)(ex->graph.n_nodes * F) * sizeof(float));
-        no += ex->graph.n_nodes;
-        if (Fe > 0 && ex->graph.n_edges > 0) {
-            memcpy(b->E + eo * Fe, ex->E.data, (size_t)(ex->graph.n_edges * Fe) * sizeof(float));
-            eo += ex->graph.n_edges;
-        }
-    }
-    ag_batch_init(batch, &b->graph, b->X, Fe > 0 ? b->E : NULL);
-    return AG_SUCCESS;
+    return ag_batch_buffer_fill(&b->buf, b->graphs, b->X, b->E, n, F, Fe, batch);
 }
 
 /* Sign-flip streams: FLIP_STREAMS + epoch, far from those ag_rng_next_stream() hands out. */
@@ -1108,7 +1078,7 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
                     int64_t n = set->examples[row_target[i]].graph.n_nodes;
                     /* the batcher's copy is flipped: the training set keeps its signs */
                     if (cfg->flip_cols > 0)
-                        flip_signs(b.X + node * c->in_dim, n, c->in_dim, cfg->flip_col0, cfg->flip_cols, cfg->seed,
+                        flip_signs(b.buf.X + node * c->in_dim, n, c->in_dim, cfg->flip_col0, cfg->flip_cols, cfg->seed,
                                    flip_stream, (uint64_t)(s * bs + i) * (uint64_t)cfg->flip_cols);
                     node += n;
                 }

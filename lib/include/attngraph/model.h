@@ -37,6 +37,7 @@
 #include "attngraph/attention.h"
 #include "attngraph/graph.h"
 #include "attngraph/layers.h"
+#include "attngraph/matrix.h"
 #include "attngraph/param.h"
 #include "attngraph/readout.h"
 
@@ -160,6 +161,54 @@ void ag_batch_init(ag_batch_t *batch, const ag_graph_t *graph, const float *X, c
 /** \function ag_batch_destroy
  * Frees the masks the batch built. */
 void ag_batch_destroy(ag_batch_t *batch);
+
+/** Reusable storage for block-diagonal batches of graphs with their features (ag_batch_buffer_fill):
+ * the batched graph, and the members' node and edge features concatenated graph after graph.
+ * The feature buffers only grow, so a fill no larger than an earlier one allocates only the
+ * graph. Zero-initialise it or call ag_batch_buffer_init(); free it with ag_batch_buffer_destroy(). */
+typedef struct ag_batch_buffer_t {
+    ag_graph_t graph; /* the last fill's batch: N nodes, E edges, G graphs; empty after a failed fill */
+    float *X;         /* (N x F) the last fill's node features; the caller may change them (augmentation) */
+    float *E;         /* (E x Fe) the last fill's edge features when Fe > 0 (else not part of the batch) */
+    int64_t X_cap, E_cap; /* floats allocated at X and at E */
+} ag_batch_buffer_t;
+
+/** \function ag_batch_buffer_init
+ * An empty buffer: the same as zero-initialising it. */
+void ag_batch_buffer_init(ag_batch_buffer_t *buf);
+
+/** \function ag_batch_buffer_destroy
+ * Frees the graph and the feature buffers; safe on a zero-initialised or already destroyed one. */
+void ag_batch_buffer_destroy(ag_batch_buffer_t *buf);
+
+/**
+ * \function ag_batch_buffer_fill
+ * Builds one block-diagonal batch of count graphs into buf (the graph by ag_graph_batch(), X and E
+ * the members' rows in member order) and wraps it in batch, replacing the previous fill: destroy
+ * the batch of that fill before. batch points into buf, so buf must stay where it is and unfilled
+ * while batch is in use; the members are copied and may go once the call returns.
+ * \param buf     The buffer, zero-initialised or filled before.
+ * \param graphs  (count) the members; a member may itself be a batch.
+ * \param Xs      (count) their node features, Xs[g] (N_g x F). A graph of no nodes may give NULL or
+ *                a matrix of no rows, of any width and without data.
+ * \param Es      (count) their edge features, Es[g] (E_g x Fe), read only when Fe > 0 (with Fe = 0
+ *                Es may be NULL). A graph of no edges may give NULL or a matrix of no rows.
+ * \param count   G, the number of members, at least 1.
+ * \param F, Fe   Feature widths; Fe = 0: no edge features, the batch's E is NULL.
+ * \param batch   Output: ag_batch_init() of buf->graph, buf->X (never NULL) and, when Fe > 0,
+ *                buf->E (never NULL). Initialised whatever the outcome (empty on failure), so
+ *                the caller may always ag_batch_destroy() it.
+ * \return AG_SUCCESS; AG_EINVAL (a NULL buf, batch, graphs, Xs or member, Es NULL with Fe > 0,
+ *         count < 1, a negative width; no features, or a matrix without data, for a member with
+ *         nodes or edges); AG_EMISMATCH (a member's features are not N_g x F or E_g x Fe: the
+ *         message names the member; directed mixed with undirected); AG_ELIMIT (more than 2^31-1
+ *         nodes; a size overflows); AG_ENOMEM. On failure buf->graph is empty and buf stays
+ *         usable for the next fill (destroy it as usual).
+ * Time complexity: O(N F + E Fe + the members' CSR entries).
+ */
+ag_error_t ag_batch_buffer_fill(ag_batch_buffer_t *buf, const ag_graph_t *const *graphs,
+                                const ag_fmat_t *const *Xs, const ag_fmat_t *const *Es, int64_t count,
+                                int64_t F, int64_t Fe, ag_batch_t *batch);
 
 /**
  * \function ag_mask_build_vnode
