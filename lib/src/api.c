@@ -356,13 +356,13 @@ static void pending_destroy(pending_t *p) {
     ag_graph_destroy(&p->g);
 }
 
-/* Predicts graphs[0..k-1] as one block-diagonal batch into Y (k x C, row-major). */
+/* Predicts graphs[first..first+k-1] as one block-diagonal batch, built in buf, into Y (k x C,
+ * row-major). */
 static ag_error_t predict_chunk(ag_net_t *net, const igraph_t *graphs, int64_t first, int64_t k, pending_t *pend,
-                                float *Y) {
+                                ag_batch_buffer_t *buf, float *Y) {
     const ag_model_config_t *c = ag_model_config(net->b.model);
-    const int64_t F = c->in_dim, Fe = c->edge_dim;
     const ag_graph_t *gs[NET_BATCH];
-    int64_t N = 0, E = 0;
+    const ag_fmat_t *xs[NET_BATCH], *es[NET_BATCH];
     ag_error_t rc = AG_SUCCESS;
     for (int64_t i = 0; i < k && rc == AG_SUCCESS; i++) {
         rc = net_inputs(net, &graphs[first + i], NULL, &pend[i].X, &pend[i].E);
@@ -374,33 +374,16 @@ static ag_error_t predict_chunk(ag_net_t *net, const igraph_t *graphs, int64_t f
             break;
         }
         gs[i] = &pend[i].g;
-        N += pend[i].g.n_nodes;
-        E += pend[i].g.n_edges;
+        xs[i] = &pend[i].X;
+        es[i] = &pend[i].E;
     }
-    ag_fmat_t X = {0}, Ee = {0}; /* (N x F), (E x Fe): the batch's rows, graph after graph */
-    ag_graph_t bg;
-    memset(&bg, 0, sizeof bg);
-    if (rc == AG_SUCCESS) rc = ag_fmat_init(&X, N, F);
-    if (rc == AG_SUCCESS && Fe > 0) rc = ag_fmat_init(&Ee, E, Fe);
-    for (int64_t i = 0, r = 0, re = 0; i < k && rc == AG_SUCCESS; i++) {
-        if (pend[i].g.n_nodes > 0)
-            memcpy(X.data + r * F, pend[i].X.data, (size_t)(pend[i].g.n_nodes * F) * sizeof(float));
-        r += pend[i].g.n_nodes;
-        if (Fe > 0 && pend[i].g.n_edges > 0)
-            memcpy(Ee.data + re * Fe, pend[i].E.data, (size_t)(pend[i].g.n_edges * Fe) * sizeof(float));
-        re += pend[i].g.n_edges;
-    }
-    if (rc == AG_SUCCESS) rc = ag_graph_batch(&bg, gs, k);
     if (rc == AG_SUCCESS) {
         ag_batch_t batch;
-        ag_batch_init(&batch, &bg, X.data, Fe > 0 ? Ee.data : NULL);
-        rc = ag_bundle_predict_batch(&net->b, &batch, Y);
+        rc = ag_batch_buffer_fill(buf, gs, xs, es, k, c->in_dim, c->edge_dim, &batch);
+        if (rc == AG_SUCCESS) rc = ag_bundle_predict_batch(&net->b, &batch, Y);
         ag_batch_destroy(&batch);
     }
     for (int64_t i = 0; i < k; i++) pending_destroy(&pend[i]);
-    ag_graph_destroy(&bg);
-    ag_fmat_destroy(&X);
-    ag_fmat_destroy(&Ee);
     return rc;
 }
 
@@ -420,15 +403,18 @@ ag_error_t ag_net_predict_graphs(ag_net_t *net, const igraph_t *graphs, igraph_i
     const int64_t G = n_graphs, C = ag_model_config(net->b.model)->n_out;
     ag_fmat_t Y = {0};  /* (G x C) */
     pending_t *pend = NULL; /* (NET_BATCH) */
+    ag_batch_buffer_t buf; /* one batch after another: (N x F), (E x Fe) */
+    ag_batch_buffer_init(&buf);
     AG_CHECK(ag_fmat_init(&Y, G, C));
     ag_error_t rc = ag_i_alloc_array((void **)&pend, NET_BATCH, sizeof *pend, "graph batch");
     for (int64_t s = 0; s < G && rc == AG_SUCCESS; s += NET_BATCH) {
         const int64_t k = G - s < NET_BATCH ? G - s : NET_BATCH;
         memset(pend, 0, (size_t)k * sizeof *pend);
-        rc = predict_chunk(net, graphs, s, k, pend, Y.data + s * C);
+        rc = predict_chunk(net, graphs, s, k, pend, &buf, Y.data + s * C);
     }
     /* out changes only once every graph is predicted */
     if (rc == AG_SUCCESS) rc = ag_fmat_to_igraph(&Y, out);
+    ag_batch_buffer_destroy(&buf);
     ag_i_free(pend);
     ag_fmat_destroy(&Y);
     return rc;
