@@ -144,41 +144,27 @@ static void print_json(const ag_bundle_t *b, ag_task_t task, const char *path, c
 static int flush(ag_bundle_t *b, pending_t *pend, int64_t n, int json) {
     if (n == 0) return 0;
     const ag_model_config_t *mc = ag_model_config(b->model);
-    int64_t F = mc->in_dim, Fe = mc->edge_dim, C = mc->n_out;
+    int64_t C = mc->n_out;
     const ag_graph_t *graphs[BATCH];
-    int64_t N = 0, E = 0;
+    const ag_fmat_t *xs[BATCH], *es[BATCH];
     for (int64_t i = 0; i < n; i++) {
         graphs[i] = &pend[i].g;
-        N += pend[i].g.n_nodes;
-        E += pend[i].g.n_edges;
+        xs[i] = &pend[i].X;
+        es[i] = &pend[i].E;
     }
-    ag_graph_t bg;
-    memset(&bg, 0, sizeof bg);
-    float *X = malloc((size_t)(N > 0 ? N : 1) * (size_t)F * sizeof(float));              /* (N x F) */
-    float *Ee = Fe > 0 ? malloc((size_t)(E > 0 ? E : 1) * (size_t)Fe * sizeof(float)) : NULL; /* (E x Fe) */
-    float *Y = malloc((size_t)n * (size_t)C * sizeof(float));                            /* (G x C) */
+    ag_batch_buffer_t buf; /* (N x F), (E x Fe) */
+    ag_batch_buffer_init(&buf);
+    float *Y = malloc((size_t)n * (size_t)C * sizeof(float)); /* (G x C) */
     int code = 0;
-    if (!X || !Y || (Fe > 0 && !Ee)) {
+    if (!Y) {
         fprintf(stderr, "attn-graph: classify: out of memory\n");
         code = AG_EXIT_FAILURE;
         goto done;
     }
-    for (int64_t i = 0, r = 0, re = 0; i < n; i++) {
-        if (pend[i].g.n_nodes > 0)
-            memcpy(X + r * F, pend[i].X.data, (size_t)(pend[i].g.n_nodes * F) * sizeof(float));
-        r += pend[i].g.n_nodes;
-        if (Fe > 0 && pend[i].g.n_edges > 0) {
-            memcpy(Ee + re * Fe, pend[i].E.data, (size_t)(pend[i].g.n_edges * Fe) * sizeof(float));
-            re += pend[i].g.n_edges;
-        }
-    }
-    ag_error_t rc = ag_graph_batch(&bg, graphs, n);
-    if (rc == AG_SUCCESS) {
-        ag_batch_t batch;
-        ag_batch_init(&batch, &bg, X, Ee);
-        rc = ag_bundle_predict_batch(b, &batch, Y);
-        ag_batch_destroy(&batch);
-    }
+    ag_batch_t batch;
+    ag_error_t rc = ag_batch_buffer_fill(&buf, graphs, xs, es, n, mc->in_dim, mc->edge_dim, &batch);
+    if (rc == AG_SUCCESS) rc = ag_bundle_predict_batch(b, &batch, Y);
+    ag_batch_destroy(&batch);
     if (rc != AG_SUCCESS) {
         code = ag_cli_fail(rc);
         goto done;
@@ -190,9 +176,7 @@ static int flush(ag_bundle_t *b, pending_t *pend, int64_t n, int json) {
     fflush(stdout);
 done:
     for (int64_t i = 0; i < n; i++) pending_clear(&pend[i]);
-    ag_graph_destroy(&bg);
-    free(X);
-    free(Ee);
+    ag_batch_buffer_destroy(&buf);
     free(Y);
     return code;
 }
