@@ -46,6 +46,11 @@ static int mfail(const char *what) {
     return 1;
 }
 
+static int moom(void) {
+    fprintf(stderr, "attn-graph-bench: out of memory\n");
+    return 1;
+}
+
 static int musage(const char *cmd) {
     fprintf(stderr, "usage: attn-graph-bench %s DIR [--model M] [--batch B] [--limit L] [--dense] [--arch transformer|attention|gat] [--repeat R] [--threads T]\n",
             cmd);
@@ -223,39 +228,6 @@ int bench_cora(int argc, char **argv) {
     return 0;
 }
 
-/* ---- batches of featurised graphs */
-
-/* One block-diagonal batch of count graphs with concatenated node and edge features. */
-typedef struct gbatch_t {
-    ag_graph_t g;
-    float *X, *E; /* (N x F), (E x Fe) or NULL */
-} gbatch_t;
-
-static int gbatch_make(gbatch_t *b, const ag_graph_t *const *graphs, const ag_fmat_t *const *Xs,
-                       const ag_fmat_t *const *Es, int64_t count, int64_t F, int64_t Fe) {
-    memset(b, 0, sizeof *b);
-    if (ag_graph_batch(&b->g, graphs, count)) return 1;
-    b->X = malloc((size_t)(b->g.n_nodes * F + 1) * sizeof *b->X);
-    b->E = Fe > 0 ? malloc((size_t)(b->g.n_edges * Fe + 1) * sizeof *b->E) : NULL;
-    int64_t xn = 0, en = 0;
-    for (int64_t k = 0; k < count; k++) {
-        memcpy(b->X + xn, Xs[k]->data, (size_t)(Xs[k]->rows * F) * sizeof(float));
-        xn += Xs[k]->rows * F;
-        if (Fe > 0 && Es[k]->rows > 0) {
-            memcpy(b->E + en, Es[k]->data, (size_t)(Es[k]->rows * Fe) * sizeof(float));
-            en += Es[k]->rows * Fe;
-        }
-    }
-    return 0;
-}
-
-static void gbatch_free(gbatch_t *b) {
-    ag_graph_destroy(&b->g);
-    free(b->X);
-    free(b->E);
-    memset(b, 0, sizeof *b);
-}
-
 /* ---- MUTAG */
 
 int bench_mutag(int argc, char **argv) {
@@ -299,20 +271,24 @@ int bench_mutag(int argc, char **argv) {
     if (ag_model_create(&model, &cfg)) return mfail("model");
     const ag_graph_t **gs = malloc((size_t)G * sizeof *gs);
     const ag_fmat_t **xs = malloc((size_t)G * sizeof *xs), **es = malloc((size_t)G * sizeof *es);
+    if (!gs || !xs || !es) return moom();
     for (int64_t k = 0; k < G; k++) {
         gs[k] = &p.set.examples[k].graph;
         xs[k] = &p.set.examples[k].X;
         es[k] = &p.set.examples[k].E;
     }
-    gbatch_t gb;
-    if (gbatch_make(&gb, gs, xs, es, G, F, Fe)) return mfail("batch");
+    ag_batch_buffer_t gb; /* (N x F), (E x Fe) */
+    ag_batch_buffer_init(&gb);
+    ag_batch_t filled; /* what each repeat wraps afresh */
+    if (ag_batch_buffer_fill(&gb, gs, xs, es, G, F, Fe, &filled)) return mfail("batch");
     float *out = malloc((size_t)(G * cfg.n_out) * sizeof *out);
     double *wall = malloc((size_t)o.repeat * sizeof *wall), *cpu = malloc((size_t)o.repeat * sizeof *cpu);
+    if (!out || !wall || !cpu) return moom();
     /* each repeat is a fresh batch: its masks are built inside the timed region */
     for (int r = -1; r < o.repeat; r++) {
         double t0 = bench_now(), c0 = bench_cpu();
         ag_batch_t batch;
-        ag_batch_init(&batch, &gb.g, gb.X, gb.E);
+        ag_batch_init(&batch, filled.graph, filled.X, filled.E);
         if (ag_model_predict_batch(model, &batch, out)) return mfail("predict");
         ag_batch_destroy(&batch);
         if (r >= 0) {
@@ -327,12 +303,13 @@ int bench_mutag(int argc, char **argv) {
     char extra[256];
     snprintf(extra, sizeof extra,
              "\"nodes\": %lld, \"features\": %lld, \"edge_features\": %lld, \"blocks\": %d, \"arch\": \"%s\", \"checksum\": %.9g, ",
-             (long long)gb.g.n_nodes, (long long)F, (long long)Fe, cfg.n_blocks, arch, checksum);
+             (long long)gb.graph.n_nodes, (long long)F, (long long)Fe, cfg.n_blocks, arch, checksum);
     emit("mutag", "batched_inference", extra, wall, cpu, o.repeat, G, "graphs");
     free(wall);
     free(cpu);
     free(out);
-    gbatch_free(&gb);
+    ag_batch_destroy(&filled);
+    ag_batch_buffer_destroy(&gb);
     free(gs);
     free(xs);
     free(es);
@@ -427,6 +404,9 @@ int bench_molecules(int argc, char **argv) {
     const ag_fmat_t **xp = malloc((size_t)B * sizeof *xp), **ep = malloc((size_t)B * sizeof *ep);
     float *out = malloc((size_t)(B * T) * sizeof *out);
     double *wall = malloc((size_t)o.repeat * sizeof *wall), *cpu = malloc((size_t)o.repeat * sizeof *cpu);
+    if (!gs || !xs || !es || !gp || !xp || !ep || !out || !wall || !cpu) return moom();
+    ag_batch_buffer_t gb; /* one batch after another: (N x F), (E x Fe) */
+    ag_batch_buffer_init(&gb);
     double checksum = 0.0;
     char path[4096];
     for (int r = 0; r < o.repeat; r++) {
@@ -445,13 +425,10 @@ int bench_molecules(int argc, char **argv) {
                 xp[t] = &xs[t];
                 ep[t] = &es[t];
             }
-            gbatch_t gb;
-            if (gbatch_make(&gb, gp, xp, ep, k, F, Fe)) return mfail("batch");
             ag_batch_t batch;
-            ag_batch_init(&batch, &gb.g, gb.X, gb.E);
+            if (ag_batch_buffer_fill(&gb, gp, xp, ep, k, F, Fe, &batch)) return mfail("batch");
             if (ag_model_predict_batch(b.model, &batch, out)) return mfail("predict");
             ag_batch_destroy(&batch);
-            gbatch_free(&gb);
             for (int64_t t = 0; t < k; t++) ag_graph_destroy(&gs[t]);
             for (int64_t t = 0; t < k * T; t++) checksum += (double)out[t];
         }
@@ -466,6 +443,7 @@ int bench_molecules(int argc, char **argv) {
         ag_fmat_destroy(&xs[t]);
         ag_fmat_destroy(&es[t]);
     }
+    ag_batch_buffer_destroy(&gb);
     free(gs);
     free(xs);
     free(es);
