@@ -398,11 +398,9 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
         rc = cli_table_read(&d->table, &d->graph, read_as, o->node_table, o->table_id_attr, o->label_attr,
                             o->model_table);
         /* the table's own errors start with its path; the others are about the graph's ids */
-        if (rc) {
-            const int failed =
-                ag_cli_fail_in(strncmp(ag_error_message(), o->node_table, strlen(o->node_table)) ? o->graph : NULL, rc);
-            return rc == AG_ELIMIT ? AG_EXIT_INPUT : failed; /* a sparse index beyond the limit: bad input */
-        }
+        if (rc)
+            return ag_cli_fail_in(strncmp(ag_error_message(), o->node_table, strlen(o->node_table)) ? o->graph : NULL,
+                                  rc);
         d->have_table = 1;
         if (!in_graph && d->table.labels && cli_labels_to_attr(&d->graph, o->label_attr, d->table.labels) < 0) {
             fprintf(stderr, "attn-graph: %s: out of memory\n", cmd);

@@ -980,10 +980,7 @@ int cli_read_node_table(const char *cmd, const ag_bundle_t *b, const char *model
         return AG_EXIT_USAGE;
     }
     ag_error_t rc = cli_table_read(t, ig, format, table_path, id_attr, b->label_attr, &b->table);
-    if (rc) {
-        const int code = ag_cli_fail(rc);
-        return rc == AG_ELIMIT ? AG_EXIT_INPUT : code; /* a sparse index beyond the limit: bad input */
-    }
+    if (rc) return ag_cli_fail(rc);
     *have = 1;
     return cli_align_table(cmd, table_path, model_path, &b->table, t);
 }

@@ -612,9 +612,11 @@ static ag_error_t read_sparse(reader_t *r, ag_node_table_t *t, const ag_table_op
                 goto done;
             }
             /* strtoll saturates at LLONG_MAX, and the width is index + 1: bound indices like node
-             * counts (int32) so that neither overflows. */
+             * counts (int32) so that neither overflows. A value of the file out of the range the
+             * format takes, as an index beyond a given width is (below): AG_EVALUE, bad input,
+             * not a size the library ran out of room for (AG_ELIMIT). */
             if (errno == ERANGE || idx >= INT32_MAX) {
-                rc = AG_ERROR(AG_ELIMIT, "%s:%lld: field %lld: feature index in '%s' is beyond the largest supported "
+                rc = AG_ERROR(AG_EVALUE, "%s:%lld: field %lld: feature index in '%s' is beyond the largest supported "
                               "index %d", r->path, (long long)r->csv.line, (long long)k + 1, s, INT32_MAX - 1);
                 goto done;
             }
