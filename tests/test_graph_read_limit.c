@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <igraph.h>
+#include <attngraph/dataset.h>
 #include <attngraph/graph.h>
 #include "cli_testutil.h"
 
@@ -37,6 +38,8 @@ static int64_t read_count(const char *text, const char *suffix, ag_format_t form
     int64_t old = ag_graph_read_set_max_memory(limit);
     igraph_t g;
     ag_error_t rc = ag_graph_read(&g, p, format, 0);
+    /* the reader's one AG_ELIMIT is the limit's, and says so */
+    assert_int_equal(ag_graph_read_over_limit(), rc == AG_ELIMIT);
     assert_int_equal(ag_graph_read_set_max_memory(old), limit);
     unlink(p);
     if (rc != AG_SUCCESS) return -(int64_t)rc;
@@ -185,9 +188,58 @@ static void test_named_formats_not_limited(void **state) {
     assert_int_equal(read_count("# 21474831\n0\n", ".lgl", AG_FORMAT_LGL, 80), 2);
 }
 
+/* ag_graph_read_over_limit() tells the limit's refusal from the reader's other errors without
+ * the message, for the last read only, and of the graph a dataset loader stopped at. */
+static void test_over_limit_query(void **state) {
+    (void)state;
+    char dir[64], p[128];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "readlimit", 1), 0);
+    static const char *const files[3][2] = {{"huge.edges", "0 1\n21474831 0\n"},
+                                            {"bad.edges", "0 1\n1 x\n"},
+                                            {"huge.csv", "file,label\nbad.edges,0\nhuge.edges,1\n"}};
+    for (int k = 0; k < 3; k++) {
+        snprintf(p, sizeof p, "%s/%s", dir, files[k][0]);
+        FILE *f = fopen(p, "w");
+        assert_non_null(f);
+        fputs(files[k][1], f);
+        assert_int_equal(fclose(f), 0);
+    }
+    const int64_t old = ag_graph_read_set_max_memory(MIB);
+    igraph_t g;
+    snprintf(p, sizeof p, "%s/huge.edges", dir);
+    assert_int_equal(ag_graph_read(&g, p, AG_FORMAT_AUTO, 0), AG_ELIMIT);
+    assert_int_equal(ag_graph_read_over_limit(), 1);
+    ag_error_clear(); /* the answer is the read's, not the error message's */
+    assert_int_equal(ag_graph_read_over_limit(), 1);
+    snprintf(p, sizeof p, "%s/bad.edges", dir);
+    assert_int_equal(ag_graph_read(&g, p, AG_FORMAT_AUTO, 0), AG_EPARSE);
+    assert_int_equal(ag_graph_read_over_limit(), 0);
+    snprintf(p, sizeof p, "%s/huge.edges", dir);
+    assert_int_equal(ag_graph_read_allow_empty(&g, p, AG_FORMAT_AUTO, 0), AG_ELIMIT);
+    assert_int_equal(ag_graph_read_over_limit(), 1);
+    assert_int_equal(ag_graph_read(&g, p, AG_FORMAT_NCOL, 0), AG_SUCCESS); /* names: not limited */
+    assert_int_equal(ag_graph_read_over_limit(), 0);
+    igraph_destroy(&g);
+    /* a dataset stops at the first graph that fails: bad.edges' parse error is not the limit's,
+     * though huge.edges, listed after it, is over the limit; listed alone, huge.edges is */
+    ag_dataset_t ds;
+    snprintf(p, sizeof p, "%s/huge.csv", dir);
+    assert_int_equal(ag_dataset_load(&ds, p, NULL), AG_EPARSE);
+    assert_int_equal(ag_graph_read_over_limit(), 0);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("file,label\nhuge.edges,1\n", f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(ag_dataset_load(&ds, p, NULL), AG_ELIMIT);
+    assert_non_null(strstr(ag_error_message(), "(listed in data row 1 of "));
+    assert_int_equal(ag_graph_read_over_limit(), 1);
+    assert_int_equal(ag_graph_read_set_max_memory(old), MIB);
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 /* The program: --max-memory is also the read limit, of train and of the commands that read a
  * graph to predict or describe it, and the refusal exits 3 (a bad input file) with the library's
- * message before anything is built. */
+ * message before anything is built, a dataset's graph as one given alone. */
 static void test_cli_max_memory(void **state) {
     (void)state;
     char dir[64];
@@ -214,6 +266,23 @@ static void test_cli_max_memory(void **state) {
                                     "vertex ids are 0-based and every id up to the largest is a vertex: renumber the "
                                     "vertices from 0, or use NCOL for named vertices, or raise the limit (--max-memory)\n");
     }
+    /* a dataset's graph over the limit too, in train and eval, named where it was listed */
+    snprintf(p, sizeof p, "%s/list.csv", dir);
+    assert_non_null(f = fopen(p, "w"));
+    fputs("file,label\nhuge.edges,1\n", f);
+    assert_int_equal(fclose(f), 0);
+    static const char *const data_cmds[2] = {"train --labels list.csv --max-memory 100M -o m.safetensors",
+                                             "eval --model " AG_SOURCE_DIR "/graphs/models/mutag.safetensors "
+                                             "--labels list.csv --max-memory 100M"};
+    for (int k = 0; k < 2; k++) {
+        ag_cli_run(r, dir, data_cmds[k]);
+        if (r->code != 3) fail_msg("%s: exit %d: %s", data_cmds[k], r->code, r->err);
+        assert_string_equal(r->err, "attn-graph: ./huge.edges:2: vertex id 21474831 makes igraph build 21474832 "
+                                    "vertices, about 819.2 MiB (40 bytes each), over the limit of 100.0 MiB " LIMIT_SRC
+                                    "; edge-list vertex ids are 0-based and every id up to the largest is a vertex: "
+                                    "renumber the vertices from 0, or use NCOL for named vertices, or raise the limit "
+                                    "(--max-memory) (listed in data row 1 of list.csv)\n");
+    }
     ag_cli_run(r, dir, "info --max-memory 2X huge.edges");
     assert_int_equal(r->code, 2);
     assert_string_equal(r->err, "attn-graph: info: --max-memory takes a size like 4G, 512M or 100000000, not '2X'\n");
@@ -227,7 +296,7 @@ int main(void) {
         cmocka_unit_test(test_edgelist_huge_id),  cmocka_unit_test(test_pajek_vertices),
         cmocka_unit_test(test_dimacs_count_and_ids), cmocka_unit_test(test_dl_n),
         cmocka_unit_test(test_named_formats_not_limited), cmocka_unit_test(test_cli_max_memory),
-        cmocka_unit_test(test_byte_order_mark),
+        cmocka_unit_test(test_byte_order_mark), cmocka_unit_test(test_over_limit_query),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

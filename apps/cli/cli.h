@@ -18,7 +18,9 @@ enum {
                                  what the epochs so far gave is still written and scored */
 };
 
-/* Prints "attn-graph: <library message>" to stderr and returns the exit code for err. */
+/* Prints "attn-graph: <library message>" to stderr and returns the exit code for err, by
+ * docs/cli.md's table: AG_ELIMIT is bad input when the read limit refused a graph file
+ * (ag_graph_read_over_limit()), an unexpected failure otherwise. */
 int ag_cli_fail(ag_error_t err);
 /* The same as "attn-graph: PATH: <library message>", for messages that do not name their file. */
 int ag_cli_fail_in(const char *path, ag_error_t err);

@@ -382,8 +382,7 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
         } else {
             rc = ag_dataset_load(&d->ds, o->labels, &dopt);
         }
-        /* a listed graph over the reading limit is bad input (3), as a GRAPH of a node task is */
-        if (rc) return rc == AG_ELIMIT ? (ag_cli_fail(rc), AG_EXIT_INPUT) : ag_cli_fail(rc);
+        if (rc) return ag_cli_fail(rc);
         warn_reading(&d->ds);
         return load_split(d, o, cmd, d->ds.n_graphs);
     }

@@ -546,10 +546,7 @@ int cli_read_graph_any(igraph_t *ig, const char *path, ag_format_t format, int d
     ag_error_t rc = allow_empty ? ag_graph_read_allow_empty(ig, path, format, directed)
                                 : ag_graph_read(ig, path, format, directed);
     cli_say_read_warnings(path);
-    if (!rc) return AG_EXIT_OK;
-    const int code = ag_cli_fail(rc);
-    /* a count in the file asking for more vertices than the memory limit: bad input, as classify has it */
-    return rc == AG_ELIMIT ? AG_EXIT_INPUT : code;
+    return rc ? ag_cli_fail(rc) : AG_EXIT_OK;
 }
 
 /* Warns of each string attribute the model reads that most of ig's vertices or edges lack (an

@@ -154,7 +154,8 @@ ag_error_t ag_format_sniff(const char *head, size_t len, ag_format_t *format);
  * millions of vertices, which igraph would allocate: the file is first scanned for the vertex
  * count it asks for (O(file size), no allocation), and a count whose memory, estimated at
  * AG_GRAPH_READ_VERTEX_BYTES per vertex, exceeds the read limit (ag_graph_read_set_max_memory())
- * is refused with AG_ELIMIT, the message naming the file, the line, the count and what to change.
+ * is refused with AG_ELIMIT, the message naming the file, the line, the count and what to change;
+ * ag_graph_read_over_limit() then returns 1.
  * Standard input is not scanned, except when its format is recognised (it is then in memory).
  * \return AG_SUCCESS, AG_EFILE, AG_EPARSE, AG_EFORMAT, AG_ENOMEM, AG_ELIMIT.
  */
@@ -184,6 +185,16 @@ ag_error_t ag_graph_read_allow_empty(igraph_t *ig, const char *path, ag_format_t
  * Time complexity: O(1).
  */
 int64_t ag_graph_read_set_max_memory(int64_t bytes);
+
+/** \function ag_graph_read_over_limit
+ * Whether the last ag_graph_read() or ag_graph_read_allow_empty() on this thread was refused by the
+ * read limit: 1 when its AG_ELIMIT said that the file's counts ask igraph for more vertices than
+ * ag_graph_read_set_max_memory() allows, a fault a program may lay on the file rather than on the
+ * memory (attn-graph exits 3, bad input, as for a malformed file); 0 after any other outcome and
+ * before the first read. The dataset loaders (dataset.h) read their graphs with ag_graph_read() and stop
+ * at the first that fails: after their AG_ELIMIT it tells the same of the graph they stopped at.
+ * Time complexity: O(1). */
+int ag_graph_read_over_limit(void);
 
 /** \function ag_graph_read_warning
  * The first warning igraph emitted during the last ag_graph_read() on this thread, prefixed with
