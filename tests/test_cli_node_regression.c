@@ -83,6 +83,14 @@ static int teardown(void **state) {
     return ag_test_remove_dir(dir);
 }
 
+/* Runs attn-graph with args and expects bad input (exit 3) with exactly the stderr want. */
+static void expect_input_error(const char *args, const char *want) {
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 3) fail_msg("attn-graph %s: exit %d: %s", args, r.code, r.err);
+    assert_string_equal(r.err, want);
+}
+
 static double number_after(const char *s, const char *key) {
     const char *p = strstr(s, key);
     if (!p) fail_msg("no '%s' in: %s", key, s);
@@ -243,17 +251,30 @@ static void test_target_copy_left_out(void **state) {
     if (!attrs || strstr(attrs, "y2") || !strstr(attrs, "x ")) fail_msg("%s", r.out);
     /* named on purpose, the copy is refused rather than dropped; with no attribute taken, no note */
     snprintf(args, sizeof args, "train %s/copy.gml --label-attr y --vertex-attrs x,y2 --epochs 2 --threads 1", dir);
-    ag_cli_run(&r, NULL, args);
-    assert_int_equal(r.code, 3);
     snprintf(cmd, sizeof cmd, "attn-graph: %s/copy.gml: vertex attribute 'y2' copies the target (the same values, or "
              "the same in another unit, on the vertices with one) and cannot be a feature: the model would read its "
              "answer from it\n", dir);
-    assert_string_equal(r.err, cmd);
+    expect_input_error(args, cmd);
     snprintf(args, sizeof args, "train %s/copy.gml --label-attr y --vertex-attrs none --rw-pe 2 --epochs 2 --threads 1",
              dir);
     ag_cli_run(&r, NULL, args);
     if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
     assert_null(strstr(r.err, "mirrors"));
+    /* a node-table column that copies the target in another unit (cents) is refused by its name in
+     * the table, which the library gives by place */
+    char path[256];
+    snprintf(path, sizeof path, "%s/cents.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("id,f,cents\n", f);
+    for (int v = 0; v < N; v++) fprintf(f, "%d,%d,%.17g\n", v, v % 3, 100.0 * y[v]);
+    assert_int_equal(fclose(f), 0);
+    snprintf(args, sizeof args, "train %s/planted.gml --label-attr y --vertex-attrs none --node-table %s --epochs 2 "
+             "--threads 1", dir, path);
+    snprintf(cmd, sizeof cmd, "attn-graph: %s: column 'cents' copies the target (the same values, or the same in "
+             "another unit, on the vertices with one) and cannot be a feature: the model would read its answer from "
+             "it; remove it from the table\n", path);
+    expect_input_error(args, cmd);
 }
 
 int main(void) {

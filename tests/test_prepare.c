@@ -300,14 +300,28 @@ static void test_table_column_copies(void **state) {
     assert_string_equal(ag_error_message(), "node-table column 2 (of 2) mirrors the labels (one value per class on the "
                                             "labelled vertices) and cannot be a feature: the model would read its "
                                             "answer from it; remove it from the table");
+    /* the column and the reason without the message, for a caller who names the column */
+    assert_int_equal(ag_prepare_refused_column(), 1);
+    assert_string_equal(ag_prepare_refused_reason(), "mirrors the labels (one value per class on the labelled "
+                                                     "vertices) and cannot be a feature: the model would read its "
+                                                     "answer from it; remove it from the table");
     assert_int_equal(ag_prepare_node_values(&p, &ig, "club", &T, AG_NORM_NONE, &fc), AG_EATTR);
     assert_string_equal(ag_error_message(), "node-table column 2 (of 2) copies the target (the same values, or the "
                                             "same in another unit, on the vertices with one) and cannot be a "
                                             "feature: the model would read its answer from it; remove it from the "
                                             "table");
+    assert_int_equal(ag_prepare_refused_column(), 1);
+    assert_string_equal(ag_prepare_refused_reason(), "copies the target (the same values, or the same in another "
+                                                     "unit, on the vertices with one) and cannot be a feature: the "
+                                                     "model would read its answer from it; remove it from the table");
+    /* another failure refuses no column: the answer is the last call's */
+    assert_int_equal(ag_prepare_nodes(&p, &ig, "no_such_attr", NULL, 0, &T, AG_NORM_NONE, &fc), AG_EATTR);
+    assert_int_equal(ag_prepare_refused_column(), -1);
+    assert_string_equal(ag_prepare_refused_reason(), "");
     /* the club on all but one vertex: no longer one value per class, so a feature like any other */
     T.data[5 * 2 + 1] = 4.0f;
     assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, &T, AG_NORM_NONE, &fc), AG_SUCCESS);
+    assert_int_equal(ag_prepare_refused_column(), -1);
     ag_prepared_destroy(&p);
     ag_fmat_destroy(&T);
     igraph_vector_destroy(&club);

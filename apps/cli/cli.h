@@ -18,12 +18,15 @@ enum {
                                  what the epochs so far gave is still written and scored */
 };
 
-/* Prints "attn-graph: <library message>" to stderr and returns the exit code for err, by
- * docs/cli.md's table: AG_ELIMIT is bad input when the read limit refused a graph file
- * (ag_graph_read_over_limit()), an unexpected failure otherwise. */
+/* Prints "attn-graph: <library message>" to stderr and returns the exit code for err
+ * (ag_cli_exit_code). */
 int ag_cli_fail(ag_error_t err);
 /* The same as "attn-graph: PATH: <library message>", for messages that do not name their file. */
 int ag_cli_fail_in(const char *path, ag_error_t err);
+/* The exit code for the library's error err, by docs/cli.md's table: AG_ELIMIT is bad input when
+ * the read limit refused a graph file (ag_graph_read_over_limit()), an unexpected failure
+ * otherwise. For an error said in the program's own words. */
+int ag_cli_exit_code(ag_error_t err);
 
 /* Prints "attn-graph: MESSAGE" (MESSAGE from fmt) to stderr and keeps MESSAGE, which
  * ag_cli_last_error() returns until the next error: ag_cli_fail and ag_cli_fail_in report through

@@ -1072,14 +1072,11 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         }
     }
     if (rc) {
-        long long col, of;
-        if (!d->graph_level && d->have_table && d->table.columns &&
-            sscanf(ag_error_message(), "node-table column %lld (of %lld)", &col, &of) == 2 && col >= 1 &&
-            col <= d->table.features.cols) {
+        const int64_t col = d->graph_level ? -1 : ag_prepare_refused_column();
+        if (d->have_table && d->table.columns && col >= 0 && col < d->table.features.cols) {
             /* the library knows the column by its place; the table has its name */
-            const char *rest = strchr(ag_error_message(), ')');
-            ag_cli_error("%s: column '%s'%s", o->node_table, d->table.columns[col - 1], rest ? rest + 1 : "");
-            code = AG_EXIT_INPUT;
+            ag_cli_error("%s: column '%s' %s", o->node_table, d->table.columns[col], ag_prepare_refused_reason());
+            code = ag_cli_exit_code(rc);
             goto done;
         }
         /* graph tasks' messages name the graph file; one graph's do not */

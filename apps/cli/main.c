@@ -106,6 +106,10 @@ int ag_cli_fail(ag_error_t err) { return ag_cli_fail_in(NULL, err); }
 int ag_cli_fail_in(const char *path, ag_error_t err) {
     if (path) ag_cli_error("%s: %s", path, ag_error_message());
     else ag_cli_error("%s", ag_error_message());
+    return ag_cli_exit_code(err);
+}
+
+int ag_cli_exit_code(ag_error_t err) {
     switch (err) {
     case AG_SUCCESS: return AG_EXIT_OK;
     case AG_EINVAL: return AG_EXIT_USAGE;

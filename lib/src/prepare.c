@@ -411,9 +411,24 @@ static ag_error_t check_graph_task(ag_task_t task) {
     return AG_SUCCESS;
 }
 
+/* The node-table column the last ag_prepare_* call on this thread refused (check_table_copies),
+ * and why, for ag_prepare_refused_column() and ag_prepare_refused_reason(). */
+static _Thread_local int64_t refused_column = -1;
+static _Thread_local const char *refused_reason = "";
+static const char mirrors_labels[] = "mirrors the labels (one value per class on the labelled vertices) and cannot "
+                                     "be a feature: the model would read its answer from it; remove it from the table";
+static const char copies_target[] = "copies the target (the same values, or the same in another unit, on the vertices "
+                                    "with one) and cannot be a feature: the model would read its answer from it; "
+                                    "remove it from the table";
+
+int64_t ag_prepare_refused_column(void) { return refused_column; }
+const char *ag_prepare_refused_reason(void) { return refused_reason; }
+
 /* The opening every ag_prepare_* shares: p emptied and set for task (so that destroying it is
  * always safe), then args_ok checked; fn and what name the call and its arguments. */
 static ag_error_t prepared_begin(ag_prepared_t *p, ag_task_t task, int args_ok, const char *fn, const char *what) {
+    refused_column = -1;
+    refused_reason = "";
     if (!p) return AG_ERROR(AG_EINVAL, "%s: NULL output", fn);
     memset(p, 0, sizeof *p);
     ag_trainset_init(&p->set, task);
@@ -625,7 +640,10 @@ static int column_mirrors(const ag_fmat_t *T, int64_t j, const int32_t *y, int64
     return seen >= 2 && labelled > seen;
 }
 
-ag_error_t ag_i_check_table_copies(const ag_fmat_t *T, const int32_t *classes, int64_t C, const float *y) {
+/* ag_i_check_table_copies, and *refused the column it refuses (-1: none). */
+static ag_error_t table_copies(const ag_fmat_t *T, const int32_t *classes, int64_t C, const float *y,
+                               int64_t *refused) {
+    *refused = -1;
     if (!T || T->cols == 0) return AG_SUCCESS;
     float *per_class = NULL; /* (C) */
     double *col = NULL;      /* (N) */
@@ -641,17 +659,26 @@ ag_error_t ag_i_check_table_copies(const ag_fmat_t *T, const int32_t *classes, i
             for (int64_t v = 0; v < T->rows; v++) col[v] = T->data[v * T->cols + j];
             hit = value_copy(col, y, T->rows);
         }
-        if (hit)
-            rc = AG_ERROR(AG_EATTR, lab ? "node-table column %lld (of %lld) mirrors the labels (one value per class "
-                                          "on the labelled vertices) and cannot be a feature: the model would read "
-                                          "its answer from it; remove it from the table"
-                                        : "node-table column %lld (of %lld) copies the target (the same values, or "
-                                          "the same in another unit, on the vertices with one) and cannot be a "
-                                          "feature: the model would read its answer from it; remove it from the "
-                                          "table", (long long)j + 1, (long long)T->cols);
+        if (hit) {
+            *refused = j;
+            rc = AG_ERROR(AG_EATTR, "node-table column %lld (of %lld) %s", (long long)j + 1, (long long)T->cols,
+                          lab ? mirrors_labels : copies_target);
+        }
     }
     ag_i_free(per_class);
     ag_i_free(col);
+    return rc;
+}
+
+ag_error_t ag_i_check_table_copies(const ag_fmat_t *T, const int32_t *classes, int64_t C, const float *y) {
+    int64_t refused;
+    return table_copies(T, classes, C, y, &refused);
+}
+
+/* The same for an ag_prepare_* call, recording the column refused and why for its caller. */
+static ag_error_t check_table_copies(const ag_fmat_t *T, const int32_t *classes, int64_t C, const float *y) {
+    ag_error_t rc = table_copies(T, classes, C, y, &refused_column);
+    refused_reason = refused_column < 0 ? "" : classes ? mirrors_labels : copies_target;
     return rc;
 }
 
@@ -675,7 +702,7 @@ static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char
         for (int64_t i = 0; i < cfg->n_vertex_attrs && rc == AG_SUCCESS; i++)
             if (!strcmp(cfg->vertex_attrs[i], label_attr))
                 rc = AG_ERROR(AG_EATTR, "vertex attribute '%s' holds the labels and cannot be a feature", label_attr);
-    if (rc == AG_SUCCESS) rc = ag_i_check_table_copies(table, lab.y, lab.n_classes, NULL);
+    if (rc == AG_SUCCESS) rc = check_table_copies(table, lab.y, lab.n_classes, NULL);
     if (rc == AG_SUCCESS) rc = ag_i_fit_excluding(p, cfg, ig);
     if (rc == AG_SUCCESS && table) rc = ag_table_norm_fit(&p->table, table, table_norm);
     if (rc == AG_SUCCESS) rc = node_targets(p, &lab, lab.n);
@@ -809,7 +836,7 @@ static ag_error_t prepare_node_values(ag_prepared_t *p, const igraph_t *ig, cons
             if (!strcmp(cfg->vertex_attrs[i], target_attr))
                 return AG_ERROR(AG_EATTR, "vertex attribute '%s' is the target and cannot be a feature", target_attr);
     AG_CHECK(ag_i_find_value_copies(p, ig, target_attr, p->set.targets, igraph_vcount(ig)));
-    AG_CHECK(ag_i_check_table_copies(table, NULL, 0, p->set.targets));
+    AG_CHECK(check_table_copies(table, NULL, 0, p->set.targets));
     ag_error_t rc = ag_i_fit_excluding(p, cfg, ig);
     if (rc == AG_SUCCESS && table) rc = ag_table_norm_fit(&p->table, table, table_norm);
     if (rc == AG_SUCCESS) rc = node_example(p, ig, table);

@@ -133,7 +133,8 @@ ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t
  * \param classes  The class list to use (a loaded model's), or NULL to build it.
  * \param table    (N x Ft) node table aligned to the vertices, or NULL.
  * \return AG_SUCCESS; AG_EATTR (no such label attribute; the label attribute explicitly listed as
- *         a feature); AG_EVALUE (a label outside the given classes); AG_EINVAL (no feature column
+ *         a feature; a table column that mirrors the labels, by its place: ag_prepare_refused_column()
+ *         gives it); AG_EVALUE (a label outside the given classes); AG_EINVAL (no feature column
  *         at all: add --degree, a PE or a node table); the featuriser's errors; AG_ENOMEM.
  */
 ag_error_t ag_prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
@@ -194,13 +195,31 @@ ag_error_t ag_prepared_homophily(const ag_prepared_t *p, const int64_t *train, i
  * ag_prepare_nodes(). names is {target_attr}.
  * The targets are kept in attribute units: ag_model_train() standardises them with the training rows'
  * statistics and stores those in the model.
- * \return AG_SUCCESS; AG_EATTR (no such attribute, not numeric, or listed as a feature);
+ * \return AG_SUCCESS; AG_EATTR (no such attribute, not numeric, or listed as a feature; a table
+ *         column that copies the target, by its place: ag_prepare_refused_column() gives it);
  *         AG_EVALUE (an infinite value, or no labelled vertex); the featuriser's errors; AG_ENOMEM.
  * Time complexity: O(N + E) plus the featuriser's.
  */
 ag_error_t ag_prepare_node_values(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
                                   const ag_fmat_t *table, ag_feature_norm_t table_norm,
                                   const ag_featurizer_config_t *cfg);
+
+/** \function ag_prepare_refused_column
+ * The node-table column that the last ag_prepare_* call on this thread refused as a feature because
+ * it mirrors the labels (ag_prepare_nodes()) or copies the target (ag_prepare_node_values()): its
+ * 0-based index in the table, which the AG_EATTR message gives 1-based ("node-table column 2 (of
+ * 2) ..."), so that a caller who has the table's column names can name it by them without reading
+ * the message. -1 when that call refused no column (it succeeded or failed otherwise) and before
+ * the first call.
+ * Time complexity: O(1). */
+int64_t ag_prepare_refused_column(void);
+
+/** \function ag_prepare_refused_reason
+ * Why the last ag_prepare_* call on this thread refused ag_prepare_refused_column(): the words of
+ * its message after "node-table column J (of F) " ("mirrors the labels (one value per class on
+ * the labelled vertices) and cannot be a feature: ..."), or "" when it refused none. Static text.
+ * Time complexity: O(1). */
+const char *ag_prepare_refused_reason(void);
 
 /** \function ag_prepare_node_values_with
  * The same for a loaded node-regression model: inputs from its featuriser and table
