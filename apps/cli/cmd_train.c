@@ -1811,7 +1811,7 @@ int ag_cmd_train(int argc, char **argv) {
     /* the stored command line and directory */
     ag_safetensors_t f;
     ag_error_t rc = ag_safetensors_read(&f, resume, AG_SAFETENSORS_STRICT);
-    if (rc) return rc == AG_EMODEL ? (ag_cli_fail(rc), AG_EXIT_MODEL) : ag_cli_fail(rc);
+    if (rc) return ag_cli_fail(rc);
     const char *kind = ag_metadata_get(&f.metadata, "kind"), *args = ag_metadata_get(&f.metadata, "cli_args"),
                *dir = ag_metadata_get(&f.metadata, "cli_cwd");
     if (!kind || strcmp(kind, "checkpoint") != 0 || !args || !dir) {
