@@ -449,6 +449,10 @@ static void test_damaged_members_record(void **state) {
     expect_bad("members.seeds[1]");
     rewrite("members", "[3]");
     expect_bad("'count' from 2 to 256");
+    rewrite("members", "{\"count\":3,\"seeds\":[\"1\",\"2\",\"3\"],\"weights\":[1,1,2]}");
+    expect_bad(": unknown key 'weights' in metadata 'members' (attn-graph ");
+    rewrite("members", "{\"count\":3,\"seeds\":[\"1\",\"2\",\"3\"],\"count\":3}");
+    expect_bad(": metadata 'members' has key 'count' twice");
     /* a fourth member whose tensors the file does not hold */
     rewrite("members", "{\"count\":4,\"seeds\":[\"1\",\"2\",\"3\",\"4\"]}");
     expect_bad("'member3.");

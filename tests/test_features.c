@@ -1135,7 +1135,10 @@ static void test_json_round_trip(void **state) {
         {"\"std\":[", "\"std\":[0,1,", "featuriser: 'std' has 13 values, expected 11"},
         {"\"mean\":[", "\"mean\":[null,", "featuriser: 'mean' has 12 values, expected 11"},
         {"\"edge_attributes\":[", "\"edge_attributes\":[3,", "featuriser: edge_attributes[0] is not an object"},
-        {"\"vertex_attributes\":[", "\"vertex_attributes\":{}, \"x\":[", "featuriser: the object member 'vertex_attributes' is an object, expected an array"},
+        /* the list goes on as edge_mean (a key the featuriser has), so that the JSON still parses */
+        {"\"vertex_attributes\":[", "\"vertex_attributes\":{}, \"edge_mean\":[", "featuriser: the object member 'vertex_attributes' is an object, expected an array"},
+        {"{\"name\":\"charge\"", "{\"name\":\"charge\",\"name\":\"q\"",
+         "featuriser: vertex_attributes[1] of metadata 'featurizer' has key 'name' twice"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *t = mutate(sb.data, bad[i].from, bad[i].to);
@@ -1151,6 +1154,15 @@ static void test_json_round_trip(void **state) {
     memmove(u + 9, comma + 1, strlen(comma + 1) + 1); /* drop the original first value */
     assert_int_equal(load_text(t, &g), AG_EMODEL);
     assert_string_equal(ag_error_message(), "featuriser: 'std'[0] is not a finite positive number");
+    free(t);
+    /* a key this version does not know, in the object or an attribute's (the message names the version) */
+    t = mutate(sb.data, "\"degree\":true", "\"degree\":true,\"x\":1");
+    assert_int_equal(load_text(t, &g), AG_EMODEL);
+    assert_non_null(strstr(ag_error_message(), "featuriser: unknown key 'x' in metadata 'featurizer' (attn-graph "));
+    free(t);
+    t = mutate(sb.data, "{\"name\":\"charge\"", "{\"name\":\"charge\",\"x\":1");
+    assert_int_equal(load_text(t, &g), AG_EMODEL);
+    assert_non_null(strstr(ag_error_message(), "featuriser: unknown key 'x' in vertex_attributes[1] of metadata "));
     free(t);
     t = mutate(sb.data, "\"normalization\":\"standardize\"", "\"normalization\":\"none\"");
     assert_int_equal(load_text(t, &g), AG_EMODEL);

@@ -92,6 +92,32 @@ static void test_writer_roundtrip(void **state) {
     ag_strbuf_destroy(&sb);
 }
 
+/* An object's keys against a list: each listed key once passes; another key, or one twice, is
+ * the given code with the prefix, the key and the object; what is not an object passes. */
+static void test_check_keys(void **state) {
+    (void)state;
+    static const char *const known[] = {"a", "b", "c"};
+    ag_json_t *v = parse_ok("{\"b\": 1, \"a\": {\"z\": 0}}");
+    assert_int_equal(ag_json_check_keys(v, known, 3, AG_EMODEL, "m: ", "metadata 'x'"), AG_SUCCESS);
+    assert_int_equal(ag_json_check_keys(ag_json_get(v, "b"), known, 3, AG_EMODEL, "m: ", "b"), AG_SUCCESS);
+    assert_int_equal(ag_json_check_keys(v, known, 1, AG_EMODEL, "m: ", "metadata 'x'"), AG_EMODEL);
+    if (!strstr(ag_error_message(), "m: unknown key 'b' in metadata 'x' (attn-graph "))
+        fail_msg("%s", ag_error_message());
+    ag_json_free(v);
+    v = parse_ok("{\"a\": 1, \"c\": 2, \"a\": 3}");
+    assert_int_equal(ag_json_check_keys(v, known, 3, AG_EVALUE, "", "the object"), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "the object has key 'a' twice");
+    ag_json_free(v);
+    /* a long key is cut in the message, which still names the object */
+    char text[400] = "{\"";
+    memset(text + 2, 'k', 300);
+    strcpy(text + 302, "\": 1}");
+    v = parse_ok(text);
+    assert_int_equal(ag_json_check_keys(v, known, 3, AG_EMODEL, "", "metadata 'graph'"), AG_EMODEL);
+    if (!strstr(ag_error_message(), "kkk...' in metadata 'graph'")) fail_msg("%s", ag_error_message());
+    ag_json_free(v);
+}
+
 static void test_parse_file(void **state) {
     (void)state;
     ag_json_t *v = NULL;
@@ -114,6 +140,7 @@ int main(void) {
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_writer_roundtrip),
+        cmocka_unit_test(test_check_keys),
         cmocka_unit_test(test_parse_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

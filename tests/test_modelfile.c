@@ -394,7 +394,41 @@ static void test_corrupted_files(void **state) {
     expect_bad("node_table.columns is not an array of 2 names");
     rewrite("node_table", "{\"width\": 2, \"normalization\": \"none\", \"columns\": [\"a\", \"\"]}");
     expect_bad("node_table.columns[1] is not a non-empty string");
-    /* the untouched file still loads */
+    /* the objects are closed: a key this version does not know, or a key given twice, is refused
+     * with its name and the object's (from NULL: the whole value is `to`) */
+    static const struct { const char *key, *from, *to, *why; } closed[] = {
+        {"config", "\"hidden\":", "\"gate\": 1, \"hidden\":",
+         ": model configuration: unknown key 'gate' in metadata 'config' (attn-graph "},
+        {"config", "\"heads\": 8", "\"heads\": 8, \"gate\": 1",
+         "model configuration: unknown key 'gate' in blocks[0] of metadata 'config'"},
+        {"config", "\"heads\": 8", "\"heads\": 8, \"heads\": 4",
+         "model configuration: blocks[0] of metadata 'config' has key 'heads' twice"},
+        {"featurizer", "\"degree\":true", "\"degree\":true,\"sparse\":true",
+         "featuriser: unknown key 'sparse' in metadata 'featurizer'"},
+        {"featurizer", "\"type\":", "\"unit\":\"kg\",\"type\":",
+         "featuriser: unknown key 'unit' in vertex_attributes[0] of metadata 'featurizer'"},
+        /* a newer featuriser says so, rather than name a key of its */
+        {"featurizer", "\"version\":1", "\"version\":4,\"sparse\":true", "featuriser: version 4 is not supported"},
+        {"labels", "\"target_column\":null", "\"target_column\":null,\"weights\":[1,2]",
+         ": unknown key 'weights' in metadata 'labels' (attn-graph "},
+        {"labels", "\"target_column\":null", "\"target_column\":null,\"tasks\":[\"a\",\"b\"]",
+         ": metadata 'labels' has 'tasks', which a node-classification model does not have (it lists 'classes')"},
+        {"labels", "\"target_column\":null", "\"target_column\":null,\"label_attr\":\"faction\"",
+         ": metadata 'labels' has key 'label_attr' twice"},
+        {"node_table", NULL, "{\"width\": 2, \"normalization\": \"none\", \"scale\": 2}",
+         ": unknown key 'scale' in metadata 'node_table'"},
+        /* statistics that the normalisation does not use were ignored too */
+        {"node_table", NULL, "{\"width\": 2, \"normalization\": \"l1_rows\", \"mean\": [0, 0], \"std\": [1, 1]}",
+         ": metadata 'node_table' has 'mean'/'std' but its normalization is 'l1_rows'"}};
+    for (size_t i = 0; i < sizeof closed / sizeof *closed; i++) {
+        if (closed[i].from) rewrite_replacing(closed[i].key, closed[i].from, closed[i].to);
+        else rewrite(closed[i].key, closed[i].to);
+        expect_bad(closed[i].why);
+    }
+    rewrite_replacing("config", "\"hidden\":", "\"gate\": 1, \"hidden\":");
+    expect_bad(" does not know it: the file was written by a newer version, or edited)");
+    /* a key of the metadata itself that this version does not know is a caller's: ignored, and
+     * the untouched file still loads */
     rewrite("unknown_key", "ignored");
     ag_bundle_t c;
     assert_int_equal(ag_bundle_load(path2, &c), AG_SUCCESS);
@@ -447,6 +481,10 @@ static void test_smooth_weights(void **state) {
     expect_bad("metadata 'smooth' needs a number 'correct_alpha'");
     rewrite("smooth", "{\"correct_alpha\":");
     expect_bad("smooth:1:");
+    rewrite("smooth", "{\"correct_alpha\":0,\"smooth_alpha\":0.5,\"iterations\":10,\"normalise\":true}");
+    expect_bad(": unknown key 'normalise' in metadata 'smooth'");
+    rewrite("smooth", "{\"correct_alpha\":0,\"smooth_alpha\":0.5,\"iterations\":10,\"iterations\":20}");
+    expect_bad(": metadata 'smooth' has key 'iterations' twice");
     /* forgotten: written as before, version 1, no key */
     assert_int_equal(ag_bundle_set_smooth(&b, NULL), AG_SUCCESS);
     assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
@@ -550,6 +588,17 @@ static void test_trained_graph(void **state) {
         expect_bad("metadata 'graph' needs integers 'vertices' and 'edges' (0 or more), a boolean 'directed', and a "
                    "'hash' and a 'numbering' of 16 lowercase hexadecimal digits each");
     }
+    /* a key this version does not know is refused by name, as one given twice (which the reader
+     * would take the first of) */
+    rewrite("graph", "{\"vertices\":34,\"edges\":78,\"directed\":false,\"hash\":\"0123456789abcdef\","
+            "\"numbering\":\"0123456789abcdef\",\"foo\":1}");
+    expect_bad(": unknown key 'foo' in metadata 'graph' (attn-graph ");
+    rewrite("graph", "{\"vertex\":34,\"edges\":78,\"directed\":false,\"hash\":\"0123456789abcdef\","
+            "\"numbering\":\"0123456789abcdef\"}");
+    expect_bad(": unknown key 'vertex' in metadata 'graph'");
+    rewrite("graph", "{\"vertices\":34,\"edges\":78,\"directed\":false,\"hash\":\"0123456789abcdef\","
+            "\"numbering\":\"0123456789abcdef\",\"vertices\":35}");
+    expect_bad(": metadata 'graph' has key 'vertices' twice");
     rewrite("graph", "{\"vertices\":34,\"edges\":78,\"directed\":true,\"hash\":\"0123456789abcdef\","
             "\"numbering\":\"0123456789abcdef\"}");
     ag_bundle_t d;

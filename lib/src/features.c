@@ -1392,6 +1392,10 @@ static ag_error_t attrs_from_json(const ag_json_t *arr, int is_edge, ag_feature_
         const ag_json_t *o = &arr->items[i], *name = NULL, *type = NULL, *voc = NULL;
         snprintf(where, sizeof where, "%s[%lld]", list, (long long)i);
         if (o->type != AG_JSON_OBJECT) return AG_ERROR(AG_EMODEL, "featuriser: %s is not an object", where);
+        static const char *const keys[] = {"name", "type", "vocabulary"};
+        char object[96];
+        snprintf(object, sizeof object, "%s of metadata 'featurizer'", where);
+        AG_CHECK(ag_json_check_keys(o, keys, sizeof keys / sizeof *keys, AG_EMODEL, "featuriser: ", object));
         AG_CHECK(member(o, where, "name", AG_JSON_STRING, &name));
         AG_CHECK(member(o, where, "type", AG_JSON_STRING, &type));
         if (!name->string[0]) return AG_ERROR(AG_EMODEL, "featuriser: %s has an empty name", where);
@@ -1462,6 +1466,14 @@ static ag_error_t from_json(ag_featurizer_t *f, const ag_json_t *obj) {
         return AG_ERROR(AG_EMODEL, "featuriser: version %lld is not supported (this library reads versions 1 to %d)",
                         (long long)version, FEATURIZER_VERSION);
     f->lap_pe_scaled = version >= 2;
+    /* every key to_json writes (of any version), and nothing else: a featurisation setting this
+     * version does not know would transform graphs otherwise than the model was trained on (after
+     * the version, which says more of a newer featuriser's keys) */
+    static const char *const keys[] = {"format", "version", "normalization", "degree", "directed", "lap_pe_k",
+                                       "rw_pe_k", "n_features", "n_edge_features", "vertex_attributes",
+                                       "edge_attributes", "mean", "std", "edge_mean", "edge_std"};
+    AG_CHECK(ag_json_check_keys(obj, keys, sizeof keys / sizeof *keys, AG_EMODEL, "featuriser: ",
+                                "metadata 'featurizer'"));
     AG_CHECK(member(obj, "the object", "normalization", AG_JSON_STRING, &v));
     if (strcmp(v->string, "none") == 0) f->norm = AG_NORM_NONE;
     else if (strcmp(v->string, "standardize") == 0) f->norm = AG_NORM_STANDARDIZE;

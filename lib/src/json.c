@@ -291,6 +291,24 @@ const ag_json_t *ag_json_get(const ag_json_t *obj, const char *key) {
     return NULL;
 }
 
+ag_error_t ag_json_check_keys(const ag_json_t *obj, const char *const *known, size_t n_known, ag_error_t code,
+                              const char *prefix, const char *object) {
+    if (!obj || obj->type != AG_JSON_OBJECT) return AG_SUCCESS;
+    for (int64_t i = 0; i < obj->count; i++) {
+        const char *k = obj->keys[i];
+        char shown[80];
+        size_t j = 0;
+        while (j < n_known && strcmp(known[j], k) != 0) j++;
+        if (j == n_known)
+            return AG_ERROR(code, "%sunknown key '%s' in %s (attn-graph %s does not know it: the file was written by "
+                            "a newer version, or edited)", prefix, ag_i_utf8_show(k, shown, sizeof shown), object,
+                            ag_version());
+        for (int64_t e = 0; e < i; e++)
+            if (!strcmp(obj->keys[e], k)) return AG_ERROR(code, "%s%s has key '%s' twice", prefix, object, k);
+    }
+    return AG_SUCCESS;
+}
+
 /* ---- writing */
 
 void ag_strbuf_init(ag_strbuf_t *sb) {

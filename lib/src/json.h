@@ -43,6 +43,14 @@ void ag_json_free(ag_json_t *value);
 /* The value of key in an object, or NULL (also NULL if obj is not an object). */
 const ag_json_t *ag_json_get(const ag_json_t *obj, const char *key);
 
+/* Refuses an object that has a key `known` (n_known names) does not list, or a key twice (the
+ * reader would take the first and drop the other): `code` with "<prefix>unknown key 'k' in
+ * <object> (...)" or "<prefix><object> has key 'k' twice". The model file's objects are closed: a
+ * key this version does not know is a setting it cannot honour (docs/model-format.md). AG_SUCCESS
+ * when obj is not an object (its reader says what it should be). */
+ag_error_t ag_json_check_keys(const ag_json_t *obj, const char *const *known, size_t n_known, ag_error_t code,
+                              const char *prefix, const char *object);
+
 /* A growing string for writing JSON (and any text). After an allocation failure `failed` is set
  * and further appends do nothing; check it once at the end. */
 typedef struct ag_strbuf_t {

@@ -387,11 +387,23 @@ static ag_error_t parse_seed(const ag_json_t *v, uint64_t *out) {
     return AG_SUCCESS;
 }
 
+/* Every key to_json writes, and nothing else: an architecture setting this version does not know
+ * would be built without it (virtual_node is optional: files before it lack it). */
+static const char *const config_keys[] = {"task", "in_dim", "edge_dim", "n_out", "hidden", "input_dropout",
+                                          "readout", "head_hidden", "head_act", "head_dropout", "node_head",
+                                          "virtual_node", "seed", "blocks"};
+static const char *const block_keys[] = {"heads", "head_dim", "out_dim", "score", "attn_norm", "combine",
+                                         "out_proj", "bias", "edge_mode", "negative_slope", "attn_dropout", "mask",
+                                         "hops", "self_loops", "dropout", "act", "residual", "norm", "ffn",
+                                         "ffn_hidden", "ffn_act", "ffn_dropout"};
+
 ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const ag_json_t *j) {
     int64_t iv;
     int e = 0;
     memset(cfg, 0, sizeof *cfg);
     if (!j || j->type != AG_JSON_OBJECT) return AG_ERROR(AG_EMODEL, "model configuration is not a JSON object");
+    AG_CHECK(ag_json_check_keys(j, config_keys, COUNT(config_keys), AG_EMODEL, "model configuration: ",
+                                "metadata 'config'"));
     AG_CHECK(get_enum(j, "config", "task", task_names, COUNT(task_names), &e));
     cfg->task = (ag_task_t)e;
     AG_CHECK(get_int(j, "config", "in_dim", 1, BIG, &cfg->in_dim));
@@ -423,6 +435,9 @@ ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const ag_json_t *j)
         char where[32];
         snprintf(where, sizeof where, "blocks[%d]", l);
         if (o->type != AG_JSON_OBJECT) return AG_ERROR(AG_EMODEL, "model configuration: %s is not an object", where);
+        char object[64];
+        snprintf(object, sizeof object, "%s of metadata 'config'", where);
+        AG_CHECK(ag_json_check_keys(o, block_keys, COUNT(block_keys), AG_EMODEL, "model configuration: ", object));
         AG_CHECK(get_int(o, where, "heads", 1, 4096, &b->attn.heads));
         AG_CHECK(get_int(o, where, "head_dim", 1, BIG, &b->attn.head_dim));
         AG_CHECK(get_int(o, where, "out_dim", 0, BIG, &b->attn.out_dim));

@@ -378,6 +378,19 @@ static ag_error_t meta_json(const ag_safetensors_t *file, const char *path, cons
     return AG_SUCCESS;
 }
 
+/* The keys of a metadata object: those listed, each once. The objects are closed: a key this
+ * version does not know is information it would drop (model-format.md, "Versioning"); only the
+ * metadata's own keys are open to any (the caller's). */
+static ag_error_t meta_keys(const ag_json_t *j, const char *path, const char *key, const char *const *known,
+                            size_t n_known) {
+    char prefix[1100], object[64];
+    snprintf(prefix, sizeof prefix, "%s: ", path);
+    snprintf(object, sizeof object, "metadata '%s'", key);
+    return ag_json_check_keys(j, known, n_known, AG_EMODEL, prefix, object);
+}
+
+#define META_KEYS(j, path, key, known) meta_keys((j), (path), (key), (known), sizeof(known) / sizeof *(known))
+
 static ag_error_t floats_from(const ag_json_t *arr, const char *path, const char *key, int64_t n, float *out) {
     if (!arr || arr->type != AG_JSON_ARRAY || arr->count != n)
         return AG_ERROR(AG_EMODEL, "%s: metadata '%s' must be an array of %lld numbers", path, key, (long long)n);
@@ -399,6 +412,12 @@ static ag_error_t load_labels(ag_bundle_t *b, const ag_json_t *j, const char *pa
         return AG_ERROR(AG_EMODEL, "%s: metadata 'labels' names task '%s' but the model is for %s", path,
                         task && task->type == AG_JSON_STRING ? task->string : "?", ag_task_name(c->task));
     const char *key = is_classification(c->task) ? "classes" : "tasks";
+    const char *other = is_classification(c->task) ? "tasks" : "classes";
+    if (ag_json_get(j, other))
+        return AG_ERROR(AG_EMODEL, "%s: metadata 'labels' has '%s', which a %s model does not have (it lists '%s')",
+                        path, other, ag_task_name(c->task), key);
+    const char *const known[] = {"task", key, "label_attr", "target_column", "split_random"};
+    AG_CHECK(META_KEYS(j, path, "labels", known));
     const ag_json_t *arr = ag_json_get(j, key);
     if (!arr || arr->type != AG_JSON_ARRAY || arr->count != c->n_out)
         return AG_ERROR(AG_EMODEL, "%s: metadata 'labels' must list %lld %s", path, (long long)c->n_out, key);
@@ -461,6 +480,8 @@ static int count64(const ag_json_t *j, int64_t *v) {
 /* The "graph" metadata: {"vertices": n, "edges": m, "directed": bool, "hash": 16 hex digits,
  * "numbering": 16 hex digits}. */
 static ag_error_t graph_from(ag_bundle_t *b, const ag_json_t *j, const char *path) {
+    static const char *const known[] = {"vertices", "edges", "directed", "hash", "numbering"};
+    AG_CHECK(META_KEYS(j, path, "graph", known));
     const int obj = j->type == AG_JSON_OBJECT;
     const ag_json_t *d = obj ? ag_json_get(j, "directed") : NULL;
     int64_t vertices = 0, edges = 0;
@@ -484,6 +505,7 @@ static ag_error_t graph_from(ag_bundle_t *b, const ag_json_t *j, const char *pat
 /* The "smooth" metadata: {"correct_alpha": a, "smooth_alpha": b, "iterations": n}. */
 static ag_error_t smooth_from(ag_bundle_t *b, const ag_json_t *j, const char *path) {
     static const char *const keys[] = {"correct_alpha", "smooth_alpha", "iterations"};
+    AG_CHECK(META_KEYS(j, path, "smooth", keys));
     double x[3];
     for (int i = 0; i < 3; i++) {
         const ag_json_t *v = j->type == AG_JSON_OBJECT ? ag_json_get(j, keys[i]) : NULL;
@@ -505,6 +527,8 @@ static ag_error_t smooth_from(ag_bundle_t *b, const ag_json_t *j, const char *pa
 
 static ag_error_t load_table(ag_bundle_t *b, const ag_json_t *j, const char *path) {
     if (!j) return AG_SUCCESS;
+    static const char *const known[] = {"width", "normalization", "mean", "std", "columns"};
+    AG_CHECK(META_KEYS(j, path, "node_table", known));
     const ag_json_t *w = ag_json_get(j, "width"), *n = ag_json_get(j, "normalization");
     if (j->type != AG_JSON_OBJECT || !w || w->type != AG_JSON_NUMBER || w->number != floor(w->number) ||
         w->number < 1 || w->number > 1e9 || !n || n->type != AG_JSON_STRING)
@@ -530,7 +554,13 @@ static ag_error_t load_table(ag_bundle_t *b, const ag_json_t *j, const char *pat
             if (!(b->table.columns[i] = ag_i_strdup(c->string))) return AG_ERROR(AG_ENOMEM, "out of memory");
         }
     }
-    if (b->table.norm != AG_NORM_STANDARDIZE) return AG_SUCCESS;
+    if (b->table.norm != AG_NORM_STANDARDIZE) {
+        /* statistics the normalisation does not use: read by nobody, so written by no attn-graph */
+        if (ag_json_get(j, "mean") || ag_json_get(j, "std"))
+            return AG_ERROR(AG_EMODEL, "%s: metadata 'node_table' has 'mean'/'std' but its normalization is '%s'",
+                            path, n->string);
+        return AG_SUCCESS;
+    }
     void *p;
     AG_CHECK(ag_i_alloc_array(&p, b->table.width, sizeof(float), "node-table statistics"));
     b->table.mean = p;
@@ -583,6 +613,8 @@ static ag_error_t check_size(const ag_model_config_t *cfg, int64_t members, cons
 /* The "members" metadata of an ensemble: {"count": k, "seeds": [k decimal strings]} (strings, as
  * config.seed, since a 64-bit seed does not fit a JSON number), k in 2..AG_MAX_MEMBERS. */
 static ag_error_t members_from(const ag_json_t *j, const char *path, int64_t *k, uint64_t **seeds) {
+    static const char *const known[] = {"count", "seeds"};
+    AG_CHECK(META_KEYS(j, path, "members", known));
     const ag_json_t *cnt = j->type == AG_JSON_OBJECT ? ag_json_get(j, "count") : NULL;
     const ag_json_t *arr = j->type == AG_JSON_OBJECT ? ag_json_get(j, "seeds") : NULL;
     if (!cnt || cnt->type != AG_JSON_NUMBER || cnt->number != floor(cnt->number) || cnt->number < 2 ||

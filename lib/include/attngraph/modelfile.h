@@ -187,7 +187,10 @@ ag_error_t ag_bundle_save(const char *path, const ag_bundle_t *b);
  *         file and what is wrong ("m.safetensors: metadata 'featurizer' is missing",
  *         "m.safetensors: model configuration: blocks[0].heads must be ...", "m.safetensors: tensor
  *         'head.out.W' has shape ...", "m.safetensors: bundle version 3 is newer than this
- *         attn-graph reads (2)", checksum and truncation errors); AG_ENOMEM.
+ *         attn-graph reads (2)", "m.safetensors: unknown key 'foo' in metadata 'graph' (...)" for a
+ *         key the stored JSON objects do not have in this version, checksum and truncation
+ *         errors); AG_ENOMEM. Keys of the metadata itself that it does not know are ignored
+ *         (docs/model-format.md, "Versioning").
  */
 ag_error_t ag_bundle_load(const char *path, ag_bundle_t *b);
 
