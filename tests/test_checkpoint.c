@@ -358,6 +358,21 @@ static void test_bad_checkpoints_are_refused(void **state) {
     expect_load_error(good, wide, AG_EMISMATCH, "another model architecture");
     ag_model_destroy(wide);
     assert_same_weights(b, fresh);
+    /* a configuration with a key this version does not know is damaged, not another architecture:
+     * refused by name, by a resume as by info's ag_train_state_open */
+    ag_test_header_replace(good, bad, "\\\"heads\\\": ", "\\\"gate\\\": 1, \\\"heads\\\": ");
+    expect_load_error(bad, b, AG_EMODEL, "checkpoint configuration: model configuration: unknown key 'gate' in "
+                      "blocks[0] of metadata 'config'");
+    assert_non_null(strstr(ag_error_message(), bad));
+    ag_safetensors_t f;
+    assert_int_equal(ag_safetensors_read(&f, bad, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    ag_model_t *opened = NULL;
+    ag_train_state_t os;
+    assert_int_equal(ag_train_state_open(&f, &opened, &os), AG_EMODEL);
+    assert_non_null(strstr(ag_error_message(), "checkpoint configuration: model configuration: unknown key 'gate'"));
+    assert_null(opened);
+    ag_safetensors_destroy(&f);
+    assert_same_weights(b, fresh);
     /* counters that contradict one another, whatever the data, are the load's to refuse (info
      * has no data to resume with): an integer beyond int64 is refused, not clamped */
     ag_test_header_set(good, bad, "since_best", "1000");

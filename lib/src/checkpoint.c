@@ -202,6 +202,26 @@ static ag_error_t parse_order(const ag_safetensors_t *f, ag_train_state_t *st) {
     return AG_SUCCESS;
 }
 
+/* An error about the stored configuration as AG_EMODEL naming the file (AG_ENOMEM kept). */
+static ag_error_t config_error(const ag_safetensors_t *f, ag_error_t rc) {
+    if (rc == AG_ENOMEM) return rc;
+    char msg[1024]; /* the message being rewritten lives in the buffer AG_ERROR writes */
+    snprintf(msg, sizeof msg, "%s", ag_error_message());
+    return AG_ERROR(AG_EMODEL, "%s: checkpoint configuration: %s", f->path, msg);
+}
+
+/* The stored configuration, read as a model file's: every field valid and no key this version does
+ * not know (a damaged file is told from one of another architecture). */
+static ag_error_t read_config(const ag_safetensors_t *f, ag_model_config_t *cfg) {
+    const char *text;
+    AG_CHECK(get_text(f, "config", &text));
+    ag_json_t *j = NULL;
+    ag_error_t rc = ag_json_parse(text, strlen(text), "config", &j);
+    if (rc == AG_SUCCESS) rc = ag_model_config_from_json(cfg, j);
+    ag_json_free(j);
+    return rc == AG_SUCCESS ? rc : config_error(f, rc);
+}
+
 static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_train_state_t *st) {
     const char *kind = ag_metadata_get(&f->metadata, "kind");
     if (!kind || strcmp(kind, "checkpoint") != 0)
@@ -213,8 +233,9 @@ static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_tr
         return AG_ERROR(AG_EMODEL, "%s: checkpoint version %lld is newer than this attn-graph reads (%d)", f->path,
                         (long long)version, CHECKPOINT_VERSION);
     /* the architecture must be exactly the model's */
-    const char *cfg_text;
-    AG_CHECK(get_text(f, "config", &cfg_text));
+    ag_model_config_t stored;
+    AG_CHECK(read_config(f, &stored));
+    const char *cfg_text = ag_metadata_get(&f->metadata, "config");
     ag_strbuf_t sb;
     ag_strbuf_init(&sb);
     ag_error_t rc = ag_model_config_to_json(ag_model_config(model), &sb);
@@ -314,20 +335,10 @@ ag_error_t ag_train_state_open(const ag_safetensors_t *f, ag_model_t **model, ag
     const char *kind = ag_metadata_get(&f->metadata, "kind");
     if (!kind || strcmp(kind, "checkpoint") != 0)
         return AG_ERROR(AG_EMODEL, "%s: not a training checkpoint (metadata 'kind' is not \"checkpoint\")", f->path);
-    const char *text;
-    AG_CHECK(get_text(f, "config", &text));
-    ag_json_t *j = NULL;
     ag_model_config_t cfg;
-    ag_error_t rc = ag_json_parse(text, strlen(text), "config", &j);
-    if (rc == AG_SUCCESS) rc = ag_model_config_from_json(&cfg, j);
-    ag_json_free(j);
-    if (rc == AG_SUCCESS) rc = ag_model_create(model, &cfg);
-    if (rc != AG_SUCCESS) {
-        if (rc == AG_ENOMEM) return rc;
-        char msg[1024]; /* the message being rewritten lives in the buffer AG_ERROR writes */
-        snprintf(msg, sizeof msg, "%s", ag_error_message());
-        return AG_ERROR(AG_EMODEL, "%s: checkpoint configuration: %s", f->path, msg);
-    }
+    AG_CHECK(read_config(f, &cfg));
+    ag_error_t rc = ag_model_create(model, &cfg);
+    if (rc != AG_SUCCESS) return config_error(f, rc);
     if ((rc = load_state(f, *model, st)) != AG_SUCCESS) {
         ag_train_state_destroy(st);
         ag_model_destroy(*model);
