@@ -590,7 +590,21 @@ static void test_graph_task_figures(void **state) {
     ag_net_train_options_t o = tiny_options();
     o.task = "graph-multitask";
     ag_net_t *net = NULL;
-    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &y, NULL, NULL, &o, NULL), AG_SUCCESS);
+    /* a regression target of one value on every graph: trained, and said in the result */
+    igraph_matrix_t same;
+    igraph_matrix_init(&same, G_MOLS, 1);
+    igraph_matrix_fill(&same, 1.25);
+    o.task = "graph-regression";
+    ag_train_result_t res;
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &same, NULL, NULL, &o, &res), AG_SUCCESS);
+    assert_int_equal(res.constant_targets, 1);
+    assert_int_equal(res.first_constant_target, 0);
+    ag_net_destroy(net);
+    net = NULL;
+    igraph_matrix_destroy(&same);
+    o.task = "graph-multitask";
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &y, NULL, NULL, &o, &res), AG_SUCCESS);
+    assert_int_equal(res.constant_targets, 0); /* not regression: nothing to scale */
     ag_scores_t s;
     igraph_vector_t per, p;
     igraph_vector_init(&per, 0);
@@ -1366,6 +1380,22 @@ static void test_node_targets_edges(void **state) {
     o.huber = NAN;
     assert_int_equal(ag_net_train_node_values(&net, &g, NULL, &y, NULL, NULL, &o, NULL), AG_EINVAL);
     o.huber = 0;
+    /* one value on every vertex that has one: trained all the same, and said in the result, as a
+     * graph task's constant target is */
+    for (int v = 0; v < 34; v++) VECTOR(big)[v] = v % 3 ? 2.5 : NAN;
+    o.epochs = 2;
+    ag_train_result_t res;
+    assert_int_equal(ag_net_train_node_values(&net, &g, NULL, &big, NULL, NULL, &o, &res), AG_SUCCESS);
+    assert_int_equal(res.constant_targets, 1);
+    assert_int_equal(res.first_constant_target, 0);
+    ag_net_destroy(net);
+    net = NULL;
+    VECTOR(big)[1] = 3.0;
+    assert_int_equal(ag_net_train_node_values(&net, &g, NULL, &big, NULL, NULL, &o, &res), AG_SUCCESS);
+    assert_int_equal(res.constant_targets, 0);
+    assert_int_equal(res.first_constant_target, -1);
+    ag_net_destroy(net);
+    net = NULL;
     igraph_t empty;
     igraph_empty(&empty, 0, IGRAPH_UNDIRECTED);
     igraph_vector_t none;

@@ -44,11 +44,11 @@ static void make_sbm(ag_trainset_t *set) {
     igraph_vector_int_destroy(&sizes);
 }
 
-static ag_model_t *small_node_model(void) {
+static ag_model_t *node_model(ag_task_t task, int64_t n_out) {
     ag_model_config_t cfg;
-    ag_model_config_default(&cfg, AG_TASK_NODE_CLASSIFICATION);
+    ag_model_config_default(&cfg, task);
     cfg.in_dim = 4;
-    cfg.n_out = 2;
+    cfg.n_out = n_out;
     cfg.hidden = 16;
     cfg.n_blocks = 2;
     for (int l = 0; l < 2; l++) {
@@ -61,6 +61,8 @@ static ag_model_t *small_node_model(void) {
     assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);
     return m;
 }
+
+static ag_model_t *small_node_model(void) { return node_model(AG_TASK_NODE_CLASSIFICATION, 2); }
 
 static void test_sbm_communities_are_learned(void **state) {
     (void)state;
@@ -98,12 +100,13 @@ static void test_sbm_communities_are_learned(void **state) {
     ag_trainset_destroy(&set);
 }
 
-/* Rings and paths of 5..12 nodes with one feature, the degree: a ring has no degree-1 node. */
-static void make_rings_and_paths(ag_trainset_t *set, ag_task_t task) {
+/* Rings and paths of 5..12 nodes with one feature, the degree: a ring has no degree-1 node. The
+ * target is column 0 of T (the others NaN). */
+static void make_rings_and_paths_of(ag_trainset_t *set, ag_task_t task, int64_t T) {
     int G = 48;
     ag_trainset_init(set, task);
     set->n_classes = task == AG_TASK_GRAPH_CLASSIFICATION ? 2 : 0;
-    assert_int_equal(ag_trainset_resize(set, G, G, 1), AG_SUCCESS);
+    assert_int_equal(ag_trainset_resize(set, G, G, T), AG_SUCCESS);
     for (int g = 0; g < G; g++) {
         int n = 5 + (g / 2) % 8, ring = g % 2;
         igraph_t ig;
@@ -115,10 +118,12 @@ static void make_rings_and_paths(ag_trainset_t *set, ag_task_t task) {
             ex->X.data[2 * v] = (float)(ex->graph.indptr[v + 1] - ex->graph.indptr[v]);
             ex->X.data[2 * v + 1] = 1.0f;
         }
-        set->targets[g] = task == AG_TASK_GRAPH_CLASSIFICATION ? (float)ring : (float)n;
+        set->targets[g * T] = task == AG_TASK_GRAPH_CLASSIFICATION ? (float)ring : (float)n;
         igraph_destroy(&ig);
     }
 }
+
+static void make_rings_and_paths(ag_trainset_t *set, ag_task_t task) { make_rings_and_paths_of(set, task, 1); }
 
 static ag_model_t *small_graph_model(ag_task_t task, int64_t n_out, ag_readout_kind_t ro) {
     ag_model_config_t cfg;
@@ -272,6 +277,75 @@ static float *train_weights(int threads, int64_t *count) {
     float *w = sbm_weights(&tc, &res, count);
     ag_threads_set(0);
     return w;
+}
+
+/* Trains m for 2 epochs on the first n rows and returns what the result says of constant targets:
+ * the count, and the first in *first. */
+static int64_t constant_targets(ag_model_t *m, const ag_trainset_t *set, int64_t n, int64_t *first) {
+    int64_t tr[80];
+    for (int64_t i = 0; i < n; i++) tr[i] = i;
+    ag_train_config_t tc;
+    ag_train_config_default(&tc, set->task);
+    tc.epochs = 2;
+    tc.batch_size = 8;
+    ag_train_result_t res;
+    assert_int_equal(ag_model_train(m, set, tr, n, NULL, 0, &tc, &res), AG_SUCCESS);
+    *first = res.first_constant_target;
+    return res.constant_targets;
+}
+
+/* Regression targets of one value on every training example that has one are trained all the
+ * same (nothing to learn: the scaling keeps deviation 1) and said in the result, for graph and
+ * node tasks alike; targets that vary on the training rows, and other tasks, say nothing. */
+static void test_constant_targets(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    make_rings_and_paths_of(&set, AG_TASK_GRAPH_REGRESSION, 2);
+    /* column 1: 2 on every training graph that has a value (graph 3 has none), 9 on the others */
+    for (int g = 0; g < 48; g++) set.targets[g * 2 + 1] = g >= 40 ? 9.0f : g == 3 ? NAN : 2.0f;
+    ag_model_t *m = small_graph_model(AG_TASK_GRAPH_REGRESSION, 2, AG_READOUT_SUM);
+    int64_t first;
+    assert_int_equal(constant_targets(m, &set, 40, &first), 1);
+    assert_int_equal(first, 1);
+    const float *mean, *sd;
+    ag_model_target_scaling(m, &mean, &sd);
+    assert_true(mean[1] == 2.0f && sd[1] == 1.0f);
+    assert_true(sd[0] > 1.5f); /* the node count varies */
+    /* one training graph is one value of each */
+    assert_int_equal(constant_targets(m, &set, 1, &first), 2);
+    assert_int_equal(first, 0);
+    for (int g = 0; g < 48; g++) set.targets[g * 2] = -0.5f;
+    assert_int_equal(constant_targets(m, &set, 40, &first), 2);
+    assert_int_equal(first, 0);
+    for (int g = 0; g < 48; g++) set.targets[g * 2] = set.targets[g * 2 + 1] = (float)(g % 3);
+    assert_int_equal(constant_targets(m, &set, 40, &first), 0);
+    assert_int_equal(first, -1);
+    ag_model_destroy(m);
+    ag_trainset_destroy(&set);
+    /* node regression: 3.5 on every labelled training vertex */
+    make_sbm(&set);
+    set.task = AG_TASK_NODE_REGRESSION;
+    set.n_classes = 0;
+    for (int i = 0; i < 80; i++) set.targets[i] = i % 2 ? 3.5f : NAN;
+    m = node_model(AG_TASK_NODE_REGRESSION, 1);
+    assert_int_equal(constant_targets(m, &set, 40, &first), 1);
+    assert_int_equal(first, 0);
+    ag_model_target_scaling(m, &mean, &sd);
+    assert_true(mean[0] == 3.5f && sd[0] == 1.0f);
+    set.targets[79] = 4.0f; /* not a training vertex */
+    assert_int_equal(constant_targets(m, &set, 40, &first), 1);
+    set.targets[7] = 4.0f;
+    assert_int_equal(constant_targets(m, &set, 40, &first), 0);
+    assert_int_equal(first, -1);
+    ag_model_destroy(m);
+    ag_trainset_destroy(&set);
+    /* classification has no scaling: nothing said, whatever the classes */
+    make_sbm(&set);
+    m = small_node_model();
+    assert_int_equal(constant_targets(m, &set, 40, &first), 0);
+    assert_int_equal(first, -1);
+    ag_model_destroy(m);
+    ag_trainset_destroy(&set);
 }
 
 static void test_training_is_deterministic(void **state) {
@@ -568,6 +642,7 @@ int main(void) {
         cmocka_unit_test(test_sbm_communities_are_learned),
         cmocka_unit_test(test_rings_versus_paths),
         cmocka_unit_test(test_regression_counts_nodes),
+        cmocka_unit_test(test_constant_targets),
         cmocka_unit_test(test_training_is_deterministic),
         cmocka_unit_test(test_sign_flip),
         cmocka_unit_test(test_sign_flip_nodes),

@@ -744,22 +744,29 @@ ag_error_t ag_i_check_target_spread(const double *x, int64_t n, const char *whic
     return sd > 0.0 && sd < 1e-6 * amax ? spread_error(which, "values", sd, mean) : AG_SUCCESS;
 }
 
-/* Standardises regression targets over the training rows and stores the scaling in the model. */
-static ag_error_t fit_target_scaling(ag_model_t *model, const ag_trainset_t *set, const int64_t *rows, int64_t n) {
+/* Standardises regression targets over the training rows and stores the scaling in the model;
+ * counts in result the targets of one value on every training row that has one. */
+static ag_error_t fit_target_scaling(ag_model_t *model, const ag_trainset_t *set, const int64_t *rows, int64_t n,
+                                     ag_train_result_t *result) {
     int64_t C = ag_model_config(model)->n_out;
     float *ms = NULL;
     AG_CHECK(ag_i_alloc_array((void **)&ms, 2 * C, sizeof(float), "target scaling"));
     ag_error_t rc = AG_SUCCESS;
     for (int64_t j = 0; j < C && rc == AG_SUCCESS; j++) {
         double sum = 0.0, sq = 0.0, amax = 0.0;
-        int64_t cnt = 0;
+        float first = NAN;
+        int64_t cnt = 0, varies = 0;
         for (int64_t i = 0; i < n; i++) {
             float t = set->targets[rows[i] * C + j];
             if (isnan(t)) continue;
             sum += t;
             if (fabs((double)t) > amax) amax = fabs((double)t);
+            if (!cnt) first = t;
+            varies |= t != first;
             cnt++;
         }
+        /* one value (a spread of exactly 0): trained all the same, with nothing to learn */
+        if (cnt > 0 && !varies && result->constant_targets++ == 0) result->first_constant_target = j;
         double mean = cnt ? sum / (double)cnt : 0.0;
         for (int64_t i = 0; i < n; i++) {
             float t = set->targets[rows[i] * C + j];
@@ -941,6 +948,7 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
     const ag_model_config_t *c = ag_model_config(model);
     memset(result, 0, sizeof *result);
     result->best_val_metric = NAN;
+    result->first_constant_target = -1;
     AG_CHECK(check_set(model, set));
     if (n_train <= 0) return AG_ERROR(AG_EINVAL, "training needs at least one training example");
     AG_CHECK(check_indices(train_idx, n_train, set->n_rows, "training"));
@@ -966,7 +974,7 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
     if (cfg->huber_delta > 0.0f && !is_regression(c->task))
         return AG_ERROR(AG_EINVAL, "the Huber loss is for regression, not %s", ag_task_name(c->task));
     if (resume) AG_CHECK(check_resume(resume, cfg, params, train_idx, n_train, steps_per_epoch));
-    if (is_regression(c->task)) AG_CHECK(fit_target_scaling(model, set, train_idx, n_train));
+    if (is_regression(c->task)) AG_CHECK(fit_target_scaling(model, set, train_idx, n_train, result));
 
     AG_CHECK(ag_metric_check(cfg->metric, c->task, set->n_classes));
     ag_metric_t metric = ag_metric_for_task(cfg->metric, c->task);

@@ -391,7 +391,9 @@ void ag_net_train_options_init(ag_net_train_options_t *opts);
  * \param train    Graph indices to train on (and fit the featuriser on), or NULL for all.
  * \param val      Graph indices for early stopping, or NULL for none (then the last epoch is kept).
  * \param opts     Options, or NULL for the defaults.
- * \param result   Epochs run, best epoch and metric, seconds; may be NULL.
+ * \param result   Epochs run, best epoch and metric, seconds; for regression, the targets of one
+ *                 value on every training graph that has one (constant_targets, trained all the
+ *                 same: there is nothing to learn; `attn-graph train` warns of them); may be NULL.
  * \return AG_SUCCESS; AG_EINVAL (G < 1, an index out of range, a bad option value: the message
  *         names the option and the accepted values; a node task); AG_EMISMATCH (targets do not
  *         have G rows; directed and undirected graphs mixed); AG_EVALUE (fewer than 2 classes; a
@@ -454,6 +456,9 @@ ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igrap
  * \param values    (N) the value of each vertex, NaN for unlabelled.
  * \param train     Vertex ids to train on, or NULL for every vertex with a value.
  * \param val       Vertex ids for early stopping (on the RMSE unless opts->metric says), or NULL.
+ * \param result    As ag_net_train_graphs()'s: constant_targets is 1 when every training vertex
+ *                  with a value has the same one (trained all the same, with nothing to learn,
+ *                  where a classifier of one class is refused; `attn-graph train` warns); may be NULL.
  * \return AG_SUCCESS; AG_EMISMATCH (values or features with another number of rows than N);
  *         AG_EVALUE (an infinite value or one beyond float32, naming the vertex; no vertex with a
  *         value, or none among the training vertices; values float32 cannot tell apart; a graph

@@ -211,6 +211,12 @@ typedef struct ag_train_result_t {
     ag_metric_t metric;     /* the metric early stopping watched: cfg->metric for the task, or
                                AG_METRIC_LOSS when the validation targets cannot score that one
                                (ag_metric_scorable: one class only for ROC-AUC) */
+    /* A warning, not an error (as `attn-graph train` warns and trains, where one class is refused):
+     * regression targets with one value on every training example that has one, graph or vertex.
+     * There is nothing to learn: their scaling keeps deviation 1 and the model predicts about that
+     * value. 0 and -1 for other tasks and targets that vary. */
+    int64_t constant_targets;      /* how many target columns */
+    int64_t first_constant_target; /* the first of them (0-based column), or -1 */
 } ag_train_result_t;
 
 /**
@@ -219,7 +225,7 @@ typedef struct ag_train_result_t {
  * nodes of the single graph), with early stopping on the validation list, and leaves the best
  * weights in the model. For regression the targets are standardised with the training rows' mean
  * and standard deviation, which are stored in the model (ag_model_set_target_scaling); a
- * constant target keeps deviation 1.
+ * constant target keeps deviation 1, and result->constant_targets says so (trained all the same).
  * \return AG_SUCCESS, AG_EINVAL (empty training list, an index out of range, a task that does not
  *         match the model's), AG_EVALUE (a class id outside 0..C-1; regression targets whose
  *         spread is below a millionth of their size, which float32 cannot tell apart), AG_ENOMEM.
