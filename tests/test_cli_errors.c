@@ -1096,7 +1096,8 @@ static void test_eval_class_of_measurement(void **state) {
 
 /* A node-table column that mirrors the labels is refused by its name in the table (the library
  * knows it by place); with the graph's own label attribute, a column of that name is no
- * exception. */
+ * exception. A table without a header names the column by its place, and the table, not the
+ * graph, is named. */
 static void test_table_column_mirror(void **state) {
     (void)state;
     char cmd[1024];
@@ -1108,6 +1109,14 @@ static void test_table_column_mirror(void **state) {
         "cannot be a feature: the model would read its answer from it; remove it from the table\n",
         "train graphs/social/karate.gml --label-attr club --vertex-attrs none --edge-attrs none --node-table "
         "@/inv.csv --epochs 1");
+    snprintf(cmd, sizeof cmd, "awk '/node \\[/ {print $4, $4 %% 3, 1 - $8}' '%s/graphs/social/karate.gml' > "
+             "'%s/inv.txt'", AG_SOURCE_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    run_expect(3,
+        "attn-graph: @/inv.txt: column 2 (of 2 after the id) mirrors the labels (one value per class on the labelled "
+        "vertices) and cannot be a feature: the model would read its answer from it; remove it from the table\n",
+        "train graphs/social/karate.gml --label-attr club --vertex-attrs none --edge-attrs none --node-table "
+        "@/inv.txt --epochs 1");
 }
 
 /* A graph most of whose atoms lack a string attribute the model reads is classified with a

@@ -617,6 +617,24 @@ static ag_error_t prepare(ag_prepared_t *p, const cli_data_opts_t *o, const cli_
     return rc;
 }
 
+/* Says why prepare() failed with rc and returns the exit code. A node-table column refused as a
+ * copy of the labels or target is the table's: named by its header, or by its place among the
+ * columns after the id in a table without one (the library gives the place, and its message
+ * names neither file); graph tasks' messages name the graph file, and one graph's other messages
+ * do not. */
+static int prepare_error(const cli_data_opts_t *o, const cli_data_t *d, ag_error_t rc) {
+    const int64_t col = d->graph_level ? -1 : ag_prepare_refused_column();
+    if (d->have_table && col >= 0 && col < d->table.features.cols) {
+        if (d->table.columns)
+            ag_cli_error("%s: column '%s' %s", o->node_table, d->table.columns[col], ag_prepare_refused_reason());
+        else
+            ag_cli_error("%s: column %lld (of %lld after the id) %s", o->node_table, (long long)col + 1,
+                         (long long)d->table.features.cols, ag_prepare_refused_reason());
+        return ag_cli_exit_code(rc);
+    }
+    return ag_cli_fail_in(d->graph_level ? NULL : o->graph, rc);
+}
+
 /* Whether --vertex-attrs (or --edge-attrs: names, n of them, under sel) names attribute a plainly. */
 static int named_in(ag_attr_select_t sel, const char *const *names, int64_t n, const char *a) {
     for (int64_t i = 0; sel == AG_SELECT_LIST && i < n; i++)
@@ -1072,15 +1090,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         }
     }
     if (rc) {
-        const int64_t col = d->graph_level ? -1 : ag_prepare_refused_column();
-        if (d->have_table && d->table.columns && col >= 0 && col < d->table.features.cols) {
-            /* the library knows the column by its place; the table has its name */
-            ag_cli_error("%s: column '%s' %s", o->node_table, d->table.columns[col], ag_prepare_refused_reason());
-            code = ag_cli_exit_code(rc);
-            goto done;
-        }
-        /* graph tasks' messages name the graph file; one graph's do not */
-        code = ag_cli_fail_in(d->graph_level ? NULL : o->graph, rc);
+        code = prepare_error(o, d, rc);
         goto done;
     }
     if (d->fold.n_train == 0) {
@@ -1150,7 +1160,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             no_edges.n_edge_attrs = 0;
             ag_prepared_destroy(&p);
             if ((rc = prepare(&p, o, d, task, &no_edges)) != AG_SUCCESS) {
-                code = ag_cli_fail_in(d->graph_level ? NULL : o->graph, rc);
+                code = prepare_error(o, d, rc);
                 goto done;
             }
         }
