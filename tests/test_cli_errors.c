@@ -308,6 +308,12 @@ static void test_table_width(void **state) {
         "attn-graph: graphs/formats/sample.edgelist: the graph has no vertex attribute 'id' to match the table's ids "
         "to (another attribute: --table-id-attr, ag_table_options_t.vertex_attr)\n",
         "train graphs/formats/sample.edgelist --label-attr cls --node-table @/t2.csv --table-id-attr id");
+    /* whatever the table's name: one that begins the message ("the") was taken for the message's
+     * own path and the graph went unnamed */
+    run_expect(3,
+        "attn-graph: graphs/formats/sample.edgelist: the graph has no vertex attribute 'id' to match the table's ids "
+        "to (another attribute: --table-id-attr, ag_table_options_t.vertex_attr)\n",
+        "train graphs/formats/sample.edgelist --label-attr cls --node-table the --table-id-attr id");
     /* without --table-id-attr an edge list's vertices are their indices: the table's are beyond them */
     run_expect(3, "attn-graph: @/t2.csv:7: id '5' is not a vertex index (the graph has 5 vertices): a vertex with no "
                   "edge in an edge list does not exist in the graph (its vertices are 0 to the largest id an edge "

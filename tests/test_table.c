@@ -326,13 +326,15 @@ static void test_errors(void **state) {
     expect_error(&g, "0\n2\n3\n4\n", ".txt", &o, AG_EMISMATCH,
                  ":4: id '4' is not a vertex index (the graph has 4 vertices)");
     assert_true(ends_with(ag_error_message(), "(the graph has 4 vertices)"));
-    /* the vertex attribute side */
+    assert_int_equal(ag_table_read_refused_graph(), 0); /* the table's errors, each naming it */
+    /* the vertex attribute side: the graph's errors, which name no file, and the reader says so */
     ag_table_options_init(&o);
     o.vertex_attr = "color";
     ag_node_table_t t;
     assert_int_equal(ag_table_read(&t, DATA "nodes.csv", &g, &o), AG_EATTR);
     assert_string_equal(ag_error_message(), "the graph has no vertex attribute 'color' to match the table's ids to (another "
                                             "attribute: --table-id-attr, ag_table_options_t.vertex_attr)");
+    assert_int_equal(ag_table_read_refused_graph(), 1);
     /* a graph made without an attribute handler has no `id`; vertex indices still work */
     igraph_attribute_table_t *old = igraph_set_attribute_table(NULL);
     igraph_t bare;
@@ -344,15 +346,21 @@ static void test_errors(void **state) {
     o.vertex_attr = NULL;
     o.match_index = 1;
     assert_int_equal(ag_table_read(&t, DATA "small.features", &bare, &o), AG_SUCCESS);
+    assert_int_equal(ag_table_read_refused_graph(), 0); /* reset by a success */
     assert_float_equal(t.features.data[2 * 5 + 3], 2.5f, 0.0f);
     ag_node_table_destroy(&t);
     igraph_destroy(&bare);
     assert_int_equal(ag_table_read(&t, "/nonexistent/x.csv", &g, NULL), AG_EFILE);
     assert_non_null(strstr(ag_error_message(), "/nonexistent/x.csv: cannot open"));
+    assert_int_equal(ag_table_read_refused_graph(), 0);
     SETVAN(&g, "id", 3, 20.0);
     assert_int_equal(ag_table_read(&t, DATA "nodes.csv", &g, NULL), AG_EATTR);
     assert_string_equal(ag_error_message(),
                         "vertices 1 and 3 share the id '20' (vertex attribute 'id'): table rows cannot be matched");
+    assert_int_equal(ag_table_read_refused_graph(), 1);
+    /* the graph is checked first: a table that cannot be opened is not reached */
+    assert_int_equal(ag_table_read(&t, "/nonexistent/x.csv", &g, NULL), AG_EATTR);
+    assert_int_equal(ag_table_read_refused_graph(), 1);
     igraph_destroy(&g);
 }
 

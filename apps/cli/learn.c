@@ -396,10 +396,8 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
         const int in_graph = igraph_cattribute_has_attr(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, o->label_attr);
         rc = cli_table_read(&d->table, &d->graph, read_as, o->node_table, o->table_id_attr, o->label_attr,
                             o->model_table);
-        /* the table's own errors start with its path; the others are about the graph's ids */
-        if (rc)
-            return ag_cli_fail_in(strncmp(ag_error_message(), o->node_table, strlen(o->node_table)) ? o->graph : NULL,
-                                  rc);
+        /* the table's own errors start with its path; the graph's ids' name no file */
+        if (rc) return ag_cli_fail_in(ag_table_read_refused_graph() ? o->graph : NULL, rc);
         d->have_table = 1;
         if (!in_graph && d->table.labels && cli_labels_to_attr(&d->graph, o->label_attr, d->table.labels) < 0) {
             fprintf(stderr, "attn-graph: %s: out of memory\n", cmd);

@@ -689,6 +689,12 @@ static ag_table_format_t guess_format(const ag_csv_t *csv) {
     return AG_TABLE_DELIMITED;
 }
 
+/* Whether the last ag_table_read() on this thread failed on the graph's vertex ids, for
+ * ag_table_read_refused_graph(). */
+static _Thread_local int read_refused_graph;
+
+int ag_table_read_refused_graph(void) { return read_refused_graph; }
+
 ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_t *graph,
                          const ag_table_options_t *opts) {
     ag_table_options_t defaults;
@@ -700,11 +706,17 @@ ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_
         ag_table_options_init(&defaults);
         opts = &defaults;
     }
+    read_refused_graph = 0;
     if (!path || !graph) return AG_ERROR(AG_EINVAL, "ag_table_read: path and graph are required");
     if (opts->n_columns < 0 || (opts->n_columns > 0 && !opts->columns) || opts->width < 0)
         return AG_ERROR(AG_EINVAL, "ag_table_read: bad options (columns or width)");
     r.path = path;
-    TRY(vindex_build(&r.ix, graph, opts->vertex_attr ? opts->vertex_attr : "id", opts->match_index));
+    /* the graph's ids, before the file is opened: their errors are the graph's, not the table's */
+    rc = vindex_build(&r.ix, graph, opts->vertex_attr ? opts->vertex_attr : "id", opts->match_index);
+    if (rc != AG_SUCCESS) {
+        read_refused_graph = 1;
+        goto done;
+    }
     TRY(vindex_build(&r.by_index, graph, NULL, 1));
     r.fallback = opts->index_fallback && !opts->match_index;
     r.absent_note = opts->absent_note;

@@ -111,6 +111,18 @@ ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_
                          const ag_table_options_t *opts);
 
 /**
+ * \function ag_table_read_refused_graph
+ * Whether the last ag_table_read() on this thread failed on the graph rather than on the table:
+ * the vertex attribute the ids are matched to is missing or neither numeric nor string, two
+ * vertices share an id, or indexing the ids ran out of memory. Such a message names neither file
+ * (the table's own errors start with its path), so that a caller who knows the graph's file can
+ * name it without comparing the message with the table's path.
+ * \return 1 or 0; 0 after a success and before the first call.
+ * Time complexity: O(1).
+ */
+int ag_table_read_refused_graph(void);
+
+/**
  * \function ag_node_table_select
  * Keeps the feature columns named columns[0..n-1], in that order, and drops the others: how a
  * model trained on a table reads a new one whose columns come in another order or with more of
