@@ -689,6 +689,24 @@ static void test_not_utf8(void **state) {
     free(svg);
 }
 
+/* train: an option value the library refuses is named by the program's flag, from the option the
+ * library says it refused (not from its message), control characters escaped as in every error. */
+static void test_option_refused(void **state) {
+    (void)state;
+    run_expect(2, "attn-graph: train: --attn-norm: unknown value 'a\\x1b[31mb' (expected softmax or relu)\n",
+               "train --labels tests/data/mutag-mini/labels.csv --attn-norm \"$(printf 'a\\033[31mb')\" --epochs 1 -q "
+               "-o @/m.safetensors");
+    run_expect(2, "attn-graph: train: --mask: entry 2 of 'neighbours,zzz' is 'zzz', not neighbours, khop or full\n",
+               "train --labels tests/data/mutag-mini/labels.csv --mask neighbours,zzz --epochs 1 -q -o @/m.safetensors");
+    run_expect(2, "attn-graph: train: --head-hidden: node tasks have a linear head on each node; the option is for "
+                  "graph tasks\n",
+               "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --head-hidden 8 --epochs 1 -q -o "
+               "@/m.safetensors");
+    run_expect(2, "attn-graph: train: --metric: unknown metric 'bogus' (expected auto, loss, accuracy, macro_f1, "
+                  "roc_auc, rmse or mae)\n",
+               "train --labels tests/data/mutag-mini/labels.csv --metric bogus --epochs 1 -q -o @/m.safetensors");
+}
+
 /* train: a metric the task cannot score is a usage error, not an untrained model; a validation part
  * with one class only is watched on its loss, with a warning even under --quiet. */
 static void test_metric_misfits(void **state) {
@@ -1308,6 +1326,7 @@ int main(void) {
         cmocka_unit_test(test_models),
         cmocka_unit_test(test_regression_target),
         cmocka_unit_test(test_not_utf8),
+        cmocka_unit_test(test_option_refused),
         cmocka_unit_test(test_metric_misfits),
         cmocka_unit_test(test_flag_names),
         cmocka_unit_test(test_directory_as_file),

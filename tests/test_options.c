@@ -477,16 +477,63 @@ static void test_uses_edges(void **state) {
     assert_int_equal(ag_net_train_options_uses_edges(&o, nc), 1);
 }
 
+/* The message is "option NAME: REASON" with NAME and REASON what the library says it refused (a
+ * metric's message is its reason whole). */
+static void expect_refused_parts(const char *message) {
+    const char *name = ag_net_train_options_refused(), *reason = ag_net_train_options_refused_reason();
+    assert_non_null(name);
+    char want[1200];
+    if (!strcmp(name, "metric")) snprintf(want, sizeof want, "%s", reason);
+    else snprintf(want, sizeof want, "option %s: %s", name, reason);
+    assert_string_equal(want, message);
+}
+
 static void expect_train_error(ag_net_train_options_t *o, const char *message) {
     ag_train_config_t tc;
     assert_int_equal(ag_net_train_options_train_config(o, AG_TASK_GRAPH_CLASSIFICATION, &tc), AG_EINVAL);
     assert_string_equal(ag_error_message(), message);
+    expect_refused_parts(message);
 }
 
 static void expect_model_error(ag_net_train_options_t *o, ag_task_t task, const char *message) {
     ag_model_config_t mc;
     assert_int_equal(ag_net_train_options_model_config(o, task, 4, 0, 2, &mc), AG_EINVAL);
     assert_string_equal(ag_error_message(), message);
+    expect_refused_parts(message);
+}
+
+/* The option a configuration call refused, by its field's name, and why; none after a success;
+ * ag_net_train_options_uses_edges, which configures a model too, leaves the answer as it was. */
+static void test_refused_option(void **state) {
+    (void)state;
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    ag_train_config_t tc;
+    ag_model_config_t mc;
+    assert_null(ag_net_train_options_refused());
+    assert_string_equal(ag_net_train_options_refused_reason(), "");
+    o.attn_norm = "foo";
+    assert_int_equal(ag_net_train_options_model_config(&o, AG_TASK_GRAPH_CLASSIFICATION, 4, 0, 2, &mc), AG_EINVAL);
+    assert_string_equal(ag_net_train_options_refused(), "attn_norm");
+    assert_string_equal(ag_net_train_options_refused_reason(), "unknown value 'foo' (expected softmax or relu)");
+    o.attn_norm = NULL;
+    o.mask = "nonsense";
+    assert_int_equal(ag_net_train_options_uses_edges(&o, AG_TASK_NODE_CLASSIFICATION), 1);
+    assert_string_equal(ag_net_train_options_refused(), "attn_norm");
+    o.mask = NULL;
+    o.metric = "bogus";
+    assert_int_equal(ag_net_train_options_train_config(&o, AG_TASK_GRAPH_CLASSIFICATION, &tc), AG_EINVAL);
+    assert_string_equal(ag_net_train_options_refused(), "metric");
+    assert_string_equal(ag_net_train_options_refused_reason(), ag_error_message());
+    o.metric = NULL;
+    o.heads = 0;
+    assert_int_equal(ag_net_train_options_train_config(&o, AG_TASK_GRAPH_CLASSIFICATION, &tc), AG_EINVAL);
+    assert_string_equal(ag_net_train_options_refused(), "heads");
+    assert_string_equal(ag_net_train_options_refused_reason(), "-1 (the default) or an integer in [1, 4096], not 0");
+    o.heads = -1;
+    assert_int_equal(ag_net_train_options_train_config(&o, AG_TASK_GRAPH_CLASSIFICATION, &tc), AG_SUCCESS);
+    assert_null(ag_net_train_options_refused());
+    assert_string_equal(ag_net_train_options_refused_reason(), "");
 }
 
 /* A list of masks gives one per block, repeated when shorter than the blocks: local and global
@@ -743,6 +790,7 @@ static void test_sign_flip(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_train_config_defaults),
+        cmocka_unit_test(test_refused_option),
         cmocka_unit_test(test_train_config_gat_and_overrides),
         cmocka_unit_test(test_model_config_transformer),
         cmocka_unit_test(test_model_config_gat),

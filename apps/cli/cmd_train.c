@@ -332,18 +332,17 @@ static int feature_config(const cli_data_opts_t *o, ag_featurizer_config_t *fc, 
     return AG_EXIT_OK;
 }
 
-/* Reports a bad option value the library found ("option attn_norm: ...") as the program's option
- * ("--attn-norm: ..."); ag_metric_from_name's message does not name its option. */
-static int option_error(void) {
-    const char *m = ag_error_message(), *colon = strchr(m, ':');
-    if (strncmp(m, "option ", 7) != 0 || !colon) {
-        fprintf(stderr, "attn-graph: %s: --metric: %s\n", CMD, m);
-        return AG_EXIT_USAGE;
-    }
-    fprintf(stderr, "attn-graph: %s: --", CMD);
-    for (const char *c = m + 7; c < colon; c++) fputc(*c == '_' ? '-' : *c, stderr);
-    fprintf(stderr, "%s\n", colon);
-    return AG_EXIT_USAGE;
+/* Reports the option value the library refused with rc (ag_net_train_options_refused(), such as
+ * "attn_norm") as the program's option ("--attn-norm: ...") and returns the exit code. */
+static int option_error(ag_error_t rc) {
+    const char *name = ag_net_train_options_refused();
+    if (!name) return ag_cli_fail(rc);
+    char flag[64];
+    size_t k = 0;
+    for (; name[k] && k + 1 < sizeof flag; k++) flag[k] = name[k] == '_' ? '-' : name[k];
+    flag[k] = '\0';
+    ag_cli_error("%s: --%s: %s", CMD, flag, ag_net_train_options_refused_reason());
+    return ag_cli_exit_code(rc);
 }
 
 typedef struct progress_t {
@@ -1030,8 +1029,8 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         ag_net_train_options_feature_defaults(&given, task, t.net.preset, &fc);
         if (!strcmp(t.net.preset, "graph")) {
             /* the preset's training defaults too, under the options given */
-            if (ag_net_train_options_train_config(&t.net, task, &tc)) {
-                code = option_error();
+            if ((rc = ag_net_train_options_train_config(&t.net, task, &tc)) != AG_SUCCESS) {
+                code = option_error(rc);
                 goto done;
             }
             graph_note = !job->t.net.preset && !t.quiet && first_run;
@@ -1135,8 +1134,8 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
                     "layer; --preset gat to take it)\n");
         if (!strcmp(t.net.preset, "gat")) {
             /* the preset's training defaults too, under the options given */
-            if (ag_net_train_options_train_config(&t.net, task, &tc)) {
-                code = option_error();
+            if ((rc = ag_net_train_options_train_config(&t.net, task, &tc)) != AG_SUCCESS) {
+                code = option_error(rc);
                 goto done;
             }
             if (say)
@@ -1171,8 +1170,8 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         Fe = 0;
     }
     /* before the notes below: a usage error is not preceded by notes about the data */
-    if (ag_net_train_options_model_config(&t.net, task, F, Fe, p.n_out, &mc)) {
-        code = option_error();
+    if ((rc = ag_net_train_options_model_config(&t.net, task, F, Fe, p.n_out, &mc)) != AG_SUCCESS) {
+        code = option_error(rc);
         goto done;
     }
     const int auto_norm = !o->normalize || !strcmp(o->normalize, "auto");
@@ -1675,7 +1674,8 @@ static int train_collected(int argc, char **argv, const char *resume, const char
     }
     t.net.seed = o.seed;
     ag_train_config_t tc;
-    if (ag_net_train_options_train_config(&t.net, task, &tc)) return option_error();
+    const ag_error_t rc = ag_net_train_options_train_config(&t.net, task, &tc);
+    if (rc != AG_SUCCESS) return option_error(rc);
     if (t.threads > 0) ag_threads_set((int)t.threads);
 
     train_job_t job = {t, task, task_given, tc, K, resume, args, cwd, {0}, {{0}, {0}}};

@@ -3,6 +3,7 @@
  * program and the igraph-style facade (api.c) so that both build the same model and training.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "attngraph/options.h"
@@ -19,6 +20,32 @@ void ag_net_train_options_init(ag_net_train_options_t *o) {
     o->seed = 1;
 }
 
+/* The option the last ag_net_train_options_train_config() or _model_config() call on this
+ * thread refused (NULL: none) and why, for ag_net_train_options_refused() and
+ * ag_net_train_options_refused_reason(); recorded while one of them runs (recording). */
+static _Thread_local const char *refused_option;
+static _Thread_local char refused_reason[1024];
+static _Thread_local int recording;
+
+const char *ag_net_train_options_refused(void) { return refused_option; }
+const char *ag_net_train_options_refused_reason(void) { return refused_reason; }
+
+/* Refuses option name (a field of ag_net_train_options_t) with AG_EINVAL: the message is "option
+ * NAME: REASON", REASON from fmt, and within a configuration call both parts are kept apart. */
+static ag_error_t refuse(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static ag_error_t refuse(const char *name, const char *fmt, ...) {
+    char reason[sizeof refused_reason];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    if (recording) {
+        refused_option = name;
+        memcpy(refused_reason, reason, sizeof reason);
+    }
+    return AG_ERROR(AG_EINVAL, "option %s: %s", name, reason);
+}
+
 ag_error_t ag_i_option_index(const char *opt, const char *v, const char *const *names, int n, int *out) {
     for (int i = 0; i < n; i++)
         if (!strcmp(names[i], v)) {
@@ -30,7 +57,16 @@ ag_error_t ag_i_option_index(const char *opt, const char *v, const char *const *
         size_t len = strlen(list);
         snprintf(list + len, sizeof list - len, "%s%s", i ? (i == n - 1 ? " or " : ", ") : "", names[i]);
     }
-    return AG_ERROR(AG_EINVAL, "option %s: unknown value '%s' (expected %s)", opt, v, list);
+    return refuse(opt, "unknown value '%s' (expected %s)", v, list);
+}
+
+/* Starts (on = 1) or ends a configuration call's record of the option it refuses. */
+static void record_refusals(int on) {
+    if (on) {
+        refused_option = NULL;
+        refused_reason[0] = '\0';
+    }
+    recording = on;
 }
 
 const char *ag_net_train_options_preset(const ag_net_train_options_t *t, ag_task_t task, const ag_prepared_t *p,
@@ -83,10 +119,14 @@ const char *ag_net_train_options_preset(const ag_net_train_options_t *t, ag_task
     return "gat";
 }
 
+static ag_error_t model_config(const ag_net_train_options_t *t, ag_task_t task, int64_t F, int64_t Fe, int64_t n_out,
+                               ag_model_config_t *mc);
+
 int ag_net_train_options_uses_edges(const ag_net_train_options_t *t, ag_task_t task) {
     ag_model_config_t mc;
-    /* the edge modes follow from the options and the preset alone, not from the widths */
-    if (ag_net_train_options_model_config(t, task, 1, 1, 2, &mc)) return 1;
+    /* the edge modes follow from the options and the preset alone, not from the widths; not a
+     * configuration call of its own: the option a call refused stays its answer */
+    if (model_config(t, task, 1, 1, 2, &mc)) return 1;
     for (int l = 0; l < mc.n_blocks; l++)
         if (mc.blocks[l].attn.edge_mode != AG_EDGE_NONE) return 1;
     return 0;
@@ -95,14 +135,14 @@ int ag_net_train_options_uses_edges(const ag_net_train_options_t *t, ag_task_t t
 /* An integer option: -1 (the default) or within [lo, hi]. */
 static ag_error_t int_option(const char *name, igraph_integer_t v, igraph_integer_t lo, igraph_integer_t hi) {
     if (v == -1 || (v >= lo && v <= hi)) return AG_SUCCESS;
-    return AG_ERROR(AG_EINVAL, "option %s: -1 (the default) or an integer in [%lld, %lld], not %lld", name,
-                    (long long)lo, (long long)hi, (long long)v);
+    return refuse(name, "-1 (the default) or an integer in [%lld, %lld], not %lld", (long long)lo, (long long)hi,
+                  (long long)v);
 }
 
 /* A number option: -1 (the default) or within [lo, hi]. */
 static ag_error_t real_option(const char *name, double v, double lo, double hi) {
     if (v == -1.0 || (v >= lo && v <= hi)) return AG_SUCCESS;
-    return AG_ERROR(AG_EINVAL, "option %s: -1 (the default) or a number in [%g, %g], not %g", name, lo, hi, v);
+    return refuse(name, "-1 (the default) or a number in [%g, %g], not %g", lo, hi, v);
 }
 
 /* The options' values against the ranges the CLI takes (docs/cli.md), so that a library caller's
@@ -127,12 +167,12 @@ static ag_error_t check_ranges(const ag_net_train_options_t *t) {
     AG_CHECK(real_option("attn_dropout", t->attn_dropout, 0.0, 0.99));
     /* huber's default is 0 (the mean squared error), not -1; NaN fails both tests */
     if (!(t->huber == 0.0 || (t->huber >= 1e-6 && t->huber <= 1e6)))
-        return AG_ERROR(AG_EINVAL, "option huber: 0 (the default: mean squared error) or a number in [1e-06, 1e+06], "
+        return refuse("huber", "0 (the default: mean squared error) or a number in [1e-06, 1e+06], "
                         "not %g", t->huber);
     return AG_SUCCESS;
 }
 
-ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *t, ag_task_t task, ag_train_config_t *tc) {
+static ag_error_t train_config(const ag_net_train_options_t *t, ag_task_t task, ag_train_config_t *tc) {
     ag_train_config_default(tc, task);
     AG_CHECK(check_ranges(t));
     if (t->preset && !strcmp(t->preset, "gat")) {
@@ -159,7 +199,13 @@ ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *t, ag
         AG_CHECK(ag_i_option_index("schedule", t->schedule, s, 3, &k));
         tc->lr_schedule = (ag_lr_kind_t)k;
     }
-    if (t->metric) AG_CHECK(ag_metric_from_name(t->metric, &tc->metric));
+    /* ag_metric_from_name's message ("unknown metric 'x' (expected ...)") is the reason as it is */
+    ag_error_t rc;
+    if (t->metric && (rc = ag_metric_from_name(t->metric, &tc->metric)) != AG_SUCCESS) {
+        refused_option = "metric";
+        snprintf(refused_reason, sizeof refused_reason, "%s", ag_error_message());
+        return rc;
+    }
     if (t->lr > 0) tc->optim.lr = (float)t->lr;
     if (t->weight_decay >= 0) tc->optim.weight_decay = (float)t->weight_decay;
     if (t->clip >= 0) tc->clip_norm = (float)t->clip;
@@ -177,6 +223,13 @@ ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *t, ag
     return AG_SUCCESS;
 }
 
+ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *t, ag_task_t task, ag_train_config_t *tc) {
+    record_refusals(1);
+    const ag_error_t rc = train_config(t, task, tc);
+    record_refusals(0);
+    return rc;
+}
+
 /* Block l's mask of a list such as "neighbours,full": one name per block, the list repeated when
  * shorter than the L blocks, so that local and global blocks can alternate (GraphGPS's point:
  * a global block sees what neighbour blocks take many layers to reach). A single name is a list
@@ -185,7 +238,7 @@ static ag_error_t mask_at(const char *list, int l, int L, const char *const *nam
     int n = 1;
     for (const char *c = list; *c; c++) n += *c == ',';
     if (n > L)
-        return AG_ERROR(AG_EINVAL, "option mask: %d masks in '%s' for %d block%s (one per block, repeated when fewer)",
+        return refuse("mask", "%d masks in '%s' for %d block%s (one per block, repeated when fewer)",
                         n, list, L, L == 1 ? "" : "s");
     const char *start = list;
     for (int i = 0; i < l % n; i++) start = strchr(start, ',') + 1;
@@ -194,31 +247,31 @@ static ag_error_t mask_at(const char *list, int l, int L, const char *const *nam
     char one[16];
     if (len >= sizeof one) {
         if (n == 1) return ag_i_option_index("mask", list, names, 3, out);
-        return AG_ERROR(AG_EINVAL, "option mask: entry %d of '%s' is not neighbours, khop or full", l % n + 1, list);
+        return refuse("mask", "entry %d of '%s' is not neighbours, khop or full", l % n + 1, list);
     }
     memcpy(one, start, len);
     one[len] = '\0';
     if (n == 1) return ag_i_option_index("mask", one, names, 3, out);
     if (ag_i_option_index("mask", one, names, 3, out) != AG_SUCCESS)
-        return AG_ERROR(AG_EINVAL, "option mask: entry %d of '%s' is '%s', not neighbours, khop or full", l % n + 1,
+        return refuse("mask", "entry %d of '%s' is '%s', not neighbours, khop or full", l % n + 1,
                         list, one);
     return AG_SUCCESS;
 }
 
-ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *t, ag_task_t task, int64_t F, int64_t Fe,
-                                             int64_t n_out, ag_model_config_t *mc) {
+static ag_error_t model_config(const ag_net_train_options_t *t, ag_task_t task, int64_t F, int64_t Fe, int64_t n_out,
+                               ag_model_config_t *mc) {
     AG_CHECK(check_ranges(t));
     static const char *const presets[] = {"transformer", "gat", "graph"};
     int preset = 0, k;
     if (t->preset) AG_CHECK(ag_i_option_index("preset", t->preset, presets, 3, &preset));
     if (preset == 2 && !ag_task_is_graph_level(task))
-        return AG_ERROR(AG_EINVAL, "option preset: 'graph' is the model of graph tasks (a graph token as "
+        return refuse("preset", "'graph' is the model of graph tasks (a graph token as "
                         "readout); node tasks take transformer or gat");
     if (t->layers > AG_MODEL_MAX_BLOCKS)
-        return AG_ERROR(AG_EINVAL, "option layers: at most %d, not %lld", AG_MODEL_MAX_BLOCKS, (long long)t->layers);
+        return refuse("layers", "at most %d, not %lld", AG_MODEL_MAX_BLOCKS, (long long)t->layers);
     if (preset == 1) {
         if (ag_task_is_graph_level(task))
-            return AG_ERROR(AG_EINVAL, "option preset: 'gat' is the node-classification model of the GAT paper; use "
+            return refuse("preset", "'gat' is the node-classification model of the GAT paper; use "
                             "score 'gat' for graph tasks");
         ag_model_config_gat(mc, F, n_out);
         int L = t->layers > 0 ? (int)t->layers : 2;
@@ -296,14 +349,14 @@ ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *t, ag
         mc->readouts[0] = AG_READOUT_VNODE;
     }
     if (t->readout && !ag_task_is_graph_level(task))
-        return AG_ERROR(AG_EINVAL, "option readout: node tasks read each node's own output; the option pools the "
+        return refuse("readout", "node tasks read each node's own output; the option pools the "
                         "nodes of a graph, for graph tasks");
     if (t->readout && ag_readout_kinds_from_list(t->readout, mc->readouts, &mc->n_readouts))
-        return AG_ERROR(AG_EINVAL, "option readout: unknown value '%s' (expected mean, sum, max, attention or "
+        return refuse("readout", "unknown value '%s' (expected mean, sum, max, attention or "
                         "vnode, or several of them joined by commas, each once)", t->readout);
     if (t->head_hidden >= 0) {
         if (!ag_task_is_graph_level(task))
-            return AG_ERROR(AG_EINVAL, "option head_hidden: node tasks have a linear head on each node; the "
+            return refuse("head_hidden", "node tasks have a linear head on each node; the "
                             "option is for graph tasks");
         mc->head_hidden = t->head_hidden;
     }
@@ -312,6 +365,14 @@ ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *t, ag
         if (mc->readouts[r] == AG_READOUT_VNODE) mc->virtual_node = 1;
     mc->seed = t->seed;
     return AG_SUCCESS;
+}
+
+ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *t, ag_task_t task, int64_t F, int64_t Fe,
+                                             int64_t n_out, ag_model_config_t *mc) {
+    record_refusals(1);
+    const ag_error_t rc = model_config(t, task, F, Fe, n_out, mc);
+    record_refusals(0);
+    return rc;
 }
 
 void ag_net_train_options_feature_defaults(const ag_net_train_options_t *t, ag_task_t task, const char *preset,

@@ -127,8 +127,10 @@ int ag_net_train_options_uses_edges(const ag_net_train_options_t *opts, ag_task_
  * \param opts Options (ag_net_train_options_init for the defaults).
  * \param task The task being trained.
  * \param tc   Output: the configuration.
- * \return AG_SUCCESS; AG_EINVAL for an unknown optimizer or schedule ("option optimizer: unknown
- *         value 'x' (expected sgd, adam or adamw)") or metric (ag_metric_from_name's message).
+ * \return AG_SUCCESS; AG_EINVAL for an option out of its range ("option heads: -1 (the default) or
+ *         an integer in [1, 4096], not 0"), an unknown optimizer or schedule ("option optimizer:
+ *         unknown value 'x' (expected sgd, adam or adamw)") or metric (ag_metric_from_name's
+ *         message); ag_net_train_options_refused() names the option.
  * Time complexity: O(1).
  */
 ag_error_t ag_net_train_options_train_config(const ag_net_train_options_t *opts, ag_task_t task,
@@ -186,11 +188,34 @@ void ag_net_train_options_sign_flip(const ag_net_train_options_t *opts, ag_task_
  *         norm or readout ("option mask: unknown value 'x' (expected neighbours, khop or full)"),
  *         a mask list with more entries than blocks or an unknown entry,
  *         more than AG_MODEL_MAX_BLOCKS layers, the gat preset on a graph task, or head_hidden
- *         (>= 0) on a node task, whose head is linear on each node.
+ *         (>= 0) on a node task, whose head is linear on each node; an option out of its range, as
+ *         ag_net_train_options_train_config(); ag_net_train_options_refused() names the option.
  * Time complexity: O(layers).
  */
 ag_error_t ag_net_train_options_model_config(const ag_net_train_options_t *opts, ag_task_t task, int64_t F,
                                              int64_t Fe, int64_t n_out, ag_model_config_t *mc);
+
+/**
+ * \function ag_net_train_options_refused
+ * The option that the last ag_net_train_options_train_config() or
+ * ag_net_train_options_model_config() call on this thread refused: the name of its field of
+ * ag_net_train_options_t ("attn_norm", "metric"), which its message gives as "option attn_norm:
+ * ..." (a metric's as ag_metric_from_name() words it), so that a caller can name the option its
+ * own way (the program's "--attn-norm") without reading the message. NULL when that call succeeded,
+ * and before the first call; ag_net_train_options_uses_edges() does not change it.
+ * \return Static text, or NULL.
+ * Time complexity: O(1).
+ */
+const char *ag_net_train_options_refused(void);
+
+/**
+ * \function ag_net_train_options_refused_reason
+ * Why that call refused ag_net_train_options_refused(): its message after "option NAME: "
+ * ("unknown value 'x' (expected softmax or relu)"), or for the metric ag_metric_from_name()'s whole
+ * message; "" when it refused none. Valid until the next such call on this thread.
+ * Time complexity: O(1).
+ */
+const char *ag_net_train_options_refused_reason(void);
 
 #ifdef __cplusplus
 }
