@@ -457,7 +457,7 @@ static void test_training_errors(void **state) {
     assert_int_equal(ag_model_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EVALUE);
     assert_non_null(strstr(ag_error_message(), "class 5"));
     set.task = AG_TASK_GRAPH_CLASSIFICATION;
-    assert_int_equal(ag_model_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EINVAL);
+    assert_int_equal(ag_model_train(m, &set, ok, 1, NULL, 0, &tc, &res), AG_EMISMATCH);
     assert_non_null(strstr(ag_error_message(), "the data are for graph-classification"));
     set.task = AG_TASK_NODE_CLASSIFICATION;
     tc.huber_delta = 1.0f;
@@ -610,13 +610,28 @@ static void test_predict_errors(void **state) {
     assert_int_equal(ag_model_predict(m, &set, idx, 2, out), AG_SUCCESS);
     set.n_cols = 1;
     set.task = AG_TASK_NODE_REGRESSION;
-    assert_int_equal(ag_model_predict(m, &set, idx, 2, out), AG_EINVAL);
+    assert_int_equal(ag_model_predict(m, &set, idx, 2, out), AG_EMISMATCH);
     assert_string_equal(ag_error_message(), "the data are for node-regression and the model is for node-classification");
     set.task = AG_TASK_NODE_CLASSIFICATION;
     set.n_examples = 0; /* a node task reads examples[0] */
-    assert_int_equal(ag_model_predict(m, &set, idx, 2, out), AG_EINVAL);
+    assert_int_equal(ag_model_predict(m, &set, idx, 2, out), AG_EMISMATCH);
     assert_string_equal(ag_error_message(), "a node task needs exactly one graph, not 0");
     set.n_examples = 1;
+    /* scoring a set that does not fit the model is bad data (the program's eval: exit 3), not a bad
+     * argument: task, target rows and columns, as the features' shapes */
+    ag_scores_t sc;
+    set.task = AG_TASK_NODE_REGRESSION;
+    assert_int_equal(ag_model_evaluate(m, &set, idx, 2, &sc), AG_EMISMATCH);
+    set.task = AG_TASK_NODE_CLASSIFICATION;
+    set.n_rows = 79;
+    assert_int_equal(ag_model_evaluate(m, &set, idx, 1, &sc), AG_EMISMATCH);
+    assert_string_equal(ag_error_message(), "79 target rows for 80 nodes");
+    set.n_rows = 80;
+    set.n_cols = 2;
+    assert_int_equal(ag_model_evaluate(m, &set, idx, 2, &sc), AG_EMISMATCH);
+    assert_string_equal(ag_error_message(), "the targets have 2 columns and the model expects 1");
+    set.n_cols = 1;
+    assert_int_equal(ag_model_evaluate(m, &set, idx, 2, &sc), AG_SUCCESS);
     assert_int_equal(ag_model_predict(m, NULL, idx, 2, out), AG_EINVAL);
     assert_int_equal(ag_model_predict(NULL, &set, idx, 2, out), AG_EINVAL);
     assert_int_equal(ag_model_predict(m, &set, NULL, 2, out), AG_EINVAL);

@@ -324,7 +324,7 @@ static int eval_run(int argc, char **argv, const ag_cli_warnings_t *warned) {
     }
     rc = ag_bundle_evaluate_tasks(&b, &p.set, idx, n, &sc, n_tasks > 1 ? ts.s : NULL);
     if (rc) {
-        code = ag_cli_fail(rc == AG_EINVAL ? AG_EMISMATCH : rc);
+        code = ag_cli_fail(rc);
         goto done;
     }
     if (sc.n == 0) {

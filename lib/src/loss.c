@@ -158,7 +158,7 @@ static ag_error_t regression_loss(const char *what, const float *pred, const flo
     for (int64_t j = 0; j < N * T; j++) {
         if (isnan(targets[j])) continue;
         if (isinf(targets[j]))
-            return AG_ERROR(AG_EINVAL, "%s: row %lld, target %lld is infinite", what, (long long)(j / T),
+            return AG_ERROR(AG_EVALUE, "%s: row %lld, target %lld is infinite", what, (long long)(j / T),
                             (long long)(j % T));
         counted++;
     }

@@ -250,10 +250,10 @@ static ag_error_t check_inputs(const ag_model_t *model, const ag_trainset_t *set
     if (!model || !set) return AG_ERROR(AG_EINVAL, "NULL model or set");
     const ag_model_config_t *c = ag_model_config(model);
     if (set->task != c->task)
-        return AG_ERROR(AG_EINVAL, "the data are for %s and the model is for %s", ag_task_name(set->task),
+        return AG_ERROR(AG_EMISMATCH, "the data are for %s and the model is for %s", ag_task_name(set->task),
                         ag_task_name(c->task));
     if (!ag_task_is_graph_level(c->task) && set->n_examples != 1)
-        return AG_ERROR(AG_EINVAL, "a node task needs exactly one graph, not %lld", (long long)set->n_examples);
+        return AG_ERROR(AG_EMISMATCH, "a node task needs exactly one graph, not %lld", (long long)set->n_examples);
     for (int64_t i = 0; i < set->n_examples; i++) {
         const ag_example_t *ex = &set->examples[i];
         if (ex->X.cols != c->in_dim || ex->X.rows != ex->graph.n_nodes)
@@ -274,13 +274,13 @@ static ag_error_t check_set(const ag_model_t *model, const ag_trainset_t *set) {
     const ag_model_config_t *c = ag_model_config(model);
     int graph_level = ag_task_is_graph_level(c->task);
     if (graph_level && set->n_rows != set->n_examples)
-        return AG_ERROR(AG_EINVAL, "%lld target rows for %lld graphs", (long long)set->n_rows, (long long)set->n_examples);
+        return AG_ERROR(AG_EMISMATCH, "%lld target rows for %lld graphs", (long long)set->n_rows, (long long)set->n_examples);
     if (!graph_level && set->n_rows != set->examples[0].graph.n_nodes)
-        return AG_ERROR(AG_EINVAL, "%lld target rows for %lld nodes", (long long)set->n_rows,
+        return AG_ERROR(AG_EMISMATCH, "%lld target rows for %lld nodes", (long long)set->n_rows,
                         (long long)set->examples[0].graph.n_nodes);
     int64_t want_cols = is_classification(c->task) ? 1 : c->n_out;
     if (set->n_cols != want_cols)
-        return AG_ERROR(AG_EINVAL, "the targets have %lld columns and the model expects %lld", (long long)set->n_cols,
+        return AG_ERROR(AG_EMISMATCH, "the targets have %lld columns and the model expects %lld", (long long)set->n_cols,
                         (long long)want_cols);
     return AG_SUCCESS;
 }

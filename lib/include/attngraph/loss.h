@@ -75,7 +75,7 @@ ag_error_t ag_loss_bce_logits(const float *logits, const float *targets, int64_t
  * \param pred     (N x T) predictions.
  * \param targets  (N x T) targets, NaN = missing.
  * \param dpred    (N x T) output, overwritten with scale * d loss / d pred; may be NULL.
- * \return AG_SUCCESS, AG_EINVAL (bad sizes, infinite target).
+ * \return AG_SUCCESS, AG_EINVAL (bad sizes), AG_EVALUE (an infinite target).
  * Time complexity: O(N T).
  */
 ag_error_t ag_loss_mse(const float *pred, const float *targets, int64_t n_rows, int64_t n_tasks, float scale,
@@ -88,7 +88,7 @@ ag_error_t ag_loss_mse(const float *pred, const float *targets, int64_t n_rows, 
  * the gradient is d, or delta sign(d) beyond delta, over the count. Squared near the target, linear
  * far from it: a few badly predicted training targets pull the weights less than under the mean
  * squared error. Arguments as ag_loss_mse().
- * \return AG_SUCCESS, AG_EINVAL (bad sizes, an infinite target, delta not finite and > 0).
+ * \return AG_SUCCESS, AG_EINVAL (bad sizes, delta not finite and > 0), AG_EVALUE (an infinite target).
  * Time complexity: O(N T).
  */
 ag_error_t ag_loss_huber(const float *pred, const float *targets, int64_t n_rows, int64_t n_tasks, double delta,

@@ -226,9 +226,11 @@ typedef struct ag_train_result_t {
  * weights in the model. For regression the targets are standardised with the training rows' mean
  * and standard deviation, which are stored in the model (ag_model_set_target_scaling); a
  * constant target keeps deviation 1, and result->constant_targets says so (trained all the same).
- * \return AG_SUCCESS, AG_EINVAL (empty training list, an index out of range, a task that does not
- *         match the model's), AG_EVALUE (a class id outside 0..C-1; regression targets whose
- *         spread is below a millionth of their size, which float32 cannot tell apart), AG_ENOMEM.
+ * \return AG_SUCCESS, AG_EINVAL (empty training list, an index out of range), AG_EMISMATCH (a set
+ *         that does not fit the model: task, graph count of a node task, target rows or columns,
+ *         feature shapes), AG_EVALUE (a class id outside 0..C-1; an infinite regression target;
+ *         regression targets whose spread is below a millionth of their size, which float32
+ *         cannot tell apart), AG_ENOMEM.
  */
 ag_error_t ag_model_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
                           const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg,
@@ -365,11 +367,11 @@ typedef struct ag_scores_t {
 
 /** \function ag_model_evaluate
  * Scores the model on the listed examples (evaluation mode: no dropout).
- * \return AG_SUCCESS; AG_EINVAL (a NULL model; a set that does not fit the model: task, graph count
- *         of a node task, target rows or columns; an index out of range; an infinite regression
- *         target); AG_EMISMATCH (an example's feature shapes differ from the model's, directed and
- *         undirected graphs together); AG_EVALUE (a class target that is not an integer in 0..C-1,
- *         a multi-task target outside [0, 1], a NaN output of a multi-task model); the errors of
+ * \return AG_SUCCESS; AG_EINVAL (a NULL model; an index out of range); AG_EMISMATCH (a set that
+ *         does not fit the model: task, graph count of a node task, target rows or columns, an
+ *         example's feature shapes; directed and undirected graphs together); AG_EVALUE (a class
+ *         target that is not an integer in 0..C-1, an infinite regression target, a multi-task
+ *         target outside [0, 1], a NaN output of a multi-task model); the errors of
  *         ag_model_forward(); AG_ELIMIT, AG_ENOMEM. */
 ag_error_t ag_model_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n,
                              ag_scores_t *scores);
@@ -436,8 +438,8 @@ ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, co
  * Predictions for the listed examples: (n x n_out) rows of class probabilities (softmax), task
  * probabilities (sigmoid), or regression values in target units.
  * \param out  Caller-allocated n x n_out floats.
- * \return AG_SUCCESS; AG_EINVAL (a NULL argument, a set for another task, a node task's set of
- *         other than one graph, an index out of range); AG_EMISMATCH (a graph's node or edge
+ * \return AG_SUCCESS; AG_EINVAL (a NULL argument, an index out of range); AG_EMISMATCH (a set for
+ *         another task, a node task's set of other than one graph, a graph's node or edge
  *         features of another width than the model's, directed and undirected graphs together);
  *         otherwise as ag_model_forward(). The set's targets are not read.
  */
