@@ -373,6 +373,31 @@ static void test_bad_checkpoints_are_refused(void **state) {
     assert_null(opened);
     ag_safetensors_destroy(&f);
     assert_same_weights(b, fresh);
+    /* a configuration far larger than the weights the file holds is refused before the model is
+     * built, as a model file's is (it made info allocate tens of gigabytes) */
+    ag_test_header_replace(good, bad, "\\\"hidden\\\": 8,", "\\\"hidden\\\": 400000000,");
+    assert_int_equal(ag_safetensors_read(&f, bad, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    assert_int_equal(ag_train_state_open(&f, &opened, &os), AG_EMODEL);
+    if (!strstr(ag_error_message(), "the model configuration describes a model of about"))
+        fail_msg("%s", ag_error_message());
+    assert_non_null(strstr(ag_error_message(), "hidden 400000000"));
+    assert_null(opened);
+    ag_safetensors_destroy(&f);
+    /* a checkpoint written before virtual_node existed (its configuration without the key) is the
+     * same architecture, for a resume and for info: the two are compared as this version writes them */
+    ag_test_header_replace(good, bad, "\\\"virtual_node\\\": 0, ", "");
+    ag_train_state_t old;
+    ag_model_t *same = model_of(8); /* loaded into: b's weights must stay the fresh ones below */
+    assert_int_equal(ag_train_state_load(bad, same, &old, NULL), AG_SUCCESS);
+    ag_train_state_destroy(&old);
+    ag_model_destroy(same);
+    assert_int_equal(ag_safetensors_read(&f, bad, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    assert_int_equal(ag_train_state_open(&f, &opened, &os), AG_SUCCESS);
+    assert_non_null(opened);
+    ag_model_destroy(opened);
+    opened = NULL;
+    ag_train_state_destroy(&os);
+    ag_safetensors_destroy(&f);
     /* counters that contradict one another, whatever the data, are the load's to refuse (info
      * has no data to resume with): an integer beyond int64 is refused, not clamped */
     ag_test_header_set(good, bad, "since_best", "1000");

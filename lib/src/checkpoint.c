@@ -233,17 +233,22 @@ static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_tr
         return AG_ERROR(AG_EMODEL, "%s: checkpoint version %lld is newer than this attn-graph reads (%d)", f->path,
                         (long long)version, CHECKPOINT_VERSION);
     /* the architecture must be exactly the model's */
+    /* compared as this version writes both, so that a checkpoint written before a field existed
+     * (read with its default) is not taken for another architecture */
     ag_model_config_t stored;
     AG_CHECK(read_config(f, &stored));
-    const char *cfg_text = ag_metadata_get(&f->metadata, "config");
-    ag_strbuf_t sb;
+    ag_strbuf_t sb, sb_stored;
     ag_strbuf_init(&sb);
+    ag_strbuf_init(&sb_stored);
     ag_error_t rc = ag_model_config_to_json(ag_model_config(model), &sb);
-    if (rc == AG_SUCCESS && sb.failed) rc = AG_ERROR(AG_ENOMEM, "out of memory reading a checkpoint");
-    if (rc == AG_SUCCESS && strcmp(sb.data ? sb.data : "", cfg_text) != 0)
+    if (rc == AG_SUCCESS) rc = ag_model_config_to_json(&stored, &sb_stored);
+    if (rc == AG_SUCCESS && (sb.failed || sb_stored.failed))
+        rc = AG_ERROR(AG_ENOMEM, "out of memory reading a checkpoint");
+    if (rc == AG_SUCCESS && strcmp(sb.data ? sb.data : "", sb_stored.data ? sb_stored.data : "") != 0)
         rc = AG_ERROR(AG_EMISMATCH, "%s: the checkpoint is for another model architecture (its configuration differs "
                       "from this run's)", f->path);
     ag_strbuf_destroy(&sb);
+    ag_strbuf_destroy(&sb_stored);
     AG_CHECK(rc);
     const ag_param_list_t *params = ag_model_params(model);
     int64_t P = ag_param_list_size(params), k;
@@ -337,6 +342,7 @@ ag_error_t ag_train_state_open(const ag_safetensors_t *f, ag_model_t **model, ag
         return AG_ERROR(AG_EMODEL, "%s: not a training checkpoint (metadata 'kind' is not \"checkpoint\")", f->path);
     ag_model_config_t cfg;
     AG_CHECK(read_config(f, &cfg));
+    AG_CHECK(ag_i_model_config_fits(&cfg, 1, f, f->path));
     ag_error_t rc = ag_model_create(model, &cfg);
     if (rc != AG_SUCCESS) return config_error(f, rc);
     if ((rc = load_state(f, *model, st)) != AG_SUCCESS) {

@@ -7,6 +7,7 @@
 #define AG_MODEL_JSON_H
 
 #include "attngraph/model.h"
+#include "attngraph/safetensors.h"
 #include "json.h"
 /* internal to the library: not exported from the shared library (only the public headers are) */
 #pragma GCC visibility push(hidden)
@@ -22,6 +23,13 @@
  *         one). */
 ag_error_t ag_model_config_to_json(const ag_model_config_t *cfg, ag_strbuf_t *sb);
 ag_error_t ag_model_config_from_json(ag_model_config_t *cfg, const ag_json_t *json);
+
+/* Whether `members` models of configuration cfg fit the weights a file holds (modelfile.c), checked
+ * before any is built: a few edited bytes ("hidden": 400000000) would otherwise have the reader
+ * allocate gigabytes. AG_SUCCESS, or AG_EMODEL naming path and the sizes. Model files and
+ * checkpoints (whose weights the optimizer's moments triple) both call it. */
+ag_error_t ag_i_model_config_fits(const ag_model_config_t *cfg, int64_t members, const ag_safetensors_t *file,
+                                  const char *path);
 
 #pragma GCC visibility pop
 #endif

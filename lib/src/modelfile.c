@@ -581,8 +581,8 @@ static ag_error_t load_table(ag_bundle_t *b, const ag_json_t *j, const char *pat
  * gradients) plus a few rows of activations; a genuine file holds every parameter once, so its
  * estimate stays near twice the file's tensor bytes. Four times, plus 1 MiB for the activations of
  * tiny models, leaves a wide margin for the estimate's approximations. */
-static ag_error_t check_size(const ag_model_config_t *cfg, int64_t members, const ag_safetensors_t *file,
-                             const char *path) {
+ag_error_t ag_i_model_config_fits(const ag_model_config_t *cfg, int64_t members, const ag_safetensors_t *file,
+                                  const char *path) {
     int64_t floats = 0;
     for (int64_t i = 0; i < file->n_tensors; i++) {
         int64_t n = 1;
@@ -706,7 +706,7 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
                       "the file is damaged", path, v);
     if (rc == AG_SUCCESS) rc = meta_json(file, path, "graph", 0, &jg);
     if (rc == AG_SUCCESS && (rc = ag_model_config_from_json(&cfg, jc)) != AG_SUCCESS) rc = bad(rc, path);
-    if (rc == AG_SUCCESS) rc = check_size(&cfg, k, file, path);
+    if (rc == AG_SUCCESS) rc = ag_i_model_config_fits(&cfg, k, file, path);
     if (rc == AG_SUCCESS) {
         void *mem;
         rc = ag_i_alloc_array(&mem, k, sizeof(ag_model_t *), "ensemble members");
