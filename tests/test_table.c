@@ -520,6 +520,14 @@ static void test_alloc_failures(void **state) {
             }
             assert_int_equal(rc, AG_ENOMEM);
             assert_null(t.features.data);
+            /* the table's own errors start with its path, as the others do (a program names no
+             * file for them: a wide sparse table's matrix said 'out of memory' alone); the
+             * graph's name no file, and the reader says whose they are */
+            const size_t n = strlen(files[f]);
+            const int named = !strncmp(ag_error_message(), files[f], n) && ag_error_message()[n] == ':';
+            if (named == ag_table_read_refused_graph()) fail_msg("allocation %lld of %s: '%s' (the graph's: %d)",
+                                                                 (long long)k, files[f], ag_error_message(),
+                                                                 ag_table_read_refused_graph());
         }
         assert_true(n_ok);
     }

@@ -717,7 +717,11 @@ ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_
         read_refused_graph = 1;
         goto done;
     }
-    TRY(vindex_build(&r.by_index, graph, NULL, 1));
+    rc = vindex_build(&r.by_index, graph, NULL, 1);
+    if (rc != AG_SUCCESS) {
+        read_refused_graph = 1;
+        goto done;
+    }
     r.fallback = opts->index_fallback && !opts->match_index;
     r.absent_note = opts->absent_note;
     void *p;
@@ -734,6 +738,17 @@ ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_
     if (!table->features.data) TRY(ag_fmat_init(&table->features, r.ix.n, 0));
     table->by_index = r.switched;
 done:
+    if ((rc == AG_ENOMEM || rc == AG_ELIMIT) && !read_refused_graph) {
+        /* the table's own errors start with its path: so too the memory its sizes ask for (a
+         * sparse table's largest index makes the matrix as wide), whose allocation names no file */
+        const size_t n = strlen(path);
+        const char *m = ag_error_message();
+        if (strncmp(m, path, n) != 0 || m[n] != ':') {
+            char why[1024]; /* the message buffer is about to be rewritten: copy it first */
+            snprintf(why, sizeof why, "%s", m);
+            rc = AG_ERROR(rc, "%s: %s", path, why);
+        }
+    }
     if (rc != AG_SUCCESS) {
         /* features may not be allocated yet while labels are: destroy with the right row count */
         if (!table->features.data) table->features.rows = r.ix.n;
