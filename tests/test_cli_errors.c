@@ -1141,6 +1141,17 @@ static void test_table_column_mirror(void **state) {
         "vertices) and cannot be a feature: the model would read its answer from it; remove it from the table\n",
         "train graphs/social/karate.gml --label-attr club --vertex-attrs none --edge-attrs none --node-table "
         "@/inv.txt --epochs 1");
+    /* a sparse table's column is its index: 'column 4 (of 6 after the id)' named a place that no
+     * line of the file has for index 3 */
+    snprintf(cmd, sizeof cmd, "awk '/node \\[/ {print $4, \"3:\" (1 - $8) + 1, \"5:\" $4 %% 3 + 1}' "
+             "'%s/graphs/social/karate.gml' > '%s/inv.sparse'", AG_SOURCE_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    run_expect(3,
+        "attn-graph: @/inv.sparse: feature index 3 (of 0 to 5) mirrors the labels (one value per class on the "
+        "labelled vertices) and cannot be a feature: the model would read its answer from it; remove it from the "
+        "table\n",
+        "train graphs/social/karate.gml --label-attr club --vertex-attrs none --edge-attrs none --node-table "
+        "@/inv.sparse --epochs 1");
 }
 
 /* A graph most of whose atoms lack a string attribute the model reads is classified with a

@@ -626,6 +626,9 @@ static int prepare_error(const cli_data_opts_t *o, const cli_data_t *d, ag_error
     if (d->have_table && col >= 0 && col < d->table.features.cols) {
         if (d->table.columns)
             ag_cli_error("%s: column '%s' %s", o->node_table, d->table.columns[col], ag_prepare_refused_reason());
+        else if (d->table.sparse) /* its columns are its indices, not places on a line */
+            ag_cli_error("%s: feature index %lld (of 0 to %lld) %s", o->node_table, (long long)col,
+                         (long long)d->table.features.cols - 1, ag_prepare_refused_reason());
         else
             ag_cli_error("%s: column %lld (of %lld after the id) %s", o->node_table, (long long)col + 1,
                          (long long)d->table.features.cols, ag_prepare_refused_reason());

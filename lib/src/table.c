@@ -737,6 +737,7 @@ ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_
     }
     if (!table->features.data) TRY(ag_fmat_init(&table->features, r.ix.n, 0));
     table->by_index = r.switched;
+    table->sparse = format == AG_TABLE_SPARSE;
 done:
     if ((rc == AG_ENOMEM || rc == AG_ELIMIT) && !read_refused_graph) {
         /* the table's own errors start with its path: so too the memory its sizes ask for (a

@@ -73,6 +73,7 @@ typedef struct ag_node_table_t {
     char **labels;      /* (N) label string of each vertex; NULL unless a label column was asked */
     int by_index;       /* 1: the ids matched no vertex attribute and were taken as vertex indices
                            (ag_table_options_t.index_fallback) */
+    int sparse;         /* 1: read as sparse 'id idx:value ...', feature column j being index j */
 } ag_node_table_t;
 
 /** \function ag_table_options_init
