@@ -1118,24 +1118,57 @@ static void test_eval_class_of_measurement(void **state) {
         fail_msg("%s", r.err);
 }
 
+/* Writes @/name from Karate's GML by the awk program (one line per `node [`, whose $4 is the id
+ * and $8 the club). */
+static void karate_table(const char *program, const char *name) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "awk '%s' '%s/graphs/social/karate.gml' > '%s/%s'", program, AG_SOURCE_DIR, dir, name);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A sparse table is as wide as its largest index + 1: an index of 50,000,000 beside Karate asks
+ * for a 6.3 GiB matrix, refused by the memory limit before anything is allocated (bad input, as a
+ * graph file whose counts ask for too many vertices), with what to change. It had been read,
+ * copied and featurised for 111 s and 13 GB, then refused by the training estimate, whose advice
+ * (fewer heads, a smaller width) could not help. */
+static void test_table_sparse_width_limit(void **state) {
+    (void)state;
+    karate_table("/node \\[/ {print $4, ($4 == 5 ? \"50000000:1\" : \"0:1\")}", "wide.sparse");
+    run_expect(3,
+        "attn-graph: @/wide.sparse:6: feature index 50000000 makes the sparse table 50000001 columns wide: 34 rows x "
+        "50000001 float32 take about 6.3 GiB, over the limit of 100.0 MiB (set by --max-memory or "
+        "ag_graph_read_set_max_memory()); a sparse table is read as a dense matrix as wide as its largest index + 1 "
+        "(this one uses 2 distinct indices): number the features from 0, or raise the limit (--max-memory)\n",
+        "train graphs/social/karate.gml --label-attr club --node-table @/wide.sparse --epochs 1 --max-memory 100M");
+    /* within the read limit, the training estimate refuses the weights that read 500,001 columns,
+     * and says that they are the cost, not the heads or the width it had alone suggested */
+    karate_table("/node \\[/ {print $4, ($4 == 5 ? \"500000:1\" : \"0:1\")}", "mid.sparse");
+    run_expect(1,
+        "attn-graph: note: node classification on features from the data, within [-1, 1]: the gat preset (the GAT "
+        "paper's model; --preset transformer for the graph transformer)\n"
+        "attn-graph: note: the validation part has 3 labelled vertices (under 100): early stopping watches its loss, "
+        "which keeps improving after its accuracy stops moving (--metric accuracy to watch that)\n"
+        "attn-graph: train: this run needs about 805 MiB of memory (a training step on 34 nodes and 78 edges) but the "
+        "limit is 200 MiB, --max-memory; to fit, use fewer input features (there are 500001, and the weights that "
+        "read them take about 805 MiB), fewer heads (--heads), a smaller --hidden or --head-dim, or raise "
+        "--max-memory\n",
+        "train graphs/social/karate.gml --label-attr club --node-table @/mid.sparse --vertex-attrs none --edge-attrs "
+        "none --epochs 1 --max-memory 200M");
+}
+
 /* A node-table column that mirrors the labels is refused by its name in the table (the library
  * knows it by place); with the graph's own label attribute, a column of that name is no
  * exception. A table without a header names the column by its place, and the table, not the
  * graph, is named. */
 static void test_table_column_mirror(void **state) {
     (void)state;
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "awk 'BEGIN {print \"id,f,club\"} /node \\[/ {print $4 \",\" $4 %% 3 \",\" 1 - $8}' "
-             "'%s/graphs/social/karate.gml' > '%s/inv.csv'", AG_SOURCE_DIR, dir);
-    assert_int_equal(system(cmd), 0);
+    karate_table("BEGIN {print \"id,f,club\"} /node \\[/ {print $4 \",\" $4 % 3 \",\" 1 - $8}", "inv.csv");
     run_expect(3,
         "attn-graph: @/inv.csv: column 'club' mirrors the labels (one value per class on the labelled vertices) and "
         "cannot be a feature: the model would read its answer from it; remove it from the table\n",
         "train graphs/social/karate.gml --label-attr club --vertex-attrs none --edge-attrs none --node-table "
         "@/inv.csv --epochs 1");
-    snprintf(cmd, sizeof cmd, "awk '/node \\[/ {print $4, $4 %% 3, 1 - $8}' '%s/graphs/social/karate.gml' > "
-             "'%s/inv.txt'", AG_SOURCE_DIR, dir);
-    assert_int_equal(system(cmd), 0);
+    karate_table("/node \\[/ {print $4, $4 % 3, 1 - $8}", "inv.txt");
     run_expect(3,
         "attn-graph: @/inv.txt: column 2 (of 2 after the id) mirrors the labels (one value per class on the labelled "
         "vertices) and cannot be a feature: the model would read its answer from it; remove it from the table\n",
@@ -1143,9 +1176,7 @@ static void test_table_column_mirror(void **state) {
         "@/inv.txt --epochs 1");
     /* a sparse table's column is its index: 'column 4 (of 6 after the id)' named a place that no
      * line of the file has for index 3 */
-    snprintf(cmd, sizeof cmd, "awk '/node \\[/ {print $4, \"3:\" (1 - $8) + 1, \"5:\" $4 %% 3 + 1}' "
-             "'%s/graphs/social/karate.gml' > '%s/inv.sparse'", AG_SOURCE_DIR, dir);
-    assert_int_equal(system(cmd), 0);
+    karate_table("/node \\[/ {print $4, \"3:\" (1 - $8) + 1, \"5:\" $4 % 3 + 1}", "inv.sparse");
     run_expect(3,
         "attn-graph: @/inv.sparse: feature index 3 (of 0 to 5) mirrors the labels (one value per class on the "
         "labelled vertices) and cannot be a feature: the model would read its answer from it; remove it from the "
@@ -1351,7 +1382,7 @@ int main(void) {
         cmocka_unit_test(test_eval_unseen),
         cmocka_unit_test(test_eval_value_far_off),
         cmocka_unit_test(test_eval_class_of_measurement),
-        cmocka_unit_test(test_table_column_mirror),
+        cmocka_unit_test(test_table_sparse_width_limit), cmocka_unit_test(test_table_column_mirror),
         cmocka_unit_test(test_mostly_empty_warned),
         cmocka_unit_test(test_user_slips),
         cmocka_unit_test(test_perfect_validation_hint),

@@ -440,10 +440,10 @@ static void test_stdin_recognised(void **state) {
     close(fd);
     if (!freopen(tmp, "r", stdin)) skip();
     int64_t old = ag_graph_read_set_max_memory(1 << 20);
-    assert_int_equal(ag_graph_read(&ig, "-", AG_FORMAT_AUTO, 0), AG_ELIMIT);
+    assert_int_equal(ag_graph_read(&ig, "-", AG_FORMAT_AUTO, 0), AG_EREADLIMIT);
     assert_int_equal(strncmp(ag_error_message(), "<stdin>:1: ", 11), 0);
     if (!freopen(tmp, "r", stdin)) skip(); /* and with its format given */
-    assert_int_equal(ag_graph_read(&ig, "-", AG_FORMAT_PAJEK, 0), AG_ELIMIT);
+    assert_int_equal(ag_graph_read(&ig, "-", AG_FORMAT_PAJEK, 0), AG_EREADLIMIT);
     ag_graph_read_set_max_memory(old);
     assert_int_equal(strncmp(ag_error_message(), "<stdin>:1: ", 11), 0);
     unlink(tmp);

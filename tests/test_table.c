@@ -12,6 +12,7 @@
 #include <attngraph/attngraph.h>
 #include <attngraph/table.h>
 #include <attngraph/labels.h>
+#include <attngraph/graph.h>
 #include <attngraph/rng.h>
 #include <attngraph/split.h>
 #include "internal.h"
@@ -364,6 +365,55 @@ static void test_errors(void **state) {
     igraph_destroy(&g);
 }
 
+/* A sparse table is as wide as its largest index + 1: one token can ask for any amount of memory,
+ * so the matrix is held to the read limit (ag_graph_read_set_max_memory()) as a graph file's
+ * vertex count is, before it is allocated; a width given by a model is the model's. */
+static void test_sparse_read_limit(void **state) {
+    (void)state;
+    igraph_t g;
+    make_graph(&g);
+    ag_table_options_t o;
+    ag_table_options_init(&o);
+    o.format = AG_TABLE_SPARSE;
+    const int64_t old = ag_graph_read_set_max_memory(1000);
+    /* 4 rows x 63 float32 = 1,008 bytes: one over */
+    char *path = write_temp("10 0:1\n20 62:1 3:1\n30 62:2 3:1\n40\n", ".txt");
+    ag_node_table_t t;
+    assert_int_equal(ag_table_read(&t, path, &g, &o), AG_EREADLIMIT);
+    char want[512];
+    snprintf(want, sizeof want,
+             "%s:2: feature index 62 makes the sparse table 63 columns wide: 4 rows x 63 float32 take about 1008 B, "
+             "over the limit of 1000 B (set by --max-memory or ag_graph_read_set_max_memory()); a sparse table is "
+             "read as a dense matrix as wide as its largest index + 1 (this one uses 3 distinct indices): number the "
+             "features from 0, or raise the limit (--max-memory)", path);
+    assert_string_equal(ag_error_message(), want);
+    assert_null(t.features.data);
+    assert_int_equal(ag_table_read_refused_graph(), 0);
+    unlink(path);
+    /* 4 x 62 x 4 = 992 bytes: within */
+    path = write_temp("10 0:1\n20 61:1\n30\n40\n", ".txt");
+    assert_int_equal(ag_table_read(&t, path, &g, &o), AG_SUCCESS);
+    assert_int_equal(t.features.cols, 62);
+    assert_float_equal(t.features.data[1 * 62 + 61], 1.0f, 0.0f);
+    ag_node_table_destroy(&t);
+    /* a model's width of 100 (1,600 bytes) is not the file's doing */
+    o.width = 100;
+    assert_int_equal(ag_table_read(&t, path, &g, &o), AG_SUCCESS);
+    assert_int_equal(t.features.cols, 100);
+    ag_node_table_destroy(&t);
+    /* no limit */
+    o.width = 0;
+    ag_graph_read_set_max_memory(-1);
+    unlink(path);
+    path = write_temp("10 0:1\n20 1000:1\n30\n40\n", ".txt");
+    assert_int_equal(ag_table_read(&t, path, &g, &o), AG_SUCCESS);
+    assert_int_equal(t.features.cols, 1001);
+    ag_node_table_destroy(&t);
+    unlink(path);
+    assert_int_equal(ag_graph_read_set_max_memory(old), -1);
+    igraph_destroy(&g);
+}
+
 /* index_fallback: a table whose ids match no vertex attribute but are all vertex indices (PyG's
  * x.csv beside a GraphML graph) is matched by index and says so; any id of the attribute keeps
  * the attribute and its error. absent_note: appended to an id that could name a missing vertex. */
@@ -640,6 +690,7 @@ int main(void) {
         cmocka_unit_test(test_tsv_quoted_subset_label),
         cmocka_unit_test(test_cora_form),
         cmocka_unit_test(test_sparse),
+        cmocka_unit_test(test_sparse_read_limit),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_index_fallback),
         cmocka_unit_test(test_keyed_otherwise),

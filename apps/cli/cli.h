@@ -23,9 +23,9 @@ enum {
 int ag_cli_fail(ag_error_t err);
 /* The same as "attn-graph: PATH: <library message>", for messages that do not name their file. */
 int ag_cli_fail_in(const char *path, ag_error_t err);
-/* The exit code for the library's error err, by docs/cli.md's table: AG_ELIMIT is bad input when
- * the read limit refused a graph file (ag_graph_read_over_limit()), an unexpected failure
- * otherwise. For an error said in the program's own words. */
+/* The exit code for the library's error err, by docs/cli.md's table: AG_EREADLIMIT (a file that
+ * asks for more memory than the read limit) is bad input, AG_ELIMIT (a size that overflows) an
+ * unexpected failure. For an error said in the program's own words. */
 int ag_cli_exit_code(ag_error_t err);
 
 /* Prints "attn-graph: MESSAGE" (MESSAGE from fmt) to stderr and keeps MESSAGE, which

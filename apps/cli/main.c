@@ -116,11 +116,10 @@ int ag_cli_exit_code(ag_error_t err) {
     case AG_EMODEL: return AG_EXIT_MODEL;
     case AG_EFILE: case AG_EPARSE: case AG_EFORMAT: case AG_EATTR: case AG_EVALUE:
     case AG_EMISMATCH: case AG_EIGRAPH: return AG_EXIT_INPUT;
-    /* a graph file whose counts ask for more vertices than the read limit allows is bad input
-     * (docs/cli.md), whichever command or dataset read it; a size that overflows is not: the
-     * library says which (a refused file is the last read: every command stops at it or reads
-     * the next) */
-    case AG_ELIMIT: return ag_graph_read_over_limit() ? AG_EXIT_INPUT : AG_EXIT_FAILURE;
+    /* a graph file whose counts ask for more vertices than the read limit allows, or a sparse
+     * table whose largest index asks for a matrix as large, is bad input (docs/cli.md); a size
+     * that overflows (AG_ELIMIT) is not */
+    case AG_EREADLIMIT: return AG_EXIT_INPUT;
     default: return AG_EXIT_FAILURE;
     }
 }

@@ -219,12 +219,27 @@ int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_con
                 members > 1 ? ", for each model of the ensemble" : "", b, limit_from);
         return AG_EXIT_FAILURE;
     }
+    /* what the input's width costs (the weights that read it, their gradients and optimiser state):
+     * when it is most of the need, no change of heads or width helps much, and the fix is in the
+     * data (a sparse node table numbered by global ids or hashes, a wide one-hot attribute) */
+    ag_model_config_t narrow = *mc;
+    narrow.in_dim = 1;
+    int64_t narrow_bytes = 0;
+    char input[160] = "";
+    if (mc->in_dim > 1 && ag_model_estimate_memory(&narrow, N, E, G, 1, &narrow_bytes) == AG_SUCCESS &&
+        train_bytes >= eval_bytes && train_bytes - narrow_bytes > need / 2) {
+        char c[32];
+        cli_format_size(c, sizeof c, train_bytes - narrow_bytes);
+        snprintf(input, sizeof input, "fewer input features (there are %lld, and the weights that read them take "
+                 "about %s), ", (long long)mc->in_dim, c);
+    }
     fprintf(stderr,
             "attn-graph: %s: this run needs about %s of memory (%s on %lld nodes and %lld edges) but the limit is "
-            "%s, %s; to fit, use fewer heads (--heads)%s, a smaller --hidden or --head-dim%s%s, or raise --max-memory\n",
+            "%s, %s; to fit, use %sfewer heads (--heads)%s, a smaller --hidden or --head-dim%s%s, or raise "
+            "--max-memory\n",
             cmd, a, train_bytes >= eval_bytes ? "a training step" : "an evaluation pass",
             (long long)(train_bytes >= eval_bytes ? N : Ne), (long long)(train_bytes >= eval_bytes ? E : Ee), b,
-            limit_from, full ? ", neighbour instead of full attention (--mask neighbours)" : "",
+            limit_from, input, full ? ", neighbour instead of full attention (--mask neighbours)" : "",
             ag_task_is_graph_level(mc->task) && training ? ", smaller batches (--batch-size)" : "",
             members > 1 ? ", fewer ensemble members (--ensemble)" : "");
     return AG_EXIT_FAILURE;

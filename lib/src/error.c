@@ -41,7 +41,7 @@ void ag_error_clear(void) {
 const char *ag_error_name(ag_error_t code) {
     static const char *const names[AG_ERROR_COUNT] = {
         "AG_SUCCESS", "AG_ENOMEM", "AG_EINVAL", "AG_EFILE", "AG_EPARSE", "AG_EFORMAT",
-        "AG_EATTR", "AG_EVALUE", "AG_EMISMATCH", "AG_EMODEL", "AG_ELIMIT", "AG_EIGRAPH"};
+        "AG_EATTR", "AG_EVALUE", "AG_EMISMATCH", "AG_EMODEL", "AG_ELIMIT", "AG_EIGRAPH", "AG_EREADLIMIT"};
     if ((int)code < 0 || code >= AG_ERROR_COUNT) return "AG_EUNKNOWN";
     return names[code];
 }

@@ -43,7 +43,6 @@ static _Thread_local int n_read_reasons;
 static _Thread_local int n_read_other; /* distinct warnings after those, counted */
 _Static_assert(AG_I_IGRAPH_WARNINGS == AG_GRAPH_READ_WARNINGS_KEPT, "graph.h says how many a read keeps");
 static _Thread_local ag_format_t read_format;
-static _Thread_local int read_over_limit; /* the last read was refused by the read limit */
 
 const char *ag_format_name(ag_format_t format) {
     if ((int)format < 0 || format >= AG_FORMAT_COUNT) return "unknown";
@@ -95,8 +94,6 @@ const char *ag_graph_read_warning_reason(int i) { return i >= 0 && i < n_read_re
 int ag_graph_read_warnings_other(void) { return n_read_other; }
 
 ag_format_t ag_graph_read_format(void) { return read_format; }
-
-int ag_graph_read_over_limit(void) { return read_over_limit; }
 
 /* Does the text at p (n bytes) start with word, without case, followed by a space, '[' or its end? */
 static int starts_with_word(const char *p, size_t n, const char *word) {
@@ -228,7 +225,6 @@ static ag_error_t read_graph(igraph_t *ig, const char *path, ag_format_t format,
     n_read_reasons = 0;
     n_read_other = 0;
     read_format = AG_FORMAT_AUTO;
-    read_over_limit = 0;
     if (!ig || !path) return AG_ERROR(AG_EINVAL, "ag_graph_read: NULL argument");
     if ((int)format < 0 || format >= AG_FORMAT_COUNT)
         return AG_ERROR(AG_EINVAL, "ag_graph_read: invalid format %d", (int)format);
@@ -276,7 +272,6 @@ static ag_error_t read_graph(igraph_t *ig, const char *path, ag_format_t format,
         const int scan_failed = ferror(f), scan_errno = errno;
         ag_error_t rc = scan_failed ? AG_ERROR(AG_EFILE, "%s: %s", name, strerror(scan_errno))
                                     : ag_i_graph_check_vertices(name, format, &scan);
-        read_over_limit = !scan_failed && rc == AG_ELIMIT; /* its only failure */
         if (rc == AG_SUCCESS && fseek(f, 0, SEEK_SET) != 0)
             rc = AG_ERROR(AG_EFILE, "%s: cannot rewind: %s", name, strerror(errno));
         /* igraph would make a Pajek file's arcs and edges all one kind, by its last header */

@@ -31,7 +31,7 @@ static _Atomic int64_t read_limit = 0;
 
 int64_t ag_graph_read_set_max_memory(int64_t bytes) { return atomic_exchange(&read_limit, bytes); }
 
-static void format_size(char *buf, size_t n, int64_t bytes) {
+void ag_i_format_size(char *buf, size_t n, int64_t bytes) {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double v = (double)bytes;
     int u = 0;
@@ -41,6 +41,16 @@ static void format_size(char *buf, size_t n, int64_t bytes) {
     }
     if (u == 0) snprintf(buf, n, "%lld B", (long long)bytes);
     else snprintf(buf, n, "%.1f %s", v, units[u]);
+}
+
+int64_t ag_i_read_limit(const char **from) {
+    int64_t limit = atomic_load(&read_limit);
+    *from = "set by --max-memory or ag_graph_read_set_max_memory()";
+    if (limit == 0) {
+        limit = ag_memory_available();
+        *from = "the available memory (MemAvailable)";
+    }
+    return limit;
 }
 
 #define TOK_MAX 32
@@ -259,12 +269,8 @@ void ag_i_graph_scan_vertices(FILE *f, ag_format_t format, ag_graph_vertex_scan_
 }
 
 ag_error_t ag_i_graph_check_vertices(const char *name, ag_format_t format, const ag_graph_vertex_scan_t *scan) {
-    int64_t limit = atomic_load(&read_limit);
-    const char *from = "set by --max-memory or ag_graph_read_set_max_memory()";
-    if (limit == 0) {
-        limit = ag_memory_available();
-        from = "the available memory (MemAvailable)";
-    }
+    const char *from;
+    const int64_t limit = ag_i_read_limit(&from);
     if (limit < 0 || scan->vertices == 0) return AG_SUCCESS;
     int64_t need;
     int overflow = ag_i_mul_overflow(scan->vertices, AG_GRAPH_READ_VERTEX_BYTES, &need);
@@ -274,9 +280,9 @@ ag_error_t ag_i_graph_check_vertices(const char *name, ag_format_t format, const
         snprintf(need_s, sizeof need_s, "more than 8 EiB");
     } else {
         memcpy(need_s, "about ", 6);
-        format_size(need_s + 6, sizeof need_s - 6, need);
+        ag_i_format_size(need_s + 6, sizeof need_s - 6, need);
     }
-    format_size(limit_s, sizeof limit_s, limit);
+    ag_i_format_size(limit_s, sizeof limit_s, limit);
     if (scan->vertices == INT64_MAX) snprintf(count_s, sizeof count_s, "more than 9223372036854775806");
     else snprintf(count_s, sizeof count_s, "%lld", (long long)scan->vertices);
     const char *fix;
@@ -289,7 +295,7 @@ ag_error_t ag_i_graph_check_vertices(const char *name, ag_format_t format, const
     case AG_FORMAT_PAJEK: fix = "correct the count of *Vertices"; break;
     default: fix = "correct n= in the header"; break;
     }
-    return AG_ERROR(AG_ELIMIT,
+    return AG_ERROR(AG_EREADLIMIT,
                     "%s:%lld: %s%s%s makes igraph build %s vertices, %s (%d bytes each), over the limit of %s "
                     "(%s); %s, or raise the limit (--max-memory)",
                     name, (long long)scan->line, scan->what, scan->what[strlen(scan->what) - 1] == '=' ? "" : " ",

@@ -28,9 +28,16 @@ int ag_i_graph_format_scanned(ag_format_t format);
  * sections); the caller rewinds. */
 void ag_i_graph_scan_vertices(FILE *f, ag_format_t format, ag_graph_vertex_scan_t *out);
 
-/* AG_ELIMIT with the file name, line, count and what to change if the count's memory exceeds
+/* AG_EREADLIMIT with the file name, line, count and what to change if the count's memory exceeds
  * the read limit; else AG_SUCCESS. */
 ag_error_t ag_i_graph_check_vertices(const char *name, ag_format_t format, const ag_graph_vertex_scan_t *scan);
+
+/* The read limit in bytes (< 0: none) and, in *from, where it came from for messages ("set by
+ * --max-memory ...", or the available memory by default). Node tables obey it too (table.c). */
+int64_t ag_i_read_limit(const char **from);
+
+/* bytes as "1.5 GiB" (binary units, one decimal) into buf. */
+void ag_i_format_size(char *buf, size_t n, int64_t bytes);
 
 #pragma GCC visibility pop
 #endif

@@ -78,7 +78,7 @@ static inline void fuzz_check_zeroed(const void *out, size_t size, const char *l
 /* The read limit of ag_graph_read() for the graph targets: 16 MiB is 419,430 vertices at
  * AG_GRAPH_READ_VERTEX_BYTES each. A 10-byte edge list "21474831 0" asks for 21 million vertices,
  * which igraph would build before our code sees the graph (seconds and hundreds of MB, over the
- * fuzzer's timeout); with the limit the loader refuses it with AG_ELIMIT. */
+ * fuzzer's timeout); with the limit the loader refuses it with AG_EREADLIMIT. */
 #define FUZZ_READ_LIMIT (16 << 20)
 
 /* Model files and checkpoints: writes the CRC-32 of the tensor bytes into the header's crc32

@@ -3,7 +3,7 @@
  * DIMACS, DL) through the graph driver (fuzz_graph.h). The first input byte chooses the format
  * (low nibble modulo 6) and whether formats that do not say are read as directed (bit 4); the
  * rest is the file. The read limit is FUZZ_READ_LIMIT (fuzz_common.h): a vertex id or count of
- * millions is refused by the loader's pre-scan with AG_ELIMIT.
+ * millions is refused by the loader's pre-scan with AG_EREADLIMIT.
  *
  * One target rather than six: igraph's parsers are a system library without coverage
  * instrumentation, so the feedback comes only from our code around them (CSR building, attribute

@@ -34,6 +34,8 @@ typedef enum ag_error_t {
     AG_EMODEL,      /* a model file is invalid, corrupted, foreign or of a future version */
     AG_ELIMIT,      /* a size overflows or a memory limit would be exceeded */
     AG_EIGRAPH,     /* igraph reported an error not covered above */
+    AG_EREADLIMIT,  /* an input file asks for more memory than the read limit allows: a graph file's
+                     * vertex count, a sparse node table's width (ag_graph_read_set_max_memory()) */
     AG_ERROR_COUNT
 } ag_error_t;
 

@@ -154,10 +154,11 @@ ag_error_t ag_format_sniff(const char *head, size_t len, ag_format_t *format);
  * millions of vertices, which igraph would allocate: the file is first scanned for the vertex
  * count it asks for (O(file size), no allocation), and a count whose memory, estimated at
  * AG_GRAPH_READ_VERTEX_BYTES per vertex, exceeds the read limit (ag_graph_read_set_max_memory())
- * is refused with AG_ELIMIT, the message naming the file, the line, the count and what to change;
- * ag_graph_read_over_limit() then returns 1.
+ * is refused with AG_EREADLIMIT, the message naming the file, the line, the count and what to
+ * change: a fault a program may lay on the file rather than on the memory (attn-graph exits 3, bad
+ * input, as for a malformed file), told apart by its code from AG_ELIMIT, a size that overflows.
  * Standard input is not scanned, except when its format is recognised (it is then in memory).
- * \return AG_SUCCESS, AG_EFILE, AG_EPARSE, AG_EFORMAT, AG_ENOMEM, AG_ELIMIT.
+ * \return AG_SUCCESS, AG_EFILE, AG_EPARSE, AG_EFORMAT, AG_ENOMEM, AG_EREADLIMIT, AG_ELIMIT.
  */
 ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int directed);
 
@@ -178,23 +179,14 @@ ag_error_t ag_graph_read_allow_empty(igraph_t *ig, const char *path, ag_format_t
 /**
  * \function ag_graph_read_set_max_memory
  * Sets the memory limit ag_graph_read() applies to the vertex count a text file declares (see
- * there). Process-wide, for every thread.
+ * there), and ag_table_read() to the matrix a sparse node table's largest index asks for (table.h).
+ * Process-wide, for every thread.
  * \param bytes  > 0: that many bytes; 0: the default, MemAvailable of /proc/meminfo at the time of
  *               each read (no limit where it cannot be read); < 0: no limit.
  * \return The previous setting.
  * Time complexity: O(1).
  */
 int64_t ag_graph_read_set_max_memory(int64_t bytes);
-
-/** \function ag_graph_read_over_limit
- * Whether the last ag_graph_read() or ag_graph_read_allow_empty() on this thread was refused by the
- * read limit: 1 when its AG_ELIMIT said that the file's counts ask igraph for more vertices than
- * ag_graph_read_set_max_memory() allows, a fault a program may lay on the file rather than on the
- * memory (attn-graph exits 3, bad input, as for a malformed file); 0 after any other outcome and
- * before the first read. The dataset loaders (dataset.h) read their graphs with ag_graph_read() and stop
- * at the first that fails: after their AG_ELIMIT it tells the same of the graph they stopped at.
- * Time complexity: O(1). */
-int ag_graph_read_over_limit(void);
 
 /** \function ag_graph_read_warning
  * The first warning igraph emitted during the last ag_graph_read() on this thread, prefixed with

@@ -104,8 +104,10 @@ void ag_table_options_init(ag_table_options_t *opts);
  *   id, instead of that first id's error; an id N (the vertex count) while no row has had id 0 asks
  *   whether the table is numbered from 1), AG_EVALUE (path:line: NaN or infinite value; sparse index beyond the
  *   given width, naming the index, the width and opts->width_of; path:line: field: a sparse feature
- *   index of 2^31-1 or more, the largest supported index being 2^31-2), AG_EINVAL (bad options),
- *   AG_ENOMEM.
+ *   index of 2^31-1 or more, the largest supported index being 2^31-2), AG_EREADLIMIT (path:line: a
+ *   sparse table without a given width whose N x (largest index + 1) float32 matrix exceeds the
+ *   read limit, ag_graph_read_set_max_memory(): naming the index and the distinct indices used),
+ *   AG_EINVAL (bad options), AG_ENOMEM.
  * Time complexity: O(file size + N log N + F log F).
  */
 ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_t *graph,
