@@ -47,6 +47,40 @@ static void assert_resume_note(const char *dir, const char *name, const char *dr
     assert_non_null(strstr(r.err, note));
 }
 
+/* A Pajek file's x, y, z are where a drawing put the vertices: used as features, as every
+ * attribute is, with a note that says so and how to leave them out; not said when they are left
+ * out or named, nor for a GML file's x (a user's own attribute). */
+static void test_pajek_layout_note(void **state) {
+    (void)state;
+    char dir[64], args[512];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_pajek_xy", 0), 0);
+    ag_test_write_text(dir, "p.net", "*Vertices 4\n1 \"a\" 0.1 0.2 0.5\n2 \"b\" 0.3 0.4 0.5\n3 \"c\" 0.5 0.6 0.5\n"
+                                     "4 \"d\" 0.7 0.8 0.5\n*Edges\n1 2\n2 3\n3 4\n4 1\n");
+    ag_test_write_text(dir, "p.csv", "id,club\na,0\nb,1\nc,0\nd,1\n");
+    ag_test_write_text(dir, "g.gml", "graph [ directed 0 node [ id 0 x 0.1 club 0 ] node [ id 1 x 0.3 club 1 ] "
+                       "node [ id 2 x 0.5 club 0 ] node [ id 3 x 0.7 club 1 ] edge [ source 0 target 1 ] "
+                       "edge [ source 1 target 2 ] edge [ source 2 target 3 ] ]");
+    static const char *const note = "attn-graph: note: vertex attributes x,y,z are the drawing coordinates of the "
+                                    "Pajek file and are used as features (the model may learn where the drawing put "
+                                    "each vertex); --exclude-attrs x,y,z to leave them out\n";
+    ag_cli_run_t r;
+    snprintf(args, sizeof args, "train %s/p.net --label-attr club --node-table %s/p.csv --epochs 1 -o %s/m.safetensors",
+             dir, dir, dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0 || !strstr(r.err, note)) fail_msg("exit %d: %s", r.code, r.err);
+    const size_t n = strlen(args);
+    snprintf(args + n, sizeof args - n, " --exclude-attrs x,y,z");
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0 || strstr(r.err, "drawing coordinates")) fail_msg("exit %d: %s", r.code, r.err);
+    snprintf(args + n, sizeof args - n, " --vertex-attrs x,y");
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0 || strstr(r.err, "drawing coordinates")) fail_msg("exit %d: %s", r.code, r.err);
+    snprintf(args, sizeof args, "train %s/g.gml --label-attr club --epochs 1 -o %s/m.safetensors", dir, dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0 || strstr(r.err, "drawing coordinates")) fail_msg("exit %d: %s", r.code, r.err);
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 static void test_karate(void **state) {
     (void)state;
     ag_cli_run_t r;
@@ -2358,6 +2392,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
         cmocka_unit_test(test_identifier_note),
+        cmocka_unit_test(test_pajek_layout_note),
         cmocka_unit_test(test_small_validation),
         cmocka_unit_test(test_raw_column_default),
         cmocka_unit_test(test_own_outputs_not_features),

@@ -664,6 +664,28 @@ static void identifier_notes(const cli_data_t *d, const ag_featurizer_t *f, cons
     }
 }
 
+/* A Pajek file's vertex coordinates are where a drawing put the vertices (igraph reads them as x,
+ * y and z): taken by the default selection they are numeric features like any other, so the model
+ * may learn the layout (a force-directed one mirrors the communities) rather than the data. That
+ * can be what a user wants, as a vertex's name can, so they are kept; one who did not ask for them
+ * should hear it, with how to leave them out. */
+static void layout_note(const cli_data_t *d, const ag_featurizer_t *f, const ag_featurizer_config_t *fc) {
+    if (d->read_as != AG_FORMAT_PAJEK) return;
+    char names[16] = "";
+    for (int64_t a = 0; a < f->n_vattrs; a++) {
+        const char *nm = f->vattrs[a].name;
+        if ((strcmp(nm, "x") && strcmp(nm, "y") && strcmp(nm, "z")) ||
+            named_in(fc->vertex_select, fc->vertex_attrs, fc->n_vertex_attrs, nm))
+            continue;
+        if (names[0]) strcat(names, ",");
+        strcat(names, nm);
+    }
+    if (names[0])
+        fprintf(stderr, "attn-graph: note: vertex attributes %s are the drawing coordinates of the Pajek file and are "
+                "used as features (the model may learn where the drawing put each vertex); --exclude-attrs %s to "
+                "leave them out\n", names, names);
+}
+
 /* Names the attributes of ig (of kind `kind`) left out as attn-graph's own outputs
  * (ag_featurizer_output_patterns), unless --vertex-attrs/--edge-attrs names one, which takes it. */
 static void own_output_note(const igraph_t *ig, igraph_attribute_elemtype_t kind, const ag_featurizer_config_t *fc) {
@@ -918,6 +940,7 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
                         p->excluded[i], o->label_attr);
     if (!d->graph_level) {
         identifier_notes(d, &p->featurizer, fc);
+        layout_note(d, &p->featurizer, fc);
         own_output_note(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, fc);
         own_output_note(&d->graph, IGRAPH_ATTRIBUTE_EDGE, fc);
     }

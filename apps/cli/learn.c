@@ -390,7 +390,7 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
     if (!o->label_attr) return usage_error(cmd, "a node task needs --label-attr ATTR");
     int code = cli_read_graph(&d->graph, o->graph, o->format, o->directed);
     if (code) return code;
-    const ag_format_t read_as = ag_graph_read_format();
+    const ag_format_t read_as = d->read_as = ag_graph_read_format();
     d->have_graph = 1;
     if (o->node_table) {
         const int in_graph = igraph_cattribute_has_attr(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, o->label_attr);

@@ -74,6 +74,7 @@ typedef struct cli_data_t {
     ag_dataset_t ds;
     igraph_t graph;
     int have_graph;
+    ag_format_t read_as;   /* a node task's graph: the format it was read in */
     ag_node_table_t table;
     int have_table;
     ag_split_t split;
