@@ -202,14 +202,6 @@ static ag_error_t parse_order(const ag_safetensors_t *f, ag_train_state_t *st) {
     return AG_SUCCESS;
 }
 
-/* An error about the stored configuration as AG_EMODEL naming the file (AG_ENOMEM kept). */
-static ag_error_t config_error(const ag_safetensors_t *f, ag_error_t rc) {
-    if (rc == AG_ENOMEM) return rc;
-    char msg[1024]; /* the message being rewritten lives in the buffer AG_ERROR writes */
-    snprintf(msg, sizeof msg, "%s", ag_error_message());
-    return AG_ERROR(AG_EMODEL, "%s: checkpoint configuration: %s", f->path, msg);
-}
-
 /* The stored configuration, read as a model file's: every field valid and no key this version does
  * not know (a damaged file is told from one of another architecture). */
 static ag_error_t read_config(const ag_safetensors_t *f, ag_model_config_t *cfg) {
@@ -219,22 +211,22 @@ static ag_error_t read_config(const ag_safetensors_t *f, ag_model_config_t *cfg)
     ag_error_t rc = ag_json_parse(text, strlen(text), "config", &j);
     if (rc == AG_SUCCESS) rc = ag_model_config_from_json(cfg, j);
     ag_json_free(j);
-    return rc == AG_SUCCESS ? rc : config_error(f, rc);
+    return rc == AG_SUCCESS ? rc : ag_i_model_file_error(rc, f->path, "checkpoint configuration: ");
 }
 
-static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_train_state_t *st) {
-    const char *kind = ag_metadata_get(&f->metadata, "kind");
-    if (!kind || strcmp(kind, "checkpoint") != 0)
-        return AG_ERROR(AG_EMODEL, "%s: not a training checkpoint (a model file? resume from the file given to "
-                        "--checkpoint)", f->path);
+static ag_error_t check_version(const ag_safetensors_t *f) {
     int64_t version;
     AG_CHECK(get_i64(f, "checkpoint_version", 1, &version));
     if (version > CHECKPOINT_VERSION)
         return AG_ERROR(AG_EMODEL, "%s: checkpoint version %lld is newer than this attn-graph reads (%d)", f->path,
                         (long long)version, CHECKPOINT_VERSION);
-    /* the architecture must be exactly the model's */
-    /* compared as this version writes both, so that a checkpoint written before a field existed
-     * (read with its default) is not taken for another architecture */
+    return AG_SUCCESS;
+}
+
+/* The architecture must be exactly the caller's model's: compared as this version writes both, so
+ * that a checkpoint written before a field existed (read with its default) is not taken for
+ * another architecture. */
+static ag_error_t check_architecture(const ag_safetensors_t *f, const ag_model_t *model) {
     ag_model_config_t stored;
     AG_CHECK(read_config(f, &stored));
     ag_strbuf_t sb, sb_stored;
@@ -249,7 +241,12 @@ static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_tr
                       "from this run's)", f->path);
     ag_strbuf_destroy(&sb);
     ag_strbuf_destroy(&sb_stored);
-    AG_CHECK(rc);
+    return rc;
+}
+
+/* The state of a checkpoint whose version and architecture are checked: the model's weights, the
+ * optimiser's, the best weights and the counters, each checked before any is written. */
+static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_train_state_t *st) {
     const ag_param_list_t *params = ag_model_params(model);
     int64_t P = ag_param_list_size(params), k;
     for (int64_t i = 0; i < params->count; i++) {
@@ -324,7 +321,14 @@ ag_error_t ag_train_state_load(const char *path, ag_model_t *model, ag_train_sta
     if (!path || !model) return AG_ERROR(AG_EINVAL, "ag_train_state_load: NULL path or model");
     ag_safetensors_t f;
     AG_CHECK(ag_safetensors_read(&f, path, AG_SAFETENSORS_STRICT));
-    ag_error_t rc = load_state(&f, model, st);
+    ag_error_t rc = AG_SUCCESS;
+    const char *kind = ag_metadata_get(&f.metadata, "kind");
+    if (!kind || strcmp(kind, "checkpoint") != 0)
+        rc = AG_ERROR(AG_EMODEL, "%s: not a training checkpoint (a model file? resume from the file given to "
+                      "--checkpoint)", path);
+    if (rc == AG_SUCCESS) rc = check_version(&f);
+    if (rc == AG_SUCCESS) rc = check_architecture(&f, model);
+    if (rc == AG_SUCCESS) rc = load_state(&f, model, st);
     for (int64_t i = 0; rc == AG_SUCCESS && extra && i < f.metadata.count; i++)
         rc = ag_metadata_set(extra, f.metadata.keys[i], f.metadata.values[i]);
     ag_safetensors_destroy(&f);
@@ -340,11 +344,14 @@ ag_error_t ag_train_state_open(const ag_safetensors_t *f, ag_model_t **model, ag
     const char *kind = ag_metadata_get(&f->metadata, "kind");
     if (!kind || strcmp(kind, "checkpoint") != 0)
         return AG_ERROR(AG_EMODEL, "%s: not a training checkpoint (metadata 'kind' is not \"checkpoint\")", f->path);
+    AG_CHECK(check_version(f));
+    /* the model is built from the stored configuration, so it has the checkpoint's architecture:
+     * nothing to compare */
     ag_model_config_t cfg;
     AG_CHECK(read_config(f, &cfg));
     AG_CHECK(ag_i_model_config_fits(&cfg, 1, f, f->path));
     ag_error_t rc = ag_model_create(model, &cfg);
-    if (rc != AG_SUCCESS) return config_error(f, rc);
+    if (rc != AG_SUCCESS) return ag_i_model_file_error(rc, f->path, "checkpoint configuration: ");
     if ((rc = load_state(f, *model, st)) != AG_SUCCESS) {
         ag_train_state_destroy(st);
         ag_model_destroy(*model);

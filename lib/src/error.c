@@ -23,6 +23,13 @@ ag_error_t ag_i_set_error(ag_error_t code, const char *src_file, int src_line, c
     return code;
 }
 
+ag_error_t ag_i_model_file_error(ag_error_t code, const char *path, const char *what) {
+    if (code == AG_ENOMEM) return code;
+    char msg[AG_MSG_MAX]; /* the message being rewritten is the buffer it is written to */
+    snprintf(msg, sizeof msg, "%s", last_msg);
+    return ag_i_set_error(AG_EMODEL, last_src_file, last_src_line, "%s: %s%s", path, what, msg);
+}
+
 const char *ag_error_message(void) { return last_msg; }
 ag_error_t ag_error_code(void) { return last_code; }
 

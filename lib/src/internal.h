@@ -32,6 +32,11 @@
  * so that `return AG_ERROR(AG_EPARSE, "%s:%d: ...", path, line);` is one statement. */
 #define AG_ERROR(code, ...) ag_i_set_error((code), __FILE__, __LINE__, __VA_ARGS__)
 
+/* The last error, raised while reading a model file or checkpoint, again as AG_EMODEL (a fault of
+ * the file), its message prefixed with "PATH: WHAT"; AG_ENOMEM is kept as it is. The source
+ * location stays the original's, which a bug report needs. Returns the code. */
+ag_error_t ag_i_model_file_error(ag_error_t code, const char *path, const char *what);
+
 /* Propagates a failing call's code; the callee has already recorded the message. */
 #define AG_CHECK(expr) do { ag_error_t ag_i_rc_ = (expr); if (ag_i_rc_ != AG_SUCCESS) return ag_i_rc_; } while (0)
 

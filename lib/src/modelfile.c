@@ -357,14 +357,6 @@ ag_error_t ag_bundle_save(const char *path, const ag_bundle_t *b) {
 
 /* ---- loading */
 
-/* Re-raises the current error as AG_EMODEL (keeping AG_ENOMEM) prefixed with the file name. */
-static ag_error_t bad(ag_error_t rc, const char *path) {
-    if (rc == AG_ENOMEM) return rc;
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", ag_error_message());
-    return AG_ERROR(AG_EMODEL, "%s: %s", path, msg);
-}
-
 static ag_error_t meta_json(const ag_safetensors_t *file, const char *path, const char *key, int required,
                             ag_json_t **out) {
     *out = NULL;
@@ -374,7 +366,7 @@ static ag_error_t meta_json(const ag_safetensors_t *file, const char *path, cons
         return AG_ERROR(AG_EMODEL, "%s: metadata '%s' is missing (not a model saved by attn-graph train?)", path, key);
     }
     ag_error_t rc = ag_json_parse(v, strlen(v), key, out);
-    if (rc != AG_SUCCESS) return bad(rc, path);
+    if (rc != AG_SUCCESS) return ag_i_model_file_error(rc, path, "");
     return AG_SUCCESS;
 }
 
@@ -595,7 +587,7 @@ ag_error_t ag_i_model_config_fits(const ag_model_config_t *cfg, int64_t members,
         return AG_ERROR(AG_EMODEL, "%s: the model configuration describes a model whose size overflows (in_dim %lld, "
                         "hidden %lld, %d blocks); the file holds %lld weights", path, (long long)cfg->in_dim,
                         (long long)cfg->hidden, cfg->n_blocks, (long long)floats);
-    if (rc != AG_SUCCESS) return bad(rc, path);
+    if (rc != AG_SUCCESS) return ag_i_model_file_error(rc, path, "");
     if (need > INT64_MAX / members) need = INT64_MAX;
     else need *= members;
     if (need > 4 * 4 * floats + (1 << 20))
@@ -705,7 +697,8 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
         rc = AG_ERROR(AG_EMODEL, "%s: bundle version %ld cannot hold smoothing weights (metadata 'smooth'); "
                       "the file is damaged", path, v);
     if (rc == AG_SUCCESS) rc = meta_json(file, path, "graph", 0, &jg);
-    if (rc == AG_SUCCESS && (rc = ag_model_config_from_json(&cfg, jc)) != AG_SUCCESS) rc = bad(rc, path);
+    if (rc == AG_SUCCESS && (rc = ag_model_config_from_json(&cfg, jc)) != AG_SUCCESS)
+        rc = ag_i_model_file_error(rc, path, "");
     if (rc == AG_SUCCESS) rc = ag_i_model_config_fits(&cfg, k, file, path);
     if (rc == AG_SUCCESS) {
         void *mem;
@@ -717,19 +710,21 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
     }
     for (int64_t m = 0; m < k && rc == AG_SUCCESS; m++) {
         if (seeds) cfg.seed = seeds[m];
-        if ((rc = ag_model_create(&b->members[m], &cfg)) != AG_SUCCESS) rc = bad(rc, path);
+        if ((rc = ag_model_create(&b->members[m], &cfg)) != AG_SUCCESS) rc = ag_i_model_file_error(rc, path, "");
     }
     if (rc == AG_SUCCESS) b->model = b->members[0];
     if (rc == AG_SUCCESS && k > 1) rc = member_params(b->members, k, &all);
     if (rc == AG_SUCCESS) rc = ag_safetensors_to_params(file, k > 1 ? &all : ag_model_params(b->model));
     if (rc == AG_SUCCESS) rc = finite_weights(k > 1 ? &all : ag_model_params(b->model), path);
-    if (rc == AG_SUCCESS && (rc = ag_featurizer_from_json(&b->featurizer, jf)) != AG_SUCCESS) rc = bad(rc, path);
+    if (rc == AG_SUCCESS && (rc = ag_featurizer_from_json(&b->featurizer, jf)) != AG_SUCCESS)
+        rc = ag_i_model_file_error(rc, path, "");
     if (rc == AG_SUCCESS) rc = load_labels(b, jl, path);
     if (rc == AG_SUCCESS) rc = load_table(b, jt, path);
     if (rc == AG_SUCCESS && jsm) rc = smooth_from(b, jsm, path);
     if (rc == AG_SUCCESS && jg) rc = graph_from(b, jg, path);
     if (rc == AG_SUCCESS) rc = check_parts(b->model, &b->featurizer, &b->table, b->n_names, AG_EMODEL, "");
-    if (rc == AG_EMODEL && strncmp(ag_error_message(), path, strlen(path)) != 0) rc = bad(rc, path);
+    if (rc == AG_EMODEL && strncmp(ag_error_message(), path, strlen(path)) != 0)
+        rc = ag_i_model_file_error(rc, path, "");
     if (rc == AG_SUCCESS) {
         float *ms = NULL;
         int64_t C = cfg.n_out;
@@ -737,7 +732,8 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
         if (rc == AG_SUCCESS) rc = floats_from(jm, path, "target_mean", C, ms);
         if (rc == AG_SUCCESS) rc = floats_from(js, path, "target_std", C, ms + C);
         for (int64_t m = 0; m < k && rc == AG_SUCCESS; m++)
-            if ((rc = ag_model_set_target_scaling(b->members[m], ms, ms + C)) != AG_SUCCESS) rc = bad(rc, path);
+            if ((rc = ag_model_set_target_scaling(b->members[m], ms, ms + C)) != AG_SUCCESS)
+                rc = ag_i_model_file_error(rc, path, "");
         ag_i_free(ms);
     }
     ag_param_list_destroy(&all);
