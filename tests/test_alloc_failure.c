@@ -155,10 +155,9 @@ static ag_error_t run_path(result_t *out) {
     if ((rc = ag_table_read(&t, table_path, &ig, &o)) != AG_SUCCESS) goto done;
     have_t = 1;
     memcpy(out->features, t.features.data, sizeof out->features);
-    const ag_graph_t *gs[] = {&g, &g, &g};
-    const ag_fmat_t *xs[] = {&t.features, &t.features, &t.features};
+    const ag_batch_member_t members[] = {{&g, &t.features, NULL}, {&g, &t.features, NULL}, {&g, &t.features, NULL}};
     for (int64_t count = 1; count <= 3; count += 2) {
-        rc = ag_batch_buffer_fill(&buf, gs, xs, NULL, count, t.features.cols, 0, &batch);
+        rc = ag_batch_buffer_fill(&buf, members, count, t.features.cols, 0, &batch);
         if (rc == AG_SUCCESS) {
             out->batch_nodes = buf.graph.n_nodes;
             out->batch_graphs = buf.graph.n_graphs;

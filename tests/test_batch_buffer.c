@@ -1,7 +1,7 @@
 /*
- * Tests of ag_batch_buffer_fill: the block-diagonal batch of graphs with their node and edge
- * features concatenated graph after graph, into a buffer reused across fills (as training reuses
- * it across mini-batches), and its argument checks.
+ * Tests of ag_batch_buffer_fill: the block-diagonal batch of members (ag_batch_member_t, a graph
+ * with its node and edge features), the features concatenated graph after graph, into a buffer
+ * reused across fills (as training reuses it across mini-batches), and its argument checks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,11 +21,21 @@ typedef struct members_t {
     ag_graph_t P, O, L;
     ag_fmat_t PX, LX;     /* (N x F): P's and L's node features, F = 2; O has none */
     ag_fmat_t PE, LE;     /* (E x Fe): P's edge features, Fe = 3; L's is 0 x 3, O has none */
-    const ag_graph_t *gs[3];           /* (G) P, O, L as ag_batch_buffer_fill takes them */
-    const ag_fmat_t *xs[3], *es[3];    /* (G), (G) */
+    const ag_fmat_t *xs[3], *es[3];    /* (G), (G): P's, O's and L's */
+    ag_batch_member_t all[3];          /* (G) P, O, L with xs and es */
 } members_t;
 
 enum { F = 2, FE = 3 };
+
+/* P, O and L with node features xs[g] and edge features es[g] in place of their own (xs or es
+ * NULL: every member without), written into out (3): each fill that a test fails names the
+ * member that lacks or misfits them. */
+static const ag_batch_member_t *members_with(ag_batch_member_t *out, const members_t *m, const ag_fmat_t *const *xs,
+                                             const ag_fmat_t *const *es) {
+    const ag_graph_t *gs[] = {&m->P, &m->O, &m->L};
+    for (int g = 0; g < 3; g++) out[g] = (ag_batch_member_t){gs[g], xs ? xs[g] : NULL, es ? es[g] : NULL};
+    return out;
+}
 
 static const int path[] = {0, 1, 1, 2};
 
@@ -42,11 +52,10 @@ static void members_make(members_t *m) {
     for (int i = 0; i < 3 * F; i++) m->PX.data[i] = (float)(i + 1);
     for (int i = 0; i < 2 * F; i++) m->LX.data[i] = (float)(i + 7);
     for (int i = 0; i < 2 * FE; i++) m->PE.data[i] = (float)i + 0.5f;
-    const ag_graph_t *gs[] = {&m->P, &m->O, &m->L};
     const ag_fmat_t *xs[] = {&m->PX, NULL, &m->LX}, *es[] = {&m->PE, NULL, &m->LE};
-    memcpy(m->gs, gs, sizeof gs);
     memcpy(m->xs, xs, sizeof xs);
     memcpy(m->es, es, sizeof es);
+    members_with(m->all, m, m->xs, m->es);
 }
 
 static void members_free(members_t *m) {
@@ -72,12 +81,10 @@ static void test_three_graphs(void **state) {
     (void)state;
     members_t m;
     members_make(&m);
-    const ag_graph_t *const *gs = m.gs;
-    const ag_fmat_t *const *xs = m.xs, *const *es = m.es;
     ag_batch_buffer_t buf;
     ag_batch_buffer_init(&buf);
     ag_batch_t batch;
-    assert_int_equal(ag_batch_buffer_fill(&buf, gs, xs, es, 3, F, FE, &batch), AG_SUCCESS);
+    assert_int_equal(ag_batch_buffer_fill(&buf, m.all, 3, F, FE, &batch), AG_SUCCESS);
     assert_ptr_equal(batch.graph, &buf.graph);
     assert_ptr_equal(batch.X, buf.X);
     assert_ptr_equal(batch.E, buf.E);
@@ -103,17 +110,17 @@ static void test_three_graphs(void **state) {
     assert_floats(batch.E, E, 2 * FE);
     ag_batch_destroy(&batch);
 
-    /* Fe = 0: no edge features are read (Es NULL) and the batch has none */
-    assert_int_equal(ag_batch_buffer_fill(&buf, gs, xs, NULL, 3, F, 0, &batch), AG_SUCCESS);
+    /* Fe = 0: no edge features are read (every member's E NULL) and the batch has none */
+    ag_batch_member_t no_e[3];
+    assert_int_equal(ag_batch_buffer_fill(&buf, members_with(no_e, &m, m.xs, NULL), 3, F, 0, &batch), AG_SUCCESS);
     assert_null(batch.E);
     assert_int_equal(buf.graph.n_nodes, 5);
     assert_floats(batch.X, X, 5 * F);
     ag_batch_destroy(&batch);
 
     /* a batch of only a graph of no nodes: X is still a buffer (of one float), E too */
-    const ag_graph_t *empty[] = {&m.O};
-    const ag_fmat_t *none[] = {NULL};
-    assert_int_equal(ag_batch_buffer_fill(&buf, empty, none, none, 1, F, FE, &batch), AG_SUCCESS);
+    const ag_batch_member_t empty[] = {{&m.O, NULL, NULL}};
+    assert_int_equal(ag_batch_buffer_fill(&buf, empty, 1, F, FE, &batch), AG_SUCCESS);
     assert_int_equal(buf.graph.n_nodes, 0);
     assert_int_equal(buf.graph.n_graphs, 1);
     assert_non_null(batch.X);
@@ -139,16 +146,15 @@ static void test_batch_runs_like_members(void **state) {
     cfg.blocks[0].attn.edge_mode = AG_EDGE_KEY;
     ag_model_t *model;
     assert_int_equal(ag_model_create(&model, &cfg), AG_SUCCESS);
-    const ag_graph_t *gs[] = {&m.P, &m.L};
-    const ag_fmat_t *xs[] = {&m.PX, &m.LX}, *es[] = {&m.PE, &m.LE};
+    const ag_batch_member_t pl[] = {{&m.P, &m.PX, &m.PE}, {&m.L, &m.LX, &m.LE}};
     ag_batch_buffer_t buf = {0};
     ag_batch_t batch;
     float both[2], alone[1];
-    assert_int_equal(ag_batch_buffer_fill(&buf, gs, xs, es, 2, F, FE, &batch), AG_SUCCESS);
+    assert_int_equal(ag_batch_buffer_fill(&buf, pl, 2, F, FE, &batch), AG_SUCCESS);
     assert_int_equal(ag_model_forward(model, &batch, 0, NULL, both), AG_SUCCESS);
     ag_batch_destroy(&batch);
     for (int k = 0; k < 2; k++) {
-        assert_int_equal(ag_batch_buffer_fill(&buf, gs + k, xs + k, es + k, 1, F, FE, &batch), AG_SUCCESS);
+        assert_int_equal(ag_batch_buffer_fill(&buf, pl + k, 1, F, FE, &batch), AG_SUCCESS);
         assert_int_equal(ag_model_forward(model, &batch, 0, NULL, alone), AG_SUCCESS);
         assert_float_equal(both[k], alone[0], 1e-5f);
         ag_batch_destroy(&batch);
@@ -168,9 +174,8 @@ static void test_reuse(void **state) {
     ag_batch_buffer_init(&buf);
     ag_batch_t batch;
 
-    const ag_graph_t *small[] = {&m.L, &m.P};
-    const ag_fmat_t *small_x[] = {&m.LX, &m.PX}, *small_e[] = {&m.LE, &m.PE};
-    assert_int_equal(ag_batch_buffer_fill(&buf, small, small_x, small_e, 2, F, FE, &batch), AG_SUCCESS);
+    const ag_batch_member_t small[] = {{&m.L, &m.LX, &m.LE}, {&m.P, &m.PX, &m.PE}};
+    assert_int_equal(ag_batch_buffer_fill(&buf, small, 2, F, FE, &batch), AG_SUCCESS);
     const float X1[] = {7, 8, 9, 10, 1, 2, 3, 4, 5, 6};
     assert_int_equal(buf.graph.n_nodes, 5);
     assert_floats(batch.X, X1, 5 * F);
@@ -180,9 +185,8 @@ static void test_reuse(void **state) {
     ag_batch_destroy(&batch);
 
     /* larger: P, L, O, P: 8 nodes, 4 edges; the buffers at least double */
-    const ag_graph_t *large[] = {&m.P, &m.L, &m.O, &m.P};
-    const ag_fmat_t *large_x[] = {&m.PX, &m.LX, NULL, &m.PX}, *large_e[] = {&m.PE, &m.LE, NULL, &m.PE};
-    assert_int_equal(ag_batch_buffer_fill(&buf, large, large_x, large_e, 4, F, FE, &batch), AG_SUCCESS);
+    const ag_batch_member_t large[] = {small[1], small[0], {&m.O, NULL, NULL}, small[1]};
+    assert_int_equal(ag_batch_buffer_fill(&buf, large, 4, F, FE, &batch), AG_SUCCESS);
     const float X2[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3, 4, 5, 6};
     const float E2[] = {0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f};
     assert_int_equal(buf.graph.n_nodes, 8);
@@ -206,7 +210,7 @@ static void test_reuse(void **state) {
     /* smaller: L alone, in the same buffers; only the graph is allocated */
     const float *X_before = buf.X, *E_before = buf.E;
     const int64_t live = ag_i_alloc_live();
-    assert_int_equal(ag_batch_buffer_fill(&buf, small, small_x, small_e, 1, F, FE, &batch), AG_SUCCESS);
+    assert_int_equal(ag_batch_buffer_fill(&buf, small, 1, F, FE, &batch), AG_SUCCESS);
     assert_ptr_equal(buf.X, X_before);
     assert_ptr_equal(buf.E, E_before);
     assert_int_equal(buf.X_cap, 2 * 5 * F);
@@ -242,12 +246,12 @@ static void test_errors(void **state) {
     (void)state;
     members_t m;
     members_make(&m);
-    const ag_graph_t *const *gs = m.gs;
     const ag_fmat_t *const *xs = m.xs, *const *es = m.es;
+    ag_batch_member_t with[3]; /* P, O, L with other features */
     ag_batch_buffer_t buf = {0};
     ag_batch_t batch;
     /* a filled buffer, so that each failure is seen to empty its graph */
-    assert_int_equal(ag_batch_buffer_fill(&buf, gs, xs, es, 3, F, FE, &batch), AG_SUCCESS);
+    assert_int_equal(ag_batch_buffer_fill(&buf, m.all, 3, F, FE, &batch), AG_SUCCESS);
     ag_batch_destroy(&batch);
 #define FILL_FAILS(want, message, ...)                                                                 \
     do {                                                                                               \
@@ -256,37 +260,39 @@ static void test_errors(void **state) {
         ag_batch_destroy(&batch);                                                                      \
     } while (0)
 
-    assert_int_equal(ag_batch_buffer_fill(&buf, gs, xs, es, 3, F, FE, NULL), AG_EINVAL);
+    assert_int_equal(ag_batch_buffer_fill(&buf, m.all, 3, F, FE, NULL), AG_EINVAL);
     assert_non_null(strstr(ag_error_message(), "NULL buffer or batch"));
     assert_null(buf.graph.indptr);
     memset(&batch, 0xA5, sizeof batch);
-    assert_failed(ag_batch_buffer_fill(NULL, gs, xs, es, 3, F, FE, &batch), AG_EINVAL, "NULL buffer or batch", &batch,
-                  NULL);
-    FILL_FAILS(AG_EINVAL, "count is 0, must be positive", &buf, gs, xs, es, 0, F, FE);
-    FILL_FAILS(AG_EINVAL, "count is -1, must be positive", &buf, gs, xs, es, -1, F, FE);
-    FILL_FAILS(AG_EINVAL, "NULL graphs", &buf, NULL, xs, es, 3, F, FE);
-    FILL_FAILS(AG_EINVAL, "NULL graphs, node features", &buf, gs, NULL, es, 3, F, FE);
-    FILL_FAILS(AG_EINVAL, "edge features", &buf, gs, xs, NULL, 3, F, FE);
-    FILL_FAILS(AG_EINVAL, "feature widths -1 and 3", &buf, gs, xs, es, 3, -1, FE);
-    FILL_FAILS(AG_EINVAL, "feature widths 2 and -2", &buf, gs, xs, es, 3, F, -2);
-    const ag_graph_t *with_null[] = {&m.P, NULL};
-    FILL_FAILS(AG_EINVAL, "graph 1 is NULL", &buf, with_null, xs, es, 2, F, FE);
+    assert_failed(ag_batch_buffer_fill(NULL, m.all, 3, F, FE, &batch), AG_EINVAL, "NULL buffer or batch", &batch, NULL);
+    FILL_FAILS(AG_EINVAL, "count is 0, must be positive", &buf, m.all, 0, F, FE);
+    FILL_FAILS(AG_EINVAL, "count is -1, must be positive", &buf, m.all, -1, F, FE);
+    FILL_FAILS(AG_EINVAL, "ag_batch_buffer_fill: NULL members", &buf, NULL, 3, F, FE);
+    /* every member without node features, or (Fe > 0) without edge features: the first with rows is named */
+    FILL_FAILS(AG_EINVAL, "graph 0 has 3 nodes but no node features", &buf, members_with(with, &m, NULL, es), 3, F, FE);
+    FILL_FAILS(AG_EINVAL, "graph 0 has 2 edges but no edge features", &buf, members_with(with, &m, xs, NULL), 3, F, FE);
+    FILL_FAILS(AG_EINVAL, "feature widths -1 and 3", &buf, m.all, 3, -1, FE);
+    FILL_FAILS(AG_EINVAL, "feature widths 2 and -2", &buf, m.all, 3, F, -2);
+    const ag_batch_member_t with_null[] = {m.all[0], {NULL, NULL, NULL}};
+    FILL_FAILS(AG_EINVAL, "graph 1 is NULL", &buf, with_null, 2, F, FE);
 
     /* features of the wrong shape, or none where the member has rows */
     const ag_fmat_t *no_x[] = {&m.PX, NULL, NULL};
-    FILL_FAILS(AG_EINVAL, "ag_batch_buffer_fill: graph 2 has 2 nodes but no node features", &buf, gs, no_x, es, 3, F, FE);
+    FILL_FAILS(AG_EINVAL, "ag_batch_buffer_fill: graph 2 has 2 nodes but no node features", &buf,
+               members_with(with, &m, no_x, es), 3, F, FE);
     const ag_fmat_t *short_x[] = {&m.PX, NULL, &m.PX}; /* 3 rows for L's 2 nodes */
-    FILL_FAILS(AG_EMISMATCH, "ag_batch_buffer_fill: graph 2 has 3 x 2 node features; expected 2 x 2", &buf, gs, short_x,
-               es, 3, F, FE);
-    FILL_FAILS(AG_EMISMATCH, "graph 0 has 3 x 2 node features; expected 3 x 4", &buf, gs, xs, es, 3, 4, FE);
+    FILL_FAILS(AG_EMISMATCH, "ag_batch_buffer_fill: graph 2 has 3 x 2 node features; expected 2 x 2", &buf,
+               members_with(with, &m, short_x, es), 3, F, FE);
+    FILL_FAILS(AG_EMISMATCH, "graph 0 has 3 x 2 node features; expected 3 x 4", &buf, m.all, 3, 4, FE);
     const ag_fmat_t *rows_for_nothing[] = {&m.PX, &m.LX, &m.LX}; /* O has no nodes */
-    FILL_FAILS(AG_EMISMATCH, "graph 1 has 2 x 2 node features; expected 0 x 2", &buf, gs, rows_for_nothing, es, 3, F, FE);
+    FILL_FAILS(AG_EMISMATCH, "graph 1 has 2 x 2 node features; expected 0 x 2", &buf,
+               members_with(with, &m, rows_for_nothing, es), 3, F, FE);
     const ag_fmat_t *no_e[] = {NULL, NULL, &m.LE};
-    FILL_FAILS(AG_EINVAL, "graph 0 has 2 edges but no edge features", &buf, gs, xs, no_e, 3, F, FE);
-    FILL_FAILS(AG_EMISMATCH, "graph 0 has 2 x 3 edge features; expected 2 x 4", &buf, gs, xs, es, 3, F, 4);
+    FILL_FAILS(AG_EINVAL, "graph 0 has 2 edges but no edge features", &buf, members_with(with, &m, xs, no_e), 3, F, FE);
+    FILL_FAILS(AG_EMISMATCH, "graph 0 has 2 x 3 edge features; expected 2 x 4", &buf, m.all, 3, F, 4);
     ag_fmat_t hollow = {NULL, 3, F}; /* a shape without data */
     const ag_fmat_t *hollow_x[] = {&hollow, NULL, &m.LX};
-    FILL_FAILS(AG_EINVAL, "graph 0's node features have no data", &buf, gs, hollow_x, es, 3, F, FE);
+    FILL_FAILS(AG_EINVAL, "graph 0's node features have no data", &buf, members_with(with, &m, hollow_x, es), 3, F, FE);
 
     /* directed members mixed with undirected: ag_graph_batch's check */
     igraph_t dig;
@@ -299,14 +305,13 @@ static void test_errors(void **state) {
     assert_int_equal(ag_graph_from_igraph(&D, &dig), AG_SUCCESS);
     igraph_destroy(&dig);
     ag_fmat_t DE = {m.PE.data, 1, FE};
-    const ag_graph_t *mixed[] = {&m.P, &D};
-    const ag_fmat_t *mixed_x[] = {&m.PX, &m.PX}, *mixed_e[] = {&m.PE, &DE};
-    FILL_FAILS(AG_EMISMATCH, "graph 1 is directed but graph 0 is undirected", &buf, mixed, mixed_x, mixed_e, 2, F, FE);
+    const ag_batch_member_t mixed[] = {m.all[0], {&D, &m.PX, &DE}};
+    FILL_FAILS(AG_EMISMATCH, "graph 1 is directed but graph 0 is undirected", &buf, mixed, 2, F, FE);
     ag_graph_destroy(&D);
 #undef FILL_FAILS
 
     /* the buffer still works after the failures */
-    assert_int_equal(ag_batch_buffer_fill(&buf, gs, xs, es, 3, F, FE, &batch), AG_SUCCESS);
+    assert_int_equal(ag_batch_buffer_fill(&buf, m.all, 3, F, FE, &batch), AG_SUCCESS);
     assert_int_equal(buf.graph.n_nodes, 5);
     assert_float_equal(batch.X[9], 10.0f, 0.0f);
     ag_batch_destroy(&batch);
@@ -321,18 +326,18 @@ static void test_allocation_failures(void **state) {
     (void)state;
     members_t m;
     members_make(&m);
-    const ag_graph_t *gs[] = {&m.L, &m.P, &m.O, &m.P};
-    const ag_fmat_t *xs[] = {&m.LX, &m.PX, NULL, &m.PX}, *es[] = {&m.LE, &m.PE, NULL, &m.PE};
+    const ag_batch_member_t lpop[] = {
+        {&m.L, &m.LX, &m.LE}, {&m.P, &m.PX, &m.PE}, {&m.O, NULL, NULL}, {&m.P, &m.PX, &m.PE}};
     const int64_t live0 = ag_i_alloc_live();
     int64_t n;
     for (n = 1; n < 1000; n++) {
         ag_batch_buffer_t buf = {0};
         ag_batch_t batch;
-        ag_error_t rc = ag_batch_buffer_fill(&buf, gs, xs, es, 1, F, FE, &batch);
+        ag_error_t rc = ag_batch_buffer_fill(&buf, lpop, 1, F, FE, &batch);
         assert_int_equal(rc, AG_SUCCESS);
         ag_batch_destroy(&batch);
         ag_i_alloc_fail_at(n);
-        rc = ag_batch_buffer_fill(&buf, gs, xs, es, 4, F, FE, &batch);
+        rc = ag_batch_buffer_fill(&buf, lpop, 4, F, FE, &batch);
         ag_i_alloc_fail_at(0);
         if (rc == AG_SUCCESS) {
             assert_int_equal(buf.graph.n_nodes, 8);
@@ -344,7 +349,7 @@ static void test_allocation_failures(void **state) {
             assert_null(buf.graph.indptr);
         }
         ag_batch_destroy(&batch);
-        assert_int_equal(ag_batch_buffer_fill(&buf, gs, xs, es, 4, F, FE, &batch), AG_SUCCESS);
+        assert_int_equal(ag_batch_buffer_fill(&buf, lpop, 4, F, FE, &batch), AG_SUCCESS);
         assert_float_equal(batch.X[0], 7.0f, 0.0f);
         ag_batch_destroy(&batch);
         ag_batch_buffer_destroy(&buf);

@@ -269,18 +269,16 @@ int bench_mutag(int argc, char **argv) {
     }
     ag_model_t *model;
     if (ag_model_create(&model, &cfg)) return mfail("model");
-    const ag_graph_t **gs = malloc((size_t)G * sizeof *gs);
-    const ag_fmat_t **xs = malloc((size_t)G * sizeof *xs), **es = malloc((size_t)G * sizeof *es);
-    if (!gs || !xs || !es) return moom();
+    ag_batch_member_t *members = malloc((size_t)G * sizeof *members);
+    if (!members) return moom();
     for (int64_t k = 0; k < G; k++) {
-        gs[k] = &p.set.examples[k].graph;
-        xs[k] = &p.set.examples[k].X;
-        es[k] = &p.set.examples[k].E;
+        const ag_example_t *ex = &p.set.examples[k];
+        members[k] = (ag_batch_member_t){&ex->graph, &ex->X, &ex->E};
     }
     ag_batch_buffer_t gb; /* (N x F), (E x Fe) */
     ag_batch_buffer_init(&gb);
     ag_batch_t filled; /* what each repeat wraps afresh */
-    if (ag_batch_buffer_fill(&gb, gs, xs, es, G, F, Fe, &filled)) return mfail("batch");
+    if (ag_batch_buffer_fill(&gb, members, G, F, Fe, &filled)) return mfail("batch");
     float *out = malloc((size_t)(G * cfg.n_out) * sizeof *out);
     double *wall = malloc((size_t)o.repeat * sizeof *wall), *cpu = malloc((size_t)o.repeat * sizeof *cpu);
     if (!out || !wall || !cpu) return moom();
@@ -310,9 +308,7 @@ int bench_mutag(int argc, char **argv) {
     free(out);
     ag_batch_destroy(&filled);
     ag_batch_buffer_destroy(&gb);
-    free(gs);
-    free(xs);
-    free(es);
+    free(members);
     ag_model_destroy(model);
     ag_prepared_destroy(&p);
     ag_dataset_destroy(&ds);
@@ -400,11 +396,10 @@ int bench_molecules(int argc, char **argv) {
     int64_t B = o.batch, F = cfg->in_dim, Fe = cfg->edge_dim, T = cfg->n_out;
     ag_graph_t *gs = malloc((size_t)B * sizeof *gs);
     ag_fmat_t *xs = calloc((size_t)B, sizeof *xs), *es = calloc((size_t)B, sizeof *es);
-    const ag_graph_t **gp = malloc((size_t)B * sizeof *gp);
-    const ag_fmat_t **xp = malloc((size_t)B * sizeof *xp), **ep = malloc((size_t)B * sizeof *ep);
+    ag_batch_member_t *members = malloc((size_t)B * sizeof *members);
     float *out = malloc((size_t)(B * T) * sizeof *out);
     double *wall = malloc((size_t)o.repeat * sizeof *wall), *cpu = malloc((size_t)o.repeat * sizeof *cpu);
-    if (!gs || !xs || !es || !gp || !xp || !ep || !out || !wall || !cpu) return moom();
+    if (!gs || !xs || !es || !members || !out || !wall || !cpu) return moom();
     ag_batch_buffer_t gb; /* one batch after another: (N x F), (E x Fe) */
     ag_batch_buffer_init(&gb);
     double checksum = 0.0;
@@ -421,12 +416,10 @@ int bench_molecules(int argc, char **argv) {
                 if (ag_bundle_featurize(&b, &ig, NULL, &xs[t], &es[t])) return mfail("featurize");
                 if (ag_graph_from_igraph(&gs[t], &ig)) return mfail("graph");
                 igraph_destroy(&ig);
-                gp[t] = &gs[t];
-                xp[t] = &xs[t];
-                ep[t] = &es[t];
+                members[t] = (ag_batch_member_t){&gs[t], &xs[t], &es[t]};
             }
             ag_batch_t batch;
-            if (ag_batch_buffer_fill(&gb, gp, xp, ep, k, F, Fe, &batch)) return mfail("batch");
+            if (ag_batch_buffer_fill(&gb, members, k, F, Fe, &batch)) return mfail("batch");
             if (ag_model_predict_batch(b.model, &batch, out)) return mfail("predict");
             ag_batch_destroy(&batch);
             for (int64_t t = 0; t < k; t++) ag_graph_destroy(&gs[t]);
@@ -447,9 +440,7 @@ int bench_molecules(int argc, char **argv) {
     free(gs);
     free(xs);
     free(es);
-    free(gp);
-    free(xp);
-    free(ep);
+    free(members);
     free(out);
     free(wall);
     free(cpu);

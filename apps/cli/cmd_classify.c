@@ -145,13 +145,8 @@ static int flush(ag_bundle_t *b, pending_t *pend, int64_t n, int json) {
     if (n == 0) return 0;
     const ag_model_config_t *mc = ag_model_config(b->model);
     int64_t C = mc->n_out;
-    const ag_graph_t *graphs[BATCH];
-    const ag_fmat_t *xs[BATCH], *es[BATCH];
-    for (int64_t i = 0; i < n; i++) {
-        graphs[i] = &pend[i].g;
-        xs[i] = &pend[i].X;
-        es[i] = &pend[i].E;
-    }
+    ag_batch_member_t members[BATCH];
+    for (int64_t i = 0; i < n; i++) members[i] = (ag_batch_member_t){&pend[i].g, &pend[i].X, &pend[i].E};
     ag_batch_buffer_t buf; /* (N x F), (E x Fe) */
     ag_batch_buffer_init(&buf);
     float *Y = malloc((size_t)n * (size_t)C * sizeof(float)); /* (G x C) */
@@ -162,7 +157,7 @@ static int flush(ag_bundle_t *b, pending_t *pend, int64_t n, int json) {
         goto done;
     }
     ag_batch_t batch;
-    ag_error_t rc = ag_batch_buffer_fill(&buf, graphs, xs, es, n, mc->in_dim, mc->edge_dim, &batch);
+    ag_error_t rc = ag_batch_buffer_fill(&buf, members, n, mc->in_dim, mc->edge_dim, &batch);
     if (rc == AG_SUCCESS) rc = ag_bundle_predict_batch(b, &batch, Y);
     ag_batch_destroy(&batch);
     if (rc != AG_SUCCESS) {

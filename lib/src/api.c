@@ -361,8 +361,7 @@ static void pending_destroy(pending_t *p) {
 static ag_error_t predict_chunk(ag_net_t *net, const igraph_t *graphs, int64_t first, int64_t k, pending_t *pend,
                                 ag_batch_buffer_t *buf, float *Y) {
     const ag_model_config_t *c = ag_model_config(net->b.model);
-    const ag_graph_t *gs[NET_BATCH];
-    const ag_fmat_t *xs[NET_BATCH], *es[NET_BATCH];
+    ag_batch_member_t members[NET_BATCH];
     ag_error_t rc = AG_SUCCESS;
     for (int64_t i = 0; i < k && rc == AG_SUCCESS; i++) {
         rc = net_inputs(net, &graphs[first + i], NULL, &pend[i].X, &pend[i].E);
@@ -373,13 +372,11 @@ static ag_error_t predict_chunk(ag_net_t *net, const igraph_t *graphs, int64_t f
             rc = AG_ERROR(rc, "graph %lld: %s", (long long)(first + i), msg);
             break;
         }
-        gs[i] = &pend[i].g;
-        xs[i] = &pend[i].X;
-        es[i] = &pend[i].E;
+        members[i] = (ag_batch_member_t){&pend[i].g, &pend[i].X, &pend[i].E};
     }
     if (rc == AG_SUCCESS) {
         ag_batch_t batch;
-        rc = ag_batch_buffer_fill(buf, gs, xs, es, k, c->in_dim, c->edge_dim, &batch);
+        rc = ag_batch_buffer_fill(buf, members, k, c->in_dim, c->edge_dim, &batch);
         if (rc == AG_SUCCESS) rc = ag_bundle_predict_batch(&net->b, &batch, Y);
         ag_batch_destroy(&batch);
     }

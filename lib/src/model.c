@@ -875,25 +875,24 @@ static ag_error_t check_member_features(const ag_fmat_t *M, int64_t g, const cha
     return AG_SUCCESS;
 }
 
-ag_error_t ag_batch_buffer_fill(ag_batch_buffer_t *buf, const ag_graph_t *const *graphs, const ag_fmat_t *const *Xs,
-                                const ag_fmat_t *const *Es, int64_t count, int64_t F, int64_t Fe, ag_batch_t *batch) {
+ag_error_t ag_batch_buffer_fill(ag_batch_buffer_t *buf, const ag_batch_member_t *members, int64_t count, int64_t F,
+                                int64_t Fe, ag_batch_t *batch) {
     /* the caller destroys the batch whatever happens, and the last fill is gone on every return */
     if (batch) ag_batch_init(batch, NULL, NULL, NULL);
     if (buf) ag_graph_destroy(&buf->graph);
     if (!buf || !batch) return AG_ERROR(AG_EINVAL, "ag_batch_buffer_fill: NULL buffer or batch");
     if (count < 1)
         return AG_ERROR(AG_EINVAL, "ag_batch_buffer_fill: count is %lld, must be positive", (long long)count);
-    if (!graphs || !Xs || (Fe > 0 && !Es))
-        return AG_ERROR(AG_EINVAL, "ag_batch_buffer_fill: NULL graphs, node features or edge features");
+    if (!members) return AG_ERROR(AG_EINVAL, "ag_batch_buffer_fill: NULL members");
     if (F < 0 || Fe < 0)
         return AG_ERROR(AG_EINVAL, "ag_batch_buffer_fill: feature widths %lld and %lld; neither may be negative",
                         (long long)F, (long long)Fe);
     int64_t N = 0, E = 0; /* nodes and edges of the batch */
     for (int64_t g = 0; g < count; g++) {
-        const ag_graph_t *m = graphs[g];
+        const ag_graph_t *m = members[g].graph;
         if (!m) return AG_ERROR(AG_EINVAL, "ag_batch_buffer_fill: graph %lld is NULL", (long long)g);
-        AG_CHECK(check_member_features(Xs[g], g, "node", m->n_nodes, F));
-        if (Fe > 0) AG_CHECK(check_member_features(Es[g], g, "edge", m->n_edges, Fe));
+        AG_CHECK(check_member_features(members[g].X, g, "node", m->n_nodes, F));
+        if (Fe > 0) AG_CHECK(check_member_features(members[g].E, g, "edge", m->n_edges, Fe));
         N += m->n_nodes;
         E += m->n_edges;
     }
@@ -901,7 +900,7 @@ ag_error_t ag_batch_buffer_fill(ag_batch_buffer_t *buf, const ag_graph_t *const 
     if (ag_i_mul_overflow(N, F, &x_floats) || ag_i_mul_overflow(E, Fe, &e_floats))
         return AG_ERROR(AG_ELIMIT, "ag_batch_buffer_fill: features of %lld nodes x %lld and %lld edges x %lld overflow",
                         (long long)N, (long long)F, (long long)E, (long long)Fe);
-    AG_CHECK(ag_graph_batch(&buf->graph, graphs, count));
+    AG_CHECK(ag_i_graph_batch_strided(&buf->graph, &members[0].graph, sizeof *members, count));
     ag_error_t rc = grow_floats(&buf->X, &buf->X_cap, x_floats, "batch node features");
     if (rc == AG_SUCCESS && Fe > 0) rc = grow_floats(&buf->E, &buf->E_cap, e_floats, "batch edge features");
     if (rc != AG_SUCCESS) {
@@ -909,12 +908,12 @@ ag_error_t ag_batch_buffer_fill(ag_batch_buffer_t *buf, const ag_graph_t *const 
         return rc;
     }
     for (int64_t g = 0, node = 0, edge = 0; g < count; g++) {
-        const ag_graph_t *m = graphs[g];
+        const ag_graph_t *m = members[g].graph;
         /* a member without nodes or edges may have no feature buffer at all */
         if (m->n_nodes > 0 && F > 0)
-            memcpy(buf->X + node * F, Xs[g]->data, (size_t)(m->n_nodes * F) * sizeof(float));
+            memcpy(buf->X + node * F, members[g].X->data, (size_t)(m->n_nodes * F) * sizeof(float));
         if (Fe > 0 && m->n_edges > 0)
-            memcpy(buf->E + edge * Fe, Es[g]->data, (size_t)(m->n_edges * Fe) * sizeof(float));
+            memcpy(buf->E + edge * Fe, members[g].E->data, (size_t)(m->n_edges * Fe) * sizeof(float));
         node += m->n_nodes;
         edge += m->n_edges;
     }

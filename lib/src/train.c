@@ -189,16 +189,13 @@ void ag_train_config_default(ag_train_config_t *cfg, ag_task_t task) {
 /* A block-diagonal batch of examples with its concatenated features; buffers are reused. */
 typedef struct batcher_t {
     ag_batch_buffer_t buf;
-    const ag_graph_t **graphs; /* (cap) the examples of the batch, as ag_batch_buffer_fill takes them */
-    const ag_fmat_t **X, **E;  /* (cap), (cap) */
+    ag_batch_member_t *members; /* (cap) the examples of the batch */
     int64_t cap;
 } batcher_t;
 
 static void batcher_destroy(batcher_t *b) {
     ag_batch_buffer_destroy(&b->buf);
-    ag_i_free(b->graphs);
-    ag_i_free(b->X);
-    ag_i_free(b->E);
+    ag_i_free(b->members);
     memset(b, 0, sizeof *b);
 }
 
@@ -207,28 +204,19 @@ static ag_error_t batcher_make(batcher_t *b, const ag_trainset_t *set, const int
                                int64_t Fe, ag_batch_t *batch) {
     if (n > b->cap) {
         ag_batch_init(batch, NULL, NULL, NULL);
-        ag_i_free(b->graphs);
-        ag_i_free(b->X);
-        ag_i_free(b->E);
-        b->graphs = NULL;
-        b->X = b->E = NULL;
+        ag_i_free(b->members);
+        b->members = NULL;
         b->cap = 0;
-        void *g, *x, *e;
-        AG_CHECK(ag_i_alloc_array(&g, n, sizeof(*b->graphs), "batch"));
-        b->graphs = g;
-        AG_CHECK(ag_i_alloc_array(&x, n, sizeof(*b->X), "batch"));
-        b->X = x;
-        AG_CHECK(ag_i_alloc_array(&e, n, sizeof(*b->E), "batch"));
-        b->E = e;
+        void *p;
+        AG_CHECK(ag_i_alloc_array(&p, n, sizeof(*b->members), "batch"));
+        b->members = p;
         b->cap = n;
     }
     for (int64_t i = 0; i < n; i++) {
         const ag_example_t *ex = &set->examples[idx[i]];
-        b->graphs[i] = &ex->graph;
-        b->X[i] = &ex->X;
-        b->E[i] = &ex->E;
+        b->members[i] = (ag_batch_member_t){&ex->graph, &ex->X, &ex->E};
     }
-    return ag_batch_buffer_fill(&b->buf, b->graphs, b->X, b->E, n, F, Fe, batch);
+    return ag_batch_buffer_fill(&b->buf, b->members, n, F, Fe, batch);
 }
 
 /* Sign-flip streams: FLIP_STREAMS + epoch, far from those ag_rng_next_stream() hands out. */

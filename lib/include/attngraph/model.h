@@ -173,6 +173,16 @@ typedef struct ag_batch_buffer_t {
     int64_t X_cap, E_cap; /* floats allocated at X and at E */
 } ag_batch_buffer_t;
 
+/** One member of a batch for ag_batch_buffer_fill(): a graph of N_g nodes and E_g edges with its
+ * features. The fill copies what it points to, so the pointees need last only through the call. */
+typedef struct ag_batch_member_t {
+    const ag_graph_t *graph; /* the member's CSR (never NULL); it may itself be a batch */
+    const ag_fmat_t *X;      /* (N_g x F) its node features; with N_g = 0, NULL or a matrix of no rows,
+                                of any width and without data */
+    const ag_fmat_t *E;      /* (E_g x Fe) its edge features, read only when Fe > 0; with E_g = 0, NULL
+                                or a matrix of no rows */
+} ag_batch_member_t;
+
 /** \function ag_batch_buffer_init
  * An empty buffer: the same as zero-initialising it. */
 void ag_batch_buffer_init(ag_batch_buffer_t *buf);
@@ -188,27 +198,26 @@ void ag_batch_buffer_destroy(ag_batch_buffer_t *buf);
  * the batch of that fill before. batch points into buf, so buf must stay where it is and unfilled
  * while batch is in use; the members are copied and may go once the call returns.
  * \param buf     The buffer, zero-initialised or filled before.
- * \param graphs  (count) the members; a member may itself be a batch.
- * \param Xs      (count) their node features, Xs[g] (N_g x F). A graph of no nodes may give NULL or
- *                a matrix of no rows, of any width and without data.
- * \param Es      (count) their edge features, Es[g] (E_g x Fe), read only when Fe > 0 (with Fe = 0
- *                Es may be NULL). A graph of no edges may give NULL or a matrix of no rows.
+ * \param members (count) the graphs in batch order, each with its node features (N_g x F) and,
+ *                when Fe > 0, its edge features (E_g x Fe); see ag_batch_member_t. Messages
+ *                name a member by its index: "graph 2".
  * \param count   G, the number of members, at least 1.
- * \param F, Fe   Feature widths; Fe = 0: no edge features, the batch's E is NULL.
- * \param batch   Output: ag_batch_init() of buf->graph, buf->X (never NULL) and, when Fe > 0,
- *                buf->E (never NULL). Initialised whatever the outcome (empty on failure), so
- *                the caller may always ag_batch_destroy() it.
- * \return AG_SUCCESS; AG_EINVAL (a NULL buf, batch, graphs, Xs or member, Es NULL with Fe > 0,
- *         count < 1, a negative width; no features, or a matrix without data, for a member with
- *         nodes or edges); AG_EMISMATCH (a member's features are not N_g x F or E_g x Fe: the
+ * \param F, Fe   Feature widths; Fe = 0: no edge features (no member's E is read), the batch's E
+ *                is NULL.
+ * \param batch   Output: ag_batch_init() of buf->graph, buf->X (N x F, never NULL) and, when
+ *                Fe > 0, buf->E (E x Fe, never NULL), N and E the members' nodes and edges.
+ *                Initialised whatever the outcome (empty on failure), so the caller may always
+ *                ag_batch_destroy() it.
+ * \return AG_SUCCESS; AG_EINVAL (a NULL buf, batch, members or member graph, count < 1, a
+ *         negative width; no features, or a matrix without data, for a member with nodes or,
+ *         when Fe > 0, edges); AG_EMISMATCH (a member's features are not N_g x F or E_g x Fe: the
  *         message names the member; directed mixed with undirected); AG_ELIMIT (more than 2^31-1
  *         nodes; a size overflows); AG_ENOMEM. On failure buf->graph is empty and buf stays
  *         usable for the next fill (destroy it as usual).
  * Time complexity: O(N F + E Fe + the members' CSR entries).
  */
-ag_error_t ag_batch_buffer_fill(ag_batch_buffer_t *buf, const ag_graph_t *const *graphs,
-                                const ag_fmat_t *const *Xs, const ag_fmat_t *const *Es, int64_t count,
-                                int64_t F, int64_t Fe, ag_batch_t *batch);
+ag_error_t ag_batch_buffer_fill(ag_batch_buffer_t *buf, const ag_batch_member_t *members, int64_t count, int64_t F,
+                                int64_t Fe, ag_batch_t *batch);
 
 /**
  * \function ag_mask_build_vnode
