@@ -96,7 +96,7 @@ igraph_integer_t ag_net_feature_width(const ag_net_t *net) {
     return !net ? 0 : net->b.table.width > 0 ? net->b.table.width : ag_net_n_inputs(net);
 }
 
-int ag_net_n_layers(const ag_net_t *net) { return net ? ag_model_config(net->b.model)->n_blocks : 0; }
+igraph_integer_t ag_net_n_layers(const ag_net_t *net) { return net ? ag_model_config(net->b.model)->n_blocks : 0; }
 
 ag_bundle_t *ag_net_bundle(ag_net_t *net) { return net ? &net->b : NULL; }
 
@@ -476,22 +476,23 @@ ag_error_t ag_net_smooth_nodes(const ag_net_t *net, const igraph_t *graph, const
 
 /* ---- attention */
 
-ag_error_t ag_net_attention(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features, int layer,
+ag_error_t ag_net_attention(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                            igraph_integer_t layer,
                             igraph_matrix_t *edge_alpha, igraph_matrix_t *edge_alpha_rev,
                             igraph_matrix_t *self_alpha) {
     AG_CHECK(check_args(net, graph, "ag_net_attention"));
     if (!edge_alpha) return AG_ERROR(AG_EINVAL, "ag_net_attention: NULL edge_alpha");
     if (layer < 0 || layer >= ag_net_n_layers(net))
-        return AG_ERROR(AG_EINVAL, "ag_net_attention: the model has %d attention blocks (layers 0..%d), not %d",
-                        ag_net_n_layers(net), ag_net_n_layers(net) - 1, layer);
+        return AG_ERROR(AG_EINVAL, "ag_net_attention: the model has %lld attention blocks (layers 0..%lld), not %lld",
+                        (long long)ag_net_n_layers(net), (long long)ag_net_n_layers(net) - 1, (long long)layer);
     run_t r;
     AG_CHECK(net_run(net, graph, features, &r));
     const ag_mask_t *mask = NULL;
     float *alpha = NULL; /* (M x H) */
-    int64_t H = ag_model_attention_heads(net->b.model, layer), N = r.g.n_nodes, E = r.g.n_edges;
-    ag_error_t rc = ag_model_attention_weights(net->b.model, &r.batch, layer, &mask, NULL);
+    int64_t H = ag_model_attention_heads(net->b.model, (int)layer), N = r.g.n_nodes, E = r.g.n_edges;
+    ag_error_t rc = ag_model_attention_weights(net->b.model, &r.batch, (int)layer, &mask, NULL);
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&alpha, mask->n_entries * H + 1, sizeof(float), "attention");
-    if (rc == AG_SUCCESS) rc = ag_model_attention_weights(net->b.model, &r.batch, layer, &mask, alpha);
+    if (rc == AG_SUCCESS) rc = ag_model_attention_weights(net->b.model, &r.batch, (int)layer, &mask, alpha);
     if (rc == AG_SUCCESS) rc = resize_matrix(edge_alpha, E, H, NAN);
     if (rc == AG_SUCCESS && edge_alpha_rev) rc = resize_matrix(edge_alpha_rev, E, H, NAN);
     if (rc == AG_SUCCESS && self_alpha) rc = resize_matrix(self_alpha, N, H, NAN);

@@ -128,7 +128,7 @@ static void use_model(ag_net_t *net) {
     if (getenv("AG_FUZZ_VERBOSE"))
         fprintf(stderr, "prediction: %s, %lld values, first %g\n", rc ? ag_error_message() : "done",
                 (long long)igraph_matrix_size(&y), igraph_matrix_size(&y) ? MATRIX(y, 0, 0) : 0.0);
-    for (int layer = 0; rc == AG_SUCCESS && layer < ag_net_n_layers(net); layer += ag_net_n_layers(net) - 1) {
+    for (igraph_integer_t layer = 0; rc == AG_SUCCESS && layer < ag_net_n_layers(net); layer += ag_net_n_layers(net) - 1) {
         igraph_matrix_t alpha;
         if (igraph_matrix_init(&alpha, 0, 0) != IGRAPH_SUCCESS) abort();
         ag_error_t arc = ag_net_attention(net, &g, fm, layer, &alpha, NULL, NULL);

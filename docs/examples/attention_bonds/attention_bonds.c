@@ -33,12 +33,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "error: %s\n", ag_error_message());
         goto done;
     }
-    int last = ag_net_n_layers(net) - 1;
+    igraph_integer_t last = ag_net_n_layers(net) - 1;
     if (ag_net_attention(net, &mol, NULL, last, &fwd, &rev, &self) != AG_SUCCESS) {
         fprintf(stderr, "error: %s\n", ag_error_message());
         goto done;
     }
-    printf("attention of layer %d, %lld heads\n", last, (long long)igraph_matrix_ncol(&fwd));
+    printf("attention of layer %lld, %lld heads\n", (long long)last, (long long)igraph_matrix_ncol(&fwd));
     for (igraph_integer_t e = 0; e < igraph_ecount(&mol); e++) {
         /* the stored ends (for undirected graphs igraph_edge() returns them the other way round) */
         igraph_integer_t from = IGRAPH_FROM(&mol, e), to = IGRAPH_TO(&mol, e);

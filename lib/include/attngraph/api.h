@@ -294,14 +294,15 @@ ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igr
  *         the featurisation errors of ag_net_predict_nodes(); AG_ENOMEM.
  * Time complexity: one forward pass plus O(M x H).
  */
-ag_error_t ag_net_attention(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features, int layer,
+ag_error_t ag_net_attention(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                            igraph_integer_t layer,
                             igraph_matrix_t *edge_alpha, igraph_matrix_t *edge_alpha_rev,
                             igraph_matrix_t *self_alpha);
 
 /** \function ag_net_n_layers
  * The number of attention blocks (valid layers of ag_net_attention are 0 .. n-1); 0 for a NULL
  * handle. O(1). */
-int ag_net_n_layers(const ag_net_t *net);
+igraph_integer_t ag_net_n_layers(const ag_net_t *net);
 
 /**
  * Training options: the options of `attn-graph train` (docs/cli.md), one field per option with the
