@@ -1127,7 +1127,7 @@ static void karate_table(const char *program, const char *name) {
 }
 
 /* A sparse table is as wide as its largest index + 1: an index of 50,000,000 beside Karate asks
- * for a 6.3 GiB matrix, refused by the memory limit before anything is allocated (bad input, as a
+ * for a 6.3 GiB matrix, held twice (12.7 GiB), refused by the memory limit before anything is allocated (bad input, as a
  * graph file whose counts ask for too many vertices), with what to change. It had been read,
  * copied and featurised for 111 s and 13 GB, then refused by the training estimate, whose advice
  * (fewer heads, a smaller width) could not help. */
@@ -1136,9 +1136,10 @@ static void test_table_sparse_width_limit(void **state) {
     karate_table("/node \\[/ {print $4, ($4 == 5 ? \"50000000:1\" : \"0:1\")}", "wide.sparse");
     run_expect(3,
         "attn-graph: @/wide.sparse:6: feature index 50000000 makes the sparse table 50000001 columns wide: 34 rows x "
-        "50000001 float32 take about 6.3 GiB, over the limit of 100.0 MiB (set by --max-memory or "
-        "ag_graph_read_set_max_memory()); a sparse table is read as a dense matrix as wide as its largest index + 1 "
-        "(this one uses 2 distinct indices): number the features from 0, or raise the limit (--max-memory)\n",
+        "50000001 float32, held twice (the table and the features made from it), take about 12.7 GiB, over the limit "
+        "of 100.0 MiB (set by --max-memory or ag_graph_read_set_max_memory()); a sparse table is read as a dense "
+        "matrix as wide as its largest index + 1, and it uses 2 distinct indices: renumber them 0 to 1, or raise the "
+        "limit (--max-memory)\n",
         "train graphs/social/karate.gml --label-attr club --node-table @/wide.sparse --epochs 1 --max-memory 100M");
     /* within the read limit, the training estimate refuses the weights that read 500,001 columns,
      * and says that they are the cost, not the heads or the width it had alone suggested */
@@ -1154,6 +1155,25 @@ static void test_table_sparse_width_limit(void **state) {
         "--max-memory\n",
         "train graphs/social/karate.gml --label-attr club --node-table @/mid.sparse --vertex-attrs none --edge-attrs "
         "none --epochs 1 --max-memory 200M");
+    /* eight inputs are not the cost of a large ensemble (the other members' memory was counted as
+     * the input's) */
+    karate_table("/node \\[/ {print $4, \"0:1\", \"7:\" $4 % 2}", "small.sparse");
+    run_expect(1,
+        "attn-graph: note: node classification on features from the data, within [-1, 1]: the gat preset (the GAT "
+        "paper's model; --preset transformer for the graph transformer)\n"
+        "attn-graph: note: the validation part has 3 labelled vertices (under 100): early stopping watches its loss, "
+        "which keeps improving after its accuracy stops moving (--metric accuracy to watch that)\n"
+        "attn-graph: train: this run needs about 2.26 MiB of memory (a training step on 34 nodes and 78 edges) but the "
+        "limit is 10.0 KiB, --max-memory; to fit, use fewer heads (--heads), a smaller --hidden or --head-dim, fewer "
+        "ensemble members (--ensemble), or raise --max-memory\n",
+        "train graphs/social/karate.gml --label-attr club --node-table @/small.sparse --vertex-attrs none --edge-attrs "
+        "none --epochs 1 --max-memory 10k --ensemble 30");
+    /* a model that takes no table is said so before the table is read, as label says it */
+    run_expect(3,
+        "attn-graph: eval: @/wide.sparse: the model graphs/models/karate.safetensors takes no node table (it was "
+        "trained without one, or with one that held the labels alone)\n",
+        "eval --model graphs/models/karate.safetensors graphs/social/karate.gml --node-table @/wide.sparse "
+        "--max-memory 50M");
 }
 
 /* A node-table column that mirrors the labels is refused by its name in the table (the library

@@ -376,27 +376,28 @@ static void test_sparse_read_limit(void **state) {
     ag_table_options_init(&o);
     o.format = AG_TABLE_SPARSE;
     const int64_t old = ag_graph_read_set_max_memory(1000);
-    /* 4 rows x 63 float32 = 1,008 bytes: one over */
-    char *path = write_temp("10 0:1\n20 62:1 3:1\n30 62:2 3:1\n40\n", ".txt");
+    /* 4 rows x 32 float32, counted twice: 1,024 bytes, over */
+    char *path = write_temp("10 0:1\n20 31:1 3:1\n30 31:2 3:1\n40\n", ".txt");
     ag_node_table_t t;
     assert_int_equal(ag_table_read(&t, path, &g, &o), AG_EREADLIMIT);
     char want[512];
     snprintf(want, sizeof want,
-             "%s:2: feature index 62 makes the sparse table 63 columns wide: 4 rows x 63 float32 take about 1008 B, "
-             "over the limit of 1000 B (set by --max-memory or ag_graph_read_set_max_memory()); a sparse table is "
-             "read as a dense matrix as wide as its largest index + 1 (this one uses 3 distinct indices): number the "
-             "features from 0, or raise the limit (--max-memory)", path);
+             "%s:2: feature index 31 makes the sparse table 32 columns wide: 4 rows x 32 float32, held twice (the "
+             "table and the features made from it), take about 1.0 KiB, over the limit of 1000 B (set by --max-memory "
+             "or ag_graph_read_set_max_memory()); a sparse table is read as a dense matrix as wide as its largest "
+             "index + 1, and it uses 3 distinct indices: renumber them 0 to 2, or raise the limit (--max-memory)",
+             path);
     assert_string_equal(ag_error_message(), want);
     assert_null(t.features.data);
     assert_int_equal(ag_table_read_refused_graph(), 0);
     unlink(path);
-    /* 4 x 62 x 4 = 992 bytes: within */
-    path = write_temp("10 0:1\n20 61:1\n30\n40\n", ".txt");
+    /* 4 x 31 x 4 x 2 = 992 bytes: within */
+    path = write_temp("10 0:1\n20 30:1\n30\n40\n", ".txt");
     assert_int_equal(ag_table_read(&t, path, &g, &o), AG_SUCCESS);
-    assert_int_equal(t.features.cols, 62);
-    assert_float_equal(t.features.data[1 * 62 + 61], 1.0f, 0.0f);
+    assert_int_equal(t.features.cols, 31);
+    assert_float_equal(t.features.data[1 * 31 + 30], 1.0f, 0.0f);
     ag_node_table_destroy(&t);
-    /* a model's width of 100 (1,600 bytes) is not the file's doing */
+    /* a model's width of 100 (3,200 bytes counted twice) is not the file's doing */
     o.width = 100;
     assert_int_equal(ag_table_read(&t, path, &g, &o), AG_SUCCESS);
     assert_int_equal(t.features.cols, 100);

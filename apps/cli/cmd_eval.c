@@ -242,6 +242,7 @@ static int eval_run(int argc, char **argv, const ag_cli_warnings_t *warned) {
             task == AG_TASK_GRAPH_CLASSIFICATION ? (tcol ? &tcol : NULL) : (const char *const *)b.names;
     int64_t n_targets = task == AG_TASK_GRAPH_CLASSIFICATION ? (tcol ? 1 : 0) : b.n_names;
     o.model_table = &b.table;
+    o.model_path = model_path;
     code = cli_data_load(&d, &o, CMD, targets, n_targets, AG_TASK_AUTO);
     if (code == AG_EXIT_OK && d.have_table)
         code = cli_align_table(CMD, o.node_table, model_path, &b.table, &d.table);

@@ -649,18 +649,29 @@ static int named_in(ag_attr_select_t sel, const char *const *names, int64_t n, c
  * vertices of this graph (as Karate's shipped model does on purpose) but says nothing about a
  * vertex of another graph, where every value falls in the "other" column. PyG users meet this
  * as "identity features"; a user who did not ask for them should hear how to leave them out. */
-static void identifier_notes(const cli_data_t *d, const ag_featurizer_t *f, const ag_featurizer_config_t *fc) {
+/* The --exclude-attrs that leaves names out too: a second --exclude-attrs replaces the first, so
+ * the advice repeats what the user already gave. */
+static const char *exclude_advice(char *buf, size_t n, const char *given, const char *names) {
+    if (given && given[0]) snprintf(buf, n, "%s,%s", given, names);
+    else snprintf(buf, n, "%s", names);
+    return buf;
+}
+
+static void identifier_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_featurizer_t *f,
+                             const ag_featurizer_config_t *fc) {
     const igraph_integer_t n = igraph_vcount(&d->graph);
     if (n < 2) return;
     for (int64_t a = 0; a < f->n_vattrs; a++) {
         const ag_feature_attr_t *at = &f->vattrs[a];
         if (at->type != AG_ATTR_STRING || at->vocab_size < n) continue;
         if (named_in(fc->vertex_select, fc->vertex_attrs, fc->n_vertex_attrs, at->name)) continue;
+        char advice[512];
         fprintf(stderr,
                 "attn-graph: note: vertex attribute '%s' has a different value on each of the %lld vertices: "
                 "its %lld one-hot columns identify vertices (the model can learn this graph's vertices by "
                 "name, not another graph's); --exclude-attrs %s to leave it out\n",
-                at->name, (long long)n, (long long)at->width, at->name);
+                at->name, (long long)n, (long long)at->width,
+                exclude_advice(advice, sizeof advice, o->exclude_attrs, at->name));
     }
 }
 
@@ -669,9 +680,11 @@ static void identifier_notes(const cli_data_t *d, const ag_featurizer_t *f, cons
  * may learn the layout (a force-directed one mirrors the communities) rather than the data. That
  * can be what a user wants, as a vertex's name can, so they are kept; one who did not ask for them
  * should hear it, with how to leave them out. */
-static void layout_note(const cli_data_t *d, const ag_featurizer_t *f, const ag_featurizer_config_t *fc) {
+static void layout_note(const cli_data_opts_t *o, const cli_data_t *d, const ag_featurizer_t *f,
+                        const ag_featurizer_config_t *fc) {
     if (d->read_as != AG_FORMAT_PAJEK) return;
-    char names[16] = "";
+    char names[16] = "", advice[512];
+    int count = 0;
     for (int64_t a = 0; a < f->n_vattrs; a++) {
         const char *nm = f->vattrs[a].name;
         if ((strcmp(nm, "x") && strcmp(nm, "y") && strcmp(nm, "z")) ||
@@ -679,11 +692,14 @@ static void layout_note(const cli_data_t *d, const ag_featurizer_t *f, const ag_
             continue;
         if (names[0]) strcat(names, ",");
         strcat(names, nm);
+        count++;
     }
-    if (names[0])
-        fprintf(stderr, "attn-graph: note: vertex attributes %s are the drawing coordinates of the Pajek file and are "
-                "used as features (the model may learn where the drawing put each vertex); --exclude-attrs %s to "
-                "leave them out\n", names, names);
+    if (count)
+        fprintf(stderr, "attn-graph: note: vertex attribute%s %s %s of the Pajek file and %s (the model "
+                "may learn where the drawing put each vertex); --exclude-attrs %s to leave %s out\n",
+                count > 1 ? "s" : "", names, count > 1 ? "are the drawing coordinates" : "is a drawing coordinate",
+                count > 1 ? "are used as features" : "is used as a feature",
+                exclude_advice(advice, sizeof advice, o->exclude_attrs, names), count > 1 ? "them" : "it");
 }
 
 /* Names the attributes of ig (of kind `kind`) left out as attn-graph's own outputs
@@ -939,8 +955,8 @@ static void data_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_p
                         "attn-graph: note: vertex attribute '%s' mirrors the label '%s' and is not used as a feature\n",
                         p->excluded[i], o->label_attr);
     if (!d->graph_level) {
-        identifier_notes(d, &p->featurizer, fc);
-        layout_note(d, &p->featurizer, fc);
+        identifier_notes(o, d, &p->featurizer, fc);
+        layout_note(o, d, &p->featurizer, fc);
         own_output_note(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, fc);
         own_output_note(&d->graph, IGRAPH_ATTRIBUTE_EDGE, fc);
     }

@@ -394,6 +394,11 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
     d->have_graph = 1;
     if (o->node_table) {
         const int in_graph = igraph_cattribute_has_attr(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, o->label_attr);
+        /* a model that takes no table can use one only for labels the graph lacks: said before the
+         * table is read, as label and explain say it, rather than after (a sparse table as wide as
+         * a large index was refused by the read limit with advice on its numbering) */
+        if (o->model_table && o->model_table->width == 0 && in_graph)
+            return cli_check_table_width(cmd, o->node_table, 1, o->model_path, 0);
         rc = cli_table_read(&d->table, &d->graph, read_as, o->node_table, o->table_id_attr, o->label_attr,
                             o->model_table);
         /* the table's own errors start with its path; the graph's ids' name no file */

@@ -28,6 +28,7 @@ typedef struct cli_data_opts_t {
     const char *node_table;    /* --node-table */
     const char *table_id_attr; /* --table-id-attr */
     const ag_table_norm_t *model_table; /* eval: the model's node-table columns, or NULL */
+    const char *model_path;    /* eval: the model file, named in messages about its table */
     const char *train_nodes;   /* --train-nodes 0,33 */
     int directed;              /* --directed */
     ag_format_t format;        /* --format F (AG_FORMAT_AUTO: by extension) */

@@ -153,6 +153,28 @@ static int cmp_size_desc(const void *a, const void *b) {
     return x[0] < y[0] ? 1 : x[0] > y[0] ? -1 : 0;
 }
 
+typedef struct run_sizes_t {
+    int64_t N, E, G;    /* the largest training batch: nodes, edges, graphs */
+    int64_t Ne, Ee, Ge; /* the largest evaluation batch */
+} run_sizes_t;
+
+/* The memory of the largest training step (when training) and evaluation pass of a run of the
+ * model mc on a batch of sizes N, E, G (training) and Ne, Ee, Ge (evaluation), with the other
+ * members of an ensemble held for evaluation beside either; saturating, so that an estimate past
+ * 2^63 is refused like any other too large one. */
+static ag_error_t run_memory(const ag_model_config_t *mc, const run_sizes_t *z, int training, int64_t members,
+                             int64_t *train_bytes, int64_t *eval_bytes) {
+    *train_bytes = 0;
+    ag_error_t rc = training ? ag_model_estimate_memory(mc, z->N, z->E, z->G, 1, train_bytes) : AG_SUCCESS;
+    if (rc == AG_SUCCESS) rc = ag_model_estimate_memory(mc, z->Ne, z->Ee, z->Ge, 0, eval_bytes);
+    if (rc != AG_SUCCESS) return rc;
+    if (members < 1) members = 1;
+    const int64_t others = *eval_bytes > INT64_MAX / members ? INT64_MAX : *eval_bytes * (members - 1);
+    *train_bytes = *train_bytes > INT64_MAX - others ? INT64_MAX : *train_bytes + others;
+    *eval_bytes = *eval_bytes > INT64_MAX - others ? INT64_MAX : *eval_bytes + others;
+    return AG_SUCCESS;
+}
+
 /* Estimates the largest training step and evaluation pass and refuses a run above the limit.
  * Returns an exit code. */
 int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_config_t *mc, const ag_trainset_t *set,
@@ -170,7 +192,7 @@ int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_con
         limit_from = "the available memory (MemAvailable)";
     }
     if (limit < 0) return AG_EXIT_OK; /* unknown: no limit */
-    int64_t N = 0, E = 0, G = 1, Ne = 0, Ee = 0, Ge = 1;
+    run_sizes_t z = {0, 0, 1, 0, 0, 1};
     if (ag_task_is_graph_level(mc->task)) {
         /* the largest graphs together: an upper bound of any batch */
         int64_t (*sz)[2] = malloc(sizeof *sz * (size_t)(set->n_examples > 0 ? set->n_examples : 1));
@@ -180,31 +202,22 @@ int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_con
             sz[i][1] = set->examples[i].graph.n_edges;
         }
         qsort(sz, (size_t)set->n_examples, sizeof *sz, cmp_size_desc);
-        G = batch_size < set->n_examples ? batch_size : set->n_examples;
-        Ge = set->n_examples < 256 ? set->n_examples : 256; /* ag_model_evaluate's batches */
-        for (int64_t i = 0; i < Ge; i++) {
-            if (i < G) N += sz[i][0], E += sz[i][1];
-            Ne += sz[i][0], Ee += sz[i][1];
+        z.G = batch_size < set->n_examples ? batch_size : set->n_examples;
+        z.Ge = set->n_examples < 256 ? set->n_examples : 256; /* ag_model_evaluate's batches */
+        for (int64_t i = 0; i < z.Ge; i++) {
+            if (i < z.G) z.N += sz[i][0], z.E += sz[i][1];
+            z.Ne += sz[i][0], z.Ee += sz[i][1];
         }
         free(sz);
     } else {
-        N = Ne = set->examples[0].graph.n_nodes;
-        E = Ee = set->examples[0].graph.n_edges;
+        z.N = z.Ne = set->examples[0].graph.n_nodes;
+        z.E = z.Ee = set->examples[0].graph.n_edges;
     }
-    int64_t train_bytes = 0, eval_bytes;
-    ag_error_t rc = training ? ag_model_estimate_memory(mc, N, E, G, 1, &train_bytes) : AG_SUCCESS;
-    if (rc == AG_SUCCESS) rc = ag_model_estimate_memory(mc, Ne, Ee, Ge, 0, &eval_bytes);
-    if (rc) {
+    int64_t train_bytes, eval_bytes;
+    if (run_memory(mc, &z, training, members, &train_bytes, &eval_bytes) != AG_SUCCESS) {
         fprintf(stderr, "attn-graph: %s: %s\n", cmd, ag_error_message());
         return AG_EXIT_FAILURE;
     }
-    if (members < 1) members = 1;
-    /* saturating: an estimate past 2^63 is refused like any other too large one */
-    int64_t others = eval_bytes > INT64_MAX / members ? INT64_MAX : eval_bytes * (members - 1);
-    if (train_bytes > INT64_MAX - others) train_bytes = INT64_MAX;
-    else train_bytes += others;
-    if (eval_bytes > INT64_MAX - others) eval_bytes = INT64_MAX;
-    else eval_bytes += others;
     int64_t need = train_bytes > eval_bytes ? train_bytes : eval_bytes;
     if (need <= limit) return AG_EXIT_OK;
     char a[32], b[32];
@@ -215,7 +228,7 @@ int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_con
     if (!training) {
         fprintf(stderr, "attn-graph: %s: this run needs about %s of memory (an evaluation pass on %lld nodes and %lld "
                 "edges%s) but the limit is %s, %s; the model's size is fixed by its training: use a machine with more "
-                "memory, or raise --max-memory\n", cmd, a, (long long)Ne, (long long)Ee,
+                "memory, or raise --max-memory\n", cmd, a, (long long)z.Ne, (long long)z.Ee,
                 members > 1 ? ", for each model of the ensemble" : "", b, limit_from);
         return AG_EXIT_FAILURE;
     }
@@ -224,12 +237,13 @@ int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_con
      * data (a sparse node table numbered by global ids or hashes, a wide one-hot attribute) */
     ag_model_config_t narrow = *mc;
     narrow.in_dim = 1;
-    int64_t narrow_bytes = 0;
+    int64_t narrow_train, narrow_eval;
     char input[160] = "";
-    if (mc->in_dim > 1 && ag_model_estimate_memory(&narrow, N, E, G, 1, &narrow_bytes) == AG_SUCCESS &&
-        train_bytes >= eval_bytes && train_bytes - narrow_bytes > need / 2) {
+    if (mc->in_dim > 1 && run_memory(&narrow, &z, training, members, &narrow_train, &narrow_eval) == AG_SUCCESS &&
+        need - (narrow_train > narrow_eval ? narrow_train : narrow_eval) > need / 2) {
+        const int64_t cost = need - (narrow_train > narrow_eval ? narrow_train : narrow_eval);
         char c[32];
-        cli_format_size(c, sizeof c, train_bytes - narrow_bytes);
+        cli_format_size(c, sizeof c, cost);
         snprintf(input, sizeof input, "fewer input features (there are %lld, and the weights that read them take "
                  "about %s), ", (long long)mc->in_dim, c);
     }
@@ -238,7 +252,8 @@ int cli_check_memory(const char *cmd, const char *max_memory, const ag_model_con
             "%s, %s; to fit, use %sfewer heads (--heads)%s, a smaller --hidden or --head-dim%s%s, or raise "
             "--max-memory\n",
             cmd, a, train_bytes >= eval_bytes ? "a training step" : "an evaluation pass",
-            (long long)(train_bytes >= eval_bytes ? N : Ne), (long long)(train_bytes >= eval_bytes ? E : Ee), b,
+            (long long)(train_bytes >= eval_bytes ? z.N : z.Ne),
+            (long long)(train_bytes >= eval_bytes ? z.E : z.Ee), b,
             limit_from, input, full ? ", neighbour instead of full attention (--mask neighbours)" : "",
             ag_task_is_graph_level(mc->task) && training ? ", smaller batches (--batch-size)" : "",
             members > 1 ? ", fewer ensemble members (--ensemble)" : "");

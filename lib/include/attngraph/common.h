@@ -32,7 +32,7 @@ typedef enum ag_error_t {
     AG_EVALUE,      /* a value is out of range: NaN or infinite feature, label not in the class list */
     AG_EMISMATCH,   /* shapes disagree: feature widths across graphs, table rows vs vertices */
     AG_EMODEL,      /* a model file is invalid, corrupted, foreign or of a future version */
-    AG_ELIMIT,      /* a size overflows or a memory limit would be exceeded */
+    AG_ELIMIT,      /* a size overflows what the library can hold (64-bit sizes, 2^31-1 nodes) */
     AG_EIGRAPH,     /* igraph reported an error not covered above */
     AG_EREADLIMIT,  /* an input file asks for more memory than the read limit allows: a graph file's
                      * vertex count, a sparse node table's width (ag_graph_read_set_max_memory()) */

@@ -81,6 +81,11 @@ typedef struct ag_node_table_t {
  * every other column a feature, no label column, sparse width from the data. */
 void ag_table_options_init(ag_table_options_t *opts);
 
+/** How many times a sparse table's dense matrix (N x (largest index + 1) float32) is counted
+ * against the read limit: the table, and the feature matrix a model's input is made from it
+ * (measured: train peaks at about twice the matrix before its memory estimate runs). */
+#define AG_TABLE_READ_COPIES 2
+
 /**
  * \function ag_table_read
  * Reads a node table and aligns its rows to the vertices of a graph.
@@ -105,8 +110,9 @@ void ag_table_options_init(ag_table_options_t *opts);
  *   whether the table is numbered from 1), AG_EVALUE (path:line: NaN or infinite value; sparse index beyond the
  *   given width, naming the index, the width and opts->width_of; path:line: field: a sparse feature
  *   index of 2^31-1 or more, the largest supported index being 2^31-2), AG_EREADLIMIT (path:line: a
- *   sparse table without a given width whose N x (largest index + 1) float32 matrix exceeds the
- *   read limit, ag_graph_read_set_max_memory(): naming the index and the distinct indices used),
+ *   sparse table without a given width whose N x (largest index + 1) float32 matrix, counted
+ *   AG_TABLE_READ_COPIES times, exceeds the read limit, ag_graph_read_set_max_memory(): naming the
+ *   index and the distinct indices used),
  *   AG_EINVAL (bad options), AG_ENOMEM.
  * Time complexity: O(file size + N log N + F log F).
  */
