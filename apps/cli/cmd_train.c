@@ -644,11 +644,6 @@ static int named_in(ag_attr_select_t sel, const char *const *names, int64_t n, c
     return 0;
 }
 
-/* A string attribute with a different value on every vertex (a user name, an account id) taken
- * without being named: its one-hot block is an identity matrix, which lets the model memorise
- * vertices of this graph (as Karate's shipped model does on purpose) but says nothing about a
- * vertex of another graph, where every value falls in the "other" column. PyG users meet this
- * as "identity features"; a user who did not ask for them should hear how to leave them out. */
 /* The --exclude-attrs that leaves names out too: a second --exclude-attrs replaces the first, so
  * the advice repeats what the user already gave. */
 static const char *exclude_advice(char *buf, size_t n, const char *given, const char *names) {
@@ -657,6 +652,11 @@ static const char *exclude_advice(char *buf, size_t n, const char *given, const 
     return buf;
 }
 
+/* A string attribute with a different value on every vertex (a user name, an account id) taken
+ * without being named: its one-hot block is an identity matrix, which lets the model memorise
+ * vertices of this graph (as Karate's shipped model does on purpose) but says nothing about a
+ * vertex of another graph, where every value falls in the "other" column. PyG users meet this
+ * as "identity features"; a user who did not ask for them should hear how to leave them out. */
 static void identifier_notes(const cli_data_opts_t *o, const cli_data_t *d, const ag_featurizer_t *f,
                              const ag_featurizer_config_t *fc) {
     const igraph_integer_t n = igraph_vcount(&d->graph);

@@ -611,7 +611,8 @@ static ag_error_t check_width(const reader_t *r, const entry_t *e, int64_t nnz, 
     if (limit < 0 || (!overflow && need <= limit)) return AG_SUCCESS;
     int64_t *idx = ag_i_malloc((size_t)nnz * sizeof *idx); /* (nnz) */
     int64_t distinct = 0;
-    if (idx) {
+    const int counted = idx != NULL; /* else the message goes without the count */
+    if (counted) {
         for (int64_t k = 0; k < nnz; k++) idx[k] = e[k].index;
         qsort(idx, (size_t)nnz, sizeof *idx, cmp_int64);
         for (int64_t k = 0; k < nnz; k++) distinct += k == 0 || idx[k] != idx[k - 1];
@@ -623,7 +624,7 @@ static ag_error_t check_width(const reader_t *r, const entry_t *e, int64_t nnz, 
         ag_i_format_size(need_s + 6, sizeof need_s - 6, need);
     }
     ag_i_format_size(limit_s, sizeof limit_s, limit);
-    if (idx)
+    if (counted)
         snprintf(fix, sizeof fix, "it uses %lld distinct indices: renumber them 0 to %lld", (long long)distinct,
                  (long long)distinct - 1);
     return AG_ERROR(AG_EREADLIMIT,
