@@ -114,6 +114,11 @@ ag_error_t ag_i_read_stream(FILE *f, char **buf, size_t *len) {
     return ferror(f) ? AG_EFILE : AG_SUCCESS;
 }
 
+int ag_i_cmp_i64(const void *a, const void *b) {
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 int ag_i_mul_overflow(int64_t a, int64_t b, int64_t *out) {
     if (a < 0 || b < 0) return 1;
     return __builtin_mul_overflow(a, b, out);

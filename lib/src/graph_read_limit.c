@@ -31,7 +31,7 @@ static _Atomic int64_t read_limit = 0;
 
 int64_t ag_graph_read_set_max_memory(int64_t bytes) { return atomic_exchange(&read_limit, bytes); }
 
-void ag_i_format_size(char *buf, size_t n, int64_t bytes) {
+static void format_size(char *buf, size_t n, int64_t bytes) {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double v = (double)bytes;
     int u = 0;
@@ -43,14 +43,22 @@ void ag_i_format_size(char *buf, size_t n, int64_t bytes) {
     else snprintf(buf, n, "%.1f %s", v, units[u]);
 }
 
-int64_t ag_i_read_limit(const char **from) {
+int ag_i_read_limit_exceeded(int64_t need, int overflow, ag_read_limit_text_t *t) {
     int64_t limit = atomic_load(&read_limit);
-    *from = "set by --max-memory or ag_graph_read_set_max_memory()";
+    t->from = "set by --max-memory or ag_graph_read_set_max_memory()";
     if (limit == 0) {
         limit = ag_memory_available();
-        *from = "the available memory (MemAvailable)";
+        t->from = "the available memory (MemAvailable)";
     }
-    return limit;
+    if (limit < 0 || (!overflow && need <= limit)) return 0;
+    if (overflow) {
+        snprintf(t->need, sizeof t->need, "more than 8 EiB");
+    } else {
+        memcpy(t->need, "about ", 6);
+        format_size(t->need + 6, sizeof t->need - 6, need);
+    }
+    format_size(t->limit, sizeof t->limit, limit);
+    return 1;
 }
 
 #define TOK_MAX 32
@@ -269,20 +277,12 @@ void ag_i_graph_scan_vertices(FILE *f, ag_format_t format, ag_graph_vertex_scan_
 }
 
 ag_error_t ag_i_graph_check_vertices(const char *name, ag_format_t format, const ag_graph_vertex_scan_t *scan) {
-    const char *from;
-    const int64_t limit = ag_i_read_limit(&from);
-    if (limit < 0 || scan->vertices == 0) return AG_SUCCESS;
+    if (scan->vertices == 0) return AG_SUCCESS;
     int64_t need;
-    int overflow = ag_i_mul_overflow(scan->vertices, AG_GRAPH_READ_VERTEX_BYTES, &need);
-    if (!overflow && need <= limit) return AG_SUCCESS;
-    char need_s[32], limit_s[32], count_s[48];
-    if (overflow) {
-        snprintf(need_s, sizeof need_s, "more than 8 EiB");
-    } else {
-        memcpy(need_s, "about ", 6);
-        ag_i_format_size(need_s + 6, sizeof need_s - 6, need);
-    }
-    ag_i_format_size(limit_s, sizeof limit_s, limit);
+    const int overflow = ag_i_mul_overflow(scan->vertices, AG_GRAPH_READ_VERTEX_BYTES, &need);
+    ag_read_limit_text_t t;
+    if (!ag_i_read_limit_exceeded(need, overflow, &t)) return AG_SUCCESS;
+    char count_s[48];
     if (scan->vertices == INT64_MAX) snprintf(count_s, sizeof count_s, "more than 9223372036854775806");
     else snprintf(count_s, sizeof count_s, "%lld", (long long)scan->vertices);
     const char *fix;
@@ -299,6 +299,5 @@ ag_error_t ag_i_graph_check_vertices(const char *name, ag_format_t format, const
                     "%s:%lld: %s%s%s makes igraph build %s vertices, %s (%d bytes each), over the limit of %s "
                     "(%s); %s, or raise the limit (--max-memory)",
                     name, (long long)scan->line, scan->what, scan->what[strlen(scan->what) - 1] == '=' ? "" : " ",
-                    scan->token, count_s, need_s, AG_GRAPH_READ_VERTEX_BYTES,
-                    limit_s, from, fix);
+                    scan->token, count_s, t.need, AG_GRAPH_READ_VERTEX_BYTES, t.limit, t.from, fix);
 }

@@ -32,12 +32,17 @@ void ag_i_graph_scan_vertices(FILE *f, ag_format_t format, ag_graph_vertex_scan_
  * the read limit; else AG_SUCCESS. */
 ag_error_t ag_i_graph_check_vertices(const char *name, ag_format_t format, const ag_graph_vertex_scan_t *scan);
 
-/* The read limit in bytes (< 0: none) and, in *from, where it came from for messages ("set by
- * --max-memory ...", or the available memory by default). Node tables obey it too (table.c). */
-int64_t ag_i_read_limit(const char **from);
+/* What a refusal by the read limit says: the need ("about 819.2 MiB", "more than 8 EiB"), the
+ * limit ("100.0 MiB") and where the limit came from ("set by --max-memory ...", or the available
+ * memory by default). */
+typedef struct ag_read_limit_text_t {
+    char need[32], limit[32];
+    const char *from;
+} ag_read_limit_text_t;
 
-/* bytes as "1.5 GiB" (binary units, one decimal) into buf. */
-void ag_i_format_size(char *buf, size_t n, int64_t bytes);
+/* Whether need bytes (overflow: more than int64 holds) exceed the read limit; if so, *t says it.
+ * Graph files' vertex counts and sparse node tables' widths (table.c) are held to it. */
+int ag_i_read_limit_exceeded(int64_t need, int overflow, ag_read_limit_text_t *t);
 
 #pragma GCC visibility pop
 #endif

@@ -82,6 +82,9 @@ char *ag_i_path_lexical(const char *path);
  * reader would then take its size for 2^63 bytes or report a baffling read error. */
 FILE *ag_i_fopen_read(const char *path);
 
+/* qsort comparison of two int64_t, ascending. */
+int ag_i_cmp_i64(const void *a, const void *b);
+
 /* Overflow-checked a * b for sizes; returns 0 and sets *out on success, non-zero on overflow. */
 int ag_i_mul_overflow(int64_t a, int64_t b, int64_t *out);
 

@@ -168,7 +168,7 @@ static ag_error_t check_ranges(const ag_net_train_options_t *t) {
     /* huber's default is 0 (the mean squared error), not -1; NaN fails both tests */
     if (!(t->huber == 0.0 || (t->huber >= 1e-6 && t->huber <= 1e6)))
         return refuse("huber", "0 (the default: mean squared error) or a number in [1e-06, 1e+06], "
-                        "not %g", t->huber);
+                      "not %g", t->huber);
     return AG_SUCCESS;
 }
 
@@ -239,7 +239,7 @@ static ag_error_t mask_at(const char *list, int l, int L, const char *const *nam
     for (const char *c = list; *c; c++) n += *c == ',';
     if (n > L)
         return refuse("mask", "%d masks in '%s' for %d block%s (one per block, repeated when fewer)",
-                        n, list, L, L == 1 ? "" : "s");
+                      n, list, L, L == 1 ? "" : "s");
     const char *start = list;
     for (int i = 0; i < l % n; i++) start = strchr(start, ',') + 1;
     const char *end = strchr(start, ',');
@@ -254,7 +254,7 @@ static ag_error_t mask_at(const char *list, int l, int L, const char *const *nam
     if (n == 1) return ag_i_option_index("mask", one, names, 3, out);
     if (ag_i_option_index("mask", one, names, 3, out) != AG_SUCCESS)
         return refuse("mask", "entry %d of '%s' is '%s', not neighbours, khop or full", l % n + 1,
-                        list, one);
+                      list, one);
     return AG_SUCCESS;
 }
 
@@ -266,13 +266,13 @@ static ag_error_t model_config(const ag_net_train_options_t *t, ag_task_t task, 
     if (t->preset) AG_CHECK(ag_i_option_index("preset", t->preset, presets, 3, &preset));
     if (preset == 2 && !ag_task_is_graph_level(task))
         return refuse("preset", "'graph' is the model of graph tasks (a graph token as "
-                        "readout); node tasks take transformer or gat");
+                      "readout); node tasks take transformer or gat");
     if (t->layers > AG_MODEL_MAX_BLOCKS)
         return refuse("layers", "at most %d, not %lld", AG_MODEL_MAX_BLOCKS, (long long)t->layers);
     if (preset == 1) {
         if (ag_task_is_graph_level(task))
             return refuse("preset", "'gat' is the node-classification model of the GAT paper; use "
-                            "score 'gat' for graph tasks");
+                          "score 'gat' for graph tasks");
         ag_model_config_gat(mc, F, n_out);
         int L = t->layers > 0 ? (int)t->layers : 2;
         if (L < 2) L = 2;
@@ -350,14 +350,14 @@ static ag_error_t model_config(const ag_net_train_options_t *t, ag_task_t task, 
     }
     if (t->readout && !ag_task_is_graph_level(task))
         return refuse("readout", "node tasks read each node's own output; the option pools the "
-                        "nodes of a graph, for graph tasks");
+                      "nodes of a graph, for graph tasks");
     if (t->readout && ag_readout_kinds_from_list(t->readout, mc->readouts, &mc->n_readouts))
         return refuse("readout", "unknown value '%s' (expected mean, sum, max, attention or "
-                        "vnode, or several of them joined by commas, each once)", t->readout);
+                      "vnode, or several of them joined by commas, each once)", t->readout);
     if (t->head_hidden >= 0) {
         if (!ag_task_is_graph_level(task))
             return refuse("head_hidden", "node tasks have a linear head on each node; the "
-                            "option is for graph tasks");
+                          "option is for graph tasks");
         mc->head_hidden = t->head_hidden;
     }
     if (t->virtual_node) mc->virtual_node = 1;

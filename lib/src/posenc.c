@@ -30,11 +30,6 @@ static void graph_shape(const igraph_t *ig, int64_t *n, int64_t *e, int *directe
     ag_i_igraph_leave();
 }
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* mode 0: the simple undirected graph (direction ignored, loops dropped, multi-edges collapsed),
  *         rows sorted; what the Laplacian is defined on.
  * mode 1: walk steps: out-neighbours with multiplicity (both ends for undirected edges, a
@@ -93,7 +88,7 @@ static ag_error_t csr_build(const igraph_t *ig, int mode, csr_t *c) {
         int64_t w = 0;
         for (int64_t i = 0; i < n; i++) {
             int64_t b = c->indptr[i], en = c->indptr[i + 1];
-            qsort(c->nbr + b, (size_t)(en - b), sizeof(int64_t), cmp_i64);
+            qsort(c->nbr + b, (size_t)(en - b), sizeof(int64_t), ag_i_cmp_i64);
             c->indptr[i] = w;
             for (int64_t j = b; j < en; j++)
                 if (j == b || c->nbr[j] != c->nbr[j - 1]) c->nbr[w++] = c->nbr[j];

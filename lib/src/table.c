@@ -590,11 +590,6 @@ typedef struct entry_t {
     float value;
 } entry_t;
 
-static int cmp_int64(const void *a, const void *b) {
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* A sparse table is read as a dense N x (largest index + 1) matrix, so one token ("5 2000000000:1")
  * can ask for any amount of memory: AG_EREADLIMIT when that matrix, held twice (the table and the
  * feature matrix a model's input is made into: AG_TABLE_READ_COPIES), exceeds the read limit, as a
@@ -603,27 +598,22 @@ static int cmp_int64(const void *a, const void *b) {
  * counts the distinct indices, since a table numbered sparsely (hashed features, global ids) is
  * fixed by renumbering them. A width given by a model is the model's, not the file's. */
 static ag_error_t check_width(const reader_t *r, const entry_t *e, int64_t nnz, int64_t max_index, int64_t line) {
-    const char *from;
-    const int64_t limit = ag_i_read_limit(&from), f = max_index + 1;
+    const int64_t f = max_index + 1;
     int64_t need;
     const int overflow = ag_i_mul_overflow(r->ix.n, f, &need) ||
                          ag_i_mul_overflow(need, (int64_t)sizeof(float) * AG_TABLE_READ_COPIES, &need);
-    if (limit < 0 || (!overflow && need <= limit)) return AG_SUCCESS;
+    ag_read_limit_text_t t;
+    if (!ag_i_read_limit_exceeded(need, overflow, &t)) return AG_SUCCESS;
     int64_t *idx = ag_i_malloc((size_t)nnz * sizeof *idx); /* (nnz) */
     int64_t distinct = 0;
     const int counted = idx != NULL; /* else the message goes without the count */
     if (counted) {
         for (int64_t k = 0; k < nnz; k++) idx[k] = e[k].index;
-        qsort(idx, (size_t)nnz, sizeof *idx, cmp_int64);
+        qsort(idx, (size_t)nnz, sizeof *idx, ag_i_cmp_i64);
         for (int64_t k = 0; k < nnz; k++) distinct += k == 0 || idx[k] != idx[k - 1];
         ag_i_free(idx);
     }
-    char need_s[32] = "more than 8 EiB", limit_s[32], fix[96] = "renumber them from 0 without gaps";
-    if (!overflow) {
-        memcpy(need_s, "about ", 6);
-        ag_i_format_size(need_s + 6, sizeof need_s - 6, need);
-    }
-    ag_i_format_size(limit_s, sizeof limit_s, limit);
+    char fix[96] = "renumber them from 0 without gaps";
     if (counted)
         snprintf(fix, sizeof fix, "it uses %lld distinct indices: renumber them 0 to %lld", (long long)distinct,
                  (long long)distinct - 1);
@@ -633,7 +623,7 @@ static ag_error_t check_width(const reader_t *r, const entry_t *e, int64_t nnz, 
                     "sparse table is read as a dense matrix as wide as its largest index + 1, and %s, or raise the "
                     "limit (--max-memory)",
                     r->path, (long long)line, (long long)max_index, (long long)f, (long long)r->ix.n, (long long)f,
-                    need_s, limit_s, from, fix);
+                    t.need, t.limit, t.from, fix);
 }
 
 static ag_error_t read_sparse(reader_t *r, ag_node_table_t *t, const ag_table_options_t *o) {

@@ -862,11 +862,6 @@ void ag_train_state_destroy(ag_train_state_t *st) {
     memset(st, 0, sizeof *st);
 }
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The state is for this configuration, these parameters and this training list. */
 static ag_error_t check_resume(const ag_train_state_t *st, const ag_train_config_t *cfg, const ag_param_list_t *params,
                                const int64_t *train_idx, int64_t n_train, int64_t steps_per_epoch) {
@@ -905,8 +900,8 @@ static ag_error_t check_resume(const ag_train_state_t *st, const ag_train_config
     if (rc == AG_SUCCESS) {
         memcpy(a, st->order, (size_t)n_train * sizeof(int64_t));
         memcpy(b, train_idx, (size_t)n_train * sizeof(int64_t));
-        qsort(a, (size_t)n_train, sizeof(int64_t), cmp_i64);
-        qsort(b, (size_t)n_train, sizeof(int64_t), cmp_i64);
+        qsort(a, (size_t)n_train, sizeof(int64_t), ag_i_cmp_i64);
+        qsort(b, (size_t)n_train, sizeof(int64_t), ag_i_cmp_i64);
         if (memcmp(a, b, (size_t)n_train * sizeof(int64_t)) != 0)
             rc = AG_ERROR(AG_EMODEL, "checkpoint: made with another training list (another split or data)");
     }
