@@ -235,28 +235,15 @@ done:
     return rc;
 }
 
-/* The graph pointer stride * g bytes past first: memcpy, as the bytes may lie in a record that is
- * not an array of pointers. */
-static const ag_graph_t *graph_at(const void *first, size_t stride, int64_t g) {
-    const ag_graph_t *x;
-    memcpy(&x, (const char *)first + (size_t)g * stride, sizeof x);
-    return x;
-}
-
 ag_error_t ag_graph_batch(ag_graph_t *batch, const ag_graph_t *const *graphs, int64_t count) {
     if (!batch) return AG_ERROR(AG_EINVAL, "ag_graph_batch: NULL output");
     memset(batch, 0, sizeof *batch);
     if (count <= 0) return AG_ERROR(AG_EINVAL, "ag_graph_batch: count is %lld, must be positive", (long long)count);
     if (!graphs) return AG_ERROR(AG_EINVAL, "ag_graph_batch: graphs is NULL");
-    return ag_i_graph_batch_strided(batch, graphs, sizeof *graphs, count);
-}
-
-ag_error_t ag_i_graph_batch_strided(ag_graph_t *batch, const void *first, size_t stride, int64_t count) {
-    memset(batch, 0, sizeof *batch);
-    const ag_graph_t *g0 = graph_at(first, stride, 0);
+    const ag_graph_t *g0 = graphs[0];
     int64_t n = 0, entries = 0, edges = 0, n_graphs = 0;
     for (int64_t g = 0; g < count; g++) {
-        const ag_graph_t *x = graph_at(first, stride, g);
+        const ag_graph_t *x = graphs[g];
         if (!x) return AG_ERROR(AG_EINVAL, "ag_graph_batch: graph %lld is NULL", (long long)g);
         if (x->directed != g0->directed)
             return AG_ERROR(AG_EMISMATCH, "ag_graph_batch: graph %lld is %s but graph 0 is %s", (long long)g,
@@ -277,7 +264,7 @@ ag_error_t ag_i_graph_batch_strided(ag_graph_t *batch, const void *first, size_t
     /* A member may itself be a batch: its graph offsets are carried over, shifted. */
     int64_t node_off = 0, entry_off = 0, edge_off = 0, graph_off = 0;
     for (int64_t g = 0; g < count; g++) {
-        const ag_graph_t *x = graph_at(first, stride, g);
+        const ag_graph_t *x = graphs[g];
         for (int64_t i = 0; i < x->n_nodes; i++) {
             batch->indptr[node_off + i] = entry_off + x->indptr[i];
             batch->node_graph[node_off + i] = (int32_t)(graph_off + x->node_graph[i]);

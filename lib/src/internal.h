@@ -152,12 +152,6 @@ ag_error_t ag_i_igraph_error(ag_error_t code, const char *src_file, int src_line
 struct ag_model_t;
 ag_error_t ag_i_check_member_scaling(const struct ag_model_t *first, const struct ag_model_t *model, int64_t index);
 
-/* ag_graph_batch (graph.c) of count >= 1 graphs whose pointers stand stride bytes apart from
- * first: ag_batch_buffer_fill batches its members' graphs where they lie, so that a fill no larger
- * than the one before it allocates nothing but the batch. */
-struct ag_graph_t;
-ag_error_t ag_i_graph_batch_strided(struct ag_graph_t *batch, const void *first, size_t stride, int64_t count);
-
 /* Correct and Smooth (smooth.c): `code` with "<prefix>correct alpha 1.5 is not in [0, 1)" unless
  * both weights are in [0, 1) (NaN is not). Used by the kernels and by model bundles' "smooth". */
 struct ag_smooth_config_t;

@@ -838,6 +838,7 @@ void ag_batch_buffer_destroy(ag_batch_buffer_t *buf) {
     ag_graph_destroy(&buf->graph);
     ag_i_free(buf->X);
     ag_i_free(buf->E);
+    ag_i_free(buf->graphs);
     memset(buf, 0, sizeof *buf);
 }
 
@@ -900,7 +901,17 @@ ag_error_t ag_batch_buffer_fill(ag_batch_buffer_t *buf, const ag_batch_member_t 
     if (ag_i_mul_overflow(N, F, &x_floats) || ag_i_mul_overflow(E, Fe, &e_floats))
         return AG_ERROR(AG_ELIMIT, "ag_batch_buffer_fill: features of %lld nodes x %lld and %lld edges x %lld overflow",
                         (long long)N, (long long)F, (long long)E, (long long)Fe);
-    AG_CHECK(ag_i_graph_batch_strided(&buf->graph, &members[0].graph, sizeof *members, count));
+    if (count > buf->graphs_cap) {
+        /* kept in the buffer, so that a fill no larger than the one before allocates nothing but
+         * the batch's CSR */
+        void *p;
+        AG_CHECK(ag_i_alloc_array(&p, count, sizeof *buf->graphs, "batch graph list"));
+        ag_i_free(buf->graphs);
+        buf->graphs = p;
+        buf->graphs_cap = count;
+    }
+    for (int64_t g = 0; g < count; g++) buf->graphs[g] = members[g].graph;
+    AG_CHECK(ag_graph_batch(&buf->graph, buf->graphs, count));
     ag_error_t rc = grow_floats(&buf->X, &buf->X_cap, x_floats, "batch node features");
     if (rc == AG_SUCCESS && Fe > 0) rc = grow_floats(&buf->E, &buf->E_cap, e_floats, "batch edge features");
     if (rc != AG_SUCCESS) {

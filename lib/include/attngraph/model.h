@@ -171,6 +171,8 @@ typedef struct ag_batch_buffer_t {
     float *X;         /* (N x F) the last fill's node features; the caller may change them (augmentation) */
     float *E;         /* (E x Fe) the last fill's edge features when Fe > 0 (else not part of the batch) */
     int64_t X_cap, E_cap; /* floats allocated at X and at E */
+    const ag_graph_t **graphs; /* (graphs_cap) the last fill's member graphs, for ag_graph_batch() */
+    int64_t graphs_cap;
 } ag_batch_buffer_t;
 
 /** One member of a batch for ag_batch_buffer_fill(): a graph of N_g nodes and E_g edges with its
