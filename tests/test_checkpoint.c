@@ -352,7 +352,8 @@ static void test_bad_checkpoints_are_refused(void **state) {
     /* a model file is not a checkpoint */
     snprintf(bad, sizeof bad, "%s/model.st", dir);
     assert_int_equal(ag_safetensors_write_params(bad, ag_model_params(a), NULL), AG_SUCCESS);
-    expect_load_error(bad, b, AG_EMODEL, "not a training checkpoint");
+    expect_load_error(bad, b, AG_EMODEL, "model.st: not a training checkpoint (metadata 'kind' is not \"checkpoint\"; a "
+                                         "model file? resume from the file given to --checkpoint)");
     /* another architecture */
     ag_model_t *wide = model_of(12);
     expect_load_error(good, wide, AG_EMISMATCH, "another model architecture");

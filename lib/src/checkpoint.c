@@ -315,17 +315,24 @@ static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_tr
     return AG_SUCCESS;
 }
 
+/* A model file is the likely mix-up (both are safetensors), hence the hint. */
+static ag_error_t check_kind(const ag_safetensors_t *f) {
+    const char *kind = ag_metadata_get(&f->metadata, "kind");
+    if (!kind || strcmp(kind, "checkpoint") != 0)
+        return AG_ERROR(AG_EMODEL,
+                        "%s: not a training checkpoint (metadata 'kind' is not \"checkpoint\"; a model file? resume "
+                        "from the file given to --checkpoint)",
+                        f->path);
+    return AG_SUCCESS;
+}
+
 ag_error_t ag_train_state_load(const char *path, ag_model_t *model, ag_train_state_t *st, ag_metadata_t *extra) {
     if (!st) return AG_ERROR(AG_EINVAL, "ag_train_state_load: NULL state");
     memset(st, 0, sizeof *st);
     if (!path || !model) return AG_ERROR(AG_EINVAL, "ag_train_state_load: NULL path or model");
     ag_safetensors_t f;
     AG_CHECK(ag_safetensors_read(&f, path, AG_SAFETENSORS_STRICT));
-    ag_error_t rc = AG_SUCCESS;
-    const char *kind = ag_metadata_get(&f.metadata, "kind");
-    if (!kind || strcmp(kind, "checkpoint") != 0)
-        rc = AG_ERROR(AG_EMODEL, "%s: not a training checkpoint (a model file? resume from the file given to "
-                      "--checkpoint)", path);
+    ag_error_t rc = check_kind(&f);
     if (rc == AG_SUCCESS) rc = check_version(&f);
     if (rc == AG_SUCCESS) rc = check_architecture(&f, model);
     if (rc == AG_SUCCESS) rc = load_state(&f, model, st);
@@ -341,9 +348,7 @@ ag_error_t ag_train_state_open(const ag_safetensors_t *f, ag_model_t **model, ag
     memset(st, 0, sizeof *st);
     *model = NULL;
     if (!f || !f->path) return AG_ERROR(AG_EINVAL, "ag_train_state_open: the file was not read");
-    const char *kind = ag_metadata_get(&f->metadata, "kind");
-    if (!kind || strcmp(kind, "checkpoint") != 0)
-        return AG_ERROR(AG_EMODEL, "%s: not a training checkpoint (metadata 'kind' is not \"checkpoint\")", f->path);
+    AG_CHECK(check_kind(f));
     AG_CHECK(check_version(f));
     /* the model is built from the stored configuration, so it has the checkpoint's architecture:
      * nothing to compare */
