@@ -22,7 +22,9 @@ void ag_net_train_options_init(ag_net_train_options_t *o) {
 
 /* The option the last ag_net_train_options_train_config() or _model_config() call on this
  * thread refused (NULL: none) and why, for ag_net_train_options_refused() and
- * ag_net_train_options_refused_reason(); recorded while one of them runs (recording). */
+ * ag_net_train_options_refused_reason(); recorded only while one of them runs (recording), since
+ * refuse() is reached from outside them too: ag_net_train_options_uses_edges() builds a
+ * configuration of its own, and api.c checks an option with ag_i_option_index(). */
 static _Thread_local const char *refused_option;
 static _Thread_local char refused_reason[1024];
 static _Thread_local int recording;
