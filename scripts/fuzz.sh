@@ -5,10 +5,10 @@
 # build-fuzz/corpus/<target>, never into the repository; a crash, leak, sanitizer report, timeout
 # (10 s per input) or resident memory above 2 GiB fails the script and leaves the input in
 # build-fuzz/artifacts/. A single allocation above 2 GiB fails as malloc would on a small machine
-# (max_allocation_size_mb + allocator_may_return_null), so the loaders must answer AG_ENOMEM: a
-# tiny sparse table can ask for a huge width, and bounding sizes from the data is the memory-limit
-# check's job (issue 8, "Limits"), not yet done. Targets run at the lowest CPU priority, one per
-# core at a time (AG_FUZZ_JOBS=N to change).
+# (max_allocation_size_mb + allocator_may_return_null), so the loaders must answer AG_ENOMEM
+# where the read limit (ag_graph_read_set_max_memory, the available memory by default) lets a
+# size through that this machine's 2 GiB does not. Targets run at the lowest CPU priority, one
+# per core at a time (AG_FUZZ_JOBS=N to change).
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets without the fuzz_ prefix, e.g. json)
 set -euo pipefail
 cd "$(dirname "$0")/.."

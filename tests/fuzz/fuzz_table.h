@@ -8,12 +8,14 @@
  *   bit 5     delimited: label column "label"; whitespace: the last field is a label
  *   bit 6     delimited: feature columns "x", "y" only; sparse: width 4
  *   bit 7     delimited: the id column is "name" (else the first column)
+ * The read limit is FUZZ_READ_LIMIT (fuzz_common.h).
  * These match the shipped test tables (tests/data/tables: 4 vertices with those ids and names).
  */
 #ifndef AG_FUZZ_TABLE_H
 #define AG_FUZZ_TABLE_H
 
 #include <igraph.h>
+#include "attngraph/graph.h"
 #include "attngraph/labels.h"
 #include "attngraph/table.h"
 #include "fuzz_common.h"
@@ -27,6 +29,9 @@ static int fuzz_table_run(const uint8_t *data, size_t size, ag_table_format_t fo
     static const char *const xy[] = {"x", "y"};
 
     igraph_set_attribute_table(&igraph_cattribute_table);
+    /* a sparse index of a few digits asks for a dense matrix of gigabytes: the read limit refuses
+     * it (AG_EREADLIMIT) before anything is allocated, as the program does */
+    ag_graph_read_set_max_memory(FUZZ_READ_LIMIT);
     igraph_t ig;
     if (igraph_empty(&ig, n, IGRAPH_UNDIRECTED) != IGRAPH_SUCCESS) abort();
     for (int v = 0; v < n; v++) {
