@@ -207,8 +207,21 @@ static void test_error_paths(void **state) {
     /* a negative id is refused after the whole file is read: igraph's error, without a line */
     assert_read_fails(BROKEN "negative.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
                       BROKEN "negative.edgelist: Invalid (negative or too large) vertex ID. (Invalid vertex ID)");
+    /* a line of one id, or of three fields (a weight column), would pair every later id with the
+     * wrong one: refused before igraph reads it, at the line */
     assert_read_fails(BROKEN "odd-count.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
-                      BROKEN "odd-count.edgelist: Integer expected, reached end of file instead. (Parse error)");
+                      BROKEN "odd-count.edgelist:2: 1 field, where an edge list has 'from to' on each line");
+    /* integer weights would have been read as ids; "0.5" fails in igraph, but as a third field */
+    for (int k = 0; k < 2; k++) {
+        const char *file = k ? BROKEN "float-weight.edgelist" : BROKEN "weighted.edgelist";
+        char want[512];
+        snprintf(want, sizeof want,
+                 "%s:1: 3 fields, where an edge list has 'from to' on each line; for a third column such as a "
+                 "weight use --format ncol (or a .ncol extension), which keeps it as edge attribute 'weight' and "
+                 "the ids as vertex names",
+                 file);
+        assert_read_fails(file, AG_FORMAT_AUTO, AG_EPARSE, want);
+    }
     assert_read_fails(BROKEN "empty.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
                       BROKEN "empty.edgelist: the graph has no vertices");
     assert_read_fails(BROKEN "too-many-fields.ncol", AG_FORMAT_AUTO, AG_EPARSE,
@@ -456,6 +469,42 @@ static void test_stdin_recognised(void **state) {
     assert_int_equal(ag_i_alloc_live(), live);
 }
 
+/* SNAP's '#' and KONECT's '%' header lines, which igraph's edge-list reader fails on, are passed
+ * over wherever they stand, from a file, standard input or after a byte-order mark; the lines
+ * after them keep their numbers in errors. */
+static void test_edgelist_comments(void **state) {
+    (void)state;
+    char tmp[] = "/tmp/ag_comments_XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) skip();
+    static const char text[] = "\xEF\xBB\xBF# Directed graph (each unordered pair of nodes is saved once)\n"
+                               "# Nodes: 4 Edges: 3\n0 1\n  %% KONECT-style\n1 2\n# FromNodeId\tToNodeId\n2 3\n";
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    igraph_t ig;
+    for (int k = 0; k < 2; k++) {
+        if (k > 0 && !freopen(tmp, "r", stdin)) skip();
+        if (ag_graph_read(&ig, k ? "-" : tmp, AG_FORMAT_EDGELIST, 0)) fail_msg("%s", ag_error_message());
+        assert_int_equal(igraph_vcount(&ig), 4);
+        assert_int_equal(igraph_ecount(&ig), 3);
+        for (igraph_integer_t e = 0; e < 3; e++) {
+            const igraph_integer_t a = IGRAPH_FROM(&ig, e), b = IGRAPH_TO(&ig, e);
+            assert_int_equal(a < b ? a : b, e);
+            assert_int_equal(a < b ? b : a, e + 1);
+        }
+        igraph_destroy(&ig);
+    }
+    /* a bad token after the comments: its own line */
+    FILE *f = fopen(tmp, "w");
+    assert_non_null(f);
+    fputs("# header\n%% more\n0 1\n1 x\n", f);
+    fclose(f);
+    char want[256];
+    snprintf(want, sizeof want, "%s:4: Unexpected character 'x' while parsing integer. (Parse error)", tmp);
+    assert_read_fails(tmp, AG_FORMAT_EDGELIST, AG_EPARSE, want);
+    unlink(tmp);
+}
+
 static void test_format_sniff(void **state) {
     (void)state;
     static const struct {
@@ -467,6 +516,7 @@ static void test_format_sniff(void **state) {
         {"graph[node[id 0]]", AG_FORMAT_GML},
         {"# a comment\n# another\nversion 1\ngraph [ ]", AG_FORMAT_GML},
         {"# a\nb 1.5\n", AG_FORMAT_LGL},
+        {"#a\nb\n# b\n", AG_FORMAT_LGL},
         {"\n\t<?xml version=\"1.0\"?>\n<graphml>", AG_FORMAT_GRAPHML},
         {"*Vertices 5\n1 \"a\"\n", AG_FORMAT_PAJEK},
         {"*network x\n*vertices 2\n", AG_FORMAT_PAJEK},
@@ -483,7 +533,9 @@ static void test_format_sniff(void **state) {
      * formats that look alike */
     static const char *const unknown[] = {"graphs [ ]", "grap", "DLX n=5", "*Vertice 5", "0 1\n1 2\n",
                                           "a b 1.5\n", "p max 5 6\n", "c comment\n",
-                                          "% c\n0 1\n", "% c\n# x\n*Vertices 2\n"};
+                                          "% c\n0 1\n", "% c\n# x\n*Vertices 2\n",
+                                          /* a comment's text, as SNAP's headers: an edge list, not LGL */
+                                          "# Nodes: 4 Edges: 3\n0 1\n", "# a\n# two words\n0 1\n", "#\n0 1\n"};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         ag_format_t f = AG_FORMAT_AUTO;
         assert_int_equal(ag_format_sniff(unknown[i], strlen(unknown[i]), &f), AG_EFORMAT);
@@ -663,6 +715,7 @@ int main(void) {
         cmocka_unit_test(test_graphml_own_ids_not_counted),
         cmocka_unit_test(test_stdin),
         cmocka_unit_test(test_stdin_recognised),
+        cmocka_unit_test(test_edgelist_comments),
         cmocka_unit_test(test_format_sniff),
         cmocka_unit_test(test_molecule_without_edges),
         cmocka_unit_test(test_every_truncation),

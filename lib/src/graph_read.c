@@ -108,24 +108,41 @@ static const char *next_line(const char *p, const char *end) {
     return nl ? nl + 1 : end;
 }
 
+/* The whitespace-separated words in [p, end). */
+static int line_words(const char *p, const char *end) {
+    int n = 0;
+    for (int in = 0; p < end; p++) {
+        const int space = isspace((unsigned char)*p);
+        if (!space && !in) n++;
+        in = !space;
+    }
+    return n;
+}
+
 ag_error_t ag_format_sniff(const char *head, size_t len, ag_format_t *format) {
     if (!head || !format) return AG_ERROR(AG_EINVAL, "ag_format_sniff: NULL argument");
     const char *p = head, *end = head + len;
     p += ag_i_bom_length(p, len);
-    int comment_lines = 0, percent_lines = 0;
+    int comment_lines = 0, percent_lines = 0, text_lines = 0;
     for (;;) {
         while (p < end && isspace((unsigned char)*p)) p++;
         if (p == end || (*p != '#' && *p != '%')) break;
-        /* '#' opens a GML comment line and an LGL vertex line alike, '%' a Pajek comment: look past them */
-        if (*p == '#') comment_lines = 1;
-        else percent_lines = 1;
+        /* '#' opens a GML comment line and an LGL vertex line alike, '%' a Pajek comment: look past
+         * them. An LGL line names one vertex ("# a"); more words are a comment's text (SNAP's
+         * "# Nodes: 4039 Edges: 88234"), which no LGL file holds. */
+        if (*p == '#') {
+            comment_lines = 1;
+            if (line_words(p + 1, next_line(p, end)) != 1) text_lines = 1;
+        } else {
+            percent_lines = 1;
+        }
         p = next_line(p, end);
     }
     const size_t n = (size_t)(end - p);
     /* GML's usual top-level keys; a GML file whose first key is another needs --format */
     if (starts_with_word(p, n, "graph") || starts_with_word(p, n, "Creator") || starts_with_word(p, n, "Version"))
         *format = AG_FORMAT_GML;
-    else if (comment_lines && !percent_lines)
+    else if (comment_lines && !percent_lines && !text_lines)
         *format = AG_FORMAT_LGL;
     else if (n > 0 && *p == '<')
         *format = AG_FORMAT_GRAPHML;
@@ -220,6 +237,43 @@ static ag_error_t unmix_pajek(FILE **f, char **copy, const char *name, int direc
     return AG_SUCCESS;
 }
 
+/* Replaces *f by an in-memory copy of its text (*copy, which replaces the old copy) in which the
+ * edge list's comment lines (first field starting with '#' or '%': SNAP's and KONECT's headers)
+ * are blanked, since igraph's reader would fail on them; blanking keeps the line numbers. */
+static ag_error_t blank_comments(FILE **f, char **copy, const char *name) {
+    char *text = NULL;
+    size_t len = 0;
+    ag_error_t rc = ag_i_read_stream(*f, &text, &len);
+    const int e = errno;
+    fclose(*f);
+    *f = NULL;
+    ag_i_free(*copy);
+    *copy = text;
+    if (rc == AG_ENOMEM) return AG_ERROR(AG_ENOMEM, "%s: out of memory reading it", name);
+    if (rc != AG_SUCCESS) return AG_ERROR(AG_EFILE, "%s: %s", name, strerror(e));
+    for (size_t i = ag_i_bom_length(text, len); i < len;) {
+        size_t j = i;
+        while (j < len && text[j] != '\n' && isspace((unsigned char)text[j])) j++;
+        const int comment = j < len && (text[j] == '#' || text[j] == '%');
+        for (; j < len && text[j] != '\n'; j++)
+            if (comment) text[j] = ' ';
+        i = j + 1;
+    }
+    if (!(*f = fmemopen(text, len > 0 ? len : 1, "rb")))
+        return AG_ERROR(AG_ENOMEM, "%s: cannot open its %zu bytes as a stream: %s", name, len, strerror(errno));
+    return AG_SUCCESS;
+}
+
+/* Whether an edge list's first fault is a line of an odd number of fields, rather than a token
+ * that is no id in a line's first two fields (a GML file read as an edge list fails on its first
+ * word, and says what it looks like): a weight column's "0.5" or networkx's "{}" is a third field,
+ * and the line's field count is what to say about it. */
+static int odd_fields_first(const ag_graph_vertex_scan_t *scan) {
+    if (!scan->odd_line) return 0;
+    return !scan->bad_line || scan->bad_line > scan->odd_line ||
+           (scan->bad_line == scan->odd_line && scan->bad_field >= 2);
+}
+
 static ag_error_t read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed, int allow_empty) {
     read_warning[0] = '\0';
     n_read_reasons = 0;
@@ -277,6 +331,17 @@ static ag_error_t read_graph(igraph_t *ig, const char *path, ag_format_t format,
         /* igraph would make a Pajek file's arcs and edges all one kind, by its last header */
         const int unmix = format == AG_FORMAT_PAJEK ? ag_i_pajek_unmix_direction(&scan.pajek) : 0;
         if (rc == AG_SUCCESS && unmix) rc = unmix_pajek(&f, &copy, name, unmix);
+        /* igraph reads an edge list as one stream of ids, two by two: a weight column would
+         * silently become vertex ids, each edge after it made of the wrong pair */
+        if (rc == AG_SUCCESS && format == AG_FORMAT_EDGELIST && odd_fields_first(&scan))
+            rc = AG_ERROR(AG_EPARSE, "%s:%lld: %lld field%s, where an edge list has 'from to' on each line%s", name,
+                          (long long)scan.odd_line, (long long)scan.odd_fields, scan.odd_fields == 1 ? "" : "s",
+                          scan.odd_fields == 1 ? ""
+                                               : "; for a third column such as a weight use --format ncol (or a .ncol "
+                                                 "extension), which keeps it as edge attribute 'weight' and the ids "
+                                                 "as vertex names");
+        if (rc == AG_SUCCESS && format == AG_FORMAT_EDGELIST && scan.comment_lines > 0)
+            rc = blank_comments(&f, &copy, name);
         if (rc != AG_SUCCESS) {
             if (f) fclose(f);
             ag_i_free(copy);

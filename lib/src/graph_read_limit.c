@@ -72,6 +72,8 @@ typedef struct scan_t {
     char prev[TOK_MAX];     /* the previous token (DL: "n" "=" N) */
     char prev2[TOK_MAX];
     int dl_done;            /* DL: past the header */
+    int comment;            /* edge list: the line is a comment */
+    int64_t fields;         /* edge list: the line's fields so far */
 } scan_t;
 
 /* The value of an integer token ("+7", "007", "-3"), saturated at INT64_MAX; -1 if the token is
@@ -124,6 +126,12 @@ static void token(scan_t *s, const char *t, int truncated) {
     int64_t v;
     switch (s->format) {
     case AG_FORMAT_EDGELIST:
+        if (s->tok_index == 0 && (t[0] == '#' || t[0] == '%')) {
+            s->comment = 1;
+            s->out->comment_lines++;
+        }
+        if (s->comment) break;
+        s->fields++;
         v = token_value(t, truncated);
         if (v >= 0) note(s, v == INT64_MAX ? v : v + 1, t, "vertex id");
         /* igraph's parse error names neither the line nor the token: the read error does (a
@@ -131,6 +139,7 @@ static void token(scan_t *s, const char *t, int truncated) {
         if (v < 0 && !is_integer(t) && !s->out->bad_line) {
             s->out->bad_line = s->line;
             s->out->bad_first = s->out->vertices == 0;
+            s->out->bad_field = s->fields - 1;
             snprintf(s->out->bad_token, sizeof s->out->bad_token, "%s", t);
         }
         break;
@@ -153,6 +162,17 @@ static void token(scan_t *s, const char *t, int truncated) {
     default: break;
     }
     s->tok_index++;
+}
+
+/* At the end of a line: an edge list's line holds whole pairs, or a later edge is made of the
+ * wrong fields. */
+static void end_line(scan_t *s) {
+    if (s->format == AG_FORMAT_EDGELIST && !s->comment && s->fields % 2 != 0 && !s->out->odd_line) {
+        s->out->odd_line = s->line;
+        s->out->odd_fields = s->fields;
+    }
+    s->comment = 0;
+    s->fields = 0;
 }
 
 int ag_i_graph_format_scanned(ag_format_t format) {
@@ -264,6 +284,7 @@ void ag_i_graph_scan_vertices(FILE *f, ag_format_t format, ag_graph_vertex_scan_
             }
             if (format == AG_FORMAT_DL && c == '=') token(&s, "=", 0);
             if (c == '\n') {
+                end_line(&s);
                 s.line++;
                 s.tok_index = 0;
                 s.first[0] = '\0';
@@ -274,6 +295,7 @@ void ag_i_graph_scan_vertices(FILE *f, ag_format_t format, ag_graph_vertex_scan_
         tok[len] = '\0';
         token(&s, tok, truncated);
     }
+    end_line(&s);
 }
 
 ag_error_t ag_i_graph_check_vertices(const char *name, ag_format_t format, const ag_graph_vertex_scan_t *scan) {

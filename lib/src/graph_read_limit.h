@@ -19,6 +19,12 @@ typedef struct ag_graph_vertex_scan_t {
     int64_t bad_line;   /* edge list: 1-based line of the first token that is no vertex id, or 0 */
     char bad_token[40]; /* that token (truncated) */
     int bad_first;      /* no vertex id came before it: a file of names rather than a mistyped id */
+    int64_t bad_field;  /* its 0-based field in its line */
+    int64_t comment_lines; /* edge list: lines whose first field starts with '#' or '%' (SNAP's and
+                              KONECT's headers); the scan skips them, and so must the read */
+    int64_t odd_line;   /* edge list: 1-based line of the first other line with an odd number of
+                           fields (a weight column, say), or 0 */
+    int64_t odd_fields; /* how many fields that line has */
 } ag_graph_vertex_scan_t;
 
 /* Is format one whose vertex count the scan bounds (edge list, Pajek, DIMACS, DL)? */
