@@ -235,7 +235,7 @@ int ag_cmd_label(int argc, char **argv) {
     const char *out_path = o.out_path;
     cli_out_kind_t kind = out_path ? cli_out_kind(out_path) : json ? CLI_OUT_JSON : CLI_OUT_CSV;
     if (kind != CLI_OUT_GML && kind != CLI_OUT_GRAPHML && kind != CLI_OUT_CSV && kind != CLI_OUT_JSON) {
-        fprintf(stderr, "attn-graph: label: -o %s: give a .gml, .graphml, .csv, .json or .jsonl file\n", out_path);
+        fprintf(stderr, "attn-graph: label: -o %s: give a .gml, .graphml (or .xml), .csv, .json or .jsonl file\n", out_path);
         return AG_EXIT_USAGE;
     }
     if (json && kind != CLI_OUT_JSON) {
