@@ -129,7 +129,7 @@ static void train_usage(FILE *out) {
         "                         epoch) and predict the mean of their outputs (default 1; a K-model file)\n"
         "  --metric M             early-stopping metric: auto (default), loss, accuracy, macro_f1, roc_auc,\n"
         "                         rmse or mae\n"
-        "  --threads N            OpenMP / BLAS threads (default: all cores)\n"
+        "  --threads N            OpenMP / BLAS threads (default: the cores other work leaves idle)\n"
         "  --no-train-metric      skip the per-epoch pass that scores the training part (faster)\n"
         "  --smooth ALPHA         node classification: score the test part after Correct and Smooth (the\n"
         "                         training labels propagated over the graph from the model's probabilities,\n"
