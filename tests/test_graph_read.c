@@ -237,6 +237,16 @@ static void test_error_paths(void **state) {
     assert_read_fails(FORMATS "sample.gml", AG_FORMAT_EDGELIST, AG_EPARSE,
                       FORMATS "sample.gml:1: Unexpected character 'C' while parsing integer. (Parse error); read as "
                               "edgelist, but its first lines look like gml (--format gml)");
+    /* igraph's messages that name no line nor value: what they mean, by format */
+    assert_read_fails(BROKEN "bad-number.graphml", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "bad-number.graphml: Unexpected character 'a' while parsing real number. (Parse error); "
+                             "a <data> value of a numeric key (attr.type double, float, int or long) is not a number");
+    assert_read_fails(BROKEN "overflow.gml", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "overflow.gml: Failed to parse real number. (Integer or double overflow); a number is too "
+                             "large for a double (such as 1e999)");
+    assert_read_fails(BROKEN "n-too-large.dl", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "n-too-large.dl: Invalid string attribute length. (Invalid value); is n= more than the "
+                             "vertices the labels name? igraph's DL reader fails so");
     assert_read_fails(BROKEN "bad-format.dl", AG_FORMAT_AUTO, AG_EPARSE,
                       BROKEN "bad-format.dl: Parse error in DL file, line 2 (syntax error, unexpected end of file) "
                              "(Parse error)");

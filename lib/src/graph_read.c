@@ -264,6 +264,25 @@ static ag_error_t blank_comments(FILE **f, char **copy, const char *name) {
     return AG_SUCCESS;
 }
 
+/* What igraph's messages that name neither a line nor a value mean, by format: what to look for. */
+static const char *parse_error_hint(ag_format_t format, const char *msg) {
+    static const struct {
+        ag_format_t format;
+        const char *needle, *hint;
+    } hints[] = {
+        {AG_FORMAT_GRAPHML, "while parsing real number",
+         "a <data> value of a numeric key (attr.type double, float, int or long) is not a number"},
+        {AG_FORMAT_GRAPHML, "while parsing integer",
+         "a <data> value of a numeric key (attr.type double, float, int or long) is not a number"},
+        {AG_FORMAT_GML, "Integer or double overflow", "a number is too large for a double (such as 1e999)"},
+        {AG_FORMAT_DL, "Invalid string attribute length",
+         "is n= more than the vertices the labels name? igraph's DL reader fails so"},
+    };
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)
+        if (hints[i].format == format && strstr(msg, hints[i].needle)) return hints[i].hint;
+    return NULL;
+}
+
 /* Whether an edge list's first fault is a line of an odd number of fields, rather than a token
  * that is no id in a line's first two fields (a GML file read as an edge list fails on its first
  * word, and says what it looks like): a weight column's "0.5" or networkx's "{}" is a third field,
@@ -411,6 +430,8 @@ static ag_error_t read_graph(igraph_t *ig, const char *path, ag_format_t format,
             if (at_token && scan.bad_first && has_letter(scan.bad_token))
                 return AG_ERROR(AG_EPARSE, "%s; vertex names instead of numbers? an edge list numbers its vertices "
                                            "from 0; for names use --format ncol (or a .ncol extension)", msg);
+            const char *hint = parse_error_hint(format, msg);
+            if (hint) return AG_ERROR(AG_EPARSE, "%s; %s", msg, hint);
             if (n_head == 0 && !at_token) return rc;
             return AG_ERROR(AG_EPARSE, "%s", msg);
         }

@@ -1,0 +1,3 @@
+graph [
+ node [ id 0 charge 1e999 ]
+]
