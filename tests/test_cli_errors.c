@@ -1208,9 +1208,23 @@ static void test_table_column_mirror(void **state) {
         "@/inv.sparse --epochs 1");
 }
 
-/* A graph most of whose atoms lack a string attribute the model reads is classified with a
- * warning (it was silent); a few blanks, as the datasets have, stay quiet. */
-static void test_mostly_empty_warned(void **state) {
+/* The "probabilities" member of classify --json's line for FILE (in dir) under the mutag model, in
+ * out (cap bytes); the run in *r. */
+static void mutag_probabilities(const char *file, char *out, size_t cap, ag_cli_run_t *r) {
+    char args[512];
+    snprintf(args, sizeof args, "classify --json --model graphs/models/mutag.safetensors %s/%s", dir, file);
+    ag_cli_run(r, NULL, args);
+    assert_int_equal(r->code, 0);
+    const char *p = strstr(r->out, "\"probabilities\"");
+    assert_non_null(p);
+    snprintf(out, cap, "%.*s", (int)strcspn(p, "}"), p);
+}
+
+/* A string attribute some atoms lack (an empty value) is missing: none of its columns is set, and
+ * classify warns, most atoms blank or one alone. The blank atom was read as an unseen one (its
+ * 'other' column), with no warning for a single blank atom, and with a warning saying no column
+ * was set for many. GraphML's vertex without the key's <data> reads the same as an empty one. */
+static void test_missing_values_warned(void **state) {
     (void)state;
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "awk '{ if (/element \"/ && seen++) sub(/element \"[A-Za-z]*\"/, \"element \\\"\\\"\"); "
@@ -1220,6 +1234,59 @@ static void test_mostly_empty_warned(void **state) {
         "attn-graph: warning: @/blank.gml: 12 of 13 vertices have no value of vertex attribute 'element' (empty): "
         "none of its columns is set for them, so the prediction rests on the other attributes\n",
         "classify --model graphs/models/mutag.safetensors @/blank.gml");
+    /* one blank atom, and the same atom as an element the model never saw */
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd, "sed '0,/element \"O\"/s//element \"%s\"/' '%s/graphs/molecules/aspirin.gml' > '%s/%s'",
+                 k ? "Zz" : "", AG_SOURCE_DIR, dir, k ? "zz1.gml" : "blank1.gml");
+        assert_int_equal(system(cmd), 0);
+    }
+    run_expect(0,
+        "attn-graph: warning: @/blank1.gml: 1 of 13 vertices has no value of vertex attribute 'element' (empty): "
+        "none of its columns is set for it, so the prediction rests on the other attributes\n",
+        "classify --model graphs/models/mutag.safetensors @/blank1.gml");
+    char blank[256], zz[256];
+    ag_cli_run_t r;
+    mutag_probabilities("blank1.gml", blank, sizeof blank, &r);
+    mutag_probabilities("zz1.gml", zz, sizeof zz, &r);
+    assert_non_null(strstr(r.err, "has a value of 'element' the model never saw in training (e.g. 'Zz')"));
+    assert_string_not_equal(blank, zz);
+    /* GraphML: a vertex without <data> for the key, and one with it empty */
+    static const char head[] =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+        "<key id=\"el\" for=\"node\" attr.name=\"element\" attr.type=\"string\"/>\n"
+        "<key id=\"bt\" for=\"edge\" attr.name=\"bond_type\" attr.type=\"string\"/>\n"
+        "<graph edgedefault=\"undirected\">\n<node id=\"a\"><data key=\"el\">C</data></node>\n"
+        "<node id=\"b\"><data key=\"el\">N</data></node>\n";
+    static const char tail[] =
+        "<edge source=\"a\" target=\"b\"><data key=\"bt\">SINGLE</data></edge>\n"
+        "<edge source=\"b\" target=\"c\"><data key=\"bt\">DOUBLE</data></edge>\n</graph>\n</graphml>\n";
+    static const char *const third[3] = {"<node id=\"c\"/>\n", "<node id=\"c\"><data key=\"el\"></data></node>\n",
+                                          "<node id=\"c\"><data key=\"el\">Zz</data></node>\n"};
+    static const char *const files[3] = {"nodata.graphml", "emptydata.graphml", "zz.graphml"};
+    char text[1024], probs[3][256];
+    for (int k = 0; k < 3; k++) {
+        snprintf(text, sizeof text, "%s%s%s", head, third[k], tail);
+        write_text(files[k], text);
+        mutag_probabilities(files[k], probs[k], sizeof probs[k], &r);
+        if (k < 2)
+            assert_non_null(strstr(r.err, "1 of 3 vertices has no value of vertex attribute 'element' (empty): none of "
+                                        "its columns is set for it"));
+    }
+    assert_string_equal(probs[0], probs[1]);
+    assert_string_not_equal(probs[0], probs[2]);
+}
+
+/* eval of a graph model says how many of the graphs scored have blank atoms, naming one. */
+static void test_eval_missing_warned(void **state) {
+    (void)state;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cp -r '%s/tests/data/mutag-mini' '%s/mm' && sed -i '0,/element \"[A-Za-z]*\"/s//element \"\"/' "
+             "'%s/mm/molecules/0002.gml'", AG_SOURCE_DIR, dir, dir);
+    assert_int_equal(system(cmd), 0);
+    run_expect(0,
+        "attn-graph: warning: eval: 1 of the 28 graphs scored has vertices with no value of vertex attribute "
+        "'element' (empty; e.g. 1 of the 13 vertices of molecules/0002.gml): none of its columns is set for them\n",
+        "eval --model graphs/models/mutag.safetensors --labels @/mm/labels.csv --part all");
 }
 
 /* Slips a new user makes: a model file where a graph goes is named as a model; --layer outside the
@@ -1406,7 +1473,8 @@ int main(void) {
         cmocka_unit_test(test_eval_value_far_off),
         cmocka_unit_test(test_eval_class_of_measurement),
         cmocka_unit_test(test_table_sparse_width_limit), cmocka_unit_test(test_table_column_mirror),
-        cmocka_unit_test(test_mostly_empty_warned),
+        cmocka_unit_test(test_missing_values_warned),
+        cmocka_unit_test(test_eval_missing_warned),
         cmocka_unit_test(test_user_slips),
         cmocka_unit_test(test_perfect_validation_hint),
         cmocka_unit_test(test_every_read_warning),

@@ -115,11 +115,12 @@ static void test_encoders(void **state) {
     assert_fmat(&X, 4, 9, wx, 0.0f);
     const float we[] = {1, 0, 0, 1, 0, 2, 0, 1, 0, 0, 1.5f, 1, 0, 0, 0};
     assert_fmat(&E, 3, 5, we, 0.0f);
-    /* unseen values ("S", "") and an unseen bond type go to the other slots */
+    /* an unseen value ("S") and an unseen bond type go to the other slots; "" is missing: no
+     * column of the block is set */
     assert_int_equal(ag_featurizer_transform(&f, &b, &X, &E), AG_SUCCESS);
     const float wxb[] = {0, 0, 0, 0, 0, 1, 0, 0, 1, /* S */
                          0, 0, 1, 0, 0, 0, 0, 0, 1, /* C */
-                         0, 0, 0, 0, 0, 1, 0, 0, 1};
+                         0, 0, 0, 0, 0, 0, 0, 0, 1};
     assert_fmat(&X, 3, 9, wxb, 0.0f);
     const float web[] = {3, 0, 0, 0, 1};
     assert_fmat(&E, 1, 5, web, 0.0f);
@@ -158,7 +159,7 @@ static void test_encoders(void **state) {
     assert_int_equal(f.n_edge_features, 6);
     assert_int_equal(ag_featurizer_transform(&f, &b, &X, NULL), AG_SUCCESS);
     assert_float_equal(X.data[0 * 10 + 5], 1.0f, 0.0f); /* S */
-    assert_float_equal(X.data[2 * 10 + 6], 1.0f, 0.0f); /* "" */
+    for (int c = 2; c <= 6; c++) assert_float_equal(X.data[2 * 10 + c], 0.0f, 0.0f); /* "": none, not <other> */
     assert_int_equal(ag_featurizer_attr_width(AG_ATTR_NUMERIC, 0), 1);
     assert_int_equal(ag_featurizer_attr_width(AG_ATTR_BOOLEAN, 0), 1);
     assert_int_equal(ag_featurizer_attr_width(AG_ATTR_STRING, 5), 6);
@@ -220,6 +221,77 @@ static void test_unseen(void **state) {
     ag_featurizer_destroy(&f);
     igraph_destroy(&a);
     igraph_destroy(&b);
+}
+
+/* An empty string is a missing value, at fitting and at transform alike: no vocabulary entry, no
+ * column of its block set (it was the <other> column, so that a blank atom read as a rare one and
+ * drew no warning), so the standardised <other> column is fitted on real values only; and
+ * ag_featurizer_missing counts it, under the GML writer's name too. */
+static void test_empty_is_missing(void **state) {
+    (void)state;
+    igraph_t g;
+    igraph_small(&g, 4, IGRAPH_UNDIRECTED, 0, 1, 1, 2, 2, 3, -1);
+    const char *element[] = {"C", "", "O", "Se"};
+    for (int i = 0; i < 4; i++) SETVAS(&g, "element", i, element[i]);
+    const char *bt[] = {"SINGLE", "", ""};
+    for (int e = 0; e < 3; e++) SETEAS(&g, "bond_type", e, bt[e]);
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    const igraph_t *gs[] = {&g};
+    ag_featurizer_t f;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    const char *names[] = {"element=C", "element=O", "element=Se", "element=<other>"};
+    assert_names(&f, 0, names, 4);
+    const char *enames[] = {"bond_type=SINGLE", "bond_type=<other>"};
+    assert_names(&f, 1, enames, 2);
+    ag_fmat_t X = {0}, E = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &g, &X, &E), AG_SUCCESS);
+    const float wx[] = {1, 0, 0, 0, /* C */
+                        0, 0, 0, 0, /* "" */
+                        0, 1, 0, 0, /* O */
+                        0, 0, 1, 0};
+    assert_fmat(&X, 4, 4, wx, 0.0f);
+    const float we[] = {1, 0, 0, 0, 0, 0};
+    assert_fmat(&E, 3, 2, we, 0.0f);
+    int64_t count = -1;
+    assert_int_equal(ag_featurizer_missing(&f, &g, 0, 0, &count), AG_SUCCESS);
+    assert_int_equal(count, 1);
+    assert_int_equal(ag_featurizer_missing(&f, &g, 1, 0, &count), AG_SUCCESS);
+    assert_int_equal(count, 2);
+    /* missing is not unseen: every non-empty value is known */
+    ag_unseen_t u;
+    assert_int_equal(ag_featurizer_unseen(&f, &g, &u), AG_SUCCESS);
+    assert_null(u.attr);
+    ag_featurizer_destroy(&f);
+    /* standardised: "" adds nothing to the <other> column, which no fitted value sets */
+    cfg.norm = AG_NORM_STANDARDIZE;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    assert_float_equal(f.mean[3], 0.0f, 0.0f);
+    assert_float_equal(f.mean[0], 0.25f, 1e-6f);
+    ag_featurizer_destroy(&f);
+    /* the GML writer's "bondtype" is counted as transform reads it; out of range is refused */
+    cfg.norm = AG_NORM_NONE;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, gs, 1), AG_SUCCESS);
+    for (igraph_integer_t e = 0; e < 3; e++) SETEAS(&g, "bondtype", e, EAS(&g, "bond_type", e));
+    DELEA(&g, "bond_type");
+    assert_int_equal(ag_featurizer_missing(&f, &g, 1, 0, &count), AG_SUCCESS);
+    assert_int_equal(count, 2);
+    assert_int_equal(ag_featurizer_missing(&f, &g, 1, 1, &count), AG_EINVAL);
+    assert_int_equal(count, 0);
+    assert_int_equal(ag_featurizer_missing(&f, &g, 0, -1, &count), AG_EINVAL);
+    assert_int_equal(ag_featurizer_missing(&f, NULL, 0, 0, &count), AG_EINVAL);
+    /* absent from the graph, or of another type: transform's error, no count */
+    DELEA(&g, "bondtype");
+    assert_int_equal(ag_featurizer_missing(&f, &g, 1, 0, &count), AG_SUCCESS);
+    assert_int_equal(count, 0);
+    DELVA(&g, "element");
+    for (int i = 0; i < 4; i++) SETVAN(&g, "element", i, i);
+    assert_int_equal(ag_featurizer_missing(&f, &g, 0, 0, &count), AG_SUCCESS);
+    assert_int_equal(count, 0);
+    ag_featurizer_destroy(&f);
+    ag_fmat_destroy(&X);
+    ag_fmat_destroy(&E);
+    igraph_destroy(&g);
 }
 
 static void test_selection(void **state) {
@@ -1386,6 +1458,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encoders),
         cmocka_unit_test(test_unseen),
+        cmocka_unit_test(test_empty_is_missing),
         cmocka_unit_test(test_selection),
         cmocka_unit_test(test_fit_errors),
         cmocka_unit_test(test_all_empty_string),

@@ -46,6 +46,45 @@ static void eval_usage(FILE *out) {
 }
 
 /* The command; warned collects every warning it says, for --json's object. */
+/* Warns, per string attribute the model reads, of the scored graphs where some vertices (edges)
+ * lack it (an empty value: none of its columns is set), as classify warns of one graph, naming the
+ * first such graph: a score over molecules with blank atoms was given without a word. */
+static void warn_missing_graphs(const ag_bundle_t *b, const igraph_t *graphs, const int64_t *scored, int64_t n_scored,
+                                const char *const *files) {
+    const ag_featurizer_t *f = &b->featurizer;
+    for (int is_edge = 0; is_edge < 2; is_edge++) {
+        const int64_t n_attrs = is_edge ? f->n_eattrs : f->n_vattrs;
+        for (int64_t i = 0; i < n_attrs; i++) {
+            int64_t n_graphs = 0, first = -1, first_count = 0;
+            for (int64_t k = 0; k < n_scored; k++) {
+                int64_t count = 0;
+                if (ag_featurizer_missing(f, &graphs[scored[k]], is_edge, i, &count) != AG_SUCCESS || count == 0)
+                    continue;
+                if (n_graphs++ == 0) {
+                    first = scored[k];
+                    first_count = count;
+                }
+            }
+            if (n_graphs == 0) continue;
+            const int64_t total = is_edge ? igraph_ecount(&graphs[first]) : igraph_vcount(&graphs[first]);
+            const char *el = is_edge ? "edge" : "vertex", *els = is_edge ? "edges" : "vertices";
+            ag_cli_warning_t w;
+            FILE *out = ag_cli_warning_begin(&w);
+            if (n_scored == 1)
+                fprintf(out, "eval: the one graph scored has %s with no value of %s attribute ", els, el);
+            else
+                fprintf(out, "eval: %lld of the %lld graphs scored %s %s with no value of %s attribute ",
+                        (long long)n_graphs, (long long)n_scored, n_graphs == 1 ? "has" : "have", els, el);
+            cli_print_value(out, is_edge ? f->eattrs[i].name : f->vattrs[i].name, '\'');
+            fprintf(out, " (empty; e.g. %lld of the %lld %s of ", (long long)first_count, (long long)total,
+                    total == 1 ? el : els);
+            cli_print_value(out, files ? files[first] : "?", 0);
+            fputs("): none of its columns is set for them", out);
+            ag_cli_warning_end(&w);
+        }
+    }
+}
+
 static int eval_run(int argc, char **argv, const ag_cli_warnings_t *warned) {
     cli_data_opts_t o;
     cli_data_opts_init(&o);
@@ -312,6 +351,7 @@ static int eval_run(int argc, char **argv, const ag_cli_warnings_t *warned) {
             fputs("): they get its 'other' column ('attn-graph info MODEL' lists the values it knows)", out);
             ag_cli_warning_end(&w);
         }
+        warn_missing_graphs(&b, d.ds.graphs, scored, n_scored, (const char *const *)d.ds.files);
         cli_warn_shifted_graphs(&b, p.set.examples, scored, n_scored, (const char *const *)d.ds.files, CMD);
     }
     code = cli_check_memory(CMD, max_memory, ag_model_config(b.model), &p.set, 256, 0, b.n_members);

@@ -403,15 +403,20 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
     int64_t empty = 0;
     for (int64_t r = 0; r < rows; r++) {
         const char *x = igraph_strvector_get(&v, r);
-        empty += x[0] == '\0';
+        /* "" is a missing value (what GML and GraphML give an element without it), not a value
+         * outside the vocabulary: the 'other' column would tell the model "some rare atom" where
+         * nothing is known, so the block stays zero */
+        if (x[0] == '\0') {
+            empty++;
+            continue;
+        }
         out[r * ld + a->offset + vocab_index(a, x)] = 1.0f;
     }
     igraph_strvector_destroy(&v);
     ag_i_igraph_leave();
-    /* "" is a missing value (what GML gives an element without it): one here and there has the
-     * other slot, but on every element the attribute is not there at all, and the model would
-     * predict from a column it never saw set. A model fitted on nothing but "" (a GraphML key
-     * declared without values) saw exactly that: it takes it. */
+    /* On every element the attribute is not there at all, and the model would predict from rows
+     * it never saw this empty. A model fitted on nothing but "" (a GraphML key declared without
+     * values) saw exactly that: it takes it. */
     if (!fitting && empty == rows && a->vocab_size > 0)
         return AG_ERROR(AG_EATTR, "%s attribute '%s' is empty on every %s: it is missing (the model expects string %s "
                         "attribute '%s')", el, gname, el, el, a->name);
@@ -464,23 +469,30 @@ static ag_error_t encode_attrs(const igraph_t *ig, int is_edge, const ag_feature
     return err;
 }
 
-/* Counts the non-empty values of string attribute a outside its vocabulary into *count, and keeps
- * the first in example when *count was 0. */
-static ag_error_t count_unseen(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, const char *gname,
-                               int64_t *count, char *example, size_t cap) {
+/* Counts the values of string attribute a (held as gname) outside its vocabulary into *unseen,
+ * keeping the first in example (cap bytes), and the empty (missing) ones into *missing. */
+static ag_error_t count_values(const igraph_t *ig, int is_edge, const ag_feature_attr_t *a, const char *gname,
+                               int64_t *unseen, int64_t *missing, char *example, size_t cap) {
     igraph_strvector_t v;
     AG_CHECK(read_strings(ig, is_edge, gname, &v));
     ag_i_igraph_enter();
     int64_t n = (int64_t)igraph_strvector_size(&v);
-    *count = 0;
+    *unseen = *missing = 0;
     for (int64_t r = 0; r < n; r++) {
         const char *s = igraph_strvector_get(&v, r);
-        if (s[0] == '\0' || vocab_index(a, s) < a->vocab_size) continue;
-        if ((*count)++ == 0) snprintf(example, cap, "%s", s);
+        if (s[0] == '\0') (*missing)++;
+        else if (vocab_index(a, s) == a->vocab_size && (*unseen)++ == 0) snprintf(example, cap, "%s", s);
     }
     igraph_strvector_destroy(&v);
     ag_i_igraph_leave();
     return AG_SUCCESS;
+}
+
+/* The name under which ig holds string attribute a as a string (graph_name(), in buf of cap
+ * bytes), or NULL: another type or its absence is transform's error to give, not a count. */
+static const char *string_name(const attr_list_t *l, const ag_feature_attr_t *a, char *buf, size_t cap) {
+    const char *gname = a->type == AG_ATTR_STRING ? graph_name(l, a->name, buf, cap) : NULL;
+    return gname && attr_list_type(l, gname) == IGRAPH_ATTRIBUTE_STRING ? gname : NULL;
 }
 
 ag_error_t ag_featurizer_unseen(const ag_featurizer_t *f, const igraph_t *ig, ag_unseen_t *worst) {
@@ -496,11 +508,11 @@ ag_error_t ag_featurizer_unseen(const ag_featurizer_t *f, const igraph_t *ig, ag
         for (int64_t i = 0; i < n_attrs && err == AG_SUCCESS; i++) {
             const ag_feature_attr_t *a = &attrs[i];
             char buf[256];
-            const char *gname = graph_name(&l, a->name, buf, sizeof buf);
-            if (a->type != AG_ATTR_STRING || !gname || attr_list_type(&l, gname) != IGRAPH_ATTRIBUTE_STRING) continue;
-            int64_t count = 0;
+            const char *gname = string_name(&l, a, buf, sizeof buf);
+            if (!gname) continue;
+            int64_t count = 0, missing = 0;
             char example[sizeof worst->example];
-            err = count_unseen(ig, is_edge, a, gname, &count, example, sizeof example);
+            err = count_values(ig, is_edge, a, gname, &count, &missing, example, sizeof example);
             /* count / total > worst->count / worst->total, without division */
             if (err == AG_SUCCESS && count > 0 && (!worst->attr || count * worst->total > worst->count * total)) {
                 worst->attr = a->name;
@@ -513,6 +525,27 @@ ag_error_t ag_featurizer_unseen(const ag_featurizer_t *f, const igraph_t *ig, ag
         attr_list_destroy(&l);
     }
     if (err != AG_SUCCESS) memset(worst, 0, sizeof *worst);
+    return err;
+}
+
+ag_error_t ag_featurizer_missing(const ag_featurizer_t *f, const igraph_t *ig, int is_edge, int64_t i,
+                                 int64_t *count) {
+    if (count) *count = 0;
+    if (!f || !ig || !count) return AG_ERROR(AG_EINVAL, "ag_featurizer_missing: NULL argument");
+    const int64_t n_attrs = is_edge ? f->n_eattrs : f->n_vattrs;
+    if (i < 0 || i >= n_attrs)
+        return AG_ERROR(AG_EINVAL, "ag_featurizer_missing: %s attribute %lld of %lld", elem_name(is_edge),
+                        (long long)i, (long long)n_attrs);
+    const ag_feature_attr_t *a = is_edge ? &f->eattrs[i] : &f->vattrs[i];
+    if (a->type != AG_ATTR_STRING || elem_count(ig, is_edge) == 0) return AG_SUCCESS;
+    attr_list_t l;
+    AG_CHECK(attr_list_get(ig, is_edge, &l));
+    char buf[256], example[2];
+    const char *gname = string_name(&l, a, buf, sizeof buf);
+    int64_t unseen = 0;
+    ag_error_t err = gname ? count_values(ig, is_edge, a, gname, &unseen, count, example, sizeof example) : AG_SUCCESS;
+    attr_list_destroy(&l);
+    if (err != AG_SUCCESS) *count = 0;
     return err;
 }
 
@@ -903,8 +936,9 @@ static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_ed
     }
     if (err == AG_SUCCESS) {
         qsort(vals, (size_t)rows, sizeof(char *), cmp_str_ptr);
-        /* "" is what igraph gives a vertex lacking the attribute in GML: it is "missing", not a
-         * category, and goes to the other slot (the width rule of summary.h counts it so). */
+        /* "" is what igraph gives a vertex lacking the attribute in GML or GraphML: it is
+         * missing, not a category (encode_attr() sets no column for it; the width rule of
+         * summary.h does not count it either). */
         for (int64_t r = 0; r < rows; r++)
             if (vals[r][0] != '\0' && (nv == 0 || strcmp(vals[r], vals[nv - 1]) != 0)) vals[nv++] = vals[r];
         err = ag_i_alloc_array(&p, a->vocab_size + nv, sizeof(char *), "vocabulary");

@@ -286,6 +286,25 @@ typedef struct ag_unseen_t {
 ag_error_t ag_featurizer_unseen(const ag_featurizer_t *f, const igraph_t *ig, ag_unseen_t *worst);
 
 /**
+ * \function ag_featurizer_missing
+ * Counts the vertices (edges) of ig whose value of the featuriser's string attribute i is empty:
+ * missing, so none of the attribute's columns is set for them (GML and GraphML give "" to an
+ * element that lacks the attribute). Read under the same name ag_featurizer_transform() reads
+ * (the GML writer's "bondtype" for "bond_type").
+ * \param f       A fitted (or loaded) featuriser.
+ * \param ig      The graph.
+ * \param is_edge 1 for f->eattrs[i], 0 for f->vattrs[i].
+ * \param i       The attribute's index in that list.
+ * \param count   Output: the count; 0 for a numeric or boolean attribute, or one missing from ig or
+ *                of another type there (ag_featurizer_transform() refuses those).
+ * \return AG_SUCCESS; AG_EINVAL (a NULL argument, i out of range); AG_EIGRAPH, AG_ENOMEM (reading
+ *         attributes).
+ * Time complexity: O(N) (or O(E)).
+ */
+ag_error_t ag_featurizer_missing(const ag_featurizer_t *f, const igraph_t *ig, int is_edge, int64_t i,
+                                 int64_t *count);
+
+/**
  * \function ag_featurizer_column_name
  * Name of column j of X: "element=C", "element=<other>", "charge", "aromatic", "degree" (or
  * "in_degree", "out_degree"), "lap_pe.1".."lap_pe.k", "rw_pe.1".."rw_pe.k". NULL if j is out of
