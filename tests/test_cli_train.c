@@ -2063,6 +2063,60 @@ static void test_small_validation(void **state) {
     assert_non_null(strstr(r.err, "(val accuracy "));
 }
 
+static void every_fourth_unlabelled(FILE *f, int g, int y) {
+    if (g % 4) fprintf(f, "%d", y);
+}
+
+/* The random split divides the labelled vertices (graphs) only: with 20 labels among 40 vertices
+ * the validation and test parts get their share of the labels (round(0.1 x 20) = 2 each), where a
+ * split of all 40 vertices left them 4 vertices each, a labelled one or none; eval draws the same
+ * parts. A test part of unlabelled vertices has nothing to score, and only that is said. */
+static void test_random_split_of_labelled(void **state) {
+    (void)state;
+    char dir[256], gml[8192];
+    int len = snprintf(gml, sizeof gml, "graph [ directed 0\n");
+    for (int v = 0; v < 40; v++) {
+        len += snprintf(gml + len, sizeof gml - (size_t)len, " node [ id %d x %g", v, (v % 7) / 7.0);
+        if (v % 2 == 0) len += snprintf(gml + len, sizeof gml - (size_t)len, " c \"%s\"", v % 4 ? "b" : "a");
+        len += snprintf(gml + len, sizeof gml - (size_t)len, " ]\n edge [ source %d target %d ]\n", v, (v + 1) % 40);
+    }
+    snprintf(gml + len, sizeof gml - (size_t)len, "]\n");
+    temp_graph(dir, sizeof dir, "cli_split_labelled", gml);
+    const char *opts = "--epochs 2 --threads 1 --hidden 8 --heads 2 --layers 1";
+    ag_cli_run_t r;
+    /* the default fractions (the model kept for eval below), and others */
+    const struct { const char *split, *parts, *n; } runs[] = {
+        {"-o", "train 16, val 2, test 2", "(n 2)\n"},
+        {"--split-random 0.5,0.25,0.25 --seed 3 -o", "train 10, val 5, test 5", "(n 5)\n"},
+    };
+    for (int k = 1; k >= 0; k--) {
+        ag_cli_run_ok(&r, "train %s/g.gml --label-attr c %s %s %s/m.safetensors", dir, opts, runs[k].split, dir);
+        char want[128];
+        snprintf(want, sizeof want, "; %s; 20 unlabelled vertices in no part\n", runs[k].parts);
+        assert_non_null(strstr(r.err, want));
+        assert_non_null(strstr(r.out, runs[k].n));
+    }
+    ag_cli_run_ok(&r, "eval --model %s/m.safetensors %s/g.gml", dir, dir);
+    assert_non_null(strstr(r.out, "(n 2)\n"));
+    ag_cli_run_ok(&r, "eval --model %s/m.safetensors %s/g.gml --part val", dir, dir);
+    assert_non_null(strstr(r.out, "(n 2)\n"));
+    /* every labelled vertex in training: the test part's 20 vertices hold no label, not "one class" */
+    ag_cli_run_ok(&r, "train %s/g.gml --label-attr c %s --train-nodes 0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30,32,"
+                      "34,36,38", dir, opts);
+    assert_string_equal(r.out, "");
+    assert_null(strstr(r.err, "one class only"));
+    assert_non_null(strstr(r.err, "attn-graph: note: the split's test part has 20 vertices, none labelled: nothing "
+                                  "to score, no test line\n"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+    /* a graph task: the graphs without a target are in no part */
+    char tab[64];
+    tasks_table(tab, sizeof tab, "file,label", every_fourth_unlabelled);
+    ag_cli_run_ok(&r, "train --labels %s --task graph-classification %s", tab, opts);
+    assert_non_null(strstr(r.err, "; train 17, val 2, test 2; 7 unlabelled graphs in no part\n"));
+    assert_non_null(strstr(r.out, "(n 2)\n"));
+    unlink(tab);
+}
+
 /* Ctrl-C (SIGINT) during training: the run ends when the epoch under way ends, writes the model
  * of that epoch (no validation part: the last epoch is kept), prints its test line and exits 130;
  * the file is the very one a run configured for that many epochs writes. The signal is sent once
@@ -2422,6 +2476,7 @@ int main(void) {
         cmocka_unit_test(test_default_preset_heterophily),
         cmocka_unit_test(test_resume_before_graph_preset),
         cmocka_unit_test(test_unlabelled_training_part),
+        cmocka_unit_test(test_random_split_of_labelled),
         cmocka_unit_test(test_interrupt),
         cmocka_unit_test(test_vertex_numbering_left_out),
         cmocka_unit_test(test_number_like_text_note),

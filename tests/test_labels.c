@@ -82,6 +82,30 @@ static void test_numeric_labels(void **state) {
     igraph_destroy(&g);
 }
 
+/* Which vertices are labelled, by ag_labels_from_attr's rule, for any attribute type. */
+static void test_labels_present(void **state) {
+    (void)state;
+    igraph_t g;
+    make_graph(&g);
+    unsigned char in[5];
+    int64_t n = -1;
+    assert_int_equal(ag_labels_present(&g, "num", in, &n), AG_SUCCESS);
+    const unsigned char want_num[] = {1, 1, 0, 1, 1};
+    assert_memory_equal(in, want_num, sizeof in);
+    assert_int_equal(n, 4);
+    assert_int_equal(ag_labels_present(&g, "str", in, NULL), AG_SUCCESS);
+    const unsigned char want_str[] = {1, 1, 0, 1, 1};
+    assert_memory_equal(in, want_str, sizeof in);
+    assert_int_equal(ag_labels_present(&g, "flag", in, &n), AG_SUCCESS);
+    assert_int_equal(n, 5); /* a boolean has no missing value */
+    assert_int_equal(ag_labels_present(&g, "nope", in, &n), AG_EATTR);
+    assert_string_equal(ag_error_message(), "the graph has no vertex attribute 'nope' (its vertex attributes: num, "
+                                            "str, flag)");
+    assert_int_equal(n, 0);
+    assert_int_equal(ag_labels_present(&g, "num", NULL, &n), AG_EINVAL);
+    igraph_destroy(&g);
+}
+
 static void test_string_labels(void **state) {
     (void)state;
     igraph_t g;
@@ -465,6 +489,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_targets_rename),
         cmocka_unit_test(test_numeric_labels),    cmocka_unit_test(test_string_labels),
+        cmocka_unit_test(test_labels_present),
         cmocka_unit_test(test_targets_table),     cmocka_unit_test(test_targets_from_graphs),
         cmocka_unit_test(test_shared_tox21_esol),
     };

@@ -234,6 +234,58 @@ static void test_random(void **state) {
     assert_int_equal(ag_split_random(&a, 10, NAN, 0.3, 1), AG_EINVAL);
 }
 
+/* A random split of the members only: their counts by the fractions, the others in no list; with
+ * every item a member, the parts of ag_split_random (the figures of fully labelled data stay). */
+static void test_random_among(void **state) {
+    (void)state;
+    enum { N = 202 };
+    unsigned char member[N] = {0};
+    for (int i = 0; i < N; i += 10) member[i] = 1; /* 21 labelled among 202, as a user's graph */
+    ag_split_t a, b, all;
+    assert_int_equal(ag_split_random_among(&a, N, member, 0.8, 0.1, 1), AG_SUCCESS);
+    const ag_fold_t *f = &a.folds[0];
+    assert_int_equal(a.n_items, N);
+    assert_int_equal(f->n_train, 17); /* round(16.8) */
+    assert_int_equal(f->n_val, 2);    /* round(2.1) */
+    assert_int_equal(f->n_test, 2);
+    int seen[N] = {0};
+    for (int64_t i = 0; i < f->n_train; i++) seen[f->train[i]]++;
+    for (int64_t i = 0; i < f->n_val; i++) seen[f->val[i]]++;
+    for (int64_t i = 0; i < f->n_test; i++) seen[f->test[i]]++;
+    for (int i = 0; i < N; i++) assert_int_equal(seen[i], member[i]);
+    for (int64_t i = 1; i < f->n_test; i++) assert_true(f->test[i - 1] < f->test[i]);
+    assert_int_equal(ag_split_random_among(&b, N, member, 0.8, 0.1, 1), AG_SUCCESS);
+    assert_memory_equal(f->train, b.folds[0].train, (size_t)f->n_train * sizeof(int64_t));
+    assert_memory_equal(f->test, b.folds[0].test, (size_t)f->n_test * sizeof(int64_t));
+    ag_split_destroy(&a);
+    ag_split_destroy(&b);
+    /* every item a member, or none given: exactly the split of all items, for several sizes and seeds */
+    for (int n = 1; n <= N; n += 67)
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            unsigned char every[N];
+            memset(every, 1, sizeof every);
+            assert_int_equal(ag_split_random(&all, n, 0.6, 0.2, seed), AG_SUCCESS);
+            for (int k = 0; k < 2; k++) {
+                assert_int_equal(ag_split_random_among(&a, n, k ? every : NULL, 0.6, 0.2, seed), AG_SUCCESS);
+                const ag_fold_t *x = &a.folds[0], *y = &all.folds[0];
+                assert_int_equal(x->n_train, y->n_train);
+                assert_int_equal(x->n_val, y->n_val);
+                assert_int_equal(x->n_test, y->n_test);
+                assert_memory_equal(x->train, y->train, (size_t)x->n_train * sizeof(int64_t));
+                assert_memory_equal(x->val, y->val, (size_t)x->n_val * sizeof(int64_t));
+                assert_memory_equal(x->test, y->test, (size_t)x->n_test * sizeof(int64_t));
+                ag_split_destroy(&a);
+            }
+            ag_split_destroy(&all);
+        }
+    /* no member: every list empty */
+    memset(member, 0, sizeof member);
+    assert_int_equal(ag_split_random_among(&a, N, member, 0.8, 0.1, 1), AG_SUCCESS);
+    assert_int_equal(a.folds[0].n_train + a.folds[0].n_val + a.folds[0].n_test, 0);
+    ag_split_destroy(&a);
+    assert_int_equal(ag_split_random_among(&a, N, member, 0.8, 0.3, 1), AG_EINVAL);
+}
+
 static void test_stratified_kfold(void **state) {
     (void)state;
     enum { N = 103, K = 5, C = 3 };
@@ -395,7 +447,8 @@ static void test_shared(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json),   cmocka_unit_test(test_csv),
-        cmocka_unit_test(test_random), cmocka_unit_test(test_stratified_kfold),
+        cmocka_unit_test(test_random), cmocka_unit_test(test_random_among),
+        cmocka_unit_test(test_stratified_kfold),
         cmocka_unit_test(test_stratified),
         cmocka_unit_test(test_shared),
     };

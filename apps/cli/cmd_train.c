@@ -57,7 +57,8 @@ static void train_usage(FILE *out) {
         "                         class target): test = fold I, train = the other folds\n"
         "                         (either without --fold: cross-validation, every fold in turn, a test line per\n"
         "                         fold, then each metric's mean +- sample std over the folds; no -o)\n"
-        "  --split-random A,B[,C] seeded random fractions train,val[,test]\n"
+        "  --split-random A,B[,C] seeded random fractions train,val[,test] of the labelled vertices or graphs\n"
+        "                         (the unlabelled ones are in no part; node tasks still attend to them)\n"
         "  --train-nodes I,J,...  node tasks: train on these vertices, test on all others\n"
         "Features:\n"
         "  --vertex-attrs P[,P]   vertex attributes (names or fnmatch patterns), 'all' (default) or 'none'\n"
@@ -1373,12 +1374,19 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             if (labelled == n_idx[k]) snprintf(parts[k], sizeof parts[k], "%lld", (long long)n_idx[k]);
             else snprintf(parts[k], sizeof parts[k], "%lld (%lld labelled)", (long long)n_idx[k], (long long)labelled);
         }
+        /* the random split divides the labelled items only: the count of the others says why the
+         * parts do not add up to the graph or the dataset */
+        char unsplit[96] = "";
+        if (d->n_unsplit > 0)
+            snprintf(unsplit, sizeof unsplit, "; %lld unlabelled %s in no part", (long long)d->n_unsplit,
+                     d->graph_level ? (d->n_unsplit == 1 ? "graph" : "graphs")
+                                    : (d->n_unsplit == 1 ? "vertex" : "vertices"));
         fprintf(stderr,
-                "attn-graph: %s, %lld %s, %lld feature%s%s, %lld output%s, %lld parameters; train %s, val %s, test %s\n",
+                "attn-graph: %s, %lld %s, %lld feature%s%s, %lld output%s, %lld parameters; train %s, val %s, test %s%s\n",
                 ag_task_name(task), (long long)(d->graph_level ? d->ds.n_graphs : p.set.n_rows),
                 d->graph_level ? "graphs" : "nodes", (long long)F, F == 1 ? "" : "s", Fe > 0 ? " (+ edge features)" : "",
                 (long long)p.n_out, p.n_out == 1 ? "" : "s", (long long)ag_param_list_size(ag_model_params(model)),
-                parts[0], parts[1], parts[2]);
+                parts[0], parts[1], parts[2], unsplit);
     }
     if (resume && t.checkpoint) {
         /* temporary files of checkpoints a killed run was writing: never complete, never read */
@@ -1563,8 +1571,10 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         code = ag_cli_fail(rc);
         goto done;
     }
-    /* the tasks with a ROC-AUC: multi-task, and 2 classes (n_classes is 0 for all but classification) */
-    if (!t.quiet && first_run && d->fold.n_test > 0 && isnan(sc->roc_auc) &&
+    /* the tasks with a ROC-AUC: multi-task, and 2 classes (n_classes is 0 for all but classification);
+     * a test part without a label (sc->n 0) holds no class at all, and a note after training says
+     * it has nothing to score */
+    if (!t.quiet && first_run && sc->n > 0 && isnan(sc->roc_auc) &&
         (task == AG_TASK_GRAPH_MULTITASK || p.set.n_classes == 2) &&
         !ag_metric_scorable(AG_METRIC_ROC_AUC, &p.set, d->fold.test, d->fold.n_test))
         /* a nan beside the other figures reads as a fault of the model */

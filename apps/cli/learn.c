@@ -223,6 +223,45 @@ static int32_t *kfold_strata(const cli_data_t *d) {
     return y;
 }
 
+/* The items a random split divides: the labelled ones (a vertex with a value in --label-attr, a
+ * graph with one in any target). An unlabelled item counts in no score, so drawn into validation
+ * or test it only took a labelled one's place: a graph with a few labels among many vertices had
+ * them nearly all in training and none to validate or test. Sets *member (n, malloc'ed) and
+ * *n_member; *member is NULL when every item is labelled, or when a graph lacks the attribute,
+ * whose error the preparation gives. Returns an exit code. */
+static int labelled_items(const cli_data_t *d, const cli_data_opts_t *o, const char *cmd, int64_t n,
+                          unsigned char **member, int64_t *n_member) {
+    *member = NULL;
+    *n_member = n;
+    if (!d->graph_level && !igraph_cattribute_has_attr(&d->graph, IGRAPH_ATTRIBUTE_VERTEX, o->label_attr))
+        return AG_EXIT_OK;
+    unsigned char *in = malloc((size_t)(n > 0 ? n : 1));
+    if (!in) {
+        fprintf(stderr, "attn-graph: %s: out of memory\n", cmd);
+        return AG_EXIT_FAILURE;
+    }
+    int64_t count = 0;
+    if (d->graph_level) {
+        const ag_targets_t *t = &d->ds.targets;
+        for (int64_t g = 0; g < n; g++) {
+            int64_t j = 0;
+            while (j < t->n_tasks && isnan(t->y.data[g * t->n_tasks + j])) j++;
+            in[g] = j < t->n_tasks;
+            count += in[g];
+        }
+    } else {
+        ag_error_t rc = ag_labels_present(&d->graph, o->label_attr, in, &count);
+        if (rc) {
+            free(in);
+            return ag_cli_fail(rc);
+        }
+    }
+    if (count < n) *member = in;
+    else free(in);
+    *n_member = count;
+    return AG_EXIT_OK;
+}
+
 static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, int64_t n_items) {
     ag_error_t rc = AG_SUCCESS;
     int given = (o->split != NULL) + (o->folds != NULL) + (o->split_random != NULL) + (o->train_nodes != NULL) +
@@ -296,7 +335,13 @@ static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, 
                 return usage_error(cmd, msg);
             }
         }
-        rc = ag_split_random(&d->split, n_items, f[0], f[1], o->seed);
+        unsigned char *member;
+        int64_t n_member;
+        const int code = labelled_items(d, o, cmd, n_items, &member, &n_member);
+        if (code != AG_EXIT_OK) return code;
+        rc = ag_split_random_among(&d->split, n_items, member, f[0], f[1], o->seed);
+        free(member);
+        d->n_unsplit = n_items - n_member;
         d->split_fractions[0] = f[0];
         d->split_fractions[1] = f[1];
         d->split_drawn = !o->kfold;

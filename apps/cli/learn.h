@@ -85,6 +85,7 @@ typedef struct cli_data_t {
     char *target_buf;      /* storage of the --target list */
     double split_fractions[2]; /* the training and validation fractions of a random split drawn here */
     int split_drawn;           /* 1: the split is such a random split (not a file, folds or a vertex list) */
+    int64_t n_unsplit;         /* the unlabelled items such a split left in no part */
     const char *target_names[CLI_MAX_LIST];
 } cli_data_t;
 

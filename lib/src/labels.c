@@ -210,19 +210,29 @@ ag_error_t ag_labels_from_strings(ag_labels_t *labels, const char *const *values
     return labels_from_column(labels, &col, classes, n_classes, what);
 }
 
-ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const char *attr, const char *const *classes,
-                               int64_t n_classes) {
-    ag_error_t rc = AG_SUCCESS;
-    igraph_attribute_type_t type;
+/* A vertex attribute read as a column, with the buffers that hold its values. */
+typedef struct attr_column_t {
+    column_t col;
     igraph_vector_t num;
     igraph_vector_bool_t flags;
     igraph_strvector_t str;
-    const char **strs = NULL;
-    int have_num = 0, have_str = 0, have_bool = 0;
-    char what[300];
-    memset(labels, 0, sizeof *labels);
-    if (!graph || !attr) return AG_ERROR(AG_EINVAL, "ag_labels_from_attr: graph and attribute are required");
-    snprintf(what, sizeof what, "vertex attribute '%s'", attr);
+    const char **strs;
+    int have_num, have_str, have_bool;
+} attr_column_t;
+
+static void attr_column_free(attr_column_t *a) {
+    ag_i_free(a->strs);
+    if (a->have_num) igraph_vector_destroy(&a->num);
+    if (a->have_bool) igraph_vector_bool_destroy(&a->flags);
+    if (a->have_str) igraph_strvector_destroy(&a->str);
+    memset(a, 0, sizeof *a);
+}
+
+/* Reads vertex attribute attr (numeric, boolean as 0/1, or string) into a->col; `what` names it in
+ * messages. Free with attr_column_free, also on failure. */
+static ag_error_t attr_column_read(attr_column_t *a, const igraph_t *graph, const char *attr, const char *what) {
+    igraph_attribute_type_t type;
+    memset(a, 0, sizeof *a);
     AG_CHECK(ag_i_attr_type(graph, IGRAPH_ATTRIBUTE_VERTEX, attr, &type));
     if (type == IGRAPH_ATTRIBUTE_UNSPECIFIED) {
         char names[256];
@@ -230,62 +240,75 @@ ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const
                         ag_i_attr_names(graph, IGRAPH_ATTRIBUTE_VERTEX, names, sizeof names));
     }
     int64_t n = (int64_t)igraph_vcount(graph);
-    column_t col = {0, NULL, NULL, n};
+    a->col = (column_t){0, NULL, NULL, n};
     if (type == IGRAPH_ATTRIBUTE_NUMERIC || type == IGRAPH_ATTRIBUTE_BOOLEAN) {
-        AG_IGRAPH_CHECK(igraph_vector_init(&num, n), AG_ENOMEM, "%s", what);
-        have_num = 1;
+        AG_IGRAPH_CHECK(igraph_vector_init(&a->num, n), AG_ENOMEM, "%s", what);
+        a->have_num = 1;
         if (type == IGRAPH_ATTRIBUTE_NUMERIC) {
             ag_i_igraph_enter();
-            igraph_error_t irc = igraph_cattribute_VANV(graph, attr, igraph_vss_all(), &num);
+            igraph_error_t irc = igraph_cattribute_VANV(graph, attr, igraph_vss_all(), &a->num);
             ag_i_igraph_leave();
-            if (irc != IGRAPH_SUCCESS) {
-                rc = ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading %s", what);
-                goto done;
-            }
+            if (irc != IGRAPH_SUCCESS) return ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading %s", what);
         } else {
             ag_i_igraph_enter();
-            const igraph_error_t init = igraph_vector_bool_init(&flags, n);
+            const igraph_error_t init = igraph_vector_bool_init(&a->flags, n);
             ag_i_igraph_leave();
-            if (init != IGRAPH_SUCCESS) {
-                rc = AG_ERROR(AG_ENOMEM, "out of memory in igraph");
-                goto done;
-            }
-            have_bool = 1;
+            if (init != IGRAPH_SUCCESS) return AG_ERROR(AG_ENOMEM, "out of memory in igraph");
+            a->have_bool = 1;
             ag_i_igraph_enter();
-            igraph_error_t irc = igraph_cattribute_VABV(graph, attr, igraph_vss_all(), &flags);
+            igraph_error_t irc = igraph_cattribute_VABV(graph, attr, igraph_vss_all(), &a->flags);
             ag_i_igraph_leave();
-            if (irc != IGRAPH_SUCCESS) {
-                rc = ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading %s", what);
-                goto done;
-            }
-            for (int64_t v = 0; v < n; v++) VECTOR(num)[v] = VECTOR(flags)[v] ? 1.0 : 0.0;
+            if (irc != IGRAPH_SUCCESS) return ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading %s", what);
+            for (int64_t v = 0; v < n; v++) VECTOR(a->num)[v] = VECTOR(a->flags)[v] ? 1.0 : 0.0;
         }
-        col.numeric = 1;
-        col.num = VECTOR(num);
+        a->col.numeric = 1;
+        a->col.num = VECTOR(a->num);
     } else if (type == IGRAPH_ATTRIBUTE_STRING) {
-        AG_IGRAPH_CHECK(igraph_strvector_init(&str, 0), AG_ENOMEM, "%s", what);
-        have_str = 1;
+        AG_IGRAPH_CHECK(igraph_strvector_init(&a->str, 0), AG_ENOMEM, "%s", what);
+        a->have_str = 1;
         ag_i_igraph_enter();
-        igraph_error_t irc = igraph_cattribute_VASV(graph, attr, igraph_vss_all(), &str);
+        igraph_error_t irc = igraph_cattribute_VASV(graph, attr, igraph_vss_all(), &a->str);
         ag_i_igraph_leave();
-        if (irc != IGRAPH_SUCCESS) {
-            rc = ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading %s", what);
-            goto done;
-        }
+        if (irc != IGRAPH_SUCCESS) return ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading %s", what);
         void *p;
-        TRY(ag_i_alloc_array(&p, n, sizeof(char *), "label strings"));
-        strs = p;
-        for (int64_t v = 0; v < n; v++) strs[v] = igraph_strvector_get(&str, v);
-        col.str = strs;
+        AG_CHECK(ag_i_alloc_array(&p, n, sizeof(char *), "label strings"));
+        a->strs = p;
+        for (int64_t v = 0; v < n; v++) a->strs[v] = igraph_strvector_get(&a->str, v);
+        a->col.str = a->strs;
     } else {
         return AG_ERROR(AG_EATTR, "%s is neither numeric, boolean nor string", what);
     }
-    TRY(labels_from_column(labels, &col, classes, n_classes, what));
-done:
-    ag_i_free(strs);
-    if (have_num) igraph_vector_destroy(&num);
-    if (have_bool) igraph_vector_bool_destroy(&flags);
-    if (have_str) igraph_strvector_destroy(&str);
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const char *attr, const char *const *classes,
+                               int64_t n_classes) {
+    attr_column_t a;
+    char what[300];
+    memset(labels, 0, sizeof *labels);
+    if (!graph || !attr) return AG_ERROR(AG_EINVAL, "ag_labels_from_attr: graph and attribute are required");
+    snprintf(what, sizeof what, "vertex attribute '%s'", attr);
+    ag_error_t rc = attr_column_read(&a, graph, attr, what);
+    if (rc == AG_SUCCESS) rc = labels_from_column(labels, &a.col, classes, n_classes, what);
+    attr_column_free(&a);
+    return rc;
+}
+
+ag_error_t ag_labels_present(const igraph_t *graph, const char *attr, unsigned char *labelled, int64_t *n_labelled) {
+    attr_column_t a;
+    char what[300];
+    if (n_labelled) *n_labelled = 0;
+    if (!graph || !attr || !labelled)
+        return AG_ERROR(AG_EINVAL, "ag_labels_present: graph, attribute and output are required");
+    snprintf(what, sizeof what, "vertex attribute '%s'", attr);
+    ag_error_t rc = attr_column_read(&a, graph, attr, what);
+    int64_t count = 0;
+    for (int64_t v = 0; rc == AG_SUCCESS && v < a.col.n; v++) {
+        labelled[v] = !is_missing(&a.col, v);
+        count += labelled[v];
+    }
+    if (rc == AG_SUCCESS && n_labelled) *n_labelled = count;
+    attr_column_free(&a);
     return rc;
 }
 

@@ -375,30 +375,40 @@ static void shuffle(int64_t *perm, int64_t n, uint64_t seed, uint64_t stream) {
 }
 
 ag_error_t ag_split_random(ag_split_t *split, int64_t n, double train, double val, uint64_t seed) {
+    return ag_split_random_among(split, n, NULL, train, val, seed);
+}
+
+ag_error_t ag_split_random_among(ag_split_t *split, int64_t n, const unsigned char *member, double train, double val,
+                                 uint64_t seed) {
     ag_error_t rc = AG_SUCCESS;
-    int64_t *perm = NULL; /* (n) */
+    int64_t *order = NULL; /* (m) the members, shuffled */
     unsigned char *part = NULL;
     void *p;
     memset(split, 0, sizeof *split);
     if (n < 0 || !(train >= 0 && train <= 1) || !(val >= 0 && val <= 1) || train + val > 1 + 1e-9)
         return AG_ERROR(AG_EINVAL, "ag_split_random: bad size %lld or fractions train %g, val %g", (long long)n, train,
                         val);
-    int64_t n_train = (int64_t)floor(train * (double)n + 0.5), n_val = (int64_t)floor(val * (double)n + 0.5);
-    if (n_train > n) n_train = n;
-    if (n_val > n - n_train) n_val = n - n_train;
     TRY(ag_i_alloc_array(&p, n, sizeof(int64_t), "permutation"));
-    perm = p;
+    order = p;
     TRY(ag_i_alloc_array(&p, n, 1, "split parts"));
     part = p;
-    for (int64_t i = 0; i < n; i++) perm[i] = i;
-    shuffle(perm, n, seed, STREAM_RANDOM);
-    for (int64_t r = 0; r < n; r++)
-        part[perm[r]] = r < n_train ? PART_TRAIN : r < n_train + n_val ? PART_VAL : PART_TEST;
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!member || member[i]) order[m++] = i;
+    int64_t n_train = (int64_t)floor(train * (double)m + 0.5), n_val = (int64_t)floor(val * (double)m + 0.5);
+    if (n_train > m) n_train = m;
+    if (n_val > m - n_train) n_val = m - n_train;
+    /* The shuffle moves positions whatever they hold: with every item a member, order starts as
+     * 0..n-1 and ends as the permutation the split of all items always drew, so the parts of a
+     * fully labelled graph or dataset are those of before members were chosen. */
+    shuffle(order, m, seed, STREAM_RANDOM);
+    for (int64_t r = 0; r < m; r++)
+        part[order[r]] = r < n_train ? PART_TRAIN : r < n_train + n_val ? PART_VAL : PART_TEST;
     TRY(alloc_folds(split, n, 1));
     TRY(fold_from_parts(&split->folds[0], part, n));
 done:
     if (rc != AG_SUCCESS) ag_split_destroy(split);
-    ag_i_free(perm);
+    ag_i_free(order);
     ag_i_free(part);
     return rc;
 }

@@ -56,6 +56,20 @@ ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const
                                const char *const *classes, int64_t n_classes);
 
 /**
+ * \function ag_labels_present
+ * Which vertices have a value in a vertex attribute, by the rule of ag_labels_from_attr(): NaN
+ * and empty strings are unlabelled, booleans always labelled. Reads no class list, so that it
+ * answers for a regression target as for classes (a random split divides the labelled vertices).
+ * \param labelled   (N) output: 1 for a labelled vertex, 0 for the others.
+ * \param n_labelled Output, or NULL: the count of labelled vertices.
+ * \return AG_SUCCESS; AG_EINVAL (a NULL argument); AG_EATTR (no such vertex attribute, or one of
+ *   another type); AG_ENOMEM.
+ * Time complexity: O(N).
+ */
+ag_error_t ag_labels_present(const igraph_t *graph, const char *attr, unsigned char *labelled,
+                             int64_t *n_labelled);
+
+/**
  * \function ag_labels_from_strings
  * Node labels from one string per vertex (e.g. ag_node_table_t.labels); NULL or "" = unlabelled.
  * \param what  Names the source in messages ("cora.content"); NULL for "labels".

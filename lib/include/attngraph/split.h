@@ -98,6 +98,19 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
 ag_error_t ag_split_random(ag_split_t *split, int64_t n, double train, double val, uint64_t seed);
 
 /**
+ * \function ag_split_random_among
+ * ag_split_random() over the members only (the labelled vertices of a semi-supervised node task,
+ * the labelled graphs of a dataset): of the m items i with member[i] != 0, round(train * m) train,
+ * round(val * m) validate, the rest test; the other items are in no list. With every item a
+ * member (or member NULL) the parts are exactly ag_split_random()'s for the same n and seed.
+ * \param member (n) 1 for an item to split, 0 for one to leave out; NULL: every item.
+ * \return AG_SUCCESS; AG_EINVAL (n < 0, fractions outside [0, 1] or summing above 1); AG_ENOMEM.
+ * Time complexity: O(n).
+ */
+ag_error_t ag_split_random_among(ag_split_t *split, int64_t n, const unsigned char *member, double train,
+                                 double val, uint64_t seed);
+
+/**
  * \function ag_split_stratified
  * A seeded stratified train/val/test split (as in LastFM's and Twitch's 60/20/20 files): within
  * each class of size c, round(train * c) items go to train, round(val * c) to val (at most what is
