@@ -745,6 +745,11 @@ static void test_graph_train_errors(void **state) {
     o.task = "node-classification";
     assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &FX.y, NULL, NULL, &o, NULL), AG_EINVAL);
     assert_non_null(strstr(ag_error_message(), "is not a graph task"));
+    /* no array and no count are two mistakes, each said as it is */
+    assert_int_equal(ag_net_train_graphs(&net, NULL, 3, &FX.y, NULL, NULL, NULL, NULL), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "NULL graphs array (n_graphs 3)");
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, 0, &FX.y, NULL, NULL, NULL, NULL), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "no graphs (n_graphs 0)");
     igraph_matrix_t y;
     igraph_matrix_init(&y, 5, 1);
     assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &y, NULL, NULL, NULL, NULL), AG_EMISMATCH);

@@ -34,14 +34,6 @@ int ag_cli_exit_code(ag_error_t err);
 void ag_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *ag_cli_last_error(void);
 
-/* The threads to run on when neither --threads nor OMP_NUM_THREADS gives them: of the cores
- * OpenMP would use, those that other work leaves idle, at least 1 (threads.c), by
- * /proc/loadavg; cores where there is none. */
-int cli_threads_default(int cores);
-/* The same from the text of /proc/loadavg ("3.65 5.49 4.61 4/111 28516"): cores less the other
- * work, the smaller of the 1-minute load average and the runnable tasks but this one, rounded. */
-int cli_threads_from_load(int cores, const char *loadavg);
-
 /* The file igraph's warnings are about from now on (NULL: none), so that they name it. */
 void ag_cli_warning_path(const char *path);
 

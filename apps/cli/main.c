@@ -149,9 +149,9 @@ int main(int argc, char **argv) {
         printf("attn-graph %s (BLAS: %s)\n", ag_version(), ag_blas_name());
         return AG_EXIT_OK;
     }
-    /* a command's --threads replaces this */
-    const int cores = ag_threads_get(), threads = cli_threads_default(cores);
-    if (threads < cores) ag_threads_set(threads);
+    /* the cores other work leaves idle (README, Threads); a command's --threads replaces this */
+    const int idle = ag_threads_idle();
+    if (idle < ag_threads_get()) ag_threads_set(idle);
     for (const command_t *c = commands; c->name; c++)
         if (!strcmp(argv[1], c->name)) return c->run(argc - 1, argv + 1);
     fprintf(stderr, "attn-graph: unknown command '%s'\n", argv[1]);

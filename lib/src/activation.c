@@ -162,7 +162,7 @@ static void act_block(ag_act_kind_t kind, float slope, float alpha, const float 
 
 /* Every element is computed on its own, so any split into blocks and threads gives the same bits. */
 void ag_act_apply(ag_act_kind_t kind, float slope, float alpha, const float *X, float *Y, int64_t n) {
-#pragma omp parallel for schedule(static) if (n > 4 * AG_ACT_BLOCK)
+#pragma omp parallel for schedule(static) if (n > 4 * AG_ACT_BLOCK) num_threads(ag_threads_get())
     for (int64_t b = 0; b < n; b += AG_ACT_BLOCK)
         act_block(kind, slope, alpha, X + b, Y + b, n - b < AG_ACT_BLOCK ? n - b : AG_ACT_BLOCK);
 }
@@ -171,7 +171,7 @@ void ag_act_apply_add(ag_act_kind_t kind, float slope, float alpha, const float 
                       int64_t n) {
     /* per block, f into Y and then the sum while the block is in L1 (16 KB): one pass over memory
      * instead of an activation pass and a residual pass */
-#pragma omp parallel for schedule(static) if (n > 4 * AG_ACT_BLOCK)
+#pragma omp parallel for schedule(static) if (n > 4 * AG_ACT_BLOCK) num_threads(ag_threads_get())
     for (int64_t b = 0; b < n; b += AG_ACT_BLOCK) {
         int64_t m = n - b < AG_ACT_BLOCK ? n - b : AG_ACT_BLOCK;
         act_block(kind, slope, alpha, X + b, Y + b, m);
@@ -183,25 +183,25 @@ void ag_act_grad(ag_act_kind_t kind, float slope, float alpha, const float *X, c
                  float *dX, int64_t n) {
     switch (kind) {
     case AG_ACT_IDENTITY:
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(ag_threads_get())
         for (int64_t k = 0; k < n; k++) dX[k] += dY[k];
         break;
     case AG_ACT_RELU:
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(ag_threads_get())
         for (int64_t k = 0; k < n; k++) dX[k] += X[k] > 0.0f ? dY[k] : 0.0f;
         break;
     case AG_ACT_LEAKY_RELU:
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(ag_threads_get())
         for (int64_t k = 0; k < n; k++) dX[k] += X[k] > 0.0f ? dY[k] : slope * dY[k];
         break;
     case AG_ACT_ELU:
-#pragma omp parallel for schedule(static) if (n > 4 * AG_ACT_BLOCK)
+#pragma omp parallel for schedule(static) if (n > 4 * AG_ACT_BLOCK) num_threads(ag_threads_get())
         for (int64_t b = 0; b < n; b += AG_ACT_BLOCK)
             elu_grad(X + b, dY + b, dX + b, n - b < AG_ACT_BLOCK ? n - b : AG_ACT_BLOCK, alpha);
         break;
     case AG_ACT_GELU:
         /* d/dx x Phi(x) = Phi(x) + x phi(x). */
-#pragma omp parallel for schedule(static) if (n > 4 * AG_ACT_BLOCK)
+#pragma omp parallel for schedule(static) if (n > 4 * AG_ACT_BLOCK) num_threads(ag_threads_get())
         for (int64_t b = 0; b < n; b += AG_ACT_BLOCK)
             gelu_grad(X + b, dY + b, dX + b, n - b < AG_ACT_BLOCK ? n - b : AG_ACT_BLOCK);
         break;

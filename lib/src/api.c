@@ -665,7 +665,8 @@ static void graph_data_destroy(graph_data_t *d) {
 static ag_error_t graph_data(graph_data_t *d, const igraph_t *graphs, int64_t G, const igraph_matrix_t *targets,
                              char *const *names, int64_t n_names) {
     memset(d, 0, sizeof *d);
-    if (!graphs || G < 1) return AG_ERROR(AG_EINVAL, "no graphs (n_graphs %lld)", (long long)G);
+    if (G < 1) return AG_ERROR(AG_EINVAL, "no graphs (n_graphs %lld)", (long long)G);
+    if (!graphs) return AG_ERROR(AG_EINVAL, "NULL graphs array (n_graphs %lld)", (long long)G);
     if (!targets) return AG_ERROR(AG_EINVAL, "NULL targets matrix");
     int64_t rows = igraph_matrix_nrow(targets), T = igraph_matrix_ncol(targets);
     if (rows != G)

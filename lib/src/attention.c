@@ -350,7 +350,7 @@ ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mas
     /* ... and the GAT kernel adds the bias to each row it writes, saving a pass over Y */
     if (k->o_in_y && c->bias && csr && ag_i_attn_csr_gat_forward_fast(&x)) x.bias_o = layer->bo;
     if (gat && !csr) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
         for (int64_t i = 0; i < N; i++) gat_node_terms(layer, k, i);
     }
     if (ag_i_attn_full_fast(&x)) {
@@ -388,7 +388,7 @@ ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mas
     const float *comb = k->o;
     float *meanbuf = c->out_proj ? k->comb : Y;
     if (c->combine == AG_HEADS_MEAN) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
         for (int64_t i = 0; i < N; i++)
             for (int64_t d = 0; d < D; d++) {
                 float t = 0.0f;
@@ -403,7 +403,7 @@ ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mas
         memcpy(Y, comb, (size_t)(N * C) * sizeof(float));
     }
     if (c->bias && !x.bias_o) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
         for (int64_t i = 0; i < N; i++)
             for (int64_t o = 0; o < O; o++) Y[i * O + o] += layer->bo[o];
     }
@@ -416,7 +416,7 @@ static ag_error_t colsum_add(const float *A, int64_t N, int64_t C, float *out) {
     int64_t nch = (N + AG_ATTN_CHUNK - 1) / AG_ATTN_CHUNK;
     float *part;
     AG_CHECK(ag_i_alloc_array((void **)&part, nch * C, sizeof(float), "attention bias gradient partials"));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
     for (int64_t ch = 0; ch < nch; ch++) {
         int64_t i1 = (ch + 1) * AG_ATTN_CHUNK < N ? (ch + 1) * AG_ATTN_CHUNK : N;
         for (int64_t i = ch * AG_ATTN_CHUNK; i < i1; i++)
@@ -446,7 +446,7 @@ static ag_error_t gather_edge_grads(const ag_mask_t *mask, const float *dent, in
     for (int64_t e = 0; e < nE; e++) ptr[e + 2] += ptr[e + 1];
     for (int64_t k = 0; k < M; k++)
         if (mask->edge[k] >= 0) list[ptr[mask->edge[k] + 1]++] = k;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
     for (int64_t e = 0; e < nE; e++)
         for (int64_t t = ptr[e]; t < ptr[e + 1]; t++)
             for (int64_t f = 0; f < Fe; f++) dE[e * Fe + f] += dent[list[t] * Fe + f];
@@ -528,12 +528,12 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
     }
     b.dcomb = c->out_proj ? dcomb : dY;
     if (!full) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
         for (int64_t i = 0; i < N; i++)
             for (int64_t e = mask->indptr[i]; e < mask->indptr[i + 1]; e++) dst[e] = (int32_t)i;
     }
     /* cs_ih = dO_ih . O_ih: the softmax (and relu) Jacobian's sum over sources, from the output */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
     for (int64_t i = 0; i < N; i++)
         for (int64_t h = 0; h < H; h++) {
             float t = 0.0f;
@@ -588,7 +588,7 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
     }
     if (c->score == AG_SCORE_GAT) {
         /* el_i = a_dst . z_i and er_j = a_src . z_j feed back into z and the attention vectors */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
         for (int64_t ch = 0; ch < nch; ch++) {
             float *pas = part + ch * b.P + b.part_dasrc, *pad = pas + HD;
             int64_t i1 = (ch + 1) * AG_ATTN_CHUNK < N ? (ch + 1) * AG_ATTN_CHUNK : N;

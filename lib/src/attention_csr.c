@@ -227,7 +227,7 @@ AG_CLONES AG_NO_TRAPPING_MATH static void src_nodes(const csr_t *x, int64_t n0, 
 /* dst (N x D x H) = src (N x H*D) head-interleaved, times scale (1 leaves every bit). */
 static void interleave(const float *src, int64_t lds, float *dst, int64_t N, int64_t H, int64_t D, int concat,
                        float scale) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
     for (int64_t i = 0; i < N; i++)
         for (int64_t h = 0; h < H; h++)
             for (int64_t d = 0; d < D; d++)
@@ -258,7 +258,7 @@ ag_error_t ag_i_attn_csr_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b
         interleave(c->q, HD, qT, N, H, D, 1, 1.0f);
         interleave(c->k, HD, kT, N, H, D, 1, 1.0f);
     }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
     for (int64_t i = 0; i < N; i++)
         for (int64_t h = 0; h < H; h++) {
             float *st = nst + i * 4 * H;
@@ -267,7 +267,7 @@ ag_error_t ag_i_attn_csr_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b
             st[2 * H + h] = b->cs[i * H + h];
             st[3 * H + h] = c->el ? c->el[i * H + h] : 0.0f;
         }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
     for (int64_t t = 0; t < M; t++) t_dst[t] = b->dst[m->t_entry[t]];
     csr_t x = {c, b, vT, dOT, qT, kT, nst, t_dst};
     int64_t tasks = (N + NODES_PER_TASK - 1) / NODES_PER_TASK;

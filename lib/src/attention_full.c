@@ -80,7 +80,7 @@ static int64_t stride_of(int64_t N) {
 
 /* dst ((H*D) x ld) = transpose of src (N x H*D). */
 static void transpose(const float *src, float *dst, int64_t N, int64_t HD, int64_t ld) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
     for (int64_t x = 0; x < HD; x++)
         for (int64_t i = 0; i < N; i++) dst[x * ld + i] = src[i * HD + x];
 }
@@ -780,7 +780,7 @@ ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *
     transpose(c->k, Kt, N, HD, ld);
     transpose(c->v, Vt, N, HD, ld);
     transpose(c->q, Qt, N, HD, ld);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
     for (int64_t i = 0; i < N; i++)
         for (int64_t h = 0; h < H; h++)
             for (int64_t d = 0; d < D; d++)
@@ -788,7 +788,7 @@ ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *
     transpose(dOr, dOt, N, HD, ld);
     float *mxT = stT, *denT = stT + ld * H, *csT = stT + 2 * ld * H; /* (H x ld) each */
     int fused = c->norm == AG_NORM_SOFTMAX && !c->dropout && D <= FUSED_DMAX;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
     for (int64_t i = 0; i < N; i++)
         for (int64_t h = 0; h < H; h++) {
             mxT[h * ld + i] = c->mx[i * H + h];

@@ -61,7 +61,7 @@ static void blis_gemm1(int trans_a, int trans_b, int64_t M, int64_t N, int64_t K
 static void gemm_row_chunks(int trans_a, int trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
                             int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
     int64_t nchunks = (M + AG_GEMM_CHUNK_ROWS - 1) / AG_GEMM_CHUNK_ROWS;
-#pragma omp parallel for schedule(dynamic, 1) if (M * N * K >= AG_GEMM_PARALLEL_FLOPS_OWN && !omp_in_parallel())
+#pragma omp parallel for schedule(dynamic, 1) if (M * N * K >= AG_GEMM_PARALLEL_FLOPS_OWN && !omp_in_parallel()) num_threads(ag_threads_get())
     for (int64_t c = 0; c < nchunks; c++) {
         int64_t i0 = c * AG_GEMM_CHUNK_ROWS, m = M - i0 < AG_GEMM_CHUNK_ROWS ? M - i0 : AG_GEMM_CHUNK_ROWS;
         const float *a = trans_a ? A + i0 : A + i0 * lda; /* op(A)'s rows i0.. */
@@ -186,7 +186,7 @@ ag_error_t ag_i_csr_from_dense(ag_i_csr_t *S, const float *A, int64_t rows, int6
      * (the input of a layer changes with dropout), so the two passes over A matter. */
     int64_t *cnt; /* (rows + 1) */
     AG_CHECK(ag_i_alloc_array((void **)&cnt, rows + 1, sizeof *cnt, "sparse matrix row counts"));
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(ag_threads_get())
     for (int64_t r = 0; r < rows; r++) {
         const float *a = A + r * cols;
         int64_t c = 0, k = 0;
@@ -207,7 +207,7 @@ ag_error_t ag_i_csr_from_dense(ag_i_csr_t *S, const float *A, int64_t rows, int6
     }
     memcpy(S->indptr, cnt, (size_t)(rows + 1) * sizeof *cnt);
     ag_i_free(cnt);
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(ag_threads_get())
     for (int64_t r = 0; r < rows; r++) {
         const float *a = A + r * cols;
         int64_t e = S->indptr[r], c = 0;
@@ -260,7 +260,7 @@ ag_error_t ag_i_csr_transpose(ag_i_csr_t *T, const ag_i_csr_t *S) {
 void ag_i_spmm(const ag_i_csr_t *S, const float *B, int64_t ldb, int64_t N, float alpha, float beta,
                float *C, int64_t ldc) {
     enum { JB = 256 };
-#pragma omp parallel for schedule(dynamic, 16) if (S->nnz * N > 65536)
+#pragma omp parallel for schedule(dynamic, 16) if (S->nnz * N > 65536) num_threads(ag_threads_get())
     for (int64_t r = 0; r < S->rows; r++) {
         float acc[JB];
         float *c = C + r * ldc;

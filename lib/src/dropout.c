@@ -68,7 +68,7 @@ static void apply_mask(uint64_t seed, uint64_t stream, float p, const float *in,
     uint64_t base = ag_i_rng_base(seed, stream); /* the draws of ag_dropout_keep(), hashed once */
     uint64_t thr = (uint64_t)ceilf(p * 16777216.0f);
     int64_t nb = (n + MASK_BLOCK - 1) / MASK_BLOCK;
-#pragma omp parallel for schedule(static) if (n > 16384)
+#pragma omp parallel for schedule(static) if (n > 16384) num_threads(ag_threads_get())
     for (int64_t b = 0; b < nb; b++) {
         int64_t k0 = b * MASK_BLOCK, k1 = k0 + MASK_BLOCK < n ? k0 + MASK_BLOCK : n;
         mask_range(base, thr, scale, in, out, k0, k1, accumulate);
@@ -99,7 +99,7 @@ ag_error_t ag_dropout_backward(ag_dropout_t *layer, const float *dY, float *dX, 
     if (N > 0 && (!dY || !dX)) return AG_ERROR(AG_EINVAL, "dropout backward: NULL dY or dX");
     int64_t n = N * layer->cfg.dim;
     if (!layer->cached_training) {
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(ag_threads_get())
         for (int64_t k = 0; k < n; k++) dX[k] += dY[k];
         return AG_SUCCESS;
     }

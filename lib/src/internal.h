@@ -198,5 +198,9 @@ ag_error_t ag_i_fit_excluding(struct ag_prepared_t *p, const struct ag_featurize
 int64_t ag_i_alloc_live(void);
 void ag_i_alloc_fail_at(int64_t n);
 
+/* ag_threads_idle's rule (runtime.c) on the text of /proc/loadavg ("3.65 5.49 4.61 4/111 28516"):
+ * cores less the other work, rounded, at least 1; cores when the text says nothing. */
+int ag_i_threads_from_load(int cores, const char *loadavg);
+
 #pragma GCC visibility pop
 #endif

@@ -20,7 +20,7 @@ void ag_i_colsum_add(const float *A, int64_t rows, int64_t cols, float *out) {
     /* Blocks of columns, so that each thread streams along rows; a column's sum never splits. */
     enum { BLOCK = 16 };
     int64_t nblocks = (cols + BLOCK - 1) / BLOCK;
-#pragma omp parallel for schedule(static) if (rows * cols > 32768)
+#pragma omp parallel for schedule(static) if (rows * cols > 32768) num_threads(ag_threads_get())
     for (int64_t blk = 0; blk < nblocks; blk++) {
         int64_t c0 = blk * BLOCK, c1 = c0 + BLOCK < cols ? c0 + BLOCK : cols;
         double acc[BLOCK] = {0};

@@ -120,7 +120,7 @@ ag_error_t ag_layernorm_forward(ag_layernorm_t *layer, const float *X, float *Y,
     const float *Xs = training ? layer->x_cache : X; /* Y may alias X: read the copy if there is one */
     float eps = layer->cfg.eps;
     enum { ROWS = 64 };
-#pragma omp parallel for schedule(static) if (N * F > 32768)
+#pragma omp parallel for schedule(static) if (N * F > 32768) num_threads(ag_threads_get())
     for (int64_t r0 = 0; r0 < N; r0 += ROWS)
         ln_rows(Xs + r0 * F, Y + r0 * F, N - r0 < ROWS ? N - r0 : ROWS, F, layer->gamma, layer->beta, eps,
                 training ? layer->mean + r0 : NULL, training ? layer->rstd + r0 : NULL);
@@ -135,7 +135,7 @@ ag_error_t ag_layernorm_backward(ag_layernorm_t *layer, const float *dY, float *
     int64_t F = layer->cfg.dim;
     const float *X = layer->x_cache, *mean = layer->mean, *rstd = layer->rstd, *gamma = layer->gamma;
     if (dX) {
-#pragma omp parallel for schedule(static) if (N * F > 32768)
+#pragma omp parallel for schedule(static) if (N * F > 32768) num_threads(ag_threads_get())
         for (int64_t r = 0; r < N; r++) {
             const float *x = X + r * F, *dy = dY + r * F;
             float *dx = dX + r * F;
@@ -157,7 +157,7 @@ ag_error_t ag_layernorm_backward(ag_layernorm_t *layer, const float *dY, float *
     /* dgamma and dbeta are sums over rows: per column, rows in order (never split by thread). */
     enum { BLOCK = 16 };
     int64_t nblocks = (F + BLOCK - 1) / BLOCK;
-#pragma omp parallel for schedule(static) if (N * F > 32768)
+#pragma omp parallel for schedule(static) if (N * F > 32768) num_threads(ag_threads_get())
     for (int64_t blk = 0; blk < nblocks; blk++) {
         int64_t c0 = blk * BLOCK, c1 = c0 + BLOCK < F ? c0 + BLOCK : F;
         double ag[BLOCK] = {0}, ab[BLOCK] = {0};

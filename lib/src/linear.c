@@ -61,7 +61,7 @@ void ag_i_linear_apply(const ag_linear_t *layer, const float *X, float *Y, int64
     if (N == 0) return;
     if (layer->b) {
         /* Y starts as the bias in every row, then the product adds onto it (beta = 1). */
-#pragma omp parallel for schedule(static) if (N * O > 32768)
+#pragma omp parallel for schedule(static) if (N * O > 32768) num_threads(ag_threads_get())
         for (int64_t r = 0; r < N; r++) memcpy(Y + r * O, layer->b, (size_t)O * sizeof(float));
     }
     ag_i_gemm(0, 0, N, O, F, 1.0f, X, F, layer->W, O, layer->b ? 1.0f : 0.0f, Y, O);
@@ -104,7 +104,7 @@ ag_error_t ag_i_linear_apply_csr(const ag_linear_t *layer, const ag_i_csr_t *S, 
         return AG_ERROR(AG_EMISMATCH, "linear layer: sparse input has %lld columns, the layer %lld inputs",
                         (long long)S->cols, (long long)F);
     if (layer->b) {
-#pragma omp parallel for schedule(static) if (N * O > 32768)
+#pragma omp parallel for schedule(static) if (N * O > 32768) num_threads(ag_threads_get())
         for (int64_t r = 0; r < N; r++) memcpy(Y + r * O, layer->b, (size_t)O * sizeof(float));
     }
     ag_i_spmm(S, layer->W, O, O, 1.0f, layer->b ? 1.0f : 0.0f, Y, O); /* (N x O) */

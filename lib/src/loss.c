@@ -69,7 +69,7 @@ ag_error_t ag_loss_cross_entropy(const float *logits, const int32_t *labels, int
     double part[LOSS_CHUNKS] = {0};
     /* with no weight to divide by, the loss is 0 and so is every gradient */
     const double gk = wsum > 0.0 ? (double)scale / wsum : 0.0;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ag_threads_get())
     for (int k = 0; k < LOSS_CHUNKS; k++) {
         double acc = 0.0;
         for (int64_t i = chunk_begin(N, k); i < chunk_begin(N, k + 1); i++) {
@@ -120,7 +120,7 @@ ag_error_t ag_loss_bce_logits(const float *logits, const float *targets, int64_t
         }
     double part[LOSS_CHUNKS] = {0};
     const double gk = counted > 0 ? (double)scale / (double)counted : 0.0;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ag_threads_get())
     for (int k = 0; k < LOSS_CHUNKS; k++) {
         double acc = 0.0;
         for (int64_t i = chunk_begin(N, k); i < chunk_begin(N, k + 1); i++)
@@ -165,7 +165,7 @@ static ag_error_t regression_loss(const char *what, const float *pred, const flo
     double part[LOSS_CHUNKS] = {0};
     /* d/dd of d^2 is 2 d; of Huber's d^2 / 2 inside delta, d, and outside, delta sign(d) */
     const double gk = counted > 0 ? (delta > 0.0 ? 1.0 : 2.0) * (double)scale / (double)counted : 0.0;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ag_threads_get())
     for (int k = 0; k < LOSS_CHUNKS; k++) {
         double acc = 0.0;
         for (int64_t j = chunk_begin(N, k) * T; j < chunk_begin(N, k + 1) * T; j++) {
@@ -205,7 +205,7 @@ ag_error_t ag_loss_huber(const float *pred, const float *targets, int64_t n_rows
 
 void ag_softmax_rows(const float *logits, int64_t n_rows, int64_t n_classes, float *probs) {
     const int64_t C = n_classes;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
     for (int64_t i = 0; i < n_rows; i++) {
         const float *z = logits + i * C; /* (C) */
         float *p = probs + i * C;        /* (C), may alias z */
@@ -222,13 +222,13 @@ void ag_softmax_rows(const float *logits, int64_t n_rows, int64_t n_classes, flo
 }
 
 void ag_sigmoid_apply(const float *x, int64_t n, float *out) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
     for (int64_t i = 0; i < n; i++) out[i] = (float)sigmoid_d(x[i]);
 }
 
 void ag_argmax_rows(const float *scores, int64_t n_rows, int64_t n_classes, int32_t *pred) {
     const int64_t C = n_classes;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
     for (int64_t i = 0; i < n_rows; i++) {
         const float *s = scores + i * C; /* (C) */
         int64_t best = 0;

@@ -43,7 +43,7 @@ static ag_error_t build_neighbours(ag_mask_t *mask, const ag_graph_t *g, int sel
     mask->n_entries = m;
     AG_CHECK(ag_i_alloc_array((void **)&mask->src, m, sizeof(int32_t), "mask sources"));
     AG_CHECK(ag_i_alloc_array((void **)&mask->edge, m, sizeof(int64_t), "mask edge ids"));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
     for (int64_t i = 0; i < N; i++) {
         int64_t o = mask->indptr[i];
         int add = mask->indptr[i + 1] - o > g->indptr[i + 1] - g->indptr[i];

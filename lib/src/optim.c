@@ -109,7 +109,7 @@ ag_error_t ag_optim_step(ag_optim_t *opt, const ag_param_list_t *params, float l
         if (!w || !g) continue;
         switch (c->kind) {
         case AG_OPTIM_SGD:
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(ag_threads_get())
             for (int64_t k = 0; k < n; k++) {
                 float gk = g[k] + wd * w[k];
                 if (mom > 0.0f) {
@@ -123,7 +123,7 @@ ag_error_t ag_optim_step(ag_optim_t *opt, const ag_param_list_t *params, float l
         case AG_OPTIM_ADAMW: {
             int decoupled = c->kind == AG_OPTIM_ADAMW;
             float shrink = 1.0f - lr * wd;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(ag_threads_get())
             for (int64_t k = 0; k < n; k++) {
                 float gk = g[k];
                 if (decoupled) w[k] *= shrink;
@@ -150,7 +150,7 @@ float ag_clip_grad_norm(const ag_param_list_t *params, float max_norm) {
         int64_t len = (n + CHUNKS - 1) / CHUNKS;
         double part[CHUNKS];
         const float *g = p->grad;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(ag_threads_get())
         for (int ch = 0; ch < CHUNKS; ch++) {
             int64_t k0 = ch * len, k1 = k0 + len < n ? k0 + len : n;
             double s = 0.0;
@@ -167,7 +167,7 @@ float ag_clip_grad_norm(const ag_param_list_t *params, float max_norm) {
             if (!p->grad) continue;
             int64_t n = p->shape[0] * p->shape[1];
             float *g = p->grad;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(ag_threads_get())
             for (int64_t k = 0; k < n; k++) g[k] *= scale;
         }
     }

@@ -130,7 +130,7 @@ static ag_error_t grow(void **buf, int64_t *cap, int64_t n, size_t size, const c
 }
 
 static void pool_mean_sum(const int64_t *graph_ptr, int64_t G, int64_t F, const float *X, float *Y, int mean) {
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(ag_threads_get())
     for (int64_t g = 0; g < G; g++) {
         float *y = Y + g * F; /* (F) */
         int64_t n0 = graph_ptr[g], n1 = graph_ptr[g + 1];
@@ -143,7 +143,7 @@ static void pool_mean_sum(const int64_t *graph_ptr, int64_t G, int64_t F, const 
 }
 
 static void pool_max(const int64_t *graph_ptr, int64_t G, int64_t F, const float *X, float *Y, int64_t *argmax) {
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(ag_threads_get())
     for (int64_t g = 0; g < G; g++) {
         float *y = Y + g * F;          /* (F) */
         int64_t *am = argmax + g * F;  /* (F) */
@@ -166,7 +166,7 @@ static void pool_max(const int64_t *graph_ptr, int64_t G, int64_t F, const float
 
 /* The graph token readout: a model with a virtual node keeps each graph's token last. */
 static void pool_last(const int64_t *graph_ptr, int64_t G, int64_t F, const float *X, float *Y) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
     for (int64_t g = 0; g < G; g++) {
         float *y = Y + g * F; /* (F) */
         if (graph_ptr[g + 1] == graph_ptr[g]) {
@@ -179,7 +179,7 @@ static void pool_last(const int64_t *graph_ptr, int64_t G, int64_t F, const floa
 
 static void pool_attention(const int64_t *graph_ptr, int64_t G, int64_t F, const float *X, const float *w,
                            float b, float *Y, float *alpha) {
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(ag_threads_get())
     for (int64_t g = 0; g < G; g++) {
         float *y = Y + g * F; /* (F) */
         int64_t n0 = graph_ptr[g], n1 = graph_ptr[g + 1];
@@ -260,7 +260,7 @@ ag_error_t ag_readout_backward(ag_readout_t *ro, const int64_t *graph_ptr, int64
     case AG_READOUT_MEAN:
     case AG_READOUT_SUM: {
         int mean = ro->kind == AG_READOUT_MEAN;
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(ag_threads_get())
         for (int64_t g = 0; g < G; g++) {
             const float *dy = dY + g * F; /* (F) */
             int64_t n0 = graph_ptr[g], n1 = graph_ptr[g + 1];
@@ -273,7 +273,7 @@ ag_error_t ag_readout_backward(ag_readout_t *ro, const int64_t *graph_ptr, int64
     }
     case AG_READOUT_MAX: {
         const int64_t *argmax = c->argmax; /* (G x F) */
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(ag_threads_get())
         for (int64_t g = 0; g < G; g++)
             for (int64_t f = 0; f < F; f++) {
                 int64_t n = argmax[g * F + f];
@@ -282,7 +282,7 @@ ag_error_t ag_readout_backward(ag_readout_t *ro, const int64_t *graph_ptr, int64
         break;
     }
     case AG_READOUT_VNODE:
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
         for (int64_t g = 0; g < G; g++) {
             if (graph_ptr[g + 1] == graph_ptr[g]) continue;
             float *dx = dX + (graph_ptr[g + 1] - 1) * F; /* (F) */
@@ -295,7 +295,7 @@ ag_error_t ag_readout_backward(ag_readout_t *ro, const int64_t *graph_ptr, int64
         const float *w = ro->w_gate;   /* (F) */
         /* With c_n = X_n . dy:  dL/da_n = c_n, and through the softmax
          * dL/ds_n = a_n (c_n - sum_m a_m c_m); X_n gets a_n dy (the weighted sum) + dL/ds_n w (the gate). */
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(ag_threads_get())
         for (int64_t g = 0; g < G; g++) {
             const float *dy = dY + g * F; /* (F) */
             int64_t n0 = graph_ptr[g], n1 = graph_ptr[g + 1];

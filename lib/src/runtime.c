@@ -2,6 +2,7 @@
  * runtime.c: threads, BLAS provider and version.
  */
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "internal.h"
 
@@ -11,15 +12,48 @@
 void bli_thread_set_num_threads(long n);
 #endif
 
-static int num_threads = 0; /* 0: OpenMP's default */
+/* 0: OpenMP's default. Every parallel region of the library takes its team size from
+ * ag_threads_get() (a num_threads clause): omp_set_num_threads() would set it for the calling
+ * thread alone, so a caller's other threads would run on OpenMP's default, and the caller's own
+ * OpenMP code would be changed too. */
+static int num_threads = 0;
 
 void ag_threads_set(int n) {
     num_threads = n > 0 ? n : 0;
-    int effective = ag_threads_get();
-    omp_set_num_threads(effective);
 #ifdef AG_BLAS_BLIS
-    bli_thread_set_num_threads(effective);
+    bli_thread_set_num_threads(ag_threads_get());
 #endif
+}
+
+/* OpenMP threads under the default wait policy spin at every barrier; sharing their cores with
+ * other busy processes, each waits for the others' time slices. On 2 cores beside two other busy
+ * processes, Cora's training (README) took 33.7 s with 2 threads and 10.9 s with 1 (7.5 s under
+ * OMP_WAIT_POLICY=passive, which a program cannot set for itself: the OpenMP runtime reads it
+ * when it loads). Two measures must both say other work is there: the 1-minute load average lags
+ * (a run of ours that just ended is still in it) and the tasks runnable now are a snapshot (a
+ * passing task is in it). */
+int ag_i_threads_from_load(int cores, const char *loadavg) {
+    double avg;
+    long runnable, total;
+    if (cores <= 1 || !loadavg || sscanf(loadavg, "%lf %*f %*f %ld/%ld", &avg, &runnable, &total) != 3)
+        return cores;
+    if (!(avg >= 0.0)) return cores; /* NaN */
+    const double others = (double)(runnable - 1); /* the count includes the calling process */
+    const double busy = avg < others ? avg : others;
+    if (busy <= 0.0) return cores;
+    const double idle = (double)cores - busy + 0.5;
+    return idle < 1.0 ? 1 : idle > (double)cores ? cores : (int)idle;
+}
+
+int ag_threads_idle(void) {
+    const int cores = omp_get_max_threads();
+    if (cores <= 1 || getenv("OMP_NUM_THREADS")) return cores;
+    char text[128] = "";
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f) return cores;
+    const int ok = fgets(text, sizeof text, f) != NULL;
+    fclose(f);
+    return ok ? ag_i_threads_from_load(cores, text) : cores;
 }
 
 /* Calls on work too small to share (ag_i_small_begin) run on the calling thread: depth of such

@@ -49,7 +49,7 @@ static void propagate(const ag_graph_t *g, const float *w_src, const float *x0, 
     memcpy(x, x0, (size_t)(N * C) * sizeof(float));
     for (int64_t t = 0; t < iterations; t++) {
         memcpy(tmp, x, (size_t)(N * C) * sizeof(float));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ag_threads_get())
         for (int64_t i = 0; i < N; i++) {
             const int64_t first = g->indptr[i], last = g->indptr[i + 1];
             float *o = x + i * C;

@@ -55,7 +55,9 @@ typedef struct ag_net_t ag_net_t;
  * \function ag_net_load
  * Reads a model file (written by ag_net_save() or `attn-graph train -o`). An ensemble file
  * (`attn-graph train --ensemble K`) predicts and scores as the ensemble (the mean of its members'
- * outputs); its attention (ag_net_attention) is its first member's.
+ * logits, so a classifier's probabilities are the softmax or sigmoid of that mean, a normalised
+ * geometric mean of theirs, not their mean; a regressor's values are the mean of theirs); its
+ * attention (ag_net_attention) is its first member's.
  * \param net   Output: a new handle on success, NULL on failure. Free with ag_net_destroy().
  * \param path  The .safetensors file.
  * \return AG_SUCCESS; AG_EFILE (cannot open); AG_EMODEL (not an attn-graph model, corrupted,
@@ -131,7 +133,8 @@ ag_bundle_t *ag_net_bundle(ag_net_t *net);
  * \function ag_net_merge
  * Makes dst an ensemble, or a larger one, of its models and src's (as `attn-graph train --ensemble
  * K`): train K handles with the same options but the seed, then merge them into the first. It
- * predicts and scores the mean of the members' outputs, and ag_net_save() writes it as one file.
+ * predicts and scores the mean of the members' logits (as ag_net_load() says), and ag_net_save()
+ * writes it as one file.
  * \param dst  The handle that grows.
  * \param src  In: a handle trained on the same data with the same options but the seed; out:
  *             NULL, its models now dst's (the handle is freed).

@@ -61,8 +61,11 @@ void ag_error_clear(void);
 
 /**
  * \function ag_threads_set
- * Sets the number of threads used by the library's OpenMP kernels and by the BLAS.
- * n <= 0 restores the default (OMP_NUM_THREADS, or the number of cores).
+ * Sets the number of threads used by the library's OpenMP kernels and by the BLAS, for every
+ * thread that calls the library (a process-wide setting; the caller's own OpenMP code keeps its
+ * own). n <= 0 restores the default: OpenMP's, OMP_NUM_THREADS or the number of cores, as seen
+ * by the calling thread. On a machine busy with other work, ag_threads_set(ag_threads_idle())
+ * avoids OpenMP's spinning threads waiting for each other's time slices (README, Threads).
  * Results do not depend on the number of threads: every sum runs in a fixed order.
  */
 void ag_threads_set(int n);
@@ -70,6 +73,13 @@ void ag_threads_set(int n);
 /** \function ag_threads_get
  * The number of threads the library's kernels will use. */
 int ag_threads_get(void);
+
+/** \function ag_threads_idle
+ * Of the cores OpenMP would use, those that other work leaves idle, at least 1: the cores less
+ * the smaller of the 1-minute load average and the tasks runnable now but the caller (from
+ * /proc/loadavg; without it, or with OMP_NUM_THREADS set, every core). What `attn-graph` runs
+ * on when given no thread count. Time complexity: O(1), one small file read. */
+int ag_threads_idle(void);
 
 /** \function ag_blas_name
  * The CBLAS provider this build was linked with ("blis", "openblas" or "netlib"). */
