@@ -45,7 +45,6 @@ static void eval_usage(FILE *out) {
         "4 bad or mismatched model file.\n");
 }
 
-/* The command; warned collects every warning it says, for --json's object. */
 /* Warns, per string attribute the model reads, of the scored graphs where some vertices (edges)
  * lack it (an empty value: none of its columns is set), as classify warns of one graph, naming the
  * first such graph: a score over molecules with blank atoms was given without a word. */
@@ -85,6 +84,7 @@ static void warn_missing_graphs(const ag_bundle_t *b, const igraph_t *graphs, co
     }
 }
 
+/* The command; warned collects every warning it says, for --json's object. */
 static int eval_run(int argc, char **argv, const ag_cli_warnings_t *warned) {
     cli_data_opts_t o;
     cli_data_opts_init(&o);

@@ -219,6 +219,21 @@ static int has_letter(const char *t) {
 /* Replaces *f (and *copy, the text it reads if any) with the Pajek file's text rewritten so that
  * igraph reads its arcs and edges as one graph (graph_read_pajek.c). On failure *f is closed and
  * NULL. */
+/* Reads the stream in whole into *text (len bytes; the caller frees it, also on failure). */
+static ag_error_t read_text(FILE *in, char **text, size_t *len, const char *name) {
+    const ag_error_t rc = ag_i_read_stream(in, text, len);
+    const int e = errno;
+    if (rc == AG_SUCCESS) return AG_SUCCESS;
+    return rc == AG_ENOMEM ? AG_ERROR(AG_ENOMEM, "%s: out of memory reading it", name)
+                           : AG_ERROR(AG_EFILE, "%s: %s", name, strerror(e));
+}
+
+/* *f: a stream over text's len bytes, which stay the caller's. */
+static ag_error_t open_text(FILE **f, char *text, size_t len, const char *name) {
+    if ((*f = fmemopen(text, len, "rb"))) return AG_SUCCESS;
+    return AG_ERROR(AG_ENOMEM, "%s: cannot open its %zu bytes as a stream: %s", name, len, strerror(errno));
+}
+
 static ag_error_t unmix_pajek(FILE **f, char **copy, const char *name, int direction) {
     char *text = NULL, *unmixed = NULL;
     size_t len = 0, n = 0;
@@ -232,9 +247,7 @@ static ag_error_t unmix_pajek(FILE **f, char **copy, const char *name, int direc
     *copy = unmixed;
     if (rc == AG_EFILE) return AG_ERROR(AG_EFILE, "%s: %s", name, strerror(e));
     if (rc != AG_SUCCESS) return AG_ERROR(AG_ENOMEM, "%s: out of memory joining its *Arcs and *Edges", name);
-    if (!(*f = fmemopen(unmixed, n, "rb")))
-        return AG_ERROR(AG_ENOMEM, "%s: cannot open its %zu bytes as a stream: %s", name, n, strerror(errno));
-    return AG_SUCCESS;
+    return open_text(f, unmixed, n, name);
 }
 
 /* Replaces *f by an in-memory copy of its text (*copy, which replaces the old copy) in which the
@@ -243,14 +256,12 @@ static ag_error_t unmix_pajek(FILE **f, char **copy, const char *name, int direc
 static ag_error_t blank_comments(FILE **f, char **copy, const char *name) {
     char *text = NULL;
     size_t len = 0;
-    ag_error_t rc = ag_i_read_stream(*f, &text, &len);
-    const int e = errno;
+    const ag_error_t rc = read_text(*f, &text, &len, name);
     fclose(*f);
     *f = NULL;
     ag_i_free(*copy);
     *copy = text;
-    if (rc == AG_ENOMEM) return AG_ERROR(AG_ENOMEM, "%s: out of memory reading it", name);
-    if (rc != AG_SUCCESS) return AG_ERROR(AG_EFILE, "%s: %s", name, strerror(e));
+    if (rc != AG_SUCCESS) return rc;
     for (size_t i = ag_i_bom_length(text, len); i < len;) {
         size_t j = i;
         while (j < len && text[j] != '\n' && isspace((unsigned char)text[j])) j++;
@@ -259,21 +270,18 @@ static ag_error_t blank_comments(FILE **f, char **copy, const char *name) {
             if (comment) text[j] = ' ';
         i = j + 1;
     }
-    if (!(*f = fmemopen(text, len > 0 ? len : 1, "rb")))
-        return AG_ERROR(AG_ENOMEM, "%s: cannot open its %zu bytes as a stream: %s", name, len, strerror(errno));
-    return AG_SUCCESS;
+    return open_text(f, text, len, name); /* not empty: it holds a comment */
 }
 
 /* What igraph's messages that name neither a line nor a value mean, by format: what to look for. */
 static const char *parse_error_hint(ag_format_t format, const char *msg) {
+#define NOT_A_NUMBER "a <data> value of a numeric key (attr.type double, float, int or long) is not a number"
     static const struct {
         ag_format_t format;
         const char *needle, *hint;
     } hints[] = {
-        {AG_FORMAT_GRAPHML, "while parsing real number",
-         "a <data> value of a numeric key (attr.type double, float, int or long) is not a number"},
-        {AG_FORMAT_GRAPHML, "while parsing integer",
-         "a <data> value of a numeric key (attr.type double, float, int or long) is not a number"},
+        {AG_FORMAT_GRAPHML, "while parsing real number", NOT_A_NUMBER},
+        {AG_FORMAT_GRAPHML, "while parsing integer", NOT_A_NUMBER},
         {AG_FORMAT_GML, "Integer or double overflow", "a number is too large for a double (such as 1e999)"},
         {AG_FORMAT_DL, "Invalid string attribute length",
          "is n= more than the vertices the labels name? igraph's DL reader fails so"},
@@ -281,6 +289,7 @@ static const char *parse_error_hint(ag_format_t format, const char *msg) {
     for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)
         if (hints[i].format == format && strstr(msg, hints[i].needle)) return hints[i].hint;
     return NULL;
+#undef NOT_A_NUMBER
 }
 
 /* Whether an edge list's first fault is a line of an odd number of fields, rather than a token
@@ -312,12 +321,10 @@ static ag_error_t read_graph(igraph_t *ig, const char *path, ag_format_t format,
     char *copy = NULL;
     if (is_stdin) {
         size_t len;
-        ag_error_t rc = ag_i_read_stream(stdin, &copy, &len);
+        ag_error_t rc = read_text(stdin, &copy, &len, name);
         if (rc != AG_SUCCESS) {
-            int e = errno;
             ag_i_free(copy);
-            return rc == AG_ENOMEM ? AG_ERROR(AG_ENOMEM, "%s: out of memory reading it", name)
-                                   : AG_ERROR(AG_EFILE, "%s: %s", name, strerror(e));
+            return rc;
         }
         if (format != AG_FORMAT_AUTO) rc = len > 0 ? AG_SUCCESS : AG_ERROR(AG_EPARSE, "empty input: no graph");
         else rc = ag_format_sniff(copy, len, &format);
@@ -327,10 +334,9 @@ static ag_error_t read_graph(igraph_t *ig, const char *path, ag_format_t format,
             ag_i_free(copy);
             return AG_ERROR(rc, "%s: %s", name, why);
         }
-        if (!(f = fmemopen(copy, len, "rb"))) {
-            int e = errno;
+        if ((rc = open_text(&f, copy, len, name)) != AG_SUCCESS) {
             ag_i_free(copy);
-            return AG_ERROR(AG_ENOMEM, "%s: cannot open its %zu bytes as a stream: %s", name, len, strerror(e));
+            return rc;
         }
     }
     if (!is_stdin) {
