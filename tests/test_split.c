@@ -229,6 +229,23 @@ static void test_random(void **state) {
     assert_int_equal(a.folds[0].n_val, 3);
     assert_int_equal(a.folds[0].n_test, 4);
     ag_split_destroy(&a);
+    /* Few items: rounding alone leaves a part empty (7 at 0.8/0.1/0.1: 6, 1, 0); a part asked for
+     * takes one item from the largest while there are items for every part. */
+    static const int64_t few[][4] = {{1, 1, 0, 0}, {2, 2, 0, 0}, {3, 1, 1, 1}, {4, 2, 1, 1}, {5, 3, 1, 1},
+                                     {6, 4, 1, 1}, {7, 5, 1, 1}, {8, 6, 1, 1},  {10, 8, 1, 1}};
+    for (size_t k = 0; k < sizeof few / sizeof few[0]; k++) {
+        assert_int_equal(ag_split_random(&a, few[k][0], 0.8, 0.1, 3), AG_SUCCESS);
+        assert_int_equal(a.folds[0].n_train, few[k][1]);
+        assert_int_equal(a.folds[0].n_val, few[k][2]);
+        assert_int_equal(a.folds[0].n_test, few[k][3]);
+        ag_split_destroy(&a);
+    }
+    /* no test part asked for: none made; 0.9/0.1 of 4 rounds val to 0, so it takes one */
+    assert_int_equal(ag_split_random(&a, 4, 0.9, 0.1, 3), AG_SUCCESS);
+    assert_int_equal(a.folds[0].n_train, 3);
+    assert_int_equal(a.folds[0].n_val, 1);
+    assert_int_equal(a.folds[0].n_test, 0);
+    ag_split_destroy(&a);
     assert_int_equal(ag_split_random(&a, 10, 0.8, 0.3, 1), AG_EINVAL);
     assert_int_equal(ag_split_random(&a, 10, -0.1, 0.3, 1), AG_EINVAL);
     assert_int_equal(ag_split_random(&a, 10, NAN, 0.3, 1), AG_EINVAL);

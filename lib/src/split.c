@@ -398,6 +398,24 @@ ag_error_t ag_split_random_among(ag_split_t *split, int64_t n, const unsigned ch
     int64_t n_train = (int64_t)floor(train * (double)m + 0.5), n_val = (int64_t)floor(val * (double)m + 0.5);
     if (n_train > m) n_train = m;
     if (n_val > m - n_train) n_val = m - n_train;
+    /* Rounding alone leaves a part asked for empty when there are few members (7 at 0.8/0.1/0.1:
+     * 6, 1, 0), and a run then has nothing to test or validate on; such a part takes one member
+     * from the largest part, while every part keeps at least one. Parts that rounding fills are
+     * left as they were, so larger splits do not change. */
+    double test = 1 - train - val;
+    int64_t n_test = m - n_train - n_val;
+    int64_t *size[3] = {&n_train, &n_val, &n_test};
+    const double want[3] = {train, val, test > 1e-9 ? test : 0};
+    int wanted = (want[0] > 0) + (want[1] > 0) + (want[2] > 0);
+    for (int k = 0; k < 3 && m >= wanted; k++) {
+        if (want[k] <= 0 || *size[k] > 0) continue;
+        int big = k == 0 ? 1 : 0;
+        for (int j = 0; j < 3; j++)
+            if (*size[j] > *size[big]) big = j;
+        if (*size[big] < 2) continue;
+        (*size[big])--;
+        (*size[k])++;
+    }
     /* The shuffle moves positions whatever they hold: with every item a member, order starts as
      * 0..n-1 and ends as the permutation the split of all items always drew, so the parts of a
      * fully labelled graph or dataset are those of before members were chosen. */

@@ -91,7 +91,10 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
 /**
  * \function ag_split_random
  * A seeded random split of n items: round(train * n) train items, round(val * n) validation
- * items, the rest test. Deterministic for a seed.
+ * items, the rest test. A part with a positive fraction that rounding leaves empty (few items:
+ * 7 at 0.8, 0.1 give 6, 1, 0) takes one item from the largest part, when there are at least as
+ * many items as parts asked for (7 then give 5, 1, 1; 2 items at 0.8, 0.1 stay 2, 0, 0).
+ * Deterministic for a seed.
  * \return AG_SUCCESS; AG_EINVAL (n < 0, fractions outside [0, 1] or summing above 1); AG_ENOMEM.
  * Time complexity: O(n log n).
  */
@@ -101,7 +104,8 @@ ag_error_t ag_split_random(ag_split_t *split, int64_t n, double train, double va
  * \function ag_split_random_among
  * ag_split_random() over the members only (the labelled vertices of a semi-supervised node task,
  * the labelled graphs of a dataset): of the m items i with member[i] != 0, round(train * m) train,
- * round(val * m) validate, the rest test; the other items are in no list. With every item a
+ * round(val * m) validate, the rest test, with ag_split_random()'s rule for an empty part; the
+ * other items are in no list. With every item a
  * member (or member NULL) the parts are exactly ag_split_random()'s for the same n and seed.
  * \param member (n) 1 for an item to split, 0 for one to leave out; NULL: every item.
  * \return AG_SUCCESS; AG_EINVAL (n < 0, fractions outside [0, 1] or summing above 1); AG_ENOMEM.
