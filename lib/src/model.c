@@ -124,6 +124,12 @@ ag_error_t ag_task_from_name(const char *name, ag_task_t *task) {
 }
 
 int ag_task_is_graph_level(ag_task_t task) { return task >= AG_TASK_GRAPH_CLASSIFICATION; }
+int ag_task_is_classification(ag_task_t task) {
+    return task == AG_TASK_NODE_CLASSIFICATION || task == AG_TASK_GRAPH_CLASSIFICATION;
+}
+int ag_task_is_regression(ag_task_t task) {
+    return task == AG_TASK_NODE_REGRESSION || task == AG_TASK_GRAPH_REGRESSION;
+}
 
 /* The configuration's own names, for a reader of a model (attn-graph info) as for its file. */
 #define NAME_OF(table, i) ((int)(i) >= 0 && (int)(i) < COUNT(table) ? (table)[i] : "unknown")

@@ -28,10 +28,6 @@ void ag_bundle_destroy(ag_bundle_t *b) {
     memset(b, 0, sizeof *b);
 }
 
-static int is_classification(ag_task_t t) {
-    return t == AG_TASK_NODE_CLASSIFICATION || t == AG_TASK_GRAPH_CLASSIFICATION;
-}
-
 /* The parts agree with each other: names per output, input widths per the model. */
 static ag_error_t check_parts(const ag_model_t *model, const ag_featurizer_t *f, const ag_table_norm_t *t,
                               int64_t n_names, ag_error_t code, const char *where) {
@@ -39,7 +35,7 @@ static ag_error_t check_parts(const ag_model_t *model, const ag_featurizer_t *f,
     int64_t Ft = t ? t->width : 0;
     if (n_names != c->n_out)
         return AG_ERROR(code, "%s%lld %s names for a model of %lld outputs", where, (long long)n_names,
-                        is_classification(c->task) ? "class" : "task", (long long)c->n_out);
+                        ag_task_is_classification(c->task) ? "class" : "task", (long long)c->n_out);
     if (f->n_features + Ft != c->in_dim)
         return AG_ERROR(code,
                         "%sthe featuriser gives %lld columns (+ %lld node-table columns) but the model takes %lld",
@@ -248,7 +244,7 @@ static ag_error_t build_metadata(const ag_bundle_t *b, ag_metadata_t *m, ag_strb
     ag_featurizer_to_json(&b->featurizer, sb);
     AG_CHECK(put(m, "featurizer", sb));
     ag_strbuf_printf(sb, "{\"task\":\"%s\",\"%s\":[", ag_task_name(c->task),
-                     is_classification(c->task) ? "classes" : "tasks");
+                     ag_task_is_classification(c->task) ? "classes" : "tasks");
     for (int64_t i = 0; i < b->n_names; i++) {
         if (i) ag_strbuf_append(sb, ",", 1);
         ag_strbuf_json_string(sb, b->names[i]);
@@ -403,8 +399,8 @@ static ag_error_t load_labels(ag_bundle_t *b, const ag_json_t *j, const char *pa
     if (!task || task->type != AG_JSON_STRING || strcmp(task->string, ag_task_name(c->task)) != 0)
         return AG_ERROR(AG_EMODEL, "%s: metadata 'labels' names task '%s' but the model is for %s", path,
                         task && task->type == AG_JSON_STRING ? task->string : "?", ag_task_name(c->task));
-    const char *key = is_classification(c->task) ? "classes" : "tasks";
-    const char *other = is_classification(c->task) ? "tasks" : "classes";
+    const char *key = ag_task_is_classification(c->task) ? "classes" : "tasks";
+    const char *other = ag_task_is_classification(c->task) ? "tasks" : "classes";
     if (ag_json_get(j, other))
         return AG_ERROR(AG_EMODEL, "%s: metadata 'labels' has '%s', which a %s model does not have (it lists '%s')",
                         path, other, ag_task_name(c->task), key);

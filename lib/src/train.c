@@ -1,5 +1,6 @@
 /*
- * train.c: the training loop, evaluation and prediction.
+ * train.c: the training loop, evaluation and prediction (training sets: trainset.c; which metric
+ * scores a task and stops training: metric_choice.c).
  */
 #include <float.h>
 #include <math.h>
@@ -11,164 +12,6 @@
 #include "attngraph/metrics.h"
 #include "attngraph/train.h"
 #include "internal.h"
-
-/* ---- training sets */
-
-void ag_trainset_init(ag_trainset_t *set, ag_task_t task) {
-    memset(set, 0, sizeof *set);
-    set->task = task;
-}
-
-ag_error_t ag_trainset_resize(ag_trainset_t *set, int64_t n_examples, int64_t n_rows, int64_t n_cols) {
-    if (!set) return AG_ERROR(AG_EINVAL, "NULL training set");
-    if (n_examples < 0 || n_rows < 0 || n_cols < 0)
-        return AG_ERROR(AG_EINVAL, "a training set of %lld examples and %lld x %lld targets: sizes must not be negative",
-                        (long long)n_examples, (long long)n_rows, (long long)n_cols);
-    ag_task_t task = set->task;
-    int64_t n_classes = set->n_classes;
-    ag_trainset_destroy(set);
-    set->task = task;
-    set->n_classes = n_classes;
-    void *p;
-    AG_CHECK(ag_i_alloc_array(&p, n_examples, sizeof(ag_example_t), "training examples"));
-    set->examples = p;
-    int64_t count;
-    if (ag_i_mul_overflow(n_rows, n_cols, &count)) {
-        ag_trainset_destroy(set);
-        return AG_ERROR(AG_ELIMIT, "target table of %lld x %lld overflows", (long long)n_rows, (long long)n_cols);
-    }
-    ag_error_t rc = ag_i_alloc_array(&p, count, sizeof(float), "training targets");
-    if (rc != AG_SUCCESS) {
-        ag_trainset_destroy(set);
-        return rc;
-    }
-    set->targets = p;
-    for (int64_t i = 0; i < count; i++) set->targets[i] = NAN;
-    set->n_examples = n_examples;
-    set->n_rows = n_rows;
-    set->n_cols = n_cols;
-    return AG_SUCCESS;
-}
-
-int64_t ag_trainset_count_labelled(const ag_trainset_t *set, const int64_t *idx, int64_t n) {
-    int64_t labelled = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const float *y = set->targets + idx[i] * set->n_cols; /* (T) */
-        int64_t j = 0;
-        while (j < set->n_cols && isnan(y[j])) j++;
-        labelled += j < set->n_cols;
-    }
-    return labelled;
-}
-
-void ag_trainset_destroy(ag_trainset_t *set) {
-    for (int64_t i = 0; i < set->n_examples; i++) {
-        ag_graph_destroy(&set->examples[i].graph);
-        ag_fmat_destroy(&set->examples[i].X);
-        ag_fmat_destroy(&set->examples[i].E);
-    }
-    ag_i_free(set->examples);
-    ag_i_free(set->targets);
-    ag_task_t task = set->task;
-    memset(set, 0, sizeof *set);
-    set->task = task;
-}
-
-/* ---- metrics */
-
-static const char *const metric_names[] = {"auto", "loss", "accuracy", "macro_f1", "roc_auc", "rmse", "mae"};
-
-const char *ag_metric_name(ag_metric_t metric) {
-    return (int)metric >= 0 && metric <= AG_METRIC_MAE ? metric_names[metric] : "unknown";
-}
-
-ag_error_t ag_metric_from_name(const char *name, ag_metric_t *metric) {
-    if (!name || !metric) return AG_ERROR(AG_EINVAL, "metric name: NULL name or output");
-    for (int i = 0; i <= AG_METRIC_MAE; i++)
-        if (!strcmp(metric_names[i], name)) {
-            *metric = (ag_metric_t)i;
-            return AG_SUCCESS;
-        }
-    return AG_ERROR(AG_EINVAL, "unknown metric '%s' (expected auto, loss, accuracy, macro_f1, roc_auc, rmse or mae)", name);
-}
-
-int ag_metric_higher_is_better(ag_metric_t metric) {
-    return metric == AG_METRIC_ACCURACY || metric == AG_METRIC_MACRO_F1 || metric == AG_METRIC_ROC_AUC;
-}
-
-static int is_classification(ag_task_t t) {
-    return t == AG_TASK_NODE_CLASSIFICATION || t == AG_TASK_GRAPH_CLASSIFICATION;
-}
-static int is_regression(ag_task_t t) { return t == AG_TASK_NODE_REGRESSION || t == AG_TASK_GRAPH_REGRESSION; }
-
-ag_metric_t ag_metric_for_task(ag_metric_t m, ag_task_t task) {
-    if (m != AG_METRIC_AUTO) return m;
-    if (is_classification(task)) return AG_METRIC_ACCURACY;
-    if (task == AG_TASK_GRAPH_MULTITASK) return AG_METRIC_ROC_AUC;
-    return AG_METRIC_RMSE;
-}
-
-ag_metric_t ag_metric_for_validation(ag_metric_t m, ag_task_t task, int64_t n_val_labelled) {
-    if (m == AG_METRIC_AUTO && (is_classification(task) || task == AG_TASK_GRAPH_MULTITASK) && n_val_labelled > 0 &&
-        n_val_labelled < AG_SMALL_VALIDATION)
-        return AG_METRIC_LOSS;
-    return m;
-}
-
-ag_error_t ag_metric_check(ag_metric_t metric, ag_task_t task, int64_t n_classes) {
-    const char *allowed;
-    int ok;
-    switch (task) {
-    case AG_TASK_NODE_CLASSIFICATION:
-    case AG_TASK_GRAPH_CLASSIFICATION:
-        ok = metric == AG_METRIC_ACCURACY || metric == AG_METRIC_MACRO_F1 ||
-             (metric == AG_METRIC_ROC_AUC && n_classes == 2);
-        allowed = n_classes == 2 ? "loss, accuracy, macro_f1 or roc_auc"
-                                 : "loss, accuracy or macro_f1 (roc_auc is for 2 classes)";
-        break;
-    case AG_TASK_GRAPH_MULTITASK:
-        ok = metric == AG_METRIC_ROC_AUC;
-        allowed = "loss or roc_auc (the mean over the tasks)";
-        break;
-    default:
-        ok = metric == AG_METRIC_RMSE || metric == AG_METRIC_MAE;
-        allowed = "loss, rmse or mae";
-        break;
-    }
-    if (ok || metric == AG_METRIC_AUTO || metric == AG_METRIC_LOSS) return AG_SUCCESS;
-    if (n_classes > 2 && metric == AG_METRIC_ROC_AUC && is_classification(task))
-        return AG_ERROR(AG_EINVAL, "metric roc_auc scores 2 classes, not the %lld of this %s task; %s", (long long)n_classes,
-                        ag_task_name(task), allowed);
-    return AG_ERROR(AG_EINVAL, "metric %s does not score a %s task: it takes %s", ag_metric_name(metric),
-                    ag_task_name(task), allowed);
-}
-
-int ag_metric_scorable(ag_metric_t metric, const ag_trainset_t *set, const int64_t *idx, int64_t n) {
-    if (!set || (n > 0 && !idx)) return 0;
-    if (ag_metric_for_task(metric, set->task) != AG_METRIC_ROC_AUC) return ag_trainset_count_labelled(set, idx, n) > 0;
-    /* per column: bit 0 a negative seen, bit 1 a positive (binary classification: class 0 or 1) */
-    for (int64_t j = 0; j < set->n_cols; j++) {
-        int seen = 0;
-        for (int64_t i = 0; i < n && seen != 3; i++) {
-            float y = set->targets[idx[i] * set->n_cols + j];
-            if (!isnan(y)) seen |= y > 0.5f ? 2 : 1;
-        }
-        if (seen == 3) return 1;
-    }
-    return 0;
-}
-
-double ag_scores_get(const ag_scores_t *s, ag_metric_t metric, ag_task_t task) {
-    switch (ag_metric_for_task(metric, task)) {
-    case AG_METRIC_LOSS: return s->loss;
-    case AG_METRIC_ACCURACY: return s->accuracy;
-    case AG_METRIC_MACRO_F1: return s->macro_f1;
-    case AG_METRIC_ROC_AUC: return s->roc_auc;
-    case AG_METRIC_RMSE: return s->rmse;
-    case AG_METRIC_MAE: return s->mae;
-    default: return NAN;
-    }
-}
 
 void ag_train_config_default(ag_train_config_t *cfg, ag_task_t task) {
     (void)task;
@@ -266,7 +109,7 @@ static ag_error_t check_set(const ag_model_t *model, const ag_trainset_t *set) {
     if (!graph_level && set->n_rows != set->examples[0].graph.n_nodes)
         return AG_ERROR(AG_EMISMATCH, "%lld target rows for %lld nodes", (long long)set->n_rows,
                         (long long)set->examples[0].graph.n_nodes);
-    int64_t want_cols = is_classification(c->task) ? 1 : c->n_out;
+    int64_t want_cols = ag_task_is_classification(c->task) ? 1 : c->n_out;
     if (set->n_cols != want_cols)
         return AG_ERROR(AG_EMISMATCH, "the targets have %lld columns and the model expects %lld", (long long)set->n_cols,
                         (long long)want_cols);
@@ -311,7 +154,7 @@ static ag_error_t batch_loss(const ag_model_t *model, const ag_trainset_t *set, 
         lb->targets = p;
         lb->cap = rows;
     }
-    if (is_classification(c->task)) {
+    if (ag_task_is_classification(c->task)) {
         for (int64_t r = 0; r < rows; r++) {
             float t = row_target[r] >= 0 ? set->targets[row_target[r]] : NAN;
             if (isnan(t)) lb->labels[r] = -1;
@@ -327,7 +170,7 @@ static ag_error_t batch_loss(const ag_model_t *model, const ag_trainset_t *set, 
     for (int64_t r = 0; r < rows; r++)
         for (int64_t j = 0; j < C; j++) {
             float t = row_target[r] >= 0 ? set->targets[row_target[r] * C + j] : NAN;
-            lb->targets[r * C + j] = is_regression(c->task) ? (t - mean[j]) / std[j] : t;
+            lb->targets[r * C + j] = ag_task_is_regression(c->task) ? (t - mean[j]) / std[j] : t;
         }
     if (c->task == AG_TASK_GRAPH_MULTITASK)
         return ag_loss_bce_logits(out, lb->targets, rows, C, NULL, 1.0f, dout, loss, counted);
@@ -470,7 +313,7 @@ static void scores_clear(ag_scores_t *s) {
 
 int64_t ag_model_n_tasks(const ag_model_t *model) {
     const ag_model_config_t *c = ag_model_config(model);
-    return is_classification(c->task) ? 1 : c->n_out;
+    return ag_task_is_classification(c->task) ? 1 : c->n_out;
 }
 
 /* One task's (column j's) figures of a multi-task or regression evaluation: the model's own loss
@@ -537,7 +380,7 @@ ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, cons
     if (rc == AG_SUCCESS) rc = batch_loss(model, set, idx, n, raw, dtmp, &lb, 0.0f, &s->loss, &s->n);
     if (rc == AG_SUCCESS && s->n == 0) s->loss = NAN; /* no target among the rows: undefined, as the metrics */
     if (rc == AG_SUCCESS) {
-        if (is_classification(c->task)) {
+        if (ag_task_is_classification(c->task)) {
             ag_argmax_rows(raw, n, C, pcls);
             for (int64_t i = 0; i < n; i++) ptrue[i] = lb.labels[i];
             rc = ag_metric_accuracy(ptrue, pcls, n, &s->accuracy);
@@ -595,7 +438,7 @@ ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, co
     scores_clear(s);
     if (!probs || !set || (n > 0 && !idx))
         return AG_ERROR(AG_EINVAL, "scores of probabilities: NULL probabilities, set or indices");
-    if (!is_classification(set->task) || set->n_classes < 1 || set->n_cols != 1)
+    if (!ag_task_is_classification(set->task) || set->n_classes < 1 || set->n_cols != 1)
         return AG_ERROR(AG_EINVAL, "scores of probabilities: the set is not a classification set");
     AG_CHECK(check_indices(idx, n, set->n_rows, "evaluation"));
     const int64_t C = set->n_classes;
@@ -651,7 +494,7 @@ ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, co
 static void finish_predictions(const ag_model_t *model, float *out, int64_t rows) {
     const ag_model_config_t *c = ag_model_config(model);
     int64_t C = c->n_out;
-    if (is_classification(c->task)) {
+    if (ag_task_is_classification(c->task)) {
         ag_softmax_rows(out, rows, C, out);
     } else if (c->task == AG_TASK_GRAPH_MULTITASK) {
         ag_sigmoid_apply(out, rows * C, out);
@@ -954,10 +797,10 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
     if (!(cfg->huber_delta >= 0.0f) || !isfinite(cfg->huber_delta))
         return AG_ERROR(AG_EINVAL, "Huber delta %g must be a finite number >= 0 (0: mean squared error)",
                         (double)cfg->huber_delta);
-    if (cfg->huber_delta > 0.0f && !is_regression(c->task))
+    if (cfg->huber_delta > 0.0f && !ag_task_is_regression(c->task))
         return AG_ERROR(AG_EINVAL, "the Huber loss is for regression, not %s", ag_task_name(c->task));
     if (resume) AG_CHECK(check_resume(resume, cfg, params, train_idx, n_train, steps_per_epoch));
-    if (is_regression(c->task)) AG_CHECK(fit_target_scaling(model, set, train_idx, n_train, result));
+    if (ag_task_is_regression(c->task)) AG_CHECK(fit_target_scaling(model, set, train_idx, n_train, result));
 
     AG_CHECK(ag_metric_check(cfg->metric, c->task, set->n_classes));
     ag_metric_t metric = ag_metric_for_task(cfg->metric, c->task);

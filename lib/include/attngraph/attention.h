@@ -113,6 +113,9 @@ typedef struct ag_mask_t {
  * added one (self_loops on, edge -1), never through a longer cycle. The full mask's CSR is the
  * neighbour mask's.
  * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (hops < 1 for k-hop), AG_ELIMIT (entries overflow).
+ * Time complexity: O(N + E) for neighbours and full (the graph's CSR is sorted already; the
+ * full mask stores no pairs, attention streams them); k hops: O(N + M log M) over the M entries
+ * kept, plus the k-step search from every node.
  */
 ag_error_t ag_mask_build(ag_mask_t *mask, const ag_graph_t *graph, ag_mask_kind_t kind, int hops,
                          int self_loops);
@@ -167,8 +170,12 @@ typedef struct ag_attention_t {
  * Each tensor draws from its own stream of attngraph/rng.h (Wq 1, Wk 2, Wv 3, a_src 4, a_dst 5,
  * a 6, We 7, Wo 8): U(-b, b), b = sqrt(6 / (fan_in + fan_out)) with the matrix's rows and columns
  * as fans, and H and D for the attention vectors (as PyG's glorot on a (1, H, D) tensor).
- * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (a non-positive size, an edge mode without edge_dim,
- *         GAT scoring with out_proj and combine both set inconsistently, ...).
+ * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (a non-positive in_dim, heads or head_dim; out_proj
+ *         without a positive out_dim; an unknown score, normalisation, head combination or edge
+ *         mode; an edge mode without a positive edge_dim; attn_dropout outside [0, 1); a
+ *         non-finite negative_slope), AG_ELIMIT (heads above 4096, or a size or H*D above
+ *         INT32_MAX).
+ * Time complexity: O(F*H*D + H*D*O + Fe*H*D), the weights.
  */
 ag_error_t ag_attention_init(ag_attention_t *layer, const ag_attention_config_t *cfg, uint64_t seed);
 
@@ -198,6 +205,9 @@ ag_error_t ag_attention_params(ag_attention_t *layer, ag_param_list_t *list, con
  *               cfg.attn_dropout 0).
  * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (a NULL layer, X or Y; mask of another size; missing
  *         E; training with attention dropout and a NULL rng).
+ * Time complexity: O(N F H D) for the projections, plus O(M H D) for the scores and the weighted
+ * sums over the mask's M entries (neighbour or k-hop), or O(sum over graphs of N_g^2 H D) for the
+ * full mask; O(M Fe H D) more with edge keys (O(M Fe H) with edge biases), O(N H D O) with W^O.
  */
 ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
                                 const float *E, float *Y, int training, ag_rng_t *rng);
@@ -210,6 +220,7 @@ ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, co
  *         no training forward on this mask (none, an inference one, or one on another mask), missing
  *         E); AG_ELIMIT (sizes overflow); AG_ENOMEM. After a failure the grads may be partly
  *         accumulated.
+ * Time complexity: that of ag_attention_forward() on the same mask, a small multiple of it.
  */
 ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
                                  const float *E, const float *dY, float *dX, float *dE);

@@ -107,8 +107,13 @@ typedef struct ag_model_config_t {
 const char *ag_task_name(ag_task_t task);
 ag_error_t ag_task_from_name(const char *name, ag_task_t *task);
 
-/** \function ag_task_is_graph_level */
+/** \function ag_task_is_graph_level / ag_task_is_classification / ag_task_is_regression
+ * Whether a task predicts per graph (classification, multi-task, regression), predicts one class
+ * per row (node or graph classification; multi-task is several binary tasks, not this), or a
+ * number per row (node or graph regression). */
 int ag_task_is_graph_level(ag_task_t task);
+int ag_task_is_classification(ag_task_t task);
+int ag_task_is_regression(ag_task_t task);
 
 /** \function ag_score_name / ag_attn_norm_name / ag_mask_kind_name / ag_edge_mode_name /
  * ag_norm_place_name
@@ -267,6 +272,10 @@ const ag_param_list_t *ag_model_params(const ag_model_t *model);
  *         and a block uses edge features; training without rng; a malformed graph; more than
  *         AG_BATCH_MAX_MASKS distinct masks); AG_ELIMIT (more than 2^31-1 nodes, graph tokens
  *         included; a size overflows); AG_ENOMEM.
+ * Time complexity: the masks (ag_mask_build(), once per batch and kind) and, per block, one
+ * ag_attention_forward() plus O(N W W_ff) for the feed-forward sub-block (W the width, W_ff
+ * its ffn_hidden) and O(N W) for normalisation and residual; then O(N W) for the readout and
+ * O(rows x head size) for the head.
  */
 ag_error_t ag_model_forward(ag_model_t *model, ag_batch_t *batch, int training, ag_rng_t *rng,
                             float *out);
@@ -279,6 +288,7 @@ ag_error_t ag_model_forward(ag_model_t *model, ag_batch_t *batch, int training, 
  * \return AG_SUCCESS; AG_EINVAL (a NULL batch; the last forward that completed was not a
  *         training one on this batch, the batch wrapping the same graph, X and E; a backward
  *         already ran since that forward); AG_ELIMIT, AG_ENOMEM (backward temporaries).
+ * Time complexity: that of the ag_model_forward() it follows, a small multiple of it.
  */
 ag_error_t ag_model_backward(ag_model_t *model, ag_batch_t *batch, const float *dout);
 

@@ -231,6 +231,9 @@ typedef struct ag_train_result_t {
  *         feature shapes), AG_EVALUE (a class id outside 0..C-1; an infinite regression target;
  *         regression targets whose spread is below a millionth of their size, which float32
  *         cannot tell apart), AG_ENOMEM.
+ * Time complexity: per epoch, a forward and a backward pass over the training examples (in
+ * mini-batches) and a forward pass over the validation ones (and over the training ones again
+ * when cfg->eval_train is set); at most cfg->epochs epochs.
  */
 ag_error_t ag_model_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
                           const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg,
