@@ -33,7 +33,6 @@ static int teardown(void **state) {
     return 0;
 }
 
-/* Karate: labels on vertices 0 and 33 only; the other 32 must be >= 90% right. */
 /* dir/name, a checkpoint whose stored command loses `drop` (as made before a default changed):
  * --resume is refused (exit 4) with `note` on stderr. */
 static void assert_resume_note(const char *dir, const char *name, const char *drop, const char *note) {
@@ -89,6 +88,47 @@ static void test_pajek_layout_note(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* A node task's split or folds table names its vertices in its id column, in any order: Karate's
+ * split written in reverse order trains and scores exactly as the same split in JSON (rows taken
+ * by position had put other vertices in each part), and so do folds; a name no vertex has is
+ * refused at its line (exit 3). */
+static void test_node_split_csv_by_id(void **state) {
+    (void)state;
+    char dir[64], args[512], csv[4096], json[1024];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_node_split", 0), 0);
+    size_t n = (size_t)snprintf(csv, sizeof csv, "id,random_split\n");
+    for (int v = 33; v >= 0; v--) /* 0-9 train, 10-19 val, the rest test */
+        n += (size_t)snprintf(csv + n, sizeof csv - n, "%d,%s\n", v, v < 10 ? "train" : v < 20 ? "val" : "test");
+    ag_test_write_text(dir, "split.csv", csv);
+    n = (size_t)snprintf(json, sizeof json, "{\"train\": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], \"val\": [10");
+    for (int v = 11; v < 20; v++) n += (size_t)snprintf(json + n, sizeof json - n, ", %d", v);
+    n += (size_t)snprintf(json + n, sizeof json - n, "], \"test\": [20");
+    for (int v = 21; v < 34; v++) n += (size_t)snprintf(json + n, sizeof json - n, ", %d", v);
+    snprintf(json + n, sizeof json - n, "]}");
+    ag_test_write_text(dir, "split.json", json);
+    ag_cli_run_t a, b;
+    const char *common = "--label-attr club --exclude-attrs name,club_name --epochs 5 --threads 1 --quiet";
+    snprintf(args, sizeof args, "train graphs/social/karate.gml %s --split %s/split.csv", common, dir);
+    ag_cli_run(&a, NULL, args);
+    snprintf(args, sizeof args, "train graphs/social/karate.gml %s --split %s/split.json", common, dir);
+    ag_cli_run(&b, NULL, args);
+    if (a.code != 0 || b.code != 0) fail_msg("exit %d, %d: %s%s", a.code, b.code, a.err, b.err);
+    assert_non_null(strstr(a.out, "(n 14)"));
+    assert_string_equal(a.out, b.out);
+    ag_test_write_text(dir, "folds.csv", "id,fold\n33,1\n0,0\n");
+    snprintf(args, sizeof args, "train graphs/social/karate.gml %s --folds %s/folds.csv --fold 1", common, dir);
+    ag_cli_run(&a, NULL, args);
+    if (a.code != 0) fail_msg("exit %d: %s", a.code, a.err);
+    assert_non_null(strstr(a.out, "(n 1)")); /* vertex 33 alone; the unnamed vertices in no part */
+    ag_test_write_text(dir, "bad.csv", "id,random_split\n0,train\n34,test\n");
+    snprintf(args, sizeof args, "train graphs/social/karate.gml %s --split %s/bad.csv", common, dir);
+    ag_cli_run(&a, NULL, args);
+    assert_int_equal(a.code, 3);
+    assert_non_null(strstr(a.err, "bad.csv:3: column 'id': no vertex has id '34'\n"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
+/* Karate: labels on vertices 0 and 33 only; the other 32 must be >= 90% right. */
 static void test_karate(void **state) {
     (void)state;
     ag_cli_run_t r;
@@ -2455,6 +2495,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_karate, setup, teardown),
         cmocka_unit_test(test_identifier_note),
         cmocka_unit_test(test_pajek_layout_note),
+        cmocka_unit_test(test_node_split_csv_by_id),
         cmocka_unit_test(test_small_validation),
         cmocka_unit_test(test_raw_column_default),
         cmocka_unit_test(test_own_outputs_not_features),

@@ -200,6 +200,48 @@ static void test_csv(void **state) {
     unlink(path);
 }
 
+/* A node task's table: rows matched to vertices by the id column in any order, a vertex without a
+ * row in no part; without the column, by position. */
+static void test_csv_vertices(void **state) {
+    (void)state;
+    ag_split_t s;
+    const char *ids[] = {"10", "11", "12", "13"};
+    char *t = write_temp("id,part\n13,train\n10,test\n12,val\n", ".csv");
+    assert_int_equal(ag_split_read_csv_vertices(&s, t, "part", "id", ids, 4), AG_SUCCESS);
+    expect_list(s.folds[0].train, s.folds[0].n_train, (int64_t[]){3}, 1);
+    expect_list(s.folds[0].val, s.folds[0].n_val, (int64_t[]){2}, 1);
+    expect_list(s.folds[0].test, s.folds[0].n_test, (int64_t[]){0}, 1);
+    ag_split_destroy(&s); /* vertex 1 has no row: in no part */
+    unlink(t);
+    t = write_temp("node,fold\n11,1\n13,0\n10,1\n12,0\n", ".csv");
+    assert_int_equal(ag_split_read_csv_vertices(&s, t, "fold", "node", ids, 4), AG_SUCCESS);
+    assert_int_equal(s.n_folds, 2);
+    expect_list(s.folds[0].test, s.folds[0].n_test, (int64_t[]){2, 3}, 2);
+    expect_list(s.folds[1].test, s.folds[1].n_test, (int64_t[]){0, 1}, 2);
+    ag_split_destroy(&s);
+    /* no 'id' column: row i is vertex i, every vertex needs its row */
+    assert_int_equal(ag_split_read_csv_vertices(&s, t, "fold", "id", ids, 4), AG_SUCCESS);
+    expect_list(s.folds[1].test, s.folds[1].n_test, (int64_t[]){0, 2}, 2);
+    ag_split_destroy(&s);
+    assert_int_equal(ag_split_read_csv_vertices(&s, t, "fold", "id", ids, 3), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), ":5: more rows than the 3 items"));
+    unlink(t);
+    t = write_temp("id,part\n13,train\n14,test\n", ".csv");
+    assert_int_equal(ag_split_read_csv_vertices(&s, t, "part", "id", ids, 4), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), ".csv:3: column 'id': no vertex has id '14'"));
+    assert_int_equal(s.n_folds, 0);
+    unlink(t);
+    t = write_temp("id,part\n13,train\n12,test\n13,val\n", ".csv");
+    assert_int_equal(ag_split_read_csv_vertices(&s, t, "part", "id", ids, 4), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), ".csv:4: vertex id '13' appears twice (first on line 2)"));
+    const char *twice[] = {"a", "b", "a"};
+    assert_int_equal(ag_split_read_csv_vertices(&s, t, "part", "id", twice, 3), AG_EMISMATCH);
+    assert_non_null(strstr(ag_error_message(), ".csv: vertices 0 and 2 share the id 'a' (column 'id'), so a row "
+                                               "cannot name one of them"));
+    assert_int_equal(ag_split_read_csv_vertices(&s, t, "part", NULL, ids, 4), AG_EINVAL);
+    unlink(t);
+}
+
 /* Every item in exactly one of the lists of a fold (or, for k-fold, in exactly one test list). */
 static void test_random(void **state) {
     (void)state;
@@ -463,7 +505,7 @@ static void test_shared(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json),   cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_json),   cmocka_unit_test(test_csv), cmocka_unit_test(test_csv_vertices),
         cmocka_unit_test(test_random), cmocka_unit_test(test_random_among),
         cmocka_unit_test(test_stratified_kfold),
         cmocka_unit_test(test_stratified),

@@ -299,16 +299,30 @@ static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, 
         }
         rc = ag_split_stratified_kfold(&d->split, y, d->ds.n_graphs, o->kfold, o->seed);
         free(y);
-    } else if (o->split && ends_with(o->split, ".json")) {
-        rc = ag_split_read_json(&d->split, o->split, n_items);
-    } else if (o->split) {
-        rc = ag_split_read_csv_named(&d->split, o->split, o->split_column ? o->split_column : "random_split",
-                                     o->file_column, files, n_items);
-    } else if (o->folds) {
-        rc = ends_with(o->folds, ".json")
-                     ? ag_split_read_json(&d->split, o->folds, n_items)
-                     : ag_split_read_csv_named(&d->split, o->folds, o->split_column ? o->split_column : "fold",
-                                               o->file_column, files, n_items);
+    } else if ((o->split && ends_with(o->split, ".json")) || (o->folds && ends_with(o->folds, ".json"))) {
+        rc = ag_split_read_json(&d->split, o->split ? o->split : o->folds, n_items);
+    } else if (o->split || o->folds) {
+        const char *path = o->split ? o->split : o->folds;
+        const char *column = o->split_column ? o->split_column : o->split ? "random_split" : "fold";
+        if (d->graph_level) {
+            rc = ag_split_read_csv_named(&d->split, path, column, o->file_column, files, n_items);
+        } else {
+            /* rows name their vertices in the id column, as a node table's do: by position, a
+             * file listing them in another order would silently put other vertices in each part */
+            int missing;
+            char **ids = cli_vertex_ids(&d->graph, o->table_id_attr, &missing);
+            if (!ids) {
+                if (missing)
+                    fprintf(stderr, "attn-graph: %s: --table-id-attr %s: the graph has no such vertex attribute\n",
+                            cmd, o->table_id_attr);
+                else
+                    fprintf(stderr, "attn-graph: %s: out of memory\n", cmd);
+                return missing ? AG_EXIT_INPUT : AG_EXIT_FAILURE;
+            }
+            rc = ag_split_read_csv_vertices(&d->split, path, column, o->table_id_attr ? o->table_id_attr : "id",
+                                            (const char *const *)ids, n_items);
+            cli_vertex_ids_free(ids, igraph_vcount(&d->graph));
+        }
     } else {
         double f[3] = {0.8, 0.1, 0.1};
         if (o->split_random) {

@@ -868,6 +868,43 @@ static int ids_in_order(const igraph_t *ig) {
     return 1;
 }
 
+void cli_vertex_ids_free(char **ids, igraph_integer_t n) {
+    for (igraph_integer_t v = 0; ids && v < n; v++) free(ids[v]);
+    free(ids);
+}
+
+char **cli_vertex_ids(const igraph_t *ig, const char *id_attr, int *missing) {
+    const char *key = cli_table_key(ig, id_attr);
+    *missing = key && !igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, key);
+    if (*missing) return NULL;
+    if (key && !id_attr && !strcmp(key, "id") && ids_in_order(ig)) key = NULL;
+    igraph_attribute_type_t t = IGRAPH_ATTRIBUTE_STRING;
+    if (key && igraph_cattribute_table.gettype(ig, &t, IGRAPH_ATTRIBUTE_VERTEX, key) != IGRAPH_SUCCESS) return NULL;
+    igraph_integer_t n = igraph_vcount(ig);
+    char **ids = calloc((size_t)(n > 0 ? n : 1), sizeof *ids);
+    for (igraph_integer_t v = 0; ids && v < n; v++) {
+        char num[40];
+        const char *text = num;
+        if (!key) {
+            snprintf(num, sizeof num, "%lld", (long long)v);
+        } else if (t == IGRAPH_ATTRIBUTE_NUMERIC) {
+            double x = VAN(ig, key, v);
+            /* GML writes ids as integers, and a table's cell says 3, not 3.0 */
+            if (x == floor(x) && fabs(x) < 1e15) snprintf(num, sizeof num, "%lld", (long long)x);
+            else snprintf(num, sizeof num, "%.17g", x);
+        } else if (t == IGRAPH_ATTRIBUTE_BOOLEAN) {
+            snprintf(num, sizeof num, "%d", VAB(ig, key, v) ? 1 : 0);
+        } else {
+            text = VAS(ig, key, v);
+        }
+        if (!(ids[v] = strdup(text))) {
+            cli_vertex_ids_free(ids, n);
+            return NULL;
+        }
+    }
+    return ids;
+}
+
 ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, ag_format_t format, const char *table_path,
                           const char *id_attr, const char *label_attr, const ag_table_norm_t *model) {
     ag_table_options_t topt;

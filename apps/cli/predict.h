@@ -166,6 +166,13 @@ void cli_warn_shifted_graphs(const ag_bundle_t *b, const ag_example_t *examples,
 /* The vertex attribute a node table's ids are matched to: id_attr when given, else 'id', else
  * 'name' (NCOL, LGL); NULL for the 0-based vertex indices (an edge list). */
 const char *cli_table_key(const igraph_t *ig, const char *id_attr);
+/* Every vertex's id as text, as a node table's rows are matched to them: cli_table_key's attribute
+ * (a number as an integer when it is one, else with 17 digits), or the 0-based index when that is
+ * NULL or a GraphML file's ids are n0, n1, ... in order (what PyG and OGB tables use). NULL when out
+ * of memory or an explicit id_attr is not a vertex attribute (*missing then 1); free with
+ * cli_vertex_ids_free. */
+char **cli_vertex_ids(const igraph_t *ig, const char *id_attr, int *missing);
+void cli_vertex_ids_free(char **ids, igraph_integer_t n);
 /* Reads the node table of ig, its ids matched to cli_table_key's attribute; a LINQS .content
  * file's last field is its label, and so is a column named label_attr (may be NULL) when the graph
  * has no such vertex attribute (t->labels then holds them). With a model (its table's column

@@ -184,8 +184,11 @@ ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *co
     return ag_split_read_csv_named(split, path, column, NULL, files, n_files);
 }
 
-ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const char *column, const char *file_column,
-                                   const char *const *files, int64_t n_files) {
+/* The rows of a split table matched to items: by their file names (files given, vertex_ids 0), by
+ * vertex ids (vertex_ids 1: a table without file_column falls back to row order, a vertex without a
+ * row is in no part), or by row order (files NULL). */
+static ag_error_t read_csv_split(ag_split_t *split, const char *path, const char *column, const char *file_column,
+                                 const char *const *files, int64_t n_files, int vertex_ids) {
     ag_error_t rc = AG_SUCCESS;
     ag_csv_t csv;
     name_key_t *keys = NULL; /* (n_files) sorted file names */
@@ -213,7 +216,7 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
         TRY(ag_i_alloc_array(&p, n_files, sizeof(char *), "file names"));
         norm = p;
         for (int64_t i = 0; i < n_files; i++) {
-            if (!(norm[i] = ag_i_path_lexical(files[i]))) {
+            if (!(norm[i] = vertex_ids ? ag_i_strdup(files[i]) : ag_i_path_lexical(files[i]))) {
                 rc = AG_ERROR(AG_ENOMEM, "out of memory");
                 goto done;
             }
@@ -229,7 +232,17 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
     /* the labels table's file column when the split has it too, else the usual 'file' */
     int64_t n_cols = csv.n_fields, col = ag_csv_find(&csv, column),
             file_col = file_column ? ag_csv_find(&csv, file_column) : -1;
-    if (file_col < 0) file_col = ag_csv_find(&csv, "file");
+    if (file_col < 0 && !vertex_ids) file_col = ag_csv_find(&csv, "file");
+    if (vertex_ids && file_col < 0) files = NULL; /* no id column: row i is vertex i */
+    for (int64_t i = 1; files && vertex_ids && i < n_files; i++)
+        if (!strcmp(keys[i - 1].name, keys[i].name)) {
+            /* a row naming that id could mean either vertex */
+            int64_t a = keys[i - 1].index, b = keys[i].index;
+            rc = AG_ERROR(AG_EMISMATCH, "%s: vertices %lld and %lld share the id '%s' (column '%s'), so a row cannot "
+                          "name one of them", path, (long long)(a < b ? a : b), (long long)(a < b ? b : a), keys[i].name,
+                          file_column);
+            goto done;
+        }
     if (col < 0) {
         rc = AG_ERROR(AG_EATTR, "%s:1: no column '%s' in the header", path, column);
         goto done;
@@ -248,7 +261,7 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
         int64_t item;
         if (files) {
             /* ./g/a.gml names the dataset's g/a.gml */
-            char *cell = ag_i_path_lexical(csv.fields[file_col]);
+            char *cell = vertex_ids ? ag_i_strdup(csv.fields[file_col]) : ag_i_path_lexical(csv.fields[file_col]);
             if (!cell) {
                 rc = AG_ERROR(AG_ENOMEM, "out of memory");
                 goto done;
@@ -257,6 +270,12 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
             const name_key_t *hit = bsearch(&key, keys, (size_t)n_files, sizeof *keys, cmp_name_key);
             ag_i_free(cell);
             key.name = csv.fields[file_col];
+            if (!hit && vertex_ids) {
+                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: column '%s': no vertex has id '%s'%s", path, (long long)csv.line,
+                              file_column, key.name,
+                              n_files > 0 ? "" : " (the graph has no vertex)");
+                goto done;
+            }
             if (!hit) {
                 rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: file '%s' is not in the dataset", path, (long long)csv.line,
                               key.name);
@@ -264,8 +283,8 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
             }
             item = hit->index;
             if (value[item] != -1) {
-                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: file '%s' appears twice (first on line %lld)", path,
-                              (long long)csv.line, key.name, (long long)line[item]);
+                rc = AG_ERROR(AG_EMISMATCH, "%s:%lld: %s '%s' appears twice (first on line %lld)", path,
+                              (long long)csv.line, vertex_ids ? "vertex id" : "file", key.name, (long long)line[item]);
                 goto done;
             }
         } else {
@@ -309,6 +328,10 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
         mode = this_mode;
     }
     for (int64_t i = 0; i < n_files; i++) {
+        if (value[i] == -1 && files && vertex_ids) {
+            value[i] = -2; /* a vertex the table does not name is in no part, as an empty cell */
+            continue;
+        }
         if (value[i] == -1) {
             if (files)
                 rc = AG_ERROR(AG_EMISMATCH, "%s: dataset file '%s' (item %lld) has no row", path, files[i],
@@ -360,6 +383,19 @@ done:
     ag_i_free(line);
     ag_i_free(part);
     return rc;
+}
+
+ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const char *column, const char *file_column,
+                                   const char *const *files, int64_t n_files) {
+    return read_csv_split(split, path, column, file_column, files, n_files, 0);
+}
+
+ag_error_t ag_split_read_csv_vertices(ag_split_t *split, const char *path, const char *column, const char *id_column,
+                                      const char *const *ids, int64_t n_vertices) {
+    memset(split, 0, sizeof *split);
+    if (!id_column || !ids)
+        return AG_ERROR(AG_EINVAL, "ag_split_read_csv_vertices: id_column and ids are required");
+    return read_csv_split(split, path, column, id_column, ids, n_vertices, 1);
 }
 
 /* ---- Made here. */

@@ -89,6 +89,23 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
                                    const char *const *files, int64_t n_files);
 
 /**
+ * \function ag_split_read_csv_vertices
+ * A node task's split table: like ag_split_read_csv, with each row matched to the vertex whose id
+ * (ids[v], vertex v's id as text: a vertex attribute's value or the index, as the caller keys a
+ * node table) equals the row's cell in column id_column, compared as text. A vertex that no row
+ * names is in no part (as a row with an empty cell), so a table may list the labelled vertices
+ * only. A table without id_column is matched by position: row i is vertex i, and the row count
+ * must be n_vertices.
+ * \param ids  (n_vertices) vertex ids as text.
+ * \return As ag_split_read_csv; AG_EMISMATCH (path:line: an id no vertex has, an id named twice;
+ *   two vertices with the same id, which a row could not tell apart);
+ *   AG_EINVAL (a NULL id_column or ids).
+ * Time complexity: O(file size + N log N).
+ */
+ag_error_t ag_split_read_csv_vertices(ag_split_t *split, const char *path, const char *column, const char *id_column,
+                                      const char *const *ids, int64_t n_vertices);
+
+/**
  * \function ag_split_random
  * A seeded random split of n items: round(train * n) train items, round(val * n) validation
  * items, the rest test. A part with a positive fraction that rounding leaves empty (few items:
