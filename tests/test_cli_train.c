@@ -160,6 +160,15 @@ static void test_karate(void **state) {
     ag_cli_run(&e, NULL, args);
     if (e.code != 0) fail_msg("exit %d: %s", e.code, e.err);
     assert_string_equal(e.out, r.out);
+    assert_null(strstr(e.err, "overstates"));
+    /* without train's option, eval's random split tests vertices the model trained on: said */
+    snprintf(args, sizeof args, "eval --model %s graphs/social/karate.gml", model);
+    ag_cli_run(&e, NULL, args);
+    if (e.code != 0) fail_msg("exit %d: %s", e.code, e.err);
+    assert_non_null(strstr(e.err, "was trained on the parts of listed training vertices (--train-nodes I,J,...); "
+                                  "without that option eval draws a random split, whose test part overlaps the "
+                                  "model's training part, so its figure overstates the model: give train's option "
+                                  "for its test figure\n"));
     /* a node model given a dataset */
     snprintf(args, sizeof args, "eval --model %s --labels tests/data/mutag-mini/labels.csv", model);
     ag_cli_run(&e, NULL, args);

@@ -120,6 +120,18 @@ static void test_node_round_trip(void **state) {
     assert_int_equal(c.featurizer.n_features, b.featurizer.n_features);
     assert_int_equal(ag_model_config(c.model)->task, AG_TASK_NODE_CLASSIFICATION);
     assert_same_predictions(&b, &c, &ig, NULL);
+    assert_int_equal(c.split_source, AG_SPLIT_SOURCE_UNKNOWN); /* not recorded: no key written */
+    ag_bundle_destroy(&c);
+    /* how train chose its parts, kept for eval */
+    for (int k = AG_SPLIT_SOURCE_RANDOM; k <= AG_SPLIT_SOURCE_NODES; k++) {
+        b.split_source = (ag_split_source_t)k;
+        assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+        assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
+        assert_int_equal(c.split_source, k);
+        ag_bundle_destroy(&c);
+    }
+    b.split_source = AG_SPLIT_SOURCE_UNKNOWN;
+    assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
     /* each row is a probability distribution over the 2 classes */
     ag_fmat_t y = {0};
     assert_int_equal(ag_bundle_predict_graph(&c, &ig, NULL, &y), AG_SUCCESS);
@@ -380,6 +392,11 @@ static void test_corrupted_files(void **state) {
     expect_bad("labels.split_random must be [train, val]: two fractions, train above 0, adding up to at most 1");
     rewrite_replacing("labels", "\"target_column\":null", "\"target_column\":null,\"split_random\":\"0.8,0.1\"");
     expect_bad("labels.split_random must be [train, val]");
+    /* how train chose its parts: one of five words */
+    rewrite("split", "fold");
+    expect_bad("metadata 'split' must be random, file, folds, kfold or nodes, not 'fold'");
+    rewrite("split", "");
+    expect_bad("metadata 'split' must be random, file, folds, kfold or nodes, not ''");
     rewrite_replacing("featurizer", "\"degree\":true", "\"degree\":false");
     expect_bad("featuriser");
     rewrite("target_mean", "[0]");

@@ -1539,6 +1539,12 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             b.split_random[1] = d->split_fractions[1];
             b.has_split_random = 1;
         }
+        /* eval warns when its own parts would overlap the ones this model trained on */
+        b.split_source = d->split_drawn ? AG_SPLIT_SOURCE_RANDOM
+                         : o->kfold > 0  ? AG_SPLIT_SOURCE_KFOLD
+                         : o->folds      ? AG_SPLIT_SOURCE_FOLDS
+                         : o->train_nodes ? AG_SPLIT_SOURCE_NODES
+                                          : AG_SPLIT_SOURCE_FILE;
         if (rc == AG_SUCCESS) rc = ag_bundle_save(t.output, &b);
         /* the models stay ours for the test scores: the bundle only borrowed what it took */
         for (int64_t m = 0; m < b.n_members; m++) b.members[m] = NULL;

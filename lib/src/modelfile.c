@@ -28,6 +28,10 @@ void ag_bundle_destroy(ag_bundle_t *b) {
     memset(b, 0, sizeof *b);
 }
 
+/* labels.split's values, by ag_split_source_t (0, unknown, is never written) */
+static const char *const split_sources[] = {"", "random", "file", "folds", "kfold", "nodes"};
+#define N_SPLIT_SOURCES ((int)(sizeof split_sources / sizeof split_sources[0]))
+
 /* The parts agree with each other: names per output, input widths per the model. */
 static ag_error_t check_parts(const ag_model_t *model, const ag_featurizer_t *f, const ag_table_norm_t *t,
                               int64_t n_names, ag_error_t code, const char *where) {
@@ -309,6 +313,9 @@ static ag_error_t build_metadata(const ag_bundle_t *b, ag_metadata_t *m, ag_strb
                          (unsigned long long)b->graph.hash, (unsigned long long)b->graph.numbered);
         AG_CHECK(put(m, "graph", sb));
     }
+    /* advice for eval, which a reader without it may ignore: a metadata key of its own, plain text */
+    if ((int)b->split_source > 0 && (int)b->split_source < N_SPLIT_SOURCES)
+        AG_CHECK(ag_metadata_set(m, "split", split_sources[b->split_source]));
     ag_strbuf_printf(sb, "%d", b->has_smooth ? 3 : b->n_members > 1 ? 2 : 1);
     AG_CHECK(put(m, "bundle_version", sb));
     AG_CHECK(ag_metadata_set(m, "attn_graph_version", ag_version()));
@@ -693,6 +700,13 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
         rc = AG_ERROR(AG_EMODEL, "%s: bundle version %ld cannot hold smoothing weights (metadata 'smooth'); "
                       "the file is damaged", path, v);
     if (rc == AG_SUCCESS) rc = meta_json(file, path, "graph", 0, &jg);
+    const char *split = ag_metadata_get(&file->metadata, "split"); /* absent before 2026-12-07 */
+    int split_source = 0;
+    while (rc == AG_SUCCESS && split && ++split_source < N_SPLIT_SOURCES && strcmp(split, split_sources[split_source]))
+        ;
+    if (rc == AG_SUCCESS && split && split_source == N_SPLIT_SOURCES)
+        rc = AG_ERROR(AG_EMODEL, "%s: metadata 'split' must be random, file, folds, kfold or nodes, not '%.40s'", path,
+                      split);
     if (rc == AG_SUCCESS && (rc = ag_model_config_from_json(&cfg, jc)) != AG_SUCCESS)
         rc = ag_i_model_file_error(rc, path, "");
     if (rc == AG_SUCCESS) rc = ag_i_model_config_fits(&cfg, k, file, path);
@@ -718,6 +732,7 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
     if (rc == AG_SUCCESS) rc = load_table(b, jt, path);
     if (rc == AG_SUCCESS && jsm) rc = smooth_from(b, jsm, path);
     if (rc == AG_SUCCESS && jg) rc = graph_from(b, jg, path);
+    if (rc == AG_SUCCESS && split) b->split_source = (ag_split_source_t)split_source;
     if (rc == AG_SUCCESS) rc = check_parts(b->model, &b->featurizer, &b->table, b->n_names, AG_EMODEL, "");
     if (rc == AG_EMODEL && strncmp(ag_error_message(), path, strlen(path)) != 0)
         rc = ag_i_model_file_error(rc, path, "");

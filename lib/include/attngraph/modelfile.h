@@ -45,6 +45,16 @@ extern "C" {
  * An ensemble (ag_bundle_add_member) is k models of one configuration (seeds apart) trained on the
  * same rows with the same featuriser; it predicts the mean of their raw outputs
  * (ag_ensemble_predict_batch). */
+/** How a model's training run chose its training, validation and test parts. */
+typedef enum ag_split_source_t {
+    AG_SPLIT_SOURCE_UNKNOWN = 0, /* not recorded (a library caller's own, or an older file) */
+    AG_SPLIT_SOURCE_RANDOM,      /* a seeded random split (split_random, the model's seed) */
+    AG_SPLIT_SOURCE_FILE,        /* a split file (the CLI's --split) */
+    AG_SPLIT_SOURCE_FOLDS,       /* one fold of a folds file (--folds, --fold) */
+    AG_SPLIT_SOURCE_KFOLD,       /* one fold of seeded k folds (--kfold, --fold) */
+    AG_SPLIT_SOURCE_NODES        /* listed training vertices (--train-nodes) */
+} ag_split_source_t;
+
 typedef struct ag_bundle_t {
     ag_model_t *model;       /* the model; of an ensemble, its first member (members[0]) */
     ag_model_t **members;    /* (n_members) members[0] == model */
@@ -58,6 +68,9 @@ typedef struct ag_bundle_t {
     double split_random[2];  /* the training and validation fractions of the random split train drew
                                 (with the model's seed), when has_split_random */
     int has_split_random;    /* 0: trained on a split file, folds or listed vertices */
+    ag_split_source_t split_source; /* how train chose its parts, so that eval can say when its
+                                       own parts would overlap them; UNKNOWN in files before
+                                       2026-12-07 */
     /* node classification: the Correct and Smooth weights the model was validated with
      * (ag_bundle_set_smooth), which predictions should apply with the graph's known classes */
     int has_smooth;
