@@ -869,6 +869,8 @@ static void test_model_twice(void **state) {
     /* the output's kind is its extension: every accepted one is named (.xml is GraphML) */
     run_expect(2, "attn-graph: label: -o @/out.txt: give a .gml, .graphml (or .xml), .csv, .json or .jsonl file\n",
                "label graphs/social/karate.gml -o @/out.txt");
+    run_expect(2, "attn-graph: explain: -o @/out.json: give a .gml or .graphml (or .xml) file\n",
+               "explain graphs/molecules/aspirin.gml -o @/out.json");
     run_expect(2,
         "attn-graph: label: --model given twice ('graphs/models/karate.safetensors', "
         "'graphs/models/karate.safetensors'): label takes one model file (train --ensemble K makes one file of K "

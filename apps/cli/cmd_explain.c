@@ -1332,7 +1332,7 @@ int ag_cmd_explain(int argc, char **argv) {
     if (code) return code;
     cli_out_kind_t kind = cli_out_kind(o.out_path);
     if (kind != CLI_OUT_GML && kind != CLI_OUT_GRAPHML) {
-        fprintf(stderr, "attn-graph: explain: -o %s: give a .gml or .graphml file\n", o.out_path);
+        fprintf(stderr, "attn-graph: explain: -o %s: give a .gml or .graphml (or .xml) file\n", o.out_path);
         return AG_EXIT_USAGE;
     }
     if (svg_path && !cli_ends_with_ci(svg_path, ".svg")) {

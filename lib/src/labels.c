@@ -541,12 +541,25 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
             for (int64_t k = 0; k < n_cols; k++)
                 if (k != file_col && strcmp(header[k], opts->targets[j]) == 0) c = k;
             if (c < 0 && strcmp(header[file_col], opts->targets[j]) == 0) {
-                rc = AG_ERROR(AG_EINVAL, "%s:1: '%s' is the column of the graphs' files, not a target", path,
+                rc = AG_ERROR(AG_EATTR, "%s:1: '%s' is the column of the graphs' files, not a target", path,
                               opts->targets[j]);
                 goto done;
             }
             if (c < 0) {
-                rc = AG_ERROR(AG_EATTR, "%s:1: no target column '%s' in the header", path, opts->targets[j]);
+                /* the header's other columns, as a misspelt name's neighbours (at most ~600 bytes) */
+                char cols_text[640];
+                size_t used = 0;
+                int64_t shown = 0;
+                cols_text[0] = '\0';
+                for (int64_t k = 0; k < n_cols && used < sizeof cols_text - 80; k++) {
+                    if (k == file_col) continue;
+                    used += (size_t)snprintf(cols_text + used, sizeof cols_text - used, "%s'%.60s'", shown ? ", " : "",
+                                             header[k]);
+                    shown++;
+                }
+                if (shown < n_cols - 1) snprintf(cols_text + used, sizeof cols_text - used, ", ...");
+                rc = AG_ERROR(AG_EATTR, "%s:1: no target column '%s' in the header (its columns besides '%s': %s)", path,
+                              opts->targets[j], header[file_col], shown ? cols_text : "none");
                 goto done;
             }
             if (n_tasks >= n_cols) {

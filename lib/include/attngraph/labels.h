@@ -149,7 +149,8 @@ void ag_targets_options_init(ag_targets_options_t *opts);
  * \param path    The labels table.
  * \param opts    Options, or NULL for the defaults.
  * \return AG_SUCCESS; AG_EFILE, AG_EPARSE (path:line: malformed, wrong field count),
- *   AG_EATTR (no file column, no named target column, nothing to take by default: no numeric
+ *   AG_EATTR (no file column; a named target column absent, the message listing the others, or the file
+ *   column itself; nothing to take by default: no numeric
  *   column and more or fewer than one other column; the message lists them),
  *   AG_EVALUE (path:line: a NaN/infinite number; a non-number in a column forced numeric),
  *   AG_EMISMATCH (path:line: duplicate file), AG_ENOMEM.
