@@ -1,6 +1,7 @@
 /*
  * cmd_train.c: `attn-graph train`, train a model on a dataset of graphs or on one graph's nodes.
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <glob.h>
 #include <signal.h>
 #include <limits.h>
@@ -1438,15 +1439,23 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         if (res.stopped && res.epochs_run == (resume ? state.epoch : 0)) break; /* no epoch of its own */
         trained = m + 1;
         if (res.stopped) {
-            fprintf(stderr, "attn-graph: interrupted after epoch %lld of %lld: epoch %lld's weights are kept",
-                    (long long)res.epochs_run, (long long)tc.epochs, (long long)res.best_epoch);
-            if (K > 1) fprintf(stderr, "; an ensemble of %lld of the %lld members", (long long)trained, (long long)K);
-            if (t.checkpoint) {
-                fputs("; --resume ", stderr);
-                cli_print_shell_word(stderr, t.checkpoint, strlen(t.checkpoint));
-                fputs(" continues the run", stderr);
+            /* a warning, so that --json's object says it too: its figures are a stopped run's */
+            char *text = NULL;
+            size_t len = 0;
+            FILE *f = open_memstream(&text, &len);
+            if (f) {
+                fprintf(f, "interrupted after epoch %lld of %lld: epoch %lld's weights are kept",
+                        (long long)res.epochs_run, (long long)tc.epochs, (long long)res.best_epoch);
+                if (K > 1) fprintf(f, "; an ensemble of %lld of the %lld members", (long long)trained, (long long)K);
+                if (t.checkpoint) {
+                    fputs("; --resume ", f);
+                    cli_print_shell_word(f, t.checkpoint, strlen(t.checkpoint));
+                    fputs(" continues the run", f);
+                }
             }
-            fprintf(stderr, "\n");
+            if (f && fclose(f) == 0 && text) ag_cli_warning("%s", text);
+            else ag_cli_warning("interrupted after epoch %lld", (long long)res.epochs_run);
+            free(text);
         }
         if (!t.quiet) {
             const ag_metric_t shown = ag_metric_for_task(tc.metric, task);
