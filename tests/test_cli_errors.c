@@ -856,6 +856,16 @@ static void test_gml_keys_and_replaced(void **state) {
         "label --model graphs/models/karate.safetensors @/once.gml -o @/twice.gml");
 }
 
+/* Node labels come from the graph or from the table: a name in neither names both. */
+static void test_labels_nowhere(void **state) {
+    (void)state;
+    write_text("e.edges", "0 1\n1 2\n2 0\n");
+    write_text("n.csv", "id,a,y\n0,1,0\n1,2,1\n2,3,0\n");
+    run_expect(3, "attn-graph: @/e.edges: no labels 'z': the graph has no vertex attribute 'z' and the node table "
+                  "@/n.csv has no column 'z'\n",
+               "train @/e.edges --node-table @/n.csv --label-attr z --epochs 1");
+}
+
 /* classify, label and explain predict with one model file: a second --model is refused, not
  * silently taken in place of the first (eval takes several: an ensemble). */
 static void test_model_twice(void **state) {
@@ -1466,6 +1476,7 @@ int main(void) {
         cmocka_unit_test(test_directory_as_file),
         cmocka_unit_test(test_gml_keys_and_replaced),
         cmocka_unit_test(test_model_twice),
+        cmocka_unit_test(test_labels_nowhere),
         cmocka_unit_test(test_eval_seed),
         cmocka_unit_test(test_stdin_named),
         cmocka_unit_test(test_control_characters_escaped),

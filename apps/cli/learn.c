@@ -463,6 +463,13 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
         /* the table's own errors start with its path; the graph's ids' name no file */
         if (rc) return ag_cli_fail_in(ag_table_read_refused_graph() ? o->graph : NULL, rc);
         d->have_table = 1;
+        if (!in_graph && !d->table.labels) {
+            /* the labels come from one of the two: the graph's message alone sent a user who keeps
+             * them in the table to look in the graph */
+            fprintf(stderr, "attn-graph: %s: no labels '%s': the graph has no vertex attribute '%s' and the node table "
+                    "%s has no column '%s'\n", o->graph, o->label_attr, o->label_attr, o->node_table, o->label_attr);
+            return AG_EXIT_INPUT;
+        }
         if (!in_graph && d->table.labels && cli_labels_to_attr(&d->graph, o->label_attr, d->table.labels) < 0) {
             fprintf(stderr, "attn-graph: %s: out of memory\n", cmd);
             return AG_EXIT_FAILURE;
