@@ -234,6 +234,14 @@ static void test_table_width(void **state) {
         "attn-graph: note: @/t3.csv: the node table's columns are taken by name in the model's order; those the "
         "model was not trained with are left out\n",
         "eval --model @/table.safetensors graphs/social/karate.gml --node-table @/t3.csv --train-nodes 0,33");
+    /* a column outside the model's holding text (a name) is left out too, and said so */
+    char texty[2048] = "id,note,f1,f0\n";
+    for (int v = 0; v < 34; v++) snprintf(texty + strlen(texty), sizeof texty - strlen(texty), "%d,v%d,1,2\n", v, v);
+    write_text("texty.csv", texty);
+    run_expect(0,
+        "attn-graph: note: @/texty.csv: the node table's columns are taken by name in the model's order; those the "
+        "model was not trained with are left out\n",
+        "eval --model @/table.safetensors graphs/social/karate.gml --node-table @/texty.csv --train-nodes 0,33");
     char other[2048] = "id,f1,g\n";
     for (int v = 0; v < 34; v++) snprintf(other + strlen(other), sizeof other - strlen(other), "%d,1,%d\n", v, v % 2);
     write_text("other.csv", other);

@@ -905,6 +905,13 @@ char **cli_vertex_ids(const igraph_t *ig, const char *id_attr, int *missing) {
     return ids;
 }
 
+/* Says that a node table's columns were matched to the model's by name (and that some were left
+ * out), so that a user who reordered or added columns knows it was understood. */
+static void table_by_name_note(const char *table_path, int some_left_out) {
+    fprintf(stderr, "attn-graph: note: %s: the node table's columns are taken by name in the model's order%s\n",
+            table_path, some_left_out ? "; those the model was not trained with are left out" : "");
+}
+
 ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, ag_format_t format, const char *table_path,
                           const char *id_attr, const char *label_attr, const ag_table_norm_t *model) {
     ag_table_options_t topt;
@@ -949,6 +956,9 @@ ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, ag_format_t fo
         topt.columns = (const char *const *)model->columns;
         topt.n_columns = model->width;
         rc = ag_table_read(t, table_path, ig, &topt);
+        /* the table is then in the model's order already, and cli_align_table has nothing to move
+         * or say: the note it gives for a table read whole is said here */
+        if (rc == AG_SUCCESS) table_by_name_note(table_path, 1);
     }
     if (rc == AG_SUCCESS && t->by_index) {
         char pb[512];
@@ -1043,9 +1053,7 @@ int cli_align_table(const char *cmd, const char *table_path, const char *model_p
         return AG_EXIT_INPUT;
     }
     if (rc != AG_SUCCESS) return ag_cli_fail(rc);
-    if (moved)
-        fprintf(stderr, "attn-graph: note: %s: the node table's columns are taken by name in the model's order%s\n",
-                table_path, W > tn->width ? "; those the model was not trained with are left out" : "");
+    if (moved) table_by_name_note(table_path, W > tn->width);
     return AG_EXIT_OK;
 }
 
