@@ -434,6 +434,8 @@ static ag_error_t gather_edge_grads(const ag_mask_t *mask, const float *dent, in
     int64_t M = mask->n_entries, nE = 0;
     for (int64_t k = 0; k < M; k++)
         if (mask->edge[k] + 1 > nE) nE = mask->edge[k] + 1;
+    /* ptr (nE + 2) and list (M): the entries of each edge id, grouped as a CSR (a counting sort,
+     * shifted by two so that one pass counts and a second places) */
     int64_t *ptr = NULL, *list = NULL;
     ag_error_t rc = ag_i_alloc_array((void **)&ptr, nE + 2, sizeof(int64_t), "edge gradient index");
     if (!rc) rc = ag_i_alloc_array((void **)&list, M, sizeof(int64_t), "edge gradient index");

@@ -356,6 +356,8 @@ static void plain_row(const ag_attn_ctx_t *c, const float *Kt, const float *Vt, 
 
 ag_error_t ag_i_attn_full_forward(const ag_attn_ctx_t *c, int nt) {
     int64_t N = c->N, ld = stride_of(N), HD = c->HD;
+    /* Kt, Vt (H*D x ld): K and V transposed, rows padded to ld >= N so that a block of sources
+     * is contiguous for every lane; scr (nt x BLOCK): one block of scores per thread */
     float *Kt = NULL, *Vt = NULL, *scr = NULL;
     ag_error_t rc = ag_i_alloc_array((void **)&Kt, ld * HD, sizeof(float), "full attention transposed keys");
     if (!rc) rc = ag_i_alloc_array((void **)&Vt, ld * HD, sizeof(float), "full attention transposed values");
@@ -768,6 +770,9 @@ static void fused_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, const
 ag_error_t ag_i_attn_full_backward(const ag_attn_ctx_t *c, const ag_attn_bwd_t *b, int nt) {
     int64_t N = c->N, ld = stride_of(N), H = c->H, D = c->D, HD = c->HD;
     const ag_mask_t *m = c->mask;
+    /* Kt, Vt, Qt, dOt (H*D x ld): K, V, Q and dO transposed, padded as in the forward; dOr (N x H*D):
+     * dO per head, scaled, before the transpose; stT (3 x H x ld): the forward's row maxima and
+     * denominators and the rows' dO . O (cs), transposed; scr (nt x 6 x BLOCK): per-thread blocks */
     float *Kt = NULL, *Vt = NULL, *Qt = NULL, *dOr = NULL, *dOt = NULL, *stT = NULL, *scr = NULL;
     ag_error_t rc = ag_i_alloc_array((void **)&Kt, ld * HD, sizeof(float), "full attention backward buffers");
     if (!rc) rc = ag_i_alloc_array((void **)&Vt, ld * HD, sizeof(float), "full attention backward buffers");

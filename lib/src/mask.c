@@ -175,7 +175,7 @@ static ag_error_t build_transpose(ag_mask_t *mask) {
     AG_CHECK(ag_i_alloc_array((void **)&mask->t_entry, M, sizeof(int64_t), "mask transposed entries"));
     for (int64_t k = 0; k < M; k++) mask->t_indptr[mask->src[k] + 1]++;
     for (int64_t j = 0; j < N; j++) mask->t_indptr[j + 1] += mask->t_indptr[j];
-    int64_t *fill = NULL;
+    int64_t *fill = NULL; /* (N) the next free slot of each source's group */
     AG_CHECK(ag_i_alloc_array((void **)&fill, N, sizeof(int64_t), "mask transpose scratch"));
     memcpy(fill, mask->t_indptr, (size_t)N * sizeof(int64_t));
     for (int64_t k = 0; k < M; k++) mask->t_entry[fill[mask->src[k]]++] = k;

@@ -68,6 +68,7 @@ ag_error_t ag_readout_init(ag_readout_t *ro, ag_readout_kind_t kind, int64_t dim
     c->n_nodes = -1;
     ro->cache = c;
     if (kind == AG_READOUT_ATTENTION) {
+        /* params, grads (F + 1): the gate's weights w_gate, then its bias */
         ag_error_t rc = ag_i_alloc_array((void **)&ro->params, dim + 1, sizeof(float), "readout gate");
         if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&ro->grads, dim + 1, sizeof(float), "readout gate gradient");
         if (rc != AG_SUCCESS) {
@@ -232,6 +233,7 @@ ag_error_t ag_readout_forward(ag_readout_t *ro, const int64_t *graph_ptr, int64_
             ag_i_free(c->ds);
             c->alpha = c->ds = NULL;
             c->alpha_cap = 0;
+            /* alpha (N): each node's gate weight within its graph; ds (N): its score's gradient */
             AG_CHECK(ag_i_alloc_array((void **)&c->alpha, N, sizeof(float), "attention readout cache"));
             AG_CHECK(ag_i_alloc_array((void **)&c->ds, N, sizeof(float), "attention readout cache"));
             c->alpha_cap = N;
