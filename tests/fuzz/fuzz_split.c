@@ -1,8 +1,10 @@
 /*
- * fuzz_split.c: split files, JSON (ag_split_read_json) and CSV (ag_split_read_csv).
+ * fuzz_split.c: split files, JSON (ag_split_read_json) and CSV (ag_split_read_csv,
+ * ag_split_read_csv_vertices).
  * First byte: bit 0 chooses CSV. JSON: the number of items is 32 times bits 1-7 (0..4064; Cora has 2,708).
- * CSV: bit 1 matches rows to the files graphs/g1.gml, g2, g3 (else row i is item i and bits 4-7
- * are the number of items); bits 2-3 choose the column (random_split, scaffold_split, fold, split).
+ * CSV: bit 1 matches rows to named items: with bit 4 to the vertex ids 0, 1, 2, a in column 'id',
+ * else to the files graphs/g1.gml, g2, g3 (without bit 1 row i is item i and bits 4-7 are the
+ * number of items); bits 2-3 choose the column (random_split, scaffold_split, fold, split).
  */
 #include "attngraph/split.h"
 #include "fuzz_common.h"
@@ -35,7 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } else {
         const char *path = fuzz_write_file(data + 1, size - 1, ".csv");
         const char *column = columns[(b >> 2) & 3];
-        if (b & 2)
+        static const char *const ids[] = {"0", "1", "2", "a"};
+        if ((b & 2) && (b & 16))
+            rc = ag_split_read_csv_vertices(&s, path, column, "id", ids, 4);
+        else if (b & 2)
             rc = ag_split_read_csv(&s, path, column, files, 3);
         else
             rc = ag_split_read_csv(&s, path, column, NULL, b >> 4);
