@@ -238,8 +238,9 @@ static ag_error_t write_body(FILE *f, const char *tmp, const ag_strbuf_t *header
     return AG_SUCCESS;
 }
 
-static ag_error_t crc_of_tensors(const ag_tensor_t *tensors, int64_t count, unsigned char *chunk, int64_t chunk_floats,
-                                 uint32_t *out) {
+/* The CRC-32 of the tensors' little-endian bytes, in order, converted chunk by chunk through
+ * chunk (4 x chunk_floats bytes). */
+static uint32_t crc_of_tensors(const ag_tensor_t *tensors, int64_t count, unsigned char *chunk, int64_t chunk_floats) {
     uint32_t crc = 0;
     for (int64_t i = 0; i < count; i++) {
         int64_t n = numel_of(&tensors[i]);
@@ -249,8 +250,7 @@ static ag_error_t crc_of_tensors(const ag_tensor_t *tensors, int64_t count, unsi
             crc = ag_crc32_update(crc, chunk, (size_t)(4 * m));
         }
     }
-    *out = crc;
-    return AG_SUCCESS;
+    return crc;
 }
 
 /* Makes the rename durable; best effort, as some file systems cannot sync a directory. */
@@ -289,8 +289,7 @@ ag_error_t ag_safetensors_write(const char *path, const ag_tensor_t *tensors, in
     enum { CHUNK = 16384 };
     unsigned char *chunk; /* (4 x CHUNK) little-endian staging */
     AG_CHECK(ag_i_alloc_array((void **)&chunk, 4 * CHUNK, 1, "model file write buffer"));
-    uint32_t crc;
-    crc_of_tensors(tensors, count, chunk, CHUNK, &crc);
+    const uint32_t crc = crc_of_tensors(tensors, count, chunk, CHUNK);
     ag_strbuf_t header;
     ag_strbuf_init(&header);
     ag_error_t rc = build_header(path, tensors, count, meta, crc, &header);
