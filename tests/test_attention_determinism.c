@@ -91,8 +91,28 @@ static void expect_identical(const run_t *a, const run_t *b, const char *what) {
 
 static const ag_mask_kind_t KINDS[] = {AG_MASK_NEIGHBOURS, AG_MASK_KHOP, AG_MASK_FULL};
 
-/* 1 thread against 2 threads, and two runs with the same seeds, every scoring and mask kind,
- * with dropout on and off. */
+/* The configurations compared across thread counts: every scoring with edge features, and
+ * without them the kernels of their own: the full mask's fast path (DOT), the head-lane CSR
+ * kernels of attention_csr.c on neighbour and k-hop masks (DOT and GAT, softmax and ReLU
+ * weights), and GAT's vector forward for 8 heads of 8 (the gat preset's hidden layer) and 4 of 16
+ * (the molecule models' 64-wide blocks). heads 0: at_config's 2 heads of 3. */
+static const struct {
+    int score, norm, edge, combine;
+    int64_t heads, head_dim;
+} THREAD_CONFIGS[] = {
+    {AG_SCORE_DOT, AG_NORM_SOFTMAX, AG_EDGE_KEY, AT_CONCAT_WO, 0, 0},
+    {AG_SCORE_GAT, AG_NORM_SOFTMAX, AG_EDGE_BIAS, AT_CONCAT, 0, 0},
+    {AG_SCORE_GATV2, AG_NORM_RELU, AG_EDGE_KEY, AT_MEAN, 0, 0},
+    {AG_SCORE_DOT, AG_NORM_SOFTMAX, AG_EDGE_NONE, AT_CONCAT_WO, 0, 0},
+    {AG_SCORE_DOT, AG_NORM_RELU, AG_EDGE_NONE, AT_CONCAT_WO, 0, 0},
+    {AG_SCORE_GAT, AG_NORM_SOFTMAX, AG_EDGE_NONE, AT_CONCAT, 0, 0},
+    {AG_SCORE_GAT, AG_NORM_RELU, AG_EDGE_NONE, AT_MEAN, 0, 0},
+    {AG_SCORE_GAT, AG_NORM_SOFTMAX, AG_EDGE_NONE, AT_CONCAT, 8, 8},
+    {AG_SCORE_GAT, AG_NORM_SOFTMAX, AG_EDGE_NONE, AT_CONCAT_WO, 4, 16},
+};
+
+/* 1 thread against 2 threads, and two runs with the same seeds, every configuration above on every
+ * mask kind, with dropout on and off. */
 static void test_threads_and_runs_bit_identical(void **state) {
     (void)state;
     ag_graph_t g;
@@ -100,15 +120,19 @@ static void test_threads_and_runs_bit_identical(void **state) {
     for (int kind = 0; kind < 3; kind++) {
         ag_mask_t m;
         assert_int_equal(ag_mask_build(&m, &g, KINDS[kind], 2, 1), AG_SUCCESS);
-        /* score 3: dot scores without edge features (the full mask's fast path) */
-        for (int score = 0; score < 4; score++)
+        for (size_t t = 0; t < sizeof THREAD_CONFIGS / sizeof THREAD_CONFIGS[0]; t++)
             for (int dropout = 0; dropout < 2; dropout++) {
-                ag_attention_config_t cfg = score == 3
-                    ? at_config(AG_SCORE_DOT, AG_NORM_SOFTMAX, AG_EDGE_NONE, AT_CONCAT_WO, 8)
-                    : at_config(score, score == 2 ? AG_NORM_RELU : AG_NORM_SOFTMAX, 1 + score % 2, score % 3, 8);
+                ag_attention_config_t cfg = at_config(THREAD_CONFIGS[t].score, THREAD_CONFIGS[t].norm,
+                                                      THREAD_CONFIGS[t].edge, THREAD_CONFIGS[t].combine, 8);
+                if (THREAD_CONFIGS[t].heads) {
+                    cfg.heads = THREAD_CONFIGS[t].heads;
+                    cfg.head_dim = THREAD_CONFIGS[t].head_dim;
+                }
                 cfg.attn_dropout = dropout ? 0.25f : 0.0f;
                 char what[128];
-                snprintf(what, sizeof what, "%s mask %d dropout %d", score == 3 ? "DOT(no edges)" : at_score_name(score), kind, dropout);
+                snprintf(what, sizeof what, "%s %s edges %s %lldx%lld mask %d dropout %d", at_score_name((int)cfg.score),
+                         at_norm_name((int)cfg.norm), at_edge_name((int)cfg.edge_mode), (long long)cfg.heads,
+                         (long long)cfg.head_dim, kind, dropout);
                 run_t one, two, again;
                 run_layer(&one, &g, &m, &cfg, 1, 42, 7, 1);
                 run_layer(&two, &g, &m, &cfg, 2, 42, 7, 1);
