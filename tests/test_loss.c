@@ -197,6 +197,59 @@ static void test_bce_errors(void **state) {
     assert_close(loss, 0.0, 0.0);
 }
 
+/* The regression loss at x: mean squared error for delta 0, else Huber's with that delta. */
+static double regression_at(const float *x, const float *t, int64_t N, int64_t T, double delta) {
+    double l;
+    ag_error_t rc = delta > 0.0 ? ag_loss_huber(x, t, N, T, delta, 1.0f, NULL, &l, NULL)
+                                : ag_loss_mse(x, t, N, T, 1.0f, NULL, &l, NULL);
+    assert_int_equal(rc, AG_SUCCESS);
+    return l;
+}
+
+/* Checks dx, the gradient of scale times the regression loss at x (N x T), against central
+ * differences, passing over entries within 2h of a Huber kink (where the difference straddles two
+ * slopes); a missing target's gradient must be exactly 0. Returns how many of the entries checked
+ * lie beyond delta (Huber's linear branch). */
+static int check_regression_fd(float *x, const float *t, int64_t N, int64_t T, double delta, float scale,
+                               const float *dx) {
+    const float h = 1e-2f;
+    int outside = 0;
+    for (int64_t i = 0; i < N * T; i++) {
+        const double r = fabs((double)x[i] - t[i]);
+        if (delta > 0.0 && !isnan(t[i]) && fabs(r - delta) < 2 * h) continue;
+        outside += delta > 0.0 && !isnan(t[i]) && r > delta;
+        const float keep = x[i];
+        x[i] = keep + h;
+        const double lp = regression_at(x, t, N, T, delta);
+        x[i] = keep - h;
+        const double lm = regression_at(x, t, N, T, delta);
+        x[i] = keep;
+        assert_close(dx[i], scale * (lp - lm) / (2.0 * h), 1e-4);
+        if (isnan(t[i])) assert_float_equal(dx[i], 0.0f, 0.0f);
+    }
+    return outside;
+}
+
+/* Predictions and targets (a fifth missing) for the finite-difference checks, from seed. */
+static void regression_data(float *x, float *t, int n, uint64_t seed) {
+    for (int i = 0; i < n; i++) {
+        x[i] = 2.0f * ag_rng_normal(seed, 0, (uint64_t)i);
+        t[i] = ag_rng_uniform(seed, 1, (uint64_t)i) < 0.2f ? NAN : ag_rng_normal(seed, 2, (uint64_t)i);
+    }
+}
+
+static void test_mse_gradient_fd(void **state) {
+    (void)state;
+    enum { N = 6, T = 2 };
+    float x[N * T], t[N * T], dx[N * T];
+    regression_data(x, t, N * T, 15);
+    double loss;
+    int64_t counted;
+    assert_int_equal(ag_loss_mse(x, t, N, T, 0.5f, dx, &loss, &counted), AG_SUCCESS);
+    assert_true(counted > N && counted < N * T); /* missing targets among the present ones */
+    assert_int_equal(check_regression_fd(x, t, N, T, 0.0, 0.5f, dx), 0);
+}
+
 static void test_mse(void **state) {
     (void)state;
     const float p[4] = {1, 2, 3, 4}, y[4] = {1.5f, NAN, 1, 4};
@@ -241,26 +294,10 @@ static void test_huber(void **state) {
     for (int i = 0; i < 4; i++) assert_float_equal(d[i], dm[i] / 2, 1e-7);
     enum { N = 6, T = 2 };
     float x[N * T], t[N * T], dx[N * T];
-    for (int i = 0; i < N * T; i++) {
-        x[i] = 2.0f * ag_rng_normal(14, 0, (uint64_t)i);
-        t[i] = ag_rng_uniform(14, 1, (uint64_t)i) < 0.2f ? NAN : ag_rng_normal(14, 2, (uint64_t)i);
-    }
+    regression_data(x, t, N * T, 14);
     const double delta = 0.7;
     assert_int_equal(ag_loss_huber(x, t, N, T, delta, 0.5f, dx, &loss, &counted), AG_SUCCESS);
-    int outside = 0;
-    const float h = 1e-2f;
-    for (int i = 0; i < N * T; i++) {
-        if (!isnan(t[i]) && fabs(fabs((double)x[i] - t[i]) - delta) < 2 * h) continue; /* at a kink */
-        outside += !isnan(t[i]) && fabs((double)x[i] - t[i]) > delta;
-        double lp, lm;
-        float keep = x[i];
-        x[i] = keep + h;
-        ag_loss_huber(x, t, N, T, delta, 0.5f, NULL, &lp, NULL);
-        x[i] = keep - h;
-        ag_loss_huber(x, t, N, T, delta, 0.5f, NULL, &lm, NULL);
-        x[i] = keep;
-        assert_close(dx[i], 0.5 * (lp - lm) / (2.0 * h), 1e-4);
-    }
+    const int outside = check_regression_fd(x, t, N, T, delta, 0.5f, dx);
     assert_true(outside >= 2 && outside < counted); /* both branches were checked */
     const double bad[] = {0.0, -1.0, NAN, INFINITY};
     for (int i = 0; i < 4; i++) {
@@ -300,6 +337,7 @@ static void test_probabilities(void **state) {
     assert_int_equal(pred[1], 0);
 }
 
+/* Losses and gradients bit for bit the same on 1 and 2 threads. */
 static void test_losses_do_not_depend_on_threads(void **state) {
     (void)state;
     enum { N = 3001, C = 5 };
@@ -311,15 +349,25 @@ static void test_losses_do_not_depend_on_threads(void **state) {
     }
     for (int i = 0; i < N; i++) lab[i] = (int32_t)(ag_rng_u64(13, 2, (uint64_t)i) % (C + 1)) - 1;
     double l[4][2];
+    float *g[4][2];
     for (int t = 0; t < 2; t++) {
+        for (int k = 0; k < 4; k++) {
+            g[k][t] = malloc(N * C * sizeof(float));
+            assert_non_null(g[k][t]);
+        }
         ag_threads_set(t + 1);
-        assert_int_equal(ag_loss_cross_entropy(z, lab, N, C, NULL, 1.0f, NULL, &l[0][t], NULL), AG_SUCCESS);
-        assert_int_equal(ag_loss_bce_logits(z, y, N, C, NULL, 1.0f, NULL, &l[1][t], NULL), AG_SUCCESS);
-        assert_int_equal(ag_loss_mse(z, y, N, C, 1.0f, NULL, &l[2][t], NULL), AG_SUCCESS);
-        assert_int_equal(ag_loss_huber(z, y, N, C, 1.5, 1.0f, NULL, &l[3][t], NULL), AG_SUCCESS);
+        assert_int_equal(ag_loss_cross_entropy(z, lab, N, C, NULL, 1.0f, g[0][t], &l[0][t], NULL), AG_SUCCESS);
+        assert_int_equal(ag_loss_bce_logits(z, y, N, C, NULL, 1.0f, g[1][t], &l[1][t], NULL), AG_SUCCESS);
+        assert_int_equal(ag_loss_mse(z, y, N, C, 1.0f, g[2][t], &l[2][t], NULL), AG_SUCCESS);
+        assert_int_equal(ag_loss_huber(z, y, N, C, 1.5, 1.0f, g[3][t], &l[3][t], NULL), AG_SUCCESS);
     }
     ag_threads_set(0);
-    for (int k = 0; k < 4; k++) assert_memory_equal(&l[k][0], &l[k][1], sizeof(double));
+    for (int k = 0; k < 4; k++) {
+        assert_memory_equal(&l[k][0], &l[k][1], sizeof(double));
+        if (memcmp(g[k][0], g[k][1], N * C * sizeof(float)) != 0) fail_msg("loss %d: gradients differ", k);
+        free(g[k][0]);
+        free(g[k][1]);
+    }
     free(z);
     free(y);
     free(lab);
@@ -334,6 +382,7 @@ int main(void) {
         cmocka_unit_test(test_bce_gradient_fd),
         cmocka_unit_test(test_bce_errors),
         cmocka_unit_test(test_mse),
+        cmocka_unit_test(test_mse_gradient_fd),
         cmocka_unit_test(test_huber),
         cmocka_unit_test(test_probabilities),
         cmocka_unit_test(test_losses_do_not_depend_on_threads),
