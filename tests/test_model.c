@@ -10,56 +10,16 @@
 #include <cmocka.h>
 #include <attngraph/attngraph.h>
 #include <attngraph/model.h>
+#include "gradcheck_testutil.h"
 #include "igraph_testutil.h"
 #include "json.h"
 #include "model_json.h"
 
-/* L = sum(out .* R); returns L in double. */
-static double loss_of(ag_model_t *m, ag_batch_t *b, const float *R, float *out, int64_t n_out) {
-    assert_int_equal(ag_model_forward(m, b, 0, NULL, out), AG_SUCCESS);
-    double L = 0.0;
-    for (int64_t i = 0; i < n_out; i++) L += (double)out[i] * R[i];
-    return L;
-}
-
-/* Central differences on every parameter of the model (a sample of entries of big tensors). */
+/* Central differences on every parameter of the model (a sample of entries of big tensors). A step
+ * of 1e-3: at 1e-2 the LeakyReLU kinks of GATv2 scores over a full mask put blocks.1.attn.Wq 2%
+ * off. */
 static void check_gradients(ag_model_t *m, ag_batch_t *b) {
-    int64_t rows = ag_model_out_rows(m, b), C = ag_model_config(m)->n_out;
-    int64_t n_out = rows * C;
-    float *out = calloc((size_t)n_out, sizeof(float));
-    float *R = calloc((size_t)n_out, sizeof(float));
-    ag_test_fill_signed(R, n_out, 99, 1.0f);
-    const ag_param_list_t *params = ag_model_params(m);
-    ag_param_list_zero_grad(params);
-    ag_rng_t rng;
-    ag_rng_init(&rng, 3);
-    /* no dropout is configured, so a training forward equals an evaluation forward */
-    assert_int_equal(ag_model_forward(m, b, 1, &rng, out), AG_SUCCESS);
-    assert_int_equal(ag_model_backward(m, b, R), AG_SUCCESS);
-    int checked = 0;
-    for (int64_t t = 0; t < params->count; t++) {
-        ag_param_t *p = &params->items[t];
-        int64_t n = p->shape[0] * p->shape[1];
-        int64_t stride = n > 40 ? n / 17 : 1;
-        for (int64_t i = 0; i < n; i += stride) {
-            float saved = p->value[i];
-            float h = 1e-2f * fmaxf(1.0f, fabsf(saved));
-            p->value[i] = saved + h;
-            double lp = loss_of(m, b, R, out, n_out);
-            p->value[i] = saved - h;
-            double lm = loss_of(m, b, R, out, n_out);
-            p->value[i] = saved;
-            double fd = (lp - lm) / (2.0 * (double)h);
-            double an = p->grad[i];
-            double tol = 2e-2 * fmax(1.0, fabs(fd)) ;
-            if (fabs(fd - an) > tol)
-                fail_msg("%s[%lld]: analytic %.6g vs finite difference %.6g", p->name, (long long)i, an, fd);
-            checked++;
-        }
-    }
-    assert_true(checked > 20);
-    free(out);
-    free(R);
+    assert_true(ag_test_check_model_gradients(m, b, 1e-3f, 17, NULL) > 20);
 }
 
 static const int ring_edges[] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 0, 1, 3, 5, 6};
