@@ -565,18 +565,24 @@ static void test_cli_killed_and_resumed(void **state) {
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
+    /* The kill comes a random moment after the first checkpoint: after a random epoch's checkpoint
+     * (1 .. 20 of 30) and up to 20 ms more, so that it lands anywhere in an epoch or a checkpoint
+     * write. The seed is printed first: AG_TEST_SEED=<seed> draws the same epoch and delay again. */
+    const char *seed_env = getenv("AG_TEST_SEED");
+    const uint64_t seed = seed_env ? strtoull(seed_env, NULL, 10) : (uint64_t)time(NULL) ^ (uint64_t)getpid();
+    const long long target = 1 + (long long)(ag_rng_u64(seed, 0, 0) % 20);
+    const useconds_t delay = (useconds_t)(ag_rng_u64(seed, 0, 1) % 20000);
+    print_message("# AG_TEST_SEED=%llu: kill %u us after the checkpoint of epoch %lld\n", (unsigned long long)seed,
+                  (unsigned)delay, target);
+    /* The first checkpoint is waited for as long as the run goes on, however loaded the machine
+     * (a hung run is ctest's timeout to stop, not a clock of ours). */
     struct stat sb;
-    int polls = 0;
-    while (stat(ckpt, &sb) != 0 && polls < 20000) {
+    int st_;
+    while (stat(ckpt, &sb) != 0) {
+        if (waitpid(pid, &st_, WNOHANG) == pid) fail_msg("the run ended (status %d) before its first checkpoint", st_);
         usleep(1000);
-        polls++;
     }
-    assert_int_equal(stat(ckpt, &sb), 0);
-    /* then a random moment later: after a random epoch's checkpoint (1 .. 20 of 30) and up to 20 ms
-     * more, so that the kill lands anywhere in an epoch or a checkpoint write. The checkpoint is read
-     * all the while: a reader must always see a complete file. */
-    srand((unsigned)time(NULL) ^ (unsigned)getpid());
-    long long target = 1 + rand() % 20;
+    /* The checkpoint is read all the while: a reader must always see a complete file. */
     int reads = 0;
     for (;;) {
         ag_safetensors_t f;
@@ -587,11 +593,10 @@ static void test_cli_killed_and_resumed(void **state) {
         ag_safetensors_destroy(&f);
         reads++;
         if (at >= target) break;
-        int st_;
         if (waitpid(pid, &st_, WNOHANG) == pid) fail_msg("the run ended before epoch %lld", target);
         usleep(2000);
     }
-    usleep((useconds_t)(rand() % 20000));
+    usleep(delay);
     int status;
     kill(pid, SIGKILL);
     assert_int_equal(waitpid(pid, &status, 0), pid);
