@@ -133,12 +133,18 @@ static void test_threads_and_runs_bit_identical(void **state) {
                 snprintf(what, sizeof what, "%s %s edges %s %lldx%lld mask %d dropout %d", at_score_name((int)cfg.score),
                          at_norm_name((int)cfg.norm), at_edge_name((int)cfg.edge_mode), (long long)cfg.heads,
                          (long long)cfg.head_dim, kind, dropout);
-                run_t one, two, again;
+                run_t one, two;
                 run_layer(&one, &g, &m, &cfg, 1, 42, 7, 1);
                 run_layer(&two, &g, &m, &cfg, 2, 42, 7, 1);
-                run_layer(&again, &g, &m, &cfg, 1, 42, 7, 1);
                 expect_identical(&one, &two, what);
-                expect_identical(&one, &again, what);
+                if (t < 3) {
+                    /* run to run on one thread, for the three scorings: the configurations after
+                     * them are here for their kernels' thread splits, which a rerun does not vary */
+                    run_t again;
+                    run_layer(&again, &g, &m, &cfg, 1, 42, 7, 1);
+                    expect_identical(&one, &again, what);
+                    run_free(&again);
+                }
                 if (dropout) {
                     /* one stream per call that drops */
                     assert_int_equal(one.stream_after, 1);
@@ -148,7 +154,7 @@ static void test_threads_and_runs_bit_identical(void **state) {
                     assert_false(same_bits(one.Y, other.Y, one.nY));
                     run_free(&other);
                 }
-                run_free(&one); run_free(&two); run_free(&again);
+                run_free(&one); run_free(&two);
             }
         ag_mask_destroy(&m);
     }
