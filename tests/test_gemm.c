@@ -82,7 +82,7 @@ static void test_gemm_all_transpositions(void **state) {
         {17, 16, 16, 0},   /* just above: BLAS on one thread */
         {20, 64, 64, 0},   /* a molecule's layer */
         {7, 300, 13, 0},   /* wider than the loop's 256-column block */
-        {300, 70, 900, 0}, /* above 2^24: BLAS on all threads */
+        {300, 70, 900, 0}, /* above 2^24 and 256 rows: the row-block route with BLIS */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (int ta = 0; ta <= 1; ta++)
