@@ -76,8 +76,12 @@ static void print_json(FILE *out, const char *path, ag_format_t format, const ag
                 (long long)s->in_degree_min, (long long)s->in_degree_max, (long long)s->out_degree_min,
                 (long long)s->out_degree_max);
     fputs(", \"attributes\": [", out);
+    ag_featurizer_config_t defaults;
+    ag_featurizer_config_init(&defaults);
     for (int64_t i = 0; i < s->n_attrs; i++) {
         const ag_attr_summary_t *a = &s->attrs[i];
+        /* as the text's '-': what train leaves out by default adds no column ('id') */
+        const int left_out = a->kind != AG_ATTR_GRAPH && ag_featurizer_config_excludes(&defaults, a->name);
         fputs(i ? ", {\"kind\": " : "{\"kind\": ", out);
         cli_json_string(out, ag_attr_kind_name(a->kind));
         fputs(", \"name\": ", out);
@@ -86,7 +90,8 @@ static void print_json(FILE *out, const char *path, ag_format_t format, const ag
         json_example(out, a);
         fprintf(out, ", \"missing\": %lld", (long long)a->missing);
         if (a->type == AG_ATTR_STRING) fprintf(out, ", \"distinct\": %lld", (long long)a->distinct);
-        fprintf(out, ", \"feature_width\": %lld}", (long long)a->feature_width);
+        fprintf(out, ", \"feature_width\": %lld%s}", left_out ? 0LL : (long long)a->feature_width,
+                left_out ? ", \"default_excluded\": true" : "");
     }
     fputc(']', out);
     cli_json_warnings(out, warnings);
