@@ -226,6 +226,13 @@ static void test_csv_vertices(void **state) {
     assert_int_equal(ag_split_read_csv_vertices(&s, t, "fold", "id", ids, 3), AG_EMISMATCH);
     assert_non_null(strstr(ag_error_message(), ":5: more rows than the 3 items"));
     unlink(t);
+    /* a spreadsheet's 12.0 is the id 12 */
+    t = write_temp("id,part\n13.0,train\n1.2e1,test\n", ".csv");
+    assert_int_equal(ag_split_read_csv_vertices(&s, t, "part", "id", ids, 4), AG_SUCCESS);
+    expect_list(s.folds[0].train, s.folds[0].n_train, (int64_t[]){3}, 1);
+    expect_list(s.folds[0].test, s.folds[0].n_test, (int64_t[]){2}, 1);
+    ag_split_destroy(&s);
+    unlink(t);
     t = write_temp("id,part\n13,train\n14,test\n", ".csv");
     assert_int_equal(ag_split_read_csv_vertices(&s, t, "part", "id", ids, 4), AG_EMISMATCH);
     assert_non_null(strstr(ag_error_message(), ".csv:3: column 'id': no vertex has id '14'"));

@@ -174,6 +174,16 @@ typedef struct name_key_t {
     int64_t index;
 } name_key_t;
 
+/* 1 and s's value as a plain integer in out when s is a number with an integral value (3.0, 3e0,
+ * +3), else 0. */
+static int integral_text(const char *s, char *out, size_t cap) {
+    char *end;
+    const double x = strtod(s, &end);
+    if (end == s || *end != '\0' || !(fabs(x) < 9e15) || x != floor(x)) return 0;
+    snprintf(out, cap, "%lld", (long long)x);
+    return 1;
+}
+
 static int cmp_name_key(const void *a, const void *b) {
     return strcmp(((const name_key_t *)a)->name, ((const name_key_t *)b)->name);
 }
@@ -268,6 +278,12 @@ static ag_error_t read_csv_split(ag_split_t *split, const char *path, const char
             }
             name_key_t key = {cell, 0};
             const name_key_t *hit = bsearch(&key, keys, (size_t)n_files, sizeof *keys, cmp_name_key);
+            char whole[32];
+            if (!hit && vertex_ids && integral_text(cell, whole, sizeof whole)) {
+                /* 3.0 or 3e0, as a spreadsheet writes the id 3 */
+                key.name = whole;
+                hit = bsearch(&key, keys, (size_t)n_files, sizeof *keys, cmp_name_key);
+            }
             ag_i_free(cell);
             key.name = csv.fields[file_col];
             if (!hit && vertex_ids) {

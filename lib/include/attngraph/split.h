@@ -92,9 +92,9 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
  * \function ag_split_read_csv_vertices
  * A node task's split table: like ag_split_read_csv, with each row matched to the vertex whose id
  * (ids[v], vertex v's id as text: a vertex attribute's value or the index, as the caller keys a
- * node table) equals the row's cell in column id_column, compared as text. A vertex that no row
- * names is in no part (as a row with an empty cell), so a table may list the labelled vertices
- * only. A table without id_column is matched by position: row i is vertex i, and the row count
+ * node table) equals the row's cell in column id_column, compared as text (a cell such as 12.0
+ * or 1.2e1 that names no id as written is tried as the integer 12). A vertex that no row names is
+ * in no part (as a row with an empty cell), so a table may list the labelled vertices only. A table without id_column is matched by position: row i is vertex i, and the row count
  * must be n_vertices.
  * \param ids  (n_vertices) vertex ids as text.
  * \return As ag_split_read_csv; AG_EMISMATCH (path:line: an id no vertex has, an id named twice;
