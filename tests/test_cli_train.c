@@ -161,6 +161,12 @@ static void test_karate(void **state) {
     if (e.code != 0) fail_msg("exit %d: %s", e.code, e.err);
     assert_string_equal(e.out, r.out);
     assert_null(strstr(e.err, "overstates"));
+    /* info says how the parts were chosen, in text and JSON */
+    ag_cli_run_ok(&e, "info %s", model);
+    assert_non_null(strstr(e.out, "\nsplit: listed training vertices (--train-nodes I,J,...), whose parts eval takes "
+                                  "again with the same option\n"));
+    ag_cli_run_ok(&e, "info --json %s", model);
+    assert_non_null(strstr(e.out, ", \"split\": \"nodes\"}"));
     /* without train's option, eval's random split tests vertices the model trained on: said */
     snprintf(args, sizeof args, "eval --model %s graphs/social/karate.gml", model);
     ag_cli_run(&e, NULL, args);

@@ -199,16 +199,10 @@ static int eval_run(int argc, char **argv, const ag_cli_warnings_t *warned) {
         b.split_source >= AG_SPLIT_SOURCE_FILE) {
         /* the default random split's test part would hold what the model trained on, and its
          * figure would look better than the model is */
-        static const char *const how[][2] = {
-            {"a split file", "--split FILE"},
-            {"one fold of a folds file", "--folds FILE --fold K"},
-            {"one of k seeded folds", "--kfold K --fold I"},
-            {"listed training vertices", "--train-nodes I,J,..."},
-        };
-        const int k = (int)b.split_source - (int)AG_SPLIT_SOURCE_FILE;
         ag_cli_warning("eval: %s was trained on the parts of %s (%s); without that option eval draws a random "
                        "split, whose %s part overlaps the model's training part, so its figure overstates the "
-                       "model: give train's option for its test figure", model_path, how[k][0], how[k][1], part);
+                       "model: give train's option for its test figure", model_path,
+                       cli_split_source_text(b.split_source, 0), cli_split_source_text(b.split_source, 1), part);
     }
     char fractions[64]; /* the model's --split-random, as the option's text */
     if (cli_split_seeded(&o)) {

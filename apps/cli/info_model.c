@@ -11,6 +11,7 @@
 #include <attngraph/safetensors.h>
 #include <attngraph/summary.h>
 #include "cli.h"
+#include "learn.h"
 #include "predict.h"
 
 /* Longer vocabularies (a node-name one-hot, say) are shown by their first values and a count. */
@@ -219,6 +220,10 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
         fprintf(out, "  head: none (the last block's %lld %s the output%s)\n", (long long)width,
                 width == 1 ? "column is" : "columns are", width == 1 ? "" : "s");
     }
+    if (cli_split_source_text(b->split_source, 0))
+        fprintf(out, "split: %s (%s), whose parts eval %s\n", cli_split_source_text(b->split_source, 0),
+                cli_split_source_text(b->split_source, 1),
+                b->split_source == AG_SPLIT_SOURCE_RANDOM ? "draws again by default" : "takes again with the same option");
     if (b->has_smooth)
         fprintf(out, "post-processing: Correct and Smooth, correct %g, smooth %g, %lld iterations (eval and label "
                 "apply it; --no-smooth for the model alone)\n", b->smooth.correct_alpha, b->smooth.smooth_alpha,
@@ -241,6 +246,11 @@ static void print_json(FILE *out, const char *path, const ag_bundle_t *b, const 
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         const char *v = ag_metadata_get(meta, keys[k]);
         if (v) fprintf(out, ", \"%s\": %s", keys[k], v);
+    }
+    const char *split = ag_metadata_get(meta, "split"); /* plain text, not JSON */
+    if (split) {
+        fputs(", \"split\": ", out);
+        cli_json_string(out, split);
     }
     fputs("}\n", out);
 }

@@ -16,6 +16,18 @@ void cli_data_opts_init(cli_data_opts_t *o) {
     o->lap_pe = -1; /* not given: node tasks on a graph without usable attribute get some */
 }
 
+const char *cli_split_source_text(ag_split_source_t source, int option) {
+    static const char *const how[][2] = {
+        {"a seeded random split", "--split-random TRAIN,VAL with the model's seed"},
+        {"a split file", "--split FILE"},
+        {"one fold of a folds file", "--folds FILE --fold K"},
+        {"one of k seeded folds", "--kfold K --fold I"},
+        {"listed training vertices", "--train-nodes I,J,..."},
+    };
+    const int k = (int)source - (int)AG_SPLIT_SOURCE_RANDOM;
+    return k >= 0 && k < (int)(sizeof how / sizeof how[0]) ? how[k][option ? 1 : 0] : NULL;
+}
+
 int cli_split_seeded(const cli_data_opts_t *o) {
     return o->kfold > 0 || (!o->split && !o->folds && !o->train_nodes);
 }

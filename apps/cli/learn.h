@@ -53,6 +53,9 @@ void cli_data_opts_init(cli_data_opts_t *o);
 /* 1 when the split options draw the parts with --seed (--split-random, given or by default, and
  * --kfold), so that runs with other seeds score other parts. */
 int cli_split_seeded(const cli_data_opts_t *o);
+/* How a model's training chose its parts (ag_bundle_t.split_source), in words (option 0: "a split
+ * file") or as train's options (option 1: "--split FILE"); NULL when not recorded. */
+const char *cli_split_source_text(ag_split_source_t source, int option);
 
 /* If argv[*i] is a data option, consumes it (and its value) and returns 1; returns 0 if it is not
  * one; returns -1 (after printing the error) on a bad value. `cmd` names the subcommand. */
