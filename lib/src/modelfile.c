@@ -28,7 +28,7 @@ void ag_bundle_destroy(ag_bundle_t *b) {
     memset(b, 0, sizeof *b);
 }
 
-/* labels.split's values, by ag_split_source_t (0, unknown, is never written) */
+/* The metadata key 'split''s values, by ag_split_source_t (0, unknown, is never written) */
 static const char *const split_sources[] = {"", "random", "file", "folds", "kfold", "nodes"};
 #define N_SPLIT_SOURCES ((int)(sizeof split_sources / sizeof split_sources[0]))
 
