@@ -8,7 +8,7 @@
  *
  * The path, as `attn-graph train --labels ... -o` then `attn-graph predict` run it: a labels table
  * naming four tiny GML molecules, written by the test (ag_dataset_load) -> featuriser fitted and
- * every molecule featurised, with degree and random-walk PE columns (ag_prepare_graphs) -> a
+ * every molecule featurised, with degree and random-walk PE columns (ag_prepared_from_graphs) -> a
  * one-block model with edge features and attention readout (ag_model_create) -> two epochs of
  * training with validation and a checkpoint after every epoch (ag_model_train, ag_train_state_save) ->
  * the bundle saved (ag_bundle_init, ag_bundle_save) -> loaded back (ag_bundle_load) -> one
@@ -205,7 +205,7 @@ static ag_error_t run_path(result_t *out, ag_task_t task, const char *labels) {
     fc.rw_pe_k = 2;
     fc.norm = AG_NORM_STANDARDIZE;
     const int64_t train[] = {0, 1, 2}, val[] = {3};
-    if ((rc = ag_prepare_graphs(&p, &ds, task, &fc, train, 3)) != AG_SUCCESS) goto done;
+    if ((rc = ag_prepared_from_graphs(&p, &ds, task, &fc, train, 3)) != AG_SUCCESS) goto done;
     out->n_features = p.featurizer.n_features;
     out->n_edge_features = p.featurizer.n_edge_features;
     out->n_out = p.n_out;

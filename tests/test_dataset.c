@@ -383,7 +383,8 @@ static void test_tu(void **state) {
             assert_int_equal(ag_featurizer_fit(&f, &fc, fit, 1), AG_SUCCESS);
             ag_prepared_t p;
             const char *names[] = {"0", "1"};
-            assert_int_equal(ag_prepare_graphs_with(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &f, names, 2), AG_EVALUE);
+            assert_int_equal(ag_prepared_from_graphs_with(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &f, names, 2),
+                             AG_EVALUE);
             assert_string_equal(ag_error_message(),
                                 "graph 1: class '-1' of target 'label' is not one of the model's 2 classes ('0', '1')");
             ag_featurizer_destroy(&f);

@@ -46,7 +46,7 @@ static void prepare(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task, in
     ag_featurizer_config_init(&fc);
     fc.norm = AG_NORM_STANDARDIZE;
     fc.rw_pe_k = rw_pe;
-    assert_int_equal(ag_prepare_graphs(p, ds, task, &fc, NULL, 0), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_graphs(p, ds, task, &fc, NULL, 0), AG_SUCCESS);
 }
 
 /* A small model for p; regression gets a non-trivial target scaling, shared by every seed. */

@@ -40,7 +40,7 @@ static void karate_bundle(ag_bundle_t *b, igraph_t *ig) {
     ag_featurizer_config_init(&fc);
     fc.degree = 1;
     ag_prepared_t p;
-    assert_int_equal(ag_prepare_nodes(&p, ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_nodes(&p, ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
     ag_model_config_t mc;
     ag_model_config_gat(&mc, p.set.examples[0].X.cols, p.n_out);
     mc.edge_dim = p.featurizer.n_edge_features;
@@ -64,7 +64,7 @@ static void mutag_bundle(ag_bundle_t *b, const ag_dataset_t *ds, ag_task_t task)
     fc.norm = AG_NORM_STANDARDIZE;
     fc.rw_pe_k = 3;
     ag_prepared_t p;
-    assert_int_equal(ag_prepare_graphs(&p, ds, task, &fc, NULL, 0), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_graphs(&p, ds, task, &fc, NULL, 0), AG_SUCCESS);
     ag_model_config_t mc;
     ag_model_config_default(&mc, task);
     mc.hidden = 16;
@@ -198,7 +198,7 @@ static void test_node_table_round_trip(void **state) {
     fc.vertex_select = AG_SELECT_NONE;
     fc.edge_select = AG_SELECT_NONE;
     ag_prepared_t p;
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, &table, AG_NORM_STANDARDIZE, &fc), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "club", NULL, 0, &table, AG_NORM_STANDARDIZE, &fc), AG_SUCCESS);
     assert_int_equal(p.set.examples[0].X.cols, 3);
     ag_model_config_t mc;
     ag_model_config_default(&mc, AG_TASK_NODE_CLASSIFICATION);
@@ -648,7 +648,7 @@ static void test_init_mismatch(void **state) {
     ag_featurizer_config_t fc;
     ag_featurizer_config_init(&fc);
     ag_prepared_t p;
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
     ag_model_config_t mc;
     ag_model_config_gat(&mc, p.set.examples[0].X.cols + 1, 2);
     ag_model_t *m;
@@ -684,7 +684,7 @@ static void test_allocation_failures(void **state) {
     for (int k = 1; k < 20000 && rc != AG_SUCCESS; k++) {
         ag_prepared_t p;
         ag_i_alloc_fail_at(k);
-        rc = ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc);
+        rc = ag_prepared_from_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc);
         ag_i_alloc_fail_at(0);
         if (rc != AG_SUCCESS && rc != AG_ENOMEM) fail_msg("allocation %d: %s", k, ag_error_message());
         if (rc == AG_SUCCESS) assert_int_equal(p.n_excluded, 2);

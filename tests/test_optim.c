@@ -188,23 +188,23 @@ static void test_clip_grad_norm(void **state) {
     assert_int_equal(ag_param_list_add(&list, "", "a", 1, 2, 1, w, g, 1), AG_SUCCESS);
     assert_int_equal(ag_param_list_add(&list, "", "b", 1, 1, 1, &w2, &g2, 0), AG_SUCCESS);
     /* norm sqrt(9 + 16) = 5 below the limit: nothing changes */
-    assert_float_equal(ag_clip_grad_norm(&list, 10.0f), 5.0f, 0.0f);
+    assert_float_equal(ag_param_list_clip_grad_norm(&list, 10.0f), 5.0f, 0.0f);
     assert_float_equal(g[0], 3.0f, 0.0f);
     /* max_norm 0: only measure */
-    assert_float_equal(ag_clip_grad_norm(&list, 0.0f), 5.0f, 0.0f);
+    assert_float_equal(ag_param_list_clip_grad_norm(&list, 0.0f), 5.0f, 0.0f);
     /* above: scaled by 1 / (5 + 1e-6) */
-    assert_float_equal(ag_clip_grad_norm(&list, 1.0f), 5.0f, 0.0f);
+    assert_float_equal(ag_param_list_clip_grad_norm(&list, 1.0f), 5.0f, 0.0f);
     assert_float_equal(g[0], 3.0f / (5.0f + 1e-6f), 1e-7f);
     assert_float_equal(g2, 4.0f / (5.0f + 1e-6f), 1e-7f);
-    assert_float_equal(ag_clip_grad_norm(&list, 0.0f), 1.0f, 1e-6f);
+    assert_float_equal(ag_param_list_clip_grad_norm(&list, 0.0f), 1.0f, 1e-6f);
     /* a NaN gradient gives a NaN norm and no scaling */
     g[1] = NAN;
-    assert_true(isnan(ag_clip_grad_norm(&list, 1.0f)));
+    assert_true(isnan(ag_param_list_clip_grad_norm(&list, 1.0f)));
     assert_float_equal(g2, 4.0f / (5.0f + 1e-6f), 1e-7f);
     ag_param_list_destroy(&list);
     /* an empty list */
     ag_param_list_init(&list);
-    assert_float_equal(ag_clip_grad_norm(&list, 1.0f), 0.0f, 0.0f);
+    assert_float_equal(ag_param_list_clip_grad_norm(&list, 1.0f), 0.0f, 0.0f);
     ag_param_list_destroy(&list);
 }
 
@@ -221,9 +221,9 @@ static void test_clip_threads_identical(void **state) {
     ag_param_list_init(&list);
     assert_int_equal(ag_param_list_add(&list, "", "w", 1, P, 1, w, g, 1), AG_SUCCESS);
     ag_threads_set(1);
-    float n1 = ag_clip_grad_norm(&list, 0);
+    float n1 = ag_param_list_clip_grad_norm(&list, 0);
     ag_threads_set(2);
-    float n2 = ag_clip_grad_norm(&list, 0);
+    float n2 = ag_param_list_clip_grad_norm(&list, 0);
     ag_threads_set(0);
     assert_memory_equal(&n1, &n2, sizeof n1);
     assert_float_equal(n1, (float)sqrt(exact), 1e-6f * (float)sqrt(exact));

@@ -82,7 +82,7 @@ static void test_fit_on_training_graphs(void **state) {
     fc.edge_select = AG_SELECT_NONE;
     int64_t fit[] = {0, 1, 2, 3}; /* 0001..0004: C, N, O only; 0005 has 2 F atoms */
     ag_prepared_t p;
-    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, fit, 4), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, fit, 4), AG_SUCCESS);
     assert_int_equal(p.featurizer.n_features, 4);
     assert_string_equal(ag_featurizer_column_name(&p.featurizer, 3), "element=<other>");
     assert_int_equal(p.set.n_examples, 28);
@@ -100,17 +100,18 @@ static void test_fit_on_training_graphs(void **state) {
     assert_true(p.set.targets[0] == 1.0f && p.set.targets[1] == 0.0f);
     ag_prepared_destroy(&p);
     /* the same data through a given featuriser and class list */
-    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, fit, 4), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, fit, 4), AG_SUCCESS);
     ex = &p.set.examples[4];
     ag_prepared_t q;
     const char *names[] = {"0", "1"};
-    assert_int_equal(ag_prepare_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, names, 2),
+    assert_int_equal(ag_prepared_from_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, names, 2),
                      AG_SUCCESS);
     assert_memory_equal(q.set.examples[4].X.data, ex->X.data, (size_t)(ex->X.rows * 4) * sizeof(float));
     assert_memory_equal(q.set.targets, p.set.targets, 28 * sizeof(float));
     ag_prepared_destroy(&q);
     const char *wrong[] = {"1", "2"};
-    assert_int_equal(ag_prepare_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, wrong, 2), AG_EVALUE);
+    assert_int_equal(ag_prepared_from_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, wrong, 2),
+                     AG_EVALUE);
     assert_msg_contains("class '0' of target 'label' is not one of the model's 2 classes ('1', '2')");
     /* a long class list is cut, and says so; a first name longer than the room is not printed */
     static char longs[40][24];
@@ -119,14 +120,16 @@ static void test_fit_on_training_graphs(void **state) {
         snprintf(longs[c], sizeof longs[c], "class-number-%02d", c + 1);
         many[c] = longs[c];
     }
-    assert_int_equal(ag_prepare_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, many, 40), AG_EVALUE);
+    assert_int_equal(ag_prepared_from_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, many, 40),
+                     AG_EVALUE);
     assert_msg_contains("not one of the model's 40 classes ('class-number-01', 'class-number-02', ");
     assert_msg_contains(", ...)");
     assert_null(strstr(ag_error_message(), "class-number-40"));
     static char huge[400];
     memset(huge, 'x', sizeof huge - 1);
     const char *one_huge[] = {huge, "1"};
-    assert_int_equal(ag_prepare_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, one_huge, 2), AG_EVALUE);
+    assert_int_equal(ag_prepared_from_graphs_with(&q, &ds, AG_TASK_GRAPH_CLASSIFICATION, &p.featurizer, one_huge, 2),
+                     AG_EVALUE);
     assert_msg_contains("not one of the model's 2 classes (...)");
     ag_prepared_destroy(&p);
     ag_dataset_destroy(&ds);
@@ -146,34 +149,34 @@ static void test_graph_task_layouts(void **state) {
     ag_featurizer_config_init(&fc);
     ag_prepared_t p;
     /* regression: every column, values as they are */
-    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, NULL, 0), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, NULL, 0), AG_SUCCESS);
     assert_int_equal(p.set.n_cols, 3);
     assert_int_equal(p.n_out, 3);
     assert_string_equal(p.names[2], "c");
     assert_true(p.set.targets[2] == 2.5f && isnan(p.set.targets[1]) && p.set.targets[5] == -1.0f);
     ag_prepared_destroy(&p);
     /* multi-task needs 0/1 columns: c is not */
-    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_MULTITASK, &fc, NULL, 0), AG_EVALUE);
+    assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_MULTITASK, &fc, NULL, 0), AG_EVALUE);
     assert_msg_contains("column 'c' is regression (2.5 for ");
     assert_msg_contains("/molecules/0001.gml)");
     /* classification needs one column */
-    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_EINVAL);
+    assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_EINVAL);
     assert_msg_contains("one target column, not 3 (choose one: --target COLUMN, or a one-column target matrix)");
     /* node tasks are not graph tasks */
-    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_NODE_CLASSIFICATION, &fc, NULL, 0), AG_EINVAL);
+    assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_NODE_CLASSIFICATION, &fc, NULL, 0), AG_EINVAL);
     /* no column at all: the dataset's fault, said before any graph is featurised (so without a
      * graph's name), and nothing left allocated */
     fc.vertex_select = AG_SELECT_NONE;
     fc.edge_select = AG_SELECT_NONE;
     int64_t fit[] = {0, 2};
-    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_EINVAL);
+    assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_EINVAL);
     assert_string_equal(ag_error_message(), "no feature columns: the 2 graphs the features are fitted on have no usable "
                         "vertex attribute; choose vertex attributes, degree columns (option degree), a "
                         "positional encoding or a node table");
     assert_null(p.set.examples);
     /* asked to, the fit falls back on the degree, standardised on the fitted graphs 0 and 2 */
     fc.degree_if_featureless = 1;
-    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_SUCCESS);
     assert_int_equal(p.featurizer.degree, 1);
     assert_int_equal(p.featurizer.norm, AG_NORM_STANDARDIZE);
     assert_int_equal(p.set.examples[0].X.cols, 1);
@@ -202,21 +205,21 @@ static void test_graph_task_layouts(void **state) {
     ag_prepared_destroy(&p);
     /* row normalisation acts on attribute columns only, and there are none: standardised too */
     fc.norm = AG_NORM_L1_ROWS;
-    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_SUCCESS);
     assert_int_equal(p.featurizer.norm, AG_NORM_STANDARDIZE);
     assert_float_equal(p.set.examples[0].X.data[0], ((double)deg0 - mean) / sd, 1e-5);
     ag_prepared_destroy(&p);
     fc.norm = AG_NORM_NONE;
     /* with a usable attribute there is no fallback */
     fc.vertex_select = AG_SELECT_ALL;
-    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_SUCCESS);
     assert_int_equal(p.featurizer.degree, 0);
     assert_int_equal(p.featurizer.norm, AG_NORM_NONE);
     ag_prepared_destroy(&p);
     fc.vertex_select = AG_SELECT_NONE;
     fc.degree_if_featureless = 0;
     fc.degree = 1;
-    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_REGRESSION, &fc, fit, 2), AG_SUCCESS);
     assert_int_equal(p.set.examples[0].X.cols, 1);
     ag_prepared_destroy(&p);
     ag_dataset_destroy(&ds);
@@ -245,7 +248,7 @@ static void test_mirror_with_unlabelled_values(void **state) {
         ag_featurizer_config_t fc;
         ag_featurizer_config_init(&fc);
         ag_prepared_t p;
-        assert_int_equal(ag_prepare_nodes(&p, &ig, "cls", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+        assert_int_equal(ag_prepared_from_nodes(&p, &ig, "cls", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
         if (!few) {
             assert_int_equal(p.n_excluded, 3);
             assert_string_equal(p.excluded[0], "cls");
@@ -265,7 +268,7 @@ static void test_mirror_with_unlabelled_values(void **state) {
         ag_prepared_destroy(&p);
         /* labelled by the numeric mirror, the string one mirrors it back */
         if (!few) {
-            assert_int_equal(ag_prepare_nodes(&p, &ig, "code", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+            assert_int_equal(ag_prepared_from_nodes(&p, &ig, "code", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
             int t = 0;
             for (int64_t i = 1; i < p.n_excluded; i++) t += !strcmp(p.excluded[i], "team");
             assert_int_equal(t, 1);
@@ -296,32 +299,32 @@ static void test_table_column_copies(void **state) {
     ag_featurizer_config_init(&fc);
     fc.vertex_select = AG_SELECT_NONE;
     ag_prepared_t p;
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, &T, AG_NORM_NONE, &fc), AG_EATTR);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "club", NULL, 0, &T, AG_NORM_NONE, &fc), AG_EATTR);
     assert_string_equal(ag_error_message(), "node-table column 2 (of 2) mirrors the labels (one value per class on the "
                                             "labelled vertices) and cannot be a feature: the model would read its "
                                             "answer from it; remove it from the table");
     /* the column and the reason without the message, for a caller who names the column */
-    assert_int_equal(ag_prepare_refused_column(), 1);
-    assert_string_equal(ag_prepare_refused_reason(), "mirrors the labels (one value per class on the labelled "
-                                                     "vertices) and cannot be a feature: the model would read its "
-                                                     "answer from it; remove it from the table");
-    assert_int_equal(ag_prepare_node_values(&p, &ig, "club", &T, AG_NORM_NONE, &fc), AG_EATTR);
+    assert_int_equal(ag_prepared_refused_column(), 1);
+    assert_string_equal(ag_prepared_refused_reason(), "mirrors the labels (one value per class on the labelled "
+                                                      "vertices) and cannot be a feature: the model would read its "
+                                                      "answer from it; remove it from the table");
+    assert_int_equal(ag_prepared_from_node_values(&p, &ig, "club", &T, AG_NORM_NONE, &fc), AG_EATTR);
     assert_string_equal(ag_error_message(), "node-table column 2 (of 2) copies the target (the same values, or the "
                                             "same in another unit, on the vertices with one) and cannot be a "
                                             "feature: the model would read its answer from it; remove it from the "
                                             "table");
-    assert_int_equal(ag_prepare_refused_column(), 1);
-    assert_string_equal(ag_prepare_refused_reason(), "copies the target (the same values, or the same in another "
-                                                     "unit, on the vertices with one) and cannot be a feature: the "
-                                                     "model would read its answer from it; remove it from the table");
+    assert_int_equal(ag_prepared_refused_column(), 1);
+    assert_string_equal(ag_prepared_refused_reason(), "copies the target (the same values, or the same in another "
+                                                      "unit, on the vertices with one) and cannot be a feature: the "
+                                                      "model would read its answer from it; remove it from the table");
     /* another failure refuses no column: the answer is the last call's */
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "no_such_attr", NULL, 0, &T, AG_NORM_NONE, &fc), AG_EATTR);
-    assert_int_equal(ag_prepare_refused_column(), -1);
-    assert_string_equal(ag_prepare_refused_reason(), "");
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "no_such_attr", NULL, 0, &T, AG_NORM_NONE, &fc), AG_EATTR);
+    assert_int_equal(ag_prepared_refused_column(), -1);
+    assert_string_equal(ag_prepared_refused_reason(), "");
     /* the club on all but one vertex: no longer one value per class, so a feature like any other */
     T.data[5 * 2 + 1] = 4.0f;
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, &T, AG_NORM_NONE, &fc), AG_SUCCESS);
-    assert_int_equal(ag_prepare_refused_column(), -1);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "club", NULL, 0, &T, AG_NORM_NONE, &fc), AG_SUCCESS);
+    assert_int_equal(ag_prepared_refused_column(), -1);
     ag_prepared_destroy(&p);
     ag_fmat_destroy(&T);
     igraph_vector_destroy(&club);
@@ -335,7 +338,7 @@ static void test_node_labels_and_mirrors(void **state) {
     ag_featurizer_config_t fc;
     ag_featurizer_config_init(&fc);
     ag_prepared_t p;
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
     /* club is the label, club_name mirrors it; id is excluded by default; name is 34 values + other */
     assert_int_equal(p.n_excluded, 2);
     assert_string_equal(p.excluded[0], "club");
@@ -348,7 +351,7 @@ static void test_node_labels_and_mirrors(void **state) {
     assert_string_equal(p.label_attr, "club");
     ag_prepared_destroy(&p);
     /* labelled by the string: club (numeric) mirrors it the other way */
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "club_name", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "club_name", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
     assert_int_equal(p.n_excluded, 2);
     assert_string_equal(p.excluded[1], "club");
     ag_prepared_destroy(&p);
@@ -357,13 +360,13 @@ static void test_node_labels_and_mirrors(void **state) {
     fc.vertex_select = AG_SELECT_LIST;
     fc.vertex_attrs = v;
     fc.n_vertex_attrs = 1;
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EATTR);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EATTR);
     assert_msg_contains("'club' holds the labels");
     /* and so is listing one that mirrors it: named on purpose, it is neither dropped nor used */
     const char *vm[] = {"name", "club_name"};
     fc.vertex_attrs = vm;
     fc.n_vertex_attrs = 2;
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EATTR);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EATTR);
     assert_string_equal(ag_error_message(), "vertex attribute 'club_name' mirrors the labels (one value per class on "
                                             "the labelled vertices) and cannot be a feature: the model would read "
                                             "its answer from it");
@@ -371,25 +374,25 @@ static void test_node_labels_and_mirrors(void **state) {
     const char *vp[] = {"*name"};
     fc.vertex_attrs = vp;
     fc.n_vertex_attrs = 1;
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
     assert_int_equal(p.featurizer.n_vattrs, 1);
     assert_string_equal(p.featurizer.vattrs[0].name, "name");
     ag_prepared_destroy(&p);
     /* a pattern matching only what is left out says so, rather than that nothing matched */
     const char *vc[] = {"c*"};
     fc.vertex_attrs = vc;
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EATTR);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EATTR);
     assert_string_equal(ag_error_message(), "pattern 'c*' matches only vertex attributes left out (the label or "
                                             "target, an attribute that mirrors or copies it, or an exclusion): "
                                             "'club', 'club_name'");
     fc.vertex_attrs = v;
     /* no feature at all */
     fc.vertex_select = AG_SELECT_NONE;
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EINVAL);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EINVAL);
     assert_msg_contains("no feature columns");
     /* the fallback: Mr. Hi's 16 neighbours against the club's 156 / 34 on average */
     fc.degree_if_featureless = 1;
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
     assert_int_equal(p.set.examples[0].X.cols, 1);
     {
         igraph_vector_int_t deg;
@@ -404,14 +407,14 @@ static void test_node_labels_and_mirrors(void **state) {
     fc.degree_if_featureless = 0;
     /* degree only: one column, the CSR degree */
     fc.degree = 1;
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
     assert_int_equal(p.set.examples[0].X.cols, 1);
     assert_float_equal(p.set.examples[0].X.data[0], 16.0f, 0.0f); /* Mr. Hi has 16 neighbours */
     ag_prepared_destroy(&p);
     /* an unknown label attribute, a label outside a given class list */
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "faction", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EATTR);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "faction", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_EATTR);
     const char *cls[] = {"0"};
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "club", cls, 1, NULL, AG_NORM_NONE, &fc), AG_EVALUE);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "club", cls, 1, NULL, AG_NORM_NONE, &fc), AG_EVALUE);
     igraph_destroy(&ig);
 }
 
@@ -431,7 +434,7 @@ static void test_node_table(void **state) {
     ag_featurizer_config_t fc;
     ag_featurizer_config_init(&fc);
     ag_prepared_t p;
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "cls", NULL, 0, &t, AG_NORM_L1_ROWS, &fc), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "cls", NULL, 0, &t, AG_NORM_L1_ROWS, &fc), AG_SUCCESS);
     const ag_fmat_t *X = &p.set.examples[0].X;
     assert_int_equal(X->cols, 2); /* no usable attribute: id excluded, cls is the label */
     assert_float_equal(X->data[0], 0.25f, 1e-7f);
@@ -440,7 +443,7 @@ static void test_node_table(void **state) {
     assert_float_equal(X->data[4], 0.0f, 0.0f);
     assert_int_equal(p.table.width, 2);
     ag_prepared_destroy(&p);
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "cls", NULL, 0, &t, AG_NORM_STANDARDIZE, &fc), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "cls", NULL, 0, &t, AG_NORM_STANDARDIZE, &fc), AG_SUCCESS);
     /* column 0: mean 1, population std sqrt(2/3); column 1: mean 5/3 */
     assert_float_equal(p.table.mean[0], 1.0f, 1e-6f);
     assert_float_equal(p.table.std[0], sqrtf(2.0f / 3.0f), 1e-6f);
@@ -448,17 +451,17 @@ static void test_node_table(void **state) {
     X = &p.set.examples[0].X;
     assert_float_equal(X->data[0], 0.0f, 1e-6f);
     assert_float_equal(X->data[2], 1.0f / sqrtf(2.0f / 3.0f), 1e-5f);
-    /* the same inputs through ag_prepare_nodes_with and the stored statistics */
+    /* the same inputs through ag_prepared_from_nodes_with and the stored statistics */
     ag_prepared_t q;
     assert_int_equal(
-            ag_prepare_nodes_with(&q, &ig, "cls", &p.featurizer, &p.table, &t, (const char *const *)p.names, 2),
+            ag_prepared_from_nodes_with(&q, &ig, "cls", &p.featurizer, &p.table, &t, (const char *const *)p.names, 2),
             AG_SUCCESS);
     assert_memory_equal(q.set.examples[0].X.data, X->data, 6 * sizeof(float));
     ag_prepared_destroy(&q);
     /* a table of the wrong size */
     ag_fmat_t bad = {0};
     assert_int_equal(ag_fmat_init(&bad, 3, 3), AG_SUCCESS);
-    assert_int_equal(ag_prepare_nodes_with(&q, &ig, "cls", &p.featurizer, &p.table, &bad, NULL, 0), AG_EMISMATCH);
+    assert_int_equal(ag_prepared_from_nodes_with(&q, &ig, "cls", &p.featurizer, &p.table, &bad, NULL, 0), AG_EMISMATCH);
     assert_msg_contains("3 x 3");
     ag_fmat_destroy(&bad);
     ag_prepared_destroy(&p);
@@ -468,14 +471,14 @@ static void test_node_table(void **state) {
     vals[2] = 1.5f;
     vals[4] = -0.5f;
     memcpy(t.data, vals, sizeof vals);
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "cls", NULL, 0, &t, AG_NORM_STANDARDIZE_RAW, &fc), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "cls", NULL, 0, &t, AG_NORM_STANDARDIZE_RAW, &fc), AG_SUCCESS);
     assert_int_equal(p.table.norm, AG_NORM_STANDARDIZE);
     assert_float_equal(p.table.mean[0], 0.5f, 1e-6f);
     assert_float_equal(p.table.mean[1], 5.0f / 3.0f, 1e-6f);
     ag_prepared_destroy(&p);
     float within[6] = {0.5f, 3, -1, 2, 0, 0};
     memcpy(t.data, within, sizeof within);
-    assert_int_equal(ag_prepare_nodes(&p, &ig, "cls", NULL, 0, &t, AG_NORM_STANDARDIZE_RAW, &fc), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_nodes(&p, &ig, "cls", NULL, 0, &t, AG_NORM_STANDARDIZE_RAW, &fc), AG_SUCCESS);
     assert_float_equal(p.table.mean[0], 0.0f, 0.0f);
     assert_float_equal(p.table.std[0], 1.0f, 0.0f);
     assert_float_equal(p.table.mean[1], 5.0f / 3.0f, 1e-6f);
@@ -507,7 +510,7 @@ static void test_graph_lacking_features(void **state) {
     fc.edge_select = AG_SELECT_NONE;
     int64_t fit[] = {0};
     ag_prepared_t p;
-    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, fit, 1), AG_EATTR);
+    assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, fit, 1), AG_EATTR);
     assert_msg_contains("karate.gml: ");
     assert_msg_contains("attribute 'aromatic' is missing (the model expects numeric vertex attribute 'aromatic')");
     assert_null(p.set.examples);
@@ -523,7 +526,7 @@ static void test_graph_lacking_features(void **state) {
                  AG_SOURCE_DIR, one_class[i], AG_SOURCE_DIR, one_class[i]);
         path = temp_file(text, ".csv");
         assert_int_equal(ag_dataset_load(&ds, path, NULL), AG_SUCCESS);
-        assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_EVALUE);
+        assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_EVALUE);
         assert_msg_contains("target 'y' ");
         assert_msg_contains(says[i]);
         assert_null(p.set.examples);
@@ -535,7 +538,7 @@ static void test_graph_lacking_features(void **state) {
              AG_SOURCE_DIR, AG_SOURCE_DIR);
     path = temp_file(text, ".csv");
     assert_int_equal(ag_dataset_load(&ds, path, NULL), AG_SUCCESS);
-    assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_SUCCESS);
+    assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_SUCCESS);
     assert_int_equal(p.n_out, 2);
     assert_string_equal(p.names[0], "0");
     assert_string_equal(p.names[1], "1");

@@ -532,7 +532,7 @@ static void test_bundle_round_trip(void **state) {
     fc.rw_pe_k = 3;
     for (int r = 0; r < 3; r++) {
         ag_prepared_t p; /* the bundle takes the featuriser */
-        assert_int_equal(ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_SUCCESS);
+        assert_int_equal(ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0), AG_SUCCESS);
         ag_model_config_t mc;
         small_config(&mc, AG_TASK_GRAPH_CLASSIFICATION, r == 1 ? AG_READOUT_SUM : AG_READOUT_VNODE);
         if (r == 2) { /* the token's readout beside a sum */

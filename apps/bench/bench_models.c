@@ -246,7 +246,7 @@ int bench_mutag(int argc, char **argv) {
     ag_featurizer_config_t fc;
     ag_featurizer_config_init(&fc);
     ag_prepared_t p;
-    if (ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0)) return mfail("prepare");
+    if (ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, NULL, 0)) return mfail("prepare");
     int64_t G = p.set.n_examples, F = p.set.examples[0].X.cols, Fe = p.set.examples[0].E.cols;
     ag_model_config_t cfg;
     ag_model_config_default(&cfg, AG_TASK_GRAPH_CLASSIFICATION);

@@ -304,15 +304,15 @@ static int eval_run(int argc, char **argv, const ag_cli_warnings_t *warned) {
         }
     }
     if (graph_level)
-        rc = ag_prepare_graphs_with(&p, &d.ds, task, &b.featurizer, (const char *const *)b.names, b.n_names);
+        rc = ag_prepared_from_graphs_with(&p, &d.ds, task, &b.featurizer, (const char *const *)b.names, b.n_names);
     else if (task == AG_TASK_NODE_REGRESSION)
-        rc = ag_prepare_node_values_with(&p, &d.graph, o.label_attr, &b.featurizer, &b.table,
-                                         d.have_table ? &d.table.features : NULL);
+        rc = ag_prepared_from_node_values_with(&p, &d.graph, o.label_attr, &b.featurizer, &b.table,
+                                               d.have_table ? &d.table.features : NULL);
     else
-        rc = ag_prepare_nodes_with(&p, &d.graph, o.label_attr, &b.featurizer, &b.table,
-                                   d.have_table ? &d.table.features : NULL,
-                                   task == AG_TASK_NODE_CLASSIFICATION ? (const char *const *)b.names : NULL,
-                                   task == AG_TASK_NODE_CLASSIFICATION ? b.n_names : 0);
+        rc = ag_prepared_from_nodes_with(&p, &d.graph, o.label_attr, &b.featurizer, &b.table,
+                                         d.have_table ? &d.table.features : NULL,
+                                         task == AG_TASK_NODE_CLASSIFICATION ? (const char *const *)b.names : NULL,
+                                         task == AG_TASK_NODE_CLASSIFICATION ? b.n_names : 0);
     if (rc) {
         code = ag_cli_fail_in(graph_level ? NULL : o.graph, rc);
         goto done;

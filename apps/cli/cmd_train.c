@@ -608,10 +608,10 @@ static void warn_constant_features(const ag_prepared_t *p, int attrs_listed) {
 static ag_error_t prepare(ag_prepared_t *p, const cli_data_opts_t *o, const cli_data_t *d, ag_task_t task,
                           const ag_featurizer_config_t *fc) {
     const ag_fmat_t *table = d->have_table ? &d->table.features : NULL;
-    if (d->graph_level) return ag_prepare_graphs(p, &d->ds, task, fc, d->fold.train, d->fold.n_train);
+    if (d->graph_level) return ag_prepared_from_graphs(p, &d->ds, task, fc, d->fold.train, d->fold.n_train);
     ag_error_t rc = task == AG_TASK_NODE_REGRESSION
-                            ? ag_prepare_node_values(p, &d->graph, o->label_attr, table, fc->norm, fc)
-                            : ag_prepare_nodes(p, &d->graph, o->label_attr, NULL, 0, table, fc->norm, fc);
+                            ? ag_prepared_from_node_values(p, &d->graph, o->label_attr, table, fc->norm, fc)
+                            : ag_prepared_from_nodes(p, &d->graph, o->label_attr, NULL, 0, table, fc->norm, fc);
     /* the model keeps the header's names, so that prediction can match a table's columns by name */
     if (rc == AG_SUCCESS && table && d->table.columns)
         rc = ag_table_norm_set_columns(&p->table, (const char *const *)d->table.columns, table->cols);
@@ -624,16 +624,16 @@ static ag_error_t prepare(ag_prepared_t *p, const cli_data_opts_t *o, const cli_
  * names neither file); graph tasks' messages name the graph file, and one graph's other messages
  * do not. */
 static int prepare_error(const cli_data_opts_t *o, const cli_data_t *d, ag_error_t rc) {
-    const int64_t col = d->graph_level ? -1 : ag_prepare_refused_column();
+    const int64_t col = d->graph_level ? -1 : ag_prepared_refused_column();
     if (d->have_table && col >= 0 && col < d->table.features.cols) {
         if (d->table.columns)
-            ag_cli_error("%s: column '%s' %s", o->node_table, d->table.columns[col], ag_prepare_refused_reason());
+            ag_cli_error("%s: column '%s' %s", o->node_table, d->table.columns[col], ag_prepared_refused_reason());
         else if (d->table.sparse) /* its columns are its indices, not places on a line */
             ag_cli_error("%s: feature index %lld (of 0 to %lld) %s", o->node_table, (long long)col,
-                         (long long)d->table.features.cols - 1, ag_prepare_refused_reason());
+                         (long long)d->table.features.cols - 1, ag_prepared_refused_reason());
         else
             ag_cli_error("%s: column %lld (of %lld after the id) %s", o->node_table, (long long)col + 1,
-                         (long long)d->table.features.cols, ag_prepare_refused_reason());
+                         (long long)d->table.features.cols, ag_prepared_refused_reason());
         return ag_cli_exit_code(rc);
     }
     return ag_cli_fail_in(d->graph_level ? NULL : o->graph, rc);

@@ -675,7 +675,7 @@ static ag_error_t graph_data(graph_data_t *d, const igraph_t *graphs, int64_t G,
     if (T < 1) return AG_ERROR(AG_EMISMATCH, "the targets matrix has no column");
     ag_targets_t *t = &d->ds.targets;
     d->ds.n_graphs = G;
-    d->ds.graphs = (igraph_t *)graphs; /* read-only: ag_prepare_* take the dataset as const */
+    d->ds.graphs = (igraph_t *)graphs; /* read-only: ag_prepared_from_* take the dataset as const */
     ag_error_t rc = ag_fmat_init(&t->y, G, T);
     t->n_graphs = G;
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&t->tasks, T, sizeof(char *), "targets");
@@ -756,13 +756,13 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
     /* the graph preset featurises too (a graph task's preset does not depend on the data) */
     if (rc == AG_SUCCESS)
         ag_net_train_options_feature_defaults(o, task, ag_net_train_options_preset(o, task, NULL, NULL, 0, NULL), &fc);
-    if (rc == AG_SUCCESS) rc = ag_prepare_graphs(&p, &d.ds, task, &fc, tr, n_tr);
+    if (rc == AG_SUCCESS) rc = ag_prepared_from_graphs(&p, &d.ds, task, &fc, tr, n_tr);
     ag_net_train_options_t chosen;
     if (rc == AG_SUCCESS && choose_preset(o, task, &p, tr, n_tr, &chosen)) {
         ag_prepared_destroy(&p);
         fc.edge_select = AG_SELECT_NONE;
         fc.n_edge_attrs = 0;
-        rc = ag_prepare_graphs(&p, &d.ds, task, &fc, tr, n_tr);
+        rc = ag_prepared_from_graphs(&p, &d.ds, task, &fc, tr, n_tr);
     }
     if (rc == AG_SUCCESS)
         rc = build_and_train(net, &p, task, &chosen, tr, n_tr, va, n_va,
@@ -810,8 +810,8 @@ static ag_error_t evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
     if (rc == AG_SUCCESS)
-        rc = ag_prepare_graphs_with(&p, &d.ds, task, &net->b.featurizer, (const char *const *)net->b.names,
-                                    net->b.n_names);
+        rc = ag_prepared_from_graphs_with(&p, &d.ds, task, &net->b.featurizer, (const char *const *)net->b.names,
+                                          net->b.n_names);
     if (rc == AG_SUCCESS && !ix) {
         rc = ag_i_alloc_array((void **)&ix, n_graphs, sizeof(int64_t), "idx");
         for (int64_t g = 0; g < n_graphs && rc == AG_SUCCESS; g++) ix[g] = g;

@@ -139,7 +139,7 @@ ag_error_t ag_optim_step(ag_optim_t *opt, const ag_param_list_t *params, float l
     return AG_SUCCESS;
 }
 
-float ag_clip_grad_norm(const ag_param_list_t *params, float max_norm) {
+float ag_param_list_clip_grad_norm(const ag_param_list_t *params, float max_norm) {
     /* A fixed number of chunks per tensor, whatever the thread count, summed in chunk order. */
     enum { CHUNKS = 64 };
     double total = 0.0;

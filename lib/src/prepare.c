@@ -411,8 +411,8 @@ static ag_error_t check_graph_task(ag_task_t task) {
     return AG_SUCCESS;
 }
 
-/* The node-table column the last ag_prepare_* call on this thread refused (check_table_copies),
- * and why, for ag_prepare_refused_column() and ag_prepare_refused_reason(). */
+/* The node-table column the last ag_prepared_from_* call on this thread refused
+ * (check_table_copies), and why, for ag_prepared_refused_column() and ag_prepared_refused_reason(). */
 static _Thread_local int64_t refused_column = -1;
 static _Thread_local const char *refused_reason = "";
 static const char mirrors_labels[] = "mirrors the labels (one value per class on the labelled vertices) and cannot "
@@ -421,10 +421,10 @@ static const char copies_target[] = "copies the target (the same values, or the 
                                     "with one) and cannot be a feature: the model would read its answer from it; "
                                     "remove it from the table";
 
-int64_t ag_prepare_refused_column(void) { return refused_column; }
-const char *ag_prepare_refused_reason(void) { return refused_reason; }
+int64_t ag_prepared_refused_column(void) { return refused_column; }
+const char *ag_prepared_refused_reason(void) { return refused_reason; }
 
-/* The opening every ag_prepare_* shares: p emptied and set for task (so that destroying it is
+/* The opening every ag_prepared_from_* shares: p emptied and set for task (so that destroying it is
  * always safe), then args_ok checked; fn and what name the call and its arguments. */
 static ag_error_t prepared_begin(ag_prepared_t *p, ag_task_t task, int args_ok, const char *fn, const char *what) {
     refused_column = -1;
@@ -436,9 +436,9 @@ static ag_error_t prepared_begin(ag_prepared_t *p, ag_task_t task, int args_ok, 
     return AG_SUCCESS;
 }
 
-ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
-                             const ag_featurizer_config_t *cfg, const int64_t *fit_idx, int64_t n_fit) {
-    AG_CHECK(prepared_begin(p, task, ds && cfg, "ag_prepare_graphs", "dataset or configuration"));
+ag_error_t ag_prepared_from_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
+                                   const ag_featurizer_config_t *cfg, const int64_t *fit_idx, int64_t n_fit) {
+    AG_CHECK(prepared_begin(p, task, ds && cfg, "ag_prepared_from_graphs", "dataset or configuration"));
     AG_CHECK(check_graph_task(task));
     if (ds->n_graphs < 1) return AG_ERROR(AG_EINVAL, "the dataset has no graphs");
     if (!fit_idx) n_fit = ds->n_graphs;
@@ -472,9 +472,9 @@ ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t
     return rc;
 }
 
-ag_error_t ag_prepare_graphs_with(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task, const ag_featurizer_t *f,
-                                  const char *const *names, int64_t n_names) {
-    AG_CHECK(prepared_begin(p, task, ds && f, "ag_prepare_graphs_with", "dataset or featuriser"));
+ag_error_t ag_prepared_from_graphs_with(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
+                                        const ag_featurizer_t *f, const char *const *names, int64_t n_names) {
+    AG_CHECK(prepared_begin(p, task, ds && f, "ag_prepared_from_graphs_with", "dataset or featuriser"));
     AG_CHECK(check_graph_task(task));
     ag_error_t rc = featurizer_copy(&p->featurizer, f);
     if (rc == AG_SUCCESS) rc = graph_targets(p, ds, task, names, n_names);
@@ -675,7 +675,7 @@ ag_error_t ag_i_check_table_copies(const ag_fmat_t *T, const int32_t *classes, i
     return table_copies(T, classes, C, y, &refused);
 }
 
-/* The same for an ag_prepare_* call, recording the column refused and why for its caller. */
+/* The same for an ag_prepared_from_* call, recording the column refused and why for its caller. */
 static ag_error_t check_table_copies(const ag_fmat_t *T, const int32_t *classes, int64_t C, const float *y) {
     ag_error_t rc = table_copies(T, classes, C, y, &refused_column);
     refused_reason = refused_column < 0 ? "" : classes ? mirrors_labels : copies_target;
@@ -711,21 +711,21 @@ static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char
     return rc;
 }
 
-ag_error_t ag_prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char *label_attr, const char *const *classes,
-                            int64_t n_classes, const ag_fmat_t *table, ag_feature_norm_t table_norm,
-                            const ag_featurizer_config_t *cfg) {
+ag_error_t ag_prepared_from_nodes(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
+                                  const char *const *classes, int64_t n_classes, const ag_fmat_t *table,
+                                  ag_feature_norm_t table_norm, const ag_featurizer_config_t *cfg) {
     AG_CHECK(prepared_begin(p, AG_TASK_NODE_CLASSIFICATION, ig && label_attr && cfg,
-                            "ag_prepare_nodes", "graph, label attribute or configuration"));
+                            "ag_prepared_from_nodes", "graph, label attribute or configuration"));
     ag_error_t rc = prepare_nodes(p, ig, label_attr, classes, n_classes, table, table_norm, cfg);
     if (rc != AG_SUCCESS) ag_prepared_destroy(p);
     return rc;
 }
 
-ag_error_t ag_prepare_nodes_with(ag_prepared_t *p, const igraph_t *ig, const char *label_attr, const ag_featurizer_t *f,
-                                 const ag_table_norm_t *t, const ag_fmat_t *table, const char *const *classes,
-                                 int64_t n_classes) {
+ag_error_t ag_prepared_from_nodes_with(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
+                                       const ag_featurizer_t *f, const ag_table_norm_t *t, const ag_fmat_t *table,
+                                       const char *const *classes, int64_t n_classes) {
     AG_CHECK(prepared_begin(p, AG_TASK_NODE_CLASSIFICATION, ig && label_attr && f,
-                            "ag_prepare_nodes_with", "graph, label attribute or featuriser"));
+                            "ag_prepared_from_nodes_with", "graph, label attribute or featuriser"));
     ag_labels_t lab;
     AG_CHECK(ag_labels_from_attr(&lab, ig, label_attr, classes, n_classes));
     ag_error_t rc = featurizer_copy(&p->featurizer, f);
@@ -843,20 +843,21 @@ static ag_error_t prepare_node_values(ag_prepared_t *p, const igraph_t *ig, cons
     return rc;
 }
 
-ag_error_t ag_prepare_node_values(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
-                                  const ag_fmat_t *table, ag_feature_norm_t table_norm,
-                                  const ag_featurizer_config_t *cfg) {
+ag_error_t ag_prepared_from_node_values(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
+                                        const ag_fmat_t *table, ag_feature_norm_t table_norm,
+                                        const ag_featurizer_config_t *cfg) {
     AG_CHECK(prepared_begin(p, AG_TASK_NODE_REGRESSION, ig && target_attr && cfg,
-                            "ag_prepare_node_values", "graph, target attribute or configuration"));
+                            "ag_prepared_from_node_values", "graph, target attribute or configuration"));
     ag_error_t rc = prepare_node_values(p, ig, target_attr, table, table_norm, cfg);
     if (rc != AG_SUCCESS) ag_prepared_destroy(p);
     return rc;
 }
 
-ag_error_t ag_prepare_node_values_with(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
-                                       const ag_featurizer_t *f, const ag_table_norm_t *t, const ag_fmat_t *table) {
+ag_error_t ag_prepared_from_node_values_with(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
+                                             const ag_featurizer_t *f, const ag_table_norm_t *t,
+                                             const ag_fmat_t *table) {
     AG_CHECK(prepared_begin(p, AG_TASK_NODE_REGRESSION, ig && target_attr && f,
-                            "ag_prepare_node_values_with", "graph, target attribute or featuriser"));
+                            "ag_prepared_from_node_values_with", "graph, target attribute or featuriser"));
     ag_error_t rc = node_values(p, ig, target_attr);
     if (rc == AG_SUCCESS) rc = featurizer_copy(&p->featurizer, f);
     if (rc == AG_SUCCESS) rc = table_norm_copy(&p->table, t);

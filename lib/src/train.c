@@ -943,7 +943,7 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
                               loss, (long long)epoch);
                 goto done;
             }
-            if (cfg->clip_norm > 0.0f) ag_clip_grad_norm(params, cfg->clip_norm);
+            if (cfg->clip_norm > 0.0f) ag_param_list_clip_grad_norm(params, cfg->clip_norm);
             lr = ag_lr_schedule_rate(&sched, st.step++);
             rc = ag_optim_step(&st.optim, params, (float)lr);
             if (rc != AG_SUCCESS) goto done;

@@ -3,7 +3,7 @@
  * naming graph files (ag_dataset_load), a folder of graph files with graph-attribute targets
  * (ag_dataset_load_dir), the same folder as a TU dataset (ag_dataset_load_tu: parts named
  * X_A.txt, X_graph_indicator.txt, ...), and the preparation of a training set from the loaded dataset
- * (ag_prepare_graphs: task inference, featuriser fitted on every graph, targets laid out).
+ * (ag_prepared_from_graphs: task inference, featuriser fitted on every graph, targets laid out).
  *
  * One input is a small folder: parts separated by a line "----". The first part is labels.csv;
  * every further part (at most 8) is a file whose name is the part's first line (letters, digits,
@@ -104,15 +104,15 @@ static void prepare(const ag_dataset_t *ds, int use_pe) {
     }
     ag_task_t task = ag_task_infer(&ds->targets);
     ag_prepared_t p;
-    ag_error_t rc = ag_prepare_graphs(&p, ds, task, &fc, NULL, 0);
-    fuzz_check_result(rc, "ag_prepare_graphs");
+    ag_error_t rc = ag_prepared_from_graphs(&p, ds, task, &fc, NULL, 0);
+    fuzz_check_result(rc, "ag_prepared_from_graphs");
     if (rc == AG_SUCCESS) {
         if (p.set.n_examples != ds->n_graphs) abort();
         for (int64_t g = 0; g < p.set.n_examples; g++)
             if (p.set.examples[g].X.cols != p.featurizer.n_features) abort();
         ag_prepared_destroy(&p);
     } else {
-        fuzz_check_zeroed(&p, sizeof p, "ag_prepare_graphs");
+        fuzz_check_zeroed(&p, sizeof p, "ag_prepared_from_graphs");
     }
 }
 

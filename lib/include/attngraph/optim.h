@@ -12,7 +12,7 @@
  *     for (int64_t t = 0; t < 10000; t++) {
  *         ag_param_list_zero_grad(&params);
  *         ... forward, loss, backward ...
- *         ag_clip_grad_norm(&params, 1.0f);        // returns the norm before clipping
+ *         ag_param_list_clip_grad_norm(&params, 1.0f);     // returns the norm before clipping
  *         ag_optim_step(&opt, &params, ag_lr_schedule_rate(&sched, t));
  *     }
  *     ag_optim_destroy(&opt);
@@ -99,7 +99,7 @@ ag_error_t ag_optim_step(ag_optim_t *opt, const ag_param_list_t *params, float l
 void ag_optim_reset(ag_optim_t *opt);
 
 /**
- * \function ag_clip_grad_norm
+ * \function ag_param_list_clip_grad_norm
  * Computes the global L2 norm of all gradients of params and, when max_norm > 0 and the norm
  * exceeds it, scales every gradient by max_norm / (norm + 1e-6) (torch.nn.utils.clip_grad_norm_).
  * A non-finite norm is returned and nothing is scaled. The sum of squares runs in double over a
@@ -107,7 +107,7 @@ void ag_optim_reset(ag_optim_t *opt);
  * \return The norm before clipping (0 for an empty list).
  * Time complexity: O(P).
  */
-float ag_clip_grad_norm(const ag_param_list_t *params, float max_norm);
+float ag_param_list_clip_grad_norm(const ag_param_list_t *params, float max_norm);
 
 /** Learning-rate schedules, as a function of the 0-based step index. */
 typedef enum ag_lr_kind_t {

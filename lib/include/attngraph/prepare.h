@@ -12,7 +12,7 @@
  *   ag_featurizer_config_t fc;
  *   ag_featurizer_config_init(&fc);
  *   ag_prepared_t p;
- *   ag_prepare_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, fold.train, fold.n_train);
+ *   ag_prepared_from_graphs(&p, &ds, AG_TASK_GRAPH_CLASSIFICATION, &fc, fold.train, fold.n_train);
  *   // p.set.examples[g].X, p.set.targets, p.featurizer, p.names (class names "0", "1")
  *   ag_prepared_destroy(&p);
  */
@@ -107,7 +107,7 @@ void ag_prepared_destroy(ag_prepared_t *p);
 ag_task_t ag_task_infer(const ag_targets_t *targets);
 
 /**
- * \function ag_prepare_graphs
+ * \function ag_prepared_from_graphs
  * A graph-level training set from a dataset: the featuriser is fitted on the graphs fit_idx only
  * (the training part; NULL = all graphs), then every graph is featurised.
  * Targets: classification takes the single target column (binary: classes "0", "1"; multi-class:
@@ -120,11 +120,11 @@ ag_task_t ag_task_infer(const ag_targets_t *targets);
  *         AG_EMISMATCH (feature widths differ across graphs, naming the graph; a target table of
  *         another number of rows than ds has graphs); AG_ENOMEM.
  */
-ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
-                             const ag_featurizer_config_t *cfg, const int64_t *fit_idx, int64_t n_fit);
+ag_error_t ag_prepared_from_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
+                                   const ag_featurizer_config_t *cfg, const int64_t *fit_idx, int64_t n_fit);
 
 /**
- * \function ag_prepare_nodes
+ * \function ag_prepared_from_nodes
  * A node-classification training set from one graph: labels from a vertex attribute (classes
  * built from the values, or the given list), features from the featuriser (the label attribute is
  * always excluded, and so is any other vertex attribute that mirrors it, i.e. whose values map
@@ -133,16 +133,17 @@ ag_error_t ag_prepare_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t
  * \param classes  The class list to use (a loaded model's), or NULL to build it.
  * \param table    (N x Ft) node table aligned to the vertices, or NULL.
  * \return AG_SUCCESS; AG_EATTR (no such label attribute; the label attribute explicitly listed as
- *         a feature; a table column that mirrors the labels, by its place: ag_prepare_refused_column()
- *         gives it); AG_EVALUE (a label outside the given classes); AG_EINVAL (no feature column
- *         at all: add --degree, a PE or a node table); the featuriser's errors; AG_ENOMEM.
+ *         a feature; a table column that mirrors the labels, by its place:
+ *         ag_prepared_refused_column() gives it); AG_EVALUE (a label outside the given classes);
+ *         AG_EINVAL (no feature column at all: add --degree, a PE or a node table); the featuriser's
+ *         errors; AG_ENOMEM.
  */
-ag_error_t ag_prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
-                            const char *const *classes, int64_t n_classes, const ag_fmat_t *table,
-                            ag_feature_norm_t table_norm, const ag_featurizer_config_t *cfg);
+ag_error_t ag_prepared_from_nodes(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
+                                  const char *const *classes, int64_t n_classes, const ag_fmat_t *table,
+                                  ag_feature_norm_t table_norm, const ag_featurizer_config_t *cfg);
 
 /**
- * \function ag_prepare_graphs_with
+ * \function ag_prepared_from_graphs_with
  * Evaluation data for a loaded model: the dataset featurised with a given featuriser (not fitted)
  * and targets laid out for the task with the given names (class names must match the model's).
  * \return AG_SUCCESS; AG_EINVAL (not a graph task, classification with several target columns,
@@ -151,18 +152,18 @@ ag_error_t ag_prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const char *la
  *         across graphs); the errors of ag_inputs_featurize() and ag_graph_from_igraph(), with the
  *         graph's name; AG_ENOMEM. p holds nothing on failure.
  */
-ag_error_t ag_prepare_graphs_with(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
-                                  const ag_featurizer_t *f, const char *const *names, int64_t n_names);
+ag_error_t ag_prepared_from_graphs_with(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
+                                        const ag_featurizer_t *f, const char *const *names, int64_t n_names);
 
-/** \function ag_prepare_nodes_with
+/** \function ag_prepared_from_nodes_with
  * The same for a node task: labels mapped to the model's classes, inputs from the model's
  * featuriser and table normalisation.
  * \return AG_SUCCESS; the errors of ag_labels_from_attr() (AG_EATTR: no such attribute; AG_EVALUE:
  *         a label outside the classes), of ag_inputs_featurize() (AG_EMISMATCH: the table is missing
  *         or of another shape) and of ag_graph_from_igraph(); AG_ENOMEM. p holds nothing on failure. */
-ag_error_t ag_prepare_nodes_with(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
-                                 const ag_featurizer_t *f, const ag_table_norm_t *t, const ag_fmat_t *table,
-                                 const char *const *classes, int64_t n_classes);
+ag_error_t ag_prepared_from_nodes_with(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
+                                       const ag_featurizer_t *f, const ag_table_norm_t *t, const ag_fmat_t *table,
+                                       const char *const *classes, int64_t n_classes);
 
 /**
  * \function ag_prepared_homophily
@@ -173,7 +174,7 @@ ag_error_t ag_prepare_nodes_with(ag_prepared_t *p, const igraph_t *ig, const cha
  * (whatever the class sizes), 1 when every edge stays within its class, negative when edges
  * prefer other classes. Only the training labels are read, so that a choice made on it (the
  * default preset, ag_net_train_options_preset) sees no validation or test label.
- * \param p        Prepared node-classification data (ag_prepare_nodes()).
+ * \param p        Prepared node-classification data (ag_prepared_from_nodes()).
  * \param train    (n_train) vertex indices whose labels may be read.
  * \param h_adj    Output: the adjusted homophily; NaN when no such edge exists or all their ends
  *                 are of one class.
@@ -187,48 +188,50 @@ ag_error_t ag_prepared_homophily(const ag_prepared_t *p, const int64_t *train, i
                                  int64_t *n_edges);
 
 /**
- * \function ag_prepare_node_values
+ * \function ag_prepared_from_node_values
  * A node-regression training set from one graph: the target is a numeric vertex attribute (NaN =
  * unlabelled), never a feature itself, and neither is a numeric attribute that copies it over the
  * labelled vertices (equal as float32, or correlated to 1 - 1e-6 over ten or more vertices: the
  * target in another unit); p->excluded lists them, the target first. Features as
- * ag_prepare_nodes(). names is {target_attr}.
+ * ag_prepared_from_nodes(). names is {target_attr}.
  * The targets are kept in attribute units: ag_model_train() standardises them with the training rows'
  * statistics and stores those in the model.
  * \return AG_SUCCESS; AG_EATTR (no such attribute, not numeric, or listed as a feature; a table
- *         column that copies the target, by its place: ag_prepare_refused_column() gives it);
+ *         column that copies the target, by its place: ag_prepared_refused_column() gives it);
  *         AG_EVALUE (an infinite value, or no labelled vertex); the featuriser's errors; AG_ENOMEM.
  * Time complexity: O(N + E) plus the featuriser's.
  */
-ag_error_t ag_prepare_node_values(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
-                                  const ag_fmat_t *table, ag_feature_norm_t table_norm,
-                                  const ag_featurizer_config_t *cfg);
+ag_error_t ag_prepared_from_node_values(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
+                                        const ag_fmat_t *table, ag_feature_norm_t table_norm,
+                                        const ag_featurizer_config_t *cfg);
 
-/** \function ag_prepare_refused_column
- * The node-table column that the last ag_prepare_* call on this thread refused as a feature because
- * it mirrors the labels (ag_prepare_nodes()) or copies the target (ag_prepare_node_values()): its
- * 0-based index in the table, which the AG_EATTR message gives 1-based ("node-table column 2 (of
- * 2) ..."), so that a caller who has the table's column names can name it by them without reading
- * the message. -1 when that call refused no column (it succeeded or failed otherwise) and before
- * the first call.
+/** \function ag_prepared_refused_column
+ * The node-table column that the last ag_prepared_from_* call on this thread refused as a feature
+ * because it mirrors the labels (ag_prepared_from_nodes()) or copies the target
+ * (ag_prepared_from_node_values()): its 0-based index in the table, which the AG_EATTR message
+ * gives 1-based ("node-table column 2 (of 2) ..."), so that a caller who has the table's column
+ * names can name it by them without reading the message. -1 when that call refused no column (it
+ * succeeded or failed otherwise) and before the first call.
  * Time complexity: O(1). */
-int64_t ag_prepare_refused_column(void);
+int64_t ag_prepared_refused_column(void);
 
-/** \function ag_prepare_refused_reason
- * Why the last ag_prepare_* call on this thread refused ag_prepare_refused_column(): the words of
- * its message after "node-table column J (of F) " ("mirrors the labels (one value per class on
- * the labelled vertices) and cannot be a feature: ..."), or "" when it refused none. Static text.
+/** \function ag_prepared_refused_reason
+ * Why the last ag_prepared_from_* call on this thread refused ag_prepared_refused_column(): the
+ * words of its message after "node-table column J (of F) " ("mirrors the labels (one value per
+ * class on the labelled vertices) and cannot be a feature: ..."), or "" when it refused none.
+ * Static text.
  * Time complexity: O(1). */
-const char *ag_prepare_refused_reason(void);
+const char *ag_prepared_refused_reason(void);
 
-/** \function ag_prepare_node_values_with
+/** \function ag_prepared_from_node_values_with
  * The same for a loaded node-regression model: inputs from its featuriser and table
  * normalisation, targets from target_attr.
  * \return AG_SUCCESS; AG_EATTR (no such attribute, or not numeric); AG_EVALUE (an infinite value,
  *         or no labelled vertex); the errors of ag_inputs_featurize() and ag_graph_from_igraph();
  *         AG_ENOMEM. p holds nothing on failure. */
-ag_error_t ag_prepare_node_values_with(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
-                                       const ag_featurizer_t *f, const ag_table_norm_t *t, const ag_fmat_t *table);
+ag_error_t ag_prepared_from_node_values_with(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
+                                             const ag_featurizer_t *f, const ag_table_norm_t *t,
+                                             const ag_fmat_t *table);
 
 #ifdef __cplusplus
 }
