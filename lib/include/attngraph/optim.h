@@ -67,7 +67,8 @@ typedef struct ag_optim_t {
 } ag_optim_t;
 
 /** \function ag_optim_config_default
- * lr 1e-3, betas 0.9 and 0.999, eps 1e-8, no weight decay, no momentum. */
+ * lr 1e-3, betas 0.9 and 0.999, eps 1e-8, no weight decay, no momentum.
+ * Time complexity: O(1). */
 void ag_optim_config_default(ag_optim_config_t *cfg, ag_optim_kind_t kind);
 
 /**
@@ -76,12 +77,13 @@ void ag_optim_config_default(ag_optim_config_t *cfg, ag_optim_kind_t kind);
  * as long as it keeps the same tensors in the same order).
  * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (unknown kind, betas outside [0, 1), eps < 0,
  *         negative lr, weight decay or momentum, NaN anywhere).
- * Time complexity: O(P).
+ * Time complexity: O(P + K) for the P values in the K tensors of params.
  */
 ag_error_t ag_optim_init(ag_optim_t *opt, const ag_optim_config_t *cfg, const ag_param_list_t *params);
 
 /** \function ag_optim_destroy
- * Frees the state; safe on a zero-filled or destroyed optimiser. */
+ * Frees the state; safe on a zero-filled or destroyed optimiser.
+ * Time complexity: O(1). */
 void ag_optim_destroy(ag_optim_t *opt);
 
 /**
@@ -90,12 +92,13 @@ void ag_optim_destroy(ag_optim_t *opt);
  * \param lr  Learning rate of this step (from ag_lr_schedule_rate()); lr < 0 uses cfg.lr.
  * \return AG_SUCCESS, AG_EMISMATCH (params is not the list the state was made for: other count
  *         or another shape at some entry, named in the message).
- * Time complexity: O(P).
+ * Time complexity: O(P + K) for the P values in the K tensors of params.
  */
 ag_error_t ag_optim_step(ag_optim_t *opt, const ag_param_list_t *params, float lr);
 
 /** \function ag_optim_reset
- * Zeroes the moments and the step count. */
+ * Zeroes the moments and the step count.
+ * Time complexity: O(P) for the P values of the state. */
 void ag_optim_reset(ag_optim_t *opt);
 
 /**
@@ -105,7 +108,7 @@ void ag_optim_reset(ag_optim_t *opt);
  * A non-finite norm is returned and nothing is scaled. The sum of squares runs in double over a
  * fixed partition of each tensor, summed in order: the same norm for any number of threads.
  * \return The norm before clipping (0 for an empty list).
- * Time complexity: O(P).
+ * Time complexity: O(P + K) for the P values in the K tensors of params.
  */
 float ag_param_list_clip_grad_norm(const ag_param_list_t *params, float max_norm);
 
@@ -129,7 +132,8 @@ typedef struct ag_lr_schedule_t {
 
 /** \function ag_lr_schedule_rate
  * The learning rate for step t (0-based; t < 0 counts as 0). Unusable fields never give NaN:
- * step_size <= 0 never decays, total_steps <= warmup_steps gives min_lr after warmup. */
+ * step_size <= 0 never decays, total_steps <= warmup_steps gives min_lr after warmup.
+ * Time complexity: O(1). */
 float ag_lr_schedule_rate(const ag_lr_schedule_t *sched, int64_t t);
 
 #ifdef __cplusplus

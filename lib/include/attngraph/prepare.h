@@ -50,16 +50,19 @@ typedef struct ag_table_norm_t {
  * featuriser does for attribute columns; a constant column gets std 1). AG_NORM_STANDARDIZE_RAW
  * standardises the columns with a value beyond [-1, 1] and stores AG_NORM_STANDARDIZE, with mean 0
  * and std 1 for the others.
- * \return AG_SUCCESS, AG_EINVAL (unknown norm), AG_ENOMEM. */
+ * \return AG_SUCCESS, AG_EINVAL (unknown norm), AG_ENOMEM.
+ * Time complexity: O(N Ft) for a table of N rows and Ft columns when standardising, else O(1). */
 ag_error_t ag_table_norm_fit(ag_table_norm_t *t, const ag_fmat_t *table, ag_feature_norm_t norm);
 
 /** \function ag_table_norm_set_columns
  * Records (copies of) the table's n column names, n being its width, or forgets them (names NULL).
- * \return AG_SUCCESS; AG_EINVAL (n is not the width, a NULL or empty name); AG_ENOMEM. */
+ * \return AG_SUCCESS; AG_EINVAL (n is not the width, a NULL or empty name); AG_ENOMEM.
+ * Time complexity: O(Ft + total length of the names), Ft the table's width. */
 ag_error_t ag_table_norm_set_columns(ag_table_norm_t *t, const char *const *names, int64_t n);
 
 /** \function ag_table_norm_destroy
- * Frees the statistics; safe on a zeroed value. */
+ * Frees the statistics; safe on a zeroed value.
+ * Time complexity: O(Ft) for Ft column names kept (ag_table_norm_set_columns()), else O(1). */
 void ag_table_norm_destroy(ag_table_norm_t *t);
 
 /**
@@ -76,6 +79,8 @@ void ag_table_norm_destroy(ag_table_norm_t *t);
  * \return AG_SUCCESS; the errors of ag_featurizer_transform(); AG_EMISMATCH (the table has another
  *         width or row count than the model expects, or is missing); AG_EINVAL (no feature column
  *         at all); AG_ENOMEM.
+ * Time complexity: that of ag_featurizer_transform(), plus, with a node table, O(N F) to append
+ * its columns, F the width of X.
  */
 ag_error_t ag_inputs_featurize(const ag_featurizer_t *f, const ag_table_norm_t *t, const igraph_t *ig,
                                const ag_fmat_t *table, ag_fmat_t *X, ag_fmat_t *E);
@@ -93,7 +98,9 @@ typedef struct ag_prepared_t {
 } ag_prepared_t;
 
 /** \function ag_prepared_destroy
- * Frees everything; safe on a zeroed value. */
+ * Frees everything; safe on a zeroed value.
+ * Time complexity: O(G + F + C + A) for G examples (1 for a node task), F feature columns (their
+ * names and string values), C class or task names and A excluded attributes. */
 void ag_prepared_destroy(ag_prepared_t *p);
 
 /**
@@ -103,6 +110,7 @@ void ag_prepared_destroy(ag_prepared_t *p);
  * graph-classification, unless its kind was given as regression (targets->kinds_given: forced
  * kinds, or a TU folder's graph_attributes, which are numbers whatever values they hold);
  * anything else -> graph-regression.
+ * Time complexity: O(G + T) for G graphs and T target columns.
  */
 ag_task_t ag_task_infer(const ag_targets_t *targets);
 
@@ -119,6 +127,9 @@ ag_task_t ag_task_infer(const ag_targets_t *targets);
  *         its graph); the featuriser's errors, with the graph's file name ("molecules/0007.gml: ...");
  *         AG_EMISMATCH (feature widths differ across graphs, naming the graph; a target table of
  *         another number of rows than ds has graphs); AG_ENOMEM.
+ * Time complexity: ag_featurizer_fit() on the n_fit graphs, then ag_inputs_featurize() and
+ * ag_graph_from_igraph() on each of the G graphs; the targets add O(G log G + G C) for
+ * classification (C classes), O(G T) for T target columns otherwise.
  */
 ag_error_t ag_prepared_from_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
                                    const ag_featurizer_config_t *cfg, const int64_t *fit_idx, int64_t n_fit);
@@ -137,6 +148,9 @@ ag_error_t ag_prepared_from_graphs(ag_prepared_t *p, const ag_dataset_t *ds, ag_
  *         ag_prepared_refused_column() gives it); AG_EVALUE (a label outside the given classes);
  *         AG_EINVAL (no feature column at all: add --degree, a PE or a node table); the featuriser's
  *         errors; AG_ENOMEM.
+ * Time complexity: O(A N log N + Ft (N + C^2)) for the mirror checks of the A other vertex
+ * attributes and the Ft table columns, plus ag_graph_summarize(), ag_featurizer_fit() on the
+ * graph, ag_inputs_featurize() and ag_graph_from_igraph().
  */
 ag_error_t ag_prepared_from_nodes(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
                                   const char *const *classes, int64_t n_classes, const ag_fmat_t *table,
@@ -151,6 +165,8 @@ ag_error_t ag_prepared_from_nodes(ag_prepared_t *p, const igraph_t *ig, const ch
  *         not among names); AG_EMISMATCH (target columns other than names, feature widths differ
  *         across graphs); the errors of ag_inputs_featurize() and ag_graph_from_igraph(), with the
  *         graph's name; AG_ENOMEM. p holds nothing on failure.
+ * Time complexity: ag_inputs_featurize() and ag_graph_from_igraph() on each of the G graphs; the
+ * targets add O(G C) for classification (C classes), O(G T) for T target columns otherwise.
  */
 ag_error_t ag_prepared_from_graphs_with(ag_prepared_t *p, const ag_dataset_t *ds, ag_task_t task,
                                         const ag_featurizer_t *f, const char *const *names, int64_t n_names);
@@ -160,7 +176,8 @@ ag_error_t ag_prepared_from_graphs_with(ag_prepared_t *p, const ag_dataset_t *ds
  * featuriser and table normalisation.
  * \return AG_SUCCESS; the errors of ag_labels_from_attr() (AG_EATTR: no such attribute; AG_EVALUE:
  *         a label outside the classes), of ag_inputs_featurize() (AG_EMISMATCH: the table is missing
- *         or of another shape) and of ag_graph_from_igraph(); AG_ENOMEM. p holds nothing on failure. */
+ *         or of another shape) and of ag_graph_from_igraph(); AG_ENOMEM. p holds nothing on failure.
+ * Time complexity: O(N log N) for the labels, plus ag_inputs_featurize() and ag_graph_from_igraph(). */
 ag_error_t ag_prepared_from_nodes_with(ag_prepared_t *p, const igraph_t *ig, const char *label_attr,
                                        const ag_featurizer_t *f, const ag_table_norm_t *t, const ag_fmat_t *table,
                                        const char *const *classes, int64_t n_classes);
@@ -182,7 +199,7 @@ ag_error_t ag_prepared_from_nodes_with(ag_prepared_t *p, const igraph_t *ig, con
  *                 the copies of a multi-edge once; self-loops left out, in the figure too).
  * \return AG_SUCCESS; AG_EINVAL (NULL p or h_adj, not node classification, an index outside the
  *         graph); AG_ENOMEM.
- * Time complexity: O(N + E).
+ * Time complexity: O(N + E + C + n_train).
  */
 ag_error_t ag_prepared_homophily(const ag_prepared_t *p, const int64_t *train, int64_t n_train, double *h_adj,
                                  int64_t *n_edges);
@@ -199,7 +216,9 @@ ag_error_t ag_prepared_homophily(const ag_prepared_t *p, const int64_t *train, i
  * \return AG_SUCCESS; AG_EATTR (no such attribute, not numeric, or listed as a feature; a table
  *         column that copies the target, by its place: ag_prepared_refused_column() gives it);
  *         AG_EVALUE (an infinite value, or no labelled vertex); the featuriser's errors; AG_ENOMEM.
- * Time complexity: O(N + E) plus the featuriser's.
+ * Time complexity: O((A + Ft) N) for the copy checks of the A other numeric vertex attributes and
+ * the Ft table columns, plus ag_graph_summarize(), ag_featurizer_fit() on the graph,
+ * ag_inputs_featurize() and ag_graph_from_igraph().
  */
 ag_error_t ag_prepared_from_node_values(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
                                         const ag_fmat_t *table, ag_feature_norm_t table_norm,
@@ -228,7 +247,8 @@ const char *ag_prepared_refused_reason(void);
  * normalisation, targets from target_attr.
  * \return AG_SUCCESS; AG_EATTR (no such attribute, or not numeric); AG_EVALUE (an infinite value,
  *         or no labelled vertex); the errors of ag_inputs_featurize() and ag_graph_from_igraph();
- *         AG_ENOMEM. p holds nothing on failure. */
+ *         AG_ENOMEM. p holds nothing on failure.
+ * Time complexity: O(N) for the targets, plus ag_inputs_featurize() and ag_graph_from_igraph(). */
 ag_error_t ag_prepared_from_node_values_with(ag_prepared_t *p, const igraph_t *ig, const char *target_attr,
                                              const ag_featurizer_t *f, const ag_table_norm_t *t,
                                              const ag_fmat_t *table);
