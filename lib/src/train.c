@@ -11,6 +11,7 @@
 #include "attngraph/loss.h"
 #include "attngraph/metrics.h"
 #include "attngraph/train.h"
+#include "batcher.h"
 #include "internal.h"
 
 void ag_train_config_default(ag_train_config_t *cfg, ag_task_t task) {
@@ -25,41 +26,6 @@ void ag_train_config_default(ag_train_config_t *cfg, ag_task_t task) {
     cfg->metric = AG_METRIC_AUTO;
     cfg->seed = 1;
     cfg->eval_train = 1;
-}
-
-/* ---- batches of examples */
-
-/* A block-diagonal batch of examples with its concatenated features; buffers are reused. */
-typedef struct batcher_t {
-    ag_batch_buffer_t buf;
-    ag_batch_member_t *members; /* (cap) the examples of the batch */
-    int64_t cap;
-} batcher_t;
-
-static void batcher_destroy(batcher_t *b) {
-    ag_batch_buffer_destroy(&b->buf);
-    ag_i_free(b->members);
-    memset(b, 0, sizeof *b);
-}
-
-/* Builds the batch of examples idx[0..n) into b; *batch wraps it (and is empty on failure). */
-static ag_error_t batcher_make(batcher_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n, int64_t F,
-                               int64_t Fe, ag_batch_t *batch) {
-    if (n > b->cap) {
-        ag_batch_init(batch, NULL, NULL, NULL);
-        ag_i_free(b->members);
-        b->members = NULL;
-        b->cap = 0;
-        void *p;
-        AG_CHECK(ag_i_alloc_array(&p, n, sizeof(*b->members), "batch"));
-        b->members = p;
-        b->cap = n;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        const ag_example_t *ex = &set->examples[idx[i]];
-        b->members[i] = (ag_batch_member_t){&ex->graph, &ex->X, &ex->E};
-    }
-    return ag_batch_buffer_fill(&b->buf, b->members, n, F, Fe, batch);
 }
 
 /* Sign-flip streams: FLIP_STREAMS + epoch, far from those ag_rng_next_stream() hands out. */
@@ -125,64 +91,6 @@ static ag_error_t check_indices(const int64_t *idx, int64_t n, int64_t limit, co
     return AG_SUCCESS;
 }
 
-/* ---- loss on one batch: fills dout (rows x n_out) and returns the mean loss. `rows` lists, for
- * each output row, its target row, or -1 when the row carries no loss (node tasks: unlisted nodes). */
-typedef struct loss_buf_t {
-    int32_t *labels;   /* (rows) classification */
-    float *targets;    /* (rows x n_out) multi-task / regression, NaN where no loss */
-    int64_t cap;
-} loss_buf_t;
-
-/* huber_delta > 0: regression trains on the Huber loss (ag_train_config_t); scores use 0 (MSE). */
-static ag_error_t batch_loss(const ag_model_t *model, const ag_trainset_t *set, const int64_t *row_target,
-                             int64_t rows, const float *out, float *dout, loss_buf_t *lb, float huber_delta,
-                             double *loss, int64_t *counted) {
-    const ag_model_config_t *c = ag_model_config(model);
-    int64_t C = c->n_out, count;
-    if (ag_i_mul_overflow(rows, C, &count))
-        return AG_ERROR(AG_ELIMIT, "loss targets of %lld rows x %lld outputs overflow", (long long)rows, (long long)C);
-    if (rows > lb->cap) {
-        ag_i_free(lb->labels);
-        ag_i_free(lb->targets);
-        lb->labels = NULL;
-        lb->targets = NULL;
-        lb->cap = 0;
-        void *p;
-        AG_CHECK(ag_i_alloc_array(&p, rows, sizeof(int32_t), "labels"));
-        lb->labels = p;
-        AG_CHECK(ag_i_alloc_array(&p, count, sizeof(float), "targets"));
-        lb->targets = p;
-        lb->cap = rows;
-    }
-    if (ag_task_is_classification(c->task)) {
-        for (int64_t r = 0; r < rows; r++) {
-            float t = row_target[r] >= 0 ? set->targets[row_target[r]] : NAN;
-            if (isnan(t)) lb->labels[r] = -1;
-            else if (t < 0 || t >= (float)C || t != floorf(t))
-                return AG_ERROR(AG_EVALUE, "target row %lld holds class %g, outside 0..%lld", (long long)row_target[r],
-                                (double)t, (long long)C - 1);
-            else lb->labels[r] = (int32_t)t;
-        }
-        return ag_loss_cross_entropy(out, lb->labels, rows, C, NULL, 1.0f, dout, loss, counted);
-    }
-    const float *mean, *std;
-    ag_model_target_scaling(model, &mean, &std);
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t j = 0; j < C; j++) {
-            float t = row_target[r] >= 0 ? set->targets[row_target[r] * C + j] : NAN;
-            lb->targets[r * C + j] = ag_task_is_regression(c->task) ? (t - mean[j]) / std[j] : t;
-        }
-    if (c->task == AG_TASK_GRAPH_MULTITASK)
-        return ag_loss_bce_logits(out, lb->targets, rows, C, NULL, 1.0f, dout, loss, counted);
-    if (huber_delta > 0.0f) return ag_loss_huber(out, lb->targets, rows, C, huber_delta, 1.0f, dout, loss, counted);
-    return ag_loss_mse(out, lb->targets, rows, C, 1.0f, dout, loss, counted);
-}
-
-static void loss_buf_destroy(loss_buf_t *lb) {
-    ag_i_free(lb->labels);
-    ag_i_free(lb->targets);
-}
-
 /* ---- evaluation */
 
 #define AG_EVAL_BATCH 256
@@ -192,7 +100,7 @@ static void loss_buf_destroy(loss_buf_t *lb) {
 static ag_error_t forward_rows(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, float *raw) {
     const ag_model_config_t *c = ag_model_config(model);
     int64_t C = c->n_out;
-    batcher_t b = {0};
+    ag_i_batcher_t b = {0};
     ag_error_t rc = AG_SUCCESS;
     if (!ag_task_is_graph_level(c->task)) {
         const ag_example_t *ex = &set->examples[0];
@@ -214,11 +122,11 @@ static ag_error_t forward_rows(ag_model_t *model, const ag_trainset_t *set, cons
     for (int64_t s = 0; s < n && rc == AG_SUCCESS; s += AG_EVAL_BATCH) {
         int64_t k = n - s < AG_EVAL_BATCH ? n - s : AG_EVAL_BATCH;
         ag_batch_t batch;
-        rc = batcher_make(&b, set, idx + s, k, c->in_dim, c->edge_dim, &batch);
+        rc = ag_i_batcher_make(&b, set, idx + s, k, c->in_dim, c->edge_dim, &batch);
         if (rc == AG_SUCCESS) rc = ag_model_forward(model, &batch, 0, NULL, raw + s * C);
         ag_batch_destroy(&batch);
     }
-    batcher_destroy(&b);
+    ag_i_batcher_destroy(&b);
     return rc;
 }
 
@@ -368,7 +276,7 @@ ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, cons
         return AG_ERROR(AG_ELIMIT, "evaluation outputs of %lld rows x %lld outputs overflow", (long long)n, (long long)C);
     float *raw = NULL, *dtmp = NULL, *pred = NULL, *truth = NULL;
     int32_t *ptrue = NULL, *pcls = NULL;
-    loss_buf_t lb = {0};
+    ag_i_loss_buf_t lb = {0};
     ag_error_t rc = ag_i_alloc_array((void **)&raw, nC, sizeof(float), "evaluation outputs");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&dtmp, nC, sizeof(float), "evaluation gradients");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pred, nC, sizeof(float), "predictions");
@@ -377,7 +285,7 @@ ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, cons
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pcls, n, sizeof(int32_t), "labels");
     rows_ctx_t rows = {set, idx, n};
     if (rc == AG_SUCCESS) rc = mean_of_members(models, k, nC, rows_forward, &rows, raw);
-    if (rc == AG_SUCCESS) rc = batch_loss(model, set, idx, n, raw, dtmp, &lb, 0.0f, &s->loss, &s->n);
+    if (rc == AG_SUCCESS) rc = ag_i_batch_loss(model, set, idx, n, raw, dtmp, &lb, 0.0f, &s->loss, &s->n);
     if (rc == AG_SUCCESS && s->n == 0) s->loss = NAN; /* no target among the rows: undefined, as the metrics */
     if (rc == AG_SUCCESS) {
         if (ag_task_is_classification(c->task)) {
@@ -428,7 +336,7 @@ ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, cons
     ag_i_free(truth);
     ag_i_free(ptrue);
     ag_i_free(pcls);
-    loss_buf_destroy(&lb);
+    ag_i_loss_buf_destroy(&lb);
     return rc;
 }
 
@@ -842,8 +750,8 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
     float *out = NULL, *dout = NULL;
     float *xflip = NULL; /* (N x F) node tasks with sign flipping: the features with this step's signs */
     int64_t *row_target = NULL;
-    batcher_t b = {0};
-    loss_buf_t lb = {0};
+    ag_i_batcher_t b = {0};
+    ag_i_loss_buf_t lb = {0};
     int64_t out_cap = graph_level ? bs : set->examples[0].graph.n_nodes, out_count = 0;
     if (ag_i_mul_overflow(out_cap, C, &out_count))
         rc = AG_ERROR(AG_ELIMIT, "training outputs of %lld rows x %lld outputs overflow", (long long)out_cap,
@@ -905,7 +813,7 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
             int64_t rows;
             if (graph_level) {
                 int64_t k = n_train - s * bs < bs ? n_train - s * bs : bs;
-                rc = batcher_make(&b, set, st.order + s * bs, k, c->in_dim, c->edge_dim, &batch);
+                rc = ag_i_batcher_make(&b, set, st.order + s * bs, k, c->in_dim, c->edge_dim, &batch);
                 if (rc != AG_SUCCESS) goto done;
                 for (int64_t i = 0, node = 0; i < k; i++) {
                     row_target[i] = st.order[s * bs + i];
@@ -932,8 +840,8 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
             double loss = 0.0;
             int64_t counted = 0;
             rc = ag_model_forward(model, &batch, 1, &st.rng, out);
-            if (rc == AG_SUCCESS) rc = batch_loss(model, set, row_target, rows, out, dout, &lb, cfg->huber_delta, &loss,
-                                             &counted);
+            if (rc == AG_SUCCESS)
+                rc = ag_i_batch_loss(model, set, row_target, rows, out, dout, &lb, cfg->huber_delta, &loss, &counted);
             if (rc == AG_SUCCESS && counted > 0) rc = ag_model_backward(model, &batch, dout);
             ag_batch_destroy(&batch);
             if (rc != AG_SUCCESS) goto done;
@@ -1017,8 +925,8 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
     result->stopped = stopped;
 done:
     ag_train_state_destroy(&st);
-    batcher_destroy(&b);
-    loss_buf_destroy(&lb);
+    ag_i_batcher_destroy(&b);
+    ag_i_loss_buf_destroy(&lb);
     ag_i_free(out);
     ag_i_free(dout);
     ag_i_free(row_target);
