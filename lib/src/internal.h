@@ -152,6 +152,18 @@ ag_error_t ag_i_igraph_error(ag_error_t code, const char *src_file, int src_line
 struct ag_model_t;
 ag_error_t ag_i_check_member_scaling(const struct ag_model_t *first, const struct ag_model_t *model, int64_t index);
 
+/* trainset.c: the checks that training, evaluation and prediction run once per call, before a
+ * model reads a training set. ag_i_trainset_check_inputs: AG_EINVAL (a NULL model or set) or
+ * AG_EMISMATCH unless the set's task, graph count and feature shapes are the model's: what a
+ * forward pass reads, so that a set built for another model is an error and not a read past its
+ * features. ag_i_trainset_check: that, then the target table's shape (AG_EMISMATCH).
+ * ag_i_check_indices: AG_EINVAL unless the n indices idx are in 0..limit-1; `what` names them in
+ * the message ("training"). */
+struct ag_trainset_t;
+ag_error_t ag_i_trainset_check_inputs(const struct ag_model_t *model, const struct ag_trainset_t *set);
+ag_error_t ag_i_trainset_check(const struct ag_model_t *model, const struct ag_trainset_t *set);
+ag_error_t ag_i_check_indices(const int64_t *idx, int64_t n, int64_t limit, const char *what);
+
 /* Correct and Smooth (smooth.c): `code` with "<prefix>correct alpha 1.5 is not in [0, 1)" unless
  * both weights are in [0, 1) (NaN is not). Used by the kernels and by model bundles' "smooth". */
 struct ag_smooth_config_t;

@@ -41,56 +41,6 @@ static void flip_signs(float *X, int64_t n, int64_t F, int64_t col0, int64_t nco
     }
 }
 
-/* Checks the set's inputs against the model (task, graphs, feature shapes): what a forward pass
- * reads, so that a set built for another model is an error and not a read past its features. */
-static ag_error_t check_inputs(const ag_model_t *model, const ag_trainset_t *set) {
-    if (!model || !set) return AG_ERROR(AG_EINVAL, "NULL model or set");
-    const ag_model_config_t *c = ag_model_config(model);
-    if (set->task != c->task)
-        return AG_ERROR(AG_EMISMATCH, "the data are for %s and the model is for %s", ag_task_name(set->task),
-                        ag_task_name(c->task));
-    if (!ag_task_is_graph_level(c->task) && set->n_examples != 1)
-        return AG_ERROR(AG_EMISMATCH, "a node task needs exactly one graph, not %lld", (long long)set->n_examples);
-    for (int64_t i = 0; i < set->n_examples; i++) {
-        const ag_example_t *ex = &set->examples[i];
-        if (ex->X.cols != c->in_dim || ex->X.rows != ex->graph.n_nodes)
-            return AG_ERROR(AG_EMISMATCH, "graph %lld has %lld x %lld node features; the model expects %lld x %lld",
-                            (long long)i, (long long)ex->X.rows, (long long)ex->X.cols, (long long)ex->graph.n_nodes,
-                            (long long)c->in_dim);
-        if (c->edge_dim > 0 && ex->graph.n_edges > 0 && (ex->E.cols != c->edge_dim || ex->E.rows != ex->graph.n_edges))
-            return AG_ERROR(AG_EMISMATCH, "graph %lld has %lld x %lld edge features; the model expects %lld x %lld",
-                            (long long)i, (long long)ex->E.rows, (long long)ex->E.cols, (long long)ex->graph.n_edges,
-                            (long long)c->edge_dim);
-    }
-    return AG_SUCCESS;
-}
-
-/* Checks the set against the model (inputs, then the target table) once per call. */
-static ag_error_t check_set(const ag_model_t *model, const ag_trainset_t *set) {
-    AG_CHECK(check_inputs(model, set));
-    const ag_model_config_t *c = ag_model_config(model);
-    int graph_level = ag_task_is_graph_level(c->task);
-    if (graph_level && set->n_rows != set->n_examples)
-        return AG_ERROR(AG_EMISMATCH, "%lld target rows for %lld graphs", (long long)set->n_rows, (long long)set->n_examples);
-    if (!graph_level && set->n_rows != set->examples[0].graph.n_nodes)
-        return AG_ERROR(AG_EMISMATCH, "%lld target rows for %lld nodes", (long long)set->n_rows,
-                        (long long)set->examples[0].graph.n_nodes);
-    int64_t want_cols = ag_task_is_classification(c->task) ? 1 : c->n_out;
-    if (set->n_cols != want_cols)
-        return AG_ERROR(AG_EMISMATCH, "the targets have %lld columns and the model expects %lld", (long long)set->n_cols,
-                        (long long)want_cols);
-    return AG_SUCCESS;
-}
-
-static ag_error_t check_indices(const int64_t *idx, int64_t n, int64_t limit, const char *what) {
-    if (n > 0 && !idx) return AG_ERROR(AG_EINVAL, "%s: NULL indices for %lld rows", what, (long long)n);
-    for (int64_t i = 0; i < n; i++)
-        if (idx[i] < 0 || idx[i] >= limit)
-            return AG_ERROR(AG_EINVAL, "%s index %lld is out of range (0..%lld)", what, (long long)idx[i],
-                            (long long)limit - 1);
-    return AG_SUCCESS;
-}
-
 /* ---- evaluation */
 
 #define AG_EVAL_BATCH 256
@@ -268,8 +218,8 @@ ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, cons
         for (int64_t j = 0; j < T; j++) scores_clear(&per_task[j]);
     ag_model_t *model = models[0];
     const ag_model_config_t *c = ag_model_config(model);
-    AG_CHECK(check_set(model, set));
-    AG_CHECK(check_indices(idx, n, set->n_rows, "evaluation"));
+    AG_CHECK(ag_i_trainset_check(model, set));
+    AG_CHECK(ag_i_check_indices(idx, n, set->n_rows, "evaluation"));
     if (n == 0) return AG_SUCCESS;
     int64_t C = c->n_out, nC;
     if (ag_i_mul_overflow(n, C, &nC))
@@ -348,7 +298,7 @@ ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, co
         return AG_ERROR(AG_EINVAL, "scores of probabilities: NULL probabilities, set or indices");
     if (!ag_task_is_classification(set->task) || set->n_classes < 1 || set->n_cols != 1)
         return AG_ERROR(AG_EINVAL, "scores of probabilities: the set is not a classification set");
-    AG_CHECK(check_indices(idx, n, set->n_rows, "evaluation"));
+    AG_CHECK(ag_i_check_indices(idx, n, set->n_rows, "evaluation"));
     const int64_t C = set->n_classes;
     int32_t *truth = NULL, *pred = NULL; /* (n) labelled rows only */
     float *p1 = NULL, *y1 = NULL;        /* (n) class 1's probability and the truth, for two classes */
@@ -415,11 +365,12 @@ static void finish_predictions(const ag_model_t *model, float *out, int64_t rows
 }
 
 ag_error_t ag_model_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, float *out) {
-    AG_CHECK(check_inputs(model, set));
+    AG_CHECK(ag_i_trainset_check_inputs(model, set));
     if (n > 0 && (!idx || !out)) return AG_ERROR(AG_EINVAL, "prediction: NULL indices or output for %lld rows", (long long)n);
-    AG_CHECK(check_indices(idx, n, ag_task_is_graph_level(ag_model_config(model)->task) ? set->n_examples
-                                                                                          : set->examples[0].graph.n_nodes,
-                           "prediction"));
+    AG_CHECK(ag_i_check_indices(idx, n,
+                                ag_task_is_graph_level(ag_model_config(model)->task) ? set->n_examples
+                                                                                     : set->examples[0].graph.n_nodes,
+                                "prediction"));
     AG_CHECK(forward_rows(model, set, idx, n, out));
     finish_predictions(model, out, n);
     return AG_SUCCESS;
@@ -683,10 +634,10 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
     memset(result, 0, sizeof *result);
     result->best_val_metric = NAN;
     result->first_constant_target = -1;
-    AG_CHECK(check_set(model, set));
+    AG_CHECK(ag_i_trainset_check(model, set));
     if (n_train <= 0) return AG_ERROR(AG_EINVAL, "training needs at least one training example");
-    AG_CHECK(check_indices(train_idx, n_train, set->n_rows, "training"));
-    AG_CHECK(check_indices(val_idx, n_val, set->n_rows, "validation"));
+    AG_CHECK(ag_i_check_indices(train_idx, n_train, set->n_rows, "training"));
+    AG_CHECK(ag_i_check_indices(val_idx, n_val, set->n_rows, "validation"));
     /* without one target the loss is 0/0: NaN weights that "train" to the end and exit cleanly */
     if (ag_trainset_count_labelled(set, train_idx, n_train) == 0)
         return AG_ERROR(AG_EVALUE, "none of the %lld training %s has a label or target", (long long)n_train,
