@@ -146,7 +146,7 @@ void ag_i_igraph_ignore_warning(const char *prefix);
 ag_error_t ag_i_igraph_error(ag_error_t code, const char *src_file, int src_line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Ensembles (train.c): AG_EMISMATCH, naming the member `index` and the output, unless `model`
+/* Ensembles (evaluate.c): AG_EMISMATCH, naming the member `index` and the output, unless `model`
  * scales its outputs exactly as `first` does (members' raw outputs are averaged, so they must
  * share the target standardisation). Used by the ensemble kernels and by model bundles. */
 struct ag_model_t;
