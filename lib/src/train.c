@@ -344,9 +344,9 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
     sched.gamma = 0.5f;
     sched.min_lr = cfg->optim.lr * 0.01f;
 
-    float *out = NULL, *dout = NULL;
+    float *out = NULL, *dout = NULL; /* (bs x C) graph tasks, (N x C) node tasks: a step's outputs, their gradients */
     float *xflip = NULL; /* (N x F) node tasks with sign flipping: the features with this step's signs */
-    int64_t *row_target = NULL;
+    int64_t *row_target = NULL; /* (bs) or (N): each output row's target row, -1 for none */
     ag_i_batcher_t b = {0};
     ag_i_loss_buf_t lb = {0};
     int64_t out_cap = graph_level ? bs : set->examples[0].graph.n_nodes, out_count = 0;
