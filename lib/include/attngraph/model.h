@@ -103,14 +103,16 @@ typedef struct ag_model_config_t {
 /** \function ag_task_name / ag_task_from_name
  * "node-classification", "node-regression", "graph-classification", "graph-multitask",
  * "graph-regression".
- * \return ag_task_from_name: AG_SUCCESS; AG_EINVAL (not one of these names; case counts). */
+ * \return ag_task_from_name: AG_SUCCESS; AG_EINVAL (not one of these names; case counts).
+ * Time complexity: O(1). */
 const char *ag_task_name(ag_task_t task);
 ag_error_t ag_task_from_name(const char *name, ag_task_t *task);
 
 /** \function ag_task_is_graph_level / ag_task_is_classification / ag_task_is_regression
  * Whether a task predicts per graph (classification, multi-task, regression), predicts one class
  * per row (node or graph classification; multi-task is several binary tasks, not this), or a
- * number per row (node or graph regression). */
+ * number per row (node or graph regression).
+ * Time complexity: O(1). */
 int ag_task_is_graph_level(ag_task_t task);
 int ag_task_is_classification(ag_task_t task);
 int ag_task_is_regression(ag_task_t task);
@@ -119,7 +121,8 @@ int ag_task_is_regression(ag_task_t task);
  * ag_norm_place_name
  * The names a model file's configuration uses: "dot", "gat", "gatv2"; "softmax", "relu";
  * "neighbours", "khop", "full"; "none", "key", "bias"; "none", "pre", "post". "unknown" for a
- * value outside the enumeration. O(1). */
+ * value outside the enumeration.
+ * Time complexity: O(1). */
 const char *ag_score_name(ag_score_t score);
 const char *ag_attn_norm_name(ag_norm_t norm);
 const char *ag_mask_kind_name(ag_mask_kind_t kind);
@@ -131,6 +134,7 @@ const char *ag_norm_place_name(ag_norm_place_t place);
  * A Transformer-style default for a task: hidden 64, 3 blocks of 4-head dot-product attention over
  * neighbours with self-loops, residual + pre-LayerNorm, GELU FFN of 128, dropout 0.1, mean
  * readout, MLP head of 64. The caller sets in_dim, edge_dim, n_out.
+ * Time complexity: O(1).
  */
 void ag_model_config_default(ag_model_config_t *cfg, ag_task_t task);
 
@@ -139,6 +143,7 @@ void ag_model_config_default(ag_model_config_t *cfg, ag_task_t task);
  * The GAT paper's transductive model (Velickovic et al. 2018, Cora): no input projection, block 1
  * 8 heads x 8 GAT attention concatenated + ELU, block 2 one head of n_out averaged, dropout 0.6 on
  * each block's input and on attention, no residual, no norm, no FFN, no node head.
+ * Time complexity: O(1).
  */
 void ag_model_config_gat(ag_model_config_t *cfg, int64_t in_dim, int64_t n_out);
 
@@ -160,11 +165,13 @@ typedef struct ag_batch_t {
 /** \function ag_batch_init
  * Wraps a graph and its features (not copied: they must outlive the batch). The batch caches
  * what it derives from them (see ag_batch_t): change neither the graph nor X while the batch is
- * in use; to run on changed data, destroy the batch and init a new one (cheap). */
+ * in use; to run on changed data, destroy the batch and init a new one (cheap).
+ * Time complexity: O(1). */
 void ag_batch_init(ag_batch_t *batch, const ag_graph_t *graph, const float *X, const float *E);
 
 /** \function ag_batch_destroy
- * Frees the masks the batch built. */
+ * Frees the masks the batch built.
+ * Time complexity: O(1) (at most AG_BATCH_MAX_MASKS masks and X's sparse form). */
 void ag_batch_destroy(ag_batch_t *batch);
 
 /** Reusable storage for block-diagonal batches of graphs with their features (ag_batch_buffer_fill):
@@ -191,11 +198,13 @@ typedef struct ag_batch_member_t {
 } ag_batch_member_t;
 
 /** \function ag_batch_buffer_init
- * An empty buffer: the same as zero-initialising it. */
+ * An empty buffer: the same as zero-initialising it.
+ * Time complexity: O(1). */
 void ag_batch_buffer_init(ag_batch_buffer_t *buf);
 
 /** \function ag_batch_buffer_destroy
- * Frees the graph and the feature buffers; safe on a zero-initialised or already destroyed one. */
+ * Frees the graph and the feature buffers; safe on a zero-initialised or already destroyed one.
+ * Time complexity: O(1). */
 void ag_batch_buffer_destroy(ag_batch_buffer_t *buf);
 
 /**
@@ -221,7 +230,7 @@ void ag_batch_buffer_destroy(ag_batch_buffer_t *buf);
  *         message names the member; directed mixed with undirected); AG_ELIMIT (more than 2^31-1
  *         nodes; a size overflows); AG_ENOMEM. On failure buf->graph is empty and buf stays
  *         usable for the next fill (destroy it as usual).
- * Time complexity: O(N F + E Fe + the members' CSR entries).
+ * Time complexity: O(G + N F + E Fe + the members' CSR entries).
  */
 ag_error_t ag_batch_buffer_fill(ag_batch_buffer_t *buf, const ag_batch_member_t *members, int64_t count, int64_t F,
                                 int64_t Fe, ag_batch_t *batch);
@@ -236,7 +245,7 @@ ag_error_t ag_batch_buffer_fill(ag_batch_buffer_t *buf, const ag_batch_member_t 
  * graph_ptr and node_graph describe the widened batch, so the full mask attends over each
  * graph's nodes and its token. The k-hop sources are those of the graph alone.
  * \return as ag_mask_build(); AG_ELIMIT when nodes plus tokens exceed 2^31-1.
- * Time complexity: that of ag_mask_build() plus O(N + M).
+ * Time complexity: that of ag_mask_build() plus O(N + G + M), M the entries of the mask.
  */
 ag_error_t ag_mask_build_vnode(ag_mask_t *mask, const ag_graph_t *graph, ag_mask_kind_t kind, int hops,
                                int self_loops);
@@ -248,18 +257,23 @@ typedef struct ag_model_t ag_model_t;
  * Builds a model with freshly initialised weights (seeded by cfg->seed).
  * \return AG_SUCCESS, AG_EINVAL (an inconsistent configuration; the message names the field),
  *         AG_ENOMEM.
+ * Time complexity: O(P + L) for P the parameters (each weight is drawn) and L blocks; the values and
+ * their gradients take 2P floats (activation buffers come with the first forward pass).
  */
 ag_error_t ag_model_create(ag_model_t **model, const ag_model_config_t *cfg);
 
-/** \function ag_model_destroy */
+/** \function ag_model_destroy
+ * Time complexity: O(L) for L blocks (a fixed number of buffers per operation). */
 void ag_model_destroy(ag_model_t *model);
 
 /** \function ag_model_config
- * The model's configuration (read-only). */
+ * The model's configuration (read-only).
+ * Time complexity: O(1). */
 const ag_model_config_t *ag_model_config(const ag_model_t *model);
 
 /** \function ag_model_params
- * The list of every parameter tensor (names like "blocks.0.attn.Wq"), owned by the model. */
+ * The list of every parameter tensor (names like "blocks.0.attn.Wq"), owned by the model.
+ * Time complexity: O(1). */
 const ag_param_list_t *ag_model_params(const ag_model_t *model);
 
 /**
@@ -272,10 +286,12 @@ const ag_param_list_t *ag_model_params(const ag_model_t *model);
  *         and a block uses edge features; training without rng; a malformed graph; more than
  *         AG_BATCH_MAX_MASKS distinct masks); AG_ELIMIT (more than 2^31-1 nodes, graph tokens
  *         included; a size overflows); AG_ENOMEM.
- * Time complexity: the masks (ag_mask_build(), once per batch and kind) and, per block, one
- * ag_attention_forward() plus O(N W W_ff) for the feed-forward sub-block (W the width, W_ff
- * its ffn_hidden) and O(N W) for normalisation and residual; then O(N W) for the readout and
- * O(rows x head size) for the head.
+ * Time complexity: the masks (ag_mask_build(), once per batch and kind), O(N F W) for the input
+ * projection (W the width), and per block one ag_attention_forward() plus O(N W W_ff) for the
+ * feed-forward sub-block (W_ff its ffn_hidden) and O(N W) for normalisation and residual; then
+ * O(R N W) for R readouts and for the head O(N W n_out) (node tasks) or O(G x the head's weights)
+ * (graph tasks). Memory: the model keeps one output buffer per operation (O(L N W) floats for L
+ * blocks, as many again for gradients when training) and the layers' caches, the batch its masks.
  */
 ag_error_t ag_model_forward(ag_model_t *model, ag_batch_t *batch, int training, ag_rng_t *rng,
                             float *out);
@@ -293,7 +309,8 @@ ag_error_t ag_model_forward(ag_model_t *model, ag_batch_t *batch, int training, 
 ag_error_t ag_model_backward(ag_model_t *model, ag_batch_t *batch, const float *dout);
 
 /** \function ag_model_out_rows
- * Rows of the output for a batch: N for node tasks, G for graph tasks. */
+ * Rows of the output for a batch: N for node tasks, G for graph tasks.
+ * Time complexity: O(1). */
 int64_t ag_model_out_rows(const ag_model_t *model, const ag_batch_t *batch);
 
 /** \function ag_model_attention_weights
@@ -303,7 +320,9 @@ int64_t ag_model_out_rows(const ag_model_t *model, const ag_batch_t *batch);
  * node i of graph g is row i + g and the graph's token the row after its last node; for a batch
  * of one graph, rows 0..N-1 are its vertices and row N is the token (entries with edge -1).
  * \return AG_SUCCESS; AG_EINVAL (layer out of range, no forward pass on this batch); AG_ELIMIT,
- *         AG_ENOMEM (building the mask); with alpha, as ag_attention_weights(). */
+ *         AG_ENOMEM (building the mask); with alpha, as ag_attention_weights().
+ * Time complexity: O(1) without alpha (the forward pass built the mask); with alpha, O(M H D) for
+ * the block's M mask entries, O(M Fe H D) more with edge keys, O(M Fe H) with edge biases. */
 ag_error_t ag_model_attention_weights(const ag_model_t *model, ag_batch_t *batch, int layer,
                                       const ag_mask_t **mask, float *alpha);
 
@@ -311,15 +330,18 @@ ag_error_t ag_model_attention_weights(const ag_model_t *model, ag_batch_t *batch
  * Regression: stores the targets' mean and standard deviation (n_out each); predictions are
  * out * std + mean. Kept in the model file. std values must be positive.
  * \return AG_SUCCESS; AG_EVALUE (a std not positive and finite, a mean not finite: names the
- *         output; nothing is stored). */
+ *         output; nothing is stored).
+ * Time complexity: O(n_out). */
 ag_error_t ag_model_set_target_scaling(ag_model_t *model, const float *mean, const float *std);
 
 /** \function ag_model_target_scaling
- * The stored mean and standard deviation (n_out each; 0 and 1 unless set). */
+ * The stored mean and standard deviation (n_out each; 0 and 1 unless set).
+ * Time complexity: O(1). */
 void ag_model_target_scaling(const ag_model_t *model, const float **mean, const float **std);
 
 /** \function ag_model_attention_heads
- * Heads of block `layer`. */
+ * Heads of block `layer`.
+ * Time complexity: O(1). */
 int64_t ag_model_attention_heads(const ag_model_t *model, int layer);
 
 #ifdef __cplusplus

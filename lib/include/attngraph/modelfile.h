@@ -89,13 +89,15 @@ typedef struct ag_bundle_t {
  * Set target_column afterwards with ag_bundle_set_target_column().
  * \return AG_SUCCESS; AG_EINVAL (names count differs from the model's outputs; input widths differ
  *         from the model's in_dim / edge_dim); AG_ENOMEM. On failure nothing is taken.
+ * Time complexity: O(n_names + total length of the names) (they are copied).
  */
 ag_error_t ag_bundle_init(ag_bundle_t *b, ag_model_t **model, ag_featurizer_t *f, ag_table_norm_t *table,
                           const char *const *names, int64_t n_names, const char *label_attr);
 
 /** \function ag_bundle_set_target_column
  * Records (a copy of) the labels-table column a graph-classification model was trained on, or
- * forgets it (NULL). \return AG_SUCCESS, AG_ENOMEM. */
+ * forgets it (NULL). \return AG_SUCCESS, AG_ENOMEM.
+ * Time complexity: O(length of column). */
 ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column);
 
 /** \function ag_bundle_set_label_attr
@@ -103,7 +105,8 @@ ag_error_t ag_bundle_set_target_column(ag_bundle_t *b, const char *column);
  * (NULL): where prediction finds the known classes that stored Correct and Smooth weights
  * propagate (`attn-graph label`). ag_net_train_nodes() takes the labels as a
  * vector and names none; the program's train sets it.
- * \return AG_SUCCESS; AG_EINVAL (a bundle without model, a graph-level model); AG_ENOMEM. */
+ * \return AG_SUCCESS; AG_EINVAL (a bundle without model, a graph-level model); AG_ENOMEM.
+ * Time complexity: O(length of attr). */
 ag_error_t ag_bundle_set_label_attr(ag_bundle_t *b, const char *attr);
 
 /** \function ag_bundle_set_smooth
@@ -113,21 +116,24 @@ ag_error_t ag_bundle_set_label_attr(ag_bundle_t *b, const char *attr);
  * attribute the bundle names (label_attr; ag_bundle_set_label_attr for a model trained through
  * ag_net_train_nodes, which names none).
  * \return AG_SUCCESS; AG_EINVAL (a bundle without model, not a node-classification model, an alpha
- *         outside [0, 1), iterations outside 0..100000). */
+ *         outside [0, 1), iterations outside 0..100000).
+ * Time complexity: O(1). */
 ag_error_t ag_bundle_set_smooth(ag_bundle_t *b, const ag_smooth_config_t *cfg);
 
 /** \function ag_bundle_set_graph
  * Records the print (graph.h's ag_graph_print) of the graph a node model was trained on, or forgets
  * it (NULL). Stored in the file as "graph" (any bundle version: a reader that does not know the key
  * has no use for it); merged bundles must have the same one, if both have one.
- * \return AG_SUCCESS; AG_EINVAL (a bundle without model, a graph-level model). */
+ * \return AG_SUCCESS; AG_EINVAL (a bundle without model, a graph-level model).
+ * Time complexity: that of ag_graph_print() on ig. */
 ag_error_t ag_bundle_set_graph(ag_bundle_t *b, const igraph_t *ig);
 
 /** \function ag_bundle_other_graph
  * When the bundle knows the graph its node model was trained on: 1 when ig is another graph (by
  * print), 2 when it is that graph with its vertices numbered otherwise; else 0 (the same graph
  * numbered alike, or a model that does not know). print, when not NULL, receives ig's print
- * (ag_graph_print), for a caller that reports it, whenever the bundle knows its graph. */
+ * (ag_graph_print), for a caller that reports it, whenever the bundle knows its graph.
+ * Time complexity: that of ag_graph_print() on ig when the bundle knows its graph, else O(1). */
 int ag_bundle_other_graph(const ag_bundle_t *b, const igraph_t *ig, ag_graph_print_t *print);
 
 /**
@@ -140,6 +146,8 @@ int ag_bundle_other_graph(const ag_bundle_t *b, const igraph_t *ig, ag_graph_pri
  * ag_bundle_merge(), and ag_net_merge() for ag_net_t handles.
  * \return AG_SUCCESS; AG_EINVAL (NULL model, a model the bundle holds already); AG_EMISMATCH (another configuration or scaling: the
  *         message says which); AG_ENOMEM. On failure nothing is taken.
+ * Time complexity: O(k + L + n_out) for k members and L blocks (the configurations are compared as
+ * text).
  */
 ag_error_t ag_bundle_add_member(ag_bundle_t *b, ag_model_t **model);
 
@@ -151,6 +159,9 @@ ag_error_t ag_bundle_add_member(ag_bundle_t *b, ag_model_t **model);
  * normalisation and target scaling.
  * \return AG_SUCCESS (src destroyed); AG_EINVAL (a bundle without model, src == dst); AG_EMISMATCH (naming the
  *         part that differs); AG_ENOMEM. On failure both bundles are unchanged.
+ * Time complexity: O(S + k (L + n_out)) for S the size of the two bundles' metadata (featurisers with
+ * their vocabularies and statistics, names; compared as the file would hold them), k the members
+ * of both and L blocks. No weight is copied.
  */
 ag_error_t ag_bundle_merge(ag_bundle_t *dst, ag_bundle_t *src);
 
@@ -159,6 +170,7 @@ ag_error_t ag_bundle_merge(ag_bundle_t *dst, ag_bundle_t *src);
  * The bundle's predictions for a batch already featurised with its featuriser: one model's, or the
  * ensemble's mean (ag_ensemble_predict_batch). \param out  Caller-allocated rows x n_out floats.
  * \return AG_EINVAL (a bundle without model); otherwise as ag_ensemble_predict_batch().
+ * Time complexity: as ag_ensemble_predict_batch(): one forward pass per member.
  */
 ag_error_t ag_bundle_predict_batch(ag_bundle_t *b, ag_batch_t *batch, float *out);
 
@@ -166,6 +178,7 @@ ag_error_t ag_bundle_predict_batch(ag_bundle_t *b, ag_batch_t *batch, float *out
  * \function ag_bundle_evaluate
  * ag_model_evaluate() with the bundle's model, or ag_ensemble_evaluate() with its members.
  * \return AG_EINVAL (a bundle without model); otherwise as ag_ensemble_evaluate().
+ * Time complexity: as ag_ensemble_evaluate() with the bundle's members.
  */
 ag_error_t ag_bundle_evaluate(ag_bundle_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n,
                               ag_scores_t *scores);
@@ -176,18 +189,23 @@ ag_error_t ag_bundle_evaluate(ag_bundle_t *b, const ag_trainset_t *set, const in
  * and regression models, those of b->names, in order) as well as over all of them.
  * \param per_task ag_model_n_tasks(b->model) entries, caller-allocated, or NULL.
  * \return AG_EINVAL (a bundle without model); otherwise as ag_ensemble_evaluate_tasks().
+ * Time complexity: as ag_ensemble_evaluate_tasks() with the bundle's members.
  */
 ag_error_t ag_bundle_evaluate_tasks(ag_bundle_t *b, const ag_trainset_t *set, const int64_t *idx, int64_t n,
                                    ag_scores_t *scores, ag_scores_t *per_task);
 
 /** \function ag_bundle_destroy
- * Frees everything; safe on a zeroed bundle and twice. */
+ * Frees everything; safe on a zeroed bundle and twice.
+ * Time complexity: O(k L + n_out + V) for k members of L blocks and V featuriser strings
+ * (vocabularies, column names). */
 void ag_bundle_destroy(ag_bundle_t *b);
 
 /**
  * \function ag_bundle_save
  * Writes the bundle to one safetensors file, atomically (see safetensors.h).
  * \return AG_SUCCESS, AG_EFILE (cannot write, with the reason), AG_ENOMEM.
+ * Time complexity: O(B + T^2) for B the bytes written and T the tensors (k members' parameter
+ * tensors): ag_safetensors_write() compares every name with those before it.
  */
 ag_error_t ag_bundle_save(const char *path, const ag_bundle_t *b);
 
@@ -204,6 +222,7 @@ ag_error_t ag_bundle_save(const char *path, const ag_bundle_t *b);
  *         key the stored JSON objects do not have in this version, checksum and truncation
  *         errors); AG_ENOMEM. Keys of the metadata itself that it does not know are ignored
  *         (docs/model-format.md, "Versioning").
+ * Time complexity: that of ag_safetensors_read(), then as ag_bundle_from_safetensors().
  */
 ag_error_t ag_bundle_load(const char *path, ag_bundle_t *b);
 
@@ -216,6 +235,10 @@ ag_error_t ag_bundle_load(const char *path, ag_bundle_t *b);
  * \param b     Output, uninitialised; free with ag_bundle_destroy(). Zeroed on failure.
  * \return AG_SUCCESS; AG_EMODEL for every defect, as ag_bundle_load(), the message naming
  *         file->path; AG_EINVAL if file was not read; AG_ENOMEM.
+ * Time complexity: O(S + T^2 + C^2 + P) for S the metadata's length, T the tensors (each parameter
+ * is found by name among them), C the class or task names (each checked against those before it)
+ * and P the weights of all members (drawn, then overwritten from the file). Memory: the models'
+ * values and gradients, 2P floats, beside the file's decoded tensors.
  */
 ag_error_t ag_bundle_from_safetensors(const ag_safetensors_t *file, ag_bundle_t *b);
 
@@ -223,6 +246,8 @@ ag_error_t ag_bundle_from_safetensors(const ag_safetensors_t *file, ag_bundle_t 
  * \function ag_bundle_featurize
  * The model inputs of one graph (see ag_inputs_featurize()).
  * \return As ag_inputs_featurize().
+ * Time complexity: that of ag_inputs_featurize(): O((N + E) x columns) plus the positional encodings'
+ * (posenc.h).
  */
 ag_error_t ag_bundle_featurize(const ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, ag_fmat_t *X,
                                ag_fmat_t *E);
@@ -237,6 +262,8 @@ ag_error_t ag_bundle_featurize(const ag_bundle_t *b, const igraph_t *ig, const a
  * \return AG_SUCCESS; the featurisation errors (AG_EATTR naming the attribute and the model's
  *         expectation, AG_EVALUE, AG_EMISMATCH); AG_ENOMEM.
  * Not thread-safe on one bundle (the model keeps activations); use one bundle per thread.
+ * Time complexity: ag_bundle_featurize(), the CSR (ag_graph_from_igraph()), then one forward pass
+ * per member and O(rows x n_out).
  */
 ag_error_t ag_bundle_predict_graph(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, ag_fmat_t *out);
 

@@ -32,31 +32,39 @@ typedef struct ag_param_list_t {
     int64_t capacity;
 } ag_param_list_t;
 
-/** \function ag_param_list_init */
+/** \function ag_param_list_init
+ * An empty list (no allocation).
+ * Time complexity: O(1). */
 void ag_param_list_init(ag_param_list_t *list);
 
 /** \function ag_param_list_destroy
- * Frees the list itself (not the tensors, which the layers own). */
+ * Frees the list itself (not the tensors, which the layers own).
+ * Time complexity: O(1). */
 void ag_param_list_destroy(ag_param_list_t *list);
 
 /** \function ag_param_list_add
  * Appends one tensor named prefix + "." + name (or name alone if prefix is empty or NULL). grad
  * may be NULL for a tensor that is only saved or loaded, never trained.
  * \return AG_SUCCESS; AG_EINVAL (NULL list or name, NULL value for a non-empty tensor, ndim not 1
- *         or 2, a negative size, a full name longer than AG_PARAM_NAME_MAX - 1); AG_ENOMEM. */
+ *         or 2, a negative size, a full name longer than AG_PARAM_NAME_MAX - 1); AG_ENOMEM.
+ * Time complexity: amortised O(1) (the list doubles when full); names are not checked for
+ * duplicates. */
 ag_error_t ag_param_list_add(ag_param_list_t *list, const char *prefix, const char *name, int ndim,
                              int64_t rows, int64_t cols, float *value, float *grad, int decay);
 
 /** \function ag_param_list_find
- * The entry with this full name, or NULL. */
+ * The entry with this full name, or NULL.
+ * Time complexity: O(count): the names are compared one by one. */
 ag_param_t *ag_param_list_find(const ag_param_list_t *list, const char *name);
 
 /** \function ag_param_list_zero_grad
- * Sets every gradient of the list to zero. */
+ * Sets every gradient of the list to zero.
+ * Time complexity: O(P) for P the scalars of the list. */
 void ag_param_list_zero_grad(const ag_param_list_t *list);
 
 /** \function ag_param_list_size
- * Total number of scalars over all tensors. */
+ * Total number of scalars over all tensors.
+ * Time complexity: O(count). */
 int64_t ag_param_list_size(const ag_param_list_t *list);
 
 #ifdef __cplusplus
