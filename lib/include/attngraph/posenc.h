@@ -55,6 +55,7 @@ typedef enum ag_eigen_solver_t {
 /**
  * \function ag_posenc_degree_width
  * Number of degree columns for a graph: 1 if undirected, 2 (in, out) if directed.
+ * Time complexity: O(1).
  */
 int64_t ag_posenc_degree_width(int directed);
 
@@ -85,7 +86,9 @@ ag_error_t ag_posenc_degree(const igraph_t *ig, ag_fmat_t *out);
  * \param out     Output, (N x k); columns of unit Euclidean norm, zero columns beyond N - 1.
  * \return AG_SUCCESS, AG_EINVAL (k < 0), AG_ENOMEM, AG_EIGRAPH (the eigensolver failed or did
  *         not converge).
- * Time complexity: dense O(N^3); ARPACK about O((N k + E) * iterations).
+ * Time complexity: O(N + E log d) for the simple graph (d the largest degree), then dense (AUTO: up
+ * to AG_POSENC_DENSE_MAX vertices, or when k nears N) O(N^3) time and O(N^2) memory; ARPACK about
+ * O((N k + E) * iterations) time and O(N k + E) memory.
  */
 ag_error_t ag_posenc_laplacian(const igraph_t *ig, int64_t k, ag_eigen_solver_t solver, ag_fmat_t *out);
 
@@ -100,7 +103,8 @@ ag_error_t ag_posenc_laplacian(const igraph_t *ig, int64_t k, ag_eigen_solver_t 
  * \param k    Number of steps, k >= 0.
  * \param out  Output, (N x k).
  * \return AG_SUCCESS, AG_EINVAL (k < 0), AG_ENOMEM.
- * Time complexity: O(sum over nodes s and steps t of the edges within t steps of s).
+ * Time complexity: O(N k + E) plus the sum over nodes s and steps t of the edges within t steps of s;
+ * O(N) scratch per thread.
  */
 ag_error_t ag_posenc_random_walk(const igraph_t *ig, int64_t k, ag_fmat_t *out);
 

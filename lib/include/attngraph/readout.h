@@ -71,16 +71,19 @@ typedef struct ag_readout_t {
 ag_error_t ag_readout_init(ag_readout_t *ro, ag_readout_kind_t kind, int64_t dim, uint64_t seed);
 
 /** \function ag_readout_destroy
- * Frees the gate and the cache; safe on a zero-initialised or already destroyed readout. */
+ * Frees the gate and the cache; safe on a zero-initialised or already destroyed readout.
+ * Time complexity: O(1). */
 void ag_readout_destroy(ag_readout_t *ro);
 
 /** \function ag_readout_kind_name
- * "mean", "sum", "max", "attention" or "vnode" ("unknown" for other values). */
+ * "mean", "sum", "max", "attention" or "vnode" ("unknown" for other values).
+ * Time complexity: O(1). */
 const char *ag_readout_kind_name(ag_readout_kind_t kind);
 
 /** \function ag_readout_kind_from_name
  * Parses a readout name as written by ag_readout_kind_name().
- * \return AG_SUCCESS, AG_EINVAL for an unknown name (the message lists the valid ones). */
+ * \return AG_SUCCESS, AG_EINVAL for an unknown name (the message lists the valid ones).
+ * Time complexity: O(1). */
 ag_error_t ag_readout_kind_from_name(const char *name, ag_readout_kind_t *kind);
 
 /**
@@ -91,6 +94,7 @@ ag_error_t ag_readout_kind_from_name(const char *name, ag_readout_kind_t *kind);
  * \param n      Output: how many, 1 to AG_READOUT_COUNT.
  * \return AG_SUCCESS, AG_EINVAL (NULL or empty list, an empty item, an unknown or repeated name; the
  *         message names it and lists the valid ones).
+ * Time complexity: O(length of list).
  */
 ag_error_t ag_readout_kinds_from_list(const char *list, ag_readout_kind_t *kinds, int *n);
 
@@ -99,6 +103,7 @@ ag_error_t ag_readout_kinds_from_list(const char *list, ag_readout_kind_t *kinds
  * Appends the readout's parameters to a list: for attention pooling "prefix.gate.w" (F, decayed)
  * and "prefix.gate.b" (1, not decayed); nothing for the other kinds.
  * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (name too long).
+ * Time complexity: O(1).
  */
 ag_error_t ag_readout_params(ag_readout_t *ro, ag_param_list_t *list, const char *prefix);
 
@@ -112,7 +117,8 @@ ag_error_t ag_readout_params(ag_readout_t *ro, ag_param_list_t *list, const char
  * \param X         (N x F) node rows.
  * \param Y         (G x F) output, overwritten.
  * \return AG_SUCCESS, AG_EINVAL (graph_ptr not starting at 0 or decreasing, negative G), AG_ENOMEM.
- * Time complexity: O(N F).
+ * Time complexity: O((N + G) F). The cache, kept for backward, is (G x F) row indices for max and
+ * 2N floats for attention.
  */
 ag_error_t ag_readout_forward(ag_readout_t *ro, const int64_t *graph_ptr, int64_t n_graphs,
                               const float *X, float *Y);
@@ -124,7 +130,7 @@ ag_error_t ag_readout_forward(ag_readout_t *ro, const int64_t *graph_ptr, int64_
  * \param dY  (G x F) gradient of the loss with respect to Y.
  * \param dX  (N x F) accumulated into (+=).
  * \return AG_SUCCESS, AG_EINVAL (no matching forward pass: different N or G).
- * Time complexity: O(N F).
+ * Time complexity: O((N + G) F).
  */
 ag_error_t ag_readout_backward(ag_readout_t *ro, const int64_t *graph_ptr, int64_t n_graphs,
                                const float *X, const float *dY, float *dX);
@@ -135,6 +141,7 @@ ag_error_t ag_readout_backward(ag_readout_t *ro, const int64_t *graph_ptr, int64
  * nodes of each non-empty graph): which nodes the graph's representation is made of.
  * \param alpha  (N) output, caller allocates.
  * \return AG_SUCCESS, AG_EINVAL (not attention pooling, or no forward pass with N nodes).
+ * Time complexity: O(N).
  */
 ag_error_t ag_readout_gate_weights(const ag_readout_t *ro, int64_t n_nodes, float *alpha);
 
