@@ -58,7 +58,8 @@ typedef struct ag_metadata_t {
 void ag_metadata_init(ag_metadata_t *meta);
 
 /** \function ag_metadata_destroy
- * Frees every key and value; safe on an initialised empty list, and twice. */
+ * Frees every key and value; safe on an initialised empty list, and twice.
+ * Time complexity: O(count). */
 void ag_metadata_destroy(ag_metadata_t *meta);
 
 /**
@@ -95,7 +96,8 @@ typedef struct ag_tensor_t {
  *                 file) are ignored.
  * \return AG_SUCCESS, AG_EINVAL (bad name, shape or metadata), AG_ELIMIT (sizes overflow),
  *         AG_ENOMEM, AG_EFILE (cannot create, write, sync or rename; the message has the reason).
- * Time complexity: O(total size).
+ * Time complexity: O(total size + metadata size + T^2) for T tensors: each name is compared with
+ * every one before it.
  */
 ag_error_t ag_safetensors_write(const char *path, const ag_tensor_t *tensors, int64_t count,
                                 const ag_metadata_t *meta);
@@ -105,6 +107,7 @@ ag_error_t ag_safetensors_write(const char *path, const ag_tensor_t *tensors, in
  * Writes the values of a parameter list (shape [rows] for vectors, [rows, cols] for matrices)
  * with ag_safetensors_write(). Gradients are not written.
  * \return As ag_safetensors_write() (two parameters of one name: AG_EINVAL).
+ * Time complexity: as ag_safetensors_write() with T = params->count.
  */
 ag_error_t ag_safetensors_write_params(const char *path, const ag_param_list_t *params,
                                        const ag_metadata_t *meta);
@@ -139,7 +142,8 @@ typedef struct ag_safetensors_t {
  *         "m.safetensors: checksum mismatch: ...",
  *         "m.safetensors: written by a newer attn-graph (format version 2), this one reads version 1"),
  *         AG_ENOMEM.
- * Time complexity: O(file size + T log T) for T tensors.
+ * Time complexity: O(file size + T log T + K^2) for T tensors and K metadata keys (each key is
+ * compared with every one before it). Memory: the whole file and its decoded tensors at once.
  */
 ag_error_t ag_safetensors_read(ag_safetensors_t *file, const char *path, int flags);
 
@@ -157,7 +161,8 @@ ag_error_t ag_safetensors_read(ag_safetensors_t *file, const char *path, int fla
 int ag_safetensors_sniff(const unsigned char *head, size_t n);
 
 /** \function ag_safetensors_destroy
- * Frees a file read by ag_safetensors_read(); safe on a zeroed one, and twice. */
+ * Frees a file read by ag_safetensors_read(); safe on a zeroed one, and twice.
+ * Time complexity: O(T + K) for T tensors and K metadata keys. */
 void ag_safetensors_destroy(ag_safetensors_t *file);
 
 /** \function ag_safetensors_find
@@ -172,7 +177,8 @@ const ag_tensor_t *ag_safetensors_find(const ag_safetensors_t *file, const char 
  * \return AG_SUCCESS, AG_EMODEL ("m.safetensors: tensor 'blocks.0.attn.Wq' has shape [64, 32] in
  *         the file, the model expects [64, 64]"; "...: 2 tensors the model expects are missing
  *         from the file: 'a', 'b'"; "...: 1 tensor in the file is not in the model: 'c'").
- * Time complexity: O(P T + total size) for P parameters and T tensors.
+ * Time complexity: O(P T + total size) for P tensors in the list and T in the file (each name is
+ * looked up by a scan).
  */
 ag_error_t ag_safetensors_to_params(const ag_safetensors_t *file, const ag_param_list_t *params);
 
@@ -182,11 +188,14 @@ ag_error_t ag_safetensors_to_params(const ag_safetensors_t *file, const ag_param
  * \param metadata  If not NULL, an initialised list that receives the file's metadata (set key by
  *                  key, so existing other keys stay).
  * \return As the two functions.
+ * Time complexity: that of the two functions, plus O(K (K + count)) to copy the file's K metadata
+ * keys into a metadata list of count.
  */
 ag_error_t ag_safetensors_read_params(const char *path, const ag_param_list_t *params, ag_metadata_t *metadata);
 
 /** \function ag_crc32_update
- * Updates a CRC-32 (IEEE 802.3, as zlib's crc32) with n bytes; start with crc = 0. */
+ * Updates a CRC-32 (IEEE 802.3, as zlib's crc32) with n bytes; start with crc = 0.
+ * Time complexity: O(n), plus a 256-entry table built on every call. */
 uint32_t ag_crc32_update(uint32_t crc, const void *data, size_t n);
 
 #ifdef __cplusplus

@@ -42,7 +42,8 @@ typedef struct ag_smooth_config_t {
 
 /** \function ag_smooth_config_init
  * No correct step, smoothing weight 0.8, 50 iterations per step (the start's weight decays as
- * alpha^t: under 1e-4 after 50 steps of 0.8). */
+ * alpha^t: under 1e-4 after 50 steps of 0.8).
+ * Time complexity: O(1). */
 void ag_smooth_config_init(ag_smooth_config_t *cfg);
 
 /**
@@ -59,7 +60,9 @@ void ag_smooth_config_init(ag_smooth_config_t *cfg);
  *         negative or non-finite probability: names the vertex); AG_EMISMATCH (probs not N rows or
  *         known not N long, as the other functions taking an igraph matrix per vertex); AG_EVALUE (a
  *         known class outside 0 .. C-1: names the vertex); AG_ELIMIT; AG_ENOMEM.
- * Time complexity: O(iterations (|V| + |E|) C).
+ * Time complexity: O(iterations (|V| + |E|) C) per step (two with a correct step), plus O(|V| C) and
+ * ag_graph_from_igraph()'s; six |V| x C float buffers (the copies in and out of igraph's matrices
+ * and ag_label_smooth_csr()'s four).
  */
 ag_error_t ag_label_smooth(const igraph_t *graph, const igraph_matrix_t *probs, const igraph_vector_int_t *known,
                            const ag_smooth_config_t *cfg, igraph_matrix_t *result);
@@ -74,6 +77,8 @@ ag_error_t ag_label_smooth(const igraph_t *graph, const igraph_matrix_t *probs, 
  * \return AG_SUCCESS; AG_EINVAL (an alpha out of range, negative iterations, C < 1, a negative or
  *         non-finite probability: names the vertex); AG_EVALUE (a known class outside 0 .. C-1:
  *         names the vertex); AG_ELIMIT (N x C overflows); AG_ENOMEM.
+ * Time complexity: O(iterations (N + M) C) per step (two with a correct step) for the graph's M CSR
+ * entries, plus O(N C + M); four N x C float buffers besides out.
  */
 ag_error_t ag_label_smooth_csr(const ag_graph_t *graph, const float *probs, int64_t C, const int32_t *known,
                                const ag_smooth_config_t *cfg, float *out);

@@ -53,7 +53,7 @@ typedef struct ag_split_t {
  * \return AG_SUCCESS; AG_EFILE; AG_EPARSE (invalid JSON with line:column; not an object; a list
  *   that is not an array of integers); AG_EVALUE (an index out of range, or in two lists of one
  *   fold: names the index and the lists); AG_ENOMEM.
- * Time complexity: O(file size + n_items).
+ * Time complexity: O(file size + k n_items) for k folds (1 for a plain split).
  */
 ag_error_t ag_split_read_json(ag_split_t *split, const char *path, int64_t n_items);
 
@@ -74,7 +74,8 @@ ag_error_t ag_split_read_json(ag_split_t *split, const char *path, int64_t n_ite
  *   no `file` column); AG_EVALUE (path:line: a value that is neither a part name nor a fold number,
  *   or a mix of both); AG_EMISMATCH (path:line: a file that is not in the dataset or appears twice;
  *   a dataset file with no row; row count differing from n_files when files is NULL); AG_ENOMEM.
- * Time complexity: O(file size + G log G).
+ * Time complexity: O(file size + G log G + k G) for G items and k folds (1 for train/val/test): each
+ * fold lists every item with a value.
  */
 ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *column,
                              const char *const *files, int64_t n_files);
@@ -84,6 +85,7 @@ ag_error_t ag_split_read_csv(ag_split_t *split, const char *path, const char *co
  * ag_split_read_csv with the rows' file names in column `file_column` when the table has it (the
  * labels table's file column, `--file-column`), else in `file`; NULL is `file`.
  * \return As ag_split_read_csv; AG_EATTR names both columns when neither is there.
+ * Time complexity: as ag_split_read_csv().
  */
 ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const char *column, const char *file_column,
                                    const char *const *files, int64_t n_files);
@@ -100,7 +102,7 @@ ag_error_t ag_split_read_csv_named(ag_split_t *split, const char *path, const ch
  * \return As ag_split_read_csv; AG_EMISMATCH (path:line: an id no vertex has, an id named twice;
  *   two vertices with the same id, which a row could not tell apart);
  *   AG_EINVAL (a NULL id_column or ids).
- * Time complexity: O(file size + N log N).
+ * Time complexity: O(file size + N log N + k N) for k folds (1 for train/val/test).
  */
 ag_error_t ag_split_read_csv_vertices(ag_split_t *split, const char *path, const char *column, const char *id_column,
                                       const char *const *ids, int64_t n_vertices);
@@ -113,7 +115,7 @@ ag_error_t ag_split_read_csv_vertices(ag_split_t *split, const char *path, const
  * many items as parts asked for (7 then give 5, 1, 1; 2 items at 0.8, 0.1 stay 2, 0, 0).
  * Deterministic for a seed.
  * \return AG_SUCCESS; AG_EINVAL (n < 0, fractions outside [0, 1] or summing above 1); AG_ENOMEM.
- * Time complexity: O(n log n).
+ * Time complexity: O(n).
  */
 ag_error_t ag_split_random(ag_split_t *split, int64_t n, double train, double val, uint64_t seed);
 
@@ -158,7 +160,8 @@ ag_error_t ag_split_stratified(ag_split_t *split, const int32_t *y, int64_t n, d
 ag_error_t ag_split_stratified_kfold(ag_split_t *split, const int32_t *y, int64_t n, int64_t k, uint64_t seed);
 
 /** \function ag_split_destroy
- * Frees a split; safe on a zeroed or already destroyed one. */
+ * Frees a split; safe on a zeroed or already destroyed one.
+ * Time complexity: O(k) for k folds. */
 void ag_split_destroy(ag_split_t *split);
 
 #ifdef __cplusplus
