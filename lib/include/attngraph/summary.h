@@ -69,20 +69,25 @@ typedef struct ag_graph_summary_t {
  * \param ig       The graph.
  * \param summary  Output, uninitialised; free with ag_graph_summary_destroy().
  * \return AG_SUCCESS, AG_ENOMEM, AG_ELIMIT, AG_EIGRAPH.
- * Time complexity: O(|V| + |E|) plus O(k log k) per string attribute with k values.
+ * Time complexity: O(|V| + |E| log d) for maximum in-degree d (the multi-edges are counted on the
+ * CSR), plus O(|V|) or O(|E|) per attribute and O(k log k) per string attribute with k values;
+ * O(|V| + |E|) working memory.
  */
 ag_error_t ag_graph_summarize(const igraph_t *ig, ag_graph_summary_t *summary);
 
 /** \function ag_graph_summary_destroy
- * Frees a summary; safe on a zero-initialised one. */
+ * Frees a summary; safe on a zero-initialised one.
+ * Time complexity: O(n_attrs). */
 void ag_graph_summary_destroy(ag_graph_summary_t *summary);
 
 /** \function ag_attr_kind_name
- * "vertex", "edge" or "graph". */
+ * "vertex", "edge" or "graph".
+ * Time complexity: O(1). */
 const char *ag_attr_kind_name(ag_attr_kind_t kind);
 
 /** \function ag_attr_type_name
- * "numeric", "string" or "boolean". */
+ * "numeric", "string" or "boolean".
+ * Time complexity: O(1). */
 const char *ag_attr_type_name(ag_attr_type_t type);
 
 #ifdef __cplusplus

@@ -78,7 +78,8 @@ typedef struct ag_node_table_t {
 
 /** \function ag_table_options_init
  * Sets the defaults: automatic format, first column as id, ids matched to vertex attribute `id`,
- * every other column a feature, no label column, sparse width from the data. */
+ * every other column a feature, no label column, sparse width from the data.
+ * Time complexity: O(1). */
 void ag_table_options_init(ag_table_options_t *opts);
 
 /** How many times a sparse table's dense matrix (N x (largest index + 1) float32) is counted
@@ -114,7 +115,9 @@ void ag_table_options_init(ag_table_options_t *opts);
  *   AG_TABLE_READ_COPIES times, exceeds the read limit, ag_graph_read_set_max_memory(): naming the
  *   index and the distinct indices used),
  *   AG_EINVAL (bad options), AG_ENOMEM.
- * Time complexity: O(file size + N log N + F log F).
+ * Time complexity: O(file size + N F + (N + R) log N + F log F) for R lines (each id is found by
+ * binary search), plus O(K H) for K columns named in opts->columns and H header fields (each name
+ * is found by a scan of the header).
  */
 ag_error_t ag_table_read(ag_node_table_t *table, const char *path, const igraph_t *graph,
                          const ag_table_options_t *opts);
@@ -149,7 +152,8 @@ int ag_table_read_refused_graph(void);
 ag_error_t ag_node_table_select(ag_node_table_t *table, const char *const *columns, int64_t n, int *moved);
 
 /** \function ag_node_table_destroy
- * Frees a node table; safe on a zeroed or already destroyed one. */
+ * Frees a node table; safe on a zeroed or already destroyed one.
+ * Time complexity: O(N + F). */
 void ag_node_table_destroy(ag_node_table_t *table);
 
 #ifdef __cplusplus

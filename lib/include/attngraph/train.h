@@ -57,7 +57,8 @@ typedef struct ag_trainset_t {
 } ag_trainset_t;
 
 /** \function ag_trainset_init
- * An empty set for a task; allocate examples and targets with ag_trainset_resize. */
+ * An empty set for a task; allocate examples and targets with ag_trainset_resize.
+ * Time complexity: O(1). */
 void ag_trainset_init(ag_trainset_t *set, ag_task_t task);
 
 /** \function ag_trainset_resize
@@ -65,15 +66,19 @@ void ag_trainset_init(ag_trainset_t *set, ag_task_t task);
  * after freeing what the set held (task and n_classes are kept).
  * \return AG_SUCCESS; AG_EINVAL (a NULL set, a negative size); AG_ELIMIT (n_rows x n_cols
  *         overflows); AG_ENOMEM. The set is empty on failure (unchanged for a NULL set or a
- *         negative size). */
+ *         negative size).
+ * Time complexity: O(n_examples + n_rows x n_cols), after ag_trainset_destroy()'s. */
 ag_error_t ag_trainset_resize(ag_trainset_t *set, int64_t n_examples, int64_t n_rows, int64_t n_cols);
 
-/** \function ag_trainset_destroy */
+/** \function ag_trainset_destroy
+ * Frees the examples and the targets; the task stays.
+ * Time complexity: O(n_examples). */
 void ag_trainset_destroy(ag_trainset_t *set);
 
 /** \function ag_trainset_count_labelled
  * How many of the rows idx (n of them, in range) have at least one target (not NaN): the rows a
- * loss or a score can use. O(n x T). */
+ * loss or a score can use.
+ * Time complexity: O(n x T) for T targets per row. */
 int64_t ag_trainset_count_labelled(const ag_trainset_t *set, const int64_t *idx, int64_t n);
 
 /** What training optimises for early stopping and reports. */
@@ -89,13 +94,15 @@ typedef enum ag_metric_t {
 
 /** \function ag_metric_name / ag_metric_from_name
  * "auto", "loss", "accuracy", "macro_f1", "roc_auc", "rmse", "mae".
- * \return ag_metric_from_name: AG_SUCCESS; AG_EINVAL (not one of these names; case counts). */
+ * \return ag_metric_from_name: AG_SUCCESS; AG_EINVAL (not one of these names; case counts).
+ * Time complexity: O(1). */
 const char *ag_metric_name(ag_metric_t metric);
 ag_error_t ag_metric_from_name(const char *name, ag_metric_t *metric);
 
 /** \function ag_metric_for_task
  * The metric AG_METRIC_AUTO stands for on a task: accuracy (classification), mean ROC-AUC
- * (multi-task), RMSE (regression); any other metric is returned as it is. */
+ * (multi-task), RMSE (regression); any other metric is returned as it is.
+ * Time complexity: O(1). */
 ag_metric_t ag_metric_for_task(ag_metric_t metric, ag_task_t task);
 
 /** Fewer labelled validation examples than this make accuracy a poor early-stopping metric. */
@@ -114,7 +121,8 @@ ag_metric_t ag_metric_for_task(ag_metric_t metric, ag_task_t task);
  * a few dozen graphs (3 tasks, about 35 validation graphs each: 1.0 at epoch 10, which was kept,
  * accuracy over all labelled graphs 0.977, 0.977 and 1.0, against 1.0, 0.997 and 1.0 on the loss).
  * Regression and larger validation parts keep the task's metric (every published node figure has
- * 500 or more validation vertices; Tox21's validation part has 783 graphs). */
+ * 500 or more validation vertices; Tox21's validation part has 783 graphs).
+ * Time complexity: O(1). */
 ag_metric_t ag_metric_for_validation(ag_metric_t metric, ag_task_t task, int64_t n_val_labelled);
 
 /** \function ag_metric_check
@@ -122,7 +130,8 @@ ag_metric_t ag_metric_for_validation(ag_metric_t metric, ag_task_t task, int64_t
  * classification; roc_auc for binary classification (n_classes 2) and multi-task; rmse and mae for
  * regression. AG_METRIC_AUTO always can.
  * \return AG_SUCCESS; AG_EINVAL naming the metric, the task and the metrics it allows (a metric the
- *         task cannot score would be NaN on every epoch and keep the untrained weights). */
+ *         task cannot score would be NaN on every epoch and keep the untrained weights).
+ * Time complexity: O(1). */
 ag_error_t ag_metric_check(ag_metric_t metric, ag_task_t task, int64_t n_classes);
 
 /** \function ag_metric_scorable
@@ -132,7 +141,9 @@ ag_error_t ag_metric_check(ag_metric_t metric, ag_task_t task, int64_t n_classes
  * Time complexity: O(n x targets per row). */
 int ag_metric_scorable(ag_metric_t metric, const ag_trainset_t *set, const int64_t *idx, int64_t n);
 
-/** \function ag_metric_higher_is_better */
+/** \function ag_metric_higher_is_better
+ * 1 for accuracy, macro-F1 and ROC-AUC, else 0 (AG_METRIC_AUTO too: see ag_metric_for_task()).
+ * Time complexity: O(1). */
 int ag_metric_higher_is_better(ag_metric_t metric);
 
 /** One epoch's line of progress, passed to the progress callback. */
@@ -199,7 +210,8 @@ typedef struct ag_train_config_t {
 
 /** \function ag_train_config_default
  * Adam, lr 1e-3, no decay, constant schedule, 200 epochs, batch 32, patience 30, no clipping,
- * auto metric, seed 1, training metric on. */
+ * auto metric, seed 1, training metric on.
+ * Time complexity: O(1). */
 void ag_train_config_default(ag_train_config_t *cfg, ag_task_t task);
 
 typedef struct ag_train_result_t {
@@ -262,7 +274,8 @@ typedef struct ag_train_state_t {
 } ag_train_state_t;
 
 /** \function ag_train_state_destroy
- * Frees a state; safe on a zero-filled one and twice. */
+ * Frees a state; safe on a zero-filled one and twice.
+ * Time complexity: O(1). */
 void ag_train_state_destroy(ag_train_state_t *state);
 
 /**
@@ -274,7 +287,9 @@ void ag_train_state_destroy(ag_train_state_t *state);
  * command line). Atomic, as every safetensors write (safetensors.h): a reader sees the previous
  * checkpoint or the new one, never a torn file.
  * \return AG_SUCCESS, AG_EFILE, AG_ENOMEM, AG_EINVAL (extra metadata not UTF-8).
- * Time complexity: O(P + n_train).
+ * Time complexity: O(P + n_train + T^2 + K^2) for T parameter tensors and K extra metadata keys
+ * (ag_safetensors_write() compares every tensor name with those before it, ag_metadata_set() every
+ * key).
  */
 ag_error_t ag_train_state_save(const char *path, const ag_model_t *model, const ag_train_state_t *state,
                                const struct ag_metadata_t *extra);
@@ -289,6 +304,9 @@ ag_error_t ag_train_state_save(const char *path, const ag_model_t *model, const 
  *         a file that is not a checkpoint, or a field out of range, the message naming the file and
  *         the defect; AG_EMISMATCH for a sound checkpoint of another architecture than the model's;
  *         AG_ENOMEM.
+ * Time complexity: that of ag_safetensors_read(), then O(T^2 + P + n_train + L) for T parameter
+ * tensors (each found by name among the file's), P parameters and L blocks; O(K^2) more to copy K
+ * metadata keys into extra.
  */
 ag_error_t ag_train_state_load(const char *path, ag_model_t *model, ag_train_state_t *state,
                                struct ag_metadata_t *extra);
@@ -305,6 +323,8 @@ ag_error_t ag_train_state_load(const char *path, ag_model_t *model, ag_train_sta
  * \return AG_SUCCESS; AG_EMODEL (not a checkpoint, a configuration that is missing or invalid, any
  *         defect ag_train_state_load() reports), the message naming file->path; AG_EINVAL (no
  *         file); AG_ENOMEM.
+ * Time complexity: O(T^2 + P + n_train + L), as ag_train_state_load() after its read, the model's
+ * creation included.
  */
 ag_error_t ag_train_state_open(const ag_safetensors_t *file, ag_model_t **model, ag_train_state_t *state);
 
@@ -327,6 +347,8 @@ ag_error_t ag_train_state_plan(const ag_train_state_t *state, int64_t *epochs, i
  * not modified. With state NULL, the same as ag_model_train().
  * \return As ag_model_train(); AG_EMODEL if the state belongs to another training configuration (other
  *         epochs, seed, optimiser, ...) or another training list (the message says which).
+ * Time complexity: as ag_model_train() for the remaining epochs, plus O(P + n_train log n_train) to
+ * check and copy the state (its shuffle order is compared with the training list, both sorted).
  */
 ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx,
                                  int64_t n_train, const int64_t *val_idx, int64_t n_val,
@@ -375,12 +397,14 @@ typedef struct ag_scores_t {
  *         example's feature shapes; directed and undirected graphs together); AG_EVALUE (a class
  *         target that is not an integer in 0..C-1, an infinite regression target, a multi-task
  *         target outside [0, 1], a NaN output of a multi-task model); the errors of
- *         ag_model_forward(); AG_ELIMIT, AG_ENOMEM. */
+ *         ag_model_forward(); AG_ELIMIT, AG_ENOMEM.
+ * Time complexity: as ag_ensemble_evaluate() with one model. */
 ag_error_t ag_model_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n,
                              ag_scores_t *scores);
 
 /** \function ag_scores_get
- * The value of one metric from a score set. */
+ * The value of one metric from a score set.
+ * Time complexity: O(1). */
 double ag_scores_get(const ag_scores_t *scores, ag_metric_t metric, ag_task_t task);
 
 /**
@@ -395,7 +419,10 @@ double ag_scores_get(const ag_scores_t *scores, ag_metric_t metric, ag_task_t ta
  *                the same target scaling.
  * \return As ag_model_evaluate(); AG_EINVAL (k < 1, a NULL member); AG_EMISMATCH (a member that differs
  *         from member 0, named with both shapes or scalings).
- * Time complexity: k forward passes.
+ * Time complexity: k forward passes (node tasks: each over the whole graph, however few rows are
+ * listed, with an N x n_out output buffer; graph tasks: over the n graphs, 256 to a batch), then
+ * O(n x n_out) for the loss and metrics and O(n log n) per ROC-AUC (one, or one per task of a
+ * multi-task model).
  */
 ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_trainset_t *set, const int64_t *idx,
                                 int64_t n, ag_scores_t *scores);
@@ -404,6 +431,7 @@ ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_t
  * \function ag_model_n_tasks
  * How many tasks a model's figures can be broken into (ag_ensemble_evaluate_tasks()): its outputs
  * for multi-task and regression models (one per task or target), 1 for classification.
+ * Time complexity: O(1).
  */
 int64_t ag_model_n_tasks(const ag_model_t *model);
 
@@ -418,7 +446,8 @@ int64_t ag_model_n_tasks(const ag_model_t *model);
  * \param scores   Output: the figures over all tasks, as ag_ensemble_evaluate().
  * \param per_task Output, may be NULL: ag_model_n_tasks() entries, caller-allocated.
  * \return As ag_ensemble_evaluate().
- * Time complexity: k forward passes, then O(T n log n) for T tasks.
+ * Time complexity: as ag_ensemble_evaluate(), then with per_task O(n) per task and, for a multi-task
+ * model, O(n log n) per task's ROC-AUC.
  */
 ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, const ag_trainset_t *set,
                                       const int64_t *idx, int64_t n, ag_scores_t *scores, ag_scores_t *per_task);
@@ -432,6 +461,7 @@ ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, cons
  * \param probs  (set->n_rows x set->n_classes) probabilities, one row per set row.
  * \return AG_SUCCESS; AG_EINVAL (a NULL argument, not a classification set, an index out of
  *         range); AG_EVALUE (a label that is not a class id in 0..C-1).
+ * Time complexity: O(n C + C), plus O(n log n) for the ROC-AUC of two classes.
  */
 ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, const int64_t *idx, int64_t n,
                                 ag_scores_t *scores);
@@ -445,6 +475,8 @@ ag_error_t ag_scores_from_probs(const float *probs, const ag_trainset_t *set, co
  *         another task, a node task's set of other than one graph, a graph's node or edge
  *         features of another width than the model's, directed and undirected graphs together);
  *         otherwise as ag_model_forward(). The set's targets are not read.
+ * Time complexity: one forward pass over the listed examples (node tasks: over the whole graph,
+ * with an N x n_out buffer), then O(n x n_out).
  */
 ag_error_t ag_model_predict(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, float *out);
 
@@ -453,6 +485,7 @@ ag_error_t ag_model_predict(ag_model_t *model, const ag_trainset_t *set, const i
  * The same for one graph or batch outside a training set: rows are nodes (node tasks) or graphs.
  * \param out  Caller-allocated rows x n_out floats.
  * \return AG_EINVAL (a NULL model); otherwise as ag_model_forward() (training 0).
+ * Time complexity: one forward pass, then O(rows x n_out).
  */
 ag_error_t ag_model_predict_batch(ag_model_t *model, ag_batch_t *batch, float *out);
 
@@ -462,6 +495,8 @@ ag_error_t ag_model_predict_batch(ag_model_t *model, ag_batch_t *batch, float *o
  * predictions are exactly those the evaluation scores). Each member keeps its own activations:
  * ag_model_attention_weights() on members[m] afterwards gives that member's attention.
  * \return As ag_model_predict_batch(); AG_EINVAL, AG_EMISMATCH as ag_ensemble_evaluate().
+ * Time complexity: k forward passes, then O(k x rows x n_out); k > 1 takes one rows x n_out buffer
+ * more.
  */
 ag_error_t ag_ensemble_predict_batch(ag_model_t *const *models, int64_t k, ag_batch_t *batch, float *out);
 
