@@ -40,23 +40,28 @@ typedef enum ag_error_t {
 } ag_error_t;
 
 /** \function ag_error_message
- * The message of the last error raised on this thread ("" if none). Valid until the next error. */
+ * The message of the last error raised on this thread ("" if none). Valid until the next error.
+ * Time complexity: O(1). */
 const char *ag_error_message(void);
 
 /** \function ag_error_code
- * The code of the last error raised on this thread (AG_SUCCESS if none). */
+ * The code of the last error raised on this thread (AG_SUCCESS if none).
+ * Time complexity: O(1). */
 ag_error_t ag_error_code(void);
 
 /** \function ag_error_location
- * The library source file and line that raised the last error, for bug reports. */
+ * The library source file and line that raised the last error, for bug reports.
+ * Time complexity: O(1). */
 const char *ag_error_location(int *line);
 
 /** \function ag_error_name
- * A short constant name for an error code, e.g. "AG_EPARSE". */
+ * A short constant name for an error code, e.g. "AG_EPARSE".
+ * Time complexity: O(1), a lookup in a fixed table. */
 const char *ag_error_name(ag_error_t code);
 
 /** \function ag_error_clear
- * Forget the last error of this thread. */
+ * Forget the last error of this thread.
+ * Time complexity: O(1). */
 void ag_error_clear(void);
 
 /**
@@ -67,11 +72,13 @@ void ag_error_clear(void);
  * by the calling thread. On a machine busy with other work, ag_threads_set(ag_threads_idle())
  * avoids OpenMP's spinning threads waiting for each other's time slices (README, Threads).
  * Results do not depend on the number of threads: every sum runs in a fixed order.
+ * Time complexity: O(1).
  */
 void ag_threads_set(int n);
 
 /** \function ag_threads_get
- * The number of threads the library's kernels will use. */
+ * The number of threads the library's kernels will use.
+ * Time complexity: O(1). */
 int ag_threads_get(void);
 
 /** \function ag_threads_idle
@@ -82,7 +89,8 @@ int ag_threads_get(void);
 int ag_threads_idle(void);
 
 /** \function ag_blas_name
- * The CBLAS provider this build was linked with ("blis", "openblas" or "netlib"). */
+ * The CBLAS provider this build was linked with ("blis", "openblas" or "netlib").
+ * Time complexity: O(1). */
 const char *ag_blas_name(void);
 
 /**
@@ -95,6 +103,7 @@ const char *ag_blas_name(void);
  *
  * \param s The bytes.
  * \param n How many bytes are readable at s (at least 1).
+ * Time complexity: O(1): at most 4 bytes are read.
  */
 size_t ag_utf8_sequence(const char *s, size_t n);
 
@@ -102,11 +111,13 @@ size_t ag_utf8_sequence(const char *s, size_t n);
  * \function ag_utf8_valid
  * 1 if the NUL-terminated string s is well-formed UTF-8 throughout, else 0 (and *bad, when not
  * NULL, is the offset of the first byte that is not).
+ * Time complexity: O(L), L the length of s.
  */
 int ag_utf8_valid(const char *s, size_t *bad);
 
 /** \function ag_version
- * The library version as "MAJOR.MINOR.PATCH". */
+ * The library version as "MAJOR.MINOR.PATCH".
+ * Time complexity: O(1). */
 const char *ag_version(void);
 
 #ifdef __cplusplus

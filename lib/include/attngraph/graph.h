@@ -55,6 +55,7 @@ ag_error_t ag_graph_from_igraph(ag_graph_t *graph, const igraph_t *ig);
  * \function ag_graph_batch
  * Concatenates graphs into one block-diagonal batch (node and edge ids offset per graph).
  * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (count <= 0), AG_EMISMATCH (directed mixed with undirected).
+ * Time complexity: O(count + N + M + G) for the batch's N nodes, M CSR entries and G graphs.
  */
 ag_error_t ag_graph_batch(ag_graph_t *batch, const ag_graph_t *const *graphs, int64_t count);
 
@@ -81,15 +82,18 @@ typedef struct ag_graph_print_t {
 ag_error_t ag_graph_print(const igraph_t *ig, ag_graph_print_t *out);
 
 /** \function ag_graph_print_equal
- * 1 when two prints are those of one graph numbered alike, else 0. */
+ * 1 when two prints are those of one graph numbered alike, else 0.
+ * Time complexity: O(1). */
 int ag_graph_print_equal(const ag_graph_print_t *a, const ag_graph_print_t *b);
 
 /** \function ag_graph_print_same_shape
- * 1 when two prints are those of one graph, however numbered (counts, directedness, shape). */
+ * 1 when two prints are those of one graph, however numbered (counts, directedness, shape).
+ * Time complexity: O(1). */
 int ag_graph_print_same_shape(const ag_graph_print_t *a, const ag_graph_print_t *b);
 
 /** \function ag_graph_destroy
- * Frees a graph or batch; safe on a zero-initialised one. */
+ * Frees a graph or batch; safe on a zero-initialised one.
+ * Time complexity: O(1). */
 void ag_graph_destroy(ag_graph_t *graph);
 
 /** Graph file formats igraph reads. */
@@ -107,19 +111,22 @@ typedef enum ag_format_t {
 } ag_format_t;
 
 /** \function ag_format_name
- * The short name of a format ("gml", "graphml", ...). */
+ * The short name of a format ("gml", "graphml", ...).
+ * Time complexity: O(1), a lookup in a fixed table. */
 const char *ag_format_name(ag_format_t format);
 
 /** \function ag_format_from_name
  * Parses a format name as given to --format ("auto" included), without case.
- * \return AG_SUCCESS; AG_EINVAL (a NULL argument); AG_EFORMAT (an unknown name). */
+ * \return AG_SUCCESS; AG_EINVAL (a NULL argument); AG_EFORMAT (an unknown name).
+ * Time complexity: O(1), a search of the fixed table of formats. */
 ag_error_t ag_format_from_name(const char *name, ag_format_t *format);
 
 /** \function ag_format_from_path
  * Chooses a format by the file extension (without case).
  * \return AG_SUCCESS; AG_EINVAL (a NULL argument); AG_EFORMAT (no extension or an unknown one, or
  *         "-", standard input); AG_EFILE (no known extension and no such file, or a directory: the system's reason,
- *         since a mistyped name is likelier than a format to name). */
+ *         since a mistyped name is likelier than a format to name).
+ * Time complexity: O(L) for L the length of path, plus a stat() when the extension is not known. */
 ag_error_t ag_format_from_path(const char *path, ag_format_t *format);
 
 /**
@@ -159,6 +166,10 @@ ag_error_t ag_format_sniff(const char *head, size_t len, ag_format_t *format);
  * input, as for a malformed file), told apart by its code from AG_ELIMIT, a size that overflows.
  * Standard input is not scanned, except when its format is recognised (it is then in memory).
  * \return AG_SUCCESS, AG_EFILE, AG_EPARSE, AG_EFORMAT, AG_ENOMEM, AG_EREADLIMIT, AG_ELIMIT.
+ * Time complexity: O(B + (|V| + |E|) A) for B the bytes of the file and A its attributes (the
+ * scan and igraph's parsers are linear in the file; igraph stores each attribute for every vertex
+ * or edge). Standard input, a Pajek file mixing *Arcs and *Edges, and an edge list with comment
+ * lines are first copied into memory: O(B) more memory.
  */
 ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int directed);
 
@@ -168,6 +179,7 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
  * empty edge list) is read as a graph of 0 vertices instead of being refused: for a program that
  * describes files (attn-graph info) rather than one that needs vertices to work on.
  * \return As ag_graph_read().
+ * Time complexity: as ag_graph_read().
  */
 ag_error_t ag_graph_read_allow_empty(igraph_t *ig, const char *path, ag_format_t format, int directed);
 
@@ -193,7 +205,8 @@ int64_t ag_graph_read_set_max_memory(int64_t bytes);
  * the file name ("FILE: ..."), or "" if there was none. The library never prints it; programs may.
  * Example: the GML reader ignores composite (list) attributes with a warning, one per attribute;
  * ag_graph_read_warning_reason() gives each distinct one, and a dataset's loaders keep every
- * distinct one of each file (ag_dataset_t.warnings, dataset.h). */
+ * distinct one of each file (ag_dataset_t.warnings, dataset.h).
+ * Time complexity: O(1). */
 const char *ag_graph_read_warning(void);
 
 /** The most distinct warnings ag_graph_read() keeps of one read. */
@@ -202,24 +215,28 @@ const char *ag_graph_read_warning(void);
 /** \function ag_graph_read_warning_count
  * How many distinct warnings of the last ag_graph_read() on this thread are kept: the first
  * AG_GRAPH_READ_WARNINGS_KEPT in the order igraph gave them (igraph may repeat one per vertex or
- * edge; it counts once). 0 when there were none. */
+ * edge; it counts once). 0 when there were none.
+ * Time complexity: O(1). */
 int ag_graph_read_warning_count(void);
 
 /** \function ag_graph_read_warning_reason
  * The i-th kept warning (0 <= i < ag_graph_read_warning_count()) in igraph's words, without the
  * file name ("Composite vertex attribute 'xs' ignored in GML file."), or "" for another i.
- * ag_graph_read_warning() is the first, with the name. */
+ * ag_graph_read_warning() is the first, with the name.
+ * Time complexity: O(1). */
 const char *ag_graph_read_warning_reason(int i);
 
 /** \function ag_graph_read_warnings_other
  * How many distinct warnings of the last ag_graph_read() on this thread came after the kept ones
  * (counted, not kept; up to 256): 0 unless ag_graph_read_warning_count() is
- * AG_GRAPH_READ_WARNINGS_KEPT. A program saying the kept ones can say that there were more. */
+ * AG_GRAPH_READ_WARNINGS_KEPT. A program saying the kept ones can say that there were more.
+ * Time complexity: O(1). */
 int ag_graph_read_warnings_other(void);
 
 /** \function ag_graph_read_format
  * The format the last successful ag_graph_read() on this thread parsed (what AG_FORMAT_AUTO chose),
- * or AG_FORMAT_AUTO after a failed read. */
+ * or AG_FORMAT_AUTO after a failed read.
+ * Time complexity: O(1). */
 ag_format_t ag_graph_read_format(void);
 
 #ifdef __cplusplus
