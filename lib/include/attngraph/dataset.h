@@ -67,7 +67,8 @@ typedef struct ag_dataset_options_t {
 } ag_dataset_options_t;
 
 /** \function ag_dataset_options_init
- * Defaults: file column "file", automatic targets, no graph-attribute targets, undirected. */
+ * Defaults: file column "file", automatic targets, no graph-attribute targets, undirected.
+ * Time complexity: O(1). */
 void ag_dataset_options_init(ag_dataset_options_t *opts);
 
 /**
@@ -91,7 +92,8 @@ void ag_dataset_options_init(ag_dataset_options_t *opts);
  *   ("d/bad.gml: Parse error in GML file, line 2 (...) (listed in data row 1 of d/l.csv)");
  *   AG_EMISMATCH (a directed graph among undirected ones, or the reverse, naming both files);
  *   AG_EINVAL (opts->format is not an ag_format_t); AG_ENOMEM.
- * Time complexity: O(total size of the files).
+ * Time complexity: that of ag_targets_read_csv() on the table and ag_graph_read() on each listed file:
+ * O(B + G T log G) for B the bytes of them all, plus O((|V| + |E|) A) per graph of A attributes.
  */
 ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_dataset_options_t *opts);
 
@@ -105,6 +107,8 @@ ag_error_t ag_dataset_load(ag_dataset_t *ds, const char *labels_csv, const ag_da
  *   (opts->format is not an ag_format_t), AG_EPARSE
  *   (names the file), AG_EMISMATCH (directed and undirected graphs mixed, naming both files), the
  *   errors of ag_targets_from_graphs(), AG_ENOMEM.
+ * Time complexity: O(D + G log G) to list and sort the folder's D entries, plus ag_graph_read() of each
+ * file and, with graph_attrs, ag_targets_from_graphs().
  */
 ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_dataset_options_t *opts);
 
@@ -138,12 +142,15 @@ ag_error_t ag_dataset_load_dir(ag_dataset_t *ds, const char *dir, const ag_datas
  *   file whose line count is not the number of nodes, edges or graphs; a node outside 1..N, an
  *   edge joining two graphs, a graph id without nodes); the errors of ag_targets_from_graphs();
  *   AG_EINVAL, AG_EIGRAPH, AG_ENOMEM.
- * Time complexity: O(file sizes + E log E).
+ * Time complexity: O(B + E log E) for B the bytes of the files, plus O(N Kn^2 + E Ke^2) to set the
+ * Kn node and Ke edge columns as attributes (igraph looks each one up by name in a list, once per
+ * value: quadratic in the columns), and ag_targets_from_graphs().
  */
 ag_error_t ag_dataset_load_tu(ag_dataset_t *ds, const char *path, const ag_dataset_options_t *opts);
 
 /** \function ag_dataset_destroy
- * Frees the graphs, names, targets and warnings; safe on a zeroed or already destroyed dataset. */
+ * Frees the graphs, names, targets and warnings; safe on a zeroed or already destroyed dataset.
+ * Time complexity: O(G + T) plus igraph_destroy() of each graph (which frees each string attribute value). */
 void ag_dataset_destroy(ag_dataset_t *ds);
 
 #ifdef __cplusplus

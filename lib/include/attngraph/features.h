@@ -165,6 +165,7 @@ typedef struct ag_featurizer_t {
  * \function ag_featurizer_config_init
  * Default configuration: all usable vertex and edge attributes except "id" and attn-graph's own
  * outputs (ag_featurizer_output_patterns()), no normalisation, no structural columns.
+ * Time complexity: O(1).
  */
 void ag_featurizer_config_init(ag_featurizer_config_t *cfg);
 
@@ -172,6 +173,7 @@ void ag_featurizer_config_init(ag_featurizer_config_t *cfg);
  * \function ag_featurizer_config_excludes
  * Whether cfg's exclusions (exclude, then exclude_more: names or fnmatch patterns) leave attribute
  * `name` out, as ag_featurizer_fit() decides it. Returns 1 or 0; 0 for a NULL argument.
+ * Time complexity: O(X) fnmatch() calls for the X exclusions (7 by default).
  */
 int ag_featurizer_config_excludes(const ag_featurizer_config_t *cfg, const char *name);
 
@@ -183,6 +185,7 @@ int ag_featurizer_config_excludes(const ag_featurizer_config_t *cfg, const char 
  * train and ag_net_train_nodes/_graphs), so that a graph labelled or explained and trained on
  * again does not learn from the previous model's answers. Sets *patterns to the static list and
  * returns its length.
+ * Time complexity: O(1).
  */
 int64_t ag_featurizer_output_patterns(const char *const **patterns);
 
@@ -203,7 +206,12 @@ int64_t ag_featurizer_output_patterns(const char *const **patterns);
  *         an attribute's type differs between graphs); AG_EVALUE (a NaN or infinite value, naming
  *         graph, attribute and vertex or edge); AG_EMISMATCH (directed and undirected graphs mixed
  *         with degree columns); AG_ENOMEM.
- * Time complexity: O(total vertices and edges x attributes, plus string sorting).
+ * Time complexity: O((N + E) x columns) over the graphs' N vertices and E edges (the positional
+ * columns are not computed at fit), O(a x A) per graph to find the a attributes among its A by
+ * name, O(N log N) per attribute to sort its values (vocabularies; vertex keys, with several
+ * graphs), and per string attribute O(V) per graph to merge its values into the vocabulary of V
+ * values so far: O(G x V) over G graphs, quadratic in the vertices when most of them bring a new
+ * value (an identifier: a vertex key, left out only after its vocabulary is built).
  */
 ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *cfg,
                              const igraph_t *const *graphs, int64_t count);
@@ -213,6 +221,7 @@ ag_error_t ag_featurizer_fit(ag_featurizer_t *f, const ag_featurizer_config_t *c
  * ag_featurizer_fit(), with the graphs' names (their files, say) in the messages that point at one
  * graph ("data/0042.gml: vertex attribute 'x' is missing") instead of its index in `graphs`.
  * \param names  (count) names, or NULL (then "graph <index>"); a NULL entry is named by its index.
+ * Time complexity: as ag_featurizer_fit().
  */
 ag_error_t ag_featurizer_fit_named(ag_featurizer_t *f, const ag_featurizer_config_t *cfg, const igraph_t *const *graphs,
                                    const char *const *names, int64_t count);
@@ -221,6 +230,7 @@ ag_error_t ag_featurizer_fit_named(ag_featurizer_t *f, const ag_featurizer_confi
  * \function ag_featurizer_lap_columns
  * Where the Laplacian eigenvector columns are in X: *col0 (the first) and *n (0 without them).
  * Training flips their signs at random (train.h's flip_col0 and flip_cols).
+ * Time complexity: O(1).
  */
 void ag_featurizer_lap_columns(const ag_featurizer_t *f, int64_t *col0, int64_t *n);
 
@@ -242,7 +252,8 @@ void ag_featurizer_lap_columns(const ag_featurizer_t *f, int64_t *col0, int64_t 
  *         AG_EMISMATCH (a directed graph for a featuriser fitted on undirected ones, or the
  *         reverse, when degree columns are used); AG_EIGRAPH (the eigensolver failed); AG_ENOMEM.
  * Unseen string values go to the attribute's "<other>" column.
- * Time complexity: O((N + E) x columns) plus the PE costs (posenc.h).
+ * Time complexity: O((N + E) x columns) plus the PE costs (posenc.h), and O(a x A) to find the
+ * featuriser's a attributes among the graph's A by name.
  */
 ag_error_t ag_featurizer_transform(const ag_featurizer_t *f, const igraph_t *ig, ag_fmat_t *X, ag_fmat_t *Ee);
 
@@ -309,20 +320,24 @@ ag_error_t ag_featurizer_missing(const ag_featurizer_t *f, const igraph_t *ig, i
  * Name of column j of X: "element=C", "element=<other>", "charge", "aromatic", "degree" (or
  * "in_degree", "out_degree"), "lap_pe.1".."lap_pe.k", "rw_pe.1".."rw_pe.k". NULL if j is out of
  * range. Valid while f lives.
+ * Time complexity: O(1).
  */
 const char *ag_featurizer_column_name(const ag_featurizer_t *f, int64_t j);
 
 /** \function ag_featurizer_edge_column_name
- * Name of column j of the edge features ("bond_type=DOUBLE", "bond", ...), or NULL. */
+ * Name of column j of the edge features ("bond_type=DOUBLE", "bond", ...), or NULL.
+ * Time complexity: O(1). */
 const char *ag_featurizer_edge_column_name(const ag_featurizer_t *f, int64_t j);
 
 /** \function ag_featurizer_attr_width
  * The width rule: 1 for numeric and boolean attributes, distinct_values + 1 for strings
- * (distinct non-empty values), as in summary.h. */
+ * (distinct non-empty values), as in summary.h.
+ * Time complexity: O(1). */
 int64_t ag_featurizer_attr_width(ag_attr_type_t type, int64_t distinct_values);
 
 /** \function ag_featurizer_destroy
- * Frees everything; safe on a zeroed or already destroyed featuriser. */
+ * Frees everything; safe on a zeroed or already destroyed featuriser.
+ * Time complexity: O(F + Fe) plus the vocabularies. */
 void ag_featurizer_destroy(ag_featurizer_t *f);
 
 #ifdef __cplusplus

@@ -50,7 +50,7 @@ typedef struct ag_labels_t {
  *   class list: names the vertex and the value; or a given class that is not a number for a
  *   numeric attribute, which no value can match), AG_EINVAL (a given class empty or repeated),
  *   AG_ENOMEM.
- * Time complexity: O(N log N).
+ * Time complexity: O(N log N); O((N + C) log C) with a given class list.
  */
 ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const char *attr,
                                const char *const *classes, int64_t n_classes);
@@ -78,13 +78,14 @@ ag_error_t ag_labels_present(const igraph_t *graph, const char *attr, unsigned c
  *         NULL with n_classes > 0, a given class empty, repeated or not UTF-8); AG_EVALUE (a value
  *         outside the given class list, or not UTF-8 when the list is built: names the vertex);
  *         AG_ELIMIT (more than 2^31-1 classes); AG_ENOMEM. labels is zeroed on failure.
- * Time complexity: O(N log N).
+ * Time complexity: O(N log N); O((N + C) log C) with a given class list.
  */
 ag_error_t ag_labels_from_strings(ag_labels_t *labels, const char *const *values, int64_t n,
                                   const char *const *classes, int64_t n_classes, const char *what);
 
 /** \function ag_labels_destroy
- * Frees labels; safe on a zeroed or already destroyed value. */
+ * Frees labels; safe on a zeroed or already destroyed value.
+ * Time complexity: O(C). */
 void ag_labels_destroy(ag_labels_t *labels);
 
 /** What a task's column holds. */
@@ -128,7 +129,8 @@ typedef struct ag_targets_options_t {
 } ag_targets_options_t;
 
 /** \function ag_targets_options_init
- * Defaults: file column "file", targets chosen automatically, kinds from the values. */
+ * Defaults: file column "file", targets chosen automatically, kinds from the values.
+ * Time complexity: O(1). */
 void ag_targets_options_init(ag_targets_options_t *opts);
 
 /**
@@ -154,7 +156,8 @@ void ag_targets_options_init(ag_targets_options_t *opts);
  *   column and more or fewer than one other column; the message lists them),
  *   AG_EVALUE (path:line: a NaN/infinite number; a non-number in a column forced numeric),
  *   AG_EMISMATCH (path:line: duplicate file), AG_ENOMEM.
- * Time complexity: O(file size + G T log G).
+ * Time complexity: O(B + G T log G + T K) for B the bytes of the file and K its columns (each target's
+ * name is compared with the header's).
  */
 ag_error_t ag_targets_read_csv(ag_targets_t *targets, const char *path, const ag_targets_options_t *opts);
 
@@ -168,18 +171,20 @@ ag_error_t ag_targets_read_csv(ag_targets_t *targets, const char *path, const ag
  * \param names   (G) names of the graphs for messages (file names), or NULL (then indices).
  * \return AG_SUCCESS; AG_EATTR (no graph has the attribute; numeric on one graph and string on
  *   another), AG_EVALUE (infinite value), AG_EINVAL, AG_ENOMEM.
- * Time complexity: O(G T log G).
+ * Time complexity: O(G T (A + log G)) for A the attributes of a graph (each lookup lists them).
  */
 ag_error_t ag_targets_from_graphs(ag_targets_t *targets, const igraph_t *graphs, int64_t n_graphs,
                                   const char *const *attrs, int64_t n_attrs, const ag_task_kind_t *kinds,
                                   const char *const *names);
 
 /** \function ag_targets_destroy
- * Frees targets; safe on a zeroed or already destroyed value. */
+ * Frees targets; safe on a zeroed or already destroyed value.
+ * Time complexity: O(G + T) plus the class names of the multi-class tasks. */
 void ag_targets_destroy(ag_targets_t *targets);
 
 /** \function ag_task_kind_name
- * "auto", "regression", "binary" or "multiclass". */
+ * "auto", "regression", "binary" or "multiclass".
+ * Time complexity: O(1). */
 const char *ag_task_kind_name(ag_task_kind_t kind);
 
 #ifdef __cplusplus
