@@ -115,12 +115,14 @@ typedef struct ag_mask_t {
  * \return AG_SUCCESS, AG_ENOMEM, AG_EINVAL (hops < 1 for k-hop), AG_ELIMIT (entries overflow).
  * Time complexity: O(N + E) for neighbours and full (the graph's CSR is sorted already; the
  * full mask stores no pairs, attention streams them); k hops: O(N + M log M) over the M entries
- * kept, plus the k-step search from every node.
+ * kept, plus the k-step search from every node (run twice: once to count, once to fill), with
+ * 20 bytes of scratch per node for each thread.
  */
 ag_error_t ag_mask_build(ag_mask_t *mask, const ag_graph_t *graph, ag_mask_kind_t kind, int hops,
                          int self_loops);
 
-/** \function ag_mask_destroy */
+/** \function ag_mask_destroy
+ * Time complexity: O(1). */
 void ag_mask_destroy(ag_mask_t *mask);
 
 /** Per-layer configuration. ag_attention_config_default() fills sensible defaults. */
@@ -142,7 +144,8 @@ typedef struct ag_attention_config_t {
 
 /** \function ag_attention_config_default
  * Transformer-style defaults for F inputs: 4 heads of F/4 (at least 1), dot scores, softmax,
- * concat with W^O to F, bias on, no edge features, slope 0.2, no attention dropout. */
+ * concat with W^O to F, bias on, no edge features, slope 0.2, no attention dropout.
+ * Time complexity: O(1). */
 void ag_attention_config_default(ag_attention_config_t *cfg, int64_t in_dim);
 
 /** One attention layer: its configuration, parameters and the cache of its last forward pass. */
@@ -179,18 +182,21 @@ typedef struct ag_attention_t {
  */
 ag_error_t ag_attention_init(ag_attention_t *layer, const ag_attention_config_t *cfg, uint64_t seed);
 
-/** \function ag_attention_destroy */
+/** \function ag_attention_destroy
+ * Time complexity: O(1). */
 void ag_attention_destroy(ag_attention_t *layer);
 
 /** \function ag_attention_out_dim
- * Width of the layer's output: O with W^O, H*D when concatenated, D when averaged. */
+ * Width of the layer's output: O with W^O, H*D when concatenated, D when averaged.
+ * Time complexity: O(1). */
 int64_t ag_attention_out_dim(const ag_attention_config_t *cfg);
 
 /** \function ag_attention_params
  * Appends the layer's parameter tensors to list under prefix (names Wq, Wk, Wv, a_src, a_dst, a,
  * We, Wo, bo).
  * \return AG_SUCCESS; AG_EINVAL (a NULL or uninitialised layer, a NULL list, a full name longer than
- *         AG_PARAM_NAME_MAX - 1); AG_ENOMEM. */
+ *         AG_PARAM_NAME_MAX - 1); AG_ENOMEM.
+ * Time complexity: O(1) (amortised: at most nine tensors are appended). */
 ag_error_t ag_attention_params(ag_attention_t *layer, ag_param_list_t *list, const char *prefix);
 
 /**
@@ -208,6 +214,7 @@ ag_error_t ag_attention_params(ag_attention_t *layer, ag_param_list_t *list, con
  * Time complexity: O(N F H D) for the projections, plus O(M H D) for the scores and the weighted
  * sums over the mask's M entries (neighbour or k-hop), or O(sum over graphs of N_g^2 H D) for the
  * full mask; O(M Fe H D) more with edge keys (O(M Fe H) with edge biases), O(N H D O) with W^O.
+ * Memory: O(N H D) kept in the layer's cache (projections and head outputs) for the backward pass.
  */
 ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
                                 const float *E, float *Y, int training, ag_rng_t *rng);
@@ -220,7 +227,9 @@ ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, co
  *         no training forward on this mask (none, an inference one, or one on another mask), missing
  *         E); AG_ELIMIT (sizes overflow); AG_ENOMEM. After a failure the grads may be partly
  *         accumulated.
- * Time complexity: that of ag_attention_forward() on the same mask, a small multiple of it.
+ * Time complexity: that of ag_attention_forward() on the same mask, a small multiple of it; the
+ * full mask with edge features adds a binary search of the destination's CSR per pair. Memory:
+ * O(N H D + M H) of temporaries, O(M Fe) more with dE.
  */
 ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
                                  const float *E, const float *dY, float *dX, float *dE);
@@ -237,6 +246,8 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
  * \param alpha  Output, (M x H), caller allocates M*H floats.
  * \return AG_SUCCESS; AG_EINVAL (a NULL or uninitialised layer, a NULL alpha, a mask not built, no
  *         forward pass on this mask); AG_ENOMEM.
+ * Time complexity: O(M H D) to rescore the M entries (O(M H) for GAT, O(M Fe H D) more with edge
+ * keys), the full mask's included: its maxima and sums are cached by the forward pass.
  */
 ag_error_t ag_attention_weights(const ag_attention_t *layer, const ag_mask_t *mask, float *alpha);
 

@@ -71,12 +71,14 @@ typedef struct ag_linear_t {
 ag_error_t ag_linear_init(ag_linear_t *layer, const ag_linear_config_t *cfg, uint64_t seed);
 
 /** \function ag_linear_destroy
- * Frees parameters, gradients and cache; safe on a zero-filled or destroyed layer. */
+ * Frees parameters, gradients and cache; safe on a zero-filled or destroyed layer.
+ * Time complexity: O(1). */
 void ag_linear_destroy(ag_linear_t *layer);
 
 /** \function ag_linear_params
  * Appends "W" (F x O, decay 1) and "b" (O, decay 0, when bias) under prefix.
- * \return AG_SUCCESS; AG_EINVAL (a full name longer than AG_PARAM_NAME_MAX - 1); AG_ENOMEM. */
+ * \return AG_SUCCESS; AG_EINVAL (a full name longer than AG_PARAM_NAME_MAX - 1); AG_ENOMEM.
+ * Time complexity: O(1). */
 ag_error_t ag_linear_params(ag_linear_t *layer, ag_param_list_t *list, const char *prefix);
 
 /**
@@ -88,7 +90,7 @@ ag_error_t ag_linear_params(ag_linear_t *layer, ag_param_list_t *list, const cha
  * \param training  1 caches a copy of X for ag_linear_backward().
  * \param rng       Unused (a linear layer draws nothing); may be NULL.
  * \return AG_SUCCESS, AG_EINVAL (N < 0, NULL buffers), AG_ENOMEM (growing the cache).
- * Time complexity: O(N F O).
+ * Time complexity: O(N F O), through the BLAS; training keeps an N x F copy of X.
  */
 ag_error_t ag_linear_forward(ag_linear_t *layer, const float *X, float *Y, int64_t N, int training,
                              ag_rng_t *rng);
@@ -100,7 +102,7 @@ ag_error_t ag_linear_forward(ag_linear_t *layer, const float *X, float *Y, int64
  * \param dY  (N x O) gradient of the loss with respect to Y.
  * \param dX  (N x F) or NULL.
  * \return AG_SUCCESS, AG_EINVAL (no training forward with this N cached).
- * Time complexity: O(N F O).
+ * Time complexity: O(N F O), through the BLAS.
  */
 ag_error_t ag_linear_backward(ag_linear_t *layer, const float *dY, float *dX, int64_t N);
 
@@ -129,15 +131,18 @@ typedef struct ag_layernorm_t {
  * \function ag_layernorm_init
  * gamma = 1, beta = 0. eps <= 0 in cfg selects 1e-5. The seed is unused (kept for a uniform API).
  * \return AG_SUCCESS, AG_EINVAL (dim <= 0), AG_ENOMEM.
+ * Time complexity: O(F).
  */
 ag_error_t ag_layernorm_init(ag_layernorm_t *layer, const ag_layernorm_config_t *cfg, uint64_t seed);
 
-/** \function ag_layernorm_destroy */
+/** \function ag_layernorm_destroy
+ * Time complexity: O(1). */
 void ag_layernorm_destroy(ag_layernorm_t *layer);
 
 /** \function ag_layernorm_params
  * Appends "gamma" and "beta" (F each, decay 0) under prefix.
- * \return As ag_linear_params(). */
+ * \return As ag_linear_params().
+ * Time complexity: O(1). */
 ag_error_t ag_layernorm_params(ag_layernorm_t *layer, ag_param_list_t *list, const char *prefix);
 
 /**
@@ -145,7 +150,7 @@ ag_error_t ag_layernorm_params(ag_layernorm_t *layer, ag_param_list_t *list, con
  * \param X  (N x F) input.  \param Y (N x F) output; may alias X.
  * \param training  1 caches X, the row means and reciprocal standard deviations.
  * \return AG_SUCCESS, AG_EINVAL, AG_ENOMEM.
- * Time complexity: O(N F).
+ * Time complexity: O(N F); training keeps an N x F copy of X and two floats per row.
  */
 ag_error_t ag_layernorm_forward(ag_layernorm_t *layer, const float *X, float *Y, int64_t N,
                                 int training, ag_rng_t *rng);
@@ -186,52 +191,62 @@ typedef struct ag_act_t {
 } ag_act_t;
 
 /** \function ag_act_config_default
- * kind and dim as given, LeakyReLU slope 0.01 and ELU alpha 1 (PyTorch's defaults). */
+ * kind and dim as given, LeakyReLU slope 0.01 and ELU alpha 1 (PyTorch's defaults).
+ * Time complexity: O(1). */
 void ag_act_config_default(ag_act_config_t *cfg, ag_act_kind_t kind, int64_t dim);
 
 /** \function ag_act_name
- * "identity", "relu", "leaky_relu", "elu", "gelu", or NULL for an unknown kind. */
+ * "identity", "relu", "leaky_relu", "elu", "gelu", or NULL for an unknown kind.
+ * Time complexity: O(1). */
 const char *ag_act_name(ag_act_kind_t kind);
 
 /** \function ag_act_apply
- * Y[k] = f(X[k]) for k < n, in parallel. Y may alias X. No allocation, no failure. */
+ * Y[k] = f(X[k]) for k < n, in parallel. Y may alias X. No allocation, no failure.
+ * Time complexity: O(n). */
 void ag_act_apply(ag_act_kind_t kind, float slope, float alpha, const float *X, float *Y, int64_t n);
 
 /** \function ag_act_apply_add
  * Y[k] = f(X[k]) + R[k] for k < n, in parallel: an activation and the residual sum after it, as one
- * pass (inference). The same bits as ag_act_apply then the sum. Y must not alias X or R. */
+ * pass (inference). The same bits as ag_act_apply then the sum. Y must not alias X or R.
+ * Time complexity: O(n). */
 void ag_act_apply_add(ag_act_kind_t kind, float slope, float alpha, const float *X, const float *R, float *Y,
                       int64_t n);
 
 /** \function ag_act_grad
  * dX[k] += f'(X[k]) * dY[k] for k < n, with X the activation's input. At x = 0 the derivative
- * of ReLU and LeakyReLU is taken from the left (0 and slope), as PyTorch does. */
+ * of ReLU and LeakyReLU is taken from the left (0 and slope), as PyTorch does.
+ * Time complexity: O(n). */
 void ag_act_grad(ag_act_kind_t kind, float slope, float alpha, const float *X, const float *dY,
                  float *dX, int64_t n);
 
 /**
  * \function ag_act_init
  * \return AG_SUCCESS, AG_EINVAL (unknown kind, dim <= 0). Allocates nothing until forward.
+ * Time complexity: O(1).
  */
 ag_error_t ag_act_init(ag_act_t *layer, const ag_act_config_t *cfg, uint64_t seed);
 
-/** \function ag_act_destroy */
+/** \function ag_act_destroy
+ * Time complexity: O(1). */
 void ag_act_destroy(ag_act_t *layer);
 
 /** \function ag_act_params
  * Activations have no parameters: appends nothing.
- * \return AG_SUCCESS, always. */
+ * \return AG_SUCCESS, always.
+ * Time complexity: O(1). */
 ag_error_t ag_act_params(ag_act_t *layer, ag_param_list_t *list, const char *prefix);
 
 /** \function ag_act_forward
  * Y = f(X) over (N x F); Y may alias X. training 1 caches X.
- * \return AG_SUCCESS, AG_EINVAL, AG_ENOMEM. */
+ * \return AG_SUCCESS, AG_EINVAL, AG_ENOMEM.
+ * Time complexity: O(N F); training keeps an N x F copy of X. */
 ag_error_t ag_act_forward(ag_act_t *layer, const float *X, float *Y, int64_t N, int training,
                           ag_rng_t *rng);
 
 /** \function ag_act_backward
  * dX += f'(X) * dY with X from the last training forward.
- * \return AG_SUCCESS, AG_EINVAL (no training forward with this N cached, dX NULL). */
+ * \return AG_SUCCESS, AG_EINVAL (no training forward with this N cached, dX NULL).
+ * Time complexity: O(N F). */
 ag_error_t ag_act_backward(ag_act_t *layer, const float *dY, float *dX, int64_t N);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -256,19 +271,23 @@ typedef struct ag_dropout_t {
 } ag_dropout_t;
 
 /** \function ag_dropout_init
- * \return AG_SUCCESS, AG_EINVAL (dim <= 0, p outside [0, 1] or NaN). */
+ * \return AG_SUCCESS, AG_EINVAL (dim <= 0, p outside [0, 1] or NaN).
+ * Time complexity: O(1). */
 ag_error_t ag_dropout_init(ag_dropout_t *layer, const ag_dropout_config_t *cfg, uint64_t seed);
 
-/** \function ag_dropout_destroy */
+/** \function ag_dropout_destroy
+ * Time complexity: O(1). */
 void ag_dropout_destroy(ag_dropout_t *layer);
 
 /** \function ag_dropout_params
  * Dropout has no parameters: appends nothing.
- * \return AG_SUCCESS, always. */
+ * \return AG_SUCCESS, always.
+ * Time complexity: O(1). */
 ag_error_t ag_dropout_params(ag_dropout_t *layer, ag_param_list_t *list, const char *prefix);
 
 /** \function ag_dropout_keep
- * Whether element k is kept under (seed, stream) with probability p of dropping. */
+ * Whether element k is kept under (seed, stream) with probability p of dropping.
+ * Time complexity: O(1). */
 int ag_dropout_keep(uint64_t seed, uint64_t stream, uint64_t k, float p);
 
 /**
@@ -276,13 +295,15 @@ int ag_dropout_keep(uint64_t seed, uint64_t stream, uint64_t k, float p);
  * Y = mask(X) / (1 - p) in training, Y = X otherwise; Y may alias X. With p = 1 everything is
  * zeroed. Takes one stream from rng when training and p > 0.
  * \return AG_SUCCESS, AG_EINVAL (rng NULL while training with p > 0, N < 0).
+ * Time complexity: O(N F); nothing is allocated (backward redraws the mask).
  */
 ag_error_t ag_dropout_forward(ag_dropout_t *layer, const float *X, float *Y, int64_t N, int training,
                               ag_rng_t *rng);
 
 /** \function ag_dropout_backward
  * dX += mask(dY) / (1 - p) for the mask of the last forward (dX += dY after an evaluation forward).
- * \return AG_SUCCESS, AG_EINVAL (no forward with this N). */
+ * \return AG_SUCCESS, AG_EINVAL (no forward with this N).
+ * Time complexity: O(N F). */
 ag_error_t ag_dropout_backward(ag_dropout_t *layer, const float *dY, float *dX, int64_t N);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -312,32 +333,38 @@ typedef struct ag_ffn_t {
 } ag_ffn_t;
 
 /** \function ag_ffn_config_default
- * Hidden 4 F, GELU, slope 0.01, alpha 1, no dropout, biases on. */
+ * Hidden 4 F, GELU, slope 0.01, alpha 1, no dropout, biases on.
+ * Time complexity: O(1). */
 void ag_ffn_config_default(ag_ffn_config_t *cfg, int64_t dim);
 
 /** \function ag_ffn_init
  * Linear1 is seeded with ag_rng_u64(seed, 1, 0), Linear2 with ag_rng_u64(seed, 2, 0).
- * \return AG_SUCCESS, AG_EINVAL, AG_ENOMEM. */
+ * \return AG_SUCCESS, AG_EINVAL, AG_ENOMEM.
+ * Time complexity: O(F Hd), the weights of both linears. */
 ag_error_t ag_ffn_init(ag_ffn_t *layer, const ag_ffn_config_t *cfg, uint64_t seed);
 
-/** \function ag_ffn_destroy */
+/** \function ag_ffn_destroy
+ * Time complexity: O(1). */
 void ag_ffn_destroy(ag_ffn_t *layer);
 
 /** \function ag_ffn_params
  * Appends "lin1.W", "lin1.b", "lin2.W", "lin2.b" under prefix.
- * \return As ag_linear_params(). */
+ * \return As ag_linear_params().
+ * Time complexity: O(1). */
 ag_error_t ag_ffn_params(ag_ffn_t *layer, ag_param_list_t *list, const char *prefix);
 
 /** \function ag_ffn_forward
  * \param X (N x F)  \param Y (N x F), must not alias X.
  * \return AG_SUCCESS, AG_EINVAL, AG_ENOMEM.
- * Time complexity: O(N F Hd). */
+ * Time complexity: O(N F Hd), through the BLAS. Memory: the layer keeps N x (F + 3 Hd) floats, in
+ * evaluation too (input copy, hidden, activation and backward scratch). */
 ag_error_t ag_ffn_forward(ag_ffn_t *layer, const float *X, float *Y, int64_t N, int training,
                           ag_rng_t *rng);
 
 /** \function ag_ffn_backward
  * Accumulates the gradients of both linears and dX (N x F, may be NULL).
- * \return AG_SUCCESS, AG_EINVAL (no training forward with this N). */
+ * \return AG_SUCCESS, AG_EINVAL (no training forward with this N).
+ * Time complexity: O(N F Hd), through the BLAS. */
 ag_error_t ag_ffn_backward(ag_ffn_t *layer, const float *dY, float *dX, int64_t N);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -346,11 +373,13 @@ ag_error_t ag_ffn_backward(ag_ffn_t *layer, const float *dY, float *dX, int64_t 
 /** \function ag_residual_forward
  * Y = X + Fx over n elements (the skip connection around a sublayer). Y may alias X or Fx.
  * Post-norm is LayerNorm(X + Sublayer(X)); pre-norm is X + Sublayer(LayerNorm(X)): the model
- * composes this with ag_layernorm_*. */
+ * composes this with ag_layernorm_*.
+ * Time complexity: O(n). */
 void ag_residual_forward(const float *X, const float *Fx, float *Y, int64_t n);
 
 /** \function ag_residual_backward
- * dX += dY and dFx += dY (either may be NULL): the gradient flows unchanged down both paths. */
+ * dX += dY and dFx += dY (either may be NULL): the gradient flows unchanged down both paths.
+ * Time complexity: O(n). */
 void ag_residual_backward(const float *dY, float *dX, float *dFx, int64_t n);
 
 #ifdef __cplusplus
