@@ -72,28 +72,33 @@ ag_error_t ag_net_load(ag_net_t **net, const char *path);
  * Writes the model to one safetensors file, atomically (a temporary file renamed over path).
  * Loading it back gives bit-identical predictions.
  * \return AG_SUCCESS; AG_EFILE (cannot write, with the reason); AG_EINVAL; AG_ENOMEM.
- * Time complexity: O(number of parameters).
+ * Time complexity: O(P + J) for the P parameters of every member and J the size of the JSON
+ * header (featuriser with its vocabularies, names).
  */
 ag_error_t ag_net_save(const ag_net_t *net, const char *path);
 
 /** \function ag_net_destroy
- * Frees the handle and everything it owns. NULL is allowed. */
+ * Frees the handle and everything it owns. NULL is allowed.
+ * Time complexity: O(K L) for K members of L blocks, plus the featuriser's vocabularies. */
 void ag_net_destroy(ag_net_t *net);
 
 /** \function ag_net_task
  * What the model predicts (model.h: AG_TASK_NODE_CLASSIFICATION, AG_TASK_GRAPH_CLASSIFICATION,
  * AG_TASK_GRAPH_MULTITASK, AG_TASK_GRAPH_REGRESSION, ...); ag_task_name() gives its name;
- * (ag_task_t)-1 for a NULL handle. O(1). */
+ * (ag_task_t)-1 for a NULL handle.
+ * Time complexity: O(1). */
 ag_task_t ag_net_task(const ag_net_t *net);
 
 /** \function ag_net_n_outputs
- * C classes (classification) or T tasks / regression targets; 0 for a NULL handle. O(1). */
+ * C classes (classification) or T tasks / regression targets; 0 for a NULL handle.
+ * Time complexity: O(1). */
 igraph_integer_t ag_net_n_outputs(const ag_net_t *net);
 
 /** \function ag_net_output_name
  * The name of class or task i (0 <= i < ag_net_n_outputs()), owned by the handle, or NULL if i is
  * out of range or net is NULL. Graph classification trained from C: the class values ("0", "1", ...); node
- * classification trained from C: "0" .. "C-1". O(1). */
+ * classification trained from C: "0" .. "C-1".
+ * Time complexity: O(1). */
 const char *ag_net_output_name(const ag_net_t *net, igraph_integer_t i);
 
 /**
@@ -115,18 +120,21 @@ ag_error_t ag_net_input_attrs(const ag_net_t *net, igraph_strvector_t *vertex_at
 
 /** \function ag_net_n_inputs
  * F: the width of the model's node input X (attribute, structural and node-table columns); 0 for a
- * NULL handle. O(1). */
+ * NULL handle.
+ * Time complexity: O(1). */
 igraph_integer_t ag_net_n_inputs(const ag_net_t *net);
 
 /** \function ag_net_feature_width
  * The number of columns a caller's feature matrix must have: the node-table width when the model
  * was trained with one (then features are required), else ag_net_n_inputs() (then features are
- * optional and replace X); 0 for a NULL handle. O(1). */
+ * optional and replace X); 0 for a NULL handle.
+ * Time complexity: O(1). */
 igraph_integer_t ag_net_feature_width(const ag_net_t *net);
 
 /** \function ag_net_bundle
  * The lower-level bundle (modelfile.h) for advanced use (featuriser columns, the ag_model_t),
- * owned by the handle; NULL for a NULL handle. O(1). */
+ * owned by the handle; NULL for a NULL handle.
+ * Time complexity: O(1). */
 ag_bundle_t *ag_net_bundle(ag_net_t *net);
 
 /**
@@ -141,7 +149,8 @@ ag_bundle_t *ag_net_bundle(ag_net_t *net);
  * \return AG_SUCCESS; AG_EINVAL (a NULL handle, src the same as dst); AG_EMISMATCH (another
  *         configuration, featuriser, names, node-table normalisation or target scaling: the
  *         message names the part that differs); AG_ENOMEM. On failure both handles are unchanged.
- * Time complexity: O(members).
+ * Time complexity: O(K L + J) for the K members of L blocks of src, J the size of the JSON header
+ * (featuriser with its vocabularies, names), which both handles write out to compare.
  */
 ag_error_t ag_net_merge(ag_net_t *dst, ag_net_t **src);
 
@@ -196,8 +205,11 @@ ag_error_t ag_net_feature_names(const ag_net_t *net, igraph_strvector_t *x_names
  *         naming the vertex; a graph without vertices); AG_EMISMATCH (features of the wrong width
  *         or row count, or missing when the model needs a feature matrix; a directed graph for a
  *         model trained on undirected ones, or the reverse); AG_ENOMEM.
- * Time complexity: featurisation O((N + E) x columns) plus one forward pass
- * O(layers x (M x H x D + N x W^2)) for M attention entries.
+ * Time complexity: featurisation O((N + E) x columns) plus the PE costs (posenc.h), then one
+ * forward pass per ensemble member (ag_model_forward(), model.h): its masks, O(N x F x W) for the
+ * input projection through the BLAS, and per block O(M x H x D) over the M mask entries (the sum
+ * over graphs of N_g^2 x H x D for the full mask) plus O(N x W x W_ff) for the feed-forward
+ * sub-block; W the block width, W_ff the feed-forward width.
  */
 ag_error_t ag_net_predict_nodes(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                                 igraph_vector_int_t *labels, igraph_matrix_t *probs);
@@ -219,7 +231,8 @@ ag_error_t ag_net_predict_nodes(ag_net_t *net, const igraph_t *graph, const igra
  *         ag_label_smooth()); AG_EMISMATCH (probs without C columns or N rows, known not N long);
  *         AG_EATTR (the graph lacks the label attribute); AG_EVALUE (a value of it that is no
  *         class of the model: names the vertex); AG_ENOMEM.
- * Time complexity: O(iterations x (N + E) x C).
+ * Time complexity: O(iterations x (N + E) x C) (ag_label_smooth()), plus O(N log C) to read the
+ * known classes from the label attribute when known is NULL.
  */
 ag_error_t ag_net_smooth_nodes(const ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *probs,
                                const igraph_vector_int_t *known, igraph_matrix_t *result);
@@ -265,6 +278,7 @@ ag_error_t ag_net_predict_graphs(ag_net_t *net, const igraph_t *graphs, igraph_i
  * (resized to C).
  * \return as ag_net_predict_graph(); AG_EINVAL also for a model that is not graph classification
  *         and for a NULL label.
+ * Time complexity: as ag_net_predict_graph().
  */
 ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                                  igraph_integer_t *label, igraph_vector_t *probs);
@@ -295,7 +309,9 @@ ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igr
  * \param features  As for ag_net_predict_nodes().
  * \return AG_SUCCESS; AG_EINVAL (layer out of range: the message gives the number of blocks);
  *         the featurisation errors of ag_net_predict_nodes(); AG_ENOMEM.
- * Time complexity: one forward pass plus O(M x H).
+ * Time complexity: that of ag_net_predict_nodes(), every member of an ensemble included (though
+ * only the first one's weights are read), plus O(M x H x D) to rescore the block's M mask entries
+ * (ag_attention_weights()) and O((N + E) x H) to fill the matrices.
  */
 ag_error_t ag_net_attention(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                             igraph_integer_t layer,
@@ -304,7 +320,8 @@ ag_error_t ag_net_attention(ag_net_t *net, const igraph_t *graph, const igraph_m
 
 /** \function ag_net_n_layers
  * The number of attention blocks (valid layers of ag_net_attention are 0 .. n-1); 0 for a NULL
- * handle. O(1). */
+ * handle.
+ * Time complexity: O(1). */
 igraph_integer_t ag_net_n_layers(const ag_net_t *net);
 
 /**
@@ -377,7 +394,8 @@ typedef struct ag_net_train_options_t {
 } ag_net_train_options_t;
 
 /** \function ag_net_train_options_init
- * Every option at the CLI's default. O(1). */
+ * Every option at the CLI's default.
+ * Time complexity: O(1). */
 void ag_net_train_options_init(ag_net_train_options_t *opts);
 
 /**
@@ -407,7 +425,11 @@ void ag_net_train_options_init(ag_net_train_options_t *opts);
  *         is left out of the model, as features.h's fit does: name it in vertex_attrs to require it
  *         (ag_net_input_attrs lists what the model reads; `attn-graph train` names such attributes
  *         in a note).
- * Time complexity: epochs x (total nodes and attention entries) x model width.
+ * Time complexity: ag_featurizer_fit() on the training graphs and ag_featurizer_transform() on all
+ * of them, then per epoch (at most opts->epochs) a forward and a backward pass over the training
+ * graphs and a forward pass over the validation ones (ag_model_train(), train.h), each
+ * O(N x F x W + L x (M x H x D + N x W x W_ff)) for the N nodes and M mask entries they hold (the
+ * sum of N_g^2 under the full mask), L blocks of width W, W_ff the feed-forward width.
  */
 ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_integer_t n_graphs,
                                const igraph_matrix_t *targets, const igraph_vector_int_t *train,
@@ -436,6 +458,12 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
  *         AG_EVALUE (a label below -1, no labelled training vertex, fewer than 2 classes);
  *         AG_EINVAL (no input column at all, with opts->vertex_attrs set: give attributes, degree,
  *         a PE or features; an index out of range; a bad option); the featuriser's errors; AG_ENOMEM.
+ * Time complexity: O(A x N log N) to look for label mirrors among the A vertex attributes (and
+ * O(Ft x (N + C^2)) among the Ft columns of features), the featurisation (ag_featurizer_fit() and
+ * ag_featurizer_transform() on the graph), the graph's print
+ * (ag_graph_print(): O(R (E + N log N)) for R <= 64 rounds), then per epoch (at most opts->epochs) a
+ * forward and a backward pass over the whole graph and a forward pass for validation:
+ * O(N x F x W + L x (M x H x D + N x W x W_ff)) each, as ag_net_train_graphs().
  */
 ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igraph_matrix_t *features,
                               const igraph_vector_int_t *labels, const igraph_vector_int_t *train,
@@ -485,6 +513,9 @@ ag_error_t ag_net_train_node_values(ag_net_t **net, const igraph_t *graph, const
  *         classification model, or another count); AG_EMISMATCH (another number of target rows
  *         than graphs); AG_EVALUE (a class value the model does not know); the featurisation
  *         errors; AG_ENOMEM.
+ * Time complexity: ag_featurizer_transform() on every graph, listed or not, then one forward pass
+ * per ensemble member over the n listed ones (as ag_net_predict_graphs()) and O(T x n log n) for
+ * the ROC-AUC of T tasks.
  */
 ag_error_t ag_net_evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_integer_t n_graphs,
                                   const igraph_matrix_t *targets, const igraph_vector_int_t *idx,
@@ -499,6 +530,7 @@ ag_error_t ag_net_evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_
  * names, ag_net_output_names()).
  * \param per_task Caller-initialised vector, resized to the model's task count.
  * \return As ag_net_evaluate_graphs(); AG_EINVAL (NULL per_task).
+ * Time complexity: as ag_net_evaluate_graphs().
  */
 ag_error_t ag_net_evaluate_graph_tasks(ag_net_t *net, const igraph_t *graphs, igraph_integer_t n_graphs,
                                        const igraph_matrix_t *targets, const igraph_vector_int_t *idx,
@@ -509,6 +541,7 @@ ag_error_t ag_net_evaluate_graph_tasks(ag_net_t *net, const igraph_t *graphs, ig
  * Scores a node-classification model on the listed vertices (NULL: every labelled one).
  * \param labels  (N) class ids 0 .. C-1 or -1 (unlabelled, not counted).
  * \return AG_SUCCESS; AG_EINVAL; AG_EMISMATCH; AG_EVALUE (a label >= C); featurisation errors.
+ * Time complexity: as ag_net_predict_nodes(), plus O(n x C) for the scores of the n listed vertices.
  */
 ag_error_t ag_net_evaluate_nodes(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                                  const igraph_vector_int_t *labels, const igraph_vector_int_t *idx,
@@ -522,6 +555,7 @@ ag_error_t ag_net_evaluate_nodes(ag_net_t *net, const igraph_t *graph, const igr
  * \param values  (N) the value of each vertex, NaN for unlabelled (not counted).
  * \return AG_SUCCESS; AG_EINVAL (not a node-regression model of one target; NULL argument; an index
  *         out of range); AG_EMISMATCH; AG_EVALUE (an infinite value); featurisation errors.
+ * Time complexity: as ag_net_evaluate_nodes(), with O(n) for the scores.
  */
 ag_error_t ag_net_evaluate_node_values(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                                        const igraph_vector_t *values, const igraph_vector_int_t *idx,
