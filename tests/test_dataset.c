@@ -15,6 +15,7 @@
 #include <attngraph/prepare.h>
 #include "cli_testutil.h"
 #include "internal.h"
+#include "attr_type.h"
 
 void ag_i_alloc_fail_at(int64_t n);
 
@@ -527,6 +528,88 @@ static void test_tu(void **state) {
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* Writes text lines: line i (0-based) of `lines`, its `cols` values value(i, c) joined by commas. */
+static void write_tu_columns(const char *dir, const char *file, int lines, int cols, double (*value)(int, int)) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < lines; i++)
+        for (int c = 0; c < cols; c++) fprintf(f, "%.17g%s", value(i, c), c + 1 < cols ? ", " : "\n");
+    assert_int_equal(fclose(f), 0);
+}
+
+static double wide_node_attr(int i, int c) { return i * 1000 + c + 0.25; }
+static double wide_node_label(int i, int c) { return i * 7 + c - 5; }
+static double wide_edge_attr(int k, int c) { return k * 100 - c * 0.5; }
+static double wide_edge_label(int k, int c) { return k - 10 * c; }
+
+/* The count vertices (edges) of ig, from the given lines of the files: their label and attribute
+ * columns hold label(line, c) and attr(line, c), and igraph lists them in the files' order, the
+ * labels first as they are set first (none at all for count 0). */
+static void expect_tu_columns(const igraph_t *ig, int is_edge, const int *lines, int count, int n_label, int n_attr,
+                              double (*label)(int, int), double (*attr)(int, int)) {
+    const char *el = is_edge ? "edge" : "node";
+    char want[4096] = "", got[4096], name[32], text[32];
+    for (int c = 0; c < n_label + n_attr && count > 0; c++)
+        snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s_%s%d", c ? ", " : "", el,
+                 c < n_label ? "label" : "attr", (c < n_label ? c : c - n_label) + 1);
+    assert_string_equal(ag_i_attr_names(ig, is_edge ? IGRAPH_ATTRIBUTE_EDGE : IGRAPH_ATTRIBUTE_VERTEX, got, sizeof got),
+                        count > 0 ? want : "none");
+    for (int i = 0; i < count; i++) {
+        for (int c = 0; c < n_label; c++) {
+            snprintf(name, sizeof name, "%s_label%d", el, c + 1);
+            snprintf(text, sizeof text, "%d", (int)label(lines[i], c));
+            assert_string_equal(is_edge ? EAS(ig, name, i) : VAS(ig, name, i), text);
+        }
+        for (int c = 0; c < n_attr; c++) {
+            snprintf(name, sizeof name, "%s_attr%d", el, c + 1);
+            assert_float_equal(is_edge ? EAN(ig, name, i) : VAN(ig, name, i), attr(lines[i], c), 0.0);
+        }
+    }
+}
+
+/* A TU dataset with many attribute columns: each column's value on each vertex and edge, the
+ * columns in file order, and no edge attribute on a graph without edges. */
+static void test_tu_many_columns(void **state) {
+    (void)state;
+    enum { NA = 150, NL = 2, EA = 70, EL = 2 }; /* columns of node attributes and labels, edge ones */
+    char dir[] = "/tmp/ag_dataset_tu_wide_XXXXXX", prefix[256];
+    assert_non_null(mkdtemp(dir));
+    /* graph 1: the path 1-2-4-5, graph 2: node 3 alone, graph 3: the triangle 6-7-8; each edge
+     * both ways, its first line kept */
+    ag_test_write_text(dir, "W_graph_indicator.txt", "1\n1\n2\n1\n1\n3\n3\n3\n");
+    ag_test_write_text(dir, "W_A.txt", "1, 2\n2, 1\n2, 4\n4, 2\n4, 5\n5, 4\n6, 7\n7, 6\n7, 8\n8, 7\n8, 6\n6, 8\n");
+    ag_test_write_text(dir, "W_graph_labels.txt", "0\n1\n0\n");
+    write_tu_columns(dir, "W_node_attributes.txt", 8, NA, wide_node_attr);
+    write_tu_columns(dir, "W_node_labels.txt", 8, NL, wide_node_label);
+    write_tu_columns(dir, "W_edge_attributes.txt", 12, EA, wide_edge_attr);
+    write_tu_columns(dir, "W_edge_labels.txt", 12, EL, wide_edge_label);
+    snprintf(prefix, sizeof prefix, "%s/W", dir);
+    ag_dataset_t ds;
+    assert_int_equal(ag_dataset_load_tu(&ds, prefix, NULL), AG_SUCCESS);
+    assert_int_equal(ds.n_graphs, 3);
+    const int node_line[3][4] = {{0, 1, 3, 4}, {2}, {5, 6, 7}}, edge_line[3][3] = {{0, 2, 4}, {0}, {6, 8, 10}};
+    const int nodes[3] = {4, 1, 3}, edges[3] = {3, 0, 3};
+    for (int g = 0; g < 3; g++) {
+        const igraph_t *ig = &ds.graphs[g];
+        assert_int_equal(igraph_vcount(ig), nodes[g]);
+        assert_int_equal(igraph_ecount(ig), edges[g]);
+        expect_tu_columns(ig, 0, node_line[g], nodes[g], NL, NA, wide_node_label, wide_node_attr);
+        expect_tu_columns(ig, 1, edge_line[g], edges[g], EL, EA, wide_edge_label, wide_edge_attr);
+    }
+    ag_dataset_destroy(&ds);
+    expect_alloc_failures(ag_dataset_load_tu, prefix, NULL);
+    const char *files[] = {"W_graph_indicator.txt", "W_A.txt", "W_graph_labels.txt", "W_node_attributes.txt",
+                           "W_node_labels.txt", "W_edge_attributes.txt", "W_edge_labels.txt"};
+    char path[512];
+    for (int i = 0; i < 7; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        assert_int_equal(unlink(path), 0);
+    }
+    assert_int_equal(rmdir(dir), 0);
+}
+
 /* MUTAG's TU files give the graphs of its GML conversion (shared datasets README: vertex ids in TU
  * node order, `label` the TU node label, `bond` the TU edge label, graph label 1 / -1 as 1 / 0). */
 static void test_tu_mutag(void **state) {
@@ -609,6 +692,7 @@ int main(void) {
         cmocka_unit_test(test_format_given),
         cmocka_unit_test(test_reading_warnings),
         cmocka_unit_test(test_tu),
+        cmocka_unit_test(test_tu_many_columns),
         cmocka_unit_test(test_tu_mutag),
         cmocka_unit_test(test_shared_esol_mutag),
     };

@@ -176,25 +176,38 @@ static void column_name(char *buf, size_t n, const char *base, int64_t width, in
 }
 
 /* Sets the attribute columns of t (rows first..first+count-1) on the count vertices or edges of ig:
- * labels as strings, attributes as numbers. Inside the igraph guard. */
+ * labels as strings, attributes as numbers. Inside the igraph guard. A column goes in with one
+ * call: igraph finds an attribute by a linear search of its names on every call, so a value at a
+ * time made a graph of K columns cost N x K^2. None is set when count is 0: the element-wise calls
+ * this replaces set nothing then, and a graph without edges keeps no edge attribute. */
 static igraph_error_t set_columns(igraph_t *ig, int is_edge, const tu_table_t *t, const int64_t *rows, int64_t count,
                                   const char *base, int as_string) {
+    if (count == 0 || t->cols == 0) return IGRAPH_SUCCESS;
     char name[64], text[64];
-    for (int64_t c = 0; c < t->cols; c++) {
+    igraph_vector_t num;     /* (count) one numeric column */
+    igraph_strvector_t str;  /* (count) one label column */
+    igraph_error_t rc = as_string ? igraph_strvector_init(&str, count) : igraph_vector_init(&num, count);
+    if (rc != IGRAPH_SUCCESS) return rc;
+    for (int64_t c = 0; c < t->cols && rc == IGRAPH_SUCCESS; c++) {
         column_name(name, sizeof name, base, t->cols, c);
-        for (int64_t i = 0; i < count; i++) {
+        for (int64_t i = 0; i < count && rc == IGRAPH_SUCCESS; i++) {
             double x = t->v[rows[i] * t->cols + c];
-            igraph_error_t rc;
             if (as_string) {
                 label_text(text, sizeof text, x);
-                rc = is_edge ? igraph_cattribute_EAS_set(ig, name, i, text) : igraph_cattribute_VAS_set(ig, name, i, text);
+                rc = igraph_strvector_set(&str, i, text);
             } else {
-                rc = is_edge ? igraph_cattribute_EAN_set(ig, name, i, x) : igraph_cattribute_VAN_set(ig, name, i, x);
+                VECTOR(num)[i] = x;
             }
-            if (rc != IGRAPH_SUCCESS) return rc;
         }
+        if (rc != IGRAPH_SUCCESS) break;
+        if (as_string)
+            rc = is_edge ? igraph_cattribute_EAS_setv(ig, name, &str) : igraph_cattribute_VAS_setv(ig, name, &str);
+        else
+            rc = is_edge ? igraph_cattribute_EAN_setv(ig, name, &num) : igraph_cattribute_VAN_setv(ig, name, &num);
     }
-    return IGRAPH_SUCCESS;
+    if (as_string) igraph_strvector_destroy(&str);
+    else igraph_vector_destroy(&num);
+    return rc;
 }
 
 /* PREFIX from a prefix ("data/MUTAG/MUTAG" -> "data/MUTAG/MUTAG_") or a folder: "data/MUTAG" ->
