@@ -1405,6 +1405,54 @@ static void test_vertex_keys(void **state) {
     igraph_destroy(&b);
 }
 
+/* Many attributes, set in no order: a column each in the order of their names; a graph holding
+ * them under the names igraph's GML writer gives them ("f_012" as "f012"), in another order, is
+ * encoded into the same columns. */
+static void test_many_attributes(void **state) {
+    (void)state;
+    enum { A = 300, N = 3 }; /* A attributes */
+    igraph_t fit, gml;
+    igraph_ring(&fit, N, IGRAPH_UNDIRECTED, 0, 1);
+    igraph_ring(&gml, N, IGRAPH_UNDIRECTED, 0, 1);
+    for (int i = 0; i < A; i++) {
+        const int k = (i * 7) % A, r = A - 1 - i; /* 7 is prime to A: each attribute once */
+        char name[16];
+        for (int v = 0; v < N; v++) {
+            snprintf(name, sizeof name, "f_%03d", k);
+            SETVAN(&fit, name, v, k + 1000 * v);
+            snprintf(name, sizeof name, "f%03d", r);
+            SETVAN(&gml, name, v, -(r + 1000 * v));
+        }
+    }
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    const igraph_t *ps[] = {&fit};
+    ag_featurizer_t f;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, ps, 1), AG_SUCCESS);
+    assert_int_equal(f.n_features, A);
+    for (int k = 0; k < A; k++) {
+        char want[16];
+        snprintf(want, sizeof want, "f_%03d", k);
+        assert_string_equal(ag_featurizer_column_name(&f, k), want);
+    }
+    ag_fmat_t X = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &fit, &X, NULL), AG_SUCCESS);
+    for (int v = 0; v < N; v++)
+        for (int k = 0; k < A; k++) assert_float_equal(X.data[v * A + k], (float)(k + 1000 * v), 0.0f);
+    ag_fmat_destroy(&X);
+    assert_int_equal(ag_featurizer_transform(&f, &gml, &X, NULL), AG_SUCCESS);
+    for (int v = 0; v < N; v++)
+        for (int k = 0; k < A; k++) assert_float_equal(X.data[v * A + k], -(float)(k + 1000 * v), 0.0f);
+    ag_fmat_destroy(&X);
+    /* one missing: named, not another column's value taken */
+    igraph_cattribute_remove_v(&gml, "f150");
+    assert_int_equal(ag_featurizer_transform(&f, &gml, &X, NULL), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "attribute 'f_150' is missing"));
+    ag_featurizer_destroy(&f);
+    igraph_destroy(&fit);
+    igraph_destroy(&gml);
+}
+
 static void test_tox21(void **state) {
     (void)state;
     enum { G = 40 };
@@ -1472,6 +1520,7 @@ int main(void) {
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_vertex_keys),
+        cmocka_unit_test(test_many_attributes),
         cmocka_unit_test(test_tox21),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -160,11 +160,33 @@ const char *ag_featurizer_edge_column_name(const ag_featurizer_t *f, int64_t j) 
 
 /* ---- reading attributes from igraph ---- */
 
-/* The vertex or edge attributes of a graph: names and igraph types. */
+/* One attribute of a graph in attr_list_t's index: its name (in the list's names), igraph type and
+ * place in igraph's order. */
+typedef struct attr_entry_t {
+    const char *name;
+    int type;
+    int64_t pos;
+} attr_entry_t;
+
+/* The vertex or edge attributes of a graph: names and igraph types in igraph's order, and an index
+ * by name. A graph's A attributes are each looked up once or twice per graph (select, encode):
+ * a linear search made that A^2 per graph. */
 typedef struct attr_list_t {
     igraph_strvector_t names;
     igraph_vector_int_t types;
+    attr_entry_t *by_name; /* (A) sorted by name */
+    int64_t n;             /* A */
 } attr_list_t;
+
+static int cmp_entry_name(const void *a, const void *b) {
+    return strcmp(((const attr_entry_t *)a)->name, ((const attr_entry_t *)b)->name);
+}
+
+static int cmp_entry(const void *pa, const void *pb) {
+    const attr_entry_t *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->pos > b->pos) - (a->pos < b->pos);
+}
 
 static ag_error_t attr_list_get(const igraph_t *ig, int is_edge, attr_list_t *l) {
     igraph_strvector_t gn, vn, en;
@@ -216,6 +238,22 @@ static ag_error_t attr_list_get(const igraph_t *ig, int is_edge, attr_list_t *l)
         igraph_strvector_destroy(&en);
         igraph_vector_int_destroy(&et);
     }
+    l->by_name = NULL;
+    l->n = rc == IGRAPH_SUCCESS ? (int64_t)igraph_strvector_size(&l->names) : 0;
+    if (rc == IGRAPH_SUCCESS) {
+        l->by_name = ag_i_malloc((size_t)(l->n > 0 ? l->n : 1) * sizeof *l->by_name);
+        if (!l->by_name) rc = IGRAPH_ENOMEM;
+        for (int64_t i = 0; l->by_name && i < l->n; i++)
+            l->by_name[i] = (attr_entry_t){igraph_strvector_get(&l->names, i), (int)VECTOR(l->types)[i], i};
+        /* a name listed twice answers with its first entry, as a search in igraph's order did */
+        if (l->by_name && l->n > 1) {
+            qsort(l->by_name, (size_t)l->n, sizeof *l->by_name, cmp_entry);
+            int64_t m = 1;
+            for (int64_t i = 1; i < l->n; i++)
+                if (strcmp(l->by_name[i].name, l->by_name[m - 1].name) != 0) l->by_name[m++] = l->by_name[i];
+            l->n = m;
+        }
+    }
     if (rc != IGRAPH_SUCCESS) {
         igraph_strvector_destroy(&l->names);
         igraph_vector_int_destroy(&l->types);
@@ -229,18 +267,12 @@ static ag_error_t attr_list_get(const igraph_t *ig, int is_edge, attr_list_t *l)
 }
 
 static void attr_list_destroy(attr_list_t *l) {
+    ag_i_free(l->by_name);
+    l->by_name = NULL;
     ag_i_igraph_enter();
     igraph_strvector_destroy(&l->names);
     igraph_vector_int_destroy(&l->types);
     ag_i_igraph_leave();
-}
-
-/* igraph's accessors cannot fail, but every igraph call stays inside the guard (it nests). */
-static int64_t attr_list_size(const attr_list_t *l) {
-    ag_i_igraph_enter();
-    int64_t n = igraph_strvector_size(&l->names);
-    ag_i_igraph_leave();
-    return n;
 }
 
 static const char *attr_list_name(const attr_list_t *l, int64_t i) {
@@ -252,10 +284,9 @@ static const char *attr_list_name(const attr_list_t *l, int64_t i) {
 
 /* -1 if absent; else the igraph type. */
 static int attr_list_type(const attr_list_t *l, const char *name) {
-    int64_t n = attr_list_size(l);
-    for (int64_t i = 0; i < n; i++)
-        if (strcmp(attr_list_name(l, i), name) == 0) return (int)VECTOR(l->types)[i];
-    return -1;
+    const attr_entry_t key = {name, 0, 0};
+    const attr_entry_t *hit = l->n > 0 ? bsearch(&key, l->by_name, (size_t)l->n, sizeof key, cmp_entry_name) : NULL;
+    return hit ? hit->type : -1;
 }
 
 static int usable_kind(int igraph_type, ag_attr_type_t *kind) {
@@ -727,7 +758,7 @@ static ag_error_t common_attrs(const igraph_t *const *graphs, int64_t count, int
         }
         if (*first_graph < 0) {
             *first_graph = g;
-            int64_t m = attr_list_size(&l);
+            int64_t m = (int64_t)igraph_strvector_size(&l.names);
             void *p;
             err = ag_i_alloc_array(&p, m, sizeof(cand_t), "attribute candidates");
             c = p;
