@@ -1405,6 +1405,63 @@ static void test_vertex_keys(void **state) {
     igraph_destroy(&b);
 }
 
+/* A vocabulary fitted over many graphs, most values new in each (a name per vertex), missing ones
+ * ("") among them and values that only the first or the last graph brings: every distinct value
+ * once, in byte order ("é" after ASCII), whatever graph brought it. */
+static void test_vocabulary_of_many_graphs(void **state) {
+    (void)state;
+    enum { G = 300, U = 5, V = G * U }; /* U unique values per graph, V in all */
+    igraph_t *gs = calloc(G, sizeof *gs);
+    const igraph_t **ps = calloc(G, sizeof *ps);
+    assert_non_null(gs);
+    assert_non_null(ps);
+    for (int g = 0; g < G; g++) {
+        igraph_ring(&gs[g], U + 1, IGRAPH_UNDIRECTED, 0, 1);
+        for (int v = 0; v < U; v++) {
+            char name[16];
+            /* 7 is prime to V: v0000..v1499 each once, scattered over the graphs */
+            snprintf(name, sizeof name, "v%04d", ((g * U + v) * 7) % V);
+            SETVAS(&gs[g], "name", v, name);
+        }
+        const char *shared = g == 0 ? "\xc3\xa9" : g == G - 1 ? "w" : g % 3 == 0 ? "a" : g % 3 == 1 ? "b" : "";
+        SETVAS(&gs[g], "name", U, shared);
+        ps[g] = &gs[g];
+    }
+    const char *list[] = {"name"};
+    ag_featurizer_config_t cfg;
+    config_list(&cfg, list, 1);
+    ag_featurizer_t f;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, ps, G), AG_SUCCESS);
+    assert_int_equal(f.n_vattrs, 1);
+    const ag_feature_attr_t *a = &f.vattrs[0];
+    assert_int_equal(a->vocab_size, V + 4);
+    assert_string_equal(a->vocab[0], "a");
+    assert_string_equal(a->vocab[1], "b");
+    for (int k = 0; k < V; k++) {
+        char want[16];
+        snprintf(want, sizeof want, "v%04d", k);
+        assert_string_equal(a->vocab[2 + k], want);
+    }
+    assert_string_equal(a->vocab[V + 2], "w");
+    assert_string_equal(a->vocab[V + 3], "\xc3\xa9");
+    assert_int_equal(f.n_features, V + 5);
+    assert_string_equal(ag_featurizer_column_name(&f, 2), "name=v0000");
+    assert_string_equal(ag_featurizer_column_name(&f, V + 4), "name=<other>");
+    /* graph 1 holds v0035..v0063 by 7s, then "b" */
+    ag_fmat_t X = {0};
+    assert_int_equal(ag_featurizer_transform(&f, &gs[1], &X, NULL), AG_SUCCESS);
+    assert_int_equal(X.rows, U + 1);
+    for (int v = 0; v <= U; v++) {
+        const int64_t hot = v < U ? 2 + 35 + 7 * v : 1;
+        for (int64_t j = 0; j < X.cols; j++) assert_float_equal(X.data[v * X.cols + j], j == hot ? 1.0f : 0.0f, 0.0f);
+    }
+    ag_fmat_destroy(&X);
+    ag_featurizer_destroy(&f);
+    for (int g = 0; g < G; g++) igraph_destroy(&gs[g]);
+    free(gs);
+    free(ps);
+}
+
 /* Many attributes, set in no order: a column each in the order of their names; a graph holding
  * them under the names igraph's GML writer gives them ("f_012" as "f012"), in another order, is
  * encoded into the same columns. */
@@ -1520,6 +1577,7 @@ int main(void) {
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_vertex_keys),
+        cmocka_unit_test(test_vocabulary_of_many_graphs),
         cmocka_unit_test(test_many_attributes),
         cmocka_unit_test(test_tox21),
     };

@@ -926,8 +926,36 @@ static ag_error_t select_attrs(const ag_featurizer_config_t *cfg, const igraph_t
     return AG_SUCCESS;
 }
 
-/* Merges the distinct values of string attribute a in graph ig into its sorted vocabulary. */
-static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_edge) {
+/* A string attribute's vocabulary while it is fitted: v[0..sorted) sorted and distinct, then
+ * v[sorted..n) values of later graphs found not among them (copies, which may repeat one another).
+ * Merging each graph's values into the whole vocabulary made a fit of G graphs cost G x V (V the
+ * vocabulary's size) when most values are new, as one name per vertex is; the new values are
+ * sorted in only once they outnumber the sorted ones, so a fit of T values costs T log T. */
+typedef struct vocab_build_t {
+    char **v;   /* (cap) */
+    int64_t n, sorted, cap;
+} vocab_build_t;
+
+static void vocab_build_free(vocab_build_t *b) {
+    ag_i_strings_free(b->v, b->n);
+    memset(b, 0, sizeof *b);
+}
+
+/* Sorts all of b's values in, freeing the repeats: the vocabulary is the sorted distinct values
+ * whichever graph brought them, so this order is the one a merge per graph gave. */
+static void vocab_build_sort(vocab_build_t *b) {
+    if (b->sorted == b->n) return;
+    qsort(b->v, (size_t)b->n, sizeof(char *), cmp_str_ptr);
+    int64_t m = 0;
+    for (int64_t i = 0; i < b->n; i++) {
+        if (m > 0 && strcmp(b->v[i], b->v[m - 1]) == 0) ag_i_free(b->v[i]);
+        else b->v[m++] = b->v[i];
+    }
+    b->n = b->sorted = m;
+}
+
+/* Adds the distinct values of string attribute a in graph ig to b. */
+static ag_error_t grow_vocab(const ag_feature_attr_t *a, vocab_build_t *b, const igraph_t *ig, int is_edge) {
     int64_t rows = elem_count(ig, is_edge);
     if (rows == 0) return AG_SUCCESS;
     igraph_strvector_t v;
@@ -944,8 +972,7 @@ static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_ed
     if (rc != IGRAPH_SUCCESS)
         return ag_i_igraph_error(AG_EATTR, __FILE__, __LINE__, "reading string %s attribute '%s'", elem_name(is_edge),
                                  a->name);
-    const char **vals = NULL;
-    char **merged = NULL;
+    const char **vals = NULL; /* (rows) */
     void *p;
     ag_error_t err = ag_i_alloc_array(&p, rows, sizeof(char *), "string values");
     vals = p;
@@ -972,40 +999,22 @@ static ag_error_t grow_vocab(ag_feature_attr_t *a, const igraph_t *ig, int is_ed
          * summary.h does not count it either). */
         for (int64_t r = 0; r < rows; r++)
             if (vals[r][0] != '\0' && (nv == 0 || strcmp(vals[r], vals[nv - 1]) != 0)) vals[nv++] = vals[r];
-        err = ag_i_alloc_array(&p, a->vocab_size + nv, sizeof(char *), "vocabulary");
-        merged = p;
     }
-    if (err == AG_SUCCESS) {
-        /* Sorted merge; new strings are copied, known ones moved. */
-        int64_t i = 0, j = 0, m = 0;
-        while (i < a->vocab_size || j < nv) {
-            int c = i >= a->vocab_size ? 1 : j >= nv ? -1 : strcmp(a->vocab[i], vals[j]);
-            if (c <= 0) {
-                merged[m++] = a->vocab[i++];
-                if (c == 0) j++;
-            } else {
-                merged[m] = ag_i_strdup(vals[j++]);
-                if (!merged[m]) {
-                    /* Undo: free the copies made in this merge, keep the old vocabulary. */
-                    for (int64_t q = 0; q < m; q++) {
-                        int known = 0;
-                        for (int64_t z = 0; z < a->vocab_size && !known; z++) known = merged[q] == a->vocab[z];
-                        if (!known) ag_i_free(merged[q]);
-                    }
-                    ag_i_free(merged);
-                    merged = NULL;
-                    err = AG_ERROR(AG_ENOMEM, "out of memory building the vocabulary of '%s'", a->name);
-                    break;
-                }
-                m++;
-            }
+    for (int64_t j = 0; j < nv && err == AG_SUCCESS; j++) {
+        if (b->sorted > 0 && bsearch(&vals[j], b->v, (size_t)b->sorted, sizeof(char *), cmp_str_ptr)) continue;
+        if (b->n == b->cap) {
+            const int64_t cap = b->cap ? 2 * b->cap : 64;
+            err = ag_i_realloc_array(&p, b->v, cap, sizeof(char *), "vocabulary");
+            if (err != AG_SUCCESS) break;
+            b->v = p;
+            b->cap = cap;
         }
-        if (merged) {
-            ag_i_free(a->vocab);
-            a->vocab = merged;
-            a->vocab_size = m;
-        }
+        if (!(b->v[b->n] = ag_i_strdup(vals[j])))
+            err = AG_ERROR(AG_ENOMEM, "out of memory building the vocabulary of '%s'", a->name);
+        else
+            b->n++;
     }
+    if (err == AG_SUCCESS && b->n - b->sorted > b->sorted) vocab_build_sort(b);
     ag_i_free(vals);
     ag_i_igraph_enter();
     igraph_strvector_destroy(&v);
@@ -1334,9 +1343,18 @@ ag_error_t ag_featurizer_fit_named(ag_featurizer_t *f, const ag_featurizer_confi
         ag_feature_attr_t *attrs = is_edge ? f->eattrs : f->vattrs;
         int64_t *n = is_edge ? &f->n_eattrs : &f->n_vattrs;
         for (int64_t i = 0; i < *n && err == AG_SUCCESS; i++)
-            if (attrs[i].type == AG_ATTR_STRING)
+            if (attrs[i].type == AG_ATTR_STRING) {
+                vocab_build_t b = {0};
                 for (int64_t g = 0; g < count && err == AG_SUCCESS; g++)
-                    if ((err = grow_vocab(&attrs[i], graphs[g], is_edge)) == AG_EATTR) err = in_graph(err, names, g, count);
+                    if ((err = grow_vocab(&attrs[i], &b, graphs[g], is_edge)) == AG_EATTR) err = in_graph(err, names, g, count);
+                if (err == AG_SUCCESS) {
+                    vocab_build_sort(&b);
+                    attrs[i].vocab = b.v;
+                    attrs[i].vocab_size = b.n;
+                    b = (vocab_build_t){0};
+                }
+                vocab_build_free(&b);
+            }
         if (err == AG_SUCCESS) err = drop_empty(attrs, n, is_edge, (is_edge ? cfg->edge_select : cfg->vertex_select) == AG_SELECT_ALL);
     }
     /* one graph's names are a node task's business (transductive: identity features can serve it) */
