@@ -230,6 +230,86 @@ static void test_resume_is_bit_identical(void **state) {
     ag_trainset_destroy(&set);
 }
 
+enum { MANY_EXTRA = 20000 };
+
+/* Saves dir/many.st with MANY_EXTRA keys of the caller's, "x%05d" = "v%d", built by hand with a
+ * second "x00005" (= "again") at the end and a "kind" the library's replaces; then stops training. */
+static ag_error_t save_many_cb(const ag_model_t *model, const ag_train_state_t *st, void *user) {
+    (void)user;
+    enum { N = MANY_EXTRA + 2 };
+    char **keys = malloc(N * sizeof *keys), **values = malloc(N * sizeof *values);
+    for (int i = 0; i < MANY_EXTRA; i++) {
+        keys[i] = malloc(16);
+        values[i] = malloc(16);
+        snprintf(keys[i], 16, "x%05d", i);
+        snprintf(values[i], 16, "v%d", i);
+    }
+    keys[MANY_EXTRA] = strdup("x00005");
+    values[MANY_EXTRA] = strdup("again");
+    keys[MANY_EXTRA + 1] = strdup("kind");
+    values[MANY_EXTRA + 1] = strdup("mine");
+    ag_metadata_t extra = {N, N, keys, values};
+    char path[128];
+    snprintf(path, sizeof path, "%s/many.st", dir);
+    ag_error_t rc = ag_train_state_save(path, model, st, &extra);
+    for (int i = 0; i < N; i++) {
+        free(keys[i]);
+        free(values[i]);
+    }
+    free(keys);
+    free(values);
+    return rc == AG_SUCCESS ? AG_EFILE : rc;
+}
+
+/* The caller's metadata, many keys of it, set as ag_metadata_set would key by key: into the
+ * checkpoint (a key given twice keeps its first place and its last value) and back into a list. */
+static void test_many_extra_keys(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    ag_train_config_t tc;
+    ag_train_result_t r;
+    make_rings(&set);
+    config(&tc);
+    tc.checkpoint = save_many_cb;
+    tc.checkpoint_every = 1;
+    ag_model_t *a = model_of(8), *b = model_of(8);
+    assert_int_equal(ag_model_train(a, &set, tr, 16, va, 8, &tc, &r), AG_EFILE);
+    ag_train_state_t st;
+    ag_metadata_t extra;
+    ag_metadata_init(&extra);
+    assert_int_equal(ag_metadata_set(&extra, "x00003", "old"), AG_SUCCESS);
+    assert_int_equal(ag_metadata_set(&extra, "note", "kept"), AG_SUCCESS);
+    char path[128];
+    snprintf(path, sizeof path, "%s/many.st", dir);
+    assert_int_equal(ag_train_state_load(path, b, &st, &extra), AG_SUCCESS);
+    assert_int_equal(st.epoch, 1);
+    assert_same_weights(a, b);
+    assert_string_equal(extra.keys[0], "x00003");
+    assert_string_equal(extra.values[0], "v3");
+    assert_string_equal(extra.keys[1], "note");
+    assert_string_equal(extra.values[1], "kept");
+    assert_string_equal(ag_metadata_get(&extra, "x00005"), "again");
+    assert_string_equal(ag_metadata_get(&extra, "kind"), "checkpoint");
+    int64_t xs = 0, first_x = -1, last_x = -1;
+    for (int64_t i = 0; i < extra.count; i++)
+        if (extra.keys[i][0] == 'x') {
+            xs++;
+            if (first_x < 0 && i > 0) first_x = i;
+            last_x = i;
+        }
+    assert_int_equal(xs, MANY_EXTRA);
+    /* the file's order: its x keys after the list's own two, "x00003" not again */
+    assert_string_equal(extra.keys[first_x], "x00000");
+    assert_string_equal(extra.keys[first_x + 3], "x00004");
+    assert_string_equal(extra.keys[first_x + 4], "x00005");
+    assert_string_equal(extra.keys[last_x], "x19999");
+    ag_metadata_destroy(&extra);
+    ag_train_state_destroy(&st);
+    ag_model_destroy(a);
+    ag_model_destroy(b);
+    ag_trainset_destroy(&set);
+}
+
 /* ag_train_state_plan reads back the epochs, patience and metric the run was given; a stored
  * configuration without one of them, or with one out of range, is a defect of the file. */
 static void expect_plan(const ag_train_state_t *st, const ag_train_config_t *tc) {
@@ -693,6 +773,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resume_is_bit_identical),
         cmocka_unit_test(test_resume_with_early_stopping),
+        cmocka_unit_test(test_many_extra_keys),
         cmocka_unit_test(test_bad_checkpoints_are_refused),
         cmocka_unit_test(test_checkpoint_allocation_failures),
         cmocka_unit_test(test_cli_killed_and_resumed),

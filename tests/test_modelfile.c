@@ -33,8 +33,9 @@ static int teardown(void **state) {
     return 0;
 }
 
-/* Karate, labels from `club`, identity features from `name`, GAT-like model: a node bundle. */
-static void karate_bundle(ag_bundle_t *b, igraph_t *ig) {
+/* Karate, labels from `club`, identity features from `name`, GAT-like model: a node bundle; its
+ * classes named names (n of them; NULL: the club's two). */
+static void karate_bundle_named(ag_bundle_t *b, igraph_t *ig, const char *const *names, int64_t n) {
     assert_int_equal(ag_graph_read(ig, AG_SOURCE_DIR "/graphs/social/karate.gml", AG_FORMAT_AUTO, 0), AG_SUCCESS);
     ag_featurizer_config_t fc;
     ag_featurizer_config_init(&fc);
@@ -42,16 +43,21 @@ static void karate_bundle(ag_bundle_t *b, igraph_t *ig) {
     ag_prepared_t p;
     assert_int_equal(ag_prepared_from_nodes(&p, ig, "club", NULL, 0, NULL, AG_NORM_NONE, &fc), AG_SUCCESS);
     ag_model_config_t mc;
-    ag_model_config_gat(&mc, p.set.examples[0].X.cols, p.n_out);
+    if (!names) {
+        names = (const char *const *)p.names;
+        n = p.n_out;
+    }
+    ag_model_config_gat(&mc, p.set.examples[0].X.cols, n);
     mc.edge_dim = p.featurizer.n_edge_features;
     mc.seed = 7;
     ag_model_t *m;
     assert_int_equal(ag_model_create(&m, &mc), AG_SUCCESS);
-    assert_int_equal(ag_bundle_init(b, &m, &p.featurizer, &p.table, (const char *const *)p.names, p.n_out, "club"),
-                     AG_SUCCESS);
+    assert_int_equal(ag_bundle_init(b, &m, &p.featurizer, &p.table, names, n, "club"), AG_SUCCESS);
     assert_null(m);
     ag_prepared_destroy(&p);
 }
+
+static void karate_bundle(ag_bundle_t *b, igraph_t *ig) { karate_bundle_named(b, ig, NULL, 0); }
 
 static void mutag_dataset(ag_dataset_t *ds) {
     assert_int_equal(ag_dataset_load(ds, AG_SOURCE_DIR "/tests/data/mutag-mini/labels.csv", NULL), AG_SUCCESS);
@@ -695,6 +701,55 @@ static void test_allocation_failures(void **state) {
     igraph_destroy(&ig);
 }
 
+enum { MANY_CLASSES = 3000 };
+
+/* Saves to path a karate bundle of MANY_CLASSES classes "c%04d", except that class at[j] takes
+ * the name of class as[j] (m of them). */
+static void save_many_classes(const int *at, const int *as, int m) {
+    static char names[MANY_CLASSES][8];
+    const char *ptrs[MANY_CLASSES];
+    for (int i = 0; i < MANY_CLASSES; i++) {
+        int name = i;
+        for (int j = 0; j < m; j++)
+            if (at[j] == i) name = as[j];
+        snprintf(names[i], sizeof names[i], "c%04d", name);
+        ptrs[i] = names[i];
+    }
+    igraph_t ig;
+    ag_bundle_t b;
+    karate_bundle_named(&b, &ig, ptrs, MANY_CLASSES);
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    ag_bundle_destroy(&b);
+    igraph_destroy(&ig);
+}
+
+/* Many classes: their names come back in order; a repeat is refused by the first one in the
+ * file's order (not in sorted order), or a defect before it. */
+static void test_many_classes(void **state) {
+    (void)state;
+    save_many_classes(NULL, NULL, 0);
+    ag_bundle_t c;
+    assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
+    assert_int_equal(c.n_names, MANY_CLASSES);
+    assert_string_equal(c.names[0], "c0000");
+    assert_string_equal(c.names[1234], "c1234");
+    assert_string_equal(c.names[MANY_CLASSES - 1], "c2999");
+    ag_bundle_destroy(&c);
+
+    const int at[2] = {2000, 2500}, as[2] = {7, 1};
+    save_many_classes(at, as, 2);
+    assert_load_fails(path, "labels.classes has 'c0007' twice");
+    const int last[1] = {MANY_CLASSES - 1}, first[1] = {0};
+    save_many_classes(last, first, 1);
+    assert_load_fails(path, "labels.classes has 'c0000' twice");
+    /* a name that is no string before the first repeat is the error; after it, the repeat is */
+    save_many_classes(at, as, 1);
+    rewrite_replacing("labels", "\"c1000\"", "5");
+    expect_bad("labels.classes[1000] is not a string");
+    rewrite_replacing("labels", "\"c2500\"", "5");
+    expect_bad("labels.classes has 'c0007' twice");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_node_round_trip, setup, teardown),
@@ -704,6 +759,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_from_safetensors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupted_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_init_mismatch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_classes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_smooth_weights, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trained_graph, setup, teardown),
         cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),

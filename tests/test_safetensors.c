@@ -700,6 +700,191 @@ static void test_sniff(void **state) {
         if (ag_safetensors_sniff((const unsigned char *)graphs[i], strlen(graphs[i]))) fail_msg("%s", graphs[i]);
 }
 
+/* ---- many names: a header may hold hundreds of thousands; repeats are found by sorting, and each
+ * must still be the one a front-to-back scan finds first */
+
+enum { MANY_KEYS = 50000, MANY_TENSORS = 30000 };
+
+/* Writes fpath: the two tensors of good_header and, after the library's three keys, n more:
+ * "k%07d" = "v%d" for key i, except that key at[j] takes the name of key as[j] (m of them) and
+ * key number_at (-1: none) has the number 1 as its value. */
+static void many_keys_file(int64_t n, const int64_t *at, const int64_t *as, int m, int64_t number_at) {
+    size_t cap = (size_t)n * 32 + 1, used = 0;
+    char *extra = malloc(cap);
+    extra[0] = '\0';
+    for (int64_t i = 0; i < n; i++) {
+        int64_t name = i;
+        for (int j = 0; j < m; j++)
+            if (at[j] == i) name = as[j];
+        if (i == number_at) used += (size_t)snprintf(extra + used, cap - used, ",\"k%07lld\":1", (long long)name);
+        else used += (size_t)snprintf(extra + used, cap - used, ",\"k%07lld\":\"v%lld\"", (long long)name, (long long)i);
+    }
+    char *h = malloc(cap + 512);
+    good_header(h, cap + 512, extra);
+    make_file(fpath, h, SIX, sizeof SIX);
+    free(h);
+    free(extra);
+}
+
+static void test_many_metadata_keys(void **state) {
+    (void)state;
+    many_keys_file(MANY_KEYS, NULL, NULL, 0, -1);
+    ag_safetensors_t f;
+    assert_int_equal(ag_safetensors_read(&f, fpath, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    assert_int_equal(f.n_tensors, 2);
+    assert_int_equal(f.metadata.count, MANY_KEYS + 3);
+    /* in the order stored */
+    assert_string_equal(f.metadata.keys[0], "format");
+    assert_string_equal(f.metadata.keys[3], "k0000000");
+    assert_string_equal(f.metadata.keys[3 + MANY_KEYS / 2], "k0025000");
+    assert_string_equal(f.metadata.values[3 + MANY_KEYS / 2], "v25000");
+    assert_string_equal(f.metadata.keys[MANY_KEYS + 2], "k0049999");
+    assert_string_equal(ag_metadata_get(&f.metadata, "k0000000"), "v0");
+    assert_string_equal(ag_metadata_get(&f.metadata, "k0049999"), "v49999");
+    assert_null(ag_metadata_get(&f.metadata, "k0050000"));
+    ag_safetensors_destroy(&f);
+
+    /* copied into a list that has keys: one of them replaced in its place, the rest appended in order */
+    ag_param_list_t l;
+    ag_param_list_init(&l);
+    float a[4], b[2];
+    assert_int_equal(ag_param_list_add(&l, NULL, "a", 2, 2, 2, a, NULL, 1), AG_SUCCESS);
+    assert_int_equal(ag_param_list_add(&l, NULL, "b", 1, 2, 1, b, NULL, 1), AG_SUCCESS);
+    ag_metadata_t meta;
+    ag_metadata_init(&meta);
+    assert_int_equal(ag_metadata_set(&meta, "k0000007", "old"), AG_SUCCESS);
+    assert_int_equal(ag_metadata_set(&meta, "mine", "kept"), AG_SUCCESS);
+    assert_int_equal(ag_safetensors_read_params(fpath, &l, &meta), AG_SUCCESS);
+    assert_memory_equal(a, SIX, sizeof a);
+    assert_memory_equal(b, SIX + 4, sizeof b);
+    assert_int_equal(meta.count, 2 + 3 + MANY_KEYS - 1);
+    assert_string_equal(meta.keys[0], "k0000007");
+    assert_string_equal(meta.values[0], "v7");
+    assert_string_equal(meta.keys[1], "mine");
+    assert_string_equal(meta.values[1], "kept");
+    assert_string_equal(meta.keys[2], "format");
+    assert_string_equal(meta.keys[5], "k0000000");
+    assert_string_equal(meta.keys[5 + 7], "k0000008");
+    assert_string_equal(meta.keys[meta.count - 1], "k0049999");
+    assert_string_equal(meta.values[meta.count - 1], "v49999");
+    ag_metadata_destroy(&meta);
+    ag_param_list_destroy(&l);
+
+    /* the first repeat in the file's order is named, not the first in sorted order */
+    const int64_t at[2] = {40000, 45000}, as[2] = {30000, 10};
+    many_keys_file(MANY_KEYS, at, as, 2, -1);
+    expect_model_error(fpath, "metadata 'k0030000' appears twice");
+    const int64_t last[1] = {MANY_KEYS - 1}, first[1] = {0};
+    many_keys_file(MANY_KEYS, last, first, 1, -1);
+    expect_model_error(fpath, "metadata 'k0000000' appears twice");
+    /* a repeat and a value that is not a string: the earlier is the error */
+    many_keys_file(MANY_KEYS, at, as, 1, 45000);
+    expect_model_error(fpath, "metadata 'k0030000' appears twice");
+    many_keys_file(MANY_KEYS, at, as, 1, 20000);
+    expect_model_error(fpath, "metadata 'k0020000' is a number, not a string");
+    /* both at one key: its value is checked first */
+    many_keys_file(MANY_KEYS, at, as, 1, 40000);
+    expect_model_error(fpath, "metadata 'k0030000' is a number, not a string");
+}
+
+static void test_many_tensors(void **state) {
+    (void)state;
+    ag_tensor_t *ts = calloc(MANY_TENSORS, sizeof *ts);
+    char(*names)[16] = calloc(MANY_TENSORS, sizeof *names);
+    float *vals = malloc(MANY_TENSORS * sizeof *vals);
+    for (int i = 0; i < MANY_TENSORS; i++) {
+        snprintf(names[i], sizeof names[i], "t%05d", i);
+        vals[i] = (float)i;
+        ts[i].name = names[i];
+        ts[i].ndim = 1;
+        ts[i].shape[0] = 1;
+        ts[i].data = &vals[i];
+    }
+    assert_int_equal(ag_safetensors_write(fpath, ts, MANY_TENSORS, NULL), AG_SUCCESS);
+    ag_safetensors_t f;
+    assert_int_equal(ag_safetensors_read(&f, fpath, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    assert_int_equal(f.n_tensors, MANY_TENSORS);
+    const char *found[3] = {"t00000", "t12345", "t29999"};
+    const float want[3] = {0.0f, 12345.0f, 29999.0f};
+    for (int i = 0; i < 3; i++) {
+        const ag_tensor_t *t = ag_safetensors_find(&f, found[i]);
+        assert_non_null(t);
+        assert_float_equal(t->data[0], want[i], 0.0f);
+    }
+    assert_null(ag_safetensors_find(&f, "t30000"));
+    assert_null(ag_safetensors_find(&f, "t"));
+    ag_safetensors_destroy(&f);
+    assert_int_equal(count_entries(dir), 1);
+
+    /* the first repeat in the list's order is named, not the first in sorted order */
+    ts[20000].name = names[300];
+    ts[25000].name = names[7];
+    assert_int_equal(ag_safetensors_write(fpath, ts, MANY_TENSORS, NULL), AG_EINVAL);
+    assert_msg_contains("two tensors are named 't00300'");
+    ts[20000].name = names[20000];
+    assert_int_equal(ag_safetensors_write(fpath, ts, MANY_TENSORS, NULL), AG_EINVAL);
+    assert_msg_contains("two tensors are named 't00007'");
+    ts[MANY_TENSORS - 1].name = names[0];
+    assert_int_equal(ag_safetensors_write(fpath, ts, MANY_TENSORS - 1, NULL), AG_EINVAL);
+    assert_msg_contains("two tensors are named 't00007'");
+    ts[25000].name = names[25000];
+    assert_int_equal(ag_safetensors_write(fpath, ts, MANY_TENSORS, NULL), AG_EINVAL);
+    assert_msg_contains("two tensors are named 't00000'");
+    /* a repeat and another defect: the earlier is the error */
+    ts[29000].ndim = -1;
+    assert_int_equal(ag_safetensors_write(fpath, ts, MANY_TENSORS, NULL), AG_EINVAL);
+    assert_msg_contains("tensor 't29000' has -1 dimensions (at most 8)");
+    ts[15000].name = names[1];
+    assert_int_equal(ag_safetensors_write(fpath, ts, MANY_TENSORS, NULL), AG_EINVAL);
+    assert_msg_contains("two tensors are named 't00001'");
+    ts[10000].name = NULL;
+    assert_int_equal(ag_safetensors_write(fpath, ts, MANY_TENSORS, NULL), AG_EINVAL);
+    assert_msg_contains("tensor 10000 has no name");
+    assert_int_equal(count_entries(dir), 1); /* the good file, untouched */
+    free(ts);
+    free(names);
+    free(vals);
+}
+
+/* Parameters matched by name among many: found in whatever order, missing and extra ones named. */
+static void test_many_params(void **state) {
+    (void)state;
+    float *va = malloc(2 * MANY_TENSORS * sizeof *va), *vb = calloc(2 * MANY_TENSORS, sizeof *vb);
+    ag_param_list_t a, b;
+    ag_param_list_init(&a);
+    ag_param_list_init(&b);
+    char name[32];
+    for (int i = 0; i < MANY_TENSORS; i++) {
+        va[2 * i] = (float)i;
+        va[2 * i + 1] = -(float)i;
+        snprintf(name, sizeof name, "w%05d", i);
+        assert_int_equal(ag_param_list_add(&a, "layer", name, 1, 2, 1, &va[2 * i], NULL, 1), AG_SUCCESS);
+        /* b holds the same names backwards */
+        snprintf(name, sizeof name, "w%05d", MANY_TENSORS - 1 - i);
+        assert_int_equal(ag_param_list_add(&b, "layer", name, 1, 2, 1, &vb[2 * i], NULL, 1), AG_SUCCESS);
+    }
+    assert_int_equal(ag_safetensors_write_params(fpath, &a, NULL), AG_SUCCESS);
+    assert_int_equal(ag_safetensors_read_params(fpath, &b, NULL), AG_SUCCESS);
+    for (int i = 0; i < MANY_TENSORS; i += 997) {
+        assert_float_equal(vb[2 * i], (float)(MANY_TENSORS - 1 - i), 0.0f);
+        assert_float_equal(vb[2 * i + 1], -(float)(MANY_TENSORS - 1 - i), 0.0f);
+    }
+    assert_float_equal(vb[2 * MANY_TENSORS - 2], 0.0f, 0.0f);
+    /* two names the file lacks, first and last of the list; then the file's two that b lacks */
+    snprintf(b.items[0].name, sizeof b.items[0].name, "layer.first");
+    snprintf(b.items[MANY_TENSORS - 1].name, sizeof b.items[0].name, "layer.last");
+    assert_int_equal(ag_safetensors_read_params(fpath, &b, NULL), AG_EMODEL);
+    assert_msg_contains("2 tensors the model expects are missing from the file: 'layer.first', 'layer.last'");
+    b.items[0] = b.items[1];
+    b.items[MANY_TENSORS - 1] = b.items[1];
+    assert_int_equal(ag_safetensors_read_params(fpath, &b, NULL), AG_EMODEL);
+    assert_msg_contains("2 tensors in the file are not in the model: 'layer.w00000', 'layer.w29999'");
+    ag_param_list_destroy(&a);
+    ag_param_list_destroy(&b);
+    free(va);
+    free(vb);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crc32_known_value),
@@ -710,6 +895,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_header_validation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_writes_leave_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_metadata_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_tensors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_params, setup, teardown),
         cmocka_unit_test(test_reads_file_from_independent_writer),
         cmocka_unit_test(test_sniff),
     };

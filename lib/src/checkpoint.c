@@ -18,6 +18,7 @@
 #include "internal.h"
 #include "json.h"
 #include "model_json.h"
+#include "name_index.h"
 
 #define CHECKPOINT_VERSION 1
 
@@ -42,7 +43,7 @@ static ag_error_t set_f64(ag_metadata_t *m, const char *key, double v) {
 
 static ag_error_t build_meta(ag_metadata_t *m, const ag_model_t *model, const ag_train_state_t *st,
                              const ag_metadata_t *extra) {
-    for (int64_t i = 0; extra && i < extra->count; i++) AG_CHECK(ag_metadata_set(m, extra->keys[i], extra->values[i]));
+    AG_CHECK(ag_i_metadata_merge(m, extra));
     AG_CHECK(ag_metadata_set(m, "kind", "checkpoint"));
     AG_CHECK(set_i64(m, "checkpoint_version", CHECKPOINT_VERSION));
     AG_CHECK(ag_metadata_set(m, "attn_graph_version", ag_version()));
@@ -244,16 +245,28 @@ static ag_error_t check_architecture(const ag_safetensors_t *f, const ag_model_t
     return rc;
 }
 
+/* "model." and a parameter's name */
+#define MODEL_TENSOR_NAME_CAP (AG_PARAM_NAME_MAX + 8)
+
+/* The file's tensor "model.<p's name>", written into name (MODEL_TENSOR_NAME_CAP bytes), or NULL. */
+static const ag_tensor_t *find_model_tensor(const ag_safetensors_t *f, const ag_i_name_index_t *ix, char *name,
+                                            const ag_param_t *p) {
+    snprintf(name, MODEL_TENSOR_NAME_CAP, "model.%s", p->name);
+    int64_t at = ag_i_name_index_find(ix, name);
+    return at >= 0 ? &f->tensors[at] : NULL;
+}
+
 /* The state of a checkpoint whose version and architecture are checked: the model's weights, the
- * optimiser's, the best weights and the counters, each checked before any is written. */
-static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_train_state_t *st) {
+ * optimiser's, the best weights and the counters, each checked before any is written; ix indexes
+ * f's tensor names. */
+static ag_error_t load_state_indexed(const ag_safetensors_t *f, const ag_i_name_index_t *ix, ag_model_t *model,
+                                     ag_train_state_t *st) {
     const ag_param_list_t *params = ag_model_params(model);
     int64_t P = ag_param_list_size(params), k;
+    char name[MODEL_TENSOR_NAME_CAP];
     for (int64_t i = 0; i < params->count; i++) {
         const ag_param_t *p = &params->items[i];
-        char name[AG_PARAM_NAME_MAX + 8];
-        snprintf(name, sizeof name, "model.%s", p->name);
-        const ag_tensor_t *t = ag_safetensors_find(f, name);
+        const ag_tensor_t *t = find_model_tensor(f, ix, name, p);
         if (!t) return AG_ERROR(AG_EMODEL, "%s: checkpoint tensor '%s' is missing", f->path, name);
         if (t->ndim != p->ndim || t->shape[0] != p->shape[0] || (p->ndim == 2 && t->shape[1] != p->shape[1]))
             return AG_ERROR(AG_EMODEL, "%s: checkpoint tensor '%s' has another shape than the model's", f->path, name);
@@ -307,12 +320,19 @@ static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_tr
     /* everything checked: now the model's weights */
     for (int64_t i = 0; i < params->count; i++) {
         const ag_param_t *p = &params->items[i];
-        char name[AG_PARAM_NAME_MAX + 8];
-        snprintf(name, sizeof name, "model.%s", p->name);
-        const ag_tensor_t *t = ag_safetensors_find(f, name);
+        const ag_tensor_t *t = find_model_tensor(f, ix, name, p);
         memcpy(p->value, t->data, (size_t)(p->shape[0] * p->shape[1]) * sizeof(float));
     }
     return AG_SUCCESS;
+}
+
+/* load_state_indexed with the file's names indexed once: a scan per parameter is O(T^2). */
+static ag_error_t load_state(const ag_safetensors_t *f, ag_model_t *model, ag_train_state_t *st) {
+    ag_i_name_index_t ix;
+    AG_CHECK(ag_i_tensor_index(&ix, f));
+    ag_error_t rc = load_state_indexed(f, &ix, model, st);
+    ag_i_name_index_destroy(&ix);
+    return rc;
 }
 
 /* A model file is the likely mix-up (both are safetensors), hence the hint. */
@@ -336,8 +356,7 @@ ag_error_t ag_train_state_load(const char *path, ag_model_t *model, ag_train_sta
     if (rc == AG_SUCCESS) rc = check_version(&f);
     if (rc == AG_SUCCESS) rc = check_architecture(&f, model);
     if (rc == AG_SUCCESS) rc = load_state(&f, model, st);
-    for (int64_t i = 0; rc == AG_SUCCESS && extra && i < f.metadata.count; i++)
-        rc = ag_metadata_set(extra, f.metadata.keys[i], f.metadata.values[i]);
+    if (rc == AG_SUCCESS && extra) rc = ag_i_metadata_merge(extra, &f.metadata);
     ag_safetensors_destroy(&f);
     if (rc != AG_SUCCESS) ag_train_state_destroy(st);
     return rc;

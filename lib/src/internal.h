@@ -37,6 +37,12 @@
  * location stays the original's, which a bug report needs. Returns the code. */
 ag_error_t ag_i_model_file_error(ag_error_t code, const char *path, const char *what);
 
+/* safetensors.c: every key of src set in dst, as ag_metadata_set() key by key would (a key keeps
+ * dst's place or takes its first in src, with its last value in src), in O(n log n) for the n keys
+ * of both: a file's metadata may hold millions. AG_ENOMEM may leave some keys set. */
+struct ag_metadata_t;
+ag_error_t ag_i_metadata_merge(struct ag_metadata_t *dst, const struct ag_metadata_t *src);
+
 /* Propagates a failing call's code; the callee has already recorded the message. */
 #define AG_CHECK(expr) do { ag_error_t ag_i_rc_ = (expr); if (ag_i_rc_ != AG_SUCCESS) return ag_i_rc_; } while (0)
 

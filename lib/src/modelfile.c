@@ -11,6 +11,7 @@
 #include "attngraph/safetensors.h"
 #include "attngraph/train.h"
 #include "internal.h"
+#include "name_index.h"
 #include "json.h"
 #include "model_json.h"
 #include "featurizer_json.h"
@@ -419,16 +420,20 @@ static ag_error_t load_labels(ag_bundle_t *b, const ag_json_t *j, const char *pa
     void *p;
     AG_CHECK(ag_i_alloc_array(&p, c->n_out, sizeof(char *), "names"));
     b->names = p;
-    for (int64_t i = 0; i < c->n_out; i++) {
+    ag_error_t rc = AG_SUCCESS;
+    for (int64_t i = 0; i < c->n_out && rc == AG_SUCCESS; i++) {
         const ag_json_t *s = &arr->items[i];
         if (s->type != AG_JSON_STRING)
-            return AG_ERROR(AG_EMODEL, "%s: labels.%s[%lld] is not a string", path, key, (long long)i);
-        if (!(b->names[i] = ag_i_strdup(s->string))) return AG_ERROR(AG_ENOMEM, "out of memory");
-        b->n_names = i + 1;
-        for (int64_t k = 0; k < i; k++)
-            if (!strcmp(b->names[k], s->string))
-                return AG_ERROR(AG_EMODEL, "%s: labels.%s has '%s' twice", path, key, s->string);
+            rc = AG_ERROR(AG_EMODEL, "%s: labels.%s[%lld] is not a string", path, key, (long long)i);
+        else if (!(b->names[i] = ag_i_strdup(s->string))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
+        else b->n_names = i + 1;
     }
+    /* the names are checked in order: one repeated before the first defect is the error (found by
+     * sorting, as a bundle may have thousands of classes) */
+    int64_t repeat;
+    AG_CHECK(ag_i_first_repeat(b->n_names ? &b->names[0] : NULL, sizeof *b->names, b->n_names, &repeat));
+    if (repeat >= 0) return AG_ERROR(AG_EMODEL, "%s: labels.%s has '%s' twice", path, key, b->names[repeat]);
+    AG_CHECK(rc);
     const ag_json_t *la = ag_json_get(j, "label_attr");
     if (la && la->type == AG_JSON_STRING) {
         if (!(b->label_attr = ag_i_strdup(la->string))) return AG_ERROR(AG_ENOMEM, "out of memory");

@@ -13,6 +13,7 @@
 #include "attngraph/safetensors.h"
 #include "internal.h"
 #include "json.h"
+#include "name_index.h"
 
 /* ---------------------------------------------------------------- metadata */
 
@@ -37,37 +38,71 @@ const char *ag_metadata_get(const ag_metadata_t *meta, const char *key) {
     return NULL;
 }
 
-ag_error_t ag_metadata_set(ag_metadata_t *meta, const char *key, const char *value) {
-    if (!key || !value) return AG_ERROR(AG_EINVAL, "metadata: NULL key or value");
-    char *v = ag_i_strdup(value);
-    if (!v) return AG_ERROR(AG_ENOMEM, "out of memory storing metadata '%s'", key);
-    for (int64_t i = 0; i < meta->count; i++)
-        if (!strcmp(meta->keys[i], key)) {
-            ag_i_free(meta->values[i]);
-            meta->values[i] = v;
-            return AG_SUCCESS;
-        }
+/* Appends key = value without looking for key: the caller knows that it is new, and a header of
+ * many keys must not cost a scan per key. */
+static ag_error_t metadata_append(ag_metadata_t *meta, const char *key, const char *value) {
     if (meta->count == meta->capacity) {
         int64_t cap = meta->capacity ? 2 * meta->capacity : 8;
         char **k = ag_i_realloc(meta->keys, (size_t)cap * sizeof *k);
         if (k) meta->keys = k;
         char **vs = k ? ag_i_realloc(meta->values, (size_t)cap * sizeof *vs) : NULL;
         if (vs) meta->values = vs;
-        if (!k || !vs) {
-            ag_i_free(v);
-            return AG_ERROR(AG_ENOMEM, "out of memory storing metadata '%s'", key);
-        }
+        if (!k || !vs) return AG_ERROR(AG_ENOMEM, "out of memory storing metadata '%s'", key);
         meta->capacity = cap;
     }
-    char *k = ag_i_strdup(key);
-    if (!k) {
-        ag_i_free(v);
+    char *k = ag_i_strdup(key), *v = k ? ag_i_strdup(value) : NULL;
+    if (!v) {
+        ag_i_free(k);
         return AG_ERROR(AG_ENOMEM, "out of memory storing metadata '%s'", key);
     }
     meta->keys[meta->count] = k;
     meta->values[meta->count] = v;
     meta->count++;
     return AG_SUCCESS;
+}
+
+static ag_error_t metadata_replace(ag_metadata_t *meta, int64_t i, const char *value) {
+    char *v = ag_i_strdup(value);
+    if (!v) return AG_ERROR(AG_ENOMEM, "out of memory storing metadata '%s'", meta->keys[i]);
+    ag_i_free(meta->values[i]);
+    meta->values[i] = v;
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_metadata_set(ag_metadata_t *meta, const char *key, const char *value) {
+    if (!key || !value) return AG_ERROR(AG_EINVAL, "metadata: NULL key or value");
+    for (int64_t i = 0; i < meta->count; i++)
+        if (!strcmp(meta->keys[i], key)) return metadata_replace(meta, i, value);
+    return metadata_append(meta, key, value);
+}
+
+ag_error_t ag_i_metadata_merge(ag_metadata_t *dst, const ag_metadata_t *src) {
+    if (!src || src->count == 0) return AG_SUCCESS;
+    ag_i_name_index_t have, add;
+    AG_CHECK(ag_i_name_index_build(&have, dst->count ? &dst->keys[0] : NULL, sizeof *dst->keys, dst->count,
+                                   "metadata index", NULL));
+    ag_error_t rc = ag_i_name_index_build(&add, &src->keys[0], sizeof *src->keys, src->count, "metadata index", NULL);
+    if (rc != AG_SUCCESS) {
+        ag_i_name_index_destroy(&have);
+        return rc;
+    }
+    /* ag_metadata_set key by key, in one pass: a key takes its first place in src and its last value */
+    int64_t *last; /* (src->count) at a key's first position in src: the position of its last value; else -1 */
+    rc = ag_i_alloc_array((void **)&last, src->count, sizeof *last, "metadata index");
+    for (int64_t i = 0, j; rc == AG_SUCCESS && i < src->count; i = j) {
+        for (j = i + 1; j < src->count && !strcmp(add.items[i].name, add.items[j].name); j++) last[add.items[j].pos] = -1;
+        last[add.items[i].pos] = add.items[j - 1].pos;
+    }
+    for (int64_t i = 0; rc == AG_SUCCESS && i < src->count; i++) {
+        if (last[i] < 0) continue;
+        const int64_t at = ag_i_name_index_find(&have, src->keys[i]);
+        rc = at >= 0 ? metadata_replace(dst, at, src->values[last[i]])
+                     : metadata_append(dst, src->keys[i], src->values[last[i]]);
+    }
+    ag_i_free(last);
+    ag_i_name_index_destroy(&add);
+    ag_i_name_index_destroy(&have);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -141,35 +176,38 @@ static int is_reserved_key(const char *key) {
 
 /* ---------------------------------------------------------------- writing */
 
-static ag_error_t check_tensors(const char *path, const ag_tensor_t *tensors, int64_t count, int64_t *nbytes) {
-    int64_t total = 0;
-    for (int64_t i = 0; i < count; i++) {
-        const ag_tensor_t *t = &tensors[i];
-        if (!t->name || !t->name[0]) return AG_ERROR(AG_EINVAL, "%s: tensor %lld has no name", path, (long long)i);
-        if (!utf8_valid_str(t->name))
-            return AG_ERROR(AG_EINVAL, "%s: the name of tensor %lld is not valid UTF-8", path, (long long)i);
-        if (!strcmp(t->name, "__metadata__"))
-            return AG_ERROR(AG_EINVAL, "%s: a tensor cannot be named '__metadata__'", path);
-        if (t->ndim < 0 || t->ndim > AG_TENSOR_MAX_DIMS)
-            return AG_ERROR(AG_EINVAL, "%s: tensor '%s' has %d dimensions (at most %d)", path, t->name, t->ndim,
-                            AG_TENSOR_MAX_DIMS);
-        int64_t numel = 1;
-        for (int d = 0; d < t->ndim; d++) {
-            if (t->shape[d] < 0)
-                return AG_ERROR(AG_EINVAL, "%s: tensor '%s' has a negative dimension", path, t->name);
-            if (ag_i_mul_overflow(numel, t->shape[d], &numel))
-                return AG_ERROR(AG_ELIMIT, "%s: the size of tensor '%s' overflows", path, t->name);
-        }
-        if (numel > 0 && !t->data) return AG_ERROR(AG_EINVAL, "%s: tensor '%s' has no data", path, t->name);
-        if (numel > (INT64_MAX - total) / 4)
-            return AG_ERROR(AG_ELIMIT, "%s: the total size of the tensors overflows", path);
-        total += 4 * numel;
-        for (int64_t j = 0; j < i; j++)
-            if (!strcmp(tensors[j].name, t->name))
-                return AG_ERROR(AG_EINVAL, "%s: two tensors are named '%s'", path, t->name);
+/* Tensor i's own checks; *total gathers the byte sizes. */
+static ag_error_t check_tensor(const char *path, const ag_tensor_t *t, int64_t i, int64_t *total) {
+    if (!t->name || !t->name[0]) return AG_ERROR(AG_EINVAL, "%s: tensor %lld has no name", path, (long long)i);
+    if (!utf8_valid_str(t->name))
+        return AG_ERROR(AG_EINVAL, "%s: the name of tensor %lld is not valid UTF-8", path, (long long)i);
+    if (!strcmp(t->name, "__metadata__"))
+        return AG_ERROR(AG_EINVAL, "%s: a tensor cannot be named '__metadata__'", path);
+    if (t->ndim < 0 || t->ndim > AG_TENSOR_MAX_DIMS)
+        return AG_ERROR(AG_EINVAL, "%s: tensor '%s' has %d dimensions (at most %d)", path, t->name, t->ndim,
+                        AG_TENSOR_MAX_DIMS);
+    int64_t numel = 1;
+    for (int d = 0; d < t->ndim; d++) {
+        if (t->shape[d] < 0) return AG_ERROR(AG_EINVAL, "%s: tensor '%s' has a negative dimension", path, t->name);
+        if (ag_i_mul_overflow(numel, t->shape[d], &numel))
+            return AG_ERROR(AG_ELIMIT, "%s: the size of tensor '%s' overflows", path, t->name);
     }
-    *nbytes = total;
+    if (numel > 0 && !t->data) return AG_ERROR(AG_EINVAL, "%s: tensor '%s' has no data", path, t->name);
+    if (numel > (INT64_MAX - *total) / 4) return AG_ERROR(AG_ELIMIT, "%s: the total size of the tensors overflows", path);
+    *total += 4 * numel;
     return AG_SUCCESS;
+}
+
+static ag_error_t check_tensors(const char *path, const ag_tensor_t *tensors, int64_t count, int64_t *nbytes) {
+    int64_t total = 0, good = 0;
+    ag_error_t rc = AG_SUCCESS;
+    while (good < count && (rc = check_tensor(path, &tensors[good], good, &total)) == AG_SUCCESS) good++;
+    /* the tensors are checked in order, so a name repeated before the first defect is the error */
+    int64_t repeat;
+    AG_CHECK(ag_i_first_repeat(good ? &tensors[0].name : NULL, sizeof *tensors, good, &repeat));
+    if (repeat >= 0) return AG_ERROR(AG_EINVAL, "%s: two tensors are named '%s'", path, tensors[repeat].name);
+    *nbytes = total;
+    return rc;
 }
 
 static int64_t numel_of(const ag_tensor_t *t) {
@@ -390,6 +428,11 @@ void ag_safetensors_destroy(ag_safetensors_t *file) {
     ag_metadata_init(&file->metadata);
 }
 
+ag_error_t ag_i_tensor_index(ag_i_name_index_t *ix, const ag_safetensors_t *file) {
+    return ag_i_name_index_build(ix, file->n_tensors ? &file->tensors[0].name : NULL, sizeof *file->tensors,
+                                 file->n_tensors, "tensor index", NULL);
+}
+
 const ag_tensor_t *ag_safetensors_find(const ag_safetensors_t *file, const char *name) {
     for (int64_t i = 0; i < file->n_tensors; i++)
         if (!strcmp(file->tensors[i].name, name)) return &file->tensors[i];
@@ -522,15 +565,16 @@ static ag_error_t read_parsed(ag_safetensors_t *file, const char *path, int flag
         meta = &root->items[i];
         if (meta->type != AG_JSON_OBJECT)
             return AG_ERROR(AG_EMODEL, "%s: '__metadata__' is %s, not an object", path, json_type_name(meta->type));
-        for (int64_t k = 0; k < meta->count; k++) {
-            if (meta->items[k].type != AG_JSON_STRING)
-                return AG_ERROR(AG_EMODEL, "%s: metadata '%s' is %s, not a string", path, meta->keys[k],
-                                json_type_name(meta->items[k].type));
-            for (int64_t j = 0; j < k; j++)
-                if (!strcmp(meta->keys[j], meta->keys[k]))
-                    return AG_ERROR(AG_EMODEL, "%s: metadata '%s' appears twice", path, meta->keys[k]);
-            AG_CHECK(ag_metadata_set(&file->metadata, meta->keys[k], meta->items[k].string));
-        }
+        int64_t strings = 0, repeat;
+        while (strings < meta->count && meta->items[strings].type == AG_JSON_STRING) strings++;
+        /* the keys are checked in order: a key repeated before the first value that is no string is the error */
+        AG_CHECK(ag_i_first_repeat(strings ? &meta->keys[0] : NULL, sizeof *meta->keys, strings, &repeat));
+        if (repeat >= 0) return AG_ERROR(AG_EMODEL, "%s: metadata '%s' appears twice", path, meta->keys[repeat]);
+        if (strings < meta->count)
+            return AG_ERROR(AG_EMODEL, "%s: metadata '%s' is %s, not a string", path, meta->keys[strings],
+                            json_type_name(meta->items[strings].type));
+        for (int64_t k = 0; k < meta->count; k++)
+            AG_CHECK(metadata_append(&file->metadata, meta->keys[k], meta->items[k].string));
     }
 
     entry_t *entries; /* (n_tensors) */
@@ -694,8 +738,9 @@ ag_error_t ag_safetensors_read(ag_safetensors_t *file, const char *path, int fla
     return rc;
 }
 
-ag_error_t ag_safetensors_to_params(const ag_safetensors_t *file, const ag_param_list_t *params) {
-    if (!file || !params) return AG_ERROR(AG_EINVAL, "ag_safetensors_to_params: NULL file or parameter list");
+/* ag_safetensors_to_params's checks, with the file's and the list's names indexed. */
+static ag_error_t match_params(const ag_safetensors_t *file, const ag_i_name_index_t *in_file,
+                               const ag_param_list_t *params, const ag_i_name_index_t *in_list) {
     const char *path = file->path ? file->path : "model file";
     /* names missing from the file, then names the model lacks, then shapes: all before copying */
     char list[640];
@@ -703,7 +748,7 @@ ag_error_t ag_safetensors_to_params(const ag_safetensors_t *file, const ag_param
     size_t used = 0;
     list[0] = '\0';
     for (int64_t i = 0; i < params->count; i++) {
-        if (ag_safetensors_find(file, params->items[i].name)) continue;
+        if (ag_i_name_index_find(in_file, params->items[i].name) >= 0) continue;
         if (missing++ < 5 && used < sizeof list)
             used += (size_t)snprintf(list + used, sizeof list - used, "%s'%s'", missing > 1 ? ", " : "",
                                      params->items[i].name);
@@ -714,7 +759,7 @@ ag_error_t ag_safetensors_to_params(const ag_safetensors_t *file, const ag_param
                         missing > 5 ? ", ..." : "");
     used = 0;
     for (int64_t i = 0; i < file->n_tensors; i++) {
-        if (ag_param_list_find(params, file->tensors[i].name)) continue;
+        if (ag_i_name_index_find(in_list, file->tensors[i].name) >= 0) continue;
         if (extra++ < 5 && used < sizeof list)
             used += (size_t)snprintf(list + used, sizeof list - used, "%s'%s'", extra > 1 ? ", " : "",
                                      file->tensors[i].name);
@@ -724,7 +769,7 @@ ag_error_t ag_safetensors_to_params(const ag_safetensors_t *file, const ag_param
                         extra > 1 ? "s" : "", extra > 1 ? "are" : "is", list, extra > 5 ? ", ..." : "");
     for (int64_t i = 0; i < params->count; i++) {
         const ag_param_t *p = &params->items[i];
-        const ag_tensor_t *t = ag_safetensors_find(file, p->name);
+        const ag_tensor_t *t = &file->tensors[ag_i_name_index_find(in_file, p->name)];
         int same = t->ndim == p->ndim && t->shape[0] == p->shape[0] && (p->ndim == 1 || t->shape[1] == p->shape[1]);
         if (!same) {
             char a[160], b[64];
@@ -732,13 +777,32 @@ ag_error_t ag_safetensors_to_params(const ag_safetensors_t *file, const ag_param
                             shape_str(a, sizeof a, t->ndim, t->shape), shape_str(b, sizeof b, p->ndim, p->shape));
         }
     }
-    for (int64_t i = 0; i < params->count; i++) {
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_safetensors_to_params(const ag_safetensors_t *file, const ag_param_list_t *params) {
+    if (!file || !params) return AG_ERROR(AG_EINVAL, "ag_safetensors_to_params: NULL file or parameter list");
+    /* an ensemble of 256 members holds tens of thousands of tensors: looked up by a scan each, they
+     * took O(T^2) */
+    ag_i_name_index_t in_file, in_list;
+    AG_CHECK(ag_i_tensor_index(&in_file, file));
+    ag_error_t rc = ag_i_name_index_init(&in_list, params->count, "parameter index");
+    if (rc != AG_SUCCESS) {
+        ag_i_name_index_destroy(&in_file);
+        return rc;
+    }
+    for (int64_t i = 0; i < params->count; i++) ag_i_name_index_put(&in_list, i, params->items[i].name);
+    ag_i_name_index_sort(&in_list);
+    rc = match_params(file, &in_file, params, &in_list);
+    for (int64_t i = 0; rc == AG_SUCCESS && i < params->count; i++) {
         const ag_param_t *p = &params->items[i];
-        const ag_tensor_t *t = ag_safetensors_find(file, p->name);
+        const ag_tensor_t *t = &file->tensors[ag_i_name_index_find(&in_file, p->name)];
         if (p->shape[0] * p->shape[1] > 0)
             memcpy(p->value, t->data, (size_t)(p->shape[0] * p->shape[1]) * sizeof(float));
     }
-    return AG_SUCCESS;
+    ag_i_name_index_destroy(&in_list);
+    ag_i_name_index_destroy(&in_file);
+    return rc;
 }
 
 ag_error_t ag_safetensors_read_params(const char *path, const ag_param_list_t *params, ag_metadata_t *metadata) {
@@ -746,8 +810,7 @@ ag_error_t ag_safetensors_read_params(const char *path, const ag_param_list_t *p
     ag_safetensors_t file;
     AG_CHECK(ag_safetensors_read(&file, path, AG_SAFETENSORS_STRICT));
     ag_error_t rc = ag_safetensors_to_params(&file, params);
-    for (int64_t i = 0; rc == AG_SUCCESS && metadata && i < file.metadata.count; i++)
-        rc = ag_metadata_set(metadata, file.metadata.keys[i], file.metadata.values[i]);
+    if (rc == AG_SUCCESS && metadata) rc = ag_i_metadata_merge(metadata, &file.metadata);
     ag_safetensors_destroy(&file);
     return rc;
 }

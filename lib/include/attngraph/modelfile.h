@@ -204,8 +204,8 @@ void ag_bundle_destroy(ag_bundle_t *b);
  * \function ag_bundle_save
  * Writes the bundle to one safetensors file, atomically (see safetensors.h).
  * \return AG_SUCCESS, AG_EFILE (cannot write, with the reason), AG_ENOMEM.
- * Time complexity: O(B + T^2) for B the bytes written and T the tensors (k members' parameter
- * tensors): ag_safetensors_write() compares every name with those before it.
+ * Time complexity: O(B + T log T) for B the bytes written and T the tensors (k members' parameter
+ * tensors): ag_safetensors_write() sorts the names to find a repeat.
  */
 ag_error_t ag_bundle_save(const char *path, const ag_bundle_t *b);
 
@@ -235,8 +235,8 @@ ag_error_t ag_bundle_load(const char *path, ag_bundle_t *b);
  * \param b     Output, uninitialised; free with ag_bundle_destroy(). Zeroed on failure.
  * \return AG_SUCCESS; AG_EMODEL for every defect, as ag_bundle_load(), the message naming
  *         file->path; AG_EINVAL if file was not read; AG_ENOMEM.
- * Time complexity: O(S + T^2 + C^2 + P) for S the metadata's length, T the tensors (each parameter
- * is found by name among them), C the class or task names (each checked against those before it)
+ * Time complexity: O(S + T log T + C log C + P) for S the metadata's length, T the tensors (each
+ * parameter is found by name among them, sorted), C the class or task names (sorted to find a repeat)
  * and P the weights of all members (drawn, then overwritten from the file). Memory: the models'
  * values and gradients, 2P floats, beside the file's decoded tensors.
  */

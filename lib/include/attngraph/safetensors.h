@@ -96,8 +96,8 @@ typedef struct ag_tensor_t {
  *                 file) are ignored.
  * \return AG_SUCCESS, AG_EINVAL (bad name, shape or metadata), AG_ELIMIT (sizes overflow),
  *         AG_ENOMEM, AG_EFILE (cannot create, write, sync or rename; the message has the reason).
- * Time complexity: O(total size + metadata size + T^2) for T tensors: each name is compared with
- * every one before it.
+ * Time complexity: O(total size + metadata size + T log T) for T tensors (the names are sorted to
+ * find a repeat).
  */
 ag_error_t ag_safetensors_write(const char *path, const ag_tensor_t *tensors, int64_t count,
                                 const ag_metadata_t *meta);
@@ -142,8 +142,8 @@ typedef struct ag_safetensors_t {
  *         "m.safetensors: checksum mismatch: ...",
  *         "m.safetensors: written by a newer attn-graph (format version 2), this one reads version 1"),
  *         AG_ENOMEM.
- * Time complexity: O(file size + T log T + K^2) for T tensors and K metadata keys (each key is
- * compared with every one before it). Memory: the whole file and its decoded tensors at once.
+ * Time complexity: O(file size + T log T + K log K) for T tensors and K metadata keys (the names
+ * are sorted to find a repeat). Memory: the whole file and its decoded tensors at once.
  */
 ag_error_t ag_safetensors_read(ag_safetensors_t *file, const char *path, int flags);
 
@@ -177,8 +177,8 @@ const ag_tensor_t *ag_safetensors_find(const ag_safetensors_t *file, const char 
  * \return AG_SUCCESS, AG_EMODEL ("m.safetensors: tensor 'blocks.0.attn.Wq' has shape [64, 32] in
  *         the file, the model expects [64, 64]"; "...: 2 tensors the model expects are missing
  *         from the file: 'a', 'b'"; "...: 1 tensor in the file is not in the model: 'c'").
- * Time complexity: O(P T + total size) for P tensors in the list and T in the file (each name is
- * looked up by a scan).
+ * Time complexity: O(P log P + T log T + total size) for P tensors in the list and T in the file
+ * (both lists' names are sorted, then looked up by binary search).
  */
 ag_error_t ag_safetensors_to_params(const ag_safetensors_t *file, const ag_param_list_t *params);
 
@@ -188,8 +188,8 @@ ag_error_t ag_safetensors_to_params(const ag_safetensors_t *file, const ag_param
  * \param metadata  If not NULL, an initialised list that receives the file's metadata (set key by
  *                  key, so existing other keys stay).
  * \return As the two functions.
- * Time complexity: that of the two functions, plus O(K (K + count)) to copy the file's K metadata
- * keys into a metadata list of count.
+ * Time complexity: that of the two functions, plus O((K + count) log (K + count)) to copy the
+ * file's K metadata keys into a metadata list of count.
  */
 ag_error_t ag_safetensors_read_params(const char *path, const ag_param_list_t *params, ag_metadata_t *metadata);
 

@@ -287,9 +287,8 @@ void ag_train_state_destroy(ag_train_state_t *state);
  * command line). Atomic, as every safetensors write (safetensors.h): a reader sees the previous
  * checkpoint or the new one, never a torn file.
  * \return AG_SUCCESS, AG_EFILE, AG_ENOMEM, AG_EINVAL (extra metadata not UTF-8).
- * Time complexity: O(P + n_train + T^2 + K^2) for T parameter tensors and K extra metadata keys
- * (ag_safetensors_write() compares every tensor name with those before it, ag_metadata_set() every
- * key).
+ * Time complexity: O(P + n_train + T log T + K log K) for T parameter tensors and K extra metadata
+ * keys (ag_safetensors_write() sorts the tensor names to find a repeat; the keys are sorted too).
  */
 ag_error_t ag_train_state_save(const char *path, const ag_model_t *model, const ag_train_state_t *state,
                                const struct ag_metadata_t *extra);
@@ -304,9 +303,9 @@ ag_error_t ag_train_state_save(const char *path, const ag_model_t *model, const 
  *         a file that is not a checkpoint, or a field out of range, the message naming the file and
  *         the defect; AG_EMISMATCH for a sound checkpoint of another architecture than the model's;
  *         AG_ENOMEM.
- * Time complexity: that of ag_safetensors_read(), then O(T^2 + P + n_train + L) for T parameter
- * tensors (each found by name among the file's), P parameters and L blocks; O(K^2) more to copy K
- * metadata keys into extra.
+ * Time complexity: that of ag_safetensors_read(), then O(T log T + P + n_train + L) for T parameter
+ * tensors (each found by name among the file's, sorted), P parameters and L blocks; O((K + count)
+ * log (K + count)) more to copy K metadata keys into extra, of count keys.
  */
 ag_error_t ag_train_state_load(const char *path, ag_model_t *model, ag_train_state_t *state,
                                struct ag_metadata_t *extra);
@@ -323,7 +322,7 @@ ag_error_t ag_train_state_load(const char *path, ag_model_t *model, ag_train_sta
  * \return AG_SUCCESS; AG_EMODEL (not a checkpoint, a configuration that is missing or invalid, any
  *         defect ag_train_state_load() reports), the message naming file->path; AG_EINVAL (no
  *         file); AG_ENOMEM.
- * Time complexity: O(T^2 + P + n_train + L), as ag_train_state_load() after its read, the model's
+ * Time complexity: O(T log T + P + n_train + L), as ag_train_state_load() after its read, the model's
  * creation included.
  */
 ag_error_t ag_train_state_open(const ag_safetensors_t *file, ag_model_t **model, ag_train_state_t *state);
