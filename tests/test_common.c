@@ -108,6 +108,9 @@ static void test_threads(void **state) {
     assert_int_equal(ag_threads_get(), 1);
     ag_threads_set(2);
     assert_int_equal(ag_threads_get(), 2);
+    /* more than the OpenMP runtime can start crashed inside it at the next parallel region */
+    ag_threads_set(99999);
+    assert_int_equal(ag_threads_get(), AG_THREADS_MAX);
     ag_threads_set(0);
     assert_true(ag_threads_get() >= 1);
     assert_string_equal(ag_version(), "0.1.0");

@@ -615,6 +615,15 @@ static void test_bad_values(void **state) {
     ag_net_train_options_init(&o);
     o.epochs = -5;
     expect_train_error(&o, "option epochs: -1 (the default) or an integer in [1, 100000000], not -5");
+    /* a count the OpenMP runtime cannot start crashed inside it; now refused by name */
+    ag_net_train_options_init(&o);
+    o.threads = 99999;
+    expect_train_error(&o, "option threads: 0 (the default: the thread count left as it is) or an integer in "
+                           "[1, 4096], not 99999");
+    ag_net_train_options_init(&o);
+    o.threads = -1;
+    expect_train_error(&o, "option threads: 0 (the default: the thread count left as it is) or an integer in "
+                           "[1, 4096], not -1");
     ag_net_train_options_init(&o);
     o.lr = -0.5;
     expect_train_error(&o, "option lr: -1 (the default) or a number in [1e-12, 100], not -0.5");

@@ -224,7 +224,7 @@ int ag_cmd_classify(int argc, char **argv) {
             /* taken, or refused */
         } else if (r == 0 && (r = cli_opt(CMD, "--format", argc, argv, &i, &v)) > 0) format_name = v;
         else if (r == 0 && (r = cli_opt(CMD, "--threads", argc, argv, &i, &v)) > 0) {
-            if (cli_int(CMD, "--threads", v, 1, 4096, &threads) < 0) r = -1;
+            if (cli_int(CMD, "--threads", v, 1, AG_THREADS_MAX, &threads) < 0) r = -1;
         } else if (r == 0 && !strcmp(a, "--json")) json = r = 1;
         else if (r == 0 && !strcmp(a, "--directed")) directed = r = 1;
         if (r == 0) fprintf(stderr, "attn-graph: classify: unknown option '%s' (see 'attn-graph classify --help')\n", a);

@@ -126,7 +126,7 @@ static int eval_run(int argc, char **argv, const ag_cli_warnings_t *warned) {
                  cli_set_read_limit(CMD, max_memory = v) < 0)
             r = -1;
         else if (r == 0 && (r = cli_opt(CMD, "--threads", argc, argv, &i, &v)) > 0) {
-            if (cli_int(CMD, "--threads", v, 1, 4096, &threads) < 0) return AG_EXIT_USAGE;
+            if (cli_int(CMD, "--threads", v, 1, AG_THREADS_MAX, &threads) < 0) return AG_EXIT_USAGE;
         } else if (r == 0 && !strcmp(a, "--json")) {
             json = r = 1;
         }

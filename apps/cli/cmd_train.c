@@ -232,7 +232,7 @@ static int train_option(train_opts_t *t, int argc, char **argv, int *i) {
     OPT_INT("--patience", net.patience, 0, 100000000);
     OPT_INT("--warmup", net.warmup, 0, 100000000);
     OPT_INT("--min-epochs", net.min_epochs, 0, 100000000);
-    OPT_INT("--threads", threads, 1, 4096);
+    OPT_INT("--threads", threads, 1, AG_THREADS_MAX);
     OPT_INT("--ensemble", ensemble, 1, 256);
     if ((r = cli_smooth_option(CMD, argc, argv, i, &t->smooth, 0)) != 0) return r;
     OPT_FLT("--dropout", net.dropout, 0.0, 0.99);

@@ -1174,7 +1174,7 @@ int cli_graph_option(cli_graph_opts_t *o, const char *cmd, int argc, char **argv
     else if (r == 0 && (r = cli_opt(cmd, "--node-table", argc, argv, i, &v)) > 0) o->table_path = v;
     else if (r == 0 && (r = cli_opt(cmd, "--table-id-attr", argc, argv, i, &v)) > 0) o->table_id = v;
     else if (r == 0 && (r = cli_opt(cmd, "--threads", argc, argv, i, &v)) > 0) {
-        if (cli_int(cmd, "--threads", v, 1, 4096, &o->threads) < 0) r = -1;
+        if (cli_int(cmd, "--threads", v, 1, AG_THREADS_MAX, &o->threads) < 0) r = -1;
     } else if (r == 0 && !strcmp(a, "--directed")) o->directed = r = 1;
     return r;
 }

@@ -167,6 +167,10 @@ static ag_error_t check_ranges(const ag_net_train_options_t *t) {
     AG_CHECK(real_option("clip", t->clip, 0.0, 1e9));
     AG_CHECK(real_option("dropout", t->dropout, 0.0, 0.99));
     AG_CHECK(real_option("attn_dropout", t->attn_dropout, 0.0, 0.99));
+    /* threads' default is 0 (the count left as it is), not -1 */
+    if (t->threads < 0 || t->threads > AG_THREADS_MAX)
+        return refuse("threads", "0 (the default: the thread count left as it is) or an integer in [1, %d], not %d",
+                      AG_THREADS_MAX, t->threads);
     /* huber's default is 0 (the mean squared error), not -1; NaN fails both tests */
     if (!(t->huber == 0.0 || (t->huber >= 1e-6 && t->huber <= 1e6)))
         return refuse("huber", "0 (the default: mean squared error) or a number in [1e-06, 1e+06], "

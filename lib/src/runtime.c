@@ -19,7 +19,7 @@ void bli_thread_set_num_threads(long n);
 static int num_threads = 0;
 
 void ag_threads_set(int n) {
-    num_threads = n > 0 ? n : 0;
+    num_threads = n <= 0 ? 0 : n > AG_THREADS_MAX ? AG_THREADS_MAX : n;
 #ifdef AG_BLAS_BLIS
     bli_thread_set_num_threads(ag_threads_get());
 #endif

@@ -376,7 +376,7 @@ typedef struct ag_net_train_options_t {
     const char *schedule;      /* "constant", "step", "cosine" */
     const char *metric;        /* "auto", "loss", "accuracy", "macro_f1", "roc_auc", "rmse", "mae" */
     uint64_t seed;             /* model initialisation, shuffling and dropout (default 1) */
-    int threads;               /* > 0: ag_threads_set(threads) first (a process-wide setting) */
+    int threads;               /* > 0: ag_threads_set(threads) first (a process-wide setting); at most AG_THREADS_MAX */
     int no_train_metric;       /* 1: skip scoring the training part every epoch */
     ag_progress_fn *progress;  /* called after every epoch (train.h), or NULL */
     void *progress_user;

@@ -64,12 +64,17 @@ const char *ag_error_name(ag_error_t code);
  * Time complexity: O(1). */
 void ag_error_clear(void);
 
+/** The most threads ag_threads_set() takes (and the CLI's --threads): far beyond any machine's
+ * cores, and below the process limits at which the OpenMP runtime fails to start a team (it then
+ * crashes rather than reporting). */
+#define AG_THREADS_MAX 4096
+
 /**
  * \function ag_threads_set
  * Sets the number of threads used by the library's OpenMP kernels and by the BLAS, for every
  * thread that calls the library (a process-wide setting; the caller's own OpenMP code keeps its
  * own). n <= 0 restores the default: OpenMP's, OMP_NUM_THREADS or the number of cores, as seen
- * by the calling thread. On a machine busy with other work, ag_threads_set(ag_threads_idle())
+ * by the calling thread; n above AG_THREADS_MAX is taken as AG_THREADS_MAX. On a machine busy with other work, ag_threads_set(ag_threads_idle())
  * avoids OpenMP's spinning threads waiting for each other's time slices (README, Threads).
  * Results do not depend on the number of threads: every sum runs in a fixed order.
  * Time complexity: O(1).
