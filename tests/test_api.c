@@ -395,6 +395,81 @@ static void test_predict_graph_errors(void **state) {
     igraph_destroy(&g);
 }
 
+/* A container the caller never initialised (zeroed, as a static or memset one) or already
+ * destroyed made igraph's assertion abort the process; each is refused by name instead. */
+static void expect_uninitialised(ag_error_t rc, const char *fn, const char *what) {
+    char want[256];
+    snprintf(want, sizeof want, "%s: %s was never initialised, or was destroyed (igraph_*_init it first)", fn, what);
+    assert_int_equal(rc, AG_EINVAL);
+    assert_string_equal(ag_error_message(), want);
+}
+
+static void test_uninitialised_containers(void **state) {
+    (void)state;
+    igraph_vector_t v;
+    igraph_vector_int_t vi;
+    igraph_matrix_t m;
+    igraph_strvector_t sv;
+    memset(&v, 0, sizeof v);
+    memset(&vi, 0, sizeof vi);
+    memset(&m, 0, sizeof m);
+    memset(&sv, 0, sizeof sv);
+    igraph_integer_t label = -1;
+    ag_net_t *g = FX.gnet;
+    const igraph_t *mol = &FX.mols[0];
+    expect_uninitialised(ag_net_predict_graph(g, mol, NULL, &v), "ag_net_predict_graph", "out");
+    expect_uninitialised(ag_net_predict_graphs(g, FX.mols, 2, &m), "ag_net_predict_graphs", "out");
+    expect_uninitialised(ag_net_classify_graph(g, mol, NULL, &label, &v), "ag_net_classify_graph", "probs");
+    assert_int_equal(label, -1);
+    expect_uninitialised(ag_net_featurize(g, mol, NULL, &m, NULL), "ag_net_featurize", "X");
+    expect_uninitialised(ag_net_attention(g, mol, NULL, 0, &m, NULL, NULL), "ag_net_attention", "edge_alpha");
+    expect_uninitialised(ag_net_output_names(g, &sv), "ag_net_output_names", "names");
+    expect_uninitialised(ag_net_input_attrs(g, &sv, NULL), "ag_net_input_attrs", "vertex_attrs");
+    expect_uninitialised(ag_net_feature_names(g, NULL, &sv), "ag_net_feature_names", "e_names");
+    ag_scores_t sc;
+    expect_uninitialised(ag_net_evaluate_graph_tasks(g, FX.mols, G_MOLS, &FX.y, NULL, &sc, &v),
+                         "ag_net_evaluate_graph_tasks", "per_task");
+    expect_uninitialised(ag_net_evaluate_graphs(g, FX.mols, G_MOLS, &FX.y, &vi, &sc), "index list", "idx");
+    /* an initialised output next to a zeroed one: the zeroed one is named, whichever argument it is */
+    igraph_matrix_t A;
+    igraph_matrix_init(&A, 0, 0);
+    expect_uninitialised(ag_net_attention(g, mol, NULL, 0, &A, NULL, &m), "ag_net_attention", "self_alpha");
+    /* destroyed, then used again: the same refusal, not a use after free */
+    igraph_vector_t gone;
+    igraph_vector_init(&gone, 3);
+    igraph_vector_destroy(&gone);
+    expect_uninitialised(ag_net_predict_graph(g, mol, NULL, &gone), "ag_net_predict_graph", "out");
+
+    /* node tasks: the labels, values and index lists given, and the outputs */
+    ag_net_train_options_t o = tiny_options();
+    o.degree = 1;
+    ag_net_t *net = NULL;
+    expect_uninitialised(ag_net_train_nodes(&net, &FX.karate, NULL, &vi, NULL, NULL, &o, NULL), "ag_net_train_nodes",
+                         "labels");
+    assert_null(net);
+    expect_uninitialised(ag_net_train_node_values(&net, &FX.karate, NULL, &v, NULL, NULL, &o, NULL),
+                         "ag_net_train_node_values", "values");
+    expect_uninitialised(ag_net_train_nodes(&net, &FX.karate, NULL, &FX.club, &vi, NULL, &o, NULL), "index list",
+                         "train");
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);
+    expect_uninitialised(ag_net_predict_nodes(net, &FX.karate, NULL, &vi, NULL), "ag_net_predict_nodes", "labels");
+    expect_uninitialised(ag_net_predict_nodes(net, &FX.karate, NULL, NULL, &m), "ag_net_predict_nodes", "probs");
+    expect_uninitialised(ag_net_evaluate_nodes(net, &FX.karate, NULL, &vi, NULL, &sc), "ag_net_evaluate_nodes",
+                         "labels");
+    igraph_matrix_t P;
+    igraph_matrix_init(&P, 34, 2);
+    igraph_matrix_fill(&P, 0.5);
+    ag_smooth_config_t cfg;
+    ag_smooth_config_init(&cfg);
+    expect_uninitialised(ag_label_smooth(&FX.karate, &P, &vi, &cfg, &A), "label smoothing", "known");
+    expect_uninitialised(ag_label_smooth(&FX.karate, &P, &FX.club, &cfg, &m), "label smoothing", "result");
+    ag_fmat_t f = {0};
+    expect_uninitialised(ag_fmat_to_igraph(&f, &m), "ag_fmat_to_igraph", "out");
+    igraph_matrix_destroy(&P);
+    igraph_matrix_destroy(&A);
+    ag_net_destroy(net);
+}
+
 /* A graph built (or read from GML) before igraph's attribute handler was installed carries no
  * attributes at all, though the caller set or saw them: the message says so, and how to fix it. */
 static void test_graph_without_attribute_handler(void **state) {
@@ -1638,6 +1713,7 @@ int main(void) {
         cmocka_unit_test(test_predict_graphs),
         cmocka_unit_test(test_featurize),
         cmocka_unit_test(test_predict_graph_errors),
+        cmocka_unit_test(test_uninitialised_containers),
         cmocka_unit_test(test_graph_without_attribute_handler),
         cmocka_unit_test(test_attention_sums_to_one),
         cmocka_unit_test(test_attention_matches_model),

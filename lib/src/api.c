@@ -43,6 +43,7 @@ static ag_error_t resize_matrix(igraph_matrix_t *m, int64_t rows, int64_t cols, 
 /* An index list of igraph integers as int64, each in [0, n); `what` names it in messages. */
 static ag_error_t index_list(const igraph_vector_int_t *v, int64_t n, const char *what, int64_t **out,
                              int64_t *count) {
+    AG_CHECK(AG_I_READY(v->stor_begin, "index list", what));
     int64_t k = igraph_vector_int_size(v);
     AG_CHECK(ag_i_alloc_array((void **)out, k > 0 ? k : 1, sizeof(int64_t), what));
     for (int64_t i = 0; i < k; i++) {
@@ -124,6 +125,8 @@ static ag_error_t fill_strvector(igraph_strvector_t *sv, const ag_feature_attr_t
 
 ag_error_t ag_net_input_attrs(const ag_net_t *net, igraph_strvector_t *vertex_attrs, igraph_strvector_t *edge_attrs) {
     if (!net) return AG_ERROR(AG_EINVAL, "ag_net_input_attrs: NULL handle");
+    if (vertex_attrs) AG_CHECK(AG_I_READY(vertex_attrs->stor_begin, "ag_net_input_attrs", "vertex_attrs"));
+    if (edge_attrs) AG_CHECK(AG_I_READY(edge_attrs->stor_begin, "ag_net_input_attrs", "edge_attrs"));
     if (vertex_attrs) AG_CHECK(fill_strvector(vertex_attrs, net->b.featurizer.vattrs, net->b.featurizer.n_vattrs));
     if (edge_attrs) AG_CHECK(fill_strvector(edge_attrs, net->b.featurizer.eattrs, net->b.featurizer.n_eattrs));
     return AG_SUCCESS;
@@ -131,6 +134,7 @@ ag_error_t ag_net_input_attrs(const ag_net_t *net, igraph_strvector_t *vertex_at
 
 ag_error_t ag_net_output_names(const ag_net_t *net, igraph_strvector_t *names) {
     if (!net || !names) return AG_ERROR(AG_EINVAL, "ag_net_output_names: NULL argument");
+    AG_CHECK(AG_I_READY(names->stor_begin, "ag_net_output_names", "names"));
     ag_i_igraph_enter();
     igraph_error_t rc = igraph_strvector_resize(names, net->b.n_names);
     for (int64_t i = 0; i < net->b.n_names && rc == IGRAPH_SUCCESS; i++)
@@ -194,6 +198,8 @@ static ag_error_t net_inputs(const ag_net_t *net, const igraph_t *ig, const igra
 ag_error_t ag_net_featurize(const ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                             igraph_matrix_t *X, igraph_matrix_t *E) {
     if (!net || !graph || !X) return AG_ERROR(AG_EINVAL, "ag_net_featurize: NULL net, graph or X");
+    AG_CHECK(AG_I_READY(X->data.stor_begin, "ag_net_featurize", "X"));
+    if (E) AG_CHECK(AG_I_READY(E->data.stor_begin, "ag_net_featurize", "E"));
     const int64_t Fe = ag_model_config(net->b.model)->edge_dim;
     ag_fmat_t x = {0}, e = {0};
     ag_error_t rc = net_inputs(net, graph, features, &x, &e);
@@ -215,6 +221,8 @@ ag_error_t ag_net_featurize(const ag_net_t *net, const igraph_t *graph, const ig
 
 ag_error_t ag_net_feature_names(const ag_net_t *net, igraph_strvector_t *x_names, igraph_strvector_t *e_names) {
     if (!net) return AG_ERROR(AG_EINVAL, "ag_net_feature_names: NULL handle");
+    if (x_names) AG_CHECK(AG_I_READY(x_names->stor_begin, "ag_net_feature_names", "x_names"));
+    if (e_names) AG_CHECK(AG_I_READY(e_names->stor_begin, "ag_net_feature_names", "e_names"));
     const ag_featurizer_t *f = &net->b.featurizer;
     const ag_table_norm_t *t = &net->b.table;
     const int64_t F = ag_net_n_inputs(net), Fe = ag_model_config(net->b.model)->edge_dim;
@@ -282,6 +290,8 @@ static ag_error_t check_args(const ag_net_t *net, const igraph_t *graph, const c
 ag_error_t ag_net_predict_nodes(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                                 igraph_vector_int_t *labels, igraph_matrix_t *probs) {
     AG_CHECK(check_args(net, graph, "ag_net_predict_nodes"));
+    if (labels) AG_CHECK(AG_I_READY(labels->stor_begin, "ag_net_predict_nodes", "labels"));
+    if (probs) AG_CHECK(AG_I_READY(probs->data.stor_begin, "ag_net_predict_nodes", "probs"));
     ag_task_t task = ag_net_task(net);
     if (ag_task_is_graph_level(task))
         return AG_ERROR(AG_EINVAL, "ag_net_predict_nodes: the model predicts whole graphs (%s); use "
@@ -333,6 +343,7 @@ static ag_error_t row_to_vector(const float *row, int64_t n, igraph_vector_t *ou
 ag_error_t ag_net_predict_graph(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                                 igraph_vector_t *out) {
     if (!out) return AG_ERROR(AG_EINVAL, "ag_net_predict_graph: NULL output vector");
+    AG_CHECK(AG_I_READY(out->stor_begin, "ag_net_predict_graph", "out"));
     run_t r;
     AG_CHECK(predict_graph(net, graph, features, &r, "ag_net_predict_graph"));
     ag_error_t rc = row_to_vector(r.Y.data, r.Y.cols, out);
@@ -389,6 +400,7 @@ ag_error_t ag_net_predict_graphs(ag_net_t *net, const igraph_t *graphs, igraph_i
     if (!net || !out || (n_graphs > 0 && !graphs))
         return AG_ERROR(AG_EINVAL, "ag_net_predict_graphs: NULL net, graphs or output matrix");
     if (n_graphs < 0) return AG_ERROR(AG_EINVAL, "ag_net_predict_graphs: n_graphs %lld", (long long)n_graphs);
+    AG_CHECK(AG_I_READY(out->data.stor_begin, "ag_net_predict_graphs", "out"));
     ag_task_t task = ag_net_task(net);
     if (!ag_task_is_graph_level(task))
         return AG_ERROR(AG_EINVAL, "ag_net_predict_graphs: the model predicts nodes (%s); use ag_net_predict_nodes",
@@ -420,6 +432,7 @@ ag_error_t ag_net_predict_graphs(ag_net_t *net, const igraph_t *graphs, igraph_i
 ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                                  igraph_integer_t *label, igraph_vector_t *probs) {
     if (!label) return AG_ERROR(AG_EINVAL, "ag_net_classify_graph: NULL label");
+    if (probs) AG_CHECK(AG_I_READY(probs->stor_begin, "ag_net_classify_graph", "probs"));
     if (net && ag_net_task(net) != AG_TASK_GRAPH_CLASSIFICATION)
         return AG_ERROR(AG_EINVAL, "ag_net_classify_graph: the model is %s, not graph-classification",
                         ag_task_name(ag_net_task(net)));
@@ -440,6 +453,8 @@ ag_error_t ag_net_smooth_nodes(const ag_net_t *net, const igraph_t *graph, const
                                const igraph_vector_int_t *known, igraph_matrix_t *result) {
     if (!net || !graph || !probs || !result)
         return AG_ERROR(AG_EINVAL, "ag_net_smooth_nodes: NULL net, graph, probabilities or result");
+    AG_CHECK(AG_I_READY(result->data.stor_begin, "ag_net_smooth_nodes", "result"));
+    if (known) AG_CHECK(AG_I_READY(known->stor_begin, "ag_net_smooth_nodes", "known"));
     const ag_bundle_t *b = &net->b;
     ag_task_t task = ag_net_task(net);
     if (task != AG_TASK_NODE_CLASSIFICATION)
@@ -482,6 +497,9 @@ ag_error_t ag_net_attention(ag_net_t *net, const igraph_t *graph, const igraph_m
                             igraph_matrix_t *self_alpha) {
     AG_CHECK(check_args(net, graph, "ag_net_attention"));
     if (!edge_alpha) return AG_ERROR(AG_EINVAL, "ag_net_attention: NULL edge_alpha");
+    AG_CHECK(AG_I_READY(edge_alpha->data.stor_begin, "ag_net_attention", "edge_alpha"));
+    if (edge_alpha_rev) AG_CHECK(AG_I_READY(edge_alpha_rev->data.stor_begin, "ag_net_attention", "edge_alpha_rev"));
+    if (self_alpha) AG_CHECK(AG_I_READY(self_alpha->data.stor_begin, "ag_net_attention", "self_alpha"));
     if (layer < 0 || layer >= ag_net_n_layers(net))
         return AG_ERROR(AG_EINVAL, "ag_net_attention: the model has %lld attention blocks (layers 0..%lld), not %lld",
                         (long long)ag_net_n_layers(net), (long long)ag_net_n_layers(net) - 1, (long long)layer);
@@ -789,6 +807,7 @@ ag_error_t ag_net_evaluate_graph_tasks(ag_net_t *net, const igraph_t *graphs, ig
                                        const igraph_matrix_t *targets, const igraph_vector_int_t *idx,
                                        ag_scores_t *scores, igraph_vector_t *per_task) {
     if (!per_task) return AG_ERROR(AG_EINVAL, "ag_net_evaluate_graph_tasks: NULL per_task vector");
+    AG_CHECK(AG_I_READY(per_task->stor_begin, "ag_net_evaluate_graph_tasks", "per_task"));
     return evaluate_graphs(net, graphs, n_graphs, targets, idx, scores, per_task, "ag_net_evaluate_graph_tasks");
 }
 
@@ -839,8 +858,10 @@ static ag_error_t evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_
 /* ---- node tasks */
 
 /* The class count of a label vector (max + 1), checking its length and values. */
-static ag_error_t label_classes(const igraph_vector_int_t *labels, int64_t N, int64_t *C, int64_t *n_labelled) {
-    if (!labels) return AG_ERROR(AG_EINVAL, "NULL labels vector");
+static ag_error_t label_classes(const igraph_vector_int_t *labels, int64_t N, int64_t *C, int64_t *n_labelled,
+                                const char *fn) {
+    if (!labels) return AG_ERROR(AG_EINVAL, "%s: NULL labels vector", fn);
+    AG_CHECK(AG_I_READY(labels->stor_begin, fn, "labels"));
     int64_t n = igraph_vector_int_size(labels), c = 0, k = 0;
     if (n != N)
         return AG_ERROR(AG_EMISMATCH, "the labels vector has %lld entries; the graph has %lld vertices", (long long)n,
@@ -897,8 +918,9 @@ static ag_error_t node_value_targets(ag_trainset_t *set, const igraph_vector_t *
 }
 
 /* values (N): each finite or NaN (unlabelled), within float32, where targets are held. */
-static ag_error_t check_node_values(const igraph_vector_t *values, int64_t N, int64_t *n_labelled) {
-    if (!values) return AG_ERROR(AG_EINVAL, "NULL values vector");
+static ag_error_t check_node_values(const igraph_vector_t *values, int64_t N, int64_t *n_labelled, const char *fn) {
+    if (!values) return AG_ERROR(AG_EINVAL, "%s: NULL values vector", fn);
+    AG_CHECK(AG_I_READY(values->stor_begin, fn, "values"));
     if (igraph_vector_size(values) != N)
         return AG_ERROR(AG_EMISMATCH, "the values vector has %lld entries; the graph has %lld vertices",
                         (long long)igraph_vector_size(values), (long long)N);
@@ -1058,13 +1080,13 @@ static ag_error_t train_nodes_entry(ag_net_t **net, const igraph_t *graph, const
     int64_t N = vcount(graph), C = 0, n_lab;
     if (N == 0) return AG_ERROR(AG_EVALUE, "%s: the graph has no vertices: nothing to train on", fn);
     if (task == AG_TASK_NODE_CLASSIFICATION) {
-        AG_CHECK(label_classes(labels, N, &C, &n_lab));
+        AG_CHECK(label_classes(labels, N, &C, &n_lab, fn));
         if (n_lab == 0) return AG_ERROR(AG_EVALUE, "no vertex is labelled (every label is -1)");
         if (C < 2)
             return AG_ERROR(AG_EVALUE, "the labels hold %lld class; a classifier needs at least 2", (long long)C);
         AG_CHECK(check_node_task(o, AG_TASK_NODE_CLASSIFICATION, "node labels"));
     } else {
-        AG_CHECK(check_node_values(values, N, &n_lab));
+        AG_CHECK(check_node_values(values, N, &n_lab, fn));
         if (n_lab == 0) return AG_ERROR(AG_EVALUE, "no vertex has a value (every value is NaN)");
         AG_CHECK(check_node_task(o, AG_TASK_NODE_REGRESSION, "node values"));
     }
@@ -1114,8 +1136,8 @@ static ag_error_t evaluate_nodes_entry(ag_net_t *net, const igraph_t *graph, con
         return AG_ERROR(AG_EINVAL, "%s: the model has %lld targets; the values vector holds one", fn,
                         (long long)ag_net_n_outputs(net));
     int64_t N = vcount(graph), C, n_lab;
-    if (task == AG_TASK_NODE_CLASSIFICATION) AG_CHECK(label_classes(labels, N, &C, &n_lab));
-    else AG_CHECK(check_node_values(values, N, &n_lab));
+    if (task == AG_TASK_NODE_CLASSIFICATION) AG_CHECK(label_classes(labels, N, &C, &n_lab, fn));
+    else AG_CHECK(check_node_values(values, N, &n_lab, fn));
     ag_trainset_t set;
     ag_trainset_init(&set, task);
     ag_fmat_t X = {0}, E = {0};

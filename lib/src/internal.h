@@ -49,6 +49,15 @@ ag_error_t ag_i_metadata_merge(struct ag_metadata_t *dst, const struct ag_metada
 ag_error_t ag_i_set_error(ag_error_t code, const char *src_file, int src_line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* A caller's igraph vector, matrix or string vector (its storage pointer: v->stor_begin, or
+ * m->data.stor_begin) is ready to use. igraph's own functions fail an assertion that aborts the
+ * process on one never initialised or already destroyed (storage NULL), and the library promises
+ * never to abort, so each container a caller hands over is checked before igraph sees it. */
+#define AG_I_READY(storage, fn, what)                                                                         \
+    ((storage) ? AG_SUCCESS                                                                                   \
+               : AG_ERROR(AG_EINVAL, "%s: %s was never initialised, or was destroyed (igraph_*_init it first)", \
+                          (fn), (what)))
+
 /* Every allocation of the library goes through these, so that tests can make the n-th one fail
  * (allocation-failure injection) and check that each path returns AG_ENOMEM without leaking. */
 void *ag_i_malloc(size_t size);

@@ -45,6 +45,7 @@ ag_error_t ag_fmat_copy(ag_fmat_t *dst, const ag_fmat_t *src) {
 }
 
 ag_error_t ag_fmat_to_igraph(const ag_fmat_t *m, igraph_matrix_t *out) {
+    AG_CHECK(AG_I_READY(out->data.stor_begin, "ag_fmat_to_igraph", "out"));
     ag_i_igraph_enter();
     igraph_error_t rc = igraph_matrix_resize(out, m->rows, m->cols);
     ag_i_igraph_leave();
