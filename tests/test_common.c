@@ -26,6 +26,12 @@ static void test_error_message_and_code(void **state) {
     int line = 0;
     assert_non_null(strstr(ag_error_location(&line), "test_common.c"));
     assert_true(line > 0);
+    /* the library's own files are named from the project's root, whoever built it where */
+    ag_fmat_t m = {0};
+    igraph_matrix_t zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    assert_int_equal(ag_fmat_to_igraph(&m, &zeroed), AG_EINVAL);
+    assert_string_equal(ag_error_location(&line), "lib/src/matrix.c");
     assert_string_equal(ag_error_name(AG_EPARSE), "AG_EPARSE");
     assert_string_equal(ag_error_name((ag_error_t)999), "AG_EUNKNOWN");
 }
