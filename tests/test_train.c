@@ -409,6 +409,14 @@ static void test_sign_flip(void **state) {
     ag_trainset_destroy(&set);
 }
 
+/* The default node-classification training configuration, for `epochs` epochs. */
+static ag_train_config_t node_config(int64_t epochs) {
+    ag_train_config_t tc;
+    ag_train_config_default(&tc, AG_TASK_NODE_CLASSIFICATION);
+    tc.epochs = epochs;
+    return tc;
+}
+
 /* Node tasks flip the whole graph's column, on a copy: the set keeps its features, and the
  * result is the same every run. */
 static void test_sign_flip_nodes(void **state) {
@@ -423,9 +431,7 @@ static void test_sign_flip_nodes(void **state) {
     int64_t n[3];
     for (int r = 0; r < 3; r++) {
         ag_model_t *m = small_node_model();
-        ag_train_config_t tc;
-        ag_train_config_default(&tc, AG_TASK_NODE_CLASSIFICATION);
-        tc.epochs = 5;
+        ag_train_config_t tc = node_config(5);
         tc.flip_col0 = 2;
         tc.flip_cols = r == 0 ? 0 : 2;
         ag_train_result_t res;
@@ -437,6 +443,67 @@ static void test_sign_flip_nodes(void **state) {
     assert_true(memcmp(w[0], w[1], (size_t)n[0] * sizeof(float)) != 0);
     assert_memory_equal(w[1], w[2], (size_t)n[1] * sizeof(float));
     for (int r = 0; r < 3; r++) free(w[r]);
+    ag_trainset_destroy(&set);
+}
+
+/* What check_epoch_metrics() compares a node task's epoch log with. */
+typedef struct epoch_check_t {
+    ag_model_t *model;
+    const ag_trainset_t *set;
+    const int64_t *tr, *va; /* (20) each */
+    ag_metric_t metric;
+    int eval_train;
+    int64_t calls;
+} epoch_check_t;
+
+/* The logged metrics of an epoch are ag_model_evaluate()'s on the weights the epoch ended with,
+ * bit for bit: the one evaluation pass that scores both parts is the pass each evaluation runs. */
+static void check_epoch_metrics(const ag_epoch_log_t *log, void *user) {
+    epoch_check_t *e = user;
+    ag_scores_t sc;
+    assert_int_equal(ag_model_evaluate(e->model, e->set, e->va, 20, &sc), AG_SUCCESS);
+    double want = ag_scores_get(&sc, e->metric, AG_TASK_NODE_CLASSIFICATION);
+    assert_false(isnan(want));
+    assert_memory_equal(&log->val_metric, &want, sizeof want);
+    if (e->eval_train) {
+        assert_int_equal(ag_model_evaluate(e->model, e->set, e->tr, 20, &sc), AG_SUCCESS);
+        want = ag_scores_get(&sc, e->metric, AG_TASK_NODE_CLASSIFICATION);
+        assert_false(isnan(want));
+        assert_memory_equal(&log->train_metric, &want, sizeof want);
+    } else {
+        assert_true(isnan(log->train_metric));
+    }
+    e->calls++;
+}
+
+/* Node tasks, with and without the training metric and with sign flipping (which trains on
+ * flipped features but scores the set's own): every epoch's logged training and validation
+ * metrics, the loss (which any change in the outputs moves) and the accuracy. */
+static void test_node_epoch_metrics(void **state) {
+    (void)state;
+    ag_trainset_t set;
+    int64_t tr[20], va[20];
+    make_sbm_split(&set, tr, va);
+    static const ag_metric_t metrics[] = {AG_METRIC_LOSS, AG_METRIC_ACCURACY, AG_METRIC_LOSS, AG_METRIC_LOSS};
+    for (int r = 0; r < 4; r++) {
+        ag_model_t *m = small_node_model();
+        ag_train_config_t tc = node_config(6);
+        tc.patience = 0;
+        tc.optim.lr = 0.01f;
+        tc.metric = metrics[r];
+        tc.eval_train = r != 2;
+        if (r == 3) {
+            tc.flip_col0 = 1;
+            tc.flip_cols = 2;
+        }
+        epoch_check_t e = {m, &set, tr, va, metrics[r], tc.eval_train, 0};
+        tc.progress = check_epoch_metrics;
+        tc.progress_user = &e;
+        ag_train_result_t res;
+        assert_int_equal(ag_model_train(m, &set, tr, 20, va, 20, &tc, &res), AG_SUCCESS);
+        assert_int_equal(e.calls, 6);
+        ag_model_destroy(m);
+    }
     ag_trainset_destroy(&set);
 }
 
@@ -661,6 +728,7 @@ int main(void) {
         cmocka_unit_test(test_training_is_deterministic),
         cmocka_unit_test(test_sign_flip),
         cmocka_unit_test(test_sign_flip_nodes),
+        cmocka_unit_test(test_node_epoch_metrics),
         cmocka_unit_test(test_training_errors),
         cmocka_unit_test(test_predict_errors),
         cmocka_unit_test(test_stop_flag),

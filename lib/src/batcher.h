@@ -43,5 +43,12 @@ ag_error_t ag_i_batch_loss(const ag_model_t *model, const ag_trainset_t *set, co
                            int64_t *counted);
 void ag_i_loss_buf_destroy(ag_i_loss_buf_t *lb);
 
+/* Node tasks: the scores ag_model_evaluate() gives the n listed nodes idx, from all (N x C), the
+ * model's evaluation-mode outputs for every node of the set's graph. Evaluating a node task runs
+ * the whole graph however few nodes are listed, so the training loop runs that pass once per
+ * epoch and scores both its training and its validation nodes from it (evaluate.c). */
+ag_error_t ag_i_score_node_outputs(const ag_model_t *model, const ag_trainset_t *set, const float *all,
+                                   const int64_t *idx, int64_t n, ag_scores_t *s);
+
 #pragma GCC visibility pop
 #endif

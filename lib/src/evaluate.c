@@ -171,40 +171,29 @@ static ag_error_t task_scores(const ag_model_config_t *c, const float *raw, cons
     return ag_metric_mae(col_a, col_b, n, &t->mae);
 }
 
-ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_trainset_t *set, const int64_t *idx,
-                                int64_t n, ag_scores_t *s) {
-    return ag_ensemble_evaluate_tasks(models, k, set, idx, n, s, NULL);
+/* n rows of the model's outputs as a float count, refused when it overflows. */
+static ag_error_t outputs_size(const ag_model_t *model, int64_t n, int64_t *nC) {
+    const int64_t C = ag_model_config(model)->n_out;
+    if (ag_i_mul_overflow(n, C, nC))
+        return AG_ERROR(AG_ELIMIT, "evaluation outputs of %lld rows x %lld outputs overflow", (long long)n, (long long)C);
+    return AG_SUCCESS;
 }
 
-ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, const ag_trainset_t *set,
-                                      const int64_t *idx, int64_t n, ag_scores_t *s, ag_scores_t *per_task) {
-    if (!s) return AG_ERROR(AG_EINVAL, "evaluation: NULL scores");
-    scores_clear(s);
-    AG_CHECK(check_members(models, k));
-    if (!set || (n > 0 && !idx)) return AG_ERROR(AG_EINVAL, "evaluation: NULL set or indices for %lld rows", (long long)n);
-    const int64_t T = ag_model_n_tasks(models[0]);
-    if (per_task)
-        for (int64_t j = 0; j < T; j++) scores_clear(&per_task[j]);
-    ag_model_t *model = models[0];
+/* The scores (and, when per_task is not NULL, each task's) of raw, the model's evaluation-mode
+ * outputs for the n listed rows idx of set (n >= 1). */
+static ag_error_t score_outputs(const ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n,
+                                const float *raw, ag_scores_t *s, ag_scores_t *per_task) {
     const ag_model_config_t *c = ag_model_config(model);
-    AG_CHECK(ag_i_trainset_check(model, set));
-    AG_CHECK(ag_i_check_indices(idx, n, set->n_rows, "evaluation"));
-    if (n == 0) return AG_SUCCESS;
-    int64_t C = c->n_out, nC;
-    if (ag_i_mul_overflow(n, C, &nC))
-        return AG_ERROR(AG_ELIMIT, "evaluation outputs of %lld rows x %lld outputs overflow", (long long)n, (long long)C);
-    float *raw = NULL, *dtmp = NULL;   /* (n x C) the members' mean outputs; the loss's gradient (not used) */
+    const int64_t C = c->n_out, nC = n * C; /* outputs_size() vouched for it */
+    float *dtmp = NULL;                /* (n x C) the loss's gradient (not used) */
     float *pred = NULL, *truth = NULL; /* (n x C) predictions (probabilities or target units); their targets */
     int32_t *ptrue = NULL, *pcls = NULL; /* (n) classification: the true and the predicted classes */
     ag_i_loss_buf_t lb = {0};
-    ag_error_t rc = ag_i_alloc_array((void **)&raw, nC, sizeof(float), "evaluation outputs");
-    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&dtmp, nC, sizeof(float), "evaluation gradients");
+    ag_error_t rc = ag_i_alloc_array((void **)&dtmp, nC, sizeof(float), "evaluation gradients");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pred, nC, sizeof(float), "predictions");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&truth, nC, sizeof(float), "truth");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&ptrue, n, sizeof(int32_t), "labels");
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&pcls, n, sizeof(int32_t), "labels");
-    rows_ctx_t rows = {set, idx, n};
-    if (rc == AG_SUCCESS) rc = mean_of_members(models, k, nC, rows_forward, &rows, raw);
     if (rc == AG_SUCCESS) rc = ag_i_batch_loss(model, set, idx, n, raw, dtmp, &lb, 0.0f, &s->loss, &s->n);
     if (rc == AG_SUCCESS && s->n == 0) s->loss = NAN; /* no target among the rows: undefined, as the metrics */
     if (rc == AG_SUCCESS) {
@@ -250,13 +239,56 @@ ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, cons
             ag_i_free(cols);
         }
     }
-    ag_i_free(raw);
     ag_i_free(dtmp);
     ag_i_free(pred);
     ag_i_free(truth);
     ag_i_free(ptrue);
     ag_i_free(pcls);
     ag_i_loss_buf_destroy(&lb);
+    return rc;
+}
+
+ag_error_t ag_ensemble_evaluate(ag_model_t *const *models, int64_t k, const ag_trainset_t *set, const int64_t *idx,
+                                int64_t n, ag_scores_t *s) {
+    return ag_ensemble_evaluate_tasks(models, k, set, idx, n, s, NULL);
+}
+
+ag_error_t ag_ensemble_evaluate_tasks(ag_model_t *const *models, int64_t k, const ag_trainset_t *set,
+                                      const int64_t *idx, int64_t n, ag_scores_t *s, ag_scores_t *per_task) {
+    if (!s) return AG_ERROR(AG_EINVAL, "evaluation: NULL scores");
+    scores_clear(s);
+    AG_CHECK(check_members(models, k));
+    if (!set || (n > 0 && !idx)) return AG_ERROR(AG_EINVAL, "evaluation: NULL set or indices for %lld rows", (long long)n);
+    const int64_t T = ag_model_n_tasks(models[0]);
+    if (per_task)
+        for (int64_t j = 0; j < T; j++) scores_clear(&per_task[j]);
+    ag_model_t *model = models[0];
+    AG_CHECK(ag_i_trainset_check(model, set));
+    AG_CHECK(ag_i_check_indices(idx, n, set->n_rows, "evaluation"));
+    if (n == 0) return AG_SUCCESS;
+    int64_t nC;
+    AG_CHECK(outputs_size(model, n, &nC));
+    float *raw = NULL; /* (n x C) the members' mean outputs */
+    ag_error_t rc = ag_i_alloc_array((void **)&raw, nC, sizeof(float), "evaluation outputs");
+    rows_ctx_t rows = {set, idx, n};
+    if (rc == AG_SUCCESS) rc = mean_of_members(models, k, nC, rows_forward, &rows, raw);
+    if (rc == AG_SUCCESS) rc = score_outputs(model, set, idx, n, raw, s, per_task);
+    ag_i_free(raw);
+    return rc;
+}
+
+ag_error_t ag_i_score_node_outputs(const ag_model_t *model, const ag_trainset_t *set, const float *all,
+                                   const int64_t *idx, int64_t n, ag_scores_t *s) {
+    scores_clear(s);
+    if (n == 0) return AG_SUCCESS;
+    const int64_t C = ag_model_config(model)->n_out;
+    int64_t nC;
+    AG_CHECK(outputs_size(model, n, &nC));
+    float *raw = NULL; /* (n x C) the listed nodes' rows of all */
+    AG_CHECK(ag_i_alloc_array((void **)&raw, nC, sizeof(float), "evaluation outputs"));
+    for (int64_t i = 0; i < n; i++) memcpy(raw + i * C, all + idx[i] * C, (size_t)C * sizeof(float));
+    ag_error_t rc = score_outputs(model, set, idx, n, raw, s, NULL);
+    ag_i_free(raw);
     return rc;
 }
 

@@ -258,6 +258,14 @@ static ag_error_t check_resume(const ag_train_state_t *st, const ag_train_config
     return rc;
 }
 
+/* The scores of the n rows idx: from node_out (N x C), a node task's evaluation pass over the
+ * whole graph, or for graph tasks (node_out NULL) by an evaluation of those graphs alone. */
+static ag_error_t score_part(ag_model_t *model, const ag_trainset_t *set, const float *node_out, const int64_t *idx,
+                             int64_t n, ag_scores_t *sc) {
+    if (node_out) return ag_i_score_node_outputs(model, set, node_out, idx, n, sc);
+    return ag_model_evaluate(model, set, idx, n, sc);
+}
+
 /* Copies the optimiser state (same shapes). */
 static void optim_copy(ag_optim_t *dst, const ag_optim_t *src) {
     dst->step = src->step;
@@ -348,6 +356,15 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
     float *xflip = NULL; /* (N x F) node tasks with sign flipping: the features with this step's signs */
     int64_t *row_target = NULL; /* (bs) or (N): each output row's target row, -1 for none */
     ag_i_batcher_t b = {0};
+    /* Node tasks: the graph never changes, so one batch serves the whole run and its masks (a
+     * k-hop search each) are built once, not at every step; the evaluation batch also keeps X's
+     * sparse form, which the first inference builds (on Cora, built for each of two evaluations
+     * per epoch, about a fifth of the epoch). Sign flipping trains on xflip and scores the set's
+     * own X: two batches; otherwise one. */
+    ag_batch_t node_batch, node_eval_batch;
+    ag_batch_init(&node_batch, NULL, NULL, NULL);
+    ag_batch_init(&node_eval_batch, NULL, NULL, NULL);
+    ag_batch_t *eval_batch = &node_batch;
     ag_i_loss_buf_t lb = {0};
     int64_t out_cap = graph_level ? bs : set->examples[0].graph.n_nodes, out_count = 0;
     if (ag_i_mul_overflow(out_cap, C, &out_count))
@@ -365,6 +382,15 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
         /* node tasks: the loss sees only the training nodes */
         for (int64_t i = 0; i < out_cap; i++) row_target[i] = -1;
         for (int64_t i = 0; i < n_train; i++) row_target[train_idx[i]] = train_idx[i];
+        const ag_example_t *ex = &set->examples[0];
+        const float *E = c->edge_dim > 0 ? ex->E.data : NULL;
+        /* xflip's contents change every step under the batch: a training pass reads X itself,
+         * never the sparse form an inference caches (attention.c), and the masks are the graph's */
+        ag_batch_init(&node_batch, &ex->graph, xflip ? xflip : ex->X.data, E);
+        if (xflip) {
+            ag_batch_init(&node_eval_batch, &ex->graph, ex->X.data, E);
+            eval_batch = &node_eval_batch;
+        }
     }
     if (resume) {
         st.epoch = resume->epoch;
@@ -406,11 +432,12 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
             }
         }
         for (int64_t s = 0; s < steps_per_epoch; s++) {
-            ag_batch_t batch;
+            ag_batch_t graph_batch, *batch = &node_batch;
             int64_t rows;
             if (graph_level) {
                 int64_t k = n_train - s * bs < bs ? n_train - s * bs : bs;
-                rc = ag_i_batcher_make(&b, set, st.order + s * bs, k, c->in_dim, c->edge_dim, &batch);
+                batch = &graph_batch;
+                rc = ag_i_batcher_make(&b, set, st.order + s * bs, k, c->in_dim, c->edge_dim, batch);
                 if (rc != AG_SUCCESS) goto done;
                 for (int64_t i = 0, node = 0; i < k; i++) {
                     row_target[i] = st.order[s * bs + i];
@@ -424,23 +451,20 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
                 rows = k;
             } else {
                 const ag_example_t *ex = &set->examples[0];
-                const float *X = ex->X.data;
                 if (xflip) {
-                    memcpy(xflip, X, (size_t)(ex->X.rows * c->in_dim) * sizeof(float));
+                    memcpy(xflip, ex->X.data, (size_t)(ex->X.rows * c->in_dim) * sizeof(float));
                     flip_signs(xflip, ex->X.rows, c->in_dim, cfg->flip_col0, cfg->flip_cols, cfg->seed, flip_stream, 0);
-                    X = xflip;
                 }
-                ag_batch_init(&batch, &ex->graph, X, c->edge_dim > 0 ? ex->E.data : NULL);
                 rows = ex->graph.n_nodes;
             }
             ag_param_list_zero_grad(params);
             double loss = 0.0;
             int64_t counted = 0;
-            rc = ag_model_forward(model, &batch, 1, &st.rng, out);
+            rc = ag_model_forward(model, batch, 1, &st.rng, out);
             if (rc == AG_SUCCESS)
                 rc = ag_i_batch_loss(model, set, row_target, rows, out, dout, &lb, cfg->huber_delta, &loss, &counted);
-            if (rc == AG_SUCCESS && counted > 0) rc = ag_model_backward(model, &batch, dout);
-            ag_batch_destroy(&batch);
+            if (rc == AG_SUCCESS && counted > 0) rc = ag_model_backward(model, batch, dout);
+            if (graph_level) ag_batch_destroy(batch);
             if (rc != AG_SUCCESS) goto done;
             if (counted == 0) continue; /* a batch whose labels are all missing teaches nothing */
             if (!isfinite(loss)) {
@@ -464,8 +488,16 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
         log.lr = lr;
         log.train_metric = log.val_metric = NAN;
         ag_scores_t sc;
+        /* node tasks: one evaluation pass over the graph (into out, free until the next step)
+         * scores both parts, as ag_model_evaluate() would score each */
+        const float *node_out = NULL;
+        if (!graph_level && (cfg->eval_train || n_val > 0)) {
+            rc = ag_model_forward(model, eval_batch, 0, NULL, out);
+            if (rc != AG_SUCCESS) goto done;
+            node_out = out;
+        }
         if (cfg->eval_train) {
-            rc = ag_model_evaluate(model, set, train_idx, n_train, &sc);
+            rc = score_part(model, set, node_out, train_idx, n_train, &sc);
             if (rc != AG_SUCCESS) goto done;
             log.train_metric = ag_scores_get(&sc, metric, c->task);
         }
@@ -473,7 +505,7 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
          * is always eligible, so a run shorter than min_epochs still keeps trained weights) */
         int eligible = epoch >= cfg->min_epochs || epoch == cfg->epochs;
         if (n_val > 0) {
-            rc = ag_model_evaluate(model, set, val_idx, n_val, &sc);
+            rc = score_part(model, set, node_out, val_idx, n_val, &sc);
             if (rc != AG_SUCCESS) goto done;
             log.val_metric = ag_scores_get(&sc, metric, c->task);
             int better = isnan(st.best_metric) || (!isnan(log.val_metric) && (higher ? log.val_metric > st.best_metric
@@ -523,6 +555,8 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
 done:
     ag_train_state_destroy(&st);
     ag_i_batcher_destroy(&b);
+    ag_batch_destroy(&node_batch);
+    ag_batch_destroy(&node_eval_batch);
     ag_i_loss_buf_destroy(&lb);
     ag_i_free(out);
     ag_i_free(dout);

@@ -181,7 +181,9 @@ typedef struct ag_train_config_t {
     float clip_norm;             /* global gradient-norm clipping (0: off) */
     ag_metric_t metric;          /* for early stopping */
     uint64_t seed;               /* shuffling and dropout */
-    int eval_train;              /* 1: compute the training metric each epoch (costs a pass) */
+    int eval_train;              /* 1: compute the training metric each epoch (costs a pass over
+                                    the training examples; node tasks: the validation pass's
+                                    outputs serve, so only one without a validation part) */
     ag_progress_fn *progress;    /* called after every epoch, may be NULL */
     void *progress_user;
     ag_checkpoint_fn *checkpoint; /* called after every checkpoint_every-th epoch, may be NULL */
@@ -245,7 +247,8 @@ typedef struct ag_train_result_t {
  *         cannot tell apart), AG_ENOMEM.
  * Time complexity: per epoch, a forward and a backward pass over the training examples (in
  * mini-batches) and a forward pass over the validation ones (and over the training ones again
- * when cfg->eval_train is set); at most cfg->epochs epochs.
+ * when cfg->eval_train is set; node tasks: one forward pass over the graph scores both); at most
+ * cfg->epochs epochs.
  */
 ag_error_t ag_model_train(ag_model_t *model, const ag_trainset_t *set, const int64_t *train_idx, int64_t n_train,
                           const int64_t *val_idx, int64_t n_val, const ag_train_config_t *cfg,
