@@ -1299,8 +1299,9 @@ static void test_node_values(void **state) {
  * the labels one-to-one, is left out. Values float32 cannot tell apart are refused; a tiny spread
  * is still a scale; a bad huber and an empty graph are refused by name. */
 /* Two handles of one setting, seeds apart, merged: an ensemble predicting the mean of their values
- * (node regression, whose outputs are the members' means), saved and read back bit for bit; a
- * handle of another setting is refused and left usable; a handle cannot join itself. */
+ * (node regression, whose outputs are the members' means), saved and read back bit for bit, its
+ * attention its first member's, exactly; a handle of another setting is refused and left usable;
+ * a handle cannot join itself. */
 static void test_net_merge(void **state) {
     (void)state;
     igraph_matrix_t F;
@@ -1335,6 +1336,15 @@ static void test_net_merge(void **state) {
     igraph_matrix_init(&P, 0, 0);
     assert_int_equal(ag_net_predict_nodes(a, &FX.karate, &F, NULL, &Pa), AG_SUCCESS);
     assert_int_equal(ag_net_predict_nodes(b, &FX.karate, &F, NULL, &Pb), AG_SUCCESS);
+    igraph_matrix_t A[2], R[2], S[2], B; /* [0] of a alone, [1] of the ensemble; B: b's own */
+    for (int k = 0; k < 2; k++) {
+        igraph_matrix_init(&A[k], 0, 0);
+        igraph_matrix_init(&R[k], 0, 0);
+        igraph_matrix_init(&S[k], 0, 0);
+    }
+    igraph_matrix_init(&B, 0, 0);
+    assert_int_equal(ag_net_attention(a, &FX.karate, &F, 1, &A[0], &R[0], &S[0]), AG_SUCCESS);
+    assert_int_equal(ag_net_attention(b, &FX.karate, &F, 1, &B, NULL, NULL), AG_SUCCESS);
     assert_int_equal(ag_net_merge(a, &a), AG_EINVAL);
     assert_int_equal(ag_net_merge(a, NULL), AG_EINVAL);
     assert_int_equal(ag_net_merge(a, &c), AG_EMISMATCH);
@@ -1351,6 +1361,20 @@ static void test_net_merge(void **state) {
         differ += MATRIX(Pa, i, 0) != MATRIX(Pb, i, 0);
     }
     assert_true(differ > 0); /* the seeds gave two models, so the mean is not either one */
+    assert_int_equal(ag_net_attention(a, &FX.karate, &F, 1, &A[1], &R[1], &S[1]), AG_SUCCESS);
+    assert_true(igraph_matrix_all_e(&A[1], &A[0]));
+    assert_true(igraph_matrix_all_e(&R[1], &R[0]));
+    assert_true(igraph_matrix_all_e(&S[1], &S[0]));
+    assert_false(igraph_matrix_all_e(&A[1], &B)); /* the members' weights differ: the first one's are told apart */
+    /* after the attention pass the ensemble still predicts the mean */
+    assert_int_equal(ag_net_predict_nodes(a, &FX.karate, &F, NULL, &Pb), AG_SUCCESS);
+    assert_true(igraph_matrix_all_e(&Pb, &P));
+    for (int k = 0; k < 2; k++) {
+        igraph_matrix_destroy(&A[k]);
+        igraph_matrix_destroy(&R[k]);
+        igraph_matrix_destroy(&S[k]);
+    }
+    igraph_matrix_destroy(&B);
     /* scored on a vertex without a value: nothing to score, every figure NaN (the loss was 0) */
     igraph_vector_int_t one;
     igraph_vector_int_init(&one, 1);

@@ -265,7 +265,11 @@ static void run_destroy(run_t *r) {
     ag_fmat_destroy(&r->Y);
 }
 
-static ag_error_t net_run(ag_net_t *net, const igraph_t *ig, const igraph_matrix_t *features, run_t *r) {
+/* The handle's prediction for one graph into r->Y; first_only: member 0's raw outputs instead,
+ * the one forward pass whose activations ag_net_attention() reads (an ensemble's other members
+ * would only be run to be ignored). */
+static ag_error_t net_run(ag_net_t *net, const igraph_t *ig, const igraph_matrix_t *features, int first_only,
+                          run_t *r) {
     memset(r, 0, sizeof *r);
     const ag_model_config_t *c = ag_model_config(net->b.model);
     ag_error_t rc = net_inputs(net, ig, features, &r->X, &r->E);
@@ -274,7 +278,8 @@ static ag_error_t net_run(ag_net_t *net, const igraph_t *ig, const igraph_matrix
     if (rc == AG_SUCCESS) {
         ag_batch_init(&r->batch, &r->g, r->X.data, c->edge_dim > 0 ? r->E.data : NULL);
         r->have_batch = 1;
-        rc = ag_bundle_predict_batch(&net->b, &r->batch, r->Y.data);
+        rc = first_only ? ag_model_forward(net->b.model, &r->batch, 0, NULL, r->Y.data)
+                        : ag_bundle_predict_batch(&net->b, &r->batch, r->Y.data);
     }
     if (rc != AG_SUCCESS) run_destroy(r);
     return rc;
@@ -300,7 +305,7 @@ ag_error_t ag_net_predict_nodes(ag_net_t *net, const igraph_t *graph, const igra
         return AG_ERROR(AG_EINVAL, "ag_net_predict_nodes: labels need a classification model, not %s",
                         ag_task_name(task));
     run_t r;
-    AG_CHECK(net_run(net, graph, features, &r));
+    AG_CHECK(net_run(net, graph, features, 0, &r));
     int64_t N = r.Y.rows, C = r.Y.cols;
     ag_error_t rc = AG_SUCCESS;
     if (probs) rc = ag_fmat_to_igraph(&r.Y, probs);
@@ -328,7 +333,7 @@ static ag_error_t predict_graph(ag_net_t *net, const igraph_t *graph, const igra
     if (!ag_task_is_graph_level(task))
         return AG_ERROR(AG_EINVAL, "%s: the model predicts nodes (%s); use ag_net_predict_nodes", fn,
                         ag_task_name(task));
-    return net_run(net, graph, features, r);
+    return net_run(net, graph, features, 0, r);
 }
 
 static ag_error_t row_to_vector(const float *row, int64_t n, igraph_vector_t *out) {
@@ -504,7 +509,7 @@ ag_error_t ag_net_attention(ag_net_t *net, const igraph_t *graph, const igraph_m
         return AG_ERROR(AG_EINVAL, "ag_net_attention: the model has %lld attention blocks (layers 0..%lld), not %lld",
                         (long long)ag_net_n_layers(net), (long long)ag_net_n_layers(net) - 1, (long long)layer);
     run_t r;
-    AG_CHECK(net_run(net, graph, features, &r));
+    AG_CHECK(net_run(net, graph, features, 1, &r));
     const ag_mask_t *mask = NULL;
     float *alpha = NULL; /* (M x H) */
     int64_t H = ag_model_attention_heads(net->b.model, (int)layer), N = r.g.n_nodes, E = r.g.n_edges;

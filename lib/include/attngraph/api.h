@@ -309,8 +309,8 @@ ag_error_t ag_net_classify_graph(ag_net_t *net, const igraph_t *graph, const igr
  * \param features  As for ag_net_predict_nodes().
  * \return AG_SUCCESS; AG_EINVAL (layer out of range: the message gives the number of blocks);
  *         the featurisation errors of ag_net_predict_nodes(); AG_ENOMEM.
- * Time complexity: that of ag_net_predict_nodes(), every member of an ensemble included (though
- * only the first one's weights are read), plus O(M x H x D) to rescore the block's M mask entries
+ * Time complexity: that of ag_net_predict_nodes() for one model (of an ensemble only the first
+ * member runs: the weights are its), plus O(M x H x D) to rescore the block's M mask entries
  * (ag_attention_weights()) and O((N + E) x H) to fill the matrices.
  */
 ag_error_t ag_net_attention(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
