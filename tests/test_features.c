@@ -1510,6 +1510,105 @@ static void test_many_attributes(void **state) {
     igraph_destroy(&gml);
 }
 
+static void destroy_fit(ag_featurizer_t *f, igraph_t *gs, int count) {
+    ag_featurizer_destroy(f);
+    for (int g = 0; g < count; g++) igraph_destroy(&gs[g]);
+}
+
+/* Attribute k of vertex v of graph g (n vertices) in test_many_distinct_attributes: every tenth
+ * counts the vertices in file order; the others differ on every vertex, in another order in each
+ * graph (v -> 3v + g mod n is one to one where 3 is prime to n). Exact in float32. */
+static double distinct_value(int k, int g, int v, int n) { return k % 10 == 0 ? v : k + ((3 * v + g) % n) / 16.0; }
+
+/* Many numeric attributes with a different value on each vertex of each graph (continuous node
+ * attributes), over graphs of several sizes, so that the vertex-key check reads every graph for
+ * each of them: those in another order in each graph are columns, in the order of their names,
+ * with their values; those that count the vertices are left out, in that order too. */
+static void test_many_distinct_attributes(void **state) {
+    (void)state;
+    enum { A = 150, G = 4, KEYS = A / 10 }; /* A attributes, G graphs */
+    static const int sizes[G] = {5, 7, 8, 11};
+    igraph_t gs[G];
+    const igraph_t *ps[G];
+    for (int g = 0; g < G; g++) {
+        igraph_ring(&gs[g], sizes[g], IGRAPH_UNDIRECTED, 0, 1);
+        ps[g] = &gs[g];
+        for (int i = 0; i < A; i++) {
+            const int k = (i * 7 + g) % A; /* 7 is prime to A: each attribute once, set in no order */
+            char name[16];
+            snprintf(name, sizeof name, "c%03d", k);
+            for (int v = 0; v < sizes[g]; v++) SETVAN(&gs[g], name, v, distinct_value(k, g, v, sizes[g]));
+        }
+    }
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    ag_featurizer_t f;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, ps, G), AG_SUCCESS);
+    assert_int_equal(f.n_features, A - KEYS);
+    assert_int_equal(f.n_left_out, KEYS);
+    int col[A]; /* attribute k's column, -1 for a key */
+    char want[16];
+    for (int k = 0, j = 0; k < A; k++) {
+        snprintf(want, sizeof want, "c%03d", k);
+        col[k] = k % 10 == 0 ? -1 : j++;
+        if (col[k] < 0) assert_string_equal(f.left_out[k / 10], want);
+        else assert_string_equal(ag_featurizer_column_name(&f, col[k]), want);
+    }
+    for (int g = 0; g < G; g++) {
+        ag_fmat_t X = {0};
+        assert_int_equal(ag_featurizer_transform(&f, &gs[g], &X, NULL), AG_SUCCESS);
+        assert_int_equal(X.rows, sizes[g]);
+        for (int v = 0; v < sizes[g]; v++)
+            for (int k = 0; k < A; k++)
+                if (col[k] >= 0)
+                    assert_float_equal(X.data[v * f.n_features + col[k]], (float)distinct_value(k, g, v, sizes[g]), 0.0f);
+        ag_fmat_destroy(&X);
+    }
+    destroy_fit(&f, gs, G);
+}
+
+/* The vertex-key check reads a numeric attribute that one graph holds as booleans (GraphML's
+ * true/false beside GML's numbers) as 0/1, and decides both ways: "seq" counts every graph's
+ * vertices (false, true there), a key left out; "flag" (true, false there) does not, and stays. */
+static void test_vertex_key_held_as_boolean(void **state) {
+    (void)state;
+    enum { G = 3 };
+    static const int sizes[G] = {2, 3, 4};
+    static const double flag[G][4] = {{1, 0}, {5, 7, 9}, {2, 4, 6, 8}};
+    igraph_t gs[G];
+    const igraph_t *ps[G];
+    for (int g = 0; g < G; g++) {
+        igraph_ring(&gs[g], sizes[g], IGRAPH_UNDIRECTED, 0, 0);
+        ps[g] = &gs[g];
+        for (int v = 0; v < sizes[g]; v++) {
+            if (g == 0) {
+                SETVAB(&gs[g], "seq", v, v == 1);
+                SETVAB(&gs[g], "flag", v, flag[g][v] != 0);
+            } else {
+                SETVAN(&gs[g], "seq", v, v);
+                SETVAN(&gs[g], "flag", v, flag[g][v]);
+            }
+        }
+    }
+    ag_featurizer_config_t cfg;
+    ag_featurizer_config_init(&cfg);
+    ag_featurizer_t f;
+    assert_int_equal(ag_featurizer_fit(&f, &cfg, ps, G), AG_SUCCESS);
+    assert_int_equal(f.n_vattrs, 1);
+    assert_string_equal(f.vattrs[0].name, "flag");
+    assert_int_equal(f.vattrs[0].type, AG_ATTR_NUMERIC);
+    assert_int_equal(f.n_left_out, 1);
+    assert_string_equal(f.left_out[0], "seq");
+    for (int g = 0; g < G; g++) {
+        ag_fmat_t X = {0};
+        assert_int_equal(ag_featurizer_transform(&f, &gs[g], &X, NULL), AG_SUCCESS);
+        assert_int_equal(X.cols, 1);
+        for (int v = 0; v < sizes[g]; v++) assert_float_equal(X.data[v], (float)flag[g][v], 0.0f);
+        ag_fmat_destroy(&X);
+    }
+    destroy_fit(&f, gs, G);
+}
+
 static void test_tox21(void **state) {
     (void)state;
     enum { G = 40 };
@@ -1579,6 +1678,8 @@ int main(void) {
         cmocka_unit_test(test_vertex_keys),
         cmocka_unit_test(test_vocabulary_of_many_graphs),
         cmocka_unit_test(test_many_attributes),
+        cmocka_unit_test(test_many_distinct_attributes),
+        cmocka_unit_test(test_vertex_key_held_as_boolean),
         cmocka_unit_test(test_tox21),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,6 @@
 #include <string.h>
 #include "attngraph/features.h"
 #include "attngraph/posenc.h"
-#include "attr_type.h"
 #include "colstats.h"
 #include "internal.h"
 #include "json.h"
@@ -1063,18 +1062,46 @@ static int numbering(char *const *ref, int64_t n) {
     return 0;
 }
 
-/* The values of numeric vertex attribute `name` of ig into x, initialised here (the caller
- * destroys it inside the igraph guard). A graph may hold it as a boolean (select_attrs() fits a
- * numeric attribute from GraphML's true/false in some graphs and GML's 0/1 in others): 0/1. */
-static ag_error_t read_vertex_numbers(const igraph_t *ig, const char *name, igraph_vector_t *x) {
-    igraph_attribute_type_t type;
+/* The vertex attribute lists of the graphs fitted on, each made the first time vertex_key() reads
+ * a number from its graph: listing a graph's A attributes for each attribute read made the check
+ * A^2 x G. Made lazily because most attributes are told from a key by their first graph (a value
+ * repeats there), and then the other graphs' lists are never needed. */
+typedef struct attr_lists_t {
+    const igraph_t *const *graphs;
+    attr_list_t *l; /* (G) l[g] is made where l[g].by_name is set (attr_list_get() always sets it) */
+    int64_t count;  /* G */
+} attr_lists_t;
+
+static ag_error_t attr_lists_init(attr_lists_t *ls, const igraph_t *const *graphs, int64_t count) {
+    void *p;
+    ls->graphs = graphs;
+    ls->count = count;
+    AG_CHECK(ag_i_alloc_array(&p, count > 0 ? count : 1, sizeof(attr_list_t), "attribute lists"));
+    ls->l = p;
+    return AG_SUCCESS;
+}
+
+static void attr_lists_destroy(attr_lists_t *ls) {
+    for (int64_t g = 0; ls->l && g < ls->count; g++)
+        if (ls->l[g].by_name) attr_list_destroy(&ls->l[g]);
+    ag_i_free(ls->l);
+    memset(ls, 0, sizeof *ls);
+}
+
+static ag_error_t attr_lists_at(attr_lists_t *ls, int64_t g, const attr_list_t **out) {
+    if (!ls->l[g].by_name) AG_CHECK(attr_list_get(ls->graphs[g], 0, &ls->l[g]));
+    *out = &ls->l[g];
+    return AG_SUCCESS;
+}
+
+/* The values of numeric vertex attribute `name` of ig, whose vertex attributes l lists, into x,
+ * initialised here (the caller destroys it inside the igraph guard). A graph may hold it as a
+ * boolean (select_attrs() fits a numeric attribute from GraphML's true/false in some graphs and
+ * GML's 0/1 in others): 0/1. */
+static ag_error_t read_vertex_numbers(const igraph_t *ig, const attr_list_t *l, const char *name, igraph_vector_t *x) {
+    const int type = attr_list_type(l, name);
     igraph_vector_bool_t b;
     ag_i_igraph_enter();
-    ag_error_t err = ag_i_attr_type(ig, IGRAPH_ATTRIBUTE_VERTEX, name, &type);
-    if (err != AG_SUCCESS) {
-        ag_i_igraph_leave();
-        return err;
-    }
     igraph_error_t rc = igraph_vector_init(x, 0);
     const int have_x = rc == IGRAPH_SUCCESS;
     if (rc == IGRAPH_SUCCESS && type != IGRAPH_ATTRIBUTE_BOOLEAN) {
@@ -1091,15 +1118,19 @@ static ag_error_t read_vertex_numbers(const igraph_t *ig, const char *name, igra
     return rc == IGRAPH_SUCCESS ? AG_SUCCESS : read_error(rc, "vertex", name);
 }
 
-/* Vertex attribute a of ig as text into v (initialised here; the caller destroys it inside the
- * igraph guard): a string one as it is, a number in the digits that tell it from every other
- * double ("%.17g", -0 as 0), so that one comparison of text serves both kinds. *nan is set when
- * a number is NaN, which equals no value and so makes no key. */
-static ag_error_t read_as_text(const igraph_t *ig, const ag_feature_attr_t *a, igraph_strvector_t *v, int *nan) {
+/* Vertex attribute a of graph g of ls as text into v (initialised here; the caller destroys it
+ * inside the igraph guard): a string one as it is, a number in the digits that tell it from every
+ * other double ("%.17g", -0 as 0), so that one comparison of text serves both kinds. *nan is set
+ * when a number is NaN, which equals no value and so makes no key. */
+static ag_error_t read_as_text(attr_lists_t *ls, int64_t g, const ag_feature_attr_t *a, igraph_strvector_t *v,
+                               int *nan) {
+    const igraph_t *ig = ls->graphs[g];
     *nan = 0;
     if (a->type == AG_ATTR_STRING) return read_strings(ig, 0, a->name, v);
+    const attr_list_t *l;
+    AG_CHECK(attr_lists_at(ls, g, &l));
     igraph_vector_t x;
-    AG_CHECK(read_vertex_numbers(ig, a->name, &x));
+    AG_CHECK(read_vertex_numbers(ig, l, a->name, &x));
     ag_i_igraph_enter();
     igraph_error_t rc = igraph_strvector_init(v, igraph_vector_size(&x));
     for (igraph_integer_t i = 0; rc == IGRAPH_SUCCESS && i < igraph_vector_size(&x); i++) {
@@ -1125,7 +1156,9 @@ static ag_error_t read_as_text(const igraph_t *ig, const ag_feature_attr_t *a, i
  * accuracy 1.0 and put every one of 12 new graphs, their vertices named "atom0"..., in one class.
  * Graphs of one size whose vertices carry the same values in the same order, not a count (a brain
  * atlas's regions), share their vertices' identity, and keep the attribute. */
-static ag_error_t vertex_key(const ag_feature_attr_t *a, const igraph_t *const *graphs, int64_t count, int *key) {
+static ag_error_t vertex_key(const ag_feature_attr_t *a, attr_lists_t *ls, int *key) {
+    const igraph_t *const *graphs = ls->graphs;
+    const int64_t count = ls->count;
     *key = 0;
     if (a->type == AG_ATTR_BOOLEAN) return AG_SUCCESS;
     int64_t big = 0, total = 0, ref_n = 0, first_n = -1;
@@ -1144,7 +1177,7 @@ static ag_error_t vertex_key(const ag_feature_attr_t *a, const igraph_t *const *
         else if (n != first_n) sizes_differ = 1;
         igraph_strvector_t sv;
         int nan;
-        if ((err = read_as_text(graphs[g], a, &sv, &nan)) != AG_SUCCESS) break;
+        if ((err = read_as_text(ls, g, a, &sv, &nan)) != AG_SUCCESS) break;
         if (nan) distinct = 0;
         void *p;
         if (n > ref_n && (err = ag_i_realloc_array(&p, ref, n, sizeof(char *), "vertex key values")) == AG_SUCCESS)
@@ -1181,9 +1214,11 @@ static ag_error_t vertex_key(const ag_feature_attr_t *a, const igraph_t *const *
  * f->left_out for the caller's messages. */
 static ag_error_t drop_vertex_keys(ag_featurizer_t *f, const igraph_t *const *graphs, int64_t count) {
     int64_t m = 0;
+    attr_lists_t ls;
+    AG_CHECK(attr_lists_init(&ls, graphs, count));
     for (int64_t i = 0; i < f->n_vattrs; i++) {
         int key;
-        ag_error_t err = vertex_key(&f->vattrs[i], graphs, count, &key);
+        ag_error_t err = vertex_key(&f->vattrs[i], &ls, &key);
         if (err == AG_SUCCESS && key) {
             void *p;
             err = ag_i_realloc_array(&p, f->left_out, f->n_left_out + 1, sizeof(char *), "left-out attributes");
@@ -1198,11 +1233,13 @@ static ag_error_t drop_vertex_keys(ag_featurizer_t *f, const igraph_t *const *gr
         if (err != AG_SUCCESS) {
             for (int64_t j = i; j < f->n_vattrs; j++) f->vattrs[m++] = f->vattrs[j]; /* destroy frees them */
             f->n_vattrs = m;
+            attr_lists_destroy(&ls);
             return err;
         }
         f->vattrs[m++] = f->vattrs[i];
     }
     f->n_vattrs = m;
+    attr_lists_destroy(&ls);
     return AG_SUCCESS;
 }
 
