@@ -379,6 +379,53 @@ static void test_targets_table(void **state) {
     assert_true(reached);
 }
 
+/* Many graph attributes as tasks, set in no order, each beside a vertex attribute of the same name:
+ * every task takes the graph attribute of its own name and type (number, boolean or string), and
+ * is missing where a graph lacks it, whatever its vertices carry. A NULL name is still refused by
+ * its place. */
+static void test_targets_from_many_graph_attributes(void **state) {
+    (void)state;
+    enum { T = 120, G = 5 }; /* T tasks */
+    igraph_set_attribute_table(&igraph_cattribute_table);
+    igraph_t g[G];
+    char name[T][8];
+    const char *attrs[T];
+    for (int k = 0; k < T; k++) {
+        snprintf(name[k], sizeof name[k], "t%03d", k);
+        attrs[k] = name[k];
+    }
+    for (int i = 0; i < G; i++) {
+        assert_int_equal(igraph_empty(&g[i], 2, IGRAPH_UNDIRECTED), IGRAPH_SUCCESS);
+        for (int m = 0; m < T; m++) {
+            const int k = (m * 7 + i) % T; /* 7 is prime to T: each task once, set in no order */
+            SETVAN(&g[i], name[k], 0, -1.0);
+            SETVAN(&g[i], name[k], 1, -1.0);
+            if ((k + i) % 4 == 0) continue;
+            if (k % 3 == 0) SETGAN(&g[i], name[k], k + i / 8.0);
+            else if (k % 3 == 1) SETGAB(&g[i], name[k], (k + i) % 2);
+            else SETGAS(&g[i], name[k], i % 2 ? "b" : "a");
+        }
+    }
+    ag_targets_t t;
+    assert_int_equal(ag_targets_from_graphs(&t, g, G, attrs, T, NULL, NULL), AG_SUCCESS);
+    assert_int_equal(t.n_tasks, T);
+    for (int k = 0; k < T; k++) {
+        assert_string_equal(t.tasks[k], name[k]);
+        assert_int_equal(t.kinds[k], k % 3 == 0 ? AG_TASK_REGRESSION : k % 3 == 1 ? AG_TASK_BINARY : AG_TASK_MULTICLASS);
+        for (int i = 0; i < G; i++) {
+            const float want = (k + i) % 4 == 0 ? NAN : k % 3 == 0 ? (float)(k + i / 8.0) : k % 3 == 1 ? (float)((k + i) % 2)
+                                                                                                     : (float)(i % 2);
+            if (isnan(want)) assert_true(isnan(y_at(&t, i, k)));
+            else assert_float_equal(y_at(&t, i, k), want, 0.0f);
+        }
+    }
+    ag_targets_destroy(&t);
+    const char *with_null[] = {"t000", NULL};
+    assert_int_equal(ag_targets_from_graphs(&t, g, G, with_null, 2, NULL, NULL), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "ag_targets_from_graphs: attribute name 1 is NULL");
+    for (int i = 0; i < G; i++) igraph_destroy(&g[i]);
+}
+
 static void test_targets_from_graphs(void **state) {
     (void)state;
     igraph_set_attribute_table(&igraph_cattribute_table);
@@ -492,6 +539,7 @@ int main(void) {
         cmocka_unit_test(test_numeric_labels),    cmocka_unit_test(test_string_labels),
         cmocka_unit_test(test_labels_present),
         cmocka_unit_test(test_targets_table),     cmocka_unit_test(test_targets_from_graphs),
+        cmocka_unit_test(test_targets_from_many_graph_attributes),
         cmocka_unit_test(test_shared_tox21_esol),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,47 +2,80 @@
  * attr_type.c: the type of a named igraph attribute (see attr_type.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "attr_type.h"
 #include "internal.h"
 
-ag_error_t ag_i_attr_type(const igraph_t *graph, igraph_attribute_elemtype_t elem, const char *name,
-                          igraph_attribute_type_t *type) {
-    igraph_strvector_t names[3];
-    igraph_vector_int_t types[3];
-    int k = 0, ok = 1;
-    *type = IGRAPH_ATTRIBUTE_UNSPECIFIED;
+/* igraph_cattribute_list for the one kind elem: copying the other kinds' names too made a lookup
+ * of a graph attribute cost the vertex attributes' count (hundreds in a TU set's continuous
+ * attributes). types may be NULL. */
+static igraph_error_t list_kind(const igraph_t *graph, igraph_attribute_elemtype_t elem, igraph_strvector_t *names,
+                                igraph_vector_int_t *types) {
+    return elem == IGRAPH_ATTRIBUTE_GRAPH    ? igraph_cattribute_list(graph, names, types, NULL, NULL, NULL, NULL)
+           : elem == IGRAPH_ATTRIBUTE_VERTEX ? igraph_cattribute_list(graph, NULL, NULL, names, types, NULL, NULL)
+                                             : igraph_cattribute_list(graph, NULL, NULL, NULL, NULL, names, types);
+}
+
+/* One listed attribute: its name (in the list) and igraph type. */
+typedef struct listed_t {
+    const char *name;
+    int type;
+} listed_t;
+
+static int cmp_listed(const void *a, const void *b) {
+    return strcmp(((const listed_t *)a)->name, ((const listed_t *)b)->name);
+}
+
+/* The listed attributes sorted by name into a new array (A, at least 1 so that none is NULL),
+ * or NULL when out of memory. igraph's names of one kind are unique, so the order among equal
+ * names never arises. */
+static listed_t *sort_listed(const igraph_strvector_t *names, const igraph_vector_int_t *types) {
+    const igraph_integer_t A = igraph_strvector_size(names);
+    listed_t *by_name = ag_i_malloc((size_t)(A > 0 ? A : 1) * sizeof *by_name);
+    if (!by_name) return NULL;
+    for (igraph_integer_t i = 0; i < A; i++)
+        by_name[i] = (listed_t){igraph_strvector_get(names, i), (int)VECTOR(*types)[i]};
+    if (A > 1) qsort(by_name, (size_t)A, sizeof *by_name, cmp_listed);
+    return by_name;
+}
+
+ag_error_t ag_i_attr_types(const igraph_t *graph, igraph_attribute_elemtype_t elem, const char *const *names,
+                           int64_t n, igraph_attribute_type_t *types) {
+    for (int64_t i = 0; i < n; i++) types[i] = IGRAPH_ATTRIBUTE_UNSPECIFIED;
     /* A graph made while no attribute handler was installed has no attribute record at all, and
      * the C handler's functions would dereference it. */
-    if (!igraph_has_attribute_table() || !graph->attr) return AG_SUCCESS;
+    if (n <= 0 || !igraph_has_attribute_table() || !graph->attr) return AG_SUCCESS;
+    igraph_strvector_t listed;
+    igraph_vector_int_t listed_types;
     ag_i_igraph_enter();
-    for (; k < 3; k++) {
-        if (igraph_strvector_init(&names[k], 0) != IGRAPH_SUCCESS) {
-            ok = 0;
-            break;
-        }
-        if (igraph_vector_int_init(&types[k], 0) != IGRAPH_SUCCESS) {
-            igraph_strvector_destroy(&names[k]);
-            ok = 0;
-            break;
-        }
+    igraph_error_t rc = igraph_strvector_init(&listed, 0);
+    if (rc == IGRAPH_SUCCESS && (rc = igraph_vector_int_init(&listed_types, 0)) != IGRAPH_SUCCESS)
+        igraph_strvector_destroy(&listed);
+    const int have = rc == IGRAPH_SUCCESS;
+    if (have) rc = list_kind(graph, elem, &listed, &listed_types);
+    listed_t *by_name = rc == IGRAPH_SUCCESS ? sort_listed(&listed, &listed_types) : NULL; /* (A) */
+    if (rc == IGRAPH_SUCCESS && !by_name) rc = IGRAPH_ENOMEM;
+    const size_t A = by_name ? (size_t)igraph_strvector_size(&listed) : 0;
+    for (int64_t i = 0; by_name && A > 0 && i < n; i++) {
+        const listed_t key = {names[i], 0};
+        const listed_t *hit = names[i] ? bsearch(&key, by_name, A, sizeof key, cmp_listed) : NULL;
+        if (hit) types[i] = (igraph_attribute_type_t)hit->type;
     }
-    igraph_error_t rc = IGRAPH_ENOMEM;
-    if (ok) rc = igraph_cattribute_list(graph, &names[0], &types[0], &names[1], &types[1], &names[2], &types[2]);
-    if (rc == IGRAPH_SUCCESS) {
-        int which = elem == IGRAPH_ATTRIBUTE_GRAPH ? 0 : elem == IGRAPH_ATTRIBUTE_VERTEX ? 1 : 2;
-        for (igraph_integer_t i = 0; i < igraph_strvector_size(&names[which]); i++)
-            if (strcmp(igraph_strvector_get(&names[which], i), name) == 0)
-                *type = (igraph_attribute_type_t)VECTOR(types[which])[i];
-    }
-    for (int j = 0; j < k; j++) {
-        igraph_strvector_destroy(&names[j]);
-        igraph_vector_int_destroy(&types[j]);
+    ag_i_free(by_name);
+    if (have) {
+        igraph_strvector_destroy(&listed);
+        igraph_vector_int_destroy(&listed_types);
     }
     ag_i_igraph_leave();
     if (rc == IGRAPH_ENOMEM) return AG_ERROR(AG_ENOMEM, "out of memory listing attributes");
     if (rc != IGRAPH_SUCCESS) return ag_i_igraph_error(AG_EIGRAPH, __FILE__, __LINE__, "listing attributes");
     return AG_SUCCESS;
+}
+
+ag_error_t ag_i_attr_type(const igraph_t *graph, igraph_attribute_elemtype_t elem, const char *name,
+                          igraph_attribute_type_t *type) {
+    return ag_i_attr_types(graph, elem, &name, 1, type);
 }
 
 const char *ag_i_attr_names(const igraph_t *graph, igraph_attribute_elemtype_t elem, char *buf, size_t cap) {
@@ -52,9 +85,7 @@ const char *ag_i_attr_names(const igraph_t *graph, igraph_attribute_elemtype_t e
     ag_i_igraph_enter();
     igraph_error_t rc = igraph_strvector_init(&names, 0);
     if (rc == IGRAPH_SUCCESS) {
-        rc = elem == IGRAPH_ATTRIBUTE_GRAPH    ? igraph_cattribute_list(graph, &names, NULL, NULL, NULL, NULL, NULL)
-             : elem == IGRAPH_ATTRIBUTE_VERTEX ? igraph_cattribute_list(graph, NULL, NULL, &names, NULL, NULL, NULL)
-                                               : igraph_cattribute_list(graph, NULL, NULL, NULL, NULL, &names, NULL);
+        rc = list_kind(graph, elem, &names, NULL);
         size_t k = 0;
         for (igraph_integer_t i = 0; rc == IGRAPH_SUCCESS && i < igraph_strvector_size(&names); i++) {
             char shown[128];

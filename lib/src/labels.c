@@ -719,6 +719,9 @@ ag_error_t ag_targets_from_graphs(ag_targets_t *t, const igraph_t *graphs, int64
     ag_error_t rc = AG_SUCCESS;
     double *num = NULL;       /* (G) */
     const char **strs = NULL; /* (G) */
+    /* (G x T) attribute j's type in graph g: each graph's attributes listed once, where a lookup per
+     * attribute listed them all each time (G T^2 when every graph attribute is a task) */
+    igraph_attribute_type_t *types = NULL;
     char what[300];
     void *p;
     memset(t, 0, sizeof *t);
@@ -729,6 +732,10 @@ ag_error_t ag_targets_from_graphs(ag_targets_t *t, const igraph_t *graphs, int64
     num = p;
     TRY(ag_i_alloc_array(&p, n_graphs, sizeof(char *), "target strings"));
     strs = p;
+    TRY(ag_i_alloc_array(&p, n_graphs * n_attrs, sizeof *types, "target attribute types"));
+    types = p;
+    for (int64_t g = 0; g < n_graphs; g++)
+        TRY(ag_i_attr_types(&graphs[g], IGRAPH_ATTRIBUTE_GRAPH, attrs, n_attrs, &types[g * n_attrs]));
     for (int64_t j = 0; j < n_attrs; j++) {
         const char *a = attrs[j];
         if (!a) {
@@ -748,8 +755,7 @@ ag_error_t ag_targets_from_graphs(ag_targets_t *t, const igraph_t *graphs, int64
         int seen = 0; /* IGRAPH_ATTRIBUTE_* of the first graph that has it */
         int64_t first = -1;
         for (int64_t g = 0; g < n_graphs; g++) {
-            igraph_attribute_type_t type;
-            TRY(ag_i_attr_type(&graphs[g], IGRAPH_ATTRIBUTE_GRAPH, a, &type));
+            const igraph_attribute_type_t type = types[g * n_attrs + j];
             num[g] = NAN;
             strs[g] = "";
             if (type == IGRAPH_ATTRIBUTE_UNSPECIFIED) continue;
@@ -799,5 +805,6 @@ done:
     if (rc != AG_SUCCESS) ag_targets_destroy(t);
     ag_i_free(num);
     ag_i_free(strs);
+    ag_i_free(types);
     return rc;
 }

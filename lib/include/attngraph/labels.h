@@ -171,7 +171,8 @@ ag_error_t ag_targets_read_csv(ag_targets_t *targets, const char *path, const ag
  * \param names   (G) names of the graphs for messages (file names), or NULL (then indices).
  * \return AG_SUCCESS; AG_EATTR (no graph has the attribute; numeric on one graph and string on
  *   another), AG_EVALUE (infinite value), AG_EINVAL, AG_ENOMEM.
- * Time complexity: O(G T (A + log G)) for A the attributes of a graph (each lookup lists them).
+ * Time complexity: O(G T (A + log G)) for A the graph attributes of a graph (igraph reads a value by
+ *   searching them; their types are listed once per graph).
  */
 ag_error_t ag_targets_from_graphs(ag_targets_t *targets, const igraph_t *graphs, int64_t n_graphs,
                                   const char *const *attrs, int64_t n_attrs, const ag_task_kind_t *kinds,
