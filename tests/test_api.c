@@ -715,6 +715,49 @@ static void test_graph_task_figures(void **state) {
     igraph_matrix_destroy(&y);
 }
 
+/* Evaluating listed graphs reads those graphs only: their figures equal those of the same graphs
+ * passed alone; a graph not listed may lack an attribute the model needs; a listed one that lacks
+ * it is named by the caller's index. */
+static void test_evaluate_listed_graphs_only(void **state) {
+    (void)state;
+    enum { K = 5 };
+    static const int listed[K] = {1, 2, 5, 7, 10};
+    igraph_t all[G_MOLS], alone[K];
+    igraph_matrix_t y_alone;
+    igraph_matrix_init(&y_alone, K, 1);
+    for (int g = 0; g < G_MOLS; g++) make_mol(&all[g], MOLS[g], g % 3 == 0);
+    for (int i = 0; i < K; i++) {
+        make_mol(&alone[i], MOLS[listed[i]], listed[i] % 3 == 0);
+        MATRIX(y_alone, i, 0) = MATRIX(FX.y, listed[i], 0);
+    }
+    /* graph 4, not listed, lacks the 'charge' the model reads */
+    igraph_cattribute_remove_v(&all[4], "charge");
+    igraph_vector_int_t idx;
+    igraph_vector_int_init(&idx, K);
+    for (int i = 0; i < K; i++) VECTOR(idx)[i] = listed[i];
+    ag_scores_t got, want;
+    assert_int_equal(ag_net_evaluate_graphs(FX.gnet, all, G_MOLS, &FX.y, &idx, &got), AG_SUCCESS);
+    assert_int_equal(ag_net_evaluate_graphs(FX.gnet, alone, K, &y_alone, NULL, &want), AG_SUCCESS);
+    assert_int_equal(got.n, K);
+    assert_int_equal(got.n, want.n);
+    assert_true(got.accuracy == want.accuracy);
+    assert_true(got.loss == want.loss);
+    assert_true(got.macro_f1 == want.macro_f1);
+    /* listed, it is refused, and named as the caller numbers it */
+    VECTOR(idx)[2] = 4;
+    assert_int_equal(ag_net_evaluate_graphs(FX.gnet, all, G_MOLS, &FX.y, &idx, &got), AG_EATTR);
+    assert_non_null(strstr(ag_error_message(), "graph 4"));
+    assert_non_null(strstr(ag_error_message(), "'charge'"));
+    /* an empty list scores nothing, as before */
+    igraph_vector_int_clear(&idx);
+    assert_int_equal(ag_net_evaluate_graphs(FX.gnet, FX.mols, G_MOLS, &FX.y, &idx, &got), AG_SUCCESS);
+    assert_int_equal(got.n, 0);
+    igraph_vector_int_destroy(&idx);
+    igraph_matrix_destroy(&y_alone);
+    for (int g = 0; g < G_MOLS; g++) igraph_destroy(&all[g]);
+    for (int i = 0; i < K; i++) igraph_destroy(&alone[i]);
+}
+
 static void raise_after_3(const ag_epoch_log_t *log, void *user) {
     if (log->epoch == 3) *(volatile sig_atomic_t *)user = 1;
 }
@@ -1744,6 +1787,7 @@ int main(void) {
         cmocka_unit_test(test_attention_directed),
         cmocka_unit_test(test_graph_save_load_identical),
         cmocka_unit_test(test_graph_task_figures),
+        cmocka_unit_test(test_evaluate_listed_graphs_only),
         cmocka_unit_test(test_graph_train_deterministic_and_indices),
         cmocka_unit_test(test_graph_train_default_preset),
         cmocka_unit_test(test_graph_train_errors),

@@ -676,30 +676,44 @@ static ag_error_t build_and_train(ag_net_t **net, ag_prepared_t *p, ag_task_t ta
  * `names` when given (a model's), else "target" for one column and "task1".."taskT" for several. */
 typedef struct graph_data_t {
     ag_dataset_t ds;
-    char **files; /* (G) "graph g", for messages */
+    char **files;    /* (G) "graph g", for messages, g the caller's index */
+    igraph_t *picked; /* (G) shallow copies of the listed graphs, read only; NULL: ds.graphs is the caller's */
 } graph_data_t;
 
 static void graph_data_destroy(graph_data_t *d) {
     ag_targets_destroy(&d->ds.targets);
     ag_i_strings_free(d->files, d->ds.n_graphs);
+    ag_i_free(d->picked); /* the copies share the caller's graphs' storage: never igraph_destroy'ed */
     memset(d, 0, sizeof *d);
 }
 
-static ag_error_t graph_data(graph_data_t *d, const igraph_t *graphs, int64_t G, const igraph_matrix_t *targets,
-                             char *const *names, int64_t n_names) {
+/* The view of the caller's n_all graphs, or only of the n listed in `rows` (NULL: all, n unused):
+ * evaluation featurises the graphs it scores, not the others, whose cost (and defects, such as a
+ * missing attribute) are not the question asked. */
+static ag_error_t graph_data(graph_data_t *d, const igraph_t *graphs, int64_t n_all, const igraph_matrix_t *targets,
+                             char *const *names, int64_t n_names, const int64_t *rows, int64_t n) {
     memset(d, 0, sizeof *d);
-    if (G < 1) return AG_ERROR(AG_EINVAL, "no graphs (n_graphs %lld)", (long long)G);
-    if (!graphs) return AG_ERROR(AG_EINVAL, "NULL graphs array (n_graphs %lld)", (long long)G);
+    if (n_all < 1) return AG_ERROR(AG_EINVAL, "no graphs (n_graphs %lld)", (long long)n_all);
+    if (!graphs) return AG_ERROR(AG_EINVAL, "NULL graphs array (n_graphs %lld)", (long long)n_all);
     if (!targets) return AG_ERROR(AG_EINVAL, "NULL targets matrix");
-    int64_t rows = igraph_matrix_nrow(targets), T = igraph_matrix_ncol(targets);
-    if (rows != G)
-        return AG_ERROR(AG_EMISMATCH, "the targets matrix has %lld rows for %lld graphs", (long long)rows,
-                        (long long)G);
+    int64_t n_rows = igraph_matrix_nrow(targets), T = igraph_matrix_ncol(targets);
+    if (n_rows != n_all)
+        return AG_ERROR(AG_EMISMATCH, "the targets matrix has %lld rows for %lld graphs", (long long)n_rows,
+                        (long long)n_all);
     if (T < 1) return AG_ERROR(AG_EMISMATCH, "the targets matrix has no column");
+    const int64_t G = rows ? n : n_all;
     ag_targets_t *t = &d->ds.targets;
     d->ds.n_graphs = G;
     d->ds.graphs = (igraph_t *)graphs; /* read-only: ag_prepared_from_* take the dataset as const */
-    ag_error_t rc = ag_fmat_init(&t->y, G, T);
+    ag_error_t rc = AG_SUCCESS;
+    if (rows) {
+        rc = ag_i_alloc_array((void **)&d->picked, G, sizeof *d->picked, "listed graphs");
+        for (int64_t g = 0; g < G && rc == AG_SUCCESS; g++) d->picked[g] = graphs[rows[g]];
+        d->ds.graphs = d->picked;
+    }
+    double *column = NULL; /* (G) one target column of the listed rows, for the spread check */
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&column, G, sizeof *column, "targets");
+    if (rc == AG_SUCCESS) rc = ag_fmat_init(&t->y, G, T);
     t->n_graphs = G;
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&t->tasks, T, sizeof(char *), "targets");
     if (rc == AG_SUCCESS) t->n_tasks = T;
@@ -708,10 +722,11 @@ static ag_error_t graph_data(graph_data_t *d, const igraph_t *graphs, int64_t G,
     if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&d->files, G, sizeof(char *), "graph names");
     for (int64_t g = 0; g < G && rc == AG_SUCCESS; g++) {
         char buf[48];
-        snprintf(buf, sizeof buf, "graph %lld", (long long)g);
+        const long long at = rows ? (long long)rows[g] : (long long)g;
+        snprintf(buf, sizeof buf, "graph %lld", at);
         if (!(d->files[g] = ag_i_strdup(buf))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
         /* a graph without vertices would join a batch as nothing, its target trained on no input */
-        else if (vcount(&graphs[g]) == 0) rc = AG_ERROR(AG_EVALUE, "graph %lld has no vertices", (long long)g);
+        else if (vcount(&d->ds.graphs[g]) == 0) rc = AG_ERROR(AG_EVALUE, "graph %lld has no vertices", at);
     }
     for (int64_t j = 0; j < T && rc == AG_SUCCESS; j++) {
         char buf[48];
@@ -721,10 +736,12 @@ static ag_error_t graph_data(graph_data_t *d, const igraph_t *graphs, int64_t G,
         if (!(t->tasks[j] = ag_i_strdup(buf))) rc = AG_ERROR(AG_ENOMEM, "out of memory");
         int binary = 1;
         for (int64_t g = 0; g < G && rc == AG_SUCCESS; g++) {
-            double v = MATRIX(*targets, g, j);
+            const int64_t row = rows ? rows[g] : g;
+            double v = MATRIX(*targets, row, j);
+            column[g] = v;
             if (!isnan(v) && !(fabs(v) <= FLT_MAX)) {
                 char where[64];
-                snprintf(where, sizeof where, "targets: row %lld, column %lld", (long long)g, (long long)j);
+                snprintf(where, sizeof where, "targets: row %lld, column %lld", (long long)row, (long long)j);
                 rc = ag_i_target_range_error(v, where, "column", "a missing target");
             }
             t->y.data[g * T + j] = (float)v;
@@ -733,11 +750,12 @@ static ag_error_t graph_data(graph_data_t *d, const igraph_t *graphs, int64_t G,
         if (rc == AG_SUCCESS && !binary && G > 0) {
             char which[64];
             snprintf(which, sizeof which, "targets column %lld", (long long)j);
-            rc = ag_i_check_target_spread(&MATRIX(*targets, 0, j), G, which); /* a column is contiguous */
+            rc = ag_i_check_target_spread(column, G, which);
         }
         t->kinds[j] = binary ? AG_TASK_BINARY : AG_TASK_REGRESSION;
         t->n_classes[j] = binary ? 2 : 0;
     }
+    ag_i_free(column);
     if (rc == AG_SUCCESS) d->ds.files = d->files;
     if (rc != AG_SUCCESS) graph_data_destroy(d);
     return rc;
@@ -753,7 +771,7 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
     ag_net_train_options_init(&defaults);
     const ag_net_train_options_t *o = opts ? opts : &defaults;
     graph_data_t d;
-    AG_CHECK(graph_data(&d, graphs, n_graphs, targets, NULL, 0));
+    AG_CHECK(graph_data(&d, graphs, n_graphs, targets, NULL, 0, NULL, 0));
     ag_task_t task = ag_task_infer(&d.ds.targets);
     ag_error_t rc = o->task ? ag_task_from_name(o->task, &task) : AG_SUCCESS;
     if (rc == AG_SUCCESS && !ag_task_is_graph_level(task))
@@ -826,20 +844,20 @@ static ag_error_t evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_
     if (!ag_task_is_graph_level(task))
         return AG_ERROR(AG_EINVAL, "%s: the model is %s; use %s", fn, ag_task_name(task),
                         task == AG_TASK_NODE_REGRESSION ? "ag_net_evaluate_node_values" : "ag_net_evaluate_nodes");
+    int64_t *listed = NULL, n = n_graphs; /* (n) the caller's indices of the listed graphs */
+    if (idx) AG_CHECK(index_list(idx, n_graphs, "idx", &listed, &n));
     graph_data_t d;
-    AG_CHECK(graph_data(&d, graphs, n_graphs, targets, net->b.names, net->b.n_names));
-    int64_t *ix = NULL, n = n_graphs;
-    ag_error_t rc = AG_SUCCESS;
-    if (idx) rc = index_list(idx, n_graphs, "idx", &ix, &n);
+    /* an empty list scores nothing (NaN figures), over the view of every graph as before */
+    ag_error_t rc = graph_data(&d, graphs, n_graphs, targets, net->b.names, net->b.n_names, n > 0 ? listed : NULL, n);
+    ag_i_free(listed);
+    if (rc != AG_SUCCESS) return rc;
     ag_prepared_t p;
     memset(&p, 0, sizeof p);
-    if (rc == AG_SUCCESS)
-        rc = ag_prepared_from_graphs_with(&p, &d.ds, task, &net->b.featurizer, (const char *const *)net->b.names,
-                                          net->b.n_names);
-    if (rc == AG_SUCCESS && !ix) {
-        rc = ag_i_alloc_array((void **)&ix, n_graphs, sizeof(int64_t), "idx");
-        for (int64_t g = 0; g < n_graphs && rc == AG_SUCCESS; g++) ix[g] = g;
-    }
+    rc = ag_prepared_from_graphs_with(&p, &d.ds, task, &net->b.featurizer, (const char *const *)net->b.names,
+                                      net->b.n_names);
+    int64_t *ix = NULL; /* (n) rows of the view: all of it, or none */
+    if (rc == AG_SUCCESS) rc = ag_i_alloc_array((void **)&ix, n > 0 ? n : 1, sizeof(int64_t), "idx");
+    for (int64_t g = 0; g < n && rc == AG_SUCCESS; g++) ix[g] = g;
     const int64_t T = ag_model_n_tasks(net->b.model);
     ag_scores_t *each = NULL; /* (T) */
     if (rc == AG_SUCCESS && per_task) rc = ag_i_alloc_array((void **)&each, T, sizeof *each, "per-task scores");
