@@ -535,15 +535,20 @@ static void test_ffn_gradcheck(void **state) {
     }
 }
 
+/* A feed-forward block of the default configuration but for its sizes and activation. */
+static void ffn_make(ag_ffn_t *f, int64_t dim, int64_t hidden, ag_act_kind_t act, uint64_t seed) {
+    ag_ffn_config_t cfg;
+    ag_ffn_config_default(&cfg, dim);
+    cfg.hidden = hidden;
+    cfg.act = act;
+    assert_int_equal(ag_ffn_init(f, &cfg, seed), AG_SUCCESS);
+}
+
 /* Evaluation output equals the composition of the parts computed by hand-wired layers. */
 static void test_ffn_matches_composition(void **state) {
     (void)state;
     ag_ffn_t f;
-    ag_ffn_config_t cfg;
-    ag_ffn_config_default(&cfg, 3);
-    cfg.hidden = 5;
-    cfg.act = AG_ACT_RELU;
-    assert_int_equal(ag_ffn_init(&f, &cfg, 2), AG_SUCCESS);
+    ffn_make(&f, 3, 5, AG_ACT_RELU, 2);
     float *X = rand_buf(6, 8, -1, 1), H[10], A[10], Y[6], Yf[6];
     assert_int_equal(ag_linear_forward(&f.lin1, X, H, 2, 0, NULL), AG_SUCCESS);
     ag_act_apply(AG_ACT_RELU, 0, 0, H, A, 10);
@@ -611,6 +616,34 @@ static void test_cache_reuse(void **state) {
     free(X);
     free(X2);
     ag_linear_destroy(&lin);
+}
+
+/* Inference allocates only what a forward needs: the feed-forward block's input copy and backward
+ * scratch (a third of its memory on a large graph) wait for a training forward, and a training
+ * forward after larger evaluation ones still gets them at its own size. */
+static void test_ffn_inference_memory(void **state) {
+    (void)state;
+    ag_ffn_t f;
+    ffn_make(&f, 4, 8, AG_ACT_GELU, 5);
+    float *X = rand_buf(40, 4, -1, 1), Y[40], dY[40], dX[40];
+    for (int i = 0; i < 40; i++) dY[i] = 0.5f;
+    ag_rng_t rng;
+    ag_rng_init(&rng, 0);
+    assert_int_equal(ag_ffn_forward(&f, X, Y, 10, 0, &rng), AG_SUCCESS);
+    assert_non_null(f.h);
+    assert_null(f.x_cache);
+    assert_null(f.da);
+    assert_int_equal(f.cap_rows, 10);
+    assert_int_equal(f.cap_train_rows, 0);
+    assert_int_equal(ag_ffn_backward(&f, dY, dX, 10), AG_EINVAL);
+    /* training on fewer rows than evaluation saw: its buffers at its own size, and a backward works */
+    assert_int_equal(ag_ffn_forward(&f, X, Y, 6, 1, &rng), AG_SUCCESS);
+    assert_non_null(f.x_cache);
+    assert_non_null(f.da);
+    assert_int_equal(f.cap_train_rows, 6);
+    assert_int_equal(ag_ffn_backward(&f, dY, dX, 6), AG_SUCCESS);
+    free(X);
+    ag_ffn_destroy(&f);
 }
 
 /* A LayerNorm growth that fails after the input cache was replaced (the second of its three
@@ -788,6 +821,7 @@ int main(void) {
         cmocka_unit_test(test_dropout_gradcheck),
         cmocka_unit_test(test_ffn_gradcheck),
         cmocka_unit_test(test_ffn_matches_composition),
+        cmocka_unit_test(test_ffn_inference_memory),
         cmocka_unit_test(test_residual),
         cmocka_unit_test(test_cache_reuse),
         cmocka_unit_test(test_layernorm_failed_growth),

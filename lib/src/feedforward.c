@@ -67,12 +67,20 @@ ag_error_t ag_ffn_forward(ag_ffn_t *layer, const float *X, float *Y, int64_t N, 
     layer->cached_rows = -1;
     /* The block keeps its own activations (what PyTorch keeps: input, pre-activation, dropped
      * activation) and calls the linears' cache-free kernels, so nothing is stored twice. */
-    /* All four buffers grow together (evaluation too), so one capacity describes them. */
-    AG_CHECK(ag_i_cache_grow(&layer->x_cache, cap, N, F, "feed-forward input cache"));
+    /* The pre-activation and activation are the forward's own workspace and grow together under
+     * one capacity; the input copy and the backward scratch exist for a backward only, so a model
+     * that only predicts (a large graph's inference) never allocates them. */
+    const int64_t tcap = layer->cap_train_rows;
+    if (training) {
+        AG_CHECK(ag_i_cache_grow(&layer->x_cache, tcap, N, F, "feed-forward input cache"));
+        AG_CHECK(ag_i_cache_grow(&layer->da, tcap, N, Hd, "feed-forward gradient scratch"));
+    }
     AG_CHECK(ag_i_cache_grow(&layer->h, cap, N, Hd, "feed-forward hidden cache"));
     AG_CHECK(ag_i_cache_grow(&layer->a, cap, N, Hd, "feed-forward activation cache"));
-    AG_CHECK(ag_i_cache_grow(&layer->da, cap, N, Hd, "feed-forward gradient scratch"));
+    /* capacities only once every buffer is in place: after a failed allocation, the next call
+     * allocates them all again rather than trusting a buffer smaller than its capacity says */
     if (N > cap) layer->cap_rows = N;
+    if (training && N > tcap) layer->cap_train_rows = N;
     if (training && N > 0) memcpy(layer->x_cache, X, (size_t)(N * F) * sizeof(float));
     ag_i_linear_apply(&layer->lin1, X, layer->h, N);                          /* (N x Hd) */
     ag_act_apply(c->act, c->slope, c->alpha, layer->h, layer->a, N * Hd);      /* (N x Hd) */

@@ -147,8 +147,10 @@ ag_error_t ag_model_estimate_memory(const ag_model_config_t *c, int64_t N, int64
                 floats(&acc, N, mul(&acc, wa, grad + 1, "width"), "nodes x width");
                 PARAMS(2 * wa);
             }
-            floats(&acc, N, mul(&acc, wa, grad + 1, "width"), "nodes x width"); /* value (+grad) + input cache */
-            floats(&acc, N, mul(&acc, Hd, 3, "FFN width"), "nodes x FFN width"); /* hidden, activation, scratch */
+            /* value (+grad), and the input cache in training only */
+            floats(&acc, N, mul(&acc, wa, grad + (training ? 1 : 0), "width"), "nodes x width");
+            /* hidden and activation, and the backward scratch in training only */
+            floats(&acc, N, mul(&acc, Hd, 2 + (training ? 1 : 0), "FFN width"), "nodes x FFN width");
             PARAMS(mul(&pacc, mul(&pacc, wa, Hd, "FFN weights"), 2, "FFN weights") + Hd + wa);
             if (b->residual) floats(&acc, N, mul(&acc, wa, grad, "width"), "nodes x width");
         }

@@ -324,11 +324,12 @@ typedef struct ag_ffn_t {
     ag_ffn_config_t cfg;
     ag_linear_t lin1, lin2; /* their own x caches stay empty: the block keeps its activations */
     ag_dropout_t drop;
-    float *x_cache;  /* (cap_rows x F) input */
+    float *x_cache;  /* (cap_train_rows x F) input of the last training forward; NULL until one */
     float *h;        /* (cap_rows x Hd) pre-activation Linear1 output */
     float *a;        /* (cap_rows x Hd) activation after dropout, Linear2's input */
-    float *da;       /* (cap_rows x Hd) scratch of backward */
-    int64_t cap_rows;
+    float *da;       /* (cap_train_rows x Hd) scratch of backward; NULL until a training forward */
+    int64_t cap_rows;       /* rows h and a can hold */
+    int64_t cap_train_rows; /* rows x_cache and da can hold */
     int64_t cached_rows;
 } ag_ffn_t;
 
@@ -356,8 +357,8 @@ ag_error_t ag_ffn_params(ag_ffn_t *layer, ag_param_list_t *list, const char *pre
 /** \function ag_ffn_forward
  * \param X (N x F)  \param Y (N x F), must not alias X.
  * \return AG_SUCCESS, AG_EINVAL, AG_ENOMEM.
- * Time complexity: O(N F Hd), through the BLAS. Memory: the layer keeps N x (F + 3 Hd) floats, in
- * evaluation too (input copy, hidden, activation and backward scratch). */
+ * Time complexity: O(N F Hd), through the BLAS. Memory: the layer keeps N x 2 Hd floats (hidden,
+ * activation), and after a training forward N x (F + Hd) more (input copy, backward scratch). */
 ag_error_t ag_ffn_forward(ag_ffn_t *layer, const float *X, float *Y, int64_t N, int training,
                           ag_rng_t *rng);
 
