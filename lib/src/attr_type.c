@@ -2,10 +2,10 @@
  * attr_type.c: the type of a named igraph attribute (see attr_type.h).
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "attr_type.h"
 #include "internal.h"
+#include "name_index.h"
 
 /* igraph_cattribute_list for the one kind elem: copying the other kinds' names too made a lookup
  * of a graph attribute cost the vertex attributes' count (hundreds in a TU set's continuous
@@ -17,27 +17,13 @@ static igraph_error_t list_kind(const igraph_t *graph, igraph_attribute_elemtype
                                              : igraph_cattribute_list(graph, NULL, NULL, NULL, NULL, names, types);
 }
 
-/* One listed attribute: its name (in the list) and igraph type. */
-typedef struct listed_t {
-    const char *name;
-    int type;
-} listed_t;
-
-static int cmp_listed(const void *a, const void *b) {
-    return strcmp(((const listed_t *)a)->name, ((const listed_t *)b)->name);
-}
-
-/* The listed attributes sorted by name into a new array (A, at least 1 so that none is NULL),
- * or NULL when out of memory. igraph's names of one kind are unique, so the order among equal
- * names never arises. */
-static listed_t *sort_listed(const igraph_strvector_t *names, const igraph_vector_int_t *types) {
-    const igraph_integer_t A = igraph_strvector_size(names);
-    listed_t *by_name = ag_i_malloc((size_t)(A > 0 ? A : 1) * sizeof *by_name);
-    if (!by_name) return NULL;
-    for (igraph_integer_t i = 0; i < A; i++)
-        by_name[i] = (listed_t){igraph_strvector_get(names, i), (int)VECTOR(*types)[i]};
-    if (A > 1) qsort(by_name, (size_t)A, sizeof *by_name, cmp_listed);
-    return by_name;
+/* The listed names indexed (positions those in names), into ix; IGRAPH_ENOMEM when it cannot be. */
+static igraph_error_t index_listed(ag_i_name_index_t *ix, const igraph_strvector_t *names) {
+    const int64_t A = igraph_strvector_size(names);
+    if (ag_i_name_index_init(ix, A, "attribute index") != AG_SUCCESS) return IGRAPH_ENOMEM;
+    for (int64_t i = 0; i < A; i++) ag_i_name_index_put(ix, i, igraph_strvector_get(names, i));
+    ag_i_name_index_sort(ix);
+    return IGRAPH_SUCCESS;
 }
 
 ag_error_t ag_i_attr_types(const igraph_t *graph, igraph_attribute_elemtype_t elem, const char *const *names,
@@ -54,15 +40,13 @@ ag_error_t ag_i_attr_types(const igraph_t *graph, igraph_attribute_elemtype_t el
         igraph_strvector_destroy(&listed);
     const int have = rc == IGRAPH_SUCCESS;
     if (have) rc = list_kind(graph, elem, &listed, &listed_types);
-    listed_t *by_name = rc == IGRAPH_SUCCESS ? sort_listed(&listed, &listed_types) : NULL; /* (A) */
-    if (rc == IGRAPH_SUCCESS && !by_name) rc = IGRAPH_ENOMEM;
-    const size_t A = by_name ? (size_t)igraph_strvector_size(&listed) : 0;
-    for (int64_t i = 0; by_name && A > 0 && i < n; i++) {
-        const listed_t key = {names[i], 0};
-        const listed_t *hit = names[i] ? bsearch(&key, by_name, A, sizeof key, cmp_listed) : NULL;
-        if (hit) types[i] = (igraph_attribute_type_t)hit->type;
+    ag_i_name_index_t ix = {0, NULL}; /* (A) */
+    if (rc == IGRAPH_SUCCESS) rc = index_listed(&ix, &listed);
+    for (int64_t i = 0; rc == IGRAPH_SUCCESS && i < n; i++) {
+        const int64_t at = names[i] ? ag_i_name_index_find(&ix, names[i]) : -1;
+        if (at >= 0) types[i] = (igraph_attribute_type_t)VECTOR(listed_types)[at];
     }
-    ag_i_free(by_name);
+    ag_i_name_index_destroy(&ix);
     if (have) {
         igraph_strvector_destroy(&listed);
         igraph_vector_int_destroy(&listed_types);

@@ -12,6 +12,7 @@
 #include "colstats.h"
 #include "internal.h"
 #include "json.h"
+#include "name_index.h"
 #include "featurizer_json.h"
 
 #define FEATURIZER_FORMAT "attngraph.featurizer"
@@ -159,33 +160,15 @@ const char *ag_featurizer_edge_column_name(const ag_featurizer_t *f, int64_t j) 
 
 /* ---- reading attributes from igraph ---- */
 
-/* One attribute of a graph in attr_list_t's index: its name (in the list's names), igraph type and
- * place in igraph's order. */
-typedef struct attr_entry_t {
-    const char *name;
-    int type;
-    int64_t pos;
-} attr_entry_t;
-
 /* The vertex or edge attributes of a graph: names and igraph types in igraph's order, and an index
  * by name. A graph's A attributes are each looked up once or twice per graph (select, encode):
  * a linear search made that A^2 per graph. */
 typedef struct attr_list_t {
     igraph_strvector_t names;
     igraph_vector_int_t types;
-    attr_entry_t *by_name; /* (A) sorted by name */
-    int64_t n;             /* A */
+    ag_i_name_index_t index; /* (A) the names, positions those in names */
+    int made;                /* attr_list_get() succeeded: the three above are to be destroyed */
 } attr_list_t;
-
-static int cmp_entry_name(const void *a, const void *b) {
-    return strcmp(((const attr_entry_t *)a)->name, ((const attr_entry_t *)b)->name);
-}
-
-static int cmp_entry(const void *pa, const void *pb) {
-    const attr_entry_t *a = pa, *b = pb;
-    int c = strcmp(a->name, b->name);
-    return c ? c : (a->pos > b->pos) - (a->pos < b->pos);
-}
 
 static ag_error_t attr_list_get(const igraph_t *ig, int is_edge, attr_list_t *l) {
     igraph_strvector_t gn, vn, en;
@@ -237,23 +220,20 @@ static ag_error_t attr_list_get(const igraph_t *ig, int is_edge, attr_list_t *l)
         igraph_strvector_destroy(&en);
         igraph_vector_int_destroy(&et);
     }
-    l->by_name = NULL;
-    l->n = rc == IGRAPH_SUCCESS ? (int64_t)igraph_strvector_size(&l->names) : 0;
+    l->made = 0;
+    l->index = (ag_i_name_index_t){0, NULL};
     if (rc == IGRAPH_SUCCESS) {
-        l->by_name = ag_i_malloc((size_t)(l->n > 0 ? l->n : 1) * sizeof *l->by_name);
-        if (!l->by_name) rc = IGRAPH_ENOMEM;
-        for (int64_t i = 0; l->by_name && i < l->n; i++)
-            l->by_name[i] = (attr_entry_t){igraph_strvector_get(&l->names, i), (int)VECTOR(l->types)[i], i};
-        /* a name listed twice answers with its first entry, as a search in igraph's order did */
-        if (l->by_name && l->n > 1) {
-            qsort(l->by_name, (size_t)l->n, sizeof *l->by_name, cmp_entry);
-            int64_t m = 1;
-            for (int64_t i = 1; i < l->n; i++)
-                if (strcmp(l->by_name[i].name, l->by_name[m - 1].name) != 0) l->by_name[m++] = l->by_name[i];
-            l->n = m;
-        }
+        const int64_t A = igraph_strvector_size(&l->names);
+        if (ag_i_name_index_init(&l->index, A, "attribute index") != AG_SUCCESS) rc = IGRAPH_ENOMEM;
+        for (int64_t i = 0; rc == IGRAPH_SUCCESS && i < A; i++)
+            ag_i_name_index_put(&l->index, i, igraph_strvector_get(&l->names, i));
+        /* a name listed twice answers with its first entry (the index finds the smallest
+         * position), as a search in igraph's order did */
+        if (rc == IGRAPH_SUCCESS) ag_i_name_index_sort(&l->index);
+        l->made = rc == IGRAPH_SUCCESS;
     }
     if (rc != IGRAPH_SUCCESS) {
+        ag_i_name_index_destroy(&l->index);
         igraph_strvector_destroy(&l->names);
         igraph_vector_int_destroy(&l->types);
     }
@@ -266,8 +246,8 @@ static ag_error_t attr_list_get(const igraph_t *ig, int is_edge, attr_list_t *l)
 }
 
 static void attr_list_destroy(attr_list_t *l) {
-    ag_i_free(l->by_name);
-    l->by_name = NULL;
+    ag_i_name_index_destroy(&l->index);
+    l->made = 0;
     ag_i_igraph_enter();
     igraph_strvector_destroy(&l->names);
     igraph_vector_int_destroy(&l->types);
@@ -283,9 +263,8 @@ static const char *attr_list_name(const attr_list_t *l, int64_t i) {
 
 /* -1 if absent; else the igraph type. */
 static int attr_list_type(const attr_list_t *l, const char *name) {
-    const attr_entry_t key = {name, 0, 0};
-    const attr_entry_t *hit = l->n > 0 ? bsearch(&key, l->by_name, (size_t)l->n, sizeof key, cmp_entry_name) : NULL;
-    return hit ? hit->type : -1;
+    const int64_t at = ag_i_name_index_find(&l->index, name);
+    return at >= 0 ? (int)VECTOR(l->types)[at] : -1;
 }
 
 static int usable_kind(int igraph_type, ag_attr_type_t *kind) {
@@ -1068,7 +1047,7 @@ static int numbering(char *const *ref, int64_t n) {
  * repeats there), and then the other graphs' lists are never needed. */
 typedef struct attr_lists_t {
     const igraph_t *const *graphs;
-    attr_list_t *l; /* (G) l[g] is made where l[g].by_name is set (attr_list_get() always sets it) */
+    attr_list_t *l; /* (G) l[g] is listed where l[g].made is set */
     int64_t count;  /* G */
 } attr_lists_t;
 
@@ -1083,13 +1062,13 @@ static ag_error_t attr_lists_init(attr_lists_t *ls, const igraph_t *const *graph
 
 static void attr_lists_destroy(attr_lists_t *ls) {
     for (int64_t g = 0; ls->l && g < ls->count; g++)
-        if (ls->l[g].by_name) attr_list_destroy(&ls->l[g]);
+        if (ls->l[g].made) attr_list_destroy(&ls->l[g]);
     ag_i_free(ls->l);
     memset(ls, 0, sizeof *ls);
 }
 
 static ag_error_t attr_lists_at(attr_lists_t *ls, int64_t g, const attr_list_t **out) {
-    if (!ls->l[g].by_name) AG_CHECK(attr_list_get(ls->graphs[g], 0, &ls->l[g]));
+    if (!ls->l[g].made) AG_CHECK(attr_list_get(ls->graphs[g], 0, &ls->l[g]));
     *out = &ls->l[g];
     return AG_SUCCESS;
 }
