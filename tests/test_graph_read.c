@@ -211,6 +211,26 @@ static void test_error_paths(void **state) {
                       BROKEN "names.edgelist:2: Unexpected character 'a' while parsing integer. (Parse error); vertex "
                              "names instead of numbers? an edge list numbers its vertices from 0; for names use "
                              "--format ncol (or a .ncol extension)");
+    /* a CSV of edges (pandas' to_csv, PyG users' edges.csv): the commas are the fault, with or
+     * without a header, and in NCOL too, to which the names hint would have sent it */
+    assert_read_fails(BROKEN "pandas.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "pandas.edgelist:1: Unexpected character 's' while parsing integer. (Parse error); its "
+                             "lines hold commas, where an edgelist file separates a line's fields by spaces or tabs "
+                             "(a CSV of edges: replace the commas, e.g. tr ',' ' ', and drop a header line)");
+    assert_read_fails(BROKEN "commas.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "commas.edgelist:1: Unexpected character ',' while parsing integer. (Parse error); its "
+                             "lines hold commas, where an edgelist file separates a line's fields by spaces or tabs "
+                             "(a CSV of edges: replace the commas, e.g. tr ',' ' ', and drop a header line)");
+    assert_read_fails(BROKEN "pandas.ncol", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "pandas.ncol: Parse error in NCOL file, line 2 (syntax error, unexpected end of line, "
+                             "expecting alphanumeric) (Parse error); its lines hold commas, where an ncol file "
+                             "separates a line's fields by spaces or tabs (a CSV of edges: replace the commas, e.g. "
+                             "tr ',' ' ', and drop a header line)");
+    /* a header over ids: read as NCOL, as the names hint said, it became an edge 'source'-'target' */
+    assert_read_fails(BROKEN "header.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
+                      BROKEN "header.edgelist:2: Unexpected character 's' while parsing integer. (Parse error); a "
+                             "header line? an edge list has none, and every line after this one holds vertex ids "
+                             "only: remove it (e.g. tail -n +3 " BROKEN "header.edgelist)");
     /* a negative id is refused after the whole file is read: igraph's error, without a line */
     assert_read_fails(BROKEN "negative.edgelist", AG_FORMAT_AUTO, AG_EPARSE,
                       BROKEN "negative.edgelist: Invalid (negative or too large) vertex ID. (Invalid vertex ID)");

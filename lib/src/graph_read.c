@@ -216,6 +216,22 @@ static int has_letter(const char *t) {
     return 0;
 }
 
+/* Whether the first line of the text head (n bytes) that is neither empty nor a comment ('#' or
+ * '%') holds a comma: no field of an edge list, NCOL or LGL file does (an NCOL name could, but a
+ * file of such names that igraph failed to read is a CSV far more often). */
+static int first_line_has_comma(const char *head, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        size_t end = i;
+        while (end < n && head[end] != '\n') end++;
+        size_t j = i;
+        while (j < end && isspace((unsigned char)head[j])) j++;
+        if (j < end && head[j] != '#' && head[j] != '%') return memchr(head + j, ',', end - j) != NULL;
+        i = end + 1;
+    }
+    return 0;
+}
+
 /* Replaces *f (and *copy, the text it reads if any) with the Pajek file's text rewritten so that
  * igraph reads its arcs and edges as one graph (graph_read_pajek.c). On failure *f is closed and
  * NULL. */
@@ -433,6 +449,20 @@ static ag_error_t read_graph(igraph_t *ig, const char *path, ag_format_t format,
             if (n_head > 0 && ag_format_sniff(head, n_head, &looks) == AG_SUCCESS && looks != format)
                 return AG_ERROR(AG_EPARSE, "%s; read as %s, but its first lines look like %s (--format %s)", msg,
                                 ag_format_name(format), ag_format_name(looks), ag_format_name(looks));
+            /* a CSV of edges (pandas' and PyG's 'source,target'): its commas, not its names or
+             * its header, are what to say first, or the names hint sends it to NCOL, which fails
+             * on the same commas */
+            if ((format == AG_FORMAT_EDGELIST || format == AG_FORMAT_NCOL || format == AG_FORMAT_LGL) &&
+                first_line_has_comma(head, n_head))
+                return AG_ERROR(AG_EPARSE, "%s; its lines hold commas, where an %s file separates a line's fields "
+                                           "by spaces or tabs (a CSV of edges: replace the commas, e.g. tr ',' ' ', "
+                                           "and drop a header line)", msg, ag_format_name(format));
+            /* a first line of words over lines of ids only is a header, which the names hint
+             * would send to NCOL, where it becomes an edge between vertices 'source' and 'target' */
+            if (at_token && scan.bad_first && scan.ids_after > 0 && scan.bad_after == 0)
+                return AG_ERROR(AG_EPARSE, "%s; a header line? an edge list has none, and every line after "
+                                           "this one holds vertex ids only: remove it (e.g. tail -n +%lld %s)",
+                                msg, (long long)scan.bad_line + 1, name);
             if (at_token && scan.bad_first && has_letter(scan.bad_token))
                 return AG_ERROR(AG_EPARSE, "%s; vertex names instead of numbers? an edge list numbers its vertices "
                                            "from 0; for names use --format ncol (or a .ncol extension)", msg);

@@ -141,6 +141,10 @@ static void token(scan_t *s, const char *t, int truncated) {
             s->out->bad_first = s->out->vertices == 0;
             s->out->bad_field = s->fields - 1;
             snprintf(s->out->bad_token, sizeof s->out->bad_token, "%s", t);
+        } else if (s->out->bad_line && s->line > s->out->bad_line) {
+            /* what follows the bad line tells a header line (ids only after it) from names */
+            if (v >= 0 || is_integer(t)) s->out->ids_after++;
+            else s->out->bad_after++;
         }
         break;
     case AG_FORMAT_PAJEK:

@@ -20,6 +20,8 @@ typedef struct ag_graph_vertex_scan_t {
     char bad_token[40]; /* that token (truncated) */
     int bad_first;      /* no vertex id came before it: a file of names rather than a mistyped id */
     int64_t bad_field;  /* its 0-based field in its line */
+    int64_t ids_after;  /* edge list: vertex ids on the lines after bad_line */
+    int64_t bad_after;  /* edge list: tokens that are no vertex id on the lines after bad_line */
     int64_t comment_lines; /* edge list: lines whose first field starts with '#' or '%' (SNAP's and
                               KONECT's headers); the scan skips them, and so must the read */
     int64_t odd_line;   /* edge list: 1-based line of the first other line with an odd number of
