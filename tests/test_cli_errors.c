@@ -804,6 +804,12 @@ static void test_flag_names(void **state) {
         "attn-graph: fb.gml: numeric vertex attribute 'x' is missing on vertex 1 (NaN; every vertex needs a number); "
         "to train without it, leave it out (--exclude-attrs x)\n",
         "train --labels @/flags.csv --split-random 1,0 --epochs 1 -q -o @/f.safetensors");
+    /* a table whose graph column is not 'file': its columns, and the flag that names it */
+    write_text("paths.csv", "path,y\nfa.gml,0\nfb.gml,1\n");
+    run_expect(3,
+        "attn-graph: @/paths.csv:1: no 'file' column in the header (its columns: 'path', 'y'); --file-column names "
+        "the column of the graph files\n",
+        "train --labels @/paths.csv --epochs 1 -q");
 }
 
 /* A directory given where a file is read is named as one (exit 3), wherever it is given: fopen()

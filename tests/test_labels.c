@@ -291,7 +291,10 @@ static void test_targets_table(void **state) {
     ag_targets_options_init(&o);
     o.file_column = "path";
     assert_int_equal(ag_targets_read_csv(&t, DATA "targets.csv", &o), AG_EATTR);
-    assert_non_null(strstr(ag_error_message(), "targets.csv:1: no 'path' column in the header"));
+    assert_non_null(strstr(ag_error_message(), "targets.csv:1: no 'path' column in the header (its columns: "));
+    /* the header's names, and the option that names the column: a table of 'path' was refused
+     * without either */
+    assert_non_null(strstr(ag_error_message(), "); option file_column names the column of the graph files"));
 
     struct {
         const char *text;

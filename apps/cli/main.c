@@ -42,6 +42,7 @@ static void flag_names(char *msg, size_t cap) {
     static const char *const names[][2] = {
         {"option exclude_attrs or exclude_more: '", "--exclude-attrs "},
         {"option degree", "--degree"},
+        {"option file_column", "--file-column"},
         {"DIMACS or DL file: read it as undirected)", "DIMACS or DL file: leave out --directed)"},
         {"DIMACS or DL file: read it as directed)", "DIMACS or DL file: give --directed)"},
     };

@@ -486,7 +486,18 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
     for (int64_t c = 0; c < n_cols; c++)
         if (strcmp(header[c], file_name) == 0) file_col = c;
     if (file_col < 0) {
-        rc = AG_ERROR(AG_EATTR, "%s:1: no '%s' column in the header", path, file_name);
+        /* the header's own names, so that a table of 'path' or 'smiles_file' (PyG's and
+         * DeepChem's CSVs) says which column to name, and how */
+        char names[256];
+        size_t k = 0;
+        names[0] = '\0';
+        enum { SHOWN = 8 }; /* a wide table (Tox21's 14 columns) names its first ones and its count */
+        for (int64_t c = 0; c < n_cols && c < SHOWN && k < sizeof names; c++)
+            k += (size_t)snprintf(names + k, sizeof names - k, "%s'%.40s'", c ? ", " : "", header[c]);
+        if (n_cols > SHOWN && k < sizeof names)
+            snprintf(names + k, sizeof names - k, ", ... (%lld in all)", (long long)n_cols);
+        rc = AG_ERROR(AG_EATTR, "%s:1: no '%s' column in the header (its columns: %s); option file_column names the "
+                      "column of the graph files", path, file_name, names);
         goto done;
     }
     if (header_repeats(path, header, n_cols, file_col, &rc)) goto done;
