@@ -1462,6 +1462,40 @@ static void test_explain_component_scale(void **state) {
     }
 }
 
+/* Writes dir/name: a ring of nv vertices with attributes x (v % 3) and club (v % 2), and with chords
+ * a second edge per vertex, to v * 7 + 3. */
+static void ring_gml(const char *name, int nv, int chords) {
+    char gml[256];
+    FILE *f = create_in_dir(gml, sizeof gml, name);
+    fputs("graph [\n directed 0\n", f);
+    for (int v = 0; v < nv; v++) fprintf(f, " node [ id %d x %d club %d ]\n", v, v % 3, v % 2);
+    for (int v = 0; v < nv; v++) {
+        fprintf(f, " edge [ source %d target %d ]\n", v, (v + 1) % nv);
+        if (chords)
+            fprintf(f, " edge [ source %d target %d ]\n", v, (v * 7 + 3) % nv == v ? (v + 2) % nv : (v * 7 + 3) % nv);
+    }
+    fputs("]\n", f);
+    fclose(f);
+}
+
+/* Above 2000 vertices the circles have a radius of 2 px: their outline is a quarter of it, so that
+ * the class colour fills most of each circle (a 1-px outline left a 1.5-px dot of colour). */
+static void test_explain_small_circles_outline(void **state) {
+    (void)state;
+    enum { NV = 2100 };
+    ring_gml("many.gml", NV, 0);
+    char *doc = train_and_draw("many.gml", "club", "--epochs 1 --hidden 8 --layers 1 --heads 2", NULL);
+    const char *circle = strstr(doc, "\" r=\"2.0\"");
+    assert_non_null(circle);
+    const char *group = strstr(doc, "<g stroke=\"#333333\" stroke-width=\"");
+    assert_non_null(group);
+    assert_true(group < circle);
+    double width = 0.0;
+    assert_int_equal(sscanf(group, "<g stroke=\"#333333\" stroke-width=\"%lf", &width), 1);
+    assert_true(width <= 0.5 + 1e-9);
+    free(doc);
+}
+
 /* How many names the line under a drawing says were left to the tooltips (0 without the line). */
 static long hidden_names(const char *doc) {
     const char *note = strstr(doc, " names not written where they would cross");
@@ -1539,16 +1573,7 @@ static void test_explain_names_do_not_cross(void **state) {
 static void test_explain_label_size(void **state) {
     (void)state;
     enum { NV = 250 };
-    char gml[256];
-    FILE *f = create_in_dir(gml, sizeof gml, "ids250.gml");
-    fputs("graph [\n directed 0\n", f);
-    for (int v = 0; v < NV; v++) fprintf(f, " node [ id %d x %d club %d ]\n", v, v % 3, v % 2);
-    for (int v = 0; v < NV; v++) {
-        fprintf(f, " edge [ source %d target %d ]\n", v, (v + 1) % NV);
-        fprintf(f, " edge [ source %d target %d ]\n", v, (v * 7 + 3) % NV == v ? (v + 2) % NV : (v * 7 + 3) % NV);
-    }
-    fputs("]\n", f);
-    fclose(f);
+    ring_gml("ids250.gml", NV, 1);
     char *doc = train_and_draw("ids250.gml", "club", "--epochs 1 --hidden 8 --layers 1 --heads 2", NULL);
     int inside = 0, beside = 0;
     for (const char *q = doc; (q = strstr(q, "<text x=\"")) != NULL; q++) {
@@ -1956,6 +1981,7 @@ int main(void) {
         cmocka_unit_test(test_explain_components_close),
         cmocka_unit_test(test_explain_isolated_close),
         cmocka_unit_test(test_explain_component_scale),
+        cmocka_unit_test(test_explain_small_circles_outline),
         cmocka_unit_test(test_explain_names_do_not_cross),
         cmocka_unit_test(test_explain_label_size),
         cmocka_unit_test(test_explain_regression_digits),

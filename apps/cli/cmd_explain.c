@@ -1241,7 +1241,10 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         /* clear of the widest stroke (7.5 px); beside straight strokes only */
         if (n_marked && copies[e] == 1 && u != v) bond_marks(f, ig, pos, u, v, bond_kind(ig, bonds, e), radius, 6.0);
     }
-    fputs("</g>\n<g stroke=\"#333333\" stroke-width=\"1\">\n", f);
+    /* The circles' outline is 1 px, but a quarter of the radius on the 2-px circles above 2000
+     * vertices: there a 1-px outline covered half the radius, and a class's colour showed as a
+     * dot of 1.5 px inside dark grey (3,000 vertices in 6 classes: red and brown classes alike) */
+    fprintf(f, "</g>\n<g stroke=\"#333333\" stroke-width=\"%g\">\n", fmin(1.0, radius / 4.0));
     for (int64_t v = 0; v < N; v++) {
         double x = pos[2 * v], y = pos[2 * v + 1];
         vertex_fill(col, sizeof col, task, task == AG_TASK_NODE_CLASSIFICATION ? Y + v * C : NULL, C, slot, na[v],
