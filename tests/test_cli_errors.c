@@ -325,7 +325,7 @@ static void test_table_width(void **state) {
     /* without --table-id-attr an edge list's vertices are their indices: the table's are beyond them */
     run_expect(3, "attn-graph: @/t2.csv:7: id '5' is not a vertex index (the graph has 5 vertices): a vertex with no "
                   "edge in an edge list does not exist in the graph (its vertices are 0 to the largest id an edge "
-                  "names)\n",
+                  "names, unless --vertices N gives their count: 0 to N-1)\n",
                "train graphs/formats/sample.edgelist --label-attr cls --node-table @/t2.csv");
     /* the right width works */
     ag_cli_run_t r =
@@ -527,7 +527,7 @@ static void test_table_ids_by_index(void **state) {
     write_text("iso.csv", "id,f,cls\n0,1,a\n1,2,b\n2,3,a\n3,4,b\n");
     run_expect(3, "attn-graph: @/iso.csv:5: id '3' is not a vertex index (the graph has 3 vertices): a vertex with no "
                   "edge in an edge list does not exist in the graph (its vertices are 0 to the largest id an edge "
-                  "names)\n",
+                  "names, unless --vertices N gives their count: 0 to N-1)\n",
                "train @/iso.edges --label-attr cls --node-table @/iso.csv --epochs 1");
     /* an id that is no index at all gets no such explanation */
     write_text("word.csv", "id,f,cls\n0,1,a\n1,2,b\nx,3,a\n");
@@ -1410,6 +1410,33 @@ static void test_info_empty_graph(void **state) {
                "classify --model graphs/models/tox21.safetensors @/none.gml");
 }
 
+/* An edge list whose last vertices have no edge, with a node table of every vertex: the table's
+ * error names --vertices, which reads the graph with them, for every command that reads it. */
+static void test_edge_list_vertex_count(void **state) {
+    (void)state;
+    write_text("vtx.edges", "0 1\n1 2\n2 0\n2 3\n3 0\n");
+    write_text("vtx.csv", "id,x,y\n0,1,a\n1,2,b\n2,3,a\n3,4,b\n4,5,a\n5,6,b\n");
+    run_expect(3, "attn-graph: @/vtx.csv:6: id '4' is not a vertex index (the graph has 4 vertices): a vertex with no "
+                  "edge in an edge list does not exist in the graph (its vertices are 0 to the largest id an edge "
+                  "names, unless --vertices N gives their count: 0 to N-1)\n",
+               "train @/vtx.edges --node-table @/vtx.csv --label-attr y --epochs 1 --threads 1 -q -o @/vtx.safetensors");
+    run_expect(0, "", "train @/vtx.edges --vertices 6 --node-table @/vtx.csv --label-attr y --epochs 1 --threads 1 "
+                      "--split-random 0.5,0.5 -q -o @/vtx.safetensors");
+    ag_cli_run_t r = run_expect(0, "", "eval --model @/vtx.safetensors @/vtx.edges --vertices 6 --node-table @/vtx.csv "
+                                       "--label-attr y --part all");
+    assert_non_null(strstr(r.out, "(n 6)"));
+    r = run_expect(0, "", "label --model @/vtx.safetensors @/vtx.edges --vertices 6 --node-table @/vtx.csv --json");
+    assert_non_null(strstr(r.out, "\"vertex\": 5"));
+    run_expect(0, "", "explain --model @/vtx.safetensors @/vtx.edges --vertices 6 --node-table @/vtx.csv "
+                      "-o @/vtx.graphml");
+    r = run_expect(0, "", "info --vertices 6 @/vtx.edges");
+    assert_non_null(strstr(r.out, "\nnodes: 6\n"));
+    run_expect(2, "attn-graph: @/vtx.edges:4: vertex id 3 needs at least 4 vertices, more than the 3 given "
+                  "(--vertices): the count is the largest id + 1 or more\n", "info --vertices 3 @/vtx.edges");
+    run_expect(2, "attn-graph: train: --vertices is for a node task's one GRAPH (an edge list) (see 'attn-graph train --help')\n",
+               "train --labels graphs/molecules/labels.csv --vertices 6 --epochs 1 -q");
+}
+
 /* A validation part scored perfectly at epoch 1 (accuracy 1 on ten graphs that x decides) keeps
  * epoch 1: the warning says why, instead of suggesting another learning rate. */
 static void test_perfect_validation_hint(void **state) {
@@ -1508,6 +1535,7 @@ int main(void) {
         cmocka_unit_test(test_edge_list_of_names),
         cmocka_unit_test(test_boolean_and_numeric_files),
         cmocka_unit_test(test_info_empty_graph),
+        cmocka_unit_test(test_edge_list_vertex_count),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -542,6 +542,55 @@ static void test_edgelist_comments(void **state) {
     unlink(tmp);
 }
 
+/* An edge list's vertex count (igraph_read_graph_edgelist's n): the vertices after the largest
+ * id exist, without edges; a count below the largest id + 1, a negative one, or one for a format
+ * that lists its own vertices is refused, naming the file (and the line of the largest id). */
+static void test_edgelist_vertex_count(void **state) {
+    (void)state;
+    char tmp[] = "/tmp/ag_vcount_XXXXXX";
+    int fd = mkstemp(tmp);
+    assert_true(fd >= 0);
+    static const char text[] = "0 1\n3 2\n1 2\n";
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    ag_graph_read_options_t o;
+    ag_graph_read_options_init(&o);
+    o.format = AG_FORMAT_EDGELIST;
+    o.directed = 1;
+    o.vertices = 6;
+    igraph_t ig;
+    if (ag_graph_read_with(&ig, tmp, &o)) fail_msg("%s", ag_error_message());
+    assert_int_equal(igraph_vcount(&ig), 6);
+    assert_int_equal(igraph_ecount(&ig), 3);
+    assert_true(igraph_is_directed(&ig));
+    igraph_destroy(&ig);
+    o.vertices = 4; /* exactly the largest id + 1 */
+    if (ag_graph_read_with(&ig, tmp, &o)) fail_msg("%s", ag_error_message());
+    assert_int_equal(igraph_vcount(&ig), 4);
+    igraph_destroy(&ig);
+    char want[256];
+    o.vertices = 3;
+    assert_int_equal(ag_graph_read_with(&ig, tmp, &o), AG_EINVAL);
+    snprintf(want, sizeof want, "%s:2: vertex id 3 needs at least 4 vertices, more than the 3 given (--vertices): the "
+             "count is the largest id + 1 or more", tmp);
+    assert_string_equal(ag_error_message(), want);
+    o.vertices = -1;
+    assert_int_equal(ag_graph_read_with(&ig, tmp, &o), AG_EINVAL);
+    o.vertices = 9;
+    o.format = AG_FORMAT_GML;
+    assert_int_equal(ag_graph_read_with(&ig, FORMATS "sample.gml", &o), AG_EINVAL);
+    assert_string_equal(ag_error_message(), FORMATS "sample.gml: a vertex count (--vertices) is for an edge list, not "
+                        "a gml file, which gives its own vertices");
+    assert_int_equal(ag_graph_read_with(&ig, tmp, NULL), AG_EINVAL);
+    /* the count is held to the read limit as a file's own count is */
+    const int64_t was = ag_graph_read_set_max_memory(1000);
+    o.format = AG_FORMAT_EDGELIST;
+    o.vertices = 1000;
+    assert_int_equal(ag_graph_read_with(&ig, tmp, &o), AG_EREADLIMIT);
+    ag_graph_read_set_max_memory(was);
+    unlink(tmp);
+}
+
 static void test_format_sniff(void **state) {
     (void)state;
     static const struct {
@@ -753,6 +802,7 @@ int main(void) {
         cmocka_unit_test(test_stdin),
         cmocka_unit_test(test_stdin_recognised),
         cmocka_unit_test(test_edgelist_comments),
+        cmocka_unit_test(test_edgelist_vertex_count),
         cmocka_unit_test(test_format_sniff),
         cmocka_unit_test(test_molecule_without_edges),
         cmocka_unit_test(test_every_truncation),

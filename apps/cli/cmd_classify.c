@@ -17,6 +17,7 @@ enum { BATCH = 256 };
 static void classify_usage(FILE *out) {
     fprintf(out,
         "usage: attn-graph classify [--model MODEL.safetensors] [--json] [--format F] [--directed]\n"
+        "                           [--vertices N]\n"
         "                           [--threads N] [--max-memory SIZE] FILE...\n"
         "\n"
         "Predicts each graph file with a graph-level model (classification, multi-task or regression)\n"
@@ -34,6 +35,7 @@ static void classify_usage(FILE *out) {
         "  --format F        gml, graphml, edgelist, ncol, lgl, pajek, dimacs, dl or auto (by extension;\n"
         "                    for '-', standard input, by its text: GML, GraphML, Pajek, DL or LGL)\n"
         "  --directed        read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
+        "  --vertices N      every edge list's vertex count (default: its largest id + 1)\n"
         "  --threads N       OpenMP / BLAS threads\n"
         "  --max-memory SIZE the most reading a graph may take (e.g. 4G; default: the available memory)\n"
         "  --help            this message\n"
@@ -190,7 +192,7 @@ static int json_failure(ag_bundle_t *b, pending_t *pend, int64_t *n_pend, const 
 int ag_cmd_classify(int argc, char **argv) {
     const char *model_path = NULL, *format_name = NULL;
     int json = 0, directed = 0;
-    int64_t threads = 0;
+    int64_t threads = 0, vertices = 0;
     const char **files = calloc((size_t)argc, sizeof *files);
     int n_files = 0;
     if (!files) return AG_EXIT_FAILURE;
@@ -220,7 +222,8 @@ int ag_cmd_classify(int argc, char **argv) {
         }
         int r = cli_opt(CMD, "--model", argc, argv, &i, &v);
         if (r > 0) r = cli_model_once(CMD, &model_path, v);
-        else if (r == 0 && (r = cli_max_memory_option(CMD, argc, argv, &i)) != 0) {
+        else if (r == 0 && ((r = cli_max_memory_option(CMD, argc, argv, &i)) != 0 ||
+                            (r = cli_vertices_option(CMD, argc, argv, &i, &vertices)) != 0)) {
             /* taken, or refused */
         } else if (r == 0 && (r = cli_opt(CMD, "--format", argc, argv, &i, &v)) > 0) format_name = v;
         else if (r == 0 && (r = cli_opt(CMD, "--threads", argc, argv, &i, &v)) > 0) {
@@ -281,7 +284,8 @@ int ag_cmd_classify(int argc, char **argv) {
          * after another on this thread (only the batches' kernels run in parallel, and they say
          * nothing), and each file's list moves with it into its batch */
         ag_cli_warnings_t *was = ag_cli_warnings_start(&warned);
-        ag_error_t rc = ag_graph_read(&ig, path, format, directed);
+        const ag_graph_read_options_t ro = {.format = format, .directed = directed, .vertices = vertices};
+        ag_error_t rc = ag_graph_read_with(&ig, path, &ro);
         cli_say_read_warnings(path);
         if (rc) {
             ag_cli_warnings_collect(was);

@@ -36,7 +36,7 @@ static void eval_usage(FILE *out) {
         "Data and split options as for 'attn-graph train' (give the same ones to score the same part):\n"
         "  --labels FILE.csv or --tu DIR, --target COL[,COL] (default: the model's target columns), --file-column NAME,\n"
         "  GRAPH, --label-attr ATTR (default: the model's), --node-table FILE, --table-id-attr ATTR,\n"
-        "  --directed, --format F, --split FILE, --split-column COL, --folds FILE --fold K, --kfold K --fold I, --split-random A,B[,C],\n"
+        "  --directed, --vertices N, --format F, --split FILE, --split-column COL, --folds FILE --fold K, --kfold K --fold I, --split-random A,B[,C],\n"
         "  --seed S, --train-nodes I,J,...\n"
         "  --task T               a check: exit 2 unless the model is for task T (the model sets the task)\n"
         "  --help                 this message\n"

@@ -28,7 +28,7 @@ static const char *const CMD = "explain";
 static void explain_usage(FILE *out) {
     fprintf(out,
         "usage: attn-graph explain [--model MODEL.safetensors] GRAPH -o OUT.gml|OUT.graphml [--svg FILE.svg]\n"
-        "                          [--layer L] [--format F] [--directed] [--node-table FILE]\n"
+        "                          [--layer L] [--format F] [--directed] [--vertices N] [--node-table FILE]\n"
         "                          [--table-id-attr ATTR] [--threads N] [--max-memory SIZE]\n"
         "                          [--smooth ALPHA [--correct ALPHA] | --no-smooth]\n"
         "\n"
@@ -57,6 +57,7 @@ static void explain_usage(FILE *out) {
         "  --layer L            the layer drawn (0-based; default, or -1, the last)\n"
         "  --format F           input format (auto: by extension; for '-' by its text)\n"
         "  --directed           read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
+        "  --vertices N         an edge list's vertex count (default: its largest id + 1), as in training\n"
         "  --node-table FILE    the node feature table, when the model was trained with one\n"
         "  --table-id-attr ATTR vertex attribute matched to the table's ids (default 'id')\n"
         "  --threads N          OpenMP / BLAS threads\n"

@@ -13,7 +13,8 @@
 
 static void info_usage(FILE *out) {
     fprintf(out,
-            "usage: attn-graph info [--format F] [--directed] [--json] [--max-memory SIZE] FILE...\n"
+            "usage: attn-graph info [--format F] [--directed] [--vertices N] [--json] [--max-memory SIZE]\n"
+            "                        FILE...\n"
             "\n"
             "Prints, per graph file: format, directedness, node and edge counts, self-loops,\n"
             "multi-edges, weakly connected components, degrees, and every vertex, edge and graph\n"
@@ -30,6 +31,8 @@ static void info_usage(FILE *out) {
             "               default: by file extension; for '-', stdin, by its text: GML,\n"
             "               GraphML, Pajek, DL or LGL; others need --format).\n"
             "  --directed   read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
+            "  --vertices N an edge list's vertex count (default: its largest id + 1): the\n"
+            "               vertices after the largest id, which no edge names, exist too\n"
             "  --max-memory SIZE  the most reading a graph may take (e.g. 4G; default: the\n"
             "               available memory): a file whose counts ask for more is refused\n"
             "  --json       one JSON object per file per line; a file that failed gets\n"
@@ -175,16 +178,16 @@ static int is_safetensors(const char *path) {
 
 /* Reads and summarises one file; prints the summary (its JSON with the warnings said about the
  * file) or the error. Returns an exit code. */
-static int info_file(const char *path, ag_format_t format, int directed, int json, int first,
+static int info_file(const char *path, const ag_graph_read_options_t *ro, int json, int first,
                      const ag_cli_warnings_t *warned) {
-    if (format == AG_FORMAT_AUTO && (cli_ends_with_ci(path, ".safetensors") || is_safetensors(path)))
+    if (ro->format == AG_FORMAT_AUTO && (cli_ends_with_ci(path, ".safetensors") || is_safetensors(path)))
         return ag_cli_info_model(path, json, first);
     igraph_t ig;
     /* a valid file of no vertices is described (0 nodes), not refused: only the commands that
      * work on vertices need some */
-    int code = cli_read_graph_any(&ig, path, format, directed, 1);
+    int code = cli_read_graph(&ig, path, ro);
     if (code) return code;
-    format = ag_graph_read_format();
+    const ag_format_t format = ag_graph_read_format();
     ag_graph_summary_t s;
     ag_error_t rc = ag_graph_summarize(&ig, &s);
     igraph_destroy(&ig);
@@ -203,6 +206,7 @@ static int info_file(const char *path, ag_format_t format, int directed, int jso
 int ag_cmd_info(int argc, char **argv) {
     ag_format_t format = AG_FORMAT_AUTO;
     int directed = 0, json = 0, n_files = 0;
+    int64_t vertices = 0;
     /* options may follow the files, as GNU tools allow; after "--" every argument is a file */
     const char **files = malloc(sizeof *files * (size_t)(argc > 0 ? argc : 1)); /* (argc) the files in order */
     if (!files) {
@@ -234,7 +238,8 @@ int ag_cmd_info(int argc, char **argv) {
                 code = AG_EXIT_USAGE;
             }
         } else {
-            const int r = cli_max_memory_option("info", argc, argv, &i);
+            int r = cli_max_memory_option("info", argc, argv, &i);
+            if (r == 0) r = cli_vertices_option("info", argc, argv, &i, &vertices);
             if (r == 0) fprintf(stderr, "attn-graph: info: unknown option '%s' (see 'attn-graph info --help')\n", a);
             if (r <= 0) code = AG_EXIT_USAGE;
         }
@@ -248,7 +253,9 @@ int ag_cmd_info(int argc, char **argv) {
         /* each file's warnings (igraph's, reading it) go with its own object */
         ag_cli_warnings_t warned;
         ag_cli_warnings_t *was = ag_cli_warnings_start(&warned);
-        int c = info_file(files[f], format, directed, json, first, &warned);
+        const ag_graph_read_options_t ro = {.format = format, .directed = directed, .allow_empty = 1,
+                                            .vertices = vertices};
+        int c = info_file(files[f], &ro, json, first, &warned);
         ag_cli_warnings_collect(was);
         if (c == AG_EXIT_OK) {
             first = 0;

@@ -14,7 +14,7 @@ static void label_usage(FILE *out) {
     fprintf(out,
         "usage: attn-graph label [--model MODEL.safetensors] GRAPH\n"
         "                        [-o OUT.gml|OUT.graphml|OUT.csv|OUT.json|OUT.jsonl]\n"
-        "                        [--json] [--format F] [--directed] [--node-table FILE]\n"
+        "                        [--json] [--format F] [--directed] [--vertices N] [--node-table FILE]\n"
         "                        [--table-id-attr ATTR] [--threads N] [--max-memory SIZE]\n"
         "                        [--smooth ALPHA [--correct ALPHA] | --no-smooth]\n"
         "\n"
@@ -40,6 +40,7 @@ static void label_usage(FILE *out) {
         "  --json               JSON lines instead of CSV on stdout (with -o: as OUT's extension says)\n"
         "  --format F           input format (gml, graphml, edgelist, ...; auto: by extension, for '-' by its text)\n"
         "  --directed           read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
+        "  --vertices N         an edge list's vertex count (default: its largest id + 1), as in training\n"
         "  --node-table FILE    the node feature table, when the model was trained with one\n"
         "  --table-id-attr ATTR vertex attribute matched to the table's ids (default 'id')\n"
         "  --smooth ALPHA       node classification: Correct and Smooth over the graph, the classes its\n"

@@ -48,6 +48,8 @@ static void train_usage(FILE *out) {
         "  --table-id-attr ATTR   vertex attribute the table's ids match (default 'id'; else 'name', else the\n"
         "                         0-based vertex index, as an edge list numbers its vertices)\n"
         "  --directed             read edge lists and similar formats as directed\n"
+        "  --vertices N           an edge list's vertex count (default: its largest id + 1): the vertices after\n"
+        "                         the largest id, which no edge names, exist too (a node table's last rows)\n"
         "  --format F             the format of GRAPH or of every listed file: gml, graphml, edgelist, ncol,\n"
         "                         lgl, pajek, dimacs, dl or auto (default: by extension)\n"
         "Split (one of; default --split-random 0.8,0.1,0.1):\n"

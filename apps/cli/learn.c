@@ -122,6 +122,7 @@ int cli_data_option(cli_data_opts_t *o, const char *cmd, int argc, char **argv, 
         o->seed_given = 1;
         return 1;
     }
+    if ((r = cli_vertices_option(cmd, argc, argv, i, &o->vertices)) != 0) return r;
     if (!strcmp(argv[*i], "--directed")) {
         o->directed = 1;
         return 1;
@@ -422,6 +423,8 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
     if (o->labels || o->tu) {
         d->graph_level = 1;
         if (o->label_attr || o->node_table) return usage_error(cmd, "--label-attr and --node-table are for node tasks");
+        /* one count for graphs of every size would give most of them vertices they do not have */
+        if (o->vertices) return usage_error(cmd, "--vertices is for a node task's one GRAPH (an edge list)");
         if (o->tu && (o->file_column || o->format != AG_FORMAT_AUTO))
             return usage_error(cmd, "--file-column and --format are for --labels (--tu reads the TU text files)");
         ag_dataset_options_t dopt;
@@ -459,7 +462,8 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
     }
     if (o->targets) return usage_error(cmd, "--target is for graph tasks (--labels, --tu)");
     if (!o->label_attr) return usage_error(cmd, "a node task needs --label-attr ATTR");
-    int code = cli_read_graph(&d->graph, o->graph, o->format, o->directed);
+    const ag_graph_read_options_t ro = {.format = o->format, .directed = o->directed, .vertices = o->vertices};
+    int code = cli_read_graph(&d->graph, o->graph, &ro);
     if (code) return code;
     const ag_format_t read_as = d->read_as = ag_graph_read_format();
     d->have_graph = 1;

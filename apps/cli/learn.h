@@ -31,6 +31,7 @@ typedef struct cli_data_opts_t {
     const char *model_path;    /* eval: the model file, named in messages about its table */
     const char *train_nodes;   /* --train-nodes 0,33 */
     int directed;              /* --directed */
+    int64_t vertices;          /* --vertices N: the edge list's vertex count (0: the largest id + 1) */
     ag_format_t format;        /* --format F (AG_FORMAT_AUTO: by extension) */
     /* splits */
     const char *split;         /* --split FILE (.json or .csv) */

@@ -538,13 +538,8 @@ void cli_say_read_warnings(const char *path) {
                        n);
 }
 
-int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed) {
-    return cli_read_graph_any(ig, path, format, directed, 0);
-}
-
-int cli_read_graph_any(igraph_t *ig, const char *path, ag_format_t format, int directed, int allow_empty) {
-    ag_error_t rc = allow_empty ? ag_graph_read_allow_empty(ig, path, format, directed)
-                                : ag_graph_read(ig, path, format, directed);
+int cli_read_graph(igraph_t *ig, const char *path, const ag_graph_read_options_t *opts) {
+    ag_error_t rc = ag_graph_read_with(ig, path, opts);
     cli_say_read_warnings(path);
     return rc ? ag_cli_fail(rc) : AG_EXIT_OK;
 }
@@ -803,6 +798,11 @@ void cli_warn_other_graph(const ag_bundle_t *b, const igraph_t *ig, const char *
                 (long long)p.edges, p.edges == 1 ? "" : "s", (long long)b->graph.vertices, (long long)b->graph.edges);
     fprintf(out, "), and the model reads %lld Laplacian eigenvector %s, which describe that graph alone (an "
             "eigenvector's sign and place are its graph's own): its predictions here mean little", (long long)k, cols);
+    /* the one difference an option undoes: the model was trained with --vertices */
+    if (ag_graph_read_format() == AG_FORMAT_EDGELIST && p.edges == b->graph.edges && p.directed == b->graph.directed &&
+        p.vertices < b->graph.vertices)
+        fprintf(out, "; if that one was this edge list read with --vertices %lld, give it here too",
+                (long long)b->graph.vertices);
     ag_cli_warning_end(&w);
 }
 
@@ -925,7 +925,7 @@ ag_error_t cli_table_read(ag_node_table_t *t, const igraph_t *ig, ag_format_t fo
     topt.index_fallback = !id_attr && topt.vertex_attr && !strcmp(topt.vertex_attr, "id") && ids_in_order(ig);
     if (format == AG_FORMAT_EDGELIST)
         topt.absent_note = "a vertex with no edge in an edge list does not exist in the graph (its vertices are 0 "
-                           "to the largest id an edge names)";
+                           "to the largest id an edge names, unless --vertices N gives their count: 0 to N-1)";
     else if (format == AG_FORMAT_NCOL)
         topt.absent_note = "a vertex with no edge in an NCOL file does not exist in the graph (its vertices are the "
                            "names its edges give)";
@@ -1154,6 +1154,13 @@ int cli_max_memory_option(const char *cmd, int argc, char **argv, int *i) {
     return cli_set_read_limit(cmd, v) < 0 ? -1 : 1; /* as train and eval read it */
 }
 
+int cli_vertices_option(const char *cmd, int argc, char **argv, int *i, int64_t *n) {
+    const char *v = NULL;
+    int r = cli_opt(cmd, "--vertices", argc, argv, i, &v);
+    if (r <= 0) return r;
+    return cli_int(cmd, "--vertices", v, 1, INT64_MAX, n) < 0 ? -1 : 1;
+}
+
 int cli_graph_option(cli_graph_opts_t *o, const char *cmd, int argc, char **argv, int *i) {
     const char *a = argv[*i], *v = NULL;
     if (a[0] != '-' || !strcmp(a, "-")) {
@@ -1167,6 +1174,7 @@ int cli_graph_option(cli_graph_opts_t *o, const char *cmd, int argc, char **argv
     int r = cli_opt(cmd, "--model", argc, argv, i, &v);
     if (r > 0) return cli_model_once(cmd, &o->model_path, v);
     if (r == 0) r = cli_max_memory_option(cmd, argc, argv, i);
+    if (r == 0) r = cli_vertices_option(cmd, argc, argv, i, &o->vertices);
     if (r != 0) return r;
     if ((r = cli_opt(cmd, "-o", argc, argv, i, &v)) > 0) o->out_path = v;
     else if (r == 0 && (r = cli_opt(cmd, "--output", argc, argv, i, &v)) > 0) o->out_path = v;
@@ -1200,7 +1208,8 @@ int cli_prediction_load(cli_prediction_t *p, cli_graph_opts_t *o, const char *cm
 }
 
 int cli_prediction_run(cli_prediction_t *p, const cli_graph_opts_t *o, const char *cmd) {
-    int code = cli_read_graph(&p->ig, o->graph_path, o->format, o->directed);
+    const ag_graph_read_options_t ro = {.format = o->format, .directed = o->directed, .vertices = o->vertices};
+    int code = cli_read_graph(&p->ig, o->graph_path, &ro);
     if (code) return code;
     p->have_graph = 1;
     code = cli_read_node_table(cmd, &p->b, o->model_path, o->table_path, o->table_id, &p->ig, ag_graph_read_format(),

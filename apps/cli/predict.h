@@ -106,6 +106,11 @@ int cli_model_once(const char *cmd, const char **model_path, const char *v);
  * purpose. Returns 1 (taken), 0 (another option) or -1 (no value, or not a size: said on stderr). */
 int cli_max_memory_option(const char *cmd, int argc, char **argv, int *i);
 
+/* --vertices N of every command that reads graphs: an edge list's vertex count
+ * (ag_graph_read_options_t.vertices), for the vertices without an edge after its largest id.
+ * Returns 1 (taken, *n set), 0 (another option) or -1 (no value, or not a count: said on stderr). */
+int cli_vertices_option(const char *cmd, int argc, char **argv, int *i, int64_t *n);
+
 /* A graph's path as messages name it: "<stdin>" for "-", as the graph reader does. */
 const char *cli_shown_path(const char *path);
 
@@ -115,11 +120,7 @@ void cli_say_read_warnings(const char *path);
 
 /* Reads a graph (saying igraph's warnings, if any: cli_say_read_warnings); returns an exit code
  * (3 for a file over the reading limit of --max-memory as for any bad file). */
-int cli_read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed);
-
-/* cli_read_graph(); with allow_empty a file of no vertices is a graph of 0 vertices (info
- * describes it), not an error (ag_graph_read_allow_empty()). */
-int cli_read_graph_any(igraph_t *ig, const char *path, ag_format_t format, int directed, int allow_empty);
+int cli_read_graph(igraph_t *ig, const char *path, const ag_graph_read_options_t *opts);
 
 /* One forward pass of a model on one graph, kept so attention weights can be read afterwards. */
 typedef struct cli_run_t {
@@ -237,6 +238,7 @@ typedef struct cli_graph_opts_t {
     const char *table_path;  /* --node-table */
     const char *table_id;    /* --table-id-attr */
     int directed;            /* --directed */
+    int64_t vertices;        /* --vertices (0: the edges' largest id + 1) */
     int64_t threads;         /* --threads (0: default) */
     ag_format_t format;      /* from format_name (cli_graph_opts_check) */
     char default_path[4096]; /* holds the default model's path */

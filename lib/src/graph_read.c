@@ -173,11 +173,11 @@ static int cattribute_installed(void) {
 }
 
 /* Runs the igraph parser for format on f. Inside the igraph guard. */
-static igraph_error_t parse(igraph_t *ig, FILE *f, ag_format_t format, int directed) {
+static igraph_error_t parse(igraph_t *ig, FILE *f, ag_format_t format, int directed, int64_t vertices) {
     switch (format) {
     case AG_FORMAT_GML: return igraph_read_graph_gml(ig, f);
     case AG_FORMAT_GRAPHML: return igraph_read_graph_graphml(ig, f, 0);
-    case AG_FORMAT_EDGELIST: return igraph_read_graph_edgelist(ig, f, 0, directed);
+    case AG_FORMAT_EDGELIST: return igraph_read_graph_edgelist(ig, f, (igraph_integer_t)vertices, directed);
     case AG_FORMAT_NCOL:
         return igraph_read_graph_ncol(ig, f, NULL, 1, IGRAPH_ADD_WEIGHTS_IF_PRESENT, directed);
     case AG_FORMAT_LGL: return igraph_read_graph_lgl(ig, f, 1, IGRAPH_ADD_WEIGHTS_IF_PRESENT, directed);
@@ -318,17 +318,46 @@ static int odd_fields_first(const ag_graph_vertex_scan_t *scan) {
            (scan->bad_line == scan->odd_line && scan->bad_field >= 2);
 }
 
-static ag_error_t read_graph(igraph_t *ig, const char *path, ag_format_t format, int directed, int allow_empty) {
+/* An edge list's vertex count given by the caller: not below what the edges name (igraph would
+ * fail with its own words), and held to the read limit as a count the file declares. */
+static ag_error_t check_given_vertices(const char *name, int64_t given, const ag_graph_vertex_scan_t *scan) {
+    if (given < scan->vertices)
+        return AG_ERROR(AG_EINVAL, "%s:%lld: vertex id %s needs at least %lld vertices, more than the %lld given "
+                        "(--vertices): the count is the largest id + 1 or more", name, (long long)scan->line,
+                        scan->token, (long long)scan->vertices, (long long)given);
+    int64_t need;
+    const int overflow = ag_i_mul_overflow(given, AG_GRAPH_READ_VERTEX_BYTES, &need);
+    ag_read_limit_text_t t;
+    if (!ag_i_read_limit_exceeded(need, overflow, &t)) return AG_SUCCESS;
+    return AG_ERROR(AG_EREADLIMIT, "%s: a vertex count of %lld (--vertices) makes igraph build %s (%d bytes each), "
+                    "over the limit of %s (%s); give fewer, or raise the limit (--max-memory)", name,
+                    (long long)given, t.need, AG_GRAPH_READ_VERTEX_BYTES, t.limit, t.from);
+}
+
+static ag_error_t read_graph(igraph_t *ig, const char *path, const ag_graph_read_options_t *opts) {
     read_warning[0] = '\0';
     n_read_reasons = 0;
     n_read_other = 0;
     read_format = AG_FORMAT_AUTO;
-    if (!ig || !path) return AG_ERROR(AG_EINVAL, "ag_graph_read: NULL argument");
+    if (!ig || !path || !opts) return AG_ERROR(AG_EINVAL, "ag_graph_read: NULL argument");
+    ag_format_t format = opts->format;
+    const int directed = opts->directed, allow_empty = opts->allow_empty;
+    if (opts->vertices < 0)
+        return AG_ERROR(AG_EINVAL, "%s: a vertex count of %lld (--vertices): a count is 1 or more", path,
+                        (long long)opts->vertices);
     if ((int)format < 0 || format >= AG_FORMAT_COUNT)
         return AG_ERROR(AG_EINVAL, "ag_graph_read: invalid format %d", (int)format);
     const int is_stdin = !strcmp(path, "-");
     const char *name = is_stdin ? "<stdin>" : path;
     if (format == AG_FORMAT_AUTO && !is_stdin) AG_CHECK(ag_format_from_path(path, &format));
+    /* the other formats list their vertices (GML, Pajek's *Vertices) or name them (NCOL): none
+     * has an edge list's unnamed top vertices to add */
+    if (opts->vertices > 0 && format == AG_FORMAT_AUTO)
+        return AG_ERROR(AG_EINVAL, "%s: a vertex count (--vertices) is for an edge list, which standard input is "
+                        "not taken for unless its format is given (--format edgelist)", name);
+    if (opts->vertices > 0 && format != AG_FORMAT_EDGELIST)
+        return AG_ERROR(AG_EINVAL, "%s: a vertex count (--vertices) is for an edge list, not a %s file, which gives "
+                        "its own vertices", name, ag_format_name(format));
 
     FILE *f = NULL; /* the copy of standard input, or the file */
     /* Standard input is read whole into memory, since a pipe cannot be rewound: its format is
@@ -367,6 +396,7 @@ static ag_error_t read_graph(igraph_t *ig, const char *path, ag_format_t format,
         const int scan_failed = ferror(f), scan_errno = errno;
         ag_error_t rc = scan_failed ? AG_ERROR(AG_EFILE, "%s: %s", name, strerror(scan_errno))
                                     : ag_i_graph_check_vertices(name, format, &scan);
+        if (rc == AG_SUCCESS && opts->vertices > 0) rc = check_given_vertices(name, opts->vertices, &scan);
         if (rc == AG_SUCCESS && fseek(f, 0, SEEK_SET) != 0)
             rc = AG_ERROR(AG_EFILE, "%s: cannot rewind: %s", name, strerror(errno));
         /* igraph would make a Pajek file's arcs and edges all one kind, by its last header */
@@ -409,7 +439,7 @@ static ag_error_t read_graph(igraph_t *ig, const char *path, ag_format_t format,
     ag_i_igraph_enter();
     if (format == AG_FORMAT_GRAPHML) ag_i_igraph_ignore_warning(own_ids);
     if (!igraph_has_attribute_table()) igraph_set_attribute_table(&igraph_cattribute_table);
-    igraph_error_t irc = parse(ig, f, format, directed);
+    igraph_error_t irc = parse(ig, f, format, directed, opts->vertices);
     ag_i_igraph_ignore_warning(NULL);
     ag_i_igraph_leave();
     for (int i = 0; i < ag_i_igraph_warning_count(); i++)
@@ -488,10 +518,20 @@ static ag_error_t read_graph(igraph_t *ig, const char *path, ag_format_t format,
     return AG_SUCCESS;
 }
 
+void ag_graph_read_options_init(ag_graph_read_options_t *opts) {
+    if (opts) memset(opts, 0, sizeof *opts);
+}
+
+ag_error_t ag_graph_read_with(igraph_t *ig, const char *path, const ag_graph_read_options_t *opts) {
+    return read_graph(ig, path, opts);
+}
+
 ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int directed) {
-    return read_graph(ig, path, format, directed, 0);
+    const ag_graph_read_options_t o = {.format = format, .directed = directed};
+    return read_graph(ig, path, &o);
 }
 
 ag_error_t ag_graph_read_allow_empty(igraph_t *ig, const char *path, ag_format_t format, int directed) {
-    return read_graph(ig, path, format, directed, 1);
+    const ag_graph_read_options_t o = {.format = format, .directed = directed, .allow_empty = 1};
+    return read_graph(ig, path, &o);
 }

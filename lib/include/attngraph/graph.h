@@ -183,6 +183,33 @@ ag_error_t ag_graph_read(igraph_t *ig, const char *path, ag_format_t format, int
  */
 ag_error_t ag_graph_read_allow_empty(igraph_t *ig, const char *path, ag_format_t format, int directed);
 
+/** How ag_graph_read_with() reads a file; ag_graph_read_options_init() sets the defaults, those of
+ * ag_graph_read(). */
+typedef struct ag_graph_read_options_t {
+    ag_format_t format; /* AG_FORMAT_AUTO (default): as ag_graph_read() chooses */
+    int directed;       /* as ag_graph_read()'s directed (default 0) */
+    int allow_empty;    /* 1: as ag_graph_read_allow_empty() (default 0) */
+    int64_t vertices;   /* an edge list's vertex count, as igraph_read_graph_edgelist()'s n: 0 (default)
+                           the largest id + 1; N > 0: N vertices, those beyond the largest id without an
+                           edge (an edge list cannot name them otherwise). Refused (AG_EINVAL) below the
+                           largest id + 1, or with another format than an edge list. */
+} ag_graph_read_options_t;
+
+/** \function ag_graph_read_options_init
+ * Sets the defaults (see ag_graph_read_options_t).
+ * Time complexity: O(1). */
+void ag_graph_read_options_init(ag_graph_read_options_t *opts);
+
+/**
+ * \function ag_graph_read_with
+ * ag_graph_read() with options. A vertex count (opts->vertices) is held to the read limit as a
+ * count the file declares is (AG_EREADLIMIT).
+ * \return As ag_graph_read(); AG_EINVAL also for a NULL opts, or a vertex count that is below the
+ *         largest id + 1, negative, or given for another format than an edge list (naming the file).
+ * Time complexity: as ag_graph_read(), O(N) more for opts->vertices = N.
+ */
+ag_error_t ag_graph_read_with(igraph_t *ig, const char *path, const ag_graph_read_options_t *opts);
+
 /** Bytes per vertex that reading a graph costs, for the read limit: igraph's graph with its
  * temporaries while it builds it (24 bytes per vertex measured with igraph 0.10.2 at 5 million
  * isolated vertices) plus the in-neighbour CSR of ag_graph_from_igraph() (12 bytes per vertex). */
