@@ -1599,6 +1599,18 @@ static void test_explain_label_size(void **state) {
     free(doc);
 }
 
+/* Hue in degrees and saturation (HSV) of "#rrggbb" at s. */
+static void hue_of(const char *s, double *hue, double *sat) {
+    unsigned ri = 0, gi = 0, bi = 0;
+    assert_int_equal(sscanf(s, "#%2x%2x%2x", &ri, &gi, &bi), 3);
+    const double r = ri, g = gi, b = bi;
+    const double mx = fmax(r, fmax(g, b)), mn = fmin(r, fmin(g, b)), d = mx - mn;
+    *sat = mx > 0 ? d / mx : 0;
+    double h = 0;
+    if (d > 0) h = mx == r ? fmod((g - b) / d, 6.0) : mx == g ? (b - r) / d + 2 : (r - g) / d + 4;
+    *hue = fmod(60 * h + 360, 360);
+}
+
 static void test_explain_legend(void **state) {
     (void)state;
     char gml[256];
@@ -1640,6 +1652,19 @@ static void test_explain_legend(void **state) {
     }
     assert_int_equal(legend, 20);
     assert_true(max_cy > 48 + 2 * 16 - 1);
+    /* no class wears the hue of the attention edges (grey to red): a red class vanished among them */
+    double edge_hue = -1, h, sat;
+    for (const char *q = doc; (q = strstr(q, "<path d=\"")) != NULL; q++) {
+        const char *st = strstr(q, "stroke=\"#");
+        hue_of(st + 8, &h, &sat);
+        if (sat > 0.3) edge_hue = h;
+    }
+    assert_true(edge_hue >= 0);
+    for (const char *q = doc; (q = strstr(q, "r=\"5\" fill=\"#")) != NULL; q++) {
+        hue_of(q + 12, &h, &sat);
+        const double apart = fmin(fabs(h - edge_hue), 360 - fabs(h - edge_hue));
+        if (sat > 0.3 && apart < 10) fail_msg("legend colour %.7s: hue %.0f, the edges' %.0f", q + 12, h, edge_hue);
+    }
     for (const char *q = doc; (q = strstr(q, "<text x=\"")) != NULL; q++) {
         double x;
         assert_int_equal(sscanf(q, "<text x=\"%lf\"", &x), 1);

@@ -226,11 +226,17 @@ static void xml_text(FILE *f, const char *s) {
 }
 
 /* Categorical colours for predicted classes: tab10, then tab20's light halves (classes past 20
- * reuse them, and the legend says so). */
+ * reuse them, and the legend says so), without their red and light red: the attention edges
+ * run grey to red (EDGE_LO, EDGE_HI), and a red class's vertices vanished among dense red edges
+ * (2,000 vertices, 6 classes). Black and yellow take their places, hues no other class and no
+ * edge has; the other classes keep their tab10 colours. */
 #define N_PALETTE 20
 static const char *const PALETTE[N_PALETTE] = {
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-    "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5"};
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#000000", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+    "#aec7e8", "#ffbb78", "#98df8a", "#ffe119", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5"};
+
+/* The attention ramp of edges, from the least to the most attended edge of a drawing. */
+static const int EDGE_LO[3] = {205, 210, 220}, EDGE_HI[3] = {200, 20, 30};
 
 /* 1 when white text reads better than black on the colour "#rrggbb" (relative luminance). */
 static int is_dark(const char *hex) {
@@ -1228,12 +1234,11 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
                            "<polygon points=\"0,0 10,5 0,10\" fill=\"#555555\"/></marker>", px, px, px);
         fputs("</defs>\n", f);
     }
-    static const int lo[3] = {205, 210, 220}, hi[3] = {200, 20, 30};
     char d[160], marker[40] = "";
     fputs("<g stroke-linecap=\"round\" fill=\"none\">\n", f);
     for (int64_t e = 0; e < E; e++) {
         int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
-        blend(col, sizeof col, lo, hi, emax > emin ? (ea[e] - emin) / (emax - emin) : 0.5);
+        blend(col, sizeof col, EDGE_LO, EDGE_HI, emax > emin ? (ea[e] - emin) / (emax - emin) : 0.5);
         /* copies bent apart by more than the widest stroke (7.5 px, or 2.5 above 300 vertices) */
         edge_path(d, sizeof d, ig, pos, e, rank[e], copies[e], radius, N <= 300 ? 10.0 : 4.0, head[e]);
         if (directed) snprintf(marker, sizeof marker, " marker-end=\"url(#arrow%d)\"", head[e]);
