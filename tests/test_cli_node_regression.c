@@ -191,7 +191,28 @@ static void test_train_eval_label(void **state) {
     if (e.code != 0) fail_msg("explain --svg: exit %d: %s", e.code, e.err);
     size_t len;
     char *doc = (char *)ag_test_read_file(svg, &len);
-    assert_non_null(strstr(doc, ">node colour: attention received, "));
+    /* colour by the predicted value (viridis, darkest for the least), with a bar of the range */
+    assert_non_null(strstr(doc, ">node colour: predicted y</text>"));
+    assert_null(strstr(doc, ">node colour: attention received"));
+    assert_non_null(strstr(doc, "fill=\"url(#valuemap)\""));
+    int lo = 0, hi = 0;
+    for (int v = 1; v < N; v++) {
+        if (pred[v] < pred[lo]) lo = v;
+        if (pred[v] > pred[hi]) hi = v;
+    }
+    char range[96];
+    snprintf(range, sizeof range, "font-size=\"11\">%.4g</text><rect ", pred[lo]);
+    if (!strstr(doc, range)) fail_msg("no colour bar starting at %s", range);
+    snprintf(range, sizeof range, "font-size=\"11\">%.4g</text>\n<g ", pred[hi]);
+    if (!strstr(doc, range)) fail_msg("no colour bar ending at %s", range);
+    const char *c = doc;
+    for (int v = 0; v < N; v++) {
+        c = strstr(c + 1, "<circle ");
+        assert_non_null(c);
+        const char *fill = strstr(c, " fill=\"");
+        if (v == lo) assert_memory_equal(fill + 7, "#440154", 7);
+        if (v == hi) assert_memory_equal(fill + 7, "#fde725", 7);
+    }
     const char *t = strstr(doc, "(vertex 0): attention received ");
     assert_non_null(t);
     t = strstr(t, "; predicted y=");

@@ -53,7 +53,8 @@ static void explain_usage(FILE *out) {
         "  -o, --output OUT     output graph (.gml or .graphml), required\n"
         "  --svg FILE           also draw the graph: edge width and colour by attention (mean over the\n"
         "                       heads of --layer, both directions averaged), node colour by predicted\n"
-        "                       class (node models) or by the attention the node receives (graph models)\n"
+        "                       class or value (node models; a value's colour bar gives its range) or by\n"
+        "                       the attention the node receives (graph models)\n"
         "  --layer L            the layer drawn (0-based; default, or -1, the last)\n"
         "  --format F           input format (auto: by extension; for '-' by its text)\n"
         "  --directed           read edge list, NCOL, LGL, DIMACS and DL files as directed\n"
@@ -764,14 +765,40 @@ static const char *label_attr(const igraph_t *ig, int *numeric) {
     return NULL;
 }
 
-/* A vertex's fill: its predicted class's colour (node classification, y its C outputs, slot each
- * class's palette slot), else white
- * to orange by the attention it receives (a, between amin and amax). */
-static void vertex_fill(char *col, size_t cap, ag_task_t task, const float *y, int64_t C, const int *slot, double a,
-                        double amin, double amax) {
+/* The sequential map of predicted values (viridis, by its quarter points): dark to light, one
+ * way of reading it for every reader, and no red, the attention edges' hue. */
+#define N_VALUE_STOPS 5
+static const int VALUE_STOPS[N_VALUE_STOPS][3] = {
+    {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+
+/* The value map's colour at t in [0, 1] (NaN: the middle). */
+static void value_colour(char *buf, size_t cap, double t) {
+    if (!(t >= 0.0)) t = t < 0.0 ? 0.0 : 0.5;
+    if (t > 1.0) t = 1.0;
+    const double at = t * (N_VALUE_STOPS - 1);
+    const int k = at >= N_VALUE_STOPS - 1 ? N_VALUE_STOPS - 2 : (int)at;
+    blend(buf, cap, VALUE_STOPS[k], VALUE_STOPS[k + 1], at - k);
+}
+
+/* Where a drawing's vertex colours come from, and their range. */
+typedef struct fill_scale_t {
+    ag_task_t task;
+    int64_t C;         /* the model's outputs per vertex */
+    const int *slot;   /* node classification: each class's palette slot */
+    double lo, hi;     /* node regression: the first target's predicted range; others: attention received */
+} fill_scale_t;
+
+/* A vertex's fill: its predicted class's colour (node classification, y its C outputs), its
+ * predicted value on the value map (node regression: the first target), else white to orange
+ * by the attention it receives (a): a molecule's prediction is one for the whole graph, and
+ * which atoms the model looked at is what its vertices can show. */
+static void vertex_fill(char *col, size_t cap, const fill_scale_t *s, const float *y, double a) {
     static const int lo[3] = {255, 255, 255}, hi[3] = {230, 85, 13};
-    if (task == AG_TASK_NODE_CLASSIFICATION) snprintf(col, cap, "%s", PALETTE[slot[cli_argmax(y, C)]]);
-    else blend(col, cap, lo, hi, amax > amin ? (a - amin) / (amax - amin) : 0.5);
+    const double x = s->task == AG_TASK_NODE_REGRESSION ? (double)y[0] : a;
+    const double t = s->hi > s->lo ? (x - s->lo) / (s->hi - s->lo) : 0.5;
+    if (s->task == AG_TASK_NODE_CLASSIFICATION) snprintf(col, cap, "%s", PALETTE[s->slot[cli_argmax(y, s->C)]]);
+    else if (s->task == AG_TASK_NODE_REGRESSION) value_colour(col, cap, t);
+    else blend(col, cap, lo, hi, t);
 }
 
 /* Bond orders a molecule's edges carry, drawn as chemists draw them beside the attention stroke. */
@@ -1042,6 +1069,19 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
      * and its twin pale. The legend prints 3 decimals; 1e-4 of the value is far below them. */
     if (emax - emin <= 1e-4 * fabs(emax)) emin = emax;
     if (nmax - nmin <= 1e-4 * fabs(nmax)) nmin = nmax;
+    fill_scale_t fs = {task, C, NULL, nmin, nmax};
+    if (task == AG_TASK_NODE_REGRESSION) {
+        int any = 0;
+        for (int64_t v = 0; v < N; v++) {
+            const double y = Y[v * C];
+            if (!isfinite(y)) continue;
+            if (!any || y < fs.lo) fs.lo = y;
+            if (!any || y > fs.hi) fs.hi = y;
+            any = 1;
+        }
+        if (!any) fs.lo = fs.hi = 0.0;
+        if (fs.hi - fs.lo <= 1e-6 * fmax(fabs(fs.lo), fabs(fs.hi))) fs.lo = fs.hi;
+    }
     /* fit the layout into the canvas */
     double minx, maxx, miny, maxy;
     layout_box(&xy, &minx, &maxx, &miny, &maxy);
@@ -1127,9 +1167,17 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         at = (int)strlen(line3);
         snprintf(line3 + at, sizeof line3 - (size_t)at, "; node colour: attention received, %.3f to %.3f", nmin, nmax);
     } else if (task == AG_TASK_NODE_REGRESSION) {
-        snprintf(line3, sizeof line3, "node colour: attention received, %.3f to %.3f; each vertex's tooltip has its "
-                 "prediction", nmin, nmax);
+        char of[64] = "";
+        if (C > 1) snprintf(of, sizeof of, " (the first of %lld targets)", (long long)C);
+        snprintf(line3, sizeof line3, "node colour: predicted %s%s", b->names[0], of);
     }
+    /* node regression: a colour bar after the third line, its ends labelled with the range */
+    enum { BAR_W = 120 };
+    char bar_lo[32], bar_hi[32];
+    snprintf(bar_lo, sizeof bar_lo, "%.4g", fs.lo);
+    snprintf(bar_hi, sizeof bar_hi, "%.4g", fs.hi);
+    const double lo_x = 18.0 + text_width(line3, 11.0), bar_x = lo_x + 4.0 + text_width(bar_lo, 11.0);
+    if (task == AG_TASK_NODE_REGRESSION) width = fmax(width, bar_x + BAR_W + 10.0 + text_width(bar_hi, 11.0) + 10.0);
     width = fmax(width, fmax(20.0 + text_width(line2, 11.0), 20.0 + text_width(line3, 11.0)));
     width = fmax(width, 20.0 + text_width(graph_path, 14.0));
     /* The class legend runs after the caption on the third line and wraps at the canvas's width:
@@ -1143,6 +1191,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         slot = malloc(sizeof(int) * (size_t)C);
         if (!listed || !slot) goto done;
         n_listed = legend_classes(Y, N, C, LEGEND_MAX, listed, slot);
+        fs.slot = slot;
         cut_middle = legend_cut_middle(b, listed, n_listed < LEGEND_MAX ? n_listed : LEGEND_MAX, LEGEND_NAME_MAX);
         legend_more(more, sizeof more, C, n_listed, LEGEND_MAX);
         double x = legend_x0;
@@ -1186,6 +1235,17 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         fputs("<text x=\"10\" y=\"52\" font-size=\"11\">", f);
         xml_text(f, line3);
         fputs("</text>\n", f);
+    }
+    if (task == AG_TASK_NODE_REGRESSION) {
+        fputs("<defs><linearGradient id=\"valuemap\">", f);
+        for (int k = 0; k < N_VALUE_STOPS; k++) {
+            value_colour(col, sizeof col, (double)k / (N_VALUE_STOPS - 1));
+            fprintf(f, "<stop offset=\"%d%%\" stop-color=\"%s\"/>", 100 * k / (N_VALUE_STOPS - 1), col);
+        }
+        fprintf(f, "</linearGradient></defs>\n<text x=\"%.1f\" y=\"52\" font-size=\"11\">%s</text>"
+                   "<rect x=\"%.1f\" y=\"43\" width=\"%d\" height=\"10\" fill=\"url(#valuemap)\" stroke=\"#333333\" "
+                   "stroke-width=\"0.5\"/><text x=\"%.1f\" y=\"52\" font-size=\"11\">%s</text>\n",
+                lo_x, bar_lo, bar_x, (int)BAR_W, bar_x + BAR_W + 4.0, bar_hi);
     } else if (task == AG_TASK_NODE_CLASSIFICATION) {
         double x = legend_x0, y = 52.0;
         fputs("<text x=\"10\" y=\"52\" font-size=\"11\">node colour: predicted class</text>\n", f);
@@ -1253,8 +1313,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     fprintf(f, "</g>\n<g stroke=\"#333333\" stroke-width=\"%g\">\n", fmin(1.0, radius / 4.0));
     for (int64_t v = 0; v < N; v++) {
         double x = pos[2 * v], y = pos[2 * v + 1];
-        vertex_fill(col, sizeof col, task, task == AG_TASK_NODE_CLASSIFICATION ? Y + v * C : NULL, C, slot, na[v],
-                    nmin, nmax);
+        vertex_fill(col, sizeof col, &fs, ag_task_is_graph_level(task) ? NULL : Y + v * C, na[v]);
         vertex_label(text, sizeof text, ig, v, lab, lab_numeric);
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"><title>", x, y, radius, col);
         xml_text(f, text);
@@ -1272,8 +1331,7 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
         vertex_label(text, sizeof text, ig, v, lab, lab_numeric);
         shorten(shown, sizeof shown, text, LABEL_MAX);
         if (wid[v] <= 0.0) {
-            vertex_fill(col, sizeof col, task, task == AG_TASK_NODE_CLASSIFICATION ? Y + v * C : NULL, C, slot,
-                        na[v], nmin, nmax);
+            vertex_fill(col, sizeof col, &fs, ag_task_is_graph_level(task) ? NULL : Y + v * C, na[v]);
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" text-anchor=\"middle\" stroke=\"none\" fill=\"%s\">",
                     x, y + radius * 0.38, inside_px(shown, radius), is_dark(col) ? "white" : "black");
         } else if (lside[v]) { /* beside the circle, on a white halo so that edges do not cross it out */
