@@ -12,6 +12,7 @@
 #include <attngraph/model.h>
 #include "gradcheck_testutil.h"
 #include "igraph_testutil.h"
+#include "internal.h"
 #include "json.h"
 #include "model_json.h"
 
@@ -133,6 +134,66 @@ static void test_inference_shortcuts_bit_identical(void **state) {
     ag_threads_set(1);
     ag_batch_destroy(&b);
     ag_model_destroy(m);
+    ag_graph_destroy(&g);
+}
+
+/* Evaluation frees a value's buffer for later values once its last reader has run: a model that
+ * only predicts holds three values of N x W (beside each feed-forward block's own two hidden
+ * buffers of N x Hd), where it held every value of every block (20 of N x W here). Its
+ * predictions are the training forward's bit for bit, on 1 and 2 threads; a training step after
+ * it still gets every value for its backward, and an evaluation after training runs in the
+ * training buffers without allocating more. */
+static void test_inference_value_memory(void **state) {
+    (void)state;
+    enum { N = 8, F = 5, W = 16, HD = 32, C = 3 };
+    ag_graph_t g;
+    assert_int_equal(ag_test_igraph_graph(&g, N, ring_edges, 7), AG_SUCCESS);
+    float X[N * F];
+    ag_test_fill_signed(X, N * F, 4, 1.0f);
+    ag_model_config_t cfg;
+    ag_model_config_default(&cfg, AG_TASK_NODE_CLASSIFICATION);
+    cfg.in_dim = F;
+    cfg.n_out = C;
+    cfg.hidden = W;
+    for (int l = 0; l < cfg.n_blocks; l++) {
+        ag_block_config_t *bc = &cfg.blocks[l];
+        bc->attn.heads = 2;
+        bc->attn.head_dim = 8;
+        bc->attn.out_dim = W;
+        bc->ffn_hidden = HD;
+        bc->dropout = bc->ffn_dropout = bc->attn.attn_dropout = 0.0f; /* training computes what evaluation does */
+    }
+    /* the input projection; per block pre-norm, attention, sum, norm, feed-forward, sum; the final
+     * norm; the head */
+    const int64_t all_values = (int64_t)N * W * (1 + 6 * cfg.n_blocks + 1) + N * C;
+    const int64_t eval_bound = 3 * N * W + cfg.n_blocks * 2 * N * HD;
+    ag_batch_t b;
+    ag_batch_init(&b, &g, X, NULL);
+    for (int threads = 1; threads <= 2; threads++) {
+        ag_threads_set(threads);
+        ag_model_t *m;
+        assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);
+        float ye[N * C], yt[N * C], dy[N * C];
+        assert_int_equal(ag_model_forward(m, &b, 0, NULL, ye), AG_SUCCESS);
+        int64_t held = ag_i_model_activation_floats(m);
+        if (held > eval_bound)
+            fail_msg("evaluation holds %lld floats of activations, more than 3 values and the hidden buffers (%lld); "
+                     "all values are %lld", (long long)held, (long long)eval_bound, (long long)all_values);
+        ag_rng_t rng;
+        ag_rng_init(&rng, 1);
+        assert_int_equal(ag_model_forward(m, &b, 1, &rng, yt), AG_SUCCESS);
+        if (memcmp(ye, yt, sizeof ye) != 0) fail_msg("%d threads: evaluation differs from training", threads);
+        assert_true(ag_i_model_activation_floats(m) >= all_values);
+        for (int i = 0; i < N * C; i++) dy[i] = 0.1f * (float)(i % 5) - 0.2f;
+        assert_int_equal(ag_model_backward(m, &b, dy), AG_SUCCESS);
+        held = ag_i_model_activation_floats(m);
+        assert_int_equal(ag_model_forward(m, &b, 0, NULL, yt), AG_SUCCESS);
+        assert_int_equal(ag_i_model_activation_floats(m), held);
+        if (memcmp(ye, yt, sizeof ye) != 0) fail_msg("%d threads: evaluation after training differs", threads);
+        ag_model_destroy(m);
+    }
+    ag_threads_set(1);
+    ag_batch_destroy(&b);
     ag_graph_destroy(&g);
 }
 
@@ -467,6 +528,7 @@ int main(void) {
         cmocka_unit_test(test_node_model_gradients),
         cmocka_unit_test(test_gat_model_gradients),
         cmocka_unit_test(test_inference_shortcuts_bit_identical),
+        cmocka_unit_test(test_inference_value_memory),
         cmocka_unit_test(test_graph_model_gradients),
         cmocka_unit_test(test_config_json_roundtrip),
         cmocka_unit_test(test_config_json_checks),

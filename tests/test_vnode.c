@@ -2,8 +2,9 @@
  * test_vnode.c: the virtual node (graph token): the widened masks on a hand-made batch of two
  * graphs (neighbours, k-hop, full, with and without self-loops), the full-mask kernel over the
  * widened ranges, the vnode readout's values and gradient, whole-model finite-difference gradients
- * (token embedding included), configuration checks, the options, bit-identical predictions after
- * a save/load round trip, model files written before the option existed, and a small learning run.
+ * (token embedding included), evaluation's buffers for the widened and graph rows, configuration
+ * checks, the options, bit-identical predictions after a save/load round trip, model files written
+ * before the option existed, and a small learning run.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -379,6 +380,36 @@ static void test_several_readouts_values(void **state) {
     ag_graph_destroy(&g2);
 }
 
+/* Evaluation sizes each value's buffer, taken from a pool (model.c), by that value's own rows: the
+ * nodes and graph tokens of the widened rows, the graphs of the readouts and the head. Its outputs
+ * are those of a training forward without dropout, bit for bit. */
+static void test_inference_rows(void **state) {
+    (void)state;
+    ag_graph_t g;
+    two_graphs(&g);
+    float X[6 * 4], E[4 * 2];
+    ag_test_fill_signed(X, 6 * 4, 7, 1.0f);
+    ag_test_fill_signed(E, 4 * 2, 8, 1.0f);
+    ag_batch_t b;
+    ag_batch_init(&b, &g, X, E);
+    ag_model_config_t cfg;
+    small_config(&cfg, AG_TASK_GRAPH_CLASSIFICATION, AG_READOUT_VNODE);
+    cfg.n_readouts = 2;
+    cfg.readouts[1] = AG_READOUT_SUM;
+    for (int l = 0; l < cfg.n_blocks; l++) cfg.blocks[l].attn.attn_dropout = 0.0f;
+    ag_model_t *m;
+    assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);
+    float ye[2 * 2], yt[2 * 2];
+    ag_rng_t rng;
+    ag_rng_init(&rng, 1);
+    assert_int_equal(ag_model_forward(m, &b, 0, NULL, ye), AG_SUCCESS);
+    assert_int_equal(ag_model_forward(m, &b, 1, &rng, yt), AG_SUCCESS);
+    if (memcmp(ye, yt, sizeof ye) != 0) fail_msg("evaluation differs from training");
+    ag_model_destroy(m);
+    ag_batch_destroy(&b);
+    ag_graph_destroy(&g);
+}
+
 static void test_config(void **state) {
     (void)state;
     ag_model_config_t cfg, back;
@@ -671,6 +702,7 @@ int main(void) {
         cmocka_unit_test(test_full_mask_over_widened_ranges),
         cmocka_unit_test(test_vnode_readout),
         cmocka_unit_test(test_several_readouts_values),
+        cmocka_unit_test(test_inference_rows),
         cmocka_unit_test(test_model_gradients),
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_options),
