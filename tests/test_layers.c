@@ -646,6 +646,31 @@ static void test_ffn_inference_memory(void **state) {
     ag_ffn_destroy(&f);
 }
 
+/* The evaluation forward into the caller's hidden buffers (a model's blocks share two): the
+ * output of the layer's own evaluation forward, bit for bit, with none of its own buffers
+ * allocated and nothing left for a backward. */
+static void test_ffn_caller_workspace(void **state) {
+    (void)state;
+    ag_ffn_t f, g;
+    ffn_make(&f, 4, 8, AG_ACT_GELU, 5);
+    ffn_make(&g, 4, 8, AG_ACT_GELU, 5);
+    float *X = rand_buf(40, 4, -1, 1), *h = rand_buf(80, 6, -1, 1), *a = rand_buf(80, 7, -1, 1);
+    float Y[40], Yw[40], dY[40] = {0}, dX[40] = {0};
+    assert_int_equal(ag_ffn_forward(&f, X, Y, 10, 0, NULL), AG_SUCCESS);
+    assert_int_equal(ag_i_ffn_forward_ws(&g, X, Yw, 10, h, a), AG_SUCCESS);
+    assert_memory_equal(Y, Yw, sizeof Y);
+    assert_null(g.h);
+    assert_null(g.a);
+    assert_int_equal(g.cap_rows, 0);
+    assert_int_equal(ag_ffn_backward(&g, dY, dX, 10), AG_EINVAL);
+    assert_int_equal(ag_i_ffn_forward_ws(&g, X, Yw, 10, NULL, a), AG_EINVAL);
+    free(X);
+    free(h);
+    free(a);
+    ag_ffn_destroy(&f);
+    ag_ffn_destroy(&g);
+}
+
 /* A LayerNorm growth that fails after the input cache was replaced (the second of its three
  * buffers) leaves nothing cached: a backward of the previous row count is refused rather than
  * run on the new, unfilled input cache with the old statistics. */
@@ -822,6 +847,7 @@ int main(void) {
         cmocka_unit_test(test_ffn_gradcheck),
         cmocka_unit_test(test_ffn_matches_composition),
         cmocka_unit_test(test_ffn_inference_memory),
+        cmocka_unit_test(test_ffn_caller_workspace),
         cmocka_unit_test(test_residual),
         cmocka_unit_test(test_cache_reuse),
         cmocka_unit_test(test_layernorm_failed_growth),

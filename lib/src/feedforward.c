@@ -60,10 +60,27 @@ ag_error_t ag_ffn_params(ag_ffn_t *layer, ag_param_list_t *list, const char *pre
     return AG_SUCCESS;
 }
 
+/* Y = Linear2(Dropout(act(Linear1(X)))) through the hidden buffers h and a (N x Hd each). */
+static ag_error_t ffn_run(ag_ffn_t *layer, const float *X, float *Y, int64_t N, int training, ag_rng_t *rng,
+                          float *h, float *a) {
+    const ag_ffn_config_t *c = &layer->cfg;
+    ag_i_linear_apply(&layer->lin1, X, h, N);                                      /* (N x Hd) */
+    ag_act_apply(c->act, c->slope, c->alpha, h, a, N * c->hidden);                  /* (N x Hd) */
+    AG_CHECK(ag_dropout_forward(&layer->drop, a, a, N, training, rng));
+    ag_i_linear_apply(&layer->lin2, a, Y, N);                                      /* (N x F) */
+    return AG_SUCCESS;
+}
+
+ag_error_t ag_i_ffn_forward_ws(ag_ffn_t *layer, const float *X, float *Y, int64_t N, float *h, float *a) {
+    AG_CHECK(ag_i_check_forward("feed-forward", X, Y, N));
+    if (N > 0 && (!h || !a)) return AG_ERROR(AG_EINVAL, "feed-forward forward: NULL workspace");
+    layer->cached_rows = -1; /* h and a are the caller's: nothing stays for a backward */
+    return ffn_run(layer, X, Y, N, 0, NULL, h, a);
+}
+
 ag_error_t ag_ffn_forward(ag_ffn_t *layer, const float *X, float *Y, int64_t N, int training, ag_rng_t *rng) {
     AG_CHECK(ag_i_check_forward("feed-forward", X, Y, N));
     int64_t F = layer->cfg.dim, Hd = layer->cfg.hidden, cap = layer->cap_rows;
-    const ag_ffn_config_t *c = &layer->cfg;
     layer->cached_rows = -1;
     /* The block keeps its own activations (what PyTorch keeps: input, pre-activation, dropped
      * activation) and calls the linears' cache-free kernels, so nothing is stored twice. */
@@ -82,10 +99,7 @@ ag_error_t ag_ffn_forward(ag_ffn_t *layer, const float *X, float *Y, int64_t N, 
     if (N > cap) layer->cap_rows = N;
     if (training && N > tcap) layer->cap_train_rows = N;
     if (training && N > 0) memcpy(layer->x_cache, X, (size_t)(N * F) * sizeof(float));
-    ag_i_linear_apply(&layer->lin1, X, layer->h, N);                          /* (N x Hd) */
-    ag_act_apply(c->act, c->slope, c->alpha, layer->h, layer->a, N * Hd);      /* (N x Hd) */
-    AG_CHECK(ag_dropout_forward(&layer->drop, layer->a, layer->a, N, training, rng));
-    ag_i_linear_apply(&layer->lin2, layer->a, Y, N);                          /* (N x F) */
+    AG_CHECK(ffn_run(layer, X, Y, N, training, rng, layer->h, layer->a));
     if (training) layer->cached_rows = N;
     return AG_SUCCESS;
 }

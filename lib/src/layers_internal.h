@@ -45,5 +45,9 @@ ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mas
 
 ag_error_t ag_i_check_forward(const char *layer, const void *X, const void *Y, int64_t N);
 
+/* ag_ffn_forward out of training with the hidden buffers h and a (N x Hd each) the caller's, for
+ * a model whose blocks share them in evaluation; the layer's own stay as they are. */
+ag_error_t ag_i_ffn_forward_ws(ag_ffn_t *layer, const float *X, float *Y, int64_t N, float *h, float *a);
+
 #pragma GCC visibility pop
 #endif

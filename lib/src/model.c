@@ -1114,7 +1114,8 @@ static void eval_liveness(ag_model_t *m) {
 }
 
 /* The buffers of an evaluation pass: the val[] buffers serve as a pool; live[i] marks those whose
- * value a later step still reads, slot[s] the buffer of value s. */
+ * value a later step still reads (or an operation's workspace while it runs), slot[s] the buffer
+ * of value s. */
 typedef struct eval_pool_t {
     unsigned char live[AG_MODEL_MAX_OPS + 1];
     int slot[AG_MODEL_MAX_OPS + 1];
@@ -1140,7 +1141,7 @@ static ag_error_t eval_take(ag_model_t *m, eval_pool_t *p, int64_t rows, int64_t
         }
     }
     int i = fit ? fit : big ? big : fresh;
-    /* a pass holds a few values at once, far fewer than the pool's buffers */
+    /* a pass holds a few values and workspaces at once, far fewer than the pool's buffers */
     if (!i) return AG_ERROR(AG_EINVAL, "model forward: no free activation buffer");
     AG_CHECK(grow_buffer(&m->val[i], &m->val_cap[i], count, "model activations"));
     p->live[i] = 1;
@@ -1225,6 +1226,21 @@ static const float *batch_edges(const ag_batch_t *batch) {
     return batch->E || batch->graph->n_edges > 0 ? batch->E : none;
 }
 
+/* OP_FFN. An evaluation pass gives a block that has not trained at this size (whose own hidden
+ * buffers are not there) two workspaces from the pool, free again once it has run: the blocks
+ * then share two buffers of N x Hd where each kept its own (the 3 blocks of the transformer
+ * preset kept 3 KB per node, the shared ones take 1 KB). */
+static ag_error_t ffn_forward(ag_model_t *m, eval_pool_t *pool, ag_ffn_t *f, const float *X, float *Y, int64_t N,
+                              int training, ag_rng_t *rng) {
+    if (training || f->cap_rows >= N) return ag_ffn_forward(f, X, Y, N, training, rng);
+    int h, a;
+    AG_CHECK(eval_take(m, pool, N, f->cfg.hidden, &h));
+    AG_CHECK(eval_take(m, pool, N, f->cfg.hidden, &a));
+    ag_error_t rc = ag_i_ffn_forward_ws(f, X, Y, N, m->val[h], m->val[a]);
+    pool->live[h] = pool->live[a] = 0;
+    return rc;
+}
+
 static ag_error_t model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_rng_t *rng, float *out) {
     if (!m || !out) return AG_ERROR(AG_EINVAL, "model forward: NULL model or output");
     if (!batch || !batch->graph) return AG_ERROR(AG_EINVAL, "model forward: NULL batch or batch without a graph");
@@ -1279,7 +1295,7 @@ static ag_error_t model_forward(ag_model_t *m, ag_batch_t *batch, int training, 
         case OP_LINEAR: AG_CHECK(ag_linear_forward(&op->u.lin, in, y, rows, training, rng)); break;
         case OP_ACT: AG_CHECK(ag_act_forward(&op->u.act, in, y, rows, training, rng)); break;
         case OP_LAYERNORM: AG_CHECK(ag_layernorm_forward(&op->u.ln, in, y, rows, training, rng)); break;
-        case OP_FFN: AG_CHECK(ag_ffn_forward(&op->u.ffn, in, y, rows, training, rng)); break;
+        case OP_FFN: AG_CHECK(ffn_forward(m, &pool, &op->u.ffn, in, y, rows, training, rng)); break;
         case OP_ADD: ag_residual_forward(in, vp[op->add_from], y, rows * op->out_w); break;
         case OP_ATTENTION: {
             const ag_mask_t *mask;
