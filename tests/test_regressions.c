@@ -111,7 +111,7 @@ static void test_model_config_larger_than_file(void **state) {
     path = model_with_in_dim("200000000");
     assert_int_equal(ag_bundle_load(path, &b), AG_EMODEL);
     assert_non_null(strstr(ag_error_message(), path));
-    assert_non_null(strstr(ag_error_message(), "the model configuration describes a model of about 4577 MB (in_dim "
+    assert_non_null(strstr(ag_error_message(), "the model configuration describes a model of about 3814 MB (in_dim "
                                                "200000000, hidden 2, 1 blocks), but the file holds only 94 weights"));
     assert_null(b.model);
     unlink(path);

@@ -3,11 +3,12 @@
  * of a given size, computed before anything is allocated, so that a run too large for the machine
  * stops with a message instead of being killed half-way.
  *
- * The estimate follows the model's tape (model.c): each operation's output value (and its
- * gradient in training), each layer's forward cache, the attention masks, the largest backward
- * temporaries (freed after each layer, so only the largest counts), parameters with gradients,
- * and in training the optimiser moments and the best-weights copy. Every product is checked for
- * overflow; the total is an int64 byte count.
+ * The estimate follows the model's tape (model.c): in training each operation's output value, its
+ * gradient and the layer's copy of its input; in evaluation the few values alive at once (below);
+ * the attention layers' caches, the attention masks, the largest backward temporaries (freed after
+ * each layer, so only the largest counts), parameters with gradients, and in training the
+ * optimiser moments and the best-weights copy. Every product is checked for overflow; the total
+ * is an int64 byte count.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,28 @@ static void floats(acc_t *acc, int64_t rows, int64_t cols, const char *what) {
     add(acc, mul(acc, mul(acc, rows, cols, what), 4, what), what);
 }
 
+/* The values of the tape. Training keeps each one, its gradient and, for some layers, a copy of
+ * their input until the backward. An evaluation pass frees a value once its last reader has run
+ * and shares the feed-forward blocks' hidden buffers (model.c): at most three values are alive at
+ * once (the residual stream, an operation's input and its output), beside the two hidden buffers
+ * of the feed-forward block that runs, so the widest value and the widest hidden width count. */
+typedef struct values_t {
+    int training;
+    int64_t widest; /* evaluation: floats of the largest value */
+    int64_t hidden; /* evaluation: floats of the largest feed-forward hidden buffer */
+} values_t;
+
+/* A value of rows x cols; `cached`: copies of it (its layer's input, of the same size) that
+ * training keeps for the backward. */
+static void value(acc_t *acc, values_t *v, int64_t rows, int64_t cols, int cached, const char *what) {
+    if (v->training) {
+        floats(acc, rows, mul(acc, cols, 2 + cached, what), what);
+        return;
+    }
+    int64_t n = mul(acc, rows, cols, what);
+    if (n > v->widest) v->widest = n;
+}
+
 /* Attention mask entries M for a block on N nodes with `entries` CSR entries. */
 static int64_t mask_entries(acc_t *acc, const ag_block_config_t *b, int64_t N, int64_t entries) {
     int64_t M = entries;
@@ -66,7 +89,7 @@ ag_error_t ag_model_estimate_memory(const ag_model_config_t *c, int64_t N, int64
                         (long long)E, (long long)G);
     acc_t acc = {0, NULL};
     int graph_level = ag_task_is_graph_level(c->task);
-    int64_t grad = training ? 2 : 1; /* a value and, in training, its gradient */
+    values_t vals = {training, 0, 0};
     int64_t entries = mul(&acc, E, 2, "edges x 2"); /* undirected edges are entries both ways */
 
     /* inputs and the graph's CSR */
@@ -79,10 +102,11 @@ ag_error_t ag_model_estimate_memory(const ag_model_config_t *c, int64_t N, int64
     int64_t P = 0, w = c->in_dim, peak_tmp = 0;
     acc_t pacc = {0, NULL};
 #define PARAMS(n) add(&pacc, (n), "parameters")
-    if (c->input_dropout > 0) floats(&acc, N, w * grad, "nodes x features");
+    /* out of training a dropout's output is its input */
+    if (c->input_dropout > 0 && training) value(&acc, &vals, N, w, 0, "nodes x features");
     if (c->hidden > 0) {
-        floats(&acc, N, mul(&acc, c->hidden, grad, "hidden"), "nodes x hidden");
-        floats(&acc, N, w, "nodes x features"); /* the input cache of the projection */
+        value(&acc, &vals, N, c->hidden, 0, "nodes x hidden");
+        if (training) floats(&acc, N, w, "nodes x features"); /* the input cache of the projection */
         PARAMS(mul(&pacc, w, c->hidden, "features x hidden") + c->hidden);
         w = c->hidden;
     }
@@ -105,12 +129,13 @@ ag_error_t ag_model_estimate_memory(const ag_model_config_t *c, int64_t N, int64
             add(&acc, mul(&acc, M, 4 + 8 + 8, "mask entries"), "attention mask");
         }
         if (b->norm == AG_NORMPLACE_PRE) {
-            floats(&acc, N, mul(&acc, w, grad + 1, "width"), "nodes x width"); /* value (+grad) + input cache */
+            value(&acc, &vals, N, w, 1, "nodes x width");
             PARAMS(2 * w);
         }
-        if (b->dropout > 0) floats(&acc, N, mul(&acc, w, grad, "width"), "nodes x width");
-        /* attention: output value, cached per-node tensors and softmax statistics */
-        floats(&acc, N, mul(&acc, wa, grad, "width"), "nodes x width");
+        if (b->dropout > 0 && training) value(&acc, &vals, N, w, 0, "nodes x width");
+        /* attention: output value, cached per-node tensors and softmax statistics (kept in
+         * evaluation too, for the attention weights) */
+        value(&acc, &vals, N, wa, 0, "nodes x width");
         int64_t per_node = (a->score == AG_SCORE_DOT ? 4 : a->score == AG_SCORE_GATV2 ? 3 : 2);
         add(&acc, mul(&acc, mul(&acc, NHD, per_node, "attention cache"), 4, "attention cache"), "attention cache");
         add(&acc, mul(&acc, NH, 4 * (a->score == AG_SCORE_GAT ? 4 : 2), "attention cache"), "attention cache");
@@ -135,48 +160,56 @@ ag_error_t ag_model_estimate_memory(const ag_model_config_t *c, int64_t N, int64
             if (t.overflow && !acc.overflow) acc.overflow = t.overflow;
             if (t.bytes > peak_tmp) peak_tmp = t.bytes;
         }
-        if (b->act != AG_ACT_IDENTITY) floats(&acc, N, mul(&acc, wa, grad + 1, "width"), "nodes x width");
-        if (b->residual && wa == w) floats(&acc, N, mul(&acc, wa, grad, "width"), "nodes x width");
+        if (b->act != AG_ACT_IDENTITY) value(&acc, &vals, N, wa, 1, "nodes x width");
+        if (b->residual && wa == w) value(&acc, &vals, N, wa, 0, "nodes x width");
         if (b->norm == AG_NORMPLACE_POST) {
-            floats(&acc, N, mul(&acc, wa, grad + 1, "width"), "nodes x width");
+            value(&acc, &vals, N, wa, 1, "nodes x width");
             PARAMS(2 * wa);
         }
         if (b->ffn) {
             int64_t Hd = b->ffn_hidden > 0 ? b->ffn_hidden : 2 * wa;
             if (b->norm != AG_NORMPLACE_NONE) {
-                floats(&acc, N, mul(&acc, wa, grad + 1, "width"), "nodes x width");
+                value(&acc, &vals, N, wa, 1, "nodes x width");
                 PARAMS(2 * wa);
             }
-            /* value (+grad), and the input cache in training only */
-            floats(&acc, N, mul(&acc, wa, grad + (training ? 1 : 0), "width"), "nodes x width");
-            /* hidden and activation, and the backward scratch in training only */
-            floats(&acc, N, mul(&acc, Hd, 2 + (training ? 1 : 0), "FFN width"), "nodes x FFN width");
+            value(&acc, &vals, N, wa, 1, "nodes x width");
+            /* training: each block's hidden, activation and backward scratch; evaluation: two
+             * hidden buffers shared by the blocks */
+            int64_t NHd = mul(&acc, N, Hd, "nodes x FFN width");
+            if (training) floats(&acc, NHd, 3, "nodes x FFN width");
+            else if (NHd > vals.hidden) vals.hidden = NHd;
             PARAMS(mul(&pacc, mul(&pacc, wa, Hd, "FFN weights"), 2, "FFN weights") + Hd + wa);
-            if (b->residual) floats(&acc, N, mul(&acc, wa, grad, "width"), "nodes x width");
+            if (b->residual) value(&acc, &vals, N, wa, 0, "nodes x width");
         }
         w = wa;
     }
-    floats(&acc, N, mul(&acc, w, grad + 1, "width"), "nodes x width"); /* final norm */
+    value(&acc, &vals, N, w, 1, "nodes x width"); /* final norm */
     PARAMS(2 * w);
     int64_t head_rows = graph_level ? G : N;
     if (graph_level) {
         int64_t R = c->n_readouts > 1 ? c->n_readouts : 1;
-        if (R > 1) { /* one readout's operand, output and their gradients at a time */
-            floats(&acc, N, mul(&acc, w, 2, "width"), "nodes x width");
-            floats(&acc, G, mul(&acc, w, 2, "width"), "graphs x width");
+        if (R > 1) { /* one readout's operand, output and (training) their gradients at a time */
+            floats(&acc, N, mul(&acc, w, training ? 2 : 1, "width"), "nodes x width");
+            floats(&acc, G, mul(&acc, w, training ? 2 : 1, "width"), "graphs x width");
         }
         w = mul(&acc, w, R, "readout width");
-        floats(&acc, G, mul(&acc, w, grad, "width"), "graphs x width");
+        value(&acc, &vals, G, w, 0, "graphs x width");
         floats(&acc, N, 2, "readout cache");
         if (c->head_hidden > 0) {
-            floats(&acc, G, mul(&acc, c->head_hidden, 2 * grad + 1, "head width"), "graphs x head width");
+            value(&acc, &vals, G, c->head_hidden, 0, "graphs x head width"); /* linear */
+            value(&acc, &vals, G, c->head_hidden, 1, "graphs x head width"); /* activation */
             PARAMS(mul(&pacc, w, c->head_hidden, "head weights") + c->head_hidden);
             w = c->head_hidden;
         }
     }
     if (graph_level || c->node_head) {
-        floats(&acc, head_rows, mul(&acc, c->n_out + w, grad, "outputs"), "rows x outputs");
+        if (training) floats(&acc, head_rows, mul(&acc, c->n_out + w, 2, "outputs"), "rows x outputs");
+        else value(&acc, &vals, head_rows, c->n_out, 0, "rows x outputs");
         PARAMS(mul(&pacc, w, c->n_out, "head weights") + c->n_out);
+    }
+    if (!training) { /* the values alive at once, and the feed-forward blocks' shared hidden buffers */
+        floats(&acc, vals.widest, 3, "values");
+        floats(&acc, vals.hidden, 2, "FFN hidden buffers");
     }
     /* the caller's output rows, the loss gradient and the evaluation buffers */
     floats(&acc, head_rows, mul(&acc, c->n_out, 6, "outputs"), "rows x outputs");

@@ -362,8 +362,10 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
  * An estimate of the bytes a forward pass (training = 0) or a training step (training = 1:
  * gradients, optimiser state and the best-weights copy included) of a model needs on a graph or
  * batch of N nodes, E edges and G graphs: inputs (N x F, E x Fe), graph CSR and attention masks,
- * every layer's activations and caches (full attention O(N x H x D), neighbour masks O(M x H)),
- * the largest backward temporaries, parameters. k-hop masks are estimated from the mean degree.
+ * the activations (in training every layer's, with their gradients and caches; in a forward pass
+ * the few alive at once), the attention caches (full attention O(N x H x D), neighbour masks
+ * O(M x H)), the largest backward temporaries, parameters. k-hop masks are estimated from the
+ * mean degree.
  * \param bytes  Output.
  * \return AG_SUCCESS, AG_EINVAL (negative sizes), AG_ELIMIT (a size overflows 64 bits: the message
  *         names it, e.g. "nodes x features").
