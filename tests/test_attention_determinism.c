@@ -1,12 +1,14 @@
 /* Determinism of the attention layer: forward and backward bit-identical for 1 and 2 threads and
  * from run to run with the same seeds (attention dropout included); dropout follows the draws of
- * attention.h exactly and drops a fraction near p; eval mode ignores dropout. */
+ * attention.h exactly and drops a fraction near p; eval mode ignores dropout; inference into Y or
+ * into a caller's workspace gives the bits of the layer's own buffers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include "attention_testutil.h"
+#include "layers_internal.h"
 
 /* A batch of 9 graphs of 20 to 300 nodes (about 740 nodes, more than one chunk of destinations,
  * and more than one block of sources for the full mask), undirected, with self-loops, multi-edges
@@ -30,8 +32,10 @@ static void run_free(run_t *r) {
     memset(r, 0, sizeof *r);
 }
 
-static void run_layer(run_t *r, const ag_graph_t *g, const ag_mask_t *m, const ag_attention_config_t *cfg,
-                      int threads, uint64_t layer_seed, uint64_t drop_seed, int training) {
+/* lend: an inference pass writes the head outputs into a workspace of the caller's, as a model's
+ * evaluation does; the layer then keeps none and refuses a backward. */
+static void run_layer_lend(run_t *r, const ag_graph_t *g, const ag_mask_t *m, const ag_attention_config_t *cfg,
+                           int threads, uint64_t layer_seed, uint64_t drop_seed, int training, int lend) {
     memset(r, 0, sizeof *r); /* evaluation runs leave grads NULL, and run_free frees it */
     ag_threads_set(threads);
     ag_attention_t layer;
@@ -52,7 +56,15 @@ static void run_layer(run_t *r, const ag_graph_t *g, const ag_mask_t *m, const a
     ag_rng_t rng;
     ag_rng_init(&rng, drop_seed);
     const float *Earg = cfg->edge_mode ? E : NULL;
-    assert_int_equal(ag_attention_forward(&layer, m, X, Earg, r->Y, training, &rng), AG_SUCCESS);
+    if (lend) {
+        float *ws = malloc(sizeof *ws * (size_t)(N * cfg->heads * cfg->head_dim)); /* (N x H*D) */
+        assert_int_equal(ag_i_attention_forward_xs(&layer, m, X, NULL, Earg, r->Y, 0, &rng, ws), AG_SUCCESS);
+        free(ws);
+        assert_int_equal(ag_i_attention_head_floats(&layer), 0);
+        assert_int_equal(ag_attention_backward(&layer, m, X, Earg, R, r->dX, NULL), AG_EINVAL);
+    } else {
+        assert_int_equal(ag_attention_forward(&layer, m, X, Earg, r->Y, training, &rng), AG_SUCCESS);
+    }
     r->stream_after = rng.stream;
     assert_int_equal(ag_attention_weights(&layer, m, r->A), AG_SUCCESS);
     if (training) {
@@ -75,6 +87,11 @@ static void run_layer(run_t *r, const ag_graph_t *g, const ag_mask_t *m, const a
     free(X); free(E); free(R);
     ag_attention_destroy(&layer);
     ag_threads_set(1);
+}
+
+static void run_layer(run_t *r, const ag_graph_t *g, const ag_mask_t *m, const ag_attention_config_t *cfg,
+                      int threads, uint64_t layer_seed, uint64_t drop_seed, int training) {
+    run_layer_lend(r, g, m, cfg, threads, layer_seed, drop_seed, training, 0);
 }
 
 static int same_bits(const float *a, const float *b, int64_t n) {
@@ -309,11 +326,13 @@ static void test_eval_ignores_dropout(void **state) {
 }
 
 /* Inference writes concatenated heads without W^O straight into Y, and the GAT kernel then adds the
- * bias itself: the output must be bit for bit that of a training pass without dropout (which keeps
- * the heads in the cache and adds the bias in a pass of its own), for each mask kind and score,
- * with and without edge features (the lane, scalar and full-attention kernels), on 1 and 2
- * threads. */
-static void test_inference_writes_y_bit_identical(void **state) {
+ * bias itself; other inference passes may write the heads into a workspace the caller lends (a
+ * model's blocks share one). The output must be bit for bit that of a training pass without
+ * dropout (which keeps the heads in the cache and adds the bias in a pass of its own), and with a
+ * lent workspace the output and the attention weights those of the layer's own buffers: for each
+ * mask kind, score and head combination, with and without edge features (the lane, scalar and
+ * full-attention kernels), on 1 and 2 threads. */
+static void test_inference_bit_identical(void **state) {
     (void)state;
     ag_graph_t g;
     big_batch(&g);
@@ -321,22 +340,28 @@ static void test_inference_writes_y_bit_identical(void **state) {
         ag_mask_t m;
         assert_int_equal(ag_mask_build(&m, &g, KINDS[kind], 2, 1), AG_SUCCESS);
         for (int score = 0; score < 3; score++)
-            for (int edges = 0; edges < 2; edges++)
-                for (int threads = 1; threads <= 2; threads++) {
-                    ag_attention_config_t cfg = at_config(score, AG_NORM_SOFTMAX, edges ? AG_EDGE_BIAS : AG_EDGE_NONE,
-                                                          AT_CONCAT, 8);
-                    cfg.heads = 4;
-                    cfg.head_dim = 16;
-                    assert_true(cfg.bias && !cfg.out_proj);
-                    run_t inf, trained;
-                    run_layer(&inf, &g, &m, &cfg, threads, 3, 4, 0);
-                    run_layer(&trained, &g, &m, &cfg, threads, 3, 4, 1);
-                    if (!same_bits(inf.Y, trained.Y, inf.nY))
-                        fail_msg("%s mask %d edges %d threads %d: inference output differs from training's",
-                                 at_score_name(score), kind, edges, threads);
-                    run_free(&inf);
-                    run_free(&trained);
-                }
+            for (int combine = 0; combine < AT_N_COMBINE; combine++)
+                for (int edges = 0; edges < 2; edges++)
+                    for (int threads = 1; threads <= 2; threads++) {
+                        ag_attention_config_t cfg =
+                            at_config(score, AG_NORM_SOFTMAX, edges ? AG_EDGE_BIAS : AG_EDGE_NONE, combine, 8);
+                        cfg.heads = 4;
+                        cfg.head_dim = 16;
+                        assert_true(cfg.bias);
+                        run_t inf, trained, lent;
+                        run_layer(&inf, &g, &m, &cfg, threads, 3, 4, 0);
+                        run_layer(&trained, &g, &m, &cfg, threads, 3, 4, 1);
+                        run_layer_lend(&lent, &g, &m, &cfg, threads, 3, 4, 0, 1);
+                        if (!same_bits(inf.Y, trained.Y, inf.nY))
+                            fail_msg("%s mask %d %s edges %d threads %d: inference output differs from training's",
+                                     at_score_name(score), kind, at_combine_name(combine), edges, threads);
+                        if (!same_bits(inf.Y, lent.Y, inf.nY) || !same_bits(inf.A, lent.A, inf.nA))
+                            fail_msg("%s mask %d %s edges %d threads %d: inference into a lent workspace differs",
+                                     at_score_name(score), kind, at_combine_name(combine), edges, threads);
+                        run_free(&inf);
+                        run_free(&trained);
+                        run_free(&lent);
+                    }
         ag_mask_destroy(&m);
     }
     ag_test_graph_free(&g);
@@ -352,7 +377,7 @@ int main(void) {
         cmocka_unit_test(test_dropout_matches_reference),
         cmocka_unit_test(test_dropout_fraction),
         cmocka_unit_test(test_eval_ignores_dropout),
-        cmocka_unit_test(test_inference_writes_y_bit_identical),
+        cmocka_unit_test(test_inference_bit_identical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -137,10 +137,11 @@ static void test_inference_shortcuts_bit_identical(void **state) {
     ag_graph_destroy(&g);
 }
 
-/* Evaluation frees a value's buffer for later values once its last reader has run, and the
- * feed-forward blocks share two hidden buffers: a model that only predicts holds three values of
- * N x W and two of N x Hd, where it held every value of every block (20 of N x W here) and each
- * block's own two hidden buffers. Its predictions are the training forward's bit for bit, on 1
+/* Evaluation frees a value's buffer for later values once its last reader has run, and lends the
+ * feed-forward blocks two hidden buffers and the attention layers their head outputs from the
+ * same buffers: a model that only predicts holds three values of N x W and two of N x Hd, where
+ * it held every value of every block (20 of N x W here), each block's own two hidden buffers and
+ * each attention layer's head outputs. Its predictions are the training forward's bit for bit, on 1
  * and 2 threads; a training step after it still gets every value for its backward, and an
  * evaluation after training runs in the training buffers without allocating more. */
 static void test_inference_value_memory(void **state) {

@@ -182,7 +182,6 @@ static ag_error_t cache_reserve(ag_attn_cache_t *k, const ag_attention_config_t 
     if (!rc && c->score == AG_SCORE_GAT) rc = ag_i_alloc_array((void **)&k->er, N * H, sizeof(float), "attention scores");
     if (!rc) rc = ag_i_alloc_array((void **)&k->mx, N * H, sizeof(float), "attention softmax maxima");
     if (!rc) rc = ag_i_alloc_array((void **)&k->den, N * H, sizeof(float), "attention softmax sums");
-    if (!rc) rc = ag_i_alloc_array((void **)&k->o, NHD, sizeof(float), "attention head outputs");
     if (!rc && c->out_proj && c->combine == AG_HEADS_MEAN)
         rc = ag_i_alloc_array((void **)&k->comb, N * c->head_dim, sizeof(float), "attention combined heads");
     if (rc) {
@@ -191,6 +190,15 @@ static ag_error_t cache_reserve(ag_attn_cache_t *k, const ag_attention_config_t 
     }
     k->n_nodes = N;
     return AG_SUCCESS;
+}
+
+/* The head outputs o (N x H*D) for the cache's N, on the first forward that keeps them: an
+ * inference pass that writes them into Y or into the caller's workspace never allocates them
+ * (a change of N frees them with the rest of the cache). */
+static ag_error_t cache_reserve_o(ag_attn_cache_t *k, const ag_attention_config_t *c) {
+    if (k->o) return AG_SUCCESS;
+    return ag_i_alloc_array((void **)&k->o, k->n_nodes * c->heads * c->head_dim, sizeof(float),
+                            "attention head outputs");
 }
 
 static void make_ctx(ag_attn_ctx_t *x, const ag_attention_t *layer, const ag_mask_t *mask, const float *E) {
@@ -293,11 +301,12 @@ static ag_error_t kept_csr(ag_i_csr_t **xs, const float *X, int64_t N, int64_t F
 
 ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
                                 const float *E, float *Y, int training, ag_rng_t *rng) {
-    return ag_i_attention_forward_xs(layer, mask, X, NULL, E, Y, training, rng);
+    return ag_i_attention_forward_xs(layer, mask, X, NULL, E, Y, training, rng, NULL);
 }
 
 ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
-                                     ag_i_csr_t **xs, const float *E, float *Y, int training, ag_rng_t *rng) {
+                                     ag_i_csr_t **xs, const float *E, float *Y, int training, ag_rng_t *rng,
+                                     float *o_ws) {
     if (!layer || !layer->cache || !X || !Y) return AG_ERROR(AG_EINVAL, "attention forward: NULL argument");
     AG_CHECK(check_mask(mask));
     const ag_attention_config_t *c = &layer->cfg;
@@ -342,9 +351,17 @@ ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mas
     ag_attn_ctx_t x;
     make_ctx(&x, layer, mask, E);
     /* Concatenated heads without W^O are Y itself: inference writes them there (a copy of N x H*D
-     * was 6 % of a MUTAG inference); training keeps them in o for the backward. */
+     * was 6 % of a MUTAG inference); training keeps them in o for the backward. Other inference
+     * passes write them into the caller's workspace when it lends one (a model's blocks share
+     * it), since nothing reads them after the pass. */
     k->o_in_y = !training && c->combine == AG_HEADS_CONCAT && !c->out_proj;
+    k->o_lent = !training && !k->o_in_y && o_ws;
     if (k->o_in_y) x.o = Y;
+    else if (k->o_lent) x.o = o_ws;
+    else {
+        AG_CHECK(cache_reserve_o(k, c));
+        x.o = k->o;
+    }
     int nt = ag_threads_get(), gat = c->score == AG_SCORE_GAT;
     int csr = mask->kind != AG_MASK_FULL && x.emode == AG_EDGE_NONE;
     /* ... and the GAT kernel adds the bias to each row it writes, saving a pass over Y */
@@ -385,14 +402,14 @@ ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mas
     }
 
     /* combine heads: concatenation is o itself; the mean sums heads in order */
-    const float *comb = k->o;
+    const float *comb = x.o;
     float *meanbuf = c->out_proj ? k->comb : Y;
     if (c->combine == AG_HEADS_MEAN) {
 #pragma omp parallel for schedule(static) num_threads(ag_threads_get())
         for (int64_t i = 0; i < N; i++)
             for (int64_t d = 0; d < D; d++) {
                 float t = 0.0f;
-                for (int64_t h = 0; h < H; h++) t += k->o[i * HD + h * D + d];
+                for (int64_t h = 0; h < H; h++) t += x.o[i * HD + h * D + d];
                 meanbuf[i * D + d] = t / (float)H;
             }
         comb = meanbuf;
@@ -409,6 +426,11 @@ ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mas
     }
     k->valid = 1;
     return AG_SUCCESS;
+}
+
+int64_t ag_i_attention_head_floats(const ag_attention_t *layer) {
+    const ag_attn_cache_t *k = layer->cache;
+    return k && k->o ? k->n_nodes * layer->cfg.heads * layer->cfg.head_dim : 0;
 }
 
 /* out (C) += column sums of A (N x C), in a fixed order: per chunk of rows, then over chunks. */
@@ -464,7 +486,7 @@ ag_error_t ag_attention_backward(ag_attention_t *layer, const ag_mask_t *mask, c
     const ag_attention_config_t *c = &layer->cfg;
     ag_attn_cache_t *k = layer->cache;
     if (!k->valid) return AG_ERROR(AG_EINVAL, "attention backward: no forward pass to differentiate");
-    if (k->o_in_y)
+    if (k->o_in_y || k->o_lent)
         return AG_ERROR(AG_EINVAL, "attention backward: the last forward was an inference pass (training 0), "
                         "which keeps no head outputs");
     if (k->n_nodes != mask->n_nodes || k->n_entries != mask->n_entries || k->mask_kind != (int)mask->kind)

@@ -22,6 +22,7 @@ typedef struct ag_attn_cache_t {
     int mask_kind;
     int dropout;        /* 1 when the last forward applied attention dropout */
     int o_in_y;         /* 1 when an inference forward wrote the head outputs into Y, not into o */
+    int o_lent;         /* 1 when an inference forward wrote them into the caller's workspace */
     uint64_t seed, stream;
     const float *E;     /* the forward's edge features: ag_attention_weights recomputes scores */
     float *q;    /* (N x H*D) DOT, GATV2: X W^q */
@@ -31,7 +32,8 @@ typedef struct ag_attn_cache_t {
     float *er;   /* (N x H) GAT: a_src . z_j */
     float *mx;   /* (N x H) softmax: the maximum score of each (destination, head); relu: 0 */
     float *den;  /* (N x H) softmax: sum of exp(s - mx); relu: sum of relu(s) + eps; 0 if no source */
-    float *o;    /* (N x H*D) per-head outputs (after dropout), before the heads are combined */
+    float *o;    /* (N x H*D) per-head outputs (after dropout), before the heads are combined; NULL
+                    until a forward that keeps them (training, or inference without a workspace) */
     float *comb; /* (N x D) mean of heads, kept for dW^O when heads are averaged and out_proj */
     /* A mostly-zero input (Cora's bag of words) as CSR: the projections of the last forward were
      * sparse products, and the backward's X^T dP uses it too. xs_of is the X it was made from. */

@@ -166,8 +166,9 @@ ag_error_t ag_i_igraph_error(ag_error_t code, const char *src_file, int src_line
  * share the target standardisation). Used by the ensemble kernels and by model bundles. */
 struct ag_model_t;
 ag_error_t ag_i_check_member_scaling(const struct ag_model_t *first, const struct ag_model_t *model, int64_t index);
-/* Floats a model's activations hold between passes (model.c): its value buffers and its
- * feed-forward blocks' own buffers, which tests of evaluation's buffer reuse read. */
+/* Floats a model's activations hold between passes (model.c): its value buffers, its feed-forward
+ * blocks' own buffers and its attention layers' head outputs, which tests of evaluation's buffer
+ * reuse read. */
 int64_t ag_i_model_activation_floats(const struct ag_model_t *m);
 
 /* trainset.c: the checks that training, evaluation and prediction run once per call, before a

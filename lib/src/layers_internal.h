@@ -39,9 +39,17 @@ ag_error_t ag_i_linear_grad_csr(ag_linear_t *layer, const ag_i_csr_t *ST, const 
 /* ag_attention_forward with a place for X's sparse form that outlives the call (a batch's). Out
  * of training, when X is mostly zeros, the projections use *xs, built there on first use (or when
  * its shape is not X's), instead of a CSR built per call: X must not change while *xs lives.
- * xs NULL, or training: exactly ag_attention_forward. */
+ * o_ws, out of training: the (N x H*D) head outputs go there, not into a buffer the layer keeps
+ * (unless they go into Y: concatenated heads without W^O); a backward is then refused. xs and
+ * o_ws NULL, or training: exactly ag_attention_forward. */
 ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
-                                     ag_i_csr_t **xs, const float *E, float *Y, int training, ag_rng_t *rng);
+                                     ag_i_csr_t **xs, const float *E, float *Y, int training, ag_rng_t *rng,
+                                     float *o_ws);
+
+/* Floats of head outputs the layer keeps between passes (N x H*D for the N of its last forward, 0
+ * when it keeps none): whether an inference pass there needs a workspace, and for tests of
+ * evaluation's buffer reuse. */
+int64_t ag_i_attention_head_floats(const ag_attention_t *layer);
 
 ag_error_t ag_i_check_forward(const char *layer, const void *X, const void *Y, int64_t N);
 

@@ -46,13 +46,15 @@ static void floats(acc_t *acc, int64_t rows, int64_t cols, const char *what) {
 
 /* The values of the tape. Training keeps each one, its gradient and, for some layers, a copy of
  * their input until the backward. An evaluation pass frees a value once its last reader has run
- * and shares the feed-forward blocks' hidden buffers (model.c): at most three values are alive at
- * once (the residual stream, an operation's input and its output), beside the two hidden buffers
- * of the feed-forward block that runs, so the widest value and the widest hidden width count. */
+ * and lends the feed-forward blocks their hidden buffers and the attention layers their head
+ * outputs from the same buffers (model.c): at most three values are alive at once (the residual
+ * stream, an operation's input and its output), beside the two hidden buffers of the feed-forward
+ * block or the head outputs of the attention layer that runs, so the widest of each count. */
 typedef struct values_t {
     int training;
     int64_t widest; /* evaluation: floats of the largest value */
     int64_t hidden; /* evaluation: floats of the largest feed-forward hidden buffer */
+    int64_t heads;  /* evaluation: floats of the largest head outputs lent to an attention layer */
 } values_t;
 
 /* A value of rows x cols; `cached`: copies of it (its layer's input, of the same size) that
@@ -89,7 +91,7 @@ ag_error_t ag_model_estimate_memory(const ag_model_config_t *c, int64_t N, int64
                         (long long)E, (long long)G);
     acc_t acc = {0, NULL};
     int graph_level = ag_task_is_graph_level(c->task);
-    values_t vals = {training, 0, 0};
+    values_t vals = {training, 0, 0, 0};
     int64_t entries = mul(&acc, E, 2, "edges x 2"); /* undirected edges are entries both ways */
 
     /* inputs and the graph's CSR */
@@ -133,11 +135,14 @@ ag_error_t ag_model_estimate_memory(const ag_model_config_t *c, int64_t N, int64
             PARAMS(2 * w);
         }
         if (b->dropout > 0 && training) value(&acc, &vals, N, w, 0, "nodes x width");
-        /* attention: output value, cached per-node tensors and softmax statistics (kept in
-         * evaluation too, for the attention weights) */
+        /* attention: output value, cached per-node tensors (q, k, v, head outputs) and softmax
+         * statistics; evaluation keeps all but the head outputs, for the attention weights, and
+         * writes those into Y (concatenated without W^O) or into a lent buffer */
         value(&acc, &vals, N, wa, 0, "nodes x width");
         int64_t per_node = (a->score == AG_SCORE_DOT ? 4 : a->score == AG_SCORE_GATV2 ? 3 : 2);
-        add(&acc, mul(&acc, mul(&acc, NHD, per_node, "attention cache"), 4, "attention cache"), "attention cache");
+        int64_t kept = training ? per_node : per_node - 1;
+        add(&acc, mul(&acc, mul(&acc, NHD, kept, "attention cache"), 4, "attention cache"), "attention cache");
+        if (!training && (a->out_proj || a->combine == AG_HEADS_MEAN) && NHD > vals.heads) vals.heads = NHD;
         add(&acc, mul(&acc, NH, 4 * (a->score == AG_SCORE_GAT ? 4 : 2), "attention cache"), "attention cache");
         PARAMS(mul(&pacc, mul(&pacc, w, HD, "width x heads"), per_node - 1, "attention weights"));
         if (a->out_proj) PARAMS(mul(&pacc, a->combine == AG_HEADS_MEAN ? D : HD, a->out_dim, "attention output"));
@@ -207,9 +212,10 @@ ag_error_t ag_model_estimate_memory(const ag_model_config_t *c, int64_t N, int64
         else value(&acc, &vals, head_rows, c->n_out, 0, "rows x outputs");
         PARAMS(mul(&pacc, w, c->n_out, "head weights") + c->n_out);
     }
-    if (!training) { /* the values alive at once, and the feed-forward blocks' shared hidden buffers */
+    if (!training) { /* the values alive at once, and the buffers lent to the layer that runs */
         floats(&acc, vals.widest, 3, "values");
-        floats(&acc, vals.hidden, 2, "FFN hidden buffers");
+        int64_t hidden = mul(&acc, vals.hidden, 2, "FFN hidden buffers");
+        floats(&acc, hidden > vals.heads ? hidden : vals.heads, 1, "lent buffers");
     }
     /* the caller's output rows, the loss gradient and the evaluation buffers */
     floats(&acc, head_rows, mul(&acc, c->n_out, 6, "outputs"), "rows x outputs");

@@ -809,6 +809,7 @@ int64_t ag_i_model_activation_floats(const ag_model_t *m) {
     for (int k = 1; k <= AG_MODEL_MAX_OPS; k++)
         if (m->val[k]) n += m->val_cap[k];
     for (int k = 0; k < m->n_ops; k++) {
+        if (m->ops[k].kind == OP_ATTENTION) n += ag_i_attention_head_floats(&m->ops[k].u.attn);
         if (m->ops[k].kind != OP_FFN) continue;
         const ag_ffn_t *f = &m->ops[k].u.ffn;
         if (f->h) n += 2 * f->cap_rows * f->cfg.hidden;                       /* h, a */
@@ -1241,6 +1242,30 @@ static ag_error_t ffn_forward(ag_model_t *m, eval_pool_t *pool, ag_ffn_t *f, con
     return rc;
 }
 
+/* OP_ATTENTION. An evaluation pass lends the layer a workspace from the pool for its head outputs
+ * (N x H*D), free again once it has run: nothing reads them after the pass (the attention weights
+ * need the scores' inputs and statistics, which the layer keeps), and each block kept its own
+ * (the 3 blocks of the transformer preset: 768 B per node). Concatenated heads without W^O need
+ * none: attention.c writes them into Y. A layer that has trained at this size still has its own,
+ * so that a validation pass between training steps takes nothing more from the pool. */
+static ag_error_t attention_forward(ag_model_t *m, eval_pool_t *pool, ag_batch_t *batch, op_t *op, const float *X,
+                                    float *Y, int training, ag_rng_t *rng) {
+    const ag_attention_config_t *c = &op->u.attn.cfg;
+    const ag_mask_t *mask;
+    AG_CHECK(batch_mask(batch, &m->cfg.blocks[op->block], m->cfg.virtual_node, &mask));
+    const float *E = c->edge_mode != AG_EDGE_NONE ? batch_edges(batch) : NULL;
+    ag_i_csr_t **xs = X == batch->X ? &batch->x_sparse : NULL; /* the batch's X keeps its sparse form */
+    int64_t HD = c->heads * c->head_dim;
+    if (training || (c->combine == AG_HEADS_CONCAT && !c->out_proj) ||
+        ag_i_attention_head_floats(&op->u.attn) == mask->n_nodes * HD)
+        return ag_i_attention_forward_xs(&op->u.attn, mask, X, xs, E, Y, training, rng, NULL);
+    int o;
+    AG_CHECK(eval_take(m, pool, mask->n_nodes, HD, &o));
+    ag_error_t rc = ag_i_attention_forward_xs(&op->u.attn, mask, X, xs, E, Y, 0, rng, m->val[o]);
+    pool->live[o] = 0;
+    return rc;
+}
+
 static ag_error_t model_forward(ag_model_t *m, ag_batch_t *batch, int training, ag_rng_t *rng, float *out) {
     if (!m || !out) return AG_ERROR(AG_EINVAL, "model forward: NULL model or output");
     if (!batch || !batch->graph) return AG_ERROR(AG_EINVAL, "model forward: NULL batch or batch without a graph");
@@ -1297,15 +1322,7 @@ static ag_error_t model_forward(ag_model_t *m, ag_batch_t *batch, int training, 
         case OP_LAYERNORM: AG_CHECK(ag_layernorm_forward(&op->u.ln, in, y, rows, training, rng)); break;
         case OP_FFN: AG_CHECK(ffn_forward(m, &pool, &op->u.ffn, in, y, rows, training, rng)); break;
         case OP_ADD: ag_residual_forward(in, vp[op->add_from], y, rows * op->out_w); break;
-        case OP_ATTENTION: {
-            const ag_mask_t *mask;
-            AG_CHECK(batch_mask(batch, &m->cfg.blocks[op->block], m->cfg.virtual_node, &mask));
-            const float *E = op->u.attn.cfg.edge_mode != AG_EDGE_NONE ? batch_edges(batch) : NULL;
-            /* the batch's own X keeps its sparse form across inference calls */
-            AG_CHECK(ag_i_attention_forward_xs(&op->u.attn, mask, in, in == batch->X ? &batch->x_sparse : NULL, E, y,
-                                               training, rng));
-            break;
-        }
+        case OP_ATTENTION: AG_CHECK(attention_forward(m, &pool, batch, op, in, y, training, rng)); break;
         case OP_READOUT: AG_CHECK(readout_forward(m, op, g, m->graph_rows[k] == 2, in, y)); break;
         case OP_VNODE_ADD: vnode_add_forward(m, T, op->out_w, op->u.vn.emb, in, y); break;
         case OP_VNODE_DROP:

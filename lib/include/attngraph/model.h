@@ -292,9 +292,10 @@ const ag_param_list_t *ag_model_params(const ag_model_t *model);
  * O(R N W) for R readouts and for the head O(N W n_out) (node tasks) or O(G x the head's weights)
  * (graph tasks). Memory: training keeps one output buffer per operation (O(L N W) floats for L
  * blocks, as many again for gradients) and the layers' caches; evaluation frees an output once
- * its last reader has run and lends the feed-forward blocks two shared hidden buffers, so it
- * holds O(N (W + W_ff)) floats of them whatever L, beside the attention layers' caches (which
- * ag_model_attention_weights() reads); the batch keeps its masks.
+ * its last reader has run and lends the feed-forward blocks their hidden buffers and the
+ * attention layers their head outputs from the same buffers, so it holds O(N (W + W_ff)) floats
+ * of them whatever L, beside the attention layers' caches (which ag_model_attention_weights()
+ * reads); the batch keeps its masks.
  */
 ag_error_t ag_model_forward(ag_model_t *model, ag_batch_t *batch, int training, ag_rng_t *rng,
                             float *out);
