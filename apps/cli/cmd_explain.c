@@ -516,6 +516,39 @@ static int pack_components(const igraph_t *ig, igraph_matrix_t *xy, const igraph
     return rc;
 }
 
+/* The longest edge of the drawing xy (N x 2) over the mean edge length; 0 without edges. */
+static double longest_edge_ratio(const igraph_t *ig, const igraph_matrix_t *xy) {
+    double mean = mean_edge_length(ig, xy), longest = 0.0;
+    for (int64_t e = 0; e < igraph_ecount(ig); e++) {
+        int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
+        longest = fmax(longest, hypot(MATRIX(*xy, u, 0) - MATRIX(*xy, v, 0), MATRIX(*xy, u, 1) - MATRIX(*xy, v, 1)));
+    }
+    return mean > 0.0 ? longest / mean : 0.0;
+}
+
+/* Kamada-Kawai from a circle, on a component of a few hundred vertices, can stop in a local
+ * minimum with one vertex flung out: a 200-vertex component of a social graph came out with an
+ * edge 14.5 mean lengths long and the rest squeezed into a half-disc beside it, and 20 times the
+ * iterations left it there. Started from Fruchterman-Reingold's drawing instead, the same
+ * component's longest edge was 1.6 mean lengths. Only a drawing whose longest edge exceeds
+ * STRETCH mean lengths is laid out again (circle-started ones of 160-490 vertices had 1.3-2.0),
+ * and the new drawing is kept when its longest edge is shorter. */
+static int unstretch(const igraph_t *ig, igraph_matrix_t *xy) {
+    const double STRETCH = 4.0;
+    double before = longest_edge_ratio(ig, xy);
+    if (!(before > STRETCH)) return 0;
+    int64_t N = igraph_vcount(ig);
+    igraph_matrix_t t;
+    if (igraph_matrix_init(&t, 0, 0) != IGRAPH_SUCCESS) return -1;
+    int rc = igraph_layout_fruchterman_reingold(ig, &t, 0, 500, sqrt((double)N), IGRAPH_LAYOUT_NOGRID, NULL, NULL,
+                                                NULL, NULL, NULL) == IGRAPH_SUCCESS ? 0 : -1;
+    if (rc == 0) rc = kamada_kawai(ig, &t, 1);
+    if (rc == 0 && longest_edge_ratio(ig, &t) < before)
+        rc = igraph_matrix_update(xy, &t) == IGRAPH_SUCCESS ? 0 : -1;
+    igraph_matrix_destroy(&t);
+    return rc;
+}
+
 /* Node positions from igraph: Kamada-Kawai up to KK_MAX vertices, Fruchterman-Reingold above;
  * igraph's random generator is seeded so drawings repeat. Kamada-Kawai keeps an N x N matrix of
  * path lengths, so it is for molecule-sized components only (2 MB at KK_MAX). Above, the layout
@@ -535,7 +568,8 @@ static int layout_raw(const igraph_t *ig, igraph_matrix_t *xy) {
     igraph_rng_seed(igraph_rng_default(), 42);
     if (N <= KK_MAX) {
         if (kamada_kawai(ig, xy, 0) < 0) return -1;
-        if (N > KK_TRIES_MAX || igraph_ecount(ig) < 2) return 0;
+        if (N > KK_TRIES_MAX) return unstretch(ig, xy);
+        if (igraph_ecount(ig) < 2) return 0;
         int64_t best = crossings(ig, xy);
         igraph_matrix_t t;
         if (igraph_matrix_init(&t, N, 2) != IGRAPH_SUCCESS) return -1;
