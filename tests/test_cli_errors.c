@@ -1437,6 +1437,34 @@ static void test_edge_list_vertex_count(void **state) {
                "train --labels graphs/molecules/labels.csv --vertices 6 --epochs 1 -q");
 }
 
+/* classify reads every FILE with --vertices: a graph model on the structure alone (degrees) sees
+ * the isolated vertices the count adds, so its prediction for the same edge list changes, and a
+ * count below an edge list's largest id + 1 is refused naming the file and line. */
+static void test_classify_vertex_count(void **state) {
+    (void)state;
+    char table[256] = "file,y\n", name[32];
+    for (int i = 0; i < 8; i++) {
+        snprintf(name, sizeof name, "cv%d.edges", i);
+        /* triangles with a tail (class 1) and paths (class 0) */
+        write_text(name, i % 2 ? "0 1\n1 2\n2 0\n2 3\n" : "0 1\n1 2\n2 3\n");
+        snprintf(table + strlen(table), sizeof table - strlen(table), "%s,%d\n", name, i % 2);
+    }
+    write_text("cv.csv", table);
+    run_expect(0, "", "train --labels @/cv.csv --format edgelist --epochs 2 --threads 1 --split-random 0.5,0.25,0.25 "
+                      "-q -o @/cv.safetensors");
+    ag_cli_run_t r = run_expect(0, "", "classify --model @/cv.safetensors --format edgelist @/cv1.edges");
+    char *alone = strdup(r.out);
+    assert_non_null(alone);
+    r = run_expect(0, "", "classify --model @/cv.safetensors --format edgelist --vertices 7 @/cv1.edges");
+    if (strcmp(alone, r.out) == 0) fail_msg("the same prediction with three isolated vertices: %s", alone);
+    free(alone);
+    r = run_expect(0, "", "classify --model @/cv.safetensors --format edgelist --vertices 7 --json @/cv1.edges");
+    assert_non_null(strstr(r.out, "\"file\": "));
+    run_expect(2, "attn-graph: @/cv1.edges:4: vertex id 3 needs at least 4 vertices, more than the 3 given "
+                  "(--vertices): the count is the largest id + 1 or more\n",
+               "classify --model @/cv.safetensors --format edgelist --vertices 3 @/cv1.edges");
+}
+
 /* A validation part scored perfectly at epoch 1 (accuracy 1 on ten graphs that x decides) keeps
  * epoch 1: the warning says why, instead of suggesting another learning rate. */
 static void test_perfect_validation_hint(void **state) {
@@ -1536,6 +1564,7 @@ int main(void) {
         cmocka_unit_test(test_boolean_and_numeric_files),
         cmocka_unit_test(test_info_empty_graph),
         cmocka_unit_test(test_edge_list_vertex_count),
+        cmocka_unit_test(test_classify_vertex_count),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -274,7 +274,10 @@ int ag_cmd_classify(int argc, char **argv) {
         return AG_EXIT_FAILURE;
     }
     int64_t n_pend = 0;
-    int failed = 0, fatal = 0, other_kind = 0;
+    /* misused: a FILE the options do not fit (--vertices below an edge list's largest id + 1, or
+     * given for another format), a command-line error (exit 2, as every other command gives it),
+     * which goes before a bad file's 3 */
+    int failed = 0, misused = 0, fatal = 0, other_kind = 0;
     for (int i = 0; i < n_files && !fatal; i++) {
         const char *path = files[i];
         igraph_t ig;
@@ -291,6 +294,7 @@ int ag_cmd_classify(int argc, char **argv) {
             ag_cli_warnings_collect(was);
             ag_cli_error("%s", ag_error_message());
             failed = 1;
+            misused |= rc == AG_EINVAL;
             if (json) code = json_failure(&b, pend, &n_pend, path, ag_cli_last_error(), &warned);
             ag_cli_warnings_clear(&warned);
             if (code) {
@@ -359,5 +363,5 @@ int ag_cmd_classify(int argc, char **argv) {
     free(files);
     if (code) return code;
     if (other_kind && model_path == defpath) cli_default_model_hint(CMD, model_path);
-    return failed ? AG_EXIT_INPUT : AG_EXIT_OK;
+    return misused ? AG_EXIT_USAGE : failed ? AG_EXIT_INPUT : AG_EXIT_OK;
 }
