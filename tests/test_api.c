@@ -470,6 +470,70 @@ static void test_uninitialised_containers(void **state) {
     ag_net_destroy(net);
 }
 
+/* A destroyed igraph matrix keeps its row and column counts (igraph_matrix_destroy frees only the
+ * data), so one given as features, targets or probabilities passed the shape checks and was read
+ * through a NULL pointer: a crash. Each is refused by name, as a destroyed output is; a zeroed
+ * (never initialised) one too, which was taken for a matrix of 0 rows. */
+static void test_destroyed_input_matrices(void **state) {
+    (void)state;
+    const igraph_t *mol = &FX.mols[0];
+    const igraph_integer_t n_mol = igraph_vcount(mol), n_karate = igraph_vcount(&FX.karate);
+    igraph_matrix_t out, gone;
+    igraph_vector_t v;
+    igraph_vector_int_t vi;
+    igraph_matrix_init(&out, 0, 0);
+    igraph_vector_init(&v, 0);
+    igraph_vector_int_init(&vi, 0);
+    /* features of the shape the model expects (N x F), destroyed */
+    igraph_matrix_init(&gone, n_mol, ag_net_feature_width(FX.gnet));
+    igraph_matrix_destroy(&gone);
+    expect_uninitialised(ag_net_predict_graph(FX.gnet, mol, &gone, &v), "ag_net_predict_graph", "features");
+    expect_uninitialised(ag_net_featurize(FX.gnet, mol, &gone, &out, NULL), "ag_net_featurize", "features");
+    expect_uninitialised(ag_net_attention(FX.gnet, mol, &gone, 0, &out, NULL, NULL), "ag_net_attention", "features");
+    igraph_integer_t label = -1;
+    expect_uninitialised(ag_net_classify_graph(FX.gnet, mol, &gone, &label, NULL), "ag_net_classify_graph",
+                         "features");
+    ag_fmat_t f;
+    expect_uninitialised(ag_fmat_from_igraph(&f, &gone), "ag_fmat_from_igraph", "in");
+    assert_null(f.data);
+    /* targets (G x 1), destroyed, and zeroed */
+    igraph_matrix_init(&gone, G_MOLS, 1);
+    igraph_matrix_destroy(&gone);
+    ag_net_t *net = NULL;
+    ag_net_train_options_t o = tiny_options();
+    expect_uninitialised(ag_net_train_graphs(&net, FX.mols, G_MOLS, &gone, NULL, NULL, &o, NULL),
+                         "ag_net_train_graphs", "targets");
+    assert_null(net);
+    ag_scores_t sc;
+    expect_uninitialised(ag_net_evaluate_graphs(FX.gnet, FX.mols, G_MOLS, &gone, NULL, &sc), "ag_net_evaluate_graphs",
+                         "targets");
+    igraph_matrix_t zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    expect_uninitialised(ag_net_train_graphs(&net, FX.mols, G_MOLS, &zeroed, NULL, NULL, &o, NULL),
+                         "ag_net_train_graphs", "targets");
+    /* node features (N x 2) in training, and probabilities (N x 2) to smooth */
+    igraph_matrix_init(&gone, n_karate, 2);
+    igraph_matrix_destroy(&gone);
+    o.degree = 1;
+    expect_uninitialised(ag_net_train_nodes(&net, &FX.karate, &gone, &FX.club, NULL, NULL, &o, NULL),
+                         "ag_net_train_nodes", "features");
+    assert_null(net);
+    ag_smooth_config_t cfg;
+    ag_smooth_config_init(&cfg);
+    expect_uninitialised(ag_label_smooth(&FX.karate, &gone, &FX.club, &cfg, &out), "label smoothing", "probs");
+    expect_uninitialised(ag_net_smooth_nodes(FX.gnet, &FX.karate, &gone, &FX.club, &out), "ag_net_smooth_nodes",
+                         "probs");
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &FX.club, NULL, NULL, &o, NULL), AG_SUCCESS);
+    expect_uninitialised(ag_net_predict_nodes(net, &FX.karate, &gone, NULL, &out), "ag_net_predict_nodes",
+                         "features");
+    expect_uninitialised(ag_net_evaluate_nodes(net, &FX.karate, &gone, &FX.club, NULL, &sc), "ag_net_evaluate_nodes",
+                         "features");
+    ag_net_destroy(net);
+    igraph_matrix_destroy(&out);
+    igraph_vector_destroy(&v);
+    igraph_vector_int_destroy(&vi);
+}
+
 /* A graph built (or read from GML) before igraph's attribute handler was installed carries no
  * attributes at all, though the caller set or saw them: the message says so, and how to fix it. */
 static void test_graph_without_attribute_handler(void **state) {
@@ -865,9 +929,9 @@ static void test_graph_train_errors(void **state) {
     assert_non_null(strstr(ag_error_message(), "is not a graph task"));
     /* no array and no count are two mistakes, each said as it is */
     assert_int_equal(ag_net_train_graphs(&net, NULL, 3, &FX.y, NULL, NULL, NULL, NULL), AG_EINVAL);
-    assert_string_equal(ag_error_message(), "NULL graphs array (n_graphs 3)");
+    assert_string_equal(ag_error_message(), "ag_net_train_graphs: NULL graphs array (n_graphs 3)");
     assert_int_equal(ag_net_train_graphs(&net, FX.mols, 0, &FX.y, NULL, NULL, NULL, NULL), AG_EINVAL);
-    assert_string_equal(ag_error_message(), "no graphs (n_graphs 0)");
+    assert_string_equal(ag_error_message(), "ag_net_train_graphs: no graphs (n_graphs 0)");
     igraph_matrix_t y;
     igraph_matrix_init(&y, 5, 1);
     assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &y, NULL, NULL, NULL, NULL), AG_EMISMATCH);
@@ -1781,6 +1845,7 @@ int main(void) {
         cmocka_unit_test(test_featurize),
         cmocka_unit_test(test_predict_graph_errors),
         cmocka_unit_test(test_uninitialised_containers),
+        cmocka_unit_test(test_destroyed_input_matrices),
         cmocka_unit_test(test_graph_without_attribute_handler),
         cmocka_unit_test(test_attention_sums_to_one),
         cmocka_unit_test(test_attention_matches_model),

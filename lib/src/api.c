@@ -198,6 +198,7 @@ static ag_error_t net_inputs(const ag_net_t *net, const igraph_t *ig, const igra
 ag_error_t ag_net_featurize(const ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                             igraph_matrix_t *X, igraph_matrix_t *E) {
     if (!net || !graph || !X) return AG_ERROR(AG_EINVAL, "ag_net_featurize: NULL net, graph or X");
+    if (features) AG_CHECK(AG_I_READY(features->data.stor_begin, "ag_net_featurize", "features"));
     AG_CHECK(AG_I_READY(X->data.stor_begin, "ag_net_featurize", "X"));
     if (E) AG_CHECK(AG_I_READY(E->data.stor_begin, "ag_net_featurize", "E"));
     const int64_t Fe = ag_model_config(net->b.model)->edge_dim;
@@ -285,8 +286,13 @@ static ag_error_t net_run(ag_net_t *net, const igraph_t *ig, const igraph_matrix
     return rc;
 }
 
-static ag_error_t check_args(const ag_net_t *net, const igraph_t *graph, const char *fn) {
+/* net and graph given, and the caller's feature matrix (may be NULL) ready: igraph_matrix_destroy
+ * frees the data but keeps the row and column counts, so a destroyed matrix of the right shape
+ * would pass the shape checks and be read through a NULL pointer. */
+static ag_error_t check_args(const ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
+                             const char *fn) {
     if (!net || !graph) return AG_ERROR(AG_EINVAL, "%s: NULL net or graph", fn);
+    if (features) AG_CHECK(AG_I_READY(features->data.stor_begin, fn, "features"));
     return AG_SUCCESS;
 }
 
@@ -294,7 +300,7 @@ static ag_error_t check_args(const ag_net_t *net, const igraph_t *graph, const c
 
 ag_error_t ag_net_predict_nodes(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features,
                                 igraph_vector_int_t *labels, igraph_matrix_t *probs) {
-    AG_CHECK(check_args(net, graph, "ag_net_predict_nodes"));
+    AG_CHECK(check_args(net, graph, features, "ag_net_predict_nodes"));
     if (labels) AG_CHECK(AG_I_READY(labels->stor_begin, "ag_net_predict_nodes", "labels"));
     if (probs) AG_CHECK(AG_I_READY(probs->data.stor_begin, "ag_net_predict_nodes", "probs"));
     ag_task_t task = ag_net_task(net);
@@ -328,7 +334,7 @@ ag_error_t ag_net_predict_nodes(ag_net_t *net, const igraph_t *graph, const igra
 
 static ag_error_t predict_graph(ag_net_t *net, const igraph_t *graph, const igraph_matrix_t *features, run_t *r,
                                 const char *fn) {
-    AG_CHECK(check_args(net, graph, fn));
+    AG_CHECK(check_args(net, graph, features, fn));
     ag_task_t task = ag_net_task(net);
     if (!ag_task_is_graph_level(task))
         return AG_ERROR(AG_EINVAL, "%s: the model predicts nodes (%s); use ag_net_predict_nodes", fn,
@@ -458,6 +464,7 @@ ag_error_t ag_net_smooth_nodes(const ag_net_t *net, const igraph_t *graph, const
                                const igraph_vector_int_t *known, igraph_matrix_t *result) {
     if (!net || !graph || !probs || !result)
         return AG_ERROR(AG_EINVAL, "ag_net_smooth_nodes: NULL net, graph, probabilities or result");
+    AG_CHECK(AG_I_READY(probs->data.stor_begin, "ag_net_smooth_nodes", "probs"));
     AG_CHECK(AG_I_READY(result->data.stor_begin, "ag_net_smooth_nodes", "result"));
     if (known) AG_CHECK(AG_I_READY(known->stor_begin, "ag_net_smooth_nodes", "known"));
     const ag_bundle_t *b = &net->b;
@@ -500,7 +507,7 @@ ag_error_t ag_net_attention(ag_net_t *net, const igraph_t *graph, const igraph_m
                             igraph_integer_t layer,
                             igraph_matrix_t *edge_alpha, igraph_matrix_t *edge_alpha_rev,
                             igraph_matrix_t *self_alpha) {
-    AG_CHECK(check_args(net, graph, "ag_net_attention"));
+    AG_CHECK(check_args(net, graph, features, "ag_net_attention"));
     if (!edge_alpha) return AG_ERROR(AG_EINVAL, "ag_net_attention: NULL edge_alpha");
     AG_CHECK(AG_I_READY(edge_alpha->data.stor_begin, "ag_net_attention", "edge_alpha"));
     if (edge_alpha_rev) AG_CHECK(AG_I_READY(edge_alpha_rev->data.stor_begin, "ag_net_attention", "edge_alpha_rev"));
@@ -691,11 +698,13 @@ static void graph_data_destroy(graph_data_t *d) {
  * evaluation featurises the graphs it scores, not the others, whose cost (and defects, such as a
  * missing attribute) are not the question asked. */
 static ag_error_t graph_data(graph_data_t *d, const igraph_t *graphs, int64_t n_all, const igraph_matrix_t *targets,
-                             char *const *names, int64_t n_names, const int64_t *rows, int64_t n) {
+                             char *const *names, int64_t n_names, const int64_t *rows, int64_t n, const char *fn) {
     memset(d, 0, sizeof *d);
-    if (n_all < 1) return AG_ERROR(AG_EINVAL, "no graphs (n_graphs %lld)", (long long)n_all);
-    if (!graphs) return AG_ERROR(AG_EINVAL, "NULL graphs array (n_graphs %lld)", (long long)n_all);
-    if (!targets) return AG_ERROR(AG_EINVAL, "NULL targets matrix");
+    if (n_all < 1) return AG_ERROR(AG_EINVAL, "%s: no graphs (n_graphs %lld)", fn, (long long)n_all);
+    if (!graphs) return AG_ERROR(AG_EINVAL, "%s: NULL graphs array (n_graphs %lld)", fn, (long long)n_all);
+    if (!targets) return AG_ERROR(AG_EINVAL, "%s: NULL targets matrix", fn);
+    /* a destroyed matrix keeps its shape: its rows would be read through a NULL pointer */
+    AG_CHECK(AG_I_READY(targets->data.stor_begin, fn, "targets"));
     int64_t n_rows = igraph_matrix_nrow(targets), T = igraph_matrix_ncol(targets);
     if (n_rows != n_all)
         return AG_ERROR(AG_EMISMATCH, "the targets matrix has %lld rows for %lld graphs", (long long)n_rows,
@@ -771,7 +780,7 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
     ag_net_train_options_init(&defaults);
     const ag_net_train_options_t *o = opts ? opts : &defaults;
     graph_data_t d;
-    AG_CHECK(graph_data(&d, graphs, n_graphs, targets, NULL, 0, NULL, 0));
+    AG_CHECK(graph_data(&d, graphs, n_graphs, targets, NULL, 0, NULL, 0, "ag_net_train_graphs"));
     ag_task_t task = ag_task_infer(&d.ds.targets);
     ag_error_t rc = o->task ? ag_task_from_name(o->task, &task) : AG_SUCCESS;
     if (rc == AG_SUCCESS && !ag_task_is_graph_level(task))
@@ -848,7 +857,8 @@ static ag_error_t evaluate_graphs(ag_net_t *net, const igraph_t *graphs, igraph_
     if (idx) AG_CHECK(index_list(idx, n_graphs, "idx", &listed, &n));
     graph_data_t d;
     /* an empty list scores nothing (NaN figures), over the view of every graph as before */
-    ag_error_t rc = graph_data(&d, graphs, n_graphs, targets, net->b.names, net->b.n_names, n > 0 ? listed : NULL, n);
+    ag_error_t rc =
+        graph_data(&d, graphs, n_graphs, targets, net->b.names, net->b.n_names, n > 0 ? listed : NULL, n, fn);
     ag_i_free(listed);
     if (rc != AG_SUCCESS) return rc;
     ag_prepared_t p;
@@ -1097,6 +1107,7 @@ static ag_error_t train_nodes_entry(ag_net_t **net, const igraph_t *graph, const
     if (!net) return AG_ERROR(AG_EINVAL, "%s: NULL net", fn);
     *net = NULL; /* on every failure, as ag_net_load and ag_net_train_graphs */
     if (!graph) return AG_ERROR(AG_EINVAL, "%s: NULL graph", fn);
+    if (features) AG_CHECK(AG_I_READY(features->data.stor_begin, fn, "features"));
     ag_net_train_options_t defaults;
     ag_net_train_options_init(&defaults);
     const ag_net_train_options_t *o = opts ? opts : &defaults;
@@ -1150,7 +1161,7 @@ static ag_error_t evaluate_nodes_entry(ag_net_t *net, const igraph_t *graph, con
                                        ag_task_t task, const igraph_vector_int_t *labels,
                                        const igraph_vector_t *values, const igraph_vector_int_t *idx,
                                        ag_scores_t *scores, const char *fn) {
-    AG_CHECK(check_args(net, graph, fn));
+    AG_CHECK(check_args(net, graph, features, fn));
     if (!scores) return AG_ERROR(AG_EINVAL, "%s: NULL scores", fn);
     if (ag_net_task(net) != task)
         return AG_ERROR(AG_EINVAL, "%s: the model is %s, not %s", fn, ag_task_name(ag_net_task(net)),

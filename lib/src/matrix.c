@@ -56,6 +56,10 @@ ag_error_t ag_fmat_to_igraph(const ag_fmat_t *m, igraph_matrix_t *out) {
 }
 
 ag_error_t ag_fmat_from_igraph(ag_fmat_t *m, const igraph_matrix_t *in) {
+    m->data = NULL; /* empty on failure, as the header says */
+    m->rows = m->cols = 0;
+    /* a destroyed igraph matrix keeps its shape with its data freed: refused, not read */
+    AG_CHECK(AG_I_READY(in->data.stor_begin, "ag_fmat_from_igraph", "in"));
     int64_t rows = igraph_matrix_nrow(in), cols = igraph_matrix_ncol(in);
     AG_CHECK(ag_fmat_init(m, rows, cols));
     for (int64_t r = 0; r < rows; r++)

@@ -152,6 +152,7 @@ ag_error_t ag_label_smooth(const igraph_t *graph, const igraph_matrix_t *probs, 
                            const ag_smooth_config_t *cfg, igraph_matrix_t *result) {
     if (!graph || !probs || !known || !cfg || !result)
         return AG_ERROR(AG_EINVAL, "label smoothing: NULL graph, probabilities, known vertices, configuration or result");
+    AG_CHECK(AG_I_READY(probs->data.stor_begin, "label smoothing", "probs"));
     AG_CHECK(AG_I_READY(known->stor_begin, "label smoothing", "known"));
     AG_CHECK(AG_I_READY(result->data.stor_begin, "label smoothing", "result"));
     ag_graph_t g;

@@ -12,7 +12,9 @@
  *   (igraph_set_attribute_table(&igraph_cattribute_table)) when features come from attributes;
  * - results go into caller-initialised igraph_vector_t / igraph_vector_int_t / igraph_matrix_t /
  *   igraph_strvector_t, which the callee resizes; on failure their contents are unspecified but
- *   they stay valid (the caller still destroys them);
+ *   they stay valid (the caller still destroys them); a container never initialised (zeroed) or
+ *   already destroyed, given as a result or as an input (features, targets, labels, ...), is
+ *   refused with AG_EINVAL naming it;
  * - every fallible call returns an ag_error_t (AG_SUCCESS is 0) and records a one-line message,
  *   read with ag_error_message() (common.h); nothing aborts, exits or prints.
  *

@@ -52,7 +52,8 @@ ag_error_t ag_fmat_to_igraph(const ag_fmat_t *m, igraph_matrix_t *out);
 
 /** \function ag_fmat_from_igraph
  * Initialises m from an igraph matrix (m is empty on failure).
- * \return AG_SUCCESS; AG_EVALUE (a NaN or infinite value: names its row and column); AG_ENOMEM.
+ * \return AG_SUCCESS; AG_EINVAL (in never initialised or already destroyed); AG_EVALUE (a NaN or
+ *         infinite value: names its row and column); AG_ENOMEM.
  * Time complexity: O(rows * cols). */
 ag_error_t ag_fmat_from_igraph(ag_fmat_t *m, const igraph_matrix_t *in);
 
