@@ -1234,6 +1234,16 @@ static void test_nodes_errors(void **state) {
     VECTOR(y)[0] = 0;
     assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, NULL, NULL, &o, NULL), AG_EVALUE);
     assert_non_null(strstr(ag_error_message(), "at least 2"));
+    /* one class present, though not class 0: C = 3 by the largest id, yet a constant classifier
+     * (it trained and predicted class 2 everywhere) */
+    VECTOR(y)[0] = 2;
+    VECTOR(y)[7] = 2;
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, NULL, NULL, &o, NULL), AG_EVALUE);
+    assert_string_equal(ag_error_message(), "ag_net_train_nodes: every labelled vertex has class 2; a classifier "
+                                            "needs at least 2 classes among the labels");
+    assert_null(net);
+    VECTOR(y)[0] = 0;
+    VECTOR(y)[7] = -1;
     VECTOR(y)[5] = -2;
     assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &y, NULL, NULL, &o, NULL), AG_EVALUE);
     assert_non_null(strstr(ag_error_message(), "label of vertex 5 is -2"));

@@ -1118,6 +1118,16 @@ static ag_error_t train_nodes_entry(ag_net_t **net, const igraph_t *graph, const
         if (n_lab == 0) return AG_ERROR(AG_EVALUE, "no vertex is labelled (every label is -1)");
         if (C < 2)
             return AG_ERROR(AG_EVALUE, "the labels hold %lld class; a classifier needs at least 2", (long long)C);
+        /* C counts the ids up to the largest, not the classes present: labels of one class only
+         * (every labelled vertex 2: C = 3) would train a constant classifier, which a graph
+         * target of one value and a label attribute of one value are refused as */
+        int64_t first = -1;
+        for (int64_t v = 0; v < N && first < 0; v++) first = VECTOR(*labels)[v];
+        int64_t other = 0;
+        for (int64_t v = 0; v < N && !other; v++) other = VECTOR(*labels)[v] >= 0 && VECTOR(*labels)[v] != first;
+        if (!other)
+            return AG_ERROR(AG_EVALUE, "%s: every labelled vertex has class %lld; a classifier needs at least 2 classes "
+                            "among the labels", fn, (long long)first);
         AG_CHECK(check_node_task(o, AG_TASK_NODE_CLASSIFICATION, "node labels"));
     } else {
         AG_CHECK(check_node_values(values, N, &n_lab, fn));
