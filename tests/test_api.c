@@ -768,6 +768,12 @@ static void test_graph_task_figures(void **state) {
     assert_int_equal(s.n, G_MOLS + 9 + 9);
     assert_int_equal(ag_net_evaluate_graph_tasks(net, FX.mols, G_MOLS, &y, NULL, &s, NULL), AG_EINVAL);
     assert_non_null(strstr(ag_error_message(), "NULL per_task"));
+    /* the codes api.h gives for target columns other than the model's (its doc once said
+     * AG_EINVAL for both): a shape that disagrees, and several columns for one classifier */
+    assert_int_equal(ag_net_evaluate_graphs(net, FX.mols, G_MOLS, &FX.y, NULL, &s), AG_EMISMATCH);
+    assert_string_equal(ag_error_message(), "the data have 1 target columns and the model 3");
+    assert_int_equal(ag_net_evaluate_graphs(FX.gnet, FX.mols, G_MOLS, &y, NULL, &s), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "graph classification takes one target column, not 3"));
     ag_net_destroy(net);
 
     ag_scores_t c;

@@ -513,10 +513,10 @@ ag_error_t ag_net_train_node_values(ag_net_t **net, const igraph_t *graph, const
  * (train.h's ag_scores_t, NaN where undefined). Targets as for ag_net_train_graphs(); for
  * classification their values must be among the model's class names. Only the listed graphs and
  * their target rows are read: a graph not listed may lack what the model needs.
- * \return AG_SUCCESS; AG_EINVAL (also target columns other than the model's: several for a
- *         classification model, or another count); AG_EMISMATCH (another number of target rows
- *         than graphs); AG_EVALUE (a class value the model does not know); the featurisation
- *         errors; AG_ENOMEM.
+ * \return AG_SUCCESS; AG_EINVAL (several target columns for a classification model); AG_EMISMATCH
+ *         (another number of target rows than graphs; another number of target columns than the
+ *         model's tasks or targets); AG_EVALUE (a class value the model does not know); the
+ *         featurisation errors; AG_ENOMEM.
  * Time complexity: ag_featurizer_transform() on each of the n listed graphs, then one forward pass
  * per ensemble member over the n listed ones (as ag_net_predict_graphs()) and O(T x n log n) for
  * the ROC-AUC of T tasks.

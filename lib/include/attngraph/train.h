@@ -391,7 +391,9 @@ typedef struct ag_scores_t {
     double roc_auc;   /* binary classification, or the mean over multi-task tasks */
     double rmse;      /* regression, in target units */
     double mae;
-    int64_t n;        /* labelled rows counted */
+    int64_t n;        /* labelled targets counted: the labelled rows for one target per row; with
+                         several (multi-task, T > 1 regression targets) the (row, target) pairs that
+                         hold a value, so 4 graphs of 2 tasks each count 8 */
 } ag_scores_t;
 
 /** \function ag_model_evaluate
