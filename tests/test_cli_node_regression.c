@@ -238,6 +238,22 @@ static void test_task_choice(void **state) {
     assert_int_equal(r.code, 0);
     assert_non_null(strstr(r.err, "attn-graph: node-regression, 120 nodes"));
     assert_memory_equal(r.out, "test: rmse ", 11);
+    /* integers with gaps between them (a count: 0, 3, 6) are classes by the rule, and a note says
+     * how to predict a number; consecutive ones (class codes 0, 1, 2) get no note */
+    char gml[2048] = "graph [\n";
+    for (int v = 0; v < 12; v++)
+        snprintf(gml + strlen(gml), sizeof gml - strlen(gml), " node [ id %d cnt %d code %d ]\n edge [ source %d "
+                 "target %d ]\n", v, v % 3 * 3, v % 3, v, (v + 1) % 12);
+    strcat(gml, "]\n");
+    ag_test_write_text(dir, "counts.gml", gml);
+    ag_cli_run_ok(&r, "train %s/counts.gml --label-attr cnt --epochs 1 --threads 1", dir);
+    assert_non_null(strstr(r.err, "attn-graph: note: --label-attr cnt holds 3 distinct integers (0 to 6, not "
+                                  "consecutive as class codes are), taken as classes; --task node-regression to "
+                                  "predict it as a number\n"));
+    ag_cli_run_ok(&r, "train %s/counts.gml --label-attr code --epochs 1 --threads 1", dir);
+    assert_null(strstr(r.err, "distinct integers"));
+    ag_cli_run_ok(&r, "train %s/counts.gml --label-attr cnt --task node-classification --epochs 1 --threads 1", dir);
+    assert_null(strstr(r.err, "distinct integers"));
     /* the target is never a feature of itself */
     snprintf(args, sizeof args, "train %s/planted.gml --label-attr y --vertex-attrs x,y --epochs 2 --threads 1", dir);
     ag_cli_run(&r, NULL, args);
