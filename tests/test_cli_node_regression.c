@@ -264,6 +264,33 @@ static void test_task_choice(void **state) {
     assert_string_equal(r.err, expected);
 }
 
+/* train --plot of a regression: the loss and the rmse near 0 by the end, and neither axis goes
+ * below 0 (the padding that keeps a curve off the frame once drew both from -0.2 and -0.02). */
+static void test_plot_axes_not_negative(void **state) {
+    (void)state;
+    char args[2048], svg[256];
+    snprintf(svg, sizeof svg, "%s/curves.svg", dir);
+    snprintf(args, sizeof args,
+             "train %s/planted.gml --label-attr y --vertex-attrs x --split %s/split.json --layers 1 --heads 1 "
+             "--hidden 16 --norm none --dropout 0 --lr 0.01 --epochs 60 --patience 0 --threads 1 --quiet --plot %s",
+             dir, dir, svg);
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    size_t len;
+    char *doc = (char *)ag_test_read_file(svg, &len);
+    assert_non_null(doc);
+    /* the y ticks are the right-aligned labels beside each panel */
+    const char *tick = "text-anchor=\"end\" font-size=\"12\">";
+    int ticks = 0;
+    for (const char *p = strstr(doc, tick); p; p = strstr(p + 1, tick)) {
+        ticks++;
+        if (p[strlen(tick)] == '-') fail_msg("a negative y tick: %.20s", p + strlen(tick));
+    }
+    assert_true(ticks >= 6);
+    free(doc);
+}
+
 /* A copy of the target under another name (y2 = y, its own value where y has none) is left out
  * with a note, as a mirror of a class label is; a column that only resembles it (x) stays. */
 static void test_target_copy_left_out(void **state) {
@@ -318,6 +345,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_train_eval_label),
         cmocka_unit_test(test_task_choice),
+        cmocka_unit_test(test_plot_axes_not_negative),
         cmocka_unit_test(test_target_copy_left_out),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

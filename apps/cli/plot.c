@@ -180,13 +180,20 @@ int cli_plot_curves(const char *path, const cli_history_t *h, const char *metric
     double mn = INFINITY, mx = -INFINITY;
     series_range(h, offsetof(cli_epoch_t, loss), &mn, &mx);
     axis_range(mn, mx, &top.lo, &top.hi, &top.step);
+    const double mn_loss = mn;
     mn = INFINITY, mx = -INFINITY;
     series_range(h, offsetof(cli_epoch_t, val_metric), &mn, &mx);
     series_range(h, offsetof(cli_epoch_t, train_metric), &mn, &mx);
     axis_range(mn, mx, &bot.lo, &bot.hi, &bot.step);
-    /* accuracy, F1 and ROC-AUC live in [0, 1]: no axis beyond */
+    /* accuracy, F1 and ROC-AUC live in [0, 1]: no axis beyond; a loss (cross-entropy, squared or
+     * Huber error), an rmse and an mae are never negative, so the padding that keeps a curve off
+     * the frame must not open a negative range below one that nears 0 (a regression's loss from
+     * 0.95 to 0.01 was drawn on an axis from -0.2) */
+    if (top.lo < 0 && mn_loss >= 0) top.lo = 0;
     if (!strcmp(metric, "accuracy") || !strcmp(metric, "macro_f1") || !strcmp(metric, "roc_auc")) {
         if (bot.hi > 1) bot.hi = 1;
+        if (bot.lo < 0) bot.lo = 0;
+    } else if (!strcmp(metric, "loss") || !strcmp(metric, "rmse") || !strcmp(metric, "mae")) {
         if (bot.lo < 0) bot.lo = 0;
     }
     double vmn = INFINITY, vmx = -INFINITY, tmn = INFINITY, tmx = -INFINITY;
