@@ -4,7 +4,8 @@
  * constant's); eval prints the same test line
  * and the task's metrics (rmse, mae); label writes the predicted value per vertex (CSV, JSON lines,
  * GraphML); explain adds it as the vertex attribute pred; the task is inferred from the attribute
- * (non-integer or more than 10 distinct values: regression) unless --task says otherwise. */
+ * (non-integer or more than 100 distinct values: regression; integers with gaps taken as classes
+ * with a note) unless --task says otherwise; --plot draws no axis below 0. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <setjmp.h>
