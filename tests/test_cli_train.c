@@ -128,6 +128,36 @@ static void test_node_split_csv_by_id(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* A loss that falls below 0.001 keeps its digits: 4 decimals showed every progress line, the
+ * summary and the test line as "loss 0.0000", so a user could not see it still falling. A ring
+ * whose x separates the two classes, learnt to a loss near 1e-12. */
+static void test_small_figures_shown(void **state) {
+    (void)state;
+    char dir[64], args[512], gml[4096] = "graph [ directed 0\n";
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_small_figures", 0), 0);
+    for (int v = 0; v < 40; v++)
+        snprintf(gml + strlen(gml), sizeof gml - strlen(gml), " node [ id %d x %.3f y %d ]\n", v,
+                 (v % 2 ? 1.0 : -1.0) + 0.005 * (v % 7), v % 2);
+    for (int v = 0; v < 40; v++)
+        snprintf(gml + strlen(gml), sizeof gml - strlen(gml), " edge [ source %d target %d ]\n", v, (v + 1) % 40);
+    strcat(gml, "]\n");
+    ag_test_write_text(dir, "ring.gml", gml);
+    snprintf(args, sizeof args, "train %s/ring.gml --label-attr y --epochs 60 --lr 0.05 --dropout 0 --threads 1 "
+             "--split-random 0.5,0.25,0.25 -o %s/ring.safetensors", dir, dir);
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    const char *t = strstr(r.out, ", loss ");
+    assert_non_null(t);
+    double loss = strtod(t + 7, NULL);
+    if (!(loss > 0.0 && loss < 1e-3)) fail_msg("test loss %g, expected in (0, 0.001): %s", loss, r.out);
+    if (strstr(r.out, "0.0000") || strstr(r.err, "0.0000"))
+        fail_msg("a figure shown as 0.0000:\n%s%s", r.err, r.out);
+    assert_non_null(strstr(r.err, "epoch 60/60  loss "));
+    assert_non_null(strstr(r.err, "e-"));
+    assert_non_null(strstr(r.out, "accuracy 1.0000"));
+}
+
 /* Karate: labels on vertices 0 and 33 only; the other 32 must be >= 90% right. */
 static void test_karate(void **state) {
     (void)state;
@@ -2543,6 +2573,7 @@ int main(void) {
         cmocka_unit_test(test_interrupt),
         cmocka_unit_test(test_vertex_numbering_left_out),
         cmocka_unit_test(test_number_like_text_note),
+        cmocka_unit_test(test_small_figures_shown),
         cmocka_unit_test(test_reading_warnings),
         cmocka_unit_test(test_json_warnings),
         cmocka_unit_test_setup_teardown(test_bad_input_and_model, setup, teardown),

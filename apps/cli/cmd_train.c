@@ -382,14 +382,13 @@ static void on_epoch(const ag_epoch_log_t *e, void *user) {
     char t[32], eta[32];
     fmt_time(t, sizeof t, e->seconds);
     fmt_time(eta, sizeof eta, e->eta_seconds);
-    char val[48];
+    char val[64], train[64], fig[CLI_FIGURE_MAX];
     if (isnan(e->val_metric)) snprintf(val, sizeof val, "val -");
-    else snprintf(val, sizeof val, "val %s %.4f", e->metric, e->val_metric);
-    char train[48];
+    else snprintf(val, sizeof val, "val %s %s", e->metric, cli_figure(fig, e->val_metric));
     if (isnan(e->train_metric)) snprintf(train, sizeof train, "train -");
-    else snprintf(train, sizeof train, "train %s %.4f", e->metric, e->train_metric);
-    fprintf(stderr, "epoch %lld/%lld  loss %.4f  %s  %s%s  %s  ETA %s\n", (long long)e->epoch, (long long)e->epochs,
-            e->loss, train, val, e->improved ? " *" : "  ", t, eta);
+    else snprintf(train, sizeof train, "train %s %s", e->metric, cli_figure(fig, e->train_metric));
+    fprintf(stderr, "epoch %lld/%lld  loss %s  %s  %s%s  %s  ETA %s\n", (long long)e->epoch, (long long)e->epochs,
+            cli_figure(fig, e->loss), train, val, e->improved ? " *" : "  ", t, eta);
 }
 
 /* What the checkpoint callback adds to the library's state: how to redo the run's setup. */
@@ -1473,10 +1472,11 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         }
         if (!t.quiet) {
             const ag_metric_t shown = ag_metric_for_task(tc.metric, task);
+            char fig[CLI_FIGURE_MAX];
             if (val_n > 0)
-                fprintf(stderr, "attn-graph: %lld epoch%s in %.1fs; best epoch %lld (val %s %.4f)\n",
+                fprintf(stderr, "attn-graph: %lld epoch%s in %.1fs; best epoch %lld (val %s %s)\n",
                         (long long)res.epochs_run, res.epochs_run == 1 ? "" : "s", res.seconds, (long long)res.best_epoch, ag_metric_name(shown),
-                        res.best_val_metric);
+                        cli_figure(fig, res.best_val_metric));
             else
                 fprintf(stderr, "attn-graph: %lld epoch%s in %.1fs; no %svalidation part: the last epoch is kept\n",
                         (long long)res.epochs_run, res.epochs_run == 1 ? "" : "s", res.seconds,

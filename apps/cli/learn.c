@@ -567,6 +567,7 @@ static void print_scores(FILE *out, const char *part, int64_t fold, ag_task_t ta
     int k = task_metrics(task, &names);
     int kt = task_line_metrics(task, &tnames);
     const int64_t T = tasks && tasks->n > 1 ? tasks->n : 0;
+    char fig[CLI_FIGURE_MAX];
     if (json) {
         fprintf(out, "{\"part\": \"%s\", ", part);
         if (fold >= 0) fprintf(out, "\"fold\": %lld, ", (long long)fold);
@@ -596,17 +597,23 @@ static void print_scores(FILE *out, const char *part, int64_t fold, ag_task_t ta
         else fprintf(out, "%s:", part);
         for (int i = 0, shown = 0; i < k; i++)
             if (shown_in_line(task, names[i], s))
-                fprintf(out, "%s %s %.4f", shown++ ? "," : "", names[i], metric_of(s, names[i]));
+                fprintf(out, "%s %s %s", shown++ ? "," : "", names[i], cli_figure(fig, metric_of(s, names[i])));
         fprintf(out, " (n %lld)\n", (long long)s->n);
         /* a task with one class among its rows has no ROC-AUC: nan, as the mean leaves it out */
         for (int64_t j = 0; j < T; j++) {
             fprintf(out, "  %s:", tasks->names[j]);
             for (int i = 0; i < kt; i++)
-                fprintf(out, "%s %s %.4f", i ? "," : "", tnames[i], metric_of(&tasks->s[j], tnames[i]));
+                fprintf(out, "%s %s %s", i ? "," : "", tnames[i], cli_figure(fig, metric_of(&tasks->s[j], tnames[i])));
             fprintf(out, " (n %lld)\n", (long long)tasks->s[j].n);
         }
     }
     fflush(out);
+}
+
+const char *cli_figure(char *buf, double x) {
+    const double a = fabs(x);
+    snprintf(buf, CLI_FIGURE_MAX, a > 0.0 && a < 1e-3 ? "%.3g" : "%.4f", x);
+    return buf;
 }
 
 void cli_print_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s, int json) {
@@ -660,6 +667,7 @@ void cli_print_cv_summary(FILE *out, ag_task_t task, const ag_scores_t *folds, i
                       (long long)n_folds, (long long)n);
     else fprintf(out, "cv:");
     int shown = 0;
+    char fig[CLI_FIGURE_MAX], fig2[CLI_FIGURE_MAX];
     for (int i = 0; i < k; i++) {
         double sum = 0.0, sq = 0.0;
         int finite = 1;
@@ -682,7 +690,7 @@ void cli_print_cv_summary(FILE *out, ag_task_t task, const ag_scores_t *folds, i
             fprintf(out, ", \"%s_std\": ", names[i]);
             json_num(out, sd);
         } else {
-            fprintf(out, "%s %s %.4f +- %.4f", shown ? "," : "", names[i], mean, sd);
+            fprintf(out, "%s %s %s +- %s", shown ? "," : "", names[i], cli_figure(fig, mean), cli_figure(fig2, sd));
         }
         shown++;
     }

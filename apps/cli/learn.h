@@ -105,6 +105,12 @@ int cli_part(const cli_data_t *d, const char *part, int64_t n_all, const int64_t
 
 /* Prints the scores of a part as one line ("test: accuracy 0.8130, macro_f1 ..., loss ... (n 1000)")
  * or as one JSON object. */
+/* A metric or loss as the text lines show it, into buf (at least CLI_FIGURE_MAX bytes), returned:
+ * 4 decimals, except a nonzero magnitude below 0.001, which 4 decimals would show as 0.0000 or a
+ * single digit (a loss that keeps falling from 4e-5), with 3 significant digits ("4.21e-05"). */
+enum { CLI_FIGURE_MAX = 32 };
+const char *cli_figure(char *buf, double x);
+
 void cli_print_scores(FILE *out, const char *part, ag_task_t task, const ag_scores_t *s, int json);
 
 /* The figures of each task of a multi-task or regression model (ag_ensemble_evaluate_tasks) with
