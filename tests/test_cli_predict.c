@@ -772,6 +772,8 @@ static void test_explain(void **state) {
     assert_int_equal(count_of(buf, "<path "), 78);
     assert_int_equal(count_of(buf, "<circle "), 34 + 2); /* vertices and the two legend dots */
     assert_non_null(strstr(buf, "</svg>\n"));
+    /* the last of the GAT preset's two layers, by --layer's number and by info's block number */
+    assert_non_null(strstr(buf, "node-classification model; layer 1 (block 2 of 2), mean of 1 head; "));
     /* each vertex's tooltip has its class and that class's probability, as label gives them */
     char csv[256];
     snprintf(csv, sizeof csv, "%s/karate-labels.csv", dir);
@@ -816,7 +818,8 @@ static void test_explain(void **state) {
     free(buf);
     buf = (char *)ag_test_read_file(svg, &n);
     assert_int_equal(count_of(buf, "<path "), (int)E);
-    assert_non_null(strstr(buf, "layer 0, mean of 2 heads"));
+    assert_non_null(strstr(buf, "layer 0 (block 1 of "));
+    assert_non_null(strstr(buf, "), mean of 2 heads"));
     assert_non_null(strstr(buf, ">N</text>"));
     assert_non_null(strstr(buf, ">O</text>"));
     free(buf);

@@ -1167,8 +1167,10 @@ static int write_svg(FILE *f, const igraph_t *ig, const layer_attn_t *la, int la
     if (width < 600) width = 600;
     /* the title and the caption's lines under it, the canvas as wide as they are */
     char line2[256], line3[768] = "";
-    int at = snprintf(line2, sizeof line2, "%s model; layer %d, mean of %lld head%s; ", ag_task_name(task), layer,
-                      (long long)H, H == 1 ? "" : "s");
+    /* --layer and the attribute names count from 0, info's blocks from 1: the header says both */
+    int at = snprintf(line2, sizeof line2, "%s model; layer %d (block %d of %d), mean of %lld head%s; ",
+                      ag_task_name(task), layer, layer + 1, ag_model_config(b->model)->n_blocks, (long long)H,
+                      H == 1 ? "" : "s");
     /* bond orders on molecule-sized drawings only: beside strokes a few pixels apart they would blur */
     /* "bondtype": the key igraph's GML writer gives bond_type (explain's own GML output, say) */
     const char *bonds = NULL;
