@@ -738,6 +738,17 @@ static void test_graph_task_figures(void **state) {
     assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &same, NULL, NULL, &o, &res), AG_SUCCESS);
     assert_int_equal(res.constant_targets, 1);
     assert_int_equal(res.first_constant_target, 0);
+    /* the model keeps the sizes of the graphs it trained on (all of them here), as train's do */
+    const ag_bundle_t *tb = ag_net_bundle(net);
+    int64_t lo = INT64_MAX, hi = 0;
+    for (int g = 0; g < G_MOLS; g++) {
+        const int64_t nv = igraph_vcount(&FX.mols[g]);
+        lo = nv < lo ? nv : lo;
+        hi = nv > hi ? nv : hi;
+    }
+    assert_int_equal(tb->has_sizes, 1);
+    assert_int_equal(tb->size_vertices[0], lo);
+    assert_int_equal(tb->size_vertices[1], hi);
     ag_net_destroy(net);
     net = NULL;
     igraph_matrix_destroy(&same);

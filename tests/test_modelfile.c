@@ -646,6 +646,122 @@ static void test_trained_graph(void **state) {
     ag_dataset_destroy(&ds);
 }
 
+/* The sizes of the graphs a graph-level model was trained on: recorded over the listed graphs,
+ * written as "graph_sizes" (no version needed), read back, absent in older files, united by a
+ * merge (or dropped when one side lacks them), every damaged value refused at load, and the
+ * rule that says a graph lies far outside them. */
+static void test_graph_sizes(void **state) {
+    (void)state;
+    ag_dataset_t ds;
+    mutag_dataset(&ds);
+    ag_bundle_t b, c;
+    mutag_bundle(&b, &ds, AG_TASK_GRAPH_CLASSIFICATION);
+    assert_int_equal(b.has_sizes, 0);
+    assert_int_equal(ag_bundle_graph_size_outside(&b, 100000), 0); /* a model that does not know says nothing */
+    /* the training part only: graphs 0..3 */
+    const int64_t train[] = {0, 1, 2, 3};
+    int64_t v[2] = {INT64_MAX, 0}, e[2] = {INT64_MAX, 0};
+    for (int i = 0; i < 4; i++) {
+        const int64_t nv = igraph_vcount(&ds.graphs[train[i]]), ne = igraph_ecount(&ds.graphs[train[i]]);
+        v[0] = nv < v[0] ? nv : v[0];
+        v[1] = nv > v[1] ? nv : v[1];
+        e[0] = ne < e[0] ? ne : e[0];
+        e[1] = ne > e[1] ? ne : e[1];
+    }
+    assert_true(v[0] < v[1] && e[0] < e[1]); /* a range, so that min and max cannot be swapped unseen */
+    assert_int_equal(ag_bundle_set_graph_sizes(&b, ds.graphs, train, 4), AG_SUCCESS);
+    assert_int_equal(b.has_sizes, 1);
+    assert_memory_equal(b.size_vertices, v, sizeof v);
+    assert_memory_equal(b.size_edges, e, sizeof e);
+    /* the rule: above twice the largest, below half the smallest */
+    assert_int_equal(ag_bundle_graph_size_outside(&b, 2 * v[1] + 1), 1);
+    assert_int_equal(ag_bundle_graph_size_outside(&b, 2 * v[1]), 0);
+    assert_int_equal(ag_bundle_graph_size_outside(&b, v[1] + 1), 0);
+    assert_int_equal(ag_bundle_graph_size_outside(&b, (v[0] + 1) / 2), 0);
+    assert_int_equal(ag_bundle_graph_size_outside(&b, (v[0] - 1) / 2), -1);
+    /* saved and read back */
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    ag_safetensors_t f;
+    assert_int_equal(ag_safetensors_read(&f, path, AG_SAFETENSORS_STRICT), AG_SUCCESS);
+    assert_string_equal(ag_metadata_get(&f.metadata, "bundle_version"), "1");
+    char want[160];
+    snprintf(want, sizeof want, "{\"vertices\":[%lld,%lld],\"edges\":[%lld,%lld]}", (long long)v[0], (long long)v[1],
+             (long long)e[0], (long long)e[1]);
+    assert_string_equal(ag_metadata_get(&f.metadata, "graph_sizes"), want);
+    ag_safetensors_destroy(&f);
+    assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
+    assert_int_equal(c.has_sizes, 1);
+    assert_memory_equal(c.size_vertices, v, sizeof v);
+    assert_memory_equal(c.size_edges, e, sizeof e);
+    /* merged: the union of the ranges (c's set to graphs 4..7, whose range differs) */
+    const int64_t other[] = {4, 5, 6, 7};
+    assert_int_equal(ag_bundle_set_graph_sizes(&c, ds.graphs, other, 4), AG_SUCCESS);
+    int64_t uv[2] = {c.size_vertices[0] < v[0] ? c.size_vertices[0] : v[0],
+                     c.size_vertices[1] > v[1] ? c.size_vertices[1] : v[1]};
+    int64_t ue[2] = {c.size_edges[0] < e[0] ? c.size_edges[0] : e[0], c.size_edges[1] > e[1] ? c.size_edges[1] : e[1]};
+    assert_true(memcmp(uv, v, sizeof v) != 0 || memcmp(ue, e, sizeof e) != 0);
+    assert_int_equal(ag_bundle_merge(&b, &c), AG_SUCCESS);
+    assert_int_equal(b.n_members, 2);
+    assert_int_equal(b.has_sizes, 1);
+    assert_memory_equal(b.size_vertices, uv, sizeof uv);
+    assert_memory_equal(b.size_edges, ue, sizeof ue);
+    /* a member that does not know its sizes leaves the ensemble's unknown */
+    assert_int_equal(ag_bundle_load(path, &c), AG_SUCCESS);
+    assert_int_equal(ag_bundle_set_graph_sizes(&c, NULL, NULL, 0), AG_SUCCESS);
+    assert_int_equal(c.has_sizes, 0);
+    assert_int_equal(ag_bundle_merge(&b, &c), AG_SUCCESS);
+    assert_int_equal(b.n_members, 3);
+    assert_int_equal(b.has_sizes, 0);
+    ag_bundle_destroy(&b);
+    /* a file without the key (every one written before it) loads, without sizes */
+    rewrite("graph_sizes", NULL);
+    assert_int_equal(ag_bundle_load(path2, &c), AG_SUCCESS);
+    assert_int_equal(c.has_sizes, 0);
+    assert_int_equal(ag_bundle_graph_size_outside(&c, 100000), 0);
+    /* bad calls */
+    assert_int_equal(ag_bundle_set_graph_sizes(&c, ds.graphs, train, 0), AG_EINVAL);
+    assert_msg_contains("no graphs");
+    assert_int_equal(c.has_sizes, 0);
+    ag_bundle_destroy(&c);
+    /* damaged files, rewritten from the good one: each form refused, naming the key */
+    static const struct {
+        const char *value, *what;
+    } damaged[] = {
+        {"[11,27]", "metadata 'graph_sizes' needs 'vertices' as [smallest, largest]: two integers, 0 or more"},
+        {"{\"edges\":[11,33]}", "metadata 'graph_sizes' needs 'vertices' as [smallest, largest]"},
+        {"{\"vertices\":[11,27]}", "metadata 'graph_sizes' needs 'edges' as [smallest, largest]"},
+        {"{\"vertices\":27,\"edges\":[11,33]}", "metadata 'graph_sizes' needs 'vertices' as [smallest, largest]"},
+        {"{\"vertices\":[11],\"edges\":[11,33]}", "metadata 'graph_sizes' needs 'vertices' as [smallest, largest]"},
+        {"{\"vertices\":[11,27,30],\"edges\":[11,33]}", "metadata 'graph_sizes' needs 'vertices' as [smallest, largest]"},
+        {"{\"vertices\":[-1,27],\"edges\":[11,33]}", "metadata 'graph_sizes' needs 'vertices' as [smallest, largest]"},
+        {"{\"vertices\":[11,27],\"edges\":[11.5,33]}", "metadata 'graph_sizes' needs 'edges' as [smallest, largest]"},
+        {"{\"vertices\":[\"11\",27],\"edges\":[11,33]}", "metadata 'graph_sizes' needs 'vertices' as [smallest, largest]"},
+        {"{\"vertices\":[30,27],\"edges\":[11,33]}",
+         "metadata 'graph_sizes': 'vertices' has its smallest count 30 above its largest 27"},
+        {"{\"vertices\":[11,27],\"edges\":[34,33]}",
+         "metadata 'graph_sizes': 'edges' has its smallest count 34 above its largest 33"},
+        {"{\"vertices\":[11,27],\"edges\":[11,33],\"nodes\":[1,2]}", ": unknown key 'nodes' in metadata 'graph_sizes'"},
+        {"{\"vertices\":[11,27],\"edges\":[11,33],\"vertices\":[1,2]}", ": metadata 'graph_sizes' has key 'vertices' twice"},
+        {"{\"vertices\":[11,27],", "graph_sizes"},
+    };
+    for (size_t i = 0; i < sizeof damaged / sizeof *damaged; i++) {
+        rewrite("graph_sizes", damaged[i].value);
+        expect_bad(damaged[i].what);
+    }
+    ag_dataset_destroy(&ds);
+    /* a node model is trained on one graph: refused when set, and when read */
+    igraph_t ig;
+    karate_bundle(&b, &ig);
+    assert_int_equal(ag_bundle_set_graph_sizes(&b, &ig, NULL, 1), AG_EINVAL);
+    assert_msg_contains("a node model is trained on one graph");
+    assert_int_equal(b.has_sizes, 0);
+    assert_int_equal(ag_bundle_save(path, &b), AG_SUCCESS);
+    rewrite("graph_sizes", "{\"vertices\":[34,34],\"edges\":[78,78]}");
+    expect_bad("metadata 'graph_sizes' is for graph-level models; this one is a node model");
+    ag_bundle_destroy(&b);
+    igraph_destroy(&ig);
+}
+
 /* Parts that do not fit together are refused when the bundle is made. */
 static void test_init_mismatch(void **state) {
     (void)state;
@@ -762,6 +878,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_many_classes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_smooth_weights, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trained_graph, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_graph_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_allocation_failures, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1557,6 +1557,9 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
         if (rc == AG_SUCCESS && t.smooth.given) rc = ag_bundle_set_smooth(&b, &t.smooth.cfg);
         /* label, explain and eval warn of another graph where the inputs describe this one */
         if (rc == AG_SUCCESS && !d->graph_level) rc = ag_bundle_set_graph(&b, &d->graph);
+        /* classify, explain and eval warn of a graph far outside the sizes the model learnt from */
+        if (rc == AG_SUCCESS && d->graph_level)
+            rc = ag_bundle_set_graph_sizes(&b, d->ds.graphs, d->fold.train, d->fold.n_train);
         if (rc == AG_SUCCESS && d->split_drawn) { /* eval then draws the same parts */
             b.split_random[0] = d->split_fractions[0];
             b.split_random[1] = d->split_fractions[1];

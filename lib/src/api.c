@@ -817,6 +817,11 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
     if (rc == AG_SUCCESS)
         rc = build_and_train(net, &p, task, &chosen, tr, n_tr, va, n_va,
                              task == AG_TASK_GRAPH_CLASSIFICATION ? d.ds.targets.tasks[0] : NULL, result);
+    /* as the program's train: predictions can tell a graph far outside these sizes */
+    if (rc == AG_SUCCESS && (rc = ag_bundle_set_graph_sizes(&(*net)->b, graphs, tr, n_tr)) != AG_SUCCESS) {
+        ag_net_destroy(*net);
+        *net = NULL;
+    }
     ag_prepared_destroy(&p);
     feat_lists_destroy(&fl);
     ag_i_free(tr);

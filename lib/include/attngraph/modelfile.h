@@ -7,7 +7,8 @@
  * and the label information (task, class or task names, the vertex attribute holding node labels).
  * It is stored as one safetensors file (safetensors.h): the tensors are the model's parameters, the
  * metadata keys are listed in docs/model-format.md ("config", "featurizer", "labels", "node_table",
- * "target_mean", "target_std", "members", "smooth", "graph", "bundle_version", "attn_graph_version").
+ * "target_mean", "target_std", "members", "smooth", "graph", "graph_sizes", "bundle_version",
+ * "attn_graph_version").
  *
  * Example:
  *   ag_bundle_t b;
@@ -80,6 +81,13 @@ typedef struct ag_bundle_t {
      * and order are the graph's own) can tell that it is given another */
     int has_graph;
     ag_graph_print_t graph;
+    /* graph-level models: the smallest and largest vertex and edge counts of the graphs trained on
+     * (ag_bundle_set_graph_sizes), when has_sizes, so that a prediction on a graph far outside
+     * them can be told to be an extrapolation (ag_bundle_graph_size_outside); 0 in files before
+     * 2026-12-07 */
+    int has_sizes;
+    int64_t size_vertices[2]; /* smallest, largest */
+    int64_t size_edges[2];    /* smallest, largest */
 } ag_bundle_t;
 
 /**
@@ -127,6 +135,27 @@ ag_error_t ag_bundle_set_smooth(ag_bundle_t *b, const ag_smooth_config_t *cfg);
  * \return AG_SUCCESS; AG_EINVAL (a bundle without model, a graph-level model).
  * Time complexity: that of ag_graph_print() on ig. */
 ag_error_t ag_bundle_set_graph(ag_bundle_t *b, const igraph_t *ig);
+
+/** \function ag_bundle_set_graph_sizes
+ * Records the smallest and largest vertex and edge counts (igraph_vcount, igraph_ecount) of the
+ * graphs a graph-level model was trained on: graphs[idx[0]], ..., graphs[idx[n - 1]] (idx NULL:
+ * graphs[0..n)); the training part only, as the validation and test graphs taught the weights
+ * nothing. graphs NULL forgets them. Stored in the file as "graph_sizes" (any bundle version: a
+ * reader that does not know the key loses only the warning); a merge keeps the union of the two
+ * ranges, or none when either bundle has none.
+ * \return AG_SUCCESS; AG_EINVAL (a bundle without model, a node model, n below 1, an index
+ *         below 0: the caller checked the indices against its graphs).
+ * Time complexity: O(n). */
+ag_error_t ag_bundle_set_graph_sizes(ag_bundle_t *b, const igraph_t *graphs, const int64_t *idx, int64_t n);
+
+/** \function ag_bundle_graph_size_outside
+ * Whether a graph of `vertices` vertices lies far outside the sizes a graph-level model was trained
+ * on (has_sizes): 1 above twice the largest count, -1 below half the smallest, else 0 (also for a
+ * bundle that does not know them). A prediction there is an extrapolation: a readout's sums, the
+ * graph's diameter and the share of each vertex's neighbourhood that attention averages over all
+ * change with the size, in ways the weights never met.
+ * Time complexity: O(1). */
+int ag_bundle_graph_size_outside(const ag_bundle_t *b, int64_t vertices);
 
 /** \function ag_bundle_other_graph
  * When the bundle knows the graph its node model was trained on: 1 when ig is another graph (by
