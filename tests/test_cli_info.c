@@ -284,6 +284,29 @@ static void test_model_text(void **state) {
     assert_int_equal(ag_test_remove_dir(dir), 0);
 }
 
+/* A graph-level model keeps the sizes of its training graphs: info says them, in words and in
+ * --json; a model without them (every shipped one) has no such line. */
+static void test_model_graph_sizes(void **state) {
+    (void)state;
+    char dir[256], args[1024];
+    assert_int_equal(ag_test_temp_dir(dir, sizeof dir, "cli_info_sizes", 0), 0);
+    ag_test_train_sized_model(dir);
+    ag_cli_run_t r;
+    snprintf(args, sizeof args, "info %s/sizes.safetensors", dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.out, "\ntrained on: graphs of 3 to 8 vertices and 2 to 7 edges\n"));
+    snprintf(args, sizeof args, "info --json %s/sizes.safetensors", dir);
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    ag_test_assert_json_lines(r.out, 1);
+    assert_non_null(strstr(r.out, ", \"graph_sizes\": {\"vertices\":[3,8],\"edges\":[2,7]}"));
+    ag_cli_run(&r, NULL, "info graphs/models/mutag.safetensors");
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_null(strstr(r.out, "trained on"));
+    assert_int_equal(ag_test_remove_dir(dir), 0);
+}
+
 static void test_model_json(void **state) {
     (void)state;
     ag_cli_run_t r;
@@ -488,6 +511,7 @@ int main(void) {
         cmocka_unit_test(test_stdin_and_format),
         cmocka_unit_test(test_model_text),
         cmocka_unit_test(test_model_json),
+        cmocka_unit_test(test_model_graph_sizes),
         cmocka_unit_test(test_model_errors),
         cmocka_unit_test(test_model_values_quoted),
         cmocka_unit_test(test_checkpoint),

@@ -2030,6 +2030,62 @@ static void test_outputs_guarded(void **state) {
     assert_int_equal(ag_test_remove_dir(d), 0);
 }
 
+/* A graph-level model trained on graphs of 3 to 8 vertices: classify warns of a graph over twice
+ * the largest (20 vertices) and one under half the smallest (1 vertex), once each, in the text
+ * and in that file's --json "warnings", and not of one within (5); explain warns as classify does;
+ * eval says once how many of the graphs scored lie outside. */
+static void test_graph_size_warnings(void **state) {
+    (void)state;
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/sizes", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    ag_test_train_sized_model(sub);
+    ag_test_write_path_gml(sub, "p20.gml", 20, 0);
+    ag_test_write_path_gml(sub, "p1.gml", 1, 0);
+    ag_cli_run_t r;
+    ag_cli_run_ok(&r, "classify --threads 1 --model %s/sizes.safetensors %s/p20.gml %s/c5.gml %s/p1.gml", sub, sub,
+                  sub, sub);
+    assert_int_equal(ag_cli_count_lines(r.out), 3);
+    char want[512];
+    snprintf(want, sizeof want, "attn-graph: warning: %s/p20.gml has 20 vertices, more than twice the largest "
+             "training graph's 8 (the model was trained on graphs of 3 to 8 vertices and 2 to 7 edges): its prediction "
+             "is an extrapolation, which may be confident and wrong\n", sub);
+    assert_non_null(strstr(r.err, want));
+    snprintf(want, sizeof want, "attn-graph: warning: %s/p1.gml has 1 vertex, fewer than half the smallest training "
+             "graph's 3 (the model was trained on graphs of 3 to 8 vertices and 2 to 7 edges): its prediction is an "
+             "extrapolation", sub);
+    assert_non_null(strstr(r.err, want));
+    assert_int_equal(count_of(r.err, "extrapolation"), 2);
+    assert_null(strstr(r.err, "c5.gml"));
+    /* --json: the warning travels with its file's object, and only with it */
+    ag_cli_run_ok(&r, "classify --json --threads 1 --model %s/sizes.safetensors %s/p20.gml %s/c5.gml", sub, sub, sub);
+    ag_test_assert_json_lines(r.out, 2);
+    const char *second = strchr(r.out, '\n') + 1;
+    const char *w = strstr(r.out, "\"warnings\": [\"");
+    assert_non_null(w);
+    assert_true(w < second);
+    assert_non_null(strstr(w, "p20.gml has 20 vertices, more than twice the largest training graph's 8"));
+    assert_true(strstr(w, "extrapolation") < second);
+    assert_null(strstr(second, "extrapolation"));
+    /* explain */
+    ag_cli_run_ok(&r, "explain --threads 1 --model %s/sizes.safetensors %s/p20.gml -o %s/p20-out.gml", sub, sub, sub);
+    assert_int_equal(count_of(r.err, "p20.gml has 20 vertices, more than twice the largest training graph's 8"), 1);
+    ag_cli_run_ok(&r, "explain --threads 1 --model %s/sizes.safetensors %s/c5.gml -o %s/c5-out.gml", sub, sub, sub);
+    assert_null(strstr(r.err, "extrapolation"));
+    /* eval: one line for the graphs scored */
+    ag_test_write_text(sub, "far.csv", "file,label\np20.gml,0\nc5.gml,1\np1.gml,0\n");
+    ag_cli_run_ok(&r, "eval --threads 1 --model %s/sizes.safetensors --labels %s/far.csv --part all", sub, sub);
+    assert_int_equal(count_of(r.err, "extrapolation"), 1);
+    assert_non_null(strstr(r.err, "attn-graph: warning: eval: 2 of the 3 graphs scored lie far outside the sizes the "
+                                  "model was trained on (e.g. p20.gml: 20 vertices, more than twice the largest training "
+                                  "graph's 8; it was trained on graphs of 3 to 8 vertices and 2 to 7 edges): their "
+                                  "predictions are extrapolations"));
+    ag_cli_run_ok(&r, "eval --json --threads 1 --model %s/sizes.safetensors --labels %s/far.csv --part all", sub, sub);
+    assert_non_null(strstr(r.out, "\"warnings\": [\"eval: 2 of the 3 graphs scored lie far outside"));
+    ag_cli_run_ok(&r, "eval --threads 1 --model %s/sizes.safetensors --labels %s/sizes.csv --part all", sub, sub);
+    assert_null(strstr(r.err, "extrapolation"));
+}
+
 int main(void) {
     igraph_set_attribute_table(&igraph_cattribute_table);
     igraph_set_warning_handler(igraph_warning_handler_ignore); /* GraphML: "already an 'id' attribute" */
@@ -2059,6 +2115,7 @@ int main(void) {
         cmocka_unit_test(test_graphml_control_chars),
         cmocka_unit_test(test_igraph_warning_line),
         cmocka_unit_test(test_bad_options_and_models),
+        cmocka_unit_test(test_graph_size_warnings),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

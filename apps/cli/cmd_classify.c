@@ -309,6 +309,7 @@ int ag_cmd_classify(int argc, char **argv) {
         if (rc == AG_SUCCESS) {
             cli_warn_unseen(&b, &ig, cli_shown_path(path));
             cli_warn_shifted(&b, &p->X, &p->E, cli_shown_path(path), NULL);
+            cli_warn_graph_size(&b, &ig, cli_shown_path(path));
         } else other_kind |= cli_shares_no_attribute(&b, &ig);
         if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&p->g, &ig);
         igraph_destroy(&ig);

@@ -362,6 +362,7 @@ static int eval_run(int argc, char **argv, const ag_cli_warnings_t *warned) {
         }
         warn_missing_graphs(&b, d.ds.graphs, scored, n_scored, (const char *const *)d.ds.files);
         cli_warn_shifted_graphs(&b, p.set.examples, scored, n_scored, (const char *const *)d.ds.files, CMD);
+        cli_warn_graph_sizes(&b, d.ds.graphs, scored, n_scored, (const char *const *)d.ds.files, CMD);
     }
     code = cli_check_memory(CMD, max_memory, ag_model_config(b.model), &p.set, 256, 0, b.n_members);
     if (code != AG_EXIT_OK) goto done;

@@ -146,6 +146,12 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
         fprintf(out, "trained on: %s graph of %lld vert%s and %lld edge%s\n",
                 b->graph.directed ? "a directed" : "an undirected", (long long)b->graph.vertices,
                 b->graph.vertices == 1 ? "ex" : "ices", (long long)b->graph.edges, b->graph.edges == 1 ? "" : "s");
+    if (b->has_sizes) {
+        /* the range classify, explain and eval hold a graph to (they warn far outside it) */
+        fputs("trained on: ", out);
+        cli_print_size_range(out, b);
+        fputc('\n', out);
+    }
     fprintf(out, "members: %lld%s\n", (long long)b->n_members,
             b->n_members > 1 ? " (an ensemble: it predicts the mean of their outputs)" : "");
     fprintf(out, "parameters: %lld%s\n", (long long)ag_param_list_size(ag_model_params(b->model)),
@@ -242,7 +248,7 @@ static void print_json(FILE *out, const char *path, const ag_bundle_t *b, const 
     fprintf(out, ", \"bundle_version\": %s, \"members\": %lld, \"parameters\": %lld", ag_metadata_get(meta, "bundle_version"),
             (long long)b->n_members, (long long)ag_param_list_size(ag_model_params(b->model)));
     static const char *const keys[] = {"labels", "featurizer", "config", "node_table", "target_mean", "target_std",
-                                       "smooth", "graph"};
+                                       "smooth", "graph", "graph_sizes"};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         const char *v = ag_metadata_get(meta, keys[k]);
         if (v) fprintf(out, ", \"%s\": %s", keys[k], v);

@@ -733,6 +733,19 @@ void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t 
         }
 }
 
+/* Begins a warning about n_far of the n graphs a command scored: "CMD: the one graph scored has
+ * WHAT (e.g. " or "CMD: 3 of the 50 graphs scored have WHAT (e.g. ", the verb agreeing with n_far;
+ * the caller names the first such graph and ends the warning. */
+static FILE *graphs_warning_begin(ag_cli_warning_t *w, const char *cmd, int64_t n_far, int64_t n, const char *verb_one,
+                                  const char *verb_many, const char *what) {
+    FILE *out = ag_cli_warning_begin(w);
+    if (n == 1) fprintf(out, "%s: the one graph scored %s %s (e.g. ", cmd, verb_one, what);
+    else
+        fprintf(out, "%s: %lld of the %lld graphs scored %s %s (e.g. ", cmd, (long long)n_far, (long long)n,
+                n_far == 1 ? verb_one : verb_many, what);
+    return out;
+}
+
 void cli_warn_shifted_graphs(const ag_bundle_t *b, const ag_example_t *examples, const int64_t *idx, int64_t n,
                              const char *const *files, const char *cmd) {
     int64_t n_far = 0, first = -1;
@@ -750,18 +763,66 @@ void cli_warn_shifted_graphs(const ag_bundle_t *b, const ag_example_t *examples,
     }
     if (n_far == 0) return;
     ag_cli_warning_t w;
-    FILE *out = ag_cli_warning_begin(&w);
-    if (n == 1)
-        fprintf(out, "%s: the one graph scored has a value far from anything in training (e.g. ", cmd);
-    else
-        fprintf(out, "%s: %lld of the %lld graphs scored %s a value far from anything in training (e.g. ", cmd,
-                (long long)n_far, (long long)n, n_far == 1 ? "has" : "have");
+    FILE *out = graphs_warning_begin(&w, cmd, n_far, n, "has", "have", "a value far from anything in training");
     print_column_name(out, b, &sc0);
     fputs(" in ", out);
     cli_print_value(out, files ? files[first] : "?", 0);
     fputs(": ", out);
     print_shift(out, &sc0, 1);
     fputs("); another unit or scale? The model has not seen such values", out);
+    ag_cli_warning_end(&w);
+}
+
+void cli_print_size_range(FILE *out, const ag_bundle_t *b) {
+    const int64_t *v = b->size_vertices, *e = b->size_edges;
+    fputs("graphs of ", out);
+    if (v[0] == v[1]) fprintf(out, "%lld vert%s", (long long)v[0], v[0] == 1 ? "ex" : "ices");
+    else fprintf(out, "%lld to %lld vertices", (long long)v[0], (long long)v[1]);
+    if (e[0] == e[1]) fprintf(out, " and %lld edge%s", (long long)e[0], e[0] == 1 ? "" : "s");
+    else fprintf(out, " and %lld to %lld edges", (long long)e[0], (long long)e[1]);
+}
+
+/* "300 vertices, more than twice the largest training graph's 30" (or fewer than half the smallest) */
+static void print_size_outside(FILE *out, const ag_bundle_t *b, int64_t vertices, int side) {
+    if (side > 0)
+        fprintf(out, "%lld vertices, more than twice the largest training graph's %lld", (long long)vertices,
+                (long long)b->size_vertices[1]);
+    else
+        fprintf(out, "%lld vert%s, fewer than half the smallest training graph's %lld", (long long)vertices,
+                vertices == 1 ? "ex" : "ices", (long long)b->size_vertices[0]);
+}
+
+void cli_warn_graph_size(const ag_bundle_t *b, const igraph_t *ig, const char *path) {
+    const int64_t nv = igraph_vcount(ig);
+    const int side = ag_bundle_graph_size_outside(b, nv);
+    if (!side) return;
+    char pb[512];
+    ag_cli_warning_t w;
+    FILE *out = ag_cli_warning_begin(&w);
+    fprintf(out, "%s has ", cli_display(path, pb, sizeof pb));
+    print_size_outside(out, b, nv, side);
+    fputs(" (the model was trained on ", out);
+    cli_print_size_range(out, b);
+    fputs("): its prediction is an extrapolation, which may be confident and wrong", out);
+    ag_cli_warning_end(&w);
+}
+
+void cli_warn_graph_sizes(const ag_bundle_t *b, const igraph_t *graphs, const int64_t *idx, int64_t n,
+                          const char *const *files, const char *cmd) {
+    int64_t n_far = 0, first = -1;
+    for (int64_t j = 0; j < n; j++)
+        if (ag_bundle_graph_size_outside(b, igraph_vcount(&graphs[idx[j]])) && n_far++ == 0) first = idx[j];
+    if (n_far == 0) return;
+    const int64_t nv = igraph_vcount(&graphs[first]);
+    ag_cli_warning_t w;
+    FILE *out = graphs_warning_begin(&w, cmd, n_far, n, "lies", "lie", "far outside the sizes the model was trained on");
+    cli_print_value(out, files ? files[first] : "?", 0);
+    fputs(": ", out);
+    print_size_outside(out, b, nv, ag_bundle_graph_size_outside(b, nv));
+    fputs("; it was trained on ", out);
+    cli_print_size_range(out, b);
+    fprintf(out, "): %s predictions are extrapolations, and the figures say little of graphs of the sizes trained on",
+            n_far == 1 ? "its" : "their");
     ag_cli_warning_end(&w);
 }
 
@@ -815,6 +876,7 @@ int cli_run_model(ag_bundle_t *b, const igraph_t *ig, const ag_fmat_t *table, co
     if (rc == AG_SUCCESS) cli_warn_unseen(b, ig, path);
     if (rc == AG_SUCCESS) cli_warn_other_graph(b, ig, path);
     if (rc == AG_SUCCESS) cli_warn_shifted(b, &r->X, &r->E, path, table_path);
+    if (rc == AG_SUCCESS) cli_warn_graph_size(b, ig, path);
     if (rc == AG_SUCCESS) rc = ag_graph_from_igraph(&r->g, ig);
     if (rc != AG_SUCCESS) {
         ag_cli_error("%s: %s", path, ag_error_message());

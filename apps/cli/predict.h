@@ -164,6 +164,17 @@ void cli_warn_shifted(const ag_bundle_t *b, const ag_fmat_t *X, const ag_fmat_t 
  * data set's paths; NULL when unknown). cmd leads the line ("eval"). */
 void cli_warn_shifted_graphs(const ag_bundle_t *b, const ag_example_t *examples, const int64_t *idx, int64_t n,
                              const char *const *files, const char *cmd);
+/* Warns, for a graph-level model that knows the sizes of its training graphs (has_sizes), when ig
+ * lies far outside them (ag_bundle_graph_size_outside: over twice the largest vertex count or
+ * under half the smallest): what was seen, the training range, and that the prediction is an
+ * extrapolation. Nothing for a model without them. */
+void cli_warn_graph_size(const ag_bundle_t *b, const igraph_t *ig, const char *path);
+/* Warns once for the graphs graphs[idx[0..n)] that cli_warn_graph_size would warn of, as
+ * cli_warn_shifted_graphs does: how many, and the first one, named with files[] (NULL: unknown). */
+void cli_warn_graph_sizes(const ag_bundle_t *b, const igraph_t *graphs, const int64_t *idx, int64_t n,
+                          const char *const *files, const char *cmd);
+/* "graphs of 10 to 30 vertices and 12 to 45 edges": b's training sizes (b->has_sizes). */
+void cli_print_size_range(FILE *out, const ag_bundle_t *b);
 /* The vertex attribute a node table's ids are matched to: id_attr when given, else 'id', else
  * 'name' (NCOL, LGL); NULL for the 0-based vertex indices (an edge list). */
 const char *cli_table_key(const igraph_t *ig, const char *id_attr);

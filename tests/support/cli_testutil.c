@@ -126,6 +126,31 @@ void ag_test_write_text(const char *dir, const char *name, const char *text) {
     assert_int_equal(fclose(f), 0);
 }
 
+void ag_test_write_path_gml(const char *dir, const char *name, int n, int cycle) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) fail_msg("cannot write %s", path);
+    fputs("graph [\n directed 0\n", f);
+    for (int i = 0; i < n; i++) fprintf(f, " node [ id %d ]\n", i);
+    for (int i = 0; i + 1 < n; i++) fprintf(f, " edge [ source %d target %d ]\n", i, i + 1);
+    if (cycle) fprintf(f, " edge [ source %d target 0 ]\n", n - 1);
+    fputs("]\n", f);
+    assert_int_equal(fclose(f), 0);
+}
+
+void ag_test_train_sized_model(const char *dir) {
+    ag_test_write_path_gml(dir, "p3.gml", 3, 0);
+    ag_test_write_path_gml(dir, "c5.gml", 5, 1);
+    ag_test_write_path_gml(dir, "p8.gml", 8, 0);
+    ag_test_write_text(dir, "sizes.csv", "file,label\np3.gml,0\nc5.gml,1\np8.gml,0\n");
+    ag_cli_run_t *r = malloc(sizeof *r);
+    assert_non_null(r);
+    ag_cli_run_ok(r, "train --labels %s/sizes.csv --split-random 1,0,0 --epochs 1 --hidden 8 --layers 1 --heads 2 "
+                  "--threads 1 --quiet -o %s/sizes.safetensors", dir, dir);
+    free(r);
+}
+
 int ag_test_files_equal(const char *a, const char *b) {
     size_t na, nb;
     unsigned char *x = ag_test_read_file(a, &na), *y = ag_test_read_file(b, &nb);

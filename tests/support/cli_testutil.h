@@ -49,6 +49,15 @@ unsigned char *ag_test_read_file(const char *path, size_t *n);
 /* Writes text to dir/name (replacing it); fails the test when it cannot. */
 void ag_test_write_text(const char *dir, const char *name, const char *text);
 
+/* Writes dir/name: an undirected GML path of n vertices (n - 1 edges), or a cycle of n (n edges),
+ * without attributes. Fails the test when it cannot. */
+void ag_test_write_path_gml(const char *dir, const char *name, int n, int cycle);
+
+/* Trains dir/sizes.safetensors, a graph classifier, on all of dir/p3.gml, dir/c5.gml and dir/p8.gml
+ * (written here: graphs of 3 to 8 vertices and 2 to 7 edges, labelled in dir/sizes.csv), for the
+ * tests of the training sizes a model keeps. Fails the test when training fails. */
+void ag_test_train_sized_model(const char *dir);
+
 /* 1 when the two files hold the same bytes. */
 int ag_test_files_equal(const char *a, const char *b);
 
