@@ -1192,7 +1192,7 @@ static void test_table_sparse_width_limit(void **state) {
         "paper's model; --preset transformer for the graph transformer)\n"
         "attn-graph: note: the validation part has 3 labelled vertices (under 100): early stopping watches its loss, "
         "which keeps improving after its accuracy stops moving (--metric accuracy to watch that)\n"
-        "attn-graph: train: this run needs about 1.72 MiB of memory (a training step on 34 nodes and 78 edges) but the "
+        "attn-graph: train: this run needs about 1.69 MiB of memory (a training step on 34 nodes and 78 edges) but the "
         "limit is 10.0 KiB, --max-memory; to fit, use fewer heads (--heads), a smaller --hidden or --head-dim, fewer "
         "ensemble members (--ensemble), or raise --max-memory\n",
         "train graphs/social/karate.gml --label-attr club --node-table @/small.sparse --vertex-attrs none --edge-attrs "

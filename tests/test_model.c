@@ -198,6 +198,130 @@ static void test_inference_value_memory(void **state) {
     ag_graph_destroy(&g);
 }
 
+/* A pass that keeps no attention caches (ag_model_keep_attention 0: label, classify, eval) takes
+ * each layer's q, k, v and softmax statistics from one workspace that the next layer reuses: its
+ * outputs must be the caching pass's bit for bit, on 1 and 2 threads, for every kind of layer
+ * (DOT with W^O, GAT writing its heads into Y, GATv2 averaging heads through W^O, the full mask's
+ * blocked path); the attention weights are refused after it, and a pass that keeps them again
+ * gives exactly the weights of before. A training step after a lean pass computes the same
+ * gradients as one after a caching pass. */
+static void test_lean_attention_pass(void **state) {
+    (void)state;
+    enum { N = 40, F = 6, C = 3, NE = 100 };
+    int edges[2 * NE];
+    for (int e = 0; e < NE; e++) { /* a ring with chords: degrees differ, every vertex has sources */
+        edges[2 * e] = e % N;
+        edges[2 * e + 1] = e < N ? (e + 1) % N : (e * 7 + 3) % N;
+        if (edges[2 * e + 1] == edges[2 * e]) edges[2 * e + 1] = (edges[2 * e] + 2) % N;
+    }
+    ag_graph_t g;
+    assert_int_equal(ag_test_igraph_graph(&g, N, edges, NE), AG_SUCCESS);
+    float X[N * F];
+    ag_test_fill_signed(X, N * F, 21, 1.0f);
+    for (int variant = 0; variant < 4; variant++) {
+        ag_model_config_t cfg;
+        ag_model_config_default(&cfg, AG_TASK_NODE_CLASSIFICATION);
+        cfg.in_dim = F;
+        cfg.n_out = C;
+        cfg.hidden = 16;
+        for (int l = 0; l < cfg.n_blocks; l++) {
+            ag_block_config_t *bc = &cfg.blocks[l];
+            bc->dropout = bc->ffn_dropout = bc->attn.attn_dropout = 0.0f;
+            bc->attn.heads = 2;
+            bc->attn.head_dim = 8;
+            if (variant == 1) { /* GAT, concatenated heads without W^O: they go into Y */
+                bc->attn.score = AG_SCORE_GAT;
+                bc->attn.out_proj = 0;
+                bc->act = AG_ACT_ELU;
+            } else if (variant == 2) { /* GATv2, heads averaged then W^O: the comb buffer */
+                bc->attn.score = AG_SCORE_GATV2;
+                bc->attn.combine = AG_HEADS_MEAN;
+                bc->attn.norm = AG_NORM_RELU;
+            } else if (variant == 3) {
+                bc->mask = AG_MASK_FULL;
+            }
+        }
+        ag_model_t *m;
+        assert_int_equal(ag_model_create(&m, &cfg), AG_SUCCESS);
+        const ag_param_list_t *p = ag_model_params(m);
+        for (int64_t t = 0; t < p->count; t++)
+            ag_test_fill_signed(p->items[t].value, p->items[t].shape[0] * p->items[t].shape[1], 30 + (uint64_t)t,
+                                0.5f);
+        ag_batch_t b;
+        ag_batch_init(&b, &g, X, NULL);
+        for (int threads = 1; threads <= 2; threads++) {
+            ag_threads_set(threads);
+            float yk[N * C], yl[N * C];
+            float *alpha[AG_MODEL_MAX_BLOCKS] = {0}; /* (M x H) each block's weights of the caching pass */
+            int64_t bytes[AG_MODEL_MAX_BLOCKS] = {0};
+            const ag_mask_t *mask;
+            assert_int_equal(ag_model_keep_attention(m, 1), 1);
+            assert_int_equal(ag_model_forward(m, &b, 0, NULL, yk), AG_SUCCESS);
+            for (int l = 0; l < cfg.n_blocks; l++) {
+                assert_int_equal(ag_model_attention_weights(m, &b, l, &mask, NULL), AG_SUCCESS);
+                bytes[l] = mask->n_entries * ag_model_attention_heads(m, l) * (int64_t)sizeof(float);
+                alpha[l] = malloc((size_t)bytes[l]);
+                assert_non_null(alpha[l]);
+                assert_int_equal(ag_model_attention_weights(m, &b, l, &mask, alpha[l]), AG_SUCCESS);
+            }
+            assert_int_equal(ag_model_keep_attention(m, 0), 1);
+            assert_int_equal(ag_model_forward(m, &b, 0, NULL, yl), AG_SUCCESS);
+            if (memcmp(yk, yl, sizeof yk) != 0)
+                fail_msg("variant %d, %d threads: the lean pass changes the outputs", variant, threads);
+            assert_int_equal(ag_model_attention_weights(m, &b, 0, &mask, NULL), AG_EINVAL);
+            /* twice: the second lean pass runs in the buffers the first left in the pool */
+            assert_int_equal(ag_model_forward(m, &b, 0, NULL, yl), AG_SUCCESS);
+            if (memcmp(yk, yl, sizeof yk) != 0)
+                fail_msg("variant %d, %d threads: a second lean pass changes the outputs", variant, threads);
+            assert_int_equal(ag_model_keep_attention(m, 1), 0);
+            assert_int_equal(ag_model_forward(m, &b, 0, NULL, yl), AG_SUCCESS);
+            if (memcmp(yk, yl, sizeof yk) != 0)
+                fail_msg("variant %d, %d threads: a caching pass after a lean one differs", variant, threads);
+            for (int l = 0; l < cfg.n_blocks; l++) {
+                float *a = malloc((size_t)bytes[l]);
+                assert_non_null(a);
+                assert_int_equal(ag_model_attention_weights(m, &b, l, &mask, a), AG_SUCCESS);
+                if (memcmp(a, alpha[l], (size_t)bytes[l]) != 0)
+                    fail_msg("variant %d, %d threads: block %d's attention weights differ after a lean pass", variant,
+                             threads, l);
+                free(a);
+                free(alpha[l]);
+            }
+        }
+        /* training: a step after a lean pass has the gradients of a step after a caching one */
+        float *grads[2];
+        int64_t P = 0;
+        for (int64_t t = 0; t < p->count; t++) P += p->items[t].shape[0] * p->items[t].shape[1];
+        for (int lean = 0; lean < 2; lean++) {
+            float y[N * C], dy[N * C];
+            ag_model_keep_attention(m, !lean);
+            assert_int_equal(ag_model_forward(m, &b, 0, NULL, y), AG_SUCCESS);
+            ag_rng_t rng;
+            ag_rng_init(&rng, 5);
+            ag_param_list_zero_grad(p);
+            assert_int_equal(ag_model_forward(m, &b, 1, &rng, y), AG_SUCCESS);
+            for (int i = 0; i < N * C; i++) dy[i] = 0.1f * (float)(i % 7) - 0.3f;
+            assert_int_equal(ag_model_backward(m, &b, dy), AG_SUCCESS);
+            grads[lean] = malloc((size_t)P * sizeof(float));
+            assert_non_null(grads[lean]);
+            int64_t o = 0;
+            for (int64_t t = 0; t < p->count; t++) {
+                int64_t n = p->items[t].shape[0] * p->items[t].shape[1];
+                memcpy(grads[lean] + o, p->items[t].grad, (size_t)n * sizeof(float));
+                o += n;
+            }
+        }
+        if (memcmp(grads[0], grads[1], (size_t)P * sizeof(float)) != 0)
+            fail_msg("variant %d: a training step after a lean pass has other gradients", variant);
+        free(grads[0]);
+        free(grads[1]);
+        ag_threads_set(1);
+        ag_batch_destroy(&b);
+        ag_model_destroy(m);
+    }
+    ag_graph_destroy(&g);
+}
+
 static void test_graph_model_gradients(void **state) {
     (void)state;
     /* three graphs of different sizes in one batch, edge features in the key */
@@ -530,6 +654,7 @@ int main(void) {
         cmocka_unit_test(test_gat_model_gradients),
         cmocka_unit_test(test_inference_shortcuts_bit_identical),
         cmocka_unit_test(test_inference_value_memory),
+        cmocka_unit_test(test_lean_attention_pass),
         cmocka_unit_test(test_graph_model_gradients),
         cmocka_unit_test(test_config_json_roundtrip),
         cmocka_unit_test(test_config_json_checks),

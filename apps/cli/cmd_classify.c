@@ -259,6 +259,7 @@ int ag_cmd_classify(int argc, char **argv) {
         free(files);
         return code;
     }
+    cli_bundle_keep_attention(&b, 0); /* classify reads no attention weights */
     const ag_model_config_t *mc = ag_model_config(b.model);
     if (!ag_task_is_graph_level(mc->task) || b.table.width > 0) {
         fprintf(stderr, "attn-graph: classify: %s is a %s model: classify needs a graph-level one%s\n", model_path,

@@ -259,6 +259,7 @@ int ag_cmd_label(int argc, char **argv) {
         code = AG_EXIT_MODEL;
     }
     if (code == AG_EXIT_OK) code = cli_smooth_check(CMD, &smooth, task);
+    if (code == AG_EXIT_OK) cli_bundle_keep_attention(&p.b, 0); /* label reads no attention weights */
     if (code == AG_EXIT_OK) code = cli_prediction_run(&p, &o, CMD);
     if (code == AG_EXIT_OK && cli_smooth_wanted(&smooth, &p.b)) code = cli_prediction_smooth(&p, &o, &smooth, CMD);
     if (code == AG_EXIT_OK) {

@@ -802,7 +802,11 @@ static ag_error_t smooth_inputs(smooth_inputs_t *in, ag_model_t *const *members,
     }
     ag_batch_t batch;
     ag_batch_init(&batch, &ex->graph, ex->X.data, ag_model_config(members[0])->edge_dim > 0 ? ex->E.data : NULL);
+    /* the batch dies here: its passes need keep no attention caches (the CLI's members keep
+     * them by default, which is put back) */
+    for (int64_t m = 0; m < K; m++) ag_model_keep_attention(members[m], 0);
     ag_error_t rc = ag_ensemble_predict_batch(members, K, &batch, in->probs);
+    for (int64_t m = 0; m < K; m++) ag_model_keep_attention(members[m], 1);
     ag_batch_destroy(&batch);
     return rc;
 }

@@ -66,6 +66,10 @@ int cli_load_model(const char *path, ag_bundle_t *b) {
     return rc == AG_ENOMEM ? AG_EXIT_FAILURE : AG_EXIT_MODEL;
 }
 
+void cli_bundle_keep_attention(ag_bundle_t *b, int keep) {
+    for (int64_t m = 0; m < b->n_members; m++) ag_model_keep_attention(b->members[m], keep);
+}
+
 static char igraph_reason[512];
 
 static void catch_igraph_error(const char *reason, const char *file, int line, igraph_error_t err) {

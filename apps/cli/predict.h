@@ -34,6 +34,10 @@ void cli_default_model_hint(const char *cmd, const char *path);
 /* Loads a model; prints the error and returns its exit code (4 for a bad model) on failure. */
 int cli_load_model(const char *path, ag_bundle_t *b);
 
+/* ag_model_keep_attention(member, keep) for every member of b: label and classify, which never
+ * read attention weights, run with 0 so that the blocks share one attention workspace. */
+void cli_bundle_keep_attention(ag_bundle_t *b, int keep);
+
 /* Makes igraph calls made by the program (writers, layouts, attribute setters) return errors
  * instead of aborting; cli_igraph_message() is the last error's reason. */
 void cli_igraph_catch(void);

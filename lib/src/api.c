@@ -279,8 +279,14 @@ static ag_error_t net_run(ag_net_t *net, const igraph_t *ig, const igraph_matrix
     if (rc == AG_SUCCESS) {
         ag_batch_init(&r->batch, &r->g, r->X.data, c->edge_dim > 0 ? r->E.data : NULL);
         r->have_batch = 1;
-        rc = first_only ? ag_model_forward(net->b.model, &r->batch, 0, NULL, r->Y.data)
-                        : ag_bundle_predict_batch(&net->b, &r->batch, r->Y.data);
+        if (first_only) {
+            rc = ag_model_forward(net->b.model, &r->batch, 0, NULL, r->Y.data);
+        } else {
+            /* ag_bundle_predict_batch without the attention caches: nothing reads them after a
+             * prediction (ag_net_attention runs first_only) */
+            if (!net->b.members) rc = AG_ERROR(AG_EINVAL, "ag_bundle_predict_batch: the bundle has no model");
+            else rc = ag_i_ensemble_predict_lean(net->b.members, net->b.n_members, &r->batch, r->Y.data);
+        }
     }
     if (rc != AG_SUCCESS) run_destroy(r);
     return rc;
@@ -399,7 +405,8 @@ static ag_error_t predict_chunk(ag_net_t *net, const igraph_t *graphs, int64_t f
     if (rc == AG_SUCCESS) {
         ag_batch_t batch;
         rc = ag_batch_buffer_fill(buf, members, k, c->in_dim, c->edge_dim, &batch);
-        if (rc == AG_SUCCESS) rc = ag_bundle_predict_batch(&net->b, &batch, Y);
+        /* the batch dies here: nothing can ask its attention weights */
+        if (rc == AG_SUCCESS) rc = ag_i_ensemble_predict_lean(net->b.members, net->b.n_members, &batch, Y);
         ag_batch_destroy(&batch);
     }
     for (int64_t i = 0; i < k; i++) pending_destroy(&pend[i]);

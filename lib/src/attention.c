@@ -304,9 +304,69 @@ ag_error_t ag_attention_forward(ag_attention_t *layer, const ag_mask_t *mask, co
     return ag_i_attention_forward_xs(layer, mask, X, NULL, E, Y, training, rng, NULL);
 }
 
+/* Where a lean pass (ag_i_attention_forward_lean) puts the cache's per-node tensors in its
+ * workspace: offsets in floats of q, k, v, el, er, mx, den, comb (-1: the configuration has none),
+ * each rounded up to 16 floats so that every tensor starts on a 64-byte line; returns the total,
+ * or -1 when it overflows. */
+static int64_t lean_layout(const ag_attention_config_t *c, int64_t N, int64_t off[8]) {
+    int64_t H = c->heads, HD = c->heads * c->head_dim, total = 0;
+    int gat = c->score == AG_SCORE_GAT;
+    int64_t cols[8] = {c->score != AG_SCORE_GAT ? HD : 0, c->score == AG_SCORE_DOT ? HD : 0, HD, gat ? H : 0,
+                       gat ? H : 0, H, H, c->out_proj && c->combine == AG_HEADS_MEAN ? c->head_dim : 0};
+    for (int t = 0; t < 8; t++) {
+        int64_t n;
+        off[t] = -1;
+        if (!cols[t]) continue;
+        if (ag_i_mul_overflow(N, cols[t], &n) || n > INT64_MAX - 16 - total) return -1;
+        off[t] = total;
+        total += (n + 15) / 16 * 16;
+    }
+    return total;
+}
+
+int64_t ag_i_attention_lean_floats(const ag_attention_t *layer, int64_t N) {
+    int64_t off[8];
+    return lean_layout(&layer->cfg, N, off);
+}
+
+static ag_error_t forward_run(ag_attention_t *layer, const ag_mask_t *mask, const float *X, ag_i_csr_t **xs,
+                              const float *E, float *Y, int training, ag_rng_t *rng, float *o_ws, int lean);
+
 ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
                                      ag_i_csr_t **xs, const float *E, float *Y, int training, ag_rng_t *rng,
                                      float *o_ws) {
+    return forward_run(layer, mask, X, xs, E, Y, training, rng, o_ws, 0);
+}
+
+ag_error_t ag_i_attention_forward_lean(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
+                                       ag_i_csr_t **xs, const float *E, float *Y, float *o_ws, float *ws) {
+    if (!layer || !layer->cache || !mask || !ws) return AG_ERROR(AG_EINVAL, "attention forward: NULL argument");
+    const ag_attention_config_t *c = &layer->cfg;
+    if (!o_ws && !(c->combine == AG_HEADS_CONCAT && !c->out_proj))
+        return AG_ERROR(AG_EINVAL, "attention forward: a lean pass needs a workspace for the head outputs");
+    int64_t off[8];
+    if (lean_layout(c, mask->n_nodes, off) < 0)
+        return AG_ERROR(AG_ELIMIT, "attention: %lld nodes overflow the workspace", (long long)mask->n_nodes);
+    /* The pass reads and writes its tensors through the cache's pointers: they point into ws for
+     * its duration, and the layer's own buffers (a training pass's, kept for the next training
+     * step) are put back after it, untouched, whatever the pass returns. */
+    ag_attn_cache_t *k = layer->cache;
+    float *own[8] = {k->q, k->k, k->v, k->el, k->er, k->mx, k->den, k->comb};
+    float **ptr[8] = {&k->q, &k->k, &k->v, &k->el, &k->er, &k->mx, &k->den, &k->comb};
+    for (int t = 0; t < 8; t++) *ptr[t] = off[t] >= 0 ? ws + off[t] : NULL;
+    ag_error_t rc = forward_run(layer, mask, X, xs, E, Y, 0, NULL, o_ws, 1);
+    for (int t = 0; t < 8; t++) *ptr[t] = own[t];
+    /* nothing of the pass is left to read: the weights and a backward are refused */
+    k->valid = 0;
+    ag_i_csr_destroy(&k->xs);
+    k->xs_of = NULL;
+    return rc;
+}
+
+/* The forward; lean: the cache's pointers are the caller's workspace (ag_i_attention_forward_lean),
+ * not buffers to reserve. */
+static ag_error_t forward_run(ag_attention_t *layer, const ag_mask_t *mask, const float *X, ag_i_csr_t **xs,
+                              const float *E, float *Y, int training, ag_rng_t *rng, float *o_ws, int lean) {
     if (!layer || !layer->cache || !X || !Y) return AG_ERROR(AG_EINVAL, "attention forward: NULL argument");
     AG_CHECK(check_mask(mask));
     const ag_attention_config_t *c = &layer->cfg;
@@ -318,7 +378,7 @@ ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mas
     k->valid = 0;
     int64_t N = mask->n_nodes, F = c->in_dim, H = c->heads, D = c->head_dim, HD = H * D;
     int64_t C = comb_dim(c), O = ag_attention_out_dim(c);
-    AG_CHECK(cache_reserve(k, c, N));
+    if (!lean) AG_CHECK(cache_reserve(k, c, N));
     k->n_entries = mask->n_entries;
     k->E = E;
     k->mask_kind = mask->kind;

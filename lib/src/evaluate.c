@@ -14,9 +14,22 @@
 
 #define AG_EVAL_BATCH 256
 
+static ag_error_t forward_rows_kept(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n,
+                                    float *raw);
+
 /* Runs the model in evaluation mode on the listed examples; writes raw outputs (n x n_out) for
- * the listed rows (graphs or nodes). */
+ * the listed rows (graphs or nodes). Its batches die with the call, so nothing can ask their
+ * attention weights: the passes keep no attention caches (ag_model_keep_attention), and the
+ * caller's setting is restored. */
 static ag_error_t forward_rows(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n, float *raw) {
+    int keep = ag_model_keep_attention(model, 0);
+    ag_error_t rc = forward_rows_kept(model, set, idx, n, raw);
+    ag_model_keep_attention(model, keep);
+    return rc;
+}
+
+static ag_error_t forward_rows_kept(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n,
+                                    float *raw) {
     const ag_model_config_t *c = ag_model_config(model);
     int64_t C = c->n_out;
     ag_i_batcher_t b = {0};
@@ -126,6 +139,15 @@ static ag_error_t rows_forward(ag_model_t *model, void *ctx, float *out) {
 /* One batch (ag_batch_t *ctx) in evaluation mode, for mean_of_members(). */
 static ag_error_t batch_forward(ag_model_t *model, void *ctx, float *out) {
     return ag_model_forward(model, ctx, 0, NULL, out);
+}
+
+/* The same pass keeping no attention caches (ag_model_keep_attention 0, then the member's own
+ * setting again). */
+static ag_error_t batch_forward_lean(ag_model_t *model, void *ctx, float *out) {
+    int keep = ag_model_keep_attention(model, 0);
+    ag_error_t rc = ag_model_forward(model, ctx, 0, NULL, out);
+    ag_model_keep_attention(model, keep);
+    return rc;
 }
 
 ag_error_t ag_model_evaluate(ag_model_t *model, const ag_trainset_t *set, const int64_t *idx, int64_t n,
@@ -384,13 +406,25 @@ ag_error_t ag_model_predict_batch(ag_model_t *model, ag_batch_t *batch, float *o
     return ag_ensemble_predict_batch(&model, 1, batch, out);
 }
 
+static ag_error_t predict_batch(ag_model_t *const *models, int64_t k, ag_batch_t *batch, float *out,
+                                member_forward_fn *forward);
+
 ag_error_t ag_ensemble_predict_batch(ag_model_t *const *models, int64_t k, ag_batch_t *batch, float *out) {
+    return predict_batch(models, k, batch, out, batch_forward);
+}
+
+ag_error_t ag_i_ensemble_predict_lean(ag_model_t *const *models, int64_t k, ag_batch_t *batch, float *out) {
+    return predict_batch(models, k, batch, out, batch_forward_lean);
+}
+
+static ag_error_t predict_batch(ag_model_t *const *models, int64_t k, ag_batch_t *batch, float *out,
+                                member_forward_fn *forward) {
     AG_CHECK(check_members(models, k));
     if (!out) return AG_ERROR(AG_EINVAL, "prediction: NULL output");
     int small = ag_i_small_begin(batch && batch->graph ? batch->graph->n_nodes : 0);
     /* no batch: the forward pass reports it */
     const int64_t rows = batch && batch->graph ? ag_model_out_rows(models[0], batch) : 0;
-    ag_error_t rc = mean_of_members(models, k, rows * ag_model_config(models[0])->n_out, batch_forward, batch, out);
+    ag_error_t rc = mean_of_members(models, k, rows * ag_model_config(models[0])->n_out, forward, batch, out);
     if (rc == AG_SUCCESS) finish_predictions(models[0], out, rows);
     ag_i_small_end(small);
     return rc;

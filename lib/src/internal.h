@@ -165,7 +165,12 @@ ag_error_t ag_i_igraph_error(ag_error_t code, const char *src_file, int src_line
  * scales its outputs exactly as `first` does (members' raw outputs are averaged, so they must
  * share the target standardisation). Used by the ensemble kernels and by model bundles. */
 struct ag_model_t;
+struct ag_batch_t;
 ag_error_t ag_i_check_member_scaling(const struct ag_model_t *first, const struct ag_model_t *model, int64_t index);
+/* ag_ensemble_predict_batch for a batch whose attention weights nobody will ask: the members'
+ * passes keep no attention caches (ag_model_keep_attention 0; each member's setting restored). */
+ag_error_t ag_i_ensemble_predict_lean(struct ag_model_t *const *models, int64_t k, struct ag_batch_t *batch,
+                                      float *out);
 /* Floats a model's activations hold between passes (model.c): its value buffers, its feed-forward
  * blocks' own buffers and its attention layers' head outputs, which tests of evaluation's buffer
  * reuse read. */

@@ -46,6 +46,20 @@ ag_error_t ag_i_attention_forward_xs(ag_attention_t *layer, const ag_mask_t *mas
                                      ag_i_csr_t **xs, const float *E, float *Y, int training, ag_rng_t *rng,
                                      float *o_ws);
 
+/* An inference pass after which nothing reads the layer's cache (no attention weights, no
+ * backward): q, k, v and the softmax statistics go into ws, a workspace of
+ * ag_i_attention_lean_floats(layer, N) floats the caller may hand to the next layer once this
+ * one has run, so that a model's blocks share one where each kept its own (N x 3H*D + 2N x H
+ * floats per DOT block). o_ws as in ag_i_attention_forward_xs, and needed unless the heads are
+ * concatenated without W^O. The outputs are bit for bit those of ag_i_attention_forward_xs; the
+ * layer's own cache buffers (a training pass's) stay as they are, and afterwards
+ * ag_attention_weights and a backward are refused as after no pass. */
+ag_error_t ag_i_attention_forward_lean(ag_attention_t *layer, const ag_mask_t *mask, const float *X,
+                                       ag_i_csr_t **xs, const float *E, float *Y, float *o_ws, float *ws);
+
+/* Floats of the workspace of ag_i_attention_forward_lean on N nodes; -1 if that overflows. */
+int64_t ag_i_attention_lean_floats(const ag_attention_t *layer, int64_t N);
+
 /* Floats of head outputs the layer keeps between passes (N x H*D for the N of its last forward, 0
  * when it keeps none): whether an inference pass there needs a workspace, and for tests of
  * evaluation's buffer reuse. */

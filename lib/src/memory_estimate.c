@@ -5,8 +5,10 @@
  *
  * The estimate follows the model's tape (model.c): in training each operation's output value, its
  * gradient and the layer's copy of its input; in evaluation the few values alive at once (below);
- * the attention layers' caches, the attention masks, the largest backward temporaries (freed after
- * each layer, so only the largest counts), parameters with gradients, and in training the
+ * the attention layers' caches (in evaluation, the one workspace the layers share: the pass that
+ * label, classify and eval run keeps none, ag_model_keep_attention 0), the attention masks, the
+ * largest backward temporaries (freed after each layer, so only the largest counts), parameters
+ * with gradients, and in training the
  * optimiser moments and the best-weights copy. Every product is checked for overflow; the total
  * is an int64 byte count.
  */
@@ -39,6 +41,15 @@ static void add(acc_t *acc, int64_t bytes, const char *what) {
     acc->bytes += bytes;
 }
 
+/* a + b floats, or 0 with acc->overflow set. */
+static int64_t add_floats(acc_t *acc, int64_t a, int64_t b) {
+    if (a > INT64_MAX - b) {
+        if (!acc->overflow) acc->overflow = "attention workspace";
+        return 0;
+    }
+    return a + b;
+}
+
 /* rows x cols floats. */
 static void floats(acc_t *acc, int64_t rows, int64_t cols, const char *what) {
     add(acc, mul(acc, mul(acc, rows, cols, what), 4, what), what);
@@ -47,14 +58,15 @@ static void floats(acc_t *acc, int64_t rows, int64_t cols, const char *what) {
 /* The values of the tape. Training keeps each one, its gradient and, for some layers, a copy of
  * their input until the backward. An evaluation pass frees a value once its last reader has run
  * and lends the feed-forward blocks their hidden buffers and the attention layers their head
- * outputs from the same buffers (model.c): at most three values are alive at once (the residual
- * stream, an operation's input and its output), beside the two hidden buffers of the feed-forward
- * block or the head outputs of the attention layer that runs, so the widest of each count. */
+ * outputs and their q, k, v and softmax statistics from the same buffers (model.c): at most three
+ * values are alive at once (the residual stream, an operation's input and its output), beside the
+ * two hidden buffers of the feed-forward block or the workspaces of the attention layer that
+ * runs, so the widest of each count. */
 typedef struct values_t {
     int training;
     int64_t widest; /* evaluation: floats of the largest value */
     int64_t hidden; /* evaluation: floats of the largest feed-forward hidden buffer */
-    int64_t heads;  /* evaluation: floats of the largest head outputs lent to an attention layer */
+    int64_t attn;   /* evaluation: floats lent to the largest attention layer (head outputs, cache) */
 } values_t;
 
 /* A value of rows x cols; `cached`: copies of it (its layer's input, of the same size) that
@@ -136,14 +148,25 @@ ag_error_t ag_model_estimate_memory(const ag_model_config_t *c, int64_t N, int64
         }
         if (b->dropout > 0 && training) value(&acc, &vals, N, w, 0, "nodes x width");
         /* attention: output value, cached per-node tensors (q, k, v, head outputs) and softmax
-         * statistics; evaluation keeps all but the head outputs, for the attention weights, and
-         * writes those into Y (concatenated without W^O) or into a lent buffer */
+         * statistics, which training keeps per layer; evaluation writes the head outputs into Y
+         * (concatenated without W^O) or a lent buffer and the rest into a workspace lent to the
+         * layer while it runs (its padding to 64 bytes per tensor left out) */
         value(&acc, &vals, N, wa, 0, "nodes x width");
         int64_t per_node = (a->score == AG_SCORE_DOT ? 4 : a->score == AG_SCORE_GATV2 ? 3 : 2);
-        int64_t kept = training ? per_node : per_node - 1;
-        add(&acc, mul(&acc, mul(&acc, NHD, kept, "attention cache"), 4, "attention cache"), "attention cache");
-        if (!training && (a->out_proj || a->combine == AG_HEADS_MEAN) && NHD > vals.heads) vals.heads = NHD;
-        add(&acc, mul(&acc, NH, 4 * (a->score == AG_SCORE_GAT ? 4 : 2), "attention cache"), "attention cache");
+        int64_t stats = mul(&acc, NH, a->score == AG_SCORE_GAT ? 4 : 2, "attention cache");
+        if (training) {
+            floats(&acc, NHD, per_node, "attention cache");
+            floats(&acc, stats, 1, "attention cache");
+        } else {
+            int64_t lent = mul(&acc, NHD, per_node - 1, "attention cache");
+            if (a->out_proj || a->combine == AG_HEADS_MEAN) lent = add_floats(&acc, lent, NHD);
+            lent = add_floats(&acc, lent, stats);
+            if (a->out_proj && a->combine == AG_HEADS_MEAN)
+                lent = add_floats(&acc, lent, mul(&acc, N, D, "nodes x head size"));
+            /* the full mask's forward streams transposed keys and values (attention_full.c) */
+            if (b->mask == AG_MASK_FULL) lent = add_floats(&acc, lent, mul(&acc, NHD, 2, "full attention"));
+            if (lent > vals.attn) vals.attn = lent;
+        }
         PARAMS(mul(&pacc, mul(&pacc, w, HD, "width x heads"), per_node - 1, "attention weights"));
         if (a->out_proj) PARAMS(mul(&pacc, a->combine == AG_HEADS_MEAN ? D : HD, a->out_dim, "attention output"));
         PARAMS(wa + 3 * HD);
@@ -215,7 +238,7 @@ ag_error_t ag_model_estimate_memory(const ag_model_config_t *c, int64_t N, int64
     if (!training) { /* the values alive at once, and the buffers lent to the layer that runs */
         floats(&acc, vals.widest, 3, "values");
         int64_t hidden = mul(&acc, vals.hidden, 2, "FFN hidden buffers");
-        floats(&acc, hidden > vals.heads ? hidden : vals.heads, 1, "lent buffers");
+        floats(&acc, hidden > vals.attn ? hidden : vals.attn, 1, "lent buffers");
     }
     /* the caller's output rows, the loss gradient and the evaluation buffers */
     floats(&acc, head_rows, mul(&acc, c->n_out, 6, "outputs"), "rows x outputs");

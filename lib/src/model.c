@@ -87,6 +87,10 @@ struct ag_model_t {
     const float *last_X, *last_E;
     int64_t last_nodes, last_graphs, last_edges;
     int last_training;
+    /* keep_attn: evaluation passes keep each attention layer's cache for the attention weights
+     * (the default; ag_model_keep_attention); 0: the layers share one workspace from the pool
+     * (attention_forward). last_lean: the last pass was such a pass, which left no weights. */
+    int keep_attn, last_lean;
     int64_t *vn_ptr;  /* (G+1) virtual node: graph ranges of the widened batch, tokens last */
     int64_t vn_cap;
     /* Several readouts: their operands and results, one readout at a time. */
@@ -756,6 +760,7 @@ ag_error_t ag_model_create(ag_model_t **model, const ag_model_config_t *cfg) {
     m->cfg = *cfg;
     m->last_batch = NULL;
     m->last_nodes = m->last_graphs = m->last_edges = -1;
+    m->keep_attn = 1;
     ag_param_list_init(&m->params);
     ag_error_t rc = ag_i_alloc_array((void **)&m->target_mean, 2 * cfg->n_out, sizeof(float), "target scaling");
     if (rc == AG_SUCCESS) {
@@ -1242,9 +1247,13 @@ static ag_error_t ffn_forward(ag_model_t *m, eval_pool_t *pool, ag_ffn_t *f, con
     return rc;
 }
 
-/* OP_ATTENTION. An evaluation pass lends the layer a workspace from the pool for its head outputs
- * (N x H*D), free again once it has run: nothing reads them after the pass (the attention weights
- * need the scores' inputs and statistics, which the layer keeps), and each block kept its own
+/* OP_ATTENTION. An evaluation pass of a model that keeps no attention caches (keep_attn 0) lends
+ * the layer a workspace for q, k, v and the softmax statistics too, free again once it has run:
+ * the blocks then share one where each kept its own (the 3 blocks of the transformer preset: 3 x
+ * 800 B per node, 52 % of the heap peak at 100,000 vertices). Otherwise an evaluation pass lends
+ * the layer a workspace from the pool for its head outputs (N x H*D), free again once it has
+ * run: nothing reads them after the pass (the attention weights need the scores' inputs and
+ * statistics, which the layer keeps), and each block kept its own
  * (the 3 blocks of the transformer preset: 768 B per node). Concatenated heads without W^O need
  * none: attention.c writes them into Y. A layer that has trained at this size still has its own,
  * so that a validation pass between training steps takes nothing more from the pool. */
@@ -1256,7 +1265,24 @@ static ag_error_t attention_forward(ag_model_t *m, eval_pool_t *pool, ag_batch_t
     const float *E = c->edge_mode != AG_EDGE_NONE ? batch_edges(batch) : NULL;
     ag_i_csr_t **xs = X == batch->X ? &batch->x_sparse : NULL; /* the batch's X keeps its sparse form */
     int64_t HD = c->heads * c->head_dim;
-    if (training || (c->combine == AG_HEADS_CONCAT && !c->out_proj) ||
+    int o_in_y = c->combine == AG_HEADS_CONCAT && !c->out_proj;
+    if (!training && !m->keep_attn) {
+        /* o: (N x H*D) head outputs; w: q, k, v (N x H*D each, as the score needs), el, er (N x H,
+         * GAT), mx, den (N x H), averaged heads (N x D, with W^O), each padded to 16 floats: taken
+         * as 1 x n, the layout's own size */
+        int o = 0, w;
+        int64_t n = ag_i_attention_lean_floats(&op->u.attn, mask->n_nodes);
+        if (n < 0) return AG_ERROR(AG_ELIMIT, "attention of %lld nodes overflows", (long long)mask->n_nodes);
+        if (!o_in_y) AG_CHECK(eval_take(m, pool, mask->n_nodes, HD, &o));
+        ag_error_t rc = eval_take(m, pool, 1, n, &w);
+        if (rc == AG_SUCCESS) {
+            rc = ag_i_attention_forward_lean(&op->u.attn, mask, X, xs, E, Y, o ? m->val[o] : NULL, m->val[w]);
+            pool->live[w] = 0;
+        }
+        if (o) pool->live[o] = 0;
+        return rc;
+    }
+    if (training || o_in_y ||
         ag_i_attention_head_floats(&op->u.attn) == mask->n_nodes * HD)
         return ag_i_attention_forward_xs(&op->u.attn, mask, X, xs, E, Y, training, rng, NULL);
     int o;
@@ -1344,6 +1370,7 @@ static ag_error_t model_forward(ag_model_t *m, ag_batch_t *batch, int training, 
     m->last_graphs = G;
     m->last_edges = g->n_edges;
     m->last_training = training;
+    m->last_lean = !training && !m->keep_attn;
     return AG_SUCCESS;
 }
 
@@ -1413,10 +1440,20 @@ ag_error_t ag_model_attention_weights(const ag_model_t *m, ag_batch_t *batch, in
         return AG_ERROR(AG_EINVAL, "the model has %d attention blocks, not a block %d", m->cfg.n_blocks, layer);
     if (!batch || !batch->graph || !is_last_batch(m, batch))
         return AG_ERROR(AG_EINVAL, "attention weights: run a forward pass on this batch first");
+    if (m->last_lean)
+        return AG_ERROR(AG_EINVAL, "attention weights: the last forward pass kept no attention caches "
+                        "(ag_model_keep_attention(model, 0)); run one that keeps them");
     const op_t *op = &m->ops[m->attn_op[layer]];
     AG_CHECK(batch_mask(batch, &m->cfg.blocks[layer], m->cfg.virtual_node, mask));
     if (!alpha) return AG_SUCCESS; /* the caller only asked for the mask, to size alpha */
     return ag_attention_weights(&op->u.attn, *mask, alpha);
+}
+
+int ag_model_keep_attention(ag_model_t *m, int keep) {
+    if (!m) return 0;
+    int was = m->keep_attn;
+    m->keep_attn = keep != 0;
+    return was;
 }
 
 /* A small batch (one molecule, a small graph) runs on the calling thread: see AG_SMALL_ROWS. */

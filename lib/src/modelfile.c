@@ -889,7 +889,8 @@ ag_error_t ag_bundle_predict_graph(ag_bundle_t *b, const igraph_t *ig, const ag_
     if (rc == AG_SUCCESS) {
         ag_batch_t batch;
         ag_batch_init(&batch, &g, X.data, c->edge_dim > 0 ? E.data : NULL);
-        rc = ag_bundle_predict_batch(b, &batch, Y.data);
+        /* the batch dies here: nothing can ask its attention weights */
+        rc = ag_i_ensemble_predict_lean(b->members, b->n_members, &batch, Y.data);
         ag_batch_destroy(&batch);
     }
     ag_graph_destroy(&g);

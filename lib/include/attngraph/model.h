@@ -295,7 +295,8 @@ const ag_param_list_t *ag_model_params(const ag_model_t *model);
  * its last reader has run and lends the feed-forward blocks their hidden buffers and the
  * attention layers their head outputs from the same buffers, so it holds O(N (W + W_ff)) floats
  * of them whatever L, beside the attention layers' caches (which ag_model_attention_weights()
- * reads); the batch keeps its masks.
+ * reads: O(L N H D) floats; O(N H D) for the block that runs when ag_model_keep_attention() is
+ * 0); the batch keeps its masks.
  */
 ag_error_t ag_model_forward(ag_model_t *model, ag_batch_t *batch, int training, ag_rng_t *rng,
                             float *out);
@@ -323,12 +324,25 @@ int64_t ag_model_out_rows(const ag_model_t *model, const ag_batch_t *batch);
  * (its n_entries sizes alpha). With a virtual node the mask is that of ag_mask_build_vnode():
  * node i of graph g is row i + g and the graph's token the row after its last node; for a batch
  * of one graph, rows 0..N-1 are its vertices and row N is the token (entries with edge -1).
- * \return AG_SUCCESS; AG_EINVAL (layer out of range, no forward pass on this batch); AG_ELIMIT,
+ * \return AG_SUCCESS; AG_EINVAL (layer out of range, no forward pass on this batch, a last pass
+ *         that kept no attention caches: ag_model_keep_attention()); AG_ELIMIT,
  *         AG_ENOMEM (building the mask); with alpha, as ag_attention_weights().
  * Time complexity: O(1) without alpha (the forward pass built the mask); with alpha, O(M H D) for
  * the block's M mask entries, O(M Fe H D) more with edge keys, O(M Fe H) with edge biases. */
 ag_error_t ag_model_attention_weights(const ag_model_t *model, ag_batch_t *batch, int layer,
                                       const ag_mask_t **mask, float *alpha);
+
+/** \function ag_model_keep_attention
+ * Whether evaluation passes (ag_model_forward() with training 0, and the prediction and
+ * evaluation functions of train.h that run them on the caller's batch) keep each attention
+ * layer's caches, so that ag_model_attention_weights() can read them afterwards: keep 1, the
+ * default. With keep 0 the layers take their q, k, v and softmax statistics from one workspace
+ * reused block after block (O(N H D) floats for the largest block instead of one such cache per
+ * block) and ag_model_attention_weights() after such a pass returns AG_EINVAL; the outputs are
+ * bit for bit the same. Training passes keep the caches for the backward either way.
+ * \return The previous setting (0 for a NULL model, which is ignored).
+ * Time complexity: O(1). */
+int ag_model_keep_attention(ag_model_t *model, int keep);
 
 /** \function ag_model_set_target_scaling
  * Regression: stores the targets' mean and standard deviation (n_out each); predictions are

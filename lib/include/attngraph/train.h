@@ -365,7 +365,9 @@ ag_error_t ag_model_train_resume(ag_model_t *model, const ag_trainset_t *set, co
  * the activations (in training every layer's, with their gradients and caches; in a forward pass
  * the few alive at once), the attention caches (full attention O(N x H x D), neighbour masks
  * O(M x H)), the largest backward temporaries, parameters. k-hop masks are estimated from the
- * mean degree.
+ * mean degree. The forward pass is the one prediction and evaluation run, which keeps no
+ * attention caches (ag_model_keep_attention() 0): one that keeps them adds O(L x N x H x D) for
+ * L blocks.
  * \param bytes  Output.
  * \return AG_SUCCESS, AG_EINVAL (negative sizes), AG_ELIMIT (a size overflows 64 bits: the message
  *         names it, e.g. "nodes x features").
