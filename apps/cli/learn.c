@@ -802,11 +802,17 @@ static ag_error_t smooth_inputs(smooth_inputs_t *in, ag_model_t *const *members,
     }
     ag_batch_t batch;
     ag_batch_init(&batch, &ex->graph, ex->X.data, ag_model_config(members[0])->edge_dim > 0 ? ex->E.data : NULL);
-    /* the batch dies here: its passes need keep no attention caches (the CLI's members keep
-     * them by default, which is put back) */
-    for (int64_t m = 0; m < K; m++) ag_model_keep_attention(members[m], 0);
+    /* the batch dies here: its passes need keep no attention caches; each member's own setting
+     * is put back after (label may already have turned them off, train keeps them) */
+    int *keep = malloc(sizeof(int) * (size_t)(K > 0 ? K : 1)); /* K */
+    if (!keep) {
+        ag_batch_destroy(&batch);
+        return AG_ENOMEM;
+    }
+    for (int64_t m = 0; m < K; m++) keep[m] = ag_model_keep_attention(members[m], 0);
     ag_error_t rc = ag_ensemble_predict_batch(members, K, &batch, in->probs);
-    for (int64_t m = 0; m < K; m++) ag_model_keep_attention(members[m], 1);
+    for (int64_t m = 0; m < K; m++) ag_model_keep_attention(members[m], keep[m]);
+    free(keep);
     ag_batch_destroy(&batch);
     return rc;
 }

@@ -282,10 +282,9 @@ static ag_error_t net_run(ag_net_t *net, const igraph_t *ig, const igraph_matrix
         if (first_only) {
             rc = ag_model_forward(net->b.model, &r->batch, 0, NULL, r->Y.data);
         } else {
-            /* ag_bundle_predict_batch without the attention caches: nothing reads them after a
-             * prediction (ag_net_attention runs first_only) */
-            if (!net->b.members) rc = AG_ERROR(AG_EINVAL, "ag_bundle_predict_batch: the bundle has no model");
-            else rc = ag_i_ensemble_predict_lean(net->b.members, net->b.n_members, &r->batch, r->Y.data);
+            /* without the attention caches: nothing reads them after a prediction (ag_net_attention
+             * runs first_only); a net always has members, and the call refuses an empty list */
+            rc = ag_i_ensemble_predict_lean(net->b.members, net->b.n_members, &r->batch, r->Y.data);
         }
     }
     if (rc != AG_SUCCESS) run_destroy(r);
