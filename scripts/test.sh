@@ -7,24 +7,28 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 jobs=$(nproc)
+# Each stage's start, with the seconds since the script began (CI's budget is 30 minutes).
+stage() { echo "== $1 (at ${SECONDS} s)"; }
 
-echo "== build (Release, -Wall -Wextra -Werror)"
+stage "build (Release, -Wall -Wextra -Werror)"
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DAG_WERROR=ON >/dev/null
 cmake --build build-test -j"$jobs"
-echo "== tests"
+stage "tests"
 ctest --test-dir build-test --output-on-failure -j"$jobs"
 
-echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer)"
+stage "build (AddressSanitizer + UndefinedBehaviorSanitizer)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAG_WERROR=ON -DAG_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$jobs"
-echo "== tests under sanitizers"
+stage "tests under sanitizers"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
-echo "== install check (examples built against the installed package, CMake and pkg-config)"
+stage "install check (examples built against the installed package, CMake and pkg-config)"
 AG_INSTALL_BUILD_DIR=build-test bash scripts/check-install.sh
 
+stage "valgrind memcheck"
 bash scripts/memcheck.sh "$jobs"
 
-echo "== fuzz targets, ${AG_FUZZ_SECONDS:-60} s each"
+stage "fuzz targets, ${AG_FUZZ_SECONDS:-60} s each"
 bash scripts/fuzz.sh "${AG_FUZZ_SECONDS:-60}"
+echo "== all passed in ${SECONDS} s"

@@ -32,8 +32,12 @@ static void run_free(run_t *r) {
     memset(r, 0, sizeof *r);
 }
 
-/* lend: an inference pass writes the head outputs into a workspace of the caller's, as a model's
- * evaluation does; the layer then keeps none and refuses a backward. */
+/* training: 0 an inference pass, 1 a training pass and its backward, TRAIN_FORWARD a training pass
+ * alone (what is compared with inference needs no gradients, and under valgrind the backward of
+ * the full mask's 300-vertex graph costs minutes). lend: an inference pass writes the head outputs
+ * into a workspace of the caller's, as a model's evaluation does; the layer then keeps none and
+ * refuses a backward. */
+enum { TRAIN_FORWARD = 2 };
 static void run_layer_lend(run_t *r, const ag_graph_t *g, const ag_mask_t *m, const ag_attention_config_t *cfg,
                            int threads, uint64_t layer_seed, uint64_t drop_seed, int training, int lend) {
     memset(r, 0, sizeof *r); /* evaluation runs leave grads NULL, and run_free frees it */
@@ -63,11 +67,11 @@ static void run_layer_lend(run_t *r, const ag_graph_t *g, const ag_mask_t *m, co
         assert_int_equal(ag_i_attention_head_floats(&layer), 0);
         assert_int_equal(ag_attention_backward(&layer, m, X, Earg, R, r->dX, NULL), AG_EINVAL);
     } else {
-        assert_int_equal(ag_attention_forward(&layer, m, X, Earg, r->Y, training, &rng), AG_SUCCESS);
+        assert_int_equal(ag_attention_forward(&layer, m, X, Earg, r->Y, training != 0, &rng), AG_SUCCESS);
     }
     r->stream_after = rng.stream;
     assert_int_equal(ag_attention_weights(&layer, m, r->A), AG_SUCCESS);
-    if (training) {
+    if (training == 1) {
         ag_param_list_t list;
         ag_param_list_init(&list);
         assert_int_equal(ag_attention_params(&layer, &list, ""), AG_SUCCESS);
@@ -313,7 +317,7 @@ static void test_eval_ignores_dropout(void **state) {
             run_t with, without, trained;
             cfg.attn_dropout = 0.5f;
             run_layer(&with, &g, &m, &cfg, 1, 3, 4, 0);
-            run_layer(&trained, &g, &m, &cfg, 1, 3, 4, 1);
+            run_layer(&trained, &g, &m, &cfg, 1, 3, 4, TRAIN_FORWARD);
             cfg.attn_dropout = 0.0f;
             run_layer(&without, &g, &m, &cfg, 1, 3, 4, 0);
             if (!same_bits(with.Y, without.Y, with.nY)) fail_msg("%s mask %d: eval output depends on dropout", at_score_name(score), kind);
@@ -350,7 +354,7 @@ static void test_inference_bit_identical(void **state) {
                         assert_true(cfg.bias);
                         run_t inf, trained, lent;
                         run_layer(&inf, &g, &m, &cfg, threads, 3, 4, 0);
-                        run_layer(&trained, &g, &m, &cfg, threads, 3, 4, 1);
+                        run_layer(&trained, &g, &m, &cfg, threads, 3, 4, TRAIN_FORWARD);
                         run_layer_lend(&lent, &g, &m, &cfg, threads, 3, 4, 0, 1);
                         if (!same_bits(inf.Y, trained.Y, inf.nY))
                             fail_msg("%s mask %d %s edges %d threads %d: inference output differs from training's",
