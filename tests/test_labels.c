@@ -305,7 +305,12 @@ static void test_targets_table(void **state) {
         /* one file under two spellings: it could sit in train and test at once */
         {"file,y\ng/a,1\nb,2\n./g//x/../a,3\n", AG_EMISMATCH,
          ":4: duplicate file './g//x/../a': the same as 'g/a' on line 2"},
-        {"file,y\na,1\nb,inf\n", AG_EVALUE, ":3: column 'y': value 'inf' is not finite"},
+        {"file,y\na,1\nb,inf\n", AG_EVALUE, ":3: column 'y': value 'inf' is not finite (a missing label is an empty cell)"},
+        /* R's NA in a column of 0/1: the default choice dropped the task without a word */
+        {"file,p,q\na,1,0\nb,0,NA\nc,1,1\n", AG_EVALUE,
+         ":3: column 'q': 'NA' is not a number, where the column's other values are: a missing label is an empty "
+         "cell here"},
+        {"file,p,q\na,1,0\nb,0,1\nc,1, n/a \n", AG_EVALUE, ":4: column 'q': ' n/a ' is not a number"},
         {"file,y\na,1\nb,-1e39\n", AG_EVALUE,
          ": column 'y': b has the value -1e+39, beyond the float32 range (3.40282e+38) targets are held in"},
         /* three values float32 rounds to one: training would see a constant */
@@ -330,6 +335,25 @@ static void test_targets_table(void **state) {
         ag_error_t rc = ag_targets_read_csv(&t, path, NULL);
         if (rc != bad[i].code || !strstr(ag_error_message(), bad[i].fragment) || !strstr(ag_error_message(), path))
             fail_msg("case %zu: got %s \"%s\"", i, ag_error_name(rc), ag_error_message());
+        unlink(path);
+    }
+    /* Named, the same column became a class "NA" beside "0" and "1" */
+    {
+        char *path = write_temp("file,q\na,0\nb,NA\nc,1\n");
+        ag_targets_options_t named;
+        ag_targets_options_init(&named);
+        const char *q[] = {"q"};
+        named.targets = q;
+        named.n_targets = 1;
+        assert_int_equal(ag_targets_read_csv(&t, path, &named), AG_EVALUE);
+        assert_non_null(strstr(ag_error_message(), ":3: column 'q': 'NA' is not a number"));
+        assert_null(t.y.data);
+        /* a column of classes keeps every word as a class: "None" is one among strings */
+        unlink(path);
+        path = write_temp("file,q\na,ring\nb,None\nc,chain\n");
+        assert_int_equal(ag_targets_read_csv(&t, path, &named), AG_SUCCESS);
+        assert_int_equal(t.n_classes[0], 3);
+        ag_targets_destroy(&t);
         unlink(path);
     }
     /* A .csv whose header has no comma but semicolons (a spreadsheet with a decimal comma wrote

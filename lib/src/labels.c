@@ -436,6 +436,45 @@ static int blank(const char *s) {
     return *s == '\0';
 }
 
+/* The words R, pandas, spreadsheets and SQL exports write for a missing value. In a column of
+ * numbers, one of them was skipped by the default target choice (the task silently gone) or, in a
+ * named target, became a class of its own ("NA" beside 0 and 1). */
+static int missing_marker(const char *s) {
+    static const char *const words[] = {"NA", "N/A", "#N/A", "<NA>", "NULL", "None", "?"};
+    while (*s == ' ' || *s == '\t') s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        size_t k = strlen(words[i]);
+        if (n != k) continue;
+        size_t j = 0;
+        while (j < k && (s[j] | 0x20) == (words[i][j] | 0x20)) j++;
+        if (j == k) return 1;
+    }
+    return 0;
+}
+
+/* Whether column c holds numbers and missing-value words only (at least one of each); sets *rc to
+ * the error naming the first word's line. */
+static int marks_missing(const char *path, char *const *header, char *const *cells, const int64_t *lines, int64_t g,
+                         int64_t n_cols, int64_t c, ag_error_t *rc) {
+    int64_t first = -1, numbers = 0;
+    for (int64_t r = 0; r < g; r++) {
+        const char *s = cells[(r + 1) * n_cols + c];
+        double x;
+        if (blank(s)) continue;
+        if (ag_csv_parse_double(s, &x) == 0) numbers++;
+        else if (missing_marker(s)) first = first < 0 ? r : first;
+        else return 0;
+    }
+    if (first < 0 || numbers == 0) return 0;
+    *rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': '%s' is not a number, where the column's other values are: a "
+                   "missing label is an empty cell here; empty such cells (pandas: to_csv(na_rep=''); R: "
+                   "write.csv(na = ''))", path, (long long)lines[first], header[c],
+                   cells[(first + 1) * n_cols + c]);
+    return 1;
+}
+
 /* Whether the header names column c's name again: a model names each output once, and the
  * repeated file column would leave which one holds the files to chance. Sets *rc to the error. */
 static int header_repeats(const char *path, char *const *header, int64_t n_cols, int64_t c, ag_error_t *rc) {
@@ -591,6 +630,7 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
                 if (ag_csv_parse_double(s, &x) != 0) numeric = 0; /* inf/nan: numeric, refused below */
             }
             if (numeric && any) cols[n_tasks++] = c;
+            else if (marks_missing(path, header, cells, lines, g, n_cols, c, &rc)) goto done;
         }
         /* A table of names and string classes ("file,kind" with er/ba) has one obvious target;
          * with several string columns (a SMILES beside the class) guessing would be wrong. */
@@ -678,6 +718,7 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
             goto done;
         }
         snprintf(what, sizeof what, "%s: column '%s'", path, header[c]);
+        if (kind != AG_TASK_MULTICLASS && marks_missing(path, header, cells, lines, g, n_cols, c, &rc)) goto done;
         int numeric = 1;
         for (int64_t r = 0; r < g; r++) {
             const char *s = cells[(r + 1) * n_cols + c];
@@ -695,8 +736,8 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
                 break;
             }
             if (!isfinite(num[r])) {
-                rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': value '%s' is not finite", path, (long long)lines[r],
-                              header[c], s);
+                rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': value '%s' is not finite (a missing label is an empty "
+                              "cell)", path, (long long)lines[r], header[c], s);
                 goto done;
             }
         }
