@@ -880,6 +880,30 @@ static void test_labels_nowhere(void **state) {
                "train @/e.edges --node-table @/n.csv --label-attr z --epochs 1");
 }
 
+/* R's NA among a table's class codes became a class "NA" of its own, its vertices trained on it:
+ * refused where the table is read for labels (train; label's known classes for --smooth). */
+static void test_labels_missing_word(void **state) {
+    (void)state;
+    write_text("e.edges", "0 1\n1 2\n2 0\n2 3\n");
+    write_text("y.csv", "id,a,y\n0,1,0\n1,2,1\n2,3,NA\n3,1,1\n");
+    run_expect(3, "attn-graph: @/y.csv: column 'y': vertex 2's label 'NA' is not a number, where the column's other "
+                  "labels are: an unlabelled vertex has an empty cell here; empty such cells (pandas: "
+                  "to_csv(na_rep=''); R: write.csv(na = ''))\n",
+               "train @/e.edges --node-table @/y.csv --label-attr y --epochs 1 --quiet");
+    write_text("yo.csv", "id,y\n0,0\n1,1\n2,\n3,1\n");
+    write_text("yn.csv", "id,y\n0,0\n1,1\n2,n/a\n3,1\n");
+    char args[1024];
+    snprintf(args, sizeof args, "train %1$s/e.edges --node-table %1$s/yo.csv --label-attr y --epochs 1 --hidden 8 "
+             "--layers 1 --heads 2 --threads 1 --quiet --split-random 0.5,0.5 -o %1$s/m.safetensors", dir);
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("training on the labels-only table failed (exit %d): %s", r.code, r.err);
+    run_expect(3, "attn-graph: @/yn.csv: column 'y': vertex 2's label 'n/a' is not a number, where the column's "
+                  "other labels are: an unlabelled vertex has an empty cell here; empty such cells (pandas: "
+                  "to_csv(na_rep=''); R: write.csv(na = ''))\n",
+               "label --model @/m.safetensors @/e.edges --node-table @/yn.csv --smooth 0.5");
+}
+
 /* classify, label and explain predict with one model file: a second --model is refused, not
  * silently taken in place of the first (eval takes several: an ensemble). */
 static void test_model_twice(void **state) {
@@ -1546,6 +1570,7 @@ int main(void) {
         cmocka_unit_test(test_gml_keys_and_replaced),
         cmocka_unit_test(test_model_twice),
         cmocka_unit_test(test_labels_nowhere),
+        cmocka_unit_test(test_labels_missing_word),
         cmocka_unit_test(test_eval_seed),
         cmocka_unit_test(test_stdin_named),
         cmocka_unit_test(test_control_characters_escaped),

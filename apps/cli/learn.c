@@ -486,7 +486,10 @@ int cli_data_load(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, cons
                     "%s has no column '%s'\n", o->graph, o->label_attr, o->label_attr, o->node_table, o->label_attr);
             return AG_EXIT_INPUT;
         }
-        if (!in_graph && d->table.labels && cli_labels_to_attr(&d->graph, o->label_attr, d->table.labels) < 0) {
+        int lr = !in_graph && d->table.labels ? cli_labels_to_attr(&d->graph, o->label_attr, d->table.labels,
+                                                                  o->node_table) : 0;
+        if (lr == -2) return AG_EXIT_INPUT;
+        if (lr < 0) {
             fprintf(stderr, "attn-graph: %s: out of memory\n", cmd);
             return AG_EXIT_FAILURE;
         }

@@ -1044,11 +1044,26 @@ int cli_number_text(const char *s) {
 /* The table's labels (one string per vertex, "" for none) as vertex attribute name: numeric when
  * every label is a number (so that classes sort as numbers and node regression reads values; an
  * empty one is NaN), else strings. -1 when igraph runs out of memory. */
-int cli_labels_to_attr(igraph_t *g, const char *name, char *const *labels) {
+int cli_labels_to_attr(igraph_t *g, const char *name, char *const *labels, const char *table_path) {
     const igraph_integer_t N = igraph_vcount(g);
-    int numeric = 1;
-    for (igraph_integer_t v = 0; v < N && numeric; v++)
-        if (labels[v][0]) numeric = cli_number_text(labels[v]);
+    int numeric = 1, numbers = 0;
+    igraph_integer_t word = -1;
+    for (igraph_integer_t v = 0; v < N && numeric; v++) {
+        if (!labels[v][0]) continue;
+        if (cli_number_text(labels[v])) numbers++;
+        else if (ag_missing_word(labels[v])) word = word < 0 ? v : word;
+        else numeric = 0;
+    }
+    /* R's NA among class codes became a class "NA" of its own, its vertices labelled with it */
+    if (numeric && word >= 0 && numbers > 0) {
+        /* a missing word is ASCII without control characters: shown as it is */
+        fprintf(stderr, "attn-graph: %s: column '%s': vertex %lld's label '%s' is not a number, where the column's "
+                "other labels are: an unlabelled vertex has an empty cell here; empty such cells (pandas: "
+                "to_csv(na_rep=''); R: write.csv(na = ''))\n", cli_shown_path(table_path), name, (long long)word,
+                labels[word]);
+        return -2;
+    }
+    numeric = numeric && word < 0;
     for (igraph_integer_t v = 0; v < N; v++) {
         igraph_error_t e = numeric ? igraph_cattribute_VAN_set(g, name, v, labels[v][0] ? strtod(labels[v], NULL) : NAN)
                                    : igraph_cattribute_VAS_set(g, name, v, labels[v]);
@@ -1282,10 +1297,13 @@ int cli_prediction_run(cli_prediction_t *p, const cli_graph_opts_t *o, const cha
                                &p->table, &p->have_table);
     /* the table's labels are the graph's known classes, which Correct and Smooth propagates */
     if (code == AG_EXIT_OK && p->have_table && p->table.labels && p->b.label_attr &&
-        !igraph_cattribute_has_attr(&p->ig, IGRAPH_ATTRIBUTE_VERTEX, p->b.label_attr) &&
-        cli_labels_to_attr(&p->ig, p->b.label_attr, p->table.labels) < 0) {
-        fprintf(stderr, "attn-graph: %s: out of memory\n", cmd);
-        code = AG_EXIT_FAILURE;
+        !igraph_cattribute_has_attr(&p->ig, IGRAPH_ATTRIBUTE_VERTEX, p->b.label_attr)) {
+        int lr = cli_labels_to_attr(&p->ig, p->b.label_attr, p->table.labels, o->table_path);
+        if (lr == -2) code = AG_EXIT_INPUT;
+        else if (lr < 0) {
+            fprintf(stderr, "attn-graph: %s: out of memory\n", cmd);
+            code = AG_EXIT_FAILURE;
+        }
     }
     if (code == AG_EXIT_OK)
         code = cli_run_model(&p->b, &p->ig, p->have_table && p->b.table.width ? &p->table.features : NULL,

@@ -206,8 +206,9 @@ void cli_run_destroy(cli_run_t *r);
 
 /* The table's labels (one string per vertex, "" for none) as vertex attribute name: numeric when
  * every label is a number (so that classes sort as numbers and node regression reads values; an
- * empty one is NaN), else strings. -1 when igraph runs out of memory. */
-int cli_labels_to_attr(igraph_t *g, const char *name, char *const *labels);
+ * empty one is NaN), else strings. -1 when igraph runs out of memory; -2 (said on stderr, naming
+ * table_path) when numbers sit beside a missing-value word (ag_missing_word). */
+int cli_labels_to_attr(igraph_t *g, const char *name, char *const *labels, const char *table_path);
 /* Reads the node table a model needs (when b->table.width > 0): --node-table is required then; for
  * a model without one, a table holding only the labels (b->label_attr) is read for them.
  * Returns an exit code; *have is 1 when a table was read into t. */

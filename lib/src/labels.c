@@ -439,7 +439,8 @@ static int blank(const char *s) {
 /* The words R, pandas, spreadsheets and SQL exports write for a missing value. In a column of
  * numbers, one of them was skipped by the default target choice (the task silently gone) or, in a
  * named target, became a class of its own ("NA" beside 0 and 1). */
-static int missing_marker(const char *s) {
+int ag_missing_word(const char *s) {
+    if (!s) return 0;
     static const char *const words[] = {"NA", "N/A", "#N/A", "<NA>", "NULL", "None", "?"};
     while (*s == ' ' || *s == '\t') s++;
     size_t n = strlen(s);
@@ -464,7 +465,7 @@ static int marks_missing(const char *path, char *const *header, char *const *cel
         double x;
         if (blank(s)) continue;
         if (ag_csv_parse_double(s, &x) == 0) numbers++;
-        else if (missing_marker(s)) first = first < 0 ? r : first;
+        else if (ag_missing_word(s)) first = first < 0 ? r : first;
         else return 0;
     }
     if (first < 0 || numbers == 0) return 0;

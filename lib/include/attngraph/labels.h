@@ -56,6 +56,16 @@ ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const
                                const char *const *classes, int64_t n_classes);
 
 /**
+ * \function ag_missing_word
+ * Whether a table cell is a word tables write for a missing value (NA, N/A, #N/A, <NA>, NULL,
+ * None, ?; any case, spaces around). Among numbers such a cell is refused rather than read: a
+ * missing label is an empty cell (ag_targets_read_csv(); attn-graph's node-table labels).
+ * \return 1 or 0.
+ * Time complexity: O(length of s).
+ */
+int ag_missing_word(const char *s);
+
+/**
  * \function ag_labels_present
  * Which vertices have a value in a vertex attribute, by the rule of ag_labels_from_attr(): NaN
  * and empty strings are unlabelled, booleans always labelled. Reads no class list, so that it
