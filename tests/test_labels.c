@@ -123,6 +123,22 @@ static void test_string_labels(void **state) {
     int32_t want2[] = {1, 2, -1, 0, 2};
     assert_memory_equal(l.y, want2, sizeof want2);
     ag_labels_destroy(&l);
+    /* GML's 0/1 column with one "NA" is text: fitting refuses the word rather than learn a class
+     * 'NA'; a model's classes say what a value is */
+    {
+        igraph_t h;
+        make_graph(&h);
+        const char *codes[] = {"1", "0", "NA", "", "1"};
+        for (int v = 0; v < 5; v++) SETVAS(&h, "code", v, codes[v]);
+        assert_int_equal(ag_labels_from_attr(&l, &h, "code", NULL, 0), AG_EVALUE);
+        assert_non_null(strstr(ag_error_message(), "vertex attribute 'code': vertex 2's value 'NA' is not a number, "
+                                                   "where the attribute's other values are"));
+        assert_null(l.y);
+        const char *bin[] = {"0", "1"};
+        assert_int_equal(ag_labels_from_attr(&l, &h, "code", bin, 2), AG_EVALUE);
+        assert_non_null(strstr(ag_error_message(), "vertex 2 has value 'NA', which is not a class"));
+        igraph_destroy(&h);
+    }
     const char *outsider[] = {"a", "b"};
     assert_int_equal(ag_labels_from_attr(&l, &g, "str", outsider, 2), AG_EVALUE);
     assert_string_equal(ag_error_message(),

@@ -289,6 +289,22 @@ ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const
     if (!graph || !attr) return AG_ERROR(AG_EINVAL, "ag_labels_from_attr: graph and attribute are required");
     snprintf(what, sizeof what, "vertex attribute '%s'", attr);
     ag_error_t rc = attr_column_read(&a, graph, attr, what);
+    /* GML types a column of 0/1 with one "NA" as text: "NA" became a class of its own, trained on.
+     * Only when fitting: given classes come from a model, which says what a value is. */
+    if (rc == AG_SUCCESS && !classes && !a.col.numeric) {
+        int64_t word = -1, numbers = 0, v = 0;
+        for (; v < a.col.n; v++) {
+            double x;
+            if (is_missing(&a.col, v)) continue;
+            if (ag_csv_parse_double(a.col.str[v], &x) == 0) numbers++;
+            else if (ag_missing_word(a.col.str[v])) word = word < 0 ? v : word;
+            else break;
+        }
+        if (v == a.col.n && word >= 0 && numbers > 0)
+            rc = AG_ERROR(AG_EVALUE, "%s: vertex %lld's value '%s' is not a number, where the attribute's other "
+                          "values are: an unlabelled vertex has no value, an empty string or NaN; remove the value "
+                          "(GML: leave the key out of the node)", what, (long long)word, a.col.str[word]);
+    }
     if (rc == AG_SUCCESS) rc = labels_from_column(labels, &a.col, classes, n_classes, what);
     attr_column_free(&a);
     return rc;
