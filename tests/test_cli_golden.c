@@ -402,8 +402,9 @@ static void test_explain_flat_scale(void **state) {
 /* A long chain of carbons, built here (hexacosane's 26, and 90 past the 60 atoms that get 12 px
  * circles): well-formed, one <path> per bond and one <circle> per atom, and every bond shows at
  * least 3/4 of a circle's width of stroke between its two circles, the atoms' letters still 8 px
- * or more; the drawing lies along the canvas's width. Fitted to the square canvas, hexacosane's
- * bonds were 26 px under 12 px circles, 2 px of stroke, in a column. */
+ * or more; the drawing lies along the canvas's width, a zigzag. Fitted to the square canvas,
+ * hexacosane's bonds were 26 px under 12 px circles, 2 px of stroke, in a column; Kamada-Kawai
+ * drew it a shallow arch. */
 static void test_explain_long_chain(void **state) {
     (void)state;
     static const int lengths[2] = {26, 90};
@@ -459,6 +460,12 @@ static void test_explain_long_chain(void **state) {
             bonds++;
         }
         assert_int_equal(bonds, n - 1);
+        for (int i = 1; i + 1 < n; i++) { /* a zigzag: each atom's two neighbours level, it beside them */
+            const double rise = xy[i][1] - xy[i - 1][1], bond = hypot(xy[i][0] - xy[i - 1][0], rise);
+            if (fabs(xy[i + 1][1] - xy[i - 1][1]) > 1.0 || fabs(rise) < 0.4 * bond)
+                fail_msg("%s: atoms %d, %d, %d at heights %.1f, %.1f, %.1f (bond %.1f px): not a zigzag", svg, i - 1, i,
+                         i + 1, xy[i - 1][1], xy[i][1], xy[i + 1][1], bond);
+        }
         int letters = 0;
         for (const char *q = doc; (q = strstr(q, "text-anchor=\"middle\"")) != NULL; q++, letters++) {
             const char *tag = q;

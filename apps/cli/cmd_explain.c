@@ -549,6 +549,47 @@ static int unstretch(const igraph_t *ig, igraph_matrix_t *xy) {
     return rc;
 }
 
+/* Draws a connected graph that is a chain (N - 1 edges, no vertex of degree over 2) as chemists
+ * draw an alkane: a zigzag along the x axis, its bonds 1 long and its angles 120 degrees.
+ * Kamada-Kawai from a circle left hexacosane's 26 carbons a shallow arch. Returns 1 when drawn, 0
+ * when the graph is not a chain, -1 on failure. */
+static int zigzag_chain(const igraph_t *ig, igraph_matrix_t *xy) {
+    const int64_t N = igraph_vcount(ig), E = igraph_ecount(ig);
+    if (N < 3 || E != N - 1) return 0;
+    int64_t *nb = malloc(sizeof(int64_t) * 2 * (size_t)N); /* (N x 2) each vertex's neighbours */
+    int *deg = calloc((size_t)N, sizeof(int));              /* (N) how many of them */
+    int rc = nb && deg ? 1 : -1;
+    for (int64_t e = 0; e < E && rc == 1; e++) {
+        const int64_t u = IGRAPH_FROM(ig, e), v = IGRAPH_TO(ig, e);
+        if (deg[u] == 2 || deg[v] == 2) rc = 0;
+        else {
+            nb[2 * u + deg[u]++] = v;
+            nb[2 * v + deg[v]++] = u;
+        }
+    }
+    /* connected, N - 1 edges and no degree over 2: a path, walked from an end; the checks on the
+     * walk keep a graph that is not connected (layout_raw gets none) from reading past it */
+    int64_t at = 0;
+    while (rc == 1 && at < N && deg[at] != 1) at++;
+    if (rc == 1 && at == N) rc = 0;
+    if (rc == 1 && igraph_matrix_resize(xy, N, 2) != IGRAPH_SUCCESS) rc = -1;
+    for (int64_t k = 0, prev = -1; k < N && rc == 1; k++) {
+        MATRIX(*xy, at, 0) = 0.5 * sqrt(3.0) * (double)k;
+        MATRIX(*xy, at, 1) = 0.5 * (double)(k % 2);
+        if (k + 1 == N) break; /* the far end: its one neighbour is behind it */
+        if (k > 0 && deg[at] == 1) { /* an end before N vertices: not one path */
+            rc = 0;
+            break;
+        }
+        const int64_t next = nb[2 * at] != prev ? nb[2 * at] : nb[2 * at + 1];
+        prev = at;
+        at = next;
+    }
+    free(nb);
+    free(deg);
+    return rc;
+}
+
 /* Node positions from igraph: Kamada-Kawai up to KK_MAX vertices, Fruchterman-Reingold above;
  * igraph's random generator is seeded so drawings repeat. Kamada-Kawai keeps an N x N matrix of
  * path lengths, so it is for molecule-sized components only (2 MB at KK_MAX). Above, the layout
@@ -566,6 +607,9 @@ static int layout_raw(const igraph_t *ig, igraph_matrix_t *xy) {
     enum { KK_MAX = 500, KK_TRIES = 8, KK_TRIES_MAX = 150, FR_EXACT_MAX = 1000 };
     int64_t N = igraph_vcount(ig);
     igraph_rng_seed(igraph_rng_default(), 42);
+    /* chains of molecule size only: a 500-atom zigzag would be 500 bonds across */
+    const int chain = N <= KK_TRIES_MAX ? zigzag_chain(ig, xy) : 0;
+    if (chain != 0) return chain < 0 ? -1 : 0;
     if (N <= KK_MAX) {
         if (kamada_kawai(ig, xy, 0) < 0) return -1;
         if (N > KK_TRIES_MAX) return unstretch(ig, xy);
