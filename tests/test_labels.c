@@ -238,6 +238,25 @@ static void test_targets_table(void **state) {
     ag_targets_destroy(&t);
     ag_targets_destroy(&t);
 
+    /* a column empty in every row beside numeric ones is refused by the default choice (it was
+     * dropped without a word: a model of one task from a table of two), and taken when others are
+     * named */
+    const char *pe = write_temp("file,t1,t2\na.gml,1,\nb.gml,0,\n");
+    assert_int_equal(ag_targets_read_csv(&t, pe, NULL), AG_EATTR);
+    assert_memory_equal(ag_error_message(), pe, strlen(pe));
+    assert_string_equal(ag_error_message() + strlen(pe),
+                        ": column 't2' has no value in any row, beside the target columns taken by default: a task "
+                        "without labels cannot be learnt; fill it, drop it, or name the targets");
+    ag_targets_options_t oe;
+    ag_targets_options_init(&oe);
+    const char *only_t1[] = {"t1"};
+    oe.targets = only_t1;
+    oe.n_targets = 1;
+    assert_int_equal(ag_targets_read_csv(&t, pe, &oe), AG_SUCCESS);
+    assert_int_equal(t.n_tasks, 1);
+    ag_targets_destroy(&t);
+    unlink(pe);
+
     /* a column's name becomes a task name in the model file: Latin-1 is refused */
     const char *p1 = write_temp("file,t\xE4sk\na.gml,1\nb.gml,0\n");
     assert_int_equal(ag_targets_read_csv(&t, p1, NULL), AG_EVALUE);

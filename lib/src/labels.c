@@ -636,6 +636,7 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
             cols[n_tasks++] = c;
         }
     } else {
+        int64_t empty_col = -1; /* the first column with no value in any row */
         for (int64_t c = 0; c < n_cols; c++) {
             if (c == file_col) continue;
             int numeric = 1, any = 0;
@@ -648,6 +649,17 @@ ag_error_t ag_targets_read_csv(ag_targets_t *t, const char *path, const ag_targe
             }
             if (numeric && any) cols[n_tasks++] = c;
             else if (marks_missing(path, header, cells, lines, g, n_cols, c, &rc)) goto done;
+            else if (!any && empty_col < 0) empty_col = c;
+        }
+        /* Beside the columns taken, an empty one is a task whose labels did not make it into
+         * the table (a failed join, an export that dropped them): taking the others alone gave a
+         * model of fewer tasks without a word. */
+        if (n_tasks > 0 && empty_col >= 0) {
+            rc = AG_ERROR(AG_EATTR,
+                          "%s: column '%s' has no value in any row, beside the target columns taken by "
+                          "default: a task without labels cannot be learnt; fill it, drop it, or name the targets",
+                          path, header[empty_col]);
+            goto done;
         }
         /* A table of names and string classes ("file,kind" with er/ba) has one obvious target;
          * with several string columns (a SMILES beside the class) guessing would be wrong. */
