@@ -573,6 +573,28 @@ static void test_shared_tox21_esol(void **state) {
 }
 
 /* Renaming the tasks: all at once, in order; a wrong count or an empty name leaves them as they were. */
+/* The one scan behind the three readers that refuse "NA" among numbers: which columns qualify,
+ * and which cell is named. */
+static void test_missing_word_find(void **state) {
+    (void)state;
+    assert_true(ag_missing_word(" n/a ") && ag_missing_word("none"));
+    assert_false(ag_missing_word("NAN") || ag_missing_word(NULL));
+    const char *numbers_and_na[] = {"1", "", "NA", "0", "null", "2.5"};
+    assert_int_equal(ag_missing_word_find(numbers_and_na, 6, 1), 2);
+    /* the table's layout: column 1 of 2, the file names in column 0 ("NA" there is not looked at) */
+    const char *table[] = {"NA", "1", "b", " ", "c", "?", "d", "0"};
+    assert_int_equal(ag_missing_word_find(table + 1, 4, 2), 2);
+    assert_int_equal(ag_missing_word_find(table, 4, 2), -1);      /* file names: text, not numbers */
+    const char *classes[] = {"1", "NA", "EU"};                     /* North America beside Europe */
+    assert_int_equal(ag_missing_word_find(classes, 3, 1), -1);
+    const char *words_only[] = {"NA", NULL, "None"};                /* no number: nothing to refuse for */
+    assert_int_equal(ag_missing_word_find(words_only, 3, 1), -1);
+    const char *numbers_only[] = {"1", NULL, " 2 ", "-3e1"};
+    assert_int_equal(ag_missing_word_find(numbers_only, 4, 1), -1);
+    assert_int_equal(ag_missing_word_find(NULL, 3, 1), -1);
+    assert_int_equal(ag_missing_word_find(numbers_and_na, 0, 1), -1);
+}
+
 static void test_targets_rename(void **state) {
     (void)state;
     ag_targets_t t;
@@ -597,7 +619,7 @@ static void test_targets_rename(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_targets_rename),
+        cmocka_unit_test(test_targets_rename),    cmocka_unit_test(test_missing_word_find),
         cmocka_unit_test(test_numeric_labels),    cmocka_unit_test(test_string_labels),
         cmocka_unit_test(test_labels_present),
         cmocka_unit_test(test_targets_table),     cmocka_unit_test(test_targets_from_graphs),

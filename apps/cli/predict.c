@@ -1046,16 +1046,9 @@ int cli_number_text(const char *s) {
  * empty one is NaN), else strings. -1 when igraph runs out of memory. */
 int cli_labels_to_attr(igraph_t *g, const char *name, char *const *labels, const char *table_path) {
     const igraph_integer_t N = igraph_vcount(g);
-    int numeric = 1, numbers = 0;
-    igraph_integer_t word = -1;
-    for (igraph_integer_t v = 0; v < N && numeric; v++) {
-        if (!labels[v][0]) continue;
-        if (cli_number_text(labels[v])) numbers++;
-        else if (ag_missing_word(labels[v])) word = word < 0 ? v : word;
-        else numeric = 0;
-    }
     /* R's NA among class codes became a class "NA" of its own, its vertices labelled with it */
-    if (numeric && word >= 0 && numbers > 0) {
+    const int64_t word = ag_missing_word_find((const char *const *)labels, N, 1);
+    if (word >= 0) {
         /* a missing word is ASCII without control characters: shown as it is */
         fprintf(stderr, "attn-graph: %s: column '%s': vertex %lld's label '%s' is not a number, where the column's "
                 "other labels are: an unlabelled vertex has an empty cell here; empty such cells (pandas: "
@@ -1063,7 +1056,8 @@ int cli_labels_to_attr(igraph_t *g, const char *name, char *const *labels, const
                 labels[word]);
         return -2;
     }
-    numeric = numeric && word < 0;
+    int numeric = 1;
+    for (igraph_integer_t v = 0; v < N && numeric; v++) numeric = !labels[v][0] || cli_number_text(labels[v]);
     for (igraph_integer_t v = 0; v < N; v++) {
         igraph_error_t e = numeric ? igraph_cattribute_VAN_set(g, name, v, labels[v][0] ? strtod(labels[v], NULL) : NAN)
                                    : igraph_cattribute_VAS_set(g, name, v, labels[v]);

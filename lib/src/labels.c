@@ -292,15 +292,8 @@ ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const
     /* GML types a column of 0/1 with one "NA" as text: "NA" became a class of its own, trained on.
      * Only when fitting: given classes come from a model, which says what a value is. */
     if (rc == AG_SUCCESS && !classes && !a.col.numeric) {
-        int64_t word = -1, numbers = 0, v = 0;
-        for (; v < a.col.n; v++) {
-            double x;
-            if (is_missing(&a.col, v)) continue;
-            if (ag_csv_parse_double(a.col.str[v], &x) == 0) numbers++;
-            else if (ag_missing_word(a.col.str[v])) word = word < 0 ? v : word;
-            else break;
-        }
-        if (v == a.col.n && word >= 0 && numbers > 0)
+        const int64_t word = ag_missing_word_find((const char *const *)a.col.str, a.col.n, 1);
+        if (word >= 0)
             rc = AG_ERROR(AG_EVALUE, "%s: vertex %lld's value '%s' is not a number, where the attribute's other "
                           "values are: an unlabelled vertex has no value, an empty string or NaN; remove the value "
                           "(GML: leave the key out of the node)", what, (long long)word, a.col.str[word]);
@@ -471,20 +464,26 @@ int ag_missing_word(const char *s) {
     return 0;
 }
 
+int64_t ag_missing_word_find(const char *const *cells, int64_t n, int64_t stride) {
+    int64_t first = -1, numbers = 0;
+    if (!cells) return -1;
+    for (int64_t i = 0; i < n; i++) {
+        const char *s = cells[i * stride];
+        double x;
+        if (!s || blank(s)) continue;
+        if (ag_csv_parse_double(s, &x) == 0) numbers++;
+        else if (ag_missing_word(s)) first = first < 0 ? i : first;
+        else return -1;
+    }
+    return numbers > 0 ? first : -1;
+}
+
 /* Whether column c holds numbers and missing-value words only (at least one of each); sets *rc to
  * the error naming the first word's line. */
 static int marks_missing(const char *path, char *const *header, char *const *cells, const int64_t *lines, int64_t g,
                          int64_t n_cols, int64_t c, ag_error_t *rc) {
-    int64_t first = -1, numbers = 0;
-    for (int64_t r = 0; r < g; r++) {
-        const char *s = cells[(r + 1) * n_cols + c];
-        double x;
-        if (blank(s)) continue;
-        if (ag_csv_parse_double(s, &x) == 0) numbers++;
-        else if (ag_missing_word(s)) first = first < 0 ? r : first;
-        else return 0;
-    }
-    if (first < 0 || numbers == 0) return 0;
+    const int64_t first = ag_missing_word_find((const char *const *)cells + n_cols + c, g, n_cols);
+    if (first < 0) return 0;
     *rc = AG_ERROR(AG_EVALUE, "%s:%lld: column '%s': '%s' is not a number, where the column's other values are: a "
                    "missing label is an empty cell here; empty such cells (pandas: to_csv(na_rep=''); R: "
                    "write.csv(na = ''))", path, (long long)lines[first], header[c],

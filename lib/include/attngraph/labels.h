@@ -66,6 +66,21 @@ ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const
 int ag_missing_word(const char *s);
 
 /**
+ * \function ag_missing_word_find
+ * Where a column of numbers marks a missing value with a word: the column's non-blank cells are
+ * numbers (as ag_csv_parse_double() reads them) and words of ag_missing_word(), at least one of
+ * each. Such a column is refused by every reader of labels, each with its own message; a column
+ * holding any other text is one of classes, where "NA" is a class like any other.
+ * \param cells The column: cell i at cells[i * stride]; a NULL or blank cell is empty.
+ * \param n The number of cells.
+ * \param stride The distance between two cells of the column (1 for an array; the number of
+ *   columns for a row-major table).
+ * \return The index of the first missing-value word, or -1 when the column is not such a column.
+ * Time complexity: O(total length of the cells).
+ */
+int64_t ag_missing_word_find(const char *const *cells, int64_t n, int64_t stride);
+
+/**
  * \function ag_labels_present
  * Which vertices have a value in a vertex attribute, by the rule of ag_labels_from_attr(): NaN
  * and empty strings are unlabelled, booleans always labelled. Reads no class list, so that it
