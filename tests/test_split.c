@@ -397,7 +397,7 @@ static void test_stratified_kfold(void **state) {
     ag_split_destroy(&c);
     assert_int_equal(ag_split_stratified_kfold(&a, y, N, 1, 0), AG_EINVAL);
     assert_int_equal(ag_split_stratified_kfold(&a, y, 3, 4, 0), AG_EINVAL);
-    for (int which = 0; which < 6; which++) {
+    for (int which = 0; which < 7; which++) {
         int reached = 0;
         const char *files[] = {"graphs/g2.gml", "graphs/g1.gml", "graphs/g3.gml"};
         for (int64_t k = 1; k < 100 && !reached; k++) {
@@ -410,6 +410,7 @@ static void test_stratified_kfold(void **state) {
             case 3: rc = ag_split_read_csv(&a, DATA "dataset/split.csv", "random_split", files, 3); break;
             case 4: rc = ag_split_read_json(&a, DATA "folds.json", 3); break;
             case 5: rc = ag_split_stratified(&a, y, N, 0.5, 0.25, 1); break;
+            case 6: rc = ag_split_stratified_among(&a, y, N, NULL, 0.5, 0.25, 1); break;
             default: rc = AG_EINVAL; break;
             }
             ag_i_alloc_fail_at(0);
@@ -460,6 +461,65 @@ static void test_stratified(void **state) {
     ag_split_destroy(&b);
     assert_int_equal(ag_split_stratified(&a, y, N, 0.9, 0.2, 3), AG_EINVAL);
     assert_int_equal(ag_split_stratified(&a, NULL, N, 0.6, 0.2, 3), AG_EINVAL);
+}
+
+/* Ten classes of three at 0.8/0.1: rounding each class gave 2/0/1 apiece, 20 training items,
+ * none to validate and 10 to test. The largest remainders give the plain split's 24/3/3, each
+ * class within one item of its share; over members only, the others in no list. */
+static void test_stratified_totals(void **state) {
+    (void)state;
+    enum { N = 40 };
+    int32_t y[N];
+    unsigned char member[N];
+    for (int i = 0; i < N; i++) {
+        y[i] = i < 30 ? 9 - i % 10 : 1000 + i; /* the 10 non-members' classes are never read */
+        member[i] = i < 30;
+    }
+    ag_split_t a, b;
+    assert_int_equal(ag_split_stratified_among(&a, y, N, member, 0.8, 0.1, 5), AG_SUCCESS);
+    const ag_fold_t *f = &a.folds[0];
+    assert_int_equal(f->n_train, 24);
+    assert_int_equal(f->n_val, 3);
+    assert_int_equal(f->n_test, 3);
+    int64_t got[10][3] = {{0}};
+    const int64_t *lists[3] = {f->train, f->val, f->test};
+    const int64_t sizes[3] = {f->n_train, f->n_val, f->n_test};
+    for (int l = 0; l < 3; l++)
+        for (int64_t i = 0; i < sizes[l]; i++) {
+            assert_true(lists[l][i] < 30);
+            got[y[lists[l][i]]][l]++;
+        }
+    /* ties go to the lower class values: classes 0-3 train 3; 4-6 validate one; 7-9 test one */
+    for (int c = 0; c < 10; c++) {
+        assert_int_equal(got[c][0], c < 4 ? 3 : 2);
+        assert_int_equal(got[c][1], c >= 4 && c < 7);
+        assert_int_equal(got[c][2], c >= 7);
+    }
+    /* every item a member: the same as ag_split_stratified */
+    ag_split_destroy(&a);
+    assert_int_equal(ag_split_stratified_among(&a, y, 30, NULL, 0.8, 0.1, 5), AG_SUCCESS);
+    assert_int_equal(ag_split_stratified(&b, y, 30, 0.8, 0.1, 5), AG_SUCCESS);
+    assert_int_equal(a.folds[0].n_train, b.folds[0].n_train);
+    assert_memory_equal(a.folds[0].train, b.folds[0].train, (size_t)b.folds[0].n_train * sizeof(int64_t));
+    assert_memory_equal(a.folds[0].test, b.folds[0].test, (size_t)b.folds[0].n_test * sizeof(int64_t));
+    ag_split_destroy(&a);
+    ag_split_destroy(&b);
+    /* 2 members of one class at 0.8/0.1/0.1: as ag_split_random_among, 2 items cannot fill 3 parts */
+    memset(member, 0, sizeof member);
+    member[3] = member[13] = 1;
+    assert_int_equal(ag_split_stratified_among(&a, y, N, member, 0.8, 0.1, 5), AG_SUCCESS);
+    assert_int_equal(a.folds[0].n_train, 2);
+    assert_int_equal(a.folds[0].n_val + a.folds[0].n_test, 0);
+    ag_split_destroy(&a);
+    /* 3 members: one to each part, as the plain split's rule for a part left empty */
+    member[23] = 1;
+    assert_int_equal(ag_split_stratified_among(&a, y, N, member, 0.8, 0.1, 5), AG_SUCCESS);
+    assert_int_equal(a.folds[0].n_train, 1);
+    assert_int_equal(a.folds[0].n_val, 1);
+    assert_int_equal(a.folds[0].n_test, 1);
+    ag_split_destroy(&a);
+    assert_int_equal(ag_split_stratified_among(&a, NULL, N, member, 0.8, 0.1, 5), AG_EINVAL);
+    assert_null(a.folds);
 }
 
 static void test_shared(void **state) {
@@ -515,7 +575,7 @@ int main(void) {
         cmocka_unit_test(test_json),   cmocka_unit_test(test_csv), cmocka_unit_test(test_csv_vertices),
         cmocka_unit_test(test_random), cmocka_unit_test(test_random_among),
         cmocka_unit_test(test_stratified_kfold),
-        cmocka_unit_test(test_stratified),
+        cmocka_unit_test(test_stratified), cmocka_unit_test(test_stratified_totals),
         cmocka_unit_test(test_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

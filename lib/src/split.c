@@ -426,27 +426,9 @@ static void shuffle(int64_t *perm, int64_t n, uint64_t seed, uint64_t stream) {
     }
 }
 
-ag_error_t ag_split_random(ag_split_t *split, int64_t n, double train, double val, uint64_t seed) {
-    return ag_split_random_among(split, n, NULL, train, val, seed);
-}
-
-ag_error_t ag_split_random_among(ag_split_t *split, int64_t n, const unsigned char *member, double train, double val,
-                                 uint64_t seed) {
-    ag_error_t rc = AG_SUCCESS;
-    int64_t *order = NULL; /* (m) the members, shuffled */
-    unsigned char *part = NULL;
-    void *p;
-    memset(split, 0, sizeof *split);
-    if (n < 0 || !(train >= 0 && train <= 1) || !(val >= 0 && val <= 1) || train + val > 1 + 1e-9)
-        return AG_ERROR(AG_EINVAL, "ag_split_random: bad size %lld or fractions train %g, val %g", (long long)n, train,
-                        val);
-    TRY(ag_i_alloc_array(&p, n, sizeof(int64_t), "permutation"));
-    order = p;
-    TRY(ag_i_alloc_array(&p, n, 1, "split parts"));
-    part = p;
-    int64_t m = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (!member || member[i]) order[m++] = i;
+/* The train and validation sizes of a split of m items: round(train * m), round(val * m), and a
+ * part asked for that rounding leaves empty takes one item from the largest (ag_split_random). */
+static void part_sizes(int64_t m, double train, double val, int64_t *train_size, int64_t *val_size) {
     int64_t n_train = (int64_t)floor(train * (double)m + 0.5), n_val = (int64_t)floor(val * (double)m + 0.5);
     if (n_train > m) n_train = m;
     if (n_val > m - n_train) n_val = m - n_train;
@@ -468,6 +450,33 @@ ag_error_t ag_split_random_among(ag_split_t *split, int64_t n, const unsigned ch
         (*size[big])--;
         (*size[k])++;
     }
+    *train_size = n_train;
+    *val_size = n_val;
+}
+
+ag_error_t ag_split_random(ag_split_t *split, int64_t n, double train, double val, uint64_t seed) {
+    return ag_split_random_among(split, n, NULL, train, val, seed);
+}
+
+ag_error_t ag_split_random_among(ag_split_t *split, int64_t n, const unsigned char *member, double train, double val,
+                                 uint64_t seed) {
+    ag_error_t rc = AG_SUCCESS;
+    int64_t *order = NULL; /* (m) the members, shuffled */
+    unsigned char *part = NULL;
+    void *p;
+    memset(split, 0, sizeof *split);
+    if (n < 0 || !(train >= 0 && train <= 1) || !(val >= 0 && val <= 1) || train + val > 1 + 1e-9)
+        return AG_ERROR(AG_EINVAL, "ag_split_random: bad size %lld or fractions train %g, val %g", (long long)n, train,
+                        val);
+    TRY(ag_i_alloc_array(&p, n, sizeof(int64_t), "permutation"));
+    order = p;
+    TRY(ag_i_alloc_array(&p, n, 1, "split parts"));
+    part = p;
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!member || member[i]) order[m++] = i;
+    int64_t n_train, n_val;
+    part_sizes(m, train, val, &n_train, &n_val);
     /* The shuffle moves positions whatever they hold: with every item a member, order starts as
      * 0..n-1 and ends as the permutation the split of all items always drew, so the parts of a
      * fully labelled graph or dataset are those of before members were chosen. */
@@ -535,12 +544,56 @@ done:
     return rc;
 }
 
+typedef struct share_t {
+    double rest; /* the quota's fraction that the floor left out */
+    int64_t cls; /* the class's place among the classes */
+} share_t;
+
+static int cmp_share(const void *a, const void *b) {
+    const share_t *x = a, *y = b;
+    if (x->rest != y->rest) return x->rest < y->rest ? 1 : -1;
+    return (x->cls > y->cls) - (x->cls < y->cls);
+}
+
+/* Hamilton's largest-remainder apportionment of a part of total items among the classes of m
+ * items: class c's quota is total * size[c] / m, it gets the quota's floor (at most room[c]), and
+ * the items left go one each to the classes whose quotas the floors cut most, first class first on
+ * ties. The part then has the plain split's size (rounding each class on its own gave 10 classes
+ * of 3 at 0.8/0.1 20 training items, none to validate and 10 to test). scratch: (n_classes). */
+static void apportion(const int64_t *size, const int64_t *room, int64_t n_classes, int64_t m, int64_t total,
+                      int64_t *share, share_t *scratch) {
+    int64_t left = total;
+    for (int64_t c = 0; c < n_classes; c++) {
+        const double quota = (double)total * (double)size[c] / (double)m;
+        share[c] = (int64_t)floor(quota);
+        if (share[c] > room[c]) share[c] = room[c];
+        scratch[c] = (share_t){quota - (double)share[c], c};
+        left -= share[c];
+    }
+    qsort(scratch, (size_t)n_classes, sizeof *scratch, cmp_share);
+    /* a class without room passes its turn; the rooms add up to at least total */
+    for (int progress = 1; left > 0 && progress;) {
+        progress = 0;
+        for (int64_t k = 0; k < n_classes && left > 0; k++) {
+            const int64_t c = scratch[k].cls;
+            if (share[c] < room[c]) share[c]++, left--, progress = 1;
+        }
+    }
+}
+
 ag_error_t ag_split_stratified(ag_split_t *split, const int32_t *y, int64_t n, double train, double val,
                                uint64_t seed) {
+    return ag_split_stratified_among(split, y, n, NULL, train, val, seed);
+}
+
+ag_error_t ag_split_stratified_among(ag_split_t *split, const int32_t *y, int64_t n, const unsigned char *member,
+                                    double train, double val, uint64_t seed) {
     ag_error_t rc = AG_SUCCESS;
     int64_t *perm = NULL;       /* (n) */
-    strat_key_t *keys = NULL;   /* (n) */
+    strat_key_t *keys = NULL;   /* (m) the members, by class, shuffled within it */
     unsigned char *part = NULL; /* (n) */
+    int64_t *counts = NULL;     /* (4 x n) per class: size, training share, validation share, room */
+    share_t *scratch = NULL;    /* (n) */
     void *p;
     memset(split, 0, sizeof *split);
     if (n < 0 || (n > 0 && !y) || !(train >= 0 && train <= 1) || !(val >= 0 && val <= 1) || train + val > 1 + 1e-9)
@@ -552,21 +605,30 @@ ag_error_t ag_split_stratified(ag_split_t *split, const int32_t *y, int64_t n, d
     keys = p;
     TRY(ag_i_alloc_array(&p, n, 1, "split parts"));
     part = p;
+    TRY(ag_i_alloc_array(&p, 4 * n, sizeof(int64_t), "class shares"));
+    counts = p;
+    TRY(ag_i_alloc_array(&p, n, sizeof(share_t), "class shares"));
+    scratch = p;
     for (int64_t i = 0; i < n; i++) perm[i] = i;
     shuffle(perm, n, seed, STREAM_STRATIFIED);
-    for (int64_t r = 0; r < n; r++) keys[r] = (strat_key_t){y[perm[r]], r, perm[r]};
-    qsort(keys, (size_t)n, sizeof *keys, cmp_strat);
-    for (int64_t start = 0; start < n;) {
-        int64_t end = start;
-        while (end < n && keys[end].y == keys[start].y) end++;
-        int64_t c = end - start;
-        int64_t n_train = (int64_t)floor(train * (double)c + 0.5), n_val = (int64_t)floor(val * (double)c + 0.5);
-        if (n_train > c) n_train = c;
-        if (n_val > c - n_train) n_val = c - n_train;
-        for (int64_t r = 0; r < c; r++)
-            part[keys[start + r].item] = r < n_train ? PART_TRAIN : r < n_train + n_val ? PART_VAL : PART_TEST;
-        start = end;
+    int64_t m = 0;
+    for (int64_t r = 0; r < n; r++)
+        if (!member || member[perm[r]]) keys[m] = (strat_key_t){y[perm[r]], r, perm[r]}, m++;
+    qsort(keys, (size_t)m, sizeof *keys, cmp_strat);
+    int64_t *size = counts, *n_train = counts + n, *n_val = counts + 2 * n, *room = counts + 3 * n;
+    int64_t n_classes = 0;
+    for (int64_t start = 0, end; start < m; start = end, n_classes++) {
+        for (end = start; end < m && keys[end].y == keys[start].y;) end++;
+        size[n_classes] = end - start;
     }
+    int64_t total_train, total_val;
+    part_sizes(m, train, val, &total_train, &total_val);
+    apportion(size, size, n_classes, m, total_train, n_train, scratch);
+    for (int64_t c = 0; c < n_classes; c++) room[c] = size[c] - n_train[c];
+    apportion(size, room, n_classes, m, total_val, n_val, scratch);
+    for (int64_t start = 0, c = 0; c < n_classes; start += size[c], c++)
+        for (int64_t r = 0; r < size[c]; r++)
+            part[keys[start + r].item] = r < n_train[c] ? PART_TRAIN : r < n_train[c] + n_val[c] ? PART_VAL : PART_TEST;
     TRY(alloc_folds(split, n, 1));
     TRY(fold_from_parts(&split->folds[0], part, n));
 done:
@@ -574,5 +636,7 @@ done:
     ag_i_free(perm);
     ag_i_free(keys);
     ag_i_free(part);
+    ag_i_free(counts);
+    ag_i_free(scratch);
     return rc;
 }

@@ -135,17 +135,38 @@ ag_error_t ag_split_random_among(ag_split_t *split, int64_t n, const unsigned ch
 
 /**
  * \function ag_split_stratified
- * A seeded stratified train/val/test split (as in LastFM's and Twitch's 60/20/20 files): within
- * each class of size c, round(train * c) items go to train, round(val * c) to val (at most what is
- * left), the rest to test, drawn at random. Totals can differ from the plain fractions by the
- * per-class rounding. Label -1 is treated as one more class. Deterministic for a seed.
- * \param y  (n) class labels.
+ * A seeded stratified train/val/test split (as in LastFM's and Twitch's 60/20/20 files; the
+ * program's `--split-random A,B --stratify`): the part sizes are ag_split_random()'s (round(train
+ * * n) train, round(val * n) val, the same rule for a part that rounding leaves empty), and each
+ * class gets its share of each part by the largest-remainder rule: of a part of T items, a class
+ * of c items gets the floor of T * c / n, and the items left go one each to the classes whose
+ * shares the floors cut most (the lower class value first on ties); training first, then
+ * validation within what training left of each class; the rest is test. So every part holds each
+ * class in proportion to within one item, and the totals are those of the plain split (rounding
+ * per class gave 10 classes of 3 at 0.8/0.1 no validation item and 10 test items). Which items of
+ * a class go where is drawn at random. Label -1 is treated as one more class. Deterministic for a
+ * seed. (Before 2026-12-08 each class was rounded on its own.)
+ * \param y  (n) class labels (any int32 values).
  * \return AG_SUCCESS; AG_EINVAL (n < 0, no labels, fractions outside [0, 1] or summing above 1);
  *   AG_ENOMEM.
  * Time complexity: O(n log n).
  */
 ag_error_t ag_split_stratified(ag_split_t *split, const int32_t *y, int64_t n, double train, double val,
                                uint64_t seed);
+
+/**
+ * \function ag_split_stratified_among
+ * ag_split_stratified() over the members only (the labelled vertices of a node task, the graphs
+ * with a class): the m items i with member[i] != 0 are split, by their classes y[i], into parts of
+ * ag_split_random_among()'s sizes; the other items are in no list (their y is not read). With
+ * every item a member (or member NULL) the parts are exactly ag_split_stratified()'s.
+ * \param y      (n) class labels.
+ * \param member (n) 1 for an item to split, 0 for one to leave out; NULL: every item.
+ * \return As ag_split_stratified().
+ * Time complexity: O(n log n).
+ */
+ag_error_t ag_split_stratified_among(ag_split_t *split, const int32_t *y, int64_t n, const unsigned char *member,
+                                    double train, double val, uint64_t seed);
 
 /**
  * \function ag_split_stratified_kfold
