@@ -1016,6 +1016,38 @@ static void test_eval_seed(void **state) {
                                   "one --split file, or the ensemble at once with train --ensemble K\n"));
 }
 
+/* --stratify draws the random split class by class; the model keeps that, so eval draws train's
+ * parts again, and says when its own draw is the other kind (its test part then overlaps the
+ * model's training part). Classes only. */
+static void test_stratify(void **state) {
+    (void)state;
+    char args[512];
+    ag_cli_run_t e, t = run_expect(0, "", "train --labels tests/data/mutag-mini/labels.csv --split-random 0.5,0.25 "
+                                          "--stratify --seed 3 --epochs 1 --threads 1 -q -o @/st.safetensors");
+    e = run_expect(0,
+        "attn-graph: note: eval: the random split is drawn with the model's seed 3 and fractions 0.5,0.25, class by "
+        "class (--stratify), as train drew it (--seed S and --split-random A,B for others)\n",
+        "eval --model @/st.safetensors --labels tests/data/mutag-mini/labels.csv");
+    assert_string_equal(e.out, t.out);
+    e = run_expect(0, "", "eval --model @/st.safetensors --labels tests/data/mutag-mini/labels.csv --seed 3 "
+                          "--split-random 0.5,0.25 --stratify");
+    assert_string_equal(e.out, t.out);
+    snprintf(args, sizeof args, "eval --model %s/st.safetensors --labels tests/data/mutag-mini/labels.csv --seed 3 "
+             "--split-random 0.5,0.25", dir);
+    ag_cli_run(&e, NULL, args);
+    assert_int_equal(e.code, 0);
+    assert_non_null(strstr(e.err, "/st.safetensors was trained on a random split drawn class by class (--stratify): "
+                                  "drawn without it here, the test part overlaps the model's training part, so its "
+                                  "figure overstates the model: give --stratify\n"));
+    run_expect(2,
+        "attn-graph: train: --stratify draws a random split by class (--split-random, or the default): a split file, "
+        "folds or listed vertices give their parts as they are (see 'attn-graph train --help')\n",
+        "train graphs/social/karate.gml --label-attr club --train-nodes 0,33 --stratify");
+    run_expect(2,
+        "attn-graph: train: --stratify draws the split class by class, and 'club' is a regression target: leave "
+        "it out\n", "train graphs/social/karate.gml --label-attr club --task node-regression --stratify");
+}
+
 /* Standard input is "<stdin>" in every message, the reader's and the featuriser's alike. */
 static void test_stdin_named(void **state) {
     (void)state;
@@ -1571,7 +1603,7 @@ int main(void) {
         cmocka_unit_test(test_model_twice),
         cmocka_unit_test(test_labels_nowhere),
         cmocka_unit_test(test_labels_missing_word),
-        cmocka_unit_test(test_eval_seed),
+        cmocka_unit_test(test_eval_seed), cmocka_unit_test(test_stratify),
         cmocka_unit_test(test_stdin_named),
         cmocka_unit_test(test_control_characters_escaped),
         cmocka_unit_test(test_legend_names_apart),

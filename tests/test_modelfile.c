@@ -398,6 +398,11 @@ static void test_corrupted_files(void **state) {
     expect_bad("labels.split_random must be [train, val]: two fractions, train above 0, adding up to at most 1");
     rewrite_replacing("labels", "\"target_column\":null", "\"target_column\":null,\"split_random\":\"0.8,0.1\"");
     expect_bad("labels.split_random must be [train, val]");
+    /* drawn class by class: true or false, and true only beside the fractions it qualifies */
+    rewrite("split_stratified", "yes");
+    expect_bad("metadata 'split_stratified' must be true or false, not 'yes'");
+    rewrite("split_stratified", "true");
+    expect_bad("metadata 'split_stratified' is true, but 'labels' has no split_random for it to qualify");
     /* how train chose its parts: one of five words */
     rewrite("split", "fold");
     expect_bad("metadata 'split' must be random, file, folds, kfold or nodes, not 'fold'");

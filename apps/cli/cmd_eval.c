@@ -37,7 +37,7 @@ static void eval_usage(FILE *out) {
         "  --labels FILE.csv or --tu DIR, --target COL[,COL] (default: the model's target columns), --file-column NAME,\n"
         "  GRAPH, --label-attr ATTR (default: the model's), --node-table FILE, --table-id-attr ATTR,\n"
         "  --directed, --vertices N, --format F, --split FILE, --split-column COL, --folds FILE --fold K, --kfold K --fold I, --split-random A,B[,C],\n"
-        "  --seed S, --train-nodes I,J,...\n"
+        "  --stratify, --seed S, --train-nodes I,J,... (a model of a random split draws train's parts by default)\n"
         "  --task T               a check: exit 2 unless the model is for task T (the model sets the task)\n"
         "  --help                 this message\n"
         "\n"
@@ -217,6 +217,15 @@ static int eval_run(int argc, char **argv, const ag_cli_warnings_t *warned) {
             snprintf(fractions, sizeof fractions, "%.17g,%.17g", b.split_random[0], b.split_random[1]);
             o.split_random = fractions;
         }
+        /* drawn class by class (--stratify), the parts differ from a plain draw's for any seed */
+        const int strat_from_model = !o.kfold && !user_fractions && b.has_split_random && b.split_stratified &&
+                                     !o.stratify;
+        if (strat_from_model) o.stratify = 1;
+        if (!o.kfold && b.has_split_random && !o.stratify != !b.split_stratified && strcmp(part, "all") != 0)
+            ag_cli_warning("eval: %s was trained on a random split drawn %s: drawn %s here, the %s part overlaps the "
+                           "model's training part, so its figure overstates the model: %s --stratify",
+                           model_path, b.split_stratified ? "class by class (--stratify)" : "without --stratify",
+                           o.stratify ? "class by class" : "without it", part, o.stratify ? "leave out" : "give");
         if (seed_from_model) o.seed = first_seed;
         if (!strcmp(part, "all")) {
             /* every item is scored: which parts the split makes does not matter */
@@ -230,10 +239,11 @@ static int eval_run(int argc, char **argv, const ag_cli_warnings_t *warned) {
                                 "train drew it, and the fractions given (--seed S for another)\n",
                         (unsigned long long)first_seed);
         } else if (b.has_split_random) {
-            if (seed_from_model || frac_from_model)
+            if (seed_from_model || frac_from_model || strat_from_model)
                 fprintf(stderr, "attn-graph: note: eval: the random split is drawn with the model's seed %llu and "
-                                "fractions %g,%g, as train drew it (--seed S and --split-random A,B for others)\n",
-                        (unsigned long long)o.seed, b.split_random[0], b.split_random[1]);
+                                "fractions %g,%g%s, as train drew it (--seed S and --split-random A,B for others)\n",
+                        (unsigned long long)o.seed, b.split_random[0], b.split_random[1],
+                        b.split_stratified ? ", class by class (--stratify)" : "");
         } else if (seed_from_model) { /* a model file written before it kept the fractions */
             fprintf(stderr, "attn-graph: note: eval: the random split is drawn with the model's seed %llu and the "
                             "fractions 0.8,0.1 (the default): train's parts if it had these fractions, which this "

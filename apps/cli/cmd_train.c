@@ -62,6 +62,8 @@ static void train_usage(FILE *out) {
         "                         fold, then each metric's mean +- sample std over the folds; no -o)\n"
         "  --split-random A,B[,C] seeded random fractions train,val[,test] of the labelled vertices or graphs\n"
         "                         (the unlabelled ones are in no part; node tasks still attend to them)\n"
+        "  --stratify             draw that random split class by class: each part holds every class in\n"
+        "                         proportion, to within one item (classification; eval draws the same)\n"
         "  --train-nodes I,J,...  node tasks: train on these vertices, test on all others\n"
         "Features:\n"
         "  --vertex-attrs P[,P]   vertex attributes (names or fnmatch patterns), 'all' (default) or 'none'\n"
@@ -441,34 +443,6 @@ static void data_fingerprint(const ag_trainset_t *set, const ag_fold_t *fold, ch
     if (fold->n_val) c = ag_crc32_update(c, fold->val, (size_t)fold->n_val * sizeof(int64_t));
     if (fold->n_test) c = ag_crc32_update(c, fold->test, (size_t)fold->n_test * sizeof(int64_t));
     snprintf(out, n, "%08x", (unsigned)c);
-}
-
-/* The node task a label attribute suggests: a numeric attribute with a non-integer value, or with
- * more than 100 distinct values, is a regression target; anything else (strings, booleans, integer
- * class codes such as karate's 0/1 or LastFM Asia's 18 classes) holds classes. Integer targets with
- * few values (counts, degrees) need --task node-regression. A missing attribute is left to the
- * preparation, which names it. */
-static ag_task_t node_task_infer(const igraph_t *ig, const char *attr) {
-    enum { MAX_CLASSES = 100 };
-    igraph_attribute_type_t type;
-    if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, attr) ||
-        igraph_cattribute_table.gettype(ig, &type, IGRAPH_ATTRIBUTE_VERTEX, attr) != IGRAPH_SUCCESS ||
-        type != IGRAPH_ATTRIBUTE_NUMERIC)
-        return AG_TASK_NODE_CLASSIFICATION;
-    double seen[MAX_CLASSES];
-    int n_seen = 0;
-    for (igraph_integer_t v = 0; v < igraph_vcount(ig); v++) {
-        double y = VAN(ig, attr, v);
-        if (isnan(y)) continue;
-        if (y != floor(y)) return AG_TASK_NODE_REGRESSION;
-        int k = 0;
-        while (k < n_seen && seen[k] != y) k++;
-        if (k == n_seen) {
-            if (n_seen == MAX_CLASSES) return AG_TASK_NODE_REGRESSION;
-            seen[n_seen++] = y;
-        }
-    }
-    return AG_TASK_NODE_CLASSIFICATION;
 }
 
 /* The parsed command line and what follows from it, shared by every fold of a cross-validation. */
@@ -1094,7 +1068,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             code = AG_EXIT_USAGE;
             goto done;
         }
-        if (!task_given) task = node_task_infer(&d->graph, o->label_attr);
+        if (!task_given) task = cli_node_task_infer(&d->graph, o->label_attr);
         ag_net_train_options_t given = t.net;
         given.normalize = o->normalize;
         given.lap_pe = o->lap_pe;
@@ -1564,6 +1538,7 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
             b.split_random[0] = d->split_fractions[0];
             b.split_random[1] = d->split_fractions[1];
             b.has_split_random = 1;
+            b.split_stratified = d->split_stratified;
         }
         /* eval warns when its own parts would overlap the ones this model trained on */
         b.split_source = d->split_drawn ? AG_SPLIT_SOURCE_RANDOM

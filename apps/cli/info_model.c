@@ -227,8 +227,9 @@ static void print_text(FILE *out, const char *path, const ag_bundle_t *b, const 
                 width == 1 ? "column is" : "columns are", width == 1 ? "" : "s");
     }
     if (cli_split_source_text(b->split_source, 0))
-        fprintf(out, "split: %s (%s), whose parts eval %s\n", cli_split_source_text(b->split_source, 0),
-                cli_split_source_text(b->split_source, 1),
+        fprintf(out, "split: %s%s (%s%s), whose parts eval %s\n", cli_split_source_text(b->split_source, 0),
+                b->split_stratified ? ", class by class" : "", cli_split_source_text(b->split_source, 1),
+                b->split_stratified ? " --stratify" : "",
                 b->split_source == AG_SPLIT_SOURCE_RANDOM ? "draws again by default" : "takes again with the same option");
     if (b->has_smooth)
         fprintf(out, "post-processing: Correct and Smooth, correct %g, smooth %g, %lld iterations (eval and label "
@@ -258,6 +259,7 @@ static void print_json(FILE *out, const char *path, const ag_bundle_t *b, const 
         fputs(", \"split\": ", out);
         cli_json_string(out, split);
     }
+    if (b->split_stratified) fputs(", \"split_stratified\": true", out);
     fputs("}\n", out);
 }
 

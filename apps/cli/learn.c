@@ -123,6 +123,10 @@ int cli_data_option(cli_data_opts_t *o, const char *cmd, int argc, char **argv, 
         return 1;
     }
     if ((r = cli_vertices_option(cmd, argc, argv, i, &o->vertices)) != 0) return r;
+    if (!strcmp(argv[*i], "--stratify")) {
+        o->stratify = 1;
+        return 1;
+    }
     if (!strcmp(argv[*i], "--directed")) {
         o->directed = 1;
         return 1;
@@ -236,6 +240,72 @@ static int32_t *kfold_strata(const cli_data_t *d) {
     return y;
 }
 
+/* The node task a label attribute suggests: a numeric attribute with a non-integer value, or with
+ * more than 100 distinct values, is a regression target; anything else (strings, booleans, integer
+ * class codes such as karate's 0/1 or LastFM Asia's 18 classes) holds classes. Integer targets with
+ * few values (counts, degrees) need --task node-regression. A missing attribute is left to the
+ * preparation, which names it. */
+ag_task_t cli_node_task_infer(const igraph_t *ig, const char *attr) {
+    enum { MAX_CLASSES = 100 };
+    igraph_attribute_type_t type;
+    if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, attr) ||
+        igraph_cattribute_table.gettype(ig, &type, IGRAPH_ATTRIBUTE_VERTEX, attr) != IGRAPH_SUCCESS ||
+        type != IGRAPH_ATTRIBUTE_NUMERIC)
+        return AG_TASK_NODE_CLASSIFICATION;
+    double seen[MAX_CLASSES];
+    int n_seen = 0;
+    for (igraph_integer_t v = 0; v < igraph_vcount(ig); v++) {
+        double y = VAN(ig, attr, v);
+        if (isnan(y)) continue;
+        if (y != floor(y)) return AG_TASK_NODE_REGRESSION;
+        int k = 0;
+        while (k < n_seen && seen[k] != y) k++;
+        if (k == n_seen) {
+            if (n_seen == MAX_CLASSES) return AG_TASK_NODE_REGRESSION;
+            seen[n_seen++] = y;
+        }
+    }
+    return AG_TASK_NODE_CLASSIFICATION;
+}
+
+/* Each item's class for --stratify (n, malloc'ed in *y): a graph task's one target of classes, a
+ * node task's label attribute of classes; an item without one is not read (labelled_items leaves
+ * it out). A regression target or several tasks have no classes to draw by: a usage error.
+ * Returns an exit code. */
+static int stratify_classes(const cli_data_t *d, const cli_data_opts_t *o, const char *cmd, int64_t n, int32_t **y) {
+    *y = NULL;
+    if (d->graph_level) {
+        const ag_targets_t *t = &d->ds.targets;
+        if (t->n_tasks != 1 || (t->kinds[0] != AG_TASK_MULTICLASS && t->kinds[0] != AG_TASK_BINARY)) {
+            fprintf(stderr, "attn-graph: %s: --stratify draws the split class by class, and %s: leave it out, or "
+                    "name one target of classes (--target)\n", cmd,
+                    t->n_tasks != 1 ? "the targets are several tasks" : "the target is a regression one");
+            return AG_EXIT_USAGE;
+        }
+        *y = kfold_strata(d);
+    } else {
+        ag_task_t task = AG_TASK_NODE_CLASSIFICATION;
+        if (!o->task || ag_task_from_name(o->task, &task) != AG_SUCCESS) /* a bad name: said by the caller */
+            task = cli_node_task_infer(&d->graph, o->label_attr);
+        if (task == AG_TASK_NODE_REGRESSION) {
+            fprintf(stderr, "attn-graph: %s: --stratify draws the split class by class, and '%s' is a regression "
+                    "target: leave it out\n", cmd, o->label_attr);
+            return AG_EXIT_USAGE;
+        }
+        ag_labels_t lab;
+        ag_error_t rc = ag_labels_from_attr(&lab, &d->graph, o->label_attr, NULL, 0);
+        if (rc) return ag_cli_fail(rc);
+        if ((*y = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1))) != NULL && n > 0)
+            memcpy(*y, lab.y, sizeof(int32_t) * (size_t)n);
+        ag_labels_destroy(&lab);
+    }
+    if (!*y && n > 0) {
+        fprintf(stderr, "attn-graph: %s: out of memory\n", cmd);
+        return AG_EXIT_FAILURE;
+    }
+    return AG_EXIT_OK;
+}
+
 /* The items a random split divides: the labelled ones (a vertex with a value in --label-attr, a
  * graph with one in any target). An unlabelled item counts in no score, so drawn into validation
  * or test it only took a labelled one's place: a graph with a few labels among many vertices had
@@ -289,6 +359,9 @@ static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, 
                 (long long)o->kfold, (long long)o->kfold - 1);
         return AG_EXIT_USAGE;
     }
+    if (o->stratify && (o->split || o->folds || o->train_nodes))
+        return usage_error(cmd, "--stratify draws a random split by class (--split-random, or the default): "
+                                "a split file, folds or listed vertices give their parts as they are");
     if (o->train_nodes) {
         if (d->graph_level) return usage_error(cmd, "--train-nodes is for node tasks (a GRAPH argument)");
         return train_nodes_fold(d, o->train_nodes, n_items, cmd);
@@ -366,7 +439,16 @@ static int load_split(cli_data_t *d, const cli_data_opts_t *o, const char *cmd, 
         int64_t n_member;
         const int code = labelled_items(d, o, cmd, n_items, &member, &n_member);
         if (code != AG_EXIT_OK) return code;
-        rc = ag_split_random_among(&d->split, n_items, member, f[0], f[1], o->seed);
+        int32_t *y = NULL; /* (n_items) the classes, with --stratify */
+        const int strata = o->stratify ? stratify_classes(d, o, cmd, n_items, &y) : AG_EXIT_OK;
+        if (strata != AG_EXIT_OK) {
+            free(member);
+            return strata;
+        }
+        rc = y ? ag_split_stratified_among(&d->split, y, n_items, member, f[0], f[1], o->seed)
+               : ag_split_random_among(&d->split, n_items, member, f[0], f[1], o->seed);
+        d->split_stratified = y != NULL;
+        free(y);
         free(member);
         d->n_unsplit = n_items - n_member;
         d->split_fractions[0] = f[0];

@@ -40,6 +40,7 @@ typedef struct cli_data_opts_t {
     int64_t fold;              /* --fold K */
     int64_t kfold;             /* --kfold K: seeded stratified k-fold of the graphs (0: off) */
     const char *split_random;  /* --split-random 0.8,0.1,0.1 */
+    int stratify;              /* --stratify: the random split drawn by class */
     uint64_t seed;             /* --seed */
     int seed_given;            /* --seed was on the command line */
     const char *task;          /* --task */
@@ -50,6 +51,9 @@ typedef struct cli_data_opts_t {
 } cli_data_opts_t;
 
 void cli_data_opts_init(cli_data_opts_t *o);
+
+/* The node task a label attribute suggests (train's default task for a GRAPH argument). */
+ag_task_t cli_node_task_infer(const igraph_t *ig, const char *attr);
 
 /* 1 when the split options draw the parts with --seed (--split-random, given or by default, and
  * --kfold), so that runs with other seeds score other parts. */
@@ -89,6 +93,7 @@ typedef struct cli_data_t {
     char *target_buf;      /* storage of the --target list */
     double split_fractions[2]; /* the training and validation fractions of a random split drawn here */
     int split_drawn;           /* 1: the split is such a random split (not a file, folds or a vertex list) */
+    int split_stratified;      /* 1: that random split was drawn by class (--stratify) */
     int64_t n_unsplit;         /* the unlabelled items such a split left in no part */
     const char *target_names[CLI_MAX_LIST];
 } cli_data_t;

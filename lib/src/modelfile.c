@@ -364,6 +364,7 @@ static ag_error_t build_metadata(const ag_bundle_t *b, ag_metadata_t *m, ag_strb
     /* advice for eval, which a reader without it may ignore: a metadata key of its own, plain text */
     if ((int)b->split_source > 0 && (int)b->split_source < N_SPLIT_SOURCES)
         AG_CHECK(ag_metadata_set(m, "split", split_sources[b->split_source]));
+    if (b->has_split_random && b->split_stratified) AG_CHECK(ag_metadata_set(m, "split_stratified", "true"));
     ag_strbuf_printf(sb, "%d", b->has_smooth ? 3 : b->n_members > 1 ? 2 : 1);
     AG_CHECK(put(m, "bundle_version", sb));
     AG_CHECK(ag_metadata_set(m, "attn_graph_version", ag_version()));
@@ -789,6 +790,10 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
     if (rc == AG_SUCCESS && split && split_source == N_SPLIT_SOURCES)
         rc = AG_ERROR(AG_EMODEL, "%s: metadata 'split' must be random, file, folds, kfold or nodes, not '%.40s'", path,
                       split);
+    const char *stratified = ag_metadata_get(&file->metadata, "split_stratified"); /* absent before 2026-12-08 */
+    if (rc == AG_SUCCESS && stratified && strcmp(stratified, "true") && strcmp(stratified, "false"))
+        rc = AG_ERROR(AG_EMODEL, "%s: metadata 'split_stratified' must be true or false, not '%.40s'", path,
+                      stratified);
     if (rc == AG_SUCCESS && (rc = ag_model_config_from_json(&cfg, jc)) != AG_SUCCESS)
         rc = ag_i_model_file_error(rc, path, "");
     if (rc == AG_SUCCESS) rc = ag_i_model_config_fits(&cfg, k, file, path);
@@ -816,6 +821,13 @@ static ag_error_t load(ag_bundle_t *b, const ag_safetensors_t *file, const char 
     if (rc == AG_SUCCESS && jg) rc = graph_from(b, jg, path);
     if (rc == AG_SUCCESS && jz) rc = sizes_from(b, jz, path);
     if (rc == AG_SUCCESS && split) b->split_source = (ag_split_source_t)split_source;
+    /* it says how the random split of labels.split_random was drawn */
+    if (rc == AG_SUCCESS && stratified && !strcmp(stratified, "true")) {
+        if (!b->has_split_random)
+            rc = AG_ERROR(AG_EMODEL, "%s: metadata 'split_stratified' is true, but 'labels' has no split_random "
+                          "for it to qualify", path);
+        b->split_stratified = 1;
+    }
     if (rc == AG_SUCCESS) rc = check_parts(b->model, &b->featurizer, &b->table, b->n_names, AG_EMODEL, "");
     if (rc == AG_EMODEL && strncmp(ag_error_message(), path, strlen(path)) != 0)
         rc = ag_i_model_file_error(rc, path, "");

@@ -69,6 +69,8 @@ typedef struct ag_bundle_t {
     double split_random[2];  /* the training and validation fractions of the random split train drew
                                 (with the model's seed), when has_split_random */
     int has_split_random;    /* 0: trained on a split file, folds or listed vertices */
+    int split_stratified;    /* 1: that random split was drawn by class (ag_split_stratified_among,
+                                `--stratify`); 0 when has_split_random is 0 */
     ag_split_source_t split_source; /* how train chose its parts, so that eval can say when its
                                        own parts would overlap them; UNKNOWN in files before
                                        2026-12-07 */
