@@ -812,6 +812,50 @@ static void test_flag_names(void **state) {
         "train --labels @/paths.csv --epochs 1 -q");
 }
 
+/* GraphML of three vertices, nodes "0", key and "1", the second without its 'days'. */
+static void write_days_graphml(const char *name, const char *key) {
+    char xml[2048];
+    snprintf(xml, sizeof xml,
+             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+             "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+             "<key id=\"d\" for=\"node\" attr.name=\"days\" attr.type=\"double\"/>\n"
+             "<key id=\"y\" for=\"node\" attr.name=\"y\" attr.type=\"string\"/>\n"
+             "<graph edgedefault=\"undirected\">\n"
+             "<node id=\"0\"><data key=\"d\">3</data><data key=\"y\">a</data></node>\n"
+             "<node id=\"%s\"><data key=\"y\">b</data></node>\n"
+             "<node id=\"1\"><data key=\"d\">5</data><data key=\"y\">a</data></node>\n"
+             "<edge source=\"0\" target=\"%s\"/><edge source=\"%s\" target=\"1\"/>\n"
+             "</graph>\n</graphml>\n", key, key, key);
+    write_text(name, xml);
+}
+
+/* A missing number names the vertex by its index and by the key the file gave it: GraphML node
+ * "204" is vertex 1 here, and "vertex 1" alone sent the reader to node "1", another vertex. */
+static void test_missing_number_names_vertex(void **state) {
+    (void)state;
+    write_days_graphml("ids.graphml", "204");
+    run_expect(3,
+        "attn-graph: @/ids.graphml: numeric vertex attribute 'days' is missing on vertex 1 (id '204') (NaN; every "
+        "vertex needs a number); to train without it, leave it out (--exclude-attrs days)\n",
+        "train @/ids.graphml --label-attr y --epochs 1 -q");
+    /* a GML file numbering its vertices its own way: its id, which is not the index */
+    write_text("ids.gml", "graph [\n directed 0\n node [ id 10 x 1 y \"a\" ]\n node [ id 7 x NaN y \"b\" ]\n"
+                          " edge [ source 10 target 7 ]\n]\n");
+    run_expect(3,
+        "attn-graph: @/ids.gml: numeric vertex attribute 'x' is missing on vertex 1 (id 7) (NaN; every vertex needs "
+        "a number); to train without it, leave it out (--exclude-attrs x)\n",
+        "train @/ids.gml --label-attr y --epochs 1 -q");
+    /* a long key is cut at 60 bytes, never inside a UTF-8 character: 'a' and 29 of 40 two-byte é */
+    char e40[128] = "a", e29[128] = "a", expected[512];
+    for (int i = 0; i < 40; i++) strcat(e40, "\xC3\xA9");
+    for (int i = 0; i < 29; i++) strcat(e29, "\xC3\xA9");
+    write_days_graphml("long.graphml", e40);
+    snprintf(expected, sizeof expected,
+             "attn-graph: @/long.graphml: numeric vertex attribute 'days' is missing on vertex 1 (id '%s') (NaN; "
+             "every vertex needs a number); to train without it, leave it out (--exclude-attrs days)\n", e29);
+    run_expect(3, expected, "train @/long.graphml --label-attr y --epochs 1 -q");
+}
+
 /* A directory given where a file is read is named as one (exit 3), wherever it is given: fopen()
  * opens a directory, whose size then read as 2^63 bytes ("out of memory", exit 1). */
 static void test_directory_as_file(void **state) {
@@ -1598,6 +1642,7 @@ int main(void) {
         cmocka_unit_test(test_option_refused),
         cmocka_unit_test(test_metric_misfits),
         cmocka_unit_test(test_flag_names),
+        cmocka_unit_test(test_missing_number_names_vertex),
         cmocka_unit_test(test_directory_as_file),
         cmocka_unit_test(test_gml_keys_and_replaced),
         cmocka_unit_test(test_model_twice),

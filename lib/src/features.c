@@ -341,6 +341,33 @@ static ag_error_t read_strings(const igraph_t *ig, int is_edge, const char *name
     return rc == IGRAPH_SUCCESS ? AG_SUCCESS : read_error(rc, elem_name(is_edge), name);
 }
 
+/* " (id 'alice')" for vertex v when the graph carries its own key for it, else "", into buf: the
+ * text id igraph keeps of a GraphML node or a Pajek vertex, else its string name (an NCOL file's),
+ * else a numeric id other than v (a GML file numbered its own way). A message giving the 0-based
+ * index alone sent the user of a GraphML file whose node ids are numbers ("204" at index 1) to the
+ * node with id="1", another vertex. */
+static void vertex_own_key(const igraph_t *ig, int64_t v, char *buf, size_t cap) {
+    static const char *const keys[2] = {"id", "name"};
+    buf[0] = '\0';
+    ag_i_igraph_enter();
+    for (int k = 0; k < 2 && !buf[0]; k++) {
+        igraph_attribute_type_t t;
+        if (!igraph_cattribute_has_attr(ig, IGRAPH_ATTRIBUTE_VERTEX, keys[k]) ||
+            igraph_cattribute_table.gettype(ig, &t, IGRAPH_ATTRIBUTE_VERTEX, keys[k]) != IGRAPH_SUCCESS)
+            continue;
+        if (t == IGRAPH_ATTRIBUTE_STRING) {
+            const char *s = VAS(ig, keys[k], v);
+            int len = (int)strnlen(s, 60);
+            while (len > 0 && (s[len] & 0xC0) == 0x80) len--; /* not inside a UTF-8 character */
+            if (s[0]) snprintf(buf, cap, " (%s '%.*s')", keys[k], len, s);
+        } else if (t == IGRAPH_ATTRIBUTE_NUMERIC && k == 0) {
+            double x = VAN(ig, keys[k], v);
+            if (x == x && x != (double)v) snprintf(buf, cap, " (id %.10g)", x);
+        }
+    }
+    ag_i_igraph_leave();
+}
+
 /* Writes attribute a of every vertex (or edge) of ig, which holds it as gname (graph_name()), into
  * out (rows x ld) at columns a->offset..
  * The caller has checked that the attribute exists with the type `data`: a's own, or numeric for
@@ -364,22 +391,28 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
         ag_i_igraph_leave();
         if (rc != IGRAPH_SUCCESS) return read_error(rc, el, gname);
         ag_error_t err = AG_SUCCESS;
+        char key[96];
         for (int64_t r = 0; r < rows; r++) {
             double x = VECTOR(v)[r];
-            if (a->type == AG_ATTR_BOOLEAN && x != 0.0 && x != 1.0) {
-                err = AG_ERROR(AG_EATTR, "numeric %s attribute '%s' is %g on %s %lld (the model expects boolean %s "
+            int bad_bool = a->type == AG_ATTR_BOOLEAN && x != 0.0 && x != 1.0;
+            if (bad_bool || !(fabs(x) <= FLT_MAX)) {
+                if (is_edge) key[0] = '\0';
+                else vertex_own_key(ig, r, key, sizeof key);
+            }
+            if (bad_bool) {
+                err = AG_ERROR(AG_EATTR, "numeric %s attribute '%s' is %g on %s %lld%s (the model expects boolean %s "
                                "attribute '%s': true/false, or 0/1 as GML stores booleans)", el, gname, x, el,
-                               (long long)r, el, a->name);
+                               (long long)r, key, el, a->name);
                 break;
             }
             if (isnan(x)) {
-                err = AG_ERROR(AG_EVALUE, "numeric %s attribute '%s' is missing on %s %lld (NaN; every %s needs a "
-                               "number)", el, gname, el, (long long)r, el);
+                err = AG_ERROR(AG_EVALUE, "numeric %s attribute '%s' is missing on %s %lld%s (NaN; every %s needs a "
+                               "number)", el, gname, el, (long long)r, key, el);
                 break;
             }
             if (!(fabs(x) <= FLT_MAX)) {
-                err = AG_ERROR(AG_EVALUE, "numeric %s attribute '%s' is %s on %s %lld", el, gname,
-                               isinf(x) ? "infinite" : "out of float32 range", el, (long long)r);
+                err = AG_ERROR(AG_EVALUE, "numeric %s attribute '%s' is %s on %s %lld%s", el, gname,
+                               isinf(x) ? "infinite" : "out of float32 range", el, (long long)r, key);
                 break;
             }
             out[r * ld + a->offset] = (float)x;
