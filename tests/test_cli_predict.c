@@ -747,6 +747,33 @@ static void check_loops_and_copies(const char *model, int directed) {
 
 /* explain: attention attributes of every layer and head summing to 1 per destination on the
  * written file; the SVG has one line per edge. */
+/* A name holding a line break (GraphML's &#10;) is drawn with a space there: XML has no place for
+ * the control character, and dropping it ran the two words together ("ZoëLine"). */
+static void test_explain_name_line_break(void **state) {
+    (void)state;
+    char graphml[256], args[1024];
+    FILE *f = create_in_dir(graphml, sizeof graphml, "line-break.graphml");
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+          "<key id=\"name\" for=\"node\" attr.name=\"name\" attr.type=\"string\"/>\n"
+          "<graph edgedefault=\"undirected\">\n<node id=\"a\"><data key=\"name\">Zo\xc3\xab&#10;Line</data></node>\n"
+          "<node id=\"b\"><data key=\"name\">Bo</data></node><node id=\"c\"><data key=\"name\">Cy</data></node>\n"
+          "<edge source=\"a\" target=\"b\"/><edge source=\"b\" target=\"c\"/><edge source=\"c\" target=\"a\"/>\n"
+          "</graph></graphml>\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "explain --model %s %s -o %s/line-break.gml --svg %s/line-break.svg", karate, graphml,
+             dir, dir);
+    ag_cli_run_t r;
+    ag_cli_run(&r, NULL, args);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    snprintf(args, sizeof args, "%s/line-break.svg", dir);
+    size_t n;
+    char *doc = (char *)ag_test_read_file(args, &n);
+    assert_non_null(strstr(doc, ">Zo\xc3\xab Line<"));                  /* the label */
+    assert_non_null(strstr(doc, "<title>Zo\xc3\xab Line (vertex 0)")); /* the tooltip */
+    assert_null(strstr(doc, "Zo\xc3\xabLine"));
+    free(doc);
+}
+
 static void test_explain(void **state) {
     (void)state;
     ag_cli_run_t r;
@@ -2142,7 +2169,7 @@ int main(void) {
         cmocka_unit_test(test_label),
         cmocka_unit_test(test_label_names),
         cmocka_unit_test(test_outputs_guarded),
-        cmocka_unit_test(test_explain),
+        cmocka_unit_test(test_explain), cmocka_unit_test(test_explain_name_line_break),
         cmocka_unit_test(test_explain_directed),
         cmocka_unit_test(test_explain_legend),
         cmocka_unit_test(test_explain_graphml_ids),

@@ -219,8 +219,10 @@ static void xml_text(FILE *f, const char *s) {
                     s += len - 1;
                     n -= len - 1;
                 }
-            } else if ((unsigned char)*s >= 0x20 || *s == '\t') {
-                fputc(*s, f);
+            } else {
+                /* XML 1.0 has no place for control characters; a name's line break ("Zoë\nLine")
+                 * still parts two words, so each becomes a space rather than nothing */
+                fputc((unsigned char)*s >= 0x20 ? *s : ' ', f);
             }
         }
     }
