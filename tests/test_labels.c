@@ -131,10 +131,22 @@ static void test_string_labels(void **state) {
         const char *codes[] = {"1", "0", "NA", "", "1"};
         for (int v = 0; v < 5; v++) SETVAS(&h, "code", v, codes[v]);
         assert_int_equal(ag_labels_from_attr(&l, &h, "code", NULL, 0), AG_EVALUE);
-        assert_non_null(strstr(ag_error_message(), "vertex attribute 'code': vertex 2's value 'NA' is not a number, "
-                                                   "where the attribute's other values are"));
+        assert_non_null(strstr(ag_error_message(), "vertex attribute 'code': vertex 2 has value 'NA', which is not a "
+                                                   "number, where the attribute's other values are"));
         assert_null(l.y);
         const char *bin[] = {"0", "1"};
+        assert_int_equal(ag_labels_from_attr(&l, &h, "code", bin, 2), AG_EVALUE);
+        assert_non_null(strstr(ag_error_message(), "vertex 2 has value 'NA', which is not a class"));
+        /* a graph with keys of its own (GraphML's node ids: "204" is at index 2) names the vertex by
+         * both, as the features' messages do; the index alone sent a reader to node "2" */
+        for (int v = 0; v < 5; v++) SETVAS(&h, "id", v, v == 2 ? "204" : "9");
+        assert_int_equal(ag_labels_from_attr(&l, &h, "code", NULL, 0), AG_EVALUE);
+        assert_non_null(strstr(ag_error_message(), "vertex 2 (id '204') has value 'NA', which is not a number"));
+        assert_int_equal(ag_labels_from_attr(&l, &h, "code", bin, 2), AG_EVALUE);
+        assert_non_null(strstr(ag_error_message(), "vertex 2 (id '204') has value 'NA', which is not a class"));
+        /* a name that is not UTF-8 cannot be shown: the index alone */
+        DELVA(&h, "id");
+        SETVAS(&h, "name", 2, "caf\xe9");
         assert_int_equal(ag_labels_from_attr(&l, &h, "code", bin, 2), AG_EVALUE);
         assert_non_null(strstr(ag_error_message(), "vertex 2 has value 'NA', which is not a class"));
         igraph_destroy(&h);

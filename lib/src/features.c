@@ -341,12 +341,8 @@ static ag_error_t read_strings(const igraph_t *ig, int is_edge, const char *name
     return rc == IGRAPH_SUCCESS ? AG_SUCCESS : read_error(rc, elem_name(is_edge), name);
 }
 
-/* " (id 'alice')" for vertex v when the graph carries its own key for it, else "", into buf: the
- * text id igraph keeps of a GraphML node or a Pajek vertex, else its string name (an NCOL file's),
- * else a numeric id other than v (a GML file numbered its own way). A message giving the 0-based
- * index alone sent the user of a GraphML file whose node ids are numbers ("204" at index 1) to the
- * node with id="1", another vertex. */
-static void vertex_own_key(const igraph_t *ig, int64_t v, char *buf, size_t cap) {
+/* (ag_i_vertex_own_key: internal.h) */
+void ag_i_vertex_own_key(const igraph_t *ig, int64_t v, char *buf, size_t cap) {
     static const char *const keys[2] = {"id", "name"};
     buf[0] = '\0';
     ag_i_igraph_enter();
@@ -357,6 +353,7 @@ static void vertex_own_key(const igraph_t *ig, int64_t v, char *buf, size_t cap)
             continue;
         if (t == IGRAPH_ATTRIBUTE_STRING) {
             const char *s = VAS(ig, keys[k], v);
+            if (!ag_utf8_valid(s, NULL)) continue; /* a message is UTF-8 text: such a key cannot be shown */
             int len = (int)strnlen(s, 60);
             while (len > 0 && (s[len] & 0xC0) == 0x80) len--; /* not inside a UTF-8 character */
             if (s[0]) snprintf(buf, cap, " (%s '%.*s')", keys[k], len, s);
@@ -397,7 +394,7 @@ static ag_error_t encode_attr(const igraph_t *ig, int is_edge, const ag_feature_
             int bad_bool = a->type == AG_ATTR_BOOLEAN && x != 0.0 && x != 1.0;
             if (bad_bool || !(fabs(x) <= FLT_MAX)) {
                 if (is_edge) key[0] = '\0';
-                else vertex_own_key(ig, r, key, sizeof key);
+                else ag_i_vertex_own_key(ig, r, key, sizeof key);
             }
             if (bad_bool) {
                 err = AG_ERROR(AG_EATTR, "numeric %s attribute '%s' is %g on %s %lld%s (the model expects boolean %s "

@@ -57,7 +57,7 @@ static const char *given_list(const char *const *given, int64_t n, char *buf, si
  * (or NULL) names each row (a graph's file) instead of its kind and index. */
 static ag_error_t classify(const column_t *col, const char *const *given, int64_t n_given, int32_t *out,
                            char ***names_out, int64_t *n_out, const char *what, const char *item,
-                           const char *const *row_names) {
+                           const char *const *row_names, const igraph_t *graph) {
     ag_error_t rc = AG_SUCCESS;
     ckey_t *keys = NULL;
     char **names = NULL;
@@ -114,10 +114,11 @@ static ag_error_t classify(const column_t *col, const char *const *given, int64_
                 keys[nk].num = col->num[i];
             } else if (!ag_utf8_valid(col->str[i], NULL)) {
                 /* class names go into the model file's JSON header: caught here, before training */
-                char shown[200], row[48];
-                rc = AG_ERROR(AG_EVALUE, "%s: %s has value '%s', which is not valid UTF-8: a model file stores "
+                char shown[200], row[48], own[96] = "";
+                if (graph) ag_i_vertex_own_key(graph, i, own, sizeof own);
+                rc = AG_ERROR(AG_EVALUE, "%s: %s%s has value '%s', which is not valid UTF-8: a model file stores "
                               "class names as UTF-8 text; convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)",
-                              what, ag_i_item_name(row_names, item, i, row, sizeof row),
+                              what, ag_i_item_name(row_names, item, i, row, sizeof row), own,
                               ag_i_utf8_show(col->str[i], shown, sizeof shown));
                 goto done;
             } else {
@@ -160,11 +161,12 @@ static ag_error_t classify(const column_t *col, const char *const *given, int64_
         const ckey_t *hit = bsearch(&key, keys, (size_t)nk, sizeof(ckey_t), col->numeric ? cmp_ckey_num : cmp_ckey_str);
         if (!hit) {
             /* only a given list can miss a value: one derived from the column holds them all */
-            char list[300], num[40];
+            char list[300], num[40], own[96] = "";
             if (col->numeric) snprintf(num, sizeof num, "%.17g", col->num[i]);
-            rc = AG_ERROR(AG_EVALUE, "%s: %s %lld has value %s%s%s, which is not a class (%s)", what, item, (long long)i,
-                          col->numeric ? "" : "'", col->numeric ? num : col->str[i], col->numeric ? "" : "'",
-                          given_list(given, n_given, list, sizeof list));
+            if (graph) ag_i_vertex_own_key(graph, i, own, sizeof own);
+            rc = AG_ERROR(AG_EVALUE, "%s: %s %lld%s has value %s%s%s, which is not a class (%s)", what, item,
+                          (long long)i, own, col->numeric ? "" : "'", col->numeric ? num : col->str[i],
+                          col->numeric ? "" : "'", given_list(given, n_given, list, sizeof list));
             goto done;
         }
         out[i] = hit->cls;
@@ -187,15 +189,17 @@ void ag_labels_destroy(ag_labels_t *labels) {
     memset(labels, 0, sizeof *labels);
 }
 
+/* graph: the vertices' own keys for messages, or NULL */
 static ag_error_t labels_from_column(ag_labels_t *labels, const column_t *col, const char *const *classes,
-                                     int64_t n_classes, const char *what) {
+                                     int64_t n_classes, const char *what, const igraph_t *graph) {
     ag_error_t rc = AG_SUCCESS;
     void *p;
     if (n_classes < 0 || (n_classes > 0 && !classes)) return AG_ERROR(AG_EINVAL, "%s: bad class list", what);
     TRY(ag_i_alloc_array(&p, col->n, sizeof(int32_t), "node labels"));
     labels->y = p;
     labels->n = col->n;
-    TRY(classify(col, classes, n_classes, labels->y, &labels->classes, &labels->n_classes, what, "vertex", NULL));
+    TRY(classify(col, classes, n_classes, labels->y, &labels->classes, &labels->n_classes, what, "vertex", NULL,
+                 graph));
 done:
     if (rc != AG_SUCCESS) ag_labels_destroy(labels);
     return rc;
@@ -207,7 +211,7 @@ ag_error_t ag_labels_from_strings(ag_labels_t *labels, const char *const *values
     if (!what) what = "labels";
     if (n < 0 || (n > 0 && !values)) return AG_ERROR(AG_EINVAL, "%s: no values", what);
     column_t col = {0, NULL, values, n};
-    return labels_from_column(labels, &col, classes, n_classes, what);
+    return labels_from_column(labels, &col, classes, n_classes, what, NULL);
 }
 
 /* A vertex attribute read as a column, with the buffers that hold its values. */
@@ -293,12 +297,15 @@ ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const
      * Only when fitting: given classes come from a model, which says what a value is. */
     if (rc == AG_SUCCESS && !classes && !a.col.numeric) {
         const int64_t word = ag_missing_word_find((const char *const *)a.col.str, a.col.n, 1);
+        char key[96] = "";
+        if (word >= 0) ag_i_vertex_own_key(graph, word, key, sizeof key);
         if (word >= 0)
-            rc = AG_ERROR(AG_EVALUE, "%s: vertex %lld's value '%s' is not a number, where the attribute's other "
-                          "values are: an unlabelled vertex has no value, an empty string or NaN; remove the value "
-                          "(GML: leave the key out of the node)", what, (long long)word, a.col.str[word]);
+            rc = AG_ERROR(AG_EVALUE, "%s: vertex %lld%s has value '%s', which is not a number, where the "
+                          "attribute's other values are: an unlabelled vertex has no value, an empty string or NaN; "
+                          "remove the value (GML: leave the key out of the node)", what, (long long)word, key,
+                          a.col.str[word]);
     }
-    if (rc == AG_SUCCESS) rc = labels_from_column(labels, &a.col, classes, n_classes, what);
+    if (rc == AG_SUCCESS) rc = labels_from_column(labels, &a.col, classes, n_classes, what, graph);
     attr_column_free(&a);
     return rc;
 }
@@ -408,7 +415,7 @@ static ag_error_t fill_task(ag_targets_t *t, int64_t j, const column_t *col, ag_
         void *p;
         AG_CHECK(ag_i_alloc_array(&p, g, sizeof(int32_t), "class indices"));
         int32_t *cls = p;
-        ag_error_t rc = classify(col, NULL, 0, cls, &t->classes[j], &t->n_classes[j], what, "graph", files);
+        ag_error_t rc = classify(col, NULL, 0, cls, &t->classes[j], &t->n_classes[j], what, "graph", files, NULL);
         if (rc == AG_SUCCESS)
             for (int64_t i = 0; i < g; i++) y[i * T + j] = cls[i] < 0 ? NAN : (float)cls[i];
         ag_i_free(cls);
