@@ -1019,6 +1019,34 @@ static void karate_features(igraph_matrix_t *m) {
     igraph_vector_int_destroy(&deg);
 }
 
+/* A NaN or out-of-range value of the feature matrix given to training is refused naming the
+ * matrix, as prediction names it: "matrix value at row 4, column 1 is NaN" alone did not say which
+ * of the caller's inputs (features, labels, values) held it. */
+static void test_nodes_features_nan_named(void **state) {
+    (void)state;
+    igraph_matrix_t F;
+    karate_features(&F);
+    MATRIX(F, 4, 1) = NAN;
+    ag_net_train_options_t o;
+    ag_net_train_options_init(&o);
+    o.epochs = 1;
+    o.threads = 1;
+    ag_net_t *net = NULL;
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, &F, &FX.club, NULL, NULL, &o, NULL), AG_EVALUE);
+    assert_null(net);
+    assert_string_equal(ag_error_message(), "feature matrix: matrix value at row 4, column 1 is NaN");
+    igraph_vector_t y;
+    igraph_vector_init(&y, 34);
+    for (int v = 0; v < 34; v++) VECTOR(y)[v] = v;
+    MATRIX(F, 4, 1) = -1e300;
+    assert_int_equal(ag_net_train_node_values(&net, &FX.karate, &F, &y, NULL, NULL, &o, NULL), AG_EVALUE);
+    assert_null(net);
+    assert_string_equal(ag_error_message(),
+                        "feature matrix: matrix value at row 4, column 1 (-1e+300) is out of float32 range");
+    igraph_vector_destroy(&y);
+    igraph_matrix_destroy(&F);
+}
+
 /* A NULL preset is chosen as the CLI chooses it: the gat preset for node classification on a
  * feature matrix within [-1, 1], the transformer on raw numbers and on structure only. */
 static void test_nodes_default_preset(void **state) {
@@ -1884,6 +1912,7 @@ int main(void) {
         cmocka_unit_test(test_graph_train_default_preset),
         cmocka_unit_test(test_graph_train_errors),
         cmocka_unit_test(test_nodes_default_preset),
+        cmocka_unit_test(test_nodes_features_nan_named),
         cmocka_unit_test(test_nodes_with_features_round_trip),
         cmocka_unit_test(test_nodes_errors),
         cmocka_unit_test(test_node_values),

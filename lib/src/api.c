@@ -146,6 +146,18 @@ ag_error_t ag_net_output_names(const ag_net_t *net, igraph_strvector_t *names) {
 
 /* ---- model inputs and one forward pass */
 
+/* A caller's feature matrix as float32 (ag_fmat_from_igraph()), its errors naming it: "matrix value
+ * at row 4, column 1 is NaN" alone does not say which of the caller's matrices held the NaN. */
+static ag_error_t features_from_igraph(ag_fmat_t *T, const igraph_matrix_t *features) {
+    ag_error_t rc = ag_fmat_from_igraph(T, features);
+    if (rc != AG_SUCCESS) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", ag_error_message());
+        return AG_ERROR(rc, "feature matrix: %s", msg);
+    }
+    return AG_SUCCESS;
+}
+
 /* The model inputs of a graph: X (N x F), E (E x Fe), from attributes and / or a caller's matrix
  * (the rules are at the top of api.h). */
 static ag_error_t net_inputs(const ag_net_t *net, const igraph_t *ig, const igraph_matrix_t *features, ag_fmat_t *X,
@@ -173,12 +185,8 @@ static ag_error_t net_inputs(const ag_net_t *net, const igraph_t *ig, const igra
                         b->table.width > 0 ? "the width of the feature matrix it was trained with"
                                            : "its input width: the matrix replaces the attribute features");
     ag_fmat_t T = {0};
-    ag_error_t rc = ag_fmat_from_igraph(&T, features);
-    if (rc != AG_SUCCESS) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", ag_error_message());
-        return AG_ERROR(rc, "feature matrix: %s", msg);
-    }
+    ag_error_t rc = features_from_igraph(&T, features);
+    if (rc != AG_SUCCESS) return rc;
     if (b->table.width > 0) {
         rc = ag_bundle_featurize(b, ig, &T, X, E);
         ag_fmat_destroy(&T);
@@ -1028,7 +1036,7 @@ static ag_error_t prepare_nodes(ag_prepared_t *p, const igraph_t *ig, const igra
         if (igraph_matrix_nrow(features) != N)
             return AG_ERROR(AG_EMISMATCH, "the feature matrix has %lld rows; the graph has %lld vertices",
                             (long long)igraph_matrix_nrow(features), (long long)N);
-        rc = ag_fmat_from_igraph(&table, features);
+        rc = features_from_igraph(&table, features);
         int32_t *cls = NULL; /* (N) the labels as the copy check reads them */
         if (rc == AG_SUCCESS && labels) rc = ag_i_alloc_array((void **)&cls, N > 0 ? N : 1, sizeof(int32_t), "labels");
         for (int64_t v = 0; v < N && rc == AG_SUCCESS && labels; v++) cls[v] = (int32_t)VECTOR(*labels)[v];

@@ -458,7 +458,8 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
  * \param val       Vertex ids for early stopping, or NULL.
  * \return AG_SUCCESS; AG_EMISMATCH (labels or features with another number of rows than N);
  *         AG_EVALUE (a label below -1, no labelled training vertex, fewer than 2 classes among
- *         the labelled vertices: labels all 2 are one class, though C = 3);
+ *         the labelled vertices: labels all 2 are one class, though C = 3; a NaN, infinite or
+ *         beyond-float32 value of features: "feature matrix: matrix value at row R, column J ...");
  *         AG_EINVAL (no input column at all, with opts->vertex_attrs set: give attributes, degree,
  *         a PE or features; an index out of range; a bad option); the featuriser's errors; AG_ENOMEM.
  * Time complexity: O(A x N log N) to look for label mirrors among the A vertex attributes (and
