@@ -789,6 +789,44 @@ static void test_every_truncation(void **state) {
     unlink(tmp);
 }
 
+/* An igraph-style caller keeps its temporaries on igraph's finally stack while it calls the
+ * library: an igraph error inside the library (a parse error here) frees the library's entries
+ * only. It freed the whole stack: the caller's vector was destroyed under it, its own
+ * igraph_vector_int_destroy was a double free and its IGRAPH_FINALLY_CLEAN(1) aborted ("Corrupt
+ * finally stack"). The DIMACS reader pushes entries of its own, freed on its parse error. */
+static void test_caller_finally_stack_kept(void **state) {
+    (void)state;
+    static const char *const files[] = {BROKEN "truncated.gml", BROKEN "bad-xml.graphml",
+                                        BROKEN "non-number.edgelist"};
+    char dimacs[] = "/tmp/ag_test_finally_XXXXXX";
+    int fd = mkstemp(dimacs);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("p max 3 2\nn 1 s\nn 3 t\na 1 2 x\n", f);
+    fclose(f);
+    /* the caller's handler, which the library puts back */
+    igraph_error_handler_t *prev = igraph_set_error_handler(igraph_error_handler_ignore);
+    for (int k = 0; k < 4; k++) {
+        const char *file = k < 3 ? files[k] : dimacs;
+        igraph_vector_int_t mine;
+        assert_int_equal(igraph_vector_int_init(&mine, 3), IGRAPH_SUCCESS);
+        IGRAPH_FINALLY(igraph_vector_int_destroy, &mine);
+        const int before = IGRAPH_FINALLY_STACK_SIZE();
+        igraph_t ig;
+        if (ag_graph_read(&ig, file, k < 3 ? AG_FORMAT_AUTO : AG_FORMAT_DIMACS, 0) != AG_EPARSE)
+            fail_msg("%s: expected AG_EPARSE, got '%s'", file, ag_error_message());
+        if (IGRAPH_FINALLY_STACK_SIZE() != before)
+            fail_msg("%s: igraph's finally stack holds %d entries after the failed read, %d before", file,
+                     IGRAPH_FINALLY_STACK_SIZE(), before);
+        assert_ptr_equal(igraph_set_error_handler(igraph_error_handler_ignore), igraph_error_handler_ignore);
+        assert_int_equal(igraph_vector_int_size(&mine), 3); /* still the caller's, not freed */
+        igraph_vector_int_destroy(&mine);
+        IGRAPH_FINALLY_CLEAN(1);
+    }
+    igraph_set_error_handler(prev);
+    unlink(dimacs);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_format),
@@ -808,6 +846,7 @@ int main(void) {
         cmocka_unit_test(test_every_truncation),
         cmocka_unit_test(test_pajek_arcs_and_edges),
         cmocka_unit_test(test_unreadable_file),
+        cmocka_unit_test(test_caller_finally_stack_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

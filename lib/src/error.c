@@ -88,7 +88,10 @@ static void record_igraph_error(const char *reason, const char *file, int line, 
         else
             snprintf(igraph_msg, sizeof igraph_msg, "%s", igraph_strerror(err));
     }
-    /* What igraph_error_handler_ignore does: free the temporaries igraph registered. */
+    /* What igraph_error_handler_ignore does: free the temporaries igraph registered, those of the
+     * level ag_i_igraph_enter() opened only (IGRAPH_FINALLY_FREE stops at its mark): the error
+     * ends in an ag_error_t here, so the caller's own entries, pushed with IGRAPH_FINALLY before
+     * calling the library, are still the caller's to destroy and IGRAPH_FINALLY_CLEAN. */
     IGRAPH_FINALLY_FREE();
 }
 
@@ -118,11 +121,17 @@ void ag_i_igraph_enter(void) {
         ignored_warning = NULL;
         saved_error_handler = igraph_set_error_handler(record_igraph_error);
         saved_warning_handler = igraph_set_warning_handler(record_igraph_warning);
+        /* a level of igraph's finally stack of the library's own: without it an igraph error
+         * inside the library freed every entry of the stack, also a calling igraph-style
+         * function's temporaries, which it then destroyed again (a double free) and whose
+         * IGRAPH_FINALLY_CLEAN aborted on a corrupt stack */
+        IGRAPH_FINALLY_ENTER();
     }
 }
 
 void ag_i_igraph_leave(void) {
     if (guard_depth > 0 && --guard_depth == 0) {
+        IGRAPH_FINALLY_EXIT();
         igraph_set_error_handler(saved_error_handler);
         igraph_set_warning_handler(saved_warning_handler);
         ignored_warning = NULL;

@@ -16,7 +16,10 @@
  *   already destroyed, given as a result or as an input (features, targets, labels, ...), is
  *   refused with AG_EINVAL naming it;
  * - every fallible call returns an ag_error_t (AG_SUCCESS is 0) and records a one-line message,
- *   read with ag_error_message() (common.h); nothing aborts, exits or prints.
+ *   read with ag_error_message() (common.h); nothing aborts, exits or prints;
+ * - igraph's error and warning handlers are the caller's again on return, and an igraph error
+ *   inside a call frees only the library's entries of igraph's finally stack: temporaries the
+ *   caller pushed with IGRAPH_FINALLY before the call stay its own to destroy and clean.
  *
  * Features of a graph (the `features` argument of the predicting functions):
  * - NULL: taken from the graph's attributes with the model's stored featurisation;
