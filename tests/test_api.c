@@ -893,6 +893,57 @@ static void test_graph_train_deterministic_and_indices(void **state) {
     igraph_vector_int_destroy(&va);
 }
 
+/* Training and validation lists are parts of a split, as the program's split files are: an item
+ * twice in a list, or in both lists, is refused (it trained twice as much on the one, and chose
+ * the epoch on a graph or vertex it trained on for the other: ranges 0..12 and 12..15, one off).
+ * A NULL train, every item, takes val beside it as documented. */
+static void test_train_val_lists_are_a_split(void **state) {
+    (void)state;
+    ag_net_train_options_t o = tiny_options();
+    o.epochs = 1;
+    igraph_vector_int_t tr, va;
+    igraph_vector_int_init_range(&tr, 0, 9);
+    igraph_vector_int_init_range(&va, 8, 12);
+    ag_net_t *net = NULL;
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &FX.y, &tr, &va, &o, NULL), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "val: graph 8 (at position 0) is also in train (at position 8): "
+                                            "validation would choose the epoch on a training graph");
+    assert_null(net);
+    VECTOR(tr)[8] = 3;
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &FX.y, &tr, &va, &o, NULL), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "train: graph 3 is listed twice (at positions 3 and 8)");
+    igraph_vector_int_resize(&tr, 8);
+    VECTOR(va)[3] = 9;
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &FX.y, &tr, &va, &o, NULL), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "val: graph 9 is listed twice (at positions 1 and 3)");
+    VECTOR(va)[3] = 11;
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &FX.y, &tr, &va, &o, NULL), AG_SUCCESS);
+    ag_net_destroy(net);
+    assert_int_equal(ag_net_train_graphs(&net, FX.mols, G_MOLS, &FX.y, NULL, &va, &o, NULL), AG_SUCCESS);
+    ag_net_destroy(net);
+    /* vertices: the same rules */
+    o.degree = 1;
+    igraph_vector_int_t vtr, vva;
+    igraph_vector_int_init_int(&vtr, 3, 0, 33, 1);
+    igraph_vector_int_init_int(&vva, 2, 2, 33);
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &FX.club, &vtr, &vva, &o, NULL), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "val: vertex 33 (at position 1) is also in train (at position 1): "
+                                            "validation would choose the epoch on a training vertex");
+    assert_null(net);
+    igraph_vector_t values;
+    igraph_vector_init_range(&values, 0, 34);
+    assert_int_equal(ag_net_train_node_values(&net, &FX.karate, NULL, &values, &vtr, &vva, &o, NULL), AG_EINVAL);
+    assert_non_null(strstr(ag_error_message(), "val: vertex 33 (at position 1) is also in train"));
+    VECTOR(vva)[1] = 3;
+    assert_int_equal(ag_net_train_nodes(&net, &FX.karate, NULL, &FX.club, &vtr, &vva, &o, NULL), AG_SUCCESS);
+    ag_net_destroy(net);
+    igraph_vector_destroy(&values);
+    igraph_vector_int_destroy(&vtr);
+    igraph_vector_int_destroy(&vva);
+    igraph_vector_int_destroy(&tr);
+    igraph_vector_int_destroy(&va);
+}
+
 /* Without a preset, graph tasks train the graph preset, as `attn-graph train` does: its 8
  * random-walk columns beside the 5 attribute columns, standardised, and the graph token. */
 static void test_graph_train_default_preset(void **state) {
@@ -1912,6 +1963,7 @@ int main(void) {
         cmocka_unit_test(test_graph_train_default_preset),
         cmocka_unit_test(test_graph_train_errors),
         cmocka_unit_test(test_nodes_default_preset),
+        cmocka_unit_test(test_train_val_lists_are_a_split),
         cmocka_unit_test(test_nodes_features_nan_named),
         cmocka_unit_test(test_nodes_with_features_round_trip),
         cmocka_unit_test(test_nodes_errors),

@@ -60,6 +60,37 @@ static ag_error_t index_list(const igraph_vector_int_t *v, int64_t n, const char
     return AG_SUCCESS;
 }
 
+/* The training and validation lists of a training call, of items 0..n-1 (graphs or vertices):
+ * an item twice in one list, or in both (train given: a NULL train, every item, holds val's by
+ * definition), is refused, as the program's split files refuse it. Taken as given, an item twice
+ * weighed double in the loss, and one in both chose the epoch on what the model trained on. */
+static ag_error_t check_parts(const igraph_vector_int_t *train, const int64_t *tr, int64_t n_tr, const int64_t *va,
+                              int64_t n_va, int64_t n, const char *item) {
+    unsigned char *part = NULL; /* (n) 0 none, 1 train, 2 val; the position of the first in at[] */
+    int64_t *at = NULL;
+    AG_CHECK(ag_i_alloc_array((void **)&part, n > 0 ? n : 1, 1, "index lists"));
+    ag_error_t rc = ag_i_alloc_array((void **)&at, n > 0 ? n : 1, sizeof(int64_t), "index lists");
+    for (int k = 0; k < 2 && rc == AG_SUCCESS; k++) {
+        const int64_t *list = k ? va : tr;
+        const int64_t count = k ? n_va : (train ? n_tr : 0);
+        for (int64_t i = 0; i < count && rc == AG_SUCCESS; i++) {
+            const int64_t x = list[i];
+            if (part[x] == k + 1)
+                rc = AG_ERROR(AG_EINVAL, "%s: %s %lld is listed twice (at positions %lld and %lld)", k ? "val" : "train",
+                              item, (long long)x, (long long)at[x], (long long)i);
+            else if (part[x])
+                rc = AG_ERROR(AG_EINVAL, "val: %s %lld (at position %lld) is also in train (at position %lld): "
+                              "validation would choose the epoch on a training %s", item, (long long)x, (long long)i,
+                              (long long)at[x], item);
+            part[x] = (unsigned char)(k + 1);
+            at[x] = i;
+        }
+    }
+    ag_i_free(part);
+    ag_i_free(at);
+    return rc;
+}
+
 /* ---- the handle */
 
 ag_error_t ag_net_load(ag_net_t **net, const char *path) {
@@ -807,6 +838,7 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
         for (int64_t g = 0; g < n_graphs && rc == AG_SUCCESS; g++) tr[g] = g;
     }
     if (rc == AG_SUCCESS && val) rc = index_list(val, n_graphs, "val", &va, &n_va);
+    if (rc == AG_SUCCESS) rc = check_parts(train, tr, n_tr, va, n_va, n_graphs, "graph");
     if (rc == AG_SUCCESS && n_tr == 0) rc = AG_ERROR(AG_EINVAL, "train: no graph to train on");
     ag_featurizer_config_t fc;
     ag_feature_norm_t norm;
@@ -1156,6 +1188,7 @@ static ag_error_t train_nodes_entry(ag_net_t **net, const igraph_t *graph, const
     int64_t *tr = NULL, *va = NULL, n_tr = 0, n_va = 0;
     ag_error_t rc = node_index(train, labels, values, N, "train", &tr, &n_tr);
     if (rc == AG_SUCCESS && val) rc = index_list(val, N, "val", &va, &n_va);
+    if (rc == AG_SUCCESS) rc = check_parts(train, tr, n_tr, va, n_va, N, "vertex");
     if (rc == AG_SUCCESS) {
         int64_t k = 0;
         for (int64_t i = 0; i < n_tr; i++) k += node_labelled(labels, values, tr[i]);

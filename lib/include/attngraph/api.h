@@ -417,11 +417,13 @@ void ag_net_train_options_init(ag_net_train_options_t *opts);
  *                 columns; regression: T numeric columns.
  * \param train    Graph indices to train on (and fit the featuriser on), or NULL for all.
  * \param val      Graph indices for early stopping, or NULL for none (then the last epoch is kept).
+ *                 An index twice in train or in val, or in both (train given), is AG_EINVAL, as in
+ *                 a split file of the program; the node trainers take their lists alike.
  * \param opts     Options, or NULL for the defaults.
  * \param result   Epochs run, best epoch and metric, seconds; for regression, the targets of one
  *                 value on every training graph that has one (constant_targets, trained all the
  *                 same: there is nothing to learn; `attn-graph train` warns of them); may be NULL.
- * \return AG_SUCCESS; AG_EINVAL (G < 1, an index out of range, a bad option value: the message
+ * \return AG_SUCCESS; AG_EINVAL (G < 1, an index out of range or listed twice, a bad option value: the message
  *         names the option and the accepted values; a node task); AG_EMISMATCH (targets do not
  *         have G rows; directed and undirected graphs mixed); AG_EVALUE (fewer than 2 classes; a
  *         graph without vertices); the featuriser's errors naming the graph
@@ -458,7 +460,8 @@ ag_error_t ag_net_train_graphs(ag_net_t **net, const igraph_t *graphs, igraph_in
  *                  named in opts->vertex_attrs, or a column of features that mirrors them, it is
  *                  refused (AG_EATTR): the model would read its answer from it.
  * \param train     Vertex ids to train on, or NULL for every labelled vertex.
- * \param val       Vertex ids for early stopping, or NULL.
+ * \param val       Vertex ids for early stopping, or NULL. A vertex twice in train or in val, or in
+ *                  both (train given), is AG_EINVAL, as for ag_net_train_graphs().
  * \return AG_SUCCESS; AG_EMISMATCH (labels or features with another number of rows than N);
  *         AG_EVALUE (a label below -1, no labelled training vertex, fewer than 2 classes among
  *         the labelled vertices: labels all 2 are one class, though C = 3; a NaN, infinite or
@@ -494,7 +497,8 @@ ag_error_t ag_net_train_nodes(ag_net_t **net, const igraph_t *graph, const igrap
  * \param features  (N x Ft) node features, as for ag_net_train_nodes(), or NULL.
  * \param values    (N) the value of each vertex, NaN for unlabelled.
  * \param train     Vertex ids to train on, or NULL for every vertex with a value.
- * \param val       Vertex ids for early stopping (on the RMSE unless opts->metric says), or NULL.
+ * \param val       Vertex ids for early stopping (on the RMSE unless opts->metric says), or NULL;
+ *                  the two lists as ag_net_train_nodes() takes them (no vertex twice, nor in both).
  * \param result    As ag_net_train_graphs()'s: constant_targets is 1 when every training vertex
  *                  with a value has the same one (trained all the same, with nothing to learn,
  *                  where a classifier of one class is refused; `attn-graph train` warns); may be NULL.
