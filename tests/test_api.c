@@ -712,6 +712,13 @@ static void test_graph_save_load_identical(void **state) {
     igraph_vector_destroy(&b);
     ag_net_destroy(back);
     unlink(path);
+    /* an empty path is said as saving says it; open("") made ": cannot open: No such file ..." */
+    back = (ag_net_t *)&s1;
+    assert_int_equal(ag_net_load(&back, ""), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "model file: no path given");
+    assert_null(back);
+    assert_int_equal(ag_net_save(FX.gnet, ""), AG_EINVAL);
+    assert_string_equal(ag_error_message(), "model file: no path given");
 }
 
 /* Each task's figure is that task's own: a multi-task net's ROC-AUC per task equals the metric of

@@ -696,6 +696,9 @@ ag_error_t ag_safetensors_read(ag_safetensors_t *file, const char *path, int fla
     if (!file || !path) return AG_ERROR(AG_EINVAL, "safetensors: NULL file or path");
     memset(file, 0, sizeof *file);
     ag_metadata_init(&file->metadata);
+    /* as ag_safetensors_write() says it: open("")'s error alone made ": cannot open: No such file
+     * or directory", a message that names nothing */
+    if (!path[0]) return AG_ERROR(AG_EINVAL, "model file: no path given");
     unsigned char *buf = NULL;
     int64_t size = 0;
     AG_CHECK(slurp(path, &buf, &size));

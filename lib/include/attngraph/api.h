@@ -67,7 +67,7 @@ typedef struct ag_net_t ag_net_t;
  * \param path  The .safetensors file.
  * \return AG_SUCCESS; AG_EFILE (cannot open); AG_EMODEL (not an attn-graph model, corrupted,
  *         truncated, or written by a newer version: the message names the file and the defect);
- *         AG_EINVAL (NULL argument); AG_ENOMEM.
+ *         AG_EINVAL (NULL argument, an empty path); AG_ENOMEM.
  * Time complexity: O(file size).
  */
 ag_error_t ag_net_load(ag_net_t **net, const char *path);

@@ -137,7 +137,8 @@ typedef struct ag_safetensors_t {
  * \param file  Output, uninitialised; free with ag_safetensors_destroy() (also zeroed on error).
  * \param path  The file.
  * \param flags AG_SAFETENSORS_STRICT or AG_SAFETENSORS_ALLOW_FOREIGN.
- * \return AG_SUCCESS, AG_EFILE (cannot open or read), AG_EMODEL (any defect, e.g.
+ * \return AG_SUCCESS, AG_EINVAL (a NULL argument, an empty path: "model file: no path given"),
+ *         AG_EFILE (cannot open or read), AG_EMODEL (any defect, e.g.
  *         "m.safetensors: tensor 'W' has dtype F16; attn-graph reads only F32",
  *         "m.safetensors: checksum mismatch: ...",
  *         "m.safetensors: written by a newer attn-graph (format version 2), this one reads version 1"),
