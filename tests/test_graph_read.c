@@ -182,6 +182,9 @@ static void assert_read_fails(const char *path, ag_format_t format, ag_error_t c
 
 static void test_error_paths(void **state) {
     (void)state;
+    /* an empty path names what is missing (it read ": No such file or directory") */
+    assert_read_fails("", AG_FORMAT_GML, AG_EFILE, "graph file: no path given");
+    assert_read_fails("", AG_FORMAT_AUTO, AG_EFILE, "graph file: no path given");
     assert_read_fails(BROKEN "truncated.gml", AG_FORMAT_AUTO, AG_EPARSE,
                       BROKEN "truncated.gml: Parse error in GML file, line 10 (syntax error, unexpected end of "
                              "file, expecting string or number or [) (Parse error)");

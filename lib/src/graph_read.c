@@ -340,6 +340,9 @@ static ag_error_t read_graph(igraph_t *ig, const char *path, const ag_graph_read
     n_read_other = 0;
     read_format = AG_FORMAT_AUTO;
     if (!ig || !path || !opts) return AG_ERROR(AG_EINVAL, "ag_graph_read: NULL argument");
+    /* a file that cannot be opened, as a missing one is (AG_EFILE), said as such: the file's name
+     * before the reason made ": No such file or directory", naming nothing */
+    if (!path[0]) return AG_ERROR(AG_EFILE, "graph file: no path given");
     ag_format_t format = opts->format;
     const int directed = opts->directed, allow_empty = opts->allow_empty;
     if (opts->vertices < 0)

@@ -165,7 +165,8 @@ ag_error_t ag_format_sniff(const char *head, size_t len, ag_format_t *format);
  * change: a fault a program may lay on the file rather than on the memory (attn-graph exits 3, bad
  * input, as for a malformed file), told apart by its code from AG_ELIMIT, a size that overflows.
  * Standard input is not scanned, except when its format is recognised (it is then in memory).
- * \return AG_SUCCESS, AG_EFILE, AG_EPARSE, AG_EFORMAT, AG_ENOMEM, AG_EREADLIMIT, AG_ELIMIT.
+ * \return AG_SUCCESS, AG_EFILE (cannot open or read; an empty path: "graph file: no path given"),
+ *         AG_EPARSE, AG_EFORMAT, AG_ENOMEM, AG_EREADLIMIT, AG_ELIMIT.
  * Time complexity: O(B + (|V| + |E|) A) for B the bytes of the file and A its attributes (the
  * scan and igraph's parsers are linear in the file; igraph stores each attribute for every vertex
  * or edge). Standard input, a Pajek file mixing *Arcs and *Edges, and an edge list with comment
