@@ -2013,6 +2013,19 @@ static void test_raw_column_default(void **state) {
     ag_cli_run_ok(&r, "train %s/planted.gml --label-attr community --threads 1 --epochs 2 --train-nodes 0,50,90 "
                   "--quiet", dir);
     assert_string_equal(r.err, "");
+    /* a plain random draw that left a class out says that --stratify would not; a class per vertex
+     * says it is an identifier */
+    ag_cli_run_ok(&r, "train graphs/social/karate.gml --label-attr club --split-random 0.06,0.2 --seed 1 --epochs 1 "
+                  "--threads 1 --quiet");
+    assert_string_equal(r.err, "attn-graph: warning: 1 of the 2 classes has no labelled vertex in the training part "
+                               "('1'): the model cannot learn to predict it; --stratify draws every class into each "
+                               "part\n");
+    ag_cli_run_ok(&r, "train graphs/social/karate.gml --label-attr club --split-random 0.06,0.2 --stratify --seed 1 "
+                  "--epochs 1 --threads 1 --quiet");
+    assert_string_equal(r.err, "");
+    ag_cli_run_ok(&r, "train graphs/social/karate.gml --label-attr name --epochs 1 --threads 1 --quiet");
+    assert_non_null(strstr(r.err, "the model cannot learn to predict them; each of the 34 labelled vertices has a "
+                                  "class of its own: an identifier, not classes\n"));
     /* graphs too: a split whose training graphs are all of class 1 */
     char split[4096] = "file,random_split\n";
     FILE *lab = fopen(AG_SOURCE_DIR "/tests/data/mutag-mini/labels.csv", "r");

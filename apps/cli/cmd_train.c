@@ -497,7 +497,8 @@ static int standardised_columns(const ag_prepared_t *p, const cli_data_t *d, cha
 /* Classes without a labelled example in the training part: the model cannot learn them, and a
  * test figure then measures the split more than the model (--train-nodes 0 trained one vertex of
  * one class out of three, silently). Said even under --quiet, for every fold. */
-static void warn_missing_classes(const ag_prepared_t *p, const int64_t *train, int64_t n_train, int graph_level) {
+static void warn_missing_classes(const ag_prepared_t *p, const int64_t *train, int64_t n_train, int graph_level,
+                                 int drawn_plain) {
     const int64_t C = p->set.n_classes;
     char *seen = calloc((size_t)(C > 0 ? C : 1), 1); /* (C) */
     if (!seen) return;
@@ -516,9 +517,20 @@ static void warn_missing_classes(const ag_prepared_t *p, const int64_t *train, i
     }
     free(seen);
     if (missing == 0) return;
+    /* a class per labelled item (a name or an id given as --label-attr) is no task at all; with a
+     * few items per class a plain random draw is what left some out */
+    int64_t labelled = 0;
+    for (int64_t r = 0; r < p->set.n_rows; r++) labelled += !isnan(p->set.targets[r * p->set.n_cols]);
+    char why[160] = "";
+    if (C == labelled && C >= 20)
+        snprintf(why, sizeof why, "; each of the %lld labelled %s has a class of its own: an identifier, not classes",
+                 (long long)labelled, graph_level ? "graphs" : "vertices");
+    else if (drawn_plain)
+        snprintf(why, sizeof why, "; --stratify draws every class into each part");
     ag_cli_warning("%lld of the %lld classes ha%s no labelled %s in the training part (%s%s): the model cannot "
-                   "learn to predict %s", (long long)missing, (long long)C, missing == 1 ? "s" : "ve",
-                   graph_level ? "graph" : "vertex", list, missing > 5 ? ", ..." : "", missing == 1 ? "it" : "them");
+                   "learn to predict %s%s", (long long)missing, (long long)C, missing == 1 ? "s" : "ve",
+                   graph_level ? "graph" : "vertex", list, missing > 5 ? ", ..." : "", missing == 1 ? "it" : "them",
+                   why);
 }
 
 /* Regression targets with one value over the training part: nothing to learn (the model's
@@ -1118,7 +1130,8 @@ static int train_one(const train_job_t *job, const cli_data_opts_t *o, const cli
     }
     if ((code = cli_smooth_check(CMD, &t.smooth, task)) != AG_EXIT_OK) goto done;
     if (task == AG_TASK_NODE_CLASSIFICATION || task == AG_TASK_GRAPH_CLASSIFICATION)
-        warn_missing_classes(&p, d->fold.train, d->fold.n_train, d->graph_level);
+        warn_missing_classes(&p, d->fold.train, d->fold.n_train, d->graph_level,
+                             d->split_drawn && !d->split_stratified);
     if (task == AG_TASK_NODE_REGRESSION || task == AG_TASK_GRAPH_REGRESSION)
         warn_constant_targets(&p, d->fold.train, d->fold.n_train, d->graph_level);
     if (!d->graph_level) warn_constant_features(&p, o->vertex_attrs != NULL);
