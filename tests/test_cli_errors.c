@@ -1076,6 +1076,11 @@ static void test_stratify(void **state) {
     e = run_expect(0, "", "eval --model @/st.safetensors --labels tests/data/mutag-mini/labels.csv --seed 3 "
                           "--split-random 0.5,0.25 --stratify");
     assert_string_equal(e.out, t.out);
+    e = run_expect(0, "", "info @/st.safetensors");
+    assert_non_null(strstr(e.out, "\nsplit: a seeded random split, class by class (--split-random TRAIN,VAL with the "
+                                  "model's seed --stratify), whose parts eval draws again by default\n"));
+    e = run_expect(0, "", "info --json @/st.safetensors");
+    assert_non_null(strstr(e.out, "\"split\": \"random\", \"split_stratified\": true}"));
     snprintf(args, sizeof args, "eval --model %s/st.safetensors --labels tests/data/mutag-mini/labels.csv --seed 3 "
              "--split-random 0.5,0.25", dir);
     ag_cli_run(&e, NULL, args);
