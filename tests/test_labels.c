@@ -140,6 +140,16 @@ static void test_string_labels(void **state) {
         /* a graph with keys of its own (GraphML's node ids: "204" is at index 2) names the vertex by
          * both, as the features' messages do; the index alone sent a reader to node "2" */
         for (int v = 0; v < 5; v++) SETVAS(&h, "id", v, v == 2 ? "204" : "9");
+        /* an id that is the index itself adds nothing: "vertex 3 (id '3')" */
+        SETVAS(&h, "id", 3, "3");
+        SETVAS(&h, "code", 3, "x");
+        assert_int_equal(ag_labels_from_attr(&l, &h, "code", bin, 2), AG_EVALUE);
+        assert_non_null(strstr(ag_error_message(), "vertex 2 (id '204') has value 'NA', which is not a class"));
+        SETVAS(&h, "code", 2, "1");
+        assert_int_equal(ag_labels_from_attr(&l, &h, "code", bin, 2), AG_EVALUE);
+        assert_non_null(strstr(ag_error_message(), "vertex 3 has value 'x', which is not a class"));
+        SETVAS(&h, "code", 2, "NA");
+        SETVAS(&h, "code", 3, "");
         assert_int_equal(ag_labels_from_attr(&l, &h, "code", NULL, 0), AG_EVALUE);
         assert_non_null(strstr(ag_error_message(), "vertex 2 (id '204') has value 'NA', which is not a number"));
         assert_int_equal(ag_labels_from_attr(&l, &h, "code", bin, 2), AG_EVALUE);

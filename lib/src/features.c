@@ -353,7 +353,10 @@ void ag_i_vertex_own_key(const igraph_t *ig, int64_t v, char *buf, size_t cap) {
             continue;
         if (t == IGRAPH_ATTRIBUTE_STRING) {
             const char *s = VAS(ig, keys[k], v);
-            if (!ag_utf8_valid(s, NULL)) continue; /* a message is UTF-8 text: such a key cannot be shown */
+            char index[24];
+            snprintf(index, sizeof index, "%lld", (long long)v);
+            /* not UTF-8 text, a message cannot show it; the index itself ("0" at 0), it adds nothing */
+            if (!ag_utf8_valid(s, NULL) || !strcmp(s, index)) continue;
             int len = (int)strnlen(s, 60);
             while (len > 0 && (s[len] & 0xC0) == 0x80) len--; /* not inside a UTF-8 character */
             if (s[0]) snprintf(buf, cap, " (%s '%.*s')", keys[k], len, s);

@@ -75,8 +75,8 @@ const char *ag_i_item_name(const char *const *names, const char *item, int64_t i
 
 /* " (id 'alice')" for vertex v when the graph carries its own key for it, else "", into buf (96
  * bytes hold any): the text id igraph keeps of a GraphML node or a Pajek vertex, else its string
- * name (an NCOL file's), else a numeric id other than v (a GML file numbered its own way); cut at
- * 60 bytes on a UTF-8 boundary. A message giving the 0-based index alone sent the user of a
+ * name (an NCOL file's), else a numeric id other than v (a GML file numbered its own way); a text
+ * key that is v itself ("0" at 0) or not UTF-8 is passed over; cut at 60 bytes on a UTF-8 boundary. A message giving the 0-based index alone sent the user of a
  * GraphML file whose node ids are numbers ("204" at index 1) to the node with id="1", another
  * vertex. */
 void ag_i_vertex_own_key(const igraph_t *ig, int64_t v, char *buf, size_t cap);
