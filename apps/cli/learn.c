@@ -224,6 +224,12 @@ static int train_nodes_fold(cli_data_t *d, const char *list, int64_t N, const ch
     return AG_EXIT_OK;
 }
 
+/* Whether a dataset's targets are one target of classes: what --kfold stratifies by, and all
+ * --stratify takes. */
+static int one_class_target(const ag_targets_t *t) {
+    return t->n_tasks == 1 && (t->kinds[0] == AG_TASK_MULTICLASS || t->kinds[0] == AG_TASK_BINARY);
+}
+
 /* --kfold K's strata: each graph's class when the one target is classes (so each fold keeps the
  * class balance, as scikit-learn's StratifiedKFold), else one stratum (folds at random). (G),
  * malloc'ed; NULL when out of memory. */
@@ -232,7 +238,7 @@ static int32_t *kfold_strata(const cli_data_t *d) {
     int64_t n = d->ds.n_graphs;
     int32_t *y = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
     if (!y) return NULL;
-    int classes = t->n_tasks == 1 && (t->kinds[0] == AG_TASK_MULTICLASS || t->kinds[0] == AG_TASK_BINARY);
+    const int classes = one_class_target(t);
     for (int64_t g = 0; g < n; g++) {
         float v = classes ? t->y.data[g] : 0.0f;
         y[g] = isnan(v) ? -1 : (int32_t)v;
@@ -276,7 +282,7 @@ static int stratify_classes(const cli_data_t *d, const cli_data_opts_t *o, const
     *y = NULL;
     if (d->graph_level) {
         const ag_targets_t *t = &d->ds.targets;
-        if (t->n_tasks != 1 || (t->kinds[0] != AG_TASK_MULTICLASS && t->kinds[0] != AG_TASK_BINARY)) {
+        if (!one_class_target(t)) {
             fprintf(stderr, "attn-graph: %s: --stratify draws the split class by class, and %s: leave it out, or "
                     "name one target of classes (--target)\n", cmd,
                     t->n_tasks != 1 ? "the targets are several tasks" : "the target is a regression one");

@@ -297,13 +297,14 @@ ag_error_t ag_labels_from_attr(ag_labels_t *labels, const igraph_t *graph, const
      * Only when fitting: given classes come from a model, which says what a value is. */
     if (rc == AG_SUCCESS && !classes && !a.col.numeric) {
         const int64_t word = ag_missing_word_find((const char *const *)a.col.str, a.col.n, 1);
-        char key[96] = "";
-        if (word >= 0) ag_i_vertex_own_key(graph, word, key, sizeof key);
-        if (word >= 0)
+        if (word >= 0) {
+            char key[96];
+            ag_i_vertex_own_key(graph, word, key, sizeof key);
             rc = AG_ERROR(AG_EVALUE, "%s: vertex %lld%s has value '%s', which is not a number, where the "
                           "attribute's other values are: an unlabelled vertex has no value, an empty string or NaN; "
                           "remove the value (GML: leave the key out of the node)", what, (long long)word, key,
                           a.col.str[word]);
+        }
     }
     if (rc == AG_SUCCESS) rc = labels_from_column(labels, &a.col, classes, n_classes, what, graph);
     attr_column_free(&a);
